@@ -1,0 +1,32 @@
+use std::fmt;
+
+/// Every way the core refuses input. Messages name the culprit (key, node, app) so an operator
+/// can act on them from the ResourceManager log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CoreError {
+    /// A `locus.*` setting is unknown or has an invalid value.
+    Config { key: String, message: String },
+    /// A message is malformed (bad JSON, missing field, nonsense value).
+    Protocol(String),
+    UnknownNode(String),
+    UnknownApp(String),
+}
+
+impl CoreError {
+    pub fn is_config(&self) -> bool {
+        matches!(self, CoreError::Config { .. })
+    }
+}
+
+impl fmt::Display for CoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CoreError::Config { key, message } => write!(f, "invalid Locus setting {key}: {message}"),
+            CoreError::Protocol(m) => write!(f, "malformed message: {m}"),
+            CoreError::UnknownNode(n) => write!(f, "unknown node {n}"),
+            CoreError::UnknownApp(a) => write!(f, "unknown application {a}"),
+        }
+    }
+}
+
+impl std::error::Error for CoreError {}

@@ -1,0 +1,171 @@
+//! The messages the shim and the core exchange. They are the one contract between the
+//! ResourceManager side (Java) and the core; JNI carries them as JSON, the simulator and the
+//! tests pass them as values. Field names are snake_case in JSON.
+//!
+//! The model follows YuniKorn's: per-entity messages (node, application, ask, container);
+//! an ask is an allocation without a node; a decision names the node. The shim keeps the RM's
+//! own bookkeeping and tells the core what changed in the same call, so the core never holds a
+//! second copy that could drift for long: every heartbeat carries the node's real unallocated
+//! resource and every ask update is a full snapshot of the application's outstanding asks.
+
+use serde::{Deserialize, Serialize};
+
+/// Memory and CPU, as YARN's `Resource` (memory in MiB).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Resource {
+    pub memory_mb: u64,
+    pub vcores: u32,
+}
+
+impl Resource {
+    pub const ZERO: Resource = Resource { memory_mb: 0, vcores: 0 };
+
+    pub fn new(memory_mb: u64, vcores: u32) -> Self {
+        Resource { memory_mb, vcores }
+    }
+
+    /// True when `other` fits inside `self` in both dimensions.
+    pub fn fits(&self, other: &Resource) -> bool {
+        other.memory_mb <= self.memory_mb && other.vcores <= self.vcores
+    }
+
+    pub fn saturating_sub(&self, other: &Resource) -> Resource {
+        Resource {
+            memory_mb: self.memory_mb.saturating_sub(other.memory_mb),
+            vcores: self.vcores.saturating_sub(other.vcores),
+        }
+    }
+
+    pub fn add(&self, other: &Resource) -> Resource {
+        Resource {
+            memory_mb: self.memory_mb + other.memory_mb,
+            vcores: self.vcores + other.vcores,
+        }
+    }
+
+    /// How many containers of size `each` fit in `self` (0 for a zero-sized `each`, which YARN
+    /// normalises away before it reaches a scheduler).
+    pub fn count_fitting(&self, each: &Resource) -> u32 {
+        if each.memory_mb == 0 && each.vcores == 0 {
+            return 0;
+        }
+        let by_mem = if each.memory_mb == 0 { u64::MAX } else { self.memory_mb / each.memory_mb };
+        let by_cpu = if each.vcores == 0 { u64::MAX } else { (self.vcores / each.vcores) as u64 };
+        by_mem.min(by_cpu).min(u32::MAX as u64) as u32
+    }
+}
+
+/// YARN's locality levels (`NodeType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Locality {
+    NodeLocal,
+    RackLocal,
+    OffSwitch,
+}
+
+/// One row of an application's outstanding asks, exactly as YARN's `ResourceRequest` reports it:
+/// `resource_name` is a host name, a rack (network location, e.g. `/dc1/rack2`) or `*`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ask {
+    pub priority: i32,
+    /// YARN's allocation request id (0 for the MapReduce AM); part of the scheduler key.
+    #[serde(default)]
+    pub allocation_request_id: i64,
+    pub resource_name: String,
+    pub capability: Resource,
+    pub count: u32,
+    #[serde(default = "default_true")]
+    pub relax_locality: bool,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// A container the RM holds for an application.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContainerInfo {
+    pub container: String,
+    pub app: String,
+    pub node: String,
+    pub priority: i32,
+    pub resource: Resource,
+}
+
+/// Everything except heartbeats. Tagged with `"type"` in JSON, e.g.
+/// `{"type":"node_added","node":"h1:8041","host":"h1","rack":"/rack1","capability":{...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Event {
+    /// `node` is the NodeId (`host:port`); `rack` the RM-resolved network location.
+    NodeAdded { node: String, host: String, rack: String, capability: Resource },
+    NodeRemoved { node: String },
+    NodeResourceUpdated { node: String, capability: Resource },
+    AppAdded {
+        app: String,
+        queue: String,
+        user: String,
+        #[serde(default)]
+        name: String,
+        /// `MAPREDUCE`, `SPARK`, `TEZ`, `YARN`, ...; MapReduce priorities are only trusted for
+        /// applications of type MAPREDUCE.
+        #[serde(default)]
+        app_type: String,
+        #[serde(default)]
+        tags: Vec<String>,
+        #[serde(default)]
+        submit_ms: u64,
+    },
+    AppRemoved { app: String },
+    AttemptAdded { app: String, attempt: String },
+    /// The attempt's asks are gone; its containers are released through `ContainerReleased`.
+    AttemptRemoved { app: String, attempt: String },
+    /// Full snapshot of the application's outstanding asks (rows with count 0 may be omitted).
+    AsksUpdated { app: String, asks: Vec<Ask> },
+    /// A container the RM created, either from a core decision or recovered after an RM restart.
+    ContainerAllocated {
+        #[serde(flatten)]
+        container: ContainerInfo,
+        locality: Locality,
+        /// True when the RM recovered it from a NodeManager report after a restart.
+        #[serde(default)]
+        recovered: bool,
+    },
+    /// Completed, killed, expired or released: the resource is free again.
+    ContainerReleased { app: String, container: String, node: String, resource: Resource },
+    /// The shim could not execute (part of) a decision; `executed` containers were created.
+    DecisionRejected { decision: Decision, executed: u32, reason: String },
+}
+
+/// A node heartbeat: the node's real unallocated resource after the RM processed the
+/// heartbeat's container statuses. `now_ms` is the RM clock (simulated time in the simulator).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Heartbeat {
+    pub node: String,
+    pub unallocated: Resource,
+    pub now_ms: u64,
+}
+
+/// "Give `app` up to `count` containers of `capability` for the ask at (`priority`,
+/// `resource_name`) on `node`." The shim validates it against the node's unallocated resource
+/// and the app's outstanding asks before executing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    pub app: String,
+    pub priority: i32,
+    #[serde(default)]
+    pub allocation_request_id: i64,
+    pub resource_name: String,
+    pub node: String,
+    pub locality: Locality,
+    pub count: u32,
+    pub capability: Resource,
+}
+
+/// What a heartbeat returns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HeartbeatResponse {
+    pub decisions: Vec<Decision>,
+}
