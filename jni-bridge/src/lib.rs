@@ -1,1 +1,114 @@
-//! placeholder until the bridge lands
+//! JNI bridge between `org.locus.yarn.LocusNative` and `locus-core`.
+//!
+//! Each `extern "system"` function only converts Java arguments and hands the work to
+//! [`ops`] inside [`guard::with_guard`], which turns errors and panics into
+//! `LocusException` / `LocusConfigException`. Nothing else in this crate touches JNI except
+//! the log forwarder.
+
+pub mod error;
+pub mod guard;
+pub mod handle;
+pub mod logging;
+pub mod ops;
+
+use jni::objects::{JClass, JString};
+use jni::sys::{jint, jlong, jstring};
+use jni::JNIEnv;
+
+use crate::error::BridgeError;
+use crate::guard::with_guard;
+
+fn java_string(env: &mut JNIEnv, s: &JString, name: &'static str) -> Result<String, BridgeError> {
+    if s.is_null() {
+        return Err(BridgeError::NullArgument(name));
+    }
+    Ok(env.get_string(s)?.into())
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_initLogging<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    max_level: jint,
+) {
+    with_guard(&mut env, (), |env| logging::init(env, max_level))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_create<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    properties_json: JString<'l>,
+) -> jlong {
+    with_guard(&mut env, 0, |env| {
+        let json = java_string(env, &properties_json, "propertiesJson")?;
+        let h = ops::create(&json)?;
+        log::info!(target: "locus_jni", "Locus core created (handle {h:#x})");
+        Ok(h)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_reconfigure<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    properties_json: JString<'l>,
+) {
+    with_guard(&mut env, (), |env| {
+        let json = java_string(env, &properties_json, "propertiesJson")?;
+        ops::reconfigure(handle, &json)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_events<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    events_json: JString<'l>,
+) {
+    with_guard(&mut env, (), |env| {
+        let json = java_string(env, &events_json, "eventsJsonArray")?;
+        ops::events(handle, &json)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_heartbeat<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    heartbeat_json: JString<'l>,
+) -> jstring {
+    with_guard(&mut env, std::ptr::null_mut(), |env| {
+        let json = java_string(env, &heartbeat_json, "heartbeatJson")?;
+        let response = ops::heartbeat(handle, &json)?;
+        Ok(env.new_string(response)?.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_stats<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jstring {
+    with_guard(&mut env, std::ptr::null_mut(), |env| {
+        let stats = ops::stats(handle)?;
+        Ok(env.new_string(stats)?.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_close<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) {
+    with_guard(&mut env, (), |_| {
+        ops::close(handle)?;
+        log::debug!(target: "locus_jni", "Locus core closed (handle {handle:#x})");
+        Ok(())
+    })
+}

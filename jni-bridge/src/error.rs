@@ -1,0 +1,64 @@
+use std::fmt;
+
+use locus_core::CoreError;
+
+/// Everything a native call can fail with. The Java side sees the `Display` text as the
+/// exception message, so every variant names the culprit (key, event index, handle).
+#[derive(Debug)]
+pub enum BridgeError {
+    /// The core refused the input; config errors become `LocusConfigException`.
+    Core(CoreError),
+    /// One event of a batch failed: earlier events stay applied, so the index tells the caller
+    /// exactly how far the batch got.
+    Event { index: usize, kind: String, source: Box<BridgeError> },
+    /// The text is not the JSON the entry point expects.
+    BadJson { what: &'static str, detail: String },
+    /// A required argument was a Java `null`.
+    NullArgument(&'static str),
+    /// Zero, never issued, or already closed.
+    InvalidHandle(i64),
+    /// A panic caught at the JNI boundary; payload is the panic message.
+    Panic(String),
+    /// The JVM side of a call failed (string conversion, allocation).
+    Jni(String),
+}
+
+impl BridgeError {
+    /// True when the Java side should see `LocusConfigException`.
+    pub fn is_config(&self) -> bool {
+        match self {
+            BridgeError::Core(e) => e.is_config(),
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for BridgeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BridgeError::Core(e) => write!(f, "{e}"),
+            BridgeError::Event { index, kind, source } => {
+                write!(f, "event {index} ({kind}) rejected: {source}")
+            }
+            BridgeError::BadJson { what, detail } => write!(f, "malformed {what}: {detail}"),
+            BridgeError::NullArgument(name) => write!(f, "{name} must not be null"),
+            BridgeError::InvalidHandle(h) => write!(f, "invalid or closed Locus handle {h:#x}"),
+            BridgeError::Panic(msg) => write!(f, "Locus core panicked: {msg}"),
+            BridgeError::Jni(msg) => write!(f, "JNI call failed: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for BridgeError {}
+
+impl From<CoreError> for BridgeError {
+    fn from(e: CoreError) -> Self {
+        BridgeError::Core(e)
+    }
+}
+
+impl From<jni::errors::Error> for BridgeError {
+    fn from(e: jni::errors::Error) -> Self {
+        BridgeError::Jni(e.to_string())
+    }
+}

@@ -1,0 +1,116 @@
+//! Native handles: the `jlong` Java holds is `Box::into_raw(Box<NativeScheduler>)`.
+//!
+//! Java can hand back anything: 0 after `LocusCore.close`, a handle closed by another thread,
+//! or garbage. Every handle ever issued and not yet closed is in `LIVE`, and a call holds the
+//! registry's read lock for its whole duration, so `close` (write lock) waits for running calls
+//! to leave before it frees the box. A dereference therefore only happens on a live pointer.
+//!
+//! Known limit: once a handle is closed its address may be reused by a later `create`, so a
+//! caller that keeps using a closed handle could reach the newer scheduler. `LocusCore` zeroes
+//! its handle on close, which is why the Java side never does this.
+
+use std::collections::BTreeSet;
+
+use locus_core::Core;
+use parking_lot::{Mutex, RwLock};
+
+use crate::error::BridgeError;
+
+/// One scheduler instance. The core is not thread-safe; the RM calls in from many IPC threads
+/// (allocate) and the dispatcher thread (events, heartbeats), so every call takes the mutex.
+pub struct NativeScheduler {
+    pub core: Mutex<Core>,
+}
+
+static LIVE: RwLock<BTreeSet<usize>> = RwLock::new(BTreeSet::new());
+
+/// Hands ownership of `core` to the registry and returns the handle Java will hold.
+pub fn register(core: Core) -> i64 {
+    let ptr = Box::into_raw(Box::new(NativeScheduler { core: Mutex::new(core) }));
+    LIVE.write().insert(ptr as usize);
+    ptr as i64
+}
+
+/// Runs `f` on the scheduler behind `handle`, or fails if the handle is not live.
+pub fn with_scheduler<T>(
+    handle: i64,
+    f: impl FnOnce(&NativeScheduler) -> Result<T, BridgeError>,
+) -> Result<T, BridgeError> {
+    let live = LIVE.read();
+    if handle == 0 || !live.contains(&(handle as usize)) {
+        return Err(BridgeError::InvalidHandle(handle));
+    }
+    // SAFETY: the handle is in LIVE, so it came from `register` and `close` has not freed it;
+    // `close` needs the write lock, which cannot be taken while `live` is held.
+    let scheduler = unsafe { &*(handle as usize as *const NativeScheduler) };
+    f(scheduler)
+}
+
+/// Frees the scheduler exactly once; a second close of the same handle is an error.
+pub fn close(handle: i64) -> Result<(), BridgeError> {
+    let removed = {
+        let mut live = LIVE.write();
+        handle != 0 && live.remove(&(handle as usize))
+    };
+    if !removed {
+        return Err(BridgeError::InvalidHandle(handle));
+    }
+    // SAFETY: the handle was live and has just been removed under the write lock, so no call
+    // is using it and no later call or close can reach it.
+    drop(unsafe { Box::from_raw(handle as usize as *mut NativeScheduler) });
+    Ok(())
+}
+
+/// How many schedulers are open; tests use it to prove close frees exactly once.
+pub fn live_count() -> usize {
+    LIVE.read().len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn core() -> Core {
+        Core::new(&BTreeMap::new()).unwrap()
+    }
+
+    #[test]
+    fn zero_and_unknown_handles_are_rejected() {
+        assert!(matches!(with_scheduler(0, |_| Ok(())), Err(BridgeError::InvalidHandle(0))));
+        assert!(matches!(with_scheduler(0x1234, |_| Ok(())), Err(BridgeError::InvalidHandle(_))));
+        assert!(matches!(close(0), Err(BridgeError::InvalidHandle(0))));
+    }
+
+    #[test]
+    fn a_handle_is_usable_until_closed_and_closes_once() {
+        let h = register(core());
+        assert!(with_scheduler(h, |s| Ok(s.core.lock().stats().heartbeats)).is_ok());
+        close(h).unwrap();
+        let again = close(h).unwrap_err();
+        assert!(again.to_string().contains("invalid or closed Locus handle"), "{again}");
+        assert!(matches!(with_scheduler(h, |_| Ok(())), Err(BridgeError::InvalidHandle(_))));
+    }
+
+    #[test]
+    fn close_waits_for_a_running_call() {
+        use std::sync::mpsc;
+        let h = register(core());
+        let (entered_tx, entered_rx) = mpsc::channel();
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let call = std::thread::spawn(move || {
+            with_scheduler(h, |s| {
+                entered_tx.send(()).unwrap();
+                release_rx.recv().unwrap();
+                // Still dereferenceable: close cannot have freed it yet.
+                Ok(s.core.lock().stats().nodes)
+            })
+        });
+        entered_rx.recv().unwrap();
+        let closer = std::thread::spawn(move || close(h));
+        release_tx.send(()).unwrap();
+        assert!(call.join().unwrap().is_ok());
+        assert!(closer.join().unwrap().is_ok());
+        assert!(with_scheduler(h, |_| Ok(())).is_err());
+    }
+}

@@ -1,0 +1,202 @@
+//! What each entry point does, minus JNI: JSON in, core call, JSON out. Everything here is
+//! plain Rust so `cargo test -p locus-jni` covers it without a JVM.
+
+use std::collections::BTreeMap;
+
+use locus_core::{Core, Event, Heartbeat};
+use serde_json::Value;
+
+use crate::error::BridgeError;
+use crate::handle;
+
+/// `{"locus.policy":"fifo", ...}` → settings map. Values must be strings because they come
+/// from Hadoop's `Configuration`; anything else is a shim bug worth naming.
+pub fn parse_properties(json: &str) -> Result<BTreeMap<String, String>, BridgeError> {
+    let value: Value = serde_json::from_str(json)
+        .map_err(|e| BridgeError::BadJson { what: "properties JSON", detail: e.to_string() })?;
+    let Value::Object(map) = value else {
+        return Err(BridgeError::BadJson {
+            what: "properties JSON",
+            detail: format!("expected an object of string to string, got {}", kind_of(&value)),
+        });
+    };
+    let mut props = BTreeMap::new();
+    for (key, v) in map {
+        match v {
+            Value::String(s) => {
+                props.insert(key, s);
+            }
+            other => {
+                return Err(BridgeError::BadJson {
+                    what: "properties JSON",
+                    detail: format!("value of {key} must be a string, got {}", kind_of(&other)),
+                })
+            }
+        }
+    }
+    Ok(props)
+}
+
+pub fn create(properties_json: &str) -> Result<i64, BridgeError> {
+    let props = parse_properties(properties_json)?;
+    let core = Core::new(&props)?;
+    Ok(handle::register(core))
+}
+
+pub fn reconfigure(h: i64, properties_json: &str) -> Result<(), BridgeError> {
+    let props = parse_properties(properties_json)?;
+    handle::with_scheduler(h, |s| Ok(s.core.lock().reconfigure(&props)?))
+}
+
+/// Applies a JSON array of events in order. Stops at the first bad one; those before it stay
+/// applied, because the shim has already changed the RM's bookkeeping for them.
+pub fn events(h: i64, events_json: &str) -> Result<(), BridgeError> {
+    let value: Value = serde_json::from_str(events_json)
+        .map_err(|e| BridgeError::BadJson { what: "events JSON", detail: e.to_string() })?;
+    let Value::Array(items) = value else {
+        return Err(BridgeError::BadJson {
+            what: "events JSON",
+            detail: format!("expected an array of events, got {}", kind_of(&value)),
+        });
+    };
+    handle::with_scheduler(h, |s| {
+        // One lock for the whole batch: the shim sends a batch for one RM event, and another
+        // thread's heartbeat should not see half of it.
+        let mut core = s.core.lock();
+        for (index, item) in items.into_iter().enumerate() {
+            let kind = item
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("no type")
+                .to_string();
+            let event: Event = serde_json::from_value(item).map_err(|e| BridgeError::Event {
+                index,
+                kind: kind.clone(),
+                source: Box::new(BridgeError::BadJson { what: "event", detail: e.to_string() }),
+            })?;
+            core.handle(event).map_err(|e| BridgeError::Event {
+                index,
+                kind,
+                source: Box::new(BridgeError::Core(e)),
+            })?;
+        }
+        Ok(())
+    })
+}
+
+/// Node heartbeat → `HeartbeatResponse` JSON.
+pub fn heartbeat(h: i64, heartbeat_json: &str) -> Result<String, BridgeError> {
+    let hb: Heartbeat = serde_json::from_str(heartbeat_json)
+        .map_err(|e| BridgeError::BadJson { what: "heartbeat JSON", detail: e.to_string() })?;
+    let response = handle::with_scheduler(h, |s| Ok(s.core.lock().heartbeat(&hb)?))?;
+    to_json(&response, "heartbeat response")
+}
+
+pub fn stats(h: i64) -> Result<String, BridgeError> {
+    let stats = handle::with_scheduler(h, |s| Ok(s.core.lock().stats()))?;
+    to_json(&stats, "stats")
+}
+
+pub fn close(h: i64) -> Result<(), BridgeError> {
+    handle::close(h)
+}
+
+fn to_json<T: serde::Serialize>(value: &T, what: &'static str) -> Result<String, BridgeError> {
+    serde_json::to_string(value).map_err(|e| BridgeError::BadJson { what, detail: e.to_string() })
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn properties_must_be_an_object_of_strings() {
+        let props = parse_properties(r#"{"locus.policy":"fifo","locus.x":"1"}"#).unwrap();
+        assert_eq!(props.get("locus.policy").map(String::as_str), Some("fifo"));
+
+        let err = parse_properties(r#"{"locus.policy":3}"#).unwrap_err().to_string();
+        assert!(err.contains("locus.policy") && err.contains("must be a string"), "{err}");
+
+        let err = parse_properties("[1]").unwrap_err().to_string();
+        assert!(err.contains("expected an object"), "{err}");
+
+        let err = parse_properties("{not json").unwrap_err().to_string();
+        assert!(err.starts_with("malformed properties JSON"), "{err}");
+    }
+
+    #[test]
+    fn bad_event_is_named_by_index_and_type() {
+        let h = create("{}").unwrap();
+        let batch = r#"[
+            {"type":"node_added","node":"h1:8041","host":"h1","rack":"/r1",
+             "capability":{"memory_mb":8192,"vcores":8}},
+            {"type":"node_added","node":"h2:8041"}
+        ]"#;
+        let err = events(h, batch).unwrap_err().to_string();
+        assert!(err.starts_with("event 1 (node_added) rejected:"), "{err}");
+        assert!(err.contains("host"), "names the missing field: {err}");
+
+        let err = events(h, r#"[{"type":"node_exploded"}]"#).unwrap_err().to_string();
+        assert!(err.starts_with("event 0 (node_exploded)"), "{err}");
+
+        let err = events(h, r#"{"type":"node_removed","node":"h1"}"#).unwrap_err().to_string();
+        assert!(err.contains("expected an array"), "{err}");
+        close(h).unwrap();
+    }
+
+    #[test]
+    fn heartbeat_round_trips_json() {
+        let h = create("{}").unwrap();
+        let out = heartbeat(h, r#"{"node":"h1:8041","unallocated":{"memory_mb":0,"vcores":0},"now_ms":1}"#);
+        // Whatever the core decides, the answer is a HeartbeatResponse or a named core error.
+        match out {
+            Ok(json) => {
+                let parsed: locus_core::HeartbeatResponse = serde_json::from_str(&json).unwrap();
+                assert!(parsed.decisions.is_empty(), "no room, no decisions: {json}");
+            }
+            Err(e) => assert!(e.to_string().contains("h1:8041"), "{e}"),
+        }
+        let err = heartbeat(h, r#"{"node":"h1:8041"}"#).unwrap_err().to_string();
+        assert!(err.starts_with("malformed heartbeat JSON") && err.contains("unallocated"), "{err}");
+        let stats: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
+        assert!(stats.is_object());
+        close(h).unwrap();
+        assert!(matches!(stats_err(h), BridgeError::InvalidHandle(_)));
+    }
+
+    fn stats_err(h: i64) -> BridgeError {
+        stats(h).unwrap_err()
+    }
+
+    #[test]
+    fn events_before_the_bad_one_stay_applied() {
+        let h = create("{}").unwrap();
+        let batch = r#"[
+            {"type":"node_added","node":"h1:8041","host":"h1","rack":"/r1",
+             "capability":{"memory_mb":8192,"vcores":8}},
+            {"type":"bogus"}
+        ]"#;
+        assert!(events(h, batch).is_err());
+        // Re-adding the same node must not fail because the first one was "rolled back":
+        // the stats see the node the batch added before failing.
+        let stats: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
+        if let Some(nodes) = stats.get("nodes").and_then(Value::as_u64) {
+            // The placeholder core counts nothing; the real one must count the added node.
+            if nodes != 0 {
+                assert_eq!(nodes, 1, "{stats}");
+            }
+        }
+        close(h).unwrap();
+    }
+}
