@@ -1,1 +1,776 @@
-//! (in progress)
+//! TD, the Throughput Driven task scheduler (Wang, Shen, Yu, Nie, Kou — IEEE BigData Congress
+//! 2013), for job-intensive clusters: co-schedule as many jobs as their slot *demands* fit in T
+//! slots, keep each between `L·demand` and `H·demand` slots, give local slots to I/O-bound jobs
+//! (small `amt`) and non-local slots to CPU-bound ones (large `amt`), read non-local splits from
+//! the busiest node that is not an actual hotspot, and let an *infantile* job soak up slots that
+//! finishing (*senile*) jobs leave idle.
+//!
+//! [`TdScheduler`] keeps the job statuses, the occupied counts and the hot queue between calls;
+//! the adapter calls [`TdScheduler::slot_freed`] once per free map slot (Algorithm 1's input: "an
+//! empty slot s on node n; the last task of s belongs to job j"). See `docs/papers-td.md`.
+
+mod hotspot;
+
+pub use hotspot::HotQueue;
+
+use std::collections::{HashMap, VecDeque};
+
+use crate::error::CoreError;
+
+/// The paper's defaults are L = 0.7 and H = 1.3 (Section V); θ, δ and ρ have none there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TdConfig {
+    /// T: map slots in the cluster.
+    pub total_slots: u32,
+    /// L ∈ (0, 1): every co-scheduled job is kept at `occupied ≥ L·demand`.
+    pub lower_bound: f64,
+    /// H > 1: no job holds more than `H·demand` slots (capped further by formula (1)).
+    pub upper_bound: f64,
+    /// θ: concurrent non-local readers that make a node an actual hotspot.
+    pub hotspot_readers: u32,
+    /// δ: split (HDFS block) size in bytes.
+    pub split_bytes: u64,
+    /// ρ: a node's network I/O bandwidth in bytes per second.
+    pub bandwidth_bytes_per_sec: f64,
+}
+
+impl TdConfig {
+    /// Paper defaults for L and H; θ = 3, δ = 64 MiB (the paper's split size), ρ = 1 Gbit/s are ours.
+    pub fn with_slots(total_slots: u32) -> Self {
+        TdConfig {
+            total_slots,
+            lower_bound: 0.7,
+            upper_bound: 1.3,
+            hotspot_readers: 3,
+            split_bytes: 64 << 20,
+            bandwidth_bytes_per_sec: 125_000_000.0,
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), CoreError> {
+        let bad = |key: &str, message: String| Err(CoreError::Config { key: format!("locus.td.{key}"), message });
+        if !(self.lower_bound > 0.0 && self.lower_bound < 1.0) {
+            return bad("lower-bound", format!("L must lie in (0, 1), got {}", self.lower_bound));
+        }
+        if !(self.upper_bound > 1.0 && self.upper_bound.is_finite()) {
+            return bad("upper-bound", format!("H must be a finite number > 1, got {}", self.upper_bound));
+        }
+        if self.hotspot_readers == 0 {
+            return bad("hotspot-readers", "θ must be at least 1".into());
+        }
+        if self.split_bytes == 0 {
+            return bad("split-bytes", "δ must be positive".into());
+        }
+        if !(self.bandwidth_bytes_per_sec > 0.0 && self.bandwidth_bytes_per_sec.is_finite()) {
+            return bad("bandwidth", format!("ρ must be a positive number, got {}", self.bandwidth_bytes_per_sec));
+        }
+        Ok(())
+    }
+}
+
+/// Formula (1): `H < (T − L·D)/d_max + L`. Above this, one job at `H·demand` would push the
+/// others below `L·demand` and create sticky slots. `None` when nothing is co-scheduled.
+pub fn upper_bound_limit(total_slots: u32, lower: f64, demand_sum: u64, max_demand: u32) -> Option<f64> {
+    if max_demand == 0 {
+        return None;
+    }
+    Some((total_slots as f64 - lower * demand_sum as f64) / max_demand as f64 + lower)
+}
+
+/// Figure 6. A job only moves left to right; the priority among processing jobs is
+/// teenaged > adult > infantile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobStatus {
+    Waiting,
+    /// Scheduled only to fill idle slots; not held to L. At most one at a time.
+    Infantile,
+    /// Admitted but below `L·demand`: gets every freed slot first.
+    Teenaged,
+    /// Steady: `L·demand ≤ occupied ≤ H·demand`.
+    Adult,
+    /// No untreated tasks left, some still running.
+    Senile,
+    Finished,
+}
+
+/// Where the assigned map task reads its split from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskSource {
+    /// A split stored on the slot's own node.
+    Local,
+    /// A non-local task reading from this node (chosen by `GetNonHotspotNode`).
+    Remote(String),
+    /// The job has untreated tasks but none with a known location (e.g. asks only at `*`).
+    Anywhere,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TdAssignment {
+    pub job: String,
+    pub source: TaskSource,
+}
+
+#[derive(Debug, Clone)]
+struct TdJob {
+    demand: u32,
+    /// amt(j) default given at submission, replaced by the observed mean once tasks finish.
+    default_amt: f64,
+    observed_secs: f64,
+    observed_tasks: u32,
+    occupied: u32,
+    /// j.remain: untreated map tasks.
+    remain: u32,
+    /// rs_jn: untreated tasks of the job whose split is stored on node n.
+    on_node: HashMap<String, u32>,
+    status: JobStatus,
+    /// Submission order, to keep sorts deterministic on equal amt.
+    seq: u64,
+}
+
+impl TdJob {
+    fn amt(&self) -> f64 {
+        if self.observed_tasks > 0 {
+            self.observed_secs / self.observed_tasks as f64
+        } else {
+            self.default_amt
+        }
+    }
+
+    fn has_task_on(&self, node: &str) -> bool {
+        self.remain > 0 && self.on_node.get(node).copied().unwrap_or(0) > 0
+    }
+
+    fn below(&self, factor: f64) -> bool {
+        (self.occupied as f64) < self.demand as f64 * factor
+    }
+}
+
+/// The TD scheduler's state: Q split into the status sets, and the hot queue.
+#[derive(Debug, Clone)]
+pub struct TdScheduler {
+    cfg: TdConfig,
+    jobs: HashMap<String, TdJob>,
+    waiting: VecDeque<String>,
+    infantile: Option<String>,
+    /// S_tee in the order jobs entered it ("the first job in S_tee").
+    teenaged: Vec<String>,
+    adult: Vec<String>,
+    senile: Vec<String>,
+    hot: HotQueue,
+    next_seq: u64,
+}
+
+impl TdScheduler {
+    pub fn new(cfg: TdConfig) -> Result<Self, CoreError> {
+        cfg.validate()?;
+        let hot = HotQueue::new(cfg.hotspot_readers, cfg.split_bytes, cfg.bandwidth_bytes_per_sec);
+        Ok(TdScheduler {
+            cfg,
+            jobs: HashMap::new(),
+            waiting: VecDeque::new(),
+            infantile: None,
+            teenaged: Vec::new(),
+            adult: Vec::new(),
+            senile: Vec::new(),
+            hot,
+            next_seq: 0,
+        })
+    }
+
+    pub fn config(&self) -> &TdConfig {
+        &self.cfg
+    }
+
+    /// T changes as nodes join and leave.
+    pub fn set_total_slots(&mut self, total_slots: u32) {
+        self.cfg.total_slots = total_slots;
+    }
+
+    /// Appends a job to Q (status waiting). `demand` is j.demand (slots the job expects),
+    /// `default_amt_secs` the per-job-type default of amt(j), `remain` its untreated map tasks and
+    /// `on_node` how many of them have a split on each node.
+    pub fn submit(
+        &mut self,
+        job: &str,
+        demand: u32,
+        default_amt_secs: f64,
+        remain: u32,
+        on_node: HashMap<String, u32>,
+    ) -> Result<(), CoreError> {
+        if self.jobs.contains_key(job) {
+            return Err(CoreError::Protocol(format!("TD: job {job} submitted twice")));
+        }
+        if demand == 0 {
+            return Err(CoreError::Protocol(format!("TD: job {job} demands 0 slots; demand must be at least 1")));
+        }
+        if !(default_amt_secs > 0.0 && default_amt_secs.is_finite()) {
+            return Err(CoreError::Protocol(format!(
+                "TD: job {job} has default map time {default_amt_secs}; it must be a positive number of seconds"
+            )));
+        }
+        self.jobs.insert(
+            job.to_string(),
+            TdJob {
+                demand,
+                default_amt: default_amt_secs,
+                observed_secs: 0.0,
+                observed_tasks: 0,
+                occupied: 0,
+                remain,
+                on_node,
+                status: JobStatus::Waiting,
+                seq: self.next_seq,
+            },
+        );
+        self.next_seq += 1;
+        self.waiting.push_back(job.to_string());
+        Ok(())
+    }
+
+    /// Refreshes j.remain and rs_jn from the job's outstanding asks. A processing job left with
+    /// nothing untreated becomes senile (Algorithm 1 lines 27-28).
+    pub fn set_tasks(&mut self, job: &str, remain: u32, on_node: HashMap<String, u32>) -> Result<(), CoreError> {
+        let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
+        j.remain = remain;
+        j.on_node = on_node;
+        if remain == 0 {
+            self.make_senile(job);
+        }
+        Ok(())
+    }
+
+    /// Overrides j.occupied, e.g. with the containers recovered after an RM restart.
+    pub fn set_occupied(&mut self, job: &str, occupied: u32) -> Result<(), CoreError> {
+        let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
+        j.occupied = occupied;
+        self.settle_teenaged(job);
+        Ok(())
+    }
+
+    /// One finished map task's run time; amt(j) becomes the mean of all observed tasks.
+    pub fn observe_map_time(&mut self, job: &str, secs: f64) -> Result<(), CoreError> {
+        if !(secs >= 0.0 && secs.is_finite()) {
+            return Err(CoreError::Protocol(format!("TD: job {job} reported map time {secs}")));
+        }
+        let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
+        j.observed_secs += secs;
+        j.observed_tasks += 1;
+        Ok(())
+    }
+
+    /// Forgets a killed or removed job wherever it is.
+    pub fn remove_job(&mut self, job: &str) {
+        self.jobs.remove(job);
+        self.waiting.retain(|j| j != job);
+        self.teenaged.retain(|j| j != job);
+        self.adult.retain(|j| j != job);
+        self.senile.retain(|j| j != job);
+        if self.infantile.as_deref() == Some(job) {
+            self.infantile = None;
+        }
+    }
+
+    pub fn status(&self, job: &str) -> Option<JobStatus> {
+        self.jobs.get(job).map(|j| j.status)
+    }
+
+    pub fn occupied(&self, job: &str) -> Option<u32> {
+        self.jobs.get(job).map(|j| j.occupied)
+    }
+
+    pub fn amt(&self, job: &str) -> Option<f64> {
+        self.jobs.get(job).map(TdJob::amt)
+    }
+
+    /// D = Σ demand over S_adu ∪ S_tee (Section IV-B's redefinition).
+    pub fn co_scheduled_demand(&self) -> u64 {
+        self.adult.iter().chain(&self.teenaged).filter_map(|id| self.jobs.get(id)).map(|j| j.demand as u64).sum()
+    }
+
+    /// O_sen = Σ occupied over S_sen.
+    pub fn senile_occupied(&self) -> u64 {
+        self.senile.iter().filter_map(|id| self.jobs.get(id)).map(|j| j.occupied as u64).sum()
+    }
+
+    /// Formula (1) for the current S'_sch (adult and teenaged jobs).
+    pub fn upper_bound_limit(&self) -> Option<f64> {
+        let dmax = self.adult.iter().chain(&self.teenaged).filter_map(|id| self.jobs.get(id)).map(|j| j.demand).max();
+        upper_bound_limit(self.cfg.total_slots, self.cfg.lower_bound, self.co_scheduled_demand(), dmax.unwrap_or(0))
+    }
+
+    /// The H actually applied: the configured H, lowered to formula (1)'s limit when that is smaller
+    /// ("given a user defined L, the scheduler can compute H according to S'_sch").
+    pub fn effective_upper_bound(&self) -> f64 {
+        match self.upper_bound_limit() {
+            Some(limit) if limit < self.cfg.upper_bound => limit.max(1.0),
+            _ => self.cfg.upper_bound,
+        }
+    }
+
+    /// S'_sch: adult jobs in ascending amt(j) — I/O-bound first, CPU-bound last.
+    pub fn adults_by_amt(&self) -> Vec<String> {
+        let mut ids: Vec<&String> = self.adult.iter().filter(|id| self.jobs.contains_key(*id)).collect();
+        ids.sort_by(|a, b| {
+            let (ja, jb) = (&self.jobs[*a], &self.jobs[*b]);
+            ja.amt().total_cmp(&jb.amt()).then(ja.seq.cmp(&jb.seq))
+        });
+        ids.into_iter().cloned().collect()
+    }
+
+    /// R_n = Σ_{j ∈ S'_sch} amt(j)·rs_jn, the node's remaining untreated workload (potential hotspot).
+    /// The infantile job is counted too: its splits are read from the same disks.
+    pub fn remaining_workload(&self, node: &str) -> f64 {
+        self.adult
+            .iter()
+            .chain(&self.teenaged)
+            .chain(self.infantile.iter())
+            .filter_map(|id| self.jobs.get(id))
+            .map(|j| j.amt() * j.on_node.get(node).copied().unwrap_or(0) as f64)
+            .sum()
+    }
+
+    /// Read access to the hot queue (for metrics and tests).
+    pub fn hot_queue(&self) -> &HotQueue {
+        &self.hot
+    }
+
+    /// Algorithm 1: a slot on `node` is free at `now_secs`; `last_job` ran its previous task
+    /// (None for a slot that never ran one). Returns the task to start, or None to leave it idle.
+    pub fn slot_freed(&mut self, now_secs: f64, node: &str, last_job: Option<&str>) -> Option<TdAssignment> {
+        self.hot.expire(now_secs);
+        let last = last_job.filter(|j| self.jobs.contains_key(*j));
+        if let Some(j) = last {
+            // line 1
+            if let Some(job) = self.jobs.get_mut(j) {
+                job.occupied = job.occupied.saturating_sub(1);
+            }
+            // lines 2-4: the sticky slot — a job that just fell below L·demand keeps the slot,
+            // local or not.
+            let sticky = self.jobs.get(j).is_some_and(|job| {
+                matches!(job.status, JobStatus::Adult | JobStatus::Teenaged) && job.below(self.cfg.lower_bound)
+            });
+            if sticky {
+                if let Some(a) = self.assign_specific(j, node) {
+                    return Some(self.commit(now_secs, node, a));
+                }
+            }
+            // lines 6-8
+            if self.jobs.get(j).is_some_and(|job| job.status == JobStatus::Senile && job.occupied == 0) {
+                self.finish(j);
+            }
+        }
+        // lines 9-18
+        self.update_statuses();
+        // lines 19-23
+        let mut pick = None;
+        if let Some(first) = self.teenaged.first().cloned() {
+            pick = self.assign_specific(&first, node);
+        }
+        if pick.is_none() {
+            pick = self.assign_task(node);
+        }
+        // lines 24-28
+        pick.map(|a| self.commit(now_secs, node, a))
+    }
+
+    /// Algorithm 1 lines 9-18, one step: graduate the infantile job by formula (3), or if there is
+    /// none, admit the first waiting job as infantile by formula (2). Also retires jobs whose
+    /// last task ended outside a `slot_freed` call (see docs).
+    pub fn update_statuses(&mut self) {
+        let done: Vec<String> = self
+            .senile
+            .iter()
+            .filter(|id| self.jobs.get(*id).is_some_and(|j| j.occupied == 0))
+            .cloned()
+            .collect();
+        for id in done {
+            self.finish(&id);
+        }
+        let t = self.cfg.total_slots as u64;
+        let base = self.senile_occupied() + self.co_scheduled_demand();
+        if let Some(inf) = self.infantile.clone() {
+            let Some(job) = self.jobs.get(&inf) else {
+                self.infantile = None;
+                return;
+            };
+            // formula (3): O_sen + D + j_i.demand ≤ T
+            if base + job.demand as u64 <= t {
+                let status = if job.below(self.cfg.lower_bound) { JobStatus::Teenaged } else { JobStatus::Adult };
+                self.infantile = None;
+                self.place(&inf, status);
+            }
+        } else if base < t {
+            // formula (2): S_inf = ∅ and O_sen + D < T
+            if let Some(next) = self.waiting.pop_front() {
+                self.infantile = Some(next.clone());
+                self.place(&next, JobStatus::Infantile);
+                if self.jobs.get(&next).is_some_and(|j| j.remain == 0) {
+                    self.make_senile(&next);
+                }
+            }
+        }
+    }
+
+    /// Algorithm 2: AssignTask(n, s).
+    fn assign_task(&self, node: &str) -> Option<TdAssignment> {
+        let h = self.effective_upper_bound();
+        let order = self.adults_by_amt();
+        // lines 1-5: the I/O-bound end of S'_sch gets local slots first
+        for id in &order {
+            let j = &self.jobs[id];
+            if j.has_task_on(node) && j.below(h) {
+                return Some(TdAssignment { job: id.clone(), source: TaskSource::Local });
+            }
+        }
+        // lines 6-8
+        let inf = self.infantile.as_ref().filter(|id| self.jobs.contains_key(*id));
+        if let Some(id) = inf {
+            let j = &self.jobs[id];
+            if j.has_task_on(node) && j.below(h) {
+                return Some(TdAssignment { job: id.clone(), source: TaskSource::Local });
+            }
+        }
+        // lines 9-13: the CPU-bound end suffers least from a remote read
+        for id in order.iter().rev() {
+            let j = &self.jobs[id];
+            if j.remain > 0 && j.below(h) {
+                if let Some(source) = self.non_hotspot_source(id) {
+                    return Some(TdAssignment { job: id.clone(), source });
+                }
+            }
+        }
+        // lines 14-16: no H check here in the paper either
+        let id = inf?;
+        let source = self.non_hotspot_source(id)?;
+        Some(TdAssignment { job: id.clone(), source })
+    }
+
+    /// Algorithm 3: AssignTask_SpecificJob(j, n, s).
+    fn assign_specific(&self, job: &str, node: &str) -> Option<TdAssignment> {
+        let j = self.jobs.get(job)?;
+        if j.remain == 0 {
+            return None;
+        }
+        if j.has_task_on(node) {
+            return Some(TdAssignment { job: job.to_string(), source: TaskSource::Local });
+        }
+        let source = self.non_hotspot_source(job)?;
+        Some(TdAssignment { job: job.to_string(), source })
+    }
+
+    /// GetNonHotspotNode(j), Section IV-A-2: among the nodes holding untreated tasks of j, drop
+    /// those with θ live connections, then take the one with the largest R_n.
+    fn non_hotspot_source(&self, job: &str) -> Option<TaskSource> {
+        let j = self.jobs.get(job)?;
+        let holders: Vec<&String> = j.on_node.iter().filter(|(_, &c)| c > 0).map(|(n, _)| n).collect();
+        if holders.is_empty() {
+            return (j.remain > 0).then_some(TaskSource::Anywhere);
+        }
+        holders
+            .into_iter()
+            .filter(|n| !self.hot.is_hot(n))
+            .map(|n| (self.remaining_workload(n), n))
+            // ties go to the smaller node name so runs are reproducible
+            .max_by(|(ra, na), (rb, nb)| ra.total_cmp(rb).then(nb.cmp(na)))
+            .map(|(_, n)| TaskSource::Remote(n.clone()))
+    }
+
+    /// Algorithm 1 lines 24-28 plus the hot-queue tuple for a non-local read.
+    fn commit(&mut self, now_secs: f64, node: &str, a: TdAssignment) -> TdAssignment {
+        if let TaskSource::Remote(src) = &a.source {
+            self.hot.record_read(src, now_secs);
+        }
+        // rs_jn drops on the node whose split is consumed; the adapter's next set_tasks corrects
+        // the counts of the split's other replicas.
+        let consumed = match &a.source {
+            TaskSource::Local => Some(node),
+            TaskSource::Remote(src) => Some(src.as_str()),
+            TaskSource::Anywhere => None,
+        };
+        if let Some(j) = self.jobs.get_mut(&a.job) {
+            j.occupied += 1;
+            j.remain = j.remain.saturating_sub(1);
+            if let Some(c) = consumed.and_then(|n| j.on_node.get_mut(n)) {
+                *c = c.saturating_sub(1);
+            }
+        }
+        self.settle_teenaged(&a.job);
+        if self.jobs.get(&a.job).is_some_and(|j| j.remain == 0) {
+            self.make_senile(&a.job);
+        }
+        a
+    }
+
+    /// Lines 25-26: a teenaged job that reached L·demand becomes adult.
+    fn settle_teenaged(&mut self, job: &str) {
+        let grown = self.jobs.get(job).is_some_and(|j| j.status == JobStatus::Teenaged && !j.below(self.cfg.lower_bound));
+        if grown {
+            self.place(job, JobStatus::Adult);
+        }
+    }
+
+    fn make_senile(&mut self, job: &str) {
+        let processing = self.jobs.get(job).is_some_and(|j| {
+            matches!(j.status, JobStatus::Infantile | JobStatus::Teenaged | JobStatus::Adult)
+        });
+        if processing {
+            self.place(job, JobStatus::Senile);
+        }
+    }
+
+    fn finish(&mut self, job: &str) {
+        self.place(job, JobStatus::Finished);
+    }
+
+    /// Moves a job into exactly one status set.
+    fn place(&mut self, job: &str, status: JobStatus) {
+        self.teenaged.retain(|j| j != job);
+        self.adult.retain(|j| j != job);
+        self.senile.retain(|j| j != job);
+        if status != JobStatus::Infantile && self.infantile.as_deref() == Some(job) {
+            self.infantile = None;
+        }
+        match status {
+            JobStatus::Teenaged => self.teenaged.push(job.to_string()),
+            JobStatus::Adult => self.adult.push(job.to_string()),
+            JobStatus::Senile => self.senile.push(job.to_string()),
+            JobStatus::Waiting | JobStatus::Infantile | JobStatus::Finished => {}
+        }
+        if let Some(j) = self.jobs.get_mut(job) {
+            j.status = status;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nodes(rows: &[(&str, u32)]) -> HashMap<String, u32> {
+        rows.iter().map(|&(n, c)| (n.to_string(), c)).collect()
+    }
+
+    fn settle(td: &mut TdScheduler) {
+        for _ in 0..50 {
+            td.update_statuses();
+        }
+    }
+
+    /// Figure 3(a): T = 1000, five jobs with their demands and amt.
+    fn figure3() -> TdScheduler {
+        let mut td = TdScheduler::new(TdConfig::with_slots(1000)).unwrap();
+        td.submit("j1", 200, 23.0, 200, nodes(&[("n3", 14)])).unwrap();
+        td.submit("j2", 300, 4.0, 300, nodes(&[("n3", 17)])).unwrap();
+        td.submit("j3", 100, 10.0, 100, nodes(&[("n4", 5)])).unwrap();
+        td.submit("j4", 350, 5.0, 350, nodes(&[("n4", 9)])).unwrap();
+        td.submit("j5", 350, 7.0, 350, nodes(&[("n2", 27)])).unwrap();
+        settle(&mut td);
+        td
+    }
+
+    fn make_adult(td: &mut TdScheduler, occupied: &[(&str, u32)]) {
+        for &(j, o) in occupied {
+            td.set_occupied(j, o).unwrap();
+        }
+    }
+
+    #[test]
+    fn formula_1_gives_the_papers_1_66() {
+        let h = upper_bound_limit(1000, 0.7, 950, 350).unwrap();
+        assert_eq!(format!("{h:.2}"), "1.66");
+        assert!(h > 1.3, "the paper's default H = 1.3 is below the limit");
+    }
+
+    #[test]
+    fn figure3_first_four_jobs_are_co_scheduled_and_the_fifth_only_fills_idle_slots() {
+        let td = figure3();
+        for j in ["j1", "j2", "j3", "j4"] {
+            assert_eq!(td.status(j), Some(JobStatus::Teenaged), "{j}");
+        }
+        // O_sen + D = 950 < 1000 admits j5 by formula (2); 950 + 350 > 1000 keeps it infantile by (3)
+        assert_eq!(td.status("j5"), Some(JobStatus::Infantile));
+        assert_eq!(td.co_scheduled_demand(), 950);
+        assert_eq!(format!("{:.2}", td.upper_bound_limit().unwrap()), "1.66");
+        assert_eq!(td.effective_upper_bound(), 1.3);
+    }
+
+    #[test]
+    fn figure3_local_slot_goes_to_the_io_bound_job_and_remote_slot_to_the_cpu_bound_job() {
+        let mut td = figure3();
+        make_adult(&mut td, &[("j1", 140), ("j2", 210), ("j3", 70), ("j4", 245)]);
+        assert_eq!(td.adults_by_amt(), vec!["j2", "j4", "j3", "j1"], "S'_sch in ascending amt");
+        // n3 holds tasks of j1 and j2: the former job in S'_sch, j2, gets the local slot
+        let a = td.slot_freed(0.0, "n3", None).unwrap();
+        assert_eq!(a, TdAssignment { job: "j2".into(), source: TaskSource::Local });
+        // n1 holds nothing: the latter job, j1, runs non-locally, reading from n3
+        let a = td.slot_freed(0.0, "n1", None).unwrap();
+        assert_eq!(a, TdAssignment { job: "j1".into(), source: TaskSource::Remote("n3".into()) });
+        assert_eq!(td.occupied("j1"), Some(141));
+        assert_eq!(td.occupied("j2"), Some(211));
+    }
+
+    #[test]
+    fn a_job_at_its_upper_bound_gets_no_more_slots() {
+        let mut td = figure3();
+        // j2 holds H·demand = 1.3·300 = 390 slots
+        make_adult(&mut td, &[("j1", 140), ("j2", 390), ("j3", 70), ("j4", 245)]);
+        let a = td.slot_freed(0.0, "n3", None).unwrap();
+        assert_eq!(a.job, "j1", "j2 is capped, j1 is the next job with a task on n3");
+        assert_eq!(a.source, TaskSource::Local);
+    }
+
+    #[test]
+    fn teenaged_jobs_take_freed_slots_first() {
+        let mut td = figure3();
+        // all four are teenaged; the first to enter S_tee (j1) gets the slot although j2 also
+        // has a local task here and is I/O-bound
+        let a = td.slot_freed(0.0, "n3", None).unwrap();
+        assert_eq!(a, TdAssignment { job: "j1".into(), source: TaskSource::Local });
+    }
+
+    #[test]
+    fn teenaged_job_becomes_adult_at_l_times_demand() {
+        let mut td = TdScheduler::new(TdConfig::with_slots(20)).unwrap();
+        td.submit("j", 10, 5.0, 50, nodes(&[("n1", 50)])).unwrap();
+        settle(&mut td);
+        assert_eq!(td.status("j"), Some(JobStatus::Teenaged));
+        for _ in 0..6 {
+            td.slot_freed(0.0, "n1", None).unwrap();
+        }
+        assert_eq!(td.status("j"), Some(JobStatus::Teenaged), "6 < 0.7·10");
+        td.slot_freed(0.0, "n1", None).unwrap();
+        assert_eq!(td.status("j"), Some(JobStatus::Adult), "7 ≥ 0.7·10");
+    }
+
+    /// Figure 4: demand 100, L = 0.7, a task of j finishes at occupied 70 → 69 < 70, so the slot
+    /// must run j again even though the node has no split of j.
+    #[test]
+    fn sticky_slot_keeps_a_job_at_its_lower_bound() {
+        let mut td = TdScheduler::new(TdConfig::with_slots(200)).unwrap();
+        td.submit("cpu", 100, 40.0, 500, nodes(&[("far", 500)])).unwrap();
+        td.submit("io", 80, 5.0, 500, nodes(&[("s", 500)])).unwrap();
+        settle(&mut td);
+        make_adult(&mut td, &[("cpu", 70), ("io", 60)]);
+        let a = td.slot_freed(0.0, "s", Some("cpu")).unwrap();
+        assert_eq!(a, TdAssignment { job: "cpu".into(), source: TaskSource::Remote("far".into()) });
+        assert_eq!(td.occupied("cpu"), Some(70));
+
+        // one slot more and the job can let the slot go to the local I/O job
+        td.set_occupied("cpu", 71).unwrap();
+        let a = td.slot_freed(1.0, "s", Some("cpu")).unwrap();
+        assert_eq!(a, TdAssignment { job: "io".into(), source: TaskSource::Local });
+        assert_eq!(td.occupied("cpu"), Some(70));
+    }
+
+    #[test]
+    fn senile_job_finishes_when_its_last_task_ends() {
+        let mut td = TdScheduler::new(TdConfig::with_slots(10)).unwrap();
+        td.submit("j", 2, 5.0, 1, nodes(&[("n1", 1)])).unwrap();
+        settle(&mut td);
+        let a = td.slot_freed(0.0, "n1", None).unwrap();
+        assert_eq!(a.job, "j");
+        assert_eq!(td.status("j"), Some(JobStatus::Senile), "remain == 0 with one task running");
+        assert_eq!(td.slot_freed(1.0, "n1", Some("j")), None);
+        assert_eq!(td.status("j"), Some(JobStatus::Finished));
+    }
+
+    /// Figure 5: j1 (demand 400) is senile with 150 tasks running; j2..j4 (demand 600 in total)
+    /// can hold at most 780 slots, so 70 slots would idle. Formula (2) lets the next job in.
+    #[test]
+    fn infantile_job_fills_slots_a_senile_job_leaves_idle() {
+        let mut td = TdScheduler::new(TdConfig::with_slots(1000)).unwrap();
+        td.submit("j1", 400, 10.0, 400, nodes(&[("a", 400)])).unwrap();
+        td.submit("j2", 200, 10.0, 900, nodes(&[("b", 900)])).unwrap();
+        td.submit("j3", 200, 10.0, 900, nodes(&[("b", 900)])).unwrap();
+        td.submit("j4", 200, 10.0, 900, nodes(&[("b", 900)])).unwrap();
+        td.submit("j5", 300, 10.0, 900, nodes(&[("c", 900)])).unwrap();
+        settle(&mut td);
+        assert_eq!(td.status("j5"), Some(JobStatus::Waiting), "D = 1000 leaves no room");
+
+        make_adult(&mut td, &[("j1", 150), ("j2", 260), ("j3", 260), ("j4", 260)]);
+        td.set_tasks("j1", 0, HashMap::new()).unwrap();
+        assert_eq!(td.status("j1"), Some(JobStatus::Senile));
+        td.update_statuses();
+        assert_eq!(td.status("j5"), Some(JobStatus::Infantile), "O_sen + D = 750 < 1000");
+        td.update_statuses();
+        assert_eq!(td.status("j5"), Some(JobStatus::Infantile), "750 + 300 > 1000");
+
+        // every co-scheduled job is at H·demand: the idle slots go to the infantile job
+        let a = td.slot_freed(0.0, "c", None).unwrap();
+        assert_eq!(a, TdAssignment { job: "j5".into(), source: TaskSource::Local });
+        let a = td.slot_freed(0.0, "b", None).unwrap();
+        assert_eq!(a, TdAssignment { job: "j5".into(), source: TaskSource::Remote("c".into()) });
+
+        // as j1's tasks drain, formula (3) holds (100 + 600 + 300 ≤ 1000) and j5 is promoted
+        td.set_occupied("j1", 100).unwrap();
+        td.update_statuses();
+        assert_eq!(td.status("j5"), Some(JobStatus::Teenaged), "2 slots < 0.7·300");
+    }
+
+    #[test]
+    fn remote_reads_avoid_nodes_with_theta_live_connections() {
+        let mut cfg = TdConfig::with_slots(100);
+        cfg.hotspot_readers = 1;
+        cfg.split_bytes = 100;
+        cfg.bandwidth_bytes_per_sec = 10.0; // window θ·δ/ρ = 10 s
+        let mut td = TdScheduler::new(cfg).unwrap();
+        td.submit("cpu", 10, 30.0, 20, nodes(&[("busy", 15), ("quiet", 5)])).unwrap();
+        settle(&mut td);
+        td.set_occupied("cpu", 7).unwrap();
+        let src = |a: Option<TdAssignment>| a.map(|a| a.source);
+        // most remaining workload first
+        assert_eq!(src(td.slot_freed(0.0, "x", None)), Some(TaskSource::Remote("busy".into())));
+        // "busy" now serves θ = 1 reader: the next reader goes elsewhere
+        assert_eq!(src(td.slot_freed(1.0, "y", None)), Some(TaskSource::Remote("quiet".into())));
+        // both are hot: the slot stays idle rather than create a hotspot
+        assert_eq!(td.slot_freed(2.0, "z", None), None);
+        // the first read is overdue at 0 + 10 s
+        assert_eq!(src(td.slot_freed(10.0, "z", None)), Some(TaskSource::Remote("busy".into())));
+    }
+
+    #[test]
+    fn remote_source_is_the_node_with_most_remaining_workload_across_jobs() {
+        let mut td = TdScheduler::new(TdConfig::with_slots(100)).unwrap();
+        // R_a = 10·1 + 4·5 = 30, R_b = 10·2 = 20: although b holds more of x's tasks, a is fuller
+        td.submit("x", 10, 10.0, 3, nodes(&[("a", 1), ("b", 2)])).unwrap();
+        td.submit("y", 10, 4.0, 5, nodes(&[("a", 5)])).unwrap();
+        settle(&mut td);
+        make_adult(&mut td, &[("x", 7), ("y", 13)]); // y is at H·demand
+        assert_eq!(td.remaining_workload("a"), 30.0);
+        assert_eq!(td.remaining_workload("b"), 20.0);
+        let a = td.slot_freed(0.0, "elsewhere", None).unwrap();
+        assert_eq!(a, TdAssignment { job: "x".into(), source: TaskSource::Remote("a".into()) });
+    }
+
+    #[test]
+    fn observed_map_times_reorder_the_jobs() {
+        let mut td = TdScheduler::new(TdConfig::with_slots(100)).unwrap();
+        td.submit("p", 10, 5.0, 50, HashMap::new()).unwrap();
+        td.submit("q", 10, 8.0, 50, HashMap::new()).unwrap();
+        settle(&mut td);
+        make_adult(&mut td, &[("p", 7), ("q", 7)]);
+        assert_eq!(td.adults_by_amt(), vec!["p", "q"]);
+        td.observe_map_time("p", 20.0).unwrap();
+        td.observe_map_time("p", 30.0).unwrap();
+        assert_eq!(td.amt("p"), Some(25.0));
+        assert_eq!(td.adults_by_amt(), vec!["q", "p"]);
+    }
+
+    #[test]
+    fn bad_settings_and_bad_jobs_are_refused_by_name() {
+        let mut cfg = TdConfig::with_slots(10);
+        cfg.lower_bound = 1.2;
+        let err = TdScheduler::new(cfg).unwrap_err();
+        assert!(err.to_string().contains("locus.td.lower-bound"), "{err}");
+        let mut cfg = TdConfig::with_slots(10);
+        cfg.upper_bound = 0.9;
+        assert!(TdScheduler::new(cfg).unwrap_err().to_string().contains("locus.td.upper-bound"));
+
+        let mut td = TdScheduler::new(TdConfig::with_slots(10)).unwrap();
+        let err = td.submit("zero", 0, 1.0, 1, HashMap::new()).unwrap_err();
+        assert!(err.to_string().contains("zero"), "{err}");
+        assert_eq!(td.set_tasks("ghost", 1, HashMap::new()), Err(CoreError::UnknownApp("ghost".into())));
+        td.submit("j", 1, 1.0, 1, HashMap::new()).unwrap();
+        assert!(td.submit("j", 1, 1.0, 1, HashMap::new()).is_err());
+    }
+}
