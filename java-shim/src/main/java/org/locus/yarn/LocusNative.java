@@ -1,0 +1,84 @@
+package org.locus.yarn;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The native entry points of {@code liblocus_jni.so}. Every method throws
+ * {@link LocusException} (or {@link LocusConfigException} for bad settings) on failure; a zero
+ * or closed handle is an exception, never a crash. Use {@link LocusCore}, which owns a handle
+ * and loads the library; call these directly only after {@link NativeLoader#load()}.
+ *
+ * <p>Messages are JSON, see {@code rust-core/src/protocol.rs}.
+ */
+public final class LocusNative {
+  /** The logger the core's own log records go to; its level decides what Rust sends. */
+  static final Logger CORE_LOG = LoggerFactory.getLogger("org.locus.core");
+
+  private LocusNative() {
+  }
+
+  /** {@code {"locus.policy":"fifo", ...}} → handle. */
+  public static native long create(String propertiesJson);
+
+  public static native void reconfigure(long handle, String propertiesJson);
+
+  /** Applies the events in order; throws naming the first bad one (earlier ones stay applied). */
+  public static native void events(long handle, String eventsJsonArray);
+
+  /** Node heartbeat → {@code {"decisions":[...]}}. */
+  public static native String heartbeat(long handle, String heartbeatJson);
+
+  public static native String stats(long handle);
+
+  /** Frees the core behind {@code handle}; a zero or already-closed handle throws. */
+  public static native void close(long handle);
+
+  /** Rust records at or below {@code maxLevel} (0 off, 1 error .. 5 trace) reach {@link #log}. */
+  public static native void initLogging(int maxLevel);
+
+  /** The level {@code org.locus.core} has enabled, in the ints {@link #initLogging} takes. */
+  static int enabledLevel(Logger logger) {
+    if (logger.isTraceEnabled()) {
+      return 5;
+    }
+    if (logger.isDebugEnabled()) {
+      return 4;
+    }
+    if (logger.isInfoEnabled()) {
+      return 3;
+    }
+    if (logger.isWarnEnabled()) {
+      return 2;
+    }
+    return logger.isErrorEnabled() ? 1 : 0;
+  }
+
+  /**
+   * Called from Rust for every log record. Must not throw: it runs in the middle of a native
+   * scheduler call (and from the native panic hook).
+   */
+  static void log(int level, String target, String message) {
+    try {
+      switch (level) {
+        case 1:
+          CORE_LOG.error("[{}] {}", target, message);
+          break;
+        case 2:
+          CORE_LOG.warn("[{}] {}", target, message);
+          break;
+        case 3:
+          CORE_LOG.info("[{}] {}", target, message);
+          break;
+        case 4:
+          CORE_LOG.debug("[{}] {}", target, message);
+          break;
+        default:
+          CORE_LOG.trace("[{}] {}", target, message);
+          break;
+      }
+    } catch (Throwable t) {
+      // A broken appender must not fail a scheduling call; there is nowhere left to report it.
+    }
+  }
+}
