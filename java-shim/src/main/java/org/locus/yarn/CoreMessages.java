@@ -1,0 +1,216 @@
+package org.locus.yarn;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+
+/**
+ * Builds the JSON messages of docs/architecture.md (rust-core/src/protocol.rs is the
+ * authority on field names). Identifiers go over as YARN prints them (NodeId, ApplicationId,
+ * ContainerId {@code toString()}), so a core log line can be grepped in the RM log.
+ */
+final class CoreMessages {
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  private CoreMessages() {}
+
+  static ObjectNode resource(Resource r) {
+    ObjectNode o = JSON.createObjectNode();
+    // Negative values only appear on an over-committed node; the core's unsigned fields
+    // must never see them, and "nothing free" is the truth for scheduling.
+    o.put("memory_mb", Math.max(0L, r.getMemorySize()));
+    o.put("vcores", Math.max(0, r.getVirtualCores()));
+    return o;
+  }
+
+  static String locality(NodeType type) {
+    switch (type) {
+      case NODE_LOCAL:
+        return "node_local";
+      case RACK_LOCAL:
+        return "rack_local";
+      default:
+        return "off_switch";
+    }
+  }
+
+  /** Inverse of {@link #locality}; null for anything the protocol does not define. */
+  static NodeType nodeType(String locality) {
+    if (locality == null) {
+      return null;
+    }
+    switch (locality) {
+      case "node_local":
+        return NodeType.NODE_LOCAL;
+      case "rack_local":
+        return NodeType.RACK_LOCAL;
+      case "off_switch":
+        return NodeType.OFF_SWITCH;
+      default:
+        return null;
+    }
+  }
+
+  private static ObjectNode event(String type) {
+    ObjectNode o = JSON.createObjectNode();
+    o.put("type", type);
+    return o;
+  }
+
+  static ObjectNode nodeAdded(NodeId node, String host, String rack, Resource capability) {
+    ObjectNode o = event("node_added");
+    o.put("node", node.toString());
+    o.put("host", host);
+    o.put("rack", rack);
+    o.set("capability", resource(capability));
+    return o;
+  }
+
+  static ObjectNode nodeRemoved(NodeId node) {
+    ObjectNode o = event("node_removed");
+    o.put("node", node.toString());
+    return o;
+  }
+
+  static ObjectNode nodeResourceUpdated(NodeId node, Resource capability) {
+    ObjectNode o = event("node_resource_updated");
+    o.put("node", node.toString());
+    o.set("capability", resource(capability));
+    return o;
+  }
+
+  static ObjectNode appAdded(ApplicationId app, String queue, String user, String name,
+      String appType, Collection<String> tags, long submitMs) {
+    ObjectNode o = event("app_added");
+    o.put("app", app.toString());
+    o.put("queue", queue);
+    o.put("user", user == null ? "" : user);
+    o.put("name", name == null ? "" : name);
+    o.put("app_type", appType == null ? "" : appType);
+    ArrayNode t = o.putArray("tags");
+    if (tags != null) {
+      List<String> sorted = new ArrayList<>(tags);
+      sorted.sort(Comparator.naturalOrder());
+      sorted.forEach(t::add);
+    }
+    o.put("submit_ms", Math.max(0L, submitMs));
+    return o;
+  }
+
+  static ObjectNode appRemoved(ApplicationId app) {
+    ObjectNode o = event("app_removed");
+    o.put("app", app.toString());
+    return o;
+  }
+
+  static ObjectNode attemptAdded(ApplicationAttemptId attempt) {
+    ObjectNode o = event("attempt_added");
+    o.put("app", attempt.getApplicationId().toString());
+    o.put("attempt", attempt.toString());
+    return o;
+  }
+
+  static ObjectNode attemptRemoved(ApplicationAttemptId attempt) {
+    ObjectNode o = event("attempt_removed");
+    o.put("app", attempt.getApplicationId().toString());
+    o.put("attempt", attempt.toString());
+    return o;
+  }
+
+  /**
+   * A full snapshot of the outstanding asks. Rows are sorted so that two snapshots of the same
+   * asks serialise identically, which is how the shim tells whether anything changed.
+   */
+  static ObjectNode asksUpdated(ApplicationId app, Collection<ResourceRequest> requests) {
+    List<ResourceRequest> rows = new ArrayList<>();
+    for (ResourceRequest r : requests) {
+      if (r.getNumContainers() > 0) {
+        rows.add(r);
+      }
+    }
+    rows.sort(Comparator
+        .comparingInt((ResourceRequest r) -> r.getPriority().getPriority())
+        .thenComparingLong(ResourceRequest::getAllocationRequestId)
+        .thenComparing(ResourceRequest::getResourceName));
+    ObjectNode o = event("asks_updated");
+    o.put("app", app.toString());
+    ArrayNode asks = o.putArray("asks");
+    for (ResourceRequest r : rows) {
+      ObjectNode a = asks.addObject();
+      a.put("priority", r.getPriority().getPriority());
+      a.put("allocation_request_id", r.getAllocationRequestId());
+      a.put("resource_name", r.getResourceName());
+      a.set("capability", resource(r.getCapability()));
+      a.put("count", r.getNumContainers());
+      a.put("relax_locality", r.getRelaxLocality());
+    }
+    return o;
+  }
+
+  static ObjectNode containerAllocated(ContainerId container, NodeId node, int priority,
+      Resource resource, NodeType locality, boolean recovered) {
+    ObjectNode o = event("container_allocated");
+    o.put("container", container.toString());
+    o.put("app", container.getApplicationAttemptId().getApplicationId().toString());
+    o.put("node", node.toString());
+    o.put("priority", priority);
+    o.set("resource", resource(resource));
+    o.put("locality", locality(locality));
+    o.put("recovered", recovered);
+    return o;
+  }
+
+  static ObjectNode containerReleased(ContainerId container, NodeId node, Resource resource) {
+    ObjectNode o = event("container_released");
+    o.put("app", container.getApplicationAttemptId().getApplicationId().toString());
+    o.put("container", container.toString());
+    o.put("node", node.toString());
+    o.set("resource", resource(resource));
+    return o;
+  }
+
+  /** {@code decision} is echoed exactly as the core sent it. */
+  static ObjectNode decisionRejected(JsonNode decision, int executed, String reason) {
+    ObjectNode o = event("decision_rejected");
+    o.set("decision", decision);
+    o.put("executed", Math.max(0, executed));
+    o.put("reason", reason);
+    return o;
+  }
+
+  static String heartbeat(NodeId node, Resource unallocated, long nowMs) {
+    ObjectNode o = JSON.createObjectNode();
+    o.put("node", node.toString());
+    o.set("unallocated", resource(unallocated));
+    o.put("now_ms", Math.max(0L, nowMs));
+    return write(o);
+  }
+
+  static String array(List<? extends JsonNode> events) {
+    ArrayNode a = JSON.createArrayNode();
+    a.addAll(events);
+    return write(a);
+  }
+
+  static String write(JsonNode node) {
+    try {
+      return JSON.writeValueAsString(node);
+    } catch (JsonProcessingException e) {
+      // Tree nodes built above always serialise; reaching this is a Jackson bug.
+      throw new IllegalStateException("cannot serialise " + node, e);
+    }
+  }
+}

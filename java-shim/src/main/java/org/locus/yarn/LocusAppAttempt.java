@@ -1,0 +1,96 @@
+package org.locus.yarn;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.server.resourcemanager.RMAuditLogger;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerImpl;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManager;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
+
+/**
+ * The RM's own attempt bookkeeping (asks, live containers, tokens, metrics) plus the two things
+ * Locus needs on top: a one-step allocation at a known locality, and the last asks snapshot the
+ * core was sent, so that a snapshot goes out only when the asks really changed.
+ *
+ * <p>The attempt's monitor is "the application lock" of docs/architecture.md: whoever changes
+ * the asks or executes a decision holds it while telling the core, so snapshots reach the core
+ * in the order the asks changed.
+ */
+class LocusAppAttempt extends FiCaSchedulerApp {
+  /** Guarded by {@code this}. */
+  private String lastAsksSent = "[]";
+
+  LocusAppAttempt(ApplicationAttemptId attemptId, String user, Queue queue,
+      ActiveUsersManager users, RMContext rmContext) {
+    super(attemptId, user, queue, users, rmContext);
+  }
+
+  /**
+   * Creates the RMContainer for {@code container} on {@code node} against the ask at
+   * {@code key}, consuming the ask rows of {@code type} like the built-in schedulers do.
+   *
+   * @return null when the attempt stopped or the ask is no longer outstanding at that
+   *     locality (an AM may update its asks at any time)
+   */
+  RMContainer allocate(NodeType type, FiCaSchedulerNode node, SchedulerRequestKey key,
+      Container container) {
+    writeLock.lock();
+    try {
+      if (isStopped || !appSchedulingInfo.checkAllocation(type, node, key)) {
+        return null;
+      }
+      RMContainerImpl rmContainer = new RMContainerImpl(container, key,
+          getApplicationAttemptId(), node.getNodeID(), getUser(), rmContext,
+          node.getPartition());
+      rmContainer.setQueueName(getQueueName());
+      updateAMContainerDiagnostics(AMState.ASSIGNED, null);
+
+      liveContainers.put(container.getId(), rmContainer);
+      addToNewlyAllocatedContainers(node, rmContainer);
+
+      // Decrements the ask rows and updates QueueMetrics; the returned request lets the RM put
+      // the ask back if the container is lost before the AM acquires it.
+      ContainerRequest consumed = appSchedulingInfo.allocate(type, node, key, rmContainer);
+      rmContainer.setContainerRequest(consumed);
+      attemptResourceUsage.incUsed(node.getPartition(), container.getResource());
+
+      rmContainer.handle(new RMContainerEvent(container.getId(), RMContainerEventType.START));
+      RMAuditLogger.logSuccess(getUser(), RMAuditLogger.AuditConstants.ALLOC_CONTAINER,
+          "LocusScheduler", getApplicationId(), container.getId(), container.getResource(),
+          getQueueName(), null);
+      return rmContainer;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * The {@code asks_updated} event for the current asks, or null when the core already has
+   * exactly this snapshot. Caller holds the application lock and must send what it gets.
+   */
+  synchronized ObjectNode asksUpdateIfChanged() {
+    ObjectNode event = CoreMessages.asksUpdated(getApplicationId(),
+        appSchedulingInfo.getAllResourceRequests());
+    String text = CoreMessages.write(event.get("asks"));
+    if (text.equals(lastAsksSent)) {
+      return null;
+    }
+    lastAsksSent = text;
+    return event;
+  }
+
+  /** The core may not have applied the last snapshot: send the next one whatever it holds. */
+  synchronized void forgetAsksSent() {
+    lastAsksSent = null;
+  }
+}

@@ -1,0 +1,688 @@
+package org.locus.yarn;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hadoop.conf.Configurable;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.api.records.SchedulingRequest;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnException;
+import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
+import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourceUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
+import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The scheduler the ResourceManager loads ({@code yarn.resourcemanager.scheduler.class}).
+ *
+ * <p>It keeps the RM's own bookkeeping (attempts, nodes, RMContainers, tokens, QueueMetrics) so
+ * the rest of the RM sees a normal scheduler, and leaves every scheduling decision to the Locus
+ * core: node and job events are forwarded as JSON messages, and on each node heartbeat the
+ * core's decisions are validated and executed here (see docs/architecture.md).
+ *
+ * <p>Threads: scheduler events arrive on the RM's scheduler dispatcher thread, {@code allocate}
+ * on many IPC threads. Lock order: scheduler monitor, then application (attempt monitor), then
+ * the core's own mutex; the core never calls back into the RM.
+ */
+public class LocusScheduler
+    extends AbstractYarnScheduler<FiCaSchedulerApp, FiCaSchedulerNode>
+    implements Configurable {
+  private static final Logger LOG = LoggerFactory.getLogger(LocusScheduler.class);
+
+  private final ResourceCalculator resourceCalculator = new DefaultResourceCalculator();
+  private final DecisionExecutor executor = new DecisionExecutor(new ExecutorView());
+  private final AtomicBoolean coreClosed = new AtomicBoolean(false);
+
+  private Configuration conf;
+  private volatile LocusCore core;
+  private volatile LocusQueue queue;
+  private boolean usePortForNodeName;
+
+  public LocusScheduler() {
+    super(LocusScheduler.class.getName());
+  }
+
+  // ---------------------------------------------------------------- lifecycle, configuration
+
+  @Override
+  public synchronized void setConf(Configuration conf) {
+    this.conf = conf;
+  }
+
+  @Override
+  public synchronized Configuration getConf() {
+    return conf;
+  }
+
+  @Override
+  public synchronized void setRMContext(RMContext rmContext) {
+    this.rmContext = rmContext;
+  }
+
+  @Override
+  public void serviceInit(Configuration conf) throws Exception {
+    validateAllocationLimits(conf);
+    // Ordered by ApplicationId, i.e. by submission: the order operators see in the UI.
+    this.applications = new ConcurrentSkipListMap<>();
+    this.minimumAllocation = super.getMinimumAllocation();
+    initMaximumResourceCapability(super.getMaximumAllocation());
+    this.usePortForNodeName = conf.getBoolean(
+        YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
+    QueueMetrics metrics = QueueMetrics.forQueue(LocusQueue.NAME, null, false, conf);
+    this.queue = new LocusQueue(metrics, this::getClusterResource);
+    // Opened here so a bad locus.* key stops the RM before it serves anyone; the exception's
+    // message is the core's and names the key.
+    this.core = LocusCore.open(LocusSettings.toJson(conf));
+    LOG.info("Locus core started with settings {}", LocusSettings.collect(conf));
+    super.serviceInit(conf);
+    schedulingMonitorManager.initialize(rmContext, conf);
+  }
+
+  private static void validateAllocationLimits(Configuration conf) {
+    int minMem = conf.getInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB,
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_MINIMUM_ALLOCATION_MB);
+    int maxMem = conf.getInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB,
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_MB);
+    if (minMem <= 0 || minMem > maxMem) {
+      throw new YarnRuntimeException("Invalid scheduler allocation limits: "
+          + YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB + "=" + minMem + ", "
+          + YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB + "=" + maxMem
+          + "; both must be positive and the minimum no larger than the maximum");
+    }
+  }
+
+  @Override
+  public void serviceStart() throws Exception {
+    super.serviceStart();
+  }
+
+  @Override
+  public void serviceStop() throws Exception {
+    try {
+      super.serviceStop();
+    } finally {
+      LocusCore c = core;
+      if (c != null && coreClosed.compareAndSet(false, true)) {
+        c.close();
+      }
+    }
+  }
+
+  /** {@code yarn rmadmin -refreshQueues}: the core re-reads the {@code locus.*} settings. */
+  @Override
+  public synchronized void reinitialize(Configuration newConf, RMContext rmContext)
+      throws IOException {
+    setConf(newConf);
+    super.reinitialize(newConf, rmContext);
+    LocusCore c = core;
+    if (c == null) {
+      throw new IOException("Locus core is not running; cannot refresh its settings");
+    }
+    try {
+      c.reconfigure(LocusSettings.toJson(newConf));
+    } catch (LocusException e) {
+      // Keeps the old settings running; the admin sees why the new ones were refused.
+      throw new IOException("Locus refused the new settings: " + e.getMessage(), e);
+    }
+    LOG.info("Locus core reconfigured with {}", LocusSettings.collect(newConf));
+  }
+
+  /** Work-preserving restart recovers through APP_ADDED events and NM reports instead. */
+  @Override
+  public void recover(RMState state) {
+  }
+
+  /** The core's counters as JSON (allocations by locality, heartbeats, decisions, ...). */
+  public String getCoreStatsJson() {
+    LocusCore c = core;
+    if (c == null || c.isClosed()) {
+      throw new IllegalStateException("Locus core is not running");
+    }
+    return c.stats();
+  }
+
+  // ---------------------------------------------------------------- talking to the core
+
+  private void send(ObjectNode event) {
+    send(Collections.singletonList(event), Collections.emptySet());
+  }
+
+  /**
+   * One {@code events} call. A refusal is a bug on one side of the protocol, not a reason to
+   * take the RM down: it is logged, and the asks of {@code snapshotsFrom} are re-sent in full
+   * at their next change so the core's view heals.
+   */
+  private void send(List<ObjectNode> events, Collection<LocusAppAttempt> snapshotsFrom) {
+    if (events.isEmpty()) {
+      return;
+    }
+    LocusCore c = core;
+    if (c == null || c.isClosed()) {
+      LOG.debug("Locus core closed; dropping {} events at shutdown", events.size());
+      return;
+    }
+    String json = CoreMessages.array(events);
+    try {
+      c.events(json);
+    } catch (RuntimeException e) {
+      LOG.error("Locus core refused events {}: {}", abbreviate(json), e.getMessage(), e);
+      for (LocusAppAttempt a : snapshotsFrom) {
+        a.forgetAsksSent();
+      }
+    }
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() <= 4000 ? s : s.substring(0, 4000) + "...";
+  }
+
+  /** Sends the attempt's asks if they changed since the core last saw them. */
+  private void pushAsks(LocusAppAttempt attempt) {
+    synchronized (attempt) {
+      ObjectNode asks = attempt.asksUpdateIfChanged();
+      if (asks != null) {
+        send(Collections.singletonList(asks), Collections.singleton(attempt));
+      }
+    }
+  }
+
+  private final class ExecutorView implements DecisionExecutor.Cluster {
+    @Override
+    public LocusAppAttempt currentAttempt(ApplicationId app) {
+      SchedulerApplication<FiCaSchedulerApp> a = applications.get(app);
+      FiCaSchedulerApp attempt = a == null ? null : a.getCurrentAppAttempt();
+      return attempt instanceof LocusAppAttempt ? (LocusAppAttempt) attempt : null;
+    }
+
+    @Override
+    public FiCaSchedulerNode node(NodeId node) {
+      return nodeTracker.getNode(node);
+    }
+
+    @Override
+    public void containerCreated(RMContainer container) {
+      queue.addUsed(container.getAllocatedResource());
+    }
+
+    @Override
+    public void send(List<ObjectNode> events, Set<LocusAppAttempt> heldApps) {
+      LocusScheduler.this.send(events, heldApps);
+    }
+  }
+
+  // ---------------------------------------------------------------- scheduler events
+
+  @Override
+  public void handle(SchedulerEvent event) {
+    switch (event.getType()) {
+      case NODE_ADDED: {
+        NodeAddedSchedulerEvent e = (NodeAddedSchedulerEvent) event;
+        addNode(e.getAddedRMNode());
+        recoverContainersOnNode(e.getContainerReports(), e.getAddedRMNode());
+        break;
+      }
+      case NODE_REMOVED:
+        removeNode(((NodeRemovedSchedulerEvent) event).getRemovedRMNode());
+        break;
+      case NODE_RESOURCE_UPDATE: {
+        NodeResourceUpdateSchedulerEvent e = (NodeResourceUpdateSchedulerEvent) event;
+        updateNodeResource(e.getRMNode(), e.getResourceOption());
+        FiCaSchedulerNode node = nodeTracker.getNode(e.getRMNode().getNodeID());
+        if (node != null) {
+          send(CoreMessages.nodeResourceUpdated(node.getNodeID(), node.getTotalResource()));
+        }
+        break;
+      }
+      case NODE_UPDATE:
+        nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode());
+        break;
+      case APP_ADDED: {
+        AppAddedSchedulerEvent e = (AppAddedSchedulerEvent) event;
+        addApplication(e.getApplicationId(), e.getQueue(), e.getUser(),
+            e.getIsAppRecovering(), e.isUnmanagedAM());
+        break;
+      }
+      case APP_REMOVED: {
+        AppRemovedSchedulerEvent e = (AppRemovedSchedulerEvent) event;
+        doneApplication(e.getApplicationID(), e.getFinalState());
+        break;
+      }
+      case APP_ATTEMPT_ADDED: {
+        AppAttemptAddedSchedulerEvent e = (AppAttemptAddedSchedulerEvent) event;
+        addApplicationAttempt(e.getApplicationAttemptId(),
+            e.getTransferStateFromPreviousAttempt(), e.getIsAttemptRecovering());
+        break;
+      }
+      case APP_ATTEMPT_REMOVED: {
+        AppAttemptRemovedSchedulerEvent e = (AppAttemptRemovedSchedulerEvent) event;
+        doneApplicationAttempt(e.getApplicationAttemptID(), e.getFinalAttemptState(),
+            e.getKeepContainersAcrossAppAttempts());
+        break;
+      }
+      case CONTAINER_EXPIRED: {
+        ContainerId id = ((ContainerExpiredSchedulerEvent) event).getContainerId();
+        completedContainer(getRMContainer(id),
+            SchedulerUtils.createAbnormalContainerStatus(id, SchedulerUtils.EXPIRED_CONTAINER),
+            RMContainerEventType.EXPIRE);
+        break;
+      }
+      case RELEASE_CONTAINER: {
+        RMContainer c = ((ReleaseContainerEvent) event).getContainer();
+        completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
+            SchedulerUtils.RELEASED_CONTAINER), RMContainerEventType.RELEASED);
+        break;
+      }
+      default:
+        // Node labels/attributes, reservations, preemption marks and queue management have
+        // no meaning with a single queue and no reservations; new event types of a later
+        // Hadoop land here too rather than failing the dispatcher.
+        LOG.warn("LocusScheduler ignores scheduler event {}", event.getType());
+    }
+  }
+
+  private synchronized void addNode(RMNode rmNode) {
+    FiCaSchedulerNode node = new FiCaSchedulerNode(rmNode, usePortForNodeName);
+    nodeTracker.addNode(node);
+    // "host" is the name this node's asks use (host, or host:port when the RM is configured
+    // to include the port), so the core can match resource_name against it.
+    send(CoreMessages.nodeAdded(rmNode.getNodeID(), node.getNodeName(), rmNode.getRackName(),
+        rmNode.getTotalCapability()));
+    queue.updateAvailableMetrics();
+    LOG.info("Added node {} (rack {}) capability {}", rmNode.getNodeID(),
+        rmNode.getRackName(), rmNode.getTotalCapability());
+  }
+
+  private synchronized void removeNode(RMNode rmNode) {
+    FiCaSchedulerNode node = nodeTracker.getNode(rmNode.getNodeID());
+    if (node == null) {
+      return;
+    }
+    for (RMContainer c : node.getCopiedListOfRunningContainers()) {
+      completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
+          SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
+    }
+    nodeTracker.removeNode(rmNode.getNodeID());
+    send(CoreMessages.nodeRemoved(rmNode.getNodeID()));
+    queue.updateAvailableMetrics();
+    LOG.info("Removed node {}", rmNode.getNodeID());
+  }
+
+  synchronized void addApplication(ApplicationId appId, String requestedQueue, String user,
+      boolean isAppRecovering, boolean unmanagedAM) {
+    SchedulerApplication<FiCaSchedulerApp> app =
+        new SchedulerApplication<>(queue, user, unmanagedAM);
+    applications.put(appId, app);
+    queue.getMetrics().submitApp(user, unmanagedAM);
+    RMApp rmApp = rmContext.getRMApps().get(appId);
+    send(CoreMessages.appAdded(appId, LocusQueue.NAME, user,
+        rmApp == null ? "" : rmApp.getName(),
+        rmApp == null ? "" : rmApp.getApplicationType(),
+        rmApp == null ? Collections.emptySet() : rmApp.getApplicationTags(),
+        rmApp == null ? 0L : rmApp.getSubmitTime()));
+    if (requestedQueue != null && !LocusQueue.isKnown(requestedQueue)) {
+      LOG.info("Application {} asked for queue {}; Locus runs it in queue {}", appId,
+          requestedQueue, LocusQueue.NAME);
+    }
+    LOG.info("Accepted application {} from user {}; {} applications", appId, user,
+        applications.size());
+    if (!isAppRecovering) {
+      rmContext.getDispatcher().getEventHandler()
+          .handle(new RMAppEvent(appId, RMAppEventType.APP_ACCEPTED));
+    }
+  }
+
+  synchronized void addApplicationAttempt(ApplicationAttemptId attemptId,
+      boolean transferStateFromPreviousAttempt, boolean isAttemptRecovering) {
+    SchedulerApplication<FiCaSchedulerApp> app =
+        applications.get(attemptId.getApplicationId());
+    if (app == null) {
+      LOG.warn("Attempt {} added for an application the scheduler does not know", attemptId);
+      return;
+    }
+    LocusAppAttempt attempt = new LocusAppAttempt(attemptId, app.getUser(), queue,
+        queue.getAbstractUsersManager(), rmContext);
+    if (transferStateFromPreviousAttempt && app.getCurrentAppAttempt() != null) {
+      attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
+    }
+    app.setCurrentAppAttempt(attempt);
+    queue.getMetrics().submitAppAttempt(app.getUser(), app.isUnmanagedAM());
+    send(CoreMessages.attemptAdded(attemptId));
+    LOG.info("Added attempt {} of user {}", attemptId, app.getUser());
+    if (!isAttemptRecovering) {
+      rmContext.getDispatcher().getEventHandler()
+          .handle(new RMAppAttemptEvent(attemptId, RMAppAttemptEventType.ATTEMPT_ADDED));
+    }
+  }
+
+  private synchronized void doneApplication(ApplicationId appId, RMAppState finalState) {
+    SchedulerApplication<FiCaSchedulerApp> app = applications.get(appId);
+    if (app == null) {
+      LOG.warn("Removal of unknown application {} ignored", appId);
+      return;
+    }
+    queue.getAbstractUsersManager().deactivateApplication(app.getUser(), appId);
+    app.stop(finalState);
+    applications.remove(appId);
+    send(CoreMessages.appRemoved(appId));
+  }
+
+  private synchronized void doneApplicationAttempt(ApplicationAttemptId attemptId,
+      RMAppAttemptState finalState, boolean keepContainers) {
+    FiCaSchedulerApp attempt = getApplicationAttempt(attemptId);
+    if (attempt == null) {
+      LOG.warn("Removal of unknown attempt {} ignored", attemptId);
+      return;
+    }
+    for (RMContainer c : attempt.getLiveContainers()) {
+      if (keepContainers && c.getState() == RMContainerState.RUNNING) {
+        // Work-preserving AM restart: the next attempt inherits the running containers.
+        continue;
+      }
+      completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
+          SchedulerUtils.COMPLETED_APPLICATION), RMContainerEventType.KILL);
+    }
+    attempt.stop(finalState);
+    send(CoreMessages.attemptRemoved(attemptId));
+  }
+
+  // ---------------------------------------------------------------- heartbeats and decisions
+
+  @Override
+  protected synchronized void nodeUpdate(RMNode rmNode) {
+    // Completed and newly launched containers first, so the heartbeat carries what is free now.
+    super.nodeUpdate(rmNode);
+    FiCaSchedulerNode node = nodeTracker.getNode(rmNode.getNodeID());
+    if (node == null) {
+      return;
+    }
+    if (rmContext.isWorkPreservingRecoveryEnabled()
+        && !rmContext.isSchedulerReadyForAllocatingContainers()) {
+      // After a restart, wait until the NMs have reported what is already running.
+      return;
+    }
+    LocusCore c = core;
+    if (c != null && !c.isClosed()) {
+      String heartbeat = CoreMessages.heartbeat(node.getNodeID(),
+          node.getUnallocatedResource(), getClock().getTime());
+      JsonNode response = null;
+      try {
+        response = CoreMessages.JSON.readTree(c.heartbeat(heartbeat));
+      } catch (IOException | RuntimeException e) {
+        LOG.error("Locus core failed the heartbeat {}: {}", heartbeat, e.getMessage(), e);
+      }
+      if (response != null) {
+        executor.run(response);
+      }
+    }
+    for (SchedulerApplication<FiCaSchedulerApp> app : applications.values()) {
+      FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
+      if (attempt != null) {
+        queue.updateHeadroom(attempt);
+      }
+    }
+    queue.updateAvailableMetrics();
+  }
+
+  @Override
+  public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
+      List<SchedulingRequest> schedulingRequests, List<ContainerId> release,
+      List<String> blacklistAdditions, List<String> blacklistRemovals,
+      ContainerUpdates updateRequests) {
+    FiCaSchedulerApp found = getApplicationAttempt(attemptId);
+    if (!(found instanceof LocusAppAttempt)
+        || !found.getApplicationAttemptId().equals(attemptId)) {
+      // A late call from a finished or superseded attempt must not touch the current one.
+      LOG.error("allocate called by {}, which is not a running attempt", attemptId);
+      return EMPTY_ALLOCATION;
+    }
+    LocusAppAttempt attempt = (LocusAppAttempt) found;
+    if (schedulingRequests != null && !schedulingRequests.isEmpty()) {
+      LOG.warn("Application {} sent {} SchedulingRequests (placement constraints); Locus "
+          + "schedules ResourceRequests only and ignores them", attemptId.getApplicationId(),
+          schedulingRequests.size());
+    }
+    normalizeResourceRequests(ask);
+    releaseContainers(release, attempt);
+    synchronized (attempt) {
+      if (attempt.isStopped()) {
+        LOG.info("allocate called by stopped attempt {}", attemptId);
+        return EMPTY_ALLOCATION;
+      }
+      if (!ask.isEmpty()) {
+        attempt.updateResourceRequests(ask);
+      }
+      attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
+      ObjectNode asks = attempt.asksUpdateIfChanged();
+      if (asks != null) {
+        send(Collections.singletonList(asks), Collections.singleton(attempt));
+      }
+      org.apache.hadoop.yarn.api.records.Resource headroom = attempt.getHeadroom();
+      attempt.setApplicationHeadroomForMetrics(headroom);
+      return new Allocation(attempt.pullNewlyAllocatedContainers(), headroom, null, null, null,
+          attempt.pullUpdatedNMTokens());
+    }
+  }
+
+  // ---------------------------------------------------------------- containers
+
+  @Override
+  protected synchronized void completedContainerInternal(RMContainer rmContainer,
+      ContainerStatus status, RMContainerEventType event) {
+    Container container = rmContainer.getContainer();
+    FiCaSchedulerApp attempt = getCurrentAttemptForContainer(container.getId());
+    if (attempt == null) {
+      LOG.info("Container {} of an unknown application completed ({})", container.getId(),
+          event);
+      return;
+    }
+    String partition = rmContainer.getNodeLabelExpression();
+    if (!attempt.containerCompleted(rmContainer, status, event, partition)) {
+      // Already completed through another path (e.g. released, then reported by the NM).
+      return;
+    }
+    FiCaSchedulerNode node = nodeTracker.getNode(container.getNodeId());
+    if (node != null) {
+      node.releaseContainer(container.getId(), false);
+    }
+    queue.subtractUsed(container.getResource());
+    send(CoreMessages.containerReleased(container.getId(), container.getNodeId(),
+        container.getResource()));
+    LOG.info("Attempt {} released container {} on {} ({})", attempt.getApplicationAttemptId(),
+        container.getId(), container.getNodeId(), event);
+  }
+
+  /** The RM may put an ask back after a completion (a container lost before the AM got it). */
+  @Override
+  public void completedContainer(RMContainer rmContainer, ContainerStatus status,
+      RMContainerEventType event) {
+    super.completedContainer(rmContainer, status, event);
+    if (rmContainer != null) {
+      FiCaSchedulerApp attempt = getCurrentAttemptForContainer(rmContainer.getContainerId());
+      if (attempt instanceof LocusAppAttempt) {
+        pushAsks((LocusAppAttempt) attempt);
+      }
+    }
+  }
+
+  @Override
+  public void killContainer(RMContainer container) {
+    LOG.info("Killing container {}", container.getContainerId());
+    completedContainer(container, SchedulerUtils.createKilledContainerStatus(
+        container.getContainerId(), "Container killed by the ResourceManager"),
+        RMContainerEventType.KILL);
+  }
+
+  /**
+   * Work-preserving RM restart: the RM rebuilds the containers an NM reports, and the core,
+   * which starts empty, learns each one as a recovered allocation.
+   */
+  @Override
+  public synchronized void recoverContainersOnNode(List<NMContainerStatus> reports,
+      RMNode rmNode) {
+    Set<ContainerId> liveBefore = new HashSet<>();
+    if (reports != null) {
+      for (NMContainerStatus r : reports) {
+        if (isLive(r.getContainerId())) {
+          liveBefore.add(r.getContainerId());
+        }
+      }
+    }
+    super.recoverContainersOnNode(reports, rmNode);
+    if (reports == null || reports.isEmpty()) {
+      return;
+    }
+    List<ObjectNode> events = new ArrayList<>();
+    Set<LocusAppAttempt> apps = new HashSet<>();
+    for (NMContainerStatus r : reports) {
+      ContainerId id = r.getContainerId();
+      if (liveBefore.contains(id) || !isLive(id)) {
+        continue;
+      }
+      FiCaSchedulerApp attempt = getCurrentAttemptForContainer(id);
+      RMContainer c = attempt.getRMContainer(id);
+      // The original locality is not in the NM's report; recovered=true tells the core not
+      // to count it as a placement outcome.
+      events.add(CoreMessages.containerAllocated(id, rmNode.getNodeID(),
+          c.getContainer().getPriority().getPriority(), c.getAllocatedResource(),
+          NodeType.OFF_SWITCH, true));
+      if (attempt instanceof LocusAppAttempt) {
+        apps.add((LocusAppAttempt) attempt);
+      }
+    }
+    send(events, Collections.emptySet());
+    for (LocusAppAttempt a : apps) {
+      pushAsks(a);
+    }
+  }
+
+  private boolean isLive(ContainerId id) {
+    FiCaSchedulerApp attempt = getCurrentAttemptForContainer(id);
+    return attempt != null && attempt.getLiveContainersMap().containsKey(id);
+  }
+
+  // ---------------------------------------------------------------- queue and cluster queries
+
+  @Override
+  public QueueInfo getQueueInfo(String queueName, boolean includeChildQueues,
+      boolean recursive) throws IOException {
+    if (!LocusQueue.isKnown(queueName)) {
+      throw new IOException("Unknown queue " + queueName + ": Locus has a single queue '"
+          + LocusQueue.NAME + "'");
+    }
+    return queue.getQueueInfo(false, false);
+  }
+
+  @Override
+  public List<QueueUserACLInfo> getQueueUserAclInfo() {
+    return queue.getQueueUserAclInfo(null);
+  }
+
+  @Override
+  public boolean checkAccess(UserGroupInformation callerUGI, QueueACL acl, String queueName) {
+    return queue.hasAccess(acl, callerUGI);
+  }
+
+  @Override
+  public List<ApplicationAttemptId> getAppsInQueue(String queueName) {
+    if (!LocusQueue.isKnown(queueName)) {
+      return null;
+    }
+    List<ApplicationAttemptId> attempts = new ArrayList<>(applications.size());
+    for (SchedulerApplication<FiCaSchedulerApp> app : applications.values()) {
+      FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
+      if (attempt != null) {
+        attempts.add(attempt.getApplicationAttemptId());
+      }
+    }
+    return attempts;
+  }
+
+  @Override
+  public String moveApplication(ApplicationId appId, String newQueue) throws YarnException {
+    throw new YarnException("Locus runs every application in its single queue '"
+        + LocusQueue.NAME + "'; cannot move " + appId + " to " + newQueue);
+  }
+
+  @Override
+  public void preValidateMoveApplication(ApplicationId appId, String newQueue)
+      throws YarnException {
+    throw new YarnException("Locus runs every application in its single queue '"
+        + LocusQueue.NAME + "'; cannot move " + appId + " to " + newQueue);
+  }
+
+  @Override
+  public QueueMetrics getRootQueueMetrics() {
+    return queue.getMetrics();
+  }
+
+  @Override
+  public int getNumClusterNodes() {
+    return nodeTracker.nodeCount();
+  }
+
+  @Override
+  public ResourceCalculator getResourceCalculator() {
+    return resourceCalculator;
+  }
+
+  /** Memory and vcores used by all containers (for tests and the demo). */
+  public org.apache.hadoop.yarn.api.records.Resource getUsedResource() {
+    return queue.getUsed();
+  }
+}

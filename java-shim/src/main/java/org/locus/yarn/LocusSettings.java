@@ -1,0 +1,41 @@
+package org.locus.yarn;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The operator's {@code locus.*} properties, handed to the core as a JSON object of strings.
+ * The shim does not interpret them: the core alone knows which keys and values are valid, so
+ * a typo is reported once, by the core, naming the key.
+ */
+final class LocusSettings {
+  static final String PREFIX = "locus.";
+
+  private LocusSettings() {}
+
+  static SortedMap<String, String> collect(Configuration conf) {
+    SortedMap<String, String> out = new TreeMap<>();
+    if (conf == null) {
+      return out;
+    }
+    for (Map.Entry<String, String> e : conf) {
+      String key = e.getKey();
+      if (key != null && key.startsWith(PREFIX)) {
+        // conf.get applies ${var} substitution like every other Hadoop setting; whitespace
+        // around an XML value is layout, not meaning.
+        String value = conf.getTrimmed(key);
+        out.put(key, value == null ? "" : value);
+      }
+    }
+    return out;
+  }
+
+  static String toJson(Configuration conf) {
+    ObjectNode o = CoreMessages.JSON.createObjectNode();
+    collect(conf).forEach(o::put);
+    return CoreMessages.write(o);
+  }
+}
