@@ -1,0 +1,199 @@
+//! JoSS Section 4.3: the set H of job signatures JoSS has already run, each with what was learned
+//! about the job — above all its average filtering percentage FP_J, which decides RH versus MH.
+//! The store is plain serde data so the adapter can persist it across ResourceManager restarts.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// The tag carrying the paper's input-data type ("web document" / "non-web document", or any
+/// finer label the submitter chooses), e.g. `locus.input-type=web`.
+pub const INPUT_TYPE_TAG: &str = "locus.input-type=";
+
+/// "A hash value for J's executable code and J's input-data type" (Fig. 4 line 1). YARN does not
+/// show the RM a job's code, so the application name and type stand in for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct JobSignature(pub u64);
+
+impl JobSignature {
+    /// FNV-1a 64 over the three fields with a separator byte: std's hasher is not guaranteed to
+    /// give the same value across Rust releases, and a persisted store must survive upgrades.
+    pub fn new(app_name: &str, app_type: &str, input_type: &str) -> Self {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for (i, part) in [app_name, app_type, input_type].iter().enumerate() {
+            if i > 0 {
+                h = fnv_step(h, 0x1f);
+            }
+            for b in part.bytes() {
+                h = fnv_step(h, b);
+            }
+        }
+        JobSignature(h)
+    }
+
+    /// Signature of a YARN application: its name, its type and the `locus.input-type=` tag
+    /// (empty when the submitter gave none).
+    pub fn from_app(app_name: &str, app_type: &str, tags: &[String]) -> Self {
+        let input = tags.iter().find_map(|t| t.strip_prefix(INPUT_TYPE_TAG)).unwrap_or("");
+        JobSignature::new(app_name, app_type, input)
+    }
+}
+
+fn fnv_step(h: u64, b: u8) -> u64 {
+    (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+}
+
+/// What one finished run of a job showed; the adapter fills it from container start/finish times
+/// and the map tasks' input and output byte counters.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct JobObservation {
+    pub maps: u64,
+    pub map_ms_total: u64,
+    pub reduces: u64,
+    pub reduce_ms_total: u64,
+    pub map_input_bytes: u64,
+    pub map_output_bytes: u64,
+}
+
+impl JobObservation {
+    pub fn map_finished(&mut self, run_ms: u64, input_bytes: u64, output_bytes: u64) {
+        self.maps += 1;
+        self.map_ms_total += run_ms;
+        self.map_input_bytes += input_bytes;
+        self.map_output_bytes += output_bytes;
+    }
+
+    pub fn reduce_finished(&mut self, run_ms: u64) {
+        self.reduces += 1;
+        self.reduce_ms_total += run_ms;
+    }
+}
+
+/// Everything learned so far about one signature, summed over all its finished runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct JobProfile {
+    pub runs: u64,
+    pub totals: JobObservation,
+}
+
+impl JobProfile {
+    pub fn avg_map_ms(&self) -> Option<f64> {
+        (self.totals.maps > 0).then(|| self.totals.map_ms_total as f64 / self.totals.maps as f64)
+    }
+
+    pub fn avg_reduce_ms(&self) -> Option<f64> {
+        (self.totals.reduces > 0).then(|| self.totals.reduce_ms_total as f64 / self.totals.reduces as f64)
+    }
+
+    /// FP_J, Eq. (2): S_reduce / S_map = map-output bytes over map-input bytes. Summing bytes
+    /// before dividing weights every block by its size, as Eq. (1) does.
+    pub fn filtering_percentage(&self) -> Option<f64> {
+        (self.totals.map_input_bytes > 0)
+            .then(|| self.totals.map_output_bytes as f64 / self.totals.map_input_bytes as f64)
+    }
+}
+
+/// H of Fig. 4, with the profile behind each hash.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProfileStore {
+    profiles: BTreeMap<JobSignature, JobProfile>,
+}
+
+impl ProfileStore {
+    pub fn new() -> Self {
+        ProfileStore::default()
+    }
+
+    /// A signature counts as known (line 4's "hash value is in H") only once a run finished with
+    /// a measurable FP; before that JoSS cannot classify the job.
+    pub fn known(&self, sig: JobSignature) -> Option<&JobProfile> {
+        self.profiles.get(&sig).filter(|p| p.filtering_percentage().is_some())
+    }
+
+    /// "Once J is completed, JoSS records the corresponding hash value and average
+    /// filtering-percentage value."
+    pub fn record_run(&mut self, sig: JobSignature, run: &JobObservation) {
+        let p = self.profiles.entry(sig).or_default();
+        p.runs += 1;
+        let t = &mut p.totals;
+        t.maps += run.maps;
+        t.map_ms_total += run.map_ms_total;
+        t.reduces += run.reduces;
+        t.reduce_ms_total += run.reduce_ms_total;
+        t.map_input_bytes += run.map_input_bytes;
+        t.map_output_bytes += run.map_output_bytes;
+    }
+
+    pub fn len(&self) -> usize {
+        self.profiles.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.profiles.is_empty()
+    }
+
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string(self)
+    }
+
+    pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signature_depends_on_name_type_and_input_type() {
+        let wc_web = JobSignature::new("word count", "MAPREDUCE", "web");
+        assert_eq!(wc_web, JobSignature::new("word count", "MAPREDUCE", "web"));
+        assert_ne!(wc_web, JobSignature::new("word count", "MAPREDUCE", "text"));
+        assert_ne!(wc_web, JobSignature::new("word count", "SPARK", "web"));
+        assert_ne!(wc_web, JobSignature::new("grep", "MAPREDUCE", "web"));
+        // the separator keeps field boundaries: ("ab","c") is not ("a","bc")
+        assert_ne!(JobSignature::new("ab", "c", ""), JobSignature::new("a", "bc", ""));
+        let tags = vec!["locus.deadline=600".to_string(), "locus.input-type=web".to_string()];
+        assert_eq!(JobSignature::from_app("word count", "MAPREDUCE", &tags), wc_web);
+    }
+
+    #[test]
+    fn profile_is_unknown_until_a_run_is_recorded_then_averages_over_runs() {
+        let sig = JobSignature::new("permu", "MAPREDUCE", "text");
+        let mut store = ProfileStore::new();
+        assert!(store.known(sig).is_none());
+
+        let mut run = JobObservation::default();
+        run.map_finished(10_000, 128, 384);
+        run.map_finished(20_000, 128, 384);
+        run.reduce_finished(60_000);
+        store.record_run(sig, &run);
+        let p = store.known(sig).unwrap();
+        assert_eq!(p.filtering_percentage(), Some(3.0));
+        assert_eq!(p.avg_map_ms(), Some(15_000.0));
+        assert_eq!(p.avg_reduce_ms(), Some(60_000.0));
+
+        let mut run2 = JobObservation::default();
+        run2.map_finished(30_000, 256, 256);
+        store.record_run(sig, &run2);
+        let p = store.known(sig).unwrap();
+        assert_eq!(p.runs, 2);
+        assert_eq!(p.avg_map_ms(), Some(20_000.0));
+        assert_eq!(p.filtering_percentage(), Some(1024.0 / 512.0));
+    }
+
+    #[test]
+    fn store_survives_a_json_round_trip() {
+        let mut store = ProfileStore::new();
+        let mut run = JobObservation::default();
+        run.map_finished(5, 100, 10);
+        store.record_run(JobSignature::new("grep", "MAPREDUCE", "web"), &run);
+        store.record_run(JobSignature(u64::MAX), &run);
+        let text = store.to_json().unwrap();
+        let back = ProfileStore::from_json(&text).unwrap();
+        assert_eq!(back, store);
+        assert_eq!(back.len(), 2);
+    }
+}
