@@ -707,6 +707,52 @@ mod tests {
         assert_eq!(td.status("j5"), Some(JobStatus::Teenaged), "2 slots < 0.7·300");
     }
 
+    /// One job walks the whole of Figure 6 driven only by freed slots: it waits while A fills
+    /// T, turns infantile by formula (2) once A is senile, is promoted by formula (3), becomes
+    /// adult at L·demand, senile when its last task starts and finished when that task ends.
+    #[test]
+    fn job_lifecycle_follows_formulas_2_and_3_and_algorithm_1() {
+        use JobStatus::*;
+        let mut td = TdScheduler::new(TdConfig::with_slots(4)).unwrap();
+        td.submit("A", 4, 10.0, 4, nodes(&[("n1", 4)])).unwrap();
+        td.submit("B", 2, 10.0, 3, nodes(&[("n2", 3)])).unwrap();
+        let mut seen = vec![td.status("B").unwrap()];
+        let mut note = |td: &TdScheduler| {
+            let s = td.status("B").unwrap();
+            if seen.last() != Some(&s) {
+                seen.push(s);
+            }
+        };
+        for _ in 0..4 {
+            assert_eq!(td.slot_freed(0.0, "n1", None).unwrap().job, "A");
+            note(&td);
+        }
+        assert_eq!(td.status("A"), Some(Senile));
+        assert_eq!(td.status("B"), Some(Waiting), "D = 4 = T until A turned senile");
+
+        // O_sen + D = 3 < 4: B is infantile and takes the slot non-locally
+        let a = td.slot_freed(1.0, "n1", Some("A")).unwrap();
+        assert_eq!(a, TdAssignment { job: "B".into(), source: TaskSource::Remote("n2".into()) });
+        assert_eq!(td.status("B"), Some(Infantile));
+        note(&td);
+        // O_sen + D + 2 = 2 + 0 + 2 ≤ 4: promoted to teenaged (1 < 0.7·2), then adult at 2 slots
+        let a = td.slot_freed(2.0, "n2", Some("A")).unwrap();
+        assert_eq!(a, TdAssignment { job: "B".into(), source: TaskSource::Local });
+        note(&td);
+        assert_eq!(td.status("B"), Some(Adult));
+        td.slot_freed(3.0, "n2", Some("A")).unwrap();
+        note(&td);
+        assert_eq!(td.status("B"), Some(Senile));
+        assert_eq!(td.slot_freed(4.0, "n2", Some("A")), None);
+        assert_eq!(td.status("A"), Some(Finished));
+        for t in 5..8 {
+            assert_eq!(td.slot_freed(t as f64, "n2", Some("B")), None);
+            note(&td);
+        }
+        assert_eq!(seen, vec![Waiting, Infantile, Adult, Senile, Finished]);
+        assert_eq!(td.occupied("B"), Some(0));
+    }
+
     #[test]
     fn remote_reads_avoid_nodes_with_theta_live_connections() {
         let mut cfg = TdConfig::with_slots(100);
