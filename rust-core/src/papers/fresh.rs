@@ -93,7 +93,7 @@ fn argmin_by<T, F: Fn(&T) -> f64>(items: &[T], key: F) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
     for (i, item) in items.iter().enumerate() {
         let v = key(item);
-        if best.map_or(true, |(_, b)| v < b) {
+        if best.is_none_or(|(_, b)| v < b) {
             best = Some((i, v));
         }
     }
@@ -284,7 +284,7 @@ pub fn static_slot_configuration(jobs: &[JobProfile], total_slots: u32, k: u32) 
         makespans.push((s_m, t));
         if let Some(t) = t {
             // Line 22: strict `<`, so the smallest s_m wins a tie.
-            if best.map_or(true, |(_, b)| t < b) {
+            if best.is_none_or(|(_, b)| t < b) {
                 best = Some((s_m, t));
             }
         }
@@ -619,6 +619,23 @@ impl DynamicSlotConfigurator {
         Ok(())
     }
 
+    /// The job's task counts changed: in YARN the ResourceManager learns them from the AM's asks
+    /// (finished + running + outstanding), so they can grow after submission.
+    pub fn set_task_counts(&mut self, job: &str, maps: u32, reduces: u32, now: f64) -> Result<(), FreshError> {
+        let j = self.jobs.get_mut(job).ok_or_else(|| FreshError::UnknownJob(job.to_string()))?;
+        let (min_m, min_r) = (j.done_maps + j.running_maps, j.done_reduces + j.running_reduces);
+        if maps < min_m || reduces < min_r {
+            return Err(job_err(job, format!("cannot have {maps} maps and {reduces} reduces when {min_m} maps and {min_r} reduces already started")));
+        }
+        if j.phase != JobPhase::Queued && j.phase != JobPhase::Map && maps != j.maps {
+            return Err(job_err(job, format!("map count changed to {maps} after the map phase ended with {}", j.maps)));
+        }
+        j.maps = maps;
+        j.reduces = reduces;
+        self.settle(now);
+        Ok(())
+    }
+
     /// A task of `job` started in a slot of `kind` (the adapter executed our choice, or another
     /// layer's). Only a job in `M` may start maps and only a job in `R` reduces.
     pub fn task_started(&mut self, job: &str, task: u64, kind: SlotKind, now: f64) -> Result<(), FreshError> {
@@ -694,7 +711,7 @@ impl DynamicSlotConfigurator {
             let finished_maps: Vec<String> = self
                 .map_set
                 .iter()
-                .filter(|id| self.jobs.get(*id).map_or(false, |j| j.done_maps >= j.maps))
+                .filter(|id| self.jobs.get(*id).is_some_and(|j| j.done_maps >= j.maps))
                 .cloned()
                 .collect();
             for id in finished_maps {
@@ -708,7 +725,7 @@ impl DynamicSlotConfigurator {
             let finished: Vec<String> = self
                 .reduce_set
                 .iter()
-                .filter(|id| self.jobs.get(*id).map_or(false, |j| j.done_reduces >= j.reduces))
+                .filter(|id| self.jobs.get(*id).is_some_and(|j| j.done_reduces >= j.reduces))
                 .cloned()
                 .collect();
             for id in finished {
@@ -903,7 +920,7 @@ impl DynamicSlotConfigurator {
             SlotKind::Map => self.map_set.iter(),
             SlotKind::Reduce => self.reduce_set.iter(),
         }
-        .filter(|id| self.jobs.get(*id).map_or(false, |j| j.unscheduled(kind) > 0))
+        .filter(|id| self.jobs.get(*id).is_some_and(|j| j.unscheduled(kind) > 0))
         .collect();
         let best = argmin_by(&candidates, |id| self.resource_consumption(id, now).unwrap_or(f64::INFINITY))?;
         Some(candidates[best].clone())
@@ -1190,6 +1207,26 @@ mod tests {
     }
 
     #[test]
+    fn task_counts_learned_from_asks_can_grow_but_not_below_started_tasks() {
+        let mut c = conf(4, 1);
+        c.submit("A", 1, 0, 1.0, 1.0, 0.0).unwrap();
+        c.task_started("A", 1, SlotKind::Map, 0.0).unwrap();
+        c.set_task_counts("A", 3, 2, 0.0).unwrap();
+        assert_eq!(c.remaining_workload("A"), Some((3.0, 2.0)));
+        assert!(c.set_task_counts("A", 0, 2, 0.0).unwrap_err().to_string().contains("job A"));
+        c.task_started("A", 2, SlotKind::Map, 0.0).unwrap();
+        c.task_started("A", 3, SlotKind::Map, 0.0).unwrap();
+        for t in 1..=3 {
+            c.task_finished("A", t, 1.0).unwrap();
+        }
+        assert_eq!(c.phase("A"), Some(JobPhase::Reduce));
+        assert!(c.set_task_counts("A", 4, 2, 1.0).is_err());
+        // A job whose reduces turn out to be none is done once its maps are.
+        c.set_task_counts("A", 3, 0, 1.0).unwrap();
+        assert_eq!(c.phase("A"), Some(JobPhase::Done));
+    }
+
+    #[test]
     fn task_times_are_learned_from_finished_tasks() {
         let mut c = conf(4, 1);
         c.submit("A", 4, 2, 10.0, 20.0, 0.0).unwrap();
@@ -1401,4 +1438,66 @@ mod tests {
         assert!(serial >= makespan);
     }
 
+
+    /// The baseline FRESH is measured against: fixed `s_m` map and `s_r` reduce slots, each freed
+    /// slot going to the job of its phase with the fewest running tasks (FAIR SCHEDULER), the same
+    /// admission control. Returns the makespan.
+    fn run_static_fair(jobs: &[(u32, u32, f64, f64)], s_m: u32, s_r: u32, k: u32) -> f64 {
+        let mut c = conf(s_m + s_r, k);
+        let names: Vec<String> = (0..jobs.len()).map(|i| format!("J{}", i + 1)).collect();
+        for (i, j) in jobs.iter().enumerate() {
+            c.submit(&names[i], j.0, j.1, j.2, j.3, 0.0).unwrap();
+        }
+        let mut running: Vec<(f64, usize, u64, SlotKind)> = vec![];
+        let mut free = [s_m, s_r];
+        let mut now = 0.0;
+        let mut next_id = 0u64;
+        loop {
+            for (slot, kind) in [(0, SlotKind::Map), (1, SlotKind::Reduce)] {
+                while free[slot] > 0 {
+                    let set = if kind == SlotKind::Map { c.map_set().to_vec() } else { c.reduce_set().to_vec() };
+                    let pick = set
+                        .iter()
+                        .filter(|id| c.jobs[*id].unscheduled(kind) > 0)
+                        .min_by_key(|id| if kind == SlotKind::Map { c.jobs[*id].running_maps } else { c.jobs[*id].running_reduces })
+                        .cloned();
+                    let Some(job) = pick else { break };
+                    let i = names.iter().position(|n| *n == job).unwrap();
+                    c.task_started(&job, next_id, kind, now).unwrap();
+                    let d = if kind == SlotKind::Map { jobs[i].2 } else { jobs[i].3 };
+                    running.push((now + d, i, next_id, kind));
+                    next_id += 1;
+                    free[slot] -= 1;
+                }
+            }
+            if running.is_empty() {
+                break;
+            }
+            running.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let (t, i, id, kind) = running.remove(0);
+            now = t;
+            c.task_finished(&names[i], id, now).unwrap();
+            free[if kind == SlotKind::Map { 0 } else { 1 }] += 1;
+        }
+        for n in &names {
+            assert_eq!(c.phase(n), Some(JobPhase::Done), "{n} never finished");
+        }
+        now
+    }
+
+    #[test]
+    fn dynamic_configuration_beats_every_static_fair_split_on_mixed_batches() {
+        // Map-heavy and reduce-heavy jobs alternating (the paper's Sets D/E in miniature).
+        let batches: [&[(u32, u32, f64, f64)]; 2] = [
+            &[(20, 2, 2.0, 1.0), (4, 30, 1.0, 3.0), (20, 2, 2.0, 1.0), (4, 30, 1.0, 3.0)],
+            &[(40, 4, 2.0, 2.0), (40, 4, 2.0, 2.0), (40, 4, 2.0, 2.0), (8, 40, 1.0, 2.0), (8, 40, 1.0, 2.0), (8, 40, 1.0, 2.0)],
+        ];
+        for (b, batch) in batches.iter().enumerate() {
+            for k in 1..=3 {
+                let (dynamic, _, _) = run_dynamic(batch, 8, k);
+                let best_static = (1..8).map(|sm| run_static_fair(batch, sm, 8 - sm, k)).fold(f64::INFINITY, f64::min);
+                assert!(dynamic < best_static, "batch {b} k={k}: FRESH {dynamic} vs best static Fair {best_static}");
+            }
+        }
+    }
 }

@@ -359,7 +359,7 @@ pub fn schedule_private(job: &MrosaJob, containers: &mut [PrivateContainer]) -> 
         let mut best: Option<(usize, f64)> = None;
         for (j, c) in containers.iter().enumerate() {
             let fit = private_eet(job, task, c) + c.ready_in;
-            if best.map_or(true, |(_, b)| fit < b) {
+            if best.is_none_or(|(_, b)| fit < b) {
                 best = Some((j, fit));
             }
         }
@@ -434,7 +434,7 @@ pub fn schedule_public(job: &MrosaJob, to_public: &[TaskRef], catalog: &[Instanc
             };
             fastest = fastest.min(secs + init_secs);
             // Line 12.
-            if secs + init_secs < job.deadline_secs && best.map_or(true, |(_, c, _)| cost < c) {
+            if secs + init_secs < job.deadline_secs && best.is_none_or(|(_, c, _)| cost < c) {
                 best = Some((j, cost, secs));
             }
         }
@@ -459,7 +459,7 @@ pub fn schedule_public(job: &MrosaJob, to_public: &[TaskRef], catalog: &[Instanc
             }
         }
     }
-    let within_budget = job.budget.map_or(true, |c| sum_cost < c);
+    let within_budget = job.budget.is_none_or(|c| sum_cost < c);
     PublicDecision::Placed { placements, scale_out, total_cost: sum_cost, within_budget }
 }
 
