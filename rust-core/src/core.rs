@@ -1,44 +1,292 @@
-//! PLACEHOLDER API SKELETON — being replaced by the real implementation in this session.
+//! The core: state, settings and policy layers behind the API the shim, the simulator and the
+//! tests use.
+//!
+//! Event handling rules (the shim applies a batch in order and stops at the first error, so
+//! benign repeats must not be errors):
+//! - `node_added` for a known node and `app_added` for a known app update it in place
+//!   (NodeManager re-registration, RM recovery replay); containers, asks and FIFO position stay.
+//! - Removing an unknown node/app/attempt or releasing an unknown container is logged and
+//!   ignored: it happens when a node or app was removed before its containers' releases.
+//! - `asks_updated`, `attempt_added` and `container_allocated` for an unknown app are
+//!   `UnknownApp`; a heartbeat, `node_resource_updated` or container on an unknown node is
+//!   `UnknownNode`: those mean the shim and core disagree about what exists.
+//! - Applications are scheduled whenever they have asks; `attempt_removed` drops the asks.
+
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::config::Config;
 use crate::error::CoreError;
-use crate::protocol::{Event, Heartbeat, HeartbeatResponse};
+use crate::inflight::InFlight;
+use crate::policy::Layers;
+use crate::protocol::{Decision, Event, Heartbeat, HeartbeatResponse, Locality};
+use crate::schedule;
+use crate::state::{AppSpec, ClusterState};
 
 /// Counters a user or a test can read (over JNI: `LocusNative.stats`).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Stats {
     pub heartbeats: u64,
+    /// Decisions emitted (one decision may cover several containers).
     pub decisions: u64,
+    /// Containers the shim created from decisions (`container_allocated`, recovered=false).
     pub allocations: u64,
     pub node_local: u64,
     pub rack_local: u64,
     pub off_switch: u64,
+    /// `decision_rejected` events.
     pub rejected: u64,
     pub nodes: u64,
     pub apps: u64,
+    /// Containers the RM recovered after a restart.
+    pub recovered: u64,
+    /// Containers covered by the emitted decisions.
+    pub decided_containers: u64,
+    /// Containers given back to the asks after a rejection.
+    pub rejected_containers: u64,
+    pub running_containers: u64,
+    /// Outstanding containers over all apps (sum of the `*` rows).
+    pub pending_containers: u64,
+    pub queues: u64,
+    /// Decisions neither confirmed nor rejected yet.
+    pub in_flight: u64,
+    /// Decisions a node's next heartbeat found neither confirmed nor rejected.
+    pub lost_decisions: u64,
+    /// Events about things already gone (removing an unknown node, releasing an unknown
+    /// container...), ignored.
+    pub ignored_events: u64,
+    pub policy: String,
+    pub locality: String,
+    pub hotspot: String,
+    pub slots: String,
 }
 
 pub struct Core {
+    config: Config,
+    layers: Layers,
+    state: ClusterState,
+    in_flight: InFlight,
     stats: Stats,
 }
 
 impl Core {
     /// `props`: every `locus.*` property, as strings, exactly as the operator wrote them.
-    pub fn new(_props: &BTreeMap<String, String>) -> Result<Core, CoreError> {
-        Ok(Core { stats: Stats::default() })
+    pub fn new(props: &BTreeMap<String, String>) -> Result<Core, CoreError> {
+        let config = Config::from_properties(props)?;
+        let layers = Layers::from_config(&config);
+        let state = ClusterState::new(config.datacenter_mapping.clone());
+        log::info!(
+            "Locus core started: policy={} locality={} hotspot={} slots={} off-switch-per-heartbeat={} assign-multiple={}",
+            layers.job.name(),
+            layers.locality.name(),
+            layers.hotspot.name(),
+            layers.slots.name(),
+            config.off_switch_per_heartbeat,
+            config.assign_multiple
+        );
+        Ok(Core { config, layers, state, in_flight: InFlight::default(), stats: Stats::default() })
     }
-    pub fn reconfigure(&mut self, _props: &BTreeMap<String, String>) -> Result<(), CoreError> {
+
+    /// Re-reads the settings; on error nothing changes.
+    pub fn reconfigure(&mut self, props: &BTreeMap<String, String>) -> Result<(), CoreError> {
+        let new = Config::from_properties(props)?;
+        self.layers.reconfigure(&self.config, &new);
+        if new.datacenter_mapping != self.config.datacenter_mapping {
+            self.state.set_mapping(new.datacenter_mapping.clone());
+        }
+        log::info!("Locus settings reloaded: {new:?}");
+        self.config = new;
         Ok(())
     }
-    pub fn handle(&mut self, _event: Event) -> Result<(), CoreError> {
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Read access for the simulator, policies' tests and diagnostics.
+    pub fn state(&self) -> &ClusterState {
+        &self.state
+    }
+
+    pub fn handle(&mut self, event: Event) -> Result<(), CoreError> {
+        match event {
+            Event::NodeAdded { node, host, rack, capability } => {
+                if node.trim().is_empty() || host.trim().is_empty() {
+                    return Err(CoreError::Protocol(format!(
+                        "node_added with empty node id {node:?} or host {host:?}"
+                    )));
+                }
+                let new = self.state.add_node(&node, &host, &rack, capability);
+                let dc = self.state.node(&node).map(|n| n.datacenter.clone()).unwrap_or_default();
+                if new {
+                    log::info!("node {node} added: host {host}, rack {rack}, datacenter {dc}, {capability:?}");
+                } else {
+                    log::info!("node {node} re-added: host {host}, rack {rack}, datacenter {dc}, {capability:?}");
+                }
+            }
+            Event::NodeRemoved { node } => match self.state.remove_node(&node) {
+                Some((_, lost)) => {
+                    self.in_flight.forget_node(&node);
+                    log::info!("node {node} removed with {} containers", lost.len());
+                }
+                None => self.ignore(format_args!("node_removed for unknown node {node}")),
+            },
+            Event::NodeResourceUpdated { node, capability } => {
+                self.state.update_node_resource(&node, capability)?;
+                log::info!("node {node} resource now {capability:?}");
+            }
+            Event::AppAdded { app, queue, user, name, app_type, tags, submit_ms } => {
+                if app.trim().is_empty() {
+                    return Err(CoreError::Protocol("app_added with an empty application id".into()));
+                }
+                let spec = AppSpec { id: app.clone(), queue, user, name, app_type, tags, submit_ms };
+                let new = self.state.add_app(spec);
+                if let Some(a) = self.state.app_by_id(&app) {
+                    let verb = if new { "added" } else { "re-added" };
+                    log::info!(
+                        "application {app} {verb}: queue {}, user {}, type {:?}, submitted {}",
+                        a.queue,
+                        a.user,
+                        a.app_type,
+                        a.submit_ms
+                    );
+                }
+            }
+            Event::AppRemoved { app } => match self.state.remove_app(&app) {
+                Some(a) => {
+                    self.in_flight.forget_app(&app);
+                    self.layers.app_removed(a.arrival);
+                    log::info!("application {app} removed");
+                }
+                None => self.ignore(format_args!("app_removed for unknown application {app}")),
+            },
+            Event::AttemptAdded { app, attempt } => {
+                let a = self.state.app_mut_by_id(&app).ok_or_else(|| CoreError::UnknownApp(app.clone()))?;
+                a.attempt = Some(attempt.clone());
+                log::info!("application {app} attempt {attempt} added");
+            }
+            Event::AttemptRemoved { app, attempt } => match self.state.app_mut_by_id(&app) {
+                Some(a) => {
+                    a.attempt = None;
+                    a.asks = Default::default();
+                    self.in_flight.forget_app(&app);
+                    log::info!("application {app} attempt {attempt} removed; its asks are gone");
+                }
+                None => self.ignore(format_args!("attempt_removed for unknown application {app}")),
+            },
+            Event::AsksUpdated { app, asks } => {
+                self.state.replace_asks(&app, asks)?;
+                let unconfirmed = self.in_flight.unconfirmed_of(&app);
+                if let Some(a) = self.state.app_mut_by_id(&app) {
+                    for (key, locality, host, rack, n) in unconfirmed {
+                        a.asks.consume(&key, locality, &host, &rack, n);
+                    }
+                    log::debug!("application {app}: {} containers outstanding", a.asks.pending_containers());
+                }
+            }
+            Event::ContainerAllocated { container, locality, recovered } => {
+                let new = self.state.container_allocated(&container, recovered)?;
+                if !new {
+                    self.ignore(format_args!("container {} reported twice", container.container));
+                } else if recovered {
+                    self.stats.recovered += 1;
+                    log::info!(
+                        "recovered container {} of {} on {}",
+                        container.container,
+                        container.app,
+                        container.node
+                    );
+                } else {
+                    self.stats.allocations += 1;
+                    match locality {
+                        Locality::NodeLocal => self.stats.node_local += 1,
+                        Locality::RackLocal => self.stats.rack_local += 1,
+                        Locality::OffSwitch => self.stats.off_switch += 1,
+                    }
+                    self.in_flight.confirm(&container.app, &container.node, container.priority, locality);
+                }
+            }
+            Event::ContainerReleased { app, container, node, .. } => {
+                if self.state.container_released(&container).is_none() {
+                    self.ignore(format_args!("release of unknown container {container} of {app} on {node}"));
+                }
+            }
+            Event::DecisionRejected { decision, executed, reason } => {
+                self.reject(decision, executed, reason)?;
+            }
+        }
         Ok(())
     }
-    pub fn heartbeat(&mut self, _hb: &Heartbeat) -> Result<HeartbeatResponse, CoreError> {
-        Ok(HeartbeatResponse::default())
+
+    fn reject(&mut self, decision: Decision, executed: u32, reason: String) -> Result<(), CoreError> {
+        if executed > decision.count {
+            return Err(CoreError::Protocol(format!(
+                "decision_rejected for {} priority {} on {}: executed {} of only {} containers",
+                decision.app, decision.priority, decision.node, executed, decision.count
+            )));
+        }
+        self.stats.rejected += 1;
+        log::warn!(
+            "decision rejected by the ResourceManager ({reason}): {} x{} {:?} for {} priority {} at {} on {}, {} executed",
+            decision.count,
+            decision.capability.memory_mb,
+            decision.locality,
+            decision.app,
+            decision.priority,
+            decision.resource_name,
+            decision.node,
+            executed
+        );
+        if let Some((key, locality, host, rack, back)) = self.in_flight.reject(&decision, executed) {
+            if back > 0 {
+                if let Some(a) = self.state.app_mut_by_id(&decision.app) {
+                    a.asks.restore(&key, locality, &host, &rack, back);
+                    self.stats.rejected_containers += back as u64;
+                }
+            }
+        }
+        Ok(())
     }
+
+    pub fn heartbeat(&mut self, hb: &Heartbeat) -> Result<HeartbeatResponse, CoreError> {
+        let node = self.state.node_heartbeat(&hb.node, hb.unallocated, hb.now_ms)?.clone();
+        self.stats.heartbeats += 1;
+        let lost = self.in_flight.expire_node(&hb.node);
+        if lost > 0 {
+            self.stats.lost_decisions += lost as u64;
+            log::warn!(
+                "{lost} decisions for node {} were neither executed nor rejected by the shim; dropped",
+                hb.node
+            );
+        }
+        let decisions =
+            schedule::assign(&mut self.state, &mut self.layers, &self.config, &node, hb.unallocated, hb.now_ms);
+        for d in &decisions {
+            self.in_flight.add(d, &node.host, &node.rack);
+            self.stats.decided_containers += d.count as u64;
+        }
+        self.stats.decisions += decisions.len() as u64;
+        Ok(HeartbeatResponse { decisions })
+    }
+
     pub fn stats(&self) -> Stats {
-        self.stats.clone()
+        let mut s = self.stats.clone();
+        s.nodes = self.state.node_count() as u64;
+        s.apps = self.state.app_count() as u64;
+        s.running_containers = self.state.containers().len() as u64;
+        s.pending_containers = self.state.pending_containers();
+        s.queues = self.state.queues().len() as u64;
+        s.in_flight = self.in_flight.len() as u64;
+        s.policy = self.layers.job.name().to_string();
+        s.locality = self.layers.locality.name().to_string();
+        s.hotspot = self.layers.hotspot.name().to_string();
+        s.slots = self.layers.slots.name().to_string();
+        s
+    }
+
+    fn ignore(&mut self, what: std::fmt::Arguments<'_>) {
+        self.stats.ignored_events += 1;
+        log::info!("ignored: {what}");
     }
 }

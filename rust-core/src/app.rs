@@ -1,0 +1,116 @@
+//! Applications as the core sees them, and what their containers are for.
+
+use crate::ask::AppAsks;
+use crate::protocol::Resource;
+
+/// An application's arrival number: unique for the core's lifetime, never reused, so policies
+/// can hold on to it across heartbeats while the app string id stays in one place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Arrival(pub u64);
+
+/// What a container at a given priority is for. Only MapReduce's AM gives its priorities a
+/// fixed meaning (RMContainerAllocator's PRIORITY_* constants); other frameworks' containers
+/// are `Generic`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TaskKind {
+    /// Priority 0: the MapReduce ApplicationMaster container.
+    ApplicationMaster,
+    /// Priority 5: a map re-run after a fetch failure.
+    FastFailMap,
+    /// Priority 10.
+    Reduce,
+    /// Priority 19: a map that may run as an opportunistic container.
+    OpportunisticMap,
+    /// Priority 20.
+    Map,
+    /// Any other priority, or any container of a non-MapReduce application.
+    Generic,
+}
+
+impl TaskKind {
+    pub fn classify(is_mapreduce: bool, priority: i32) -> TaskKind {
+        if !is_mapreduce {
+            return TaskKind::Generic;
+        }
+        match priority {
+            0 => TaskKind::ApplicationMaster,
+            5 => TaskKind::FastFailMap,
+            10 => TaskKind::Reduce,
+            19 => TaskKind::OpportunisticMap,
+            20 => TaskKind::Map,
+            _ => TaskKind::Generic,
+        }
+    }
+
+    pub fn is_map(self) -> bool {
+        matches!(self, TaskKind::Map | TaskKind::FastFailMap | TaskKind::OpportunisticMap)
+    }
+
+    /// The slot pool a container of this kind counts against, if any.
+    pub fn slot(self) -> Option<SlotKind> {
+        if self.is_map() {
+            Some(SlotKind::Map)
+        } else if self == TaskKind::Reduce {
+            Some(SlotKind::Reduce)
+        } else {
+            None
+        }
+    }
+}
+
+/// Hadoop 1's two slot pools, which a slot configurator may cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SlotKind {
+    Map,
+    Reduce,
+}
+
+/// True for app_type MAPREDUCE in any case, as YARN reports it.
+pub fn is_mapreduce(app_type: &str) -> bool {
+    app_type.eq_ignore_ascii_case("MAPREDUCE")
+}
+
+#[derive(Debug, Clone)]
+pub struct App {
+    /// YARN's application id, e.g. `application_1700000000000_0001`.
+    pub id: String,
+    pub arrival: Arrival,
+    pub queue: String,
+    pub user: String,
+    pub name: String,
+    pub app_type: String,
+    pub tags: Vec<String>,
+    pub submit_ms: u64,
+    pub is_mapreduce: bool,
+    pub attempt: Option<String>,
+    pub asks: AppAsks,
+    /// Resource of the containers the RM holds for the app.
+    pub used: Resource,
+    pub running: u32,
+}
+
+impl App {
+    pub fn kind_of(&self, priority: i32) -> TaskKind {
+        TaskKind::classify(self.is_mapreduce, priority)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mapreduce_priorities_are_classified() {
+        assert!(is_mapreduce("mapreduce") && is_mapreduce("MAPREDUCE") && !is_mapreduce("SPARK"));
+        assert_eq!(TaskKind::classify(true, 0), TaskKind::ApplicationMaster);
+        assert_eq!(TaskKind::classify(true, 5), TaskKind::FastFailMap);
+        assert_eq!(TaskKind::classify(true, 10), TaskKind::Reduce);
+        assert_eq!(TaskKind::classify(true, 19), TaskKind::OpportunisticMap);
+        assert_eq!(TaskKind::classify(true, 20), TaskKind::Map);
+        assert_eq!(TaskKind::classify(true, 7), TaskKind::Generic);
+        assert_eq!(TaskKind::classify(false, 20), TaskKind::Generic);
+        assert_eq!(TaskKind::Map.slot(), Some(SlotKind::Map));
+        assert_eq!(TaskKind::Reduce.slot(), Some(SlotKind::Reduce));
+        assert_eq!(TaskKind::ApplicationMaster.slot(), None);
+    }
+}

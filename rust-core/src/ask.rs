@@ -1,0 +1,256 @@
+//! An application's outstanding asks, kept as YARN's `AppSchedulingInfo` keeps them: one table
+//! per scheduler key (priority, allocation request id), each with rows for hosts, racks and
+//! `*`. The `*` row's count is the key's total outstanding; a host or rack row says how many of
+//! those the application would like there. Rows are indexed by resource name so a heartbeat
+//! looks up exactly three rows per key (the node's host, its rack, `*`).
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::error::CoreError;
+use crate::protocol::{Ask, Locality, Resource};
+
+/// YARN's `ResourceRequest.ANY`.
+pub const ANY: &str = "*";
+
+/// YARN's `SchedulerRequestKey` minus the container to update: ordered by priority first
+/// (lower number = more important), then allocation request id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SchedulerKey {
+    pub priority: i32,
+    pub allocation_request_id: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub capability: Resource,
+    pub count: u32,
+    pub relax_locality: bool,
+}
+
+/// The rows of one scheduler key.
+#[derive(Debug, Clone, Default)]
+pub struct AskTable {
+    rows: HashMap<String, Row>,
+}
+
+impl AskTable {
+    pub fn row(&self, resource_name: &str) -> Option<&Row> {
+        self.rows.get(resource_name)
+    }
+
+    /// Outstanding containers at `resource_name` (0 when there is no row).
+    pub fn count(&self, resource_name: &str) -> u32 {
+        self.rows.get(resource_name).map_or(0, |r| r.count)
+    }
+
+    /// Total outstanding for the key: the `*` row.
+    pub fn outstanding(&self) -> u32 {
+        self.count(ANY)
+    }
+
+    /// YARN's `canDelayTo`: allocation may fall back to `resource_name` unless its row says
+    /// relax_locality=false. A row with nothing outstanding cannot forbid anything, because
+    /// the scheduler only consults this flag for levels with outstanding containers.
+    pub fn may_relax_to(&self, resource_name: &str) -> bool {
+        self.rows.get(resource_name).map_or(true, |r| r.count == 0 || r.relax_locality)
+    }
+
+    /// True when nothing is outstanding anywhere but `*`: the app does not care where its
+    /// containers run (AMs, Spark executors, DistributedShell), so placing them gives up no
+    /// locality.
+    pub fn locality_free(&self) -> bool {
+        self.rows.iter().all(|(name, row)| name == ANY || row.count == 0)
+    }
+
+    /// Resource names with outstanding containers, for policies that look for local data.
+    pub fn wanted_locations(&self) -> impl Iterator<Item = (&str, &Row)> {
+        self.rows
+            .iter()
+            .filter(|(name, row)| name.as_str() != ANY && row.count > 0)
+            .map(|(name, row)| (name.as_str(), row))
+    }
+
+    pub fn rows(&self) -> impl Iterator<Item = (&str, &Row)> {
+        self.rows.iter().map(|(n, r)| (n.as_str(), r))
+    }
+
+    fn take(&mut self, resource_name: &str, n: u32) {
+        if let Some(row) = self.rows.get_mut(resource_name) {
+            row.count = row.count.saturating_sub(n);
+        }
+    }
+
+    fn give_back(&mut self, resource_name: &str, n: u32) {
+        if let Some(row) = self.rows.get_mut(resource_name) {
+            row.count = row.count.saturating_add(n);
+        }
+    }
+}
+
+/// All of an application's asks.
+#[derive(Debug, Clone, Default)]
+pub struct AppAsks {
+    tables: BTreeMap<SchedulerKey, AskTable>,
+}
+
+impl AppAsks {
+    /// Validates a full snapshot and builds the tables; nothing is kept from before. On error
+    /// the caller's previous asks stay untouched because nothing is assigned until all rows
+    /// passed.
+    pub fn from_snapshot(app: &str, asks: Vec<Ask>) -> Result<AppAsks, CoreError> {
+        let mut tables: BTreeMap<SchedulerKey, AskTable> = BTreeMap::new();
+        for ask in asks {
+            let where_ = format!(
+                "application {app}, priority {}, allocation_request_id {}, resource_name {:?}",
+                ask.priority, ask.allocation_request_id, ask.resource_name
+            );
+            if ask.priority < 0 {
+                return Err(CoreError::Protocol(format!(
+                    "{where_}: negative priority (YARN priorities are 0 or more)"
+                )));
+            }
+            if ask.resource_name.trim().is_empty() {
+                return Err(CoreError::Protocol(format!("{where_}: empty resource_name")));
+            }
+            if ask.count > 0 && ask.capability == Resource::ZERO {
+                return Err(CoreError::Protocol(format!(
+                    "{where_}: asks for {} containers of zero memory and zero vcores",
+                    ask.count
+                )));
+            }
+            let key = SchedulerKey {
+                priority: ask.priority,
+                allocation_request_id: ask.allocation_request_id,
+            };
+            let table = tables.entry(key).or_default();
+            if table.rows.contains_key(&ask.resource_name) {
+                return Err(CoreError::Protocol(format!("{where_}: row appears twice in one snapshot")));
+            }
+            if ask.count == 0 {
+                continue;
+            }
+            table.rows.insert(
+                ask.resource_name,
+                Row { capability: ask.capability, count: ask.count, relax_locality: ask.relax_locality },
+            );
+        }
+        // A key whose rows were all zero would otherwise linger as an empty table.
+        tables.retain(|_, t| !t.rows.is_empty());
+        Ok(AppAsks { tables })
+    }
+
+    pub fn table(&self, key: &SchedulerKey) -> Option<&AskTable> {
+        self.tables.get(key)
+    }
+
+    /// Keys in YARN's order (priority, then allocation request id).
+    pub fn tables(&self) -> impl Iterator<Item = (&SchedulerKey, &AskTable)> {
+        self.tables.iter()
+    }
+
+    /// Keys with something outstanding, in YARN's order.
+    pub fn pending_keys(&self) -> impl Iterator<Item = SchedulerKey> + '_ {
+        self.tables.iter().filter(|(_, t)| t.outstanding() > 0).map(|(k, _)| *k)
+    }
+
+    /// Containers outstanding over all keys (sum of the `*` rows).
+    pub fn pending_containers(&self) -> u64 {
+        self.tables.values().map(|t| t.outstanding() as u64).sum()
+    }
+
+    pub fn has_pending(&self) -> bool {
+        self.tables.values().any(|t| t.outstanding() > 0)
+    }
+
+    /// Counts `n` containers of `key` placed at `locality` on a node at (`host`, `rack`).
+    pub fn consume(&mut self, key: &SchedulerKey, locality: Locality, host: &str, rack: &str, n: u32) {
+        self.apply(key, locality, host, rack, n, AskTable::take);
+    }
+
+    /// Undoes [`consume`](Self::consume) for containers the shim did not create.
+    pub fn restore(&mut self, key: &SchedulerKey, locality: Locality, host: &str, rack: &str, n: u32) {
+        self.apply(key, locality, host, rack, n, AskTable::give_back);
+    }
+
+    fn apply(
+        &mut self,
+        key: &SchedulerKey,
+        locality: Locality,
+        host: &str,
+        rack: &str,
+        n: u32,
+        op: fn(&mut AskTable, &str, u32),
+    ) {
+        let Some(table) = self.tables.get_mut(key) else { return };
+        // YARN's LocalityAppPlacementAllocator: node-local uses up one from host, rack and `*`;
+        // rack-local from rack and `*`; off-switch from `*` only.
+        if locality == Locality::NodeLocal {
+            op(table, host, n);
+        }
+        if locality != Locality::OffSwitch {
+            op(table, rack, n);
+        }
+        op(table, ANY, n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(priority: i32, name: &str, count: u32) -> Ask {
+        Ask {
+            priority,
+            allocation_request_id: 0,
+            resource_name: name.into(),
+            capability: Resource::new(1024, 1),
+            count,
+            relax_locality: true,
+        }
+    }
+
+    #[test]
+    fn consume_counts_like_yarn() {
+        let mut a = AppAsks::from_snapshot(
+            "app1",
+            vec![ask(20, "h1", 2), ask(20, "/r1", 3), ask(20, ANY, 5)],
+        )
+        .unwrap();
+        let key = SchedulerKey { priority: 20, allocation_request_id: 0 };
+        a.consume(&key, Locality::NodeLocal, "h1", "/r1", 1);
+        let t = a.table(&key).unwrap();
+        assert_eq!((t.count("h1"), t.count("/r1"), t.count(ANY)), (1, 2, 4));
+        a.consume(&key, Locality::RackLocal, "h2", "/r1", 1);
+        a.consume(&key, Locality::OffSwitch, "h9", "/r9", 1);
+        let t = a.table(&key).unwrap();
+        assert_eq!((t.count("h1"), t.count("/r1"), t.count(ANY)), (1, 1, 2));
+        a.restore(&key, Locality::NodeLocal, "h1", "/r1", 1);
+        let t = a.table(&key).unwrap();
+        assert_eq!((t.count("h1"), t.count("/r1"), t.count(ANY)), (2, 2, 3));
+    }
+
+    #[test]
+    fn nonsense_rows_are_named() {
+        let err = AppAsks::from_snapshot("app7", vec![ask(-1, ANY, 1)]).unwrap_err().to_string();
+        assert!(err.contains("app7") && err.contains("priority -1"), "{err}");
+        let mut zero = ask(3, ANY, 1);
+        zero.capability = Resource::ZERO;
+        let err = AppAsks::from_snapshot("app7", vec![zero]).unwrap_err().to_string();
+        assert!(err.contains("app7") && err.contains("priority 3") && err.contains("zero"), "{err}");
+        let err = AppAsks::from_snapshot("app7", vec![ask(1, ANY, 1), ask(1, ANY, 2)])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("twice"), "{err}");
+        let err = AppAsks::from_snapshot("app7", vec![ask(1, " ", 1)]).unwrap_err().to_string();
+        assert!(err.contains("empty resource_name"), "{err}");
+    }
+
+    #[test]
+    fn zero_rows_are_dropped_and_locality_free_detected() {
+        let a = AppAsks::from_snapshot("a", vec![ask(0, ANY, 1), ask(0, "h1", 0), ask(5, ANY, 0)]).unwrap();
+        assert_eq!(a.tables().count(), 1);
+        let t = a.table(&SchedulerKey { priority: 0, allocation_request_id: 0 }).unwrap();
+        assert!(t.locality_free());
+        assert_eq!(a.pending_containers(), 1);
+    }
+}

@@ -1,0 +1,125 @@
+//! Decisions handed to the shim and not yet confirmed.
+//!
+//! The core takes a decision's containers off the app's asks as soon as it emits it, as YARN's
+//! own scheduler does, so the next heartbeat cannot hand the same ask out twice. The shim then
+//! either creates the containers (`container_allocated`, followed by a fresh `asks_updated`
+//! snapshot) or reports `decision_rejected`. Keeping the unconfirmed part lets the core
+//! (a) give rejected containers back to the asks so they are offered again and (b) re-apply
+//! the not-yet-executed part of a decision onto a new snapshot, which the RM took before
+//! executing it.
+
+use crate::ask::SchedulerKey;
+use crate::protocol::{Decision, Locality};
+
+#[derive(Debug, Clone)]
+struct Entry {
+    decision: Decision,
+    host: String,
+    rack: String,
+    /// Containers of the decision the shim has neither created nor rejected.
+    unconfirmed: u32,
+    /// Set at the node's next heartbeat; the one after that drops the entry.
+    stale: bool,
+}
+
+/// Asks to give back or take again: (key, locality, host, rack, containers).
+pub type AskChange = (SchedulerKey, Locality, String, String, u32);
+
+#[derive(Debug, Default)]
+pub struct InFlight {
+    entries: Vec<Entry>,
+}
+
+impl InFlight {
+    pub fn add(&mut self, decision: &Decision, host: &str, rack: &str) {
+        self.entries.push(Entry {
+            unconfirmed: decision.count,
+            decision: decision.clone(),
+            host: host.to_string(),
+            rack: rack.to_string(),
+            stale: false,
+        });
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// One container of a matching decision was created. False when none matches (a recovered
+    /// container, or one whose decision a snapshot already settled).
+    pub fn confirm(&mut self, app: &str, node: &str, priority: i32, locality: Locality) -> bool {
+        let Some(i) = self.entries.iter().position(|e| {
+            e.decision.app == app
+                && e.decision.node == node
+                && e.decision.priority == priority
+                && e.decision.locality == locality
+                && e.unconfirmed > 0
+        }) else {
+            return false;
+        };
+        self.entries[i].unconfirmed -= 1;
+        if self.entries[i].unconfirmed == 0 {
+            self.entries.remove(i);
+        }
+        true
+    }
+
+    /// The shim executed only `executed` containers of `decision`: the rest goes back to the
+    /// asks. `None` when no such decision is unconfirmed.
+    pub fn reject(&mut self, decision: &Decision, executed: u32) -> Option<AskChange> {
+        let i = self.entries.iter().position(|e| same_decision(&e.decision, decision))?;
+        let e = self.entries.remove(i);
+        let back = decision.count.saturating_sub(executed).min(e.unconfirmed);
+        Some((key_of(&e.decision), e.decision.locality, e.host, e.rack, back))
+    }
+
+    /// A new snapshot of `app`'s asks arrived: the unconfirmed parts of its decisions must be
+    /// taken off it again.
+    pub fn unconfirmed_of(&self, app: &str) -> Vec<AskChange> {
+        self.entries
+            .iter()
+            .filter(|e| e.decision.app == app && e.unconfirmed > 0)
+            .map(|e| (key_of(&e.decision), e.decision.locality, e.host.clone(), e.rack.clone(), e.unconfirmed))
+            .collect()
+    }
+
+    /// Called on each heartbeat of `node`. The shim settles a heartbeat's decisions before the
+    /// node's next one, so a decision still unsettled two heartbeats later was lost; dropping
+    /// it stops it from being re-applied to every later snapshot of its app (the asks would
+    /// stay too low for good). One heartbeat of grace keeps drivers that step heartbeats
+    /// ahead of executing decisions (simulators, tests) exact. Returns how many were dropped.
+    pub fn expire_node(&mut self, node: &str) -> usize {
+        let before = self.entries.len();
+        self.entries.retain(|e| e.decision.node != node || !e.stale);
+        for e in self.entries.iter_mut().filter(|e| e.decision.node == node) {
+            e.stale = true;
+        }
+        before - self.entries.len()
+    }
+
+    /// The node is gone; its decisions will never be executed.
+    pub fn forget_node(&mut self, node: &str) {
+        self.entries.retain(|e| e.decision.node != node);
+    }
+
+    pub fn forget_app(&mut self, app: &str) {
+        self.entries.retain(|e| e.decision.app != app);
+    }
+}
+
+fn key_of(d: &Decision) -> SchedulerKey {
+    SchedulerKey { priority: d.priority, allocation_request_id: d.allocation_request_id }
+}
+
+fn same_decision(a: &Decision, b: &Decision) -> bool {
+    a.app == b.app
+        && a.node == b.node
+        && a.priority == b.priority
+        && a.allocation_request_id == b.allocation_request_id
+        && a.resource_name == b.resource_name
+        && a.locality == b.locality
+}

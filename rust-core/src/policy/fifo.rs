@@ -1,0 +1,19 @@
+//! `fifo`: Hadoop's classic order. Applications by submit time (then arrival), each served in
+//! full before the next is offered anything.
+
+use super::JobPolicy;
+use crate::app::Arrival;
+use crate::node::Node;
+use crate::state::ClusterState;
+
+pub struct Fifo;
+
+impl JobPolicy for Fifo {
+    fn name(&self) -> &'static str {
+        "fifo"
+    }
+
+    fn order(&mut self, state: &ClusterState, _node: &Node, _now_ms: u64) -> Vec<Arrival> {
+        state.apps_by_submission().filter(|a| a.asks.has_pending()).map(|a| a.arrival).collect()
+    }
+}

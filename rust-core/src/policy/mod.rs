@@ -1,0 +1,125 @@
+//! The four policy layers, each chosen by one `locus.*` setting and independent of the others:
+//!
+//! | layer | setting | question it answers |
+//! | --- | --- | --- |
+//! | [`JobPolicy`] | `locus.policy` | which job is offered a node's free capacity first |
+//! | [`LocalityTechnique`] | `locus.locality` | how far from its data a map task may run right now |
+//! | [`HotspotGuard`] | `locus.hotspot` | how many containers a node may still take this heartbeat |
+//! | [`SlotConfigurator`] | `locus.slots` | how much of the cluster map and reduce containers may hold |
+//!
+//! The core runs the decision procedure ([`crate::schedule`]) and asks the layers; the layers
+//! only read state. YARN's counting rules (rows, relax_locality, fit) are enforced by the
+//! procedure whatever the layers say, so no layer can make the core emit an impossible decision.
+
+mod fifo;
+mod hadoop;
+mod hotspot_off;
+mod static_slots;
+
+use crate::app::{App, Arrival, SlotKind, TaskKind};
+use crate::ask::{AskTable, SchedulerKey};
+use crate::config::{Config, HotspotKind, JobPolicyKind, LocalityKind, SlotsKind};
+use crate::node::Node;
+use crate::protocol::{Locality, Resource};
+use crate::state::ClusterState;
+
+pub use fifo::Fifo;
+pub use hadoop::HadoopLocality;
+pub use hotspot_off::NoHotspotGuard;
+pub use static_slots::StaticSlots;
+
+/// Job-level policy: the order in which applications are offered a heartbeating node.
+pub trait JobPolicy: Send {
+    fn name(&self) -> &'static str;
+
+    /// Applications to offer `node` to, most deserving first. Apps left out get nothing on
+    /// this heartbeat; apps with nothing outstanding may be left out.
+    fn order(&mut self, state: &ClusterState, node: &Node, now_ms: u64) -> Vec<Arrival>;
+
+    /// The application is gone; drop anything kept about it.
+    fn app_removed(&mut self, _app: Arrival) {}
+}
+
+/// Locality technique for map tasks: the loosest locality a key may take on a node now.
+/// The core asks only for map keys with host or rack rows; containers of other kinds and asks
+/// that name only `*` are never held back (so AMs, reduces and Spark executors cannot starve
+/// behind a locality wait).
+pub trait LocalityTechnique: Send {
+    fn name(&self) -> &'static str;
+
+    fn allowed(&mut self, app: &App, key: SchedulerKey, table: &AskTable, node: &Node, now_ms: u64) -> Locality;
+
+    /// After the key was offered `node`: the best locality it got there, `None` if nothing.
+    fn offered(&mut self, _app: Arrival, _key: SchedulerKey, _node: &Node, _got: Option<Locality>, _now_ms: u64) {}
+
+    fn app_removed(&mut self, _app: Arrival) {}
+}
+
+/// Hotspot guard: how many more containers of this kind and locality `node` may take on this
+/// heartbeat (`u32::MAX`: no limit).
+pub trait HotspotGuard: Send {
+    fn name(&self) -> &'static str;
+
+    fn admit(&mut self, state: &ClusterState, node: &Node, app: &App, kind: TaskKind, locality: Locality) -> u32;
+
+    /// Containers were placed (so a guard can count them).
+    fn placed(&mut self, _node: &Node, _app: &App, _kind: TaskKind, _locality: Locality, _count: u32) {}
+}
+
+/// Slot configurator: the most resource containers of one pool may hold cluster-wide
+/// (`None`: no cap). Containers outside both pools (AMs, generic) are never capped.
+pub trait SlotConfigurator: Send {
+    fn name(&self) -> &'static str;
+
+    fn cap(&mut self, state: &ClusterState, slot: SlotKind, now_ms: u64) -> Option<Resource>;
+}
+
+/// One implementation per layer, built from the settings.
+pub struct Layers {
+    pub job: Box<dyn JobPolicy>,
+    pub locality: Box<dyn LocalityTechnique>,
+    pub hotspot: Box<dyn HotspotGuard>,
+    pub slots: Box<dyn SlotConfigurator>,
+}
+
+impl Layers {
+    pub fn from_config(cfg: &Config) -> Layers {
+        Layers {
+            job: match cfg.policy {
+                JobPolicyKind::Fifo => Box::new(Fifo),
+            },
+            locality: match cfg.locality {
+                LocalityKind::Hadoop => Box::new(HadoopLocality),
+            },
+            hotspot: match cfg.hotspot {
+                HotspotKind::Off => Box::new(NoHotspotGuard),
+            },
+            slots: match cfg.slots {
+                SlotsKind::Static => Box::new(StaticSlots::new(cfg.map_share)),
+            },
+        }
+    }
+
+    /// Rebuilds only the layers whose choice changed, so a refresh keeps e.g. a locality
+    /// technique's waiting counters when only an unrelated setting moved.
+    pub fn reconfigure(&mut self, old: &Config, new: &Config) {
+        let fresh = Layers::from_config(new);
+        if old.policy != new.policy {
+            self.job = fresh.job;
+        }
+        if old.locality != new.locality {
+            self.locality = fresh.locality;
+        }
+        if old.hotspot != new.hotspot {
+            self.hotspot = fresh.hotspot;
+        }
+        if old.slots != new.slots || old.map_share != new.map_share {
+            self.slots = fresh.slots;
+        }
+    }
+
+    pub fn app_removed(&mut self, app: Arrival) {
+        self.job.app_removed(app);
+        self.locality.app_removed(app);
+    }
+}

@@ -1,0 +1,68 @@
+//! Queues by name. FIFO treats the cluster as one logical queue; the names are still tracked so
+//! usage can be reported per queue and later job policies (fair) can share between them.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::protocol::Resource;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Queue {
+    pub apps: u32,
+    pub used: Resource,
+    pub running: u32,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Queues {
+    by_name: BTreeMap<String, Queue>,
+}
+
+impl Queues {
+    pub fn get(&self, name: &str) -> Option<&Queue> {
+        self.by_name.get(name)
+    }
+
+    pub fn app_joined(&mut self, name: &str) {
+        self.by_name.entry(name.to_string()).or_default().apps += 1;
+    }
+
+    /// Forgets the queue once it has no apps, so the count reflects live queues.
+    pub fn app_left(&mut self, name: &str) {
+        if let Some(q) = self.by_name.get_mut(name) {
+            q.apps = q.apps.saturating_sub(1);
+            if q.apps == 0 && q.running == 0 {
+                self.by_name.remove(name);
+            }
+        }
+    }
+
+    pub fn container_started(&mut self, name: &str, r: &Resource) {
+        let q = self.by_name.entry(name.to_string()).or_default();
+        q.used = q.used.add(r);
+        q.running += 1;
+    }
+
+    pub fn container_finished(&mut self, name: &str, r: &Resource) {
+        if let Some(q) = self.by_name.get_mut(name) {
+            q.used = q.used.saturating_sub(r);
+            q.running = q.running.saturating_sub(1);
+            if q.apps == 0 && q.running == 0 {
+                self.by_name.remove(name);
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Queue)> {
+        self.by_name.iter().map(|(n, q)| (n.as_str(), q))
+    }
+}

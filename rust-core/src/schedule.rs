@@ -1,0 +1,259 @@
+//! The decision procedure run on each node heartbeat.
+//!
+//! Applications come in the job policy's order. Within one, scheduler keys go in YARN's order
+//! (lower priority number first). For each key the procedure tries node-local, then rack-local,
+//! then off-switch, with YARN's rules (LocalityAppPlacementAllocator, CapacityScheduler's
+//! RegularContainerAllocator):
+//! - node-local needs outstanding containers at the node's host, its rack and `*`;
+//! - rack-local needs them at the rack and `*`, and the rack row must allow relaxing to it;
+//!   a rack row with relax_locality=false ends the key on this node (nothing off-switch either);
+//! - off-switch needs nothing left at the node's rack, `*` outstanding, and the `*` row must
+//!   allow relaxing.
+//!
+//! A key that is allowed here but cannot get all it wants because the node is full, the
+//! heartbeat's container budget is spent or the off-switch budget is spent ends the
+//! application's turn on this node: lower priorities must not jump ahead of a higher one that
+//! only waits for room. A key held back by its locality rules, the locality technique, the
+//! hotspot guard or a slot cap does not: the next key may use the node. Neither does a key whose
+//! containers are bigger than the whole node (FairScheduler's hasContainerForNode): waiting
+//! would not help.
+
+use crate::app::{Arrival, SlotKind, TaskKind};
+use crate::ask::{AskTable, SchedulerKey, ANY};
+use crate::config::Config;
+use crate::node::Node;
+use crate::policy::Layers;
+use crate::protocol::{Decision, Locality, Resource};
+use crate::state::ClusterState;
+
+/// What one heartbeat may still hand out.
+#[derive(Debug, Clone, Copy)]
+struct Budget {
+    room: Resource,
+    /// The node's total: an ask bigger than this can never run here, so it must not hold up
+    /// the app's smaller asks on this node.
+    node_capability: Resource,
+    containers: u32,
+    off_switch: u32,
+}
+
+/// A placement the procedure settled on for one key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placement {
+    pub locality: Locality,
+    pub count: u32,
+    pub capability: Resource,
+}
+
+/// Limits on one key that come from the policy layers.
+pub struct KeyLimits<'a> {
+    pub ceiling: Locality,
+    /// Resource left in the key's slot pool, `None` when uncapped.
+    pub slot_room: Option<Resource>,
+    pub admit: &'a mut dyn FnMut(Locality) -> u32,
+}
+
+/// Plans one key on one node: pure YARN counting, no state changes. Returns the placements and
+/// whether the app's turn on this node ends here.
+fn plan_key(
+    table: &AskTable,
+    host: &str,
+    rack: &str,
+    budget: &mut Budget,
+    limits: &mut KeyLimits<'_>,
+) -> (Vec<Placement>, bool) {
+    let mut out = Vec::new();
+    let mut any = table.outstanding();
+    let mut at_rack = table.count(rack);
+    let at_host = table.count(host);
+    let mut stop = false;
+    let locality_free = table.locality_free();
+
+    let mut place = |locality: Locality, want: u32, capability: Resource, budget: &mut Budget, out: &mut Vec<Placement>| -> u32 {
+        if want == 0 || !budget.node_capability.fits(&capability) {
+            return 0;
+        }
+        let off_budget = if locality == Locality::OffSwitch && !locality_free { budget.off_switch } else { u32::MAX };
+        let heartbeat = budget.room.count_fitting(&capability).min(budget.containers).min(off_budget);
+        let slot = limits.slot_room.map_or(u32::MAX, |r| r.count_fitting(&capability));
+        let policy = slot.min((limits.admit)(locality));
+        let n = want.min(heartbeat).min(policy);
+        if n < want {
+            // The node or heartbeat binding ends the app's turn; a policy cap only this key's.
+            if heartbeat <= policy {
+                stop = true;
+            }
+        }
+        if n > 0 {
+            let total = Resource { memory_mb: capability.memory_mb * n as u64, vcores: capability.vcores * n };
+            budget.room = budget.room.saturating_sub(&total);
+            budget.containers -= n;
+            if off_budget != u32::MAX {
+                budget.off_switch -= n;
+            }
+            if let Some(r) = limits.slot_room.as_mut() {
+                *r = r.saturating_sub(&total);
+            }
+            out.push(Placement { locality, count: n, capability });
+        }
+        n
+    };
+
+    if any == 0 {
+        return (out, false);
+    }
+    if at_host > 0 && at_rack > 0 {
+        if let Some(row) = table.row(host) {
+            let n = place(Locality::NodeLocal, at_host.min(at_rack).min(any), row.capability, budget, &mut out);
+            any -= n;
+            at_rack -= n;
+        }
+    }
+    if any > 0 && at_rack > 0 {
+        if !table.may_relax_to(rack) || limits.ceiling < Locality::RackLocal {
+            return (out, stop);
+        }
+        if let Some(row) = table.row(rack) {
+            let n = place(Locality::RackLocal, at_rack.min(any), row.capability, budget, &mut out);
+            any -= n;
+            at_rack -= n;
+        }
+    }
+    if any > 0 && at_rack == 0 && table.may_relax_to(ANY) && limits.ceiling == Locality::OffSwitch {
+        if let Some(row) = table.row(ANY) {
+            place(Locality::OffSwitch, any, row.capability, budget, &mut out);
+        }
+    }
+    (out, stop)
+}
+
+/// Runs the procedure for a heartbeat of `node_id` with `unallocated` free; applies the
+/// decisions to the asks (as YARN would once they execute) and returns them.
+pub fn assign(
+    state: &mut ClusterState,
+    layers: &mut Layers,
+    cfg: &Config,
+    node: &Node,
+    unallocated: Resource,
+    now_ms: u64,
+) -> Vec<Decision> {
+    let mut budget = Budget {
+        room: unallocated,
+        node_capability: node.capability,
+        containers: if cfg.assign_multiple { u32::MAX } else { 1 },
+        off_switch: cfg.off_switch_per_heartbeat,
+    };
+    let mut decisions = Vec::new();
+    if budget.room == Resource::ZERO {
+        return decisions;
+    }
+    let order = layers.job.order(state, node, now_ms);
+    let mut slot_room = [None, None];
+    for (i, slot) in [SlotKind::Map, SlotKind::Reduce].into_iter().enumerate() {
+        slot_room[i] = layers
+            .slots
+            .cap(state, slot, now_ms)
+            .map(|cap| cap.saturating_sub(&state.slot_used(slot)));
+    }
+    let slot_index = |kind: TaskKind| match kind.slot() {
+        Some(SlotKind::Map) => Some(0),
+        Some(SlotKind::Reduce) => Some(1),
+        None => None,
+    };
+
+    for arrival in order {
+        if budget.containers == 0 || budget.room == Resource::ZERO {
+            break;
+        }
+        let keys: Vec<SchedulerKey> = match state.app(arrival) {
+            Some(app) => app.asks.pending_keys().collect(),
+            None => continue,
+        };
+        for key in keys {
+            let (placements, stop, kind) = {
+                let Some(app) = state.app(arrival) else { break };
+                let Some(table) = app.asks.table(&key) else { continue };
+                let kind = app.kind_of(key.priority);
+                let ceiling = if kind.is_map() && !table.locality_free() {
+                    layers.locality.allowed(app, key, table, node, now_ms)
+                } else {
+                    Locality::OffSwitch
+                };
+                let hotspot = &mut layers.hotspot;
+                let state_ref: &ClusterState = state;
+                let mut admit = |loc: Locality| hotspot.admit(state_ref, node, app, kind, loc);
+                let mut limits = KeyLimits {
+                    ceiling,
+                    slot_room: slot_index(kind).and_then(|i| slot_room[i]),
+                    admit: &mut admit,
+                };
+                let (placements, stop) = plan_key(table, &node.host, &node.rack, &mut budget, &mut limits);
+                if let Some(i) = slot_index(kind) {
+                    if slot_room[i].is_some() {
+                        slot_room[i] = limits.slot_room;
+                    }
+                }
+                if kind.is_map() && !table.locality_free() {
+                    let got = placements.iter().map(|p| p.locality).min();
+                    layers.locality.offered(arrival, key, node, got, now_ms);
+                }
+                (placements, stop, kind)
+            };
+            record(state, layers, arrival, key, kind, node, &placements, &mut decisions);
+            if stop || budget.containers == 0 {
+                break;
+            }
+        }
+    }
+    decisions
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record(
+    state: &mut ClusterState,
+    layers: &mut Layers,
+    arrival: Arrival,
+    key: SchedulerKey,
+    kind: TaskKind,
+    node: &Node,
+    placements: &[Placement],
+    decisions: &mut Vec<Decision>,
+) {
+    if placements.is_empty() {
+        return;
+    }
+    if let Some(app) = state.app(arrival) {
+        for p in placements {
+            layers.hotspot.placed(node, app, kind, p.locality, p.count);
+        }
+    }
+    let Some(app) = state.app_mut(arrival) else { return };
+    for p in placements {
+        app.asks.consume(&key, p.locality, &node.host, &node.rack, p.count);
+        let resource_name = match p.locality {
+            Locality::NodeLocal => node.host.clone(),
+            Locality::RackLocal => node.rack.clone(),
+            Locality::OffSwitch => ANY.to_string(),
+        };
+        log::debug!(
+            "decide {} x{} {:?} for {} priority {} on {} ({})",
+            p.count,
+            p.capability.memory_mb,
+            p.locality,
+            app.id,
+            key.priority,
+            node.id,
+            resource_name
+        );
+        decisions.push(Decision {
+            app: app.id.clone(),
+            priority: key.priority,
+            allocation_request_id: key.allocation_request_id,
+            resource_name,
+            node: node.id.clone(),
+            locality: p.locality,
+            count: p.count,
+            capability: p.capability,
+        });
+    }
+}

@@ -1,0 +1,334 @@
+//! The scheduling state the policies read: nodes, applications with their asks, running
+//! containers, queues and per-pool usage. Every mutation keeps the derived totals (node
+//! allocation, app usage, queue usage, slot usage, cluster capacity) in step, so a policy
+//! reading them never has to recompute a sum over the cluster.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::app::{is_mapreduce, App, Arrival, SlotKind};
+use crate::ask::AppAsks;
+use crate::container::{Container, Containers};
+use crate::error::CoreError;
+use crate::node::Node;
+use crate::protocol::{Ask, ContainerInfo, Resource};
+use crate::queue::Queues;
+use crate::topology::{locate, DatacenterMapping};
+
+/// Everything `app_added` says about an application.
+#[derive(Debug, Clone)]
+pub struct AppSpec {
+    pub id: String,
+    pub queue: String,
+    pub user: String,
+    pub name: String,
+    pub app_type: String,
+    pub tags: Vec<String>,
+    pub submit_ms: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct ClusterState {
+    nodes: HashMap<String, Node>,
+    apps: BTreeMap<Arrival, App>,
+    app_ids: HashMap<String, Arrival>,
+    /// (submit time, arrival): FIFO's order without sorting on every heartbeat.
+    submission: BTreeSet<(u64, Arrival)>,
+    containers: Containers,
+    queues: Queues,
+    mapping: DatacenterMapping,
+    capacity: Resource,
+    map_used: Resource,
+    reduce_used: Resource,
+    next_arrival: u64,
+}
+
+impl ClusterState {
+    pub fn new(mapping: DatacenterMapping) -> Self {
+        ClusterState { mapping, ..Default::default() }
+    }
+
+    // ---- reading -------------------------------------------------------------------------
+
+    pub fn node(&self, id: &str) -> Option<&Node> {
+        self.nodes.get(id)
+    }
+
+    pub fn nodes(&self) -> impl Iterator<Item = &Node> {
+        self.nodes.values()
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn app(&self, arrival: Arrival) -> Option<&App> {
+        self.apps.get(&arrival)
+    }
+
+    pub fn app_by_id(&self, id: &str) -> Option<&App> {
+        self.app_ids.get(id).and_then(|a| self.apps.get(a))
+    }
+
+    pub(crate) fn app_mut(&mut self, arrival: Arrival) -> Option<&mut App> {
+        self.apps.get_mut(&arrival)
+    }
+
+    pub(crate) fn app_mut_by_id(&mut self, id: &str) -> Option<&mut App> {
+        let arrival = *self.app_ids.get(id)?;
+        self.apps.get_mut(&arrival)
+    }
+
+    /// Apps in arrival order.
+    pub fn apps(&self) -> impl Iterator<Item = &App> {
+        self.apps.values()
+    }
+
+    pub fn app_count(&self) -> usize {
+        self.apps.len()
+    }
+
+    /// Apps by submit time, ties broken by arrival: YARN's FIFO order.
+    pub fn apps_by_submission(&self) -> impl Iterator<Item = &App> {
+        self.submission.iter().filter_map(|(_, a)| self.apps.get(a))
+    }
+
+    pub fn containers(&self) -> &Containers {
+        &self.containers
+    }
+
+    pub fn queues(&self) -> &Queues {
+        &self.queues
+    }
+
+    /// Sum of all nodes' capabilities.
+    pub fn capacity(&self) -> Resource {
+        self.capacity
+    }
+
+    /// Resource held by containers of one slot pool.
+    pub fn slot_used(&self, slot: SlotKind) -> Resource {
+        match slot {
+            SlotKind::Map => self.map_used,
+            SlotKind::Reduce => self.reduce_used,
+        }
+    }
+
+    pub fn pending_containers(&self) -> u64 {
+        self.apps.values().map(|a| a.asks.pending_containers()).sum()
+    }
+
+    // ---- nodes ---------------------------------------------------------------------------
+
+    /// Adds a node, or updates it in place when the RM reports it again (a NodeManager that
+    /// re-registers keeps its NodeId): its running containers stay counted.
+    /// Returns true for a new node.
+    pub fn add_node(&mut self, id: &str, host: &str, rack: &str, capability: Resource) -> bool {
+        let loc = locate(host, rack, &self.mapping);
+        if let Some(n) = self.nodes.get_mut(id) {
+            self.capacity = self.capacity.saturating_sub(&n.capability).add(&capability);
+            n.host = host.to_string();
+            n.rack = loc.rack;
+            n.datacenter = loc.datacenter;
+            n.capability = capability;
+            if n.last_heartbeat_ms.is_none() {
+                n.unallocated = capability.saturating_sub(&n.allocated);
+            }
+            return false;
+        }
+        self.capacity = self.capacity.add(&capability);
+        self.nodes.insert(
+            id.to_string(),
+            Node {
+                id: id.to_string(),
+                host: host.to_string(),
+                rack: loc.rack,
+                datacenter: loc.datacenter,
+                capability,
+                unallocated: capability,
+                allocated: Resource::ZERO,
+                running: 0,
+                last_heartbeat_ms: None,
+            },
+        );
+        true
+    }
+
+    /// Removes a node and forgets the containers on it (the RM kills them; their releases may
+    /// still arrive and are then ignored).
+    pub fn remove_node(&mut self, id: &str) -> Option<(Node, Vec<Container>)> {
+        let node = self.nodes.remove(id)?;
+        self.capacity = self.capacity.saturating_sub(&node.capability);
+        let lost = self.containers.drain_where(|c| c.node == id);
+        for c in &lost {
+            self.account_finished(c, false);
+        }
+        Some((node, lost))
+    }
+
+    pub fn update_node_resource(&mut self, id: &str, capability: Resource) -> Result<(), CoreError> {
+        let n = self.nodes.get_mut(id).ok_or_else(|| CoreError::UnknownNode(id.to_string()))?;
+        self.capacity = self.capacity.saturating_sub(&n.capability).add(&capability);
+        n.capability = capability;
+        if n.last_heartbeat_ms.is_none() {
+            n.unallocated = capability.saturating_sub(&n.allocated);
+        }
+        Ok(())
+    }
+
+    /// Records what a heartbeat says; the RM's figure wins over the core's own sum.
+    pub fn node_heartbeat(&mut self, id: &str, unallocated: Resource, now_ms: u64) -> Result<&Node, CoreError> {
+        let n = self.nodes.get_mut(id).ok_or_else(|| CoreError::UnknownNode(id.to_string()))?;
+        n.unallocated = unallocated;
+        n.last_heartbeat_ms = Some(now_ms);
+        Ok(n)
+    }
+
+    /// Re-resolves every node's datacenter after the mapping file changed.
+    pub fn set_mapping(&mut self, mapping: DatacenterMapping) {
+        self.mapping = mapping;
+        for n in self.nodes.values_mut() {
+            n.datacenter = locate(&n.host, &n.rack, &self.mapping).datacenter;
+        }
+    }
+
+    // ---- applications --------------------------------------------------------------------
+
+    /// Adds an application, or updates its descriptive fields when it is reported again
+    /// (RM recovery replays APP_ADDED): its place in the FIFO order, asks and containers stay.
+    /// Returns true for a new application.
+    pub fn add_app(&mut self, spec: AppSpec) -> bool {
+        let queue = if spec.queue.trim().is_empty() { "default".to_string() } else { spec.queue };
+        if let Some(&arrival) = self.app_ids.get(&spec.id) {
+            if let Some(app) = self.apps.get_mut(&arrival) {
+                if app.queue != queue {
+                    self.queues.app_left(&app.queue);
+                    self.queues.app_joined(&queue);
+                    app.queue = queue;
+                }
+                app.user = spec.user;
+                app.name = spec.name;
+                app.is_mapreduce = is_mapreduce(&spec.app_type);
+                app.app_type = spec.app_type;
+                app.tags = spec.tags;
+            }
+            return false;
+        }
+        let arrival = Arrival(self.next_arrival);
+        self.next_arrival += 1;
+        self.queues.app_joined(&queue);
+        self.submission.insert((spec.submit_ms, arrival));
+        self.app_ids.insert(spec.id.clone(), arrival);
+        self.apps.insert(
+            arrival,
+            App {
+                id: spec.id,
+                arrival,
+                queue,
+                user: spec.user,
+                name: spec.name,
+                is_mapreduce: is_mapreduce(&spec.app_type),
+                app_type: spec.app_type,
+                tags: spec.tags,
+                submit_ms: spec.submit_ms,
+                attempt: None,
+                asks: AppAsks::default(),
+                used: Resource::ZERO,
+                running: 0,
+            },
+        );
+        true
+    }
+
+    /// Removes an application with its asks and forgets its containers.
+    pub fn remove_app(&mut self, id: &str) -> Option<App> {
+        let arrival = self.app_ids.remove(id)?;
+        let app = self.apps.remove(&arrival)?;
+        self.submission.remove(&(app.submit_ms, arrival));
+        let gone = self.containers.drain_where(|c| c.app == id);
+        for c in &gone {
+            self.account_finished_on_node(c);
+            self.account_slot(c, false);
+            self.queues.container_finished(&app.queue, &c.resource);
+        }
+        self.queues.app_left(&app.queue);
+        Some(app)
+    }
+
+    pub fn replace_asks(&mut self, id: &str, asks: Vec<Ask>) -> Result<&App, CoreError> {
+        let arrival = *self.app_ids.get(id).ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
+        let table = AppAsks::from_snapshot(id, asks)?;
+        let app = self.apps.get_mut(&arrival).ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
+        app.asks = table;
+        Ok(app)
+    }
+
+    // ---- containers ----------------------------------------------------------------------
+
+    /// Records a container the RM created or recovered. Returns false when the container was
+    /// already known (a replayed event), which changes nothing.
+    pub fn container_allocated(&mut self, info: &ContainerInfo, recovered: bool) -> Result<bool, CoreError> {
+        let arrival = *self.app_ids.get(&info.app).ok_or_else(|| CoreError::UnknownApp(info.app.clone()))?;
+        if !self.nodes.contains_key(&info.node) {
+            return Err(CoreError::UnknownNode(info.node.clone()));
+        }
+        if self.containers.get(&info.container).is_some() {
+            return Ok(false);
+        }
+        let app = self.apps.get_mut(&arrival).ok_or_else(|| CoreError::UnknownApp(info.app.clone()))?;
+        let c = Container {
+            id: info.container.clone(),
+            app: info.app.clone(),
+            node: info.node.clone(),
+            priority: info.priority,
+            resource: info.resource,
+            kind: app.kind_of(info.priority),
+            recovered,
+        };
+        app.used = app.used.add(&c.resource);
+        app.running += 1;
+        self.queues.container_started(&app.queue, &c.resource);
+        if let Some(n) = self.nodes.get_mut(&c.node) {
+            n.allocated = n.allocated.add(&c.resource);
+            n.running += 1;
+        }
+        self.account_slot(&c, true);
+        self.containers.insert(c);
+        Ok(true)
+    }
+
+    /// Gives a finished container's resource back; `None` when the container is unknown (its
+    /// node or app was removed first).
+    pub fn container_released(&mut self, id: &str) -> Option<Container> {
+        let c = self.containers.remove(id)?;
+        self.account_finished(&c, true);
+        Some(c)
+    }
+
+    fn account_finished(&mut self, c: &Container, on_node: bool) {
+        if on_node {
+            self.account_finished_on_node(c);
+        }
+        self.account_slot(c, false);
+        if let Some(app) = self.app_ids.get(&c.app).and_then(|a| self.apps.get_mut(a)) {
+            app.used = app.used.saturating_sub(&c.resource);
+            app.running = app.running.saturating_sub(1);
+            self.queues.container_finished(&app.queue, &c.resource);
+        }
+    }
+
+    fn account_finished_on_node(&mut self, c: &Container) {
+        if let Some(n) = self.nodes.get_mut(&c.node) {
+            n.allocated = n.allocated.saturating_sub(&c.resource);
+            n.running = n.running.saturating_sub(1);
+        }
+    }
+
+    fn account_slot(&mut self, c: &Container, started: bool) {
+        let pool = match c.kind.slot() {
+            Some(SlotKind::Map) => &mut self.map_used,
+            Some(SlotKind::Reduce) => &mut self.reduce_used,
+            None => return,
+        };
+        *pool = if started { pool.add(&c.resource) } else { pool.saturating_sub(&c.resource) };
+    }
+}
