@@ -91,8 +91,13 @@ impl Topology {
         self.names.len()
     }
 
-    pub fn name(&self, c: usize) -> &str {
-        &self.names[c]
+    pub fn name(&self, c: usize) -> Option<&str> {
+        self.names.get(c).map(String::as_str)
+    }
+
+    /// Name of an index this module produced itself (always in range).
+    fn label(&self, c: usize) -> String {
+        self.names.get(c).cloned().unwrap_or_default()
     }
 
     /// N_avg_VPS = Σ N_VPS,c / k.
@@ -259,7 +264,7 @@ impl JossScheduler {
             let blocks = maps.iter().map(|t| t.block).collect();
             self.dcs[w].push_permanent_maps(maps);
             self.dcs[w].push_permanent_reduces(reduces);
-            let name = self.topology.name(w).to_string();
+            let name = self.topology.label(w);
             return Ok(Placement {
                 policy: Policy::A,
                 class: Some(class),
@@ -301,7 +306,7 @@ impl JossScheduler {
             } else {
                 self.dcs[d].push_permanent_maps(tasks);
             }
-            placed.push((self.topology.name(d).to_string(), chosen));
+            placed.push((self.topology.label(d), chosen));
         }
         // Blocks without a replica in any known datacenter would make Fig. 4's loop spin forever;
         // they go with the reduces, to cen_e.
@@ -316,7 +321,7 @@ impl JossScheduler {
                     self.dcs[e].new_map_queue(unlocated);
                 }
             }
-            placed.push((self.topology.name(e).to_string(), blocks));
+            placed.push((self.topology.label(e), blocks));
         }
         if large {
             self.dcs[e].new_reduce_queue(reduces);
@@ -327,7 +332,7 @@ impl JossScheduler {
             policy: if large { Policy::C } else { Policy::B },
             class: Some(class),
             maps: placed,
-            reduces_at: Some(self.topology.name(e).to_string()),
+            reduces_at: Some(self.topology.label(e)),
         })
     }
 
