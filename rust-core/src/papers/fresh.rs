@@ -15,6 +15,7 @@
 //! Times are seconds (`f64`), a workload is task-seconds (slot-seconds). See
 //! `docs/papers-fresh.md` for the YARN mapping and every departure from the paper.
 
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
@@ -26,7 +27,8 @@ pub const DEFAULT_TAU2: f64 = 0.6;
 /// Below this a remaining workload counts as done: the fluid simulation subtracts floats.
 const EPS: f64 = 1e-9;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SlotKind {
     Map,
     Reduce,
@@ -73,11 +75,17 @@ impl fmt::Display for FreshError {
 impl std::error::Error for FreshError {}
 
 fn param(name: &'static str, message: impl Into<String>) -> FreshError {
-    FreshError::Parameter { name, message: message.into() }
+    FreshError::Parameter {
+        name,
+        message: message.into(),
+    }
 }
 
 fn job_err(job: &str, message: impl Into<String>) -> FreshError {
-    FreshError::Job { job: job.to_string(), message: message.into() }
+    FreshError::Job {
+        job: job.to_string(),
+        message: message.into(),
+    }
 }
 
 fn check_secs(job: &str, what: &str, v: f64) -> Result<(), FreshError> {
@@ -119,7 +127,7 @@ pub fn jain_index(values: &[f64]) -> Option<f64> {
 }
 
 /// One task of a job for eq. 1: when it started and, if it has, when it finished.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct TaskSpan {
     pub start: f64,
     pub finish: Option<f64>,
@@ -144,7 +152,7 @@ pub fn resource_consumption(tasks: &[TaskSpan], job_start: f64, now: f64) -> f64
 }
 
 /// The schedule of the Section V-A example: per-phase fair sharing of unit-time tasks.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseFairTrace {
     /// `steps[t][i]`: slots job `i` holds during time unit `t` and of which kind (the paper's
     /// table, one column per time point).
@@ -204,7 +212,11 @@ pub fn simulate_phase_fair(jobs: &[(u32, u32)], map_slots: u32, reduce_slots: u3
         steps.push(step);
     }
     let slot_units = (0..n).map(|i| used_m[i] + used_r[i]).collect();
-    Ok(PhaseFairTrace { makespan: steps.len() as u32, steps, slot_units })
+    Ok(PhaseFairTrace {
+        makespan: steps.len() as u32,
+        steps,
+        slot_units,
+    })
 }
 
 fn share(active: &[usize], slots: u32, left: &[u32], used: &[u32]) -> Vec<u32> {
@@ -228,7 +240,7 @@ fn share(active: &[usize], slots: u32, left: &[u32], used: &[u32]) -> Vec<u32> {
 // ---------------------------------------------------------------------------------------------
 
 /// A job's profile: task counts and average task times (`n_m(i)`, `n_r(i)`, `t̄_m(i)`, `t̄_r(i)`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobProfile {
     pub job: String,
     pub maps: u32,
@@ -239,7 +251,13 @@ pub struct JobProfile {
 
 impl JobProfile {
     pub fn new(job: impl Into<String>, maps: u32, reduces: u32, map_secs: f64, reduce_secs: f64) -> Self {
-        JobProfile { job: job.into(), maps, reduces, map_secs, reduce_secs }
+        JobProfile {
+            job: job.into(),
+            maps,
+            reduces,
+            map_secs,
+            reduce_secs,
+        }
     }
 
     /// `w_m(i) = n_m(i) · t̄_m(i)` (Algorithm 1 line 4).
@@ -259,7 +277,7 @@ impl JobProfile {
 }
 
 /// Algorithm 1's answer.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StaticPlan {
     /// `Opt_SM`.
     pub map_slots: u32,
@@ -290,8 +308,16 @@ pub fn static_slot_configuration(jobs: &[JobProfile], total_slots: u32, k: u32) 
         }
     }
     match best {
-        Some((s_m, t)) => Ok(StaticPlan { map_slots: s_m, reduce_slots: total_slots - s_m, makespan: t, makespans }),
-        None => Err(param("total_slots", format!("{total_slots} slot(s) cannot serve both map and reduce work"))),
+        Some((s_m, t)) => Ok(StaticPlan {
+            map_slots: s_m,
+            reduce_slots: total_slots - s_m,
+            makespan: t,
+            makespans,
+        }),
+        None => Err(param(
+            "total_slots",
+            format!("{total_slots} slot(s) cannot serve both map and reduce work"),
+        )),
     }
 }
 
@@ -400,7 +426,7 @@ pub fn theorem1_eta(w_rem_a: f64, m_a: f64, theta_cur: f64, r: f64, k: f64) -> f
 }
 
 /// `S`, `k`, `τ1`, `τ2` of Section V.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct FreshParams {
     pub total_slots: u32,
     pub k: u32,
@@ -411,7 +437,13 @@ pub struct FreshParams {
 impl FreshParams {
     /// The paper's thresholds (`τ1 = 0.8`, `τ2 = 0.6`).
     pub fn new(total_slots: u32, k: u32) -> Result<Self, FreshError> {
-        FreshParams { total_slots, k, tau1: DEFAULT_TAU1, tau2: DEFAULT_TAU2 }.validated()
+        FreshParams {
+            total_slots,
+            k,
+            tau1: DEFAULT_TAU1,
+            tau2: DEFAULT_TAU2,
+        }
+        .validated()
     }
 
     pub fn validated(self) -> Result<Self, FreshError> {
@@ -432,7 +464,8 @@ impl FreshParams {
 }
 
 /// Where a job stands under admission control.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum JobPhase {
     /// Submitted, not yet admitted to the map phase (waits in `J`).
     Queued,
@@ -505,7 +538,7 @@ impl DynJob {
 }
 
 /// How Algorithm 3 reached its answer, for logs and tests.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExpSmTrace {
     /// `θ_cur = RW_m / (RW_m + RW_r)` (line 1).
     pub theta_cur: f64,
@@ -571,13 +604,25 @@ impl DynamicSlotConfigurator {
 
     /// The cluster grew or shrank (nodes added/removed): `S` follows it.
     pub fn set_total_slots(&mut self, total_slots: u32) -> Result<(), FreshError> {
-        self.params = FreshParams { total_slots, ..self.params }.validated()?;
+        self.params = FreshParams {
+            total_slots,
+            ..self.params
+        }
+        .validated()?;
         Ok(())
     }
 
     /// A job joins `J` with its task counts and prior task-time estimates (a hint or a default);
     /// it is admitted to `M` at once if fewer than `k` jobs are in their map phase.
-    pub fn submit(&mut self, job: &str, maps: u32, reduces: u32, est_map_secs: f64, est_reduce_secs: f64, now: f64) -> Result<(), FreshError> {
+    pub fn submit(
+        &mut self,
+        job: &str,
+        maps: u32,
+        reduces: u32,
+        est_map_secs: f64,
+        est_reduce_secs: f64,
+        now: f64,
+    ) -> Result<(), FreshError> {
         if self.jobs.contains_key(job) {
             return Err(job_err(job, "submitted twice"));
         }
@@ -625,10 +670,16 @@ impl DynamicSlotConfigurator {
         let j = self.jobs.get_mut(job).ok_or_else(|| FreshError::UnknownJob(job.to_string()))?;
         let (min_m, min_r) = (j.done_maps + j.running_maps, j.done_reduces + j.running_reduces);
         if maps < min_m || reduces < min_r {
-            return Err(job_err(job, format!("cannot have {maps} maps and {reduces} reduces when {min_m} maps and {min_r} reduces already started")));
+            return Err(job_err(
+                job,
+                format!("cannot have {maps} maps and {reduces} reduces when {min_m} maps and {min_r} reduces already started"),
+            ));
         }
         if j.phase != JobPhase::Queued && j.phase != JobPhase::Map && maps != j.maps {
-            return Err(job_err(job, format!("map count changed to {maps} after the map phase ended with {}", j.maps)));
+            return Err(job_err(
+                job,
+                format!("map count changed to {maps} after the map phase ended with {}", j.maps),
+            ));
         }
         j.maps = maps;
         j.reduces = reduces;
@@ -645,15 +696,33 @@ impl DynamicSlotConfigurator {
             SlotKind::Reduce => j.phase == JobPhase::Reduce,
         };
         if !allowed {
-            return Err(FreshError::Task { job: job.into(), task, message: format!("cannot start a {kind} task while the job is {:?}", j.phase) });
+            return Err(FreshError::Task {
+                job: job.into(),
+                task,
+                message: format!("cannot start a {kind} task while the job is {:?}", j.phase),
+            });
         }
         if j.tasks.contains_key(&task) {
-            return Err(FreshError::Task { job: job.into(), task, message: "started twice".into() });
+            return Err(FreshError::Task {
+                job: job.into(),
+                task,
+                message: "started twice".into(),
+            });
         }
         if j.unscheduled(kind) == 0 {
-            return Err(FreshError::Task { job: job.into(), task, message: format!("the job has no {kind} task left to start") });
+            return Err(FreshError::Task {
+                job: job.into(),
+                task,
+                message: format!("the job has no {kind} task left to start"),
+            });
         }
-        j.tasks.insert(task, DynTask { kind, span: TaskSpan { start: now, finish: None } });
+        j.tasks.insert(
+            task,
+            DynTask {
+                kind,
+                span: TaskSpan { start: now, finish: None },
+            },
+        );
         match kind {
             SlotKind::Map => {
                 j.running_maps += 1;
@@ -671,9 +740,17 @@ impl DynamicSlotConfigurator {
     /// then move jobs between `J`, `M`, `R'` and `R`.
     pub fn task_finished(&mut self, job: &str, task: u64, now: f64) -> Result<(), FreshError> {
         let j = self.jobs.get_mut(job).ok_or_else(|| FreshError::UnknownJob(job.to_string()))?;
-        let t = j.tasks.get_mut(&task).ok_or_else(|| FreshError::Task { job: job.into(), task, message: "finished but never started".into() })?;
+        let t = j.tasks.get_mut(&task).ok_or_else(|| FreshError::Task {
+            job: job.into(),
+            task,
+            message: "finished but never started".into(),
+        })?;
         if t.span.finish.is_some() {
-            return Err(FreshError::Task { job: job.into(), task, message: "finished twice".into() });
+            return Err(FreshError::Task {
+                job: job.into(),
+                task,
+                message: "finished twice".into(),
+            });
         }
         t.span.finish = Some(now);
         let took = (now - t.span.start).max(0.0);
@@ -790,7 +867,11 @@ impl DynamicSlotConfigurator {
 
     /// `RW_m = Σ_{i∈M} w'_m(i)`.
     pub fn rw_m(&self) -> f64 {
-        self.map_set.iter().filter_map(|id| self.jobs.get(id)).map(DynJob::rem_map_work).sum()
+        self.map_set
+            .iter()
+            .filter_map(|id| self.jobs.get(id))
+            .map(DynJob::rem_map_work)
+            .sum()
     }
 
     /// `RW_r = Σ_{i∈R∪R'} w'_r(i)`.
@@ -855,7 +936,11 @@ impl DynamicSlotConfigurator {
         }
         // Lines 6-8; `k` is the number of jobs actually in M (= k on a busy cluster).
         let k = self.map_set.len() as f64;
-        let w_b = self.queued.front().and_then(|id| self.jobs.get(id)).map_or(0.0, |b| b.maps as f64 * b.avg_map());
+        let w_b = self
+            .queued
+            .front()
+            .and_then(|id| self.jobs.get(id))
+            .map_or(0.0, |b| b.maps as f64 * b.avg_map());
         let rw_m2 = (rw_m - a.rem_map_work() * k + w_b).max(0.0);
         let rw_r2 = rw_r + a.reduces as f64 * a.avg_reduce();
         let theta_exp = if rw_m2 + rw_r2 > 0.0 { rw_m2 / (rw_m2 + rw_r2) } else { theta_cur };
@@ -936,7 +1021,6 @@ impl DynamicSlotConfigurator {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -984,9 +1068,15 @@ mod tests {
     #[test]
     fn eq1_counts_finished_tasks_whole_and_running_tasks_up_to_now() {
         let tasks = [
-            TaskSpan { start: 10.0, finish: Some(14.0) },
+            TaskSpan {
+                start: 10.0,
+                finish: Some(14.0),
+            },
             TaskSpan { start: 12.0, finish: None },
-            TaskSpan { start: 11.0, finish: Some(12.0) },
+            TaskSpan {
+                start: 11.0,
+                finish: Some(12.0),
+            },
         ];
         // (4 + 8 + 1) / (20 - 10)
         assert!(close(resource_consumption(&tasks, 10.0, 20.0), 1.3));
@@ -1121,7 +1211,11 @@ mod tests {
             let brute: Vec<Option<f64>> = (1..=s).map(|sm| stepped_makespan(&jobs, sm, s - sm, k as usize)).collect();
             let best = brute.iter().flatten().cloned().fold(f64::INFINITY, f64::min);
             let chosen = brute[(plan.map_slots - 1) as usize].unwrap();
-            assert!(chosen <= best + 1e-6, "case {case}: Algorithm 1 chose s_m={} ({chosen}) but brute force finds {best}; {jobs:?} S={s} k={k}", plan.map_slots);
+            assert!(
+                chosen <= best + 1e-6,
+                "case {case}: Algorithm 1 chose s_m={} ({chosen}) but brute force finds {best}; {jobs:?} S={s} k={k}",
+                plan.map_slots
+            );
             for (sm, t) in &plan.makespans {
                 match (t, brute[(*sm - 1) as usize]) {
                     (Some(a), Some(b)) => assert!((a - b).abs() < 1e-6, "case {case} s_m={sm}: {a} vs {b}"),
@@ -1438,7 +1532,6 @@ mod tests {
         assert!(serial >= makespan);
     }
 
-
     /// The baseline FRESH is measured against: fixed `s_m` map and `s_r` reduce slots, each freed
     /// slot going to the job of its phase with the fewest running tasks (FAIR SCHEDULER), the same
     /// admission control. Returns the makespan.
@@ -1455,11 +1548,21 @@ mod tests {
         loop {
             for (slot, kind) in [(0, SlotKind::Map), (1, SlotKind::Reduce)] {
                 while free[slot] > 0 {
-                    let set = if kind == SlotKind::Map { c.map_set().to_vec() } else { c.reduce_set().to_vec() };
+                    let set = if kind == SlotKind::Map {
+                        c.map_set().to_vec()
+                    } else {
+                        c.reduce_set().to_vec()
+                    };
                     let pick = set
                         .iter()
                         .filter(|id| c.jobs[*id].unscheduled(kind) > 0)
-                        .min_by_key(|id| if kind == SlotKind::Map { c.jobs[*id].running_maps } else { c.jobs[*id].running_reduces })
+                        .min_by_key(|id| {
+                            if kind == SlotKind::Map {
+                                c.jobs[*id].running_maps
+                            } else {
+                                c.jobs[*id].running_reduces
+                            }
+                        })
                         .cloned();
                     let Some(job) = pick else { break };
                     let i = names.iter().position(|n| *n == job).unwrap();
@@ -1490,13 +1593,23 @@ mod tests {
         // Map-heavy and reduce-heavy jobs alternating (the paper's Sets D/E in miniature).
         let batches: [&[(u32, u32, f64, f64)]; 2] = [
             &[(20, 2, 2.0, 1.0), (4, 30, 1.0, 3.0), (20, 2, 2.0, 1.0), (4, 30, 1.0, 3.0)],
-            &[(40, 4, 2.0, 2.0), (40, 4, 2.0, 2.0), (40, 4, 2.0, 2.0), (8, 40, 1.0, 2.0), (8, 40, 1.0, 2.0), (8, 40, 1.0, 2.0)],
+            &[
+                (40, 4, 2.0, 2.0),
+                (40, 4, 2.0, 2.0),
+                (40, 4, 2.0, 2.0),
+                (8, 40, 1.0, 2.0),
+                (8, 40, 1.0, 2.0),
+                (8, 40, 1.0, 2.0),
+            ],
         ];
         for (b, batch) in batches.iter().enumerate() {
             for k in 1..=3 {
                 let (dynamic, _, _) = run_dynamic(batch, 8, k);
                 let best_static = (1..8).map(|sm| run_static_fair(batch, sm, 8 - sm, k)).fold(f64::INFINITY, f64::min);
-                assert!(dynamic < best_static, "batch {b} k={k}: FRESH {dynamic} vs best static Fair {best_static}");
+                assert!(
+                    dynamic < best_static,
+                    "batch {b} k={k}: FRESH {dynamic} vs best static Fair {best_static}"
+                );
             }
         }
     }

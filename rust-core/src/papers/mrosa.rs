@@ -9,6 +9,7 @@
 //! ready times (`Rft_j`) between heartbeats. See `docs/papers-mrosa.md` for the YARN mapping and
 //! every departure from the paper.
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The weight `ρ` of the budget against the deadline in eq. 8. The paper gives no value.
@@ -52,7 +53,7 @@ fn positive(v: f64) -> bool {
 // ---------------------------------------------------------------------------------------------
 
 /// `m_ik = {mW_ik, mD_ik}`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct MapTask {
     /// `mW_ik`, MI.
     pub workload_mi: f64,
@@ -61,7 +62,7 @@ pub struct MapTask {
 }
 
 /// `r_ik = {rW_ik, rD_ik}`, with what eqs. 1, 3 and 5 need to derive `rD_ik` and its transfer.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ReduceTask {
     /// `rW_ik`, MI.
     pub workload_mi: f64,
@@ -73,14 +74,15 @@ pub struct ReduceTask {
     pub sort_secs: f64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum TaskKind {
     Map,
     Reduce,
 }
 
 /// A task of a job: `index` into its `maps` or `reduces`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct TaskRef {
     pub kind: TaskKind,
     pub index: usize,
@@ -88,15 +90,21 @@ pub struct TaskRef {
 
 impl TaskRef {
     pub fn map(index: usize) -> Self {
-        TaskRef { kind: TaskKind::Map, index }
+        TaskRef {
+            kind: TaskKind::Map,
+            index,
+        }
     }
     pub fn reduce(index: usize) -> Self {
-        TaskRef { kind: TaskKind::Reduce, index }
+        TaskRef {
+            kind: TaskKind::Reduce,
+            index,
+        }
     }
 }
 
 /// `J_i` with its QoS constraints.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MrosaJob {
     pub job: String,
     pub maps: Vec<MapTask>,
@@ -128,7 +136,10 @@ impl MrosaJob {
     }
 
     fn err(&self, message: impl Into<String>) -> MrosaError {
-        MrosaError::Job { job: self.job.clone(), message: message.into() }
+        MrosaError::Job {
+            job: self.job.clone(),
+            message: message.into(),
+        }
     }
 
     pub fn validate(&self) -> Result<(), MrosaError> {
@@ -145,7 +156,10 @@ impl MrosaJob {
         }
         for (k, m) in self.maps.iter().enumerate() {
             if !non_negative(m.workload_mi) || !non_negative(m.input_mb) {
-                return Err(self.err(format!("map {k} has workload {} MI and input {} MB; both must be >= 0", m.workload_mi, m.input_mb)));
+                return Err(self.err(format!(
+                    "map {k} has workload {} MI and input {} MB; both must be >= 0",
+                    m.workload_mi, m.input_mb
+                )));
             }
         }
         for (k, r) in self.reduces.iter().enumerate() {
@@ -189,7 +203,7 @@ pub fn reduce_eet(task: &ReduceTask, output_ratio: f64, mips: f64, band_mb_s: f6
 
 /// A public cloud instance type (`Container_j` of Section III-B-2 without `Rft_j`: a fresh
 /// instance is created per task).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InstanceType {
     pub provider: String,
     pub name: String,
@@ -201,11 +215,14 @@ pub struct InstanceType {
     pub band_mb_s: f64,
     /// The list price, $/s (TABLE IV).
     pub price_per_sec: f64,
-    /// `Stg_j`, $/MB.
+    /// `Stg_j`, $/MB (0 when a catalog leaves it out).
+    #[serde(default)]
     pub storage_per_mb: f64,
-    /// `Cin_j`, $/MB.
+    /// `Cin_j`, $/MB (0 when a catalog leaves it out).
+    #[serde(default)]
     pub transfer_in_per_mb: f64,
-    /// `Cout_j`, $/MB.
+    /// `Cout_j`, $/MB (0 when a catalog leaves it out).
+    #[serde(default)]
     pub transfer_out_per_mb: f64,
 }
 
@@ -217,7 +234,10 @@ impl InstanceType {
     }
 
     fn validate(&self) -> Result<(), MrosaError> {
-        let bad = |m: String| MrosaError::Instance { instance: self.name.clone(), message: m };
+        let bad = |m: String| MrosaError::Instance {
+            instance: self.name.clone(),
+            message: m,
+        };
         if !positive(self.mips) {
             return Err(bad(format!("MIPS must be positive, got {}", self.mips)));
         }
@@ -240,7 +260,9 @@ impl InstanceType {
 
 /// Eq. 6: `mCostF = Cost_j · mW_ik + Stg_j · mD_ik + mD_ik · (Cin_j + Cout_j)`.
 pub fn map_cost(task: &MapTask, it: &InstanceType) -> f64 {
-    it.cost_per_mi() * task.workload_mi + it.storage_per_mb * task.input_mb + task.input_mb * (it.transfer_in_per_mb + it.transfer_out_per_mb)
+    it.cost_per_mi() * task.workload_mi
+        + it.storage_per_mb * task.input_mb
+        + task.input_mb * (it.transfer_in_per_mb + it.transfer_out_per_mb)
 }
 
 /// Eq. 7: `rCostF = Cost_j · rW_ik + Stg_j · rD_ik + rD_ik · (Cin_j + Cout_j)`.
@@ -285,7 +307,7 @@ pub fn table_iv() -> Vec<InstanceType> {
 // ---------------------------------------------------------------------------------------------
 
 /// A private container (APR): a YARN node's slot of the job's task size.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PrivateContainer {
     pub id: String,
     /// `Mips_j`.
@@ -298,11 +320,19 @@ pub struct PrivateContainer {
 
 impl PrivateContainer {
     pub fn new(id: impl Into<String>, mips: f64, band_mb_s: f64) -> Self {
-        PrivateContainer { id: id.into(), mips, band_mb_s, ready_in: 0.0 }
+        PrivateContainer {
+            id: id.into(),
+            mips,
+            band_mb_s,
+            ready_in: 0.0,
+        }
     }
 
     fn validate(&self) -> Result<(), MrosaError> {
-        let bad = |m: String| MrosaError::Container { container: self.id.clone(), message: m };
+        let bad = |m: String| MrosaError::Container {
+            container: self.id.clone(),
+            message: m,
+        };
         if !positive(self.mips) {
             return Err(bad(format!("MIPS must be positive, got {}", self.mips)));
         }
@@ -317,7 +347,7 @@ impl PrivateContainer {
 }
 
 /// A task placed on a private container, `start..finish` seconds from now.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Placement {
     pub task: TaskRef,
     pub container: String,
@@ -326,7 +356,7 @@ pub struct Placement {
 }
 
 /// Algorithm I's `⟨R_i, PRP_i⟩`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PrivatePlan {
     /// `R_i`.
     pub placements: Vec<Placement>,
@@ -341,7 +371,10 @@ fn task_order(job: &MrosaJob) -> Vec<TaskRef> {
     maps.sort_by(|&a, &b| job.maps[b].workload_mi.total_cmp(&job.maps[a].workload_mi));
     let mut reduces: Vec<usize> = (0..job.reduces.len()).collect();
     reduces.sort_by(|&a, &b| job.reduces[b].workload_mi.total_cmp(&job.reduces[a].workload_mi));
-    maps.into_iter().map(TaskRef::map).chain(reduces.into_iter().map(TaskRef::reduce)).collect()
+    maps.into_iter()
+        .map(TaskRef::map)
+        .chain(reduces.into_iter().map(TaskRef::reduce))
+        .collect()
 }
 
 fn private_eet(job: &MrosaJob, task: TaskRef, c: &PrivateContainer) -> f64 {
@@ -367,7 +400,12 @@ pub fn schedule_private(job: &MrosaJob, containers: &mut [PrivateContainer]) -> 
             // Lines 18-22: keep it private only if it still meets D_i.
             Some((j, fit)) if fit <= job.deadline_secs => {
                 let c = &mut containers[j];
-                plan.placements.push(Placement { task, container: c.id.clone(), start: c.ready_in, finish: fit });
+                plan.placements.push(Placement {
+                    task,
+                    container: c.id.clone(),
+                    start: c.ready_in,
+                    finish: fit,
+                });
                 c.ready_in = fit;
             }
             // Line 20: Rft_j stays as it was (tmp).
@@ -382,7 +420,7 @@ pub fn schedule_private(job: &MrosaJob, containers: &mut [PrivateContainer]) -> 
 // ---------------------------------------------------------------------------------------------
 
 /// A task placed on a new public instance.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PublicPlacement {
     pub task: TaskRef,
     pub instance_type: String,
@@ -393,7 +431,7 @@ pub struct PublicPlacement {
 }
 
 /// Scale-out advice: request `count` instances of `instance_type`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScaleOut {
     pub provider: String,
     pub instance_type: String,
@@ -402,10 +440,16 @@ pub struct ScaleOut {
 }
 
 /// Algorithm II's answer for one job's `PRP_i`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PublicDecision {
     /// Lines 13-15 for every task, then lines 20-24: `within_budget` is `SumCost < C_i`.
-    Placed { placements: Vec<PublicPlacement>, scale_out: Vec<ScaleOut>, total_cost: f64, within_budget: bool },
+    Placed {
+        placements: Vec<PublicPlacement>,
+        scale_out: Vec<ScaleOut>,
+        total_cost: f64,
+        within_budget: bool,
+    },
     /// Line 17: no instance type runs `task` with `T_task + T_init < D_i`; the job cannot meet its
     /// deadline. `fastest_secs` is the best `T_task + T_init` on offer.
     Rejected { task: TaskRef, fastest_secs: f64 },
@@ -429,7 +473,10 @@ pub fn schedule_public(job: &MrosaJob, to_public: &[TaskRef], catalog: &[Instanc
                 }
                 TaskKind::Reduce => {
                     let r = &job.reduces[task.index];
-                    (reduce_cost(r, job.output_ratio, it), reduce_eet(r, job.output_ratio, it.mips, it.band_mb_s))
+                    (
+                        reduce_cost(r, job.output_ratio, it),
+                        reduce_eet(r, job.output_ratio, it.mips, it.band_mb_s),
+                    )
                 }
             };
             fastest = fastest.min(secs + init_secs);
@@ -441,9 +488,19 @@ pub fn schedule_public(job: &MrosaJob, to_public: &[TaskRef], catalog: &[Instanc
         match best {
             Some((j, cost, secs)) => {
                 sum_cost += cost;
-                placements.push(PublicPlacement { task, instance_type: catalog[j].name.clone(), secs, cost });
+                placements.push(PublicPlacement {
+                    task,
+                    instance_type: catalog[j].name.clone(),
+                    secs,
+                    cost,
+                });
             }
-            None => return PublicDecision::Rejected { task, fastest_secs: fastest },
+            None => {
+                return PublicDecision::Rejected {
+                    task,
+                    fastest_secs: fastest,
+                }
+            }
         }
     }
     let mut scale_out: Vec<ScaleOut> = Vec::new();
@@ -454,13 +511,26 @@ pub fn schedule_public(job: &MrosaJob, to_public: &[TaskRef], catalog: &[Instanc
                 s.estimated_cost += p.cost;
             }
             None => {
-                let provider = catalog.iter().find(|it| it.name == p.instance_type).map_or(String::new(), |it| it.provider.clone());
-                scale_out.push(ScaleOut { provider, instance_type: p.instance_type.clone(), count: 1, estimated_cost: p.cost });
+                let provider = catalog
+                    .iter()
+                    .find(|it| it.name == p.instance_type)
+                    .map_or(String::new(), |it| it.provider.clone());
+                scale_out.push(ScaleOut {
+                    provider,
+                    instance_type: p.instance_type.clone(),
+                    count: 1,
+                    estimated_cost: p.cost,
+                });
             }
         }
     }
     let within_budget = job.budget.is_none_or(|c| sum_cost < c);
-    PublicDecision::Placed { placements, scale_out, total_cost: sum_cost, within_budget }
+    PublicDecision::Placed {
+        placements,
+        scale_out,
+        total_cost: sum_cost,
+        within_budget,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -468,7 +538,7 @@ pub fn schedule_public(job: &MrosaJob, to_public: &[TaskRef], catalog: &[Instanc
 // ---------------------------------------------------------------------------------------------
 
 /// One job's outcome.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobPlan {
     pub job: String,
     /// Eq. 8.
@@ -506,10 +576,16 @@ pub struct Mrosa {
 impl Mrosa {
     pub fn new(containers: Vec<PrivateContainer>, catalog: Vec<InstanceType>, rho: f64, init_secs: f64) -> Result<Self, MrosaError> {
         if !(rho.is_finite() && (0.0..=1.0).contains(&rho)) {
-            return Err(MrosaError::Parameter { name: "rho", message: format!("is a weight in [0, 1], got {rho}") });
+            return Err(MrosaError::Parameter {
+                name: "rho",
+                message: format!("is a weight in [0, 1], got {rho}"),
+            });
         }
         if !non_negative(init_secs) {
-            return Err(MrosaError::Parameter { name: "init_secs", message: format!("must be >= 0 s, got {init_secs}") });
+            return Err(MrosaError::Parameter {
+                name: "init_secs",
+                message: format!("must be >= 0 s, got {init_secs}"),
+            });
         }
         for c in &containers {
             c.validate()?;
@@ -517,7 +593,12 @@ impl Mrosa {
         for it in &catalog {
             it.validate()?;
         }
-        Ok(Mrosa { containers, catalog, rho, init_secs })
+        Ok(Mrosa {
+            containers,
+            catalog,
+            rho,
+            init_secs,
+        })
     }
 
     pub fn containers(&self) -> &[PrivateContainer] {
@@ -534,13 +615,19 @@ impl Mrosa {
     /// A container's real ready time became known (a task finished early or late).
     pub fn set_ready_in(&mut self, container: &str, secs: f64) -> Result<(), MrosaError> {
         if !non_negative(secs) {
-            return Err(MrosaError::Container { container: container.to_string(), message: format!("ready time must be >= 0 s, got {secs}") });
+            return Err(MrosaError::Container {
+                container: container.to_string(),
+                message: format!("ready time must be >= 0 s, got {secs}"),
+            });
         }
         let c = self
             .containers
             .iter_mut()
             .find(|c| c.id == container)
-            .ok_or_else(|| MrosaError::Container { container: container.to_string(), message: "unknown".into() })?;
+            .ok_or_else(|| MrosaError::Container {
+                container: container.to_string(),
+                message: "unknown".into(),
+            })?;
         c.ready_in = secs;
         Ok(())
     }
@@ -563,7 +650,12 @@ impl Mrosa {
             } else {
                 Some(schedule_public(job, &private.to_public, &self.catalog, self.init_secs))
             };
-            out.push(JobPlan { job: job.job.clone(), priority, private: private.placements, public });
+            out.push(JobPlan {
+                job: job.job.clone(),
+                priority,
+                private: private.placements,
+                public,
+            });
         }
         Ok(out)
     }
@@ -578,15 +670,30 @@ mod tests {
     }
 
     fn job(name: &str, maps: Vec<MapTask>, reduces: Vec<ReduceTask>, deadline: f64, budget: Option<f64>) -> MrosaJob {
-        MrosaJob { job: name.into(), maps, reduces, output_ratio: 0.5, deadline_secs: deadline, budget }
+        MrosaJob {
+            job: name.into(),
+            maps,
+            reduces,
+            output_ratio: 0.5,
+            deadline_secs: deadline,
+            budget,
+        }
     }
 
     fn m(w: f64, d: f64) -> MapTask {
-        MapTask { workload_mi: w, input_mb: d }
+        MapTask {
+            workload_mi: w,
+            input_mb: d,
+        }
     }
 
     fn r(w: f64, input: f64, gamma: u32, sort: f64) -> ReduceTask {
-        ReduceTask { workload_mi: w, map_input_mb: input, maps_fed: gamma, sort_secs: sort }
+        ReduceTask {
+            workload_mi: w,
+            map_input_mb: input,
+            maps_fed: gamma,
+            sort_secs: sort,
+        }
     }
 
     fn it(name: &str) -> InstanceType {
@@ -606,7 +713,12 @@ mod tests {
         assert!(close(big.priority(0.5), 500.5));
         assert!(close(mid.priority(0.5), 202.0));
         let mut s = Mrosa::new(vec![PrivateContainer::new("n1", 1e6, 1e6)], table_iv(), 0.5, 0.0).unwrap();
-        let order: Vec<String> = s.plan(&[mid.clone(), big.clone(), small.clone()]).unwrap().into_iter().map(|p| p.job).collect();
+        let order: Vec<String> = s
+            .plan(&[mid.clone(), big.clone(), small.clone()])
+            .unwrap()
+            .into_iter()
+            .map(|p| p.job)
+            .collect();
         assert_eq!(order, ["small-tight", "big-lax", "mid"]);
         // ρ = 0 ranks by deadline alone: 100/10, 400/100, 1000/1000.
         let mut s = Mrosa::new(vec![PrivateContainer::new("n1", 1e6, 1e6)], table_iv(), 0.0, 0.0).unwrap();
@@ -653,7 +765,10 @@ mod tests {
     }
 
     fn two_nodes() -> Vec<PrivateContainer> {
-        vec![PrivateContainer::new("n1", 1000.0, 100.0), PrivateContainer::new("n2", 500.0, 100.0)]
+        vec![
+            PrivateContainer::new("n1", 1000.0, 100.0),
+            PrivateContainer::new("n2", 500.0, 100.0),
+        ]
     }
 
     #[test]
@@ -667,7 +782,12 @@ mod tests {
         let got: Vec<(TaskRef, &str, f64)> = plan.placements.iter().map(|p| (p.task, p.container.as_str(), p.finish)).collect();
         assert_eq!(
             got,
-            vec![(TaskRef::map(0), "n1", 11.0), (TaskRef::map(1), "n2", 21.0), (TaskRef::map(2), "n1", 22.0), (TaskRef::reduce(0), "n1", 28.5)]
+            vec![
+                (TaskRef::map(0), "n1", 11.0),
+                (TaskRef::map(1), "n2", 21.0),
+                (TaskRef::map(2), "n1", 22.0),
+                (TaskRef::reduce(0), "n1", 28.5)
+            ]
         );
         assert_eq!(plan.to_public, vec![TaskRef::map(3)]);
         // The task sent public did not keep n1 busy (line 20 restores Rft_j).
@@ -678,7 +798,10 @@ mod tests {
     #[test]
     fn algorithm1_takes_the_largest_task_first() {
         let j = job("j", vec![m(1000.0, 0.0), m(9000.0, 0.0)], vec![], 100.0, None);
-        let mut nodes = vec![PrivateContainer::new("fast", 1000.0, 100.0), PrivateContainer::new("slow", 100.0, 100.0)];
+        let mut nodes = vec![
+            PrivateContainer::new("fast", 1000.0, 100.0),
+            PrivateContainer::new("slow", 100.0, 100.0),
+        ];
         let plan = schedule_private(&j, &mut nodes);
         // Max-Min: map1 (9 s on fast) first, then map0: fast 9+1 = 10 < slow 10? equal → fast.
         assert_eq!(plan.placements[0].task, TaskRef::map(1));
@@ -695,7 +818,12 @@ mod tests {
 
     fn placed(d: PublicDecision) -> (Vec<PublicPlacement>, Vec<ScaleOut>, f64, bool) {
         match d {
-            PublicDecision::Placed { placements, scale_out, total_cost, within_budget } => (placements, scale_out, total_cost, within_budget),
+            PublicDecision::Placed {
+                placements,
+                scale_out,
+                total_cost,
+                within_budget,
+            } => (placements, scale_out, total_cost, within_budget),
             other => panic!("expected a placement, got {other:?}"),
         }
     }
@@ -703,7 +831,11 @@ mod tests {
     #[test]
     fn algorithm2_picks_the_cheapest_table_iv_type_that_meets_the_deadline() {
         let cat = table_iv();
-        let cases = [(200.0, "azure-2c", 28e-6 * 48000.0 / 5200.0), (60.0, "ec2-4c", 65e-6 * 5.0), (40.0, "ali-8c", 235e-6 * 48000.0 / 20800.0)];
+        let cases = [
+            (200.0, "azure-2c", 28e-6 * 48000.0 / 5200.0),
+            (60.0, "ec2-4c", 65e-6 * 5.0),
+            (40.0, "ali-8c", 235e-6 * 48000.0 / 20800.0),
+        ];
         for (deadline, want, cost) in cases {
             let j = job("j", vec![big_map()], vec![], deadline, None);
             let (p, _, total, ok) = placed(schedule_public(&j, &[TaskRef::map(0)], &cat, 10.0));
@@ -727,7 +859,10 @@ mod tests {
         // The deadline test is strict: T_task + T_init == D_i is too late.
         let exact = 48000.0 / 20800.0 + 20.48 + 10.0;
         let j = job("j", vec![big_map()], vec![], exact, None);
-        assert!(matches!(schedule_public(&j, &[TaskRef::map(0)], &table_iv(), 10.0), PublicDecision::Rejected { .. }));
+        assert!(matches!(
+            schedule_public(&j, &[TaskRef::map(0)], &table_iv(), 10.0),
+            PublicDecision::Rejected { .. }
+        ));
     }
 
     #[test]
@@ -737,7 +872,10 @@ mod tests {
         let j = job("j", vec![big_map(); 3], vec![], 60.0, Some(1000e-6));
         let (_, advice, total, ok) = placed(schedule_public(&j, &tasks, &cat, 10.0));
         assert_eq!(advice.len(), 1);
-        assert_eq!((advice[0].provider.as_str(), advice[0].instance_type.as_str(), advice[0].count), ("Amazon EC2", "ec2-4c", 3));
+        assert_eq!(
+            (advice[0].provider.as_str(), advice[0].instance_type.as_str(), advice[0].count),
+            ("Amazon EC2", "ec2-4c", 3)
+        );
         assert!(close(advice[0].estimated_cost, 975e-6));
         assert!(close(total, 975e-6));
         assert!(ok);
@@ -772,11 +910,46 @@ mod tests {
 
     #[test]
     fn plan_flags_a_job_no_cloud_can_finish_in_time() {
-        let mut s = Mrosa::new(vec![PrivateContainer::new("n1", 100.0, 1.0)], table_iv(), DEFAULT_RHO, DEFAULT_INIT_SECS).unwrap();
+        let mut s = Mrosa::new(
+            vec![PrivateContainer::new("n1", 100.0, 1.0)],
+            table_iv(),
+            DEFAULT_RHO,
+            DEFAULT_INIT_SECS,
+        )
+        .unwrap();
         let plans = s.plan(&[job("hopeless", vec![big_map()], vec![], 20.0, None)]).unwrap();
         assert!(plans[0].rejected());
         assert!(plans[0].scale_out().is_empty());
         assert_eq!(s.containers()[0].ready_in, 0.0);
+    }
+
+    #[test]
+    fn a_catalog_can_be_configured_as_json() {
+        let json = serde_json::to_string(&table_iv()).unwrap();
+        let back: Vec<InstanceType> = serde_json::from_str(&json).unwrap();
+        for (a, b) in back.iter().zip(table_iv().iter()) {
+            assert_eq!((&a.name, a.cores, a.mips, a.band_mb_s), (&b.name, b.cores, b.mips, b.band_mb_s));
+            assert!(close(a.price_per_sec, b.price_per_sec));
+        }
+        assert_eq!(back.len(), 9);
+        let one: Vec<InstanceType> = serde_json::from_str(
+            r#"[{"provider":"lab","name":"big","cores":16,"ram_gb":64,"mips":40000,"band_mb_s":100,"price_per_sec":0.0005}]"#,
+        )
+        .unwrap();
+        assert_eq!(one[0].storage_per_mb, 0.0);
+        let e = serde_json::from_str::<Vec<InstanceType>>(r#"[{"provider":"lab","name":"big"}]"#).unwrap_err();
+        assert!(e.to_string().contains("cores"), "{e}");
+        let e = Mrosa::new(
+            vec![],
+            vec![InstanceType {
+                mips: 0.0,
+                ..one[0].clone()
+            }],
+            0.5,
+            0.0,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("big"), "{e}");
     }
 
     #[test]
@@ -788,7 +961,9 @@ mod tests {
         let mut s = Mrosa::new(vec![], table_iv(), 0.5, 0.0).unwrap();
         let e = s.plan(&[job("app_42", vec![], vec![], 0.0, None)]).unwrap_err();
         assert!(e.to_string().contains("app_42") && e.to_string().contains("deadline"), "{e}");
-        let e = s.plan(&[job("app_43", vec![], vec![r(1.0, 10.0, 0, 0.0)], 10.0, None)]).unwrap_err();
+        let e = s
+            .plan(&[job("app_43", vec![], vec![r(1.0, 10.0, 0, 0.0)], 10.0, None)])
+            .unwrap_err();
         assert!(e.to_string().contains("app_43") && e.to_string().contains("reduce 0"), "{e}");
         let e = s.plan(&[job("app_44", vec![], vec![], 10.0, Some(-1.0))]).unwrap_err();
         assert!(e.to_string().contains("budget"), "{e}");
