@@ -1019,6 +1019,24 @@ impl DynamicSlotConfigurator {
             .map(|j| (kind, j))
             .or_else(|| self.choose_job(kind.other(), now).map(|j| (kind.other(), j)))
     }
+
+    /// [`next_assignment`](Self::next_assignment) for `free` slots freed at the same instant (one
+    /// heartbeat), each choice counted as a started task before the next is made, so the
+    /// map/reduce split follows `expSm` across them. Nothing is recorded: report the containers
+    /// actually started with [`task_started`](Self::task_started).
+    pub fn plan_free_slots(&self, free: u32, now: f64) -> Vec<(SlotKind, String)> {
+        let mut sim = self.clone();
+        let mut out = Vec::new();
+        for i in 0..free {
+            let Some((kind, job)) = sim.next_assignment(now) else { break };
+            // Ids from the top of the range cannot collide with container ids the adapter uses.
+            if sim.task_started(&job, u64::MAX - i as u64, kind, now).is_err() {
+                break;
+            }
+            out.push((kind, job));
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -1450,6 +1468,27 @@ mod tests {
         lax.params.tau2 = 1.5;
         assert!(close(lax.expected_map_slots(), 10.0));
         assert_eq!(lax.configure_free_slot(), SlotKind::Map);
+    }
+
+    #[test]
+    fn one_heartbeat_with_several_free_slots_splits_them_by_exp_sm() {
+        let mut c = conf(4, 1);
+        c.submit("A", 2, 4, 1.0, 1.0, 0.0).unwrap();
+        c.submit("B", 10, 1, 1.0, 1.0, 0.0).unwrap();
+        for t in 0..2 {
+            c.task_started("A", t, SlotKind::Map, 0.0).unwrap();
+        }
+        for t in 0..2 {
+            c.task_finished("A", t, 1.0).unwrap();
+        }
+        // RW_m = 10 (B), RW_r = 4 (A) → expSm = 4 · 10/14 ≈ 2.86: three map slots, then reduce.
+        assert!(close(c.expected_map_slots(), 40.0 / 14.0));
+        let plan = c.plan_free_slots(4, 1.0);
+        let kinds: Vec<(SlotKind, &str)> = plan.iter().map(|(k, j)| (*k, j.as_str())).collect();
+        use SlotKind::{Map, Reduce};
+        assert_eq!(kinds, vec![(Map, "B"), (Map, "B"), (Map, "B"), (Reduce, "A")]);
+        // Planning recorded nothing.
+        assert_eq!(c.busy_slots(), (0, 0));
     }
 
     #[test]

@@ -632,9 +632,15 @@ impl Mrosa {
         Ok(())
     }
 
+    /// [`plan`](Self::plan) without reserving anything: what MROSA would do now.
+    pub fn preview(&self, jobs: &[MrosaJob]) -> Result<Vec<JobPlan>, MrosaError> {
+        self.clone().plan(jobs)
+    }
+
     /// Eq. 8 order (highest first; equal priorities keep the given order), then Algorithm I and,
     /// for what did not fit, Algorithm II, job by job. Private placements of a rejected job are
-    /// kept: the job is flagged, what runs of it privately still runs.
+    /// kept: the job is flagged, what runs of it privately still runs. The private placements are
+    /// reserved (`Rft_j` moves on), so plan a job once, when it arrives or its tasks change.
     pub fn plan(&mut self, jobs: &[MrosaJob]) -> Result<Vec<JobPlan>, MrosaError> {
         for j in jobs {
             j.validate()?;
@@ -894,7 +900,10 @@ mod tests {
         // fill the node until 50 s: urgent's maps end at 57 (ok) and 64 (> 60, public);
         // lax's would end at 64+7 = 71 and 78 (ok, D = 90).
         s.set_ready_in("n1", 50.0).unwrap();
+        let preview = s.preview(&[lax.clone(), urgent.clone()]).unwrap();
+        assert_eq!(s.containers()[0].ready_in, 50.0);
         let plans = s.plan(&[lax, urgent]).unwrap();
+        assert_eq!(plans, preview);
         assert_eq!(plans[0].job, "urgent");
         assert_eq!(plans[0].private.len(), 1);
         assert_eq!(plans[0].private[0].finish, 57.0);
