@@ -457,8 +457,22 @@ pub enum PublicDecision {
 
 /// Algorithm II: for each task of `to_public`, the lowest-cost instance type (eq. 6/7) among those
 /// with `T_task + T_init < D_i` (eq. 4/5); the first cheaper-or-equal type in `catalog` order wins
-/// a tie.
-pub fn schedule_public(job: &MrosaJob, to_public: &[TaskRef], catalog: &[InstanceType], init_secs: f64) -> PublicDecision {
+/// a tie. A task reference outside the job is refused.
+pub fn schedule_public(
+    job: &MrosaJob,
+    to_public: &[TaskRef],
+    catalog: &[InstanceType],
+    init_secs: f64,
+) -> Result<PublicDecision, MrosaError> {
+    for t in to_public {
+        let n = match t.kind {
+            TaskKind::Map => job.maps.len(),
+            TaskKind::Reduce => job.reduces.len(),
+        };
+        if t.index >= n {
+            return Err(job.err(format!("has no {:?} task {} (it has {n})", t.kind, t.index)));
+        }
+    }
     let mut placements = Vec::new();
     let mut sum_cost = 0.0;
     for &task in to_public {
@@ -496,10 +510,10 @@ pub fn schedule_public(job: &MrosaJob, to_public: &[TaskRef], catalog: &[Instanc
                 });
             }
             None => {
-                return PublicDecision::Rejected {
+                return Ok(PublicDecision::Rejected {
                     task,
                     fastest_secs: fastest,
-                }
+                })
             }
         }
     }
@@ -525,12 +539,12 @@ pub fn schedule_public(job: &MrosaJob, to_public: &[TaskRef], catalog: &[Instanc
         }
     }
     let within_budget = job.budget.is_none_or(|c| sum_cost < c);
-    PublicDecision::Placed {
+    Ok(PublicDecision::Placed {
         placements,
         scale_out,
         total_cost: sum_cost,
         within_budget,
-    }
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -654,7 +668,7 @@ impl Mrosa {
             let public = if private.to_public.is_empty() {
                 None
             } else {
-                Some(schedule_public(job, &private.to_public, &self.catalog, self.init_secs))
+                Some(schedule_public(job, &private.to_public, &self.catalog, self.init_secs)?)
             };
             out.push(JobPlan {
                 job: job.job.clone(),
@@ -844,7 +858,7 @@ mod tests {
         ];
         for (deadline, want, cost) in cases {
             let j = job("j", vec![big_map()], vec![], deadline, None);
-            let (p, _, total, ok) = placed(schedule_public(&j, &[TaskRef::map(0)], &cat, 10.0));
+            let (p, _, total, ok) = placed(schedule_public(&j, &[TaskRef::map(0)], &cat, 10.0).unwrap());
             assert_eq!(p[0].instance_type, want, "deadline {deadline}");
             assert!(close(total, cost), "deadline {deadline}: {total} vs {cost}");
             assert!(ok);
@@ -854,7 +868,7 @@ mod tests {
     #[test]
     fn algorithm2_rejects_the_job_when_no_type_meets_the_deadline() {
         let j = job("j", vec![big_map()], vec![], 30.0, None);
-        match schedule_public(&j, &[TaskRef::map(0)], &table_iv(), 10.0) {
+        match schedule_public(&j, &[TaskRef::map(0)], &table_iv(), 10.0).unwrap() {
             PublicDecision::Rejected { task, fastest_secs } => {
                 assert_eq!(task, TaskRef::map(0));
                 // ali-8c: 48000/20800 + 128/6.25 + 10
@@ -866,7 +880,7 @@ mod tests {
         let exact = 48000.0 / 20800.0 + 20.48 + 10.0;
         let j = job("j", vec![big_map()], vec![], exact, None);
         assert!(matches!(
-            schedule_public(&j, &[TaskRef::map(0)], &table_iv(), 10.0),
+            schedule_public(&j, &[TaskRef::map(0)], &table_iv(), 10.0).unwrap(),
             PublicDecision::Rejected { .. }
         ));
     }
@@ -876,7 +890,7 @@ mod tests {
         let cat = table_iv();
         let tasks = [TaskRef::map(0), TaskRef::map(1), TaskRef::map(2)];
         let j = job("j", vec![big_map(); 3], vec![], 60.0, Some(1000e-6));
-        let (_, advice, total, ok) = placed(schedule_public(&j, &tasks, &cat, 10.0));
+        let (_, advice, total, ok) = placed(schedule_public(&j, &tasks, &cat, 10.0).unwrap());
         assert_eq!(advice.len(), 1);
         assert_eq!(
             (advice[0].provider.as_str(), advice[0].instance_type.as_str(), advice[0].count),
@@ -886,7 +900,7 @@ mod tests {
         assert!(close(total, 975e-6));
         assert!(ok);
         let tight = MrosaJob { budget: Some(900e-6), ..j };
-        let (_, _, _, ok) = placed(schedule_public(&tight, &tasks, &cat, 10.0));
+        let (_, _, _, ok) = placed(schedule_public(&tight, &tasks, &cat, 10.0).unwrap());
         assert!(!ok, "975 µ$ exceeds a 900 µ$ budget");
     }
 
@@ -977,5 +991,8 @@ mod tests {
         let e = s.plan(&[job("app_44", vec![], vec![], 10.0, Some(-1.0))]).unwrap_err();
         assert!(e.to_string().contains("budget"), "{e}");
         assert!(s.set_ready_in("ghost", 1.0).unwrap_err().to_string().contains("ghost"));
+        let j = job("app_45", vec![big_map()], vec![], 10.0, None);
+        let e = schedule_public(&j, &[TaskRef::reduce(0)], &table_iv(), 0.0).unwrap_err();
+        assert!(e.to_string().contains("app_45") && e.to_string().contains("Reduce task 0"), "{e}");
     }
 }
