@@ -418,7 +418,11 @@ pub fn theorem1_eta(w_rem_a: f64, m_a: f64, theta_cur: f64, r: f64, k: f64) -> f
     if w_rem_a <= 0.0 {
         return 0.0;
     }
-    let c = theta_cur / (2.0 * r * k);
+    // Reduces that end "every 0 s" free unboundedly many slots; the caller caps by S.
+    if r.is_nan() || r <= 0.0 {
+        return f64::INFINITY;
+    }
+    let c = theta_cur / (2.0 * r * k.max(1.0));
     if c <= 0.0 {
         return if m_a > 0.0 { w_rem_a / (m_a * r) } else { f64::INFINITY };
     }
@@ -1267,6 +1271,7 @@ mod tests {
         // no growth: x = w / m_a.
         assert!(close(theorem1_eta(6.0, 3.0, 0.0, 0.5, 1.0), 4.0));
         assert_eq!(theorem1_eta(0.0, 3.0, 0.5, 0.5, 1.0), 0.0);
+        assert_eq!(theorem1_eta(6.0, 3.0, 0.5, 0.0, 1.0), f64::INFINITY);
     }
 
     // ---- Algorithms 2-4 ----
