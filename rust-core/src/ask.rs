@@ -4,9 +4,10 @@
 //! those the application would like there. Rows are indexed by resource name so a heartbeat
 //! looks up exactly three rows per key (the node's host, its rack, `*`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use crate::error::CoreError;
+use crate::names::{IdMap, NameId, Names, ANY_ID};
 use crate::protocol::{Ask, Locality, Resource};
 
 /// YARN's `ResourceRequest.ANY`.
@@ -27,62 +28,69 @@ pub struct Row {
     pub relax_locality: bool,
 }
 
-/// The rows of one scheduler key.
+/// The rows of one scheduler key, by interned resource name.
 #[derive(Debug, Clone, Default)]
 pub struct AskTable {
-    rows: HashMap<String, Row>,
+    rows: IdMap<Row>,
+    /// Rows other than `*` with something outstanding; zero means the key is locality-free.
+    placed_rows: u32,
 }
 
 impl AskTable {
-    pub fn row(&self, resource_name: &str) -> Option<&Row> {
-        self.rows.get(resource_name)
+    pub fn row(&self, name: NameId) -> Option<&Row> {
+        self.rows.get(&name)
     }
 
-    /// Outstanding containers at `resource_name` (0 when there is no row).
-    pub fn count(&self, resource_name: &str) -> u32 {
-        self.rows.get(resource_name).map_or(0, |r| r.count)
+    /// Outstanding containers at `name` (0 when there is no row).
+    pub fn count(&self, name: NameId) -> u32 {
+        self.rows.get(&name).map_or(0, |r| r.count)
     }
 
     /// Total outstanding for the key: the `*` row.
     pub fn outstanding(&self) -> u32 {
-        self.count(ANY)
+        self.count(ANY_ID)
     }
 
-    /// YARN's `canDelayTo`: allocation may fall back to `resource_name` unless its row says
+    /// YARN's `canDelayTo`: allocation may fall back to `name` unless its row says
     /// relax_locality=false. A row with nothing outstanding cannot forbid anything, because
     /// the scheduler only consults this flag for levels with outstanding containers.
-    pub fn may_relax_to(&self, resource_name: &str) -> bool {
-        self.rows.get(resource_name).map_or(true, |r| r.count == 0 || r.relax_locality)
+    pub fn may_relax_to(&self, name: NameId) -> bool {
+        self.rows.get(&name).map_or(true, |r| r.count == 0 || r.relax_locality)
     }
 
     /// True when nothing is outstanding anywhere but `*`: the app does not care where its
     /// containers run (AMs, Spark executors, DistributedShell), so placing them gives up no
     /// locality.
     pub fn locality_free(&self) -> bool {
-        self.rows.iter().all(|(name, row)| name == ANY || row.count == 0)
+        self.placed_rows == 0
     }
 
-    /// Resource names with outstanding containers, for policies that look for local data.
-    pub fn wanted_locations(&self) -> impl Iterator<Item = (&str, &Row)> {
-        self.rows
-            .iter()
-            .filter(|(name, row)| name.as_str() != ANY && row.count > 0)
-            .map(|(name, row)| (name.as_str(), row))
+    /// Hosts and racks with outstanding containers, for policies that look for local data.
+    pub fn wanted_locations(&self) -> impl Iterator<Item = (NameId, &Row)> {
+        self.rows.iter().filter(|(id, row)| **id != ANY_ID && row.count > 0).map(|(id, row)| (*id, row))
     }
 
-    pub fn rows(&self) -> impl Iterator<Item = (&str, &Row)> {
-        self.rows.iter().map(|(n, r)| (n.as_str(), r))
+    pub fn rows(&self) -> impl Iterator<Item = (NameId, &Row)> {
+        self.rows.iter().map(|(id, r)| (*id, r))
     }
 
-    fn take(&mut self, resource_name: &str, n: u32) {
-        if let Some(row) = self.rows.get_mut(resource_name) {
+    fn take(&mut self, name: NameId, n: u32) {
+        if let Some(row) = self.rows.get_mut(&name) {
+            let before = row.count;
             row.count = row.count.saturating_sub(n);
+            if name != ANY_ID && before > 0 && row.count == 0 {
+                self.placed_rows -= 1;
+            }
         }
     }
 
-    fn give_back(&mut self, resource_name: &str, n: u32) {
-        if let Some(row) = self.rows.get_mut(resource_name) {
+    fn give_back(&mut self, name: NameId, n: u32) {
+        if let Some(row) = self.rows.get_mut(&name) {
+            let before = row.count;
             row.count = row.count.saturating_add(n);
+            if name != ANY_ID && before == 0 && row.count > 0 {
+                self.placed_rows += 1;
+            }
         }
     }
 }
@@ -94,27 +102,30 @@ pub struct AppAsks {
 }
 
 impl AppAsks {
-    /// Validates a full snapshot and builds the tables; nothing is kept from before. On error
-    /// the caller's previous asks stay untouched because nothing is assigned until all rows
-    /// passed.
-    pub fn from_snapshot(app: &str, asks: Vec<Ask>) -> Result<AppAsks, CoreError> {
+    /// Validates a full snapshot and builds the tables; nothing is kept from before. Nothing
+    /// is assigned until every row passed, so on error the caller keeps its previous asks.
+    pub fn from_snapshot(app: &str, asks: Vec<Ask>, names: &mut Names) -> Result<AppAsks, CoreError> {
         let mut tables: BTreeMap<SchedulerKey, AskTable> = BTreeMap::new();
         for ask in asks {
-            let where_ = format!(
-                "application {app}, priority {}, allocation_request_id {}, resource_name {:?}",
-                ask.priority, ask.allocation_request_id, ask.resource_name
-            );
+            let where_ = || {
+                format!(
+                    "application {app}, priority {}, allocation_request_id {}, resource_name {:?}",
+                    ask.priority, ask.allocation_request_id, ask.resource_name
+                )
+            };
             if ask.priority < 0 {
                 return Err(CoreError::Protocol(format!(
-                    "{where_}: negative priority (YARN priorities are 0 or more)"
+                    "{}: negative priority (YARN priorities are 0 or more)",
+                    where_()
                 )));
             }
             if ask.resource_name.trim().is_empty() {
-                return Err(CoreError::Protocol(format!("{where_}: empty resource_name")));
+                return Err(CoreError::Protocol(format!("{}: empty resource_name", where_())));
             }
             if ask.count > 0 && ask.capability == Resource::ZERO {
                 return Err(CoreError::Protocol(format!(
-                    "{where_}: asks for {} containers of zero memory and zero vcores",
+                    "{}: asks for {} containers of zero memory and zero vcores",
+                    where_(),
                     ask.count
                 )));
             }
@@ -122,17 +133,22 @@ impl AppAsks {
                 priority: ask.priority,
                 allocation_request_id: ask.allocation_request_id,
             };
+            let id = names.intern(&ask.resource_name);
             let table = tables.entry(key).or_default();
-            if table.rows.contains_key(&ask.resource_name) {
-                return Err(CoreError::Protocol(format!("{where_}: row appears twice in one snapshot")));
+            if table.rows.contains_key(&id) {
+                return Err(CoreError::Protocol(format!("{}: row appears twice in one snapshot", where_())));
             }
-            if ask.count == 0 {
-                continue;
+            // Zero rows are kept until the end of the snapshot so a duplicate is still caught.
+            if ask.count > 0 && id != ANY_ID {
+                table.placed_rows += 1;
             }
             table.rows.insert(
-                ask.resource_name,
+                id,
                 Row { capability: ask.capability, count: ask.count, relax_locality: ask.relax_locality },
             );
+        }
+        for t in tables.values_mut() {
+            t.rows.retain(|_, r| r.count > 0);
         }
         // A key whose rows were all zero would otherwise linger as an empty table.
         tables.retain(|_, t| !t.rows.is_empty());
@@ -153,6 +169,14 @@ impl AppAsks {
         self.tables.iter().filter(|(_, t)| t.outstanding() > 0).map(|(k, _)| *k)
     }
 
+    /// The first key with something outstanding after `after` (all keys when `None`), so a
+    /// caller can walk the keys while changing the tables between steps.
+    pub fn next_pending_key(&self, after: Option<SchedulerKey>) -> Option<SchedulerKey> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        let lower = after.map_or(Unbounded, Excluded);
+        self.tables.range((lower, Unbounded)).find(|(_, t)| t.outstanding() > 0).map(|(k, _)| *k)
+    }
+
     /// Containers outstanding over all keys (sum of the `*` rows).
     pub fn pending_containers(&self) -> u64 {
         self.tables.values().map(|t| t.outstanding() as u64).sum()
@@ -163,12 +187,12 @@ impl AppAsks {
     }
 
     /// Counts `n` containers of `key` placed at `locality` on a node at (`host`, `rack`).
-    pub fn consume(&mut self, key: &SchedulerKey, locality: Locality, host: &str, rack: &str, n: u32) {
+    pub fn consume(&mut self, key: &SchedulerKey, locality: Locality, host: NameId, rack: NameId, n: u32) {
         self.apply(key, locality, host, rack, n, AskTable::take);
     }
 
     /// Undoes [`consume`](Self::consume) for containers the shim did not create.
-    pub fn restore(&mut self, key: &SchedulerKey, locality: Locality, host: &str, rack: &str, n: u32) {
+    pub fn restore(&mut self, key: &SchedulerKey, locality: Locality, host: NameId, rack: NameId, n: u32) {
         self.apply(key, locality, host, rack, n, AskTable::give_back);
     }
 
@@ -176,10 +200,10 @@ impl AppAsks {
         &mut self,
         key: &SchedulerKey,
         locality: Locality,
-        host: &str,
-        rack: &str,
+        host: NameId,
+        rack: NameId,
         n: u32,
-        op: fn(&mut AskTable, &str, u32),
+        op: fn(&mut AskTable, NameId, u32),
     ) {
         let Some(table) = self.tables.get_mut(key) else { return };
         // YARN's LocalityAppPlacementAllocator: node-local uses up one from host, rack and `*`;
@@ -190,13 +214,14 @@ impl AppAsks {
         if locality != Locality::OffSwitch {
             op(table, rack, n);
         }
-        op(table, ANY, n);
+        op(table, ANY_ID, n);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::names::Names;
 
     fn ask(priority: i32, name: &str, count: u32) -> Ask {
         Ask {
@@ -211,43 +236,52 @@ mod tests {
 
     #[test]
     fn consume_counts_like_yarn() {
+        let mut names = Names::default();
         let mut a = AppAsks::from_snapshot(
             "app1",
             vec![ask(20, "h1", 2), ask(20, "/r1", 3), ask(20, ANY, 5)],
+            &mut names,
         )
         .unwrap();
+        let [h1, h2, r1, h9, r9] = ["h1", "h2", "/r1", "h9", "/r9"].map(|n| names.intern(n));
         let key = SchedulerKey { priority: 20, allocation_request_id: 0 };
-        a.consume(&key, Locality::NodeLocal, "h1", "/r1", 1);
+        a.consume(&key, Locality::NodeLocal, h1, r1, 1);
         let t = a.table(&key).unwrap();
-        assert_eq!((t.count("h1"), t.count("/r1"), t.count(ANY)), (1, 2, 4));
-        a.consume(&key, Locality::RackLocal, "h2", "/r1", 1);
-        a.consume(&key, Locality::OffSwitch, "h9", "/r9", 1);
+        assert_eq!((t.count(h1), t.count(r1), t.count(ANY_ID)), (1, 2, 4));
+        a.consume(&key, Locality::RackLocal, h2, r1, 1);
+        a.consume(&key, Locality::OffSwitch, h9, r9, 1);
         let t = a.table(&key).unwrap();
-        assert_eq!((t.count("h1"), t.count("/r1"), t.count(ANY)), (1, 1, 2));
-        a.restore(&key, Locality::NodeLocal, "h1", "/r1", 1);
+        assert_eq!((t.count(h1), t.count(r1), t.count(ANY_ID)), (1, 1, 2));
+        a.restore(&key, Locality::NodeLocal, h1, r1, 1);
         let t = a.table(&key).unwrap();
-        assert_eq!((t.count("h1"), t.count("/r1"), t.count(ANY)), (2, 2, 3));
+        assert_eq!((t.count(h1), t.count(r1), t.count(ANY_ID)), (2, 2, 3));
+        assert!(!t.locality_free());
+        // Spending every local row leaves a locality-free key; giving one back undoes that.
+        a.consume(&key, Locality::NodeLocal, h1, r1, 2);
+        assert!(a.table(&key).unwrap().locality_free());
+        a.restore(&key, Locality::RackLocal, h2, r1, 1);
+        assert!(!a.table(&key).unwrap().locality_free());
     }
 
     #[test]
     fn nonsense_rows_are_named() {
-        let err = AppAsks::from_snapshot("app7", vec![ask(-1, ANY, 1)]).unwrap_err().to_string();
+        let err = AppAsks::from_snapshot("app7", vec![ask(-1, ANY, 1)], &mut Names::default()).unwrap_err().to_string();
         assert!(err.contains("app7") && err.contains("priority -1"), "{err}");
         let mut zero = ask(3, ANY, 1);
         zero.capability = Resource::ZERO;
-        let err = AppAsks::from_snapshot("app7", vec![zero]).unwrap_err().to_string();
+        let err = AppAsks::from_snapshot("app7", vec![zero], &mut Names::default()).unwrap_err().to_string();
         assert!(err.contains("app7") && err.contains("priority 3") && err.contains("zero"), "{err}");
-        let err = AppAsks::from_snapshot("app7", vec![ask(1, ANY, 1), ask(1, ANY, 2)])
+        let err = AppAsks::from_snapshot("app7", vec![ask(1, ANY, 1), ask(1, ANY, 2)], &mut Names::default())
             .unwrap_err()
             .to_string();
         assert!(err.contains("twice"), "{err}");
-        let err = AppAsks::from_snapshot("app7", vec![ask(1, " ", 1)]).unwrap_err().to_string();
+        let err = AppAsks::from_snapshot("app7", vec![ask(1, " ", 1)], &mut Names::default()).unwrap_err().to_string();
         assert!(err.contains("empty resource_name"), "{err}");
     }
 
     #[test]
     fn zero_rows_are_dropped_and_locality_free_detected() {
-        let a = AppAsks::from_snapshot("a", vec![ask(0, ANY, 1), ask(0, "h1", 0), ask(5, ANY, 0)]).unwrap();
+        let a = AppAsks::from_snapshot("a", vec![ask(0, ANY, 1), ask(0, "h1", 0), ask(5, ANY, 0)], &mut Names::default()).unwrap();
         assert_eq!(a.tables().count(), 1);
         let t = a.table(&SchedulerKey { priority: 0, allocation_request_id: 0 }).unwrap();
         assert!(t.locality_free());

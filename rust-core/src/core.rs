@@ -180,7 +180,7 @@ impl Core {
                 let unconfirmed = self.in_flight.unconfirmed_of(&app);
                 if let Some(a) = self.state.app_mut_by_id(&app) {
                     for (key, locality, host, rack, n) in unconfirmed {
-                        a.asks.consume(&key, locality, &host, &rack, n);
+                        a.asks.consume(&key, locality, host, rack, n);
                     }
                     log::debug!("application {app}: {} containers outstanding", a.asks.pending_containers());
                 }
@@ -241,7 +241,7 @@ impl Core {
         if let Some((key, locality, host, rack, back)) = self.in_flight.reject(&decision, executed) {
             if back > 0 {
                 if let Some(a) = self.state.app_mut_by_id(&decision.app) {
-                    a.asks.restore(&key, locality, &host, &rack, back);
+                    a.asks.restore(&key, locality, host, rack, back);
                     self.stats.rejected_containers += back as u64;
                 }
             }
@@ -263,7 +263,7 @@ impl Core {
         let decisions =
             schedule::assign(&mut self.state, &mut self.layers, &self.config, &node, hb.unallocated, hb.now_ms);
         for d in &decisions {
-            self.in_flight.add(d, &node.host, &node.rack);
+            self.in_flight.add(d, node.host_id, node.rack_id);
             self.stats.decided_containers += d.count as u64;
         }
         self.stats.decisions += decisions.len() as u64;

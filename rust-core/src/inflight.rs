@@ -9,13 +9,14 @@
 //! executing it.
 
 use crate::ask::SchedulerKey;
+use crate::names::NameId;
 use crate::protocol::{Decision, Locality};
 
 #[derive(Debug, Clone)]
 struct Entry {
     decision: Decision,
-    host: String,
-    rack: String,
+    host: NameId,
+    rack: NameId,
     /// Containers of the decision the shim has neither created nor rejected.
     unconfirmed: u32,
     /// Set at the node's next heartbeat; the one after that drops the entry.
@@ -23,7 +24,7 @@ struct Entry {
 }
 
 /// Asks to give back or take again: (key, locality, host, rack, containers).
-pub type AskChange = (SchedulerKey, Locality, String, String, u32);
+pub type AskChange = (SchedulerKey, Locality, NameId, NameId, u32);
 
 #[derive(Debug, Default)]
 pub struct InFlight {
@@ -31,12 +32,12 @@ pub struct InFlight {
 }
 
 impl InFlight {
-    pub fn add(&mut self, decision: &Decision, host: &str, rack: &str) {
+    pub fn add(&mut self, decision: &Decision, host: NameId, rack: NameId) {
         self.entries.push(Entry {
             unconfirmed: decision.count,
             decision: decision.clone(),
-            host: host.to_string(),
-            rack: rack.to_string(),
+            host,
+            rack,
             stale: false,
         });
     }
@@ -83,7 +84,7 @@ impl InFlight {
         self.entries
             .iter()
             .filter(|e| e.decision.app == app && e.unconfirmed > 0)
-            .map(|e| (key_of(&e.decision), e.decision.locality, e.host.clone(), e.rack.clone(), e.unconfirmed))
+            .map(|e| (key_of(&e.decision), e.decision.locality, e.host, e.rack, e.unconfirmed))
             .collect()
     }
 

@@ -8,6 +8,7 @@ pub mod container;
 pub mod core;
 pub mod error;
 pub mod inflight;
+pub mod names;
 pub mod node;
 pub mod papers;
 pub mod policy;

@@ -1,5 +1,6 @@
 //! Cluster nodes (NodeManagers) as the core sees them.
 
+use crate::names::NameId;
 use crate::protocol::Resource;
 
 #[derive(Debug, Clone)]
@@ -10,6 +11,9 @@ pub struct Node {
     pub host: String,
     /// The RM-resolved network location; rack asks use exactly this string.
     pub rack: String,
+    /// `host` and `rack` interned, for the heartbeat's ask lookups.
+    pub host_id: NameId,
+    pub rack_id: NameId,
     pub datacenter: String,
     pub capability: Resource,
     /// As of the last heartbeat (the RM's truth); capability before the first one.

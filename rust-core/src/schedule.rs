@@ -20,6 +20,7 @@
 
 use crate::app::{Arrival, SlotKind, TaskKind};
 use crate::ask::{AskTable, SchedulerKey, ANY};
+use crate::names::{NameId, ANY_ID};
 use crate::config::Config;
 use crate::node::Node;
 use crate::policy::Layers;
@@ -57,8 +58,8 @@ pub struct KeyLimits<'a> {
 /// whether the app's turn on this node ends here.
 fn plan_key(
     table: &AskTable,
-    host: &str,
-    rack: &str,
+    host: NameId,
+    rack: NameId,
     budget: &mut Budget,
     limits: &mut KeyLimits<'_>,
 ) -> (Vec<Placement>, bool) {
@@ -119,8 +120,8 @@ fn plan_key(
             at_rack -= n;
         }
     }
-    if any > 0 && at_rack == 0 && table.may_relax_to(ANY) && limits.ceiling == Locality::OffSwitch {
-        if let Some(row) = table.row(ANY) {
+    if any > 0 && at_rack == 0 && table.may_relax_to(ANY_ID) && limits.ceiling == Locality::OffSwitch {
+        if let Some(row) = table.row(ANY_ID) {
             place(Locality::OffSwitch, any, row.capability, budget, &mut out);
         }
     }
@@ -165,11 +166,9 @@ pub fn assign(
         if budget.containers == 0 || budget.room == Resource::ZERO {
             break;
         }
-        let keys: Vec<SchedulerKey> = match state.app(arrival) {
-            Some(app) => app.asks.pending_keys().collect(),
-            None => continue,
-        };
-        for key in keys {
+        let mut after = None;
+        while let Some(key) = state.app(arrival).and_then(|a| a.asks.next_pending_key(after)) {
+            after = Some(key);
             let (placements, stop, kind) = {
                 let Some(app) = state.app(arrival) else { break };
                 let Some(table) = app.asks.table(&key) else { continue };
@@ -187,7 +186,7 @@ pub fn assign(
                     slot_room: slot_index(kind).and_then(|i| slot_room[i]),
                     admit: &mut admit,
                 };
-                let (placements, stop) = plan_key(table, &node.host, &node.rack, &mut budget, &mut limits);
+                let (placements, stop) = plan_key(table, node.host_id, node.rack_id, &mut budget, &mut limits);
                 if let Some(i) = slot_index(kind) {
                     if slot_room[i].is_some() {
                         slot_room[i] = limits.slot_room;
@@ -229,7 +228,7 @@ fn record(
     }
     let Some(app) = state.app_mut(arrival) else { return };
     for p in placements {
-        app.asks.consume(&key, p.locality, &node.host, &node.rack, p.count);
+        app.asks.consume(&key, p.locality, node.host_id, node.rack_id, p.count);
         let resource_name = match p.locality {
             Locality::NodeLocal => node.host.clone(),
             Locality::RackLocal => node.rack.clone(),

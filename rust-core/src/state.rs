@@ -9,6 +9,7 @@ use crate::app::{is_mapreduce, App, Arrival, SlotKind};
 use crate::ask::AppAsks;
 use crate::container::{Container, Containers};
 use crate::error::CoreError;
+use crate::names::Names;
 use crate::node::Node;
 use crate::protocol::{Ask, ContainerInfo, Resource};
 use crate::queue::Queues;
@@ -36,6 +37,7 @@ pub struct ClusterState {
     containers: Containers,
     queues: Queues,
     mapping: DatacenterMapping,
+    names: Names,
     capacity: Resource,
     map_used: Resource,
     reduce_used: Resource,
@@ -92,6 +94,11 @@ impl ClusterState {
         self.submission.iter().filter_map(|(_, a)| self.apps.get(a))
     }
 
+    /// Interned resource names, to turn the ids in ask tables back into host and rack names.
+    pub fn names(&self) -> &Names {
+        &self.names
+    }
+
     pub fn containers(&self) -> &Containers {
         &self.containers
     }
@@ -124,10 +131,14 @@ impl ClusterState {
     /// Returns true for a new node.
     pub fn add_node(&mut self, id: &str, host: &str, rack: &str, capability: Resource) -> bool {
         let loc = locate(host, rack, &self.mapping);
+        let host_id = self.names.intern(host);
+        let rack_id = self.names.intern(rack);
         if let Some(n) = self.nodes.get_mut(id) {
             self.capacity = self.capacity.saturating_sub(&n.capability).add(&capability);
             n.host = host.to_string();
             n.rack = loc.rack;
+            n.host_id = host_id;
+            n.rack_id = rack_id;
             n.datacenter = loc.datacenter;
             n.capability = capability;
             if n.last_heartbeat_ms.is_none() {
@@ -142,6 +153,8 @@ impl ClusterState {
                 id: id.to_string(),
                 host: host.to_string(),
                 rack: loc.rack,
+                host_id,
+                rack_id,
                 datacenter: loc.datacenter,
                 capability,
                 unallocated: capability,
@@ -256,7 +269,7 @@ impl ClusterState {
 
     pub fn replace_asks(&mut self, id: &str, asks: Vec<Ask>) -> Result<&App, CoreError> {
         let arrival = *self.app_ids.get(id).ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
-        let table = AppAsks::from_snapshot(id, asks)?;
+        let table = AppAsks::from_snapshot(id, asks, &mut self.names)?;
         let app = self.apps.get_mut(&arrival).ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
         app.asks = table;
         Ok(app)
