@@ -55,7 +55,7 @@ impl AskTable {
     /// relax_locality=false. A row with nothing outstanding cannot forbid anything, because
     /// the scheduler only consults this flag for levels with outstanding containers.
     pub fn may_relax_to(&self, name: NameId) -> bool {
-        self.rows.get(&name).map_or(true, |r| r.count == 0 || r.relax_locality)
+        self.rows.get(&name).is_none_or(|r| r.count == 0 || r.relax_locality)
     }
 
     /// True when nothing is outstanding anywhere but `*`: the app does not care where its

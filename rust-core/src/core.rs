@@ -95,7 +95,18 @@ impl Core {
         if new.datacenter_mapping != self.config.datacenter_mapping {
             self.state.set_mapping(new.datacenter_mapping.clone());
         }
-        log::info!("Locus settings reloaded: {new:?}");
+        log::info!(
+            "Locus settings reloaded: policy={} locality={} hotspot={} slots={} map-share={:?} off-switch-per-heartbeat={} assign-multiple={} datacenter mapping {:?} ({} hosts)",
+            new.policy.as_str(),
+            new.locality.as_str(),
+            new.hotspot.as_str(),
+            new.slots.as_str(),
+            new.map_share,
+            new.off_switch_per_heartbeat,
+            new.assign_multiple,
+            new.datacenter_mapping_file,
+            new.datacenter_mapping.len()
+        );
         self.config = new;
         Ok(())
     }

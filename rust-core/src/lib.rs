@@ -1,5 +1,15 @@
 //! Locus scheduling core. Owns the scheduling state and every decision; knows nothing of JNI.
 //! The shim (over JNI), the simulator and the tests all drive it through [`Core`].
+//!
+//! - [`core`]: the API (`Core::new/reconfigure/handle/heartbeat/stats`) and event handling rules.
+//! - [`config`]: the `locus.*` settings, their defaults and validation.
+//! - [`state`]: nodes ([`node`]), applications ([`app`], with MapReduce's [`TaskKind`]),
+//!   their asks ([`ask`]), running containers ([`container`]) and queues ([`queue`]).
+//! - [`topology`]: rack and datacenter of a node; the host → datacenter mapping file.
+//! - [`schedule`]: the decision procedure run on each node heartbeat (YARN's counting rules).
+//! - [`policy`]: the four policy layers the procedure consults.
+//! - [`inflight`]: decisions the shim has not executed or rejected yet.
+//! - [`names`]: interned host/rack names for cheap heartbeat lookups.
 
 pub mod app;
 pub mod ask;

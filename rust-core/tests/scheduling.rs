@@ -614,3 +614,54 @@ fn stats_count_confirmed_allocations_by_locality() {
     assert_eq!(json["policy"], "fifo");
     assert_eq!(json["node_local"], 2);
 }
+
+#[test]
+fn a_decision_the_shim_never_settles_is_dropped_after_a_grace_heartbeat() {
+    let mut c = core();
+    add_node(&mut c, "h1", "/r1", 8, 8);
+    add_app(&mut c, "a", 1, "YARN");
+    set_asks(&mut c, "a", &[(1, "*", 2, 1, 1, true)]);
+    assert_eq!(total(&heartbeat(&mut c, "h1", 1, 1)), 1);
+    // Neither container_allocated nor decision_rejected arrives.
+    heartbeat(&mut c, "h1", 0, 0);
+    assert_eq!(c.stats().in_flight, 1, "one heartbeat of grace");
+    heartbeat(&mut c, "h1", 0, 0);
+    let s = c.stats();
+    assert_eq!((s.in_flight, s.lost_decisions), (0, 1));
+    // The RM still wants 2: a lost decision must not keep lowering later snapshots.
+    set_asks(&mut c, "a", &[(1, "*", 2, 1, 1, true)]);
+    assert_eq!(total(&heartbeat(&mut c, "h1", 8, 8)), 2);
+}
+
+#[test]
+fn events_and_heartbeats_as_json_from_the_shim() {
+    let mut c = core();
+    let events = r#"[
+        {"type":"node_added","node":"h1:8041","host":"h1","rack":"/dc1/rack1","capability":{"memory_mb":8192,"vcores":8}},
+        {"type":"app_added","app":"application_1_0001","queue":"default","user":"bob","app_type":"MAPREDUCE","submit_ms":5},
+        {"type":"attempt_added","app":"application_1_0001","attempt":"appattempt_1_0001_000001"},
+        {"type":"asks_updated","app":"application_1_0001","asks":[
+            {"priority":0,"resource_name":"*","capability":{"memory_mb":1536,"vcores":1},"count":1}]}
+    ]"#;
+    let events: Vec<Event> = serde_json::from_str(events).unwrap();
+    for e in events {
+        c.handle(e).unwrap();
+    }
+    let hb: Heartbeat =
+        serde_json::from_str(r#"{"node":"h1:8041","unallocated":{"memory_mb":8192,"vcores":8},"now_ms":9}"#).unwrap();
+    let resp = c.heartbeat(&hb).unwrap();
+    let json = serde_json::to_value(&resp).unwrap();
+    assert_eq!(json["decisions"][0]["app"], "application_1_0001");
+    assert_eq!(json["decisions"][0]["locality"], "off_switch");
+    assert_eq!(json["decisions"][0]["resource_name"], "*");
+    assert_eq!(json["decisions"][0]["count"], 1);
+    let allocated: Event = serde_json::from_str(
+        r#"{"type":"container_allocated","container":"container_1_0001_01_000001","app":"application_1_0001",
+            "node":"h1:8041","priority":0,"resource":{"memory_mb":1536,"vcores":1},"locality":"off_switch"}"#,
+    )
+    .unwrap();
+    c.handle(allocated).unwrap();
+    let s = c.stats();
+    assert_eq!((s.allocations, s.off_switch, s.in_flight, s.running_containers), (1, 1, 0, 1));
+    assert_eq!(c.state().node("h1:8041").unwrap().datacenter, "dc1");
+}
