@@ -1,0 +1,401 @@
+package org.locus.it;
+
+import java.io.Closeable;
+import java.io.File;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.reflect.Method;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.jar.Attributes;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.apache.commons.io.FileUtils;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.HdfsConfiguration;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hadoop.mapreduce.MRConfig;
+import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
+import org.apache.hadoop.net.TableMapping;
+import org.apache.hadoop.service.Service;
+import org.apache.hadoop.yarn.api.records.NodeState;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
+import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
+import org.apache.hadoop.yarn.server.resourcemanager.recovery.FileSystemRMStateStore;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+
+/**
+ * An embedded HDFS + YARN + MapReduce cluster whose nodes are distinct hosts.
+ *
+ * <p>MiniYARNCluster names every NodeManager "localhost", which makes every map trivially node-local. Here
+ * node i is the loopback address 127.0.0.(i+2) (Linux answers the whole 127/8): its DataNode registers
+ * that address as its host name (so block locations name it) and its NodeManager binds its RPC server to
+ * it (so the RM's NodeId names it). The NodeManagers are therefore started here, not by MiniYARNCluster,
+ * which would bind them all to localhost. Racks come from one topology table, read by {@link TableMapping}
+ * in the RM and the MR AMs and by {@link HostTableMapping} in the NameNode.
+ *
+ * <p>The scheduler class is one switch: the system property {@value #SCHEDULER_PROPERTY}, defaulting to
+ * {@value #LOCUS_SCHEDULER}.
+ */
+public final class EmbeddedCluster implements Closeable {
+  public static final String SCHEDULER_PROPERTY = "locus.it.scheduler";
+  public static final String LOCUS_SCHEDULER = "org.locus.yarn.LocusScheduler";
+  public static final long BLOCK_SIZE = 1024 * 1024;
+  public static final int NODE_MEMORY_MB = 4096;
+  public static final int NODE_VCORES = 8;
+
+  private final String name;
+  private final File workDir;
+  private final List<String> hosts;
+  private final Map<String, String> rackOfHost;
+  private final String schedulerClass;
+  private MiniDFSCluster dfs;
+  private MiniMRYarnCluster yarn;
+  private final List<NodeManager> nodeManagers = new ArrayList<>();
+  private final Map<String, InetSocketAddress> dataNodeByHost = new LinkedHashMap<>();
+
+  /** Which scheduler class the cluster runs: the switch every test and the demo go through. */
+  public static String configuredScheduler() {
+    return System.getProperty(SCHEDULER_PROPERTY, LOCUS_SCHEDULER);
+  }
+
+  /**
+   * @param nodes number of hosts, each with one DataNode and one NodeManager
+   * @param racks number of racks; hosts are dealt to racks in contiguous groups
+   * @param rmRecovery whether the RM keeps state in a file-system store for work-preserving restart
+   */
+  public static EmbeddedCluster start(String name, int nodes, int racks, boolean rmRecovery) throws Exception {
+    if (nodes < 1 || nodes > 250) {
+      throw new IllegalArgumentException("nodes must be in 1..250 (one loopback address each), got " + nodes);
+    }
+    if (racks < 1 || racks > nodes) {
+      throw new IllegalArgumentException("racks must be in 1.." + nodes + ", got " + racks);
+    }
+    EmbeddedCluster cluster = new EmbeddedCluster(name, nodes, racks, configuredScheduler());
+    try {
+      cluster.startAll(rmRecovery);
+      return cluster;
+    } catch (Exception | Error e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  private EmbeddedCluster(String name, int nodes, int racks, String schedulerClass) {
+    this.name = name;
+    this.schedulerClass = schedulerClass;
+    this.workDir = new File(System.getProperty("locus.it.work.dir", "build/it-cluster"), name).getAbsoluteFile();
+    List<String> h = new ArrayList<>();
+    Map<String, String> r = new LinkedHashMap<>();
+    int perRack = (nodes + racks - 1) / racks;
+    for (int i = 0; i < nodes; i++) {
+      String host = "127.0.0." + (i + 2);
+      h.add(host);
+      r.put(host, "/rack-" + (char) ('a' + i / perRack));
+    }
+    this.hosts = Collections.unmodifiableList(h);
+    this.rackOfHost = Collections.unmodifiableMap(r);
+  }
+
+  private void startAll(boolean rmRecovery) throws Exception {
+    try {
+      Class.forName(schedulerClass);
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException("scheduler class " + schedulerClass + " (system property "
+          + SCHEDULER_PROPERTY + ") is not on the test classpath", e);
+    }
+    FileUtils.deleteDirectory(workDir);
+    if (!workDir.mkdirs()) {
+      throw new IOException("cannot create cluster work dir " + workDir);
+    }
+    File table = new File(workDir, "topology.table");
+    try (PrintWriter out = new PrintWriter(table, StandardCharsets.UTF_8.name())) {
+      rackOfHost.forEach((host, rack) -> out.println(host + " " + rack));
+    }
+
+    Configuration base = new Configuration();
+    base.set(CommonConfigurationKeysPublic.NET_TOPOLOGY_TABLE_MAPPING_FILE_KEY, table.getPath());
+    base.setLong(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, BLOCK_SIZE);
+    base.setInt(DFSConfigKeys.DFS_REPLICATION_KEY, 1);
+    startHdfs(base);
+
+    YarnConfiguration yc = new YarnConfiguration(base);
+    yc.set(CommonConfigurationKeysPublic.FS_DEFAULT_NAME_KEY, dfs.getURI().toString());
+    yc.set(CommonConfigurationKeysPublic.NET_TOPOLOGY_NODE_SWITCH_MAPPING_IMPL_KEY, TableMapping.class.getName());
+    configureYarn(yc, rmRecovery);
+    yarn = new MiniMRYarnCluster(name, 0);
+    yarn.init(yc);
+    yarn.start();
+    for (int i = 0; i < hosts.size(); i++) {
+      startNodeManager(i);
+    }
+    waitForRunningNodes(hosts.size(), 60_000);
+  }
+
+  private void startHdfs(Configuration base) throws Exception {
+    Configuration hc = new HdfsConfiguration(base);
+    hc.set(CommonConfigurationKeysPublic.NET_TOPOLOGY_NODE_SWITCH_MAPPING_IMPL_KEY, HostTableMapping.class.getName());
+    // All clients connect from 127.0.0.1, which every DataNode also registers as its IP: "prefer the
+    // writer's node" would pile every block onto one DataNode. Corpus places blocks explicitly instead.
+    hc.setBoolean("dfs.namenode.block-placement-policy.default.prefer-local-node", false);
+    dfs = new MiniDFSCluster.Builder(hc, new File(workDir, "dfs"))
+        .numDataNodes(0)
+        .useConfiguredTopologyMappingClass(true)
+        .build();
+    for (String host : hosts) {
+      // One DataNode per call: each gets its own configuration, hence its own host name.
+      Configuration dn = new HdfsConfiguration(hc);
+      dn.set(DFSConfigKeys.DFS_DATANODE_HOST_NAME_KEY, host);
+      dfs.startDataNodes(dn, 1, null, true, null, null, null, null, null, false, false, true, null, null, null);
+    }
+    dfs.waitActive();
+    for (DataNode dn : dfs.getDataNodes()) {
+      dataNodeByHost.put(dn.getDatanodeId().getHostName(), dn.getXferAddress());
+    }
+    if (!dataNodeByHost.keySet().equals(new java.util.HashSet<>(hosts))) {
+      throw new IllegalStateException("DataNodes registered as " + dataNodeByHost.keySet() + ", expected " + hosts);
+    }
+  }
+
+  private void configureYarn(YarnConfiguration c, boolean rmRecovery) throws IOException {
+    c.set(YarnConfiguration.RM_SCHEDULER, schedulerClass);
+    c.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 128);
+    c.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, NODE_MEMORY_MB);
+    c.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 500);
+    c.setLong(YarnConfiguration.RM_NM_EXPIRY_INTERVAL_MS, 20_000);
+    c.setLong(YarnConfiguration.RESOURCEMANAGER_CONNECT_RETRY_INTERVAL_MS, 500);
+    c.setLong(YarnConfiguration.RESOURCEMANAGER_CONNECT_MAX_WAIT_MS, 120_000);
+    c.setBoolean(YarnConfiguration.NM_PMEM_CHECK_ENABLED, false);
+    c.setBoolean(YarnConfiguration.NM_VMEM_CHECK_ENABLED, false);
+    c.setFloat(YarnConfiguration.NM_MAX_PER_DISK_UTILIZATION_PERCENTAGE, 99.5f);
+    if (rmRecovery) {
+      c.setBoolean(YarnConfiguration.RECOVERY_ENABLED, true);
+      c.setBoolean(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_ENABLED, true);
+      c.set(YarnConfiguration.RM_STORE, FileSystemRMStateStore.class.getName());
+      c.set(YarnConfiguration.FS_RM_STATE_STORE_URI, new File(workDir, "rm-state").toURI().toString());
+      c.setLong(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS, 2_000);
+    }
+
+    // Task JVMs are real processes: they get the test classpath (Hadoop jars + our WordCount).
+    String classpath = pathingJar().getAbsolutePath();
+    c.set(YarnConfiguration.YARN_APPLICATION_CLASSPATH, classpath);
+    c.set(MRJobConfig.MAPREDUCE_APPLICATION_CLASSPATH, classpath);
+    c.setBoolean("mapreduce.jvm.add-opens-as-default", true);
+    c.setInt(MRJobConfig.MR_AM_VMEM_MB, 512);
+    c.set(MRJobConfig.MR_AM_COMMAND_OPTS, "-Xmx384m");
+    c.setInt(MRJobConfig.MAP_MEMORY_MB, 256);
+    c.setInt(MRJobConfig.REDUCE_MEMORY_MB, 256);
+    c.set(MRJobConfig.MAP_JAVA_OPTS, "-Xmx192m");
+    c.set(MRJobConfig.REDUCE_JAVA_OPTS, "-Xmx192m");
+    c.setInt(MRJobConfig.IO_SORT_MB, 32);
+    c.setBoolean(MRJobConfig.MAP_SPECULATIVE, false);
+    c.setBoolean(MRJobConfig.REDUCE_SPECULATIVE, false);
+    c.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, 0.8f);
+    c.setInt(MRJobConfig.MR_AM_TO_RM_HEARTBEAT_INTERVAL_MS, 500);
+    c.set(MRConfig.FRAMEWORK_NAME, MRConfig.YARN_FRAMEWORK_NAME);
+  }
+
+  /**
+   * A jar whose manifest Class-Path lists this JVM's classpath. Passing the ~250 entries themselves makes
+   * the container's CLASSPATH exceed Linux's 128 KiB limit for one environment string ("Argument list too
+   * long" when the NodeManager launches a task).
+   */
+  private File pathingJar() throws IOException {
+    StringBuilder cp = new StringBuilder();
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+      if (entry.isEmpty()) {
+        continue;
+      }
+      File f = new File(entry).getAbsoluteFile();
+      String url = f.toURI().toString();
+      if (f.isDirectory() && !url.endsWith("/")) {
+        url += "/";
+      }
+      cp.append(url).append(' ');
+    }
+    Manifest manifest = new Manifest();
+    manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+    manifest.getMainAttributes().put(Attributes.Name.CLASS_PATH, cp.toString().trim());
+    File jar = new File(workDir, "classpath.jar");
+    try (JarOutputStream out = new JarOutputStream(new FileOutputStream(jar), manifest)) {
+      out.flush();
+    }
+    return jar;
+  }
+
+  private void startNodeManager(int i) throws Exception {
+    String host = hosts.get(i);
+    YarnConfiguration c = new YarnConfiguration(yarn.getConfig());
+    c.set(YarnConfiguration.NM_ADDRESS, host + ":0");
+    c.set(YarnConfiguration.NM_LOCALIZER_ADDRESS, host + ":0");
+    c.set(YarnConfiguration.NM_WEBAPP_ADDRESS, host + ":0");
+    c.set(YarnConfiguration.NM_LOCAL_DIRS, dir("nm-" + i + "-local"));
+    c.set(YarnConfiguration.NM_LOG_DIRS, dir("nm-" + i + "-logs"));
+    c.setInt(YarnConfiguration.NM_PMEM_MB, NODE_MEMORY_MB);
+    c.setInt(YarnConfiguration.NM_VCORES, NODE_VCORES);
+    c.setBoolean(YarnConfiguration.NM_ENABLE_HARDWARE_CAPABILITY_DETECTION, false);
+    c.setBoolean(YarnConfiguration.NM_CONTAINER_MONITOR_ENABLED, false);
+    NodeManager nm = new NodeManager();
+    nm.init(c);
+    nm.start();
+    if (nm.getServiceState() != Service.STATE.STARTED) {
+      throw new IllegalStateException("NodeManager on " + host + " failed to start", nm.getFailureCause());
+    }
+    String registered = nm.getNMContext().getNodeId().getHost();
+    if (!host.equals(registered)) {
+      throw new IllegalStateException("NodeManager " + i + " registered as host " + registered + ", expected "
+          + host + ": block locations would not match any node");
+    }
+    nodeManagers.add(nm);
+  }
+
+  private String dir(String leaf) throws IOException {
+    File d = new File(workDir, leaf);
+    if (!d.isDirectory() && !d.mkdirs()) {
+      throw new IOException("cannot create " + d);
+    }
+    return d.getAbsolutePath();
+  }
+
+  /** Waits until the RM lists exactly {@code count} RUNNING nodes; fails naming what it saw. */
+  public void waitForRunningNodes(int count, long timeoutMs) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    while (true) {
+      ResourceManager rm = resourceManager();
+      int running = 0;
+      if (rm != null) {
+        for (RMNode node : rm.getRMContext().getRMNodes().values()) {
+          if (node.getState() == NodeState.RUNNING) {
+            running++;
+          }
+        }
+        if (running == count && rm.getResourceScheduler().getNumClusterNodes() == count) {
+          return;
+        }
+      }
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException("expected " + count + " running nodes, RM has " + running);
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  public Configuration clientConf() {
+    return new Configuration(yarn.getConfig());
+  }
+
+  public DistributedFileSystem fileSystem() throws IOException {
+    return dfs.getFileSystem();
+  }
+
+  public ResourceManager resourceManager() {
+    return yarn.getResourceManager();
+  }
+
+  public MiniMRYarnCluster yarn() {
+    return yarn;
+  }
+
+  public List<String> hosts() {
+    return hosts;
+  }
+
+  public String rackOf(String host) {
+    return rackOfHost.get(host);
+  }
+
+  public String schedulerClass() {
+    return schedulerClass;
+  }
+
+  public boolean runsLocus() {
+    return LOCUS_SCHEDULER.equals(schedulerClass);
+  }
+
+  public NodeManager nodeManager(int i) {
+    return nodeManagers.get(i);
+  }
+
+  /** DataNode transfer addresses in host order: the favoured-node targets for {@link Corpus}. */
+  public InetSocketAddress[] dataNodes() {
+    InetSocketAddress[] out = new InetSocketAddress[hosts.size()];
+    for (int i = 0; i < hosts.size(); i++) {
+      out[i] = dataNodeByHost.get(hosts.get(i));
+    }
+    return out;
+  }
+
+  /** Stops host i's NodeManager (its DataNode keeps running). */
+  public void stopNodeManager(int i) {
+    nodeManagers.get(i).stop();
+  }
+
+  /** Stops the RM and starts a fresh one on the same configuration (same ports, same state store). */
+  public void restartResourceManager() throws InterruptedException {
+    yarn.restartResourceManager(0);
+  }
+
+  /**
+   * The scheduler's own counters (Locus: {@code getCoreStatsJson()}), as name → value. Fails with a clear
+   * message when the running scheduler does not expose them.
+   */
+  public Map<String, Long> coreStats() {
+    Object scheduler = resourceManager().getResourceScheduler();
+    String json;
+    try {
+      Method m = scheduler.getClass().getMethod("getCoreStatsJson");
+      json = (String) m.invoke(scheduler);
+    } catch (NoSuchMethodException e) {
+      throw new IllegalStateException("scheduler " + scheduler.getClass().getName()
+          + " has no getCoreStatsJson(): core counters exist only with " + LOCUS_SCHEDULER, e);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("getCoreStatsJson() failed on " + scheduler.getClass().getName(), e);
+    }
+    Map<String, Long> out = new TreeMap<>();
+    try {
+      JsonNode root = new ObjectMapper().readTree(json);
+      root.fields().forEachRemaining(f -> {
+        if (f.getValue().isNumber()) {
+          out.put(f.getKey(), f.getValue().asLong());
+        }
+      });
+    } catch (IOException e) {
+      throw new IllegalStateException("getCoreStatsJson() returned malformed JSON: " + json, e);
+    }
+    return out;
+  }
+
+  @Override
+  public void close() {
+    for (NodeManager nm : nodeManagers) {
+      try {
+        nm.stop();
+      } catch (RuntimeException e) {
+        System.err.println("stopping NodeManager: " + e);
+      }
+    }
+    if (yarn != null) {
+      yarn.stop();
+    }
+    if (dfs != null) {
+      dfs.shutdown();
+    }
+  }
+}
