@@ -121,8 +121,12 @@ fn bench(c: &mut Criterion) {
                 let resp = core.heartbeat(&hb).expect("heartbeat");
                 timed += start.elapsed();
                 for d in resp.decisions {
-                    core.handle(Event::DecisionRejected { decision: d, executed: 0, reason: "bench".into() })
-                        .expect("undo");
+                    core.handle(Event::DecisionRejected {
+                        decision: d,
+                        executed: 0,
+                        reason: "bench".into(),
+                    })
+                    .expect("undo");
                 }
             }
             timed
@@ -142,7 +146,11 @@ fn bench(c: &mut Criterion) {
     });
     group.finish();
     let s = core.stats();
-    assert_eq!(s.pending_containers, (APPS * MAPS_PER_APP) as u64, "every iteration was undone");
+    assert_eq!(
+        s.pending_containers,
+        (APPS * MAPS_PER_APP) as u64,
+        "every iteration was undone"
+    );
 }
 
 criterion_group!(benches, bench);

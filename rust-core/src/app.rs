@@ -43,7 +43,10 @@ impl TaskKind {
     }
 
     pub fn is_map(self) -> bool {
-        matches!(self, TaskKind::Map | TaskKind::FastFailMap | TaskKind::OpportunisticMap)
+        matches!(
+            self,
+            TaskKind::Map | TaskKind::FastFailMap | TaskKind::OpportunisticMap
+        )
     }
 
     /// The slot pool a container of this kind counts against, if any.

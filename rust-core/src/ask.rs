@@ -55,7 +55,9 @@ impl AskTable {
     /// relax_locality=false. A row with nothing outstanding cannot forbid anything, because
     /// the scheduler only consults this flag for levels with outstanding containers.
     pub fn may_relax_to(&self, name: NameId) -> bool {
-        self.rows.get(&name).is_none_or(|r| r.count == 0 || r.relax_locality)
+        self.rows
+            .get(&name)
+            .is_none_or(|r| r.count == 0 || r.relax_locality)
     }
 
     /// True when nothing is outstanding anywhere but `*`: the app does not care where its
@@ -67,7 +69,10 @@ impl AskTable {
 
     /// Hosts and racks with outstanding containers, for policies that look for local data.
     pub fn wanted_locations(&self) -> impl Iterator<Item = (NameId, &Row)> {
-        self.rows.iter().filter(|(id, row)| **id != ANY_ID && row.count > 0).map(|(id, row)| (*id, row))
+        self.rows
+            .iter()
+            .filter(|(id, row)| **id != ANY_ID && row.count > 0)
+            .map(|(id, row)| (*id, row))
     }
 
     pub fn rows(&self) -> impl Iterator<Item = (NameId, &Row)> {
@@ -79,7 +84,7 @@ impl AskTable {
             let before = row.count;
             row.count = row.count.saturating_sub(n);
             if name != ANY_ID && before > 0 && row.count == 0 {
-                self.placed_rows -= 1;
+                self.placed_rows = self.placed_rows.saturating_sub(1);
             }
         }
     }
@@ -104,7 +109,11 @@ pub struct AppAsks {
 impl AppAsks {
     /// Validates a full snapshot and builds the tables; nothing is kept from before. Nothing
     /// is assigned until every row passed, so on error the caller keeps its previous asks.
-    pub fn from_snapshot(app: &str, asks: Vec<Ask>, names: &mut Names) -> Result<AppAsks, CoreError> {
+    pub fn from_snapshot(
+        app: &str,
+        asks: Vec<Ask>,
+        names: &mut Names,
+    ) -> Result<AppAsks, CoreError> {
         let mut tables: BTreeMap<SchedulerKey, AskTable> = BTreeMap::new();
         for ask in asks {
             let where_ = || {
@@ -120,7 +129,10 @@ impl AppAsks {
                 )));
             }
             if ask.resource_name.trim().is_empty() {
-                return Err(CoreError::Protocol(format!("{}: empty resource_name", where_())));
+                return Err(CoreError::Protocol(format!(
+                    "{}: empty resource_name",
+                    where_()
+                )));
             }
             if ask.count > 0 && ask.capability == Resource::ZERO {
                 return Err(CoreError::Protocol(format!(
@@ -136,7 +148,10 @@ impl AppAsks {
             let id = names.intern(&ask.resource_name);
             let table = tables.entry(key).or_default();
             if table.rows.contains_key(&id) {
-                return Err(CoreError::Protocol(format!("{}: row appears twice in one snapshot", where_())));
+                return Err(CoreError::Protocol(format!(
+                    "{}: row appears twice in one snapshot",
+                    where_()
+                )));
             }
             // Zero rows are kept until the end of the snapshot so a duplicate is still caught.
             if ask.count > 0 && id != ANY_ID {
@@ -144,7 +159,11 @@ impl AppAsks {
             }
             table.rows.insert(
                 id,
-                Row { capability: ask.capability, count: ask.count, relax_locality: ask.relax_locality },
+                Row {
+                    capability: ask.capability,
+                    count: ask.count,
+                    relax_locality: ask.relax_locality,
+                },
             );
         }
         for t in tables.values_mut() {
@@ -166,7 +185,10 @@ impl AppAsks {
 
     /// Keys with something outstanding, in YARN's order.
     pub fn pending_keys(&self) -> impl Iterator<Item = SchedulerKey> + '_ {
-        self.tables.iter().filter(|(_, t)| t.outstanding() > 0).map(|(k, _)| *k)
+        self.tables
+            .iter()
+            .filter(|(_, t)| t.outstanding() > 0)
+            .map(|(k, _)| *k)
     }
 
     /// The first key with something outstanding after `after` (all keys when `None`), so a
@@ -174,7 +196,10 @@ impl AppAsks {
     pub fn next_pending_key(&self, after: Option<SchedulerKey>) -> Option<SchedulerKey> {
         use std::ops::Bound::{Excluded, Unbounded};
         let lower = after.map_or(Unbounded, Excluded);
-        self.tables.range((lower, Unbounded)).find(|(_, t)| t.outstanding() > 0).map(|(k, _)| *k)
+        self.tables
+            .range((lower, Unbounded))
+            .find(|(_, t)| t.outstanding() > 0)
+            .map(|(k, _)| *k)
     }
 
     /// Containers outstanding over all keys (sum of the `*` rows).
@@ -187,12 +212,26 @@ impl AppAsks {
     }
 
     /// Counts `n` containers of `key` placed at `locality` on a node at (`host`, `rack`).
-    pub fn consume(&mut self, key: &SchedulerKey, locality: Locality, host: NameId, rack: NameId, n: u32) {
+    pub fn consume(
+        &mut self,
+        key: &SchedulerKey,
+        locality: Locality,
+        host: NameId,
+        rack: NameId,
+        n: u32,
+    ) {
         self.apply(key, locality, host, rack, n, AskTable::take);
     }
 
     /// Undoes [`consume`](Self::consume) for containers the shim did not create.
-    pub fn restore(&mut self, key: &SchedulerKey, locality: Locality, host: NameId, rack: NameId, n: u32) {
+    pub fn restore(
+        &mut self,
+        key: &SchedulerKey,
+        locality: Locality,
+        host: NameId,
+        rack: NameId,
+        n: u32,
+    ) {
         self.apply(key, locality, host, rack, n, AskTable::give_back);
     }
 
@@ -205,7 +244,9 @@ impl AppAsks {
         n: u32,
         op: fn(&mut AskTable, NameId, u32),
     ) {
-        let Some(table) = self.tables.get_mut(key) else { return };
+        let Some(table) = self.tables.get_mut(key) else {
+            return;
+        };
         // YARN's LocalityAppPlacementAllocator: node-local uses up one from host, rack and `*`;
         // rack-local from rack and `*`; off-switch from `*` only.
         if locality == Locality::NodeLocal {
@@ -244,7 +285,10 @@ mod tests {
         )
         .unwrap();
         let [h1, h2, r1, h9, r9] = ["h1", "h2", "/r1", "h9", "/r9"].map(|n| names.intern(n));
-        let key = SchedulerKey { priority: 20, allocation_request_id: 0 };
+        let key = SchedulerKey {
+            priority: 20,
+            allocation_request_id: 0,
+        };
         a.consume(&key, Locality::NodeLocal, h1, r1, 1);
         let t = a.table(&key).unwrap();
         assert_eq!((t.count(h1), t.count(r1), t.count(ANY_ID)), (1, 2, 4));
@@ -265,25 +309,48 @@ mod tests {
 
     #[test]
     fn nonsense_rows_are_named() {
-        let err = AppAsks::from_snapshot("app7", vec![ask(-1, ANY, 1)], &mut Names::default()).unwrap_err().to_string();
+        let err = AppAsks::from_snapshot("app7", vec![ask(-1, ANY, 1)], &mut Names::default())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("app7") && err.contains("priority -1"), "{err}");
         let mut zero = ask(3, ANY, 1);
         zero.capability = Resource::ZERO;
-        let err = AppAsks::from_snapshot("app7", vec![zero], &mut Names::default()).unwrap_err().to_string();
-        assert!(err.contains("app7") && err.contains("priority 3") && err.contains("zero"), "{err}");
-        let err = AppAsks::from_snapshot("app7", vec![ask(1, ANY, 1), ask(1, ANY, 2)], &mut Names::default())
+        let err = AppAsks::from_snapshot("app7", vec![zero], &mut Names::default())
             .unwrap_err()
             .to_string();
+        assert!(
+            err.contains("app7") && err.contains("priority 3") && err.contains("zero"),
+            "{err}"
+        );
+        let err = AppAsks::from_snapshot(
+            "app7",
+            vec![ask(1, ANY, 1), ask(1, ANY, 2)],
+            &mut Names::default(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("twice"), "{err}");
-        let err = AppAsks::from_snapshot("app7", vec![ask(1, " ", 1)], &mut Names::default()).unwrap_err().to_string();
+        let err = AppAsks::from_snapshot("app7", vec![ask(1, " ", 1)], &mut Names::default())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("empty resource_name"), "{err}");
     }
 
     #[test]
     fn zero_rows_are_dropped_and_locality_free_detected() {
-        let a = AppAsks::from_snapshot("a", vec![ask(0, ANY, 1), ask(0, "h1", 0), ask(5, ANY, 0)], &mut Names::default()).unwrap();
+        let a = AppAsks::from_snapshot(
+            "a",
+            vec![ask(0, ANY, 1), ask(0, "h1", 0), ask(5, ANY, 0)],
+            &mut Names::default(),
+        )
+        .unwrap();
         assert_eq!(a.tables().count(), 1);
-        let t = a.table(&SchedulerKey { priority: 0, allocation_request_id: 0 }).unwrap();
+        let t = a
+            .table(&SchedulerKey {
+                priority: 0,
+                allocation_request_id: 0,
+            })
+            .unwrap();
         assert!(t.locality_free());
         assert_eq!(a.pending_containers(), 1);
     }

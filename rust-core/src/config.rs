@@ -96,7 +96,10 @@ fn bad_choice(key: &str, value: &str, allowed: &[&str], planned: &[&str]) -> Cor
     if planned.contains(&value) {
         message.push_str(&format!(" ({value} is planned but not implemented yet)"));
     }
-    CoreError::Config { key: key.to_string(), message }
+    CoreError::Config {
+        key: key.to_string(),
+        message,
+    }
 }
 
 /// Validated settings; built only by [`Config::from_properties`].
@@ -142,7 +145,10 @@ impl Config {
             if !KNOWN_KEYS.contains(&key.as_str()) {
                 return Err(CoreError::Config {
                     key: key.clone(),
-                    message: format!("unknown Locus setting; known settings: {}", KNOWN_KEYS.join(", ")),
+                    message: format!(
+                        "unknown Locus setting; known settings: {}",
+                        KNOWN_KEYS.join(", ")
+                    ),
                 });
             }
             if value.is_empty() {
@@ -217,7 +223,10 @@ mod tests {
     use super::*;
 
     fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     fn config_err(pairs: &[(&str, &str)]) -> (String, String) {
@@ -240,7 +249,10 @@ mod tests {
     fn every_known_key_is_handled() {
         for key in KNOWN_KEYS {
             // An empty value means the default, so this only proves the key is accepted.
-            assert!(Config::from_properties(&props(&[(key, "")])).is_ok(), "{key}");
+            assert!(
+                Config::from_properties(&props(&[(key, "")])).is_ok(),
+                "{key}"
+            );
         }
         let c = Config::from_properties(&props(&[
             (POLICY, "fifo"),
@@ -262,14 +274,20 @@ mod tests {
     fn unknown_key_is_named_with_the_known_keys() {
         let (key, message) = config_err(&[("locus.polcy", "fifo")]);
         assert_eq!(key, "locus.polcy");
-        assert!(message.contains("locus.policy") && message.contains("locus.assign-multiple"), "{message}");
+        assert!(
+            message.contains("locus.policy") && message.contains("locus.assign-multiple"),
+            "{message}"
+        );
     }
 
     #[test]
     fn bad_values_name_key_value_and_allowed() {
         let (key, message) = config_err(&[(POLICY, "lottery")]);
         assert_eq!(key, POLICY);
-        assert!(message.contains("\"lottery\"") && message.contains("allowed: fifo"), "{message}");
+        assert!(
+            message.contains("\"lottery\"") && message.contains("allowed: fifo"),
+            "{message}"
+        );
 
         let (_, message) = config_err(&[(POLICY, "fair")]);
         assert!(message.contains("planned but not implemented"), "{message}");
@@ -285,7 +303,10 @@ mod tests {
 
         let (key, message) = config_err(&[(OFF_SWITCH_PER_HEARTBEAT, "0")]);
         assert_eq!(key, OFF_SWITCH_PER_HEARTBEAT);
-        assert!(message.contains("\"0\"") && message.contains("1 to 10000"), "{message}");
+        assert!(
+            message.contains("\"0\"") && message.contains("1 to 10000"),
+            "{message}"
+        );
         let (_, message) = config_err(&[(OFF_SWITCH_PER_HEARTBEAT, "many")]);
         assert!(message.contains("\"many\""), "{message}");
 
@@ -304,8 +325,9 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let good = dir.join("good.txt");
         std::fs::write(&good, "# hosts\nvps1 east\n").unwrap();
-        let c = Config::from_properties(&props(&[(DATACENTER_MAPPING_FILE, good.to_str().unwrap())]))
-            .unwrap();
+        let c =
+            Config::from_properties(&props(&[(DATACENTER_MAPPING_FILE, good.to_str().unwrap())]))
+                .unwrap();
         assert_eq!(c.datacenter_mapping.get("vps1"), Some("east"));
 
         let bad = dir.join("bad.txt");

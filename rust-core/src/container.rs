@@ -37,7 +37,12 @@ impl Containers {
 
     /// Removes and returns every container matching `pred` (node loss, app removal).
     pub fn drain_where(&mut self, pred: impl Fn(&Container) -> bool) -> Vec<Container> {
-        let ids: Vec<String> = self.by_id.values().filter(|c| pred(c)).map(|c| c.id.clone()).collect();
+        let ids: Vec<String> = self
+            .by_id
+            .values()
+            .filter(|c| pred(c))
+            .map(|c| c.id.clone())
+            .collect();
         ids.iter().filter_map(|id| self.by_id.remove(id)).collect()
     }
 

@@ -85,7 +85,13 @@ impl Core {
             config.off_switch_per_heartbeat,
             config.assign_multiple
         );
-        Ok(Core { config, layers, state, in_flight: InFlight::default(), stats: Stats::default() })
+        Ok(Core {
+            config,
+            layers,
+            state,
+            in_flight: InFlight::default(),
+            stats: Stats::default(),
+        })
     }
 
     /// Re-reads the settings; on error nothing changes.
@@ -122,14 +128,23 @@ impl Core {
 
     pub fn handle(&mut self, event: Event) -> Result<(), CoreError> {
         match event {
-            Event::NodeAdded { node, host, rack, capability } => {
+            Event::NodeAdded {
+                node,
+                host,
+                rack,
+                capability,
+            } => {
                 if node.trim().is_empty() || host.trim().is_empty() {
                     return Err(CoreError::Protocol(format!(
                         "node_added with empty node id {node:?} or host {host:?}"
                     )));
                 }
                 let new = self.state.add_node(&node, &host, &rack, capability);
-                let dc = self.state.node(&node).map(|n| n.datacenter.clone()).unwrap_or_default();
+                let dc = self
+                    .state
+                    .node(&node)
+                    .map(|n| n.datacenter.clone())
+                    .unwrap_or_default();
                 if new {
                     log::info!("node {node} added: host {host}, rack {rack}, datacenter {dc}, {capability:?}");
                 } else {
@@ -147,11 +162,29 @@ impl Core {
                 self.state.update_node_resource(&node, capability)?;
                 log::info!("node {node} resource now {capability:?}");
             }
-            Event::AppAdded { app, queue, user, name, app_type, tags, submit_ms } => {
+            Event::AppAdded {
+                app,
+                queue,
+                user,
+                name,
+                app_type,
+                tags,
+                submit_ms,
+            } => {
                 if app.trim().is_empty() {
-                    return Err(CoreError::Protocol("app_added with an empty application id".into()));
+                    return Err(CoreError::Protocol(
+                        "app_added with an empty application id".into(),
+                    ));
                 }
-                let spec = AppSpec { id: app.clone(), queue, user, name, app_type, tags, submit_ms };
+                let spec = AppSpec {
+                    id: app.clone(),
+                    queue,
+                    user,
+                    name,
+                    app_type,
+                    tags,
+                    submit_ms,
+                };
                 let new = self.state.add_app(spec);
                 if let Some(a) = self.state.app_by_id(&app) {
                     let verb = if new { "added" } else { "re-added" };
@@ -173,7 +206,10 @@ impl Core {
                 None => self.ignore(format_args!("app_removed for unknown application {app}")),
             },
             Event::AttemptAdded { app, attempt } => {
-                let a = self.state.app_mut_by_id(&app).ok_or_else(|| CoreError::UnknownApp(app.clone()))?;
+                let a = self
+                    .state
+                    .app_mut_by_id(&app)
+                    .ok_or_else(|| CoreError::UnknownApp(app.clone()))?;
                 a.attempt = Some(attempt.clone());
                 log::info!("application {app} attempt {attempt} added");
             }
@@ -184,7 +220,9 @@ impl Core {
                     self.in_flight.forget_app(&app);
                     log::info!("application {app} attempt {attempt} removed; its asks are gone");
                 }
-                None => self.ignore(format_args!("attempt_removed for unknown application {app}")),
+                None => self.ignore(format_args!(
+                    "attempt_removed for unknown application {app}"
+                )),
             },
             Event::AsksUpdated { app, asks } => {
                 self.state.replace_asks(&app, asks)?;
@@ -193,13 +231,23 @@ impl Core {
                     for (key, locality, host, rack, n) in unconfirmed {
                         a.asks.consume(&key, locality, host, rack, n);
                     }
-                    log::debug!("application {app}: {} containers outstanding", a.asks.pending_containers());
+                    log::debug!(
+                        "application {app}: {} containers outstanding",
+                        a.asks.pending_containers()
+                    );
                 }
             }
-            Event::ContainerAllocated { container, locality, recovered } => {
+            Event::ContainerAllocated {
+                container,
+                locality,
+                recovered,
+            } => {
                 let new = self.state.container_allocated(&container, recovered)?;
                 if !new {
-                    self.ignore(format_args!("container {} reported twice", container.container));
+                    self.ignore(format_args!(
+                        "container {} reported twice",
+                        container.container
+                    ));
                 } else if recovered {
                     self.stats.recovered += 1;
                     log::info!(
@@ -215,22 +263,43 @@ impl Core {
                         Locality::RackLocal => self.stats.rack_local += 1,
                         Locality::OffSwitch => self.stats.off_switch += 1,
                     }
-                    self.in_flight.confirm(&container.app, &container.node, container.priority, locality);
+                    self.in_flight.confirm(
+                        &container.app,
+                        &container.node,
+                        container.priority,
+                        locality,
+                    );
                 }
             }
-            Event::ContainerReleased { app, container, node, .. } => {
+            Event::ContainerReleased {
+                app,
+                container,
+                node,
+                ..
+            } => {
                 if self.state.container_released(&container).is_none() {
-                    self.ignore(format_args!("release of unknown container {container} of {app} on {node}"));
+                    self.ignore(format_args!(
+                        "release of unknown container {container} of {app} on {node}"
+                    ));
                 }
             }
-            Event::DecisionRejected { decision, executed, reason } => {
+            Event::DecisionRejected {
+                decision,
+                executed,
+                reason,
+            } => {
                 self.reject(decision, executed, reason)?;
             }
         }
         Ok(())
     }
 
-    fn reject(&mut self, decision: Decision, executed: u32, reason: String) -> Result<(), CoreError> {
+    fn reject(
+        &mut self,
+        decision: Decision,
+        executed: u32,
+        reason: String,
+    ) -> Result<(), CoreError> {
         if executed > decision.count {
             return Err(CoreError::Protocol(format!(
                 "decision_rejected for {} priority {} on {}: executed {} of only {} containers",
@@ -249,7 +318,8 @@ impl Core {
             decision.node,
             executed
         );
-        if let Some((key, locality, host, rack, back)) = self.in_flight.reject(&decision, executed) {
+        if let Some((key, locality, host, rack, back)) = self.in_flight.reject(&decision, executed)
+        {
             if back > 0 {
                 if let Some(a) = self.state.app_mut_by_id(&decision.app) {
                     a.asks.restore(&key, locality, host, rack, back);
@@ -261,7 +331,10 @@ impl Core {
     }
 
     pub fn heartbeat(&mut self, hb: &Heartbeat) -> Result<HeartbeatResponse, CoreError> {
-        let node = self.state.node_heartbeat(&hb.node, hb.unallocated, hb.now_ms)?.clone();
+        let node = self
+            .state
+            .node_heartbeat(&hb.node, hb.unallocated, hb.now_ms)?
+            .clone();
         self.stats.heartbeats += 1;
         let lost = self.in_flight.expire_node(&hb.node);
         if lost > 0 {
@@ -271,8 +344,14 @@ impl Core {
                 hb.node
             );
         }
-        let decisions =
-            schedule::assign(&mut self.state, &mut self.layers, &self.config, &node, hb.unallocated, hb.now_ms);
+        let decisions = schedule::assign(
+            &mut self.state,
+            &mut self.layers,
+            &self.config,
+            &node,
+            hb.unallocated,
+            hb.now_ms,
+        );
         for d in &decisions {
             self.in_flight.add(d, node.host_id, node.rack_id);
             self.stats.decided_containers += d.count as u64;

@@ -72,10 +72,19 @@ impl InFlight {
     /// The shim executed only `executed` containers of `decision`: the rest goes back to the
     /// asks. `None` when no such decision is unconfirmed.
     pub fn reject(&mut self, decision: &Decision, executed: u32) -> Option<AskChange> {
-        let i = self.entries.iter().position(|e| same_decision(&e.decision, decision))?;
+        let i = self
+            .entries
+            .iter()
+            .position(|e| same_decision(&e.decision, decision))?;
         let e = self.entries.remove(i);
         let back = decision.count.saturating_sub(executed).min(e.unconfirmed);
-        Some((key_of(&e.decision), e.decision.locality, e.host, e.rack, back))
+        Some((
+            key_of(&e.decision),
+            e.decision.locality,
+            e.host,
+            e.rack,
+            back,
+        ))
     }
 
     /// A new snapshot of `app`'s asks arrived: the unconfirmed parts of its decisions must be
@@ -84,7 +93,15 @@ impl InFlight {
         self.entries
             .iter()
             .filter(|e| e.decision.app == app && e.unconfirmed > 0)
-            .map(|e| (key_of(&e.decision), e.decision.locality, e.host, e.rack, e.unconfirmed))
+            .map(|e| {
+                (
+                    key_of(&e.decision),
+                    e.decision.locality,
+                    e.host,
+                    e.rack,
+                    e.unconfirmed,
+                )
+            })
             .collect()
     }
 
@@ -113,7 +130,10 @@ impl InFlight {
 }
 
 fn key_of(d: &Decision) -> SchedulerKey {
-    SchedulerKey { priority: d.priority, allocation_request_id: d.allocation_request_id }
+    SchedulerKey {
+        priority: d.priority,
+        allocation_request_id: d.allocation_request_id,
+    }
 }
 
 fn same_decision(a: &Decision, b: &Decision) -> bool {

@@ -52,7 +52,10 @@ pub struct Names {
 
 impl Default for Names {
     fn default() -> Self {
-        let mut n = Names { ids: HashMap::new(), names: Vec::new() };
+        let mut n = Names {
+            ids: HashMap::new(),
+            names: Vec::new(),
+        };
         n.intern(ANY);
         n
     }

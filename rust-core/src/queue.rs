@@ -40,7 +40,7 @@ impl Queues {
 
     pub fn container_started(&mut self, name: &str, r: &Resource) {
         let q = self.by_name.entry(name.to_string()).or_default();
-        q.used = q.used.add(r);
+        q.used = crate::state::plus(q.used, r);
         q.running += 1;
     }
 

@@ -20,8 +20,8 @@
 
 use crate::app::{Arrival, SlotKind, TaskKind};
 use crate::ask::{AskTable, SchedulerKey, ANY};
-use crate::names::{NameId, ANY_ID};
 use crate::config::Config;
+use crate::names::{NameId, ANY_ID};
 use crate::node::Node;
 use crate::policy::Layers;
 use crate::protocol::{Decision, Locality, Resource};
@@ -70,13 +70,28 @@ fn plan_key(
     let mut stop = false;
     let locality_free = table.locality_free();
 
-    let mut place = |locality: Locality, want: u32, capability: Resource, budget: &mut Budget, out: &mut Vec<Placement>| -> u32 {
+    let mut place = |locality: Locality,
+                     want: u32,
+                     capability: Resource,
+                     budget: &mut Budget,
+                     out: &mut Vec<Placement>|
+     -> u32 {
         if want == 0 || !budget.node_capability.fits(&capability) {
             return 0;
         }
-        let off_budget = if locality == Locality::OffSwitch && !locality_free { budget.off_switch } else { u32::MAX };
-        let heartbeat = budget.room.count_fitting(&capability).min(budget.containers).min(off_budget);
-        let slot = limits.slot_room.map_or(u32::MAX, |r| r.count_fitting(&capability));
+        let off_budget = if locality == Locality::OffSwitch && !locality_free {
+            budget.off_switch
+        } else {
+            u32::MAX
+        };
+        let heartbeat = budget
+            .room
+            .count_fitting(&capability)
+            .min(budget.containers)
+            .min(off_budget);
+        let slot = limits
+            .slot_room
+            .map_or(u32::MAX, |r| r.count_fitting(&capability));
         let policy = slot.min((limits.admit)(locality));
         let n = want.min(heartbeat).min(policy);
         if n < want {
@@ -86,7 +101,10 @@ fn plan_key(
             }
         }
         if n > 0 {
-            let total = Resource { memory_mb: capability.memory_mb * n as u64, vcores: capability.vcores * n };
+            let total = Resource {
+                memory_mb: capability.memory_mb * n as u64,
+                vcores: capability.vcores * n,
+            };
             budget.room = budget.room.saturating_sub(&total);
             budget.containers -= n;
             if off_budget != u32::MAX {
@@ -95,7 +113,11 @@ fn plan_key(
             if let Some(r) = limits.slot_room.as_mut() {
                 *r = r.saturating_sub(&total);
             }
-            out.push(Placement { locality, count: n, capability });
+            out.push(Placement {
+                locality,
+                count: n,
+                capability,
+            });
         }
         n
     };
@@ -105,7 +127,13 @@ fn plan_key(
     }
     if at_host > 0 && at_rack > 0 {
         if let Some(row) = table.row(host) {
-            let n = place(Locality::NodeLocal, at_host.min(at_rack).min(any), row.capability, budget, &mut out);
+            let n = place(
+                Locality::NodeLocal,
+                at_host.min(at_rack).min(any),
+                row.capability,
+                budget,
+                &mut out,
+            );
             any -= n;
             at_rack -= n;
         }
@@ -115,12 +143,22 @@ fn plan_key(
             return (out, stop);
         }
         if let Some(row) = table.row(rack) {
-            let n = place(Locality::RackLocal, at_rack.min(any), row.capability, budget, &mut out);
+            let n = place(
+                Locality::RackLocal,
+                at_rack.min(any),
+                row.capability,
+                budget,
+                &mut out,
+            );
             any -= n;
             at_rack -= n;
         }
     }
-    if any > 0 && at_rack == 0 && table.may_relax_to(ANY_ID) && limits.ceiling == Locality::OffSwitch {
+    if any > 0
+        && at_rack == 0
+        && table.may_relax_to(ANY_ID)
+        && limits.ceiling == Locality::OffSwitch
+    {
         if let Some(row) = table.row(ANY_ID) {
             place(Locality::OffSwitch, any, row.capability, budget, &mut out);
         }
@@ -167,11 +205,16 @@ pub fn assign(
             break;
         }
         let mut after = None;
-        while let Some(key) = state.app(arrival).and_then(|a| a.asks.next_pending_key(after)) {
+        while let Some(key) = state
+            .app(arrival)
+            .and_then(|a| a.asks.next_pending_key(after))
+        {
             after = Some(key);
             let (placements, stop, kind) = {
                 let Some(app) = state.app(arrival) else { break };
-                let Some(table) = app.asks.table(&key) else { continue };
+                let Some(table) = app.asks.table(&key) else {
+                    continue;
+                };
                 let kind = app.kind_of(key.priority);
                 let ceiling = if kind.is_map() && !table.locality_free() {
                     layers.locality.allowed(app, key, table, node, now_ms)
@@ -186,7 +229,8 @@ pub fn assign(
                     slot_room: slot_index(kind).and_then(|i| slot_room[i]),
                     admit: &mut admit,
                 };
-                let (placements, stop) = plan_key(table, node.host_id, node.rack_id, &mut budget, &mut limits);
+                let (placements, stop) =
+                    plan_key(table, node.host_id, node.rack_id, &mut budget, &mut limits);
                 if let Some(i) = slot_index(kind) {
                     if slot_room[i].is_some() {
                         slot_room[i] = limits.slot_room;
@@ -198,7 +242,16 @@ pub fn assign(
                 }
                 (placements, stop, kind)
             };
-            record(state, layers, arrival, key, kind, node, &placements, &mut decisions);
+            record(
+                state,
+                layers,
+                arrival,
+                key,
+                kind,
+                node,
+                &placements,
+                &mut decisions,
+            );
             if stop || budget.containers == 0 {
                 break;
             }
@@ -226,9 +279,12 @@ fn record(
             layers.hotspot.placed(node, app, kind, p.locality, p.count);
         }
     }
-    let Some(app) = state.app_mut(arrival) else { return };
+    let Some(app) = state.app_mut(arrival) else {
+        return;
+    };
     for p in placements {
-        app.asks.consume(&key, p.locality, node.host_id, node.rack_id, p.count);
+        app.asks
+            .consume(&key, p.locality, node.host_id, node.rack_id, p.count);
         let resource_name = match p.locality {
             Locality::NodeLocal => node.host.clone(),
             Locality::RackLocal => node.rack.clone(),

@@ -15,6 +15,15 @@ use crate::protocol::{Ask, ContainerInfo, Resource};
 use crate::queue::Queues;
 use crate::topology::{locate, DatacenterMapping};
 
+/// Sums that saturate: a shim reporting absurd capabilities must get wrong totals in the
+/// log, not a panic inside the ResourceManager.
+pub(crate) fn plus(a: Resource, b: &Resource) -> Resource {
+    Resource {
+        memory_mb: a.memory_mb.saturating_add(b.memory_mb),
+        vcores: a.vcores.saturating_add(b.vcores),
+    }
+}
+
 /// Everything `app_added` says about an application.
 #[derive(Debug, Clone)]
 pub struct AppSpec {
@@ -46,7 +55,10 @@ pub struct ClusterState {
 
 impl ClusterState {
     pub fn new(mapping: DatacenterMapping) -> Self {
-        ClusterState { mapping, ..Default::default() }
+        ClusterState {
+            mapping,
+            ..Default::default()
+        }
     }
 
     // ---- reading -------------------------------------------------------------------------
@@ -121,7 +133,10 @@ impl ClusterState {
     }
 
     pub fn pending_containers(&self) -> u64 {
-        self.apps.values().map(|a| a.asks.pending_containers()).sum()
+        self.apps
+            .values()
+            .map(|a| a.asks.pending_containers())
+            .sum()
     }
 
     // ---- nodes ---------------------------------------------------------------------------
@@ -134,7 +149,7 @@ impl ClusterState {
         let host_id = self.names.intern(host);
         let rack_id = self.names.intern(rack);
         if let Some(n) = self.nodes.get_mut(id) {
-            self.capacity = self.capacity.saturating_sub(&n.capability).add(&capability);
+            self.capacity = plus(self.capacity.saturating_sub(&n.capability), &capability);
             n.host = host.to_string();
             n.rack = loc.rack;
             n.host_id = host_id;
@@ -146,7 +161,7 @@ impl ClusterState {
             }
             return false;
         }
-        self.capacity = self.capacity.add(&capability);
+        self.capacity = plus(self.capacity, &capability);
         self.nodes.insert(
             id.to_string(),
             Node {
@@ -178,9 +193,16 @@ impl ClusterState {
         Some((node, lost))
     }
 
-    pub fn update_node_resource(&mut self, id: &str, capability: Resource) -> Result<(), CoreError> {
-        let n = self.nodes.get_mut(id).ok_or_else(|| CoreError::UnknownNode(id.to_string()))?;
-        self.capacity = self.capacity.saturating_sub(&n.capability).add(&capability);
+    pub fn update_node_resource(
+        &mut self,
+        id: &str,
+        capability: Resource,
+    ) -> Result<(), CoreError> {
+        let n = self
+            .nodes
+            .get_mut(id)
+            .ok_or_else(|| CoreError::UnknownNode(id.to_string()))?;
+        self.capacity = plus(self.capacity.saturating_sub(&n.capability), &capability);
         n.capability = capability;
         if n.last_heartbeat_ms.is_none() {
             n.unallocated = capability.saturating_sub(&n.allocated);
@@ -189,8 +211,16 @@ impl ClusterState {
     }
 
     /// Records what a heartbeat says; the RM's figure wins over the core's own sum.
-    pub fn node_heartbeat(&mut self, id: &str, unallocated: Resource, now_ms: u64) -> Result<&Node, CoreError> {
-        let n = self.nodes.get_mut(id).ok_or_else(|| CoreError::UnknownNode(id.to_string()))?;
+    pub fn node_heartbeat(
+        &mut self,
+        id: &str,
+        unallocated: Resource,
+        now_ms: u64,
+    ) -> Result<&Node, CoreError> {
+        let n = self
+            .nodes
+            .get_mut(id)
+            .ok_or_else(|| CoreError::UnknownNode(id.to_string()))?;
         n.unallocated = unallocated;
         n.last_heartbeat_ms = Some(now_ms);
         Ok(n)
@@ -210,7 +240,11 @@ impl ClusterState {
     /// (RM recovery replays APP_ADDED): its place in the FIFO order, asks and containers stay.
     /// Returns true for a new application.
     pub fn add_app(&mut self, spec: AppSpec) -> bool {
-        let queue = if spec.queue.trim().is_empty() { "default".to_string() } else { spec.queue };
+        let queue = if spec.queue.trim().is_empty() {
+            "default".to_string()
+        } else {
+            spec.queue
+        };
         if let Some(&arrival) = self.app_ids.get(&spec.id) {
             if let Some(app) = self.apps.get_mut(&arrival) {
                 if app.queue != queue {
@@ -268,9 +302,15 @@ impl ClusterState {
     }
 
     pub fn replace_asks(&mut self, id: &str, asks: Vec<Ask>) -> Result<&App, CoreError> {
-        let arrival = *self.app_ids.get(id).ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
+        let arrival = *self
+            .app_ids
+            .get(id)
+            .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
         let table = AppAsks::from_snapshot(id, asks, &mut self.names)?;
-        let app = self.apps.get_mut(&arrival).ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
+        let app = self
+            .apps
+            .get_mut(&arrival)
+            .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
         app.asks = table;
         Ok(app)
     }
@@ -279,15 +319,25 @@ impl ClusterState {
 
     /// Records a container the RM created or recovered. Returns false when the container was
     /// already known (a replayed event), which changes nothing.
-    pub fn container_allocated(&mut self, info: &ContainerInfo, recovered: bool) -> Result<bool, CoreError> {
-        let arrival = *self.app_ids.get(&info.app).ok_or_else(|| CoreError::UnknownApp(info.app.clone()))?;
+    pub fn container_allocated(
+        &mut self,
+        info: &ContainerInfo,
+        recovered: bool,
+    ) -> Result<bool, CoreError> {
+        let arrival = *self
+            .app_ids
+            .get(&info.app)
+            .ok_or_else(|| CoreError::UnknownApp(info.app.clone()))?;
         if !self.nodes.contains_key(&info.node) {
             return Err(CoreError::UnknownNode(info.node.clone()));
         }
         if self.containers.get(&info.container).is_some() {
             return Ok(false);
         }
-        let app = self.apps.get_mut(&arrival).ok_or_else(|| CoreError::UnknownApp(info.app.clone()))?;
+        let app = self
+            .apps
+            .get_mut(&arrival)
+            .ok_or_else(|| CoreError::UnknownApp(info.app.clone()))?;
         let c = Container {
             id: info.container.clone(),
             app: info.app.clone(),
@@ -297,11 +347,11 @@ impl ClusterState {
             kind: app.kind_of(info.priority),
             recovered,
         };
-        app.used = app.used.add(&c.resource);
+        app.used = plus(app.used, &c.resource);
         app.running += 1;
         self.queues.container_started(&app.queue, &c.resource);
         if let Some(n) = self.nodes.get_mut(&c.node) {
-            n.allocated = n.allocated.add(&c.resource);
+            n.allocated = plus(n.allocated, &c.resource);
             n.running += 1;
         }
         self.account_slot(&c, true);
@@ -342,6 +392,10 @@ impl ClusterState {
             Some(SlotKind::Reduce) => &mut self.reduce_used,
             None => return,
         };
-        *pool = if started { pool.add(&c.resource) } else { pool.saturating_sub(&c.resource) };
+        *pool = if started {
+            plus(*pool, &c.resource)
+        } else {
+            pool.saturating_sub(&c.resource)
+        };
     }
 }

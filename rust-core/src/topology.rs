@@ -38,7 +38,9 @@ impl DatacenterMapping {
             let fields: Vec<&str> = line.split_whitespace().collect();
             let bad = |why: String| CoreError::Config {
                 key: MAPPING_KEY.to_string(),
-                message: format!("{source} line {line_no}: {why} (expected \"host datacenter\"): {raw:?}"),
+                message: format!(
+                    "{source} line {line_no}: {why} (expected \"host datacenter\"): {raw:?}"
+                ),
             };
             if fields.len() != 2 {
                 return Err(bad(format!("{} fields", fields.len())));
@@ -96,7 +98,10 @@ pub fn locate(host: &str, rack: &str, mapping: &DatacenterMapping) -> Location {
     } else {
         DEFAULT_DATACENTER.to_string()
     };
-    Location { rack: rack.to_string(), datacenter }
+    Location {
+        rack: rack.to_string(),
+        datacenter,
+    }
 }
 
 #[cfg(test)]
@@ -113,13 +118,17 @@ mod tests {
 
     #[test]
     fn single_level_location_uses_mapping_then_default() {
-        let m = DatacenterMapping::parse("# comment\nh1 east\n\n  h2\twest  # trailing\n", "dc.txt")
-            .unwrap();
+        let m =
+            DatacenterMapping::parse("# comment\nh1 east\n\n  h2\twest  # trailing\n", "dc.txt")
+                .unwrap();
         assert_eq!(m.len(), 2);
         assert_eq!(locate("h1", "/rack1", &m).datacenter, "east");
         assert_eq!(locate("h2", "/rack1", &m).datacenter, "west");
         assert_eq!(locate("h3", "/rack1", &m).datacenter, DEFAULT_DATACENTER);
-        assert_eq!(locate("h3", "/default-rack", &m).datacenter, DEFAULT_DATACENTER);
+        assert_eq!(
+            locate("h3", "/default-rack", &m).datacenter,
+            DEFAULT_DATACENTER
+        );
         // A two-level location wins over the mapping.
         assert_eq!(locate("h1", "/dc9/r1", &m).datacenter, "dc9");
     }
@@ -127,17 +136,26 @@ mod tests {
     #[test]
     fn bad_line_names_file_and_line() {
         let err = DatacenterMapping::parse("h1 east\nh2 west extra\n", "/etc/dc.txt").unwrap_err();
-        let CoreError::Config { key, message } = err else { panic!("not a config error") };
+        let CoreError::Config { key, message } = err else {
+            panic!("not a config error")
+        };
         assert_eq!(key, MAPPING_KEY);
         assert!(message.contains("/etc/dc.txt line 2"), "{message}");
-        let err = DatacenterMapping::parse("h1\n", "m").unwrap_err().to_string();
+        let err = DatacenterMapping::parse("h1\n", "m")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("m line 1"), "{err}");
     }
 
     #[test]
     fn conflicting_host_is_an_error() {
-        let err = DatacenterMapping::parse("h1 east\nh1 west\n", "m").unwrap_err().to_string();
-        assert!(err.contains("line 2") && err.contains("h1 already mapped to east"), "{err}");
+        let err = DatacenterMapping::parse("h1 east\nh1 west\n", "m")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 2") && err.contains("h1 already mapped to east"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -9,7 +9,10 @@ use locus_core::{
 const GB: u64 = 1024;
 
 fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 fn core_with(pairs: &[(&str, &str)]) -> Core {
@@ -65,7 +68,11 @@ fn asks(rows: &[Row]) -> Vec<Ask> {
 }
 
 fn set_asks(c: &mut Core, app: &str, rows: &[Row]) {
-    c.handle(Event::AsksUpdated { app: app.into(), asks: asks(rows) }).unwrap();
+    c.handle(Event::AsksUpdated {
+        app: app.into(),
+        asks: asks(rows),
+    })
+    .unwrap();
 }
 
 fn heartbeat(c: &mut Core, host: &str, free_gb: u64, free_vcores: u32) -> Vec<Decision> {
@@ -101,7 +108,9 @@ fn execute(c: &mut Core, decisions: &[Decision], next_id: &mut u32) {
 
 /// (app, locality, count) of each decision, for compact assertions.
 fn summary(ds: &[Decision]) -> Vec<(String, Locality, u32)> {
-    ds.iter().map(|d| (d.app.clone(), d.locality, d.count)).collect()
+    ds.iter()
+        .map(|d| (d.app.clone(), d.locality, d.count))
+        .collect()
 }
 
 fn total(ds: &[Decision]) -> u32 {
@@ -122,12 +131,18 @@ fn fifo_serves_earlier_submission_first_then_arrival_order() {
     let ds = heartbeat(&mut c, "h1", 4, 4);
     assert_eq!(
         summary(&ds),
-        vec![("app_early".into(), Locality::OffSwitch, 3), ("app_late".into(), Locality::OffSwitch, 1)]
+        vec![
+            ("app_early".into(), Locality::OffSwitch, 3),
+            ("app_late".into(), Locality::OffSwitch, 1)
+        ]
     );
     let ds = heartbeat(&mut c, "h1", 4, 4);
     assert_eq!(
         summary(&ds),
-        vec![("app_late".into(), Locality::OffSwitch, 2), ("app_tie".into(), Locality::OffSwitch, 2)]
+        vec![
+            ("app_late".into(), Locality::OffSwitch, 2),
+            ("app_tie".into(), Locality::OffSwitch, 2)
+        ]
     );
 }
 
@@ -142,14 +157,25 @@ fn node_local_then_rack_local_then_off_switch() {
     set_asks(
         &mut c,
         "mr",
-        &[(20, "h1", 1, 1, 1, true), (20, "h2", 2, 1, 1, true), (20, "/r1", 3, 1, 1, true), (20, "*", 5, 1, 1, true)],
+        &[
+            (20, "h1", 1, 1, 1, true),
+            (20, "h2", 2, 1, 1, true),
+            (20, "/r1", 3, 1, 1, true),
+            (20, "*", 5, 1, 1, true),
+        ],
     );
     let ds = heartbeat(&mut c, "h1", 8, 8);
-    let names: Vec<(Locality, &str, u32)> =
-        ds.iter().map(|d| (d.locality, d.resource_name.as_str(), d.count)).collect();
+    let names: Vec<(Locality, &str, u32)> = ds
+        .iter()
+        .map(|d| (d.locality, d.resource_name.as_str(), d.count))
+        .collect();
     assert_eq!(
         names,
-        vec![(Locality::NodeLocal, "h1", 1), (Locality::RackLocal, "/r1", 2), (Locality::OffSwitch, "*", 1)]
+        vec![
+            (Locality::NodeLocal, "h1", 1),
+            (Locality::RackLocal, "/r1", 2),
+            (Locality::OffSwitch, "*", 1)
+        ]
     );
     assert!(ds.iter().all(|d| d.node == "h1:8041" && d.priority == 20));
     assert_eq!(c.stats().pending_containers, 1);
@@ -161,7 +187,11 @@ fn node_local_needs_the_rack_row_as_yarn_counts() {
     add_node(&mut c, "h1", "/r1", 8, 8);
     add_app(&mut c, "mr", 1, "MAPREDUCE");
     // The host row is left over but the rack row is spent: YARN would not place it node-local.
-    set_asks(&mut c, "mr", &[(20, "h1", 2, 1, 1, true), (20, "*", 2, 1, 1, true)]);
+    set_asks(
+        &mut c,
+        "mr",
+        &[(20, "h1", 2, 1, 1, true), (20, "*", 2, 1, 1, true)],
+    );
     let ds = heartbeat(&mut c, "h1", 8, 8);
     assert_eq!(summary(&ds), vec![("mr".into(), Locality::OffSwitch, 1)]);
 }
@@ -179,10 +209,22 @@ fn off_switch_limit_per_heartbeat_and_setting() {
         add_app(&mut c, "mr2", 2, "MAPREDUCE");
         // Data lives on /r9 only, so h1 is off-switch for both apps.
         for app in ["mr", "mr2"] {
-            set_asks(&mut c, app, &[(20, "h9", 10, 1, 1, true), (20, "/r9", 10, 1, 1, true), (20, "*", 10, 1, 1, true)]);
+            set_asks(
+                &mut c,
+                app,
+                &[
+                    (20, "h9", 10, 1, 1, true),
+                    (20, "/r9", 10, 1, 1, true),
+                    (20, "*", 10, 1, 1, true),
+                ],
+            );
         }
         let ds = heartbeat(&mut c, "h1", 16, 16);
-        assert_eq!(summary(&ds), vec![("mr".into(), Locality::OffSwitch, expected)], "limit {setting:?}");
+        assert_eq!(
+            summary(&ds),
+            vec![("mr".into(), Locality::OffSwitch, expected)],
+            "limit {setting:?}"
+        );
         // The limit is per heartbeat: the next one gives the next batch.
         let ds = heartbeat(&mut c, "h1", 16, 16);
         assert_eq!(total(&ds), expected);
@@ -196,14 +238,25 @@ fn star_only_asks_do_not_starve_behind_the_off_switch_limit() {
     add_node(&mut c, "h9", "/r9", 8, 8);
     add_app(&mut c, "mr", 1, "MAPREDUCE");
     add_app(&mut c, "spark", 2, "SPARK");
-    set_asks(&mut c, "mr", &[(20, "h9", 100, 1, 1, true), (20, "/r9", 100, 1, 1, true), (20, "*", 100, 1, 1, true)]);
+    set_asks(
+        &mut c,
+        "mr",
+        &[
+            (20, "h9", 100, 1, 1, true),
+            (20, "/r9", 100, 1, 1, true),
+            (20, "*", 100, 1, 1, true),
+        ],
+    );
     set_asks(&mut c, "spark", &[(1, "*", 4, 1, 1, true)]);
     let ds = heartbeat(&mut c, "h1", 8, 8);
     // MapReduce takes its one off-switch map; the Spark executors name no place, so they give
     // up no locality and fill the node in the same heartbeat.
     assert_eq!(
         summary(&ds),
-        vec![("mr".into(), Locality::OffSwitch, 1), ("spark".into(), Locality::OffSwitch, 4)]
+        vec![
+            ("mr".into(), Locality::OffSwitch, 1),
+            ("spark".into(), Locality::OffSwitch, 4)
+        ]
     );
 }
 
@@ -243,8 +296,14 @@ fn assign_multiple_false_gives_one_container_per_heartbeat() {
     add_app(&mut c, "b", 2, "YARN");
     set_asks(&mut c, "a", &[(1, "*", 1, 1, 1, true)]);
     set_asks(&mut c, "b", &[(1, "*", 5, 1, 1, true)]);
-    assert_eq!(summary(&heartbeat(&mut c, "h1", 8, 8)), vec![("a".into(), Locality::OffSwitch, 1)]);
-    assert_eq!(summary(&heartbeat(&mut c, "h1", 8, 8)), vec![("b".into(), Locality::OffSwitch, 1)]);
+    assert_eq!(
+        summary(&heartbeat(&mut c, "h1", 8, 8)),
+        vec![("a".into(), Locality::OffSwitch, 1)]
+    );
+    assert_eq!(
+        summary(&heartbeat(&mut c, "h1", 8, 8)),
+        vec![("b".into(), Locality::OffSwitch, 1)]
+    );
 }
 
 #[test]
@@ -252,7 +311,15 @@ fn priorities_in_ascending_number_and_mapreduce_kinds() {
     let mut c = core();
     add_node(&mut c, "h1", "/r1", 4, 4);
     add_app(&mut c, "mr", 1, "mapreduce");
-    set_asks(&mut c, "mr", &[(20, "*", 4, 1, 1, true), (10, "*", 2, 1, 1, true), (0, "*", 1, 1, 1, true)]);
+    set_asks(
+        &mut c,
+        "mr",
+        &[
+            (20, "*", 4, 1, 1, true),
+            (10, "*", 2, 1, 1, true),
+            (0, "*", 1, 1, 1, true),
+        ],
+    );
     let ds = heartbeat(&mut c, "h1", 4, 4);
     let prios: Vec<(i32, u32)> = ds.iter().map(|d| (d.priority, d.count)).collect();
     assert_eq!(prios, vec![(0, 1), (10, 2), (20, 1)]);
@@ -260,7 +327,10 @@ fn priorities_in_ascending_number_and_mapreduce_kinds() {
     assert_eq!(app.kind_of(0), TaskKind::ApplicationMaster);
     assert_eq!(app.kind_of(10), TaskKind::Reduce);
     assert_eq!(app.kind_of(20), TaskKind::Map);
-    assert_eq!(c.state().app_by_id("mr").map(|a| a.kind_of(5)), Some(TaskKind::FastFailMap));
+    assert_eq!(
+        c.state().app_by_id("mr").map(|a| a.kind_of(5)),
+        Some(TaskKind::FastFailMap)
+    );
 }
 
 #[test]
@@ -271,12 +341,20 @@ fn a_higher_priority_waiting_for_room_holds_back_lower_ones_but_not_other_apps()
     add_app(&mut c, "b", 2, "YARN");
     // a's priority-1 container (4 GB) does not fit the 3 GB left; its 1 GB priority-2 ones
     // must not jump ahead, but b may use the node.
-    set_asks(&mut c, "a", &[(1, "*", 1, 4, 1, true), (2, "*", 5, 1, 1, true)]);
+    set_asks(
+        &mut c,
+        "a",
+        &[(1, "*", 1, 4, 1, true), (2, "*", 5, 1, 1, true)],
+    );
     set_asks(&mut c, "b", &[(1, "*", 2, 1, 1, true)]);
     let ds = heartbeat(&mut c, "h1", 3, 8);
     assert_eq!(summary(&ds), vec![("b".into(), Locality::OffSwitch, 2)]);
     // An ask bigger than the whole node can never run there and holds nothing back.
-    set_asks(&mut c, "a", &[(1, "*", 1, 16, 1, true), (2, "*", 5, 1, 1, true)]);
+    set_asks(
+        &mut c,
+        "a",
+        &[(1, "*", 1, 16, 1, true), (2, "*", 5, 1, 1, true)],
+    );
     let ds = heartbeat(&mut c, "h1", 3, 8);
     assert_eq!(summary(&ds), vec![("a".into(), Locality::OffSwitch, 3)]);
 }
@@ -289,10 +367,27 @@ fn relax_locality_false_on_rack_and_star_keeps_containers_on_named_hosts() {
     add_node(&mut c, "h3", "/r2", 8, 8);
     add_app(&mut c, "strict", 1, "YARN");
     // AMRMClient's shape for "only on h1": rack and * rows with relax_locality=false.
-    set_asks(&mut c, "strict", &[(1, "h1", 2, 1, 1, true), (1, "/r1", 2, 1, 1, false), (1, "*", 2, 1, 1, false)]);
-    assert!(heartbeat(&mut c, "h2", 8, 8).is_empty(), "no rack-local on h2");
-    assert!(heartbeat(&mut c, "h3", 8, 8).is_empty(), "no off-switch on h3");
-    assert_eq!(summary(&heartbeat(&mut c, "h1", 8, 8)), vec![("strict".into(), Locality::NodeLocal, 2)]);
+    set_asks(
+        &mut c,
+        "strict",
+        &[
+            (1, "h1", 2, 1, 1, true),
+            (1, "/r1", 2, 1, 1, false),
+            (1, "*", 2, 1, 1, false),
+        ],
+    );
+    assert!(
+        heartbeat(&mut c, "h2", 8, 8).is_empty(),
+        "no rack-local on h2"
+    );
+    assert!(
+        heartbeat(&mut c, "h3", 8, 8).is_empty(),
+        "no off-switch on h3"
+    );
+    assert_eq!(
+        summary(&heartbeat(&mut c, "h1", 8, 8)),
+        vec![("strict".into(), Locality::NodeLocal, 2)]
+    );
 }
 
 #[test]
@@ -301,10 +396,21 @@ fn relax_locality_false_on_star_keeps_containers_in_named_rack() {
     add_node(&mut c, "h2", "/r1", 8, 8);
     add_node(&mut c, "h3", "/r2", 8, 8);
     add_app(&mut c, "rack", 1, "YARN");
-    set_asks(&mut c, "rack", &[(1, "/r1", 2, 1, 1, true), (1, "*", 2, 1, 1, false), (3, "*", 1, 1, 1, true)]);
+    set_asks(
+        &mut c,
+        "rack",
+        &[
+            (1, "/r1", 2, 1, 1, true),
+            (1, "*", 2, 1, 1, false),
+            (3, "*", 1, 1, 1, true),
+        ],
+    );
     // h3 is off-switch for priority 1, which may not relax there; priority 3 may use h3.
     let ds = heartbeat(&mut c, "h3", 8, 8);
-    assert_eq!(ds.iter().map(|d| (d.priority, d.count)).collect::<Vec<_>>(), vec![(3, 1)]);
+    assert_eq!(
+        ds.iter().map(|d| (d.priority, d.count)).collect::<Vec<_>>(),
+        vec![(3, 1)]
+    );
     let ds = heartbeat(&mut c, "h2", 8, 8);
     assert_eq!(summary(&ds), vec![("rack".into(), Locality::RackLocal, 2)]);
 }
@@ -320,14 +426,33 @@ fn rejected_decision_is_offered_again() {
     assert!(heartbeat(&mut c, "h1", 8, 8).is_empty(), "all handed out");
     // The shim created one and could not create the other two.
     let mut ids = 0;
-    let one = Decision { count: 1, ..ds[0].clone() };
+    let one = Decision {
+        count: 1,
+        ..ds[0].clone()
+    };
     execute(&mut c, &[one], &mut ids);
-    c.handle(Event::DecisionRejected { decision: ds[0].clone(), executed: 1, reason: "node full".into() })
-        .unwrap();
+    c.handle(Event::DecisionRejected {
+        decision: ds[0].clone(),
+        executed: 1,
+        reason: "node full".into(),
+    })
+    .unwrap();
     let s = c.stats();
-    assert_eq!((s.rejected, s.rejected_containers, s.allocations, s.in_flight), (1, 2, 1, 0));
+    assert_eq!(
+        (
+            s.rejected,
+            s.rejected_containers,
+            s.allocations,
+            s.in_flight
+        ),
+        (1, 2, 1, 0)
+    );
     let again = heartbeat(&mut c, "h1", 8, 8);
-    assert_eq!(total(&again), 2, "the two rejected containers are offered again");
+    assert_eq!(
+        total(&again),
+        2,
+        "the two rejected containers are offered again"
+    );
 }
 
 #[test]
@@ -339,11 +464,27 @@ fn rejection_after_a_fresh_snapshot_does_not_double_count() {
     let ds = heartbeat(&mut c, "h1", 8, 8);
     assert_eq!(total(&ds), 2);
     let mut ids = 0;
-    execute(&mut c, &[Decision { count: 1, ..ds[0].clone() }], &mut ids);
+    execute(
+        &mut c,
+        &[Decision {
+            count: 1,
+            ..ds[0].clone()
+        }],
+        &mut ids,
+    );
     // The RM's snapshot after executing one: one left (the unexecuted one is still in it).
     set_asks(&mut c, "a", &[(1, "*", 1, 1, 1, true)]);
-    assert_eq!(c.stats().pending_containers, 0, "the unexecuted container is still assumed taken");
-    c.handle(Event::DecisionRejected { decision: ds[0].clone(), executed: 1, reason: "x".into() }).unwrap();
+    assert_eq!(
+        c.stats().pending_containers,
+        0,
+        "the unexecuted container is still assumed taken"
+    );
+    c.handle(Event::DecisionRejected {
+        decision: ds[0].clone(),
+        executed: 1,
+        reason: "x".into(),
+    })
+    .unwrap();
     assert_eq!(c.stats().pending_containers, 1);
     assert_eq!(total(&heartbeat(&mut c, "h1", 8, 8)), 1);
 }
@@ -356,9 +497,16 @@ fn rejection_claiming_more_executed_than_decided_is_a_protocol_error() {
     set_asks(&mut c, "a", &[(1, "*", 2, 1, 1, true)]);
     let ds = heartbeat(&mut c, "h1", 8, 8);
     let err = c
-        .handle(Event::DecisionRejected { decision: ds[0].clone(), executed: 5, reason: "x".into() })
+        .handle(Event::DecisionRejected {
+            decision: ds[0].clone(),
+            executed: 5,
+            reason: "x".into(),
+        })
         .unwrap_err();
-    assert!(matches!(err, CoreError::Protocol(ref m) if m.contains("a priority 1")), "{err}");
+    assert!(
+        matches!(err, CoreError::Protocol(ref m) if m.contains("a priority 1")),
+        "{err}"
+    );
 }
 
 #[test]
@@ -372,7 +520,10 @@ fn node_removal_forgets_the_node_and_its_containers() {
     let mut ids = 0;
     execute(&mut c, &ds, &mut ids);
     assert_eq!(c.stats().running_containers, 2);
-    c.handle(Event::NodeRemoved { node: node_id("h1") }).unwrap();
+    c.handle(Event::NodeRemoved {
+        node: node_id("h1"),
+    })
+    .unwrap();
     let s = c.stats();
     assert_eq!((s.nodes, s.running_containers), (1, 0));
     assert_eq!(c.state().app_by_id("a").unwrap().used, Resource::ZERO);
@@ -385,11 +536,18 @@ fn node_removal_forgets_the_node_and_its_containers() {
     })
     .unwrap();
     let err = c
-        .heartbeat(&Heartbeat { node: node_id("h1"), unallocated: Resource::new(GB, 1), now_ms: 2 })
+        .heartbeat(&Heartbeat {
+            node: node_id("h1"),
+            unallocated: Resource::new(GB, 1),
+            now_ms: 2,
+        })
         .unwrap_err();
     assert_eq!(err, CoreError::UnknownNode(node_id("h1")));
     // Removing it again is ignored, not an error.
-    c.handle(Event::NodeRemoved { node: node_id("h1") }).unwrap();
+    c.handle(Event::NodeRemoved {
+        node: node_id("h1"),
+    })
+    .unwrap();
     assert_eq!(c.stats().ignored_events, 2);
 }
 
@@ -404,12 +562,26 @@ fn app_removal_hands_the_node_to_the_next_app() {
     let ds = heartbeat(&mut c, "h1", 4, 4);
     let mut ids = 0;
     execute(&mut c, &ds, &mut ids);
-    assert_eq!(c.state().queues().get("default").map(|q| q.running), Some(4));
+    assert_eq!(
+        c.state().queues().get("default").map(|q| q.running),
+        Some(4)
+    );
     c.handle(Event::AppRemoved { app: "a".into() }).unwrap();
     assert_eq!(c.stats().apps, 1);
-    assert_eq!(c.state().node(&node_id("h1")).unwrap().allocated, Resource::ZERO);
-    assert_eq!(summary(&heartbeat(&mut c, "h1", 4, 4)), vec![("b".into(), Locality::OffSwitch, 4)]);
-    let err = c.handle(Event::AsksUpdated { app: "a".into(), asks: vec![] }).unwrap_err();
+    assert_eq!(
+        c.state().node(&node_id("h1")).unwrap().allocated,
+        Resource::ZERO
+    );
+    assert_eq!(
+        summary(&heartbeat(&mut c, "h1", 4, 4)),
+        vec![("b".into(), Locality::OffSwitch, 4)]
+    );
+    let err = c
+        .handle(Event::AsksUpdated {
+            app: "a".into(),
+            asks: vec![],
+        })
+        .unwrap_err();
     assert_eq!(err, CoreError::UnknownApp("a".into()));
 }
 
@@ -418,9 +590,17 @@ fn attempt_removal_drops_the_asks() {
     let mut c = core();
     add_node(&mut c, "h1", "/r1", 4, 4);
     add_app(&mut c, "a", 1, "YARN");
-    c.handle(Event::AttemptAdded { app: "a".into(), attempt: "appattempt_1".into() }).unwrap();
+    c.handle(Event::AttemptAdded {
+        app: "a".into(),
+        attempt: "appattempt_1".into(),
+    })
+    .unwrap();
     set_asks(&mut c, "a", &[(1, "*", 9, 1, 1, true)]);
-    c.handle(Event::AttemptRemoved { app: "a".into(), attempt: "appattempt_1".into() }).unwrap();
+    c.handle(Event::AttemptRemoved {
+        app: "a".into(),
+        attempt: "appattempt_1".into(),
+    })
+    .unwrap();
     assert!(heartbeat(&mut c, "h1", 4, 4).is_empty());
 }
 
@@ -436,16 +616,35 @@ fn recovered_containers_are_counted_apart_and_hold_resource() {
         priority: 20,
         resource: Resource::new(2 * GB, 1),
     };
-    c.handle(Event::ContainerAllocated { container: info.clone(), locality: Locality::NodeLocal, recovered: true })
-        .unwrap();
+    c.handle(Event::ContainerAllocated {
+        container: info.clone(),
+        locality: Locality::NodeLocal,
+        recovered: true,
+    })
+    .unwrap();
     // Replayed: no double counting.
-    c.handle(Event::ContainerAllocated { container: info.clone(), locality: Locality::NodeLocal, recovered: true })
-        .unwrap();
+    c.handle(Event::ContainerAllocated {
+        container: info.clone(),
+        locality: Locality::NodeLocal,
+        recovered: true,
+    })
+    .unwrap();
     let s = c.stats();
-    assert_eq!((s.recovered, s.allocations, s.node_local, s.running_containers), (1, 0, 0, 1));
+    assert_eq!(
+        (
+            s.recovered,
+            s.allocations,
+            s.node_local,
+            s.running_containers
+        ),
+        (1, 0, 0, 1)
+    );
     let app = c.state().app_by_id("mr").unwrap();
     assert_eq!((app.used, app.running), (Resource::new(2 * GB, 1), 1));
-    assert_eq!(c.state().slot_used(locus_core::SlotKind::Map), Resource::new(2 * GB, 1));
+    assert_eq!(
+        c.state().slot_used(locus_core::SlotKind::Map),
+        Resource::new(2 * GB, 1)
+    );
     // Maps may hold 4 GB of the 8: the recovered one already holds 2.
     set_asks(&mut c, "mr", &[(20, "*", 5, 1, 1, true)]);
     assert_eq!(total(&heartbeat(&mut c, "h1", 6, 7)), 2);
@@ -459,7 +658,10 @@ fn recovered_containers_are_counted_apart_and_hold_resource() {
     assert_eq!(c.stats().running_containers, 0);
     let err = c
         .handle(Event::ContainerAllocated {
-            container: ContainerInfo { app: "nope".into(), ..info.clone() },
+            container: ContainerInfo {
+                app: "nope".into(),
+                ..info.clone()
+            },
             locality: Locality::NodeLocal,
             recovered: true,
         })
@@ -475,15 +677,33 @@ fn static_slot_share_caps_maps_and_leaves_room_for_reduces() {
     add_app(&mut c, "mr", 1, "MAPREDUCE");
     add_app(&mut c, "other", 2, "SPARK");
     // Maps at priority 20 may hold 4 GB of 16; reduces (priority 10) 12 GB.
-    set_asks(&mut c, "mr", &[(10, "*", 1, 1, 1, true), (20, "*", 20, 1, 1, true)]);
+    set_asks(
+        &mut c,
+        "mr",
+        &[(10, "*", 1, 1, 1, true), (20, "*", 20, 1, 1, true)],
+    );
     set_asks(&mut c, "other", &[(1, "*", 20, 1, 1, true)]);
     let mut ids = 0;
     let ds = heartbeat(&mut c, "h1", 8, 8);
-    let prios: Vec<(String, i32, u32)> = ds.iter().map(|d| (d.app.clone(), d.priority, d.count)).collect();
-    assert_eq!(prios, vec![("mr".into(), 10, 1), ("mr".into(), 20, 4), ("other".into(), 1, 3)]);
+    let prios: Vec<(String, i32, u32)> = ds
+        .iter()
+        .map(|d| (d.app.clone(), d.priority, d.count))
+        .collect();
+    assert_eq!(
+        prios,
+        vec![
+            ("mr".into(), 10, 1),
+            ("mr".into(), 20, 4),
+            ("other".into(), 1, 3)
+        ]
+    );
     execute(&mut c, &ds, &mut ids);
     let ds = heartbeat(&mut c, "h2", 8, 8);
-    assert_eq!(summary(&ds), vec![("other".into(), Locality::OffSwitch, 8)], "map share used up");
+    assert_eq!(
+        summary(&ds),
+        vec![("other".into(), Locality::OffSwitch, 8)],
+        "map share used up"
+    );
 }
 
 #[test]
@@ -492,7 +712,11 @@ fn in_flight_decision_is_not_offered_twice_across_a_snapshot() {
     add_node(&mut c, "h1", "/r1", 8, 8);
     add_node(&mut c, "h2", "/r1", 8, 8);
     add_app(&mut c, "a", 1, "YARN");
-    set_asks(&mut c, "a", &[(1, "*", 3, 1, 1, true), (2, "*", 1, 1, 1, true)]);
+    set_asks(
+        &mut c,
+        "a",
+        &[(1, "*", 3, 1, 1, true), (2, "*", 1, 1, 1, true)],
+    );
     let ds = heartbeat(&mut c, "h1", 8, 8);
     assert_eq!(total(&ds), 4);
     // The shim executes the priority-1 decision and sends the RM's snapshot, taken before it
@@ -500,7 +724,10 @@ fn in_flight_decision_is_not_offered_twice_across_a_snapshot() {
     let mut ids = 0;
     execute(&mut c, &ds[..1], &mut ids);
     set_asks(&mut c, "a", &[(2, "*", 1, 1, 1, true)]);
-    assert!(heartbeat(&mut c, "h2", 8, 8).is_empty(), "priority 2 is still in flight");
+    assert!(
+        heartbeat(&mut c, "h2", 8, 8).is_empty(),
+        "priority 2 is still in flight"
+    );
 }
 
 #[test]
@@ -509,32 +736,58 @@ fn errors_name_the_culprit() {
     add_node(&mut c, "h1", "/r1", 8, 8);
     add_app(&mut c, "app_9", 1, "YARN");
     let err = c
-        .heartbeat(&Heartbeat { node: "ghost:1".into(), unallocated: Resource::new(1, 1), now_ms: 0 })
+        .heartbeat(&Heartbeat {
+            node: "ghost:1".into(),
+            unallocated: Resource::new(1, 1),
+            now_ms: 0,
+        })
         .unwrap_err();
     assert_eq!(err, CoreError::UnknownNode("ghost:1".into()));
-    let err = c.handle(Event::AsksUpdated { app: "app_x".into(), asks: asks(&[(1, "*", 1, 1, 1, true)]) });
+    let err = c.handle(Event::AsksUpdated {
+        app: "app_x".into(),
+        asks: asks(&[(1, "*", 1, 1, 1, true)]),
+    });
     assert_eq!(err.unwrap_err(), CoreError::UnknownApp("app_x".into()));
     let err = c
-        .handle(Event::AsksUpdated { app: "app_9".into(), asks: asks(&[(-2, "*", 1, 1, 1, true)]) })
+        .handle(Event::AsksUpdated {
+            app: "app_9".into(),
+            asks: asks(&[(-2, "*", 1, 1, 1, true)]),
+        })
         .unwrap_err()
         .to_string();
-    assert!(err.contains("app_9") && err.contains("priority -2"), "{err}");
+    assert!(
+        err.contains("app_9") && err.contains("priority -2"),
+        "{err}"
+    );
     let err = c
-        .handle(Event::AsksUpdated { app: "app_9".into(), asks: asks(&[(4, "*", 1, 0, 0, true)]) })
+        .handle(Event::AsksUpdated {
+            app: "app_9".into(),
+            asks: asks(&[(4, "*", 1, 0, 0, true)]),
+        })
         .unwrap_err()
         .to_string();
-    assert!(err.contains("app_9") && err.contains("priority 4") && err.contains("zero"), "{err}");
+    assert!(
+        err.contains("app_9") && err.contains("priority 4") && err.contains("zero"),
+        "{err}"
+    );
     // A bad snapshot leaves the previous asks alone.
     set_asks(&mut c, "app_9", &[(1, "*", 1, 1, 1, true)]);
-    let _ = c.handle(Event::AsksUpdated { app: "app_9".into(), asks: asks(&[(-1, "*", 1, 1, 1, true)]) });
+    let _ = c.handle(Event::AsksUpdated {
+        app: "app_9".into(),
+        asks: asks(&[(-1, "*", 1, 1, 1, true)]),
+    });
     assert_eq!(total(&heartbeat(&mut c, "h1", 8, 8)), 1);
-    let err = c.handle(Event::NodeResourceUpdated { node: "ghost:1".into(), capability: Resource::ZERO });
+    let err = c.handle(Event::NodeResourceUpdated {
+        node: "ghost:1".into(),
+        capability: Resource::ZERO,
+    });
     assert_eq!(err.unwrap_err(), CoreError::UnknownNode("ghost:1".into()));
 }
 
 #[test]
 fn config_errors_name_the_key_and_reconfigure_is_all_or_nothing() {
-    let Err(CoreError::Config { key, message }) = Core::new(&props(&[("locus.policy", "fair")])) else {
+    let Err(CoreError::Config { key, message }) = Core::new(&props(&[("locus.policy", "fair")]))
+    else {
         panic!("fair is not implemented yet")
     };
     assert_eq!(key, "locus.policy");
@@ -545,11 +798,15 @@ fn config_errors_name_the_key_and_reconfigure_is_all_or_nothing() {
     assert_eq!(key, "locus.bogus");
 
     let mut c = core_with(&[("locus.off-switch-per-heartbeat", "2")]);
-    let bad = props(&[("locus.off-switch-per-heartbeat", "5"), ("locus.assign-multiple", "maybe")]);
+    let bad = props(&[
+        ("locus.off-switch-per-heartbeat", "5"),
+        ("locus.assign-multiple", "maybe"),
+    ]);
     let err = c.reconfigure(&bad).unwrap_err();
     assert!(matches!(err, CoreError::Config { ref key, .. } if key == "locus.assign-multiple"));
     assert_eq!(c.config().off_switch_per_heartbeat, 2, "nothing changed");
-    c.reconfigure(&props(&[("locus.off-switch-per-heartbeat", "5")])).unwrap();
+    c.reconfigure(&props(&[("locus.off-switch-per-heartbeat", "5")]))
+        .unwrap();
     assert_eq!(c.config().off_switch_per_heartbeat, 5);
 }
 
@@ -567,10 +824,16 @@ fn duplicate_adds_update_in_place() {
     let s = c.stats();
     assert_eq!((s.nodes, s.apps, s.pending_containers), (1, 2, 16));
     let n = c.state().node(&node_id("h1")).unwrap();
-    assert_eq!((n.rack.as_str(), n.datacenter.as_str(), n.capability), ("/dc2/r7", "dc2", Resource::new(4 * GB, 4)));
+    assert_eq!(
+        (n.rack.as_str(), n.datacenter.as_str(), n.capability),
+        ("/dc2/r7", "dc2", Resource::new(4 * GB, 4))
+    );
     assert_eq!(c.state().capacity(), Resource::new(4 * GB, 4));
     assert!(c.state().app_by_id("first").unwrap().is_mapreduce);
-    assert_eq!(summary(&heartbeat(&mut c, "h1", 4, 4)), vec![("first".into(), Locality::OffSwitch, 4)]);
+    assert_eq!(
+        summary(&heartbeat(&mut c, "h1", 4, 4)),
+        vec![("first".into(), Locality::OffSwitch, 4)]
+    );
 }
 
 #[test]
@@ -582,13 +845,28 @@ fn datacenters_from_location_or_mapping_file() {
     add_node(&mut c, "vps2", "/rack1", 8, 8);
     add_node(&mut c, "h3", "/dc9/rack1", 8, 8);
     let dc = |c: &Core, host: &str| c.state().node(&node_id(host)).unwrap().datacenter.clone();
-    assert_eq!((dc(&c, "vps1"), dc(&c, "vps2"), dc(&c, "h3")), ("east".into(), "default".into(), "dc9".into()));
+    assert_eq!(
+        (dc(&c, "vps1"), dc(&c, "vps2"), dc(&c, "h3")),
+        ("east".into(), "default".into(), "dc9".into())
+    );
     // A refreshed mapping re-resolves nodes already known.
     std::fs::write(&path, "vps2 west\n").unwrap();
-    c.reconfigure(&props(&[("locus.datacenter.mapping.file", path.to_str().unwrap())])).unwrap();
-    assert_eq!((dc(&c, "vps1"), dc(&c, "vps2")), ("default".into(), "west".into()));
+    c.reconfigure(&props(&[(
+        "locus.datacenter.mapping.file",
+        path.to_str().unwrap(),
+    )]))
+    .unwrap();
+    assert_eq!(
+        (dc(&c, "vps1"), dc(&c, "vps2")),
+        ("default".into(), "west".into())
+    );
     std::fs::write(&path, "vps2 west extra\n").unwrap();
-    let err = c.reconfigure(&props(&[("locus.datacenter.mapping.file", path.to_str().unwrap())])).unwrap_err();
+    let err = c
+        .reconfigure(&props(&[(
+            "locus.datacenter.mapping.file",
+            path.to_str().unwrap(),
+        )]))
+        .unwrap_err();
     assert!(err.to_string().contains("line 1"), "{err}");
     assert_eq!(dc(&c, "vps2"), "west", "a broken file changes nothing");
     std::fs::remove_file(&path).ok();
@@ -601,15 +879,29 @@ fn stats_count_confirmed_allocations_by_locality() {
     add_node(&mut c, "h2", "/r1", 8, 8);
     add_node(&mut c, "h3", "/r2", 8, 8);
     add_app(&mut c, "mr", 1, "MAPREDUCE");
-    set_asks(&mut c, "mr", &[(20, "h1", 2, 1, 1, true), (20, "/r1", 3, 1, 1, true), (20, "*", 4, 1, 1, true)]);
+    set_asks(
+        &mut c,
+        "mr",
+        &[
+            (20, "h1", 2, 1, 1, true),
+            (20, "/r1", 3, 1, 1, true),
+            (20, "*", 4, 1, 1, true),
+        ],
+    );
     let mut ids = 0;
     for host in ["h1", "h2", "h3"] {
         let ds = heartbeat(&mut c, host, 8, 8);
         execute(&mut c, &ds, &mut ids);
     }
     let s = c.stats();
-    assert_eq!((s.node_local, s.rack_local, s.off_switch, s.allocations), (2, 1, 1, 4));
-    assert_eq!((s.heartbeats, s.decisions, s.decided_containers, s.in_flight), (3, 3, 4, 0));
+    assert_eq!(
+        (s.node_local, s.rack_local, s.off_switch, s.allocations),
+        (2, 1, 1, 4)
+    );
+    assert_eq!(
+        (s.heartbeats, s.decisions, s.decided_containers, s.in_flight),
+        (3, 3, 4, 0)
+    );
     let json = serde_json::to_value(&s).unwrap();
     assert_eq!(json["policy"], "fifo");
     assert_eq!(json["node_local"], 2);
@@ -647,8 +939,10 @@ fn events_and_heartbeats_as_json_from_the_shim() {
     for e in events {
         c.handle(e).unwrap();
     }
-    let hb: Heartbeat =
-        serde_json::from_str(r#"{"node":"h1:8041","unallocated":{"memory_mb":8192,"vcores":8},"now_ms":9}"#).unwrap();
+    let hb: Heartbeat = serde_json::from_str(
+        r#"{"node":"h1:8041","unallocated":{"memory_mb":8192,"vcores":8},"now_ms":9}"#,
+    )
+    .unwrap();
     let resp = c.heartbeat(&hb).unwrap();
     let json = serde_json::to_value(&resp).unwrap();
     assert_eq!(json["decisions"][0]["app"], "application_1_0001");
@@ -662,6 +956,14 @@ fn events_and_heartbeats_as_json_from_the_shim() {
     .unwrap();
     c.handle(allocated).unwrap();
     let s = c.stats();
-    assert_eq!((s.allocations, s.off_switch, s.in_flight, s.running_containers), (1, 1, 0, 1));
+    assert_eq!(
+        (
+            s.allocations,
+            s.off_switch,
+            s.in_flight,
+            s.running_containers
+        ),
+        (1, 1, 0, 1)
+    );
     assert_eq!(c.state().node("h1:8041").unwrap().datacenter, "dc1");
 }

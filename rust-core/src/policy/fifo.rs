@@ -14,6 +14,10 @@ impl JobPolicy for Fifo {
     }
 
     fn order(&mut self, state: &ClusterState, _node: &Node, _now_ms: u64) -> Vec<Arrival> {
-        state.apps_by_submission().filter(|a| a.asks.has_pending()).map(|a| a.arrival).collect()
+        state
+            .apps_by_submission()
+            .filter(|a| a.asks.has_pending())
+            .map(|a| a.arrival)
+            .collect()
     }
 }

@@ -47,10 +47,25 @@ pub trait JobPolicy: Send {
 pub trait LocalityTechnique: Send {
     fn name(&self) -> &'static str;
 
-    fn allowed(&mut self, app: &App, key: SchedulerKey, table: &AskTable, node: &Node, now_ms: u64) -> Locality;
+    fn allowed(
+        &mut self,
+        app: &App,
+        key: SchedulerKey,
+        table: &AskTable,
+        node: &Node,
+        now_ms: u64,
+    ) -> Locality;
 
     /// After the key was offered `node`: the best locality it got there, `None` if nothing.
-    fn offered(&mut self, _app: Arrival, _key: SchedulerKey, _node: &Node, _got: Option<Locality>, _now_ms: u64) {}
+    fn offered(
+        &mut self,
+        _app: Arrival,
+        _key: SchedulerKey,
+        _node: &Node,
+        _got: Option<Locality>,
+        _now_ms: u64,
+    ) {
+    }
 
     fn app_removed(&mut self, _app: Arrival) {}
 }
@@ -60,10 +75,25 @@ pub trait LocalityTechnique: Send {
 pub trait HotspotGuard: Send {
     fn name(&self) -> &'static str;
 
-    fn admit(&mut self, state: &ClusterState, node: &Node, app: &App, kind: TaskKind, locality: Locality) -> u32;
+    fn admit(
+        &mut self,
+        state: &ClusterState,
+        node: &Node,
+        app: &App,
+        kind: TaskKind,
+        locality: Locality,
+    ) -> u32;
 
     /// Containers were placed (so a guard can count them).
-    fn placed(&mut self, _node: &Node, _app: &App, _kind: TaskKind, _locality: Locality, _count: u32) {}
+    fn placed(
+        &mut self,
+        _node: &Node,
+        _app: &App,
+        _kind: TaskKind,
+        _locality: Locality,
+        _count: u32,
+    ) {
+    }
 }
 
 /// Slot configurator: the most resource containers of one pool may hold cluster-wide
