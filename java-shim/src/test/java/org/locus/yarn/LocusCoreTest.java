@@ -115,6 +115,19 @@ public class LocusCoreTest {
   }
 
   @Test
+  public void aRefusedEventIsNamedAndEarlierOnesStayApplied() {
+    try (LocusCore core = LocusCore.open("{}")) {
+      LocusException e = assertThrows(LocusException.class, () -> core.events("[" + NODE_H1
+          + ",{\"type\":\"asks_updated\",\"app\":\"application_9_0001\",\"asks\":[]}]"));
+      assertTrue(e.getMessage(), e.getMessage().startsWith("event 1 (asks_updated) rejected"));
+      assertTrue(e.getMessage(), e.getMessage().contains("application_9_0001"));
+      assertEquals(1, statsCounter(core.stats(), "nodes"));
+      // The node from the refused batch is usable.
+      assertTrue(core.heartbeat(HEARTBEAT_H1).startsWith("{\"decisions\":[]"));
+    }
+  }
+
+  @Test
   public void unknownLocusKeyIsAConfigError() {
     LocusConfigException e = assertThrows(LocusConfigException.class,
         () -> LocusCore.open("{\"locus.no.such.setting\":\"1\"}"));
