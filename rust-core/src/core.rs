@@ -21,6 +21,7 @@ use crate::error::CoreError;
 use crate::inflight::InFlight;
 use crate::policy::Layers;
 use crate::protocol::{Decision, Event, Heartbeat, HeartbeatResponse, Locality};
+use crate::rejections::Rejections;
 use crate::schedule;
 use crate::state::{AppSpec, ClusterState};
 
@@ -53,6 +54,8 @@ pub struct Stats {
     pub in_flight: u64,
     /// Decisions a node's next heartbeat found neither confirmed nor rejected.
     pub lost_decisions: u64,
+    /// (app, node) pairs backed off after rejections (see `rejections`).
+    pub backed_off: u64,
     /// Events about things already gone (removing an unknown node, releasing an unknown
     /// container...), ignored.
     pub ignored_events: u64,
@@ -67,6 +70,7 @@ pub struct Core {
     layers: Layers,
     state: ClusterState,
     in_flight: InFlight,
+    rejections: Rejections,
     stats: Stats,
 }
 
@@ -90,6 +94,7 @@ impl Core {
             layers,
             state,
             in_flight: InFlight::default(),
+            rejections: Rejections::default(),
             stats: Stats::default(),
         })
     }
@@ -154,6 +159,7 @@ impl Core {
             Event::NodeRemoved { node } => match self.state.remove_node(&node) {
                 Some((_, lost)) => {
                     self.in_flight.forget_node(&node);
+                    self.rejections.forget_node(&node);
                     log::info!("node {node} removed with {} containers", lost.len());
                 }
                 None => self.ignore(format_args!("node_removed for unknown node {node}")),
@@ -200,6 +206,7 @@ impl Core {
             Event::AppRemoved { app } => match self.state.remove_app(&app) {
                 Some(a) => {
                     self.in_flight.forget_app(&app);
+                    self.rejections.forget_app(a.arrival);
                     self.layers.app_removed(a.arrival);
                     log::info!("application {app} removed");
                 }
@@ -269,6 +276,9 @@ impl Core {
                         container.priority,
                         locality,
                     );
+                    if let Some(a) = self.state.app_by_id(&container.app) {
+                        self.rejections.succeeded(a.arrival, &container.node);
+                    }
                 }
             }
             Event::ContainerReleased {
@@ -318,6 +328,11 @@ impl Core {
             decision.node,
             executed
         );
+        if executed == 0 {
+            if let Some(app) = self.state.app_by_id(&decision.app) {
+                self.rejections.rejected(app.arrival, &decision.node);
+            }
+        }
         if let Some((key, locality, host, rack, back)) = self.in_flight.reject(&decision, executed)
         {
             if back > 0 {
@@ -344,6 +359,7 @@ impl Core {
                 hb.node
             );
         }
+        let sitting_out = self.rejections.sitting_out(&hb.node);
         let decisions = schedule::assign(
             &mut self.state,
             &mut self.layers,
@@ -351,6 +367,7 @@ impl Core {
             &node,
             hb.unallocated,
             hb.now_ms,
+            &sitting_out,
         );
         for d in &decisions {
             self.in_flight.add(d, node.host_id, node.rack_id);
@@ -368,6 +385,7 @@ impl Core {
         s.pending_containers = self.state.pending_containers();
         s.queues = self.state.queues().len() as u64;
         s.in_flight = self.in_flight.len() as u64;
+        s.backed_off = self.rejections.len() as u64;
         s.policy = self.layers.job.name().to_string();
         s.locality = self.layers.locality.name().to_string();
         s.hotspot = self.layers.hotspot.name().to_string();

@@ -9,6 +9,7 @@
 //! - [`schedule`]: the decision procedure run on each node heartbeat (YARN's counting rules).
 //! - [`policy`]: the four policy layers the procedure consults.
 //! - [`inflight`]: decisions the shim has not executed or rejected yet.
+//! - [`rejections`]: backing an app off a node where the shim keeps rejecting it.
 //! - [`names`]: interned host/rack names for cheap heartbeat lookups.
 
 pub mod app;
@@ -24,6 +25,7 @@ pub mod papers;
 pub mod policy;
 pub mod protocol;
 pub mod queue;
+pub mod rejections;
 pub mod schedule;
 pub mod state;
 pub mod topology;

@@ -166,8 +166,9 @@ fn plan_key(
     (out, stop)
 }
 
-/// Runs the procedure for a heartbeat of `node_id` with `unallocated` free; applies the
-/// decisions to the asks (as YARN would once they execute) and returns them.
+/// Runs the procedure for a heartbeat of `node` with `unallocated` free, leaving out the apps
+/// `sitting_out` (see [`crate::rejections`]); applies the decisions to the asks (as YARN would
+/// once they execute) and returns them.
 pub fn assign(
     state: &mut ClusterState,
     layers: &mut Layers,
@@ -175,6 +176,7 @@ pub fn assign(
     node: &Node,
     unallocated: Resource,
     now_ms: u64,
+    sitting_out: &[Arrival],
 ) -> Vec<Decision> {
     let mut budget = Budget {
         room: unallocated,
@@ -203,6 +205,9 @@ pub fn assign(
     for arrival in order {
         if budget.containers == 0 || budget.room == Resource::ZERO {
             break;
+        }
+        if sitting_out.contains(&arrival) {
+            continue;
         }
         let mut after = None;
         while let Some(key) = state

@@ -967,3 +967,52 @@ fn events_and_heartbeats_as_json_from_the_shim() {
     );
     assert_eq!(c.state().node("h1:8041").unwrap().datacenter, "dc1");
 }
+
+#[test]
+fn an_app_the_shim_keeps_rejecting_on_a_node_backs_off_there() {
+    let mut c = core();
+    add_node(&mut c, "h1", "/r1", 4, 4);
+    add_node(&mut c, "h2", "/r1", 4, 4);
+    add_app(&mut c, "a", 1, "YARN");
+    add_app(&mut c, "b", 2, "YARN");
+    set_asks(&mut c, "a", &[(1, "*", 50, 1, 1, true)]);
+    set_asks(&mut c, "b", &[(1, "*", 50, 1, 1, true)]);
+    let mut ids = 0;
+    // h1 is blacklisted for a: the shim rejects a's decisions there without executing any.
+    let reject_a = |c: &mut Core, ds: &[Decision]| {
+        for d in ds.iter().filter(|d| d.app == "a") {
+            c.handle(Event::DecisionRejected {
+                decision: d.clone(),
+                executed: 0,
+                reason: "node is blacklisted for application a".into(),
+            })
+            .unwrap();
+        }
+    };
+    let mut owners = Vec::new();
+    for _ in 0..8 {
+        let ds = heartbeat(&mut c, "h1", 4, 4);
+        owners.push(ds.first().map(|d| d.app.clone()).unwrap_or_default());
+        reject_a(&mut c, &ds);
+    }
+    // a is tried, sits out 1, tried, sits out 2, tried, sits out 4 ...
+    assert_eq!(owners, ["a", "b", "a", "b", "b", "a", "b", "b"]);
+    assert_eq!(c.stats().backed_off, 1);
+    // Elsewhere a is unaffected, and a container on h1 clears the back-off.
+    assert_eq!(
+        summary(&heartbeat(&mut c, "h2", 4, 4)),
+        vec![("a".into(), Locality::OffSwitch, 4)]
+    );
+    let ds = vec![Decision {
+        app: "a".into(),
+        priority: 1,
+        allocation_request_id: 0,
+        resource_name: "*".into(),
+        node: node_id("h1"),
+        locality: Locality::OffSwitch,
+        count: 1,
+        capability: Resource::new(GB, 1),
+    }];
+    execute(&mut c, &ds, &mut ids);
+    assert_eq!(c.stats().backed_off, 0);
+}
