@@ -22,7 +22,11 @@ fn java_string(env: &mut JNIEnv, s: &JString, name: &'static str) -> Result<Stri
     if s.is_null() {
         return Err(BridgeError::NullArgument(name));
     }
-    Ok(env.get_string(s)?.into())
+    // SAFETY: every caller passes a parameter the native method declares as
+    // `java.lang.String`, and the JVM only binds arguments of the declared type. The checked
+    // `get_string` would look up `java/lang/String` on every call (about 5x slower).
+    let java = unsafe { env.get_string_unchecked(s)? };
+    Ok(java.into())
 }
 
 #[no_mangle]
