@@ -1,0 +1,94 @@
+package org.locus.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Arrays;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.junit.Test;
+
+/** The JSON the shim sends must match rust-core/src/protocol.rs field for field. */
+public class CoreMessagesTest {
+  private final ApplicationId app = ApplicationId.newInstance(1700000000000L, 7);
+  private final ContainerId container =
+      ContainerId.newContainerId(ApplicationAttemptId.newInstance(app, 1), 3);
+  private final NodeId node = NodeId.newInstance("h1", 8041);
+
+  @Test
+  public void containerAllocatedCarriesProtocolFields() throws Exception {
+    ObjectNode o = CoreMessages.containerAllocated(container, node, 20,
+        Resource.newInstance(2048, 2), NodeType.RACK_LOCAL, false);
+    JsonNode back = CoreMessages.JSON.readTree(CoreMessages.write(o));
+    assertEquals("container_allocated", back.get("type").asText());
+    assertEquals(container.toString(), back.get("container").asText());
+    assertEquals(app.toString(), back.get("app").asText());
+    assertEquals("h1:8041", back.get("node").asText());
+    assertEquals(20, back.get("priority").asInt());
+    assertEquals(2048, back.get("resource").get("memory_mb").asLong());
+    assertEquals(2, back.get("resource").get("vcores").asInt());
+    assertEquals("rack_local", back.get("locality").asText());
+    assertFalse(back.get("recovered").asBoolean());
+  }
+
+  @Test
+  public void asksSnapshotSkipsSatisfiedRowsAndIsOrderIndependent() {
+    ResourceRequest any = ResourceRequest.newInstance(Priority.newInstance(20), "*",
+        Resource.newInstance(1024, 1), 2);
+    ResourceRequest host = ResourceRequest.newInstance(Priority.newInstance(20), "h1",
+        Resource.newInstance(1024, 1), 2, false);
+    host.setAllocationRequestId(7L);
+    ResourceRequest done = ResourceRequest.newInstance(Priority.newInstance(5), "*",
+        Resource.newInstance(1024, 1), 0);
+    ObjectNode a = CoreMessages.asksUpdated(app, Arrays.asList(any, host, done));
+    ObjectNode b = CoreMessages.asksUpdated(app, Arrays.asList(done, host, any));
+    assertEquals(CoreMessages.write(a), CoreMessages.write(b));
+    JsonNode asks = a.get("asks");
+    assertEquals(2, asks.size());
+    assertEquals("*", asks.get(0).get("resource_name").asText());
+    assertEquals("h1", asks.get(1).get("resource_name").asText());
+    assertFalse(asks.get(1).get("relax_locality").asBoolean());
+    assertEquals(2, asks.get(1).get("count").asInt());
+    assertEquals(7L, asks.get(1).get("allocation_request_id").asLong());
+  }
+
+  @Test
+  public void overcommittedNodeReportsNothingFreeRatherThanNegative() throws Exception {
+    JsonNode hb = CoreMessages.JSON.readTree(
+        CoreMessages.heartbeat(node, Resource.newInstance(-512, -1), 42L));
+    assertEquals(0, hb.get("unallocated").get("memory_mb").asLong());
+    assertEquals(0, hb.get("unallocated").get("vcores").asInt());
+    assertEquals(42L, hb.get("now_ms").asLong());
+  }
+
+  @Test
+  public void localityNamesRoundTrip() {
+    for (NodeType t : NodeType.values()) {
+      assertEquals(t, CoreMessages.nodeType(CoreMessages.locality(t)));
+    }
+    assertNull(CoreMessages.nodeType("anywhere"));
+  }
+
+  @Test
+  public void settingsCollectOnlyLocusKeysTrimmedAndSubstituted() throws Exception {
+    Configuration conf = new Configuration(false);
+    conf.set("locus.policy", "  fair ");
+    conf.set("locus.slots", "${base.slots}");
+    conf.set("base.slots", "dynamic");
+    conf.set("yarn.resourcemanager.hostname", "rm");
+    JsonNode json = CoreMessages.JSON.readTree(LocusSettings.toJson(conf));
+    assertEquals(2, json.size());
+    assertEquals("fair", json.get("locus.policy").asText());
+    assertEquals("dynamic", json.get("locus.slots").asText());
+  }
+}

@@ -1,0 +1,319 @@
+package org.locus.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerState;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.ExecutionType;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.recovery.MemoryRMStateStore;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.net.NetUtils;
+import org.junit.After;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * The shim inside a real (in-process) ResourceManager: MockRM with LocusScheduler, MockNMs
+ * heartbeating, a MockAM asking for containers. Every allocation here was decided by the core
+ * and executed by the shim, so these pass only when both sides honour the protocol.
+ */
+public class LocusSchedulerTest {
+  private static final int GB = 1024;
+  /** Heartbeat rounds before giving up on an allocation; no wall-clock assertions. */
+  private static final int ROUNDS = 40;
+
+  private final List<MockRM> rms = new ArrayList<>();
+
+  @BeforeClass
+  public static void resolveTestHosts() {
+    // Container tokens name the NM by address; these made-up hosts must resolve.
+    for (String host : new String[] {"h1", "h2", "h9"}) {
+      NetUtils.addStaticResolution(host, "127.0.0.1");
+    }
+  }
+
+  @After
+  public void stopRms() {
+    for (MockRM rm : rms) {
+      rm.stop();
+    }
+  }
+
+  private static YarnConfiguration locusConf() {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class,
+        ResourceScheduler.class);
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
+    return conf;
+  }
+
+  private MockRM start(YarnConfiguration conf) {
+    MockRM rm = new MockRM(conf);
+    rms.add(rm);
+    rm.start();
+    return rm;
+  }
+
+  private static LocusScheduler scheduler(MockRM rm) {
+    return (LocusScheduler) rm.getResourceScheduler();
+  }
+
+  private static JsonNode stats(MockRM rm) throws Exception {
+    return CoreMessages.JSON.readTree(scheduler(rm).getCoreStatsJson());
+  }
+
+  /** Heartbeats {@code nm} and polls the AM until it holds {@code n} new containers. */
+  private static List<Container> heartbeatUntil(MockRM rm, MockNM nm, MockAM am, int n)
+      throws Exception {
+    List<Container> got = new ArrayList<>();
+    for (int i = 0; i < ROUNDS && got.size() < n; i++) {
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      got.addAll(am.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers());
+      if (got.size() < n) {
+        Thread.sleep(50);
+      }
+    }
+    return got;
+  }
+
+  @Test
+  public void amAndTasksAreAllocatedNodeLocalFirstAndFreedOnCompletion() throws Exception {
+    MockRM rm = start(locusConf());
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+
+    // The AM container came from a core decision on nm1's heartbeat.
+    assertEquals(GB, scheduler.getSchedulerNode(nm1.getNodeId()).getAllocatedResource()
+        .getMemorySize());
+
+    // Two containers wanted on h2 (MockAM adds the /default-rack and * rows).
+    am.allocate("h2", GB, 2, new ArrayList<>());
+    List<Container> tasks = heartbeatUntil(rm, nm2, am, 2);
+    assertEquals(2, tasks.size());
+    for (Container c : tasks) {
+      assertEquals(nm2.getNodeId(), c.getNodeId());
+      assertEquals(GB, c.getResource().getMemorySize());
+      assertNotNull("the RM issued a container token", c.getContainerToken());
+    }
+    FiCaSchedulerNode node2 = scheduler.getSchedulerNode(nm2.getNodeId());
+    assertEquals(6 * GB, node2.getUnallocatedResource().getMemorySize());
+    assertEquals(3 * GB, rm.getResourceScheduler().getRootQueueMetrics().getAllocatedMB());
+
+    JsonNode stats = stats(rm);
+    assertEquals(3, stats.get("allocations").asInt());
+    assertEquals(2, stats.get("node_local").asInt());
+    assertEquals(2, stats.get("nodes").asInt());
+    assertEquals(1, stats.get("apps").asInt());
+    assertEquals(0, stats.get("pending_containers").asInt());
+
+    // The NM reports both tasks finished: their resources are free again, in the RM and core.
+    ApplicationAttemptId attempt = am.getApplicationAttemptId();
+    for (Container c : tasks) {
+      nm2.nodeHeartbeat(attempt, c.getId().getContainerId(), ContainerState.COMPLETE);
+    }
+    rm.drainEvents();
+    assertEquals(0, node2.getAllocatedResource().getMemorySize());
+    assertEquals(GB, rm.getResourceScheduler().getRootQueueMetrics().getAllocatedMB());
+    assertEquals(1, stats(rm).get("running_containers").asInt());
+
+    // The AM finishes: the app leaves the scheduler and the core.
+    am.unregisterAppAttempt();
+    nm1.nodeHeartbeat(attempt, 1, ContainerState.COMPLETE);
+    rm.waitForState(app.getApplicationId(), RMAppState.FINISHED);
+    rm.drainEvents();
+    assertTrue(scheduler.getSchedulerApplications().isEmpty());
+    JsonNode end = stats(rm);
+    assertEquals(0, end.get("apps").asInt());
+    assertEquals(0, end.get("running_containers").asInt());
+    assertEquals(0, scheduler.getUsedResource().getMemorySize());
+  }
+
+  @Test
+  public void rackAndAnyAsksAreServedWhereNoNodeLocalChoiceExists() throws Exception {
+    MockRM rm = start(locusConf());
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+
+    // A host that is not in the cluster: only the rack or * rows can be served on h1.
+    am.allocate("h9", GB, 1, new ArrayList<>());
+    List<Container> got = heartbeatUntil(rm, nm1, am, 1);
+    assertEquals(1, got.size());
+    assertEquals(nm1.getNodeId(), got.get(0).getNodeId());
+    JsonNode stats = stats(rm);
+    assertEquals(0, stats.get("node_local").asInt());
+    // The AM container (an ANY-only ask) is the other non-local one.
+    assertEquals(2, stats.get("rack_local").asInt() + stats.get("off_switch").asInt());
+  }
+
+  @Test
+  public void strictLocalityIsNeverRelaxed() throws Exception {
+    MockRM rm = start(locusConf());
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+
+    // Only h2 will do: relax_locality=false on the rack and * rows.
+    Resource one = Resource.newInstance(GB, 1);
+    Priority p = Priority.newInstance(10);
+    List<ResourceRequest> strict = Arrays.asList(
+        ResourceRequest.newInstance(p, "h2", one, 1, true),
+        ResourceRequest.newInstance(p, "/default-rack", one, 1, false),
+        ResourceRequest.newInstance(p, ResourceRequest.ANY, one, 1, false));
+    am.allocate(strict, new ArrayList<>());
+    for (int i = 0; i < 5; i++) {
+      nm1.nodeHeartbeat(true);
+      rm.drainEvents();
+      assertTrue(am.allocate(new ArrayList<>(), new ArrayList<>())
+          .getAllocatedContainers().isEmpty());
+    }
+    List<Container> got = heartbeatUntil(rm, nm2, am, 1);
+    assertEquals(1, got.size());
+    assertEquals(nm2.getNodeId(), got.get(0).getNodeId());
+  }
+
+  @Test
+  public void removedNodeTakesItsContainersAway() throws Exception {
+    MockRM rm = start(locusConf());
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    am.allocate("h2", GB, 2, new ArrayList<>());
+    assertEquals(2, heartbeatUntil(rm, nm2, am, 2).size());
+
+    rm.sendNodeLost(nm2);
+    rm.drainEvents();
+    LocusScheduler scheduler = scheduler(rm);
+    assertEquals(1, scheduler.getNumClusterNodes());
+    assertEquals(GB, scheduler.getUsedResource().getMemorySize());
+    JsonNode stats = stats(rm);
+    assertEquals(1, stats.get("nodes").asInt());
+    assertEquals(1, stats.get("running_containers").asInt());
+
+    // The AM hears that both were lost.
+    List<ContainerStatus> completed = new ArrayList<>();
+    for (int i = 0; i < ROUNDS && completed.size() < 2; i++) {
+      completed.addAll(am.allocate(new ArrayList<>(), new ArrayList<>())
+          .getCompletedContainersStatuses());
+    }
+    assertEquals(2, completed.size());
+  }
+
+  @Test
+  public void unknownLocusSettingStopsTheResourceManagerNamingTheKey() {
+    YarnConfiguration conf = locusConf();
+    conf.set("locus.foo", "bar");
+    try {
+      start(conf);
+      fail("RM started with an unknown locus.* key");
+    } catch (RuntimeException e) {
+      StringBuilder messages = new StringBuilder();
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        messages.append(t.getMessage()).append('\n');
+      }
+      assertTrue("message should name locus.foo: " + messages,
+          messages.toString().contains("locus.foo"));
+    }
+  }
+
+  @Test
+  public void refreshWithBadSettingKeepsRunningAndReportsTheKey() throws Exception {
+    MockRM rm = start(locusConf());
+    org.apache.hadoop.conf.Configuration bad = new org.apache.hadoop.conf.Configuration(false);
+    bad.set("locus.policy", "no-such-policy");
+    try {
+      scheduler(rm).reinitialize(bad, rm.getRMContext());
+      fail("bad locus.policy accepted on refresh");
+    } catch (java.io.IOException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("locus.policy"));
+    }
+    // Still schedules after the refused refresh.
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockRM.launchAndRegisterAM(app, rm, nm1);
+  }
+
+  private static NMContainerStatus running(ApplicationAttemptId attempt, int id) {
+    return NMContainerStatus.newInstance(ContainerId.newContainerId(attempt, id), 0,
+        ContainerState.RUNNING, Resource.newInstance(GB, 1), "running before the restart", 0,
+        Priority.newInstance(0), 0L, "", ExecutionType.GUARANTEED, -1L);
+  }
+
+  @Test
+  public void workPreservingRestartRecoversRunningContainersIntoTheCore() throws Exception {
+    YarnConfiguration conf = locusConf();
+    conf.setBoolean(YarnConfiguration.RECOVERY_ENABLED, true);
+    conf.set(YarnConfiguration.RM_STORE, MemoryRMStateStore.class.getName());
+    conf.setBoolean(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_ENABLED, true);
+    conf.setLong(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS, 0);
+
+    MockRM rm1 = start(conf);
+    MockNM nm1 = new MockNM("h1:1234", 8 * GB, rm1.getResourceTrackerService());
+    nm1.registerNode();
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm1);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm1, nm1);
+    ApplicationAttemptId attempt = am.getApplicationAttemptId();
+
+    MockRM rm2 = new MockRM(conf, rm1.getRMStateStore());
+    rms.add(rm2);
+    rm2.start();
+    nm1.setResourceTrackerService(rm2.getResourceTrackerService());
+    // The NM comes back with the AM container and one task container still running.
+    nm1.registerNode(Arrays.asList(running(attempt, 1), running(attempt, 2)), null);
+    rm2.drainEvents();
+
+    LocusScheduler scheduler = scheduler(rm2);
+    SchedulerApplicationAttempt recovered =
+        scheduler.getApplicationAttempt(attempt);
+    assertNotNull(recovered);
+    assertEquals(2, recovered.getLiveContainers().size());
+    assertEquals(6 * GB, scheduler.getSchedulerNode(nm1.getNodeId())
+        .getUnallocatedResource().getMemorySize());
+    JsonNode stats = stats(rm2);
+    assertEquals(2, stats.get("recovered").asInt());
+    assertEquals(2, stats.get("running_containers").asInt());
+    assertEquals(1, stats.get("nodes").asInt());
+    assertEquals(1, stats.get("apps").asInt());
+    assertEquals("recovered containers are not new allocations",
+        0, stats.get("allocations").asInt());
+
+    // The re-registered AM keeps getting containers from the new RM's core.
+    am.setAMRMProtocol(rm2.getApplicationMasterService(), rm2.getRMContext());
+    am.registerAppAttempt(false);
+    am.allocate("h1", GB, 1, new ArrayList<>());
+    List<Container> got = heartbeatUntil(rm2, nm1, am, 1);
+    assertEquals(1, got.size());
+    assertFalse("a fresh container id, not a recovered one",
+        got.get(0).getId().getContainerId() <= 2);
+  }
+}
