@@ -1,0 +1,1180 @@
+//! The discrete-event engine. It plays the ResourceManager (and the shim's bookkeeping), the
+//! NodeManagers, HDFS and one MapReduce AM per job; every scheduling decision comes from the
+//! core through the same messages the JNI bridge carries.
+//!
+//! Timing model (see docs/simulator.md):
+//! - NodeManagers heartbeat every `heartbeat_ms`, staggered by node; a finished container is
+//!   reported (and its resource freed) on its node's next heartbeat, as YARN does.
+//! - An AM calls allocate every `am_heartbeat_ms` when it has something to say or to receive;
+//!   granted containers reach it on that call, and its changed ask rows overwrite the RM's.
+//! - A map reads its split from the closest live replica, then computes. All reads served by
+//!   one node share its serving bandwidth equally (processor sharing): when a read starts or
+//!   ends there, every read from that node is re-timed. Each read is also capped by the
+//!   path's bandwidth (local disk, same rack, same datacenter, across datacenters).
+//! - A reduce holds its container from the moment it starts; it copies its share of every
+//!   map's output once all maps are done (path bandwidth, not shared), then computes.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::time::Instant;
+
+use locus_core::{Ask, ContainerInfo, Core, Decision, Event, Heartbeat, Locality, Resource};
+
+use crate::am::{
+    AmRequests, Assigned, Granted, Loc, RowKey, SplitLocations, PRIORITY_AM, PRIORITY_REDUCE,
+};
+use crate::cluster::{Cluster, Distance};
+use crate::metrics::LogHistogram;
+use crate::rng::Rng;
+use crate::workload::{Workload, MB};
+
+/// Bandwidths in MB/s.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Bandwidths {
+    pub disk: f64,
+    pub rack: f64,
+    pub datacenter: f64,
+    pub remote: f64,
+    /// What one node can serve to all its readers together.
+    pub serve: f64,
+}
+
+impl Bandwidths {
+    fn path(&self, d: Distance) -> f64 {
+        match d {
+            Distance::Node => self.disk,
+            Distance::Rack => self.rack,
+            Distance::Datacenter => self.datacenter,
+            Distance::Remote => self.remote,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    pub heartbeat_ms: u64,
+    pub am_heartbeat_ms: u64,
+    pub am_launch_ms: u64,
+    pub task_overhead_ms: u64,
+    pub slowstart: f64,
+    pub map_mb_per_s: f64,
+    pub reduce_mb_per_s: f64,
+    pub bw: Bandwidths,
+    pub hotspot_readers: u32,
+    /// (node index, time) of NodeManager failures.
+    pub failures: Vec<(usize, u64)>,
+    pub sample_ms: u64,
+    /// Give up when nothing started or finished for this long while work is outstanding.
+    pub stall_ms: u64,
+    pub progress: bool,
+    pub seed: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct TaskRef {
+    job: u32,
+    reduce: bool,
+    idx: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    Submit(u32),
+    Heartbeat(u32),
+    AmLaunched(u32, u32),
+    Allocate(u32),
+    ReadDone(TaskRef, u32),
+    TaskDone(TaskRef, u32),
+    NodeFail(u32),
+    Sample,
+}
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Debug, Clone)]
+struct NodeRt {
+    id: String,
+    cap: Resource,
+    used: Resource,
+    alive: bool,
+    /// Finished containers the NodeManager reports on its next heartbeat.
+    completed: Vec<u64>,
+    containers: BTreeSet<u64>,
+    /// Reads this node serves.
+    reads: Vec<TaskRef>,
+    remote_reads: u32,
+    tasks_run: u32,
+}
+
+#[derive(Debug, Clone)]
+struct ContainerRt {
+    job: u32,
+    node: u32,
+    resource: Resource,
+    live: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+struct TaskRt {
+    attempt: u32,
+    running: bool,
+    done: bool,
+    container: u64,
+    node: u32,
+    start: u64,
+    end: u64,
+    source: u32,
+    level: Option<Distance>,
+    reading: bool,
+    remaining: f64,
+    rate: f64,
+    last: u64,
+    version: u32,
+    waiting_shuffle: bool,
+}
+
+struct JobRt {
+    app: String,
+    submitted: bool,
+    finished: Option<u64>,
+    attempt: u32,
+    am_container: Option<u64>,
+    registered_at: Option<u64>,
+    am: AmRequests,
+    rm: BTreeMap<RowKey, u32>,
+    maps: Vec<TaskRt>,
+    reduces: Vec<TaskRt>,
+    maps_done: usize,
+    reduces_done: usize,
+    reduces_requested: bool,
+    new: Vec<Granted>,
+    allocate_at: Option<u64>,
+    map_out: BTreeMap<u32, f64>,
+    containers: BTreeSet<u64>,
+    total_input: f64,
+    task_ms_done: f64,
+    running: u64,
+    running_start_sum: f64,
+}
+
+/// Everything a run measured; `report` turns it into tables, JSON and charts.
+#[derive(Debug, Clone, Default)]
+pub struct Raw {
+    pub label: String,
+    pub props: BTreeMap<String, String>,
+    pub jobs: usize,
+    pub finished: usize,
+    pub submit_ms: Vec<u64>,
+    pub finish_ms: Vec<Option<u64>>,
+    pub maps_by_distance: [u64; 4],
+    pub map_response_ms: Vec<f64>,
+    pub reduce_bytes_by_distance: [f64; 4],
+    pub inter_dc_bytes: f64,
+    pub hotspots: Vec<u64>,
+    pub node_tasks: Vec<u32>,
+    pub fairness: Vec<f64>,
+    /// (time, running maps, running reduces, used share of cluster memory)
+    pub timeline: Vec<(u64, u32, u32, f64)>,
+    pub end_ms: u64,
+    pub events: u64,
+    pub heartbeats: u64,
+    pub core_heartbeats: u64,
+    pub decisions: u64,
+    pub rejected: u64,
+    pub core_node_local: u64,
+    pub core_rack_local: u64,
+    pub core_off_switch: u64,
+    pub decision_us: LogHistogram,
+    pub wall_s: f64,
+    pub stalled: Option<String>,
+}
+
+pub struct Engine<'w> {
+    w: &'w Workload,
+    cfg: &'w SimConfig,
+    core: Core,
+    queue: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    seq: u64,
+    now: u64,
+    rng: Rng,
+    nodes: Vec<NodeRt>,
+    containers: Vec<ContainerRt>,
+    jobs: Vec<JobRt>,
+    app_index: BTreeMap<String, u32>,
+    pending_any: i64,
+    running_maps: u32,
+    running_reduces: u32,
+    unfinished: usize,
+    submitted: usize,
+    last_progress: u64,
+    raw: Raw,
+    cluster_mem: f64,
+    used_mem: f64,
+}
+
+fn err(what: impl std::fmt::Display, e: impl std::fmt::Display) -> String {
+    format!("the core rejected {what}: {e}")
+}
+
+impl<'w> Engine<'w> {
+    pub fn new(w: &'w Workload, cfg: &'w SimConfig, label: &str, props: BTreeMap<String, String>) -> Result<Engine<'w>, String> {
+        let core = Core::new(&props).map_err(|e| format!("policy {label:?}: {e}"))?;
+        let c: &Cluster = &w.cluster;
+        let biggest = c.nodes.iter().fold(Resource::ZERO, |a, n| Resource {
+            memory_mb: a.memory_mb.max(n.capability.memory_mb),
+            vcores: a.vcores.max(n.capability.vcores),
+        });
+        for j in &w.jobs {
+            for (what, r) in [("AM", j.am), ("map", j.map), ("reduce", j.reduce)] {
+                if !biggest.fits(&r) {
+                    return Err(format!(
+                        "job {}: its {what} container ({} MB, {} vcores) is bigger than any node ({} MB, {} vcores)",
+                        j.name, r.memory_mb, r.vcores, biggest.memory_mb, biggest.vcores
+                    ));
+                }
+            }
+        }
+        for &(n, _) in &cfg.failures {
+            if n >= c.nodes.len() {
+                return Err(format!("--fail-node-at names node {} but the cluster has {} nodes", n + 1, c.nodes.len()));
+            }
+        }
+        let nodes = (0..c.nodes.len())
+            .map(|i| NodeRt {
+                id: c.node_id(i),
+                cap: c.nodes[i].capability,
+                used: Resource::ZERO,
+                alive: true,
+                completed: Vec::new(),
+                containers: BTreeSet::new(),
+                reads: Vec::new(),
+                remote_reads: 0,
+                tasks_run: 0,
+            })
+            .collect();
+        let jobs = w
+            .jobs
+            .iter()
+            .map(|j| {
+                let splits = j
+                    .maps
+                    .iter()
+                    .map(|m| {
+                        let hosts: Vec<u32> = m.replicas.iter().map(|&n| n as u32).collect();
+                        let mut racks: Vec<u32> = m.replicas.iter().map(|&n| c.rack_of(n) as u32).collect();
+                        racks.sort_unstable();
+                        racks.dedup();
+                        SplitLocations { hosts, racks }
+                    })
+                    .collect();
+                JobRt {
+                    app: String::new(),
+                    submitted: false,
+                    finished: None,
+                    attempt: 0,
+                    am_container: None,
+                    registered_at: None,
+                    am: AmRequests::new(splits),
+                    rm: BTreeMap::new(),
+                    maps: vec![TaskRt { source: NONE, ..Default::default() }; j.maps.len()],
+                    reduces: vec![TaskRt { source: NONE, ..Default::default() }; j.reduces.len()],
+                    maps_done: 0,
+                    reduces_done: 0,
+                    reduces_requested: false,
+                    new: Vec::new(),
+                    allocate_at: None,
+                    map_out: BTreeMap::new(),
+                    containers: BTreeSet::new(),
+                    total_input: j.maps.iter().map(|m| m.input_bytes as f64).sum(),
+                    task_ms_done: 0.0,
+                    running: 0,
+                    running_start_sum: 0.0,
+                }
+            })
+            .collect();
+        let cluster_mem = c.nodes.iter().map(|n| n.capability.memory_mb as f64).sum();
+        let raw = Raw {
+            label: label.to_string(),
+            props,
+            jobs: w.jobs.len(),
+            submit_ms: w.jobs.iter().map(|j| j.submit_ms).collect(),
+            finish_ms: vec![None; w.jobs.len()],
+            ..Default::default()
+        };
+        Ok(Engine {
+            w,
+            cfg,
+            core,
+            queue: BinaryHeap::new(),
+            seq: 0,
+            now: 0,
+            rng: Rng::new(cfg.seed ^ 0x5EED_0F_5EED),
+            nodes,
+            containers: Vec::new(),
+            jobs,
+            app_index: BTreeMap::new(),
+            pending_any: 0,
+            running_maps: 0,
+            running_reduces: 0,
+            unfinished: w.jobs.len(),
+            submitted: 0,
+            last_progress: 0,
+            raw,
+            cluster_mem,
+            used_mem: 0.0,
+        })
+    }
+
+    fn push(&mut self, at: u64, ev: Ev) {
+        self.seq += 1;
+        self.queue.push(Reverse((at, self.seq, ev)));
+    }
+
+    fn send(&mut self, ev: Event) -> Result<(), String> {
+        let what = match &ev {
+            Event::NodeAdded { node, .. } => format!("node_added {node}"),
+            Event::NodeRemoved { node } => format!("node_removed {node}"),
+            Event::AppAdded { app, .. } => format!("app_added {app}"),
+            Event::AppRemoved { app } => format!("app_removed {app}"),
+            Event::AttemptAdded { app, .. } => format!("attempt_added {app}"),
+            Event::AttemptRemoved { app, .. } => format!("attempt_removed {app}"),
+            Event::AsksUpdated { app, .. } => format!("asks_updated {app}"),
+            Event::ContainerAllocated { container, .. } => format!("container_allocated {}", container.container),
+            Event::ContainerReleased { container, .. } => format!("container_released {container}"),
+            other => format!("{other:?}"),
+        };
+        self.core.handle(ev).map_err(|e| err(format!("{what} at {} ms", self.now), e))
+    }
+
+    pub fn run(mut self) -> Result<Raw, String> {
+        let started = Instant::now();
+        let c = &self.w.cluster;
+        for i in 0..c.nodes.len() {
+            let ev = Event::NodeAdded {
+                node: self.nodes[i].id.clone(),
+                host: c.nodes[i].host.clone(),
+                rack: c.racks[c.rack_of(i)].name.clone(),
+                capability: self.nodes[i].cap,
+            };
+            self.send(ev)?;
+            // Staggered so the cluster's heartbeats are spread over the interval, as real
+            // NodeManagers started at different moments are.
+            let offset = (i as u64 * self.cfg.heartbeat_ms) / c.nodes.len() as u64;
+            self.push(offset, Ev::Heartbeat(i as u32));
+        }
+        for (j, spec) in self.w.jobs.iter().enumerate() {
+            self.push(spec.submit_ms, Ev::Submit(j as u32));
+        }
+        for &(n, at) in &self.cfg.failures {
+            self.push(at, Ev::NodeFail(n as u32));
+        }
+        self.push(0, Ev::Sample);
+        let mut last_report = Instant::now();
+        let mut shown = false;
+        while self.unfinished > 0 {
+            let Some(Reverse((at, _, ev))) = self.queue.pop() else { break };
+            self.now = at;
+            self.raw.events += 1;
+            match ev {
+                Ev::Submit(j) => self.submit(j)?,
+                Ev::Heartbeat(n) => self.heartbeat(n)?,
+                Ev::AmLaunched(j, a) => self.am_launched(j, a)?,
+                Ev::Allocate(j) => self.allocate(j)?,
+                Ev::ReadDone(t, v) => self.read_done(t, v),
+                Ev::TaskDone(t, a) => self.task_done(t, a)?,
+                Ev::NodeFail(n) => self.node_fail(n)?,
+                Ev::Sample => self.sample(),
+            }
+            if self.raw.events % 65_536 == 0 {
+                if self.now.saturating_sub(self.last_progress) > self.cfg.stall_ms && self.submitted == self.raw.jobs {
+                    let waiting: Vec<&str> = self
+                        .jobs
+                        .iter()
+                        .filter(|j| j.finished.is_none())
+                        .take(5)
+                        .map(|j| j.app.as_str())
+                        .collect();
+                    self.raw.stalled = Some(format!(
+                        "no task started or finished for {} s of simulated time; {} jobs unfinished (first: {})",
+                        self.cfg.stall_ms / 1000,
+                        self.unfinished,
+                        waiting.join(", ")
+                    ));
+                    break;
+                }
+                if self.cfg.progress && last_report.elapsed().as_millis() >= 250 && started.elapsed().as_secs_f64() > 2.0 {
+                    last_report = Instant::now();
+                    shown = true;
+                    let done = self.raw.jobs - self.unfinished;
+                    let width = 30;
+                    let fill = done * width / self.raw.jobs.max(1);
+                    eprint!(
+                        "\r{:<16} [{}{}] {done}/{} jobs, sim {} s, {:.1} M events ",
+                        self.raw.label,
+                        "#".repeat(fill),
+                        " ".repeat(width - fill),
+                        self.raw.jobs,
+                        self.now / 1000,
+                        self.raw.events as f64 / 1e6
+                    );
+                }
+            }
+        }
+        if shown {
+            eprintln!();
+        }
+        self.sample();
+        let stats = self.core.stats();
+        self.raw.core_node_local = stats.node_local;
+        self.raw.core_rack_local = stats.rack_local;
+        self.raw.core_off_switch = stats.off_switch;
+        self.raw.end_ms = self.now;
+        self.raw.finished = self.raw.jobs - self.unfinished;
+        self.raw.node_tasks = self.nodes.iter().map(|n| n.tasks_run).collect();
+        self.raw.wall_s = started.elapsed().as_secs_f64();
+        Ok(self.raw)
+    }
+
+    // ---- jobs and the AM -------------------------------------------------------------------
+
+    fn submit(&mut self, j: u32) -> Result<(), String> {
+        let spec = &self.w.jobs[j as usize];
+        self.submitted += 1;
+        self.last_progress = self.now;
+        let app = format!("application_1700000000000_{:04}", self.submitted);
+        self.app_index.insert(app.clone(), j);
+        let job = &mut self.jobs[j as usize];
+        job.app = app.clone();
+        job.submitted = true;
+        self.send(Event::AppAdded {
+            app: app.clone(),
+            queue: spec.queue.clone(),
+            user: spec.user.clone(),
+            name: spec.name.clone(),
+            app_type: "MAPREDUCE".into(),
+            tags: Vec::new(),
+            submit_ms: self.now,
+        })?;
+        self.new_attempt(j)
+    }
+
+    /// A new attempt asks the RM for its AM container (priority 0, `*`).
+    fn new_attempt(&mut self, j: u32) -> Result<(), String> {
+        let job = &mut self.jobs[j as usize];
+        job.attempt += 1;
+        let ev = Event::AttemptAdded { app: job.app.clone(), attempt: format!("{}_{:06}", job.app, job.attempt) };
+        self.send(ev)?;
+        let keys: Vec<RowKey> = self.jobs[j as usize].rm.keys().copied().collect();
+        for k in keys {
+            self.set_rm_row(j, k, 0);
+        }
+        self.set_rm_row(j, (PRIORITY_AM, Loc::Any), 1);
+        self.send_snapshot(j)
+    }
+
+    fn set_rm_row(&mut self, j: u32, key: RowKey, value: u32) {
+        let job = &mut self.jobs[j as usize];
+        let old = job.rm.insert(key, value).unwrap_or(0);
+        if key.1 == Loc::Any {
+            self.pending_any += value as i64 - old as i64;
+        }
+        if value == 0 {
+            job.rm.remove(&key);
+        }
+    }
+
+    fn capability_of(&self, j: u32, priority: i32) -> Resource {
+        let spec = &self.w.jobs[j as usize];
+        match priority {
+            PRIORITY_AM => spec.am,
+            PRIORITY_REDUCE => spec.reduce,
+            _ => spec.map,
+        }
+    }
+
+    fn send_snapshot(&mut self, j: u32) -> Result<(), String> {
+        let c = &self.w.cluster;
+        let job = &self.jobs[j as usize];
+        let asks: Vec<Ask> = job
+            .rm
+            .iter()
+            .filter(|(_, &n)| n > 0)
+            .map(|(&(priority, loc), &count)| Ask {
+                priority,
+                allocation_request_id: 0,
+                resource_name: match loc {
+                    Loc::Host(h) => c.nodes[h as usize].host.clone(),
+                    Loc::Rack(r) => c.racks[r as usize].name.clone(),
+                    Loc::Any => "*".to_string(),
+                },
+                capability: self.capability_of(j, priority),
+                count,
+                relax_locality: true,
+            })
+            .collect();
+        let app = job.app.clone();
+        self.send(Event::AsksUpdated { app, asks })
+    }
+
+    fn schedule_allocate(&mut self, j: u32) {
+        let job = &self.jobs[j as usize];
+        let Some(reg) = job.registered_at else { return };
+        if job.allocate_at.is_some() || job.finished.is_some() {
+            return;
+        }
+        let hb = self.cfg.am_heartbeat_ms.max(1);
+        let at = reg + ((self.now - reg) / hb + 1) * hb;
+        self.jobs[j as usize].allocate_at = Some(at);
+        self.push(at, Ev::Allocate(j));
+    }
+
+    fn am_launched(&mut self, j: u32, attempt: u32) -> Result<(), String> {
+        let job = &mut self.jobs[j as usize];
+        if job.attempt != attempt || job.finished.is_some() || job.registered_at.is_some() {
+            return Ok(());
+        }
+        job.registered_at = Some(self.now);
+        for m in 0..job.maps.len() {
+            if !job.maps[m].done && !job.maps[m].running {
+                job.am.request_map(m as u32);
+            }
+        }
+        if job.maps.is_empty() && job.reduces.is_empty() {
+            return self.finish_job(j);
+        }
+        self.allocate(j)
+    }
+
+    fn maybe_request_reduces(&mut self, j: u32) {
+        let slowstart = self.cfg.slowstart;
+        let job = &mut self.jobs[j as usize];
+        if job.reduces_requested || job.reduces.is_empty() {
+            return;
+        }
+        let share = if job.maps.is_empty() { 1.0 } else { job.maps_done as f64 / job.maps.len() as f64 };
+        if share >= slowstart {
+            job.reduces_requested = true;
+            for r in 0..job.reduces.len() {
+                if !job.reduces[r].done && !job.reduces[r].running {
+                    job.am.request_reduce(r as u32);
+                }
+            }
+        }
+    }
+
+    /// The AM's allocate call: take the granted containers, run tasks in them, send changed rows.
+    fn allocate(&mut self, j: u32) -> Result<(), String> {
+        self.jobs[j as usize].allocate_at = None;
+        if self.jobs[j as usize].finished.is_some() || self.jobs[j as usize].registered_at.is_none() {
+            return Ok(());
+        }
+        let granted = std::mem::take(&mut self.jobs[j as usize].new);
+        let assigned = self.jobs[j as usize].am.assign(&granted);
+        for (g, a) in assigned {
+            match a {
+                Assigned::Map(m) => self.start_task(TaskRef { job: j, reduce: false, idx: m }, g),
+                Assigned::Reduce(r) => self.start_task(TaskRef { job: j, reduce: true, idx: r }, g),
+                Assigned::Release => self.release(g.container)?,
+            }
+        }
+        self.maybe_request_reduces(j);
+        let changes = self.jobs[j as usize].am.take_changes();
+        if !changes.is_empty() {
+            for (k, v) in changes {
+                self.set_rm_row(j, k, v);
+            }
+            self.send_snapshot(j)?;
+        }
+        Ok(())
+    }
+
+    fn finish_job(&mut self, j: u32) -> Result<(), String> {
+        self.jobs[j as usize].finished = Some(self.now);
+        self.raw.finish_ms[j as usize] = Some(self.now);
+        self.unfinished -= 1;
+        let live: Vec<u64> = self.jobs[j as usize].containers.iter().copied().collect();
+        for cid in live {
+            self.release(cid)?;
+        }
+        let keys: Vec<RowKey> = self.jobs[j as usize].rm.keys().copied().collect();
+        for k in keys {
+            self.set_rm_row(j, k, 0);
+        }
+        let job = &self.jobs[j as usize];
+        let (app, attempt) = (job.app.clone(), format!("{}_{:06}", job.app, job.attempt));
+        self.send(Event::AttemptRemoved { app: app.clone(), attempt })?;
+        self.send(Event::AppRemoved { app })
+    }
+
+    // ---- containers ------------------------------------------------------------------------
+
+    /// The RM frees a container and tells the core.
+    fn release(&mut self, cid: u64) -> Result<(), String> {
+        let c = &mut self.containers[cid as usize];
+        if !c.live {
+            return Ok(());
+        }
+        c.live = false;
+        let (j, n, resource) = (c.job, c.node, c.resource);
+        let node = &mut self.nodes[n as usize];
+        node.used = node.used.saturating_sub(&resource);
+        node.containers.remove(&cid);
+        self.used_mem -= resource.memory_mb as f64;
+        self.jobs[j as usize].containers.remove(&cid);
+        let ev = Event::ContainerReleased {
+            app: self.jobs[j as usize].app.clone(),
+            container: format!("container_{cid}"),
+            node: self.nodes[n as usize].id.clone(),
+            resource,
+        };
+        self.send(ev)
+    }
+
+    fn heartbeat(&mut self, n: u32) -> Result<(), String> {
+        if !self.nodes[n as usize].alive {
+            return Ok(());
+        }
+        self.raw.heartbeats += 1;
+        self.push(self.now + self.cfg.heartbeat_ms, Ev::Heartbeat(n));
+        let done = std::mem::take(&mut self.nodes[n as usize].completed);
+        for cid in done {
+            self.release(cid)?;
+        }
+        if self.pending_any <= 0 {
+            // Nothing is outstanding anywhere, so the core could not decide anything.
+            return Ok(());
+        }
+        let node = &self.nodes[n as usize];
+        let hb = Heartbeat { node: node.id.clone(), unallocated: node.cap.saturating_sub(&node.used), now_ms: self.now };
+        let t0 = Instant::now();
+        let resp = self.core.heartbeat(&hb).map_err(|e| err(format!("the heartbeat of {} at {} ms", hb.node, self.now), e))?;
+        self.raw.decision_us.record(t0.elapsed().as_secs_f64() * 1e6);
+        self.raw.core_heartbeats += 1;
+        let mut dirty: Vec<u32> = Vec::new();
+        for d in resp.decisions {
+            self.raw.decisions += 1;
+            if let Some(j) = self.execute(n, d)? {
+                if !dirty.contains(&j) {
+                    dirty.push(j);
+                }
+            }
+        }
+        for j in dirty {
+            self.send_snapshot(j)?;
+            self.schedule_allocate(j);
+        }
+        Ok(())
+    }
+
+    /// Validates and executes one decision as the shim does; returns the app whose asks changed.
+    fn execute(&mut self, n: u32, d: Decision) -> Result<Option<u32>, String> {
+        let c = &self.w.cluster;
+        let j = self.app_index.get(&d.app).copied().filter(|&j| self.jobs[j as usize].finished.is_none());
+        let node_id = &self.nodes[n as usize].id;
+        let rack = c.rack_of(n as usize) as u32;
+        let loc = if d.resource_name == "*" {
+            Some(Loc::Any)
+        } else if d.resource_name == c.nodes[n as usize].host {
+            Some(Loc::Host(n))
+        } else if d.resource_name == c.racks[rack as usize].name {
+            Some(Loc::Rack(rack))
+        } else {
+            None
+        };
+        let problem = match (j, loc) {
+            (None, _) => Some(format!("unknown or finished application {}", d.app)),
+            _ if d.node != *node_id => Some(format!("decision for node {} on the heartbeat of {node_id}", d.node)),
+            (_, None) => Some(format!("resource name {:?} is not node {node_id}'s host, rack or *", d.resource_name)),
+            (Some(j), _) if d.capability != self.capability_of(j, d.priority) => {
+                Some(format!("capability {:?} differs from the ask's", d.capability))
+            }
+            _ => None,
+        };
+        let (Some(j), Some(loc), None) = (j, loc, problem.clone()) else {
+            self.raw.rejected += 1;
+            let reason = problem.unwrap_or_default();
+            self.send(Event::DecisionRejected { decision: d, executed: 0, reason })?;
+            return Ok(None);
+        };
+        let p = d.priority;
+        let mut executed = 0;
+        let mut reason = String::new();
+        for _ in 0..d.count {
+            let node = &self.nodes[n as usize];
+            if !node.cap.saturating_sub(&node.used).fits(&d.capability) {
+                reason = "node has no room left".into();
+                break;
+            }
+            let rows = &self.jobs[j as usize].rm;
+            let at = |k: Loc| rows.get(&(p, k)).copied().unwrap_or(0);
+            if at(loc) == 0 || at(Loc::Any) == 0 {
+                reason = format!("no outstanding ask at priority {p}, {}", d.resource_name);
+                break;
+            }
+            let dec: &[Loc] = match d.locality {
+                Locality::NodeLocal => &[Loc::Host(n), Loc::Rack(rack), Loc::Any],
+                Locality::RackLocal => &[Loc::Rack(rack), Loc::Any],
+                Locality::OffSwitch => &[Loc::Any],
+            };
+            for &k in dec {
+                let v = self.jobs[j as usize].rm.get(&(p, k)).copied().unwrap_or(0);
+                self.set_rm_row(j, (p, k), v.saturating_sub(1));
+            }
+            let cid = self.containers.len() as u64;
+            self.containers.push(ContainerRt { job: j, node: n, resource: d.capability, live: true });
+            let node = &mut self.nodes[n as usize];
+            node.used = node.used.add(&d.capability);
+            node.containers.insert(cid);
+            self.used_mem += d.capability.memory_mb as f64;
+            self.jobs[j as usize].containers.insert(cid);
+            let info = ContainerInfo {
+                container: format!("container_{cid}"),
+                app: d.app.clone(),
+                node: d.node.clone(),
+                priority: p,
+                resource: d.capability,
+            };
+            self.send(Event::ContainerAllocated { container: info, locality: d.locality, recovered: false })?;
+            if p == PRIORITY_AM {
+                let job = &mut self.jobs[j as usize];
+                job.am_container = Some(cid);
+                let attempt = job.attempt;
+                self.push(self.now + self.cfg.am_launch_ms, Ev::AmLaunched(j, attempt));
+            } else {
+                self.jobs[j as usize].new.push(Granted { container: cid, node: n, rack, priority: p });
+            }
+            executed += 1;
+        }
+        if executed < d.count {
+            self.raw.rejected += 1;
+            self.send(Event::DecisionRejected { decision: d, executed, reason })?;
+        }
+        Ok(Some(j))
+    }
+
+    // ---- tasks -----------------------------------------------------------------------------
+
+    fn task(&mut self, t: TaskRef) -> &mut TaskRt {
+        let job = &mut self.jobs[t.job as usize];
+        if t.reduce {
+            &mut job.reduces[t.idx as usize]
+        } else {
+            &mut job.maps[t.idx as usize]
+        }
+    }
+
+    fn bytes_per_ms(mb_per_s: f64) -> f64 {
+        mb_per_s * MB / 1000.0
+    }
+
+    fn start_task(&mut self, t: TaskRef, g: Granted) {
+        self.last_progress = self.now;
+        let now = self.now;
+        let job = &mut self.jobs[t.job as usize];
+        job.running += 1;
+        job.running_start_sum += now as f64;
+        self.nodes[g.node as usize].tasks_run += 1;
+        let task = self.task(t);
+        task.attempt += 1;
+        task.running = true;
+        task.container = g.container;
+        task.node = g.node;
+        task.start = now;
+        if t.reduce {
+            self.running_reduces += 1;
+            let maps_left = {
+                let job = &self.jobs[t.job as usize];
+                job.maps_done < job.maps.len()
+            };
+            if maps_left {
+                self.task(t).waiting_shuffle = true;
+            } else {
+                self.start_shuffle(t);
+            }
+            return;
+        }
+        self.running_maps += 1;
+        let spec = &self.w.jobs[t.job as usize].maps[t.idx as usize];
+        let attempt = self.task(t).attempt;
+        if let Some(ms) = spec.fixed_ms {
+            self.push(now + ms, Ev::TaskDone(t, attempt));
+            return;
+        }
+        if spec.input_bytes == 0 {
+            self.push(now + self.cfg.task_overhead_ms, Ev::TaskDone(t, attempt));
+            return;
+        }
+        let (source, level) = self.choose_source(&spec.replicas, g.node, NONE);
+        self.raw.maps_by_distance[level.index()] += 1;
+        if level == Distance::Remote {
+            self.raw.inter_dc_bytes += spec.input_bytes as f64;
+        }
+        let bytes = spec.input_bytes as f64;
+        let task = self.task(t);
+        task.level = Some(level);
+        task.remaining = bytes;
+        task.last = now;
+        task.reading = true;
+        self.attach_read(t, source);
+    }
+
+    /// The closest live replica to `reader` (HDFS sorts replicas by network distance and
+    /// shuffles equals); `NONE` with Remote distance when every replica is gone.
+    fn choose_source(&mut self, replicas: &[usize], reader: u32, exclude: u32) -> (u32, Distance) {
+        let c = &self.w.cluster;
+        let mut best: Vec<u32> = Vec::new();
+        let mut best_d = Distance::Remote;
+        for &r in replicas {
+            if r as u32 == exclude || !self.nodes[r].alive {
+                continue;
+            }
+            let d = c.distance(r, reader as usize);
+            if best.is_empty() || d < best_d {
+                best.clear();
+                best_d = d;
+            }
+            if d == best_d {
+                best.push(r as u32);
+            }
+        }
+        if best.is_empty() {
+            return (NONE, Distance::Remote);
+        }
+        (best[self.rng.below(best.len())], best_d)
+    }
+
+    fn attach_read(&mut self, t: TaskRef, source: u32) {
+        let reader_node = self.task(t).node;
+        self.task(t).source = source;
+        if source == NONE {
+            // The data is gone from every live replica; model the read as a remote fetch
+            // nobody else shares, so the job can still finish.
+            let rate = Self::bytes_per_ms(self.cfg.bw.remote);
+            let now = self.now;
+            let task = self.task(t);
+            task.rate = rate;
+            task.version += 1;
+            let (v, at) = (task.version, now + (task.remaining / rate).ceil() as u64);
+            self.push(at, Ev::ReadDone(t, v));
+            return;
+        }
+        let node = &mut self.nodes[source as usize];
+        node.reads.push(t);
+        if source != reader_node {
+            node.remote_reads += 1;
+            if node.remote_reads == self.cfg.hotspot_readers + 1 {
+                self.raw.hotspots.push(self.now);
+            }
+        }
+        self.retime_reads(source);
+    }
+
+    fn detach_read(&mut self, t: TaskRef) {
+        let task = self.task(t);
+        let (source, reader) = (task.source, task.node);
+        task.reading = false;
+        task.source = NONE;
+        if source == NONE {
+            return;
+        }
+        let node = &mut self.nodes[source as usize];
+        if let Some(pos) = node.reads.iter().position(|&r| r == t) {
+            node.reads.swap_remove(pos);
+            if source != reader {
+                node.remote_reads -= 1;
+            }
+        }
+        self.retime_reads(source);
+    }
+
+    /// Processor sharing: every read served by `source` progresses at its old rate up to now,
+    /// then continues at min(path bandwidth, serving bandwidth / readers).
+    fn retime_reads(&mut self, source: u32) {
+        let now = self.now;
+        let readers = self.nodes[source as usize].reads.clone();
+        if readers.is_empty() {
+            return;
+        }
+        let share = Self::bytes_per_ms(self.cfg.bw.serve) / readers.len() as f64;
+        for r in readers {
+            let path = {
+                let level = self.task(r).level.unwrap_or(Distance::Remote);
+                Self::bytes_per_ms(self.cfg.bw.path(level))
+            };
+            let task = self.task(r);
+            task.remaining = (task.remaining - task.rate * (now - task.last) as f64).max(0.0);
+            task.last = now;
+            task.rate = path.min(share);
+            task.version += 1;
+            let (v, at) = (task.version, now + (task.remaining / task.rate).ceil() as u64);
+            self.push(at, Ev::ReadDone(r, v));
+        }
+    }
+
+    fn read_done(&mut self, t: TaskRef, version: u32) {
+        let task = self.task(t);
+        if !task.running || !task.reading || task.version != version {
+            return;
+        }
+        self.detach_read(t);
+        let spec = &self.w.jobs[t.job as usize].maps[t.idx as usize];
+        let compute = spec.input_bytes as f64 / Self::bytes_per_ms(self.cfg.map_mb_per_s);
+        let attempt = self.task(t).attempt;
+        self.push(self.now + compute.ceil() as u64 + self.cfg.task_overhead_ms, Ev::TaskDone(t, attempt));
+    }
+
+    fn start_shuffle(&mut self, t: TaskRef) {
+        let c = &self.w.cluster;
+        let spec = &self.w.jobs[t.job as usize];
+        let node = self.task(t).node;
+        self.task(t).waiting_shuffle = false;
+        let attempt = self.task(t).attempt;
+        if let Some(ms) = spec.reduces[t.idx as usize].fixed_ms {
+            self.push(self.now + ms, Ev::TaskDone(t, attempt));
+            return;
+        }
+        let parts = spec.reduces.len().max(1) as f64;
+        let mut copy_ms = 0.0;
+        let mut input = 0.0;
+        let outs: Vec<(u32, f64)> = self.jobs[t.job as usize].map_out.iter().map(|(&k, &v)| (k, v)).collect();
+        for (src, bytes) in outs {
+            let share = bytes / parts;
+            let d = c.distance(src as usize, node as usize);
+            copy_ms += share / Self::bytes_per_ms(self.cfg.bw.path(d));
+            self.raw.reduce_bytes_by_distance[d.index()] += share;
+            if d == Distance::Remote {
+                self.raw.inter_dc_bytes += share;
+            }
+            input += share;
+        }
+        let compute = (input + spec.output_bytes as f64 / parts) / Self::bytes_per_ms(self.cfg.reduce_mb_per_s);
+        let at = self.now + (copy_ms + compute).ceil() as u64 + self.cfg.task_overhead_ms;
+        self.push(at, Ev::TaskDone(t, attempt));
+    }
+
+    fn task_done(&mut self, t: TaskRef, attempt: u32) -> Result<(), String> {
+        let now = self.now;
+        let task = self.task(t);
+        if !task.running || task.attempt != attempt {
+            return Ok(());
+        }
+        task.running = false;
+        task.done = true;
+        task.end = now;
+        let (node, cid, start) = (task.node, task.container, task.start);
+        self.last_progress = now;
+        self.nodes[node as usize].completed.push(cid);
+        let job = &mut self.jobs[t.job as usize];
+        job.running -= 1;
+        job.running_start_sum -= start as f64;
+        job.task_ms_done += (now - start) as f64;
+        if t.reduce {
+            self.running_reduces -= 1;
+            job.reduces_done += 1;
+        } else {
+            self.running_maps -= 1;
+            self.raw.map_response_ms.push((now - start) as f64);
+            let spec = &self.w.jobs[t.job as usize];
+            let share = if job.total_input > 0.0 {
+                spec.maps[t.idx as usize].input_bytes as f64 / job.total_input
+            } else {
+                1.0 / spec.maps.len() as f64
+            };
+            *job.map_out.entry(node).or_insert(0.0) += spec.shuffle_bytes as f64 * share;
+            job.maps_done += 1;
+            if job.maps_done == job.maps.len() {
+                let waiting: Vec<u32> = (0..job.reduces.len() as u32)
+                    .filter(|&r| job.reduces[r as usize].running && job.reduces[r as usize].waiting_shuffle)
+                    .collect();
+                for r in waiting {
+                    self.start_shuffle(TaskRef { job: t.job, reduce: true, idx: r });
+                }
+            }
+            let job = &self.jobs[t.job as usize];
+            if !job.reduces_requested && !job.reduces.is_empty() {
+                self.schedule_allocate(t.job);
+            }
+        }
+        let job = &self.jobs[t.job as usize];
+        if job.maps_done == job.maps.len() && job.reduces_done == job.reduces.len() {
+            self.finish_job(t.job)?;
+        }
+        Ok(())
+    }
+
+    // ---- failures --------------------------------------------------------------------------
+
+    fn kill_task(&mut self, t: TaskRef) {
+        let now = self.now;
+        let task = self.task(t);
+        if !task.running {
+            return;
+        }
+        let (reading, start) = (task.reading, task.start);
+        if reading {
+            self.detach_read(t);
+        }
+        let task = self.task(t);
+        task.running = false;
+        task.waiting_shuffle = false;
+        let job = &mut self.jobs[t.job as usize];
+        job.running -= 1;
+        job.running_start_sum -= start as f64;
+        job.task_ms_done += (now - start) as f64;
+        if t.reduce {
+            self.running_reduces -= 1;
+        } else {
+            self.running_maps -= 1;
+        }
+    }
+
+    fn node_fail(&mut self, n: u32) -> Result<(), String> {
+        if !self.nodes[n as usize].alive {
+            return Ok(());
+        }
+        self.nodes[n as usize].alive = false;
+        let id = self.nodes[n as usize].id.clone();
+        self.send(Event::NodeRemoved { node: id })?;
+        // The core dropped the node's containers with it; the sim forgets them the same way.
+        let lost: Vec<u64> = self.nodes[n as usize].containers.iter().copied().collect();
+        let mut failed_ams: Vec<u32> = Vec::new();
+        for cid in lost {
+            let c = &mut self.containers[cid as usize];
+            c.live = false;
+            let (j, res) = (c.job, c.resource);
+            self.used_mem -= res.memory_mb as f64;
+            self.jobs[j as usize].containers.remove(&cid);
+            if self.jobs[j as usize].finished.is_some() {
+                continue;
+            }
+            if self.jobs[j as usize].am_container == Some(cid) {
+                failed_ams.push(j);
+                continue;
+            }
+            if let Some(t) = self.task_in(j, cid) {
+                self.kill_task(t);
+                let job = &mut self.jobs[j as usize];
+                if t.reduce {
+                    job.am.request_reduce(t.idx);
+                } else {
+                    job.am.request_failed_map(t.idx);
+                }
+                self.schedule_allocate(j);
+            }
+        }
+        let node = &mut self.nodes[n as usize];
+        node.containers.clear();
+        node.completed.clear();
+        node.used = Resource::ZERO;
+        // Finished maps whose output lived there run again while reduces still need it.
+        for j in 0..self.jobs.len() as u32 {
+            let job = &mut self.jobs[j as usize];
+            if !job.submitted || job.finished.is_some() || job.reduces.is_empty() || job.reduces_done == job.reduces.len() {
+                continue;
+            }
+            let rerun: Vec<u32> =
+                (0..job.maps.len() as u32).filter(|&m| job.maps[m as usize].done && job.maps[m as usize].node == n).collect();
+            if rerun.is_empty() {
+                continue;
+            }
+            job.map_out.remove(&n);
+            for m in rerun {
+                job.maps[m as usize].done = false;
+                job.maps_done -= 1;
+                if job.registered_at.is_some() {
+                    job.am.request_failed_map(m);
+                }
+            }
+            self.schedule_allocate(j);
+        }
+        // Reads it served move to another replica.
+        let readers = std::mem::take(&mut self.nodes[n as usize].reads);
+        self.nodes[n as usize].remote_reads = 0;
+        for r in readers {
+            let now = self.now;
+            let task = self.task(r);
+            task.remaining = (task.remaining - task.rate * (now - task.last) as f64).max(0.0);
+            task.last = now;
+            task.source = NONE;
+            let reader = task.node;
+            let spec = &self.w.jobs[r.job as usize].maps[r.idx as usize];
+            let (src, level) = self.choose_source(&spec.replicas, reader, n);
+            self.task(r).level = Some(level);
+            self.attach_read(r, src);
+        }
+        for j in failed_ams {
+            self.am_failed(j)?;
+        }
+        Ok(())
+    }
+
+    fn task_in(&mut self, j: u32, cid: u64) -> Option<TaskRef> {
+        let job = &self.jobs[j as usize];
+        let m = job.maps.iter().position(|t| t.running && t.container == cid);
+        if let Some(m) = m {
+            return Some(TaskRef { job: j, reduce: false, idx: m as u32 });
+        }
+        job.reduces.iter().position(|t| t.running && t.container == cid).map(|r| TaskRef { job: j, reduce: true, idx: r as u32 })
+    }
+
+    /// The AM's node died: the attempt ends with its containers; a new attempt recovers the
+    /// finished tasks (MapReduce job recovery) and asks again for the rest.
+    fn am_failed(&mut self, j: u32) -> Result<(), String> {
+        let running: Vec<u64> = self.jobs[j as usize].containers.iter().copied().collect();
+        for cid in running {
+            if let Some(t) = self.task_in(j, cid) {
+                self.kill_task(t);
+            }
+            self.release(cid)?;
+        }
+        let job = &mut self.jobs[j as usize];
+        let attempt = format!("{}_{:06}", job.app, job.attempt);
+        let app = job.app.clone();
+        let spec = &self.w.jobs[j as usize];
+        let c = &self.w.cluster;
+        let locations = spec
+            .maps
+            .iter()
+            .map(|m| {
+                let hosts: Vec<u32> = m.replicas.iter().map(|&n| n as u32).collect();
+                let mut racks: Vec<u32> = m.replicas.iter().map(|&n| c.rack_of(n) as u32).collect();
+                racks.sort_unstable();
+                racks.dedup();
+                SplitLocations { hosts, racks }
+            })
+            .collect();
+        let job = &mut self.jobs[j as usize];
+        job.am = AmRequests::new(locations);
+        job.registered_at = None;
+        job.allocate_at = None;
+        job.am_container = None;
+        job.new.clear();
+        job.reduces_requested = false;
+        self.send(Event::AttemptRemoved { app, attempt })?;
+        self.new_attempt(j)
+    }
+
+    fn sample(&mut self) {
+        let now = self.now;
+        let share = if self.cluster_mem > 0.0 { self.used_mem / self.cluster_mem } else { 0.0 };
+        self.raw.timeline.push((now, self.running_maps, self.running_reduces, share));
+        let usage: Vec<f64> = self
+            .jobs
+            .iter()
+            .enumerate()
+            .filter(|(_, j)| j.submitted && j.finished.is_none())
+            .map(|(i, j)| {
+                let used = j.task_ms_done + j.running as f64 * now as f64 - j.running_start_sum;
+                crate::metrics::fresh_usage(used, now as f64, self.w.jobs[i].submit_ms as f64)
+            })
+            .collect();
+        if usage.len() >= 2 {
+            if let Some(f) = crate::metrics::jain(&usage) {
+                self.raw.fairness.push(f);
+            }
+        }
+        if self.unfinished > 0 {
+            self.push(now + self.cfg.sample_ms, Ev::Sample);
+        }
+    }
+}

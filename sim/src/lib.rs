@@ -1,0 +1,12 @@
+//! locus-sim: a discrete-event simulator of YARN, HDFS and the MapReduce AM that drives the
+//! unmodified Locus core through the messages the JNI bridge carries.
+
+pub mod am;
+pub mod cluster;
+pub mod engine;
+pub mod hdfs;
+pub mod metrics;
+pub mod report;
+pub mod rng;
+pub mod run;
+pub mod workload;

@@ -1,0 +1,36 @@
+use std::process::ExitCode;
+
+use clap::Parser;
+use locus_sim::report;
+use locus_sim::run::{self, Args};
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let outcome = match run::run(&args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("locus-sim: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    print!("{}", outcome.table);
+    if let Some(path) = &args.json {
+        let written = run::json(&outcome).and_then(|text| std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {path}: {e}")));
+        if let Err(e) = written {
+            eprintln!("locus-sim: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    if let Some(path) = &args.report {
+        let page = report::html(&outcome.workload.name, &outcome.table, &outcome.summaries, &outcome.raws);
+        if let Err(e) = std::fs::write(path, page) {
+            eprintln!("locus-sim: cannot write {path}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    if outcome.summaries.iter().any(|s| s.finished < s.jobs) {
+        eprintln!("locus-sim: some jobs did not finish (see the table)");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}

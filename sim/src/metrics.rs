@@ -1,0 +1,168 @@
+//! Metric definitions, kept apart from the engine so each is testable on known numbers.
+
+/// Jain's fairness index, (Σx)² / (n·Σx²): 1 when all are equal, 1/n when one holds all.
+/// `None` for no values; 1 when every value is 0 (nobody got more than anyone else).
+pub fn jain(xs: &[f64]) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    let sum: f64 = xs.iter().sum();
+    let sq: f64 = xs.iter().map(|x| x * x).sum();
+    if sq == 0.0 {
+        return Some(1.0);
+    }
+    Some(sum * sum / (xs.len() as f64 * sq))
+}
+
+/// FRESH eq. 1: job i's effective resource use by time T, (Σ task run time up to T) / (T − T_i).
+pub fn fresh_usage(task_ms_until_t: f64, t_ms: f64, start_ms: f64) -> f64 {
+    if t_ms <= start_ms {
+        0.0
+    } else {
+        task_ms_until_t / (t_ms - start_ms)
+    }
+}
+
+/// Nearest-rank percentile of sorted values: the smallest value with at least p% of values at
+/// or below it. `None` for no values.
+pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, sorted.len()) - 1])
+}
+
+pub fn mean(xs: &[f64]) -> Option<f64> {
+    if xs.is_empty() {
+        None
+    } else {
+        Some(xs.iter().sum::<f64>() / xs.len() as f64)
+    }
+}
+
+/// Population standard deviation.
+pub fn stddev(xs: &[f64]) -> Option<f64> {
+    let m = mean(xs)?;
+    Some((xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / xs.len() as f64).sqrt())
+}
+
+/// Durations in a log-scaled histogram (about 9% wide buckets), so ten million heartbeats cost
+/// a few kilobytes rather than a vector of samples.
+#[derive(Debug, Clone)]
+pub struct LogHistogram {
+    buckets: Vec<u64>,
+    count: u64,
+    sum: f64,
+    max: f64,
+}
+
+impl Default for LogHistogram {
+    fn default() -> Self {
+        LogHistogram { buckets: vec![0; 8 * 64], count: 0, sum: 0.0, max: 0.0 }
+    }
+}
+
+impl LogHistogram {
+    fn bucket(v: f64) -> usize {
+        if v < 1.0 {
+            0
+        } else {
+            ((v.log2() * 8.0) as usize + 1).min(8 * 64 - 1)
+        }
+    }
+
+    pub fn record(&mut self, v: f64) {
+        self.buckets[Self::bucket(v)] += 1;
+        self.count += 1;
+        self.sum += v;
+        if v > self.max {
+            self.max = v;
+        }
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    pub fn mean(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum / self.count as f64
+        }
+    }
+
+    pub fn max(&self) -> f64 {
+        self.max
+    }
+
+    /// Upper edge of the bucket holding the p-th percentile.
+    pub fn percentile(&self, p: f64) -> f64 {
+        if self.count == 0 {
+            return 0.0;
+        }
+        let rank = ((p / 100.0) * self.count as f64).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (i, &c) in self.buckets.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                let edge = if i == 0 { 1.0 } else { 2f64.powf(i as f64 / 8.0) };
+                return edge.min(self.max);
+            }
+        }
+        self.max
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_on_known_numbers() {
+        assert_eq!(jain(&[1.0, 1.0, 1.0, 1.0]), Some(1.0));
+        assert_eq!(jain(&[1.0, 0.0, 0.0, 0.0]), Some(0.25));
+        let j = jain(&[1.0, 2.0, 3.0]).unwrap_or(0.0);
+        assert!((j - 36.0 / 42.0).abs() < 1e-12, "{j}");
+        assert_eq!(jain(&[]), None);
+        assert_eq!(jain(&[0.0, 0.0]), Some(1.0));
+    }
+
+    #[test]
+    fn fresh_example_usage_over_five_units() {
+        // FRESH's example: J1, J2, J3 occupy 11, 7 and 10 slot-units over 5 units
+        let r: Vec<f64> = [11.0, 7.0, 10.0].iter().map(|&u| fresh_usage(u, 5.0, 0.0)).collect();
+        assert_eq!(r, vec![2.2, 1.4, 2.0]);
+        let f = jain(&r).unwrap_or(0.0);
+        assert!((f - (28.0f64 * 28.0) / (3.0 * (121.0 + 49.0 + 100.0))).abs() < 1e-12, "{f}");
+        assert_eq!(fresh_usage(3.0, 2.0, 2.0), 0.0);
+    }
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let v: Vec<f64> = (1..=100).map(|x| x as f64).collect();
+        assert_eq!(percentile(&v, 50.0), Some(50.0));
+        assert_eq!(percentile(&v, 95.0), Some(95.0));
+        assert_eq!(percentile(&v, 99.0), Some(99.0));
+        assert_eq!(percentile(&v, 100.0), Some(100.0));
+        assert_eq!(percentile(&[3.0, 7.0], 50.0), Some(3.0));
+        assert_eq!(percentile(&[3.0, 7.0], 51.0), Some(7.0));
+        assert_eq!(percentile(&[], 50.0), None);
+        assert_eq!(percentile(&[5.0], 0.0), Some(5.0));
+    }
+
+    #[test]
+    fn stddev_and_histogram() {
+        assert_eq!(stddev(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]), Some(2.0));
+        let mut h = LogHistogram::default();
+        for v in 1..=1000 {
+            h.record(v as f64);
+        }
+        assert_eq!(h.count(), 1000);
+        assert!((h.mean() - 500.5).abs() < 1e-9);
+        let p50 = h.percentile(50.0);
+        assert!((500.0..=560.0).contains(&p50), "p50 {p50}");
+        assert_eq!(h.max(), 1000.0);
+    }
+}

@@ -1,0 +1,295 @@
+//! The command line: builds the workload once, runs it under each policy, writes the outputs.
+
+use std::collections::BTreeMap;
+
+use clap::Parser;
+use locus_core::Resource;
+
+use crate::cluster::Cluster;
+use crate::engine::{Bandwidths, Engine, Raw, SimConfig};
+use crate::hdfs::Placement;
+use crate::report::{self, Summary};
+use crate::rng::Rng;
+use crate::workload::{facebook, sls, swim, synthetic, Shape, Workload};
+
+#[derive(Parser, Debug, Clone)]
+#[command(name = "locus-sim", about = "Simulate YARN + HDFS + the MapReduce AM driving the Locus core; compare policies side by side.")]
+pub struct Args {
+    /// facebook (Matchmaking Table 4 bins, 100 jobs), swim (FB-2009 trace), sls (Hadoop SLS JSON), synthetic
+    #[arg(long, default_value = "facebook")]
+    pub workload: String,
+    /// Trace file for swim or sls.
+    #[arg(long, default_value = "../shared/traces/FB-2009_samples_24_times_1hr_0.tsv")]
+    pub trace: String,
+    /// Replay only the first N jobs of a SWIM trace.
+    #[arg(long)]
+    pub limit_jobs: Option<usize>,
+    /// Jobs of the synthetic workload.
+    #[arg(long, default_value_t = 1000)]
+    pub jobs: usize,
+    /// Largest map count of a synthetic job.
+    #[arg(long, default_value_t = 4800)]
+    pub max_maps: usize,
+    /// Mean gap between submissions (facebook: 14000; synthetic: 14000 x 30 / nodes).
+    #[arg(long)]
+    pub mean_gap_ms: Option<f64>,
+    /// facebook: use bins 1..=N of Table 4 (Matchmaking used 6).
+    #[arg(long, default_value_t = 9)]
+    pub fb_bins: usize,
+    /// facebook: blocks in the shared data set maps read from.
+    #[arg(long, default_value_t = 100)]
+    pub dataset_blocks: usize,
+    #[arg(long, default_value_t = 30)]
+    pub nodes: usize,
+    #[arg(long, default_value_t = 1)]
+    pub racks: usize,
+    #[arg(long, default_value_t = 1)]
+    pub datacenters: usize,
+    #[arg(long, default_value_t = 8192)]
+    pub node_memory_mb: u64,
+    #[arg(long, default_value_t = 8)]
+    pub node_vcores: u32,
+    #[arg(long, default_value_t = 128)]
+    pub block_mb: u64,
+    #[arg(long, default_value_t = 3)]
+    pub replication: usize,
+    /// rack-aware (HDFS default) or uniform (the papers').
+    #[arg(long, default_value = "rack-aware")]
+    pub placement: String,
+    /// One reduce per this much shuffle (swim, facebook, synthetic).
+    #[arg(long, default_value_t = 1024)]
+    pub bytes_per_reduce_mb: u64,
+    /// Shuffle bytes as a share of input (facebook, synthetic).
+    #[arg(long, default_value_t = 0.1)]
+    pub filter: f64,
+    #[arg(long, default_value_t = 1536)]
+    pub am_memory_mb: u64,
+    #[arg(long, default_value_t = 1024)]
+    pub map_memory_mb: u64,
+    #[arg(long, default_value_t = 1024)]
+    pub reduce_memory_mb: u64,
+    #[arg(long, default_value_t = 1000)]
+    pub heartbeat_ms: u64,
+    #[arg(long, default_value_t = 1000)]
+    pub am_heartbeat_ms: u64,
+    /// From AM container grant to the AM's registration.
+    #[arg(long, default_value_t = 1000)]
+    pub am_launch_ms: u64,
+    /// JVM start and task set-up, added to every modelled task.
+    #[arg(long, default_value_t = 1000)]
+    pub task_overhead_ms: u64,
+    /// Share of maps done before reduces are requested (mapreduce.job.reduce.slowstart.completedmaps).
+    #[arg(long, default_value_t = 0.05)]
+    pub slowstart: f64,
+    #[arg(long, default_value_t = 20.0)]
+    pub map_mb_per_s: f64,
+    #[arg(long, default_value_t = 20.0)]
+    pub reduce_mb_per_s: f64,
+    #[arg(long, default_value_t = 120.0)]
+    pub disk_mb_per_s: f64,
+    #[arg(long, default_value_t = 110.0)]
+    pub rack_mb_per_s: f64,
+    #[arg(long, default_value_t = 50.0)]
+    pub dc_mb_per_s: f64,
+    #[arg(long, default_value_t = 10.0)]
+    pub remote_mb_per_s: f64,
+    /// What one node serves to all its readers together (shared equally).
+    #[arg(long, default_value_t = 120.0)]
+    pub serve_mb_per_s: f64,
+    /// TD's θ: a node with more concurrent remote readers is an actual hotspot.
+    #[arg(long, default_value_t = 3)]
+    pub hotspot_readers: u32,
+    /// NODE@SECONDS: the node (1-based index or host name) fails then. Repeatable.
+    #[arg(long)]
+    pub fail_node_at: Vec<String>,
+    #[arg(long, default_value_t = 5000)]
+    pub sample_ms: u64,
+    /// Stop a run when nothing started or finished for this many simulated seconds.
+    #[arg(long, default_value_t = 3600)]
+    pub stall_s: u64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Comma-separated locus.policy values, each run on the same workload. An item may add
+    /// settings after semicolons: "fifo;locus.locality=delay".
+    #[arg(long, default_value = "fifo")]
+    pub policy: String,
+    /// KEY=VALUE locus.* setting for every run. Repeatable.
+    #[arg(long)]
+    pub set: Vec<String>,
+    #[arg(long)]
+    pub json: Option<String>,
+    /// Self-contained HTML report with charts.
+    #[arg(long)]
+    pub report: Option<String>,
+    /// Leave wall-clock figures out, so the same seed gives byte-identical output.
+    #[arg(long)]
+    pub no_timing: bool,
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+fn kv(s: &str, what: &str) -> Result<(String, String), String> {
+    let (k, v) = s.split_once('=').ok_or_else(|| format!("{what} {s:?}: expected KEY=VALUE"))?;
+    let k = k.trim();
+    if !k.starts_with("locus.") {
+        return Err(format!("{what} {s:?}: only locus.* settings reach the core"));
+    }
+    Ok((k.to_string(), v.trim().to_string()))
+}
+
+/// (label, properties) for each policy item.
+pub fn policies(args: &Args) -> Result<Vec<(String, BTreeMap<String, String>)>, String> {
+    let mut common = BTreeMap::new();
+    for s in &args.set {
+        let (k, v) = kv(s, "--set")?;
+        common.insert(k, v);
+    }
+    let mut out = Vec::new();
+    for item in args.policy.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let mut parts = item.split(';');
+        let mut props = common.clone();
+        if let Some(p) = parts.next().filter(|p| !p.trim().is_empty()) {
+            props.insert("locus.policy".into(), p.trim().to_string());
+        }
+        for extra in parts {
+            let (k, v) = kv(extra, "--policy item")?;
+            props.insert(k, v);
+        }
+        out.push((item.to_string(), props));
+    }
+    if out.is_empty() {
+        return Err("--policy names no policy".into());
+    }
+    Ok(out)
+}
+
+fn positive(name: &str, v: f64) -> Result<f64, String> {
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("{name} must be a positive number, not {v}"))
+    }
+}
+
+pub fn config(args: &Args, cluster: &Cluster) -> Result<SimConfig, String> {
+    if args.heartbeat_ms == 0 || args.am_heartbeat_ms == 0 {
+        return Err("--heartbeat-ms and --am-heartbeat-ms must be at least 1".into());
+    }
+    if !(0.0..=1.0).contains(&args.slowstart) {
+        return Err(format!("--slowstart {} must be between 0 and 1", args.slowstart));
+    }
+    let mut failures = Vec::new();
+    for f in &args.fail_node_at {
+        let (node, at) = f.split_once('@').ok_or_else(|| format!("--fail-node-at {f:?}: expected NODE@SECONDS"))?;
+        let secs: f64 = at.trim().parse().map_err(|_| format!("--fail-node-at {f:?}: {at:?} is not a number of seconds"))?;
+        let idx = match node.trim().parse::<usize>() {
+            Ok(i) if i >= 1 && i <= cluster.nodes.len() => i - 1,
+            Ok(i) => return Err(format!("--fail-node-at {f:?}: node {i} not in 1..={}", cluster.nodes.len())),
+            Err(_) => cluster
+                .nodes
+                .iter()
+                .position(|n| n.host == node.trim())
+                .ok_or_else(|| format!("--fail-node-at {f:?}: no node named {node:?}"))?,
+        };
+        failures.push((idx, (secs.max(0.0) * 1000.0) as u64));
+    }
+    Ok(SimConfig {
+        heartbeat_ms: args.heartbeat_ms,
+        am_heartbeat_ms: args.am_heartbeat_ms,
+        am_launch_ms: args.am_launch_ms,
+        task_overhead_ms: args.task_overhead_ms,
+        slowstart: args.slowstart,
+        map_mb_per_s: positive("--map-mb-per-s", args.map_mb_per_s)?,
+        reduce_mb_per_s: positive("--reduce-mb-per-s", args.reduce_mb_per_s)?,
+        bw: Bandwidths {
+            disk: positive("--disk-mb-per-s", args.disk_mb_per_s)?,
+            rack: positive("--rack-mb-per-s", args.rack_mb_per_s)?,
+            datacenter: positive("--dc-mb-per-s", args.dc_mb_per_s)?,
+            remote: positive("--remote-mb-per-s", args.remote_mb_per_s)?,
+            serve: positive("--serve-mb-per-s", args.serve_mb_per_s)?,
+        },
+        hotspot_readers: args.hotspot_readers,
+        failures,
+        sample_ms: args.sample_ms.max(1),
+        stall_ms: args.stall_s.max(1) * 1000,
+        progress: !args.no_progress,
+        seed: args.seed,
+    })
+}
+
+pub fn workload(args: &Args) -> Result<Workload, String> {
+    let mb = 1024 * 1024;
+    let shape = Shape {
+        block_bytes: args.block_mb.max(1) * mb,
+        replication: args.replication.max(1),
+        placement: args.placement.parse::<Placement>()?,
+        bytes_per_reduce: args.bytes_per_reduce_mb.max(1) * mb,
+        filter: if args.filter.is_finite() && args.filter >= 0.0 { args.filter } else { return Err(format!("--filter {} must be 0 or more", args.filter)) },
+        am: Resource::new(args.am_memory_mb, 1),
+        map: Resource::new(args.map_memory_mb, 1),
+        reduce: Resource::new(args.reduce_memory_mb, 1),
+    };
+    let cap = Resource::new(args.node_memory_mb, args.node_vcores);
+    let mut rng = Rng::new(args.seed);
+    let cluster = || Cluster::uniform(args.nodes, args.racks, args.datacenters, cap);
+    match args.workload.as_str() {
+        "facebook" => facebook::generate(
+            cluster()?,
+            &shape,
+            &facebook::Params { bins: args.fb_bins, mean_gap_ms: args.mean_gap_ms.unwrap_or(14_000.0), dataset_blocks: args.dataset_blocks },
+            &mut rng,
+        ),
+        "swim" => swim::load(&args.trace, cluster()?, &shape, args.limit_jobs, &mut rng),
+        "sls" => sls::load(&args.trace, &shape, cap),
+        "synthetic" => synthetic::generate(
+            cluster()?,
+            &shape,
+            &synthetic::Params { jobs: args.jobs, mean_gap_ms: args.mean_gap_ms, max_maps: args.max_maps },
+            &mut rng,
+        ),
+        other => Err(format!("unknown --workload {other:?}; allowed: facebook, swim, sls, synthetic")),
+    }
+}
+
+pub struct Outcome {
+    pub workload: Workload,
+    pub raws: Vec<Raw>,
+    pub summaries: Vec<Summary>,
+    pub table: String,
+}
+
+pub fn run(args: &Args) -> Result<Outcome, String> {
+    let pols = policies(args)?;
+    let w = workload(args)?;
+    let cfg = config(args, &w.cluster)?;
+    let mut raws = Vec::new();
+    for (label, props) in pols {
+        let engine = Engine::new(&w, &cfg, &label, props)?;
+        raws.push(engine.run().map_err(|e| format!("policy {label}: {e}"))?);
+    }
+    let several_dcs = w.cluster.dc_count > 1;
+    let baseline = report::summarise(&raws[0], None, several_dcs, false).turnaround.mean_s;
+    let summaries: Vec<Summary> =
+        raws.iter().map(|r| report::summarise(r, Some(baseline), several_dcs, !args.no_timing)).collect();
+    let title = format!(
+        "{} on {} nodes ({} racks, {} datacenters), {} jobs, seed {}",
+        w.name,
+        w.cluster.nodes.len(),
+        w.cluster.racks.len(),
+        w.cluster.dc_count,
+        w.jobs.len(),
+        args.seed
+    );
+    let table = report::table(&title, &summaries);
+    Ok(Outcome { workload: w, raws, summaries, table })
+}
+
+pub fn json(outcome: &Outcome) -> Result<String, String> {
+    let doc = serde_json::json!({
+        "workload": outcome.workload.name,
+        "nodes": outcome.workload.cluster.nodes.len(),
+        "jobs": outcome.workload.jobs.len(),
+        "runs": outcome.summaries,
+    });
+    serde_json::to_string_pretty(&doc).map_err(|e| format!("cannot encode JSON: {e}"))
+}

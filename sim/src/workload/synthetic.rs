@@ -1,0 +1,55 @@
+//! Synthetic scale workload: job sizes drawn from the Facebook 2009 bin shares (Matchmaking
+//! Table 4, "%Jobs at Facebook"), a map count uniform within the bin, arrivals exponential. The
+//! default mean gap keeps the offered load per node of the 100-job schedule on 30 nodes
+//! (14 s x 30 / nodes), so a larger cluster gets proportionally more jobs per second.
+
+use crate::cluster::Cluster;
+use crate::rng::Rng;
+use crate::workload::{Shape, Workload};
+
+/// (share of jobs in %, smallest maps, largest maps).
+const SHARES: [(u32, usize, usize); 9] = [
+    (39, 1, 1),
+    (16, 2, 2),
+    (14, 3, 20),
+    (9, 21, 60),
+    (6, 61, 150),
+    (6, 151, 300),
+    (4, 301, 500),
+    (4, 501, 1500),
+    (3, 1501, 4800),
+];
+
+pub struct Params {
+    pub jobs: usize,
+    pub mean_gap_ms: Option<f64>,
+    pub max_maps: usize,
+}
+
+pub fn generate(cluster: Cluster, shape: &Shape, p: &Params, rng: &mut Rng) -> Result<Workload, String> {
+    if p.jobs == 0 {
+        return Err("--jobs must be at least 1".into());
+    }
+    let gap = p.mean_gap_ms.unwrap_or(14_000.0 * 30.0 / cluster.nodes.len() as f64);
+    let mut t = 0.0;
+    let mut jobs = Vec::with_capacity(p.jobs);
+    for i in 0..p.jobs {
+        if i > 0 {
+            t += rng.exp(gap);
+        }
+        let mut roll = rng.below(100) as u32;
+        let mut bin = SHARES[SHARES.len() - 1];
+        for s in SHARES {
+            if roll < s.0 {
+                bin = s;
+                break;
+            }
+            roll -= s.0;
+        }
+        let maps = (bin.1 + rng.below(bin.2 - bin.1 + 1)).min(p.max_maps.max(1));
+        let input = maps as u64 * shape.block_bytes;
+        let shuffle = (input as f64 * shape.filter) as u64;
+        jobs.push(shape.job_with_own_input(&cluster, rng, format!("synthetic-{i}"), t as u64, input, shuffle, shuffle));
+    }
+    Ok(Workload { name: format!("synthetic {} jobs", p.jobs), cluster, jobs })
+}
