@@ -32,6 +32,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.net.NetUtils;
+import org.apache.hadoop.test.GenericTestUtils;
 import org.junit.After;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -73,9 +74,18 @@ public class LocusSchedulerTest {
 
   private MockRM start(YarnConfiguration conf) {
     MockRM rm = new MockRM(conf);
+    quietLogs();
     rms.add(rm);
     rm.start();
     return rm;
+  }
+
+  /**
+   * MockRM turns the root logger to DEBUG; megabytes of RM debug output per test break
+   * Gradle's XML test report, and INFO still shows every Locus decision.
+   */
+  private static void quietLogs() {
+    GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
   }
 
   private static LocusScheduler scheduler(MockRM rm) {
@@ -285,6 +295,7 @@ public class LocusSchedulerTest {
     ApplicationAttemptId attempt = am.getApplicationAttemptId();
 
     MockRM rm2 = new MockRM(conf, rm1.getRMStateStore());
+    quietLogs();
     rms.add(rm2);
     rm2.start();
     nm1.setResourceTrackerService(rm2.getResourceTrackerService());
