@@ -7,6 +7,7 @@
 
 use std::cell::Cell;
 use std::io::Write;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::OnceLock;
 
 use jni::objects::{GlobalRef, JStaticMethodID, JValue};
@@ -88,7 +89,10 @@ struct JavaLogger;
 
 impl Log for JavaLogger {
     fn enabled(&self, metadata: &Metadata) -> bool {
+        // The `jni` crate traces every JNI call it makes, including the ones this forwarder
+        // makes: at debug level that would double the RM log and recurse into the forwarder.
         metadata.level() <= log::max_level()
+            && (metadata.level() <= Level::Warn || !metadata.target().starts_with("jni"))
     }
 
     fn log(&self, record: &Record) {
@@ -97,10 +101,17 @@ impl Log for JavaLogger {
         }
         let message = record.args().to_string();
         let level = level_int(record.level());
-        let reentered = IN_CALLBACK.with(|c| c.replace(true));
-        let delivered = !reentered && forward(level, record.target(), &message);
+        // `try_with`: records are also logged while a thread's locals are being destroyed
+        // (the jni crate detaches daemon threads from a TLS destructor); `with` would panic
+        // there, and a panic in a TLS destructor aborts the process. Such records go to stderr.
+        let reentered = IN_CALLBACK.try_with(|c| c.replace(true)).unwrap_or(true);
+        // Attaching a thread that is already tearing down its locals panics inside the jni
+        // crate; a panic escaping a logger (or a TLS destructor) would abort the RM.
+        let delivered = !reentered
+            && panic::catch_unwind(AssertUnwindSafe(|| forward(level, record.target(), &message)))
+                .unwrap_or(false);
         if !reentered {
-            IN_CALLBACK.with(|c| c.set(false));
+            let _ = IN_CALLBACK.try_with(|c| c.set(false));
         }
         if !delivered {
             to_stderr(record.level(), record.target(), &message);
