@@ -78,7 +78,14 @@ fn throw(env: &mut JNIEnv, err: &BridgeError) {
 pub fn install_panic_hook() {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
-        panic::set_hook(Box::new(|info| {
+        // Until Java forwards logging (and in plain `cargo test`), the default hook's report
+        // is the only place the message and location would appear.
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if !crate::logging::is_forwarding() {
+                previous(info);
+                return;
+            }
             let location = info
                 .location()
                 .map(|l| format!(" at {}:{}", l.file(), l.line()))

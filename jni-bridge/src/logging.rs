@@ -85,6 +85,11 @@ pub fn init(env: &mut JNIEnv, max_level: i32) -> Result<(), BridgeError> {
     Ok(())
 }
 
+/// True once Java has asked for the core's records and error records are enabled.
+pub fn is_forwarding() -> bool {
+    SINK.get().is_some() && log::max_level() >= LevelFilter::Error
+}
+
 struct JavaLogger;
 
 impl Log for JavaLogger {
