@@ -56,6 +56,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptA
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppRemovedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerPreemptEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourceUpdateSchedulerEvent;
@@ -328,6 +329,14 @@ public class LocusScheduler
             SchedulerUtils.RELEASED_CONTAINER), RMContainerEventType.RELEASED);
         break;
       }
+      case MARK_CONTAINER_FOR_KILLABLE: {
+        // The RM's own verdict (a node shrunk below what runs on it and its overcommit
+        // timeout passed): the container must go, whatever the core thinks.
+        RMContainer c = ((ContainerPreemptEvent) event).getContainer();
+        completedContainer(c, SchedulerUtils.createPreemptedContainerStatus(c.getContainerId(),
+            SchedulerUtils.PREEMPTED_CONTAINER), RMContainerEventType.KILL);
+        break;
+      }
       default:
         // Node labels/attributes, reservations, preemption marks and queue management have
         // no meaning with a single queue and no reservations; new event types of a later
@@ -477,6 +486,14 @@ public class LocusScheduler
       }
     }
     queue.updateAvailableMetrics();
+  }
+
+  /**
+   * Executes a heartbeat response as if the core had sent it. Lets tests feed decisions the
+   * core would not make (stale, oversized, at the wrong place) to the shim's validation.
+   */
+  synchronized void executeDecisions(String responseJson) throws IOException {
+    executor.run(CoreMessages.JSON.readTree(responseJson));
   }
 
   @Override

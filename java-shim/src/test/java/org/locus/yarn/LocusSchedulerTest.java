@@ -212,6 +212,51 @@ public class LocusSchedulerTest {
   }
 
   @Test
+  public void decisionsTheRmCannotHonourAreReportedAsRejected() throws Exception {
+    MockRM rm = start(locusConf());
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    int rejectedBefore = stats(rm).get("rejected").asInt();
+
+    // Two 4 GB containers wanted anywhere; h1 has 7 GB left after the AM.
+    ResourceRequest any = ResourceRequest.newInstance(Priority.newInstance(10),
+        ResourceRequest.ANY, Resource.newInstance(4 * GB, 1), 2);
+    any.setAllocationRequestId(0L);
+    am.allocate(Arrays.asList(any), new ArrayList<>());
+
+    String appId = app.getApplicationId().toString();
+    String node = nm1.getNodeId().toString();
+    String decisions = "{\"decisions\":["
+        // Names a host the node is not: nothing may be created.
+        + decision(appId, "h2", node, "node_local", 1)
+        // Asks for three where two are outstanding and only one fits: one is created.
+        + "," + decision(appId, "*", node, "off_switch", 3)
+        + "]}";
+    scheduler.executeDecisions(decisions);
+
+    List<Container> got = am.allocate(new ArrayList<>(), new ArrayList<>())
+        .getAllocatedContainers();
+    assertEquals(1, got.size());
+    assertEquals(4 * GB, got.get(0).getResource().getMemorySize());
+    assertEquals(3 * GB, scheduler.getSchedulerNode(nm1.getNodeId())
+        .getUnallocatedResource().getMemorySize());
+    JsonNode stats = stats(rm);
+    assertEquals(rejectedBefore + 2, stats.get("rejected").asInt());
+    // The core's view of the asks follows the RM's: one 4 GB container still wanted.
+    assertEquals(1, stats.get("pending_containers").asInt());
+  }
+
+  private static String decision(String app, String resourceName, String node,
+      String locality, int count) {
+    return "{\"app\":\"" + app + "\",\"priority\":10,\"allocation_request_id\":0,"
+        + "\"resource_name\":\"" + resourceName + "\",\"node\":\"" + node + "\","
+        + "\"locality\":\"" + locality + "\",\"count\":" + count + ","
+        + "\"capability\":{\"memory_mb\":4096,\"vcores\":1}}";
+  }
+
+  @Test
   public void removedNodeTakesItsContainersAway() throws Exception {
     MockRM rm = start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
