@@ -52,7 +52,7 @@ public class LocusSchedulerTest {
   @BeforeClass
   public static void resolveTestHosts() {
     // Container tokens name the NM by address; these made-up hosts must resolve.
-    for (String host : new String[] {"h1", "h2", "h9"}) {
+    for (String host : new String[] {"h1", "h2", "h3", "h9"}) {
       NetUtils.addStaticResolution(host, "127.0.0.1");
     }
   }
@@ -254,6 +254,111 @@ public class LocusSchedulerTest {
         + "\"resource_name\":\"" + resourceName + "\",\"node\":\"" + node + "\","
         + "\"locality\":\"" + locality + "\",\"count\":" + count + ","
         + "\"capability\":{\"memory_mb\":4096,\"vcores\":1}}";
+  }
+
+  /**
+   * AMs calling allocate() on their own threads while NMs heartbeat on another: every asked
+   * container arrives exactly once, no node is over-allocated, and the core ends up with the
+   * RM's view. A lock-order bug would hang here, hence the generous hang guard (not a speed
+   * requirement).
+   */
+  @Test(timeout = 300_000)
+  public void concurrentAllocateCallsAndHeartbeatsAgree() throws Exception {
+    MockRM rm = start(locusConf());
+    MockNM[] nms = {rm.registerNode("h1:1234", 16 * GB, 16),
+        rm.registerNode("h2:1234", 16 * GB, 16), rm.registerNode("h3:1234", 16 * GB, 16)};
+    final int perApp = 8;
+    List<MockAM> ams = new ArrayList<>();
+    for (MockNM nm : nms) {
+      RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+      ams.add(MockRM.launchAndRegisterAM(app, rm, nm));
+    }
+
+    java.util.concurrent.atomic.AtomicBoolean done =
+        new java.util.concurrent.atomic.AtomicBoolean(false);
+    List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+    Thread heartbeats = new Thread(() -> {
+      try {
+        for (int i = 0; i < 2000 && !done.get(); i++) {
+          for (MockNM nm : nms) {
+            nm.nodeHeartbeat(true);
+          }
+          rm.drainEvents();
+        }
+      } catch (Throwable t) {
+        errors.add(t);
+      }
+    });
+    List<List<Container>> received = new ArrayList<>();
+    List<Thread> amThreads = new ArrayList<>();
+    for (MockAM am : ams) {
+      List<Container> mine = java.util.Collections.synchronizedList(new ArrayList<>());
+      received.add(mine);
+      amThreads.add(new Thread(() -> {
+        try {
+          mine.addAll(am.allocate("*", GB, perApp, new ArrayList<>()).getAllocatedContainers());
+          for (int i = 0; i < 2000 && mine.size() < perApp; i++) {
+            mine.addAll(am.allocate(new ArrayList<>(), new ArrayList<>())
+                .getAllocatedContainers());
+            Thread.sleep(5);
+          }
+        } catch (Throwable t) {
+          errors.add(t);
+        }
+      }));
+    }
+    heartbeats.start();
+    amThreads.forEach(Thread::start);
+    for (Thread t : amThreads) {
+      t.join();
+    }
+    done.set(true);
+    heartbeats.join();
+    assertTrue("errors: " + errors, errors.isEmpty());
+
+    java.util.Set<ContainerId> ids = new java.util.HashSet<>();
+    for (List<Container> mine : received) {
+      assertEquals(perApp, mine.size());
+      for (Container c : mine) {
+        assertTrue("container handed out twice: " + c.getId(), ids.add(c.getId()));
+      }
+    }
+    LocusScheduler scheduler = scheduler(rm);
+    long allocatedMb = 0;
+    for (MockNM nm : nms) {
+      FiCaSchedulerNode node = scheduler.getSchedulerNode(nm.getNodeId());
+      assertTrue(node.getUnallocatedResource().getMemorySize() >= 0);
+      allocatedMb += node.getAllocatedResource().getMemorySize();
+    }
+    int running = nms.length * (perApp + 1);
+    assertEquals(running * GB, allocatedMb);
+    assertEquals(running * GB, scheduler.getUsedResource().getMemorySize());
+    JsonNode stats = stats(rm);
+    assertEquals(running, stats.get("running_containers").asInt());
+    assertEquals(0, stats.get("pending_containers").asInt());
+    assertEquals(running, stats.get("allocations").asInt());
+  }
+
+  @Test
+  public void shrunkNodeIsFilledOnlyToItsNewSize() throws Exception {
+    MockRM rm = start(locusConf());
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+
+    rm.getAdminService().updateNodeResource(
+        org.apache.hadoop.yarn.server.api.protocolrecords.UpdateNodeResourceRequest.newInstance(
+            java.util.Collections.singletonMap(nm1.getNodeId(),
+                org.apache.hadoop.yarn.api.records.ResourceOption.newInstance(
+                    Resource.newInstance(3 * GB, 3), -1))));
+    rm.drainEvents();
+    assertEquals(3 * GB, scheduler(rm).getSchedulerNode(nm1.getNodeId()).getTotalResource()
+        .getMemorySize());
+
+    am.allocate("*", GB, 5, new ArrayList<>());
+    List<Container> got = heartbeatUntil(rm, nm1, am, 5);
+    assertEquals("3 GB node with a 1 GB AM holds two more", 2, got.size());
+    assertEquals(3, stats(rm).get("pending_containers").asInt());
   }
 
   @Test
