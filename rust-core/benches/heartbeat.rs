@@ -2,16 +2,21 @@
 //! like MapReduce maps: each map names the three hosts holding its block replicas (two on one
 //! rack, one on another, as HDFS places them), their racks, and `*`.
 //!
-//! `fill`: a heartbeat with room for 8 containers on a rotating node; the decisions are undone
-//! through `decision_rejected` outside the timed part so every iteration sees the same state.
-//! `no_fit`: a heartbeat whose free resource fits no ask, so the procedure walks every app and
-//! key without deciding anything (the most lookups a heartbeat can cost).
+//! `fill`: a heartbeat with room for 8 containers on a rotating node. Outside the timed part
+//! the decisions are executed as the shim would (`container_allocated`), the containers
+//! released and the app's original asks snapshot sent again, so every iteration sees the same
+//! state.
+//! `full_node`: a heartbeat whose free resource fits no ask (most heartbeats on a busy
+//! cluster): answered from each app's smallest-ask floor without walking any rows.
+//! `scan`: the worst case. Every map is strict (relax_locality=false on its racks and `*`) and
+//! the heartbeating node holds no replica, so the procedure looks at every app's every key
+//! and decides nothing.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use locus_core::{Ask, Core, Event, Heartbeat, Resource};
+use locus_core::{Ask, ContainerInfo, Core, Event, Heartbeat, Resource};
 
 const NODES: usize = 1_000;
 const RACKS: usize = 25;
@@ -35,13 +40,20 @@ fn host(i: usize) -> String {
 }
 
 fn rack_of(i: usize) -> String {
+    if i >= NODES {
+        return "/dc9/rack99".into();
+    }
     let r = i % RACKS;
     format!("/dc{}/rack{r:02}", r % 2)
 }
 
-fn build() -> Core {
+/// Nodes with no replicas, in a rack of their own, for the `scan` case.
+const EMPTY_NODES: usize = 10;
+
+fn build(strict: bool) -> (Core, BTreeMap<String, Vec<Ask>>) {
+    let mut snapshots = BTreeMap::new();
     let mut core = Core::new(&BTreeMap::new()).expect("default settings");
-    for i in 0..NODES {
+    for i in 0..NODES + EMPTY_NODES {
         core.handle(Event::NodeAdded {
             node: format!("{}:8041", host(i)),
             host: host(i),
@@ -84,10 +96,10 @@ fn build() -> Core {
         let map = |name: String, count: u32| Ask {
             priority: 20,
             allocation_request_id: 0,
+            relax_locality: !(strict && (name == "*" || name.starts_with('/'))),
             resource_name: name,
             capability: Resource::new(2 * GB, 1),
             count,
-            relax_locality: true,
         };
         let mut asks: Vec<Ask> = rows.into_iter().map(|(n, c)| map(n, c)).collect();
         asks.push(Ask {
@@ -98,13 +110,15 @@ fn build() -> Core {
             count: 0,
             relax_locality: true,
         });
+        snapshots.insert(app.clone(), asks.clone());
         core.handle(Event::AsksUpdated { app, asks }).expect("asks");
     }
-    core
+    (core, snapshots)
 }
 
 fn bench(c: &mut Criterion) {
-    let mut core = build();
+    let (mut core, snapshots) = build(false);
+    let mut next_container = 0u64;
     let mut group = c.benchmark_group("heartbeat_1000_nodes_200_apps");
     let mut i = 0usize;
     group.bench_function("fill", |b| {
@@ -120,19 +134,44 @@ fn bench(c: &mut Criterion) {
                 let start = Instant::now();
                 let resp = core.heartbeat(&hb).expect("heartbeat");
                 timed += start.elapsed();
+                let mut touched = BTreeMap::new();
                 for d in resp.decisions {
-                    core.handle(Event::DecisionRejected {
-                        decision: d,
-                        executed: 0,
-                        reason: "bench".into(),
-                    })
-                    .expect("undo");
+                    for _ in 0..d.count {
+                        next_container += 1;
+                        let container = format!("container_{next_container}");
+                        let info = ContainerInfo {
+                            container: container.clone(),
+                            app: d.app.clone(),
+                            node: d.node.clone(),
+                            priority: d.priority,
+                            resource: d.capability,
+                        };
+                        core.handle(Event::ContainerAllocated {
+                            container: info,
+                            locality: d.locality,
+                            recovered: false,
+                        })
+                        .expect("allocated");
+                        core.handle(Event::ContainerReleased {
+                            app: d.app.clone(),
+                            container,
+                            node: d.node.clone(),
+                            resource: d.capability,
+                        })
+                        .expect("released");
+                    }
+                    touched.insert(d.app.clone(), ());
+                }
+                for app in touched.into_keys() {
+                    let asks = snapshots.get(&app).cloned().unwrap_or_default();
+                    core.handle(Event::AsksUpdated { app, asks })
+                        .expect("snapshot");
                 }
             }
             timed
         })
     });
-    group.bench_function("no_fit", |b| {
+    group.bench_function("full_node", |b| {
         b.iter(|| {
             i = (i + 1) % NODES;
             let hb = Heartbeat {
@@ -144,12 +183,30 @@ fn bench(c: &mut Criterion) {
             assert!(resp.decisions.is_empty());
         })
     });
+    let (mut strict, _) = build(true);
+    group.bench_function("scan", |b| {
+        b.iter(|| {
+            i = (i + 1) % EMPTY_NODES;
+            let hb = Heartbeat {
+                node: format!("{}:8041", host(NODES + i)),
+                unallocated: Resource::new(64 * GB, 32),
+                now_ms: i as u64,
+            };
+            let resp = strict.heartbeat(&hb).expect("heartbeat");
+            assert!(resp.decisions.is_empty());
+        })
+    });
     group.finish();
     let s = core.stats();
     assert_eq!(
         s.pending_containers,
         (APPS * MAPS_PER_APP) as u64,
         "every iteration was undone"
+    );
+    assert_eq!((s.running_containers, s.in_flight, s.backed_off), (0, 0, 0));
+    println!(
+        "checked: {} heartbeats, {} containers decided ({} node-local, {} rack-local, {} off-switch)",
+        s.heartbeats, s.decided_containers, s.node_local, s.rack_local, s.off_switch
     );
 }
 

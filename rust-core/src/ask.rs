@@ -104,6 +104,13 @@ impl AskTable {
 #[derive(Debug, Clone, Default)]
 pub struct AppAsks {
     tables: BTreeMap<SchedulerKey, AskTable>,
+    /// The smallest memory and the smallest vcores any row of the snapshot asks for. A room
+    /// below it in either dimension fits none of the app's containers, which lets a heartbeat
+    /// from a nearly full node skip the app without looking at its rows. Rows only shrink
+    /// until the next snapshot, so the floor stays a valid lower bound.
+    floor: Resource,
+    /// Sum of the `*` rows, kept current so FIFO's "who wants anything" is one comparison.
+    pending: u64,
 }
 
 impl AppAsks {
@@ -171,7 +178,25 @@ impl AppAsks {
         }
         // A key whose rows were all zero would otherwise linger as an empty table.
         tables.retain(|_, t| !t.rows.is_empty());
-        Ok(AppAsks { tables })
+        let mut floor: Option<Resource> = None;
+        for row in tables.values().flat_map(|t| t.rows.values()) {
+            let c = row.capability;
+            floor = Some(match floor {
+                None => c,
+                Some(f) => Resource::new(f.memory_mb.min(c.memory_mb), f.vcores.min(c.vcores)),
+            });
+        }
+        let pending = tables.values().map(|t| t.outstanding() as u64).sum();
+        Ok(AppAsks {
+            tables,
+            floor: floor.unwrap_or(Resource::ZERO),
+            pending,
+        })
+    }
+
+    /// False when `room` cannot fit any container the app asks for (see `floor`).
+    pub fn might_fit(&self, room: &Resource) -> bool {
+        room.fits(&self.floor)
     }
 
     pub fn table(&self, key: &SchedulerKey) -> Option<&AskTable> {
@@ -204,11 +229,11 @@ impl AppAsks {
 
     /// Containers outstanding over all keys (sum of the `*` rows).
     pub fn pending_containers(&self) -> u64 {
-        self.tables.values().map(|t| t.outstanding() as u64).sum()
+        self.pending
     }
 
     pub fn has_pending(&self) -> bool {
-        self.tables.values().any(|t| t.outstanding() > 0)
+        self.pending > 0
     }
 
     /// Counts `n` containers of `key` placed at `locality` on a node at (`host`, `rack`).
@@ -255,7 +280,9 @@ impl AppAsks {
         if locality != Locality::OffSwitch {
             op(table, rack, n);
         }
+        let before = table.outstanding() as u64;
         op(table, ANY_ID, n);
+        self.pending = self.pending.saturating_sub(before) + table.outstanding() as u64;
     }
 }
 
@@ -300,6 +327,7 @@ mod tests {
         let t = a.table(&key).unwrap();
         assert_eq!((t.count(h1), t.count(r1), t.count(ANY_ID)), (2, 2, 3));
         assert!(!t.locality_free());
+        assert_eq!(a.pending_containers(), 3);
         // Spending every local row leaves a locality-free key; giving one back undoes that.
         a.consume(&key, Locality::NodeLocal, h1, r1, 2);
         assert!(a.table(&key).unwrap().locality_free());
@@ -353,5 +381,20 @@ mod tests {
             .unwrap();
         assert!(t.locality_free());
         assert_eq!(a.pending_containers(), 1);
+    }
+
+    #[test]
+    fn floor_is_the_smallest_ask_in_each_dimension() {
+        let mut big_mem = ask(1, ANY, 1);
+        big_mem.capability = Resource::new(4096, 1);
+        let mut big_cpu = ask(2, ANY, 1);
+        big_cpu.capability = Resource::new(1024, 4);
+        let a = AppAsks::from_snapshot("a", vec![big_mem, big_cpu], &mut Names::default()).unwrap();
+        assert!(
+            a.might_fit(&Resource::new(1024, 1)),
+            "lower bound, not an exact test"
+        );
+        assert!(!a.might_fit(&Resource::new(1023, 8)));
+        assert!(!a.might_fit(&Resource::new(8192, 0)));
     }
 }

@@ -188,6 +188,14 @@ pub fn assign(
     if budget.room == Resource::ZERO {
         return decisions;
     }
+    // A nearly full node is the common heartbeat on a busy cluster: answer it without asking
+    // the policies or walking any app's rows.
+    if !state
+        .apps()
+        .any(|a| a.asks.might_fit(&budget.room) && a.asks.has_pending())
+    {
+        return decisions;
+    }
     let order = layers.job.order(state, node, now_ms);
     let mut slot_room = [None, None];
     for (i, slot) in [SlotKind::Map, SlotKind::Reduce].into_iter().enumerate() {
@@ -206,7 +214,11 @@ pub fn assign(
         if budget.containers == 0 || budget.room == Resource::ZERO {
             break;
         }
-        if sitting_out.contains(&arrival) {
+        if sitting_out.contains(&arrival)
+            || !state
+                .app(arrival)
+                .is_some_and(|a| a.asks.might_fit(&budget.room))
+        {
             continue;
         }
         let mut after = None;
