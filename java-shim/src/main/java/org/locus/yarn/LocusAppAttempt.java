@@ -1,8 +1,12 @@
 package org.locus.yarn;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Arrays;
+import java.util.List;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.UpdateContainerError;
+import org.apache.hadoop.yarn.api.records.UpdateContainerRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.RMAuditLogger;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
@@ -10,6 +14,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEven
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerImpl;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManager;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerRequest;
@@ -87,6 +92,33 @@ class LocusAppAttempt extends FiCaSchedulerApp {
     }
     lastAsksSent = text;
     return event;
+  }
+
+  /**
+   * Resizing, promoting or demoting a running container would be a scheduling decision the
+   * core does not make; the AM gets an error per request instead of waiting forever.
+   *
+   * @return how many requests were refused
+   */
+  int refuseContainerUpdates(ContainerUpdates updates) {
+    if (updates == null) {
+      return 0;
+    }
+    int refused = 0;
+    for (List<UpdateContainerRequest> requests : Arrays.asList(updates.getIncreaseRequests(),
+        updates.getDecreaseRequests(), updates.getPromotionRequests(),
+        updates.getDemotionRequests())) {
+      if (requests == null) {
+        continue;
+      }
+      for (UpdateContainerRequest r : requests) {
+        addToUpdateContainerErrors(UpdateContainerError.newInstance(
+            "Locus does not update running containers (" + r.getContainerUpdateType()
+                + " of " + r.getContainerId() + "); release it and ask for a new one", r));
+        refused++;
+      }
+    }
+    return refused;
   }
 
   /** The core may not have applied the last snapshot: send the next one whatever it holds. */

@@ -23,6 +23,8 @@ import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.api.records.RejectedSchedulingRequest;
+import org.apache.hadoop.yarn.api.records.RejectionReason;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -509,10 +511,18 @@ public class LocusScheduler
       return EMPTY_ALLOCATION;
     }
     LocusAppAttempt attempt = (LocusAppAttempt) found;
+    // Placement constraints (SchedulingRequests) are not part of the core's model: the AM
+    // gets them back as rejected rather than waiting for containers that never come.
+    List<RejectedSchedulingRequest> rejected = null;
     if (schedulingRequests != null && !schedulingRequests.isEmpty()) {
       LOG.warn("Application {} sent {} SchedulingRequests (placement constraints); Locus "
-          + "schedules ResourceRequests only and ignores them", attemptId.getApplicationId(),
+          + "schedules ResourceRequests only and rejects them", attemptId.getApplicationId(),
           schedulingRequests.size());
+      rejected = new ArrayList<>();
+      for (SchedulingRequest r : schedulingRequests) {
+        rejected.add(RejectedSchedulingRequest.newInstance(
+            RejectionReason.COULD_NOT_SCHEDULE_ON_NODE, r));
+      }
     }
     normalizeResourceRequests(ask);
     releaseContainers(release, attempt);
@@ -525,6 +535,10 @@ public class LocusScheduler
         attempt.updateResourceRequests(ask);
       }
       attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
+      int refused = attempt.refuseContainerUpdates(updateRequests);
+      if (refused > 0) {
+        LOG.warn("Refused {} container update requests of {}", refused, attemptId);
+      }
       ObjectNode asks = attempt.asksUpdateIfChanged();
       if (asks != null) {
         send(Collections.singletonList(asks), Collections.singleton(attempt));
@@ -532,7 +546,7 @@ public class LocusScheduler
       org.apache.hadoop.yarn.api.records.Resource headroom = attempt.getHeadroom();
       attempt.setApplicationHeadroomForMetrics(headroom);
       return new Allocation(attempt.pullNewlyAllocatedContainers(), headroom, null, null, null,
-          attempt.pullUpdatedNMTokens());
+          attempt.pullUpdatedNMTokens(), null, null, null, null, null, rejected);
     }
   }
 

@@ -362,6 +362,31 @@ public class LocusSchedulerTest {
   }
 
   @Test
+  public void containerResizeIsRefusedWithAReason() throws Exception {
+    MockRM rm = start(locusConf());
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    am.allocate("h1", GB, 1, new ArrayList<>());
+    Container task = heartbeatUntil(rm, nm1, am, 1).get(0);
+    nm1.nodeHeartbeat(am.getApplicationAttemptId(), task.getId().getContainerId(),
+        ContainerState.RUNNING);
+    rm.drainEvents();
+
+    org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse response =
+        am.sendContainerUpdateRequest(Arrays.asList(
+            org.apache.hadoop.yarn.api.records.UpdateContainerRequest.newInstance(
+                task.getVersion(), task.getId(),
+                org.apache.hadoop.yarn.api.records.ContainerUpdateType.INCREASE_RESOURCE,
+                Resource.newInstance(2 * GB, 1), null)));
+    assertEquals(1, response.getUpdateErrors().size());
+    assertTrue(response.getUpdateErrors().get(0).getReason(),
+        response.getUpdateErrors().get(0).getReason().contains("Locus does not update"));
+    assertEquals(GB, scheduler(rm).getRMContainer(task.getId()).getAllocatedResource()
+        .getMemorySize());
+  }
+
+  @Test
   public void removedNodeTakesItsContainersAway() throws Exception {
     MockRM rm = start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
