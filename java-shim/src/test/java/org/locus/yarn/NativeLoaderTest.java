@@ -3,6 +3,12 @@ package org.locus.yarn;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
 import org.junit.Test;
 
 public class NativeLoaderTest {
@@ -38,5 +44,49 @@ public class NativeLoaderTest {
         NativeLoader.class.getClassLoader().getResource(resource) != null);
     NativeLoader.load();
     NativeLoader.load(); // a second load is a no-op, not a second copy
+  }
+
+  /**
+   * A JVM whose classpath lacks the bundled library and whose java.library.path is empty: the
+   * load must fail with the platform in the message, as an RM start would.
+   */
+  @Test
+  public void missingLibraryFailsWithThePlatformInTheMessage() throws Exception {
+    List<String> classpath = new ArrayList<>();
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+      if (!new File(entry, "native").isDirectory() && !entry.endsWith(".so")) {
+        classpath.add(entry);
+      }
+    }
+    File emptyDir = java.nio.file.Files.createTempDirectory("no-locus-native").toFile();
+    ProcessBuilder pb = new ProcessBuilder(
+        new File(System.getProperty("java.home"), "bin/java").getPath(),
+        "-Djava.library.path=" + emptyDir,
+        "-cp", String.join(File.pathSeparator, classpath),
+        Probe.class.getName());
+    pb.redirectErrorStream(true);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue("probe did not finish", p.waitFor(2, TimeUnit.MINUTES));
+    emptyDir.delete();
+    String platform = NativeLoader.osName(System.getProperty("os.name")) + "/"
+        + NativeLoader.archName(System.getProperty("os.arch"));
+    assertEquals(out, 3, p.exitValue());
+    assertTrue(out, out.contains("LocusException: Locus native library not found for " + platform));
+    assertTrue(out, out.contains("java.library.path=" + emptyDir));
+  }
+
+  /** Run in a child JVM by the test above. */
+  public static final class Probe {
+    public static void main(String[] args) {
+      try {
+        LocusCore.open("{}").close();
+        System.out.println("loaded?!");
+        System.exit(0);
+      } catch (LocusException e) {
+        System.out.println(e);
+        System.exit(3);
+      }
+    }
   }
 }
