@@ -10,6 +10,8 @@
 //! - [`policy`]: the four policy layers the procedure consults.
 //! - [`inflight`]: decisions the shim has not executed or rejected yet.
 //! - [`rejections`]: backing an app off a node where the shim keeps rejecting it.
+//! - [`hints`]: the `locus.*` application tags (deadline, budget, demand, fp, input type).
+//! - [`profile`]: job profiles learned from container run times, persisted across restarts.
 //! - [`names`]: interned host/rack names for cheap heartbeat lookups.
 
 pub mod app;
@@ -18,11 +20,13 @@ pub mod config;
 pub mod container;
 pub mod core;
 pub mod error;
+pub mod hints;
 pub mod inflight;
 pub mod names;
 pub mod node;
 pub mod papers;
 pub mod policy;
+pub mod profile;
 pub mod protocol;
 pub mod queue;
 pub mod rejections;

@@ -11,6 +11,7 @@ use crate::container::{Container, Containers};
 use crate::error::CoreError;
 use crate::names::Names;
 use crate::node::Node;
+use crate::profile::Profiles;
 use crate::protocol::{Ask, ContainerInfo, Resource};
 use crate::queue::Queues;
 use crate::topology::{locate, DatacenterMapping};
@@ -51,6 +52,10 @@ pub struct ClusterState {
     map_used: Resource,
     reduce_used: Resource,
     next_arrival: u64,
+    /// Job profiles learned from container start/finish (see [`crate::profile`]).
+    profiles: Profiles,
+    /// The latest heartbeat's RM clock, the time of the events that carry none.
+    clock_ms: u64,
 }
 
 impl ClusterState {
@@ -130,6 +135,20 @@ impl ClusterState {
             SlotKind::Map => self.map_used,
             SlotKind::Reduce => self.reduce_used,
         }
+    }
+
+    pub fn profiles(&self) -> &Profiles {
+        &self.profiles
+    }
+
+    pub(crate) fn profiles_mut(&mut self) -> &mut Profiles {
+        &mut self.profiles
+    }
+
+    /// The latest heartbeat's `now_ms`: the RM reports container starts and finishes while it
+    /// processes a node's heartbeat, so this is their time too.
+    pub fn clock_ms(&self) -> u64 {
+        self.clock_ms
     }
 
     pub fn pending_containers(&self) -> u64 {
@@ -223,6 +242,7 @@ impl ClusterState {
             .ok_or_else(|| CoreError::UnknownNode(id.to_string()))?;
         n.unallocated = unallocated;
         n.last_heartbeat_ms = Some(now_ms);
+        self.clock_ms = self.clock_ms.max(now_ms);
         Ok(n)
     }
 
@@ -257,6 +277,7 @@ impl ClusterState {
                 app.is_mapreduce = is_mapreduce(&spec.app_type);
                 app.app_type = spec.app_type;
                 app.tags = spec.tags;
+                self.profiles.app_added(app);
             }
             return false;
         }
@@ -283,6 +304,9 @@ impl ClusterState {
                 running: 0,
             },
         );
+        if let Some(app) = self.apps.get(&arrival) {
+            self.profiles.app_added(app);
+        }
         true
     }
 
@@ -292,6 +316,11 @@ impl ClusterState {
         let app = self.apps.remove(&arrival)?;
         self.submission.remove(&(app.submit_ms, arrival));
         let gone = self.containers.drain_where(|c| c.app == id);
+        let now = self.clock_ms;
+        for c in &gone {
+            self.profiles.container_finished(&c.id, now);
+        }
+        self.profiles.app_removed(arrival);
         for c in &gone {
             self.account_finished_on_node(c);
             self.account_slot(c, false);
@@ -355,6 +384,11 @@ impl ClusterState {
             n.running += 1;
         }
         self.account_slot(&c, true);
+        if !recovered {
+            // A recovered container's start is unknown: timing it from now would teach a wrong
+            // task time.
+            self.profiles.container_started(&c.id, arrival, c.kind, self.clock_ms);
+        }
         self.containers.insert(c);
         Ok(true)
     }
@@ -368,6 +402,8 @@ impl ClusterState {
     }
 
     fn account_finished(&mut self, c: &Container, on_node: bool) {
+        let now = self.clock_ms;
+        self.profiles.container_finished(&c.id, now);
         if on_node {
             self.account_finished_on_node(c);
         }

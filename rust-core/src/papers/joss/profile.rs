@@ -54,9 +54,21 @@ pub struct JobObservation {
     pub reduce_ms_total: u64,
     pub map_input_bytes: u64,
     pub map_output_bytes: u64,
+    /// Sum of the `locus.fp=` hints of the runs that gave one: YARN does not show the RM the
+    /// map tasks' byte counters, so on a real cluster FP comes from the submitter.
+    #[serde(default)]
+    pub fp_hint_total: f64,
+    #[serde(default)]
+    pub fp_hints: u64,
 }
 
 impl JobObservation {
+    /// The run's submitter stated its filtering percentage.
+    pub fn fp_hinted(&mut self, fp: f64) {
+        self.fp_hint_total += fp;
+        self.fp_hints += 1;
+    }
+
     pub fn map_finished(&mut self, run_ms: u64, input_bytes: u64, output_bytes: u64) {
         self.maps += 1;
         self.map_ms_total += run_ms;
@@ -88,9 +100,17 @@ impl JobProfile {
 
     /// FP_J, Eq. (2): S_reduce / S_map = map-output bytes over map-input bytes. Summing bytes
     /// before dividing weights every block by its size, as Eq. (1) does.
+    /// Without byte counters, the mean of the runs' `locus.fp=` hints.
     pub fn filtering_percentage(&self) -> Option<f64> {
-        (self.totals.map_input_bytes > 0)
-            .then(|| self.totals.map_output_bytes as f64 / self.totals.map_input_bytes as f64)
+        if self.totals.map_input_bytes > 0 {
+            return Some(self.totals.map_output_bytes as f64 / self.totals.map_input_bytes as f64);
+        }
+        (self.totals.fp_hints > 0).then(|| self.totals.fp_hint_total / self.totals.fp_hints as f64)
+    }
+
+    /// Maps per run: the learned j.demand (TD) when the submitter gave none.
+    pub fn avg_maps_per_run(&self) -> Option<f64> {
+        (self.runs > 0 && self.totals.maps > 0).then(|| self.totals.maps as f64 / self.runs as f64)
     }
 }
 
@@ -111,6 +131,11 @@ impl ProfileStore {
         self.profiles.get(&sig).filter(|p| p.filtering_percentage().is_some())
     }
 
+    /// Whatever was learned about `sig`, FP or not (task times are useful without it).
+    pub fn get(&self, sig: JobSignature) -> Option<&JobProfile> {
+        self.profiles.get(&sig)
+    }
+
     /// "Once J is completed, JoSS records the corresponding hash value and average
     /// filtering-percentage value."
     pub fn record_run(&mut self, sig: JobSignature, run: &JobObservation) {
@@ -123,6 +148,8 @@ impl ProfileStore {
         t.reduce_ms_total += run.reduce_ms_total;
         t.map_input_bytes += run.map_input_bytes;
         t.map_output_bytes += run.map_output_bytes;
+        t.fp_hint_total += run.fp_hint_total;
+        t.fp_hints += run.fp_hints;
     }
 
     pub fn len(&self) -> usize {
@@ -182,6 +209,25 @@ mod tests {
         assert_eq!(p.runs, 2);
         assert_eq!(p.avg_map_ms(), Some(20_000.0));
         assert_eq!(p.filtering_percentage(), Some(1024.0 / 512.0));
+    }
+
+    #[test]
+    fn fp_hints_stand_in_for_byte_counters() {
+        let sig = JobSignature::new("grep", "MAPREDUCE", "web");
+        let mut store = ProfileStore::new();
+        let mut run = JobObservation::default();
+        run.map_finished(1_000, 0, 0);
+        run.fp_hinted(0.2);
+        store.record_run(sig, &run);
+        let mut run = JobObservation::default();
+        run.fp_hinted(0.4);
+        store.record_run(sig, &run);
+        let p = store.known(sig).unwrap();
+        assert!((p.filtering_percentage().unwrap() - 0.3).abs() < 1e-12);
+        assert_eq!(p.avg_maps_per_run(), Some(0.5));
+        // An older store without the hint fields still loads.
+        let old = r#"{"profiles":{"5":{"runs":1,"totals":{"maps":2,"map_ms_total":4,"reduces":0,"reduce_ms_total":0,"map_input_bytes":0,"map_output_bytes":0}}}}"#;
+        assert_eq!(ProfileStore::from_json(old).unwrap().len(), 1);
     }
 
     #[test]

@@ -1,0 +1,161 @@
+//! What a submitter tells Locus about a job through application tags (`mapreduce.job.tags`,
+//! `yarn application -appTags`): parsed and validated here, once, for every policy.
+//!
+//! | tag | value | used by |
+//! | --- | --- | --- |
+//! | `locus.deadline=` | seconds after the application's submission, > 0 (`600`, `600s`, `10m`, `2h`) | MROSA's `D_i` |
+//! | `locus.budget=` | dollars, > 0 (`0.25`) | MROSA's `C_i` |
+//! | `locus.demand=` | map slots the job expects, integer > 0 | TD's j.demand; profiles |
+//! | `locus.fp=` | filtering percentage: map output bytes / map input bytes, > 0 | JoSS (RH vs MH); MROSA's `f` |
+//! | `locus.input-type=` | a label of `a-z 0-9 . _ -` (`web`, `text`) | the job signature (JoSS's hash) |
+//!
+//! YARN lower-cases application tags, so keys and values are matched in lower case. A tag with a
+//! bad value is logged and ignored; the application and its other hints are scheduled as usual,
+//! because one submitter's typo must not block or crash anything else. The errors are kept so
+//! tests and diagnostics can show them.
+
+use crate::error::CoreError;
+use crate::papers::td::{demand_from_tags, DEMAND_TAG};
+
+pub const DEADLINE_TAG: &str = "locus.deadline=";
+pub const BUDGET_TAG: &str = "locus.budget=";
+pub const FP_TAG: &str = "locus.fp=";
+pub const INPUT_TYPE_TAG: &str = crate::papers::joss::INPUT_TYPE_TAG;
+
+/// Every hint tag, for the "unknown hint" message.
+pub const HINT_TAGS: &[&str] = &[DEADLINE_TAG, BUDGET_TAG, DEMAND_TAG, FP_TAG, INPUT_TYPE_TAG];
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobHints {
+    /// Seconds after submission.
+    pub deadline_secs: Option<f64>,
+    /// Dollars.
+    pub budget: Option<f64>,
+    pub demand: Option<u32>,
+    pub fp: Option<f64>,
+    /// Empty when not given.
+    pub input_type: String,
+}
+
+impl JobHints {
+    /// Parses the `locus.*` tags of application `app`; returns the hints that were valid and one
+    /// error per tag that was not (each naming the application and the tag).
+    pub fn from_tags(app: &str, tags: &[String]) -> (JobHints, Vec<CoreError>) {
+        let mut hints = JobHints::default();
+        let mut errors = Vec::new();
+        for raw in tags {
+            let tag = raw.trim().to_ascii_lowercase();
+            if !tag.starts_with("locus.") {
+                continue;
+            }
+            let bad = |why: &str| CoreError::Protocol(format!("application {app}: tag {tag:?} ignored: {why}"));
+            if let Some(v) = tag.strip_prefix(DEADLINE_TAG) {
+                match parse_duration_secs(v) {
+                    Some(s) => hints.deadline_secs = Some(s),
+                    None => errors.push(bad(
+                        "the deadline must be a positive number of seconds after submission, optionally with s, m or h (600, 10m, 2h)",
+                    )),
+                }
+            } else if let Some(v) = tag.strip_prefix(BUDGET_TAG) {
+                match positive(v) {
+                    Some(x) => hints.budget = Some(x),
+                    None => errors.push(bad("the budget must be a positive amount of dollars (0.25)")),
+                }
+            } else if tag.starts_with(DEMAND_TAG) {
+                match demand_from_tags(app, std::slice::from_ref(&tag)) {
+                    Ok(d) => hints.demand = d,
+                    Err(e) => errors.push(e),
+                }
+            } else if let Some(v) = tag.strip_prefix(FP_TAG) {
+                match positive(v) {
+                    Some(x) => hints.fp = Some(x),
+                    None => errors.push(bad(
+                        "the filtering percentage must be a positive number (map output bytes / map input bytes, e.g. 0.3)",
+                    )),
+                }
+            } else if let Some(v) = tag.strip_prefix(INPUT_TYPE_TAG) {
+                let ok = !v.is_empty()
+                    && v.len() <= 64
+                    && v.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"._-".contains(&b));
+                if ok {
+                    hints.input_type = v.to_string();
+                } else {
+                    errors.push(bad("the input type must be 1 to 64 characters of a-z, 0-9, '.', '_', '-' (web, text)"));
+                }
+            } else {
+                errors.push(bad(&format!("unknown Locus hint; known: {}", HINT_TAGS.join(" "))));
+            }
+        }
+        for e in &errors {
+            log::warn!("{e}");
+        }
+        (hints, errors)
+    }
+}
+
+fn positive(v: &str) -> Option<f64> {
+    v.trim().parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0)
+}
+
+fn parse_duration_secs(v: &str) -> Option<f64> {
+    let v = v.trim();
+    let (num, unit) = match v.char_indices().last() {
+        Some((i, 's')) => (&v[..i], 1.0),
+        Some((i, 'm')) => (&v[..i], 60.0),
+        Some((i, 'h')) => (&v[..i], 3600.0),
+        _ => (v, 1.0),
+    };
+    positive(num).map(|x| x * unit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tags(t: &[&str]) -> Vec<String> {
+        t.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn every_hint_is_parsed_in_any_case() {
+        let (h, errs) = JobHints::from_tags(
+            "app_1",
+            &tags(&[
+                "LOCUS.DEADLINE=10m",
+                "locus.budget=0.25",
+                "locus.demand=40",
+                "locus.fp=1.5",
+                "locus.input-type=Web",
+                "team-a",
+            ]),
+        );
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(h.deadline_secs, Some(600.0));
+        assert_eq!(h.budget, Some(0.25));
+        assert_eq!(h.demand, Some(40));
+        assert_eq!(h.fp, Some(1.5));
+        assert_eq!(h.input_type, "web");
+        assert_eq!(JobHints::from_tags("a", &tags(&["locus.deadline=90"])).0.deadline_secs, Some(90.0));
+        assert_eq!(JobHints::from_tags("a", &tags(&["locus.deadline=2h"])).0.deadline_secs, Some(7200.0));
+    }
+
+    #[test]
+    fn a_bad_tag_is_named_with_its_app_and_the_others_still_count() {
+        let (h, errs) = JobHints::from_tags(
+            "application_7_0003",
+            &tags(&["locus.deadline=soon", "locus.budget=-1", "locus.fp=0", "locus.demand=x", "locus.input-type=a b", "locus.dedline=5", "locus.demand=12"]),
+        );
+        assert_eq!(errs.len(), 6, "{errs:?}");
+        for e in &errs {
+            assert!(e.to_string().contains("application_7_0003"), "{e}");
+        }
+        assert!(errs[0].to_string().contains("locus.deadline=soon"));
+        assert!(errs[1].to_string().contains("locus.budget=-1"));
+        assert!(errs[5].to_string().contains("unknown Locus hint"));
+        assert_eq!(h.deadline_secs, None);
+        assert_eq!(h.budget, None);
+        assert_eq!(h.fp, None);
+        assert_eq!(h.demand, Some(12));
+        assert_eq!(h.input_type, "");
+    }
+}

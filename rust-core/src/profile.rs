@@ -1,0 +1,270 @@
+//! Job profiles learned online: how long a job's map and reduce containers run, its filtering
+//! percentage and demand, keyed by JoSS's job signature (application name + type + the
+//! `locus.input-type=` hint) so a job that ran before is known when it comes back, also after an
+//! RM restart (`locus.profile.store`).
+//!
+//! Times come from the containers themselves: a container starts at its `container_allocated`
+//! and ends at its `container_released` (each event's `now_ms`, else the latest heartbeat clock).
+//! A finished run (`app_removed`) is folded into the persisted [`ProfileStore`]; while a job runs,
+//! its own finished tasks are the best estimate of its remaining ones.
+//!
+//! The store file is JSON, written to `<path>.tmp` and renamed over `<path>` so a crash mid-write
+//! leaves the previous profiles intact.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::app::{App, Arrival, TaskKind};
+use crate::error::CoreError;
+use crate::hints::JobHints;
+use crate::papers::joss::{JobObservation, JobSignature, ProfileStore};
+
+pub const PROFILE_STORE_KEY: &str = "locus.profile.store";
+
+/// One running application as the profiles see it.
+#[derive(Debug, Clone)]
+pub struct LiveJob {
+    pub signature: JobSignature,
+    pub hints: JobHints,
+    /// Tasks of this run that finished.
+    pub run: JobObservation,
+    pub submit_ms: u64,
+}
+
+/// What the policies may assume about a job: this run's finished tasks first, then the profile
+/// of earlier runs with the same signature, then the hints. `None` where nothing is known.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobEstimate {
+    pub avg_map_ms: Option<f64>,
+    pub avg_reduce_ms: Option<f64>,
+    pub fp: Option<f64>,
+    pub demand: Option<u32>,
+    /// Earlier finished runs with this signature.
+    pub past_runs: u64,
+    pub maps_done: u64,
+    pub reduces_done: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Started {
+    app: Arrival,
+    kind: TaskKind,
+    at_ms: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct Profiles {
+    store: ProfileStore,
+    live: HashMap<Arrival, LiveJob>,
+    started: HashMap<String, Started>,
+    /// Runs recorded since the store was last written.
+    unsaved: u64,
+}
+
+impl Profiles {
+    pub fn with_store(store: ProfileStore) -> Self {
+        Profiles {
+            store,
+            ..Default::default()
+        }
+    }
+
+    /// Reads the store at `path`; a missing file is an empty store (first start), anything
+    /// unreadable is a configuration error naming the key and the file.
+    pub fn load(path: &Path) -> Result<ProfileStore, CoreError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ProfileStore::new()),
+            Err(e) => {
+                return Err(CoreError::Config {
+                    key: PROFILE_STORE_KEY.into(),
+                    message: format!("cannot read the profile store {}: {e}", path.display()),
+                })
+            }
+        };
+        ProfileStore::from_json(&text).map_err(|e| CoreError::Config {
+            key: PROFILE_STORE_KEY.into(),
+            message: format!(
+                "the profile store {} is not a Locus profile store ({e}); move it away to start with no profiles",
+                path.display()
+            ),
+        })
+    }
+
+    /// Writes the store atomically (temporary file + rename in the same directory).
+    pub fn save(&mut self, path: &Path) -> Result<(), String> {
+        let text = self.store.to_json().map_err(|e| e.to_string())?;
+        let mut tmp: PathBuf = path.to_path_buf();
+        let mut name = tmp.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+        name.push(".tmp");
+        tmp.set_file_name(name);
+        std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+        std::fs::rename(&tmp, path).map_err(|e| format!("cannot rename {} to {}: {e}", tmp.display(), path.display()))?;
+        self.unsaved = 0;
+        Ok(())
+    }
+
+    pub fn unsaved(&self) -> u64 {
+        self.unsaved
+    }
+
+    pub fn store(&self) -> &ProfileStore {
+        &self.store
+    }
+
+    pub fn app_added(&mut self, app: &App) {
+        let (hints, _errors) = JobHints::from_tags(&app.id, &app.tags);
+        let signature = JobSignature::new(&app.name, &app.app_type.to_ascii_uppercase(), &hints.input_type);
+        let e = self.live.entry(app.arrival).or_insert_with(|| LiveJob {
+            signature,
+            hints: hints.clone(),
+            run: JobObservation::default(),
+            submit_ms: app.submit_ms,
+        });
+        // Re-added (RM recovery): new tags win, what was learned stays.
+        e.signature = signature;
+        e.hints = hints;
+    }
+
+    /// The run is over: fold what it showed into the store (if it ran any map or reduce).
+    pub fn app_removed(&mut self, arrival: Arrival) {
+        self.started.retain(|_, s| s.app != arrival);
+        let Some(mut job) = self.live.remove(&arrival) else { return };
+        if job.run.maps == 0 && job.run.reduces == 0 {
+            return;
+        }
+        if let Some(fp) = job.hints.fp {
+            job.run.fp_hinted(fp);
+        }
+        self.store.record_run(job.signature, &job.run);
+        self.unsaved += 1;
+    }
+
+    pub fn container_started(&mut self, container: &str, app: Arrival, kind: TaskKind, now_ms: u64) {
+        self.started.insert(container.to_string(), Started { app, kind, at_ms: now_ms });
+    }
+
+    /// Counts a finished map or reduce in its job's run. A container lost with its node counts
+    /// too: its time is what the job really spent on it.
+    pub fn container_finished(&mut self, container: &str, now_ms: u64) {
+        let Some(s) = self.started.remove(container) else { return };
+        let Some(job) = self.live.get_mut(&s.app) else { return };
+        let ms = now_ms.saturating_sub(s.at_ms);
+        if s.kind.is_map() {
+            job.run.map_finished(ms, 0, 0);
+        } else if s.kind == TaskKind::Reduce {
+            job.run.reduce_finished(ms);
+        }
+    }
+
+    pub fn started_ms(&self, container: &str) -> Option<u64> {
+        self.started.get(container).map(|s| s.at_ms)
+    }
+
+    pub fn live(&self, app: Arrival) -> Option<&LiveJob> {
+        self.live.get(&app)
+    }
+
+    pub fn hints(&self, app: Arrival) -> Option<&JobHints> {
+        self.live.get(&app).map(|j| &j.hints)
+    }
+
+    pub fn estimate(&self, app: Arrival) -> JobEstimate {
+        let Some(job) = self.live.get(&app) else { return JobEstimate::default() };
+        let past = self.store.get(job.signature);
+        let avg = |n: u64, total: u64| (n > 0).then(|| total as f64 / n as f64);
+        JobEstimate {
+            avg_map_ms: avg(job.run.maps, job.run.map_ms_total).or_else(|| past.and_then(|p| p.avg_map_ms())),
+            avg_reduce_ms: avg(job.run.reduces, job.run.reduce_ms_total)
+                .or_else(|| past.and_then(|p| p.avg_reduce_ms())),
+            fp: job.hints.fp.or_else(|| past.and_then(|p| p.filtering_percentage())),
+            demand: job.hints.demand.or_else(|| {
+                past.and_then(|p| p.avg_maps_per_run())
+                    .map(|m| m.round().max(1.0) as u32)
+            }),
+            past_runs: past.map_or(0, |p| p.runs),
+            maps_done: job.run.maps,
+            reduces_done: job.run.reduces,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ask::AppAsks;
+    use crate::protocol::Resource;
+
+    fn app(n: u64, name: &str, tags: &[&str]) -> App {
+        App {
+            id: format!("application_1_{n:04}"),
+            arrival: Arrival(n),
+            queue: "default".into(),
+            user: "u".into(),
+            name: name.into(),
+            app_type: "MAPREDUCE".into(),
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            submit_ms: 0,
+            is_mapreduce: true,
+            attempt: None,
+            asks: AppAsks::default(),
+            used: Resource::ZERO,
+            running: 0,
+        }
+    }
+
+    #[test]
+    fn a_run_teaches_the_next_run_of_the_same_signature() {
+        let mut p = Profiles::default();
+        p.app_added(&app(1, "wordcount", &["locus.input-type=web", "locus.fp=0.5"]));
+        assert_eq!(p.estimate(Arrival(1)).avg_map_ms, None);
+        p.container_started("c1", Arrival(1), TaskKind::Map, 1_000);
+        p.container_started("c2", Arrival(1), TaskKind::Map, 1_000);
+        p.container_started("c3", Arrival(1), TaskKind::Reduce, 2_000);
+        p.container_started("am", Arrival(1), TaskKind::ApplicationMaster, 0);
+        p.container_finished("c1", 11_000);
+        assert_eq!(p.estimate(Arrival(1)).avg_map_ms, Some(10_000.0));
+        p.container_finished("c2", 21_000);
+        p.container_finished("c3", 32_000);
+        p.container_finished("am", 40_000);
+        let e = p.estimate(Arrival(1));
+        assert_eq!((e.avg_map_ms, e.avg_reduce_ms, e.maps_done), (Some(15_000.0), Some(30_000.0), 2));
+        p.app_removed(Arrival(1));
+        assert_eq!(p.unsaved(), 1);
+
+        // Same name and input type: known; another input type: a different job.
+        p.app_added(&app(2, "wordcount", &["locus.input-type=web"]));
+        p.app_added(&app(3, "wordcount", &["locus.input-type=text"]));
+        let e = p.estimate(Arrival(2));
+        assert_eq!((e.avg_map_ms, e.avg_reduce_ms, e.fp, e.demand, e.past_runs), (Some(15_000.0), Some(30_000.0), Some(0.5), Some(2), 1));
+        assert_eq!(p.estimate(Arrival(3)), JobEstimate::default());
+    }
+
+    #[test]
+    fn store_file_round_trip_and_errors_name_key_and_file() {
+        let dir = std::env::temp_dir().join(format!("locus-profile-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("profiles.json");
+        assert!(Profiles::load(&path).unwrap().is_empty());
+        let mut p = Profiles::default();
+        p.app_added(&app(1, "grep", &[]));
+        p.container_started("c", Arrival(1), TaskKind::Map, 0);
+        p.container_finished("c", 5_000);
+        p.app_removed(Arrival(1));
+        p.save(&path).unwrap();
+        assert!(!dir.join("profiles.json.tmp").exists());
+        let mut again = Profiles::with_store(Profiles::load(&path).unwrap());
+        again.app_added(&app(9, "grep", &[]));
+        assert_eq!(again.estimate(Arrival(9)).avg_map_ms, Some(5_000.0));
+
+        std::fs::write(&path, "not json").unwrap();
+        match Profiles::load(&path) {
+            Err(CoreError::Config { key, message }) => {
+                assert_eq!(key, PROFILE_STORE_KEY);
+                assert!(message.contains("profiles.json"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
