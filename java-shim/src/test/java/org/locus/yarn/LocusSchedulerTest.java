@@ -387,6 +387,36 @@ public class LocusSchedulerTest {
   }
 
   @Test
+  public void singleDefaultQueueAnswersQueueQueries() throws Exception {
+    MockRM rm = start(locusConf());
+    rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockRM.waitForAttemptScheduled(app, rm);
+    LocusScheduler scheduler = scheduler(rm);
+
+    assertEquals(Arrays.asList(app.getCurrentAppAttempt().getAppAttemptId()),
+        scheduler.getAppsInQueue("default"));
+    assertEquals(null, scheduler.getAppsInQueue("nope"));
+    assertEquals("default", scheduler.getQueueInfo("default", false, false).getQueueName());
+    try {
+      scheduler.getQueueInfo("nope", false, false);
+      fail("unknown queue answered");
+    } catch (java.io.IOException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("nope"));
+    }
+    try {
+      scheduler.moveApplication(app.getApplicationId(), "other");
+      fail("move accepted");
+    } catch (org.apache.hadoop.yarn.exceptions.YarnException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("other"));
+    }
+    assertTrue(scheduler.checkAccess(
+        org.apache.hadoop.security.UserGroupInformation.createRemoteUser("anyone"),
+        org.apache.hadoop.yarn.api.records.QueueACL.SUBMIT_APPLICATIONS, "default"));
+    assertEquals(1, scheduler.getQueueUserAclInfo().size());
+  }
+
+  @Test
   public void removedNodeTakesItsContainersAway() throws Exception {
     MockRM rm = start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
