@@ -2,10 +2,27 @@
 //!
 //! | key | default | allowed values |
 //! | --- | --- | --- |
-//! | `locus.policy` | `fifo` | job-level policy, which job gets freed capacity: `fifo` (planned: `fair`, `joss-t`, `joss-j`, `td`, `fresh`, `mrosa`) |
-//! | `locus.locality` | `hadoop` | locality technique for map tasks: `hadoop` = node-local, then rack-local, then off-switch, no waiting (planned: `delay`, `matchmaking`) |
-//! | `locus.hotspot` | `off` | hotspot guard: `off` (planned: `hot-queue`) |
-//! | `locus.slots` | `static` | slot configurator, the share of capacity map vs reduce containers may hold: `static` (planned: `fresh-static`, `fresh-dynamic`) |
+//! | `locus.policy` | `fifo` | job-level policy, which job gets freed capacity: `fifo`; `fair` = FairScheduler in one queue, the app with the smallest dominant share (max of memory and vcores share of the cluster) first, one container at a time (planned: `joss-t`, `joss-j`, `td`, `fresh`, `mrosa`) |
+//! | `locus.locality` | `hadoop` | locality technique for map tasks: `hadoop` = node-local, then rack-local, then off-switch, no waiting; `delay` = delay scheduling (thresholds below); `matchmaking` = locality markers (He et al. 2011) |
+//! | `locus.delay.node-locality-threshold` | `1.0` | for `delay`: a number from 0 to 10, a fraction of the cluster's node count (FairScheduler's `locality.threshold.node`): a map key relaxes from node-local to rack-local after missing that many nodes in a row; 0 = no wait |
+//! | `locus.delay.rack-locality-threshold` | `1.0` | for `delay`: the same for rack-local → off-switch, counted after the key reached rack level |
+//! | `locus.hotspot` | `off` | hotspot guard: `off`; `hot-queue` = TD's hot queue, at most θ concurrent non-local readers per host |
+//! | `locus.td.hotspot-readers` | `3` | θ for `hot-queue` (and `td`): integer 1..=1000 |
+//! | `locus.td.split-bytes` | `67108864` | δ, the split (HDFS block) size in bytes: integer 1..=2^40 |
+//! | `locus.td.bandwidth` | `125000000` | ρ, a node's network bandwidth in bytes per second (> 0); a non-local read is assumed done θ·δ/ρ seconds after it started |
+//! | `locus.slots` | `static` | slot configurator, the share of capacity map vs reduce containers may hold: `static`; `fresh-static` = FRESH Algorithm 1, the makespan-optimal split for the MapReduce jobs present, from their profiles; `fresh-dynamic` = FRESH Algorithms 2-3, the split follows the remaining map vs reduce work (needs `locus.policy=fresh`) |
+//! | `locus.fresh.k` | `3` | FRESH's admission control k (for `fresh`, `fresh-static`, `fresh-dynamic`): integer 1..=10000, at most k jobs in their map phase and k in their reduce phase |
+//! | `locus.fresh.tau1` | `0.8` | FRESH's τ1 (CalExpSm's map-progress threshold): a number from 0 to 1 |
+//! | `locus.fresh.tau2` | `0.6` | FRESH's τ2 (CalExpSm's ratio-difference threshold): a number from 0 to 100 |
+//! | `locus.profile.store` | empty = in memory only | path of the job profile store (JSON, rewritten atomically after each finished job); a missing file is an empty store, an unreadable one an error |
+//! | `locus.profile.default-map-secs` | `30` | seconds a map is assumed to take for a job with no profile and no finished map yet (FRESH, MROSA): a number from 0.001 to 86400 |
+//! | `locus.profile.default-reduce-secs` | `60` | the same for reduces |
+//! | `locus.mrosa.public.file` | empty = no public cloud | for `mrosa`: path of the public pool file, lines `host type price-per-sec mips mb-per-sec` for running public nodes and `* type price-per-sec mips mb-per-sec [provider]` for instance types that can be started (`#` comments) |
+//! | `locus.mrosa.rho` | `0.5` | for `mrosa`: ρ of eq. 8, the budget's weight against the deadline, from 0 to 1 |
+//! | `locus.mrosa.init-secs` | `30` | for `mrosa`: T_init, seconds until a newly requested public instance runs a task, from 0 to 86400 |
+//! | `locus.mrosa.private.mips` | `2600` | for `mrosa`: speed of one private container in MIPS (one 2.6 GHz core), a positive number |
+//! | `locus.mrosa.private.bandwidth` | `125` | for `mrosa`: MB/s a private container reads its input at, a positive number |
+//! | `locus.mrosa.split-mb` | `128` | for `mrosa`: MB of input per map task (mD), a positive number |
 //! | `locus.slots.map-share` | empty = no limit | for `static`: a number strictly between 0 and 1; map containers may hold at most that share of the cluster's memory and vcores, reduce containers at most the rest |
 //! | `locus.off-switch-per-heartbeat` | `1` | integer 1..=10000: off-switch containers per node heartbeat, over all apps; containers of asks that name no host or rack do not count |
 //! | `locus.assign-multiple` | `true` | `true`: fill a node with as many containers as fit per heartbeat; `false`: one container per heartbeat |
@@ -19,6 +36,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::error::CoreError;
+use crate::papers::td::TdConfig;
 use crate::topology::{DatacenterMapping, MAPPING_KEY};
 
 pub const POLICY: &str = "locus.policy";
@@ -29,6 +47,17 @@ pub const SLOTS_MAP_SHARE: &str = "locus.slots.map-share";
 pub const OFF_SWITCH_PER_HEARTBEAT: &str = "locus.off-switch-per-heartbeat";
 pub const ASSIGN_MULTIPLE: &str = "locus.assign-multiple";
 pub const DATACENTER_MAPPING_FILE: &str = MAPPING_KEY;
+pub use crate::policy::fresh::{FRESH_K, FRESH_TAU1, FRESH_TAU2};
+pub use crate::policy::mrosa::{
+    MROSA_INIT_SECS, MROSA_PRIVATE_BANDWIDTH, MROSA_PRIVATE_MIPS, MROSA_PUBLIC_FILE, MROSA_RHO,
+    MROSA_SPLIT_MB,
+};
+pub use crate::profile::{PROFILE_DEFAULT_MAP_SECS, PROFILE_DEFAULT_REDUCE_SECS, PROFILE_STORE_KEY as PROFILE_STORE};
+pub const DELAY_NODE_THRESHOLD: &str = "locus.delay.node-locality-threshold";
+pub const DELAY_RACK_THRESHOLD: &str = "locus.delay.rack-locality-threshold";
+pub const TD_HOTSPOT_READERS: &str = "locus.td.hotspot-readers";
+pub const TD_SPLIT_BYTES: &str = "locus.td.split-bytes";
+pub const TD_BANDWIDTH: &str = "locus.td.bandwidth";
 
 /// Every key the core understands, for the "unknown key" message.
 pub const KNOWN_KEYS: &[&str] = &[
@@ -40,6 +69,23 @@ pub const KNOWN_KEYS: &[&str] = &[
     OFF_SWITCH_PER_HEARTBEAT,
     ASSIGN_MULTIPLE,
     DATACENTER_MAPPING_FILE,
+    FRESH_K,
+    FRESH_TAU1,
+    FRESH_TAU2,
+    PROFILE_STORE,
+    PROFILE_DEFAULT_MAP_SECS,
+    PROFILE_DEFAULT_REDUCE_SECS,
+    MROSA_PUBLIC_FILE,
+    MROSA_RHO,
+    MROSA_INIT_SECS,
+    MROSA_PRIVATE_MIPS,
+    MROSA_PRIVATE_BANDWIDTH,
+    MROSA_SPLIT_MB,
+    DELAY_NODE_THRESHOLD,
+    DELAY_RACK_THRESHOLD,
+    TD_HOTSPOT_READERS,
+    TD_SPLIT_BYTES,
+    TD_BANDWIDTH,
 ];
 
 const OFF_SWITCH_MAX: u32 = 10_000;
@@ -72,23 +118,23 @@ macro_rules! choice {
 
 choice!(
     /// Which job gets freed capacity.
-    JobPolicyKind, POLICY, { Fifo = "fifo" },
-    planned: ["fair", "joss-t", "joss-j", "td", "fresh", "mrosa"]
+    JobPolicyKind, POLICY, { Fifo = "fifo", Fair = "fair", Fresh = "fresh", Mrosa = "mrosa" },
+    planned: ["joss-t", "joss-j", "td"]
 );
 choice!(
     /// How map tasks trade waiting for locality.
-    LocalityKind, LOCALITY, { Hadoop = "hadoop" },
-    planned: ["delay", "matchmaking"]
+    LocalityKind, LOCALITY, { Hadoop = "hadoop", Delay = "delay", Matchmaking = "matchmaking" },
+    planned: []
 );
 choice!(
     /// Whether hot nodes are protected from too many non-local readers.
-    HotspotKind, HOTSPOT, { Off = "off" },
-    planned: ["hot-queue"]
+    HotspotKind, HOTSPOT, { Off = "off", HotQueue = "hot-queue" },
+    planned: []
 );
 choice!(
     /// How capacity is split between map and reduce containers.
-    SlotsKind, SLOTS, { Static = "static" },
-    planned: ["fresh-static", "fresh-dynamic"]
+    SlotsKind, SLOTS, { Static = "static", FreshStatic = "fresh-static", FreshDynamic = "fresh-dynamic" },
+    planned: []
 );
 
 fn bad_choice(key: &str, value: &str, allowed: &[&str], planned: &[&str]) -> CoreError {
@@ -116,6 +162,19 @@ pub struct Config {
     pub datacenter_mapping_file: Option<PathBuf>,
     /// The file's content, read once when the settings are (re)loaded.
     pub datacenter_mapping: DatacenterMapping,
+    /// `delay`'s thresholds, as fractions of the cluster's node count.
+    pub delay_node_threshold: f64,
+    pub delay_rack_threshold: f64,
+    /// TD's parameters (θ, δ, ρ for the hot queue), validated by the paper module.
+    pub td: TdConfig,
+    /// FRESH's k, τ1, τ2.
+    pub fresh: crate::policy::fresh::FreshSettings,
+    /// MROSA's ρ, T_init, private speed, public pool.
+    pub mrosa: crate::policy::mrosa::MrosaSettings,
+    pub profile_store: Option<PathBuf>,
+    /// The store's content, read once at start (later reloads keep the core's own copy).
+    pub profile_store_content: crate::papers::joss::ProfileStore,
+    pub profile_defaults: crate::profile::ProfileDefaults,
 }
 
 impl Default for Config {
@@ -130,6 +189,15 @@ impl Default for Config {
             assign_multiple: true,
             datacenter_mapping_file: None,
             datacenter_mapping: DatacenterMapping::default(),
+            delay_node_threshold: 1.0,
+            delay_rack_threshold: 1.0,
+            // T is not a setting: the TD policy counts the cluster's map slots itself.
+            td: TdConfig::with_slots(0),
+            fresh: Default::default(),
+            mrosa: Default::default(),
+            profile_store: None,
+            profile_store_content: Default::default(),
+            profile_defaults: Default::default(),
         }
     }
 }
@@ -169,6 +237,22 @@ impl Config {
                     cfg.datacenter_mapping = DatacenterMapping::load(&path)?;
                     cfg.datacenter_mapping_file = Some(path);
                 }
+                DELAY_NODE_THRESHOLD => cfg.delay_node_threshold = parse_threshold(key, value)?,
+                DELAY_RACK_THRESHOLD => cfg.delay_rack_threshold = parse_threshold(key, value)?,
+                TD_HOTSPOT_READERS => cfg.td.hotspot_readers = parse_int(key, value, 1, 1000)?,
+                TD_SPLIT_BYTES => cfg.td.split_bytes = parse_u64(key, value, 1, 1 << 40)?,
+                TD_BANDWIDTH => cfg.td.bandwidth_bytes_per_sec = parse_positive(key, value)?,
+                FRESH_K | FRESH_TAU1 | FRESH_TAU2 => cfg.fresh.set(key, value)?,
+                PROFILE_DEFAULT_MAP_SECS | PROFILE_DEFAULT_REDUCE_SECS => {
+                    cfg.profile_defaults.set(key, value)?
+                }
+                PROFILE_STORE => {
+                    let path = PathBuf::from(value);
+                    cfg.profile_store_content = crate::profile::Profiles::load(&path)?;
+                    cfg.profile_store = Some(path);
+                }
+                MROSA_PUBLIC_FILE | MROSA_RHO | MROSA_INIT_SECS | MROSA_PRIVATE_MIPS
+                | MROSA_PRIVATE_BANDWIDTH | MROSA_SPLIT_MB => cfg.mrosa.set(key, value)?,
                 _ => {
                     // KNOWN_KEYS and this match are kept in step by the tests below; an entry in
                     // one but not the other is reported rather than silently ignored.
@@ -179,7 +263,81 @@ impl Config {
                 }
             }
         }
+        cfg.td.validate()?;
+        cfg.check_combination()?;
         Ok(cfg)
+    }
+}
+
+impl Config {
+    /// Combinations that cannot work, refused at start with the reason.
+    fn check_combination(&self) -> Result<(), CoreError> {
+        let refuse = |key: &str, message: String| {
+            Err(CoreError::Config {
+                key: key.to_string(),
+                message,
+            })
+        };
+        if self.slots == SlotsKind::FreshDynamic && self.policy != JobPolicyKind::Fresh {
+            return refuse(
+                SLOTS,
+                format!(
+                    "fresh-dynamic needs locus.policy=fresh, not {}: FRESH's Algorithms 2-4 work together (its admission control k decides which jobs use the map and reduce slots Algorithm 2 configures)",
+                    self.policy.as_str()
+                ),
+            );
+        }
+        if self.map_share.is_some() && self.slots != SlotsKind::Static {
+            return refuse(
+                SLOTS_MAP_SHARE,
+                format!(
+                    "is only for locus.slots=static; {} computes the split itself",
+                    self.slots.as_str()
+                ),
+            );
+        }
+        if self.mrosa.public_file.is_some() && self.policy != JobPolicyKind::Mrosa {
+            return refuse(
+                MROSA_PUBLIC_FILE,
+                format!(
+                    "marks public-cloud nodes, which only locus.policy=mrosa keeps apart; with {} they would run ordinary work",
+                    self.policy.as_str()
+                ),
+            );
+        }
+        Ok(())
+    }
+}
+
+fn parse_threshold(key: &str, value: &str) -> Result<f64, CoreError> {
+    match value.parse::<f64>() {
+        Ok(x) if (0.0..=10.0).contains(&x) => Ok(x),
+        _ => Err(CoreError::Config {
+            key: key.to_string(),
+            message: format!(
+                "invalid value {value:?}; allowed: a number from 0 to 10 (a fraction of the cluster's node count; 0 = no wait)"
+            ),
+        }),
+    }
+}
+
+fn parse_u64(key: &str, value: &str, min: u64, max: u64) -> Result<u64, CoreError> {
+    match value.parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(CoreError::Config {
+            key: key.to_string(),
+            message: format!("invalid value {value:?}; allowed: an integer from {min} to {max}"),
+        }),
+    }
+}
+
+fn parse_positive(key: &str, value: &str) -> Result<f64, CoreError> {
+    match value.parse::<f64>() {
+        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+        _ => Err(CoreError::Config {
+            key: key.to_string(),
+            message: format!("invalid value {value:?}; allowed: a positive number"),
+        }),
     }
 }
 
@@ -289,15 +447,24 @@ mod tests {
             "{message}"
         );
 
-        let (_, message) = config_err(&[(POLICY, "fair")]);
+        let (_, message) = config_err(&[(POLICY, "td")]);
         assert!(message.contains("planned but not implemented"), "{message}");
 
-        let (key, message) = config_err(&[(LOCALITY, "delay")]);
+        let (key, message) = config_err(&[(LOCALITY, "wait")]);
         assert_eq!(key, LOCALITY);
-        assert!(message.contains("allowed: hadoop"), "{message}");
+        assert!(message.contains("allowed: hadoop, delay, matchmaking"), "{message}");
 
-        let (key, _) = config_err(&[(HOTSPOT, "hot-queue")]);
+        let (key, _) = config_err(&[(HOTSPOT, "on")]);
         assert_eq!(key, HOTSPOT);
+
+        let (key, message) = config_err(&[(DELAY_NODE_THRESHOLD, "-1")]);
+        assert_eq!(key, DELAY_NODE_THRESHOLD);
+        assert!(message.contains("from 0 to 10"), "{message}");
+        let (key, _) = config_err(&[(TD_HOTSPOT_READERS, "0")]);
+        assert_eq!(key, TD_HOTSPOT_READERS);
+        let (key, message) = config_err(&[(TD_BANDWIDTH, "fast")]);
+        assert_eq!(key, TD_BANDWIDTH);
+        assert!(message.contains("positive number"), "{message}");
         let (key, _) = config_err(&[(SLOTS, "fresh-dynamic")]);
         assert_eq!(key, SLOTS);
 

@@ -197,6 +197,8 @@ pub fn assign(
         return decisions;
     }
     let order = layers.job.order(state, node, now_ms);
+    layers.locality.heartbeat(state, node, &order, now_ms);
+    layers.hotspot.heartbeat(state, node, now_ms);
     let mut slot_room = [None, None];
     for (i, slot) in [SlotKind::Map, SlotKind::Reduce].into_iter().enumerate() {
         slot_room[i] = layers
@@ -221,11 +223,15 @@ pub fn assign(
         {
             continue;
         }
+        let mut turn_left = layers.job.turn_limit(arrival);
         let mut after = None;
         while let Some(key) = state
             .app(arrival)
             .and_then(|a| a.asks.next_pending_key(after))
         {
+            if turn_left == 0 {
+                break;
+            }
             after = Some(key);
             let (placements, stop, kind) = {
                 let Some(app) = state.app(arrival) else { break };
@@ -238,16 +244,42 @@ pub fn assign(
                 } else {
                     Locality::OffSwitch
                 };
+                let mut non_local_left = if kind.is_map() && !table.locality_free() {
+                    layers.locality.non_local_cap(app, key, node)
+                } else {
+                    u32::MAX
+                };
                 let hotspot = &mut layers.hotspot;
                 let state_ref: &ClusterState = state;
-                let mut admit = |loc: Locality| hotspot.admit(state_ref, node, app, kind, loc);
+                // The non-local quota is spent by what is admitted, not what is placed: a key
+                // that gets fewer than admitted has met a harder limit and its turn is over.
+                let mut admit = |loc: Locality| {
+                    let n = hotspot.admit(state_ref, node, app, kind, loc);
+                    if loc == Locality::NodeLocal {
+                        return n;
+                    }
+                    if non_local_left == u32::MAX {
+                        return n;
+                    }
+                    let n = n.min(non_local_left);
+                    non_local_left -= n;
+                    n
+                };
                 let mut limits = KeyLimits {
                     ceiling,
                     slot_room: slot_index(kind).and_then(|i| slot_room[i]),
                     admit: &mut admit,
                 };
+                // The job policy's turn limit acts like the heartbeat's container budget: when
+                // it binds, the app's visit ends, as when the node is full.
+                let heartbeat_containers = budget.containers;
+                budget.containers = heartbeat_containers.min(turn_left);
+                let before = budget.containers;
                 let (placements, stop) =
                     plan_key(table, node.host_id, node.rack_id, &mut budget, &mut limits);
+                let used = before - budget.containers;
+                turn_left = turn_left.saturating_sub(used);
+                budget.containers = heartbeat_containers - used;
                 if let Some(i) = slot_index(kind) {
                     if slot_room[i].is_some() {
                         slot_room[i] = limits.slot_room;
@@ -317,6 +349,21 @@ fn record(
             node.id,
             resource_name
         );
+        // Fair sharing visits an app once per container; one decision per run keeps the
+        // shim's work (and the in-flight table) per key, not per container.
+        if let Some(last) = decisions.last_mut() {
+            if last.app == app.id
+                && last.priority == key.priority
+                && last.allocation_request_id == key.allocation_request_id
+                && last.locality == p.locality
+                && last.capability == p.capability
+                && last.resource_name == resource_name
+                && last.node == node.id
+            {
+                last.count += p.count;
+                continue;
+            }
+        }
         decisions.push(Decision {
             app: app.id.clone(),
             priority: key.priority,

@@ -786,9 +786,9 @@ fn errors_name_the_culprit() {
 
 #[test]
 fn config_errors_name_the_key_and_reconfigure_is_all_or_nothing() {
-    let Err(CoreError::Config { key, message }) = Core::new(&props(&[("locus.policy", "fair")]))
+    let Err(CoreError::Config { key, message }) = Core::new(&props(&[("locus.policy", "lottery")]))
     else {
-        panic!("fair is not implemented yet")
+        panic!("an unknown policy was accepted")
     };
     assert_eq!(key, "locus.policy");
     assert!(message.contains("allowed: fifo"), "{message}");

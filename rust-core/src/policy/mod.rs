@@ -11,9 +11,13 @@
 //! only read state. YARN's counting rules (rows, relax_locality, fit) are enforced by the
 //! procedure whatever the layers say, so no layer can make the core emit an impossible decision.
 
+mod delay;
+mod fair;
 mod fifo;
 mod hadoop;
+mod hot_queue;
 mod hotspot_off;
+mod matchmaking;
 mod static_slots;
 
 use crate::app::{App, Arrival, SlotKind, TaskKind};
@@ -23,7 +27,11 @@ use crate::node::Node;
 use crate::protocol::{Locality, Resource};
 use crate::state::ClusterState;
 
+pub use delay::DelayScheduling;
+pub use fair::{dominant_share, Fair};
 pub use fifo::Fifo;
+pub use hot_queue::HotQueueGuard;
+pub use matchmaking::MatchmakingLocality;
 pub use hadoop::HadoopLocality;
 pub use hotspot_off::NoHotspotGuard;
 pub use static_slots::StaticSlots;
@@ -36,6 +44,12 @@ pub trait JobPolicy: Send {
     /// this heartbeat; apps with nothing outstanding may be left out.
     fn order(&mut self, state: &ClusterState, node: &Node, now_ms: u64) -> Vec<Arrival>;
 
+    /// Containers `app` may take each time it comes up in `order` (an order may list an app
+    /// several times, e.g. fair sharing one container at a time).
+    fn turn_limit(&mut self, _app: Arrival) -> u32 {
+        u32::MAX
+    }
+
     /// The application is gone; drop anything kept about it.
     fn app_removed(&mut self, _app: Arrival) {}
 }
@@ -46,6 +60,14 @@ pub trait JobPolicy: Send {
 /// behind a locality wait).
 pub trait LocalityTechnique: Send {
     fn name(&self) -> &'static str;
+
+    /// Start of a heartbeat of `node` that will offer it to the apps in `order`.
+    fn heartbeat(&mut self, _state: &ClusterState, _node: &Node, _order: &[Arrival], _now_ms: u64) {}
+
+    /// Most non-local (rack-local or off-switch) containers the key may take on `node` now.
+    fn non_local_cap(&mut self, _app: &App, _key: SchedulerKey, _node: &Node) -> u32 {
+        u32::MAX
+    }
 
     fn allowed(
         &mut self,
@@ -74,6 +96,9 @@ pub trait LocalityTechnique: Send {
 /// heartbeat (`u32::MAX`: no limit).
 pub trait HotspotGuard: Send {
     fn name(&self) -> &'static str;
+
+    /// Start of a heartbeat of `node` (the guard's clock).
+    fn heartbeat(&mut self, _state: &ClusterState, _node: &Node, _now_ms: u64) {}
 
     fn admit(
         &mut self,
@@ -117,12 +142,23 @@ impl Layers {
         Layers {
             job: match cfg.policy {
                 JobPolicyKind::Fifo => Box::new(Fifo),
+                JobPolicyKind::Fair => Box::new(Fair),
             },
             locality: match cfg.locality {
                 LocalityKind::Hadoop => Box::new(HadoopLocality),
+                LocalityKind::Delay => Box::new(DelayScheduling::new(
+                    cfg.delay_node_threshold,
+                    cfg.delay_rack_threshold,
+                )),
+                LocalityKind::Matchmaking => Box::new(MatchmakingLocality::new()),
             },
             hotspot: match cfg.hotspot {
                 HotspotKind::Off => Box::new(NoHotspotGuard),
+                HotspotKind::HotQueue => Box::new(HotQueueGuard::new(
+                    cfg.td.hotspot_readers,
+                    cfg.td.split_bytes,
+                    cfg.td.bandwidth_bytes_per_sec,
+                )),
             },
             slots: match cfg.slots {
                 SlotsKind::Static => Box::new(StaticSlots::new(cfg.map_share)),
@@ -137,10 +173,13 @@ impl Layers {
         if old.policy != new.policy {
             self.job = fresh.job;
         }
-        if old.locality != new.locality {
+        if old.locality != new.locality
+            || old.delay_node_threshold != new.delay_node_threshold
+            || old.delay_rack_threshold != new.delay_rack_threshold
+        {
             self.locality = fresh.locality;
         }
-        if old.hotspot != new.hotspot {
+        if old.hotspot != new.hotspot || old.td != new.td {
             self.hotspot = fresh.hotspot;
         }
         if old.slots != new.slots || old.map_share != new.map_share {

@@ -1,0 +1,334 @@
+//! The `fair` job policy, the `delay` and `matchmaking` locality techniques and the `hot-queue`
+//! guard, driven through the core as the shim drives it.
+
+use std::collections::BTreeMap;
+
+use locus_core::{Ask, ContainerInfo, Core, Decision, Event, Heartbeat, Locality, Resource};
+
+const GB: u64 = 1024;
+
+fn core_with(pairs: &[(&str, &str)]) -> Core {
+    let _ = env_logger::builder().is_test(true).try_init();
+    let props: BTreeMap<String, String> =
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    Core::new(&props).expect("valid settings")
+}
+
+fn node_id(host: &str) -> String {
+    format!("{host}:8041")
+}
+
+fn add_node(c: &mut Core, host: &str, rack: &str, mem_gb: u64, vcores: u32) {
+    c.handle(Event::NodeAdded {
+        node: node_id(host),
+        host: host.into(),
+        rack: rack.into(),
+        capability: Resource::new(mem_gb * GB, vcores),
+    })
+    .unwrap();
+}
+
+fn add_app(c: &mut Core, app: &str, submit_ms: u64, app_type: &str) {
+    c.handle(Event::AppAdded {
+        app: app.into(),
+        queue: "default".into(),
+        user: "alice".into(),
+        name: app.into(),
+        app_type: app_type.into(),
+        tags: vec![],
+        submit_ms,
+    })
+    .unwrap();
+}
+
+/// (priority, resource_name, count) of 1 GB / 1 vcore containers.
+fn set_asks(c: &mut Core, app: &str, rows: &[(i32, &str, u32)]) {
+    let asks = rows
+        .iter()
+        .map(|&(priority, name, count)| Ask {
+            priority,
+            allocation_request_id: 0,
+            resource_name: name.into(),
+            capability: Resource::new(GB, 1),
+            count,
+            relax_locality: true,
+        })
+        .collect();
+    c.handle(Event::AsksUpdated { app: app.into(), asks }).unwrap();
+}
+
+fn heartbeat_at(c: &mut Core, host: &str, free_gb: u64, now_ms: u64) -> Vec<Decision> {
+    c.heartbeat(&Heartbeat {
+        node: node_id(host),
+        unallocated: Resource::new(free_gb * GB, free_gb as u32),
+        now_ms,
+    })
+    .unwrap()
+    .decisions
+}
+
+fn heartbeat(c: &mut Core, host: &str, free_gb: u64) -> Vec<Decision> {
+    heartbeat_at(c, host, free_gb, 1_000)
+}
+
+fn execute(c: &mut Core, decisions: &[Decision], next_id: &mut u32) -> Vec<String> {
+    let mut ids = Vec::new();
+    for d in decisions {
+        for _ in 0..d.count {
+            *next_id += 1;
+            let id = format!("container_{next_id}");
+            c.handle(Event::ContainerAllocated {
+                container: ContainerInfo {
+                    container: id.clone(),
+                    app: d.app.clone(),
+                    node: d.node.clone(),
+                    priority: d.priority,
+                    resource: d.capability,
+                },
+                locality: d.locality,
+                recovered: false,
+            })
+            .unwrap();
+            ids.push(id);
+        }
+    }
+    ids
+}
+
+fn summary(ds: &[Decision]) -> Vec<(String, Locality, u32)> {
+    ds.iter().map(|d| (d.app.clone(), d.locality, d.count)).collect()
+}
+
+fn given_to(ds: &[Decision], app: &str) -> u32 {
+    ds.iter().filter(|d| d.app == app).map(|d| d.count).sum()
+}
+
+// ---- fair ---------------------------------------------------------------------------------
+
+#[test]
+fn fair_gives_a_heartbeat_to_the_app_with_the_smallest_dominant_share() {
+    for (policy, want_a, want_b) in [("fifo", 8, 0), ("fair", 2, 6)] {
+        let mut c = core_with(&[("locus.policy", policy)]);
+        add_node(&mut c, "h1", "/r1", 8, 8);
+        add_node(&mut c, "h2", "/r1", 8, 8);
+        add_app(&mut c, "a", 1, "SPARK");
+        add_app(&mut c, "b", 2, "SPARK");
+        set_asks(&mut c, "a", &[(1, "*", 4)]);
+        let mut next = 0;
+        let ds = heartbeat(&mut c, "h2", 8);
+        execute(&mut c, &ds, &mut next);
+        assert_eq!(given_to(&ds, "a"), 4);
+        // a holds 4 of 16 GB; both now want plenty.
+        set_asks(&mut c, "a", &[(1, "*", 10)]);
+        set_asks(&mut c, "b", &[(1, "*", 10)]);
+        let ds = heartbeat(&mut c, "h1", 8);
+        assert_eq!(
+            (given_to(&ds, "a"), given_to(&ds, "b")),
+            (want_a, want_b),
+            "{policy}: {:?}",
+            summary(&ds)
+        );
+    }
+}
+
+#[test]
+fn fair_serves_a_new_apps_am_before_busy_apps_take_more() {
+    let mut c = core_with(&[("locus.policy", "fair")]);
+    add_node(&mut c, "h1", "/r1", 4, 4);
+    add_app(&mut c, "busy", 1, "MAPREDUCE");
+    set_asks(&mut c, "busy", &[(20, "*", 3)]);
+    let mut next = 0;
+    let ds = heartbeat(&mut c, "h1", 4);
+    execute(&mut c, &ds, &mut next);
+    set_asks(&mut c, "busy", &[(20, "*", 50)]);
+    add_app(&mut c, "newcomer", 5, "MAPREDUCE");
+    set_asks(&mut c, "newcomer", &[(0, "*", 1)]);
+    let ds = heartbeat(&mut c, "h1", 1);
+    assert_eq!(summary(&ds), vec![("newcomer".into(), Locality::OffSwitch, 1)]);
+    assert_eq!(ds[0].priority, 0);
+}
+
+// ---- delay --------------------------------------------------------------------------------
+
+/// 4 nodes, thresholds 0.5 → 2 missed nodes per level.
+fn delay_cluster(locality: &str) -> Core {
+    let mut c = core_with(&[
+        ("locus.locality", locality),
+        ("locus.delay.node-locality-threshold", "0.5"),
+        ("locus.delay.rack-locality-threshold", "0.5"),
+    ]);
+    add_node(&mut c, "h1", "/r1", 8, 8);
+    add_node(&mut c, "h2", "/r1", 8, 8);
+    add_node(&mut c, "h3", "/r2", 8, 8);
+    add_node(&mut c, "h4", "/r2", 8, 8);
+    add_app(&mut c, "mr", 1, "MAPREDUCE");
+    set_asks(&mut c, "mr", &[(20, "h1", 2), (20, "/r1", 2), (20, "*", 2)]);
+    c
+}
+
+#[test]
+fn delay_waits_a_fraction_of_the_cluster_per_level() {
+    let mut c = delay_cluster("delay");
+    // Two missed nodes at node level...
+    assert!(heartbeat(&mut c, "h3", 8).is_empty());
+    assert!(heartbeat(&mut c, "h4", 8).is_empty());
+    // ...then rack-local is allowed, but h3 is off the rack: still nothing, a rack-level miss.
+    assert!(heartbeat(&mut c, "h3", 8).is_empty());
+    let ds = heartbeat(&mut c, "h2", 8);
+    assert_eq!(summary(&ds), vec![("mr".into(), Locality::RackLocal, 2)]);
+
+    // Without delay the first heartbeat anywhere takes the map off-switch.
+    let mut c = delay_cluster("hadoop");
+    let ds = heartbeat(&mut c, "h3", 8);
+    assert_eq!(summary(&ds), vec![("mr".into(), Locality::OffSwitch, 1)]);
+}
+
+#[test]
+fn delay_relaxes_to_off_switch_after_the_rack_threshold_and_never_holds_ams() {
+    let mut c = delay_cluster("delay");
+    add_app(&mut c, "am", 2, "MAPREDUCE");
+    set_asks(&mut c, "am", &[(0, "*", 1)]);
+    let ds = heartbeat(&mut c, "h3", 8);
+    assert_eq!(summary(&ds), vec![("am".into(), Locality::OffSwitch, 1)], "AMs never wait");
+    assert!(heartbeat(&mut c, "h4", 8).is_empty());
+    assert!(heartbeat(&mut c, "h3", 8).is_empty());
+    assert!(heartbeat(&mut c, "h4", 8).is_empty());
+    let ds = heartbeat(&mut c, "h3", 8);
+    assert_eq!(summary(&ds), vec![("mr".into(), Locality::OffSwitch, 1)]);
+}
+
+#[test]
+fn delay_node_local_needs_no_wait() {
+    let mut c = delay_cluster("delay");
+    let ds = heartbeat(&mut c, "h1", 8);
+    assert_eq!(summary(&ds), vec![("mr".into(), Locality::NodeLocal, 2)]);
+}
+
+// ---- matchmaking --------------------------------------------------------------------------
+
+fn mm_cluster(policy: &str) -> Core {
+    let mut c = core_with(&[("locus.policy", policy), ("locus.locality", "matchmaking")]);
+    add_node(&mut c, "h1", "/r1", 8, 8);
+    add_node(&mut c, "h2", "/r1", 8, 8);
+    add_node(&mut c, "h3", "/r1", 8, 8);
+    c
+}
+
+#[test]
+fn matchmaking_first_miss_idles_second_miss_gives_one_non_local_map() {
+    let mut c = mm_cluster("fifo");
+    add_app(&mut c, "mr", 1, "MAPREDUCE");
+    set_asks(&mut c, "mr", &[(20, "h3", 6), (20, "/r1", 6), (20, "*", 6)]);
+    assert!(heartbeat(&mut c, "h1", 8).is_empty(), "first miss: the node is marked, gets nothing");
+    // Second miss in a row: exactly one non-local map although 8 fit and the rack row has 6.
+    let ds = heartbeat(&mut c, "h1", 8);
+    assert_eq!(summary(&ds), vec![("mr".into(), Locality::RackLocal, 1)]);
+    // The data node fills up with local maps.
+    let ds = heartbeat(&mut c, "h3", 8);
+    assert_eq!(summary(&ds), vec![("mr".into(), Locality::NodeLocal, 5)]);
+}
+
+#[test]
+fn matchmaking_resets_every_marker_when_a_job_arrives() {
+    let mut c = mm_cluster("fifo");
+    add_app(&mut c, "mr", 1, "MAPREDUCE");
+    set_asks(&mut c, "mr", &[(20, "h3", 6), (20, "/r1", 6), (20, "*", 6)]);
+    assert!(heartbeat(&mut c, "h1", 8).is_empty());
+    add_app(&mut c, "other", 2, "MAPREDUCE");
+    set_asks(&mut c, "other", &[(20, "h3", 1), (20, "/r1", 1), (20, "*", 1)]);
+    assert!(
+        heartbeat(&mut c, "h1", 8).is_empty(),
+        "after the arrival h1's miss is a first miss again"
+    );
+    assert_eq!(heartbeat(&mut c, "h1", 8).len(), 1);
+}
+
+#[test]
+fn matchmaking_relaxes_the_job_order_for_local_maps_under_fifo_and_fair() {
+    for policy in ["fifo", "fair"] {
+        let mut c = mm_cluster(policy);
+        add_app(&mut c, "head", 1, "MAPREDUCE");
+        add_app(&mut c, "second", 2, "MAPREDUCE");
+        set_asks(&mut c, "head", &[(20, "h3", 4), (20, "/r1", 4), (20, "*", 4)]);
+        set_asks(&mut c, "second", &[(20, "h2", 2), (20, "/r1", 2), (20, "*", 2)]);
+        let ds = heartbeat(&mut c, "h2", 8);
+        assert_eq!(
+            summary(&ds),
+            vec![("second".into(), Locality::NodeLocal, 2)],
+            "{policy}: the head job has nothing local on h2 and must not take it non-locally"
+        );
+        // h2 ran out of local work mid-heartbeat: marked, so the next visit is a second miss.
+        let ds = heartbeat(&mut c, "h2", 6);
+        assert_eq!(summary(&ds), vec![("head".into(), Locality::RackLocal, 1)], "{policy}");
+    }
+}
+
+#[test]
+fn matchmaking_never_holds_ams_or_generic_apps() {
+    let mut c = mm_cluster("fifo");
+    add_app(&mut c, "mr", 1, "MAPREDUCE");
+    set_asks(&mut c, "mr", &[(0, "*", 1), (20, "h3", 3), (20, "/r1", 3), (20, "*", 3)]);
+    add_app(&mut c, "spark", 2, "SPARK");
+    set_asks(&mut c, "spark", &[(1, "h3", 2), (1, "/r1", 2), (1, "*", 2)]);
+    let ds = heartbeat(&mut c, "h1", 8);
+    assert_eq!(given_to(&ds, "mr"), 1, "{:?}", summary(&ds));
+    assert_eq!(ds[0].priority, 0);
+    assert_eq!(given_to(&ds, "spark"), 2, "generic containers are not map tasks");
+}
+
+// ---- hot queue ----------------------------------------------------------------------------
+
+#[test]
+fn hot_queue_keeps_non_local_readers_off_a_hot_host_until_the_tuple_expires() {
+    // θ = 1, δ = 1000 bytes, ρ = 100 bytes/s: a read lives θ·δ/ρ = 10 s.
+    let mut c = core_with(&[
+        ("locus.hotspot", "hot-queue"),
+        ("locus.td.hotspot-readers", "1"),
+        ("locus.td.split-bytes", "1000"),
+        ("locus.td.bandwidth", "100"),
+    ]);
+    add_node(&mut c, "h1", "/r1", 8, 8);
+    add_node(&mut c, "h2", "/r2", 8, 8);
+    add_node(&mut c, "h3", "/r2", 8, 8);
+    add_app(&mut c, "mr", 1, "MAPREDUCE");
+    set_asks(&mut c, "mr", &[(20, "h1", 4), (20, "/r1", 4), (20, "*", 4)]);
+    let mut next = 0;
+    let ds = heartbeat_at(&mut c, "h2", 8, 1_000);
+    assert_eq!(summary(&ds), vec![("mr".into(), Locality::OffSwitch, 1)]);
+    execute(&mut c, &ds, &mut next);
+    // The AM gave the container the map whose block is on h1: h1's count drops.
+    set_asks(&mut c, "mr", &[(20, "h1", 3), (20, "/r1", 3), (20, "*", 3)]);
+    assert!(heartbeat_at(&mut c, "h3", 8, 2_000).is_empty(), "h1 has θ = 1 live reader");
+    assert!(heartbeat_at(&mut c, "h3", 8, 10_999).is_empty());
+    // The guard never holds node-local work on the hot host itself.
+    let ds = heartbeat_at(&mut c, "h1", 1, 5_000);
+    assert_eq!(summary(&ds), vec![("mr".into(), Locality::NodeLocal, 1)]);
+    let ds = heartbeat_at(&mut c, "h3", 8, 11_000);
+    assert_eq!(summary(&ds), vec![("mr".into(), Locality::OffSwitch, 1)], "tuple expired at t + θδ/ρ");
+}
+
+#[test]
+fn hot_queue_admits_readers_of_cold_hosts_and_never_holds_other_containers() {
+    let mut c = core_with(&[
+        ("locus.hotspot", "hot-queue"),
+        ("locus.td.hotspot-readers", "1"),
+        ("locus.td.split-bytes", "1000"),
+        ("locus.td.bandwidth", "100"),
+        ("locus.off-switch-per-heartbeat", "10"),
+    ]);
+    add_node(&mut c, "h1", "/r1", 8, 8);
+    add_node(&mut c, "h4", "/r1", 8, 8);
+    add_node(&mut c, "h2", "/r2", 8, 8);
+    add_app(&mut c, "mr", 1, "MAPREDUCE");
+    set_asks(&mut c, "mr", &[(20, "h1", 2), (20, "h4", 2), (20, "/r1", 4), (20, "*", 4)]);
+    let mut next = 0;
+    let ds = heartbeat_at(&mut c, "h2", 1, 1_000);
+    execute(&mut c, &ds, &mut next);
+    set_asks(&mut c, "mr", &[(20, "h1", 1), (20, "h4", 2), (20, "/r1", 3), (20, "*", 3)]);
+    add_app(&mut c, "am", 2, "MAPREDUCE");
+    set_asks(&mut c, "am", &[(0, "*", 1)]);
+    // h1 is hot, h4 is not: one more non-local reader is admitted (one per cold host).
+    let ds = heartbeat_at(&mut c, "h2", 8, 2_000);
+    assert_eq!(given_to(&ds, "mr"), 1, "{:?}", summary(&ds));
+    assert_eq!(given_to(&ds, "am"), 1);
+}
