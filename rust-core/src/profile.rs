@@ -20,6 +20,47 @@ use crate::hints::JobHints;
 use crate::papers::joss::{JobObservation, JobSignature, ProfileStore};
 
 pub const PROFILE_STORE_KEY: &str = "locus.profile.store";
+pub const PROFILE_DEFAULT_MAP_SECS: &str = "locus.profile.default-map-secs";
+pub const PROFILE_DEFAULT_REDUCE_SECS: &str = "locus.profile.default-reduce-secs";
+
+/// Task times assumed for a job nothing is known about yet.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProfileDefaults {
+    pub map_secs: f64,
+    pub reduce_secs: f64,
+}
+
+impl Default for ProfileDefaults {
+    fn default() -> Self {
+        ProfileDefaults {
+            map_secs: 30.0,
+            reduce_secs: 60.0,
+        }
+    }
+}
+
+impl ProfileDefaults {
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), CoreError> {
+        let v = parse_number(key, value, 0.001, 86_400.0)?;
+        if key == PROFILE_DEFAULT_MAP_SECS {
+            self.map_secs = v;
+        } else {
+            self.reduce_secs = v;
+        }
+        Ok(())
+    }
+}
+
+/// A number in `min..=max`, or an error naming the key, the value and the range.
+pub(crate) fn parse_number(key: &str, value: &str, min: f64, max: f64) -> Result<f64, CoreError> {
+    match value.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= min && x <= max => Ok(x),
+        _ => Err(CoreError::Config {
+            key: key.to_string(),
+            message: format!("invalid value {value:?}; allowed: a number from {min} to {max}"),
+        }),
+    }
+}
 
 /// One running application as the profiles see it.
 #[derive(Debug, Clone)]
@@ -29,6 +70,8 @@ pub struct LiveJob {
     /// Tasks of this run that finished.
     pub run: JobObservation,
     pub submit_ms: u64,
+    pub running_maps: u32,
+    pub running_reduces: u32,
 }
 
 /// What the policies may assume about a job: this run's finished tasks first, then the profile
@@ -43,6 +86,8 @@ pub struct JobEstimate {
     pub past_runs: u64,
     pub maps_done: u64,
     pub reduces_done: u64,
+    pub maps_running: u32,
+    pub reduces_running: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -120,6 +165,8 @@ impl Profiles {
             hints: hints.clone(),
             run: JobObservation::default(),
             submit_ms: app.submit_ms,
+            running_maps: 0,
+            running_reduces: 0,
         });
         // Re-added (RM recovery): new tags win, what was learned stays.
         e.signature = signature;
@@ -141,6 +188,13 @@ impl Profiles {
     }
 
     pub fn container_started(&mut self, container: &str, app: Arrival, kind: TaskKind, now_ms: u64) {
+        if let Some(job) = self.live.get_mut(&app) {
+            if kind.is_map() {
+                job.running_maps += 1;
+            } else if kind == TaskKind::Reduce {
+                job.running_reduces += 1;
+            }
+        }
         self.started.insert(container.to_string(), Started { app, kind, at_ms: now_ms });
     }
 
@@ -152,8 +206,10 @@ impl Profiles {
         let ms = now_ms.saturating_sub(s.at_ms);
         if s.kind.is_map() {
             job.run.map_finished(ms, 0, 0);
+            job.running_maps = job.running_maps.saturating_sub(1);
         } else if s.kind == TaskKind::Reduce {
             job.run.reduce_finished(ms);
+            job.running_reduces = job.running_reduces.saturating_sub(1);
         }
     }
 
@@ -185,6 +241,8 @@ impl Profiles {
             past_runs: past.map_or(0, |p| p.runs),
             maps_done: job.run.maps,
             reduces_done: job.run.reduces,
+            maps_running: job.running_maps,
+            reduces_running: job.running_reduces,
         }
     }
 }
@@ -225,10 +283,12 @@ mod tests {
         p.container_finished("c1", 11_000);
         assert_eq!(p.estimate(Arrival(1)).avg_map_ms, Some(10_000.0));
         p.container_finished("c2", 21_000);
+        assert_eq!(p.estimate(Arrival(1)).reduces_running, 1);
         p.container_finished("c3", 32_000);
         p.container_finished("am", 40_000);
         let e = p.estimate(Arrival(1));
         assert_eq!((e.avg_map_ms, e.avg_reduce_ms, e.maps_done), (Some(15_000.0), Some(30_000.0), 2));
+        assert_eq!((e.maps_running, e.reduces_running), (0, 0));
         p.app_removed(Arrival(1));
         assert_eq!(p.unsaved(), 1);
 

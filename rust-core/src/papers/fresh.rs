@@ -606,6 +606,28 @@ impl DynamicSlotConfigurator {
         self.params
     }
 
+    /// A model whose parameters are forced into range (`k ≥ 1`, `τ1 ∈ [0, 1]`, `τ2 ≥ 0`, `S = 1`
+    /// until [`set_total_slots`](Self::set_total_slots)): for adapters whose settings were
+    /// validated already and that must not fail inside the ResourceManager.
+    pub fn clamped(k: u32, tau1: f64, tau2: f64) -> Self {
+        let finite = |v: f64, d: f64| if v.is_finite() { v } else { d };
+        DynamicSlotConfigurator {
+            params: FreshParams {
+                total_slots: 1,
+                k: k.max(1),
+                tau1: finite(tau1, DEFAULT_TAU1).clamp(0.0, 1.0),
+                tau2: finite(tau2, DEFAULT_TAU2).max(0.0),
+            },
+            jobs: BTreeMap::new(),
+            queued: VecDeque::new(),
+            map_set: Vec::new(),
+            reduce_set: Vec::new(),
+            reduce_waiting: VecDeque::new(),
+            busy_map: 0,
+            busy_reduce: 0,
+        }
+    }
+
     /// The cluster grew or shrank (nodes added/removed): `S` follows it.
     pub fn set_total_slots(&mut self, total_slots: u32) -> Result<(), FreshError> {
         self.params = FreshParams {

@@ -1,0 +1,349 @@
+//! `locus.policy=fresh`: FRESH's overall-fairness job choice (Algorithm 4) under its admission
+//! control `k`, on the model of [`crate::papers::fresh::DynamicSlotConfigurator`].
+//!
+//! YARN mapping (docs/yarn-mapping.md):
+//! - a MapReduce application joins FRESH's `J` when its AM first asks for maps or reduces (before
+//!   that FRESH cannot know `n_m`); `n_m`, `n_r` = finished + running + outstanding containers of
+//!   that kind, updated on every ask snapshot;
+//! - only jobs in `M` may start maps and only jobs in `R` reduces (the paper's phases; this also
+//!   holds back the reduces MapReduce asks for early, slowstart). Map re-runs after the map phase
+//!   and reduces of a job the model already saw finish are never held back, so no job can be
+//!   stranded by the model;
+//! - the order: apps waiting for their AM container first (one small container each, and every
+//!   job needs it), then the jobs of `M ∪ R` by least `r_i` (eq. 1), then everything else
+//!   (generic applications, queued jobs) in submission order;
+//! - `t̄_m`, `t̄_r` before the job's first finished task: its profile (an earlier run with the same
+//!   signature), else `locus.profile.default-map-secs` / `-reduce-secs`.
+//!
+//! The same model also drives `locus.slots=fresh-dynamic` ([`super::fresh_slots`]), which is why
+//! it sits behind a shared handle.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::{JobPolicy, Observed};
+use crate::app::{App, Arrival, TaskKind};
+use crate::config::Config;
+use crate::container::Container;
+use crate::error::CoreError;
+use crate::profile::parse_number;
+use crate::node::Node;
+use crate::papers::fresh::{DynamicSlotConfigurator, JobPhase, SlotKind as FreshSlot};
+use crate::protocol::Resource;
+use crate::state::ClusterState;
+
+/// What an application's outstanding asks hold, by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Outstanding {
+    pub maps: u32,
+    pub reduces: u32,
+    pub am: u32,
+    /// Size of one map (reduce) container, from the first key of that kind.
+    pub map_size: Option<Resource>,
+    pub reduce_size: Option<Resource>,
+}
+
+pub fn outstanding(app: &App) -> Outstanding {
+    let mut o = Outstanding::default();
+    for (key, table) in app.asks.tables() {
+        let n = table.outstanding();
+        let size = table.row(crate::names::ANY_ID).map(|r| r.capability);
+        match app.kind_of(key.priority) {
+            k if k.is_map() => {
+                o.maps += n;
+                o.map_size = o.map_size.or(size);
+            }
+            TaskKind::Reduce => {
+                o.reduces += n;
+                o.reduce_size = o.reduce_size.or(size);
+            }
+            TaskKind::ApplicationMaster => o.am += n,
+            _ => {}
+        }
+    }
+    o
+}
+
+pub const FRESH_K: &str = "locus.fresh.k";
+pub const FRESH_TAU1: &str = "locus.fresh.tau1";
+pub const FRESH_TAU2: &str = "locus.fresh.tau2";
+
+/// FRESH's settings (`locus.fresh.*`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FreshSettings {
+    pub k: u32,
+    pub tau1: f64,
+    pub tau2: f64,
+}
+
+impl Default for FreshSettings {
+    fn default() -> Self {
+        FreshSettings {
+            k: 3,
+            tau1: crate::papers::fresh::DEFAULT_TAU1,
+            tau2: crate::papers::fresh::DEFAULT_TAU2,
+        }
+    }
+}
+
+impl FreshSettings {
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), CoreError> {
+        match key {
+            FRESH_K => self.k = parse_number(key, value, 1.0, 10_000.0)?.round() as u32,
+            FRESH_TAU1 => self.tau1 = parse_number(key, value, 0.0, 1.0)?,
+            _ => self.tau2 = parse_number(key, value, 0.0, 100.0)?,
+        }
+        if key == FRESH_K && value.trim().parse::<u32>().is_err() {
+            return Err(CoreError::Config {
+                key: key.to_string(),
+                message: format!("invalid value {value:?}; allowed: an integer from 1 to 10000"),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    running_maps: u32,
+    running_reduces: u32,
+    done_maps: u32,
+    done_reduces: u32,
+}
+
+/// The model plus what the adapter needs to feed it from YARN's events.
+pub struct FreshModel {
+    pub model: DynamicSlotConfigurator,
+    /// Applications the model knows, by their YARN id.
+    jobs: HashMap<Arrival, String>,
+    counts: HashMap<Arrival, Counts>,
+    /// Containers reported to the model as tasks (others: re-runs the model refuses).
+    tasks: HashMap<String, (Arrival, u64)>,
+    next_task: u64,
+    default_map_secs: f64,
+    default_reduce_secs: f64,
+    /// Size of one map / reduce container the last time a job asked; `S` is counted in these.
+    pub map_size: Option<Resource>,
+    pub reduce_size: Option<Resource>,
+}
+
+pub type SharedFresh = Arc<Mutex<FreshModel>>;
+
+/// A poisoned lock only means another thread panicked mid-update; the model is still the best
+/// there is, and the RM must keep scheduling.
+pub fn lock(m: &SharedFresh) -> MutexGuard<'_, FreshModel> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl FreshModel {
+    pub fn shared(cfg: &Config) -> SharedFresh {
+        let model = DynamicSlotConfigurator::clamped(cfg.fresh.k, cfg.fresh.tau1, cfg.fresh.tau2);
+        Arc::new(Mutex::new(FreshModel {
+            model,
+            jobs: HashMap::new(),
+            counts: HashMap::new(),
+            tasks: HashMap::new(),
+            next_task: 0,
+            default_map_secs: cfg.profile_defaults.map_secs,
+            default_reduce_secs: cfg.profile_defaults.reduce_secs,
+            map_size: None,
+            reduce_size: None,
+        }))
+    }
+
+    pub fn job(&self, app: Arrival) -> Option<&str> {
+        self.jobs.get(&app).map(String::as_str)
+    }
+
+    pub fn phase(&self, app: Arrival) -> Option<JobPhase> {
+        self.jobs.get(&app).and_then(|j| self.model.phase(j))
+    }
+
+    /// `S` in slots of the jobs' container size (the larger of map and reduce), at least 1.
+    pub fn sync_total_slots(&mut self, capacity: Resource) -> u32 {
+        let size = match (self.map_size, self.reduce_size) {
+            (Some(m), Some(r)) => Resource::new(m.memory_mb.max(r.memory_mb), m.vcores.max(r.vcores)),
+            (Some(s), None) | (None, Some(s)) => s,
+            (None, None) => Resource::new(1024, 1),
+        };
+        let s = capacity.count_fitting(&size).max(1);
+        if s != self.model.params().total_slots {
+            if let Err(e) = self.model.set_total_slots(s) {
+                log::warn!("FRESH: cannot set S = {s}: {e}");
+            }
+        }
+        s
+    }
+
+    pub fn observe(&mut self, state: &ClusterState, what: &Observed<'_>) {
+        let now = state.clock_ms() as f64 / 1000.0;
+        match what {
+            Observed::AsksUpdated(app) if app.is_mapreduce => self.asks_updated(state, app, now),
+            Observed::AppRemoved(arrival) => {
+                if let Some(job) = self.jobs.remove(arrival) {
+                    if let Err(e) = self.model.remove(&job, now) {
+                        log::debug!("FRESH: {e}");
+                    }
+                }
+                self.counts.remove(arrival);
+                self.tasks.retain(|_, (a, _)| a != arrival);
+            }
+            Observed::ContainerStarted(c) => self.started(state, c, now),
+            Observed::ContainerFinished(c) => self.finished(state, c, now),
+            _ => {}
+        }
+    }
+
+    fn asks_updated(&mut self, state: &ClusterState, app: &App, now: f64) {
+        let o = outstanding(app);
+        self.map_size = o.map_size.or(self.map_size);
+        self.reduce_size = o.reduce_size.or(self.reduce_size);
+        let c = self.counts.get(&app.arrival).copied().unwrap_or_default();
+        let maps = c.done_maps + c.running_maps + o.maps;
+        let reduces = c.done_reduces + c.running_reduces + o.reduces;
+        match self.jobs.get(&app.arrival) {
+            Some(job) => {
+                if let Err(e) = self.model.set_task_counts(job, maps, reduces, now) {
+                    // A map re-run after the map phase: the model keeps its counts, the re-run
+                    // is scheduled outside it.
+                    log::debug!("FRESH: {e}");
+                }
+            }
+            None if maps + reduces > 0 => {
+                let est = state.profiles().estimate(app.arrival);
+                let map_secs = est.avg_map_ms.map_or(self.default_map_secs, |ms| (ms / 1000.0).max(0.001));
+                let reduce_secs = est.avg_reduce_ms.map_or(self.default_reduce_secs, |ms| (ms / 1000.0).max(0.001));
+                match self.model.submit(&app.id, maps, reduces, map_secs, reduce_secs, now) {
+                    Ok(()) => {
+                        self.jobs.insert(app.arrival, app.id.clone());
+                        log::info!(
+                            "FRESH: job {} joins with {maps} maps, {reduces} reduces, estimates {map_secs:.1} s / {reduce_secs:.1} s, phase {:?}",
+                            app.id,
+                            self.model.phase(&app.id)
+                        );
+                    }
+                    Err(e) => log::warn!("FRESH: {e}"),
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn started(&mut self, state: &ClusterState, c: &Container, now: f64) {
+        let Some(app) = state.app_by_id(&c.app) else { return };
+        let slot = match c.kind.slot() {
+            Some(crate::app::SlotKind::Map) => FreshSlot::Map,
+            Some(crate::app::SlotKind::Reduce) => FreshSlot::Reduce,
+            None => return,
+        };
+        let counts = self.counts.entry(app.arrival).or_default();
+        match slot {
+            FreshSlot::Map => counts.running_maps += 1,
+            FreshSlot::Reduce => counts.running_reduces += 1,
+        }
+        let Some(job) = self.jobs.get(&app.arrival) else { return };
+        let task = self.next_task;
+        self.next_task += 1;
+        match self.model.task_started(job, task, slot, now) {
+            Ok(()) => {
+                self.tasks.insert(c.id.clone(), (app.arrival, task));
+            }
+            Err(e) => log::debug!("FRESH: container {} outside the model: {e}", c.id),
+        }
+    }
+
+    fn finished(&mut self, state: &ClusterState, c: &Container, now: f64) {
+        let arrival = state.app_by_id(&c.app).map(|a| a.arrival);
+        if let Some(counts) = arrival.and_then(|a| self.counts.get_mut(&a)) {
+            if c.kind.is_map() {
+                counts.running_maps = counts.running_maps.saturating_sub(1);
+                counts.done_maps += 1;
+            } else if c.kind == TaskKind::Reduce {
+                counts.running_reduces = counts.running_reduces.saturating_sub(1);
+                counts.done_reduces += 1;
+            }
+        }
+        let Some((arrival, task)) = self.tasks.remove(&c.id) else { return };
+        let Some(job) = self.jobs.get(&arrival) else { return };
+        if let Err(e) = self.model.task_finished(job, task, now) {
+            log::debug!("FRESH: {e}");
+        }
+    }
+
+    /// Whether FRESH's phases let `app` start a container of `kind` now.
+    pub fn allows(&self, app: &App, kind: TaskKind) -> bool {
+        let Some(phase) = self.phase(app.arrival) else { return true };
+        if kind.is_map() {
+            phase != JobPhase::Queued
+        } else if kind == TaskKind::Reduce {
+            !matches!(phase, JobPhase::Queued | JobPhase::Map | JobPhase::ReduceWaiting)
+        } else {
+            true
+        }
+    }
+}
+
+pub struct FreshPolicy {
+    model: SharedFresh,
+}
+
+impl FreshPolicy {
+    pub fn new(model: SharedFresh) -> Self {
+        FreshPolicy { model }
+    }
+}
+
+impl JobPolicy for FreshPolicy {
+    fn name(&self) -> &'static str {
+        "fresh"
+    }
+
+    fn order(&mut self, state: &ClusterState, _node: &Node, now_ms: u64) -> Vec<Arrival> {
+        let m = lock(&self.model);
+        let now = now_ms as f64 / 1000.0;
+        let mut am_first = Vec::new();
+        let mut fresh: Vec<(f64, usize, Arrival)> = Vec::new();
+        let mut rest = Vec::new();
+        let active: BTreeMap<&str, usize> = m
+            .model
+            .map_set()
+            .iter()
+            .chain(m.model.reduce_set().iter())
+            .enumerate()
+            .map(|(i, j)| (j.as_str(), i))
+            .collect();
+        for app in state.apps_by_submission().filter(|a| a.asks.has_pending()) {
+            let waiting_for_am = app.is_mapreduce && app.running == 0 && outstanding(app).am > 0;
+            if waiting_for_am {
+                am_first.push(app.arrival);
+                continue;
+            }
+            match m.job(app.arrival).and_then(|j| active.get(j).map(|i| (j, *i))) {
+                Some((job, i)) => {
+                    let r = m.model.resource_consumption(job, now).unwrap_or(f64::INFINITY);
+                    fresh.push((r, i, app.arrival));
+                }
+                None => rest.push(app.arrival),
+            }
+        }
+        // Algorithm 4: least r_i first; the earlier admitted job wins a tie.
+        fresh.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        am_first
+            .into_iter()
+            .chain(fresh.into_iter().map(|(_, _, a)| a))
+            .chain(rest)
+            .collect()
+    }
+
+    fn admit(&mut self, _state: &ClusterState, _node: &Node, app: &App, kind: TaskKind) -> u32 {
+        if lock(&self.model).allows(app, kind) {
+            u32::MAX
+        } else {
+            0
+        }
+    }
+
+    fn observe(&mut self, state: &ClusterState, what: &Observed<'_>) {
+        lock(&self.model).observe(state, what);
+    }
+}

@@ -1,0 +1,495 @@
+//! `locus.policy=mrosa`: MROSA's deadline/budget scheduling (Mao et al.) on
+//! [`crate::papers::mrosa`], for a cluster whose nodes are partly a private cloud and partly
+//! public-cloud instances.
+//!
+//! YARN mapping (docs/yarn-mapping.md):
+//! - private cloud = nodes not listed in `locus.mrosa.public.file`; public pool = the listed
+//!   nodes (instance type, $/s, MIPS, MB/s) plus the `*` lines: instance types not running
+//!   yet, usable after `locus.mrosa.init-secs` (T_init);
+//! - a job's `D_i` and `C_i` come from its `locus.deadline=` (seconds after submission) and
+//!   `locus.budget=` tags; its tasks are its outstanding map and reduce containers, each
+//!   estimated from the job's profile (`mW` = task seconds × `locus.mrosa.private.mips` minus
+//!   the input transfer, `mD` = `locus.mrosa.split-mb`, `f` = the job's FP);
+//! - private containers = room for one container of the jobs' size on each private node, ready
+//!   now if free, else when the container running there is expected to end (its start + the
+//!   job's average task time);
+//! - on each heartbeat the plan (eq. 8 order, Algorithm I, Algorithm II) is made for the current
+//!   state and the node may take, per job, the tasks the plan put on it: a private node the
+//!   tasks improved Max-Min placed there, a public node the tasks Algorithm II gave its type
+//!   (running public instances have no T_init). Jobs without a deadline use private nodes after
+//!   the deadline jobs, in submission order, and never public ones; AM containers and
+//!   non-MapReduce applications are never held back (on any node);
+//! - when the running public pool cannot take a job's late tasks, Algorithm II is asked again
+//!   over the startable types with T_init: its answer is scale-out advice (type, count, cost), or,
+//!   when no type meets the deadline, the job is flagged (log once + `Stats`), and what fits
+//!   privately still runs.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::fresh::outstanding;
+use super::{JobPolicy, PolicyReport};
+use crate::app::{App, Arrival, TaskKind};
+use crate::error::CoreError;
+use crate::node::Node;
+use crate::papers::mrosa::{
+    schedule_public, InstanceType, MapTask, Mrosa, MrosaJob, PrivateContainer, PublicDecision,
+    ReduceTask, TaskKind as MTask, TaskRef, DEFAULT_INIT_SECS, DEFAULT_RHO,
+};
+use crate::profile::parse_number;
+use crate::protocol::Resource;
+use crate::state::ClusterState;
+
+pub const MROSA_PUBLIC_FILE: &str = "locus.mrosa.public.file";
+pub const MROSA_RHO: &str = "locus.mrosa.rho";
+pub const MROSA_INIT_SECS: &str = "locus.mrosa.init-secs";
+pub const MROSA_PRIVATE_MIPS: &str = "locus.mrosa.private.mips";
+pub const MROSA_PRIVATE_BANDWIDTH: &str = "locus.mrosa.private.bandwidth";
+pub const MROSA_SPLIT_MB: &str = "locus.mrosa.split-mb";
+
+/// Tasks per job the plan looks at: a job with more waits for the next plans for the rest, so a
+/// heartbeat stays cheap with huge jobs.
+const MAX_TASKS_PER_JOB: u32 = 2_000;
+
+/// The public pool of `locus.mrosa.public.file`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PublicPool {
+    /// Running public nodes by host.
+    pub nodes: BTreeMap<String, InstanceType>,
+    /// Instance types that can be started.
+    pub startable: Vec<InstanceType>,
+}
+
+impl PublicPool {
+    pub fn parse(text: &str, source: &str) -> Result<PublicPool, CoreError> {
+        let mut pool = PublicPool::default();
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let bad = |why: String| CoreError::Config {
+                key: MROSA_PUBLIC_FILE.into(),
+                message: format!(
+                    "{source} line {}: {why} (expected \"host type price-per-sec mips mb-per-sec\" or \"* type price-per-sec mips mb-per-sec [provider]\"): {raw:?}",
+                    i + 1
+                ),
+            };
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() < 5 || (f[0] != "*" && f.len() != 5) {
+                return Err(bad(format!("{} fields", f.len())));
+            }
+            let num = |s: &str, what: &str, positive: bool| -> Result<f64, CoreError> {
+                match s.parse::<f64>() {
+                    Ok(x) if x.is_finite() && (x > 0.0 || (!positive && x == 0.0)) => Ok(x),
+                    _ => Err(bad(format!("{what} {s:?} is not a {} number", if positive { "positive" } else { "non-negative" }))),
+                }
+            };
+            let it = InstanceType {
+                provider: if f.len() > 5 { f[5..].join(" ") } else { "public".into() },
+                name: f[1].to_string(),
+                cores: 0,
+                ram_gb: 0.0,
+                price_per_sec: num(f[2], "price", false)?,
+                mips: num(f[3], "MIPS", true)?,
+                band_mb_s: num(f[4], "bandwidth", true)?,
+                storage_per_mb: 0.0,
+                transfer_in_per_mb: 0.0,
+                transfer_out_per_mb: 0.0,
+            };
+            if f[0] == "*" {
+                if pool.startable.iter().any(|t| t.name == it.name) {
+                    return Err(bad(format!("instance type {} listed twice", it.name)));
+                }
+                pool.startable.push(it);
+            } else if pool.nodes.insert(f[0].to_string(), it).is_some() {
+                return Err(bad(format!("host {} listed twice", f[0])));
+            }
+        }
+        Ok(pool)
+    }
+
+    pub fn load(path: &Path) -> Result<PublicPool, CoreError> {
+        let text = std::fs::read_to_string(path).map_err(|e| CoreError::Config {
+            key: MROSA_PUBLIC_FILE.into(),
+            message: format!("cannot read {}: {e}", path.display()),
+        })?;
+        PublicPool::parse(&text, &path.display().to_string())
+    }
+}
+
+/// `locus.mrosa.*`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MrosaSettings {
+    pub public_file: Option<PathBuf>,
+    pub pool: PublicPool,
+    pub rho: f64,
+    pub init_secs: f64,
+    pub private_mips: f64,
+    pub private_band_mb_s: f64,
+    pub split_mb: f64,
+}
+
+impl Default for MrosaSettings {
+    fn default() -> Self {
+        MrosaSettings {
+            public_file: None,
+            pool: PublicPool::default(),
+            rho: DEFAULT_RHO,
+            init_secs: DEFAULT_INIT_SECS,
+            private_mips: 2_600.0,
+            private_band_mb_s: 125.0,
+            split_mb: 128.0,
+        }
+    }
+}
+
+impl MrosaSettings {
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), CoreError> {
+        match key {
+            MROSA_PUBLIC_FILE => {
+                let path = PathBuf::from(value);
+                self.pool = PublicPool::load(&path)?;
+                self.public_file = Some(path);
+            }
+            MROSA_RHO => self.rho = parse_number(key, value, 0.0, 1.0)?,
+            MROSA_INIT_SECS => self.init_secs = parse_number(key, value, 0.0, 86_400.0)?,
+            MROSA_PRIVATE_MIPS => self.private_mips = parse_number(key, value, 1e-6, 1e12)?,
+            MROSA_PRIVATE_BANDWIDTH => self.private_band_mb_s = parse_number(key, value, 1e-6, 1e12)?,
+            _ => self.split_mb = parse_number(key, value, 1e-6, 1e9)?,
+        }
+        Ok(())
+    }
+}
+
+/// Scale-out advice for the operator: start `count` instances of `instance_type`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScaleOutAdvice {
+    pub app: String,
+    pub provider: String,
+    pub instance_type: String,
+    pub count: u32,
+    /// Dollars (eqs. 6-7).
+    pub estimated_cost: f64,
+    /// `SumCost < C_i` (true without a budget).
+    pub within_budget: bool,
+}
+
+/// A job no public instance type can finish before its deadline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FlaggedJob {
+    pub app: String,
+    pub reason: String,
+}
+
+struct JobInput {
+    arrival: Arrival,
+    job: MrosaJob,
+}
+
+pub struct MrosaPolicy {
+    s: MrosaSettings,
+    default_map_secs: f64,
+    default_reduce_secs: f64,
+    /// Per (app, is_map): containers this heartbeat's node may still take.
+    allow: HashMap<(Arrival, bool), u32>,
+    node_public: bool,
+    deadline_jobs: HashSet<Arrival>,
+    flagged: BTreeMap<Arrival, FlaggedJob>,
+    advice: BTreeMap<Arrival, Vec<ScaleOutAdvice>>,
+    flagged_total: u64,
+}
+
+impl MrosaPolicy {
+    pub fn new(cfg: &crate::config::Config) -> Self {
+        MrosaPolicy {
+            s: cfg.mrosa.clone(),
+            default_map_secs: cfg.profile_defaults.map_secs,
+            default_reduce_secs: cfg.profile_defaults.reduce_secs,
+            allow: HashMap::new(),
+            node_public: false,
+            deadline_jobs: HashSet::new(),
+            flagged: BTreeMap::new(),
+            advice: BTreeMap::new(),
+            flagged_total: 0,
+        }
+    }
+
+    fn job_input(&self, state: &ClusterState, app: &App, now_secs: f64) -> Option<JobInput> {
+        let hints = state.profiles().hints(app.arrival)?;
+        let deadline = hints.deadline_secs?;
+        let o = outstanding(app);
+        if o.maps + o.reduces == 0 {
+            return None;
+        }
+        let est = state.profiles().estimate(app.arrival);
+        let map_secs = est.avg_map_ms.map_or(self.default_map_secs, |ms| ms / 1000.0);
+        let reduce_secs = est.avg_reduce_ms.map_or(self.default_reduce_secs, |ms| ms / 1000.0);
+        let f = est.fp.unwrap_or(1.0);
+        let (mips, band, split) = (self.s.private_mips, self.s.private_band_mb_s, self.s.split_mb);
+        // Observed times include reading the input; the paper's workload does not.
+        let map_mi = ((map_secs - split / band).max(0.001)) * mips;
+        let total_maps = (est.maps_done as u32 + est.maps_running + o.maps).max(1);
+        let reduce_mi = ((reduce_secs - f * split / band).max(0.001)) * mips;
+        let maps = (0..o.maps.min(MAX_TASKS_PER_JOB))
+            .map(|_| MapTask {
+                workload_mi: map_mi,
+                input_mb: split,
+            })
+            .collect();
+        let reduces = (0..o.reduces.min(MAX_TASKS_PER_JOB))
+            .map(|_| ReduceTask {
+                workload_mi: reduce_mi,
+                map_input_mb: total_maps as f64 * split,
+                maps_fed: total_maps,
+                sort_secs: 0.0,
+            })
+            .collect();
+        let due = app.submit_ms as f64 / 1000.0 + deadline;
+        Some(JobInput {
+            arrival: app.arrival,
+            job: MrosaJob {
+                job: app.id.clone(),
+                maps,
+                reduces,
+                output_ratio: f,
+                // Already late: as urgent as it gets, and nothing will meet it.
+                deadline_secs: (due - now_secs).max(0.001),
+                budget: hints.budget,
+            },
+        })
+    }
+
+    /// Private containers (room for one container of `size` on a private node), with `Rft_j`
+    /// from the running containers' expected ends.
+    fn private_containers(&self, state: &ClusterState, size: Resource, now_ms: u64) -> Vec<PrivateContainer> {
+        let mut ends: HashMap<&str, Vec<f64>> = HashMap::new();
+        for c in state.containers().iter() {
+            let Some(app) = state.app_by_id(&c.app) else { continue };
+            let est = state.profiles().estimate(app.arrival);
+            let avg = if c.kind.is_map() {
+                est.avg_map_ms.unwrap_or(self.default_map_secs * 1000.0)
+            } else {
+                est.avg_reduce_ms.unwrap_or(self.default_reduce_secs * 1000.0)
+            };
+            let started = state.profiles().started_ms(&c.id).unwrap_or(now_ms);
+            let left = (started as f64 + avg - now_ms as f64).max(0.0) / 1000.0;
+            ends.entry(c.node.as_str()).or_default().push(left);
+        }
+        let mut out = Vec::new();
+        let mut nodes: Vec<&Node> = state.nodes().filter(|n| !self.s.pool.nodes.contains_key(&n.host)).collect();
+        nodes.sort_by(|a, b| a.id.cmp(&b.id));
+        for n in nodes {
+            let slots = n.capability.count_fitting(&size);
+            let free = n.unallocated.count_fitting(&size).min(slots);
+            let mut busy = ends.remove(n.id.as_str()).unwrap_or_default();
+            busy.sort_by(|a, b| a.total_cmp(b));
+            for i in 0..slots.min(MAX_TASKS_PER_JOB) {
+                let mut c = PrivateContainer::new(format!("{}#{i}", n.id), self.s.private_mips, self.s.private_band_mb_s);
+                if i >= free {
+                    let k = (i - free) as usize;
+                    c.ready_in = busy.get(k).or(busy.last()).copied().unwrap_or(self.default_map_secs);
+                }
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    /// Plans every deadline job and sets this node's allowances; returns the jobs in plan order.
+    fn plan(&mut self, state: &ClusterState, node: &Node, now_ms: u64) -> Vec<Arrival> {
+        self.allow.clear();
+        let now_secs = now_ms as f64 / 1000.0;
+        let inputs: Vec<JobInput> = state
+            .apps_by_submission()
+            .filter(|a| a.is_mapreduce)
+            .filter_map(|a| self.job_input(state, a, now_secs))
+            .collect();
+        self.deadline_jobs = state
+            .apps()
+            .filter(|a| state.profiles().hints(a.arrival).is_some_and(|h| h.deadline_secs.is_some()))
+            .map(|a| a.arrival)
+            .collect();
+        if inputs.is_empty() {
+            return Vec::new();
+        }
+        let size = state
+            .apps()
+            .filter(|a| self.deadline_jobs.contains(&a.arrival))
+            .filter_map(|a| outstanding(a).map_size)
+            .fold(None, |acc: Option<Resource>, s| {
+                Some(acc.map_or(s, |z| Resource::new(z.memory_mb.max(s.memory_mb), z.vcores.max(s.vcores))))
+            })
+            .unwrap_or(Resource::new(1024, 1));
+        let containers = self.private_containers(state, size, now_ms);
+        // Running public instances are already up: Algorithm II over them has no T_init.
+        let mut running: Vec<InstanceType> = Vec::new();
+        for it in self.s.pool.nodes.values() {
+            if !running.iter().any(|r| r.name == it.name) {
+                running.push(it.clone());
+            }
+        }
+        let jobs: Vec<MrosaJob> = inputs.iter().map(|i| i.job.clone()).collect();
+        let by_id: HashMap<&str, Arrival> = inputs.iter().map(|i| (i.job.job.as_str(), i.arrival)).collect();
+        let plans = match Mrosa::new(containers, running, self.s.rho, 0.0).and_then(|m| m.preview(&jobs)) {
+            Ok(p) => p,
+            Err(e) => {
+                log::warn!("MROSA: no plan this heartbeat ({e}); deadline jobs wait");
+                return Vec::new();
+            }
+        };
+        let public_type = self.s.pool.nodes.get(&node.host).map(|t| t.name.clone());
+        self.node_public = public_type.is_some();
+        let prefix = format!("{}#", node.id);
+        let mut order = Vec::new();
+        for plan in &plans {
+            let Some(&arrival) = by_id.get(plan.job.as_str()) else { continue };
+            order.push(arrival);
+            let Some(job) = jobs.iter().find(|j| j.job == plan.job) else { continue };
+            match &public_type {
+                None => {
+                    for p in plan.private.iter().filter(|p| p.container.starts_with(&prefix)) {
+                        *self.allow.entry((arrival, p.task.kind == MTask::Map)).or_default() += 1;
+                    }
+                }
+                Some(t) => {
+                    if let Some(PublicDecision::Placed { placements, .. }) = &plan.public {
+                        for p in placements.iter().filter(|p| &p.instance_type == t) {
+                            *self.allow.entry((arrival, p.task.kind == MTask::Map)).or_default() += 1;
+                        }
+                    }
+                }
+            }
+            self.scale_out(arrival, job, plan);
+        }
+        order
+    }
+
+    /// Late tasks the running public pool cannot take: Algorithm II over the startable types.
+    fn scale_out(&mut self, arrival: Arrival, job: &MrosaJob, plan: &crate::papers::mrosa::JobPlan) {
+        let needs = match &plan.public {
+            None | Some(PublicDecision::Placed { .. }) => {
+                self.advice.remove(&arrival);
+                self.flagged.remove(&arrival);
+                return;
+            }
+            Some(PublicDecision::Rejected { .. }) => true,
+        };
+        if !needs {
+            return;
+        }
+        let placed: HashSet<TaskRef> = plan.private.iter().map(|p| p.task).collect();
+        let late: Vec<TaskRef> = (0..job.maps.len())
+            .map(TaskRef::map)
+            .chain((0..job.reduces.len()).map(TaskRef::reduce))
+            .filter(|t| !placed.contains(t))
+            .collect();
+        match schedule_public(job, &late, &self.s.pool.startable, self.s.init_secs) {
+            Ok(PublicDecision::Placed {
+                scale_out,
+                within_budget,
+                ..
+            }) => {
+                self.flagged.remove(&arrival);
+                let advice: Vec<ScaleOutAdvice> = scale_out
+                    .into_iter()
+                    .map(|s| ScaleOutAdvice {
+                        app: job.job.clone(),
+                        provider: s.provider,
+                        instance_type: s.instance_type,
+                        count: s.count,
+                        estimated_cost: s.estimated_cost,
+                        within_budget,
+                    })
+                    .collect();
+                if self.advice.get(&arrival) != Some(&advice) {
+                    for a in &advice {
+                        log::warn!(
+                            "MROSA: job {} misses its deadline on this cluster; advice: start {} x {} ({}), estimated cost ${:.6}{}",
+                            a.app,
+                            a.count,
+                            a.instance_type,
+                            a.provider,
+                            a.estimated_cost,
+                            if a.within_budget { "" } else { ", over the job's budget" }
+                        );
+                    }
+                    self.advice.insert(arrival, advice);
+                }
+            }
+            Ok(PublicDecision::Rejected { task, fastest_secs }) => {
+                self.advice.remove(&arrival);
+                if !self.flagged.contains_key(&arrival) {
+                    let reason = format!(
+                        "{:?} task {} needs {:.1} s even on the fastest public instance type (with T_init), the deadline is in {:.1} s",
+                        task.kind, task.index, fastest_secs, job.deadline_secs
+                    );
+                    log::warn!("MROSA: job {} cannot meet its deadline: {reason}; it runs on private nodes only", job.job);
+                    self.flagged_total += 1;
+                    self.flagged.insert(arrival, FlaggedJob { app: job.job.clone(), reason });
+                }
+            }
+            Err(e) => log::warn!("MROSA: {e}"),
+        }
+    }
+}
+
+impl JobPolicy for MrosaPolicy {
+    fn name(&self) -> &'static str {
+        "mrosa"
+    }
+
+    fn order(&mut self, state: &ClusterState, node: &Node, now_ms: u64) -> Vec<Arrival> {
+        let planned = self.plan(state, node, now_ms);
+        self.node_public = self.s.pool.nodes.contains_key(&node.host);
+        let mut am_first = Vec::new();
+        let mut rest = Vec::new();
+        for app in state.apps_by_submission().filter(|a| a.asks.has_pending()) {
+            if app.is_mapreduce && app.running == 0 && outstanding(app).am > 0 {
+                am_first.push(app.arrival);
+            } else if !planned.contains(&app.arrival) {
+                rest.push(app.arrival);
+            }
+        }
+        let mut order = am_first.clone();
+        order.extend(planned.into_iter().filter(|a| !am_first.contains(a)));
+        order.extend(rest);
+        order
+    }
+
+    fn admit(&mut self, _state: &ClusterState, _node: &Node, app: &App, kind: TaskKind) -> u32 {
+        if !app.is_mapreduce || kind.slot().is_none() {
+            return u32::MAX;
+        }
+        if self.deadline_jobs.contains(&app.arrival) {
+            return self.allow.get(&(app.arrival, kind.is_map())).copied().unwrap_or(0);
+        }
+        if self.node_public {
+            0
+        } else {
+            u32::MAX
+        }
+    }
+
+    fn placed(&mut self, app: Arrival, kind: TaskKind, count: u32) {
+        if let Some(n) = self.allow.get_mut(&(app, kind.is_map())) {
+            *n = n.saturating_sub(count);
+        }
+    }
+
+    fn app_removed(&mut self, app: Arrival) {
+        self.flagged.remove(&app);
+        self.advice.remove(&app);
+        self.deadline_jobs.remove(&app);
+    }
+
+    fn report(&self) -> PolicyReport {
+        PolicyReport {
+            flagged_jobs: self.flagged.values().cloned().collect(),
+            flagged_total: self.flagged_total,
+            scale_out: self.advice.values().flatten().cloned().collect(),
+        }
+    }
+}
