@@ -6,8 +6,8 @@
 //! to leave before it frees the box. A dereference therefore only happens on a live pointer.
 //!
 //! Known limit: once a handle is closed its address may be reused by a later `create`, so a
-//! caller that keeps using a closed handle could reach the newer scheduler. `LocusCore` zeroes
-//! its handle on close, which is why the Java side never does this.
+//! caller that keeps using a closed handle could reach the newer scheduler. `LocusCore` rules
+//! this out on the Java side: it zeroes its handle on close under a lock its calls hold.
 
 use std::collections::BTreeSet;
 

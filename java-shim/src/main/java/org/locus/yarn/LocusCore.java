@@ -1,6 +1,7 @@
 package org.locus.yarn;
 
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongFunction;
 
 /**
  * One Locus core instance, owning its native handle. Thread-safe: the native side serialises
@@ -8,10 +9,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * After {@link #close()} every call throws {@link LocusException}.
  */
 public final class LocusCore implements AutoCloseable {
-  private final AtomicLong handle;
+  /**
+   * Calls hold the read side while they use the handle, close takes the write side. The native
+   * registry already refuses a freed handle, but once freed its address can be handed out again
+   * by a later {@link #open}: without this lock a call that read the handle just before a close
+   * could land on that newer core (an RM transitioning to standby and back does exactly this).
+   */
+  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private volatile long handle;
 
   private LocusCore(long handle) {
-    this.handle = new AtomicLong(handle);
+    this.handle = handle;
   }
 
   /**
@@ -29,29 +37,42 @@ public final class LocusCore implements AutoCloseable {
   /** Re-reads the settings ({@code yarn rmadmin -refreshQueues}); also picks up a new log level. */
   public void reconfigure(String propertiesJson) {
     refreshLogLevel();
-    LocusNative.reconfigure(handle.get(), propertiesJson);
+    withHandle(h -> {
+      LocusNative.reconfigure(h, propertiesJson);
+      return null;
+    });
   }
 
   public void events(String eventsJsonArray) {
-    LocusNative.events(handle.get(), eventsJsonArray);
+    withHandle(h -> {
+      LocusNative.events(h, eventsJsonArray);
+      return null;
+    });
   }
 
   public String heartbeat(String heartbeatJson) {
-    return LocusNative.heartbeat(handle.get(), heartbeatJson);
+    return withHandle(h -> LocusNative.heartbeat(h, heartbeatJson));
   }
 
   public String stats() {
-    return LocusNative.stats(handle.get());
+    return withHandle(LocusNative::stats);
   }
 
   public boolean isClosed() {
-    return handle.get() == 0;
+    return handle == 0;
   }
 
   /** Idempotent: the first call frees the native core, later ones do nothing. */
   @Override
   public void close() {
-    long h = handle.getAndSet(0);
+    long h;
+    lock.writeLock().lock();
+    try {
+      h = handle;
+      handle = 0;
+    } finally {
+      lock.writeLock().unlock();
+    }
     if (h != 0) {
       LocusNative.close(h);
     }
@@ -59,8 +80,18 @@ public final class LocusCore implements AutoCloseable {
 
   @Override
   public String toString() {
-    long h = handle.get();
+    long h = handle;
     return h == 0 ? "LocusCore[closed]" : "LocusCore[handle=0x" + Long.toHexString(h) + "]";
+  }
+
+  /** After close the handle is 0, which the native side rejects with a LocusException. */
+  private <T> T withHandle(LongFunction<T> call) {
+    lock.readLock().lock();
+    try {
+      return call.apply(handle);
+    } finally {
+      lock.readLock().unlock();
+    }
   }
 
   private static void refreshLogLevel() {

@@ -14,7 +14,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -181,31 +180,42 @@ public class LocusCoreTest {
   }
 
   @Test
-  public void closeWhileOtherThreadsCallNeverCrashes() throws Exception {
-    for (int round = 0; round < 20; round++) {
+  public void callsRacingCloseNeverReachTheNextCore() throws Exception {
+    List<LocusCore> newer = new ArrayList<>();
+    for (int round = 0; round < 30; round++) {
       LocusCore core = LocusCore.open("{}");
       ExecutorService pool = Executors.newFixedThreadPool(3);
-      AtomicInteger refused = new AtomicInteger();
+      CountDownLatch started = new CountDownLatch(3);
       List<Future<?>> callers = new ArrayList<>();
       for (int t = 0; t < 3; t++) {
         callers.add(pool.submit(() -> {
-          for (int i = 0; i < 200; i++) {
+          started.countDown();
+          for (int i = 0; i < 300; i++) {
             try {
-              core.stats();
+              // This core never has a node; the one opened after it does.
+              assertEquals(0, statsCounter(core.stats(), "nodes"));
             } catch (LocusException e) {
               assertTrue(e.getMessage(), e.getMessage().contains("invalid or closed Locus handle"));
-              refused.incrementAndGet();
             }
           }
         }));
       }
+      started.await();
       core.close();
+      // The allocator likes to hand the freed address straight to the next core.
+      LocusCore next = LocusCore.open("{}");
+      next.events("[" + NODE_H1 + "]");
+      newer.add(next);
       for (Future<?> f : callers) {
         f.get(1, TimeUnit.MINUTES);
       }
       pool.shutdown();
       assertTrue(core.isClosed());
       assertThrows(LocusException.class, core::stats);
+    }
+    for (LocusCore c : newer) {
+      assertEquals(1, statsCounter(c.stats(), "nodes"));
+      c.close();
     }
   }
 
