@@ -2,11 +2,13 @@
 //!
 //! | key | default | allowed values |
 //! | --- | --- | --- |
-//! | `locus.policy` | `fifo` | job-level policy, which job gets freed capacity: `fifo`; `fair` = FairScheduler in one queue, the app with the smallest dominant share (max of memory and vcores share of the cluster) first, one container at a time (planned: `joss-t`, `joss-j`, `td`, `fresh`, `mrosa`) |
+//! | `locus.policy` | `fifo` | job-level policy, which job gets freed capacity: `fifo`; `fair` = FairScheduler in one queue, the app with the smallest dominant share (max of memory and vcores share of the cluster) first, one container at a time; `td` = TD (Wang et al. 2013): map slots by job status, L/H bounds and sticky slots, see the `locus.td.*` keys (planned: `joss-t`, `joss-j`) |
 //! | `locus.locality` | `hadoop` | locality technique for map tasks: `hadoop` = node-local, then rack-local, then off-switch, no waiting; `delay` = delay scheduling (thresholds below); `matchmaking` = locality markers (He et al. 2011) |
 //! | `locus.delay.node-locality-threshold` | `1.0` | for `delay`: a number from 0 to 10, a fraction of the cluster's node count (FairScheduler's `locality.threshold.node`): a map key relaxes from node-local to rack-local after missing that many nodes in a row; 0 = no wait |
 //! | `locus.delay.rack-locality-threshold` | `1.0` | for `delay`: the same for rack-local → off-switch, counted after the key reached rack level |
 //! | `locus.hotspot` | `off` | hotspot guard: `off`; `hot-queue` = TD's hot queue, at most θ concurrent non-local readers per host |
+//! | `locus.td.lower-bound` | `0.7` | TD's L for `td`: every co-scheduled job keeps at least L·demand map containers; a number strictly between 0 and 1 |
+//! | `locus.td.upper-bound` | `1.3` | TD's H for `td`: no job holds more than H·demand map containers (lowered to formula (1)'s limit when that is smaller); a number > 1 |
 //! | `locus.td.hotspot-readers` | `3` | θ for `hot-queue` (and `td`): integer 1..=1000 |
 //! | `locus.td.split-bytes` | `67108864` | δ, the split (HDFS block) size in bytes: integer 1..=2^40 |
 //! | `locus.td.bandwidth` | `125000000` | ρ, a node's network bandwidth in bytes per second (> 0); a non-local read is assumed done θ·δ/ρ seconds after it started |
@@ -55,6 +57,8 @@ pub use crate::policy::mrosa::{
 pub use crate::profile::{PROFILE_DEFAULT_MAP_SECS, PROFILE_DEFAULT_REDUCE_SECS, PROFILE_STORE_KEY as PROFILE_STORE};
 pub const DELAY_NODE_THRESHOLD: &str = "locus.delay.node-locality-threshold";
 pub const DELAY_RACK_THRESHOLD: &str = "locus.delay.rack-locality-threshold";
+pub const TD_LOWER_BOUND: &str = "locus.td.lower-bound";
+pub const TD_UPPER_BOUND: &str = "locus.td.upper-bound";
 pub const TD_HOTSPOT_READERS: &str = "locus.td.hotspot-readers";
 pub const TD_SPLIT_BYTES: &str = "locus.td.split-bytes";
 pub const TD_BANDWIDTH: &str = "locus.td.bandwidth";
@@ -83,6 +87,8 @@ pub const KNOWN_KEYS: &[&str] = &[
     MROSA_SPLIT_MB,
     DELAY_NODE_THRESHOLD,
     DELAY_RACK_THRESHOLD,
+    TD_LOWER_BOUND,
+    TD_UPPER_BOUND,
     TD_HOTSPOT_READERS,
     TD_SPLIT_BYTES,
     TD_BANDWIDTH,
@@ -118,8 +124,8 @@ macro_rules! choice {
 
 choice!(
     /// Which job gets freed capacity.
-    JobPolicyKind, POLICY, { Fifo = "fifo", Fair = "fair", Fresh = "fresh", Mrosa = "mrosa" },
-    planned: ["joss-t", "joss-j", "td"]
+    JobPolicyKind, POLICY, { Fifo = "fifo", Fair = "fair", Td = "td", Fresh = "fresh", Mrosa = "mrosa" },
+    planned: ["joss-t", "joss-j"]
 );
 choice!(
     /// How map tasks trade waiting for locality.
@@ -239,6 +245,8 @@ impl Config {
                 }
                 DELAY_NODE_THRESHOLD => cfg.delay_node_threshold = parse_threshold(key, value)?,
                 DELAY_RACK_THRESHOLD => cfg.delay_rack_threshold = parse_threshold(key, value)?,
+                TD_LOWER_BOUND => cfg.td.lower_bound = parse_positive(key, value)?,
+                TD_UPPER_BOUND => cfg.td.upper_bound = parse_positive(key, value)?,
                 TD_HOTSPOT_READERS => cfg.td.hotspot_readers = parse_int(key, value, 1, 1000)?,
                 TD_SPLIT_BYTES => cfg.td.split_bytes = parse_u64(key, value, 1, 1 << 40)?,
                 TD_BANDWIDTH => cfg.td.bandwidth_bytes_per_sec = parse_positive(key, value)?,
@@ -447,7 +455,7 @@ mod tests {
             "{message}"
         );
 
-        let (_, message) = config_err(&[(POLICY, "td")]);
+        let (_, message) = config_err(&[(POLICY, "joss-t")]);
         assert!(message.contains("planned but not implemented"), "{message}");
 
         let (key, message) = config_err(&[(LOCALITY, "wait")]);

@@ -19,9 +19,10 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::error::CoreError;
 use crate::inflight::InFlight;
-use crate::policy::Layers;
+use crate::policy::{FlaggedJob, Layers, Observed, PolicyReport, ScaleOutAdvice};
 use crate::protocol::{Decision, Event, Heartbeat, HeartbeatResponse, Locality};
 use crate::rejections::Rejections;
+use crate::profile::Profiles;
 use crate::schedule;
 use crate::state::{AppSpec, ClusterState};
 
@@ -63,6 +64,14 @@ pub struct Stats {
     pub locality: String,
     pub hotspot: String,
     pub slots: String,
+    /// Jobs the policy flagged since start (MROSA: no public instance type meets the deadline).
+    pub deadline_flagged_jobs: u64,
+    /// Jobs flagged now, with the reason.
+    pub flagged_jobs: Vec<FlaggedJob>,
+    /// MROSA's scale-out advice for the jobs that need it now (instance type, count, cost).
+    pub scale_out_advice: Vec<ScaleOutAdvice>,
+    /// Job signatures in the profile store.
+    pub profiles: u64,
 }
 
 pub struct Core {
@@ -78,8 +87,9 @@ impl Core {
     /// `props`: every `locus.*` property, as strings, exactly as the operator wrote them.
     pub fn new(props: &BTreeMap<String, String>) -> Result<Core, CoreError> {
         let config = Config::from_properties(props)?;
-        let layers = Layers::from_config(&config);
-        let state = ClusterState::new(config.datacenter_mapping.clone());
+        let layers = Layers::from_config(&config)?;
+        let mut state = ClusterState::new(config.datacenter_mapping.clone());
+        *state.profiles_mut() = Profiles::with_store(config.profile_store_content.clone());
         log::info!(
             "Locus core started: policy={} locality={} hotspot={} slots={} off-switch-per-heartbeat={} assign-multiple={}",
             layers.job.name(),
@@ -102,7 +112,7 @@ impl Core {
     /// Re-reads the settings; on error nothing changes.
     pub fn reconfigure(&mut self, props: &BTreeMap<String, String>) -> Result<(), CoreError> {
         let new = Config::from_properties(props)?;
-        self.layers.reconfigure(&self.config, &new);
+        self.layers.reconfigure(&self.config, &new)?;
         if new.datacenter_mapping != self.config.datacenter_mapping {
             self.state.set_mapping(new.datacenter_mapping.clone());
         }
@@ -158,6 +168,9 @@ impl Core {
             }
             Event::NodeRemoved { node } => match self.state.remove_node(&node) {
                 Some((_, lost)) => {
+                    for c in &lost {
+                        self.layers.observe(&self.state, &Observed::ContainerFinished(c));
+                    }
                     self.in_flight.forget_node(&node);
                     self.rejections.forget_node(&node);
                     log::info!("node {node} removed with {} containers", lost.len());
@@ -193,6 +206,7 @@ impl Core {
                 };
                 let new = self.state.add_app(spec);
                 if let Some(a) = self.state.app_by_id(&app) {
+                    self.layers.observe(&self.state, &Observed::AppAdded(a));
                     let verb = if new { "added" } else { "re-added" };
                     log::info!(
                         "application {app} {verb}: queue {}, user {}, type {:?}, submitted {}",
@@ -208,7 +222,9 @@ impl Core {
                     self.in_flight.forget_app(&app);
                     self.rejections.forget_app(a.arrival);
                     self.layers.app_removed(a.arrival);
+                    self.layers.observe(&self.state, &Observed::AppRemoved(a.arrival));
                     log::info!("application {app} removed");
+                    self.save_profiles();
                 }
                 None => self.ignore(format_args!("app_removed for unknown application {app}")),
             },
@@ -238,6 +254,9 @@ impl Core {
                     for (key, locality, host, rack, n) in unconfirmed {
                         a.asks.consume(&key, locality, host, rack, n);
                     }
+                }
+                if let Some(a) = self.state.app_by_id(&app) {
+                    self.layers.observe(&self.state, &Observed::AsksUpdated(a));
                     log::debug!(
                         "application {app}: {} containers outstanding",
                         a.asks.pending_containers()
@@ -264,6 +283,9 @@ impl Core {
                         container.node
                     );
                 } else {
+                    if let Some(c) = self.state.containers().get(&container.container) {
+                        self.layers.observe(&self.state, &Observed::ContainerStarted(c));
+                    }
                     self.stats.allocations += 1;
                     match locality {
                         Locality::NodeLocal => self.stats.node_local += 1,
@@ -287,10 +309,11 @@ impl Core {
                 node,
                 ..
             } => {
-                if self.state.container_released(&container).is_none() {
-                    self.ignore(format_args!(
+                match self.state.container_released(&container) {
+                    Some(c) => self.layers.observe(&self.state, &Observed::ContainerFinished(&c)),
+                    None => self.ignore(format_args!(
                         "release of unknown container {container} of {app} on {node}"
-                    ));
+                    )),
                 }
             }
             Event::DecisionRejected {
@@ -390,7 +413,30 @@ impl Core {
         s.locality = self.layers.locality.name().to_string();
         s.hotspot = self.layers.hotspot.name().to_string();
         s.slots = self.layers.slots.name().to_string();
+        let report = self.layers.job.report();
+        s.deadline_flagged_jobs = report.flagged_total;
+        s.flagged_jobs = report.flagged_jobs;
+        s.scale_out_advice = report.scale_out;
+        s.profiles = self.state.profiles().store().len() as u64;
         s
+    }
+
+    /// Jobs the job policy flagged and its advice for the operator (MROSA's scale-out); the
+    /// same lists are in [`Stats`] (`flagged_jobs`, `scale_out_advice`).
+    pub fn advice(&self) -> PolicyReport {
+        self.layers.job.report()
+    }
+
+    /// Writes the profile store after a job finished, when `locus.profile.store` is set. A
+    /// failed write is logged and retried after the next job: scheduling must go on.
+    fn save_profiles(&mut self) {
+        let Some(path) = self.config.profile_store.clone() else { return };
+        if self.state.profiles().unsaved() == 0 {
+            return;
+        }
+        if let Err(e) = self.state.profiles_mut().save(&path) {
+            log::warn!("{}: {e}", crate::profile::PROFILE_STORE_KEY);
+        }
     }
 
     fn ignore(&mut self, what: std::fmt::Arguments<'_>) {

@@ -224,6 +224,7 @@ pub fn assign(
             continue;
         }
         let mut turn_left = layers.job.turn_limit(arrival);
+        let mut maps_left = layers.job.map_limit(arrival);
         let mut after = None;
         while let Some(key) = state
             .app(arrival)
@@ -249,12 +250,18 @@ pub fn assign(
                 } else {
                     u32::MAX
                 };
+                // The job policy's per-key allowance, spent by what is admitted (like the
+                // non-local quota below): conservative when a level places fewer.
+                let mut gate_left = layers.job.admit(state, node, app, kind);
                 let hotspot = &mut layers.hotspot;
                 let state_ref: &ClusterState = state;
                 // The non-local quota is spent by what is admitted, not what is placed: a key
                 // that gets fewer than admitted has met a harder limit and its turn is over.
                 let mut admit = |loc: Locality| {
-                    let n = hotspot.admit(state_ref, node, app, kind, loc);
+                    let n = hotspot.admit(state_ref, node, app, kind, loc).min(gate_left);
+                    if gate_left != u32::MAX {
+                        gate_left -= n;
+                    }
                     if loc == Locality::NodeLocal {
                         return n;
                     }
@@ -272,13 +279,22 @@ pub fn assign(
                 };
                 // The job policy's turn limit acts like the heartbeat's container budget: when
                 // it binds, the app's visit ends, as when the node is full.
+                // A map limit binds only the app's map keys: its reduces may still run.
                 let heartbeat_containers = budget.containers;
-                budget.containers = heartbeat_containers.min(turn_left);
+                let map_cap = if kind.is_map() { maps_left } else { u32::MAX };
+                budget.containers = heartbeat_containers.min(turn_left).min(map_cap);
+                let map_bound = map_cap < heartbeat_containers.min(turn_left);
                 let before = budget.containers;
-                let (placements, stop) =
+                let (placements, mut stop) =
                     plan_key(table, node.host_id, node.rack_id, &mut budget, &mut limits);
                 let used = before - budget.containers;
+                if map_bound && budget.containers == 0 {
+                    stop = false;
+                }
                 turn_left = turn_left.saturating_sub(used);
+                if kind.is_map() {
+                    maps_left = maps_left.saturating_sub(used);
+                }
                 budget.containers = heartbeat_containers - used;
                 if let Some(i) = slot_index(kind) {
                     if slot_room[i].is_some() {
@@ -326,6 +342,7 @@ fn record(
     if let Some(app) = state.app(arrival) {
         for p in placements {
             layers.hotspot.placed(node, app, kind, p.locality, p.count);
+            layers.job.placed(arrival, kind, p.count);
         }
     }
     let Some(app) = state.app_mut(arrival) else {

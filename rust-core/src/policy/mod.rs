@@ -14,14 +14,20 @@
 mod delay;
 mod fair;
 mod fifo;
+pub mod fresh;
+mod fresh_slots;
 mod hadoop;
 mod hot_queue;
 mod hotspot_off;
 mod matchmaking;
+pub mod mrosa;
 mod static_slots;
+mod td;
 
 use crate::app::{App, Arrival, SlotKind, TaskKind};
 use crate::ask::{AskTable, SchedulerKey};
+use crate::error::CoreError;
+use crate::container::Container;
 use crate::config::{Config, HotspotKind, JobPolicyKind, LocalityKind, SlotsKind};
 use crate::node::Node;
 use crate::protocol::{Locality, Resource};
@@ -30,11 +36,15 @@ use crate::state::ClusterState;
 pub use delay::DelayScheduling;
 pub use fair::{dominant_share, Fair};
 pub use fifo::Fifo;
+pub use fresh::FreshPolicy;
+pub use fresh_slots::{FreshDynamicSlots, FreshStaticSlots};
+pub use mrosa::{FlaggedJob, MrosaPolicy, ScaleOutAdvice};
 pub use hot_queue::HotQueueGuard;
 pub use matchmaking::MatchmakingLocality;
 pub use hadoop::HadoopLocality;
 pub use hotspot_off::NoHotspotGuard;
 pub use static_slots::StaticSlots;
+pub use td::TdPolicy;
 
 /// Job-level policy: the order in which applications are offered a heartbeating node.
 pub trait JobPolicy: Send {
@@ -50,8 +60,52 @@ pub trait JobPolicy: Send {
         u32::MAX
     }
 
+    /// Map containers `app` may take on its visit (policies that decide map slots one by one,
+    /// like TD; other containers are not limited by this).
+    fn map_limit(&mut self, _app: Arrival) -> u32 {
+        u32::MAX
+    }
+
     /// The application is gone; drop anything kept about it.
     fn app_removed(&mut self, _app: Arrival) {}
+
+    /// Containers of `kind` `app` may take on `node` during this heartbeat (`u32::MAX`: no
+    /// limit; 0 holds the key back without ending the app's turn).
+    fn admit(&mut self, _state: &ClusterState, _node: &Node, _app: &App, _kind: TaskKind) -> u32 {
+        u32::MAX
+    }
+
+    /// Containers were placed for `app` on this heartbeat.
+    fn placed(&mut self, _app: Arrival, _kind: TaskKind, _count: u32) {}
+
+    /// Something changed in the cluster (after the state applied it).
+    fn observe(&mut self, _state: &ClusterState, _what: &Observed<'_>) {}
+
+    /// What the policy wants the operator to know (`Stats`).
+    fn report(&self) -> PolicyReport {
+        PolicyReport::default()
+    }
+}
+
+/// Changes a policy with a model between heartbeats may follow. Times are the state's clock.
+pub enum Observed<'a> {
+    AppAdded(&'a App),
+    AppRemoved(Arrival),
+    /// A new ask snapshot.
+    AsksUpdated(&'a App),
+    /// The RM created the container (not for recovered ones).
+    ContainerStarted(&'a Container),
+    /// Released, or lost with its node.
+    ContainerFinished(&'a Container),
+}
+
+/// Jobs a policy flagged and advice for the operator (MROSA's scale-out).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct PolicyReport {
+    pub flagged_jobs: Vec<FlaggedJob>,
+    /// Jobs flagged since the core started.
+    pub flagged_total: u64,
+    pub scale_out: Vec<ScaleOutAdvice>,
 }
 
 /// Locality technique for map tasks: the loosest locality a key may take on a node now.
@@ -127,6 +181,9 @@ pub trait SlotConfigurator: Send {
     fn name(&self) -> &'static str;
 
     fn cap(&mut self, state: &ClusterState, slot: SlotKind, now_ms: u64) -> Option<Resource>;
+
+    /// See [`JobPolicy::observe`].
+    fn observe(&mut self, _state: &ClusterState, _what: &Observed<'_>) {}
 }
 
 /// One implementation per layer, built from the settings.
@@ -138,11 +195,16 @@ pub struct Layers {
 }
 
 impl Layers {
-    pub fn from_config(cfg: &Config) -> Layers {
-        Layers {
+    pub fn from_config(cfg: &Config) -> Result<Layers, CoreError> {
+        // FRESH's policy and its dynamic slots read one model (Algorithms 2-4 together).
+        let fresh_model = fresh::FreshModel::shared(cfg);
+        Ok(Layers {
             job: match cfg.policy {
+                JobPolicyKind::Fresh => Box::new(FreshPolicy::new(fresh_model.clone())),
+                JobPolicyKind::Mrosa => Box::new(MrosaPolicy::new(cfg)),
                 JobPolicyKind::Fifo => Box::new(Fifo),
                 JobPolicyKind::Fair => Box::new(Fair),
+                JobPolicyKind::Td => Box::new(TdPolicy::new(&cfg.td, cfg.profile_defaults.map_secs)?),
             },
             locality: match cfg.locality {
                 LocalityKind::Hadoop => Box::new(HadoopLocality),
@@ -162,15 +224,26 @@ impl Layers {
             },
             slots: match cfg.slots {
                 SlotsKind::Static => Box::new(StaticSlots::new(cfg.map_share)),
+                SlotsKind::FreshStatic => Box::new(FreshStaticSlots::new(cfg)),
+                SlotsKind::FreshDynamic => Box::new(FreshDynamicSlots::new(fresh_model)),
             },
-        }
+        })
     }
 
     /// Rebuilds only the layers whose choice changed, so a refresh keeps e.g. a locality
     /// technique's waiting counters when only an unrelated setting moved.
-    pub fn reconfigure(&mut self, old: &Config, new: &Config) {
-        let fresh = Layers::from_config(new);
-        if old.policy != new.policy {
+    pub fn reconfigure(&mut self, old: &Config, new: &Config) -> Result<(), CoreError> {
+        let fresh = Layers::from_config(new)?;
+        // FRESH's policy and dynamic slots share a model: rebuilding one alone would split it.
+        let fresh_pair = new.policy == JobPolicyKind::Fresh && new.slots == SlotsKind::FreshDynamic;
+        let paper_changed = old.fresh != new.fresh
+            || old.profile_defaults != new.profile_defaults
+            || (new.policy == JobPolicyKind::Mrosa && old.mrosa != new.mrosa);
+        if old.policy != new.policy
+            || (new.policy == JobPolicyKind::Td && old.td != new.td)
+            || (fresh_pair && old.slots != new.slots)
+            || paper_changed
+        {
             self.job = fresh.job;
         }
         if old.locality != new.locality
@@ -182,13 +255,27 @@ impl Layers {
         if old.hotspot != new.hotspot || old.td != new.td {
             self.hotspot = fresh.hotspot;
         }
-        if old.slots != new.slots || old.map_share != new.map_share {
+        if old.slots != new.slots
+            || old.map_share != new.map_share
+            || (fresh_pair && old.policy != new.policy)
+            || paper_changed
+        {
             self.slots = fresh.slots;
         }
+        Ok(())
     }
 
     pub fn app_removed(&mut self, app: Arrival) {
         self.job.app_removed(app);
         self.locality.app_removed(app);
+    }
+
+    /// Tells the layers that keep a model what changed.
+    pub fn observe(&mut self, state: &ClusterState, what: &Observed<'_>) {
+        self.job.observe(state, what);
+        // A shared FRESH model must hear each change once: the policy feeds it.
+        if !(self.job.name() == "fresh" && self.slots.name() == "fresh-dynamic") {
+            self.slots.observe(state, what);
+        }
     }
 }

@@ -1,0 +1,252 @@
+//! `td`: the Throughput Driven scheduler (papers/td.rs) as the job-level policy for map slots.
+//!
+//! A heartbeat is Algorithm 1 run once per map slot free on the node: first once for every map
+//! container of job j that ended on this node since its last heartbeat (`slot_freed(n, j)`, which
+//! may keep the slot for j — the sticky slot), then once per remaining free slot with no
+//! predecessor. Each pick lets its job take one map container on this visit; jobs not picked take
+//! no map container here. The paper only schedules maps: apps waiting for their AM container come
+//! first (FIFO), then the picked jobs, then every other application in FIFO order for its other
+//! containers — reduces, generic applications — which therefore never wait for TD.
+//!
+//! Before each heartbeat the paper module's view is refreshed from the state: T = map containers
+//! that fit on all nodes, j.remain / rs_jn = the job's outstanding map asks at `*` / per host,
+//! j.occupied = its running map containers, amt(j) = the profile's mean map time. A MapReduce
+//! job enters Q (waiting) when its first map asks arrive, with j.demand from its
+//! `locus.demand=` tag, else the profile of earlier runs, else its map count, capped at T.
+
+use std::collections::HashMap;
+
+use super::JobPolicy;
+use crate::app::{App, Arrival, TaskKind};
+use crate::error::CoreError;
+use crate::names::ANY_ID;
+use crate::node::Node;
+use crate::papers::td::{TdConfig, TdScheduler};
+use crate::protocol::Resource;
+use crate::state::ClusterState;
+
+/// A node never frees more map slots than this in one heartbeat (guards tiny asks on big nodes).
+const MAX_SLOTS_PER_HEARTBEAT: u32 = 256;
+
+/// MapReduce's default map container when no job has asked for one yet.
+const DEFAULT_MAP: Resource = Resource {
+    memory_mb: 1024,
+    vcores: 1,
+};
+
+pub struct TdPolicy {
+    td: TdScheduler,
+    default_map_secs: f64,
+    /// TD jobs by arrival, with the id the paper module knows them by.
+    jobs: HashMap<Arrival, String>,
+    /// Running map containers per (node, app) at the node's previous heartbeat.
+    running: HashMap<String, HashMap<Arrival, u32>>,
+    /// This heartbeat's map picks per app.
+    picks: HashMap<Arrival, u32>,
+}
+
+impl TdPolicy {
+    pub fn new(cfg: &TdConfig, default_map_secs: f64) -> Result<Self, CoreError> {
+        Ok(TdPolicy {
+            td: TdScheduler::new(cfg.clone())?,
+            default_map_secs,
+            jobs: HashMap::new(),
+            running: HashMap::new(),
+            picks: HashMap::new(),
+        })
+    }
+
+    /// The paper module's state, for tests and diagnostics.
+    pub fn scheduler(&self) -> &TdScheduler {
+        &self.td
+    }
+}
+
+/// Outstanding maps, per host and the smallest map container of `app`.
+fn map_asks(state: &ClusterState, app: &App) -> (u32, HashMap<String, u32>, Option<Resource>) {
+    let mut remain = 0;
+    let mut on_node: HashMap<String, u32> = HashMap::new();
+    let mut size: Option<Resource> = None;
+    for (key, table) in app.asks.tables() {
+        if !app.kind_of(key.priority).is_map() {
+            continue;
+        }
+        remain += table.outstanding();
+        for (name, row) in table.wanted_locations() {
+            let name = state.names().name(name);
+            if !name.starts_with('/') {
+                *on_node.entry(name.to_string()).or_insert(0) += row.count;
+            }
+        }
+        if let Some(row) = table.row(ANY_ID) {
+            if size.is_none_or(|s| row.capability.memory_mb < s.memory_mb) {
+                size = Some(row.capability);
+            }
+        }
+    }
+    (remain, on_node, size)
+}
+
+fn log_err(what: &str, r: Result<(), CoreError>) {
+    if let Err(e) = r {
+        log::warn!("td: {what}: {e}");
+    }
+}
+
+impl TdPolicy {
+    /// Brings Q, T, remain, rs_jn, occupied and amt up to date; returns the map container size.
+    fn sync(&mut self, state: &ClusterState) -> Resource {
+        let mut map_size: Option<Resource> = None;
+        let mut running: HashMap<Arrival, u32> = HashMap::new();
+        for c in state.containers().iter() {
+            if c.kind.is_map() {
+                if let Some(app) = state.app_by_id(&c.app) {
+                    *running.entry(app.arrival).or_insert(0) += 1;
+                }
+            }
+        }
+        for app in state.apps_by_submission() {
+            if !app.is_mapreduce {
+                continue;
+            }
+            let (remain, on_node, size) = map_asks(state, app);
+            if let Some(s) = size {
+                if map_size.is_none_or(|m| s.memory_mb < m.memory_mb) {
+                    map_size = Some(s);
+                }
+            }
+            let estimate = state.profiles().estimate(app.arrival);
+            if !self.jobs.contains_key(&app.arrival) {
+                if remain == 0 {
+                    continue;
+                }
+                let demand = estimate.demand.unwrap_or(remain).max(1);
+                let amt = estimate
+                    .avg_map_ms
+                    .map(|ms| ms / 1000.0)
+                    .filter(|s| *s > 0.0)
+                    .unwrap_or(self.default_map_secs);
+                match self.td.submit(&app.id, demand, amt, remain, on_node) {
+                    Ok(()) => {
+                        log::info!("td: {} enters Q with demand {demand}, amt {amt:.1}s", app.id);
+                        self.jobs.insert(app.arrival, app.id.clone());
+                    }
+                    Err(e) => log::warn!("td: {e}"),
+                }
+                continue;
+            }
+            log_err("set_tasks", self.td.set_tasks(&app.id, remain, on_node));
+            let occupied = running.get(&app.arrival).copied().unwrap_or(0);
+            log_err("set_occupied", self.td.set_occupied(&app.id, occupied));
+        }
+        let each = map_size.unwrap_or(DEFAULT_MAP);
+        let total: u64 = state
+            .nodes()
+            .map(|n| n.capability.count_fitting(&each) as u64)
+            .sum();
+        self.td.set_total_slots(total.min(u32::MAX as u64) as u32);
+        each
+    }
+
+    /// Map containers per app on `node` now; returns the apps whose count fell since the last
+    /// heartbeat (a slot they held was freed here), once per freed container.
+    fn freed_on(&mut self, state: &ClusterState, node: &Node) -> Vec<Arrival> {
+        let mut now: HashMap<Arrival, u32> = HashMap::new();
+        for c in state.containers().iter() {
+            if c.node == node.id && c.kind.is_map() {
+                if let Some(app) = state.app_by_id(&c.app) {
+                    *now.entry(app.arrival).or_insert(0) += 1;
+                }
+            }
+        }
+        let before = self.running.insert(node.id.clone(), now.clone()).unwrap_or_default();
+        let mut freed = Vec::new();
+        for (app, n) in before {
+            let left = now.get(&app).copied().unwrap_or(0);
+            for _ in left..n {
+                freed.push(app);
+            }
+        }
+        freed.sort();
+        freed
+    }
+}
+
+impl JobPolicy for TdPolicy {
+    fn name(&self) -> &'static str {
+        "td"
+    }
+
+    fn order(&mut self, state: &ClusterState, node: &Node, now_ms: u64) -> Vec<Arrival> {
+        let each = self.sync(state);
+        let freed = self.freed_on(state, node);
+        let now = now_ms as f64 / 1000.0;
+        let mut slots = node
+            .unallocated
+            .count_fitting(&each)
+            .min(MAX_SLOTS_PER_HEARTBEAT);
+        let by_id: HashMap<&str, Arrival> =
+            self.jobs.iter().map(|(a, id)| (id.as_str(), *a)).collect();
+        let mut picks: Vec<Arrival> = Vec::new();
+        let mut pick = |td: &mut TdScheduler, last: Option<&str>| {
+            if let Some(a) = td.slot_freed(now, &node.host, last) {
+                if let Some(&arrival) = by_id.get(a.job.as_str()) {
+                    picks.push(arrival);
+                }
+            }
+        };
+        for app in freed {
+            if slots == 0 {
+                break;
+            }
+            let Some(id) = self.jobs.get(&app).cloned() else { continue };
+            // The paper's slot still counts as occupied until line 1 of Algorithm 1.
+            let held = self.td.occupied(&id).unwrap_or(0);
+            log_err("set_occupied", self.td.set_occupied(&id, held + 1));
+            pick(&mut self.td, Some(&id));
+            slots -= 1;
+        }
+        for _ in 0..slots {
+            pick(&mut self.td, None);
+        }
+        self.picks.clear();
+        // An AM is what lets a job make progress at all: apps waiting for theirs go first.
+        let mut order: Vec<Arrival> = state
+            .apps_by_submission()
+            .filter(|a| {
+                a.asks
+                    .next_pending_key(None)
+                    .is_some_and(|k| a.kind_of(k.priority) == TaskKind::ApplicationMaster)
+            })
+            .map(|a| a.arrival)
+            .collect();
+        for a in picks {
+            let n = self.picks.entry(a).or_insert(0);
+            if *n == 0 && !order.contains(&a) {
+                order.push(a);
+            }
+            *n += 1;
+        }
+        let listed = order.clone();
+        order.extend(
+            state
+                .apps_by_submission()
+                .filter(|a| a.asks.has_pending() && !listed.contains(&a.arrival))
+                .map(|a| a.arrival),
+        );
+        order
+    }
+
+    fn map_limit(&mut self, app: Arrival) -> u32 {
+        self.picks.get(&app).copied().unwrap_or(0)
+    }
+
+    fn app_removed(&mut self, app: Arrival) {
+        if let Some(id) = self.jobs.remove(&app) {
+            self.td.remove_job(&id);
+        }
+        for per_node in self.running.values_mut() {
+            per_node.remove(&app);
+        }
+    }
+}

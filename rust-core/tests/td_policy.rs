@@ -1,0 +1,171 @@
+//! The `td` job policy driven through the core: TD's bounds and job statuses decide who gets
+//! map containers; everything that is not a map is served FIFO and never waits for TD.
+
+use std::collections::BTreeMap;
+
+use locus_core::{Ask, ContainerInfo, Core, Decision, Event, Heartbeat, Locality, Resource};
+
+const GB: u64 = 1024;
+
+fn core_with(pairs: &[(&str, &str)]) -> Core {
+    let _ = env_logger::builder().is_test(true).try_init();
+    let props: BTreeMap<String, String> =
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    Core::new(&props).expect("valid settings")
+}
+
+fn add_node(c: &mut Core, host: &str, mem_gb: u64) {
+    c.handle(Event::NodeAdded {
+        node: format!("{host}:8041"),
+        host: host.into(),
+        rack: "/r1".into(),
+        capability: Resource::new(mem_gb * GB, mem_gb as u32),
+    })
+    .unwrap();
+}
+
+fn add_app(c: &mut Core, app: &str, submit_ms: u64, app_type: &str, tags: &[&str]) {
+    c.handle(Event::AppAdded {
+        app: app.into(),
+        queue: "default".into(),
+        user: "alice".into(),
+        name: app.into(),
+        app_type: app_type.into(),
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+        submit_ms,
+    })
+    .unwrap();
+}
+
+fn set_asks(c: &mut Core, app: &str, rows: &[(i32, &str, u32)]) {
+    let asks = rows
+        .iter()
+        .map(|&(priority, name, count)| Ask {
+            priority,
+            allocation_request_id: 0,
+            resource_name: name.into(),
+            capability: Resource::new(GB, 1),
+            count,
+            relax_locality: true,
+        })
+        .collect();
+    c.handle(Event::AsksUpdated { app: app.into(), asks }).unwrap();
+}
+
+fn heartbeat(c: &mut Core, host: &str, free_gb: u64, now_ms: u64) -> Vec<Decision> {
+    c.heartbeat(&Heartbeat {
+        node: format!("{host}:8041"),
+        unallocated: Resource::new(free_gb * GB, free_gb as u32),
+        now_ms,
+    })
+    .unwrap()
+    .decisions
+}
+
+fn execute(c: &mut Core, decisions: &[Decision], next_id: &mut u32) -> Vec<String> {
+    let mut ids = Vec::new();
+    for d in decisions {
+        for _ in 0..d.count {
+            *next_id += 1;
+            let id = format!("container_{next_id}");
+            c.handle(Event::ContainerAllocated {
+                container: ContainerInfo {
+                    container: id.clone(),
+                    app: d.app.clone(),
+                    node: d.node.clone(),
+                    priority: d.priority,
+                    resource: d.capability,
+                },
+                locality: d.locality,
+                recovered: false,
+            })
+            .unwrap();
+            ids.push(id);
+        }
+    }
+    ids
+}
+
+fn maps_of(ds: &[Decision], app: &str) -> u32 {
+    ds.iter().filter(|d| d.app == app && d.priority == 20).map(|d| d.count).sum()
+}
+
+#[test]
+fn td_keeps_a_job_below_h_times_its_demand_and_generic_apps_get_the_rest() {
+    for (policy, want_maps) in [("fifo", 4), ("td", 3)] {
+        let mut c = core_with(&[("locus.policy", policy)]);
+        add_node(&mut c, "h1", 4);
+        add_node(&mut c, "h2", 4);
+        // demand 2, H = 1.3: at most 2.6 → 3 map containers.
+        add_app(&mut c, "mr", 1, "MAPREDUCE", &["locus.demand=2"]);
+        set_asks(&mut c, "mr", &[(20, "*", 10)]);
+        add_app(&mut c, "spark", 2, "SPARK", &[]);
+        set_asks(&mut c, "spark", &[(1, "*", 10)]);
+        let ds = heartbeat(&mut c, "h1", 4, 1_000);
+        assert_eq!(maps_of(&ds, "mr"), want_maps, "{policy}: {ds:?}");
+        let spark: u32 = ds.iter().filter(|d| d.app == "spark").map(|d| d.count).sum();
+        assert_eq!(spark, 4 - want_maps, "{policy}: the room TD leaves goes to the generic app");
+    }
+}
+
+#[test]
+fn td_infantile_job_only_fills_slots_the_co_scheduled_job_cannot_use() {
+    let mut c = core_with(&[("locus.policy", "td")]);
+    add_node(&mut c, "h1", 4);
+    add_node(&mut c, "h2", 4);
+    // T = 8. a (demand 5) is co-scheduled; b (demand 4) would push D to 9 > T: it stays
+    // infantile and gets only what a may not take (H·5 = 6.5 → a stops at 7).
+    add_app(&mut c, "a", 1, "MAPREDUCE", &["locus.demand=5"]);
+    add_app(&mut c, "b", 2, "MAPREDUCE", &["locus.demand=4"]);
+    set_asks(&mut c, "a", &[(20, "*", 10)]);
+    set_asks(&mut c, "b", &[(20, "*", 10)]);
+    let mut next = 0;
+    let mut all = Vec::new();
+    for (host, t) in [("h1", 1_000), ("h2", 2_000)] {
+        let ds = heartbeat(&mut c, host, 4, t);
+        execute(&mut c, &ds, &mut next);
+        all.extend(ds);
+    }
+    assert_eq!((maps_of(&all, "a"), maps_of(&all, "b")), (7, 1), "{all:?}");
+}
+
+#[test]
+fn td_never_holds_ams_or_reduces() {
+    let mut c = core_with(&[("locus.policy", "td")]);
+    add_node(&mut c, "h1", 4);
+    add_app(&mut c, "a", 1, "MAPREDUCE", &["locus.demand=1"]);
+    set_asks(&mut c, "a", &[(10, "*", 2), (20, "h1", 5), (20, "/r1", 5), (20, "*", 5)]);
+    add_app(&mut c, "b", 2, "MAPREDUCE", &[]);
+    set_asks(&mut c, "b", &[(0, "*", 1)]);
+    let ds = heartbeat(&mut c, "h1", 4, 1_000);
+    let got: Vec<(String, i32, Locality, u32)> =
+        ds.iter().map(|d| (d.app.clone(), d.priority, d.locality, d.count)).collect();
+    assert_eq!(
+        got,
+        vec![
+            ("b".into(), 0, Locality::OffSwitch, 1),
+            ("a".into(), 10, Locality::OffSwitch, 2),
+            ("a".into(), 20, Locality::NodeLocal, 1)
+        ]
+    );
+}
+
+#[test]
+fn td_bad_demand_tag_is_ignored_and_the_job_still_runs() {
+    let mut c = core_with(&[("locus.policy", "td")]);
+    add_node(&mut c, "h1", 4);
+    add_app(&mut c, "a", 1, "MAPREDUCE", &["locus.demand=lots"]);
+    set_asks(&mut c, "a", &[(20, "*", 2)]);
+    let ds = heartbeat(&mut c, "h1", 4, 1_000);
+    assert_eq!(maps_of(&ds, "a"), 2, "demand falls back to the job's map count");
+}
+
+#[test]
+fn td_bounds_are_validated_by_name() {
+    let props: BTreeMap<String, String> = [("locus.policy", "td"), ("locus.td.lower-bound", "1.5")]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let err = Core::new(&props).err().expect("L = 1.5 accepted").to_string();
+    assert!(err.contains("locus.td.lower-bound") && err.contains("(0, 1)"), "{err}");
+}
