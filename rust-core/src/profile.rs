@@ -102,6 +102,10 @@ pub struct Profiles {
     store: ProfileStore,
     live: HashMap<Arrival, LiveJob>,
     started: HashMap<String, Started>,
+    /// Containers released and waiting for their node's heartbeat to give their finish time:
+    /// the RM reports a node's finished containers while processing its heartbeat, just before
+    /// the core's heartbeat call with that heartbeat's clock.
+    finishing: HashMap<String, Vec<(String, Started)>>,
     /// Runs recorded since the store was last written.
     unsaved: u64,
 }
@@ -174,7 +178,17 @@ impl Profiles {
     }
 
     /// The run is over: fold what it showed into the store (if it ran any map or reduce).
-    pub fn app_removed(&mut self, arrival: Arrival) {
+    /// Finishes still waiting for a heartbeat are timed at `now_ms`.
+    pub fn app_removed(&mut self, arrival: Arrival, now_ms: u64) {
+        let mut waiting = Vec::new();
+        for list in self.finishing.values_mut() {
+            let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(list).into_iter().partition(|(_, s)| s.app == arrival);
+            *list = rest;
+            waiting.extend(mine);
+        }
+        for (_, s) in waiting {
+            self.finish(s, now_ms);
+        }
         self.started.retain(|_, s| s.app != arrival);
         let Some(mut job) = self.live.remove(&arrival) else { return };
         if job.run.maps == 0 && job.run.reduces == 0 {
@@ -202,6 +216,30 @@ impl Profiles {
     /// too: its time is what the job really spent on it.
     pub fn container_finished(&mut self, container: &str, now_ms: u64) {
         let Some(s) = self.started.remove(container) else { return };
+        self.finish(s, now_ms);
+    }
+
+    /// A container released on `node`: timed by that node's next heartbeat.
+    pub fn container_released(&mut self, container: &str, node: &str) {
+        let Some(s) = self.started.remove(container) else { return };
+        self.finishing.entry(node.to_string()).or_default().push((container.to_string(), s));
+    }
+
+    /// `node`'s heartbeat at `now_ms`: the finish time of what it released.
+    pub fn node_heartbeat(&mut self, node: &str, now_ms: u64) {
+        if let Some(list) = self.finishing.remove(node) {
+            for (_, s) in list {
+                self.finish(s, now_ms);
+            }
+        }
+    }
+
+    /// `node` is gone: what it released is timed at `now_ms`.
+    pub fn node_removed(&mut self, node: &str, now_ms: u64) {
+        self.node_heartbeat(node, now_ms);
+    }
+
+    fn finish(&mut self, s: Started, now_ms: u64) {
         let Some(job) = self.live.get_mut(&s.app) else { return };
         let ms = now_ms.saturating_sub(s.at_ms);
         if s.kind.is_map() {
@@ -213,6 +251,7 @@ impl Profiles {
         }
     }
 
+    /// When a running container started (`None` for finished or recovered ones).
     pub fn started_ms(&self, container: &str) -> Option<u64> {
         self.started.get(container).map(|s| s.at_ms)
     }
@@ -289,7 +328,7 @@ mod tests {
         let e = p.estimate(Arrival(1));
         assert_eq!((e.avg_map_ms, e.avg_reduce_ms, e.maps_done), (Some(15_000.0), Some(30_000.0), 2));
         assert_eq!((e.maps_running, e.reduces_running), (0, 0));
-        p.app_removed(Arrival(1));
+        p.app_removed(Arrival(1), 50_000);
         assert_eq!(p.unsaved(), 1);
 
         // Same name and input type: known; another input type: a different job.
@@ -310,7 +349,7 @@ mod tests {
         p.app_added(&app(1, "grep", &[]));
         p.container_started("c", Arrival(1), TaskKind::Map, 0);
         p.container_finished("c", 5_000);
-        p.app_removed(Arrival(1));
+        p.app_removed(Arrival(1), 50_000);
         p.save(&path).unwrap();
         assert!(!dir.join("profiles.json.tmp").exists());
         let mut again = Profiles::with_store(Profiles::load(&path).unwrap());

@@ -204,6 +204,8 @@ impl ClusterState {
     /// still arrive and are then ignored).
     pub fn remove_node(&mut self, id: &str) -> Option<(Node, Vec<Container>)> {
         let node = self.nodes.remove(id)?;
+        let now = self.clock_ms;
+        self.profiles.node_removed(id, now);
         self.capacity = self.capacity.saturating_sub(&node.capability);
         let lost = self.containers.drain_where(|c| c.node == id);
         for c in &lost {
@@ -243,6 +245,7 @@ impl ClusterState {
         n.unallocated = unallocated;
         n.last_heartbeat_ms = Some(now_ms);
         self.clock_ms = self.clock_ms.max(now_ms);
+        self.profiles.node_heartbeat(id, now_ms);
         Ok(n)
     }
 
@@ -320,7 +323,7 @@ impl ClusterState {
         for c in &gone {
             self.profiles.container_finished(&c.id, now);
         }
-        self.profiles.app_removed(arrival);
+        self.profiles.app_removed(arrival, now);
         for c in &gone {
             self.account_finished_on_node(c);
             self.account_slot(c, false);
@@ -397,6 +400,7 @@ impl ClusterState {
     /// node or app was removed first).
     pub fn container_released(&mut self, id: &str) -> Option<Container> {
         let c = self.containers.remove(id)?;
+        self.profiles.container_released(&c.id, &c.node);
         self.account_finished(&c, true);
         Some(c)
     }

@@ -89,15 +89,17 @@ impl Default for FreshSettings {
 impl FreshSettings {
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), CoreError> {
         match key {
-            FRESH_K => self.k = parse_number(key, value, 1.0, 10_000.0)?.round() as u32,
+            FRESH_K => match value.trim().parse::<u32>() {
+                Ok(k) if (1..=10_000).contains(&k) => self.k = k,
+                _ => {
+                    return Err(CoreError::Config {
+                        key: key.to_string(),
+                        message: format!("invalid value {value:?}; allowed: an integer from 1 to 10000"),
+                    })
+                }
+            },
             FRESH_TAU1 => self.tau1 = parse_number(key, value, 0.0, 1.0)?,
             _ => self.tau2 = parse_number(key, value, 0.0, 100.0)?,
-        }
-        if key == FRESH_K && value.trim().parse::<u32>().is_err() {
-            return Err(CoreError::Config {
-                key: key.to_string(),
-                message: format!("invalid value {value:?}; allowed: an integer from 1 to 10000"),
-            });
         }
         Ok(())
     }

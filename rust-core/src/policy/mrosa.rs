@@ -14,11 +14,13 @@
 //!   now if free, else when the container running there is expected to end (its start + the
 //!   job's average task time);
 //! - on each heartbeat the plan (eq. 8 order, Algorithm I, Algorithm II) is made for the current
-//!   state and the node may take, per job, the tasks the plan put on it: a private node the
-//!   tasks improved Max-Min placed there, a public node the tasks Algorithm II gave its type
-//!   (running public instances have no T_init). Jobs without a deadline use private nodes after
-//!   the deadline jobs, in submission order, and never public ones; AM containers and
-//!   non-MapReduce applications are never held back (on any node);
+//!   state. A private node serves the deadline jobs in eq. 8 order, then the others in submission
+//!   order: with one private speed, improved Max-Min's earliest-finishing container for the next
+//!   task is the room that is free now, i.e. the heartbeating node. A public node takes, per job,
+//!   only the late tasks Algorithm II gave its instance type (running public instances have no
+//!   T_init); jobs without a deadline never run there. AM containers and non-MapReduce
+//!   applications are never held back (on any node). A late task may still run privately when
+//!   private room frees before a public instance does: it can only finish earlier there;
 //! - when the running public pool cannot take a job's late tasks, Algorithm II is asked again
 //!   over the startable types with T_init: its answer is scale-out advice (type, count, cost), or,
 //!   when no type meets the deadline, the job is flagged (log once + `Stats`), and what fits
@@ -266,7 +268,15 @@ impl MrosaPolicy {
     /// from the running containers' expected ends.
     fn private_containers(&self, state: &ClusterState, size: Resource, now_ms: u64) -> Vec<PrivateContainer> {
         let mut ends: HashMap<&str, Vec<f64>> = HashMap::new();
+        // AMs and other applications' containers hold their room for an unknown time: that
+        // room is no private container for MROSA.
+        let mut held: HashMap<&str, Resource> = HashMap::new();
         for c in state.containers().iter() {
+            if c.kind.slot().is_none() {
+                let h = held.entry(c.node.as_str()).or_default();
+                *h = h.add(&c.resource);
+                continue;
+            }
             let Some(app) = state.app_by_id(&c.app) else { continue };
             let est = state.profiles().estimate(app.arrival);
             let avg = if c.kind.is_map() {
@@ -282,7 +292,10 @@ impl MrosaPolicy {
         let mut nodes: Vec<&Node> = state.nodes().filter(|n| !self.s.pool.nodes.contains_key(&n.host)).collect();
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
         for n in nodes {
-            let slots = n.capability.count_fitting(&size);
+            let slots = n
+                .capability
+                .saturating_sub(held.get(n.id.as_str()).unwrap_or(&Resource::ZERO))
+                .count_fitting(&size);
             let free = n.unallocated.count_fitting(&size).min(slots);
             let mut busy = ends.remove(n.id.as_str()).unwrap_or_default();
             busy.sort_by(|a, b| a.total_cmp(b));
@@ -342,24 +355,14 @@ impl MrosaPolicy {
         };
         let public_type = self.s.pool.nodes.get(&node.host).map(|t| t.name.clone());
         self.node_public = public_type.is_some();
-        let prefix = format!("{}#", node.id);
         let mut order = Vec::new();
         for plan in &plans {
             let Some(&arrival) = by_id.get(plan.job.as_str()) else { continue };
             order.push(arrival);
             let Some(job) = jobs.iter().find(|j| j.job == plan.job) else { continue };
-            match &public_type {
-                None => {
-                    for p in plan.private.iter().filter(|p| p.container.starts_with(&prefix)) {
-                        *self.allow.entry((arrival, p.task.kind == MTask::Map)).or_default() += 1;
-                    }
-                }
-                Some(t) => {
-                    if let Some(PublicDecision::Placed { placements, .. }) = &plan.public {
-                        for p in placements.iter().filter(|p| &p.instance_type == t) {
-                            *self.allow.entry((arrival, p.task.kind == MTask::Map)).or_default() += 1;
-                        }
-                    }
+            if let (Some(t), Some(PublicDecision::Placed { placements, .. })) = (&public_type, &plan.public) {
+                for p in placements.iter().filter(|p| &p.instance_type == t) {
+                    *self.allow.entry((arrival, p.task.kind == MTask::Map)).or_default() += 1;
                 }
             }
             self.scale_out(arrival, job, plan);
@@ -460,17 +463,10 @@ impl JobPolicy for MrosaPolicy {
     }
 
     fn admit(&mut self, _state: &ClusterState, _node: &Node, app: &App, kind: TaskKind) -> u32 {
-        if !app.is_mapreduce || kind.slot().is_none() {
+        if !app.is_mapreduce || kind.slot().is_none() || !self.node_public {
             return u32::MAX;
         }
-        if self.deadline_jobs.contains(&app.arrival) {
-            return self.allow.get(&(app.arrival, kind.is_map())).copied().unwrap_or(0);
-        }
-        if self.node_public {
-            0
-        } else {
-            u32::MAX
-        }
+        self.allow.get(&(app.arrival, kind.is_map())).copied().unwrap_or(0)
     }
 
     fn placed(&mut self, app: Arrival, kind: TaskKind, count: u32) {

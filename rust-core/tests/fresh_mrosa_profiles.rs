@@ -1,0 +1,684 @@
+//! FRESH (policy + slot configurators), MROSA, job profiles and hints, driven through the core
+//! as the shim drives it. A small cluster driver plays the MapReduce AMs: AM container first,
+//! then map asks (with host rows) and reduce asks, containers running a fixed number of ticks.
+
+use std::collections::BTreeMap;
+
+use locus_core::papers::fresh::{static_slot_configuration, JobProfile};
+use locus_core::{Ask, ContainerInfo, Core, CoreError, Decision, Event, Heartbeat, Resource};
+
+const GB: u64 = 1024;
+const TICK_MS: u64 = 1_000;
+
+fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+fn core_with(pairs: &[(&str, &str)]) -> Core {
+    let _ = env_logger::builder().is_test(true).try_init();
+    Core::new(&props(pairs)).expect("valid settings")
+}
+
+fn config_error(pairs: &[(&str, &str)]) -> (String, String) {
+    match Core::new(&props(pairs)) {
+        Err(CoreError::Config { key, message }) => (key, message),
+        Err(other) => panic!("expected a config error, got {other:?}"),
+        Ok(_) => panic!("expected a config error for {pairs:?}"),
+    }
+}
+
+fn tmp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("locus-w2-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    Am,
+    Map,
+    Reduce,
+    Generic,
+}
+
+#[derive(Debug)]
+struct Running {
+    id: String,
+    job: usize,
+    node: usize,
+    kind: Kind,
+    ends: u64,
+    mem_gb: u64,
+}
+
+#[derive(Debug)]
+struct Job {
+    id: String,
+    name: String,
+    mapreduce: bool,
+    tags: Vec<String>,
+    submit_tick: u64,
+    /// Preferred host of each map not yet allocated.
+    maps: Vec<usize>,
+    reduces: u32,
+    map_ticks: u64,
+    reduce_ticks: u64,
+    am_running: bool,
+    running_tasks: u32,
+    finished: Option<u64>,
+    added: bool,
+    generic: u32,
+    /// Containers given, by kind, in order.
+    got: Vec<(u64, Kind)>,
+}
+
+struct Cluster {
+    core: Core,
+    hosts: Vec<String>,
+    racks: Vec<String>,
+    node_gb: u64,
+    jobs: Vec<Job>,
+    running: Vec<Running>,
+    tick: u64,
+    next: u32,
+    /// Jobs whose tasks all ended: their AM ends and the app leaves on the next tick, after the
+    /// heartbeats, as an AM unregisters a little after its last task.
+    leaving: Vec<usize>,
+}
+
+impl Cluster {
+    fn new(core: Core, nodes: usize, node_gb: u64) -> Self {
+        let mut c = Cluster {
+            core,
+            hosts: (0..nodes).map(|i| format!("h{i}")).collect(),
+            racks: (0..nodes).map(|i| format!("/rack{}", i % 2)).collect(),
+            node_gb,
+            jobs: Vec::new(),
+            running: Vec::new(),
+            tick: 0,
+            next: 0,
+            leaving: Vec::new(),
+        };
+        for i in 0..nodes {
+            c.core
+                .handle(Event::NodeAdded {
+                    node: format!("{}:8041", c.hosts[i]),
+                    host: c.hosts[i].clone(),
+                    rack: c.racks[i].clone(),
+                    capability: Resource::new(node_gb * GB, node_gb as u32),
+                })
+                .unwrap();
+        }
+        c
+    }
+
+    /// A MapReduce job submitted at `submit_tick`; returns its index.
+    fn mr_job(&mut self, name: &str, maps: u32, reduces: u32, map_ticks: u64, reduce_ticks: u64, tags: &[&str], submit_tick: u64) -> usize {
+        let n = self.hosts.len();
+        let start = self.jobs.len();
+        self.jobs.push(Job {
+            id: format!("application_1_{:04}", self.jobs.len() + 1),
+            name: name.into(),
+            mapreduce: true,
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            submit_tick,
+            maps: (0..maps as usize).map(|i| (start + i) % n).collect(),
+            reduces,
+            map_ticks,
+            reduce_ticks,
+            am_running: false,
+            running_tasks: 0,
+            finished: None,
+            added: false,
+            generic: 0,
+            got: Vec::new(),
+        });
+        self.jobs.len() - 1
+    }
+
+    /// A non-MapReduce application asking for `containers` 1 GB containers anywhere.
+    fn generic_job(&mut self, containers: u32, ticks: u64, submit_tick: u64) -> usize {
+        let i = self.mr_job("spark-shell", 0, 0, ticks, ticks, &[], submit_tick);
+        self.jobs[i].mapreduce = false;
+        self.jobs[i].generic = containers;
+        i
+    }
+
+    fn now(&self) -> u64 {
+        self.tick * TICK_MS
+    }
+
+    fn snapshot(&mut self, j: usize) {
+        let job = &self.jobs[j];
+        let one = Resource::new(GB, 1);
+        let mut rows = Vec::new();
+        let mut push = |priority: i32, name: &str, count: u32| {
+            rows.push(Ask {
+                priority,
+                allocation_request_id: 0,
+                resource_name: name.into(),
+                capability: one,
+                count,
+                relax_locality: true,
+            })
+        };
+        if !job.mapreduce {
+            if job.generic > 0 {
+                push(1, "*", job.generic);
+            }
+        } else if !job.am_running {
+            if job.finished.is_none() {
+                push(0, "*", 1);
+            }
+        } else {
+            let mut by_host: BTreeMap<usize, u32> = BTreeMap::new();
+            let mut by_rack: BTreeMap<String, u32> = BTreeMap::new();
+            for &h in &job.maps {
+                *by_host.entry(h).or_default() += 1;
+                *by_rack.entry(self.racks[h].clone()).or_default() += 1;
+            }
+            for (h, n) in by_host {
+                push(20, &self.hosts[h].clone(), n);
+            }
+            for (r, n) in by_rack {
+                push(20, &r, n);
+            }
+            if !job.maps.is_empty() {
+                push(20, "*", job.maps.len() as u32);
+            }
+            if job.reduces > 0 {
+                push(10, "*", job.reduces);
+            }
+        }
+        let app = job.id.clone();
+        self.core.handle(Event::AsksUpdated { app, asks: rows }).unwrap();
+    }
+
+    fn node_free_gb(&self, node: usize) -> u64 {
+        let used: u64 = self.running.iter().filter(|r| r.node == node).map(|r| r.mem_gb).sum();
+        self.node_gb - used
+    }
+
+    fn execute(&mut self, node: usize, ds: &[Decision]) {
+        for d in ds {
+            let j = self.jobs.iter().position(|x| x.id == d.app).expect("decision for a known app");
+            for _ in 0..d.count {
+                self.next += 1;
+                let id = format!("container_{}", self.next);
+                self.core
+                    .handle(Event::ContainerAllocated {
+                        container: ContainerInfo {
+                            container: id.clone(),
+                            app: d.app.clone(),
+                            node: d.node.clone(),
+                            priority: d.priority,
+                            resource: d.capability,
+                        },
+                        locality: d.locality,
+                        recovered: false,
+                    })
+                    .unwrap();
+                let job = &mut self.jobs[j];
+                let (kind, ticks) = match (job.mapreduce, d.priority) {
+                    (false, _) => {
+                        job.generic -= 1;
+                        (Kind::Generic, job.map_ticks)
+                    }
+                    (true, 0) => {
+                        job.am_running = true;
+                        (Kind::Am, u64::MAX / 2)
+                    }
+                    (true, 20) => {
+                        // Prefer a map whose data is on this node, as the MR AM does.
+                        let pos = job.maps.iter().position(|&h| h == node).unwrap_or(0);
+                        job.maps.remove(pos);
+                        (Kind::Map, job.map_ticks)
+                    }
+                    (true, 10) => {
+                        job.reduces -= 1;
+                        (Kind::Reduce, job.reduce_ticks)
+                    }
+                    other => panic!("unexpected priority {other:?}"),
+                };
+                if kind != Kind::Am {
+                    job.running_tasks += 1;
+                }
+                job.got.push((self.tick, kind));
+                self.running.push(Running {
+                    id,
+                    job: j,
+                    node,
+                    kind,
+                    ends: self.tick + ticks,
+                    mem_gb: d.capability.memory_mb / GB,
+                });
+            }
+            self.snapshot(j);
+        }
+    }
+
+    fn release(&mut self, r: Running) {
+        self.core
+            .handle(Event::ContainerReleased {
+                app: self.jobs[r.job].id.clone(),
+                container: r.id.clone(),
+                node: format!("{}:8041", self.hosts[r.node]),
+                resource: Resource::new(r.mem_gb * GB, r.mem_gb as u32),
+            })
+            .unwrap();
+    }
+
+    /// One tick: submit, heartbeat every node, finish what is due.
+    fn step(&mut self) {
+        for j in 0..self.jobs.len() {
+            if !self.jobs[j].added && self.jobs[j].submit_tick <= self.tick {
+                let job = &self.jobs[j];
+                self.core
+                    .handle(Event::AppAdded {
+                        app: job.id.clone(),
+                        queue: "default".into(),
+                        user: "u".into(),
+                        name: job.name.clone(),
+                        app_type: if job.mapreduce { "MAPREDUCE".into() } else { "SPARK".into() },
+                        tags: job.tags.clone(),
+                        submit_ms: job.submit_tick * TICK_MS,
+                    })
+                    .unwrap();
+                self.jobs[j].added = true;
+                self.snapshot(j);
+            }
+        }
+        for n in 0..self.hosts.len() {
+            let free = self.node_free_gb(n);
+            let ds = self
+                .core
+                .heartbeat(&Heartbeat {
+                    node: format!("{}:8041", self.hosts[n]),
+                    unallocated: Resource::new(free * GB, free as u32),
+                    now_ms: self.now(),
+                })
+                .unwrap()
+                .decisions;
+            self.execute(n, &ds);
+        }
+        for j in std::mem::take(&mut self.leaving) {
+            let ams: Vec<Running> = {
+                let (ams, keep): (Vec<Running>, Vec<Running>) =
+                    std::mem::take(&mut self.running).into_iter().partition(|r| r.job == j && r.kind == Kind::Am);
+                self.running = keep;
+                ams
+            };
+            for r in ams {
+                self.release(r);
+            }
+            self.jobs[j].finished = Some(self.tick);
+            let app = self.jobs[j].id.clone();
+            self.core.handle(Event::AppRemoved { app }).unwrap();
+        }
+        self.tick += 1;
+        let due: Vec<Running> = {
+            let (due, keep): (Vec<Running>, Vec<Running>) = std::mem::take(&mut self.running).into_iter().partition(|r| r.ends <= self.tick);
+            self.running = keep;
+            due
+        };
+        let mut touched = Vec::new();
+        for r in due {
+            let j = r.job;
+            self.jobs[j].running_tasks -= 1;
+            self.release(r);
+            touched.push(j);
+        }
+        for j in touched {
+            let job = &self.jobs[j];
+            let done = job.maps.is_empty() && job.reduces == 0 && job.running_tasks == 0 && job.generic == 0;
+            if done && job.finished.is_none() && !self.leaving.contains(&j) {
+                self.leaving.push(j);
+            }
+        }
+    }
+
+    fn run_until_done(&mut self, max_ticks: u64) {
+        while self.jobs.iter().any(|j| j.finished.is_none()) {
+            assert!(self.tick < max_ticks, "not finished after {max_ticks} ticks: {:#?}", self.jobs.iter().map(|j| (&j.id, j.maps.len(), j.reduces, j.generic, j.am_running, j.finished)).collect::<Vec<_>>());
+            self.step();
+        }
+    }
+
+    fn first(&self, j: usize, kind: Kind) -> Option<u64> {
+        self.jobs[j].got.iter().find(|(_, k)| *k == kind).map(|(t, _)| *t)
+    }
+
+    fn last(&self, j: usize, kind: Kind) -> Option<u64> {
+        self.jobs[j].got.iter().rev().find(|(_, k)| *k == kind).map(|(t, _)| *t)
+    }
+}
+
+// ---- configuration -----------------------------------------------------------------------
+
+#[test]
+fn senseless_combinations_and_bad_values_are_refused_at_start_naming_the_key() {
+    let (key, message) = config_error(&[("locus.slots", "fresh-dynamic")]);
+    assert_eq!(key, "locus.slots");
+    assert!(message.contains("locus.policy=fresh"), "{message}");
+    let (key, message) = config_error(&[("locus.slots", "fresh-static"), ("locus.slots.map-share", "0.5")]);
+    assert_eq!(key, "locus.slots.map-share");
+    assert!(message.contains("only for locus.slots=static"), "{message}");
+    let dir = tmp_dir("combo");
+    let file = dir.join("public.txt");
+    std::fs::write(&file, "pub1 ec2-4c 0.000065 20800 3.75\n").unwrap();
+    let (key, message) = config_error(&[("locus.mrosa.public.file", file.to_str().unwrap())]);
+    assert_eq!(key, "locus.mrosa.public.file");
+    assert!(message.contains("locus.policy=mrosa"), "{message}");
+
+    for (k, v, allowed) in [
+        ("locus.fresh.k", "0", "integer from 1 to 10000"),
+        ("locus.fresh.k", "2.5", "integer from 1 to 10000"),
+        ("locus.fresh.tau1", "1.5", "from 0 to 1"),
+        ("locus.mrosa.rho", "-0.1", "from 0 to 1"),
+        ("locus.mrosa.private.mips", "fast", "a number"),
+        ("locus.profile.default-map-secs", "0", "from 0.001"),
+    ] {
+        let (key, message) = config_error(&[("locus.policy", "mrosa"), (k, v)]);
+        assert_eq!(key, k);
+        assert!(message.contains(allowed) && message.contains(v), "{k}={v}: {message}");
+    }
+
+    std::fs::write(&file, "pub1 ec2-4c 0.000065 20800 3.75\n* ali-8c 0.000235 -1 6.25\n").unwrap();
+    let (key, message) = config_error(&[("locus.policy", "mrosa"), ("locus.mrosa.public.file", file.to_str().unwrap())]);
+    assert_eq!(key, "locus.mrosa.public.file");
+    assert!(message.contains("public.txt line 2") && message.contains("MIPS"), "{message}");
+    std::fs::remove_dir_all(&dir).ok();
+
+    // Every combination the papers use starts.
+    for (policy, slots, locality, hotspot) in [
+        ("fresh", "fresh-dynamic", "hadoop", "off"),
+        ("fresh", "static", "matchmaking", "off"),
+        ("fair", "fresh-static", "delay", "off"),
+        ("fifo", "fresh-static", "matchmaking", "hot-queue"),
+        ("mrosa", "static", "hadoop", "off"),
+        ("mrosa", "fresh-static", "delay", "hot-queue"),
+    ] {
+        let c = core_with(&[("locus.policy", policy), ("locus.slots", slots), ("locus.locality", locality), ("locus.hotspot", hotspot)]);
+        let s = c.stats();
+        assert_eq!((s.policy.as_str(), s.slots.as_str()), (policy, slots));
+    }
+}
+
+// ---- hints and profiles --------------------------------------------------------------------
+
+#[test]
+fn a_bad_hint_tag_neither_fails_the_event_nor_blocks_the_app() {
+    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa")]), 2, 4);
+    let bad = cl.mr_job("wc", 2, 1, 2, 2, &["locus.deadline=tomorrow", "locus.budget=lots"], 0);
+    let good = cl.mr_job("grep", 2, 1, 2, 2, &["locus.deadline=600"], 0);
+    cl.run_until_done(60);
+    assert!(cl.jobs[bad].finished.is_some() && cl.jobs[good].finished.is_some());
+}
+
+#[test]
+fn profiles_are_learned_from_container_times_and_survive_a_restart() {
+    let dir = tmp_dir("profiles");
+    let store = dir.join("profiles.json");
+    let settings = [("locus.profile.store", store.to_str().unwrap())];
+    let mut cl = Cluster::new(core_with(&settings), 2, 8);
+    let j = cl.mr_job("wordcount", 4, 2, 3, 5, &["locus.input-type=web", "locus.fp=0.25"], 0);
+    cl.run_until_done(60);
+    assert!(cl.jobs[j].finished.is_some());
+    assert!(store.exists(), "the store is written after a job finishes");
+    assert_eq!(cl.core.stats().profiles, 1);
+
+    // A new core (RM restart) reads it: the same job is known before any of its tasks ran.
+    let mut again = Cluster::new(core_with(&settings), 2, 8);
+    assert_eq!(again.core.stats().profiles, 1);
+    let k = again.mr_job("wordcount", 4, 2, 3, 5, &["locus.input-type=web"], 0);
+    let other = again.mr_job("wordcount", 4, 2, 3, 5, &["locus.input-type=text"], 0);
+    again.step();
+    let state = again.core.state();
+    let est = |i: usize| {
+        let a = state.app_by_id(&again.jobs[i].id).unwrap();
+        state.profiles().estimate(a.arrival)
+    };
+    let e = est(k);
+    assert_eq!(e.avg_map_ms, Some(3_000.0));
+    assert_eq!(e.avg_reduce_ms, Some(5_000.0));
+    assert_eq!(e.fp, Some(0.25));
+    assert_eq!(e.demand, Some(4));
+    assert_eq!(est(other).avg_map_ms, None, "another input type is another job");
+
+    std::fs::write(&store, "{ truncated").unwrap();
+    let (key, message) = config_error(&settings);
+    assert_eq!(key, "locus.profile.store");
+    assert!(message.contains("profiles.json"), "{message}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// ---- FRESH -----------------------------------------------------------------------------------
+
+#[test]
+fn fresh_admission_control_k_holds_later_jobs_maps_but_not_their_ams() {
+    let mut cl = Cluster::new(core_with(&[("locus.policy", "fresh"), ("locus.fresh.k", "1")]), 2, 8);
+    let a = cl.mr_job("a", 6, 2, 3, 3, &[], 0);
+    let b = cl.mr_job("b", 6, 2, 3, 3, &[], 0);
+    cl.run_until_done(200);
+    // B's AM ran at once; its maps only once A left the map phase (k = 1).
+    assert_eq!(cl.first(b, Kind::Am), Some(0));
+    let a_last_map_done = cl.last(a, Kind::Map).unwrap() + 3;
+    assert!(cl.first(b, Kind::Map).unwrap() >= a_last_map_done, "{:?} {:?}", cl.jobs[a].got, cl.jobs[b].got);
+    // Reduces wait for the job's map phase to end (FRESH's phases, despite MapReduce's slowstart).
+    for j in [a, b] {
+        assert!(cl.first(j, Kind::Reduce).unwrap() >= cl.last(j, Kind::Map).unwrap() + 3, "{:?}", cl.jobs[j].got);
+    }
+}
+
+#[test]
+fn fresh_gives_a_freed_slot_to_the_job_with_the_least_resource_consumption() {
+    // One 4 GB node. A's AM and two maps take it at tick 1 (B's AM gets the last GB). When A's
+    // maps end, both jobs are in M: A has consumed 8 slot-seconds, B nothing, so Algorithm 4
+    // gives both freed slots to B although A was submitted first (FIFO would give them to A).
+    let mut cl = Cluster::new(core_with(&[("locus.policy", "fresh"), ("locus.fresh.k", "2")]), 1, 4);
+    let a = cl.mr_job("a", 8, 0, 4, 1, &[], 0);
+    cl.step();
+    let b = cl.mr_job("b", 8, 0, 4, 1, &[], 1);
+    for _ in 0..6 {
+        cl.step();
+    }
+    let maps_at = |j: usize, t: u64| cl.jobs[j].got.iter().filter(|&&(at, k)| at == t && k == Kind::Map).count();
+    assert_eq!(maps_at(a, 1), 2, "{:?} / {:?}", cl.jobs[a].got, cl.jobs[b].got);
+    assert_eq!((maps_at(a, 5), maps_at(b, 5)), (0, 2), "{:?} / {:?}", cl.jobs[a].got, cl.jobs[b].got);
+    cl.run_until_done(100);
+    // Under FIFO the same freed slots go to A.
+    let mut fifo = Cluster::new(core_with(&[]), 1, 4);
+    let a = fifo.mr_job("a", 8, 0, 4, 1, &[], 0);
+    fifo.step();
+    let b = fifo.mr_job("b", 8, 0, 4, 1, &[], 1);
+    for _ in 0..6 {
+        fifo.step();
+    }
+    let fifo_maps_at = |j: usize, t: u64| fifo.jobs[j].got.iter().filter(|&&(at, k)| at == t && k == Kind::Map).count();
+    assert!(fifo_maps_at(a, 5) >= 2 && fifo_maps_at(b, 5) == 0, "{:?} / {:?}", fifo.jobs[a].got, fifo.jobs[b].got);
+}
+
+#[test]
+fn fresh_dynamic_splits_slots_by_remaining_map_and_reduce_work() {
+    // S = 10 one-GB slots. A: 10 maps (default 30 s) in M; B: 6 reduces (default 60 s), no maps,
+    // so it is in R at once. θ_cur = 300 / (300 + 360) → expSm = 4.55 slots: map containers
+    // may hold 4 GB, reduces 5 GB.
+    let mut c = core_with(&[("locus.policy", "fresh"), ("locus.slots", "fresh-dynamic"), ("locus.fresh.k", "2")]);
+    c.handle(Event::NodeAdded { node: "h0:8041".into(), host: "h0".into(), rack: "/r".into(), capability: Resource::new(10 * GB, 10) }).unwrap();
+    for (app, prio, count) in [("application_1_0001", 20, 10), ("application_1_0002", 10, 6)] {
+        c.handle(Event::AppAdded { app: app.into(), queue: "q".into(), user: "u".into(), name: app.into(), app_type: "MAPREDUCE".into(), tags: vec![], submit_ms: 0 }).unwrap();
+        c.handle(Event::AsksUpdated {
+            app: app.into(),
+            asks: vec![Ask { priority: prio, allocation_request_id: 0, resource_name: "*".into(), capability: Resource::new(GB, 1), count, relax_locality: true }],
+        })
+        .unwrap();
+    }
+    let ds = c.heartbeat(&Heartbeat { node: "h0:8041".into(), unallocated: Resource::new(10 * GB, 10), now_ms: 0 }).unwrap().decisions;
+    let got = |p: i32| ds.iter().filter(|d| d.priority == p).map(|d| d.count).sum::<u32>();
+    assert_eq!((got(20), got(10)), (4, 5), "{ds:?}");
+}
+
+#[test]
+fn fresh_static_caps_maps_at_algorithm_1s_split() {
+    let mut c = core_with(&[("locus.slots", "fresh-static"), ("locus.fresh.k", "1"), ("locus.profile.default-map-secs", "10"), ("locus.profile.default-reduce-secs", "40")]);
+    c.handle(Event::NodeAdded { node: "h0:8041".into(), host: "h0".into(), rack: "/r".into(), capability: Resource::new(8 * GB, 8) }).unwrap();
+    // Two jobs: 12 maps and 4 reduces each, as their AMs ask.
+    for app in ["application_1_0001", "application_1_0002"] {
+        c.handle(Event::AppAdded { app: app.into(), queue: "q".into(), user: "u".into(), name: app.into(), app_type: "MAPREDUCE".into(), tags: vec![], submit_ms: 0 }).unwrap();
+        let ask = |priority, count| Ask { priority, allocation_request_id: 0, resource_name: "*".into(), capability: Resource::new(GB, 1), count, relax_locality: true };
+        c.handle(Event::AsksUpdated { app: app.into(), asks: vec![ask(20, 12), ask(10, 4)] }).unwrap();
+    }
+    let jobs = [JobProfile::new("a", 12, 4, 10.0, 40.0), JobProfile::new("b", 12, 4, 10.0, 40.0)];
+    let plan = static_slot_configuration(&jobs, 8, 1).unwrap();
+    assert!(plan.map_slots > 0 && plan.map_slots < 8);
+    let ds = c.heartbeat(&Heartbeat { node: "h0:8041".into(), unallocated: Resource::new(8 * GB, 8), now_ms: 0 }).unwrap().decisions;
+    let got = |p: i32| ds.iter().filter(|d| d.priority == p).map(|d| d.count).sum::<u32>();
+    assert_eq!(got(20), plan.map_slots, "{ds:?}");
+    assert_eq!(got(10), plan.reduce_slots, "{ds:?}");
+}
+
+#[test]
+fn under_fresh_generic_apps_and_ams_never_starve() {
+    let mut cl = Cluster::new(core_with(&[("locus.policy", "fresh"), ("locus.slots", "fresh-dynamic"), ("locus.fresh.k", "1")]), 2, 4);
+    for i in 0..4 {
+        cl.mr_job(&format!("job{i}"), 6, 3, 2, 3, &[], i);
+    }
+    let spark = cl.generic_job(3, 4, 2);
+    cl.run_until_done(300);
+    for j in 0..4 {
+        assert!(cl.first(j, Kind::Am).is_some());
+    }
+    assert!(cl.jobs[spark].finished.is_some());
+}
+
+// ---- MROSA ---------------------------------------------------------------------------------
+
+fn write_public(dir: &std::path::Path, text: &str) -> String {
+    let f = dir.join("public.txt");
+    std::fs::write(&f, text).unwrap();
+    f.to_str().unwrap().to_string()
+}
+
+#[test]
+fn mrosa_serves_the_eq8_most_urgent_job_first() {
+    // One private node: two AMs and room for one task at a time. Same data; the job with the
+    // nearer deadline (and smaller budget) has the higher eq. 8 priority and is served first,
+    // although it was submitted last.
+    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa")]), 1, 3);
+    let lax = cl.mr_job("lax", 2, 0, 1, 1, &["locus.deadline=10000", "locus.budget=10"], 0);
+    let urgent = cl.mr_job("urgent", 2, 0, 1, 1, &["locus.deadline=100", "locus.budget=1"], 0);
+    cl.run_until_done(60);
+    assert!(cl.last(urgent, Kind::Map).unwrap() <= cl.first(lax, Kind::Map).unwrap(), "{:?} / {:?}", cl.jobs[urgent].got, cl.jobs[lax].got);
+}
+
+#[test]
+fn mrosa_sends_only_late_tasks_to_public_nodes_and_advises_scale_out() {
+    let dir = tmp_dir("mrosa-public");
+    // h1 is a running public instance; ali-8c / ec2-4c can be started (TABLE IV prices, MIPS).
+    let file = write_public(&dir, "h1 ec2-2c 0.000027 4800 1.25\n* ec2-4c 0.000065 9600 3.75 Amazon EC2\n* ali-8c 0.000235 20800 6.25 Ali Cloud\n");
+    let settings = [
+        ("locus.policy", "mrosa"),
+        ("locus.mrosa.public.file", file.as_str()),
+        ("locus.mrosa.init-secs", "10"),
+        ("locus.mrosa.split-mb", "16"),
+        ("locus.profile.default-map-secs", "20"),
+    ];
+    let maps_on_public = |cl: &mut Cluster, ticks: u64| {
+        let mut seen = BTreeMap::new();
+        for _ in 0..ticks {
+            cl.step();
+            for r in &cl.running {
+                if r.node == 1 && r.kind == Kind::Map {
+                    seen.insert(r.id.clone(), r.job);
+                }
+            }
+        }
+        seen
+    };
+
+    // A lax job never touches the public node.
+    let mut cl = Cluster::new(core_with(&settings), 2, 3);
+    let lax = cl.mr_job("lax", 6, 0, 2, 1, &["locus.deadline=100000"], 0);
+    assert!(maps_on_public(&mut cl, 30).is_empty());
+    assert!(cl.jobs[lax].finished.is_some());
+    assert_eq!(cl.core.stats().deadline_flagged_jobs, 0);
+
+    // A tight job: the private node (two AMs and one free GB) cannot run 6 maps of 20 s within
+    // 45 s, so the late ones go to the running public instance (16 MB at 1.25 MB/s + compute:
+    // 23.6 s); a job without a deadline stays private.
+    let mut cl = Cluster::new(core_with(&settings), 2, 3);
+    let tight = cl.mr_job("tight", 6, 0, 2, 1, &["locus.deadline=45"], 0);
+    let plain = cl.mr_job("plain", 2, 0, 2, 1, &[], 0);
+    let public_maps = maps_on_public(&mut cl, 40);
+    assert!(public_maps.values().any(|&j| j == tight), "late maps of the tight job run on the public node");
+    assert!(public_maps.values().all(|&j| j != plain), "a job without a deadline never runs on a public node");
+    let _ = cl;
+
+    // Deadline nobody can meet, no startable type fast enough: flagged, with the reason.
+    let file = write_public(&dir, "* slow 0.00001 10 0.1\n");
+    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa"), ("locus.mrosa.public.file", file.as_str()), ("locus.profile.default-map-secs", "50")]), 1, 2);
+    let hopeless = cl.mr_job("hopeless", 4, 0, 2, 1, &["locus.deadline=30"], 0);
+    for _ in 0..3 {
+        cl.step();
+    }
+    let s = cl.core.stats();
+    assert_eq!(s.deadline_flagged_jobs, 1);
+    assert_eq!(s.flagged_jobs.len(), 1);
+    assert_eq!(s.flagged_jobs[0].app, cl.jobs[hopeless].id);
+    assert!(s.flagged_jobs[0].reason.contains("deadline"), "{}", s.flagged_jobs[0].reason);
+    // It still runs privately.
+    cl.run_until_done(100);
+
+    // A startable type that meets it: advice names the cheapest such type, count and cost.
+    let file = write_public(&dir, "* ec2-4c 0.000065 9600 3.75 Amazon EC2\n* ali-8c 0.000235 20800 6.25 Ali Cloud\n");
+    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa"), ("locus.mrosa.public.file", file.as_str()), ("locus.mrosa.init-secs", "10"), ("locus.profile.default-map-secs", "50")]), 1, 2);
+    cl.mr_job("needs-more", 4, 0, 2, 1, &["locus.deadline=120", "locus.budget=1"], 0);
+    for _ in 0..2 {
+        cl.step();
+    }
+    let advice = cl.core.advice();
+    assert_eq!(advice.flagged_jobs.len(), 0, "{advice:?}");
+    assert_eq!(advice.scale_out.len(), 1, "{advice:?}");
+    let a = &advice.scale_out[0];
+    assert_eq!(a.instance_type, "ec2-4c");
+    assert!(a.count >= 1 && a.estimated_cost > 0.0 && a.within_budget, "{a:?}");
+    assert_eq!(cl.core.stats().scale_out_advice, advice.scale_out);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn under_mrosa_generic_apps_and_ams_never_starve() {
+    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa")]), 2, 4);
+    for i in 0..3 {
+        cl.mr_job(&format!("dl{i}"), 5, 2, 2, 2, &["locus.deadline=60"], i);
+    }
+    cl.mr_job("plain", 4, 1, 2, 2, &[], 0);
+    let spark = cl.generic_job(3, 3, 1);
+    cl.run_until_done(200);
+    assert!(cl.jobs[spark].finished.is_some());
+}
+
+// ---- layers together -------------------------------------------------------------------------
+
+#[test]
+fn fresh_with_matchmaking_and_hot_queue_runs_a_batch_to_completion() {
+    let mut cl = Cluster::new(
+        core_with(&[
+            ("locus.policy", "fresh"),
+            ("locus.slots", "fresh-dynamic"),
+            ("locus.locality", "matchmaking"),
+            ("locus.hotspot", "hot-queue"),
+            ("locus.fresh.k", "2"),
+        ]),
+        4,
+        4,
+    );
+    for i in 0..5 {
+        cl.mr_job(&format!("job{i}"), 8, 2, 2, 3, &[], i * 2);
+    }
+    cl.generic_job(2, 3, 3);
+    cl.run_until_done(400);
+    let s = cl.core.stats();
+    assert!(s.node_local > 0, "{s:?}");
+    assert_eq!(s.running_containers, 0);
+}
