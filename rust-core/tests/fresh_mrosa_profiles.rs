@@ -682,3 +682,13 @@ fn fresh_with_matchmaking_and_hot_queue_runs_a_batch_to_completion() {
     assert!(s.node_local > 0, "{s:?}");
     assert_eq!(s.running_containers, 0);
 }
+
+#[test]
+fn the_sample_public_pool_file_loads() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../hadoop-conf/mrosa-public.txt");
+    let c = core_with(&[("locus.policy", "mrosa"), ("locus.mrosa.public.file", path)]);
+    let pool = &c.config().mrosa.pool;
+    assert_eq!(pool.nodes.len(), 1);
+    assert_eq!(pool.startable.len(), 3);
+    assert_eq!(pool.startable[1].provider, "Amazon EC2");
+}
