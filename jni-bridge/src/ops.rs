@@ -59,20 +59,24 @@ pub fn events(h: i64, events_json: &str) -> Result<(), BridgeError> {
             detail: format!("expected an array of events, got {}", kind_of(&value)),
         });
     };
+    // Decoded before taking the core's lock, so heartbeats on other threads wait only for the
+    // core's own work. A bad event stays in the list as an error and stops the batch there.
+    let decoded: Vec<(String, Result<Event, String>)> = items
+        .into_iter()
+        .map(|item| {
+            let kind = item.get("type").and_then(Value::as_str).unwrap_or("no type").to_string();
+            (kind, serde_json::from_value(item).map_err(|e| e.to_string()))
+        })
+        .collect();
     handle::with_scheduler(h, |s| {
         // One lock for the whole batch: the shim sends a batch for one RM event, and another
         // thread's heartbeat should not see half of it.
         let mut core = s.core.lock();
-        for (index, item) in items.into_iter().enumerate() {
-            let kind = item
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or("no type")
-                .to_string();
-            let event: Event = serde_json::from_value(item).map_err(|e| BridgeError::Event {
+        for (index, (kind, event)) in decoded.into_iter().enumerate() {
+            let event = event.map_err(|detail| BridgeError::Event {
                 index,
                 kind: kind.clone(),
-                source: Box::new(BridgeError::BadJson { what: "event", detail: e.to_string() }),
+                source: Box::new(BridgeError::BadJson { what: "event", detail }),
             })?;
             core.handle(event).map_err(|e| BridgeError::Event {
                 index,
