@@ -2,11 +2,12 @@
 //!
 //! | key | default | allowed values |
 //! | --- | --- | --- |
-//! | `locus.policy` | `fifo` | job-level policy, which job gets freed capacity: `fifo`; `fair` = FairScheduler in one queue, the app with the smallest dominant share (max of memory and vcores share of the cluster) first, one container at a time; `td` = TD (Wang et al. 2013): map slots by job status, L/H bounds and sticky slots, see the `locus.td.*` keys (planned: `joss-t`, `joss-j`) |
+//! | `locus.policy` | `fifo` | job-level policy, which job gets freed capacity: `fifo`; `fair` = FairScheduler in one queue, the app with the smallest dominant share (max of memory and vcores share of the cluster) first, one container at a time; `joss-t` / `joss-j` = JoSS (Lee et al. 2016) with its TTA / JTA task assigner: jobs classified by their profile, per-datacenter map queues, reduces kept in the chosen datacenter, unknown jobs through the FIFO queues (needs `locus.locality=hadoop`); `td` = TD (Wang et al. 2013): map slots by job status, L/H bounds and sticky slots, see the `locus.td.*` keys (needs `locus.locality=hadoop`) |
 //! | `locus.locality` | `hadoop` | locality technique for map tasks: `hadoop` = node-local, then rack-local, then off-switch, no waiting; `delay` = delay scheduling (thresholds below); `matchmaking` = locality markers (He et al. 2011) |
 //! | `locus.delay.node-locality-threshold` | `1.0` | for `delay`: a number from 0 to 10, a fraction of the cluster's node count (FairScheduler's `locality.threshold.node`): a map key relaxes from node-local to rack-local after missing that many nodes in a row; 0 = no wait |
 //! | `locus.delay.rack-locality-threshold` | `1.0` | for `delay`: the same for rack-local → off-switch, counted after the key reached rack level |
 //! | `locus.hotspot` | `off` | hotspot guard: `off`; `hot-queue` = TD's hot queue, at most θ concurrent non-local readers per host |
+//! | `locus.joss.threshold` | empty = k/(k−1) | JoSS's td for `joss-t`/`joss-j`, the filtering percentage above which a small job is reduce-heavy: a positive number; default Eq. (8) for the k datacenters present |
 //! | `locus.td.lower-bound` | `0.7` | TD's L for `td`: every co-scheduled job keeps at least L·demand map containers; a number strictly between 0 and 1 |
 //! | `locus.td.upper-bound` | `1.3` | TD's H for `td`: no job holds more than H·demand map containers (lowered to formula (1)'s limit when that is smaller); a number > 1 |
 //! | `locus.td.hotspot-readers` | `3` | θ for `hot-queue` (and `td`): integer 1..=1000 |
@@ -57,6 +58,7 @@ pub use crate::policy::mrosa::{
 pub use crate::profile::{PROFILE_DEFAULT_MAP_SECS, PROFILE_DEFAULT_REDUCE_SECS, PROFILE_STORE_KEY as PROFILE_STORE};
 pub const DELAY_NODE_THRESHOLD: &str = "locus.delay.node-locality-threshold";
 pub const DELAY_RACK_THRESHOLD: &str = "locus.delay.rack-locality-threshold";
+pub const JOSS_THRESHOLD: &str = "locus.joss.threshold";
 pub const TD_LOWER_BOUND: &str = "locus.td.lower-bound";
 pub const TD_UPPER_BOUND: &str = "locus.td.upper-bound";
 pub const TD_HOTSPOT_READERS: &str = "locus.td.hotspot-readers";
@@ -87,6 +89,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     MROSA_SPLIT_MB,
     DELAY_NODE_THRESHOLD,
     DELAY_RACK_THRESHOLD,
+    JOSS_THRESHOLD,
     TD_LOWER_BOUND,
     TD_UPPER_BOUND,
     TD_HOTSPOT_READERS,
@@ -124,8 +127,8 @@ macro_rules! choice {
 
 choice!(
     /// Which job gets freed capacity.
-    JobPolicyKind, POLICY, { Fifo = "fifo", Fair = "fair", Td = "td", Fresh = "fresh", Mrosa = "mrosa" },
-    planned: ["joss-t", "joss-j"]
+    JobPolicyKind, POLICY, { Fifo = "fifo", Fair = "fair", JossT = "joss-t", JossJ = "joss-j", Td = "td", Fresh = "fresh", Mrosa = "mrosa" },
+    planned: []
 );
 choice!(
     /// How map tasks trade waiting for locality.
@@ -173,6 +176,8 @@ pub struct Config {
     pub delay_rack_threshold: f64,
     /// TD's parameters (θ, δ, ρ for the hot queue), validated by the paper module.
     pub td: TdConfig,
+    /// JoSS's td; `None` = k/(k−1) for k datacenters (Eq. 8).
+    pub joss_threshold: Option<f64>,
     /// FRESH's k, τ1, τ2.
     pub fresh: crate::policy::fresh::FreshSettings,
     /// MROSA's ρ, T_init, private speed, public pool.
@@ -199,6 +204,7 @@ impl Default for Config {
             delay_rack_threshold: 1.0,
             // T is not a setting: the TD policy counts the cluster's map slots itself.
             td: TdConfig::with_slots(0),
+            joss_threshold: None,
             fresh: Default::default(),
             mrosa: Default::default(),
             profile_store: None,
@@ -245,6 +251,7 @@ impl Config {
                 }
                 DELAY_NODE_THRESHOLD => cfg.delay_node_threshold = parse_threshold(key, value)?,
                 DELAY_RACK_THRESHOLD => cfg.delay_rack_threshold = parse_threshold(key, value)?,
+                JOSS_THRESHOLD => cfg.joss_threshold = Some(parse_positive(key, value)?),
                 TD_LOWER_BOUND => cfg.td.lower_bound = parse_positive(key, value)?,
                 TD_UPPER_BOUND => cfg.td.upper_bound = parse_positive(key, value)?,
                 TD_HOTSPOT_READERS => cfg.td.hotspot_readers = parse_int(key, value, 1, 1000)?,
@@ -272,6 +279,7 @@ impl Config {
             }
         }
         cfg.td.validate()?;
+        check_combination(&cfg)?;
         cfg.check_combination()?;
         Ok(cfg)
     }
@@ -315,6 +323,32 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// Layer choices that contradict each other are refused at start, naming the setting to change.
+fn check_combination(cfg: &Config) -> Result<(), CoreError> {
+    let own_locality = match cfg.policy {
+        JobPolicyKind::JossT | JobPolicyKind::JossJ => {
+            Some("JoSS places map tasks with its own assigner (TTA/JTA, VPS- then datacenter-locality)")
+        }
+        JobPolicyKind::Td => Some(
+            "TD decides locality itself (local slots to I/O-bound jobs, non-local ones to CPU-bound jobs)",
+        ),
+        _ => None,
+    };
+    if let Some(why) = own_locality {
+        if cfg.locality != LocalityKind::Hadoop {
+            return Err(CoreError::Config {
+                key: LOCALITY.to_string(),
+                message: format!(
+                    "{:?} cannot be combined with locus.policy={}: {why}; use locus.locality=hadoop",
+                    cfg.locality.as_str(),
+                    cfg.policy.as_str()
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn parse_threshold(key: &str, value: &str) -> Result<f64, CoreError> {
@@ -455,8 +489,14 @@ mod tests {
             "{message}"
         );
 
-        let (_, message) = config_err(&[(POLICY, "joss-t")]);
-        assert!(message.contains("planned but not implemented"), "{message}");
+        let (key, message) = config_err(&[(POLICY, "joss-j"), (LOCALITY, "matchmaking")]);
+        assert_eq!(key, LOCALITY);
+        assert!(message.contains("own assigner") && message.contains("locality=hadoop"), "{message}");
+        let (key, message) = config_err(&[(POLICY, "td"), (LOCALITY, "delay")]);
+        assert_eq!(key, LOCALITY);
+        assert!(message.contains("TD decides locality"), "{message}");
+        let (key, _) = config_err(&[(JOSS_THRESHOLD, "-2")]);
+        assert_eq!(key, JOSS_THRESHOLD);
 
         let (key, message) = config_err(&[(LOCALITY, "wait")]);
         assert_eq!(key, LOCALITY);

@@ -225,6 +225,7 @@ pub fn assign(
         }
         let mut turn_left = layers.job.turn_limit(arrival);
         let mut maps_left = layers.job.map_limit(arrival);
+        let mut reduces_left = layers.job.reduce_limit(arrival);
         let mut after = None;
         while let Some(key) = state
             .app(arrival)
@@ -279,9 +280,13 @@ pub fn assign(
                 };
                 // The job policy's turn limit acts like the heartbeat's container budget: when
                 // it binds, the app's visit ends, as when the node is full.
-                // A map limit binds only the app's map keys: its reduces may still run.
+                // A map or reduce limit binds only that pool's keys: the app's others may still run.
                 let heartbeat_containers = budget.containers;
-                let map_cap = if kind.is_map() { maps_left } else { u32::MAX };
+                let map_cap = match kind.slot() {
+                    Some(SlotKind::Map) => maps_left,
+                    Some(SlotKind::Reduce) => reduces_left,
+                    None => u32::MAX,
+                };
                 budget.containers = heartbeat_containers.min(turn_left).min(map_cap);
                 let map_bound = map_cap < heartbeat_containers.min(turn_left);
                 let before = budget.containers;
@@ -292,8 +297,10 @@ pub fn assign(
                     stop = false;
                 }
                 turn_left = turn_left.saturating_sub(used);
-                if kind.is_map() {
-                    maps_left = maps_left.saturating_sub(used);
+                match kind.slot() {
+                    Some(SlotKind::Map) => maps_left = maps_left.saturating_sub(used),
+                    Some(SlotKind::Reduce) => reduces_left = reduces_left.saturating_sub(used),
+                    None => {}
                 }
                 budget.containers = heartbeat_containers - used;
                 if let Some(i) = slot_index(kind) {

@@ -22,6 +22,7 @@ mod hotspot_off;
 mod matchmaking;
 pub mod mrosa;
 mod static_slots;
+mod joss;
 mod td;
 
 use crate::app::{App, Arrival, SlotKind, TaskKind};
@@ -44,6 +45,7 @@ pub use matchmaking::MatchmakingLocality;
 pub use hadoop::HadoopLocality;
 pub use hotspot_off::NoHotspotGuard;
 pub use static_slots::StaticSlots;
+pub use joss::{rebuild_blocks, JossPolicy};
 pub use td::TdPolicy;
 
 /// Job-level policy: the order in which applications are offered a heartbeating node.
@@ -63,6 +65,12 @@ pub trait JobPolicy: Send {
     /// Map containers `app` may take on its visit (policies that decide map slots one by one,
     /// like TD; other containers are not limited by this).
     fn map_limit(&mut self, _app: Arrival) -> u32 {
+        u32::MAX
+    }
+
+    /// Reduce containers `app` may take on its visit to this node (JoSS keeps reduces in the
+    /// datacenter it chose for them).
+    fn reduce_limit(&mut self, _app: Arrival) -> u32 {
         u32::MAX
     }
 
@@ -204,6 +212,14 @@ impl Layers {
                 JobPolicyKind::Mrosa => Box::new(MrosaPolicy::new(cfg)),
                 JobPolicyKind::Fifo => Box::new(Fifo),
                 JobPolicyKind::Fair => Box::new(Fair),
+                JobPolicyKind::JossT => Box::new(JossPolicy::new(
+                    crate::papers::joss::Assigner::Tta,
+                    cfg.joss_threshold,
+                )),
+                JobPolicyKind::JossJ => Box::new(JossPolicy::new(
+                    crate::papers::joss::Assigner::Jta,
+                    cfg.joss_threshold,
+                )),
                 JobPolicyKind::Td => Box::new(TdPolicy::new(&cfg.td, cfg.profile_defaults.map_secs)?),
             },
             locality: match cfg.locality {
@@ -241,6 +257,7 @@ impl Layers {
             || (new.policy == JobPolicyKind::Mrosa && old.mrosa != new.mrosa);
         if old.policy != new.policy
             || (new.policy == JobPolicyKind::Td && old.td != new.td)
+            || old.joss_threshold != new.joss_threshold
             || (fresh_pair && old.slots != new.slots)
             || paper_changed
         {

@@ -1,0 +1,368 @@
+//! `joss-t` / `joss-j`: JoSS (papers/joss.rs) as the job-level policy, with TTA or JTA.
+//!
+//! The datacenters are the nodes' datacenters (first component of a two-level network location,
+//! or `locus.datacenter.mapping.file`), in name order; the VPSs are the hosts. A MapReduce job is
+//! handed to JoSS's task scheduler (Fig. 4) when its first map asks arrive: one map task per
+//! outstanding map, each with the hosts its block is on. YARN's asks give only per-host counts,
+//! so the blocks are rebuilt from them: hosts in descending count order, each host added to the
+//! tasks with the fewest replicas so far (which is exact for one replica per block and keeps every
+//! host's count for more). The job's profile comes from the profile store (`locus.profile.store`):
+//! a signature with a known filtering percentage is classified (policy A, B or C), an unknown one
+//! goes through MQ_FIFO / RQ_FIFO.
+//!
+//! On a heartbeat every map container's worth of free room is one idle map slot: JoSS's assigner
+//! (`assign_map`) names the job whose task it would start, and that job may take one map
+//! container on this visit (the MapReduce AM then picks the actual split, preferring this host).
+//! Reduces run only in the datacenter JoSS chose for them (cen_e; anywhere for a FIFO job): that
+//! is JoSS's reduce-data locality. Maps the AM re-requests after JoSS dequeued them (failed or
+//! killed attempts) are served FIFO after JoSS's picks. AMs and generic applications are never
+//! held: apps waiting for their AM come first, every app follows in FIFO order for the rest.
+//! Topology or profile changes rebuild JoSS's queues from the live jobs' outstanding asks.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::JobPolicy;
+use crate::app::{App, Arrival, TaskKind};
+use crate::error::CoreError;
+use crate::names::ANY_ID;
+use crate::node::Node;
+use crate::papers::joss::{
+    Assigner, JobSignature, JossConfig, JossJob, JossScheduler, Placement, Policy, ProfileStore,
+    Topology,
+};
+use crate::protocol::Resource;
+use crate::state::ClusterState;
+
+const MAX_SLOTS_PER_HEARTBEAT: u32 = 256;
+const DEFAULT_MAP: Resource = Resource {
+    memory_mb: 1024,
+    vcores: 1,
+};
+
+#[derive(Debug, Clone)]
+struct Job {
+    id: String,
+    policy: Policy,
+    /// cen_e; `None` for a job JoSS runs through the FIFO queues.
+    reduces_at: Option<String>,
+}
+
+pub struct JossPolicy {
+    assigner: Assigner,
+    threshold: Option<f64>,
+    js: Option<JossScheduler>,
+    /// (datacenter → hosts) and profile store the scheduler was built from.
+    built_for: Option<(Vec<(String, Vec<String>)>, ProfileStore)>,
+    jobs: BTreeMap<Arrival, Job>,
+    maps: HashMap<Arrival, u32>,
+    reduce_ok: HashMap<Arrival, bool>,
+}
+
+impl JossPolicy {
+    pub fn new(assigner: Assigner, threshold: Option<f64>) -> Self {
+        JossPolicy {
+            assigner,
+            threshold,
+            js: None,
+            built_for: None,
+            jobs: BTreeMap::new(),
+            maps: HashMap::new(),
+            reduce_ok: HashMap::new(),
+        }
+    }
+
+    /// The policy JoSS chose for an application (`None` until its maps were asked for).
+    pub fn policy_of(&self, app: Arrival) -> Option<(Policy, Option<String>)> {
+        self.jobs.get(&app).map(|j| (j.policy, j.reduces_at.clone()))
+    }
+}
+
+fn datacenters(state: &ClusterState) -> Vec<(String, Vec<String>)> {
+    let mut by_dc: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for n in state.nodes() {
+        by_dc.entry(n.datacenter.clone()).or_default().push(n.host.clone());
+    }
+    by_dc
+        .into_iter()
+        .map(|(dc, mut hosts)| {
+            hosts.sort();
+            hosts.dedup();
+            (dc, hosts)
+        })
+        .collect()
+}
+
+/// Outstanding maps, per-host counts and the smallest map container.
+fn map_asks(state: &ClusterState, app: &App) -> (u32, Vec<(String, u32)>, Option<Resource>) {
+    let mut remain = 0;
+    let mut hosts: BTreeMap<String, u32> = BTreeMap::new();
+    let mut size: Option<Resource> = None;
+    for (key, table) in app.asks.tables() {
+        if !app.kind_of(key.priority).is_map() {
+            continue;
+        }
+        remain += table.outstanding();
+        for (name, row) in table.wanted_locations() {
+            let name = state.names().name(name);
+            if !name.starts_with('/') {
+                *hosts.entry(name.to_string()).or_insert(0) += row.count;
+            }
+        }
+        if let Some(row) = table.row(ANY_ID) {
+            if size.is_none_or(|s| row.capability.memory_mb < s.memory_mb) {
+                size = Some(row.capability);
+            }
+        }
+    }
+    (remain, hosts.into_iter().collect(), size)
+}
+
+/// One replica list per map task, consistent with the per-host counts (see the module doc).
+pub fn rebuild_blocks(maps: u32, mut hosts: Vec<(String, u32)>) -> Vec<Vec<String>> {
+    let mut blocks: Vec<Vec<String>> = vec![Vec::new(); maps as usize];
+    hosts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (host, count) in hosts {
+        let mut idx: Vec<usize> = (0..blocks.len()).collect();
+        idx.sort_by_key(|&i| (blocks[i].len(), i));
+        for i in idx.into_iter().take(count as usize) {
+            blocks[i].push(host.clone());
+        }
+    }
+    blocks
+}
+
+impl JossPolicy {
+    fn submit(&mut self, app: &App, state: &ClusterState) -> Result<Option<Placement>, CoreError> {
+        let Some(js) = self.js.as_mut() else { return Ok(None) };
+        let (remain, hosts, _) = map_asks(state, app);
+        if remain == 0 {
+            return Ok(None);
+        }
+        let signature = JobSignature::from_app(&app.name, &app.app_type, &app.tags);
+        let placement = js.submit(JossJob {
+            id: app.id.clone(),
+            signature,
+            blocks: rebuild_blocks(remain, hosts),
+            reduces: 0,
+        })?;
+        Ok(Some(placement))
+    }
+
+    fn record(&mut self, app: &App, placement: Placement) {
+        log::info!(
+            "joss: {} queued by policy {:?} ({:?}): maps {:?}, reduces at {:?}",
+            app.id,
+            placement.policy,
+            placement.class,
+            placement.maps,
+            placement.reduces_at
+        );
+        self.jobs.insert(
+            app.arrival,
+            Job {
+                id: app.id.clone(),
+                policy: placement.policy,
+                reduces_at: placement.reduces_at,
+            },
+        );
+    }
+
+    /// Rebuilds JoSS when the datacenters or the profiles changed, then queues new jobs.
+    fn sync(&mut self, state: &ClusterState) {
+        let topo = datacenters(state);
+        let store = state.profiles().store();
+        let stale = match &self.built_for {
+            Some((t, s)) => *t != topo || s != store,
+            None => true,
+        };
+        if stale && !topo.is_empty() {
+            let cfg = JossConfig {
+                threshold: self.threshold,
+                assigner: self.assigner,
+            };
+            match Topology::new(topo.clone()).and_then(|t| JossScheduler::new(t, cfg, store.clone())) {
+                Ok(js) => {
+                    self.js = Some(js);
+                    self.built_for = Some((topo, store.clone()));
+                    // The live jobs are queued again, in arrival order, from what they still need.
+                    self.jobs.clear();
+                }
+                Err(e) => {
+                    log::warn!("joss: cannot build the scheduler: {e}");
+                    return;
+                }
+            }
+        }
+        for app in state.apps() {
+            if !app.is_mapreduce || self.jobs.contains_key(&app.arrival) {
+                continue;
+            }
+            match self.submit(app, state) {
+                Ok(Some(p)) => self.record(app, p),
+                Ok(None) => {}
+                Err(e) => log::warn!("joss: {}: {e}", app.id),
+            }
+        }
+    }
+
+    /// Map tasks JoSS still holds per job.
+    fn queued(&self) -> HashMap<String, u32> {
+        let mut out: HashMap<String, u32> = HashMap::new();
+        let Some(js) = &self.js else { return out };
+        let mut count = |job: &str| *out.entry(job.to_string()).or_insert(0) += 1;
+        for t in js.fifo_map_queue() {
+            count(&t.job);
+        }
+        for c in 0..js.topology().datacenters() {
+            if let Some(dc) = js.datacenter_queues(c) {
+                for p in 0..dc.map_queue_count() {
+                    for t in dc.map_queue(p).into_iter().flatten() {
+                        count(&t.job);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+impl JobPolicy for JossPolicy {
+    fn name(&self) -> &'static str {
+        match self.assigner {
+            Assigner::Tta => "joss-t",
+            Assigner::Jta => "joss-j",
+        }
+    }
+
+    fn order(&mut self, state: &ClusterState, node: &Node, _now_ms: u64) -> Vec<Arrival> {
+        self.sync(state);
+        self.maps.clear();
+        self.reduce_ok.clear();
+        let by_id: HashMap<String, Arrival> =
+            self.jobs.iter().map(|(a, j)| (j.id.clone(), *a)).collect();
+        let mut outstanding: HashMap<Arrival, u32> = HashMap::new();
+        let mut each: Option<Resource> = None;
+        for app in state.apps().filter(|a| a.is_mapreduce) {
+            let (remain, _, size) = map_asks(state, app);
+            outstanding.insert(app.arrival, remain);
+            if let Some(s) = size {
+                if each.is_none_or(|m| s.memory_mb < m.memory_mb) {
+                    each = Some(s);
+                }
+            }
+        }
+        let slots = node
+            .unallocated
+            .count_fitting(&each.unwrap_or(DEFAULT_MAP))
+            .min(MAX_SLOTS_PER_HEARTBEAT);
+        let mut picks: Vec<Arrival> = Vec::new();
+        if let Some(js) = self.js.as_mut() {
+            let mut given = 0;
+            while given < slots {
+                let task = match js.assign_map(&node.host) {
+                    Ok(Some(t)) => t,
+                    Ok(None) => break,
+                    Err(e) => {
+                        log::warn!("joss: {e}");
+                        break;
+                    }
+                };
+                let Some(&arrival) = by_id.get(&task.job) else { continue };
+                let wants = outstanding.get(&arrival).copied().unwrap_or(0);
+                let n = self.maps.entry(arrival).or_insert(0);
+                // A task the AM no longer asks for (its job shrank) just leaves the queue.
+                if *n < wants {
+                    *n += 1;
+                    given += 1;
+                    if *n == 1 {
+                        picks.push(arrival);
+                    }
+                }
+            }
+        }
+        // Maps beyond what JoSS holds (re-executions, jobs JoSS could not queue) go FIFO.
+        let queued = self.queued();
+        for app in state.apps().filter(|a| a.is_mapreduce) {
+            let wants = outstanding.get(&app.arrival).copied().unwrap_or(0);
+            let held = match self.jobs.get(&app.arrival) {
+                Some(j) => queued.get(&j.id).copied().unwrap_or(0),
+                None => 0,
+            };
+            let picked = self.maps.get(&app.arrival).copied().unwrap_or(0);
+            let extra = wants.saturating_sub(held + picked);
+            if extra > 0 {
+                *self.maps.entry(app.arrival).or_insert(0) += extra;
+            }
+            let ok = match self.jobs.get(&app.arrival) {
+                Some(Job {
+                    reduces_at: Some(dc),
+                    ..
+                }) => *dc == node.datacenter,
+                _ => true,
+            };
+            self.reduce_ok.insert(app.arrival, ok);
+        }
+        let mut order: Vec<Arrival> = state
+            .apps_by_submission()
+            .filter(|a| {
+                a.asks
+                    .next_pending_key(None)
+                    .is_some_and(|k| a.kind_of(k.priority) == TaskKind::ApplicationMaster)
+            })
+            .map(|a| a.arrival)
+            .collect();
+        for a in picks {
+            if !order.contains(&a) {
+                order.push(a);
+            }
+        }
+        let listed = order.clone();
+        order.extend(
+            state
+                .apps_by_submission()
+                .filter(|a| a.asks.has_pending() && !listed.contains(&a.arrival))
+                .map(|a| a.arrival),
+        );
+        order
+    }
+
+    fn map_limit(&mut self, app: Arrival) -> u32 {
+        self.maps.get(&app).copied().unwrap_or(0)
+    }
+
+    fn reduce_limit(&mut self, app: Arrival) -> u32 {
+        if self.reduce_ok.get(&app).copied().unwrap_or(true) {
+            u32::MAX
+        } else {
+            0
+        }
+    }
+
+    fn app_removed(&mut self, app: Arrival) {
+        if let Some(job) = self.jobs.remove(&app) {
+            if let Some(js) = self.js.as_mut() {
+                js.remove_job(&job.id);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rebuilt_blocks_keep_every_hosts_count() {
+        let blocks = rebuild_blocks(
+            3,
+            vec![("a".into(), 3), ("b".into(), 2), ("c".into(), 1)],
+        );
+        assert_eq!(blocks.len(), 3);
+        for (host, count) in [("a", 3), ("b", 2), ("c", 1)] {
+            assert_eq!(blocks.iter().filter(|b| b.iter().any(|h| h == host)).count(), count);
+        }
+        assert!(blocks.iter().all(|b| b.len() == 2));
+        // More replicas than blocks for one host cannot happen in YARN; it is capped, not a panic.
+        assert_eq!(rebuild_blocks(1, vec![("a".into(), 5)]), vec![vec!["a".to_string()]]);
+    }
+}
