@@ -250,8 +250,15 @@ impl TdScheduler {
         let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
         j.remain = remain;
         j.on_node = on_node;
+        let (status, low) = (j.status, j.below(self.cfg.lower_bound));
         if remain == 0 {
             self.make_senile(job);
+        } else if matches!(status, JobStatus::Senile | JobStatus::Finished) {
+            // Tasks came back (a failed attempt re-queued, or an assignment the cluster never
+            // carried out): the job was admitted once, so it rejoins the co-scheduled set
+            // rather than idling forever with work left. Not in the paper, whose tasks never
+            // return.
+            self.place(job, if low { JobStatus::Teenaged } else { JobStatus::Adult });
         }
         Ok(())
     }
@@ -589,6 +596,24 @@ mod tests {
         for &(j, o) in occupied {
             td.set_occupied(j, o).unwrap();
         }
+    }
+
+    #[test]
+    fn a_senile_or_finished_job_whose_tasks_return_rejoins_the_co_scheduled_set() {
+        let mut td = TdScheduler::new(TdConfig::with_slots(10)).unwrap();
+        td.submit("j", 4, 5.0, 1, nodes(&[("n1", 1)])).unwrap();
+        settle(&mut td);
+        assert_eq!(td.status("j"), Some(JobStatus::Teenaged));
+        td.set_tasks("j", 0, HashMap::new()).unwrap();
+        assert_eq!(td.status("j"), Some(JobStatus::Senile));
+        td.set_tasks("j", 2, nodes(&[("n1", 2)])).unwrap();
+        assert_eq!(td.status("j"), Some(JobStatus::Teenaged));
+        td.set_tasks("j", 0, HashMap::new()).unwrap();
+        settle(&mut td);
+        assert_eq!(td.status("j"), Some(JobStatus::Finished));
+        td.set_tasks("j", 1, HashMap::new()).unwrap();
+        assert_eq!(td.status("j"), Some(JobStatus::Teenaged));
+        assert_eq!(td.slot_freed(1.0, "n2", None).map(|a| a.job), Some("j".to_string()));
     }
 
     #[test]

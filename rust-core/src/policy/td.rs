@@ -209,6 +209,16 @@ impl JobPolicy for TdPolicy {
         for _ in 0..slots {
             pick(&mut self.td, None);
         }
+        if log::log_enabled!(log::Level::Trace) {
+            for id in self.jobs.values() {
+                log::trace!(
+                    "td: {id} {:?} occupied {:?}, T {}",
+                    self.td.status(id),
+                    self.td.occupied(id),
+                    self.td.config().total_slots
+                );
+            }
+        }
         self.picks.clear();
         // An AM is what lets a job make progress at all: apps waiting for theirs go first.
         let mut order: Vec<Arrival> = state
