@@ -113,6 +113,7 @@ impl Cluster {
     }
 
     /// A MapReduce job submitted at `submit_tick`; returns its index.
+    #[allow(clippy::too_many_arguments)]
     fn mr_job(&mut self, name: &str, maps: u32, reduces: u32, map_ticks: u64, reduce_ticks: u64, tags: &[&str], submit_tick: u64) -> usize {
         let n = self.hosts.len();
         let start = self.jobs.len();

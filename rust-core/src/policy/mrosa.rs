@@ -52,8 +52,8 @@ pub const MROSA_PRIVATE_BANDWIDTH: &str = "locus.mrosa.private.bandwidth";
 pub const MROSA_SPLIT_MB: &str = "locus.mrosa.split-mb";
 
 /// Tasks per job the plan looks at: a job with more waits for the next plans for the rest, so a
-/// heartbeat stays cheap with huge jobs.
-const MAX_TASKS_PER_JOB: u32 = 2_000;
+/// heartbeat stays cheap with huge jobs (Algorithm I costs tasks × containers).
+const MAX_TASKS_PER_JOB: u32 = 256;
 
 /// The public pool of `locus.mrosa.public.file`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -266,7 +266,9 @@ impl MrosaPolicy {
 
     /// Private containers (room for one container of `size` on a private node), with `Rft_j`
     /// from the running containers' expected ends.
-    fn private_containers(&self, state: &ClusterState, size: Resource, now_ms: u64) -> Vec<PrivateContainer> {
+    /// Only the `limit` earliest-ready are kept: with one private speed every task's
+    /// earliest-finishing container is the earliest-ready one, so `limit` tasks never use others.
+    fn private_containers(&self, state: &ClusterState, size: Resource, now_ms: u64, limit: usize) -> Vec<PrivateContainer> {
         let mut ends: HashMap<&str, Vec<f64>> = HashMap::new();
         // AMs and other applications' containers hold their room for an unknown time: that
         // room is no private container for MROSA.
@@ -299,7 +301,7 @@ impl MrosaPolicy {
             let free = n.unallocated.count_fitting(&size).min(slots);
             let mut busy = ends.remove(n.id.as_str()).unwrap_or_default();
             busy.sort_by(|a, b| a.total_cmp(b));
-            for i in 0..slots.min(MAX_TASKS_PER_JOB) {
+            for i in 0..slots.min(limit as u32) {
                 let mut c = PrivateContainer::new(format!("{}#{i}", n.id), self.s.private_mips, self.s.private_band_mb_s);
                 if i >= free {
                     let k = (i - free) as usize;
@@ -308,6 +310,9 @@ impl MrosaPolicy {
                 out.push(c);
             }
         }
+        // Stable: equal ready times keep node order, the paper's first-of-equals tie rule.
+        out.sort_by(|a, b| a.ready_in.total_cmp(&b.ready_in));
+        out.truncate(limit.max(1));
         out
     }
 
@@ -336,7 +341,8 @@ impl MrosaPolicy {
                 Some(acc.map_or(s, |z| Resource::new(z.memory_mb.max(s.memory_mb), z.vcores.max(s.vcores))))
             })
             .unwrap_or(Resource::new(1024, 1));
-        let containers = self.private_containers(state, size, now_ms);
+        let tasks: usize = inputs.iter().map(|i| i.job.maps.len() + i.job.reduces.len()).sum();
+        let containers = self.private_containers(state, size, now_ms, tasks);
         // Running public instances are already up: Algorithm II over them has no T_init.
         let mut running: Vec<InstanceType> = Vec::new();
         for it in self.s.pool.nodes.values() {
