@@ -51,6 +51,11 @@ pub fn reconfigure(h: i64, properties_json: &str) -> Result<(), BridgeError> {
 /// Applies a JSON array of events in order. Stops at the first bad one; those before it stay
 /// applied, because the shim has already changed the RM's bookkeeping for them.
 pub fn events(h: i64, events_json: &str) -> Result<(), BridgeError> {
+    // Fast path: a well-formed batch decodes in one typed pass (about half the cost of going
+    // through `Value`). Only a batch with a bad event takes the slow path that finds its index.
+    if let Ok(batch) = serde_json::from_str::<Vec<Event>>(events_json) {
+        return apply(h, batch.into_iter().map(|e| (String::new(), Ok(e))).collect());
+    }
     let value: Value = serde_json::from_str(events_json)
         .map_err(|e| BridgeError::BadJson { what: "events JSON", detail: e.to_string() })?;
     let Value::Array(items) = value else {
@@ -68,6 +73,12 @@ pub fn events(h: i64, events_json: &str) -> Result<(), BridgeError> {
             (kind, serde_json::from_value(item).map_err(|e| e.to_string()))
         })
         .collect();
+    apply(h, decoded)
+}
+
+/// Applies decoded events in order, stopping at the first that failed to decode or that the
+/// core refuses.
+fn apply(h: i64, decoded: Vec<(String, Result<Event, String>)>) -> Result<(), BridgeError> {
     handle::with_scheduler(h, |s| {
         // One lock for the whole batch: the shim sends a batch for one RM event, and another
         // thread's heartbeat should not see half of it.
@@ -78,6 +89,7 @@ pub fn events(h: i64, events_json: &str) -> Result<(), BridgeError> {
                 kind: kind.clone(),
                 source: Box::new(BridgeError::BadJson { what: "event", detail }),
             })?;
+            let kind = if kind.is_empty() { event_type(&event) } else { kind };
             core.handle(event).map_err(|e| BridgeError::Event {
                 index,
                 kind,
@@ -103,6 +115,14 @@ pub fn stats(h: i64) -> Result<String, BridgeError> {
 
 pub fn close(h: i64) -> Result<(), BridgeError> {
     handle::close(h)
+}
+
+/// The JSON `type` tag of an event, for error messages.
+fn event_type(event: &Event) -> String {
+    match serde_json::to_value(event) {
+        Ok(Value::Object(map)) => map.get("type").and_then(Value::as_str).unwrap_or("event").to_string(),
+        _ => "event".to_string(),
+    }
 }
 
 fn to_json<T: serde::Serialize>(value: &T, what: &'static str) -> Result<String, BridgeError> {
@@ -156,6 +176,20 @@ mod tests {
 
         let err = events(h, r#"{"type":"node_removed","node":"h1"}"#).unwrap_err().to_string();
         assert!(err.contains("expected an array"), "{err}");
+        close(h).unwrap();
+    }
+
+    #[test]
+    fn an_event_the_core_refuses_is_named_by_index_and_type() {
+        let h = create("{}").unwrap();
+        let batch = r#"[
+            {"type":"node_added","node":"h1:8041","host":"h1","rack":"/r1",
+             "capability":{"memory_mb":8192,"vcores":8}},
+            {"type":"asks_updated","app":"application_9_0001","asks":[]}
+        ]"#;
+        let err = events(h, batch).unwrap_err().to_string();
+        assert!(err.starts_with("event 1 (asks_updated) rejected:"), "{err}");
+        assert!(err.contains("application_9_0001"), "{err}");
         close(h).unwrap();
     }
 
