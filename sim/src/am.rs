@@ -58,13 +58,14 @@ pub struct AmRequests {
     /// Rows changed since the last allocate call.
     pub changed: BTreeSet<RowKey>,
     splits: Vec<SplitLocations>,
-    /// Maps waiting at priority 20, in request order (ScheduledRequests.maps is a LinkedHashMap).
-    pending: BTreeMap<u64, u32>,
+    /// Maps waiting at priority 20, in request order (ScheduledRequests.maps is a LinkedHashMap),
+    /// with the time each was requested.
+    pending: BTreeMap<u64, (u32, u64)>,
     seq_of: Vec<Option<u64>>,
     next_seq: u64,
     by_host: BTreeMap<u32, VecDeque<u32>>,
     by_rack: BTreeMap<u32, VecDeque<u32>>,
-    failed: VecDeque<u32>,
+    failed: VecDeque<(u32, u64)>,
     reduces: VecDeque<u32>,
 }
 
@@ -81,13 +82,13 @@ impl AmRequests {
     }
 
     /// Asks for map `m` at its split's hosts, racks and `*` (priority 20).
-    pub fn request_map(&mut self, m: u32) {
+    pub fn request_map(&mut self, m: u32, now: u64) {
         if self.seq_of[m as usize].is_some() {
             return;
         }
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.pending.insert(seq, m);
+        self.pending.insert(seq, (m, now));
         self.seq_of[m as usize] = Some(seq);
         let split = self.splits[m as usize].clone();
         for &h in &split.hosts {
@@ -102,8 +103,8 @@ impl AmRequests {
     }
 
     /// Asks again for a map whose attempt was lost (priority 5, `*` only).
-    pub fn request_failed_map(&mut self, m: u32) {
-        self.failed.push_back(m);
+    pub fn request_failed_map(&mut self, m: u32, now: u64) {
+        self.failed.push_back((m, now));
         self.bump((PRIORITY_FAST_FAIL_MAP, Loc::Any), true);
     }
 
@@ -112,8 +113,26 @@ impl AmRequests {
         self.bump((PRIORITY_REDUCE, Loc::Any), true);
     }
 
-    pub fn pending_maps(&self) -> usize {
+    /// ScheduledRequests.maps.size(): maps asked for and not yet given a container.
+    pub fn scheduled_maps(&self) -> usize {
         self.pending.len() + self.failed.len()
+    }
+
+    pub fn scheduled_reduces(&self) -> usize {
+        self.reduces.len()
+    }
+
+    /// Takes back the most recently scheduled reduce request (rampDownReduces).
+    pub fn remove_reduce(&mut self) -> Option<u32> {
+        let r = self.reduces.pop_back()?;
+        self.bump((PRIORITY_REDUCE, Loc::Any), false);
+        Some(r)
+    }
+
+    /// Map requests made at or before `cutoff` (getNumHangingRequests).
+    pub fn maps_requested_by(&self, cutoff: u64) -> usize {
+        let regular = self.pending.values().take_while(|(_, t)| *t <= cutoff).count();
+        regular + self.failed.iter().filter(|(_, t)| *t <= cutoff).count()
     }
 
     /// Removes map `m` from the priority-20 requests, as decContainerReq does for its hosts,
@@ -150,7 +169,7 @@ impl AmRequests {
             match g.priority {
                 PRIORITY_FAST_FAIL_MAP => {
                     out[i] = Some(match self.failed.pop_front() {
-                        Some(m) => {
+                        Some((m, _)) => {
                             self.bump((PRIORITY_FAST_FAIL_MAP, Loc::Any), false);
                             Assigned::Map(m)
                         }
@@ -180,7 +199,7 @@ impl AmRequests {
                 let m = match pass {
                     0 => Self::pop_from(self.by_host.get_mut(&g.node), &self.seq_of),
                     1 => Self::pop_from(self.by_rack.get_mut(&g.rack), &self.seq_of),
-                    _ => self.pending.values().next().copied(),
+                    _ => self.pending.values().next().map(|&(m, _)| m),
                 };
                 if let Some(m) = m {
                     self.take_map(m);
@@ -214,7 +233,7 @@ mod tests {
     fn three_maps() -> AmRequests {
         let mut am = AmRequests::new(vec![split(&[0], &[0]), split(&[2], &[1]), split(&[3], &[1])]);
         for m in 0..3 {
-            am.request_map(m);
+            am.request_map(m, 0);
         }
         am
     }
@@ -260,8 +279,8 @@ mod tests {
     #[test]
     fn asks_count_hosts_racks_once_and_any() {
         let mut am = AmRequests::new(vec![split(&[0, 1, 2], &[0, 1]), split(&[2], &[1])]);
-        am.request_map(0);
-        am.request_map(1);
+        am.request_map(0, 0);
+        am.request_map(1, 0);
         let changes: BTreeMap<RowKey, u32> = am.take_changes().into_iter().collect();
         assert_eq!(changes[&(PRIORITY_MAP, Loc::Host(2))], 2);
         assert_eq!(changes[&(PRIORITY_MAP, Loc::Rack(1))], 2);
@@ -279,7 +298,7 @@ mod tests {
     fn reduce_and_fast_fail_containers_go_to_their_own_queues() {
         let mut am = three_maps();
         am.request_reduce(0);
-        am.request_failed_map(1);
+        am.request_failed_map(1, 0);
         let out = am.assign(&[
             Granted { container: 1, node: 4, rack: 2, priority: PRIORITY_REDUCE },
             Granted { container: 2, node: 4, rack: 2, priority: PRIORITY_FAST_FAIL_MAP },

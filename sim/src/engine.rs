@@ -15,7 +15,7 @@
 //!   map's output once all maps are done (path bandwidth, not shared), then computes.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
 use std::time::Instant;
 
 use locus_core::{Ask, ContainerInfo, Core, Decision, Event, Heartbeat, Locality, Resource};
@@ -104,6 +104,11 @@ struct NodeRt {
     reads: Vec<TaskRef>,
     remote_reads: u32,
     tasks_run: u32,
+    /// Heartbeat phase: this node beats at offset + k * heartbeat_ms.
+    offset: u64,
+    /// False while parked: nothing is outstanding and nothing to report, so its heartbeats
+    /// could not change anything and are not simulated until there is.
+    armed: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -146,7 +151,14 @@ struct JobRt {
     reduces: Vec<TaskRt>,
     maps_done: usize,
     reduces_done: usize,
-    reduces_requested: bool,
+    /// Reduces not yet asked for (RMContainerAllocator.pendingReduces).
+    pending_reduces: VecDeque<u32>,
+    /// Slow start reached.
+    reduce_started: bool,
+    /// Containers the AM gives back on its next allocate call.
+    to_release: Vec<u64>,
+    run_maps: usize,
+    run_reduces: usize,
     new: Vec<Granted>,
     allocate_at: Option<u64>,
     map_out: BTreeMap<u32, f64>,
@@ -185,6 +197,20 @@ pub struct Raw {
     pub core_rack_local: u64,
     pub core_off_switch: u64,
     pub decision_us: LogHistogram,
+    /// Wall time inside the core: heartbeats, asks_updated snapshots, all other events.
+    pub core_heartbeat_s: f64,
+    pub core_snapshot_s: f64,
+    pub core_event_s: f64,
+    pub snapshots: u64,
+    /// Task attempts started (maps and reduces, re-runs included).
+    pub attempts: u64,
+    /// Containers the AM got but had no task for, and gave back.
+    pub unused_containers: u64,
+    /// Reduces the AM killed to make room for maps (reduce preemption).
+    pub preempted_reduces: u64,
+    /// Running tasks killed and finished maps lost by node failures.
+    pub lost_tasks: u64,
+    pub snapshot_rows: u64,
     pub wall_s: f64,
     pub stalled: Option<String>,
 }
@@ -211,6 +237,11 @@ pub struct Engine<'w> {
     cluster_mem: f64,
     used_mem: f64,
 }
+
+/// MapReduce AM settings that are not worth a flag (Hadoop's defaults).
+const REDUCE_RAMPUP_LIMIT: f64 = 0.5;
+const REDUCE_PREEMPTION_LIMIT: f64 = 0.5;
+const UNCONDITIONAL_PREEMPT_MS: u64 = 300_000;
 
 fn err(what: impl std::fmt::Display, e: impl std::fmt::Display) -> String {
     format!("the core rejected {what}: {e}")
@@ -250,6 +281,8 @@ impl<'w> Engine<'w> {
                 reads: Vec::new(),
                 remote_reads: 0,
                 tasks_run: 0,
+                offset: (i as u64 * cfg.heartbeat_ms) / c.nodes.len() as u64,
+                armed: true,
             })
             .collect();
         let jobs = w
@@ -280,7 +313,11 @@ impl<'w> Engine<'w> {
                     reduces: vec![TaskRt { source: NONE, ..Default::default() }; j.reduces.len()],
                     maps_done: 0,
                     reduces_done: 0,
-                    reduces_requested: false,
+                    pending_reduces: (0..j.reduces.len() as u32).collect(),
+                    reduce_started: false,
+                    to_release: Vec::new(),
+                    run_maps: 0,
+                    run_reduces: 0,
                     new: Vec::new(),
                     allocate_at: None,
                     map_out: BTreeMap::new(),
@@ -331,6 +368,10 @@ impl<'w> Engine<'w> {
     }
 
     fn send(&mut self, ev: Event) -> Result<(), String> {
+        if let Event::AsksUpdated { asks, .. } = &ev {
+            self.raw.snapshots += 1;
+            self.raw.snapshot_rows += asks.len() as u64;
+        }
         let what = match &ev {
             Event::NodeAdded { node, .. } => format!("node_added {node}"),
             Event::NodeRemoved { node } => format!("node_removed {node}"),
@@ -343,7 +384,16 @@ impl<'w> Engine<'w> {
             Event::ContainerReleased { container, .. } => format!("container_released {container}"),
             other => format!("{other:?}"),
         };
-        self.core.handle(ev).map_err(|e| err(format!("{what} at {} ms", self.now), e))
+        let snapshot = matches!(ev, Event::AsksUpdated { .. });
+        let t0 = Instant::now();
+        let result = self.core.handle(ev);
+        let spent = t0.elapsed().as_secs_f64();
+        if snapshot {
+            self.raw.core_snapshot_s += spent;
+        } else {
+            self.raw.core_event_s += spent;
+        }
+        result.map_err(|e| err(format!("{what} at {} ms", self.now), e))
     }
 
     pub fn run(mut self) -> Result<Raw, String> {
@@ -359,7 +409,7 @@ impl<'w> Engine<'w> {
             self.send(ev)?;
             // Staggered so the cluster's heartbeats are spread over the interval, as real
             // NodeManagers started at different moments are.
-            let offset = (i as u64 * self.cfg.heartbeat_ms) / c.nodes.len() as u64;
+            let offset = self.nodes[i].offset;
             self.push(offset, Ev::Heartbeat(i as u32));
         }
         for (j, spec) in self.w.jobs.iter().enumerate() {
@@ -379,7 +429,12 @@ impl<'w> Engine<'w> {
                 Ev::Submit(j) => self.submit(j)?,
                 Ev::Heartbeat(n) => self.heartbeat(n)?,
                 Ev::AmLaunched(j, a) => self.am_launched(j, a)?,
-                Ev::Allocate(j) => self.allocate(j)?,
+                Ev::Allocate(j) => {
+                    // Only the heartbeat chain of the current attempt counts.
+                    if self.jobs[j as usize].allocate_at == Some(at) {
+                        self.allocate(j)?
+                    }
+                }
                 Ev::ReadDone(t, v) => self.read_done(t, v),
                 Ev::TaskDone(t, a) => self.task_done(t, a)?,
                 Ev::NodeFail(n) => self.node_fail(n)?,
@@ -475,11 +530,17 @@ impl<'w> Engine<'w> {
     fn set_rm_row(&mut self, j: u32, key: RowKey, value: u32) {
         let job = &mut self.jobs[j as usize];
         let old = job.rm.insert(key, value).unwrap_or(0);
-        if key.1 == Loc::Any {
-            self.pending_any += value as i64 - old as i64;
-        }
         if value == 0 {
             job.rm.remove(&key);
+        }
+        if key.1 == Loc::Any {
+            let was = self.pending_any;
+            self.pending_any += value as i64 - old as i64;
+            if was <= 0 && self.pending_any > 0 {
+                for n in 0..self.nodes.len() as u32 {
+                    self.arm(n);
+                }
+            }
         }
     }
 
@@ -516,27 +577,16 @@ impl<'w> Engine<'w> {
         self.send(Event::AsksUpdated { app, asks })
     }
 
-    fn schedule_allocate(&mut self, j: u32) {
-        let job = &self.jobs[j as usize];
-        let Some(reg) = job.registered_at else { return };
-        if job.allocate_at.is_some() || job.finished.is_some() {
-            return;
-        }
-        let hb = self.cfg.am_heartbeat_ms.max(1);
-        let at = reg + ((self.now - reg) / hb + 1) * hb;
-        self.jobs[j as usize].allocate_at = Some(at);
-        self.push(at, Ev::Allocate(j));
-    }
-
     fn am_launched(&mut self, j: u32, attempt: u32) -> Result<(), String> {
+        let now = self.now;
         let job = &mut self.jobs[j as usize];
         if job.attempt != attempt || job.finished.is_some() || job.registered_at.is_some() {
             return Ok(());
         }
-        job.registered_at = Some(self.now);
+        job.registered_at = Some(now);
         for m in 0..job.maps.len() {
             if !job.maps[m].done && !job.maps[m].running {
-                job.am.request_map(m as u32);
+                job.am.request_map(m as u32, now);
             }
         }
         if job.maps.is_empty() && job.reduces.is_empty() {
@@ -545,39 +595,122 @@ impl<'w> Engine<'w> {
         self.allocate(j)
     }
 
-    fn maybe_request_reduces(&mut self, j: u32) {
-        let slowstart = self.cfg.slowstart;
+    /// What the RM reports as the app's headroom: the cluster's free memory (a single-queue
+    /// scheduler's answer, as the shim gives it).
+    fn headroom_mb(&self) -> i64 {
+        (self.cluster_mem - self.used_mem).max(0.0) as i64
+    }
+
+    /// RMContainerAllocator.preemptReducesIfNeeded + scheduleReduces, in memory (the default
+    /// resource calculator's dimension).
+    fn schedule_reduces(&mut self, j: u32) -> Result<(), String> {
+        let now = self.now;
+        let headroom = self.headroom_mb();
+        let spec = &self.w.jobs[j as usize];
+        let (map_mb, red_mb) = (spec.map.memory_mb.max(1) as i64, spec.reduce.memory_mb.max(1) as i64);
         let job = &mut self.jobs[j as usize];
-        if job.reduces_requested || job.reduces.is_empty() {
-            return;
+        if job.reduces.is_empty() {
+            return Ok(());
         }
-        let share = if job.maps.is_empty() { 1.0 } else { job.maps_done as f64 / job.maps.len() as f64 };
-        if share >= slowstart {
-            job.reduces_requested = true;
-            for r in 0..job.reduces.len() {
-                if !job.reduces[r].done && !job.reduces[r].running {
-                    job.am.request_reduce(r as u32);
+        let scheduled_maps = job.am.scheduled_maps() as i64;
+        let (assigned_maps, assigned_reduces) = (job.run_maps as i64, job.run_reduces as i64);
+        let limit = headroom + map_mb * assigned_maps + red_mb * assigned_reduces;
+        if assigned_maps == 0 && scheduled_maps > 0 {
+            let hanging_long = job.am.maps_requested_by(now.saturating_sub(UNCONDITIONAL_PREEMPT_MS)) as i64;
+            let room_for_map = (headroom - red_mb * job.am.scheduled_reduces() as i64) / map_mb > 0;
+            let hanging = if now >= UNCONDITIONAL_PREEMPT_MS && hanging_long > 0 {
+                hanging_long
+            } else if !room_for_map {
+                scheduled_maps
+            } else {
+                0
+            };
+            if hanging > 0 {
+                while let Some(r) = job.am.remove_reduce() {
+                    job.pending_reduces.push_back(r);
+                }
+                let one = (map_mb + red_mb - 1) / red_mb;
+                let cap = ((limit as f64 * REDUCE_PREEMPTION_LIMIT) / red_mb as f64).ceil() as i64;
+                let all = (map_mb * hanging + red_mb - 1) / red_mb;
+                let to_preempt = one.max(cap).min(all);
+                // Least progress first: reduces still waiting for maps, the latest started first.
+                let mut running: Vec<(bool, Reverse<u64>, u32)> = (0..job.reduces.len() as u32)
+                    .filter(|&r| job.reduces[r as usize].running)
+                    .map(|r| {
+                        let t = &job.reduces[r as usize];
+                        (!t.waiting_shuffle, Reverse(t.start), r)
+                    })
+                    .collect();
+                running.sort();
+                for &(_, _, r) in running.iter().take(to_preempt.max(0) as usize) {
+                    let t = TaskRef { job: j, reduce: true, idx: r };
+                    let cid = self.task(t).container;
+                    self.kill_task(t);
+                    self.raw.preempted_reduces += 1;
+                    let job = &mut self.jobs[j as usize];
+                    job.to_release.push(cid);
+                    job.pending_reduces.push_back(r);
+                }
+                return Ok(());
+            }
+        }
+        let job = &mut self.jobs[j as usize];
+        if job.pending_reduces.is_empty() {
+            return Ok(());
+        }
+        let total_maps = job.maps.len();
+        if !job.reduce_started {
+            if (job.maps_done as f64) < (self.cfg.slowstart * total_maps as f64).ceil() {
+                return Ok(());
+            }
+            job.reduce_started = true;
+        }
+        if scheduled_maps == 0 {
+            while let Some(r) = job.pending_reduces.pop_front() {
+                job.am.request_reduce(r);
+            }
+            return Ok(());
+        }
+        let completed = if total_maps == 0 { 1.0 } else { job.maps_done as f64 / total_maps as f64 };
+        let scheduled_reduces = job.am.scheduled_reduces() as i64;
+        let ideal_reduce = (limit as f64 * completed.min(REDUCE_RAMPUP_LIMIT)) as i64;
+        let ideal_map = limit - ideal_reduce;
+        let net_map = map_mb * (scheduled_maps + assigned_maps);
+        let net_reduce = red_mb * (scheduled_reduces + assigned_reduces);
+        let final_reduce = if ideal_map / map_mb >= scheduled_maps + assigned_maps {
+            ideal_reduce + (ideal_map - net_map)
+        } else {
+            ideal_reduce
+        };
+        let ramp = (final_reduce - net_reduce) / red_mb;
+        if ramp > 0 {
+            for _ in 0..ramp.min(job.pending_reduces.len() as i64) {
+                if let Some(r) = job.pending_reduces.pop_front() {
+                    job.am.request_reduce(r);
+                }
+            }
+        } else if ramp < 0 {
+            for _ in 0..(-ramp).min(scheduled_reduces) {
+                if let Some(r) = job.am.remove_reduce() {
+                    job.pending_reduces.push_back(r);
                 }
             }
         }
+        Ok(())
     }
 
-    /// The AM's allocate call: take the granted containers, run tasks in them, send changed rows.
+    /// One AM heartbeat (RMContainerAllocator.heartbeat): the allocate call carries the rows
+    /// changed and the containers released since the previous call and returns the containers
+    /// granted since; then the AM assigns them and recomputes its reduce schedule, whose changes
+    /// go out on the next call.
     fn allocate(&mut self, j: u32) -> Result<(), String> {
         self.jobs[j as usize].allocate_at = None;
         if self.jobs[j as usize].finished.is_some() || self.jobs[j as usize].registered_at.is_none() {
             return Ok(());
         }
-        let granted = std::mem::take(&mut self.jobs[j as usize].new);
-        let assigned = self.jobs[j as usize].am.assign(&granted);
-        for (g, a) in assigned {
-            match a {
-                Assigned::Map(m) => self.start_task(TaskRef { job: j, reduce: false, idx: m }, g),
-                Assigned::Reduce(r) => self.start_task(TaskRef { job: j, reduce: true, idx: r }, g),
-                Assigned::Release => self.release(g.container)?,
-            }
+        for cid in std::mem::take(&mut self.jobs[j as usize].to_release) {
+            self.release(cid)?;
         }
-        self.maybe_request_reduces(j);
         let changes = self.jobs[j as usize].am.take_changes();
         if !changes.is_empty() {
             for (k, v) in changes {
@@ -585,6 +718,22 @@ impl<'w> Engine<'w> {
             }
             self.send_snapshot(j)?;
         }
+        let granted = std::mem::take(&mut self.jobs[j as usize].new);
+        let assigned = self.jobs[j as usize].am.assign(&granted);
+        for (g, a) in assigned {
+            match a {
+                Assigned::Map(m) => self.start_task(TaskRef { job: j, reduce: false, idx: m }, g),
+                Assigned::Reduce(r) => self.start_task(TaskRef { job: j, reduce: true, idx: r }, g),
+                Assigned::Release => {
+                    self.raw.unused_containers += 1;
+                    self.jobs[j as usize].to_release.push(g.container)
+                }
+            }
+        }
+        self.schedule_reduces(j)?;
+        let at = self.now + self.cfg.am_heartbeat_ms;
+        self.jobs[j as usize].allocate_at = Some(at);
+        self.push(at, Ev::Allocate(j));
         Ok(())
     }
 
@@ -630,25 +779,40 @@ impl<'w> Engine<'w> {
         self.send(ev)
     }
 
+    /// Resumes a parked node's heartbeats at its next beat after now.
+    fn arm(&mut self, n: u32) {
+        let node = &mut self.nodes[n as usize];
+        if node.armed || !node.alive {
+            return;
+        }
+        node.armed = true;
+        let hb = self.cfg.heartbeat_ms;
+        let next = if self.now < node.offset { node.offset } else { node.offset + ((self.now - node.offset) / hb + 1) * hb };
+        self.push(next, Ev::Heartbeat(n));
+    }
+
     fn heartbeat(&mut self, n: u32) -> Result<(), String> {
         if !self.nodes[n as usize].alive {
             return Ok(());
         }
         self.raw.heartbeats += 1;
-        self.push(self.now + self.cfg.heartbeat_ms, Ev::Heartbeat(n));
         let done = std::mem::take(&mut self.nodes[n as usize].completed);
         for cid in done {
             self.release(cid)?;
         }
         if self.pending_any <= 0 {
-            // Nothing is outstanding anywhere, so the core could not decide anything.
+            // Nothing is outstanding anywhere, so the core could not decide anything: park.
+            self.nodes[n as usize].armed = false;
             return Ok(());
         }
+        self.push(self.now + self.cfg.heartbeat_ms, Ev::Heartbeat(n));
         let node = &self.nodes[n as usize];
         let hb = Heartbeat { node: node.id.clone(), unallocated: node.cap.saturating_sub(&node.used), now_ms: self.now };
         let t0 = Instant::now();
         let resp = self.core.heartbeat(&hb).map_err(|e| err(format!("the heartbeat of {} at {} ms", hb.node, self.now), e))?;
-        self.raw.decision_us.record(t0.elapsed().as_secs_f64() * 1e6);
+        let spent = t0.elapsed().as_secs_f64();
+        self.raw.decision_us.record(spent * 1e6);
+        self.raw.core_heartbeat_s += spent;
         self.raw.core_heartbeats += 1;
         let mut dirty: Vec<u32> = Vec::new();
         for d in resp.decisions {
@@ -661,7 +825,6 @@ impl<'w> Engine<'w> {
         }
         for j in dirty {
             self.send_snapshot(j)?;
-            self.schedule_allocate(j);
         }
         Ok(())
     }
@@ -769,10 +932,16 @@ impl<'w> Engine<'w> {
 
     fn start_task(&mut self, t: TaskRef, g: Granted) {
         self.last_progress = self.now;
+        self.raw.attempts += 1;
         let now = self.now;
         let job = &mut self.jobs[t.job as usize];
         job.running += 1;
         job.running_start_sum += now as f64;
+        if t.reduce {
+            job.run_reduces += 1;
+        } else {
+            job.run_maps += 1;
+        }
         self.nodes[g.node as usize].tasks_run += 1;
         let task = self.task(t);
         task.attempt += 1;
@@ -964,15 +1133,18 @@ impl<'w> Engine<'w> {
         let (node, cid, start) = (task.node, task.container, task.start);
         self.last_progress = now;
         self.nodes[node as usize].completed.push(cid);
+        self.arm(node);
         let job = &mut self.jobs[t.job as usize];
         job.running -= 1;
         job.running_start_sum -= start as f64;
         job.task_ms_done += (now - start) as f64;
         if t.reduce {
             self.running_reduces -= 1;
+            job.run_reduces -= 1;
             job.reduces_done += 1;
         } else {
             self.running_maps -= 1;
+            job.run_maps -= 1;
             self.raw.map_response_ms.push((now - start) as f64);
             let spec = &self.w.jobs[t.job as usize];
             let share = if job.total_input > 0.0 {
@@ -989,10 +1161,6 @@ impl<'w> Engine<'w> {
                 for r in waiting {
                     self.start_shuffle(TaskRef { job: t.job, reduce: true, idx: r });
                 }
-            }
-            let job = &self.jobs[t.job as usize];
-            if !job.reduces_requested && !job.reduces.is_empty() {
-                self.schedule_allocate(t.job);
             }
         }
         let job = &self.jobs[t.job as usize];
@@ -1022,8 +1190,10 @@ impl<'w> Engine<'w> {
         job.running_start_sum -= start as f64;
         job.task_ms_done += (now - start) as f64;
         if t.reduce {
+            job.run_reduces -= 1;
             self.running_reduces -= 1;
         } else {
+            job.run_maps -= 1;
             self.running_maps -= 1;
         }
     }
@@ -1036,6 +1206,7 @@ impl<'w> Engine<'w> {
         let id = self.nodes[n as usize].id.clone();
         self.send(Event::NodeRemoved { node: id })?;
         // The core dropped the node's containers with it; the sim forgets them the same way.
+        let now = self.now;
         let lost: Vec<u64> = self.nodes[n as usize].containers.iter().copied().collect();
         let mut failed_ams: Vec<u32> = Vec::new();
         for cid in lost {
@@ -1053,13 +1224,15 @@ impl<'w> Engine<'w> {
             }
             if let Some(t) = self.task_in(j, cid) {
                 self.kill_task(t);
+                self.raw.lost_tasks += 1;
                 let job = &mut self.jobs[j as usize];
+                // A failed reduce goes to the front of the pending reduces (fail fast); a
+                // failed map asks again at the fast-fail priority.
                 if t.reduce {
-                    job.am.request_reduce(t.idx);
+                    job.pending_reduces.push_front(t.idx);
                 } else {
-                    job.am.request_failed_map(t.idx);
+                    job.am.request_failed_map(t.idx, now);
                 }
-                self.schedule_allocate(j);
             }
         }
         let node = &mut self.nodes[n as usize];
@@ -1078,14 +1251,14 @@ impl<'w> Engine<'w> {
                 continue;
             }
             job.map_out.remove(&n);
+            self.raw.lost_tasks += rerun.len() as u64;
             for m in rerun {
                 job.maps[m as usize].done = false;
                 job.maps_done -= 1;
                 if job.registered_at.is_some() {
-                    job.am.request_failed_map(m);
+                    job.am.request_failed_map(m, now);
                 }
             }
-            self.schedule_allocate(j);
         }
         // Reads it served move to another replica.
         let readers = std::mem::take(&mut self.nodes[n as usize].reads);
@@ -1149,7 +1322,9 @@ impl<'w> Engine<'w> {
         job.allocate_at = None;
         job.am_container = None;
         job.new.clear();
-        job.reduces_requested = false;
+        job.to_release.clear();
+        job.reduce_started = false;
+        job.pending_reduces = (0..job.reduces.len() as u32).filter(|&r| !job.reduces[r as usize].done).collect();
         self.send(Event::AttemptRemoved { app, attempt })?;
         self.new_attempt(j)
     }

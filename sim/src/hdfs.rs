@@ -90,3 +90,62 @@ pub fn place_block(cluster: &Cluster, placement: Placement, replication: usize, 
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use locus_core::Resource;
+
+    fn cluster(nodes: usize, racks: usize) -> Cluster {
+        Cluster::uniform(nodes, racks, 1, Resource::new(8192, 8)).unwrap_or_default()
+    }
+
+    #[test]
+    fn rack_aware_spans_two_racks_with_second_and_third_together() {
+        let c = cluster(40, 4);
+        let mut rng = Rng::new(3);
+        for _ in 0..2000 {
+            let writer = rng.below(40);
+            let r = place_block(&c, Placement::RackAware, 3, Some(writer), &mut rng);
+            assert_eq!(r.len(), 3);
+            assert_eq!(r[0], writer, "first replica on the writer");
+            let mut distinct = r.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            assert_eq!(distinct.len(), 3, "no node twice: {r:?}");
+            assert_ne!(c.rack_of(r[0]), c.rack_of(r[1]), "second replica on another rack");
+            assert_eq!(c.rack_of(r[1]), c.rack_of(r[2]), "third replica on the second's rack");
+        }
+    }
+
+    #[test]
+    fn rack_aware_on_one_rack_still_places_distinct_nodes() {
+        let c = cluster(5, 1);
+        let mut rng = Rng::new(1);
+        let r = place_block(&c, Placement::RackAware, 3, None, &mut rng);
+        let mut d = r.clone();
+        d.sort_unstable();
+        d.dedup();
+        assert_eq!(d.len(), 3);
+        assert_eq!(place_block(&c, Placement::RackAware, 9, None, &mut rng).len(), 5, "capped at the node count");
+    }
+
+    #[test]
+    fn uniform_is_distinct_and_spreads_evenly() {
+        let c = cluster(10, 2);
+        let mut rng = Rng::new(5);
+        let mut per_node = [0u32; 10];
+        for _ in 0..10_000 {
+            let r = place_block(&c, Placement::Uniform, 2, Some(0), &mut rng);
+            assert_eq!(r.len(), 2);
+            assert_ne!(r[0], r[1]);
+            for n in r {
+                per_node[n] += 1;
+            }
+        }
+        // 20,000 replicas over 10 nodes: 2,000 each expected; the writer gets no preference
+        for (n, &k) in per_node.iter().enumerate() {
+            assert!((1800..=2200).contains(&k), "node {n} holds {k} replicas");
+        }
+    }
+}

@@ -39,6 +39,10 @@ pub struct Timing {
     pub decision_us_p50: f64,
     pub decision_us_p99: f64,
     pub decision_us_max: f64,
+    /// Share of wall time spent inside the core's heartbeat, asks_updated and other events.
+    pub core_heartbeat_share: f64,
+    pub core_snapshot_share: f64,
+    pub core_event_share: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -70,6 +74,12 @@ pub struct Summary {
     pub core_heartbeats: u64,
     pub decisions: u64,
     pub rejected_decisions: u64,
+    pub task_attempts: u64,
+    pub unused_containers: u64,
+    pub preempted_reduces: u64,
+    pub lost_tasks: u64,
+    pub asks_snapshots: u64,
+    pub asks_snapshot_rows: u64,
     pub simulated_s: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timing: Option<Timing>,
@@ -153,6 +163,12 @@ pub fn summarise(raw: &Raw, baseline_mean: Option<f64>, several_dcs: bool, timin
         core_heartbeats: raw.core_heartbeats,
         decisions: raw.decisions,
         rejected_decisions: raw.rejected,
+        task_attempts: raw.attempts,
+        unused_containers: raw.unused_containers,
+        preempted_reduces: raw.preempted_reduces,
+        lost_tasks: raw.lost_tasks,
+        asks_snapshots: raw.snapshots,
+        asks_snapshot_rows: raw.snapshot_rows,
         simulated_s: raw.end_ms as f64 / 1000.0,
         timing: timing.then(|| Timing {
             wall_s: raw.wall_s,
@@ -161,6 +177,9 @@ pub fn summarise(raw: &Raw, baseline_mean: Option<f64>, several_dcs: bool, timin
             decision_us_p50: raw.decision_us.percentile(50.0),
             decision_us_p99: raw.decision_us.percentile(99.0),
             decision_us_max: raw.decision_us.max(),
+            core_heartbeat_share: raw.core_heartbeat_s / raw.wall_s.max(1e-9),
+            core_snapshot_share: raw.core_snapshot_s / raw.wall_s.max(1e-9),
+            core_event_share: raw.core_event_s / raw.wall_s.max(1e-9),
         }),
     }
 }
@@ -192,6 +211,9 @@ pub fn table(workload: &str, sums: &[Summary]) -> String {
     rows.push(("events", col(&|s| s.events.to_string())));
     rows.push(("core heartbeats", col(&|s| s.core_heartbeats.to_string())));
     rows.push(("rejected decisions", col(&|s| s.rejected_decisions.to_string())));
+    rows.push(("reduces preempted", col(&|s| s.preempted_reduces.to_string())));
+    rows.push(("containers unused", col(&|s| s.unused_containers.to_string())));
+    rows.push(("asks snapshot rows (M)", col(&|s| format!("{:.2}", s.asks_snapshot_rows as f64 / 1e6))));
     if sums.iter().all(|s| s.timing.is_some()) {
         let t = |s: &Summary| s.timing.clone().unwrap_or(Timing {
             wall_s: 0.0,
@@ -200,9 +222,15 @@ pub fn table(workload: &str, sums: &[Summary]) -> String {
             decision_us_p50: 0.0,
             decision_us_p99: 0.0,
             decision_us_max: 0.0,
+            core_heartbeat_share: 0.0,
+            core_snapshot_share: 0.0,
+            core_event_share: 0.0,
         });
         rows.push(("decision µs mean", col(&|s| format!("{:.1}", t(s).decision_us_mean))));
         rows.push(("decision µs p99", col(&|s| format!("{:.1}", t(s).decision_us_p99))));
+        rows.push(("core: heartbeats", col(&|s| pct(t(s).core_heartbeat_share))));
+        rows.push(("core: asks snapshots", col(&|s| pct(t(s).core_snapshot_share))));
+        rows.push(("core: other events", col(&|s| pct(t(s).core_event_share))));
         rows.push(("wall time (s)", col(&|s| format!("{:.2}", t(s).wall_s))));
         rows.push(("events/s (M)", col(&|s| format!("{:.2}", t(s).events_per_s / 1e6))));
     }
