@@ -51,9 +51,11 @@ pub const MROSA_PRIVATE_MIPS: &str = "locus.mrosa.private.mips";
 pub const MROSA_PRIVATE_BANDWIDTH: &str = "locus.mrosa.private.bandwidth";
 pub const MROSA_SPLIT_MB: &str = "locus.mrosa.split-mb";
 
-/// Tasks per job the plan looks at: a job with more waits for the next plans for the rest, so a
-/// heartbeat stays cheap with huge jobs (Algorithm I costs tasks × containers).
-const MAX_TASKS_PER_JOB: u32 = 256;
+/// Tasks one plan looks at, the most urgent jobs' first: Algorithm I costs tasks × containers, so
+/// this bounds a plan to about a million steps; the rest are planned as these are served.
+const MAX_TASKS_PER_PLAN: usize = 1_024;
+/// Plans are remade at least this often (RM clock), and whenever the deadline jobs change.
+const REPLAN_MS: u64 = 1_000;
 
 /// The public pool of `locus.mrosa.public.file`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -195,10 +197,15 @@ pub struct MrosaPolicy {
     s: MrosaSettings,
     default_map_secs: f64,
     default_reduce_secs: f64,
-    /// Per (app, is_map): containers this heartbeat's node may still take.
-    allow: HashMap<(Arrival, bool), u32>,
-    node_public: bool,
-    deadline_jobs: HashSet<Arrival>,
+    /// Per (app, is_map, instance type): late tasks the plan gave the running public nodes of
+    /// that type, spent as they are placed.
+    public_allow: HashMap<(Arrival, bool, String), u32>,
+    /// The heartbeating node's instance type when it is public.
+    node_type: Option<String>,
+    /// Deadline jobs in eq. 8 order as of the last plan.
+    order: Vec<Arrival>,
+    /// When the last plan was made and for which jobs.
+    planned: Option<(u64, Vec<Arrival>)>,
     flagged: BTreeMap<Arrival, FlaggedJob>,
     advice: BTreeMap<Arrival, Vec<ScaleOutAdvice>>,
     flagged_total: u64,
@@ -210,9 +217,10 @@ impl MrosaPolicy {
             s: cfg.mrosa.clone(),
             default_map_secs: cfg.profile_defaults.map_secs,
             default_reduce_secs: cfg.profile_defaults.reduce_secs,
-            allow: HashMap::new(),
-            node_public: false,
-            deadline_jobs: HashSet::new(),
+            public_allow: HashMap::new(),
+            node_type: None,
+            order: Vec::new(),
+            planned: None,
             flagged: BTreeMap::new(),
             advice: BTreeMap::new(),
             flagged_total: 0,
@@ -235,13 +243,13 @@ impl MrosaPolicy {
         let map_mi = ((map_secs - split / band).max(0.001)) * mips;
         let total_maps = (est.maps_done as u32 + est.maps_running + o.maps).max(1);
         let reduce_mi = ((reduce_secs - f * split / band).max(0.001)) * mips;
-        let maps = (0..o.maps.min(MAX_TASKS_PER_JOB))
+        let maps = (0..o.maps)
             .map(|_| MapTask {
                 workload_mi: map_mi,
                 input_mb: split,
             })
             .collect();
-        let reduces = (0..o.reduces.min(MAX_TASKS_PER_JOB))
+        let reduces = (0..o.reduces)
             .map(|_| ReduceTask {
                 workload_mi: reduce_mi,
                 map_input_mb: total_maps as f64 * split,
@@ -316,32 +324,58 @@ impl MrosaPolicy {
         out
     }
 
-    /// Plans every deadline job and sets this node's allowances; returns the jobs in plan order.
-    fn plan(&mut self, state: &ClusterState, node: &Node, now_ms: u64) -> Vec<Arrival> {
-        self.allow.clear();
-        let now_secs = now_ms as f64 / 1000.0;
-        let inputs: Vec<JobInput> = state
+    /// Deadline jobs with something outstanding, in submission order: a change replans at once.
+    fn deadline_jobs_now(&self, state: &ClusterState) -> Vec<Arrival> {
+        state
             .apps_by_submission()
-            .filter(|a| a.is_mapreduce)
-            .filter_map(|a| self.job_input(state, a, now_secs))
-            .collect();
-        self.deadline_jobs = state
-            .apps()
+            .filter(|a| a.is_mapreduce && a.asks.has_pending())
             .filter(|a| state.profiles().hints(a.arrival).is_some_and(|h| h.deadline_secs.is_some()))
+            .filter(|a| {
+                let o = outstanding(a);
+                o.maps + o.reduces > 0
+            })
             .map(|a| a.arrival)
+            .collect()
+    }
+
+    /// The whole model (eq. 8, Algorithm I, Algorithm II), at most once per second of RM clock
+    /// or when the deadline jobs change; between plans the public allowances are spent.
+    fn replan(&mut self, state: &ClusterState, jobs_now: Vec<Arrival>, now_ms: u64) {
+        self.public_allow.clear();
+        self.order.clear();
+        self.planned = Some((now_ms, jobs_now.clone()));
+        let now_secs = now_ms as f64 / 1000.0;
+        let mut inputs: Vec<(f64, JobInput)> = jobs_now
+            .iter()
+            .filter_map(|&a| state.app(a))
+            .filter_map(|a| self.job_input(state, a, now_secs))
+            .map(|i| (i.job.priority(self.s.rho), i))
             .collect();
         if inputs.is_empty() {
-            return Vec::new();
+            return;
         }
-        let size = state
-            .apps()
-            .filter(|a| self.deadline_jobs.contains(&a.arrival))
+        // Eq. 8 on the whole jobs, before the plan's task budget trims them.
+        inputs.sort_by(|a, b| b.0.total_cmp(&a.0));
+        self.order = inputs.iter().map(|(_, i)| i.arrival).collect();
+        let mut budget = MAX_TASKS_PER_PLAN;
+        for (_, i) in inputs.iter_mut() {
+            let maps = i.job.maps.len().min(budget);
+            i.job.maps.truncate(maps);
+            budget -= maps;
+            let reduces = i.job.reduces.len().min(budget);
+            i.job.reduces.truncate(reduces);
+            budget -= reduces;
+        }
+        inputs.retain(|(_, i)| !i.job.maps.is_empty() || !i.job.reduces.is_empty());
+        let size = inputs
+            .iter()
+            .filter_map(|(_, i)| state.app(i.arrival))
             .filter_map(|a| outstanding(a).map_size)
             .fold(None, |acc: Option<Resource>, s| {
                 Some(acc.map_or(s, |z| Resource::new(z.memory_mb.max(s.memory_mb), z.vcores.max(s.vcores))))
             })
             .unwrap_or(Resource::new(1024, 1));
-        let tasks: usize = inputs.iter().map(|i| i.job.maps.len() + i.job.reduces.len()).sum();
+        let tasks: usize = inputs.iter().map(|(_, i)| i.job.maps.len() + i.job.reduces.len()).sum();
         let containers = self.private_containers(state, size, now_ms, tasks);
         // Running public instances are already up: Algorithm II over them has no T_init.
         let mut running: Vec<InstanceType> = Vec::new();
@@ -350,30 +384,28 @@ impl MrosaPolicy {
                 running.push(it.clone());
             }
         }
-        let jobs: Vec<MrosaJob> = inputs.iter().map(|i| i.job.clone()).collect();
-        let by_id: HashMap<&str, Arrival> = inputs.iter().map(|i| (i.job.job.as_str(), i.arrival)).collect();
+        let jobs: Vec<MrosaJob> = inputs.iter().map(|(_, i)| i.job.clone()).collect();
+        let by_id: HashMap<&str, Arrival> = inputs.iter().map(|(_, i)| (i.job.job.as_str(), i.arrival)).collect();
         let plans = match Mrosa::new(containers, running, self.s.rho, 0.0).and_then(|m| m.preview(&jobs)) {
             Ok(p) => p,
             Err(e) => {
-                log::warn!("MROSA: no plan this heartbeat ({e}); deadline jobs wait");
-                return Vec::new();
+                log::warn!("MROSA: no plan ({e}); deadline jobs use private nodes only");
+                return;
             }
         };
-        let public_type = self.s.pool.nodes.get(&node.host).map(|t| t.name.clone());
-        self.node_public = public_type.is_some();
-        let mut order = Vec::new();
         for plan in &plans {
             let Some(&arrival) = by_id.get(plan.job.as_str()) else { continue };
-            order.push(arrival);
             let Some(job) = jobs.iter().find(|j| j.job == plan.job) else { continue };
-            if let (Some(t), Some(PublicDecision::Placed { placements, .. })) = (&public_type, &plan.public) {
-                for p in placements.iter().filter(|p| &p.instance_type == t) {
-                    *self.allow.entry((arrival, p.task.kind == MTask::Map)).or_default() += 1;
+            if let Some(PublicDecision::Placed { placements, .. }) = &plan.public {
+                for p in placements {
+                    *self
+                        .public_allow
+                        .entry((arrival, p.task.kind == MTask::Map, p.instance_type.clone()))
+                        .or_default() += 1;
                 }
             }
             self.scale_out(arrival, job, plan);
         }
-        order
     }
 
     /// Late tasks the running public pool cannot take: Algorithm II over the startable types.
@@ -451,40 +483,55 @@ impl JobPolicy for MrosaPolicy {
     }
 
     fn order(&mut self, state: &ClusterState, node: &Node, now_ms: u64) -> Vec<Arrival> {
-        let planned = self.plan(state, node, now_ms);
-        self.node_public = self.s.pool.nodes.contains_key(&node.host);
+        let jobs_now = self.deadline_jobs_now(state);
+        let stale = match &self.planned {
+            Some((at, jobs)) => now_ms.saturating_sub(*at) >= REPLAN_MS || now_ms < *at || *jobs != jobs_now,
+            None => true,
+        };
+        if stale {
+            self.replan(state, jobs_now, now_ms);
+        }
+        self.node_type = self.s.pool.nodes.get(&node.host).map(|t| t.name.clone());
         let mut am_first = Vec::new();
         let mut rest = Vec::new();
         for app in state.apps_by_submission().filter(|a| a.asks.has_pending()) {
             if app.is_mapreduce && app.running == 0 && outstanding(app).am > 0 {
                 am_first.push(app.arrival);
-            } else if !planned.contains(&app.arrival) {
+            } else if !self.order.contains(&app.arrival) {
                 rest.push(app.arrival);
             }
         }
         let mut order = am_first.clone();
-        order.extend(planned.into_iter().filter(|a| !am_first.contains(a)));
+        order.extend(self.order.iter().filter(|a| !am_first.contains(a)));
         order.extend(rest);
         order
     }
 
     fn admit(&mut self, _state: &ClusterState, _node: &Node, app: &App, kind: TaskKind) -> u32 {
-        if !app.is_mapreduce || kind.slot().is_none() || !self.node_public {
+        if !app.is_mapreduce || kind.slot().is_none() {
             return u32::MAX;
         }
-        self.allow.get(&(app.arrival, kind.is_map())).copied().unwrap_or(0)
+        match &self.node_type {
+            None => u32::MAX,
+            Some(t) => self
+                .public_allow
+                .get(&(app.arrival, kind.is_map(), t.clone()))
+                .copied()
+                .unwrap_or(0),
+        }
     }
 
     fn placed(&mut self, app: Arrival, kind: TaskKind, count: u32) {
-        if let Some(n) = self.allow.get_mut(&(app, kind.is_map())) {
-            *n = n.saturating_sub(count);
+        if let Some(t) = &self.node_type {
+            if let Some(n) = self.public_allow.get_mut(&(app, kind.is_map(), t.clone())) {
+                *n = n.saturating_sub(count);
+            }
         }
     }
 
     fn app_removed(&mut self, app: Arrival) {
         self.flagged.remove(&app);
         self.advice.remove(&app);
-        self.deadline_jobs.remove(&app);
     }
 
     fn report(&self) -> PolicyReport {
