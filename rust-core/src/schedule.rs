@@ -52,6 +52,9 @@ pub struct KeyLimits<'a> {
     /// Resource left in the key's slot pool, `None` when uncapped.
     pub slot_room: Option<Resource>,
     pub admit: &'a mut dyn FnMut(Locality) -> u32,
+    /// Containers the job policy still allows this key on this node (`u32::MAX`: no limit),
+    /// spent by what is placed.
+    pub job_allowance: u32,
 }
 
 /// Plans one key on one node: pure YARN counting, no state changes. Returns the placements and
@@ -92,7 +95,7 @@ fn plan_key(
         let slot = limits
             .slot_room
             .map_or(u32::MAX, |r| r.count_fitting(&capability));
-        let policy = slot.min((limits.admit)(locality));
+        let policy = slot.min((limits.admit)(locality)).min(limits.job_allowance);
         let n = want.min(heartbeat).min(policy);
         if n < want {
             // The node or heartbeat binding ends the app's turn; a policy cap only this key's.
@@ -112,6 +115,9 @@ fn plan_key(
             }
             if let Some(r) = limits.slot_room.as_mut() {
                 *r = r.saturating_sub(&total);
+            }
+            if limits.job_allowance != u32::MAX {
+                limits.job_allowance -= n;
             }
             out.push(Placement {
                 locality,
@@ -251,18 +257,13 @@ pub fn assign(
                 } else {
                     u32::MAX
                 };
-                // The job policy's per-key allowance, spent by what is admitted (like the
-                // non-local quota below): conservative when a level places fewer.
-                let mut gate_left = layers.job.admit(state, node, app, kind);
+                let job_allowance = layers.job.admit(state, node, app, kind);
                 let hotspot = &mut layers.hotspot;
                 let state_ref: &ClusterState = state;
                 // The non-local quota is spent by what is admitted, not what is placed: a key
                 // that gets fewer than admitted has met a harder limit and its turn is over.
                 let mut admit = |loc: Locality| {
-                    let n = hotspot.admit(state_ref, node, app, kind, loc).min(gate_left);
-                    if gate_left != u32::MAX {
-                        gate_left -= n;
-                    }
+                    let n = hotspot.admit(state_ref, node, app, kind, loc);
                     if loc == Locality::NodeLocal {
                         return n;
                     }
@@ -277,6 +278,7 @@ pub fn assign(
                     ceiling,
                     slot_room: slot_index(kind).and_then(|i| slot_room[i]),
                     admit: &mut admit,
+                    job_allowance,
                 };
                 // The job policy's turn limit acts like the heartbeat's container budget: when
                 // it binds, the app's visit ends, as when the node is full.

@@ -693,3 +693,46 @@ fn the_sample_public_pool_file_loads() {
     assert_eq!(pool.startable.len(), 3);
     assert_eq!(pool.startable[1].provider, "Amazon EC2");
 }
+
+#[test]
+fn mrosa_late_tasks_go_to_the_cheapest_public_type_that_meets_the_deadline() {
+    // h0 private (AM + one 20 s map at a time); h1 a cheap slow public instance (16 MB at 2 MB/s
+    // + 51667 MI at 5200 MIPS = 17.9 s), h2 an expensive fast one (3 s).
+    let dir = tmp_dir("mrosa-cheapest");
+    let file = write_public(&dir, "h1 cheap 0.00001 5200 2\nh2 fast 0.0001 26000 16\n");
+    let run = |deadline: &str| {
+        let mut cl = Cluster::new(
+            core_with(&[
+                ("locus.policy", "mrosa"),
+                ("locus.mrosa.public.file", file.as_str()),
+                ("locus.mrosa.split-mb", "16"),
+                ("locus.profile.default-map-secs", "20"),
+            ]),
+            3,
+            2,
+        );
+        let tag = format!("locus.deadline={deadline}");
+        cl.mr_job("j", 4, 0, 3, 1, &[tag.as_str()], 0);
+        let mut seen = BTreeMap::new();
+        for _ in 0..8 {
+            for r in &cl.running {
+                if r.kind == Kind::Map {
+                    seen.insert(r.id.clone(), r.node);
+                }
+            }
+            cl.step();
+        }
+        let mut on = [0u32; 3];
+        for node in seen.values() {
+            on[*node] += 1;
+        }
+        on
+    };
+    // D = 30 s: the first map fits privately (20 s), the other three are late and go to the
+    // cheapest type that meets 30 s, h1 (room for two), never to the expensive h2. The fourth is
+    // replanned when h0 frees at 3 s: 20 s privately still meets the 27 s left, so it runs there.
+    assert_eq!(run("30"), [2, 2, 0]);
+    // D = 15 s: nothing fits privately (20 s) and the cheap type is too slow: all on the fast one.
+    assert_eq!(run("15"), [0, 0, 4]);
+    std::fs::remove_dir_all(&dir).ok();
+}

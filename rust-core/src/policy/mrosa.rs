@@ -16,11 +16,12 @@
 //! - on each heartbeat the plan (eq. 8 order, Algorithm I, Algorithm II) is made for the current
 //!   state. A private node serves the deadline jobs in eq. 8 order, then the others in submission
 //!   order: with one private speed, improved Max-Min's earliest-finishing container for the next
-//!   task is the room that is free now, i.e. the heartbeating node. A public node takes, per job,
-//!   only the late tasks Algorithm II gave its instance type (running public instances have no
-//!   T_init); jobs without a deadline never run there. AM containers and non-MapReduce
-//!   applications are never held back (on any node). A late task may still run privately when
-//!   private room frees before a public instance does: it can only finish earlier there;
+//!   task is the room that is free now, i.e. the heartbeating node. When the running public pool
+//!   takes a job's late tasks, private nodes start only as many of its tasks as Algorithm I placed
+//!   privately; otherwise (no public place yet) private nodes are not limited, so the job cannot
+//!   starve. A public node takes, per job, only the late tasks Algorithm II gave its instance type
+//!   (running public instances have no T_init); jobs without a deadline never run there. AM
+//!   containers and non-MapReduce applications are never held back (on any node);
 //! - when the running public pool cannot take a job's late tasks, Algorithm II is asked again
 //!   over the startable types with T_init: its answer is scale-out advice (type, count, cost), or,
 //!   when no type meets the deadline, the job is flagged (log once + `Stats`), and what fits
@@ -200,6 +201,9 @@ pub struct MrosaPolicy {
     /// Per (app, is_map, instance type): late tasks the plan gave the running public nodes of
     /// that type, spent as they are placed.
     public_allow: HashMap<(Arrival, bool, String), u32>,
+    /// Per (app, is_map): tasks a deadline job may still start on private nodes when the running
+    /// public pool takes its late ones (absent: no limit).
+    private_allow: HashMap<(Arrival, bool), u32>,
     /// The heartbeating node's instance type when it is public.
     node_type: Option<String>,
     /// Deadline jobs in eq. 8 order as of the last plan.
@@ -218,6 +222,7 @@ impl MrosaPolicy {
             default_map_secs: cfg.profile_defaults.map_secs,
             default_reduce_secs: cfg.profile_defaults.reduce_secs,
             public_allow: HashMap::new(),
+            private_allow: HashMap::new(),
             node_type: None,
             order: Vec::new(),
             planned: None,
@@ -342,6 +347,7 @@ impl MrosaPolicy {
     /// or when the deadline jobs change; between plans the public allowances are spent.
     fn replan(&mut self, state: &ClusterState, jobs_now: Vec<Arrival>, now_ms: u64) {
         self.public_allow.clear();
+        self.private_allow.clear();
         self.order.clear();
         self.planned = Some((now_ms, jobs_now.clone()));
         let now_secs = now_ms as f64 / 1000.0;
@@ -358,13 +364,16 @@ impl MrosaPolicy {
         inputs.sort_by(|a, b| b.0.total_cmp(&a.0));
         self.order = inputs.iter().map(|(_, i)| i.arrival).collect();
         let mut budget = MAX_TASKS_PER_PLAN;
+        let mut unplanned: HashMap<Arrival, (u32, u32)> = HashMap::new();
         for (_, i) in inputs.iter_mut() {
+            let (m, r) = (i.job.maps.len(), i.job.reduces.len());
             let maps = i.job.maps.len().min(budget);
             i.job.maps.truncate(maps);
             budget -= maps;
             let reduces = i.job.reduces.len().min(budget);
             i.job.reduces.truncate(reduces);
             budget -= reduces;
+            unplanned.insert(i.arrival, ((m - maps) as u32, (r - reduces) as u32));
         }
         inputs.retain(|(_, i)| !i.job.maps.is_empty() || !i.job.reduces.is_empty());
         let size = inputs
@@ -403,6 +412,12 @@ impl MrosaPolicy {
                         .entry((arrival, p.task.kind == MTask::Map, p.instance_type.clone()))
                         .or_default() += 1;
                 }
+                // The late tasks have a public place: private nodes keep to the tasks Algorithm
+                // I placed (plus those this plan did not look at).
+                let (um, ur) = unplanned.get(&arrival).copied().unwrap_or((0, 0));
+                let private = |kind: MTask| plan.private.iter().filter(|p| p.task.kind == kind).count() as u32;
+                self.private_allow.insert((arrival, true), private(MTask::Map) + um);
+                self.private_allow.insert((arrival, false), private(MTask::Reduce) + ur);
             }
             self.scale_out(arrival, job, plan);
         }
@@ -512,7 +527,7 @@ impl JobPolicy for MrosaPolicy {
             return u32::MAX;
         }
         match &self.node_type {
-            None => u32::MAX,
+            None => self.private_allow.get(&(app.arrival, kind.is_map())).copied().unwrap_or(u32::MAX),
             Some(t) => self
                 .public_allow
                 .get(&(app.arrival, kind.is_map(), t.clone()))
@@ -522,10 +537,12 @@ impl JobPolicy for MrosaPolicy {
     }
 
     fn placed(&mut self, app: Arrival, kind: TaskKind, count: u32) {
-        if let Some(t) = &self.node_type {
-            if let Some(n) = self.public_allow.get_mut(&(app, kind.is_map(), t.clone())) {
-                *n = n.saturating_sub(count);
-            }
+        let left = match &self.node_type {
+            Some(t) => self.public_allow.get_mut(&(app, kind.is_map(), t.clone())),
+            None => self.private_allow.get_mut(&(app, kind.is_map())),
+        };
+        if let Some(n) = left {
+            *n = n.saturating_sub(count);
         }
     }
 
