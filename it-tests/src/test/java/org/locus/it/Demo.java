@@ -51,6 +51,7 @@ public final class Demo {
   }
 
   private static int run() throws Exception {
+    quietJavaUtilLogging();
     System.out.println("Starting embedded cluster (HDFS + YARN + MapReduce history), scheduler "
         + EmbeddedCluster.configuredScheduler() + " ...");
     try (EmbeddedCluster cluster = EmbeddedCluster.start("demo", 4, 2, false)) {
@@ -88,6 +89,22 @@ public final class Demo {
           : "RESULT: FAILED - at least one job failed or produced wrong counts.");
       return allGood ? 0 : 1;
     }
+  }
+
+  /**
+   * Jersey/Guice inside the RM and NM web apps log through java.util.logging, whose default handler writes
+   * to stderr; send those records to a file next to Hadoop's log instead.
+   */
+  private static void quietJavaUtilLogging() throws java.io.IOException {
+    java.util.logging.LogManager.getLogManager().reset();
+    java.io.File dir = new java.io.File(System.getProperty("locus.it.log.dir", "build/it-logs"));
+    if (!dir.isDirectory() && !dir.mkdirs()) {
+      throw new java.io.IOException("cannot create log dir " + dir);
+    }
+    java.util.logging.FileHandler file =
+        new java.util.logging.FileHandler(new java.io.File(dir, "demo-jul.log").getPath(), true);
+    file.setFormatter(new java.util.logging.SimpleFormatter());
+    java.util.logging.Logger.getLogger("").addHandler(file);
   }
 
   private static void submit(EmbeddedCluster cluster, Planned p) throws Exception {
@@ -166,7 +183,8 @@ public final class Demo {
         100.0 * node / placed, 100.0 * rack / placed, 100.0 * off / placed);
     System.out.printf("Mean turnaround: %.1f s%n", turnaround / plan.size());
     if (cluster.runsLocus()) {
-      System.out.println("Locus core counters: " + cluster.coreStats());
+      System.out.println("Locus core counters (every container: AMs and reduces too, not only maps): "
+          + cluster.coreStats());
     } else {
       System.out.println("Locus core counters: n/a (scheduler is " + cluster.schedulerClass() + ")");
     }
