@@ -48,7 +48,9 @@ impl JobHints {
             if !tag.starts_with("locus.") {
                 continue;
             }
-            let bad = |why: &str| CoreError::Protocol(format!("application {app}: tag {tag:?} ignored: {why}"));
+            let bad = |why: &str| {
+                CoreError::Protocol(format!("application {app}: tag {tag:?} ignored: {why}"))
+            };
             if let Some(v) = tag.strip_prefix(DEADLINE_TAG) {
                 match parse_duration_secs(v) {
                     Some(s) => hints.deadline_secs = Some(s),
@@ -59,7 +61,9 @@ impl JobHints {
             } else if let Some(v) = tag.strip_prefix(BUDGET_TAG) {
                 match positive(v) {
                     Some(x) => hints.budget = Some(x),
-                    None => errors.push(bad("the budget must be a positive amount of dollars (0.25)")),
+                    None => errors.push(bad(
+                        "the budget must be a positive amount of dollars (0.25)",
+                    )),
                 }
             } else if tag.starts_with(DEMAND_TAG) {
                 match demand_from_tags(app, std::slice::from_ref(&tag)) {
@@ -76,14 +80,19 @@ impl JobHints {
             } else if let Some(v) = tag.strip_prefix(INPUT_TYPE_TAG) {
                 let ok = !v.is_empty()
                     && v.len() <= 64
-                    && v.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"._-".contains(&b));
+                    && v.bytes().all(|b| {
+                        b.is_ascii_lowercase() || b.is_ascii_digit() || b"._-".contains(&b)
+                    });
                 if ok {
                     hints.input_type = v.to_string();
                 } else {
                     errors.push(bad("the input type must be 1 to 64 characters of a-z, 0-9, '.', '_', '-' (web, text)"));
                 }
             } else {
-                errors.push(bad(&format!("unknown Locus hint; known: {}", HINT_TAGS.join(" "))));
+                errors.push(bad(&format!(
+                    "unknown Locus hint; known: {}",
+                    HINT_TAGS.join(" ")
+                )));
             }
         }
         for e in &errors {
@@ -94,7 +103,10 @@ impl JobHints {
 }
 
 fn positive(v: &str) -> Option<f64> {
-    v.trim().parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0)
+    v.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && *x > 0.0)
 }
 
 fn parse_duration_secs(v: &str) -> Option<f64> {
@@ -135,15 +147,33 @@ mod tests {
         assert_eq!(h.demand, Some(40));
         assert_eq!(h.fp, Some(1.5));
         assert_eq!(h.input_type, "web");
-        assert_eq!(JobHints::from_tags("a", &tags(&["locus.deadline=90"])).0.deadline_secs, Some(90.0));
-        assert_eq!(JobHints::from_tags("a", &tags(&["locus.deadline=2h"])).0.deadline_secs, Some(7200.0));
+        assert_eq!(
+            JobHints::from_tags("a", &tags(&["locus.deadline=90"]))
+                .0
+                .deadline_secs,
+            Some(90.0)
+        );
+        assert_eq!(
+            JobHints::from_tags("a", &tags(&["locus.deadline=2h"]))
+                .0
+                .deadline_secs,
+            Some(7200.0)
+        );
     }
 
     #[test]
     fn a_bad_tag_is_named_with_its_app_and_the_others_still_count() {
         let (h, errs) = JobHints::from_tags(
             "application_7_0003",
-            &tags(&["locus.deadline=soon", "locus.budget=-1", "locus.fp=0", "locus.demand=x", "locus.input-type=a b", "locus.dedline=5", "locus.demand=12"]),
+            &tags(&[
+                "locus.deadline=soon",
+                "locus.budget=-1",
+                "locus.fp=0",
+                "locus.demand=x",
+                "locus.input-type=a b",
+                "locus.dedline=5",
+                "locus.demand=12",
+            ]),
         );
         assert_eq!(errs.len(), 6, "{errs:?}");
         for e in &errs {

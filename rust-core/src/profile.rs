@@ -144,11 +144,15 @@ impl Profiles {
     pub fn save(&mut self, path: &Path) -> Result<(), String> {
         let text = self.store.to_json().map_err(|e| e.to_string())?;
         let mut tmp: PathBuf = path.to_path_buf();
-        let mut name = tmp.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+        let mut name = tmp
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
         name.push(".tmp");
         tmp.set_file_name(name);
         std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, path).map_err(|e| format!("cannot rename {} to {}: {e}", tmp.display(), path.display()))?;
+        std::fs::rename(&tmp, path)
+            .map_err(|e| format!("cannot rename {} to {}: {e}", tmp.display(), path.display()))?;
         self.unsaved = 0;
         Ok(())
     }
@@ -163,7 +167,11 @@ impl Profiles {
 
     pub fn app_added(&mut self, app: &App) {
         let (hints, _errors) = JobHints::from_tags(&app.id, &app.tags);
-        let signature = JobSignature::new(&app.name, &app.app_type.to_ascii_uppercase(), &hints.input_type);
+        let signature = JobSignature::new(
+            &app.name,
+            &app.app_type.to_ascii_uppercase(),
+            &hints.input_type,
+        );
         let e = self.live.entry(app.arrival).or_insert_with(|| LiveJob {
             signature,
             hints: hints.clone(),
@@ -182,7 +190,9 @@ impl Profiles {
     pub fn app_removed(&mut self, arrival: Arrival, now_ms: u64) {
         let mut waiting = Vec::new();
         for list in self.finishing.values_mut() {
-            let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(list).into_iter().partition(|(_, s)| s.app == arrival);
+            let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(list)
+                .into_iter()
+                .partition(|(_, s)| s.app == arrival);
             *list = rest;
             waiting.extend(mine);
         }
@@ -190,7 +200,9 @@ impl Profiles {
             self.finish(s, now_ms);
         }
         self.started.retain(|_, s| s.app != arrival);
-        let Some(mut job) = self.live.remove(&arrival) else { return };
+        let Some(mut job) = self.live.remove(&arrival) else {
+            return;
+        };
         if job.run.maps == 0 && job.run.reduces == 0 {
             return;
         }
@@ -201,7 +213,13 @@ impl Profiles {
         self.unsaved += 1;
     }
 
-    pub fn container_started(&mut self, container: &str, app: Arrival, kind: TaskKind, now_ms: u64) {
+    pub fn container_started(
+        &mut self,
+        container: &str,
+        app: Arrival,
+        kind: TaskKind,
+        now_ms: u64,
+    ) {
         if let Some(job) = self.live.get_mut(&app) {
             if kind.is_map() {
                 job.running_maps += 1;
@@ -209,20 +227,34 @@ impl Profiles {
                 job.running_reduces += 1;
             }
         }
-        self.started.insert(container.to_string(), Started { app, kind, at_ms: now_ms });
+        self.started.insert(
+            container.to_string(),
+            Started {
+                app,
+                kind,
+                at_ms: now_ms,
+            },
+        );
     }
 
     /// Counts a finished map or reduce in its job's run. A container lost with its node counts
     /// too: its time is what the job really spent on it.
     pub fn container_finished(&mut self, container: &str, now_ms: u64) {
-        let Some(s) = self.started.remove(container) else { return };
+        let Some(s) = self.started.remove(container) else {
+            return;
+        };
         self.finish(s, now_ms);
     }
 
     /// A container released on `node`: timed by that node's next heartbeat.
     pub fn container_released(&mut self, container: &str, node: &str) {
-        let Some(s) = self.started.remove(container) else { return };
-        self.finishing.entry(node.to_string()).or_default().push((container.to_string(), s));
+        let Some(s) = self.started.remove(container) else {
+            return;
+        };
+        self.finishing
+            .entry(node.to_string())
+            .or_default()
+            .push((container.to_string(), s));
     }
 
     /// `node`'s heartbeat at `now_ms`: the finish time of what it released.
@@ -240,7 +272,9 @@ impl Profiles {
     }
 
     fn finish(&mut self, s: Started, now_ms: u64) {
-        let Some(job) = self.live.get_mut(&s.app) else { return };
+        let Some(job) = self.live.get_mut(&s.app) else {
+            return;
+        };
         let ms = now_ms.saturating_sub(s.at_ms);
         if s.kind.is_map() {
             job.run.map_finished(ms, 0, 0);
@@ -265,14 +299,20 @@ impl Profiles {
     }
 
     pub fn estimate(&self, app: Arrival) -> JobEstimate {
-        let Some(job) = self.live.get(&app) else { return JobEstimate::default() };
+        let Some(job) = self.live.get(&app) else {
+            return JobEstimate::default();
+        };
         let past = self.store.get(job.signature);
         let avg = |n: u64, total: u64| (n > 0).then(|| total as f64 / n as f64);
         JobEstimate {
-            avg_map_ms: avg(job.run.maps, job.run.map_ms_total).or_else(|| past.and_then(|p| p.avg_map_ms())),
+            avg_map_ms: avg(job.run.maps, job.run.map_ms_total)
+                .or_else(|| past.and_then(|p| p.avg_map_ms())),
             avg_reduce_ms: avg(job.run.reduces, job.run.reduce_ms_total)
                 .or_else(|| past.and_then(|p| p.avg_reduce_ms())),
-            fp: job.hints.fp.or_else(|| past.and_then(|p| p.filtering_percentage())),
+            fp: job
+                .hints
+                .fp
+                .or_else(|| past.and_then(|p| p.filtering_percentage())),
             demand: job.hints.demand.or_else(|| {
                 past.and_then(|p| p.avg_maps_per_run())
                     .map(|m| m.round().max(1.0) as u32)
@@ -313,7 +353,11 @@ mod tests {
     #[test]
     fn a_run_teaches_the_next_run_of_the_same_signature() {
         let mut p = Profiles::default();
-        p.app_added(&app(1, "wordcount", &["locus.input-type=web", "locus.fp=0.5"]));
+        p.app_added(&app(
+            1,
+            "wordcount",
+            &["locus.input-type=web", "locus.fp=0.5"],
+        ));
         assert_eq!(p.estimate(Arrival(1)).avg_map_ms, None);
         p.container_started("c1", Arrival(1), TaskKind::Map, 1_000);
         p.container_started("c2", Arrival(1), TaskKind::Map, 1_000);
@@ -326,7 +370,10 @@ mod tests {
         p.container_finished("c3", 32_000);
         p.container_finished("am", 40_000);
         let e = p.estimate(Arrival(1));
-        assert_eq!((e.avg_map_ms, e.avg_reduce_ms, e.maps_done), (Some(15_000.0), Some(30_000.0), 2));
+        assert_eq!(
+            (e.avg_map_ms, e.avg_reduce_ms, e.maps_done),
+            (Some(15_000.0), Some(30_000.0), 2)
+        );
         assert_eq!((e.maps_running, e.reduces_running), (0, 0));
         p.app_removed(Arrival(1), 50_000);
         assert_eq!(p.unsaved(), 1);
@@ -335,7 +382,10 @@ mod tests {
         p.app_added(&app(2, "wordcount", &["locus.input-type=web"]));
         p.app_added(&app(3, "wordcount", &["locus.input-type=text"]));
         let e = p.estimate(Arrival(2));
-        assert_eq!((e.avg_map_ms, e.avg_reduce_ms, e.fp, e.demand, e.past_runs), (Some(15_000.0), Some(30_000.0), Some(0.5), Some(2), 1));
+        assert_eq!(
+            (e.avg_map_ms, e.avg_reduce_ms, e.fp, e.demand, e.past_runs),
+            (Some(15_000.0), Some(30_000.0), Some(0.5), Some(2), 1)
+        );
         assert_eq!(p.estimate(Arrival(3)), JobEstimate::default());
     }
 

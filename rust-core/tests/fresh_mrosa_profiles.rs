@@ -11,7 +11,10 @@ const GB: u64 = 1024;
 const TICK_MS: u64 = 1_000;
 
 fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 fn core_with(pairs: &[(&str, &str)]) -> Core {
@@ -114,7 +117,16 @@ impl Cluster {
 
     /// A MapReduce job submitted at `submit_tick`; returns its index.
     #[allow(clippy::too_many_arguments)]
-    fn mr_job(&mut self, name: &str, maps: u32, reduces: u32, map_ticks: u64, reduce_ticks: u64, tags: &[&str], submit_tick: u64) -> usize {
+    fn mr_job(
+        &mut self,
+        name: &str,
+        maps: u32,
+        reduces: u32,
+        map_ticks: u64,
+        reduce_ticks: u64,
+        tags: &[&str],
+        submit_tick: u64,
+    ) -> usize {
         let n = self.hosts.len();
         let start = self.jobs.len();
         self.jobs.push(Job {
@@ -192,17 +204,28 @@ impl Cluster {
             }
         }
         let app = job.id.clone();
-        self.core.handle(Event::AsksUpdated { app, asks: rows }).unwrap();
+        self.core
+            .handle(Event::AsksUpdated { app, asks: rows })
+            .unwrap();
     }
 
     fn node_free_gb(&self, node: usize) -> u64 {
-        let used: u64 = self.running.iter().filter(|r| r.node == node).map(|r| r.mem_gb).sum();
+        let used: u64 = self
+            .running
+            .iter()
+            .filter(|r| r.node == node)
+            .map(|r| r.mem_gb)
+            .sum();
         self.node_gb - used
     }
 
     fn execute(&mut self, node: usize, ds: &[Decision]) {
         for d in ds {
-            let j = self.jobs.iter().position(|x| x.id == d.app).expect("decision for a known app");
+            let j = self
+                .jobs
+                .iter()
+                .position(|x| x.id == d.app)
+                .expect("decision for a known app");
             for _ in 0..d.count {
                 self.next += 1;
                 let id = format!("container_{}", self.next);
@@ -280,7 +303,11 @@ impl Cluster {
                         queue: "default".into(),
                         user: "u".into(),
                         name: job.name.clone(),
-                        app_type: if job.mapreduce { "MAPREDUCE".into() } else { "SPARK".into() },
+                        app_type: if job.mapreduce {
+                            "MAPREDUCE".into()
+                        } else {
+                            "SPARK".into()
+                        },
                         tags: job.tags.clone(),
                         submit_ms: job.submit_tick * TICK_MS,
                     })
@@ -304,8 +331,9 @@ impl Cluster {
         }
         for j in std::mem::take(&mut self.leaving) {
             let ams: Vec<Running> = {
-                let (ams, keep): (Vec<Running>, Vec<Running>) =
-                    std::mem::take(&mut self.running).into_iter().partition(|r| r.job == j && r.kind == Kind::Am);
+                let (ams, keep): (Vec<Running>, Vec<Running>) = std::mem::take(&mut self.running)
+                    .into_iter()
+                    .partition(|r| r.job == j && r.kind == Kind::Am);
                 self.running = keep;
                 ams
             };
@@ -318,7 +346,9 @@ impl Cluster {
         }
         self.tick += 1;
         let due: Vec<Running> = {
-            let (due, keep): (Vec<Running>, Vec<Running>) = std::mem::take(&mut self.running).into_iter().partition(|r| r.ends <= self.tick);
+            let (due, keep): (Vec<Running>, Vec<Running>) = std::mem::take(&mut self.running)
+                .into_iter()
+                .partition(|r| r.ends <= self.tick);
             self.running = keep;
             due
         };
@@ -331,7 +361,10 @@ impl Cluster {
         }
         for j in touched {
             let job = &self.jobs[j];
-            let done = job.maps.is_empty() && job.reduces == 0 && job.running_tasks == 0 && job.generic == 0;
+            let done = job.maps.is_empty()
+                && job.reduces == 0
+                && job.running_tasks == 0
+                && job.generic == 0;
             if done && job.finished.is_none() && !self.leaving.contains(&j) {
                 self.leaving.push(j);
             }
@@ -340,17 +373,40 @@ impl Cluster {
 
     fn run_until_done(&mut self, max_ticks: u64) {
         while self.jobs.iter().any(|j| j.finished.is_none()) {
-            assert!(self.tick < max_ticks, "not finished after {max_ticks} ticks: {:#?}", self.jobs.iter().map(|j| (&j.id, j.maps.len(), j.reduces, j.generic, j.am_running, j.finished)).collect::<Vec<_>>());
+            assert!(
+                self.tick < max_ticks,
+                "not finished after {max_ticks} ticks: {:#?}",
+                self.jobs
+                    .iter()
+                    .map(|j| (
+                        &j.id,
+                        j.maps.len(),
+                        j.reduces,
+                        j.generic,
+                        j.am_running,
+                        j.finished
+                    ))
+                    .collect::<Vec<_>>()
+            );
             self.step();
         }
     }
 
     fn first(&self, j: usize, kind: Kind) -> Option<u64> {
-        self.jobs[j].got.iter().find(|(_, k)| *k == kind).map(|(t, _)| *t)
+        self.jobs[j]
+            .got
+            .iter()
+            .find(|(_, k)| *k == kind)
+            .map(|(t, _)| *t)
     }
 
     fn last(&self, j: usize, kind: Kind) -> Option<u64> {
-        self.jobs[j].got.iter().rev().find(|(_, k)| *k == kind).map(|(t, _)| *t)
+        self.jobs[j]
+            .got
+            .iter()
+            .rev()
+            .find(|(_, k)| *k == kind)
+            .map(|(t, _)| *t)
     }
 }
 
@@ -361,7 +417,10 @@ fn senseless_combinations_and_bad_values_are_refused_at_start_naming_the_key() {
     let (key, message) = config_error(&[("locus.slots", "fresh-dynamic")]);
     assert_eq!(key, "locus.slots");
     assert!(message.contains("locus.policy=fresh"), "{message}");
-    let (key, message) = config_error(&[("locus.slots", "fresh-static"), ("locus.slots.map-share", "0.5")]);
+    let (key, message) = config_error(&[
+        ("locus.slots", "fresh-static"),
+        ("locus.slots.map-share", "0.5"),
+    ]);
     assert_eq!(key, "locus.slots.map-share");
     assert!(message.contains("only for locus.slots=static"), "{message}");
     let dir = tmp_dir("combo");
@@ -381,13 +440,26 @@ fn senseless_combinations_and_bad_values_are_refused_at_start_naming_the_key() {
     ] {
         let (key, message) = config_error(&[("locus.policy", "mrosa"), (k, v)]);
         assert_eq!(key, k);
-        assert!(message.contains(allowed) && message.contains(v), "{k}={v}: {message}");
+        assert!(
+            message.contains(allowed) && message.contains(v),
+            "{k}={v}: {message}"
+        );
     }
 
-    std::fs::write(&file, "pub1 ec2-4c 0.000065 20800 3.75\n* ali-8c 0.000235 -1 6.25\n").unwrap();
-    let (key, message) = config_error(&[("locus.policy", "mrosa"), ("locus.mrosa.public.file", file.to_str().unwrap())]);
+    std::fs::write(
+        &file,
+        "pub1 ec2-4c 0.000065 20800 3.75\n* ali-8c 0.000235 -1 6.25\n",
+    )
+    .unwrap();
+    let (key, message) = config_error(&[
+        ("locus.policy", "mrosa"),
+        ("locus.mrosa.public.file", file.to_str().unwrap()),
+    ]);
     assert_eq!(key, "locus.mrosa.public.file");
-    assert!(message.contains("public.txt line 2") && message.contains("MIPS"), "{message}");
+    assert!(
+        message.contains("public.txt line 2") && message.contains("MIPS"),
+        "{message}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 
     // Every combination the papers use starts.
@@ -399,7 +471,12 @@ fn senseless_combinations_and_bad_values_are_refused_at_start_naming_the_key() {
         ("mrosa", "static", "hadoop", "off"),
         ("mrosa", "fresh-static", "delay", "hot-queue"),
     ] {
-        let c = core_with(&[("locus.policy", policy), ("locus.slots", slots), ("locus.locality", locality), ("locus.hotspot", hotspot)]);
+        let c = core_with(&[
+            ("locus.policy", policy),
+            ("locus.slots", slots),
+            ("locus.locality", locality),
+            ("locus.hotspot", hotspot),
+        ]);
         let s = c.stats();
         assert_eq!((s.policy.as_str(), s.slots.as_str()), (policy, slots));
     }
@@ -410,7 +487,15 @@ fn senseless_combinations_and_bad_values_are_refused_at_start_naming_the_key() {
 #[test]
 fn a_bad_hint_tag_neither_fails_the_event_nor_blocks_the_app() {
     let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa")]), 2, 4);
-    let bad = cl.mr_job("wc", 2, 1, 2, 2, &["locus.deadline=tomorrow", "locus.budget=lots"], 0);
+    let bad = cl.mr_job(
+        "wc",
+        2,
+        1,
+        2,
+        2,
+        &["locus.deadline=tomorrow", "locus.budget=lots"],
+        0,
+    );
     let good = cl.mr_job("grep", 2, 1, 2, 2, &["locus.deadline=600"], 0);
     cl.run_until_done(60);
     assert!(cl.jobs[bad].finished.is_some() && cl.jobs[good].finished.is_some());
@@ -422,7 +507,15 @@ fn profiles_are_learned_from_container_times_and_survive_a_restart() {
     let store = dir.join("profiles.json");
     let settings = [("locus.profile.store", store.to_str().unwrap())];
     let mut cl = Cluster::new(core_with(&settings), 2, 8);
-    let j = cl.mr_job("wordcount", 4, 2, 3, 5, &["locus.input-type=web", "locus.fp=0.25"], 0);
+    let j = cl.mr_job(
+        "wordcount",
+        4,
+        2,
+        3,
+        5,
+        &["locus.input-type=web", "locus.fp=0.25"],
+        0,
+    );
     cl.run_until_done(60);
     assert!(cl.jobs[j].finished.is_some());
     assert!(store.exists(), "the store is written after a job finishes");
@@ -444,7 +537,11 @@ fn profiles_are_learned_from_container_times_and_survive_a_restart() {
     assert_eq!(e.avg_reduce_ms, Some(5_000.0));
     assert_eq!(e.fp, Some(0.25));
     assert_eq!(e.demand, Some(4));
-    assert_eq!(est(other).avg_map_ms, None, "another input type is another job");
+    assert_eq!(
+        est(other).avg_map_ms,
+        None,
+        "another input type is another job"
+    );
 
     std::fs::write(&store, "{ truncated").unwrap();
     let (key, message) = config_error(&settings);
@@ -457,17 +554,30 @@ fn profiles_are_learned_from_container_times_and_survive_a_restart() {
 
 #[test]
 fn fresh_admission_control_k_holds_later_jobs_maps_but_not_their_ams() {
-    let mut cl = Cluster::new(core_with(&[("locus.policy", "fresh"), ("locus.fresh.k", "1")]), 2, 8);
+    let mut cl = Cluster::new(
+        core_with(&[("locus.policy", "fresh"), ("locus.fresh.k", "1")]),
+        2,
+        8,
+    );
     let a = cl.mr_job("a", 6, 2, 3, 3, &[], 0);
     let b = cl.mr_job("b", 6, 2, 3, 3, &[], 0);
     cl.run_until_done(200);
     // B's AM ran at once; its maps only once A left the map phase (k = 1).
     assert_eq!(cl.first(b, Kind::Am), Some(0));
     let a_last_map_done = cl.last(a, Kind::Map).unwrap() + 3;
-    assert!(cl.first(b, Kind::Map).unwrap() >= a_last_map_done, "{:?} {:?}", cl.jobs[a].got, cl.jobs[b].got);
+    assert!(
+        cl.first(b, Kind::Map).unwrap() >= a_last_map_done,
+        "{:?} {:?}",
+        cl.jobs[a].got,
+        cl.jobs[b].got
+    );
     // Reduces wait for the job's map phase to end (FRESH's phases, despite MapReduce's slowstart).
     for j in [a, b] {
-        assert!(cl.first(j, Kind::Reduce).unwrap() >= cl.last(j, Kind::Map).unwrap() + 3, "{:?}", cl.jobs[j].got);
+        assert!(
+            cl.first(j, Kind::Reduce).unwrap() >= cl.last(j, Kind::Map).unwrap() + 3,
+            "{:?}",
+            cl.jobs[j].got
+        );
     }
 }
 
@@ -476,16 +586,38 @@ fn fresh_gives_a_freed_slot_to_the_job_with_the_least_resource_consumption() {
     // One 4 GB node. A's AM and two maps take it at tick 1 (B's AM gets the last GB). When A's
     // maps end, both jobs are in M: A has consumed 8 slot-seconds, B nothing, so Algorithm 4
     // gives both freed slots to B although A was submitted first (FIFO would give them to A).
-    let mut cl = Cluster::new(core_with(&[("locus.policy", "fresh"), ("locus.fresh.k", "2")]), 1, 4);
+    let mut cl = Cluster::new(
+        core_with(&[("locus.policy", "fresh"), ("locus.fresh.k", "2")]),
+        1,
+        4,
+    );
     let a = cl.mr_job("a", 8, 0, 4, 1, &[], 0);
     cl.step();
     let b = cl.mr_job("b", 8, 0, 4, 1, &[], 1);
     for _ in 0..6 {
         cl.step();
     }
-    let maps_at = |j: usize, t: u64| cl.jobs[j].got.iter().filter(|&&(at, k)| at == t && k == Kind::Map).count();
-    assert_eq!(maps_at(a, 1), 2, "{:?} / {:?}", cl.jobs[a].got, cl.jobs[b].got);
-    assert_eq!((maps_at(a, 5), maps_at(b, 5)), (0, 2), "{:?} / {:?}", cl.jobs[a].got, cl.jobs[b].got);
+    let maps_at = |j: usize, t: u64| {
+        cl.jobs[j]
+            .got
+            .iter()
+            .filter(|&&(at, k)| at == t && k == Kind::Map)
+            .count()
+    };
+    assert_eq!(
+        maps_at(a, 1),
+        2,
+        "{:?} / {:?}",
+        cl.jobs[a].got,
+        cl.jobs[b].got
+    );
+    assert_eq!(
+        (maps_at(a, 5), maps_at(b, 5)),
+        (0, 2),
+        "{:?} / {:?}",
+        cl.jobs[a].got,
+        cl.jobs[b].got
+    );
     cl.run_until_done(100);
     // Under FIFO the same freed slots go to A.
     let mut fifo = Cluster::new(core_with(&[]), 1, 4);
@@ -495,8 +627,19 @@ fn fresh_gives_a_freed_slot_to_the_job_with_the_least_resource_consumption() {
     for _ in 0..6 {
         fifo.step();
     }
-    let fifo_maps_at = |j: usize, t: u64| fifo.jobs[j].got.iter().filter(|&&(at, k)| at == t && k == Kind::Map).count();
-    assert!(fifo_maps_at(a, 5) >= 2 && fifo_maps_at(b, 5) == 0, "{:?} / {:?}", fifo.jobs[a].got, fifo.jobs[b].got);
+    let fifo_maps_at = |j: usize, t: u64| {
+        fifo.jobs[j]
+            .got
+            .iter()
+            .filter(|&&(at, k)| at == t && k == Kind::Map)
+            .count()
+    };
+    assert!(
+        fifo_maps_at(a, 5) >= 2 && fifo_maps_at(b, 5) == 0,
+        "{:?} / {:?}",
+        fifo.jobs[a].got,
+        fifo.jobs[b].got
+    );
 }
 
 #[test]
@@ -504,43 +647,138 @@ fn fresh_dynamic_splits_slots_by_remaining_map_and_reduce_work() {
     // S = 10 one-GB slots. A: 10 maps (default 30 s) in M; B: 6 reduces (default 60 s), no maps,
     // so it is in R at once. θ_cur = 300 / (300 + 360) → expSm = 4.55 slots: map containers
     // may hold 4 GB, reduces 5 GB.
-    let mut c = core_with(&[("locus.policy", "fresh"), ("locus.slots", "fresh-dynamic"), ("locus.fresh.k", "2")]);
-    c.handle(Event::NodeAdded { node: "h0:8041".into(), host: "h0".into(), rack: "/r".into(), capability: Resource::new(10 * GB, 10) }).unwrap();
-    for (app, prio, count) in [("application_1_0001", 20, 10), ("application_1_0002", 10, 6)] {
-        c.handle(Event::AppAdded { app: app.into(), queue: "q".into(), user: "u".into(), name: app.into(), app_type: "MAPREDUCE".into(), tags: vec![], submit_ms: 0 }).unwrap();
+    let mut c = core_with(&[
+        ("locus.policy", "fresh"),
+        ("locus.slots", "fresh-dynamic"),
+        ("locus.fresh.k", "2"),
+    ]);
+    c.handle(Event::NodeAdded {
+        node: "h0:8041".into(),
+        host: "h0".into(),
+        rack: "/r".into(),
+        capability: Resource::new(10 * GB, 10),
+    })
+    .unwrap();
+    for (app, prio, count) in [
+        ("application_1_0001", 20, 10),
+        ("application_1_0002", 10, 6),
+    ] {
+        c.handle(Event::AppAdded {
+            app: app.into(),
+            queue: "q".into(),
+            user: "u".into(),
+            name: app.into(),
+            app_type: "MAPREDUCE".into(),
+            tags: vec![],
+            submit_ms: 0,
+        })
+        .unwrap();
         c.handle(Event::AsksUpdated {
             app: app.into(),
-            asks: vec![Ask { priority: prio, allocation_request_id: 0, resource_name: "*".into(), capability: Resource::new(GB, 1), count, relax_locality: true }],
+            asks: vec![Ask {
+                priority: prio,
+                allocation_request_id: 0,
+                resource_name: "*".into(),
+                capability: Resource::new(GB, 1),
+                count,
+                relax_locality: true,
+            }],
         })
         .unwrap();
     }
-    let ds = c.heartbeat(&Heartbeat { node: "h0:8041".into(), unallocated: Resource::new(10 * GB, 10), now_ms: 0 }).unwrap().decisions;
-    let got = |p: i32| ds.iter().filter(|d| d.priority == p).map(|d| d.count).sum::<u32>();
+    let ds = c
+        .heartbeat(&Heartbeat {
+            node: "h0:8041".into(),
+            unallocated: Resource::new(10 * GB, 10),
+            now_ms: 0,
+        })
+        .unwrap()
+        .decisions;
+    let got = |p: i32| {
+        ds.iter()
+            .filter(|d| d.priority == p)
+            .map(|d| d.count)
+            .sum::<u32>()
+    };
     assert_eq!((got(20), got(10)), (4, 5), "{ds:?}");
 }
 
 #[test]
 fn fresh_static_caps_maps_at_algorithm_1s_split() {
-    let mut c = core_with(&[("locus.slots", "fresh-static"), ("locus.fresh.k", "1"), ("locus.profile.default-map-secs", "10"), ("locus.profile.default-reduce-secs", "40")]);
-    c.handle(Event::NodeAdded { node: "h0:8041".into(), host: "h0".into(), rack: "/r".into(), capability: Resource::new(8 * GB, 8) }).unwrap();
+    let mut c = core_with(&[
+        ("locus.slots", "fresh-static"),
+        ("locus.fresh.k", "1"),
+        ("locus.profile.default-map-secs", "10"),
+        ("locus.profile.default-reduce-secs", "40"),
+    ]);
+    c.handle(Event::NodeAdded {
+        node: "h0:8041".into(),
+        host: "h0".into(),
+        rack: "/r".into(),
+        capability: Resource::new(8 * GB, 8),
+    })
+    .unwrap();
     // Two jobs: 12 maps and 4 reduces each, as their AMs ask.
     for app in ["application_1_0001", "application_1_0002"] {
-        c.handle(Event::AppAdded { app: app.into(), queue: "q".into(), user: "u".into(), name: app.into(), app_type: "MAPREDUCE".into(), tags: vec![], submit_ms: 0 }).unwrap();
-        let ask = |priority, count| Ask { priority, allocation_request_id: 0, resource_name: "*".into(), capability: Resource::new(GB, 1), count, relax_locality: true };
-        c.handle(Event::AsksUpdated { app: app.into(), asks: vec![ask(20, 12), ask(10, 4)] }).unwrap();
+        c.handle(Event::AppAdded {
+            app: app.into(),
+            queue: "q".into(),
+            user: "u".into(),
+            name: app.into(),
+            app_type: "MAPREDUCE".into(),
+            tags: vec![],
+            submit_ms: 0,
+        })
+        .unwrap();
+        let ask = |priority, count| Ask {
+            priority,
+            allocation_request_id: 0,
+            resource_name: "*".into(),
+            capability: Resource::new(GB, 1),
+            count,
+            relax_locality: true,
+        };
+        c.handle(Event::AsksUpdated {
+            app: app.into(),
+            asks: vec![ask(20, 12), ask(10, 4)],
+        })
+        .unwrap();
     }
-    let jobs = [JobProfile::new("a", 12, 4, 10.0, 40.0), JobProfile::new("b", 12, 4, 10.0, 40.0)];
+    let jobs = [
+        JobProfile::new("a", 12, 4, 10.0, 40.0),
+        JobProfile::new("b", 12, 4, 10.0, 40.0),
+    ];
     let plan = static_slot_configuration(&jobs, 8, 1).unwrap();
     assert!(plan.map_slots > 0 && plan.map_slots < 8);
-    let ds = c.heartbeat(&Heartbeat { node: "h0:8041".into(), unallocated: Resource::new(8 * GB, 8), now_ms: 0 }).unwrap().decisions;
-    let got = |p: i32| ds.iter().filter(|d| d.priority == p).map(|d| d.count).sum::<u32>();
+    let ds = c
+        .heartbeat(&Heartbeat {
+            node: "h0:8041".into(),
+            unallocated: Resource::new(8 * GB, 8),
+            now_ms: 0,
+        })
+        .unwrap()
+        .decisions;
+    let got = |p: i32| {
+        ds.iter()
+            .filter(|d| d.priority == p)
+            .map(|d| d.count)
+            .sum::<u32>()
+    };
     assert_eq!(got(20), plan.map_slots, "{ds:?}");
     assert_eq!(got(10), plan.reduce_slots, "{ds:?}");
 }
 
 #[test]
 fn under_fresh_generic_apps_and_ams_never_starve() {
-    let mut cl = Cluster::new(core_with(&[("locus.policy", "fresh"), ("locus.slots", "fresh-dynamic"), ("locus.fresh.k", "1")]), 2, 4);
+    let mut cl = Cluster::new(
+        core_with(&[
+            ("locus.policy", "fresh"),
+            ("locus.slots", "fresh-dynamic"),
+            ("locus.fresh.k", "1"),
+        ]),
+        2,
+        4,
+    );
     for i in 0..4 {
         cl.mr_job(&format!("job{i}"), 6, 3, 2, 3, &[], i);
     }
@@ -566,10 +804,31 @@ fn mrosa_serves_the_eq8_most_urgent_job_first() {
     // nearer deadline (and smaller budget) has the higher eq. 8 priority and is served first,
     // although it was submitted last.
     let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa")]), 1, 3);
-    let lax = cl.mr_job("lax", 2, 0, 1, 1, &["locus.deadline=10000", "locus.budget=10"], 0);
-    let urgent = cl.mr_job("urgent", 2, 0, 1, 1, &["locus.deadline=100", "locus.budget=1"], 0);
+    let lax = cl.mr_job(
+        "lax",
+        2,
+        0,
+        1,
+        1,
+        &["locus.deadline=10000", "locus.budget=10"],
+        0,
+    );
+    let urgent = cl.mr_job(
+        "urgent",
+        2,
+        0,
+        1,
+        1,
+        &["locus.deadline=100", "locus.budget=1"],
+        0,
+    );
     cl.run_until_done(60);
-    assert!(cl.last(urgent, Kind::Map).unwrap() <= cl.first(lax, Kind::Map).unwrap(), "{:?} / {:?}", cl.jobs[urgent].got, cl.jobs[lax].got);
+    assert!(
+        cl.last(urgent, Kind::Map).unwrap() <= cl.first(lax, Kind::Map).unwrap(),
+        "{:?} / {:?}",
+        cl.jobs[urgent].got,
+        cl.jobs[lax].got
+    );
 }
 
 #[test]
@@ -611,13 +870,27 @@ fn mrosa_sends_only_late_tasks_to_public_nodes_and_advises_scale_out() {
     let tight = cl.mr_job("tight", 6, 0, 2, 1, &["locus.deadline=45"], 0);
     let plain = cl.mr_job("plain", 2, 0, 2, 1, &[], 0);
     let public_maps = maps_on_public(&mut cl, 40);
-    assert!(public_maps.values().any(|&j| j == tight), "late maps of the tight job run on the public node");
-    assert!(public_maps.values().all(|&j| j != plain), "a job without a deadline never runs on a public node");
+    assert!(
+        public_maps.values().any(|&j| j == tight),
+        "late maps of the tight job run on the public node"
+    );
+    assert!(
+        public_maps.values().all(|&j| j != plain),
+        "a job without a deadline never runs on a public node"
+    );
     let _ = cl;
 
     // Deadline nobody can meet, no startable type fast enough: flagged, with the reason.
     let file = write_public(&dir, "* slow 0.00001 10 0.1\n");
-    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa"), ("locus.mrosa.public.file", file.as_str()), ("locus.profile.default-map-secs", "50")]), 1, 2);
+    let mut cl = Cluster::new(
+        core_with(&[
+            ("locus.policy", "mrosa"),
+            ("locus.mrosa.public.file", file.as_str()),
+            ("locus.profile.default-map-secs", "50"),
+        ]),
+        1,
+        2,
+    );
     let hopeless = cl.mr_job("hopeless", 4, 0, 2, 1, &["locus.deadline=30"], 0);
     for _ in 0..3 {
         cl.step();
@@ -626,14 +899,38 @@ fn mrosa_sends_only_late_tasks_to_public_nodes_and_advises_scale_out() {
     assert_eq!(s.deadline_flagged_jobs, 1);
     assert_eq!(s.flagged_jobs.len(), 1);
     assert_eq!(s.flagged_jobs[0].app, cl.jobs[hopeless].id);
-    assert!(s.flagged_jobs[0].reason.contains("deadline"), "{}", s.flagged_jobs[0].reason);
+    assert!(
+        s.flagged_jobs[0].reason.contains("deadline"),
+        "{}",
+        s.flagged_jobs[0].reason
+    );
     // It still runs privately.
     cl.run_until_done(100);
 
     // A startable type that meets it: advice names the cheapest such type, count and cost.
-    let file = write_public(&dir, "* ec2-4c 0.000065 9600 3.75 Amazon EC2\n* ali-8c 0.000235 20800 6.25 Ali Cloud\n");
-    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa"), ("locus.mrosa.public.file", file.as_str()), ("locus.mrosa.init-secs", "10"), ("locus.profile.default-map-secs", "50")]), 1, 2);
-    cl.mr_job("needs-more", 4, 0, 2, 1, &["locus.deadline=120", "locus.budget=1"], 0);
+    let file = write_public(
+        &dir,
+        "* ec2-4c 0.000065 9600 3.75 Amazon EC2\n* ali-8c 0.000235 20800 6.25 Ali Cloud\n",
+    );
+    let mut cl = Cluster::new(
+        core_with(&[
+            ("locus.policy", "mrosa"),
+            ("locus.mrosa.public.file", file.as_str()),
+            ("locus.mrosa.init-secs", "10"),
+            ("locus.profile.default-map-secs", "50"),
+        ]),
+        1,
+        2,
+    );
+    cl.mr_job(
+        "needs-more",
+        4,
+        0,
+        2,
+        1,
+        &["locus.deadline=120", "locus.budget=1"],
+        0,
+    );
     for _ in 0..2 {
         cl.step();
     }
@@ -642,7 +939,10 @@ fn mrosa_sends_only_late_tasks_to_public_nodes_and_advises_scale_out() {
     assert_eq!(advice.scale_out.len(), 1, "{advice:?}");
     let a = &advice.scale_out[0];
     assert_eq!(a.instance_type, "ec2-4c");
-    assert!(a.count >= 1 && a.estimated_cost > 0.0 && a.within_budget, "{a:?}");
+    assert!(
+        a.count >= 1 && a.estimated_cost > 0.0 && a.within_budget,
+        "{a:?}"
+    );
     assert_eq!(cl.core.stats().scale_out_advice, advice.scale_out);
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -686,7 +986,10 @@ fn fresh_with_matchmaking_and_hot_queue_runs_a_batch_to_completion() {
 
 #[test]
 fn the_sample_public_pool_file_loads() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../hadoop-conf/mrosa-public.txt");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../hadoop-conf/mrosa-public.txt"
+    );
     let c = core_with(&[("locus.policy", "mrosa"), ("locus.mrosa.public.file", path)]);
     let pool = &c.config().mrosa.pool;
     assert_eq!(pool.nodes.len(), 1);

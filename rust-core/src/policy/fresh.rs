@@ -26,9 +26,9 @@ use crate::app::{App, Arrival, TaskKind};
 use crate::config::Config;
 use crate::container::Container;
 use crate::error::CoreError;
-use crate::profile::parse_number;
 use crate::node::Node;
 use crate::papers::fresh::{DynamicSlotConfigurator, JobPhase, SlotKind as FreshSlot};
+use crate::profile::parse_number;
 use crate::protocol::Resource;
 use crate::state::ClusterState;
 
@@ -94,7 +94,9 @@ impl FreshSettings {
                 _ => {
                     return Err(CoreError::Config {
                         key: key.to_string(),
-                        message: format!("invalid value {value:?}; allowed: an integer from 1 to 10000"),
+                        message: format!(
+                            "invalid value {value:?}; allowed: an integer from 1 to 10000"
+                        ),
                     })
                 }
             },
@@ -164,7 +166,9 @@ impl FreshModel {
     /// `S` in slots of the jobs' container size (the larger of map and reduce), at least 1.
     pub fn sync_total_slots(&mut self, capacity: Resource) -> u32 {
         let size = match (self.map_size, self.reduce_size) {
-            (Some(m), Some(r)) => Resource::new(m.memory_mb.max(r.memory_mb), m.vcores.max(r.vcores)),
+            (Some(m), Some(r)) => {
+                Resource::new(m.memory_mb.max(r.memory_mb), m.vcores.max(r.vcores))
+            }
             (Some(s), None) | (None, Some(s)) => s,
             (None, None) => Resource::new(1024, 1),
         };
@@ -213,9 +217,16 @@ impl FreshModel {
             }
             None if maps + reduces > 0 => {
                 let est = state.profiles().estimate(app.arrival);
-                let map_secs = est.avg_map_ms.map_or(self.default_map_secs, |ms| (ms / 1000.0).max(0.001));
-                let reduce_secs = est.avg_reduce_ms.map_or(self.default_reduce_secs, |ms| (ms / 1000.0).max(0.001));
-                match self.model.submit(&app.id, maps, reduces, map_secs, reduce_secs, now) {
+                let map_secs = est
+                    .avg_map_ms
+                    .map_or(self.default_map_secs, |ms| (ms / 1000.0).max(0.001));
+                let reduce_secs = est
+                    .avg_reduce_ms
+                    .map_or(self.default_reduce_secs, |ms| (ms / 1000.0).max(0.001));
+                match self
+                    .model
+                    .submit(&app.id, maps, reduces, map_secs, reduce_secs, now)
+                {
                     Ok(()) => {
                         self.jobs.insert(app.arrival, app.id.clone());
                         log::info!(
@@ -232,7 +243,9 @@ impl FreshModel {
     }
 
     fn started(&mut self, state: &ClusterState, c: &Container, now: f64) {
-        let Some(app) = state.app_by_id(&c.app) else { return };
+        let Some(app) = state.app_by_id(&c.app) else {
+            return;
+        };
         let slot = match c.kind.slot() {
             Some(crate::app::SlotKind::Map) => FreshSlot::Map,
             Some(crate::app::SlotKind::Reduce) => FreshSlot::Reduce,
@@ -243,7 +256,9 @@ impl FreshModel {
             FreshSlot::Map => counts.running_maps += 1,
             FreshSlot::Reduce => counts.running_reduces += 1,
         }
-        let Some(job) = self.jobs.get(&app.arrival) else { return };
+        let Some(job) = self.jobs.get(&app.arrival) else {
+            return;
+        };
         let task = self.next_task;
         self.next_task += 1;
         match self.model.task_started(job, task, slot, now) {
@@ -265,8 +280,12 @@ impl FreshModel {
                 counts.done_reduces += 1;
             }
         }
-        let Some((arrival, task)) = self.tasks.remove(&c.id) else { return };
-        let Some(job) = self.jobs.get(&arrival) else { return };
+        let Some((arrival, task)) = self.tasks.remove(&c.id) else {
+            return;
+        };
+        let Some(job) = self.jobs.get(&arrival) else {
+            return;
+        };
         if let Err(e) = self.model.task_finished(job, task, now) {
             log::debug!("FRESH: {e}");
         }
@@ -274,11 +293,16 @@ impl FreshModel {
 
     /// Whether FRESH's phases let `app` start a container of `kind` now.
     pub fn allows(&self, app: &App, kind: TaskKind) -> bool {
-        let Some(phase) = self.phase(app.arrival) else { return true };
+        let Some(phase) = self.phase(app.arrival) else {
+            return true;
+        };
         if kind.is_map() {
             phase != JobPhase::Queued
         } else if kind == TaskKind::Reduce {
-            !matches!(phase, JobPhase::Queued | JobPhase::Map | JobPhase::ReduceWaiting)
+            !matches!(
+                phase,
+                JobPhase::Queued | JobPhase::Map | JobPhase::ReduceWaiting
+            )
         } else {
             true
         }
@@ -320,9 +344,15 @@ impl JobPolicy for FreshPolicy {
                 am_first.push(app.arrival);
                 continue;
             }
-            match m.job(app.arrival).and_then(|j| active.get(j).map(|i| (j, *i))) {
+            match m
+                .job(app.arrival)
+                .and_then(|j| active.get(j).map(|i| (j, *i)))
+            {
                 Some((job, i)) => {
-                    let r = m.model.resource_consumption(job, now).unwrap_or(f64::INFINITY);
+                    let r = m
+                        .model
+                        .resource_consumption(job, now)
+                        .unwrap_or(f64::INFINITY);
                     fresh.push((r, i, app.arrival));
                 }
                 None => rest.push(app.arrival),

@@ -67,7 +67,9 @@ impl FreshStaticSlots {
                 continue;
             }
             for s in [o.map_size, o.reduce_size].into_iter().flatten() {
-                size = Some(size.map_or(s, |z| Resource::new(z.memory_mb.max(s.memory_mb), z.vcores.max(s.vcores))));
+                size = Some(size.map_or(s, |z| {
+                    Resource::new(z.memory_mb.max(s.memory_mb), z.vcores.max(s.vcores))
+                }));
             }
             let secs = |ms: Option<f64>, d: f64| ms.map_or(d, |ms| (ms / 1000.0).max(0.001));
             jobs.push(JobProfile::new(
@@ -138,7 +140,10 @@ impl SlotConfigurator for FreshDynamicSlots {
 
     fn cap(&mut self, state: &ClusterState, slot: SlotKind, _now_ms: u64) -> Option<Resource> {
         let mut m = lock(&self.model);
-        if m.model.map_set().is_empty() && m.model.reduce_set().is_empty() && m.model.reduce_waiting().is_empty() {
+        if m.model.map_set().is_empty()
+            && m.model.reduce_set().is_empty()
+            && m.model.reduce_waiting().is_empty()
+        {
             return None;
         }
         let total = m.sync_total_slots(state.capacity());

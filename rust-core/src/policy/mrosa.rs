@@ -75,12 +75,14 @@ impl PublicPool {
             if line.is_empty() {
                 continue;
             }
-            let bad = |why: String| CoreError::Config {
+            let bad = |why: String| {
+                CoreError::Config {
                 key: MROSA_PUBLIC_FILE.into(),
                 message: format!(
                     "{source} line {}: {why} (expected \"host type price-per-sec mips mb-per-sec\" or \"* type price-per-sec mips mb-per-sec [provider]\"): {raw:?}",
                     i + 1
                 ),
+            }
             };
             let f: Vec<&str> = line.split_whitespace().collect();
             if f.len() < 5 || (f[0] != "*" && f.len() != 5) {
@@ -89,11 +91,18 @@ impl PublicPool {
             let num = |s: &str, what: &str, positive: bool| -> Result<f64, CoreError> {
                 match s.parse::<f64>() {
                     Ok(x) if x.is_finite() && (x > 0.0 || (!positive && x == 0.0)) => Ok(x),
-                    _ => Err(bad(format!("{what} {s:?} is not a {} number", if positive { "positive" } else { "non-negative" }))),
+                    _ => Err(bad(format!(
+                        "{what} {s:?} is not a {} number",
+                        if positive { "positive" } else { "non-negative" }
+                    ))),
                 }
             };
             let it = InstanceType {
-                provider: if f.len() > 5 { f[5..].join(" ") } else { "public".into() },
+                provider: if f.len() > 5 {
+                    f[5..].join(" ")
+                } else {
+                    "public".into()
+                },
                 name: f[1].to_string(),
                 cores: 0,
                 ram_gb: 0.0,
@@ -162,7 +171,9 @@ impl MrosaSettings {
             MROSA_RHO => self.rho = parse_number(key, value, 0.0, 1.0)?,
             MROSA_INIT_SECS => self.init_secs = parse_number(key, value, 0.0, 86_400.0)?,
             MROSA_PRIVATE_MIPS => self.private_mips = parse_number(key, value, 1e-6, 1e12)?,
-            MROSA_PRIVATE_BANDWIDTH => self.private_band_mb_s = parse_number(key, value, 1e-6, 1e12)?,
+            MROSA_PRIVATE_BANDWIDTH => {
+                self.private_band_mb_s = parse_number(key, value, 1e-6, 1e12)?
+            }
             _ => self.split_mb = parse_number(key, value, 1e-6, 1e9)?,
         }
         Ok(())
@@ -240,10 +251,18 @@ impl MrosaPolicy {
             return None;
         }
         let est = state.profiles().estimate(app.arrival);
-        let map_secs = est.avg_map_ms.map_or(self.default_map_secs, |ms| ms / 1000.0);
-        let reduce_secs = est.avg_reduce_ms.map_or(self.default_reduce_secs, |ms| ms / 1000.0);
+        let map_secs = est
+            .avg_map_ms
+            .map_or(self.default_map_secs, |ms| ms / 1000.0);
+        let reduce_secs = est
+            .avg_reduce_ms
+            .map_or(self.default_reduce_secs, |ms| ms / 1000.0);
         let f = est.fp.unwrap_or(1.0);
-        let (mips, band, split) = (self.s.private_mips, self.s.private_band_mb_s, self.s.split_mb);
+        let (mips, band, split) = (
+            self.s.private_mips,
+            self.s.private_band_mb_s,
+            self.s.split_mb,
+        );
         // Observed times include reading the input; the paper's workload does not.
         let map_mi = ((map_secs - split / band).max(0.001)) * mips;
         let total_maps = (est.maps_done as u32 + est.maps_running + o.maps).max(1);
@@ -281,7 +300,13 @@ impl MrosaPolicy {
     /// from the running containers' expected ends.
     /// Only the `limit` earliest-ready are kept: with one private speed every task's
     /// earliest-finishing container is the earliest-ready one, so `limit` tasks never use others.
-    fn private_containers(&self, state: &ClusterState, size: Resource, now_ms: u64, limit: usize) -> Vec<PrivateContainer> {
+    fn private_containers(
+        &self,
+        state: &ClusterState,
+        size: Resource,
+        now_ms: u64,
+        limit: usize,
+    ) -> Vec<PrivateContainer> {
         let mut ends: HashMap<&str, Vec<f64>> = HashMap::new();
         // AMs and other applications' containers hold their room for an unknown time: that
         // room is no private container for MROSA.
@@ -292,19 +317,25 @@ impl MrosaPolicy {
                 *h = h.add(&c.resource);
                 continue;
             }
-            let Some(app) = state.app_by_id(&c.app) else { continue };
+            let Some(app) = state.app_by_id(&c.app) else {
+                continue;
+            };
             let est = state.profiles().estimate(app.arrival);
             let avg = if c.kind.is_map() {
                 est.avg_map_ms.unwrap_or(self.default_map_secs * 1000.0)
             } else {
-                est.avg_reduce_ms.unwrap_or(self.default_reduce_secs * 1000.0)
+                est.avg_reduce_ms
+                    .unwrap_or(self.default_reduce_secs * 1000.0)
             };
             let started = state.profiles().started_ms(&c.id).unwrap_or(now_ms);
             let left = (started as f64 + avg - now_ms as f64).max(0.0) / 1000.0;
             ends.entry(c.node.as_str()).or_default().push(left);
         }
         let mut out = Vec::new();
-        let mut nodes: Vec<&Node> = state.nodes().filter(|n| !self.s.pool.nodes.contains_key(&n.host)).collect();
+        let mut nodes: Vec<&Node> = state
+            .nodes()
+            .filter(|n| !self.s.pool.nodes.contains_key(&n.host))
+            .collect();
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
         for n in nodes {
             let slots = n
@@ -315,10 +346,18 @@ impl MrosaPolicy {
             let mut busy = ends.remove(n.id.as_str()).unwrap_or_default();
             busy.sort_by(|a, b| a.total_cmp(b));
             for i in 0..slots.min(limit as u32) {
-                let mut c = PrivateContainer::new(format!("{}#{i}", n.id), self.s.private_mips, self.s.private_band_mb_s);
+                let mut c = PrivateContainer::new(
+                    format!("{}#{i}", n.id),
+                    self.s.private_mips,
+                    self.s.private_band_mb_s,
+                );
                 if i >= free {
                     let k = (i - free) as usize;
-                    c.ready_in = busy.get(k).or(busy.last()).copied().unwrap_or(self.default_map_secs);
+                    c.ready_in = busy
+                        .get(k)
+                        .or(busy.last())
+                        .copied()
+                        .unwrap_or(self.default_map_secs);
                 }
                 out.push(c);
             }
@@ -334,7 +373,12 @@ impl MrosaPolicy {
         state
             .apps_by_submission()
             .filter(|a| a.is_mapreduce && a.asks.has_pending())
-            .filter(|a| state.profiles().hints(a.arrival).is_some_and(|h| h.deadline_secs.is_some()))
+            .filter(|a| {
+                state
+                    .profiles()
+                    .hints(a.arrival)
+                    .is_some_and(|h| h.deadline_secs.is_some())
+            })
             .filter(|a| {
                 let o = outstanding(a);
                 o.maps + o.reduces > 0
@@ -381,10 +425,15 @@ impl MrosaPolicy {
             .filter_map(|(_, i)| state.app(i.arrival))
             .filter_map(|a| outstanding(a).map_size)
             .fold(None, |acc: Option<Resource>, s| {
-                Some(acc.map_or(s, |z| Resource::new(z.memory_mb.max(s.memory_mb), z.vcores.max(s.vcores))))
+                Some(acc.map_or(s, |z| {
+                    Resource::new(z.memory_mb.max(s.memory_mb), z.vcores.max(s.vcores))
+                }))
             })
             .unwrap_or(Resource::new(1024, 1));
-        let tasks: usize = inputs.iter().map(|(_, i)| i.job.maps.len() + i.job.reduces.len()).sum();
+        let tasks: usize = inputs
+            .iter()
+            .map(|(_, i)| i.job.maps.len() + i.job.reduces.len())
+            .sum();
         let containers = self.private_containers(state, size, now_ms, tasks);
         // Running public instances are already up: Algorithm II over them has no T_init.
         let mut running: Vec<InstanceType> = Vec::new();
@@ -394,17 +443,25 @@ impl MrosaPolicy {
             }
         }
         let jobs: Vec<MrosaJob> = inputs.iter().map(|(_, i)| i.job.clone()).collect();
-        let by_id: HashMap<&str, Arrival> = inputs.iter().map(|(_, i)| (i.job.job.as_str(), i.arrival)).collect();
-        let plans = match Mrosa::new(containers, running, self.s.rho, 0.0).and_then(|m| m.preview(&jobs)) {
-            Ok(p) => p,
-            Err(e) => {
-                log::warn!("MROSA: no plan ({e}); deadline jobs use private nodes only");
-                return;
-            }
-        };
+        let by_id: HashMap<&str, Arrival> = inputs
+            .iter()
+            .map(|(_, i)| (i.job.job.as_str(), i.arrival))
+            .collect();
+        let plans =
+            match Mrosa::new(containers, running, self.s.rho, 0.0).and_then(|m| m.preview(&jobs)) {
+                Ok(p) => p,
+                Err(e) => {
+                    log::warn!("MROSA: no plan ({e}); deadline jobs use private nodes only");
+                    return;
+                }
+            };
         for plan in &plans {
-            let Some(&arrival) = by_id.get(plan.job.as_str()) else { continue };
-            let Some(job) = jobs.iter().find(|j| j.job == plan.job) else { continue };
+            let Some(&arrival) = by_id.get(plan.job.as_str()) else {
+                continue;
+            };
+            let Some(job) = jobs.iter().find(|j| j.job == plan.job) else {
+                continue;
+            };
             if let Some(PublicDecision::Placed { placements, .. }) = &plan.public {
                 for p in placements {
                     *self
@@ -415,16 +472,25 @@ impl MrosaPolicy {
                 // The late tasks have a public place: private nodes keep to the tasks Algorithm
                 // I placed (plus those this plan did not look at).
                 let (um, ur) = unplanned.get(&arrival).copied().unwrap_or((0, 0));
-                let private = |kind: MTask| plan.private.iter().filter(|p| p.task.kind == kind).count() as u32;
-                self.private_allow.insert((arrival, true), private(MTask::Map) + um);
-                self.private_allow.insert((arrival, false), private(MTask::Reduce) + ur);
+                let private = |kind: MTask| {
+                    plan.private.iter().filter(|p| p.task.kind == kind).count() as u32
+                };
+                self.private_allow
+                    .insert((arrival, true), private(MTask::Map) + um);
+                self.private_allow
+                    .insert((arrival, false), private(MTask::Reduce) + ur);
             }
             self.scale_out(arrival, job, plan);
         }
     }
 
     /// Late tasks the running public pool cannot take: Algorithm II over the startable types.
-    fn scale_out(&mut self, arrival: Arrival, job: &MrosaJob, plan: &crate::papers::mrosa::JobPlan) {
+    fn scale_out(
+        &mut self,
+        arrival: Arrival,
+        job: &MrosaJob,
+        plan: &crate::papers::mrosa::JobPlan,
+    ) {
         let needs = match &plan.public {
             None | Some(PublicDecision::Placed { .. }) => {
                 self.advice.remove(&arrival);
@@ -484,7 +550,13 @@ impl MrosaPolicy {
                     );
                     log::warn!("MROSA: job {} cannot meet its deadline: {reason}; it runs on private nodes only", job.job);
                     self.flagged_total += 1;
-                    self.flagged.insert(arrival, FlaggedJob { app: job.job.clone(), reason });
+                    self.flagged.insert(
+                        arrival,
+                        FlaggedJob {
+                            app: job.job.clone(),
+                            reason,
+                        },
+                    );
                 }
             }
             Err(e) => log::warn!("MROSA: {e}"),
@@ -500,7 +572,9 @@ impl JobPolicy for MrosaPolicy {
     fn order(&mut self, state: &ClusterState, node: &Node, now_ms: u64) -> Vec<Arrival> {
         let jobs_now = self.deadline_jobs_now(state);
         let stale = match &self.planned {
-            Some((at, jobs)) => now_ms.saturating_sub(*at) >= REPLAN_MS || now_ms < *at || *jobs != jobs_now,
+            Some((at, jobs)) => {
+                now_ms.saturating_sub(*at) >= REPLAN_MS || now_ms < *at || *jobs != jobs_now
+            }
             None => true,
         };
         if stale {
@@ -527,7 +601,11 @@ impl JobPolicy for MrosaPolicy {
             return u32::MAX;
         }
         match &self.node_type {
-            None => self.private_allow.get(&(app.arrival, kind.is_map())).copied().unwrap_or(u32::MAX),
+            None => self
+                .private_allow
+                .get(&(app.arrival, kind.is_map()))
+                .copied()
+                .unwrap_or(u32::MAX),
             Some(t) => self
                 .public_allow
                 .get(&(app.arrival, kind.is_map(), t.clone()))
