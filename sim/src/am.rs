@@ -72,12 +72,20 @@ pub struct AmRequests {
 impl AmRequests {
     pub fn new(splits: Vec<SplitLocations>) -> AmRequests {
         let n = splits.len();
-        AmRequests { splits, seq_of: vec![None; n], ..Default::default() }
+        AmRequests {
+            splits,
+            seq_of: vec![None; n],
+            ..Default::default()
+        }
     }
 
     fn bump(&mut self, key: RowKey, up: bool) {
         let c = self.table.entry(key).or_insert(0);
-        *c = if up { c.saturating_add(1) } else { c.saturating_sub(1) };
+        *c = if up {
+            c.saturating_add(1)
+        } else {
+            c.saturating_sub(1)
+        };
         self.changed.insert(key);
     }
 
@@ -131,14 +139,20 @@ impl AmRequests {
 
     /// Map requests made at or before `cutoff` (getNumHangingRequests).
     pub fn maps_requested_by(&self, cutoff: u64) -> usize {
-        let regular = self.pending.values().take_while(|(_, t)| *t <= cutoff).count();
+        let regular = self
+            .pending
+            .values()
+            .take_while(|(_, t)| *t <= cutoff)
+            .count();
         regular + self.failed.iter().filter(|(_, t)| *t <= cutoff).count()
     }
 
     /// Removes map `m` from the priority-20 requests, as decContainerReq does for its hosts,
     /// racks and `*`.
     fn take_map(&mut self, m: u32) -> bool {
-        let Some(seq) = self.seq_of[m as usize].take() else { return false };
+        let Some(seq) = self.seq_of[m as usize].take() else {
+            return false;
+        };
         self.pending.remove(&seq);
         let split = self.splits[m as usize].clone();
         for &h in &split.hosts {
@@ -207,13 +221,19 @@ impl AmRequests {
                 }
             }
         }
-        granted.iter().zip(out).map(|(g, a)| (*g, a.unwrap_or(Assigned::Release))).collect()
+        granted
+            .iter()
+            .zip(out)
+            .map(|(g, a)| (*g, a.unwrap_or(Assigned::Release)))
+            .collect()
     }
 
     /// Rows changed since the last call, with their current counts; clears the change set.
     pub fn take_changes(&mut self) -> Vec<(RowKey, u32)> {
         let keys = std::mem::take(&mut self.changed);
-        keys.into_iter().map(|k| (k, self.table.get(&k).copied().unwrap_or(0))).collect()
+        keys.into_iter()
+            .map(|k| (k, self.table.get(&k).copied().unwrap_or(0)))
+            .collect()
     }
 }
 
@@ -222,16 +242,28 @@ mod tests {
     use super::*;
 
     fn split(hosts: &[u32], racks: &[u32]) -> SplitLocations {
-        SplitLocations { hosts: hosts.to_vec(), racks: racks.to_vec() }
+        SplitLocations {
+            hosts: hosts.to_vec(),
+            racks: racks.to_vec(),
+        }
     }
 
     fn g(container: u64, node: u32, rack: u32) -> Granted {
-        Granted { container, node, rack, priority: PRIORITY_MAP }
+        Granted {
+            container,
+            node,
+            rack,
+            priority: PRIORITY_MAP,
+        }
     }
 
     /// Nodes 0,1 on rack 0; nodes 2,3 on rack 1; node 4 on rack 2.
     fn three_maps() -> AmRequests {
-        let mut am = AmRequests::new(vec![split(&[0], &[0]), split(&[2], &[1]), split(&[3], &[1])]);
+        let mut am = AmRequests::new(vec![
+            split(&[0], &[0]),
+            split(&[2], &[1]),
+            split(&[3], &[1]),
+        ]);
         for m in 0..3 {
             am.request_map(m, 0);
         }
@@ -242,7 +274,11 @@ mod tests {
     fn host_local_map_wins_over_request_order() {
         let mut am = three_maps();
         let out = am.assign(&[g(1, 3, 1)]);
-        assert_eq!(out[0].1, Assigned::Map(2), "the container on node 3 runs the map whose split is on node 3");
+        assert_eq!(
+            out[0].1,
+            Assigned::Map(2),
+            "the container on node 3 runs the map whose split is on node 3"
+        );
     }
 
     #[test]
@@ -263,7 +299,11 @@ mod tests {
         assert_eq!(am.assign(&[g(1, 4, 2)])[0].1, Assigned::Map(0));
         assert_eq!(am.assign(&[g(2, 4, 2)])[0].1, Assigned::Map(1));
         assert_eq!(am.assign(&[g(3, 4, 2)])[0].1, Assigned::Map(2));
-        assert_eq!(am.assign(&[g(4, 4, 2)])[0].1, Assigned::Release, "nothing left: released");
+        assert_eq!(
+            am.assign(&[g(4, 4, 2)])[0].1,
+            Assigned::Release,
+            "nothing left: released"
+        );
     }
 
     #[test]
@@ -273,7 +313,11 @@ mod tests {
         // is host-local for map 0, and the host pass comes first for every container
         let out = am.assign(&[g(1, 1, 0), g(2, 0, 0)]);
         assert_eq!(out[1].1, Assigned::Map(0));
-        assert_eq!(out[0].1, Assigned::Map(1), "no host or rack match left: first remaining");
+        assert_eq!(
+            out[0].1,
+            Assigned::Map(1),
+            "no host or rack match left: first remaining"
+        );
     }
 
     #[test]
@@ -300,9 +344,24 @@ mod tests {
         am.request_reduce(0);
         am.request_failed_map(1, 0);
         let out = am.assign(&[
-            Granted { container: 1, node: 4, rack: 2, priority: PRIORITY_REDUCE },
-            Granted { container: 2, node: 4, rack: 2, priority: PRIORITY_FAST_FAIL_MAP },
-            Granted { container: 3, node: 4, rack: 2, priority: PRIORITY_REDUCE },
+            Granted {
+                container: 1,
+                node: 4,
+                rack: 2,
+                priority: PRIORITY_REDUCE,
+            },
+            Granted {
+                container: 2,
+                node: 4,
+                rack: 2,
+                priority: PRIORITY_FAST_FAIL_MAP,
+            },
+            Granted {
+                container: 3,
+                node: 4,
+                rack: 2,
+                priority: PRIORITY_REDUCE,
+            },
         ]);
         assert_eq!(out[0].1, Assigned::Reduce(0));
         assert_eq!(out[1].1, Assigned::Map(1));

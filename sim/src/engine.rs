@@ -135,6 +135,8 @@ struct TaskRt {
     rate: f64,
     last: u64,
     version: u32,
+    /// When the live ReadDone event of this read fires.
+    read_event_at: u64,
     waiting_shuffle: bool,
 }
 
@@ -248,7 +250,12 @@ fn err(what: impl std::fmt::Display, e: impl std::fmt::Display) -> String {
 }
 
 impl<'w> Engine<'w> {
-    pub fn new(w: &'w Workload, cfg: &'w SimConfig, label: &str, props: BTreeMap<String, String>) -> Result<Engine<'w>, String> {
+    pub fn new(
+        w: &'w Workload,
+        cfg: &'w SimConfig,
+        label: &str,
+        props: BTreeMap<String, String>,
+    ) -> Result<Engine<'w>, String> {
         let core = Core::new(&props).map_err(|e| format!("policy {label:?}: {e}"))?;
         let c: &Cluster = &w.cluster;
         let biggest = c.nodes.iter().fold(Resource::ZERO, |a, n| Resource {
@@ -267,7 +274,11 @@ impl<'w> Engine<'w> {
         }
         for &(n, _) in &cfg.failures {
             if n >= c.nodes.len() {
-                return Err(format!("--fail-node-at names node {} but the cluster has {} nodes", n + 1, c.nodes.len()));
+                return Err(format!(
+                    "--fail-node-at names node {} but the cluster has {} nodes",
+                    n + 1,
+                    c.nodes.len()
+                ));
             }
         }
         let nodes = (0..c.nodes.len())
@@ -294,7 +305,8 @@ impl<'w> Engine<'w> {
                     .iter()
                     .map(|m| {
                         let hosts: Vec<u32> = m.replicas.iter().map(|&n| n as u32).collect();
-                        let mut racks: Vec<u32> = m.replicas.iter().map(|&n| c.rack_of(n) as u32).collect();
+                        let mut racks: Vec<u32> =
+                            m.replicas.iter().map(|&n| c.rack_of(n) as u32).collect();
                         racks.sort_unstable();
                         racks.dedup();
                         SplitLocations { hosts, racks }
@@ -309,8 +321,20 @@ impl<'w> Engine<'w> {
                     registered_at: None,
                     am: AmRequests::new(splits),
                     rm: BTreeMap::new(),
-                    maps: vec![TaskRt { source: NONE, ..Default::default() }; j.maps.len()],
-                    reduces: vec![TaskRt { source: NONE, ..Default::default() }; j.reduces.len()],
+                    maps: vec![
+                        TaskRt {
+                            source: NONE,
+                            ..Default::default()
+                        };
+                        j.maps.len()
+                    ],
+                    reduces: vec![
+                        TaskRt {
+                            source: NONE,
+                            ..Default::default()
+                        };
+                        j.reduces.len()
+                    ],
                     maps_done: 0,
                     reduces_done: 0,
                     pending_reduces: (0..j.reduces.len() as u32).collect(),
@@ -380,7 +404,9 @@ impl<'w> Engine<'w> {
             Event::AttemptAdded { app, .. } => format!("attempt_added {app}"),
             Event::AttemptRemoved { app, .. } => format!("attempt_removed {app}"),
             Event::AsksUpdated { app, .. } => format!("asks_updated {app}"),
-            Event::ContainerAllocated { container, .. } => format!("container_allocated {}", container.container),
+            Event::ContainerAllocated { container, .. } => {
+                format!("container_allocated {}", container.container)
+            }
             Event::ContainerReleased { container, .. } => format!("container_released {container}"),
             other => format!("{other:?}"),
         };
@@ -422,7 +448,9 @@ impl<'w> Engine<'w> {
         let mut last_report = Instant::now();
         let mut shown = false;
         while self.unfinished > 0 {
-            let Some(Reverse((at, _, ev))) = self.queue.pop() else { break };
+            let Some(Reverse((at, _, ev))) = self.queue.pop() else {
+                break;
+            };
             self.now = at;
             self.raw.events += 1;
             match ev {
@@ -441,7 +469,9 @@ impl<'w> Engine<'w> {
                 Ev::Sample => self.sample(),
             }
             if self.raw.events % 65_536 == 0 {
-                if self.now.saturating_sub(self.last_progress) > self.cfg.stall_ms && self.submitted == self.raw.jobs {
+                if self.now.saturating_sub(self.last_progress) > self.cfg.stall_ms
+                    && self.submitted == self.raw.jobs
+                {
                     let waiting: Vec<&str> = self
                         .jobs
                         .iter()
@@ -457,7 +487,10 @@ impl<'w> Engine<'w> {
                     ));
                     break;
                 }
-                if self.cfg.progress && last_report.elapsed().as_millis() >= 250 && started.elapsed().as_secs_f64() > 2.0 {
+                if self.cfg.progress
+                    && last_report.elapsed().as_millis() >= 250
+                    && started.elapsed().as_secs_f64() > 2.0
+                {
                     last_report = Instant::now();
                     shown = true;
                     let done = self.raw.jobs - self.unfinished;
@@ -517,7 +550,10 @@ impl<'w> Engine<'w> {
     fn new_attempt(&mut self, j: u32) -> Result<(), String> {
         let job = &mut self.jobs[j as usize];
         job.attempt += 1;
-        let ev = Event::AttemptAdded { app: job.app.clone(), attempt: format!("{}_{:06}", job.app, job.attempt) };
+        let ev = Event::AttemptAdded {
+            app: job.app.clone(),
+            attempt: format!("{}_{:06}", job.app, job.attempt),
+        };
         self.send(ev)?;
         let keys: Vec<RowKey> = self.jobs[j as usize].rm.keys().copied().collect();
         for k in keys {
@@ -556,23 +592,24 @@ impl<'w> Engine<'w> {
     fn send_snapshot(&mut self, j: u32) -> Result<(), String> {
         let c = &self.w.cluster;
         let job = &self.jobs[j as usize];
-        let asks: Vec<Ask> = job
-            .rm
-            .iter()
-            .filter(|(_, &n)| n > 0)
-            .map(|(&(priority, loc), &count)| Ask {
-                priority,
-                allocation_request_id: 0,
-                resource_name: match loc {
-                    Loc::Host(h) => c.nodes[h as usize].host.clone(),
-                    Loc::Rack(r) => c.racks[r as usize].name.clone(),
-                    Loc::Any => "*".to_string(),
-                },
-                capability: self.capability_of(j, priority),
-                count,
-                relax_locality: true,
-            })
-            .collect();
+        let mut asks: Vec<Ask> = Vec::with_capacity(job.rm.len());
+        asks.extend(
+            job.rm
+                .iter()
+                .filter(|(_, &n)| n > 0)
+                .map(|(&(priority, loc), &count)| Ask {
+                    priority,
+                    allocation_request_id: 0,
+                    resource_name: match loc {
+                        Loc::Host(h) => c.nodes[h as usize].host.clone(),
+                        Loc::Rack(r) => c.racks[r as usize].name.clone(),
+                        Loc::Any => "*".to_string(),
+                    },
+                    capability: self.capability_of(j, priority),
+                    count,
+                    relax_locality: true,
+                }),
+        );
         let app = job.app.clone();
         self.send(Event::AsksUpdated { app, asks })
     }
@@ -607,7 +644,10 @@ impl<'w> Engine<'w> {
         let now = self.now;
         let headroom = self.headroom_mb();
         let spec = &self.w.jobs[j as usize];
-        let (map_mb, red_mb) = (spec.map.memory_mb.max(1) as i64, spec.reduce.memory_mb.max(1) as i64);
+        let (map_mb, red_mb) = (
+            spec.map.memory_mb.max(1) as i64,
+            spec.reduce.memory_mb.max(1) as i64,
+        );
         let job = &mut self.jobs[j as usize];
         if job.reduces.is_empty() {
             return Ok(());
@@ -616,7 +656,10 @@ impl<'w> Engine<'w> {
         let (assigned_maps, assigned_reduces) = (job.run_maps as i64, job.run_reduces as i64);
         let limit = headroom + map_mb * assigned_maps + red_mb * assigned_reduces;
         if assigned_maps == 0 && scheduled_maps > 0 {
-            let hanging_long = job.am.maps_requested_by(now.saturating_sub(UNCONDITIONAL_PREEMPT_MS)) as i64;
+            let hanging_long = job
+                .am
+                .maps_requested_by(now.saturating_sub(UNCONDITIONAL_PREEMPT_MS))
+                as i64;
             let room_for_map = (headroom - red_mb * job.am.scheduled_reduces() as i64) / map_mb > 0;
             let hanging = if now >= UNCONDITIONAL_PREEMPT_MS && hanging_long > 0 {
                 hanging_long
@@ -643,7 +686,11 @@ impl<'w> Engine<'w> {
                     .collect();
                 running.sort();
                 for &(_, _, r) in running.iter().take(to_preempt.max(0) as usize) {
-                    let t = TaskRef { job: j, reduce: true, idx: r };
+                    let t = TaskRef {
+                        job: j,
+                        reduce: true,
+                        idx: r,
+                    };
                     let cid = self.task(t).container;
                     self.kill_task(t);
                     self.raw.preempted_reduces += 1;
@@ -671,7 +718,11 @@ impl<'w> Engine<'w> {
             }
             return Ok(());
         }
-        let completed = if total_maps == 0 { 1.0 } else { job.maps_done as f64 / total_maps as f64 };
+        let completed = if total_maps == 0 {
+            1.0
+        } else {
+            job.maps_done as f64 / total_maps as f64
+        };
         let scheduled_reduces = job.am.scheduled_reduces() as i64;
         let ideal_reduce = (limit as f64 * completed.min(REDUCE_RAMPUP_LIMIT)) as i64;
         let ideal_map = limit - ideal_reduce;
@@ -705,7 +756,8 @@ impl<'w> Engine<'w> {
     /// go out on the next call.
     fn allocate(&mut self, j: u32) -> Result<(), String> {
         self.jobs[j as usize].allocate_at = None;
-        if self.jobs[j as usize].finished.is_some() || self.jobs[j as usize].registered_at.is_none() {
+        if self.jobs[j as usize].finished.is_some() || self.jobs[j as usize].registered_at.is_none()
+        {
             return Ok(());
         }
         for cid in std::mem::take(&mut self.jobs[j as usize].to_release) {
@@ -722,8 +774,22 @@ impl<'w> Engine<'w> {
         let assigned = self.jobs[j as usize].am.assign(&granted);
         for (g, a) in assigned {
             match a {
-                Assigned::Map(m) => self.start_task(TaskRef { job: j, reduce: false, idx: m }, g),
-                Assigned::Reduce(r) => self.start_task(TaskRef { job: j, reduce: true, idx: r }, g),
+                Assigned::Map(m) => self.start_task(
+                    TaskRef {
+                        job: j,
+                        reduce: false,
+                        idx: m,
+                    },
+                    g,
+                ),
+                Assigned::Reduce(r) => self.start_task(
+                    TaskRef {
+                        job: j,
+                        reduce: true,
+                        idx: r,
+                    },
+                    g,
+                ),
                 Assigned::Release => {
                     self.raw.unused_containers += 1;
                     self.jobs[j as usize].to_release.push(g.container)
@@ -751,7 +817,10 @@ impl<'w> Engine<'w> {
         }
         let job = &self.jobs[j as usize];
         let (app, attempt) = (job.app.clone(), format!("{}_{:06}", job.app, job.attempt));
-        self.send(Event::AttemptRemoved { app: app.clone(), attempt })?;
+        self.send(Event::AttemptRemoved {
+            app: app.clone(),
+            attempt,
+        })?;
         self.send(Event::AppRemoved { app })
     }
 
@@ -787,7 +856,11 @@ impl<'w> Engine<'w> {
         }
         node.armed = true;
         let hb = self.cfg.heartbeat_ms;
-        let next = if self.now < node.offset { node.offset } else { node.offset + ((self.now - node.offset) / hb + 1) * hb };
+        let next = if self.now < node.offset {
+            node.offset
+        } else {
+            node.offset + ((self.now - node.offset) / hb + 1) * hb
+        };
         self.push(next, Ev::Heartbeat(n));
     }
 
@@ -807,9 +880,18 @@ impl<'w> Engine<'w> {
         }
         self.push(self.now + self.cfg.heartbeat_ms, Ev::Heartbeat(n));
         let node = &self.nodes[n as usize];
-        let hb = Heartbeat { node: node.id.clone(), unallocated: node.cap.saturating_sub(&node.used), now_ms: self.now };
+        let hb = Heartbeat {
+            node: node.id.clone(),
+            unallocated: node.cap.saturating_sub(&node.used),
+            now_ms: self.now,
+        };
         let t0 = Instant::now();
-        let resp = self.core.heartbeat(&hb).map_err(|e| err(format!("the heartbeat of {} at {} ms", hb.node, self.now), e))?;
+        let resp = self.core.heartbeat(&hb).map_err(|e| {
+            err(
+                format!("the heartbeat of {} at {} ms", hb.node, self.now),
+                e,
+            )
+        })?;
         let spent = t0.elapsed().as_secs_f64();
         self.raw.decision_us.record(spent * 1e6);
         self.raw.core_heartbeat_s += spent;
@@ -832,7 +914,11 @@ impl<'w> Engine<'w> {
     /// Validates and executes one decision as the shim does; returns the app whose asks changed.
     fn execute(&mut self, n: u32, d: Decision) -> Result<Option<u32>, String> {
         let c = &self.w.cluster;
-        let j = self.app_index.get(&d.app).copied().filter(|&j| self.jobs[j as usize].finished.is_none());
+        let j = self
+            .app_index
+            .get(&d.app)
+            .copied()
+            .filter(|&j| self.jobs[j as usize].finished.is_none());
         let node_id = &self.nodes[n as usize].id;
         let rack = c.rack_of(n as usize) as u32;
         let loc = if d.resource_name == "*" {
@@ -846,17 +932,28 @@ impl<'w> Engine<'w> {
         };
         let problem = match (j, loc) {
             (None, _) => Some(format!("unknown or finished application {}", d.app)),
-            _ if d.node != *node_id => Some(format!("decision for node {} on the heartbeat of {node_id}", d.node)),
-            (_, None) => Some(format!("resource name {:?} is not node {node_id}'s host, rack or *", d.resource_name)),
-            (Some(j), _) if d.capability != self.capability_of(j, d.priority) => {
-                Some(format!("capability {:?} differs from the ask's", d.capability))
-            }
+            _ if d.node != *node_id => Some(format!(
+                "decision for node {} on the heartbeat of {node_id}",
+                d.node
+            )),
+            (_, None) => Some(format!(
+                "resource name {:?} is not node {node_id}'s host, rack or *",
+                d.resource_name
+            )),
+            (Some(j), _) if d.capability != self.capability_of(j, d.priority) => Some(format!(
+                "capability {:?} differs from the ask's",
+                d.capability
+            )),
             _ => None,
         };
         let (Some(j), Some(loc), None) = (j, loc, problem.clone()) else {
             self.raw.rejected += 1;
             let reason = problem.unwrap_or_default();
-            self.send(Event::DecisionRejected { decision: d, executed: 0, reason })?;
+            self.send(Event::DecisionRejected {
+                decision: d,
+                executed: 0,
+                reason,
+            })?;
             return Ok(None);
         };
         let p = d.priority;
@@ -884,7 +981,12 @@ impl<'w> Engine<'w> {
                 self.set_rm_row(j, (p, k), v.saturating_sub(1));
             }
             let cid = self.containers.len() as u64;
-            self.containers.push(ContainerRt { job: j, node: n, resource: d.capability, live: true });
+            self.containers.push(ContainerRt {
+                job: j,
+                node: n,
+                resource: d.capability,
+                live: true,
+            });
             let node = &mut self.nodes[n as usize];
             node.used = node.used.add(&d.capability);
             node.containers.insert(cid);
@@ -897,20 +999,33 @@ impl<'w> Engine<'w> {
                 priority: p,
                 resource: d.capability,
             };
-            self.send(Event::ContainerAllocated { container: info, locality: d.locality, recovered: false })?;
+            self.send(Event::ContainerAllocated {
+                container: info,
+                locality: d.locality,
+                recovered: false,
+            })?;
             if p == PRIORITY_AM {
                 let job = &mut self.jobs[j as usize];
                 job.am_container = Some(cid);
                 let attempt = job.attempt;
                 self.push(self.now + self.cfg.am_launch_ms, Ev::AmLaunched(j, attempt));
             } else {
-                self.jobs[j as usize].new.push(Granted { container: cid, node: n, rack, priority: p });
+                self.jobs[j as usize].new.push(Granted {
+                    container: cid,
+                    node: n,
+                    rack,
+                    priority: p,
+                });
             }
             executed += 1;
         }
         if executed < d.count {
             self.raw.rejected += 1;
-            self.send(Event::DecisionRejected { decision: d, executed, reason })?;
+            self.send(Event::DecisionRejected {
+                decision: d,
+                executed,
+                reason,
+            })?;
         }
         Ok(Some(j))
     }
@@ -982,6 +1097,9 @@ impl<'w> Engine<'w> {
         let task = self.task(t);
         task.level = Some(level);
         task.remaining = bytes;
+        task.rate = 0.0;
+        task.version += 1;
+        task.read_event_at = u64::MAX;
         task.last = now;
         task.reading = true;
         self.attach_read(t, source);
@@ -1024,6 +1142,7 @@ impl<'w> Engine<'w> {
             task.rate = rate;
             task.version += 1;
             let (v, at) = (task.version, now + (task.remaining / rate).ceil() as u64);
+            task.read_event_at = at;
             self.push(at, Ev::ReadDone(t, v));
             return;
         }
@@ -1074,22 +1193,42 @@ impl<'w> Engine<'w> {
             task.remaining = (task.remaining - task.rate * (now - task.last) as f64).max(0.0);
             task.last = now;
             task.rate = path.min(share);
-            task.version += 1;
-            let (v, at) = (task.version, now + (task.remaining / task.rate).ceil() as u64);
-            self.push(at, Ev::ReadDone(r, v));
+            let at = now + (task.remaining / task.rate).ceil() as u64;
+            // A later finish keeps the queued event, which re-times itself when it fires; only
+            // an earlier one needs a new event. This keeps one live event per read instead of
+            // one per change at a busy node.
+            if at < task.read_event_at || task.read_event_at < now {
+                task.version += 1;
+                task.read_event_at = at;
+                let v = task.version;
+                self.push(at, Ev::ReadDone(r, v));
+            }
         }
     }
 
     fn read_done(&mut self, t: TaskRef, version: u32) {
+        let now = self.now;
         let task = self.task(t);
         if !task.running || !task.reading || task.version != version {
+            return;
+        }
+        task.remaining = (task.remaining - task.rate * (now - task.last) as f64).max(0.0);
+        task.last = now;
+        if task.remaining > task.rate * 0.5 {
+            // The rate dropped since this event was queued.
+            let at = now + (task.remaining / task.rate).ceil() as u64;
+            task.read_event_at = at;
+            self.push(at, Ev::ReadDone(t, version));
             return;
         }
         self.detach_read(t);
         let spec = &self.w.jobs[t.job as usize].maps[t.idx as usize];
         let compute = spec.input_bytes as f64 / Self::bytes_per_ms(self.cfg.map_mb_per_s);
         let attempt = self.task(t).attempt;
-        self.push(self.now + compute.ceil() as u64 + self.cfg.task_overhead_ms, Ev::TaskDone(t, attempt));
+        self.push(
+            self.now + compute.ceil() as u64 + self.cfg.task_overhead_ms,
+            Ev::TaskDone(t, attempt),
+        );
     }
 
     fn start_shuffle(&mut self, t: TaskRef) {
@@ -1105,7 +1244,11 @@ impl<'w> Engine<'w> {
         let parts = spec.reduces.len().max(1) as f64;
         let mut copy_ms = 0.0;
         let mut input = 0.0;
-        let outs: Vec<(u32, f64)> = self.jobs[t.job as usize].map_out.iter().map(|(&k, &v)| (k, v)).collect();
+        let outs: Vec<(u32, f64)> = self.jobs[t.job as usize]
+            .map_out
+            .iter()
+            .map(|(&k, &v)| (k, v))
+            .collect();
         for (src, bytes) in outs {
             let share = bytes / parts;
             let d = c.distance(src as usize, node as usize);
@@ -1116,7 +1259,8 @@ impl<'w> Engine<'w> {
             }
             input += share;
         }
-        let compute = (input + spec.output_bytes as f64 / parts) / Self::bytes_per_ms(self.cfg.reduce_mb_per_s);
+        let compute = (input + spec.output_bytes as f64 / parts)
+            / Self::bytes_per_ms(self.cfg.reduce_mb_per_s);
         let at = self.now + (copy_ms + compute).ceil() as u64 + self.cfg.task_overhead_ms;
         self.push(at, Ev::TaskDone(t, attempt));
     }
@@ -1156,10 +1300,16 @@ impl<'w> Engine<'w> {
             job.maps_done += 1;
             if job.maps_done == job.maps.len() {
                 let waiting: Vec<u32> = (0..job.reduces.len() as u32)
-                    .filter(|&r| job.reduces[r as usize].running && job.reduces[r as usize].waiting_shuffle)
+                    .filter(|&r| {
+                        job.reduces[r as usize].running && job.reduces[r as usize].waiting_shuffle
+                    })
                     .collect();
                 for r in waiting {
-                    self.start_shuffle(TaskRef { job: t.job, reduce: true, idx: r });
+                    self.start_shuffle(TaskRef {
+                        job: t.job,
+                        reduce: true,
+                        idx: r,
+                    });
                 }
             }
         }
@@ -1242,11 +1392,16 @@ impl<'w> Engine<'w> {
         // Finished maps whose output lived there run again while reduces still need it.
         for j in 0..self.jobs.len() as u32 {
             let job = &mut self.jobs[j as usize];
-            if !job.submitted || job.finished.is_some() || job.reduces.is_empty() || job.reduces_done == job.reduces.len() {
+            if !job.submitted
+                || job.finished.is_some()
+                || job.reduces.is_empty()
+                || job.reduces_done == job.reduces.len()
+            {
                 continue;
             }
-            let rerun: Vec<u32> =
-                (0..job.maps.len() as u32).filter(|&m| job.maps[m as usize].done && job.maps[m as usize].node == n).collect();
+            let rerun: Vec<u32> = (0..job.maps.len() as u32)
+                .filter(|&m| job.maps[m as usize].done && job.maps[m as usize].node == n)
+                .collect();
             if rerun.is_empty() {
                 continue;
             }
@@ -1283,11 +1438,25 @@ impl<'w> Engine<'w> {
 
     fn task_in(&mut self, j: u32, cid: u64) -> Option<TaskRef> {
         let job = &self.jobs[j as usize];
-        let m = job.maps.iter().position(|t| t.running && t.container == cid);
+        let m = job
+            .maps
+            .iter()
+            .position(|t| t.running && t.container == cid);
         if let Some(m) = m {
-            return Some(TaskRef { job: j, reduce: false, idx: m as u32 });
+            return Some(TaskRef {
+                job: j,
+                reduce: false,
+                idx: m as u32,
+            });
         }
-        job.reduces.iter().position(|t| t.running && t.container == cid).map(|r| TaskRef { job: j, reduce: true, idx: r as u32 })
+        job.reduces
+            .iter()
+            .position(|t| t.running && t.container == cid)
+            .map(|r| TaskRef {
+                job: j,
+                reduce: true,
+                idx: r as u32,
+            })
     }
 
     /// The AM's node died: the attempt ends with its containers; a new attempt recovers the
@@ -1324,15 +1493,23 @@ impl<'w> Engine<'w> {
         job.new.clear();
         job.to_release.clear();
         job.reduce_started = false;
-        job.pending_reduces = (0..job.reduces.len() as u32).filter(|&r| !job.reduces[r as usize].done).collect();
+        job.pending_reduces = (0..job.reduces.len() as u32)
+            .filter(|&r| !job.reduces[r as usize].done)
+            .collect();
         self.send(Event::AttemptRemoved { app, attempt })?;
         self.new_attempt(j)
     }
 
     fn sample(&mut self) {
         let now = self.now;
-        let share = if self.cluster_mem > 0.0 { self.used_mem / self.cluster_mem } else { 0.0 };
-        self.raw.timeline.push((now, self.running_maps, self.running_reduces, share));
+        let share = if self.cluster_mem > 0.0 {
+            self.used_mem / self.cluster_mem
+        } else {
+            0.0
+        };
+        self.raw
+            .timeline
+            .push((now, self.running_maps, self.running_reduces, share));
         let usage: Vec<f64> = self
             .jobs
             .iter()

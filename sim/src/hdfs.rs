@@ -19,7 +19,9 @@ impl std::str::FromStr for Placement {
         match s {
             "rack-aware" | "hdfs" => Ok(Placement::RackAware),
             "uniform" | "random" => Ok(Placement::Uniform),
-            other => Err(format!("unknown placement {other:?}; allowed: rack-aware, uniform")),
+            other => Err(format!(
+                "unknown placement {other:?}; allowed: rack-aware, uniform"
+            )),
         }
     }
 }
@@ -27,7 +29,12 @@ impl std::str::FromStr for Placement {
 /// Picks a node uniformly among those `ok` accepts, or `None` when none does. Tries random
 /// draws first because clusters are large and replica lists short; falls back to a scan so a
 /// nearly-exhausted choice still terminates.
-fn pick(cluster: &Cluster, candidates: Option<&[usize]>, rng: &mut Rng, ok: impl Fn(usize) -> bool) -> Option<usize> {
+fn pick(
+    cluster: &Cluster,
+    candidates: Option<&[usize]>,
+    rng: &mut Rng,
+    ok: impl Fn(usize) -> bool,
+) -> Option<usize> {
     let len = candidates.map_or(cluster.nodes.len(), |c| c.len());
     let at = |i: usize| candidates.map_or(i, |c| c[i]);
     for _ in 0..16 {
@@ -46,7 +53,13 @@ fn pick(cluster: &Cluster, candidates: Option<&[usize]>, rng: &mut Rng, ok: impl
 
 /// Replica nodes of one block (never the same node twice; fewer than `replication` only when
 /// the cluster has fewer nodes).
-pub fn place_block(cluster: &Cluster, placement: Placement, replication: usize, writer: Option<usize>, rng: &mut Rng) -> Vec<usize> {
+pub fn place_block(
+    cluster: &Cluster,
+    placement: Placement,
+    replication: usize,
+    writer: Option<usize>,
+    rng: &mut Rng,
+) -> Vec<usize> {
     let want = replication.min(cluster.nodes.len());
     let mut out: Vec<usize> = Vec::with_capacity(want);
     if want == 0 {
@@ -74,8 +87,10 @@ pub fn place_block(cluster: &Cluster, placement: Placement, replication: usize, 
             }
             if want >= 3 && out.len() == 2 {
                 let r2 = cluster.rack_of(out[1]);
-                let third = pick(cluster, Some(&cluster.rack_nodes[r2]), rng, |n| !out.contains(&n))
-                    .or_else(|| pick(cluster, None, rng, |n| !out.contains(&n)));
+                let third = pick(cluster, Some(&cluster.rack_nodes[r2]), rng, |n| {
+                    !out.contains(&n)
+                })
+                .or_else(|| pick(cluster, None, rng, |n| !out.contains(&n)));
                 if let Some(t) = third {
                     out.push(t);
                 }
@@ -113,8 +128,16 @@ mod tests {
             distinct.sort_unstable();
             distinct.dedup();
             assert_eq!(distinct.len(), 3, "no node twice: {r:?}");
-            assert_ne!(c.rack_of(r[0]), c.rack_of(r[1]), "second replica on another rack");
-            assert_eq!(c.rack_of(r[1]), c.rack_of(r[2]), "third replica on the second's rack");
+            assert_ne!(
+                c.rack_of(r[0]),
+                c.rack_of(r[1]),
+                "second replica on another rack"
+            );
+            assert_eq!(
+                c.rack_of(r[1]),
+                c.rack_of(r[2]),
+                "third replica on the second's rack"
+            );
         }
     }
 
@@ -127,7 +150,11 @@ mod tests {
         d.sort_unstable();
         d.dedup();
         assert_eq!(d.len(), 3);
-        assert_eq!(place_block(&c, Placement::RackAware, 9, None, &mut rng).len(), 5, "capped at the node count");
+        assert_eq!(
+            place_block(&c, Placement::RackAware, 9, None, &mut rng).len(),
+            5,
+            "capped at the node count"
+        );
     }
 
     #[test]

@@ -15,14 +15,21 @@ fn main() -> ExitCode {
     };
     print!("{}", outcome.table);
     if let Some(path) = &args.json {
-        let written = run::json(&outcome).and_then(|text| std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {path}: {e}")));
+        let written = run::json(&outcome).and_then(|text| {
+            std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {path}: {e}"))
+        });
         if let Err(e) = written {
             eprintln!("locus-sim: {e}");
             return ExitCode::FAILURE;
         }
     }
     if let Some(path) = &args.report {
-        let page = report::html(&outcome.workload.name, &outcome.table, &outcome.summaries, &outcome.raws);
+        let page = report::html(
+            &outcome.workload.name,
+            &outcome.table,
+            &outcome.summaries,
+            &outcome.raws,
+        );
         if let Err(e) = std::fs::write(path, page) {
             eprintln!("locus-sim: cannot write {path}: {e}");
             return ExitCode::FAILURE;

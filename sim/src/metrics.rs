@@ -59,7 +59,12 @@ pub struct LogHistogram {
 
 impl Default for LogHistogram {
     fn default() -> Self {
-        LogHistogram { buckets: vec![0; 8 * 64], count: 0, sum: 0.0, max: 0.0 }
+        LogHistogram {
+            buckets: vec![0; 8 * 64],
+            count: 0,
+            sum: 0.0,
+            max: 0.0,
+        }
     }
 }
 
@@ -107,7 +112,11 @@ impl LogHistogram {
         for (i, &c) in self.buckets.iter().enumerate() {
             seen += c;
             if seen >= rank {
-                let edge = if i == 0 { 1.0 } else { 2f64.powf(i as f64 / 8.0) };
+                let edge = if i == 0 {
+                    1.0
+                } else {
+                    2f64.powf(i as f64 / 8.0)
+                };
                 return edge.min(self.max);
             }
         }
@@ -132,10 +141,16 @@ mod tests {
     #[test]
     fn fresh_example_usage_over_five_units() {
         // FRESH's example: J1, J2, J3 occupy 11, 7 and 10 slot-units over 5 units
-        let r: Vec<f64> = [11.0, 7.0, 10.0].iter().map(|&u| fresh_usage(u, 5.0, 0.0)).collect();
+        let r: Vec<f64> = [11.0, 7.0, 10.0]
+            .iter()
+            .map(|&u| fresh_usage(u, 5.0, 0.0))
+            .collect();
         assert_eq!(r, vec![2.2, 1.4, 2.0]);
         let f = jain(&r).unwrap_or(0.0);
-        assert!((f - (28.0f64 * 28.0) / (3.0 * (121.0 + 49.0 + 100.0))).abs() < 1e-12, "{f}");
+        assert!(
+            (f - (28.0f64 * 28.0) / (3.0 * (121.0 + 49.0 + 100.0))).abs() < 1e-12,
+            "{f}"
+        );
         assert_eq!(fresh_usage(3.0, 2.0, 2.0), 0.0);
     }
 

@@ -96,17 +96,36 @@ fn turnarounds(raw: &Raw) -> Vec<f64> {
     v
 }
 
-pub fn summarise(raw: &Raw, baseline_mean: Option<f64>, several_dcs: bool, timing: bool) -> Summary {
+pub fn summarise(
+    raw: &Raw,
+    baseline_mean: Option<f64>,
+    several_dcs: bool,
+    timing: bool,
+) -> Summary {
     let jtt = turnarounds(raw);
     let m = raw.maps_by_distance;
     let reading = (m[0] + m[1] + m[2] + m[3]).max(1) as f64;
-    let (near, off) = if several_dcs { (m[1] + m[2], m[3]) } else { (m[1], m[2] + m[3]) };
+    let (near, off) = if several_dcs {
+        (m[1] + m[2], m[3])
+    } else {
+        (m[1], m[2] + m[3])
+    };
     let first = raw.submit_ms.iter().copied().min().unwrap_or(0);
-    let last = raw.finish_ms.iter().flatten().copied().max().unwrap_or(first);
+    let last = raw
+        .finish_ms
+        .iter()
+        .flatten()
+        .copied()
+        .max()
+        .unwrap_or(first);
     let makespan_ms = last.saturating_sub(first);
     let mut stages = [0u64; 5];
     for &t in &raw.hotspots {
-        let i = if makespan_ms == 0 { 0 } else { ((t.saturating_sub(first)) * 5 / makespan_ms.max(1)).min(4) as usize };
+        let i = if makespan_ms == 0 {
+            0
+        } else {
+            ((t.saturating_sub(first)) * 5 / makespan_ms.max(1)).min(4) as usize
+        };
         stages[i] += 1;
     }
     let shuffle: f64 = raw.reduce_bytes_by_distance.iter().sum();
@@ -114,7 +133,16 @@ pub fn summarise(raw: &Raw, baseline_mean: Option<f64>, several_dcs: bool, timin
     let reduce_data = names
         .iter()
         .enumerate()
-        .map(|(i, n)| (n.to_string(), if shuffle > 0.0 { raw.reduce_bytes_by_distance[i] / shuffle } else { 0.0 }))
+        .map(|(i, n)| {
+            (
+                n.to_string(),
+                if shuffle > 0.0 {
+                    raw.reduce_bytes_by_distance[i] / shuffle
+                } else {
+                    0.0
+                },
+            )
+        })
         .collect();
     let mean_jtt = mean(&jtt).unwrap_or(0.0);
     let tasks: Vec<f64> = raw.node_tasks.iter().map(|&t| t as f64).collect();
@@ -192,52 +220,128 @@ fn pct(x: f64) -> String {
 pub fn table(workload: &str, sums: &[Summary]) -> String {
     let mut rows: Vec<(&str, Vec<String>)> = Vec::new();
     let col = |f: &dyn Fn(&Summary) -> String| sums.iter().map(f).collect::<Vec<_>>();
-    rows.push(("jobs finished", col(&|s| format!("{}/{}", s.finished, s.jobs))));
-    rows.push(("map locality: node", col(&|s| pct(s.map_locality.node_share))));
-    rows.push(("map locality: rack/dc", col(&|s| pct(s.map_locality.rack_or_dc_share))));
+    rows.push((
+        "jobs finished",
+        col(&|s| format!("{}/{}", s.finished, s.jobs)),
+    ));
+    rows.push((
+        "map locality: node",
+        col(&|s| pct(s.map_locality.node_share)),
+    ));
+    rows.push((
+        "map locality: rack/dc",
+        col(&|s| pct(s.map_locality.rack_or_dc_share)),
+    ));
     rows.push(("map locality: off", col(&|s| pct(s.map_locality.off_share))));
-    rows.push(("reduce data on node", col(&|s| pct(s.reduce_data.get("node").copied().unwrap_or(0.0)))));
-    rows.push(("inter-DC traffic (GB)", col(&|s| format!("{:.2}", s.inter_dc_gb))));
-    rows.push(("JTT mean (s)", col(&|s| format!("{:.1}", s.turnaround.mean_s))));
-    rows.push(("JTT p50 (s)", col(&|s| format!("{:.1}", s.turnaround.p50_s))));
-    rows.push(("JTT p95 (s)", col(&|s| format!("{:.1}", s.turnaround.p95_s))));
-    rows.push(("JTT p99 (s)", col(&|s| format!("{:.1}", s.turnaround.p99_s))));
-    rows.push(("JTT mean / baseline", col(&|s| format!("{:.3}", s.turnaround.normalised_mean))));
+    rows.push((
+        "reduce data on node",
+        col(&|s| pct(s.reduce_data.get("node").copied().unwrap_or(0.0))),
+    ));
+    rows.push((
+        "inter-DC traffic (GB)",
+        col(&|s| format!("{:.2}", s.inter_dc_gb)),
+    ));
+    rows.push((
+        "JTT mean (s)",
+        col(&|s| format!("{:.1}", s.turnaround.mean_s)),
+    ));
+    rows.push((
+        "JTT p50 (s)",
+        col(&|s| format!("{:.1}", s.turnaround.p50_s)),
+    ));
+    rows.push((
+        "JTT p95 (s)",
+        col(&|s| format!("{:.1}", s.turnaround.p95_s)),
+    ));
+    rows.push((
+        "JTT p99 (s)",
+        col(&|s| format!("{:.1}", s.turnaround.p99_s)),
+    ));
+    rows.push((
+        "JTT mean / baseline",
+        col(&|s| format!("{:.3}", s.turnaround.normalised_mean)),
+    ));
     rows.push(("makespan (s)", col(&|s| format!("{:.1}", s.makespan_s))));
-    rows.push(("fairness (FRESH Jain)", col(&|s| s.fairness.map_or("-".into(), |f| format!("{f:.3}")))));
+    rows.push((
+        "fairness (FRESH Jain)",
+        col(&|s| s.fairness.map_or("-".into(), |f| format!("{f:.3}"))),
+    ));
     rows.push(("hotspots (TD)", col(&|s| s.hotspots.to_string())));
-    rows.push(("tasks/node stddev", col(&|s| format!("{:.2}", s.node_tasks_stddev))));
-    rows.push(("map task mean (s)", col(&|s| format!("{:.1}", s.map_task_mean_s))));
+    rows.push((
+        "tasks/node stddev",
+        col(&|s| format!("{:.2}", s.node_tasks_stddev)),
+    ));
+    rows.push((
+        "map task mean (s)",
+        col(&|s| format!("{:.1}", s.map_task_mean_s)),
+    ));
     rows.push(("events", col(&|s| s.events.to_string())));
     rows.push(("core heartbeats", col(&|s| s.core_heartbeats.to_string())));
-    rows.push(("rejected decisions", col(&|s| s.rejected_decisions.to_string())));
-    rows.push(("reduces preempted", col(&|s| s.preempted_reduces.to_string())));
-    rows.push(("containers unused", col(&|s| s.unused_containers.to_string())));
-    rows.push(("asks snapshot rows (M)", col(&|s| format!("{:.2}", s.asks_snapshot_rows as f64 / 1e6))));
+    rows.push((
+        "rejected decisions",
+        col(&|s| s.rejected_decisions.to_string()),
+    ));
+    rows.push((
+        "reduces preempted",
+        col(&|s| s.preempted_reduces.to_string()),
+    ));
+    rows.push((
+        "containers unused",
+        col(&|s| s.unused_containers.to_string()),
+    ));
+    rows.push((
+        "asks snapshot rows (M)",
+        col(&|s| format!("{:.2}", s.asks_snapshot_rows as f64 / 1e6)),
+    ));
     if sums.iter().all(|s| s.timing.is_some()) {
-        let t = |s: &Summary| s.timing.clone().unwrap_or(Timing {
-            wall_s: 0.0,
-            events_per_s: 0.0,
-            decision_us_mean: 0.0,
-            decision_us_p50: 0.0,
-            decision_us_p99: 0.0,
-            decision_us_max: 0.0,
-            core_heartbeat_share: 0.0,
-            core_snapshot_share: 0.0,
-            core_event_share: 0.0,
-        });
-        rows.push(("decision µs mean", col(&|s| format!("{:.1}", t(s).decision_us_mean))));
-        rows.push(("decision µs p99", col(&|s| format!("{:.1}", t(s).decision_us_p99))));
+        let t = |s: &Summary| {
+            s.timing.clone().unwrap_or(Timing {
+                wall_s: 0.0,
+                events_per_s: 0.0,
+                decision_us_mean: 0.0,
+                decision_us_p50: 0.0,
+                decision_us_p99: 0.0,
+                decision_us_max: 0.0,
+                core_heartbeat_share: 0.0,
+                core_snapshot_share: 0.0,
+                core_event_share: 0.0,
+            })
+        };
+        rows.push((
+            "decision µs mean",
+            col(&|s| format!("{:.1}", t(s).decision_us_mean)),
+        ));
+        rows.push((
+            "decision µs p99",
+            col(&|s| format!("{:.1}", t(s).decision_us_p99)),
+        ));
         rows.push(("core: heartbeats", col(&|s| pct(t(s).core_heartbeat_share))));
-        rows.push(("core: asks snapshots", col(&|s| pct(t(s).core_snapshot_share))));
+        rows.push((
+            "core: asks snapshots",
+            col(&|s| pct(t(s).core_snapshot_share)),
+        ));
         rows.push(("core: other events", col(&|s| pct(t(s).core_event_share))));
         rows.push(("wall time (s)", col(&|s| format!("{:.2}", t(s).wall_s))));
-        rows.push(("events/s (M)", col(&|s| format!("{:.2}", t(s).events_per_s / 1e6))));
+        rows.push((
+            "events/s (M)",
+            col(&|s| format!("{:.2}", t(s).events_per_s / 1e6)),
+        ));
     }
     let head: Vec<String> = sums.iter().map(|s| s.label.clone()).collect();
-    let w0 = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0).max(6);
+    let w0 = rows
+        .iter()
+        .map(|r| r.0.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
     let widths: Vec<usize> = (0..sums.len())
-        .map(|i| rows.iter().map(|r| r.1[i].chars().count()).chain([head[i].chars().count()]).max().unwrap_or(0))
+        .map(|i| {
+            rows.iter()
+                .map(|r| r.1[i].chars().count())
+                .chain([head[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = String::new();
     let _ = writeln!(out, "workload: {workload}");
@@ -246,7 +350,11 @@ pub fn table(workload: &str, sums: &[Summary]) -> String {
         let _ = write!(out, "  {h:>w$}");
     }
     out.push('\n');
-    let _ = writeln!(out, "{}", "-".repeat(w0 + widths.iter().map(|w| w + 2).sum::<usize>()));
+    let _ = writeln!(
+        out,
+        "{}",
+        "-".repeat(w0 + widths.iter().map(|w| w + 2).sum::<usize>())
+    );
     for (name, vals) in rows {
         let pad = w0 - name.chars().count();
         let _ = write!(out, "{name}{}", " ".repeat(pad));
@@ -263,20 +371,41 @@ pub fn table(workload: &str, sums: &[Summary]) -> String {
     out
 }
 
-const COLOURS: [&str; 8] = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+const COLOURS: [&str; 8] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+];
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 fn jtt_cdf(raws: &[Raw]) -> String {
     let (w, h, pad) = (640.0, 320.0, 45.0);
     let all: Vec<Vec<f64>> = raws.iter().map(turnarounds).collect();
     let max = all.iter().flatten().copied().fold(1.0f64, f64::max);
-    let mut s = format!("<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' font-size='11'>");
-    let _ = write!(s, "<line x1='{pad}' y1='{}' x2='{}' y2='{}' stroke='black'/>", h - pad, w - 10.0, h - pad);
-    let _ = write!(s, "<line x1='{pad}' y1='10' x2='{pad}' y2='{}' stroke='black'/>", h - pad);
-    let _ = write!(s, "<text x='{}' y='{}'>job turnaround (s), max {max:.0}</text>", w / 2.0 - 60.0, h - 10.0);
+    let mut s =
+        format!("<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' font-size='11'>");
+    let _ = write!(
+        s,
+        "<line x1='{pad}' y1='{}' x2='{}' y2='{}' stroke='black'/>",
+        h - pad,
+        w - 10.0,
+        h - pad
+    );
+    let _ = write!(
+        s,
+        "<line x1='{pad}' y1='10' x2='{pad}' y2='{}' stroke='black'/>",
+        h - pad
+    );
+    let _ = write!(
+        s,
+        "<text x='{}' y='{}'>job turnaround (s), max {max:.0}</text>",
+        w / 2.0 - 60.0,
+        h - 10.0
+    );
     let _ = write!(s, "<text x='5' y='15'>CDF</text>");
     for (i, v) in all.iter().enumerate() {
         if v.is_empty() {
@@ -289,8 +418,17 @@ fn jtt_cdf(raws: &[Raw]) -> String {
             let _ = write!(pts, "{px:.1},{py:.1} ");
         }
         let c = COLOURS[i % COLOURS.len()];
-        let _ = write!(s, "<polyline fill='none' stroke='{c}' stroke-width='1.5' points='{pts}'/>");
-        let _ = write!(s, "<text x='{}' y='{}' fill='{c}'>{}</text>", w - 200.0, h - pad - 20.0 - 14.0 * i as f64, esc(&raws[i].label));
+        let _ = write!(
+            s,
+            "<polyline fill='none' stroke='{c}' stroke-width='1.5' points='{pts}'/>"
+        );
+        let _ = write!(
+            s,
+            "<text x='{}' y='{}' fill='{c}'>{}</text>",
+            w - 200.0,
+            h - pad - 20.0 - 14.0 * i as f64,
+            esc(&raws[i].label)
+        );
     }
     s.push_str("</svg>");
     s
@@ -299,13 +437,18 @@ fn jtt_cdf(raws: &[Raw]) -> String {
 fn locality_bars(sums: &[Summary]) -> String {
     let (w, row) = (640.0, 26.0);
     let h = 30.0 + row * sums.len() as f64;
-    let mut s = format!("<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' font-size='11'>");
+    let mut s =
+        format!("<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' font-size='11'>");
     let _ = write!(s, "<text x='160' y='12' fill='#2ca02c'>node</text><text x='210' y='12' fill='#ff7f0e'>rack/dc</text><text x='270' y='12' fill='#d62728'>off</text>");
     for (i, m) in sums.iter().enumerate() {
         let y = 20.0 + row * i as f64;
         let _ = write!(s, "<text x='5' y='{}'>{}</text>", y + 15.0, esc(&m.label));
         let mut x = 160.0;
-        for (share, c) in [(m.map_locality.node_share, "#2ca02c"), (m.map_locality.rack_or_dc_share, "#ff7f0e"), (m.map_locality.off_share, "#d62728")] {
+        for (share, c) in [
+            (m.map_locality.node_share, "#2ca02c"),
+            (m.map_locality.rack_or_dc_share, "#ff7f0e"),
+            (m.map_locality.off_share, "#d62728"),
+        ] {
             let bw = share * (w - 170.0);
             let _ = write!(s, "<rect x='{x:.1}' y='{y}' width='{bw:.1}' height='{}' fill='{c}'><title>{:.1}%</title></rect>", row - 6.0, share * 100.0);
             x += bw;
@@ -318,10 +461,27 @@ fn locality_bars(sums: &[Summary]) -> String {
 fn share_over_time(raw: &Raw) -> String {
     let (w, h, pad) = (640.0, 180.0, 35.0);
     let tmax = raw.timeline.last().map_or(1, |t| t.0).max(1) as f64;
-    let ymax = raw.timeline.iter().map(|t| (t.1 + t.2) as f64).fold(1.0f64, f64::max);
-    let mut s = format!("<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' font-size='11'>");
-    let _ = write!(s, "<line x1='{pad}' y1='{}' x2='{}' y2='{}' stroke='black'/>", h - pad, w - 10.0, h - pad);
-    let _ = write!(s, "<text x='{}' y='{}'>time (s), max {:.0}; running containers, max {ymax:.0}</text>", pad, h - 10.0, tmax / 1000.0);
+    let ymax = raw
+        .timeline
+        .iter()
+        .map(|t| (t.1 + t.2) as f64)
+        .fold(1.0f64, f64::max);
+    let mut s =
+        format!("<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' font-size='11'>");
+    let _ = write!(
+        s,
+        "<line x1='{pad}' y1='{}' x2='{}' y2='{}' stroke='black'/>",
+        h - pad,
+        w - 10.0,
+        h - pad
+    );
+    let _ = write!(
+        s,
+        "<text x='{}' y='{}'>time (s), max {:.0}; running containers, max {ymax:.0}</text>",
+        pad,
+        h - 10.0,
+        tmax / 1000.0
+    );
     for (k, c, name) in [(1usize, "#1f77b4", "maps"), (2, "#d62728", "reduces")] {
         let mut pts = String::new();
         for t in &raw.timeline {
@@ -331,7 +491,12 @@ fn share_over_time(raw: &Raw) -> String {
             let _ = write!(pts, "{px:.1},{py:.1} ");
         }
         let _ = write!(s, "<polyline fill='none' stroke='{c}' points='{pts}'/>");
-        let _ = write!(s, "<text x='{}' y='{}' fill='{c}'>{name}</text>", w - 80.0, if k == 1 { 20 } else { 34 });
+        let _ = write!(
+            s,
+            "<text x='{}' y='{}' fill='{c}'>{name}</text>",
+            w - 80.0,
+            if k == 1 { 20 } else { 34 }
+        );
     }
     s.push_str("</svg>");
     s
@@ -340,9 +505,16 @@ fn share_over_time(raw: &Raw) -> String {
 /// A self-contained HTML page: the table, the JTT CDF, locality bars, and map/reduce running
 /// containers over time for each policy.
 pub fn html(workload: &str, table_text: &str, sums: &[Summary], raws: &[Raw]) -> String {
-    let mut s = String::from("<!DOCTYPE html><html><head><meta charset='utf-8'><title>locus-sim report</title>");
+    let mut s = String::from(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>locus-sim report</title>",
+    );
     s.push_str("<style>body{font-family:sans-serif;margin:20px}pre{background:#f6f6f6;padding:8px}</style></head><body>");
-    let _ = write!(s, "<h1>locus-sim: {}</h1><pre>{}</pre>", esc(workload), esc(table_text));
+    let _ = write!(
+        s,
+        "<h1>locus-sim: {}</h1><pre>{}</pre>",
+        esc(workload),
+        esc(table_text)
+    );
     let _ = write!(s, "<h2>Job turnaround CDF</h2>{}", jtt_cdf(raws));
     let _ = write!(s, "<h2>Map locality</h2>{}", locality_bars(sums));
     s.push_str("<h2>Running map and reduce containers over time</h2>");

@@ -13,13 +13,19 @@ use crate::rng::Rng;
 use crate::workload::{facebook, sls, swim, synthetic, Shape, Workload};
 
 #[derive(Parser, Debug, Clone)]
-#[command(name = "locus-sim", about = "Simulate YARN + HDFS + the MapReduce AM driving the Locus core; compare policies side by side.")]
+#[command(
+    name = "locus-sim",
+    about = "Simulate YARN + HDFS + the MapReduce AM driving the Locus core; compare policies side by side."
+)]
 pub struct Args {
     /// facebook (Matchmaking Table 4 bins, 100 jobs), swim (FB-2009 trace), sls (Hadoop SLS JSON), synthetic
     #[arg(long, default_value = "facebook")]
     pub workload: String,
     /// Trace file for swim or sls.
-    #[arg(long, default_value = "../shared/traces/FB-2009_samples_24_times_1hr_0.tsv")]
+    #[arg(
+        long,
+        default_value = "../shared/traces/FB-2009_samples_24_times_1hr_0.tsv"
+    )]
     pub trace: String,
     /// Replay only the first N jobs of a SWIM trace.
     #[arg(long)]
@@ -129,10 +135,14 @@ pub struct Args {
 }
 
 fn kv(s: &str, what: &str) -> Result<(String, String), String> {
-    let (k, v) = s.split_once('=').ok_or_else(|| format!("{what} {s:?}: expected KEY=VALUE"))?;
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{what} {s:?}: expected KEY=VALUE"))?;
     let k = k.trim();
     if !k.starts_with("locus.") {
-        return Err(format!("{what} {s:?}: only locus.* settings reach the core"));
+        return Err(format!(
+            "{what} {s:?}: only locus.* settings reach the core"
+        ));
     }
     Ok((k.to_string(), v.trim().to_string()))
 }
@@ -145,7 +155,12 @@ pub fn policies(args: &Args) -> Result<Vec<(String, BTreeMap<String, String>)>, 
         common.insert(k, v);
     }
     let mut out = Vec::new();
-    for item in args.policy.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+    for item in args
+        .policy
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
         let mut parts = item.split(';');
         let mut props = common.clone();
         if let Some(p) = parts.next().filter(|p| !p.trim().is_empty()) {
@@ -176,15 +191,28 @@ pub fn config(args: &Args, cluster: &Cluster) -> Result<SimConfig, String> {
         return Err("--heartbeat-ms and --am-heartbeat-ms must be at least 1".into());
     }
     if !(0.0..=1.0).contains(&args.slowstart) {
-        return Err(format!("--slowstart {} must be between 0 and 1", args.slowstart));
+        return Err(format!(
+            "--slowstart {} must be between 0 and 1",
+            args.slowstart
+        ));
     }
     let mut failures = Vec::new();
     for f in &args.fail_node_at {
-        let (node, at) = f.split_once('@').ok_or_else(|| format!("--fail-node-at {f:?}: expected NODE@SECONDS"))?;
-        let secs: f64 = at.trim().parse().map_err(|_| format!("--fail-node-at {f:?}: {at:?} is not a number of seconds"))?;
+        let (node, at) = f
+            .split_once('@')
+            .ok_or_else(|| format!("--fail-node-at {f:?}: expected NODE@SECONDS"))?;
+        let secs: f64 = at
+            .trim()
+            .parse()
+            .map_err(|_| format!("--fail-node-at {f:?}: {at:?} is not a number of seconds"))?;
         let idx = match node.trim().parse::<usize>() {
             Ok(i) if i >= 1 && i <= cluster.nodes.len() => i - 1,
-            Ok(i) => return Err(format!("--fail-node-at {f:?}: node {i} not in 1..={}", cluster.nodes.len())),
+            Ok(i) => {
+                return Err(format!(
+                    "--fail-node-at {f:?}: node {i} not in 1..={}",
+                    cluster.nodes.len()
+                ))
+            }
             Err(_) => cluster
                 .nodes
                 .iter()
@@ -224,7 +252,11 @@ pub fn workload(args: &Args) -> Result<Workload, String> {
         replication: args.replication.max(1),
         placement: args.placement.parse::<Placement>()?,
         bytes_per_reduce: args.bytes_per_reduce_mb.max(1) * mb,
-        filter: if args.filter.is_finite() && args.filter >= 0.0 { args.filter } else { return Err(format!("--filter {} must be 0 or more", args.filter)) },
+        filter: if args.filter.is_finite() && args.filter >= 0.0 {
+            args.filter
+        } else {
+            return Err(format!("--filter {} must be 0 or more", args.filter));
+        },
         am: Resource::new(args.am_memory_mb, 1),
         map: Resource::new(args.map_memory_mb, 1),
         reduce: Resource::new(args.reduce_memory_mb, 1),
@@ -236,7 +268,11 @@ pub fn workload(args: &Args) -> Result<Workload, String> {
         "facebook" => facebook::generate(
             cluster()?,
             &shape,
-            &facebook::Params { bins: args.fb_bins, mean_gap_ms: args.mean_gap_ms.unwrap_or(14_000.0), dataset_blocks: args.dataset_blocks },
+            &facebook::Params {
+                bins: args.fb_bins,
+                mean_gap_ms: args.mean_gap_ms.unwrap_or(14_000.0),
+                dataset_blocks: args.dataset_blocks,
+            },
             &mut rng,
         ),
         "swim" => swim::load(&args.trace, cluster()?, &shape, args.limit_jobs, &mut rng),
@@ -244,10 +280,16 @@ pub fn workload(args: &Args) -> Result<Workload, String> {
         "synthetic" => synthetic::generate(
             cluster()?,
             &shape,
-            &synthetic::Params { jobs: args.jobs, mean_gap_ms: args.mean_gap_ms, max_maps: args.max_maps },
+            &synthetic::Params {
+                jobs: args.jobs,
+                mean_gap_ms: args.mean_gap_ms,
+                max_maps: args.max_maps,
+            },
             &mut rng,
         ),
-        other => Err(format!("unknown --workload {other:?}; allowed: facebook, swim, sls, synthetic")),
+        other => Err(format!(
+            "unknown --workload {other:?}; allowed: facebook, swim, sls, synthetic"
+        )),
     }
 }
 
@@ -268,9 +310,13 @@ pub fn run(args: &Args) -> Result<Outcome, String> {
         raws.push(engine.run().map_err(|e| format!("policy {label}: {e}"))?);
     }
     let several_dcs = w.cluster.dc_count > 1;
-    let baseline = report::summarise(&raws[0], None, several_dcs, false).turnaround.mean_s;
-    let summaries: Vec<Summary> =
-        raws.iter().map(|r| report::summarise(r, Some(baseline), several_dcs, !args.no_timing)).collect();
+    let baseline = report::summarise(&raws[0], None, several_dcs, false)
+        .turnaround
+        .mean_s;
+    let summaries: Vec<Summary> = raws
+        .iter()
+        .map(|r| report::summarise(r, Some(baseline), several_dcs, !args.no_timing))
+        .collect();
     let title = format!(
         "{} on {} nodes ({} racks, {} datacenters), {} jobs, seed {}",
         w.name,
@@ -281,7 +327,12 @@ pub fn run(args: &Args) -> Result<Outcome, String> {
         args.seed
     );
     let table = report::table(&title, &summaries);
-    Ok(Outcome { workload: w, raws, summaries, table })
+    Ok(Outcome {
+        workload: w,
+        raws,
+        summaries,
+        table,
+    })
 }
 
 pub fn json(outcome: &Outcome) -> Result<String, String> {

@@ -27,21 +27,43 @@ fn small_facebook_schedule_finishes_every_job_with_sane_metrics() {
     assert_eq!(s.finished, s.jobs);
     let m = &s.map_locality;
     let maps: u64 = o.workload.jobs.iter().map(|j| j.maps.len() as u64).sum();
-    assert_eq!(m.node + m.rack + m.datacenter + m.remote, maps, "every map counted once (no failures)");
+    assert_eq!(
+        m.node + m.rack + m.datacenter + m.remote,
+        maps,
+        "every map counted once (no failures)"
+    );
     assert!((m.node_share + m.rack_or_dc_share + m.off_share - 1.0).abs() < 1e-9);
     assert!(m.node_share > 0.0);
     assert!(s.turnaround.p50_s <= s.turnaround.p95_s && s.turnaround.p95_s <= s.turnaround.p99_s);
     assert!(s.makespan_s >= s.turnaround.p99_s);
-    assert_eq!(s.rejected_decisions, 0, "the simulator only executes decisions it can");
+    assert_eq!(
+        s.rejected_decisions, 0,
+        "the simulator only executes decisions it can"
+    );
     // every container the core placed ran an AM or a task attempt, or the AM gave it back
-    assert_eq!(s.core_locality.values().sum::<u64>(), s.jobs as u64 + s.task_attempts + s.unused_containers);
+    assert_eq!(
+        s.core_locality.values().sum::<u64>(),
+        s.jobs as u64 + s.task_attempts + s.unused_containers
+    );
     let reduces: u64 = o.workload.jobs.iter().map(|j| j.reduces.len() as u64).sum();
     assert_eq!(s.task_attempts, maps + reduces + s.preempted_reduces);
 }
 
 #[test]
 fn same_seed_gives_identical_json_and_another_seed_differs() {
-    let a = ["--workload", "synthetic", "--jobs", "40", "--nodes", "20", "--racks", "4", "--no-timing", "--seed", "7"];
+    let a = [
+        "--workload",
+        "synthetic",
+        "--jobs",
+        "40",
+        "--nodes",
+        "20",
+        "--racks",
+        "4",
+        "--no-timing",
+        "--seed",
+        "7",
+    ];
     let one = run::json(&outcome(&a)).unwrap_or_default();
     let two = run::json(&outcome(&a)).unwrap_or_default();
     assert!(!one.is_empty());
@@ -60,32 +82,66 @@ fn node_failure_reruns_lost_work_and_every_job_still_finishes() {
     let o = outcome(&failing);
     let s = &o.summaries[0];
     assert_eq!(s.finished, s.jobs);
-    assert!(s.lost_tasks > 0, "the failures hit running or finished work");
+    assert!(
+        s.lost_tasks > 0,
+        "the failures hit running or finished work"
+    );
     let h = &healthy.summaries[0];
-    assert!(s.task_attempts > h.task_attempts, "lost work ran again: {} vs {}", s.task_attempts, h.task_attempts);
+    assert!(
+        s.task_attempts > h.task_attempts,
+        "lost work ran again: {} vs {}",
+        s.task_attempts,
+        h.task_attempts
+    );
 }
 
 #[test]
 fn several_policies_run_side_by_side_and_unknown_ones_are_named() {
-    let o = outcome(&["--fb-bins", "3", "--nodes", "6", "--policy", "fifo,fifo;locus.assign-multiple=false"]);
+    let o = outcome(&[
+        "--fb-bins",
+        "3",
+        "--nodes",
+        "6",
+        "--policy",
+        "fifo,fifo;locus.assign-multiple=false",
+    ]);
     assert_eq!(o.summaries.len(), 2);
     assert!(o.table.contains("fifo;locus.assign-multiple=false"));
     assert_eq!(o.summaries[0].turnaround.normalised_mean, 1.0);
-    let err = run::run(&args(&["--policy", "no-such-policy"])).err().unwrap_or_default();
-    assert!(err.contains("locus.policy") && err.contains("no-such-policy"), "{err}");
+    let err = run::run(&args(&["--policy", "no-such-policy"]))
+        .err()
+        .unwrap_or_default();
+    assert!(
+        err.contains("locus.policy") && err.contains("no-such-policy"),
+        "{err}"
+    );
 }
 
 #[test]
 fn bad_input_is_named() {
-    let e = run::run(&args(&["--fail-node-at", "99@5"])).err().unwrap_or_default();
+    let e = run::run(&args(&["--fail-node-at", "99@5"]))
+        .err()
+        .unwrap_or_default();
     assert!(e.contains("99"), "{e}");
-    let e = run::run(&args(&["--map-memory-mb", "99999"])).err().unwrap_or_default();
-    assert!(e.contains("map container") && e.contains("bigger than any node"), "{e}");
+    let e = run::run(&args(&["--map-memory-mb", "99999"]))
+        .err()
+        .unwrap_or_default();
+    assert!(
+        e.contains("map container") && e.contains("bigger than any node"),
+        "{e}"
+    );
     let dir = std::env::temp_dir().join(format!("locus-sim-test-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let bad = dir.join("bad.tsv");
     let _ = std::fs::write(&bad, "job0\t1\t1\t10\t0\t0\njob1\t2\tx\n");
-    let e = run::run(&args(&["--workload", "swim", "--trace", bad.to_str().unwrap_or("")])).err().unwrap_or_default();
+    let e = run::run(&args(&[
+        "--workload",
+        "swim",
+        "--trace",
+        bad.to_str().unwrap_or(""),
+    ]))
+    .err()
+    .unwrap_or_default();
     assert!(e.contains("line 2"), "{e}");
 }
 

@@ -9,8 +9,17 @@ use crate::rng::Rng;
 use crate::workload::{JobSpec, MapSpec, Shape, Workload};
 
 /// (maps per job in the benchmark, jobs in the 100-job schedule) for bins 1..=9.
-pub const BINS: [(usize, usize); 9] =
-    [(1, 38), (2, 16), (10, 14), (50, 8), (100, 6), (200, 6), (400, 4), (800, 4), (4800, 4)];
+pub const BINS: [(usize, usize); 9] = [
+    (1, 38),
+    (2, 16),
+    (10, 14),
+    (50, 8),
+    (100, 6),
+    (200, 6),
+    (400, 4),
+    (800, 4),
+    (4800, 4),
+];
 
 pub struct Params {
     /// Use bins 1..=bins (Matchmaking used the first six: 88 jobs, none over 300 maps).
@@ -19,7 +28,12 @@ pub struct Params {
     pub dataset_blocks: usize,
 }
 
-pub fn generate(cluster: Cluster, shape: &Shape, p: &Params, rng: &mut Rng) -> Result<Workload, String> {
+pub fn generate(
+    cluster: Cluster,
+    shape: &Shape,
+    p: &Params,
+    rng: &mut Rng,
+) -> Result<Workload, String> {
     if p.bins == 0 || p.bins > BINS.len() {
         return Err(format!("--fb-bins {} must be between 1 and 9", p.bins));
     }
@@ -30,9 +44,20 @@ pub fn generate(cluster: Cluster, shape: &Shape, p: &Params, rng: &mut Rng) -> R
     let mut pick_rng = rng.fork();
     let mut arrival_rng = rng.fork();
     let blocks: Vec<Vec<usize>> = (0..p.dataset_blocks)
-        .map(|_| place_block(&cluster, shape.placement, shape.replication, None, &mut place_rng))
+        .map(|_| {
+            place_block(
+                &cluster,
+                shape.placement,
+                shape.replication,
+                None,
+                &mut place_rng,
+            )
+        })
         .collect();
-    let mut sizes: Vec<usize> = BINS[..p.bins].iter().flat_map(|&(maps, jobs)| std::iter::repeat(maps).take(jobs)).collect();
+    let mut sizes: Vec<usize> = BINS[..p.bins]
+        .iter()
+        .flat_map(|&(maps, jobs)| std::iter::repeat(maps).take(jobs))
+        .collect();
     rng.shuffle(&mut sizes);
     let mut t = 0.0;
     let mut jobs: Vec<JobSpec> = Vec::with_capacity(sizes.len());
@@ -49,7 +74,17 @@ pub fn generate(cluster: Cluster, shape: &Shape, p: &Params, rng: &mut Rng) -> R
             .collect();
         let input = shape.block_bytes * maps_n as u64;
         let shuffle = (input as f64 * shape.filter) as u64;
-        jobs.push(shape.job(format!("fb-{maps_n}maps-{i}"), t as u64, maps, shuffle, shuffle));
+        jobs.push(shape.job(
+            format!("fb-{maps_n}maps-{i}"),
+            t as u64,
+            maps,
+            shuffle,
+            shuffle,
+        ));
     }
-    Ok(Workload { name: format!("facebook (bins 1-{})", p.bins), cluster, jobs })
+    Ok(Workload {
+        name: format!("facebook (bins 1-{})", p.bins),
+        cluster,
+        jobs,
+    })
 }

@@ -96,12 +96,23 @@ impl Shape {
             let bytes = left.min(self.block_bytes);
             left -= bytes;
             let replicas = place_block(cluster, self.placement, self.replication, writer, rng);
-            maps.push(MapSpec { input_bytes: bytes, replicas, fixed_ms: None });
+            maps.push(MapSpec {
+                input_bytes: bytes,
+                replicas,
+                fixed_ms: None,
+            });
         }
         self.job(name, submit_ms, maps, shuffle_bytes, output_bytes)
     }
 
-    pub fn job(&self, name: String, submit_ms: u64, maps: Vec<MapSpec>, shuffle_bytes: u64, output_bytes: u64) -> JobSpec {
+    pub fn job(
+        &self,
+        name: String,
+        submit_ms: u64,
+        maps: Vec<MapSpec>,
+        shuffle_bytes: u64,
+        output_bytes: u64,
+    ) -> JobSpec {
         let reduces = vec![ReduceSpec { fixed_ms: None }; self.reduces_for(shuffle_bytes)];
         JobSpec {
             name,

@@ -15,10 +15,23 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<(String, u64, u64, u64, u64
         let f: Vec<&str> = line.split('\t').collect();
         let bad = |why: &str| format!("{source} line {}: {why}: {line:?}", i + 1);
         if f.len() < 6 {
-            return Err(bad(&format!("{} fields, expected 6 (id, submit s, gap s, input, shuffle, output bytes)", f.len())));
+            return Err(bad(&format!(
+                "{} fields, expected 6 (id, submit s, gap s, input, shuffle, output bytes)",
+                f.len()
+            )));
         }
-        let num = |k: usize, what: &str| f[k].trim().parse::<u64>().map_err(|_| bad(&format!("{what} {:?} is not a whole number", f[k])));
-        rows.push((f[0].to_string(), num(1, "submit time")? * 1000, num(3, "input bytes")?, num(4, "shuffle bytes")?, num(5, "output bytes")?));
+        let num = |k: usize, what: &str| {
+            f[k].trim()
+                .parse::<u64>()
+                .map_err(|_| bad(&format!("{what} {:?} is not a whole number", f[k])))
+        };
+        rows.push((
+            f[0].to_string(),
+            num(1, "submit time")? * 1000,
+            num(3, "input bytes")?,
+            num(4, "shuffle bytes")?,
+            num(5, "output bytes")?,
+        ));
     }
     if rows.is_empty() {
         return Err(format!("{source}: no jobs"));
@@ -26,15 +39,28 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<(String, u64, u64, u64, u64
     Ok(rows)
 }
 
-pub fn load(path: &str, cluster: Cluster, shape: &Shape, limit: Option<usize>, rng: &mut Rng) -> Result<Workload, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read SWIM trace {path}: {e}"))?;
+pub fn load(
+    path: &str,
+    cluster: Cluster,
+    shape: &Shape,
+    limit: Option<usize>,
+    rng: &mut Rng,
+) -> Result<Workload, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read SWIM trace {path}: {e}"))?;
     let mut rows = parse(&text, path)?;
     if let Some(n) = limit {
         rows.truncate(n);
     }
     let jobs = rows
         .into_iter()
-        .map(|(id, submit, input, shuffle, output)| shape.job_with_own_input(&cluster, rng, id, submit, input, shuffle, output))
+        .map(|(id, submit, input, shuffle, output)| {
+            shape.job_with_own_input(&cluster, rng, id, submit, input, shuffle, output)
+        })
         .collect();
-    Ok(Workload { name: format!("swim {path}"), cluster, jobs })
+    Ok(Workload {
+        name: format!("swim {path}"),
+        cluster,
+        jobs,
+    })
 }

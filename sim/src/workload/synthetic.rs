@@ -26,11 +26,18 @@ pub struct Params {
     pub max_maps: usize,
 }
 
-pub fn generate(cluster: Cluster, shape: &Shape, p: &Params, rng: &mut Rng) -> Result<Workload, String> {
+pub fn generate(
+    cluster: Cluster,
+    shape: &Shape,
+    p: &Params,
+    rng: &mut Rng,
+) -> Result<Workload, String> {
     if p.jobs == 0 {
         return Err("--jobs must be at least 1".into());
     }
-    let gap = p.mean_gap_ms.unwrap_or(14_000.0 * 30.0 / cluster.nodes.len() as f64);
+    let gap = p
+        .mean_gap_ms
+        .unwrap_or(14_000.0 * 30.0 / cluster.nodes.len() as f64);
     let mut t = 0.0;
     let mut jobs = Vec::with_capacity(p.jobs);
     for i in 0..p.jobs {
@@ -49,7 +56,19 @@ pub fn generate(cluster: Cluster, shape: &Shape, p: &Params, rng: &mut Rng) -> R
         let maps = (bin.1 + rng.below(bin.2 - bin.1 + 1)).min(p.max_maps.max(1));
         let input = maps as u64 * shape.block_bytes;
         let shuffle = (input as f64 * shape.filter) as u64;
-        jobs.push(shape.job_with_own_input(&cluster, rng, format!("synthetic-{i}"), t as u64, input, shuffle, shuffle));
+        jobs.push(shape.job_with_own_input(
+            &cluster,
+            rng,
+            format!("synthetic-{i}"),
+            t as u64,
+            input,
+            shuffle,
+            shuffle,
+        ));
     }
-    Ok(Workload { name: format!("synthetic {} jobs", p.jobs), cluster, jobs })
+    Ok(Workload {
+        name: format!("synthetic {} jobs", p.jobs),
+        cluster,
+        jobs,
+    })
 }
