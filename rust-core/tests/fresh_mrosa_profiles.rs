@@ -1039,3 +1039,27 @@ fn mrosa_late_tasks_go_to_the_cheapest_public_type_that_meets_the_deadline() {
     assert_eq!(run("15"), [0, 0, 4]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn switching_to_fresh_or_mrosa_mid_run_strands_no_job() {
+    for settings in [
+        vec![
+            ("locus.policy", "fresh"),
+            ("locus.slots", "fresh-dynamic"),
+            ("locus.fresh.k", "1"),
+        ],
+        vec![("locus.policy", "mrosa")],
+        vec![("locus.slots", "fresh-static")],
+    ] {
+        let mut cl = Cluster::new(core_with(&[]), 3, 4);
+        for i in 0..4 {
+            cl.mr_job(&format!("j{i}"), 6, 3, 2, 2, &["locus.deadline=40"], i);
+        }
+        for _ in 0..4 {
+            cl.step();
+        }
+        cl.core.reconfigure(&props(&settings)).unwrap();
+        cl.run_until_done(300);
+        assert_eq!(cl.core.stats().running_containers, 0, "{settings:?}");
+    }
+}

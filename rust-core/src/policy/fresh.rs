@@ -107,6 +107,10 @@ impl FreshSettings {
     }
 }
 
+/// Tasks of a job the model was told about: containers that started before the job joined the
+/// model (a policy switched at runtime, a job's first maps) or that the model refused (a map re-run
+/// after the map phase) are left out, so `n_m` = these + outstanding and the model's phases end
+/// when its own tasks do.
 #[derive(Debug, Default, Clone, Copy)]
 struct Counts {
     running_maps: u32,
@@ -251,11 +255,6 @@ impl FreshModel {
             Some(crate::app::SlotKind::Reduce) => FreshSlot::Reduce,
             None => return,
         };
-        let counts = self.counts.entry(app.arrival).or_default();
-        match slot {
-            FreshSlot::Map => counts.running_maps += 1,
-            FreshSlot::Reduce => counts.running_reduces += 1,
-        }
         let Some(job) = self.jobs.get(&app.arrival) else {
             return;
         };
@@ -264,14 +263,21 @@ impl FreshModel {
         match self.model.task_started(job, task, slot, now) {
             Ok(()) => {
                 self.tasks.insert(c.id.clone(), (app.arrival, task));
+                let counts = self.counts.entry(app.arrival).or_default();
+                match slot {
+                    FreshSlot::Map => counts.running_maps += 1,
+                    FreshSlot::Reduce => counts.running_reduces += 1,
+                }
             }
             Err(e) => log::debug!("FRESH: container {} outside the model: {e}", c.id),
         }
     }
 
-    fn finished(&mut self, state: &ClusterState, c: &Container, now: f64) {
-        let arrival = state.app_by_id(&c.app).map(|a| a.arrival);
-        if let Some(counts) = arrival.and_then(|a| self.counts.get_mut(&a)) {
+    fn finished(&mut self, _state: &ClusterState, c: &Container, now: f64) {
+        let Some((arrival, task)) = self.tasks.remove(&c.id) else {
+            return;
+        };
+        if let Some(counts) = self.counts.get_mut(&arrival) {
             if c.kind.is_map() {
                 counts.running_maps = counts.running_maps.saturating_sub(1);
                 counts.done_maps += 1;
@@ -280,9 +286,6 @@ impl FreshModel {
                 counts.done_reduces += 1;
             }
         }
-        let Some((arrival, task)) = self.tasks.remove(&c.id) else {
-            return;
-        };
         let Some(job) = self.jobs.get(&arrival) else {
             return;
         };
