@@ -188,7 +188,10 @@ pub fn assign(
         room: unallocated,
         node_capability: node.capability,
         containers: if cfg.assign_multiple { u32::MAX } else { 1 },
-        off_switch: cfg.off_switch_per_heartbeat,
+        off_switch: layers
+            .job
+            .off_switch_limit()
+            .unwrap_or(cfg.off_switch_per_heartbeat),
     };
     let mut decisions = Vec::new();
     if budget.room == Resource::ZERO {

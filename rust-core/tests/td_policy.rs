@@ -169,3 +169,27 @@ fn td_bounds_are_validated_by_name() {
     let err = Core::new(&props).err().expect("L = 1.5 accepted").to_string();
     assert!(err.contains("locus.td.lower-bound") && err.contains("(0, 1)"), "{err}");
 }
+
+#[test]
+fn waiting_ams_go_first_only_up_to_a_tenth_of_the_cluster() {
+    let mut c = core_with(&[("locus.policy", "td")]);
+    add_node(&mut c, "h1", 8);
+    add_node(&mut c, "h2", 8);
+    add_app(&mut c, "big", 1, "MAPREDUCE", &["locus.demand=16"]);
+    set_asks(&mut c, "big", &[(20, "*", 40)]);
+    for i in 0..5 {
+        let app = format!("late{i}");
+        add_app(&mut c, &app, 10 + i, "MAPREDUCE", &[]);
+        set_asks(&mut c, &app, &[(0, "*", 1)]);
+    }
+    // 10 % of 16 GB: one 1 GB AM goes ahead of TD's picks; the others wait behind them.
+    let ds = heartbeat(&mut c, "h1", 8, 1_000);
+    let ams: u32 = ds.iter().filter(|d| d.priority == 0).map(|d| d.count).sum();
+    assert_eq!((ams, maps_of(&ds, "big")), (1, 7), "{ds:?}");
+    let mut next = 0;
+    execute(&mut c, &ds, &mut next);
+    // With one AM running, the share is used up: the next heartbeat's room goes to TD first.
+    let ds = heartbeat(&mut c, "h2", 8, 2_000);
+    let ams: u32 = ds.iter().filter(|d| d.priority == 0).map(|d| d.count).sum();
+    assert_eq!((ams, maps_of(&ds, "big")), (0, 8), "{ds:?}");
+}

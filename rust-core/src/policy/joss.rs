@@ -22,7 +22,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::JobPolicy;
-use crate::app::{App, Arrival, TaskKind};
+use crate::app::{App, Arrival};
 use crate::error::CoreError;
 use crate::names::ANY_ID;
 use crate::node::Node;
@@ -56,6 +56,8 @@ pub struct JossPolicy {
     jobs: BTreeMap<Arrival, Job>,
     maps: HashMap<Arrival, u32>,
     reduce_ok: HashMap<Arrival, bool>,
+    /// Map tasks JoSS still holds per job (kept in step with submit / assign / remove).
+    queued: HashMap<Arrival, u32>,
 }
 
 impl JossPolicy {
@@ -68,6 +70,7 @@ impl JossPolicy {
             jobs: BTreeMap::new(),
             maps: HashMap::new(),
             reduce_ok: HashMap::new(),
+            queued: HashMap::new(),
         }
     }
 
@@ -132,7 +135,7 @@ pub fn rebuild_blocks(maps: u32, mut hosts: Vec<(String, u32)>) -> Vec<Vec<Strin
 }
 
 impl JossPolicy {
-    fn submit(&mut self, app: &App, state: &ClusterState) -> Result<Option<Placement>, CoreError> {
+    fn submit(&mut self, app: &App, state: &ClusterState) -> Result<Option<(Placement, u32)>, CoreError> {
         let Some(js) = self.js.as_mut() else { return Ok(None) };
         let (remain, hosts, _) = map_asks(state, app);
         if remain == 0 {
@@ -145,10 +148,11 @@ impl JossPolicy {
             blocks: rebuild_blocks(remain, hosts),
             reduces: 0,
         })?;
-        Ok(Some(placement))
+        Ok(Some((placement, remain)))
     }
 
-    fn record(&mut self, app: &App, placement: Placement) {
+    fn record(&mut self, app: &App, placement: Placement, tasks: u32) {
+        self.queued.insert(app.arrival, tasks);
         log::info!(
             "joss: {} queued by policy {:?} ({:?}): maps {:?}, reduces at {:?}",
             app.id,
@@ -186,6 +190,7 @@ impl JossPolicy {
                     self.built_for = Some((topo, store.clone()));
                     // The live jobs are queued again, in arrival order, from what they still need.
                     self.jobs.clear();
+                    self.queued.clear();
                 }
                 Err(e) => {
                     log::warn!("joss: cannot build the scheduler: {e}");
@@ -198,31 +203,11 @@ impl JossPolicy {
                 continue;
             }
             match self.submit(app, state) {
-                Ok(Some(p)) => self.record(app, p),
+                Ok(Some((p, tasks))) => self.record(app, p, tasks),
                 Ok(None) => {}
                 Err(e) => log::warn!("joss: {}: {e}", app.id),
             }
         }
-    }
-
-    /// Map tasks JoSS still holds per job.
-    fn queued(&self) -> HashMap<String, u32> {
-        let mut out: HashMap<String, u32> = HashMap::new();
-        let Some(js) = &self.js else { return out };
-        let mut count = |job: &str| *out.entry(job.to_string()).or_insert(0) += 1;
-        for t in js.fifo_map_queue() {
-            count(&t.job);
-        }
-        for c in 0..js.topology().datacenters() {
-            if let Some(dc) = js.datacenter_queues(c) {
-                for p in 0..dc.map_queue_count() {
-                    for t in dc.map_queue(p).into_iter().flatten() {
-                        count(&t.job);
-                    }
-                }
-            }
-        }
-        out
     }
 }
 
@@ -268,6 +253,9 @@ impl JobPolicy for JossPolicy {
                     }
                 };
                 let Some(&arrival) = by_id.get(&task.job) else { continue };
+                if let Some(q) = self.queued.get_mut(&arrival) {
+                    *q = q.saturating_sub(1);
+                }
                 let wants = outstanding.get(&arrival).copied().unwrap_or(0);
                 let n = self.maps.entry(arrival).or_insert(0);
                 // A task the AM no longer asks for (its job shrank) just leaves the queue.
@@ -281,13 +269,9 @@ impl JobPolicy for JossPolicy {
             }
         }
         // Maps beyond what JoSS holds (re-executions, jobs JoSS could not queue) go FIFO.
-        let queued = self.queued();
         for app in state.apps().filter(|a| a.is_mapreduce) {
             let wants = outstanding.get(&app.arrival).copied().unwrap_or(0);
-            let held = match self.jobs.get(&app.arrival) {
-                Some(j) => queued.get(&j.id).copied().unwrap_or(0),
-                None => 0,
-            };
+            let held = self.queued.get(&app.arrival).copied().unwrap_or(0);
             let picked = self.maps.get(&app.arrival).copied().unwrap_or(0);
             let extra = wants.saturating_sub(held + picked);
             if extra > 0 {
@@ -302,15 +286,7 @@ impl JobPolicy for JossPolicy {
             };
             self.reduce_ok.insert(app.arrival, ok);
         }
-        let mut order: Vec<Arrival> = state
-            .apps_by_submission()
-            .filter(|a| {
-                a.asks
-                    .next_pending_key(None)
-                    .is_some_and(|k| a.kind_of(k.priority) == TaskKind::ApplicationMaster)
-            })
-            .map(|a| a.arrival)
-            .collect();
+        let mut order: Vec<Arrival> = super::am_share::am_first(state);
         for a in picks {
             if !order.contains(&a) {
                 order.push(a);
@@ -330,6 +306,12 @@ impl JobPolicy for JossPolicy {
         self.maps.get(&app).copied().unwrap_or(0)
     }
 
+    /// JoSS's assigners start a datacenter- or off-datacenter task in a slot whenever no better
+    /// one is queued; a per-heartbeat off-switch limit would leave those picks idle.
+    fn off_switch_limit(&self) -> Option<u32> {
+        Some(u32::MAX)
+    }
+
     fn reduce_limit(&mut self, app: Arrival) -> u32 {
         if self.reduce_ok.get(&app).copied().unwrap_or(true) {
             u32::MAX
@@ -339,6 +321,7 @@ impl JobPolicy for JossPolicy {
     }
 
     fn app_removed(&mut self, app: Arrival) {
+        self.queued.remove(&app);
         if let Some(job) = self.jobs.remove(&app) {
             if let Some(js) = self.js.as_mut() {
                 js.remove_job(&job.id);

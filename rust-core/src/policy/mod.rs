@@ -11,6 +11,7 @@
 //! only read state. YARN's counting rules (rows, relax_locality, fit) are enforced by the
 //! procedure whatever the layers say, so no layer can make the core emit an impossible decision.
 
+mod am_share;
 mod delay;
 mod fair;
 mod fifo;
@@ -72,6 +73,12 @@ pub trait JobPolicy: Send {
     /// datacenter it chose for them).
     fn reduce_limit(&mut self, _app: Arrival) -> u32 {
         u32::MAX
+    }
+
+    /// Off-switch containers per heartbeat when the policy decides non-locality itself (TD,
+    /// JoSS pick a job per slot, local or not); `None`: `locus.off-switch-per-heartbeat`.
+    fn off_switch_limit(&self) -> Option<u32> {
+        None
     }
 
     /// The application is gone; drop anything kept about it.

@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 
 use super::JobPolicy;
-use crate::app::{App, Arrival, TaskKind};
+use crate::app::{App, Arrival};
 use crate::error::CoreError;
 use crate::names::ANY_ID;
 use crate::node::Node;
@@ -96,7 +96,18 @@ fn log_err(what: &str, r: Result<(), CoreError>) {
 impl TdPolicy {
     /// Brings Q, T, remain, rs_jn, occupied and amt up to date; returns the map container size.
     fn sync(&mut self, state: &ClusterState) -> Resource {
-        let mut map_size: Option<Resource> = None;
+        let each = state
+            .apps()
+            .filter(|a| a.is_mapreduce)
+            .filter_map(|a| map_asks(state, a).2)
+            .min_by_key(|r| r.memory_mb)
+            .unwrap_or(DEFAULT_MAP);
+        let total: u64 = state
+            .nodes()
+            .map(|n| n.capability.count_fitting(&each) as u64)
+            .sum();
+        let total = total.min(u32::MAX as u64) as u32;
+        self.td.set_total_slots(total);
         let mut running: HashMap<Arrival, u32> = HashMap::new();
         for c in state.containers().iter() {
             if c.kind.is_map() {
@@ -109,18 +120,15 @@ impl TdPolicy {
             if !app.is_mapreduce {
                 continue;
             }
-            let (remain, on_node, size) = map_asks(state, app);
-            if let Some(s) = size {
-                if map_size.is_none_or(|m| s.memory_mb < m.memory_mb) {
-                    map_size = Some(s);
-                }
-            }
+            let (remain, on_node, _) = map_asks(state, app);
             let estimate = state.profiles().estimate(app.arrival);
             if !self.jobs.contains_key(&app.arrival) {
                 if remain == 0 {
                     continue;
                 }
-                let demand = estimate.demand.unwrap_or(remain).max(1);
+                // A demand above T could never be co-scheduled (formula (3)) and would keep every
+                // later job waiting behind an infantile job forever.
+                let demand = estimate.demand.unwrap_or(remain).min(total).max(1);
                 let amt = estimate
                     .avg_map_ms
                     .map(|ms| ms / 1000.0)
@@ -139,12 +147,6 @@ impl TdPolicy {
             let occupied = running.get(&app.arrival).copied().unwrap_or(0);
             log_err("set_occupied", self.td.set_occupied(&app.id, occupied));
         }
-        let each = map_size.unwrap_or(DEFAULT_MAP);
-        let total: u64 = state
-            .nodes()
-            .map(|n| n.capability.count_fitting(&each) as u64)
-            .sum();
-        self.td.set_total_slots(total.min(u32::MAX as u64) as u32);
         each
     }
 
@@ -221,15 +223,7 @@ impl JobPolicy for TdPolicy {
         }
         self.picks.clear();
         // An AM is what lets a job make progress at all: apps waiting for theirs go first.
-        let mut order: Vec<Arrival> = state
-            .apps_by_submission()
-            .filter(|a| {
-                a.asks
-                    .next_pending_key(None)
-                    .is_some_and(|k| a.kind_of(k.priority) == TaskKind::ApplicationMaster)
-            })
-            .map(|a| a.arrival)
-            .collect();
+        let mut order: Vec<Arrival> = super::am_share::am_first(state);
         for a in picks {
             let n = self.picks.entry(a).or_insert(0);
             if *n == 0 && !order.contains(&a) {
@@ -249,6 +243,12 @@ impl JobPolicy for TdPolicy {
 
     fn map_limit(&mut self, app: Arrival) -> u32 {
         self.picks.get(&app).copied().unwrap_or(0)
+    }
+
+    /// Algorithm 2 hands non-local slots to CPU-bound jobs one by one: Hadoop 1's
+    /// one-off-switch-per-heartbeat rule would leave TD's non-local picks idle.
+    fn off_switch_limit(&self) -> Option<u32> {
+        Some(u32::MAX)
     }
 
     fn app_removed(&mut self, app: Arrival) {

@@ -1,0 +1,45 @@
+//! Which applications may start their ApplicationMaster ahead of the job policy's own choice.
+//!
+//! TD and JoSS only decide map (and JoSS reduce) slots; a job they have never seen cannot enter
+//! their queues until its AM runs and asks for maps. So applications waiting for their AM go
+//! first — but only while AM containers hold less than CapacityScheduler's default
+//! `maximum-am-resource-percent` (10 %) of the cluster's memory. Without that bound, a burst of
+//! submissions starts every AM at once and the AMs fill the cluster while their maps wait (seen
+//! in the simulator: 100 Facebook jobs ran 4× slower). Beyond it, AMs wait in submission order
+//! behind the policy's picks, as under FIFO.
+
+use crate::app::{Arrival, TaskKind};
+use crate::state::ClusterState;
+
+/// CapacityScheduler's `yarn.scheduler.capacity.maximum-am-resource-percent` default.
+pub const AM_SHARE: f64 = 0.1;
+
+/// Applications whose next pending container is their AM, in submission order, as many as fit
+/// in the AM share (at least one when no AM runs, so a single job on a small cluster starts).
+pub fn am_first(state: &ClusterState) -> Vec<Arrival> {
+    let limit = (state.capacity().memory_mb as f64 * AM_SHARE) as u64;
+    let mut used: u64 = state
+        .containers()
+        .iter()
+        .filter(|c| c.kind == TaskKind::ApplicationMaster)
+        .map(|c| c.resource.memory_mb)
+        .sum();
+    let mut out = Vec::new();
+    for app in state.apps_by_submission() {
+        let Some(key) = app.asks.next_pending_key(None) else { continue };
+        if app.kind_of(key.priority) != TaskKind::ApplicationMaster {
+            continue;
+        }
+        let size = app
+            .asks
+            .table(&key)
+            .and_then(|t| t.row(crate::names::ANY_ID))
+            .map_or(0, |r| r.capability.memory_mb);
+        if used > 0 && used + size > limit {
+            break;
+        }
+        used += size;
+        out.push(app.arrival);
+    }
+    out
+}
