@@ -8,9 +8,11 @@ use locus_core::CoreError;
 pub enum BridgeError {
     /// The core refused the input; config errors become `LocusConfigException`.
     Core(CoreError),
-    /// One event of a batch failed: earlier events stay applied, so the index tells the caller
-    /// exactly how far the batch got.
+    /// One event of a batch failed (the rest of the batch is still applied); the index tells the caller
+    /// which event to look at.
     Event { index: usize, kind: String, source: Box<BridgeError> },
+    /// Several events of a batch failed (each an `Event`); all the others were applied.
+    Events { total: usize, refused: Vec<BridgeError> },
     /// The text is not the JSON the entry point expects.
     BadJson { what: &'static str, detail: String },
     /// A required argument was a Java `null`.
@@ -39,6 +41,13 @@ impl fmt::Display for BridgeError {
             BridgeError::Core(e) => write!(f, "{e}"),
             BridgeError::Event { index, kind, source } => {
                 write!(f, "event {index} ({kind}) rejected: {source}")
+            }
+            BridgeError::Events { total, refused } => {
+                write!(f, "{} of {total} events rejected, the others applied: ", refused.len())?;
+                for (i, e) in refused.iter().enumerate() {
+                    write!(f, "{}{e}", if i > 0 { "; " } else { "" })?;
+                }
+                Ok(())
             }
             BridgeError::BadJson { what, detail } => write!(f, "malformed {what}: {detail}"),
             BridgeError::NullArgument(name) => write!(f, "{name} must not be null"),

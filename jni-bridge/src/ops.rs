@@ -83,20 +83,29 @@ fn apply(h: i64, decoded: Vec<(String, Result<Event, String>)>) -> Result<(), Br
         // One lock for the whole batch: the shim sends a batch for one RM event, and another
         // thread's heartbeat should not see half of it.
         let mut core = s.core.lock();
+        let total = decoded.len();
+        // A bad event must not cost the good ones after it (a container_allocated behind a
+        // refused asks_updated would otherwise be lost): apply every event, report every refusal.
+        let mut refused = Vec::new();
         for (index, (kind, event)) in decoded.into_iter().enumerate() {
-            let event = event.map_err(|detail| BridgeError::Event {
-                index,
-                kind: kind.clone(),
-                source: Box::new(BridgeError::BadJson { what: "event", detail }),
-            })?;
+            let event = match event {
+                Ok(event) => event,
+                Err(detail) => {
+                    let source = Box::new(BridgeError::BadJson { what: "event", detail });
+                    refused.push(BridgeError::Event { index, kind, source });
+                    continue;
+                }
+            };
             let kind = if kind.is_empty() { event_type(&event) } else { kind };
-            core.handle(event).map_err(|e| BridgeError::Event {
-                index,
-                kind,
-                source: Box::new(BridgeError::Core(e)),
-            })?;
+            if let Err(e) = core.handle(event) {
+                refused.push(BridgeError::Event { index, kind, source: Box::new(BridgeError::Core(e)) });
+            }
         }
-        Ok(())
+        match refused.len() {
+            0 => Ok(()),
+            1 => Err(refused.remove(0)),
+            _ => Err(BridgeError::Events { total, refused }),
+        }
     })
 }
 
@@ -218,16 +227,22 @@ mod tests {
     }
 
     #[test]
-    fn events_before_the_bad_one_stay_applied() {
+    fn good_events_around_a_bad_one_stay_applied() {
         let h = create("{}").unwrap();
         let batch = r#"[
             {"type":"node_added","node":"h1:8041","host":"h1","rack":"/r1",
              "capability":{"memory_mb":8192,"vcores":8}},
-            {"type":"bogus"}
+            {"type":"bogus"},
+            {"type":"node_added","node":"h2:8041","host":"h2","rack":"/r1",
+             "capability":{"memory_mb":8192,"vcores":8}},
+            {"type":"node_removed","node":"h9:8041"},
+            {"type":"asks_updated","app":"application_0_0009","asks":[]}
         ]"#;
-        assert!(events(h, batch).is_err());
+        let err = events(h, batch).unwrap_err().to_string();
+        assert!(err.contains("event 1 (bogus)"), "{err}");
+        assert!(err.contains("event 4 (asks_updated)") && err.contains("application_0_0009"), "{err}");
         let stats: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
-        assert_eq!(stats.get("nodes").and_then(Value::as_u64), Some(1), "{stats}");
+        assert_eq!(stats.get("nodes").and_then(Value::as_u64), Some(2), "{stats}");
         close(h).unwrap();
     }
 }

@@ -23,7 +23,7 @@ public final class LocusNative {
 
   public static native void reconfigure(long handle, String propertiesJson);
 
-  /** Applies the events in order; throws naming the first bad one (earlier ones stay applied). */
+  /** Applies every well-formed event in order; throws naming each refused one (by index and type) afterwards. */
   public static native void events(long handle, String eventsJsonArray);
 
   /** Node heartbeat → {@code {"decisions":[...]}}. */
