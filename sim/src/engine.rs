@@ -234,6 +234,8 @@ pub struct Engine<'w> {
     running_reduces: u32,
     unfinished: usize,
     submitted: usize,
+    /// Submitted and not finished, for the fairness samples.
+    active: BTreeSet<u32>,
     last_progress: u64,
     raw: Raw,
     cluster_mem: f64,
@@ -379,6 +381,7 @@ impl<'w> Engine<'w> {
             running_reduces: 0,
             unfinished: w.jobs.len(),
             submitted: 0,
+            active: BTreeSet::new(),
             last_progress: 0,
             raw,
             cluster_mem,
@@ -528,6 +531,7 @@ impl<'w> Engine<'w> {
     fn submit(&mut self, j: u32) -> Result<(), String> {
         let spec = &self.w.jobs[j as usize];
         self.submitted += 1;
+        self.active.insert(j);
         self.last_progress = self.now;
         let app = format!("application_1700000000000_{:04}", self.submitted);
         self.app_index.insert(app.clone(), j);
@@ -807,6 +811,7 @@ impl<'w> Engine<'w> {
         self.jobs[j as usize].finished = Some(self.now);
         self.raw.finish_ms[j as usize] = Some(self.now);
         self.unfinished -= 1;
+        self.active.remove(&j);
         let live: Vec<u64> = self.jobs[j as usize].containers.iter().copied().collect();
         for cid in live {
             self.release(cid)?;
@@ -1511,11 +1516,10 @@ impl<'w> Engine<'w> {
             .timeline
             .push((now, self.running_maps, self.running_reduces, share));
         let usage: Vec<f64> = self
-            .jobs
+            .active
             .iter()
-            .enumerate()
-            .filter(|(_, j)| j.submitted && j.finished.is_none())
-            .map(|(i, j)| {
+            .map(|&i| {
+                let (i, j) = (i as usize, &self.jobs[i as usize]);
                 let used = j.task_ms_done + j.running as f64 * now as f64 - j.running_start_sum;
                 crate::metrics::fresh_usage(used, now as f64, self.w.jobs[i].submit_ms as f64)
             })
