@@ -193,3 +193,36 @@ fn waiting_ams_go_first_only_up_to_a_tenth_of_the_cluster() {
     let ams: u32 = ds.iter().filter(|d| d.priority == 0).map(|d| d.count).sum();
     assert_eq!((ams, maps_of(&ds, "big")), (0, 8), "{ds:?}");
 }
+
+#[test]
+fn td_sticky_slot_stays_with_the_job_that_fell_below_its_lower_bound() {
+    let mut c = core_with(&[("locus.policy", "td")]);
+    add_node(&mut c, "h1", 4);
+    add_node(&mut c, "h2", 4);
+    // T = 8; a and b (demand 4 each) are both co-scheduled; L·demand = 2.8.
+    add_app(&mut c, "a", 1, "MAPREDUCE", &["locus.demand=4"]);
+    add_app(&mut c, "b", 2, "MAPREDUCE", &["locus.demand=4"]);
+    set_asks(&mut c, "a", &[(20, "*", 20)]);
+    set_asks(&mut c, "b", &[(20, "*", 20)]);
+    let mut next = 0;
+    let ds1 = heartbeat(&mut c, "h1", 4, 1_000);
+    let ids1 = execute(&mut c, &ds1, &mut next);
+    let ds2 = heartbeat(&mut c, "h2", 4, 2_000);
+    execute(&mut c, &ds2, &mut next);
+    let (a, b) = (maps_of(&ds1, "a") + maps_of(&ds2, "a"), maps_of(&ds1, "b") + maps_of(&ds2, "b"));
+    assert_eq!((a, b), (3, 5), "{ds1:?} {ds2:?}");
+    // One of a's maps on h1 ends: a drops to 2 < 2.8, so h1's freed slot sticks to a, although
+    // Algorithm 2 alone would hand a non-local slot to the CPU-bound end of S'_sch (b).
+    let a_on_h1 = ds1.iter().position(|d| d.app == "a").expect("a ran on h1");
+    let first_a: u32 = ds1[..a_on_h1].iter().map(|d| d.count).sum();
+    let container = ids1[first_a as usize].clone();
+    c.handle(Event::ContainerReleased {
+        app: "a".into(),
+        container,
+        node: "h1:8041".into(),
+        resource: Resource::new(GB, 1),
+    })
+    .unwrap();
+    let ds = heartbeat(&mut c, "h1", 1, 3_000);
+    assert_eq!((maps_of(&ds, "a"), maps_of(&ds, "b")), (1, 0), "{ds:?}");
+}

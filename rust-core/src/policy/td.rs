@@ -39,8 +39,11 @@ pub struct TdPolicy {
     default_map_secs: f64,
     /// TD jobs by arrival, with the id the paper module knows them by.
     jobs: HashMap<Arrival, String>,
-    /// Running map containers per (node, app) at the node's previous heartbeat.
-    running: HashMap<String, HashMap<Arrival, u32>>,
+    /// Map containers running at the previous heartbeat (any node): id → (node, app).
+    running: HashMap<String, (String, Arrival)>,
+    /// Per node, the jobs whose map containers there ended and whose slots the node's next
+    /// heartbeat offers (one entry per container).
+    freed: HashMap<String, Vec<Arrival>>,
     /// This heartbeat's map picks per app.
     picks: HashMap<Arrival, u32>,
 }
@@ -52,6 +55,7 @@ impl TdPolicy {
             default_map_secs,
             jobs: HashMap::new(),
             running: HashMap::new(),
+            freed: HashMap::new(),
             picks: HashMap::new(),
         })
     }
@@ -150,25 +154,27 @@ impl TdPolicy {
         each
     }
 
-    /// Map containers per app on `node` now; returns the apps whose count fell since the last
-    /// heartbeat (a slot they held was freed here), once per freed container.
+    /// The jobs whose map containers on `node` ended since they were last seen, once per
+    /// container: each freed a slot whose last task was theirs. Containers are compared across
+    /// every heartbeat, so a container created after its node's heartbeat is seen by the next
+    /// heartbeat of any node. (One created and ended between two heartbeats of the whole cluster
+    /// is not seen; its slot counts as having no predecessor.)
     fn freed_on(&mut self, state: &ClusterState, node: &Node) -> Vec<Arrival> {
-        let mut now: HashMap<Arrival, u32> = HashMap::new();
+        let mut now: HashMap<String, (String, Arrival)> = HashMap::new();
         for c in state.containers().iter() {
-            if c.node == node.id && c.kind.is_map() {
+            if c.kind.is_map() {
                 if let Some(app) = state.app_by_id(&c.app) {
-                    *now.entry(app.arrival).or_insert(0) += 1;
+                    now.insert(c.id.clone(), (c.node.clone(), app.arrival));
                 }
             }
         }
-        let before = self.running.insert(node.id.clone(), now.clone()).unwrap_or_default();
-        let mut freed = Vec::new();
-        for (app, n) in before {
-            let left = now.get(&app).copied().unwrap_or(0);
-            for _ in left..n {
-                freed.push(app);
+        let before = std::mem::replace(&mut self.running, now);
+        for (id, (on, app)) in before {
+            if !self.running.contains_key(&id) && state.node(&on).is_some() {
+                self.freed.entry(on).or_default().push(app);
             }
         }
+        let mut freed = self.freed.remove(&node.id).unwrap_or_default();
         freed.sort();
         freed
     }
@@ -255,8 +261,9 @@ impl JobPolicy for TdPolicy {
         if let Some(id) = self.jobs.remove(&app) {
             self.td.remove_job(&id);
         }
-        for per_node in self.running.values_mut() {
-            per_node.remove(&app);
+        self.running.retain(|_, (_, a)| *a != app);
+        for per_node in self.freed.values_mut() {
+            per_node.retain(|a| *a != app);
         }
     }
 }
