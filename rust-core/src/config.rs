@@ -14,7 +14,7 @@
 //! | `locus.td.split-bytes` | `67108864` | δ, the split (HDFS block) size in bytes: integer 1..=2^40 |
 //! | `locus.td.bandwidth` | `125000000` | ρ, a node's network bandwidth in bytes per second (> 0); a non-local read is assumed done θ·δ/ρ seconds after it started |
 //! | `locus.slots` | `static` | slot configurator, the share of capacity map vs reduce containers may hold: `static`; `fresh-static` = FRESH Algorithm 1, the makespan-optimal split for the MapReduce jobs present, from their profiles; `fresh-dynamic` = FRESH Algorithms 2-3, the split follows the remaining map vs reduce work (needs `locus.policy=fresh`) |
-//! | `locus.fresh.k` | `3` | FRESH's admission control k (for `fresh`, `fresh-static`, `fresh-dynamic`): integer 1..=10000, at most k jobs in their map phase and k in their reduce phase |
+//! | `locus.fresh.k` | `10` | FRESH's admission control k (for `fresh`, `fresh-static`, `fresh-dynamic`): integer 1..=10000, at most k jobs in their map phase and k in their reduce phase |
 //! | `locus.fresh.tau1` | `0.8` | FRESH's τ1 (CalExpSm's map-progress threshold): a number from 0 to 1 |
 //! | `locus.fresh.tau2` | `0.6` | FRESH's τ2 (CalExpSm's ratio-difference threshold): a number from 0 to 100 |
 //! | `locus.profile.store` | empty = in memory only | path of the job profile store (JSON, rewritten atomically after each finished job); a missing file is an empty store, an unreadable one an error |
