@@ -75,7 +75,11 @@ fn set_asks(c: &mut Core, app: &str, rows: &[(i32, &str, u32)]) {
             relax_locality: true,
         })
         .collect();
-    c.handle(Event::AsksUpdated { app: app.into(), asks }).unwrap();
+    c.handle(Event::AsksUpdated {
+        app: app.into(),
+        asks,
+    })
+    .unwrap();
 }
 
 fn heartbeat(c: &mut Core, host: &str) -> Vec<Decision> {
@@ -89,7 +93,10 @@ fn heartbeat(c: &mut Core, host: &str) -> Vec<Decision> {
 }
 
 fn got(ds: &[Decision], priority: i32) -> Vec<(Locality, u32)> {
-    ds.iter().filter(|d| d.priority == priority).map(|d| (d.locality, d.count)).collect()
+    ds.iter()
+        .filter(|d| d.priority == priority)
+        .map(|d| (d.locality, d.count))
+        .collect()
 }
 
 /// Two maps with their blocks on b1 (datacenter cen2).
@@ -103,9 +110,17 @@ fn unknown_job_goes_through_the_fifo_queues_and_runs_anywhere() {
         set_asks(&mut c, "app_1", MAPS_ON_B1);
         // FIFO with locality: no VPS- or datacenter-local task here, so the head tasks, both of
         // them (JoSS has no one-off-switch-per-heartbeat rule).
-        assert_eq!(got(&heartbeat(&mut c, "c1"), 20), vec![(Locality::OffSwitch, 2)], "{policy}");
+        assert_eq!(
+            got(&heartbeat(&mut c, "c1"), 20),
+            vec![(Locality::OffSwitch, 2)],
+            "{policy}"
+        );
         set_asks(&mut c, "app_1", &[(10, "*", 2)]);
-        assert_eq!(got(&heartbeat(&mut c, "a1"), 10), vec![(Locality::OffSwitch, 2)], "{policy}");
+        assert_eq!(
+            got(&heartbeat(&mut c, "a1"), 10),
+            vec![(Locality::OffSwitch, 2)],
+            "{policy}"
+        );
     }
 }
 
@@ -115,14 +130,28 @@ fn small_map_heavy_job_runs_in_the_datacenter_holding_its_blocks_policy_b() {
         let mut c = cluster(policy, &format!("b-{policy}"));
         add_job(&mut c, "app_1", "grep", 1);
         set_asks(&mut c, "app_1", MAPS_ON_B1);
-        assert!(got(&heartbeat(&mut c, "c1"), 20).is_empty(), "{policy}: cen3 holds no block");
-        assert!(got(&heartbeat(&mut c, "a1"), 20).is_empty(), "{policy}: cen1 holds no block");
+        assert!(
+            got(&heartbeat(&mut c, "c1"), 20).is_empty(),
+            "{policy}: cen3 holds no block"
+        );
+        assert!(
+            got(&heartbeat(&mut c, "a1"), 20).is_empty(),
+            "{policy}: cen1 holds no block"
+        );
         // Both tasks are in cen2's queue: b2 takes them datacenter-local (rack /cen2/r1).
-        assert_eq!(got(&heartbeat(&mut c, "b2"), 20), vec![(Locality::RackLocal, 2)], "{policy}");
+        assert_eq!(
+            got(&heartbeat(&mut c, "b2"), 20),
+            vec![(Locality::RackLocal, 2)],
+            "{policy}"
+        );
         // Reduces stay in cen_e = cen2 (reduce-data locality).
         set_asks(&mut c, "app_1", &[(10, "*", 2)]);
         assert!(got(&heartbeat(&mut c, "c2"), 10).is_empty(), "{policy}");
-        assert_eq!(got(&heartbeat(&mut c, "b1"), 10), vec![(Locality::OffSwitch, 2)], "{policy}");
+        assert_eq!(
+            got(&heartbeat(&mut c, "b1"), 10),
+            vec![(Locality::OffSwitch, 2)],
+            "{policy}"
+        );
     }
 }
 
@@ -140,8 +169,16 @@ fn small_reduce_heavy_job_goes_to_the_least_loaded_datacenter_policy_a() {
     let ds = heartbeat(&mut c, "c2");
     assert!(ds.iter().all(|d| d.app != "app_2"), "{ds:?}");
     let ds = heartbeat(&mut c, "a2");
-    let app2: Vec<_> = ds.iter().filter(|d| d.app == "app_2").map(|d| (d.locality, d.count)).collect();
-    assert_eq!(app2, vec![(Locality::OffSwitch, 2)], "both of its maps run in cen1");
+    let app2: Vec<_> = ds
+        .iter()
+        .filter(|d| d.app == "app_2")
+        .map(|d| (d.locality, d.count))
+        .collect();
+    assert_eq!(
+        app2,
+        vec![(Locality::OffSwitch, 2)],
+        "both of its maps run in cen1"
+    );
 }
 
 #[test]

@@ -35,7 +35,11 @@ enum Phase {
 fn snapshot(phase: Phase, data_host: &str, data_rack: &str) -> Vec<Ask> {
     match phase {
         Phase::Am => vec![ask(0, "*", 1)],
-        Phase::Maps => vec![ask(20, data_host, 6), ask(20, data_rack, 6), ask(20, "*", 6)],
+        Phase::Maps => vec![
+            ask(20, data_host, 6),
+            ask(20, data_rack, 6),
+            ask(20, "*", 6),
+        ],
         Phase::Reduces => vec![ask(10, "*", 2)],
         Phase::Done => vec![],
     }
@@ -60,7 +64,11 @@ fn run(c: &mut Core) -> Result<u32, String> {
         })
         .unwrap();
     }
-    let jobs = [("mr1", "h1", "/r1"), ("mr2", "h3", "/r2"), ("mr3", "h2", "/r1")];
+    let jobs = [
+        ("mr1", "h1", "/r1"),
+        ("mr2", "h3", "/r2"),
+        ("mr3", "h2", "/r1"),
+    ];
     let mut phase: BTreeMap<&str, Phase> = BTreeMap::new();
     for (i, (app, host, rack)) in jobs.iter().enumerate() {
         c.handle(Event::AppAdded {
@@ -74,8 +82,11 @@ fn run(c: &mut Core) -> Result<u32, String> {
         })
         .unwrap();
         phase.insert(app, Phase::Am);
-        c.handle(Event::AsksUpdated { app: app.to_string(), asks: snapshot(Phase::Am, host, rack) })
-            .unwrap();
+        c.handle(Event::AsksUpdated {
+            app: app.to_string(),
+            asks: snapshot(Phase::Am, host, rack),
+        })
+        .unwrap();
     }
     c.handle(Event::AppAdded {
         app: "spark".into(),
@@ -87,8 +98,11 @@ fn run(c: &mut Core) -> Result<u32, String> {
         submit_ms: 10,
     })
     .unwrap();
-    c.handle(Event::AsksUpdated { app: "spark".into(), asks: vec![ask(1, "h4", 3), ask(1, "/r2", 3), ask(1, "*", 3)] })
-        .unwrap();
+    c.handle(Event::AsksUpdated {
+        app: "spark".into(),
+        asks: vec![ask(1, "h4", 3), ask(1, "/r2", 3), ask(1, "*", 3)],
+    })
+    .unwrap();
 
     let mut running: Vec<Running> = Vec::new();
     let mut next = 0;
@@ -98,15 +112,28 @@ fn run(c: &mut Core) -> Result<u32, String> {
         let (done, still): (Vec<_>, Vec<_>) = running.into_iter().partition(|r| r.ends <= round);
         running = still;
         for r in done {
-            c.handle(Event::ContainerReleased { app: r.app, container: r.id, node: r.node, resource: r.resource })
-                .map_err(|e| e.to_string())?;
+            c.handle(Event::ContainerReleased {
+                app: r.app,
+                container: r.id,
+                node: r.node,
+                resource: r.resource,
+            })
+            .map_err(|e| e.to_string())?;
         }
         for (host, _) in HOSTS {
             let node = format!("{host}:1");
-            let used: u64 = running.iter().filter(|r| r.node == node).map(|r| r.resource.memory_mb).sum();
+            let used: u64 = running
+                .iter()
+                .filter(|r| r.node == node)
+                .map(|r| r.resource.memory_mb)
+                .sum();
             let free = 4 * GB - used;
             let ds = c
-                .heartbeat(&Heartbeat { node: node.clone(), unallocated: Resource::new(free, (free / GB) as u32), now_ms })
+                .heartbeat(&Heartbeat {
+                    node: node.clone(),
+                    unallocated: Resource::new(free, (free / GB) as u32),
+                    now_ms,
+                })
                 .map_err(|e| e.to_string())?
                 .decisions;
             for d in ds {
@@ -127,14 +154,23 @@ fn run(c: &mut Core) -> Result<u32, String> {
                     .map_err(|e| e.to_string())?;
                     // The AM runs for the whole job; tasks for 3 rounds.
                     let ends = if d.priority == 0 { u32::MAX } else { round + 3 };
-                    running.push(Running { id, app: d.app.clone(), node: d.node.clone(), resource: d.capability, ends });
+                    running.push(Running {
+                        id,
+                        app: d.app.clone(),
+                        node: d.node.clone(),
+                        resource: d.capability,
+                        ends,
+                    });
                 }
             }
         }
         // Each AM moves on once nothing of its phase is outstanding or running.
         for (app, host, rack) in jobs {
             let p = phase[app];
-            let pending = c.state().app_by_id(app).map_or(0, |a| a.asks.pending_containers());
+            let pending = c
+                .state()
+                .app_by_id(app)
+                .map_or(0, |a| a.asks.pending_containers());
             let tasks_running = running.iter().any(|r| r.app == app && r.ends != u32::MAX);
             if pending > 0 || tasks_running || p == Phase::Done {
                 continue;
@@ -145,19 +181,31 @@ fn run(c: &mut Core) -> Result<u32, String> {
                 Phase::Reduces | Phase::Done => Phase::Done,
             };
             phase.insert(app, next_phase);
-            c.handle(Event::AsksUpdated { app: app.into(), asks: snapshot(next_phase, host, rack) }).unwrap();
+            c.handle(Event::AsksUpdated {
+                app: app.into(),
+                asks: snapshot(next_phase, host, rack),
+            })
+            .unwrap();
             if next_phase == Phase::Done {
                 running.retain(|r| r.app != app);
                 c.handle(Event::AppRemoved { app: app.into() }).unwrap();
             }
         }
-        let spark_done = c.state().app_by_id("spark").is_some_and(|a| !a.asks.has_pending());
+        let spark_done = c
+            .state()
+            .app_by_id("spark")
+            .is_some_and(|a| !a.asks.has_pending());
         if spark_done && phase.values().all(|p| *p == Phase::Done) {
             return Ok(round);
         }
     }
-    let spark = c.state().app_by_id("spark").map_or(0, |a| a.asks.pending_containers());
-    Err(format!("not finished after 120 rounds: phases {phase:?}, spark pending {spark}"))
+    let spark = c
+        .state()
+        .app_by_id("spark")
+        .map_or(0, |a| a.asks.pending_containers());
+    Err(format!(
+        "not finished after 120 rounds: phases {phase:?}, spark pending {spark}"
+    ))
 }
 
 #[test]

@@ -9,8 +9,10 @@ const GB: u64 = 1024;
 
 fn core_with(pairs: &[(&str, &str)]) -> Core {
     let _ = env_logger::builder().is_test(true).try_init();
-    let props: BTreeMap<String, String> =
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let props: BTreeMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     Core::new(&props).expect("valid settings")
 }
 
@@ -54,7 +56,11 @@ fn set_asks(c: &mut Core, app: &str, rows: &[(i32, &str, u32)]) {
             relax_locality: true,
         })
         .collect();
-    c.handle(Event::AsksUpdated { app: app.into(), asks }).unwrap();
+    c.handle(Event::AsksUpdated {
+        app: app.into(),
+        asks,
+    })
+    .unwrap();
 }
 
 fn heartbeat_at(c: &mut Core, host: &str, free_gb: u64, now_ms: u64) -> Vec<Decision> {
@@ -96,7 +102,9 @@ fn execute(c: &mut Core, decisions: &[Decision], next_id: &mut u32) -> Vec<Strin
 }
 
 fn summary(ds: &[Decision]) -> Vec<(String, Locality, u32)> {
-    ds.iter().map(|d| (d.app.clone(), d.locality, d.count)).collect()
+    ds.iter()
+        .map(|d| (d.app.clone(), d.locality, d.count))
+        .collect()
 }
 
 fn given_to(ds: &[Decision], app: &str) -> u32 {
@@ -144,7 +152,10 @@ fn fair_serves_a_new_apps_am_before_busy_apps_take_more() {
     add_app(&mut c, "newcomer", 5, "MAPREDUCE");
     set_asks(&mut c, "newcomer", &[(0, "*", 1)]);
     let ds = heartbeat(&mut c, "h1", 1);
-    assert_eq!(summary(&ds), vec![("newcomer".into(), Locality::OffSwitch, 1)]);
+    assert_eq!(
+        summary(&ds),
+        vec![("newcomer".into(), Locality::OffSwitch, 1)]
+    );
     assert_eq!(ds[0].priority, 0);
 }
 
@@ -189,7 +200,11 @@ fn delay_relaxes_to_off_switch_after_the_rack_threshold_and_never_holds_ams() {
     add_app(&mut c, "am", 2, "MAPREDUCE");
     set_asks(&mut c, "am", &[(0, "*", 1)]);
     let ds = heartbeat(&mut c, "h3", 8);
-    assert_eq!(summary(&ds), vec![("am".into(), Locality::OffSwitch, 1)], "AMs never wait");
+    assert_eq!(
+        summary(&ds),
+        vec![("am".into(), Locality::OffSwitch, 1)],
+        "AMs never wait"
+    );
     assert!(heartbeat(&mut c, "h4", 8).is_empty());
     assert!(heartbeat(&mut c, "h3", 8).is_empty());
     assert!(heartbeat(&mut c, "h4", 8).is_empty());
@@ -219,7 +234,10 @@ fn matchmaking_first_miss_idles_second_miss_gives_one_non_local_map() {
     let mut c = mm_cluster("fifo");
     add_app(&mut c, "mr", 1, "MAPREDUCE");
     set_asks(&mut c, "mr", &[(20, "h3", 6), (20, "/r1", 6), (20, "*", 6)]);
-    assert!(heartbeat(&mut c, "h1", 8).is_empty(), "first miss: the node is marked, gets nothing");
+    assert!(
+        heartbeat(&mut c, "h1", 8).is_empty(),
+        "first miss: the node is marked, gets nothing"
+    );
     // Second miss in a row: exactly one non-local map although 8 fit and the rack row has 6.
     let ds = heartbeat(&mut c, "h1", 8);
     assert_eq!(summary(&ds), vec![("mr".into(), Locality::RackLocal, 1)]);
@@ -235,7 +253,11 @@ fn matchmaking_resets_every_marker_when_a_job_arrives() {
     set_asks(&mut c, "mr", &[(20, "h3", 6), (20, "/r1", 6), (20, "*", 6)]);
     assert!(heartbeat(&mut c, "h1", 8).is_empty());
     add_app(&mut c, "other", 2, "MAPREDUCE");
-    set_asks(&mut c, "other", &[(20, "h3", 1), (20, "/r1", 1), (20, "*", 1)]);
+    set_asks(
+        &mut c,
+        "other",
+        &[(20, "h3", 1), (20, "/r1", 1), (20, "*", 1)],
+    );
     assert!(
         heartbeat(&mut c, "h1", 8).is_empty(),
         "after the arrival h1's miss is a first miss again"
@@ -249,8 +271,16 @@ fn matchmaking_relaxes_the_job_order_for_local_maps_under_fifo_and_fair() {
         let mut c = mm_cluster(policy);
         add_app(&mut c, "head", 1, "MAPREDUCE");
         add_app(&mut c, "second", 2, "MAPREDUCE");
-        set_asks(&mut c, "head", &[(20, "h3", 4), (20, "/r1", 4), (20, "*", 4)]);
-        set_asks(&mut c, "second", &[(20, "h2", 2), (20, "/r1", 2), (20, "*", 2)]);
+        set_asks(
+            &mut c,
+            "head",
+            &[(20, "h3", 4), (20, "/r1", 4), (20, "*", 4)],
+        );
+        set_asks(
+            &mut c,
+            "second",
+            &[(20, "h2", 2), (20, "/r1", 2), (20, "*", 2)],
+        );
         let ds = heartbeat(&mut c, "h2", 8);
         assert_eq!(
             summary(&ds),
@@ -259,7 +289,11 @@ fn matchmaking_relaxes_the_job_order_for_local_maps_under_fifo_and_fair() {
         );
         // h2 ran out of local work mid-heartbeat: marked, so the next visit is a second miss.
         let ds = heartbeat(&mut c, "h2", 6);
-        assert_eq!(summary(&ds), vec![("head".into(), Locality::RackLocal, 1)], "{policy}");
+        assert_eq!(
+            summary(&ds),
+            vec![("head".into(), Locality::RackLocal, 1)],
+            "{policy}"
+        );
     }
 }
 
@@ -267,13 +301,21 @@ fn matchmaking_relaxes_the_job_order_for_local_maps_under_fifo_and_fair() {
 fn matchmaking_never_holds_ams_or_generic_apps() {
     let mut c = mm_cluster("fifo");
     add_app(&mut c, "mr", 1, "MAPREDUCE");
-    set_asks(&mut c, "mr", &[(0, "*", 1), (20, "h3", 3), (20, "/r1", 3), (20, "*", 3)]);
+    set_asks(
+        &mut c,
+        "mr",
+        &[(0, "*", 1), (20, "h3", 3), (20, "/r1", 3), (20, "*", 3)],
+    );
     add_app(&mut c, "spark", 2, "SPARK");
     set_asks(&mut c, "spark", &[(1, "h3", 2), (1, "/r1", 2), (1, "*", 2)]);
     let ds = heartbeat(&mut c, "h1", 8);
     assert_eq!(given_to(&ds, "mr"), 1, "{:?}", summary(&ds));
     assert_eq!(ds[0].priority, 0);
-    assert_eq!(given_to(&ds, "spark"), 2, "generic containers are not map tasks");
+    assert_eq!(
+        given_to(&ds, "spark"),
+        2,
+        "generic containers are not map tasks"
+    );
 }
 
 // ---- hot queue ----------------------------------------------------------------------------
@@ -298,13 +340,20 @@ fn hot_queue_keeps_non_local_readers_off_a_hot_host_until_the_tuple_expires() {
     execute(&mut c, &ds, &mut next);
     // The AM gave the container the map whose block is on h1: h1's count drops.
     set_asks(&mut c, "mr", &[(20, "h1", 3), (20, "/r1", 3), (20, "*", 3)]);
-    assert!(heartbeat_at(&mut c, "h3", 8, 2_000).is_empty(), "h1 has θ = 1 live reader");
+    assert!(
+        heartbeat_at(&mut c, "h3", 8, 2_000).is_empty(),
+        "h1 has θ = 1 live reader"
+    );
     assert!(heartbeat_at(&mut c, "h3", 8, 10_999).is_empty());
     // The guard never holds node-local work on the hot host itself.
     let ds = heartbeat_at(&mut c, "h1", 1, 5_000);
     assert_eq!(summary(&ds), vec![("mr".into(), Locality::NodeLocal, 1)]);
     let ds = heartbeat_at(&mut c, "h3", 8, 11_000);
-    assert_eq!(summary(&ds), vec![("mr".into(), Locality::OffSwitch, 1)], "tuple expired at t + θδ/ρ");
+    assert_eq!(
+        summary(&ds),
+        vec![("mr".into(), Locality::OffSwitch, 1)],
+        "tuple expired at t + θδ/ρ"
+    );
 }
 
 #[test]
@@ -320,15 +369,41 @@ fn hot_queue_admits_readers_of_cold_hosts_and_never_holds_other_containers() {
     add_node(&mut c, "h4", "/r1", 8, 8);
     add_node(&mut c, "h2", "/r2", 8, 8);
     add_app(&mut c, "mr", 1, "MAPREDUCE");
-    set_asks(&mut c, "mr", &[(20, "h1", 2), (20, "h4", 2), (20, "/r1", 4), (20, "*", 4)]);
+    set_asks(
+        &mut c,
+        "mr",
+        &[(20, "h1", 2), (20, "h4", 2), (20, "/r1", 4), (20, "*", 4)],
+    );
     let mut next = 0;
     let ds = heartbeat_at(&mut c, "h2", 1, 1_000);
     execute(&mut c, &ds, &mut next);
-    set_asks(&mut c, "mr", &[(20, "h1", 1), (20, "h4", 2), (20, "/r1", 3), (20, "*", 3)]);
+    set_asks(
+        &mut c,
+        "mr",
+        &[(20, "h1", 1), (20, "h4", 2), (20, "/r1", 3), (20, "*", 3)],
+    );
     add_app(&mut c, "am", 2, "MAPREDUCE");
     set_asks(&mut c, "am", &[(0, "*", 1)]);
     // h1 is hot, h4 is not: one more non-local reader is admitted (one per cold host).
     let ds = heartbeat_at(&mut c, "h2", 8, 2_000);
     assert_eq!(given_to(&ds, "mr"), 1, "{:?}", summary(&ds));
     assert_eq!(given_to(&ds, "am"), 1);
+}
+
+#[test]
+fn matchmaking_node_that_leaves_and_returns_starts_unmarked() {
+    let mut c = mm_cluster("fifo");
+    add_app(&mut c, "mr", 1, "MAPREDUCE");
+    set_asks(&mut c, "mr", &[(20, "h3", 6), (20, "/r1", 6), (20, "*", 6)]);
+    assert!(heartbeat(&mut c, "h1", 8).is_empty(), "first miss marks h1");
+    c.handle(Event::NodeRemoved {
+        node: node_id("h1"),
+    })
+    .unwrap();
+    assert!(heartbeat(&mut c, "h2", 8).is_empty(), "h2's first miss");
+    add_node(&mut c, "h1", "/r1", 8, 8);
+    assert!(
+        heartbeat(&mut c, "h1", 8).is_empty(),
+        "the re-registered h1 lost its marker: a first miss again, not a non-local task"
+    );
 }

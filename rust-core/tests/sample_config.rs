@@ -34,7 +34,10 @@ fn sample_yarn_site_lists_every_locus_key_with_an_accepted_value() {
         .filter(|(k, _)| k.starts_with("locus."))
         .collect();
     for key in KNOWN_KEYS {
-        assert!(props.contains_key(*key), "{key} is missing from hadoop-conf/yarn-site.xml");
+        assert!(
+            props.contains_key(*key),
+            "{key} is missing from hadoop-conf/yarn-site.xml"
+        );
     }
     if let Err(e) = Core::new(&props) {
         panic!("the sample's locus.* values are refused: {e}");

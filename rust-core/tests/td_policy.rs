@@ -9,8 +9,10 @@ const GB: u64 = 1024;
 
 fn core_with(pairs: &[(&str, &str)]) -> Core {
     let _ = env_logger::builder().is_test(true).try_init();
-    let props: BTreeMap<String, String> =
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let props: BTreeMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     Core::new(&props).expect("valid settings")
 }
 
@@ -49,7 +51,11 @@ fn set_asks(c: &mut Core, app: &str, rows: &[(i32, &str, u32)]) {
             relax_locality: true,
         })
         .collect();
-    c.handle(Event::AsksUpdated { app: app.into(), asks }).unwrap();
+    c.handle(Event::AsksUpdated {
+        app: app.into(),
+        asks,
+    })
+    .unwrap();
 }
 
 fn heartbeat(c: &mut Core, host: &str, free_gb: u64, now_ms: u64) -> Vec<Decision> {
@@ -87,7 +93,10 @@ fn execute(c: &mut Core, decisions: &[Decision], next_id: &mut u32) -> Vec<Strin
 }
 
 fn maps_of(ds: &[Decision], app: &str) -> u32 {
-    ds.iter().filter(|d| d.app == app && d.priority == 20).map(|d| d.count).sum()
+    ds.iter()
+        .filter(|d| d.app == app && d.priority == 20)
+        .map(|d| d.count)
+        .sum()
 }
 
 #[test]
@@ -103,8 +112,16 @@ fn td_keeps_a_job_below_h_times_its_demand_and_generic_apps_get_the_rest() {
         set_asks(&mut c, "spark", &[(1, "*", 10)]);
         let ds = heartbeat(&mut c, "h1", 4, 1_000);
         assert_eq!(maps_of(&ds, "mr"), want_maps, "{policy}: {ds:?}");
-        let spark: u32 = ds.iter().filter(|d| d.app == "spark").map(|d| d.count).sum();
-        assert_eq!(spark, 4 - want_maps, "{policy}: the room TD leaves goes to the generic app");
+        let spark: u32 = ds
+            .iter()
+            .filter(|d| d.app == "spark")
+            .map(|d| d.count)
+            .sum();
+        assert_eq!(
+            spark,
+            4 - want_maps,
+            "{policy}: the room TD leaves goes to the generic app"
+        );
     }
 }
 
@@ -134,12 +151,18 @@ fn td_never_holds_ams_or_reduces() {
     let mut c = core_with(&[("locus.policy", "td")]);
     add_node(&mut c, "h1", 4);
     add_app(&mut c, "a", 1, "MAPREDUCE", &["locus.demand=1"]);
-    set_asks(&mut c, "a", &[(10, "*", 2), (20, "h1", 5), (20, "/r1", 5), (20, "*", 5)]);
+    set_asks(
+        &mut c,
+        "a",
+        &[(10, "*", 2), (20, "h1", 5), (20, "/r1", 5), (20, "*", 5)],
+    );
     add_app(&mut c, "b", 2, "MAPREDUCE", &[]);
     set_asks(&mut c, "b", &[(0, "*", 1)]);
     let ds = heartbeat(&mut c, "h1", 4, 1_000);
-    let got: Vec<(String, i32, Locality, u32)> =
-        ds.iter().map(|d| (d.app.clone(), d.priority, d.locality, d.count)).collect();
+    let got: Vec<(String, i32, Locality, u32)> = ds
+        .iter()
+        .map(|d| (d.app.clone(), d.priority, d.locality, d.count))
+        .collect();
     assert_eq!(
         got,
         vec![
@@ -157,7 +180,11 @@ fn td_bad_demand_tag_is_ignored_and_the_job_still_runs() {
     add_app(&mut c, "a", 1, "MAPREDUCE", &["locus.demand=lots"]);
     set_asks(&mut c, "a", &[(20, "*", 2)]);
     let ds = heartbeat(&mut c, "h1", 4, 1_000);
-    assert_eq!(maps_of(&ds, "a"), 2, "demand falls back to the job's map count");
+    assert_eq!(
+        maps_of(&ds, "a"),
+        2,
+        "demand falls back to the job's map count"
+    );
 }
 
 #[test]
@@ -166,8 +193,14 @@ fn td_bounds_are_validated_by_name() {
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    let err = Core::new(&props).err().expect("L = 1.5 accepted").to_string();
-    assert!(err.contains("locus.td.lower-bound") && err.contains("(0, 1)"), "{err}");
+    let err = Core::new(&props)
+        .err()
+        .expect("L = 1.5 accepted")
+        .to_string();
+    assert!(
+        err.contains("locus.td.lower-bound") && err.contains("(0, 1)"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -209,7 +242,10 @@ fn td_sticky_slot_stays_with_the_job_that_fell_below_its_lower_bound() {
     let ids1 = execute(&mut c, &ds1, &mut next);
     let ds2 = heartbeat(&mut c, "h2", 4, 2_000);
     execute(&mut c, &ds2, &mut next);
-    let (a, b) = (maps_of(&ds1, "a") + maps_of(&ds2, "a"), maps_of(&ds1, "b") + maps_of(&ds2, "b"));
+    let (a, b) = (
+        maps_of(&ds1, "a") + maps_of(&ds2, "a"),
+        maps_of(&ds1, "b") + maps_of(&ds2, "b"),
+    );
     assert_eq!((a, b), (3, 5), "{ds1:?} {ds2:?}");
     // One of a's maps on h1 ends: a drops to 2 < 2.8, so h1's freed slot sticks to a, although
     // Algorithm 2 alone would hand a non-local slot to the CPU-bound end of S'_sch (b).

@@ -26,7 +26,9 @@ pub fn am_first(state: &ClusterState) -> Vec<Arrival> {
         .sum();
     let mut out = Vec::new();
     for app in state.apps_by_submission() {
-        let Some(key) = app.asks.next_pending_key(None) else { continue };
+        let Some(key) = app.asks.next_pending_key(None) else {
+            continue;
+        };
         if app.kind_of(key.priority) != TaskKind::ApplicationMaster {
             continue;
         }

@@ -54,7 +54,14 @@ impl LocalityTechnique for DelayScheduling {
         self.nodes = state.node_count();
     }
 
-    fn allowed(&mut self, app: &App, key: SchedulerKey, _: &AskTable, _: &Node, _: u64) -> Locality {
+    fn allowed(
+        &mut self,
+        app: &App,
+        key: SchedulerKey,
+        _: &AskTable,
+        _: &Node,
+        _: u64,
+    ) -> Locality {
         let node_limit = self.limit(self.node_threshold);
         let rack_limit = self.limit(self.rack_threshold);
         let w = self.waits.entry((app.arrival, key)).or_insert(Wait {
@@ -72,7 +79,14 @@ impl LocalityTechnique for DelayScheduling {
         w.level
     }
 
-    fn offered(&mut self, app: Arrival, key: SchedulerKey, _: &Node, got: Option<Locality>, _: u64) {
+    fn offered(
+        &mut self,
+        app: Arrival,
+        key: SchedulerKey,
+        _: &Node,
+        got: Option<Locality>,
+        _: u64,
+    ) {
         let Some(w) = self.waits.get_mut(&(app, key)) else {
             return;
         };

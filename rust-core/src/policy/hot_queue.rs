@@ -110,7 +110,14 @@ impl HotspotGuard for HotQueueGuard {
         }
     }
 
-    fn admit(&mut self, state: &ClusterState, _: &Node, app: &App, kind: TaskKind, locality: Locality) -> u32 {
+    fn admit(
+        &mut self,
+        state: &ClusterState,
+        _: &Node,
+        app: &App,
+        kind: TaskKind,
+        locality: Locality,
+    ) -> u32 {
         if !kind.is_map() || locality == Locality::NodeLocal {
             return u32::MAX;
         }

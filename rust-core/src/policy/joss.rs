@@ -39,6 +39,9 @@ const DEFAULT_MAP: Resource = Resource {
     vcores: 1,
 };
 
+/// cen_1..cen_k with their hosts, as `Topology::new` takes them.
+type Datacenters = Vec<(String, Vec<String>)>;
+
 #[derive(Debug, Clone)]
 struct Job {
     id: String,
@@ -51,8 +54,8 @@ pub struct JossPolicy {
     assigner: Assigner,
     threshold: Option<f64>,
     js: Option<JossScheduler>,
-    /// (datacenter → hosts) and profile store the scheduler was built from.
-    built_for: Option<(Vec<(String, Vec<String>)>, ProfileStore)>,
+    /// Datacenters (with their hosts) and profile store the scheduler was built from.
+    built_for: Option<(Datacenters, ProfileStore)>,
     jobs: BTreeMap<Arrival, Job>,
     maps: HashMap<Arrival, u32>,
     reduce_ok: HashMap<Arrival, bool>,
@@ -76,14 +79,19 @@ impl JossPolicy {
 
     /// The policy JoSS chose for an application (`None` until its maps were asked for).
     pub fn policy_of(&self, app: Arrival) -> Option<(Policy, Option<String>)> {
-        self.jobs.get(&app).map(|j| (j.policy, j.reduces_at.clone()))
+        self.jobs
+            .get(&app)
+            .map(|j| (j.policy, j.reduces_at.clone()))
     }
 }
 
-fn datacenters(state: &ClusterState) -> Vec<(String, Vec<String>)> {
+fn datacenters(state: &ClusterState) -> Datacenters {
     let mut by_dc: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for n in state.nodes() {
-        by_dc.entry(n.datacenter.clone()).or_default().push(n.host.clone());
+        by_dc
+            .entry(n.datacenter.clone())
+            .or_default()
+            .push(n.host.clone());
     }
     by_dc
         .into_iter()
@@ -135,8 +143,14 @@ pub fn rebuild_blocks(maps: u32, mut hosts: Vec<(String, u32)>) -> Vec<Vec<Strin
 }
 
 impl JossPolicy {
-    fn submit(&mut self, app: &App, state: &ClusterState) -> Result<Option<(Placement, u32)>, CoreError> {
-        let Some(js) = self.js.as_mut() else { return Ok(None) };
+    fn submit(
+        &mut self,
+        app: &App,
+        state: &ClusterState,
+    ) -> Result<Option<(Placement, u32)>, CoreError> {
+        let Some(js) = self.js.as_mut() else {
+            return Ok(None);
+        };
         let (remain, hosts, _) = map_asks(state, app);
         if remain == 0 {
             return Ok(None);
@@ -184,7 +198,9 @@ impl JossPolicy {
                 threshold: self.threshold,
                 assigner: self.assigner,
             };
-            match Topology::new(topo.clone()).and_then(|t| JossScheduler::new(t, cfg, store.clone())) {
+            match Topology::new(topo.clone())
+                .and_then(|t| JossScheduler::new(t, cfg, store.clone()))
+            {
                 Ok(js) => {
                     self.js = Some(js);
                     self.built_for = Some((topo, store.clone()));
@@ -252,7 +268,9 @@ impl JobPolicy for JossPolicy {
                         break;
                     }
                 };
-                let Some(&arrival) = by_id.get(&task.job) else { continue };
+                let Some(&arrival) = by_id.get(&task.job) else {
+                    continue;
+                };
                 if let Some(q) = self.queued.get_mut(&arrival) {
                     *q = q.saturating_sub(1);
                 }
@@ -336,16 +354,22 @@ mod tests {
 
     #[test]
     fn rebuilt_blocks_keep_every_hosts_count() {
-        let blocks = rebuild_blocks(
-            3,
-            vec![("a".into(), 3), ("b".into(), 2), ("c".into(), 1)],
-        );
+        let blocks = rebuild_blocks(3, vec![("a".into(), 3), ("b".into(), 2), ("c".into(), 1)]);
         assert_eq!(blocks.len(), 3);
         for (host, count) in [("a", 3), ("b", 2), ("c", 1)] {
-            assert_eq!(blocks.iter().filter(|b| b.iter().any(|h| h == host)).count(), count);
+            assert_eq!(
+                blocks
+                    .iter()
+                    .filter(|b| b.iter().any(|h| h == host))
+                    .count(),
+                count
+            );
         }
         assert!(blocks.iter().all(|b| b.len() == 2));
         // More replicas than blocks for one host cannot happen in YARN; it is capped, not a panic.
-        assert_eq!(rebuild_blocks(1, vec![("a".into(), 5)]), vec![vec!["a".to_string()]]);
+        assert_eq!(
+            rebuild_blocks(1, vec![("a".into(), 5)]),
+            vec![vec!["a".to_string()]]
+        );
     }
 }

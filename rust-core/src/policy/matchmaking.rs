@@ -7,9 +7,9 @@
 //! procedure does by skipping a job with nothing here), nothing at all (first miss), or exactly
 //! one non-local map from one job (second miss in a row). The adapter enforces that by the
 //! locality ceiling (node-local for everyone except that one job) and a non-local quota of one.
-//! Any application arriving resets every marker (Algorithm 2).
+//! Any application arriving resets every marker (Algorithm 2); a node that leaves loses its own.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::LocalityTechnique;
 use crate::app::{App, Arrival};
@@ -27,6 +27,8 @@ pub struct MatchmakingLocality {
     /// The job the current heartbeat may give one non-local map to, and whether it still may.
     non_local: Option<Arrival>,
     quota: u32,
+    /// Node ids at the last membership check, so a node that left loses its marker.
+    nodes: HashSet<String>,
 }
 
 impl Default for MatchmakingLocality {
@@ -36,6 +38,7 @@ impl Default for MatchmakingLocality {
             newest: None,
             non_local: None,
             quota: 0,
+            nodes: HashSet::new(),
         }
     }
 }
@@ -54,7 +57,11 @@ impl MatchmakingLocality {
 /// What `app` offers a node with host `host`: local = outstanding maps at the host (bounded by
 /// the rack and `*` rows, as YARN counts node-local), pending = outstanding maps with a location.
 /// Keys that name only `*` are not the technique's business: the procedure never holds them.
-fn demand(app: &App, host: crate::names::NameId, rack: crate::names::NameId) -> (u32, u32, Option<Resource>) {
+fn demand(
+    app: &App,
+    host: crate::names::NameId,
+    rack: crate::names::NameId,
+) -> (u32, u32, Option<Resource>) {
     let (mut local, mut pending, mut size): (u32, u32, Option<Resource>) = (0, 0, None);
     for (key, table) in app.asks.tables() {
         if !app.kind_of(key.priority).is_map() || table.locality_free() {
@@ -86,6 +93,13 @@ impl LocalityTechnique for MatchmakingLocality {
     fn heartbeat(&mut self, state: &ClusterState, node: &Node, order: &[Arrival], _: u64) {
         self.non_local = None;
         self.quota = 0;
+        if state.node_count() != self.nodes.len() || !self.nodes.contains(&node.id) {
+            let now: HashSet<String> = state.nodes().map(|n| n.id.clone()).collect();
+            for gone in self.nodes.difference(&now) {
+                self.mm.node_removed(gone);
+            }
+            self.nodes = now;
+        }
         let newest = state.apps().map(|a| a.arrival).max();
         if newest > self.newest {
             self.mm.job_added();
@@ -100,7 +114,9 @@ impl LocalityTechnique for MatchmakingLocality {
             if seen.insert(arrival, ()).is_some() {
                 continue;
             }
-            let Some(app) = state.app(arrival) else { continue };
+            let Some(app) = state.app(arrival) else {
+                continue;
+            };
             let (local, pending, size) = demand(app, node.host_id, node.rack_id);
             if pending == 0 {
                 continue;

@@ -140,7 +140,10 @@ impl TdPolicy {
                     .unwrap_or(self.default_map_secs);
                 match self.td.submit(&app.id, demand, amt, remain, on_node) {
                     Ok(()) => {
-                        log::info!("td: {} enters Q with demand {demand}, amt {amt:.1}s", app.id);
+                        log::info!(
+                            "td: {} enters Q with demand {demand}, amt {amt:.1}s",
+                            app.id
+                        );
                         self.jobs.insert(app.arrival, app.id.clone());
                     }
                     Err(e) => log::warn!("td: {e}"),
@@ -207,7 +210,9 @@ impl JobPolicy for TdPolicy {
             if slots == 0 {
                 break;
             }
-            let Some(id) = self.jobs.get(&app).cloned() else { continue };
+            let Some(id) = self.jobs.get(&app).cloned() else {
+                continue;
+            };
             // The paper's slot still counts as occupied until line 1 of Algorithm 1.
             let held = self.td.occupied(&id).unwrap_or(0);
             log_err("set_occupied", self.td.set_occupied(&id, held + 1));
