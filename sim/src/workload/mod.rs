@@ -76,8 +76,9 @@ impl Shape {
         }
     }
 
-    /// A job reading a fresh file of `input_bytes`: one map per block (at least one), blocks
-    /// written from one random node, as a job's input file usually is.
+    /// A job reading a fresh file of `input_bytes`: one map per block (at least one). Each
+    /// block's first replica goes to a random node, as when the file was produced by many tasks
+    /// (one writer per file would put every first replica on one node).
     pub fn job_with_own_input(
         &self,
         cluster: &Cluster,
@@ -89,13 +90,12 @@ impl Shape {
         output_bytes: u64,
     ) -> JobSpec {
         let maps_n = input_bytes.div_ceil(self.block_bytes.max(1)).max(1) as usize;
-        let writer = Some(rng.below(cluster.nodes.len()));
         let mut maps = Vec::with_capacity(maps_n);
         let mut left = input_bytes;
         for _ in 0..maps_n {
             let bytes = left.min(self.block_bytes);
             left -= bytes;
-            let replicas = place_block(cluster, self.placement, self.replication, writer, rng);
+            let replicas = place_block(cluster, self.placement, self.replication, None, rng);
             maps.push(MapSpec {
                 input_bytes: bytes,
                 replicas,
