@@ -407,3 +407,48 @@ fn matchmaking_node_that_leaves_and_returns_starts_unmarked() {
         "the re-registered h1 lost its marker: a first miss again, not a non-local task"
     );
 }
+
+#[test]
+fn hot_queue_does_not_mistake_dropped_asks_for_reads() {
+    let mut c = core_with(&[
+        ("locus.hotspot", "hot-queue"),
+        ("locus.td.hotspot-readers", "1"),
+        ("locus.td.split-bytes", "1000"),
+        ("locus.td.bandwidth", "100"),
+    ]);
+    add_node(&mut c, "h1", "/r1", 8, 8);
+    add_node(&mut c, "h2", "/r2", 8, 8);
+    add_node(&mut c, "h3", "/r2", 8, 8);
+    add_app(&mut c, "mr", 1, "MAPREDUCE");
+    set_asks(
+        &mut c,
+        "mr",
+        &[
+            (20, "h1", 4),
+            (20, "h3", 4),
+            (20, "/r1", 4),
+            (20, "/r2", 4),
+            (20, "*", 8),
+        ],
+    );
+    let mut next = 0;
+    let ds = heartbeat_at(&mut c, "h2", 1, 1_000);
+    assert_eq!(summary(&ds), vec![("mr".into(), Locality::RackLocal, 1)]);
+    execute(&mut c, &ds, &mut next);
+    // The AM reads that split from h3 (its count drops by one)... and cancels h1's four maps at
+    // once (e.g. they were speculative): one non-local container is one read, not five.
+    set_asks(&mut c, "mr", &[(20, "h3", 3), (20, "/r2", 3), (20, "*", 3)]);
+    add_app(&mut c, "other", 2, "MAPREDUCE");
+    set_asks(
+        &mut c,
+        "other",
+        &[(20, "h1", 1), (20, "/r1", 1), (20, "*", 1)],
+    );
+    let ds = heartbeat_at(&mut c, "h2", 8, 2_000);
+    assert_eq!(
+        given_to(&ds, "other"),
+        1,
+        "h1 must not look hot: {:?}",
+        summary(&ds)
+    );
+}

@@ -24,6 +24,9 @@ use crate::state::ClusterState;
 struct Pending {
     at_secs: f64,
     counts: HashMap<NameId, i64>,
+    /// Non-local map containers placed since: each removes one task, so no host's count can
+    /// fall by more than this because of them.
+    reads: i64,
 }
 
 pub struct HotQueueGuard {
@@ -85,6 +88,10 @@ impl HotspotGuard for HotQueueGuard {
                 resolved.push((arrival, Vec::new()));
                 continue;
             };
+            // An attempt that went away drops every ask at once: that is not a read.
+            if !app.asks.has_pending() && p.at_secs + window > now {
+                continue;
+            }
             let current = host_counts(state, app);
             let mut sources = Vec::new();
             for (&host, &before) in &p.counts {
@@ -92,7 +99,14 @@ impl HotspotGuard for HotQueueGuard {
                     continue;
                 }
                 let after = current.get(&host).copied().unwrap_or(0);
-                for _ in 0..(before - after).max(0) {
+                // Each read removes one task, lowering each of its replica hosts by one; a host
+                // that fell by more than the reads lost asks for another reason (cancelled,
+                // speculative, a shrinking job) and says nothing about where the reads go.
+                let fell = before - after;
+                if fell <= 0 || fell > p.reads {
+                    continue;
+                }
+                for _ in 0..fell {
                     sources.push((state.names().name(host).to_string(), p.at_secs));
                 }
             }
@@ -144,7 +158,8 @@ impl HotspotGuard for HotQueueGuard {
             }
             return;
         }
-        if self.pending.contains_key(&app.arrival) {
+        if let Some(p) = self.pending.get_mut(&app.arrival) {
+            p.reads += count as i64;
             return;
         }
         let mut counts = HashMap::new();
@@ -161,6 +176,7 @@ impl HotspotGuard for HotQueueGuard {
             Pending {
                 at_secs: self.now_secs,
                 counts,
+                reads: count as i64,
             },
         );
     }
