@@ -371,7 +371,7 @@ impl<'w> Engine<'w> {
             queue: BinaryHeap::new(),
             seq: 0,
             now: 0,
-            rng: Rng::new(cfg.seed ^ 0x5EED_0F_5EED),
+            rng: Rng::new(cfg.seed ^ 0x5EED_5EED_5EED),
             nodes,
             containers: Vec::new(),
             jobs,
@@ -471,7 +471,7 @@ impl<'w> Engine<'w> {
                 Ev::NodeFail(n) => self.node_fail(n)?,
                 Ev::Sample => self.sample(),
             }
-            if self.raw.events % 65_536 == 0 {
+            if self.raw.events.is_multiple_of(65_536) {
                 if self.now.saturating_sub(self.last_progress) > self.cfg.stall_ms
                     && self.submitted == self.raw.jobs
                 {

@@ -148,7 +148,10 @@ fn kv(s: &str, what: &str) -> Result<(String, String), String> {
 }
 
 /// (label, properties) for each policy item.
-pub fn policies(args: &Args) -> Result<Vec<(String, BTreeMap<String, String>)>, String> {
+/// A policy run: its label and the `locus.*` properties the core gets.
+pub type PolicyRun = (String, BTreeMap<String, String>);
+
+pub fn policies(args: &Args) -> Result<Vec<PolicyRun>, String> {
     let mut common = BTreeMap::new();
     for s in &args.set {
         let (k, v) = kv(s, "--set")?;

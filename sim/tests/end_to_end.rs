@@ -169,3 +169,22 @@ fn sls_trace_replays_with_trace_hosts_and_durations() {
     // job 1 cannot finish before its 20 s map and 10 s reduce ran one after the other
     assert!(s.turnaround.p99_s >= 30.0, "{}", s.turnaround.p99_s);
 }
+
+#[test]
+fn readers_of_one_node_share_its_bandwidth_so_a_hot_block_slows_maps() {
+    let base = ["--fb-bins", "4", "--nodes", "10", "--replication", "1", "--no-timing"];
+    let mut hot = base.to_vec();
+    hot.extend_from_slice(&["--dataset-blocks", "1"]);
+    let mut spread = base.to_vec();
+    spread.extend_from_slice(&["--dataset-blocks", "500"]);
+    let (h, s) = (outcome(&hot), outcome(&spread));
+    let (h, s) = (&h.summaries[0], &s.summaries[0]);
+    assert_eq!(h.finished, h.jobs);
+    assert!(h.hotspots > 0, "one node serving every map is a hotspot");
+    assert!(
+        h.map_task_mean_s > 2.0 * s.map_task_mean_s,
+        "maps reading one node take {:.1} s against {:.1} s when the data is spread",
+        h.map_task_mean_s,
+        s.map_task_mean_s
+    );
+}

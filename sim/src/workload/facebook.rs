@@ -56,7 +56,7 @@ pub fn generate(
         .collect();
     let mut sizes: Vec<usize> = BINS[..p.bins]
         .iter()
-        .flat_map(|&(maps, jobs)| std::iter::repeat(maps).take(jobs))
+        .flat_map(|&(maps, jobs)| std::iter::repeat_n(maps, jobs))
         .collect();
     rng.shuffle(&mut sizes);
     let mut t = 0.0;

@@ -51,6 +51,14 @@ pub struct Workload {
     pub jobs: Vec<JobSpec>,
 }
 
+/// A job's data volumes.
+#[derive(Debug, Clone, Copy)]
+pub struct Bytes {
+    pub input: u64,
+    pub shuffle: u64,
+    pub output: u64,
+}
+
 /// Settings shared by the generators and readers.
 #[derive(Debug, Clone)]
 pub struct Shape {
@@ -85,10 +93,13 @@ impl Shape {
         rng: &mut Rng,
         name: String,
         submit_ms: u64,
-        input_bytes: u64,
-        shuffle_bytes: u64,
-        output_bytes: u64,
+        bytes: Bytes,
     ) -> JobSpec {
+        let Bytes {
+            input: input_bytes,
+            shuffle: shuffle_bytes,
+            output: output_bytes,
+        } = bytes;
         let maps_n = input_bytes.div_ceil(self.block_bytes.max(1)).max(1) as usize;
         let mut maps = Vec::with_capacity(maps_n);
         let mut left = input_bytes;

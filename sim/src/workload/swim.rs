@@ -4,9 +4,16 @@
 
 use crate::cluster::Cluster;
 use crate::rng::Rng;
-use crate::workload::{Shape, Workload};
+use crate::workload::{Bytes, Shape, Workload};
 
-pub fn parse(text: &str, source: &str) -> Result<Vec<(String, u64, u64, u64, u64)>, String> {
+/// One trace line: job id, submit time (ms) and its data volumes.
+pub struct SwimJob {
+    pub id: String,
+    pub submit_ms: u64,
+    pub bytes: Bytes,
+}
+
+pub fn parse(text: &str, source: &str) -> Result<Vec<SwimJob>, String> {
     let mut rows = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -25,13 +32,15 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<(String, u64, u64, u64, u64
                 .parse::<u64>()
                 .map_err(|_| bad(&format!("{what} {:?} is not a whole number", f[k])))
         };
-        rows.push((
-            f[0].to_string(),
-            num(1, "submit time")? * 1000,
-            num(3, "input bytes")?,
-            num(4, "shuffle bytes")?,
-            num(5, "output bytes")?,
-        ));
+        rows.push(SwimJob {
+            id: f[0].to_string(),
+            submit_ms: num(1, "submit time")? * 1000,
+            bytes: Bytes {
+                input: num(3, "input bytes")?,
+                shuffle: num(4, "shuffle bytes")?,
+                output: num(5, "output bytes")?,
+            },
+        });
     }
     if rows.is_empty() {
         return Err(format!("{source}: no jobs"));
@@ -54,9 +63,7 @@ pub fn load(
     }
     let jobs = rows
         .into_iter()
-        .map(|(id, submit, input, shuffle, output)| {
-            shape.job_with_own_input(&cluster, rng, id, submit, input, shuffle, output)
-        })
+        .map(|j| shape.job_with_own_input(&cluster, rng, j.id, j.submit_ms, j.bytes))
         .collect();
     Ok(Workload {
         name: format!("swim {path}"),

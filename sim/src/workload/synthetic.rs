@@ -5,7 +5,7 @@
 
 use crate::cluster::Cluster;
 use crate::rng::Rng;
-use crate::workload::{Shape, Workload};
+use crate::workload::{Bytes, Shape, Workload};
 
 /// (share of jobs in %, smallest maps, largest maps).
 const SHARES: [(u32, usize, usize); 9] = [
@@ -61,9 +61,11 @@ pub fn generate(
             rng,
             format!("synthetic-{i}"),
             t as u64,
-            input,
-            shuffle,
-            shuffle,
+            Bytes {
+                input,
+                shuffle,
+                output: shuffle,
+            },
         ));
     }
     Ok(Workload {
