@@ -56,6 +56,8 @@ pub struct JossPolicy {
     js: Option<JossScheduler>,
     /// Datacenters (with their hosts) and profile store the scheduler was built from.
     built_for: Option<(Datacenters, ProfileStore)>,
+    /// Node count at the last topology check.
+    built_nodes: usize,
     jobs: BTreeMap<Arrival, Job>,
     maps: HashMap<Arrival, u32>,
     reduce_ok: HashMap<Arrival, bool>,
@@ -70,6 +72,7 @@ impl JossPolicy {
             threshold,
             js: None,
             built_for: None,
+            built_nodes: 0,
             jobs: BTreeMap::new(),
             maps: HashMap::new(),
             reduce_ok: HashMap::new(),
@@ -185,15 +188,31 @@ impl JossPolicy {
         );
     }
 
-    /// Rebuilds JoSS when the datacenters or the profiles changed, then queues new jobs.
-    fn sync(&mut self, state: &ClusterState) {
-        let topo = datacenters(state);
+    /// Rebuilds JoSS when the datacenters changed, or when a job is to be queued and the profiles
+    /// changed since the last build (classification happens only at submission); then queues the
+    /// new jobs. The cheap checks run on every heartbeat, the full comparison only when they fire.
+    fn sync(&mut self, state: &ClusterState, node: &Node) {
+        let topo_moved = match (&self.js, &self.built_for) {
+            (Some(js), Some(_)) => {
+                let t = js.topology();
+                let here = t.datacenter_of(&node.host).and_then(|c| t.name(c));
+                state.node_count() != self.built_nodes || here != Some(node.datacenter.as_str())
+            }
+            _ => true,
+        };
+        let newcomers = state.apps().any(|a| {
+            a.is_mapreduce && !self.jobs.contains_key(&a.arrival) && map_asks(state, a).0 > 0
+        });
         let store = state.profiles().store();
         let stale = match &self.built_for {
-            Some((t, s)) => *t != topo || s != store,
+            Some((t, s)) => (topo_moved && *t != datacenters(state)) || (newcomers && s != store),
             None => true,
         };
-        if stale && !topo.is_empty() {
+        if stale {
+            let topo = datacenters(state);
+            if topo.is_empty() {
+                return;
+            }
             let cfg = JossConfig {
                 threshold: self.threshold,
                 assigner: self.assigner,
@@ -204,6 +223,7 @@ impl JossPolicy {
                 Ok(js) => {
                     self.js = Some(js);
                     self.built_for = Some((topo, store.clone()));
+                    self.built_nodes = state.node_count();
                     // The live jobs are queued again, in arrival order, from what they still need.
                     self.jobs.clear();
                     self.queued.clear();
@@ -213,6 +233,12 @@ impl JossPolicy {
                     return;
                 }
             }
+        } else if topo_moved {
+            // Same datacenters after all (e.g. a node re-registered): remember the count.
+            self.built_nodes = state.node_count();
+        }
+        if !newcomers && !stale {
+            return;
         }
         for app in state.apps() {
             if !app.is_mapreduce || self.jobs.contains_key(&app.arrival) {
@@ -236,7 +262,7 @@ impl JobPolicy for JossPolicy {
     }
 
     fn order(&mut self, state: &ClusterState, node: &Node, _now_ms: u64) -> Vec<Arrival> {
-        self.sync(state);
+        self.sync(state, node);
         self.maps.clear();
         self.reduce_ok.clear();
         let by_id: HashMap<String, Arrival> =
