@@ -262,3 +262,35 @@ fn td_sticky_slot_stays_with_the_job_that_fell_below_its_lower_bound() {
     let ds = heartbeat(&mut c, "h1", 1, 3_000);
     assert_eq!((maps_of(&ds, "a"), maps_of(&ds, "b")), (1, 0), "{ds:?}");
 }
+
+#[test]
+fn switching_to_td_at_refresh_applies_it_and_a_refused_combination_changes_nothing() {
+    let mut c = core_with(&[]);
+    add_node(&mut c, "h1", 4);
+    add_node(&mut c, "h2", 4);
+    add_app(&mut c, "mr", 1, "MAPREDUCE", &["locus.demand=2"]);
+    set_asks(&mut c, "mr", &[(20, "*", 10)]);
+    let props = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    let err = c
+        .reconfigure(&props(&[
+            ("locus.policy", "td"),
+            ("locus.locality", "matchmaking"),
+        ]))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("locus.locality"), "{err}");
+    assert_eq!(c.stats().policy, "fifo");
+    c.reconfigure(&props(&[("locus.policy", "td")])).unwrap();
+    assert_eq!(c.stats().policy, "td");
+    let ds = heartbeat(&mut c, "h1", 4, 1_000);
+    assert_eq!(
+        maps_of(&ds, "mr"),
+        3,
+        "TD's H·demand bound now applies: {ds:?}"
+    );
+}
