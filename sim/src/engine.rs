@@ -544,7 +544,7 @@ impl<'w> Engine<'w> {
             user: spec.user.clone(),
             name: spec.name.clone(),
             app_type: "MAPREDUCE".into(),
-            tags: Vec::new(),
+            tags: spec.tags.clone(),
             submit_ms: self.now,
         })?;
         self.new_attempt(j)

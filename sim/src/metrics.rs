@@ -23,6 +23,24 @@ pub fn fresh_usage(task_ms_until_t: f64, t_ms: f64, start_ms: f64) -> f64 {
     }
 }
 
+/// QoS satisfaction (MROSA): of the jobs that have a deadline, the share that finished within
+/// it, i.e. `finish − submit ≤ deadline`. A job that never finished missed its deadline. `None`
+/// when no job has a deadline.
+pub fn qos_satisfaction(jobs: &[(u64, Option<u64>, Option<f64>)]) -> Option<f64> {
+    let mut with = 0usize;
+    let mut met = 0usize;
+    for &(submit, finish, deadline) in jobs {
+        let Some(d) = deadline else { continue };
+        with += 1;
+        if let Some(f) = finish {
+            if (f.saturating_sub(submit) as f64) <= d * 1000.0 {
+                met += 1;
+            }
+        }
+    }
+    (with > 0).then(|| met as f64 / with as f64)
+}
+
 /// Nearest-rank percentile of sorted values: the smallest value with at least p% of values at
 /// or below it. `None` for no values.
 pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
@@ -127,6 +145,18 @@ impl LogHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn qos_counts_only_deadline_jobs_and_an_unfinished_job_misses() {
+        let jobs = [
+            (0, Some(90_000), Some(90.0)),   // exactly on time: met
+            (1_000, Some(92_000), Some(90.0)), // 91 s: missed
+            (0, None, Some(500.0)),          // never finished: missed
+            (0, Some(999_000), None),        // no deadline: not counted
+        ];
+        assert_eq!(qos_satisfaction(&jobs), Some(1.0 / 3.0));
+        assert_eq!(qos_satisfaction(&[(0, Some(1), None)]), None);
+    }
 
     #[test]
     fn jain_on_known_numbers() {

@@ -83,6 +83,13 @@ pub struct Summary {
     pub simulated_s: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timing: Option<Timing>,
+    /// Share of deadline jobs that met their deadline (`None`: no job has one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qos_satisfaction: Option<f64>,
+    /// Tasks run on public-cloud nodes, the hosts named in `locus.mrosa.public.file` (`None`:
+    /// no public pool).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub public_tasks: Option<u64>,
 }
 
 fn turnarounds(raw: &Raw) -> Vec<f64> {
@@ -209,6 +216,8 @@ pub fn summarise(
             core_snapshot_share: raw.core_snapshot_s / raw.wall_s.max(1e-9),
             core_event_share: raw.core_event_s / raw.wall_s.max(1e-9),
         }),
+        qos_satisfaction: None,
+        public_tasks: None,
     }
 }
 
@@ -267,6 +276,18 @@ pub fn table(workload: &str, sums: &[Summary]) -> String {
         col(&|s| s.fairness.map_or("-".into(), |f| format!("{f:.3}"))),
     ));
     rows.push(("hotspots (TD)", col(&|s| s.hotspots.to_string())));
+    if sums.iter().any(|s| s.qos_satisfaction.is_some()) {
+        rows.push((
+            "QoS: deadlines met",
+            col(&|s| s.qos_satisfaction.map_or("-".into(), pct)),
+        ));
+    }
+    if sums.iter().any(|s| s.public_tasks.is_some()) {
+        rows.push((
+            "tasks on public nodes",
+            col(&|s| s.public_tasks.map_or("-".into(), |n| n.to_string())),
+        ));
+    }
     rows.push((
         "tasks/node stddev",
         col(&|s| format!("{:.2}", s.node_tasks_stddev)),

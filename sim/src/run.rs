@@ -10,7 +10,18 @@ use crate::engine::{Bandwidths, Engine, Raw, SimConfig};
 use crate::hdfs::Placement;
 use crate::report::{self, Summary};
 use crate::rng::Rng;
-use crate::workload::{facebook, sls, swim, synthetic, Shape, Workload};
+use crate::workload::{facebook, joss, mrosa, sls, swim, synthetic, Shape, Workload};
+
+pub const WORKLOADS: &[&str] = &[
+    "facebook",
+    "swim",
+    "sls",
+    "synthetic",
+    "joss-small",
+    "joss-mixed",
+    "mrosa-exp1",
+    "mrosa-exp2",
+];
 
 #[derive(Parser, Debug, Clone)]
 #[command(
@@ -18,7 +29,9 @@ use crate::workload::{facebook, sls, swim, synthetic, Shape, Workload};
     about = "Simulate YARN + HDFS + the MapReduce AM driving the Locus core; compare policies side by side."
 )]
 pub struct Args {
-    /// facebook (Matchmaking Table 4 bins, 100 jobs), swim (FB-2009 trace), sls (Hadoop SLS JSON), synthetic
+    /// facebook (Matchmaking Table 4 bins, 100 jobs), swim (FB-2009 trace), sls (Hadoop SLS JSON), synthetic;
+    /// the papers' own (their cluster and shape replace --nodes, --block-mb ...): joss-small,
+    /// joss-mixed, mrosa-exp1, mrosa-exp2
     #[arg(long, default_value = "facebook")]
     pub workload: String,
     /// Trace file for swim or sls.
@@ -45,6 +58,9 @@ pub struct Args {
     /// facebook: blocks in the shared data set maps read from.
     #[arg(long, default_value_t = 100)]
     pub dataset_blocks: usize,
+    /// mrosa-*: every job's deadline, seconds after its submission.
+    #[arg(long, default_value_t = 150)]
+    pub deadline_s: u64,
     #[arg(long, default_value_t = 30)]
     pub nodes: usize,
     #[arg(long, default_value_t = 1)]
@@ -290,10 +306,58 @@ pub fn workload(args: &Args) -> Result<Workload, String> {
             },
             &mut rng,
         ),
+        "joss-small" => joss::generate("small", &mut rng),
+        "joss-mixed" => joss::generate("mixed", &mut rng),
+        "mrosa-exp1" => mrosa::generate("exp1", args.deadline_s, &mut rng),
+        "mrosa-exp2" => mrosa::generate("exp2", args.deadline_s, &mut rng),
         other => Err(format!(
-            "unknown --workload {other:?}; allowed: facebook, swim, sls, synthetic"
+            "unknown --workload {other:?}; allowed: {}",
+            WORKLOADS.join(", ")
         )),
     }
+}
+
+/// The metrics that need the workload beside the run: QoS satisfaction (each job's deadline
+/// tag) and the tasks run on the public pool's hosts.
+pub fn annotate(s: &mut Summary, w: &Workload, raw: &Raw) -> Result<(), String> {
+    let jobs: Vec<(u64, Option<u64>, Option<f64>)> = w
+        .jobs
+        .iter()
+        .zip(raw.submit_ms.iter().zip(&raw.finish_ms))
+        .map(|(j, (&sub, &fin))| (sub, fin, j.deadline_secs()))
+        .collect();
+    s.qos_satisfaction = crate::metrics::qos_satisfaction(&jobs);
+    if let Some(path) = raw
+        .props
+        .get("locus.mrosa.public.file")
+        .filter(|p| !p.is_empty())
+    {
+        let hosts = public_hosts(path)?;
+        s.public_tasks = Some(
+            w.cluster
+                .nodes
+                .iter()
+                .zip(&raw.node_tasks)
+                .filter(|(n, _)| hosts.contains(&n.host))
+                .map(|(_, &t)| t as u64)
+                .sum(),
+        );
+    }
+    Ok(())
+}
+
+/// Hosts of running public nodes in a pool file (`host type price mips mb/s` lines; `*` lines
+/// are types not started, `#` starts a comment).
+pub fn public_hosts(path: &str) -> Result<std::collections::BTreeSet<String>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("locus.mrosa.public.file {path}: {e}"))?;
+    Ok(text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|h| *h != "*")
+        .map(str::to_string)
+        .collect())
 }
 
 pub struct Outcome {
@@ -318,8 +382,12 @@ pub fn run(args: &Args) -> Result<Outcome, String> {
         .mean_s;
     let summaries: Vec<Summary> = raws
         .iter()
-        .map(|r| report::summarise(r, Some(baseline), several_dcs, !args.no_timing))
-        .collect();
+        .map(|r| {
+            let mut s = report::summarise(r, Some(baseline), several_dcs, !args.no_timing);
+            annotate(&mut s, &w, r)?;
+            Ok(s)
+        })
+        .collect::<Result<_, String>>()?;
     let title = format!(
         "{} on {} nodes ({} racks, {} datacenters), {} jobs, seed {}",
         w.name,

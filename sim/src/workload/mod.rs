@@ -2,6 +2,8 @@
 //! cluster. One module per source; paper-specific sets are added as new modules.
 
 pub mod facebook;
+pub mod joss;
+pub mod mrosa;
 pub mod sls;
 pub mod swim;
 pub mod synthetic;
@@ -42,6 +44,21 @@ pub struct JobSpec {
     pub am: Resource,
     pub map: Resource,
     pub reduce: Resource,
+    /// Application tags sent in `app_added`: the core's hints (`locus.deadline=`,
+    /// `locus.budget=`, `locus.demand=`, `locus.fp=`, `locus.input-type=`), as a submitter
+    /// would set them through `mapreduce.job.tags`.
+    pub tags: Vec<String>,
+}
+
+impl JobSpec {
+    /// The job's deadline in seconds after submission, from its `locus.deadline=` tag (plain
+    /// seconds, as the paper workloads write it).
+    pub fn deadline_secs(&self) -> Option<f64> {
+        self.tags.iter().find_map(|t| {
+            t.strip_prefix("locus.deadline=")
+                .and_then(|v| v.trim_end_matches('s').parse::<f64>().ok())
+        })
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -137,6 +154,7 @@ impl Shape {
             am: self.am,
             map: self.map,
             reduce: self.reduce,
+            tags: Vec::new(),
         }
     }
 }

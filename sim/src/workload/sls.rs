@@ -200,6 +200,7 @@ pub fn load(path: &str, shape: &Shape, node_capability: Resource) -> Result<Work
             am: shape.am,
             map: shape.map,
             reduce: shape.reduce,
+            tags: Vec::new(),
         });
     }
     Ok(Workload {
