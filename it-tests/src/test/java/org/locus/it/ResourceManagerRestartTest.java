@@ -64,6 +64,13 @@ public class ResourceManagerRestartTest {
     assertTrue("AM container " + am + " not recovered by the new RM; live: " + after + ", before: " + before,
         after.containsKey(am));
     assertEquals("AM container recovered on another host", before.get(am), after.get(am));
+    if (cluster.runsLocus()) {
+      // The new RM's core starts empty: it must have been told about the containers that kept running,
+      // or it would hand their resources out again.
+      Map<String, Long> stats = cluster.coreStats();
+      assertTrue("new core learned of no recovered containers; stats " + stats,
+          stats.getOrDefault("recovered", 0L) >= 1);
+    }
 
     JobOutcome outcome = JobOutcome.await(job, t);
     assertTrue("job failed across the RM restart: " + outcome, outcome.succeeded);
