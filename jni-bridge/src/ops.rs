@@ -96,8 +96,10 @@ fn apply(h: i64, decoded: Vec<(String, Result<Event, String>)>) -> Result<(), Br
                     continue;
                 }
             };
-            let kind = if kind.is_empty() { event_type(&event) } else { kind };
+            // The tag is a constant: naming it must not cost a re-encoding of every event.
+            let tag = event.kind();
             if let Err(e) = core.handle(event) {
+                let kind = if kind.is_empty() { tag.to_string() } else { kind };
                 refused.push(BridgeError::Event { index, kind, source: Box::new(BridgeError::Core(e)) });
             }
         }
@@ -124,14 +126,6 @@ pub fn stats(h: i64) -> Result<String, BridgeError> {
 
 pub fn close(h: i64) -> Result<(), BridgeError> {
     handle::close(h)
-}
-
-/// The JSON `type` tag of an event, for error messages.
-fn event_type(event: &Event) -> String {
-    match serde_json::to_value(event) {
-        Ok(Value::Object(map)) => map.get("type").and_then(Value::as_str).unwrap_or("event").to_string(),
-        _ => "event".to_string(),
-    }
 }
 
 fn to_json<T: serde::Serialize>(value: &T, what: &'static str) -> Result<String, BridgeError> {

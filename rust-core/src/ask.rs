@@ -4,10 +4,11 @@
 //! those the application would like there. Rows are indexed by resource name so a heartbeat
 //! looks up exactly three rows per key (the node's host, its rack, `*`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+use std::hash::BuildHasherDefault;
 
 use crate::error::CoreError;
-use crate::names::{IdMap, NameId, Names, ANY_ID};
+use crate::names::{IdHasher, IdMap, NameId, Names, ANY_ID};
 use crate::protocol::{Ask, Locality, Resource};
 
 /// YARN's `ResourceRequest.ANY`.
@@ -34,6 +35,9 @@ pub struct AskTable {
     rows: IdMap<Row>,
     /// Rows other than `*` with something outstanding; zero means the key is locality-free.
     placed_rows: u32,
+    /// The smallest memory and vcores any row set since the table was created asks for: rows
+    /// may have shrunk or gone since, so it is a lower bound, never an exact minimum.
+    floor: Option<Resource>,
 }
 
 impl AskTable {
@@ -79,6 +83,23 @@ impl AskTable {
         self.rows.iter().map(|(id, r)| (*id, r))
     }
 
+    /// Sets `name`'s row to `row`; a row with count 0 is removed.
+    fn set(&mut self, name: NameId, row: Row) {
+        let was_placed = name != ANY_ID && self.rows.get(&name).is_some_and(|r| r.count > 0);
+        let now_placed = name != ANY_ID && row.count > 0;
+        if row.count > 0 {
+            self.floor = Some(lower(self.floor, row.capability));
+            self.rows.insert(name, row);
+        } else {
+            self.rows.remove(&name);
+        }
+        match (was_placed, now_placed) {
+            (false, true) => self.placed_rows += 1,
+            (true, false) => self.placed_rows = self.placed_rows.saturating_sub(1),
+            _ => {}
+        }
+    }
+
     fn take(&mut self, name: NameId, n: u32) {
         if let Some(row) = self.rows.get_mut(&name) {
             let before = row.count;
@@ -100,14 +121,92 @@ impl AskTable {
     }
 }
 
+/// The smaller of two resources in each dimension.
+fn lower(floor: Option<Resource>, c: Resource) -> Resource {
+    match floor {
+        None => c,
+        Some(f) => Resource::new(f.memory_mb.min(c.memory_mb), f.vcores.min(c.vcores)),
+    }
+}
+
+/// The rows an `asks_changed` message set, as (key, resource name).
+pub type ChangedRows = HashSet<(SchedulerKey, NameId), BuildHasherDefault<IdHasher>>;
+
+/// One validated row of an ask message, its name interned.
+struct CheckedRow {
+    key: SchedulerKey,
+    name: NameId,
+    row: Row,
+}
+
+/// Checks every row of a message (snapshot or change) and interns its names; the first bad row
+/// refuses the whole message, named by application, priority, allocation request id and
+/// resource name. Also returns the set of rows named.
+fn check_rows(
+    app: &str,
+    asks: Vec<Ask>,
+    names: &mut Names,
+) -> Result<(Vec<CheckedRow>, ChangedRows), CoreError> {
+    let mut seen = ChangedRows::with_capacity_and_hasher(asks.len(), Default::default());
+    let mut out = Vec::with_capacity(asks.len());
+    for ask in asks {
+        let where_ = || {
+            format!(
+                "application {app}, priority {}, allocation_request_id {}, resource_name {:?}",
+                ask.priority, ask.allocation_request_id, ask.resource_name
+            )
+        };
+        if ask.priority < 0 {
+            return Err(CoreError::Protocol(format!(
+                "{}: negative priority (YARN priorities are 0 or more)",
+                where_()
+            )));
+        }
+        if ask.resource_name.trim().is_empty() {
+            return Err(CoreError::Protocol(format!(
+                "{}: empty resource_name",
+                where_()
+            )));
+        }
+        if ask.count > 0 && ask.capability == Resource::ZERO {
+            return Err(CoreError::Protocol(format!(
+                "{}: asks for {} containers of zero memory and zero vcores",
+                where_(),
+                ask.count
+            )));
+        }
+        let key = SchedulerKey {
+            priority: ask.priority,
+            allocation_request_id: ask.allocation_request_id,
+        };
+        let name = names.intern(&ask.resource_name);
+        // Two values for one row in one message: which one the AM meant is unknowable.
+        if !seen.insert((key, name)) {
+            return Err(CoreError::Protocol(format!(
+                "{}: row appears twice in one message",
+                where_()
+            )));
+        }
+        out.push(CheckedRow {
+            key,
+            name,
+            row: Row {
+                capability: ask.capability,
+                count: ask.count,
+                relax_locality: ask.relax_locality,
+            },
+        });
+    }
+    Ok((out, seen))
+}
+
 /// All of an application's asks.
 #[derive(Debug, Clone, Default)]
 pub struct AppAsks {
     tables: BTreeMap<SchedulerKey, AskTable>,
-    /// The smallest memory and the smallest vcores any row of the snapshot asks for. A room
-    /// below it in either dimension fits none of the app's containers, which lets a heartbeat
-    /// from a nearly full node skip the app without looking at its rows. Rows only shrink
-    /// until the next snapshot, so the floor stays a valid lower bound.
+    /// The smallest memory and the smallest vcores of the tables' floors. A room below it in
+    /// either dimension fits none of the app's containers, which lets a heartbeat from a nearly
+    /// full node skip the app without looking at its rows.
     floor: Resource,
     /// Sum of the `*` rows, kept current so FIFO's "who wants anything" is one comparison.
     pending: u64,
@@ -121,77 +220,43 @@ impl AppAsks {
         asks: Vec<Ask>,
         names: &mut Names,
     ) -> Result<AppAsks, CoreError> {
-        let mut tables: BTreeMap<SchedulerKey, AskTable> = BTreeMap::new();
-        for ask in asks {
-            let where_ = || {
-                format!(
-                    "application {app}, priority {}, allocation_request_id {}, resource_name {:?}",
-                    ask.priority, ask.allocation_request_id, ask.resource_name
-                )
-            };
-            if ask.priority < 0 {
-                return Err(CoreError::Protocol(format!(
-                    "{}: negative priority (YARN priorities are 0 or more)",
-                    where_()
-                )));
+        let (rows, _) = check_rows(app, asks, names)?;
+        let mut table = AppAsks::default();
+        table.set_rows(rows);
+        Ok(table)
+    }
+
+    /// Validates the rows an `asks_changed` message carries and, only if all pass, sets each
+    /// one (count 0 removes it); rows not named keep their counts. Returns the rows set, as
+    /// (key, name).
+    pub fn apply_changes(
+        &mut self,
+        app: &str,
+        asks: Vec<Ask>,
+        names: &mut Names,
+    ) -> Result<ChangedRows, CoreError> {
+        let (rows, set) = check_rows(app, asks, names)?;
+        self.set_rows(rows);
+        Ok(set)
+    }
+
+    fn set_rows(&mut self, rows: Vec<CheckedRow>) {
+        for r in rows {
+            if r.row.count == 0 && !self.tables.contains_key(&r.key) {
+                continue;
             }
-            if ask.resource_name.trim().is_empty() {
-                return Err(CoreError::Protocol(format!(
-                    "{}: empty resource_name",
-                    where_()
-                )));
-            }
-            if ask.count > 0 && ask.capability == Resource::ZERO {
-                return Err(CoreError::Protocol(format!(
-                    "{}: asks for {} containers of zero memory and zero vcores",
-                    where_(),
-                    ask.count
-                )));
-            }
-            let key = SchedulerKey {
-                priority: ask.priority,
-                allocation_request_id: ask.allocation_request_id,
-            };
-            let id = names.intern(&ask.resource_name);
-            let table = tables.entry(key).or_default();
-            if table.rows.contains_key(&id) {
-                return Err(CoreError::Protocol(format!(
-                    "{}: row appears twice in one snapshot",
-                    where_()
-                )));
-            }
-            // Zero rows are kept until the end of the snapshot so a duplicate is still caught.
-            if ask.count > 0 && id != ANY_ID {
-                table.placed_rows += 1;
-            }
-            table.rows.insert(
-                id,
-                Row {
-                    capability: ask.capability,
-                    count: ask.count,
-                    relax_locality: ask.relax_locality,
-                },
-            );
+            self.tables.entry(r.key).or_default().set(r.name, r.row);
         }
-        for t in tables.values_mut() {
-            t.rows.retain(|_, r| r.count > 0);
-        }
-        // A key whose rows were all zero would otherwise linger as an empty table.
-        tables.retain(|_, t| !t.rows.is_empty());
+        // A key whose rows are all gone would otherwise linger as an empty table.
+        self.tables.retain(|_, t| !t.rows.is_empty());
         let mut floor: Option<Resource> = None;
-        for row in tables.values().flat_map(|t| t.rows.values()) {
-            let c = row.capability;
-            floor = Some(match floor {
-                None => c,
-                Some(f) => Resource::new(f.memory_mb.min(c.memory_mb), f.vcores.min(c.vcores)),
-            });
+        for t in self.tables.values() {
+            if let Some(f) = t.floor {
+                floor = Some(lower(floor, f));
+            }
         }
-        let pending = tables.values().map(|t| t.outstanding() as u64).sum();
-        Ok(AppAsks {
-            tables,
-            floor: floor.unwrap_or(Resource::ZERO),
-            pending,
-        })
+        self.floor = floor.unwrap_or(Resource::ZERO);
+        self.pending = self.tables.values().map(|t| t.outstanding() as u64).sum();
     }
 
     /// False when `room` cannot fit any container the app asks for (see `floor`).
@@ -246,6 +311,34 @@ impl AppAsks {
         n: u32,
     ) {
         self.apply(key, locality, host, rack, n, AskTable::take);
+    }
+
+    /// [`consume`](Self::consume) restricted to the rows `changed` names: after an
+    /// `asks_changed`, only those rows hold the RM's view, which does not count decisions the
+    /// shim has not executed yet; the other rows already had them taken off.
+    pub fn consume_changed(
+        &mut self,
+        key: &SchedulerKey,
+        locality: Locality,
+        host: NameId,
+        rack: NameId,
+        n: u32,
+        changed: &ChangedRows,
+    ) {
+        let Some(table) = self.tables.get_mut(key) else {
+            return;
+        };
+        let before = table.outstanding() as u64;
+        for (name, level) in [
+            (host, Locality::NodeLocal),
+            (rack, Locality::RackLocal),
+            (ANY_ID, Locality::OffSwitch),
+        ] {
+            if level >= locality && changed.contains(&(*key, name)) {
+                table.take(name, n);
+            }
+        }
+        self.pending = self.pending.saturating_sub(before) + table.outstanding() as u64;
     }
 
     /// Undoes [`consume`](Self::consume) for containers the shim did not create.

@@ -7,7 +7,7 @@
 //!   (NodeManager re-registration, RM recovery replay); containers, asks and FIFO position stay.
 //! - Removing an unknown node/app/attempt or releasing an unknown container is logged and
 //!   ignored: it happens when a node or app was removed before its containers' releases.
-//! - `asks_updated`, `attempt_added` and `container_allocated` for an unknown app are
+//! - `asks_updated`, `asks_changed`, `attempt_added` and `container_allocated` for an unknown app are
 //!   `UnknownApp`; a heartbeat, `node_resource_updated` or container on an unknown node is
 //!   `UnknownNode`: those mean the shim and core disagree about what exists.
 //! - Applications are scheduled whenever they have asks; `attempt_removed` drops the asks.
@@ -261,6 +261,18 @@ impl Core {
                         "application {app}: {} containers outstanding",
                         a.asks.pending_containers()
                     );
+                }
+            }
+            Event::AsksChanged { app, asks } => {
+                let changed = self.state.change_asks(&app, asks)?;
+                let unconfirmed = self.in_flight.unconfirmed_of(&app);
+                if let Some(a) = self.state.app_mut_by_id(&app) {
+                    for (key, locality, host, rack, n) in unconfirmed {
+                        a.asks.consume_changed(&key, locality, host, rack, n, &changed);
+                    }
+                }
+                if let Some(a) = self.state.app_by_id(&app) {
+                    self.layers.observe(&self.state, &Observed::AsksUpdated(a));
                 }
             }
             Event::ContainerAllocated {

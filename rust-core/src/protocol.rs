@@ -6,7 +6,7 @@
 //! an ask is an allocation without a node; a decision names the node. The shim keeps the RM's
 //! own bookkeeping and tells the core what changed in the same call, so the core never holds a
 //! second copy that could drift for long: every heartbeat carries the node's real unallocated
-//! resource and every ask update is a full snapshot of the application's outstanding asks.
+//! resource, and ask updates carry absolute counts (a full snapshot, or just the changed rows).
 
 use serde::{Deserialize, Serialize};
 
@@ -123,6 +123,10 @@ pub enum Event {
     AttemptRemoved { app: String, attempt: String },
     /// Full snapshot of the application's outstanding asks (rows with count 0 may be omitted).
     AsksUpdated { app: String, asks: Vec<Ask> },
+    /// Only the rows that changed, as YARN's allocate call sends them: each row SETS the
+    /// outstanding count at (priority, allocation_request_id, resource_name), count 0 removes
+    /// the row, rows not named keep theirs. Absolute values, so a repeated row cannot drift.
+    AsksChanged { app: String, asks: Vec<Ask> },
     /// A container the RM created, either from a core decision or recovered after an RM restart.
     ContainerAllocated {
         #[serde(flatten)]
@@ -136,6 +140,26 @@ pub enum Event {
     ContainerReleased { app: String, container: String, node: String, resource: Resource },
     /// The shim could not execute (part of) a decision; `executed` containers were created.
     DecisionRejected { decision: Decision, executed: u32, reason: String },
+}
+
+impl Event {
+    /// The event's `type` tag as it appears in JSON, for messages naming a refused event.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::NodeAdded { .. } => "node_added",
+            Event::NodeRemoved { .. } => "node_removed",
+            Event::NodeResourceUpdated { .. } => "node_resource_updated",
+            Event::AppAdded { .. } => "app_added",
+            Event::AppRemoved { .. } => "app_removed",
+            Event::AttemptAdded { .. } => "attempt_added",
+            Event::AttemptRemoved { .. } => "attempt_removed",
+            Event::AsksUpdated { .. } => "asks_updated",
+            Event::AsksChanged { .. } => "asks_changed",
+            Event::ContainerAllocated { .. } => "container_allocated",
+            Event::ContainerReleased { .. } => "container_released",
+            Event::DecisionRejected { .. } => "decision_rejected",
+        }
+    }
 }
 
 /// A node heartbeat: the node's real unallocated resource after the RM processed the

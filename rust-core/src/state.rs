@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::app::{is_mapreduce, App, Arrival, SlotKind};
-use crate::ask::AppAsks;
+use crate::ask::{AppAsks, ChangedRows};
 use crate::container::{Container, Containers};
 use crate::error::CoreError;
 use crate::names::Names;
@@ -345,6 +345,19 @@ impl ClusterState {
             .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
         app.asks = table;
         Ok(app)
+    }
+
+    /// Sets the rows an `asks_changed` names; on error the app's asks are untouched.
+    pub fn change_asks(&mut self, id: &str, asks: Vec<Ask>) -> Result<ChangedRows, CoreError> {
+        let arrival = *self
+            .app_ids
+            .get(id)
+            .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
+        let app = self
+            .apps
+            .get_mut(&arrival)
+            .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
+        app.asks.apply_changes(id, asks, &mut self.names)
     }
 
     // ---- containers ----------------------------------------------------------------------
