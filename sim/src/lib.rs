@@ -9,4 +9,5 @@ pub mod metrics;
 pub mod report;
 pub mod rng;
 pub mod run;
+pub mod suite;
 pub mod workload;

@@ -6,6 +6,25 @@ use locus_sim::run::{self, Args};
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let Some(path) = &args.write_pool {
+        if let Err(e) = std::fs::write(path, locus_sim::workload::mrosa::pool_file_text()) {
+            eprintln!("locus-sim: cannot write {path}: {e}");
+            return ExitCode::FAILURE;
+        }
+        return ExitCode::SUCCESS;
+    }
+    if let Some(which) = &args.suite {
+        return match locus_sim::suite::run(&args, which) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("locus-sim: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let outcome = match run::run(&args) {
         Ok(o) => o,
         Err(e) => {

@@ -149,10 +149,10 @@ mod tests {
     #[test]
     fn qos_counts_only_deadline_jobs_and_an_unfinished_job_misses() {
         let jobs = [
-            (0, Some(90_000), Some(90.0)),   // exactly on time: met
+            (0, Some(90_000), Some(90.0)),     // exactly on time: met
             (1_000, Some(92_000), Some(90.0)), // 91 s: missed
-            (0, None, Some(500.0)),          // never finished: missed
-            (0, Some(999_000), None),        // no deadline: not counted
+            (0, None, Some(500.0)),            // never finished: missed
+            (0, Some(999_000), None),          // no deadline: not counted
         ];
         assert_eq!(qos_satisfaction(&jobs), Some(1.0 / 3.0));
         assert_eq!(qos_satisfaction(&[(0, Some(1), None)]), None);

@@ -10,7 +10,7 @@ use crate::engine::{Bandwidths, Engine, Raw, SimConfig};
 use crate::hdfs::Placement;
 use crate::report::{self, Summary};
 use crate::rng::Rng;
-use crate::workload::{facebook, joss, mrosa, sls, swim, synthetic, Shape, Workload};
+use crate::workload::{facebook, fresh, joss, mrosa, sls, swim, synthetic, td, Shape, Workload};
 
 pub const WORKLOADS: &[&str] = &[
     "facebook",
@@ -21,6 +21,14 @@ pub const WORKLOADS: &[&str] = &[
     "joss-mixed",
     "mrosa-exp1",
     "mrosa-exp2",
+    "td-small",
+    "td-mix",
+    "td-large",
+    "fresh-a",
+    "fresh-b",
+    "fresh-c",
+    "fresh-d",
+    "fresh-e",
 ];
 
 #[derive(Parser, Debug, Clone)]
@@ -31,7 +39,8 @@ pub const WORKLOADS: &[&str] = &[
 pub struct Args {
     /// facebook (Matchmaking Table 4 bins, 100 jobs), swim (FB-2009 trace), sls (Hadoop SLS JSON), synthetic;
     /// the papers' own (their cluster and shape replace --nodes, --block-mb ...): joss-small,
-    /// joss-mixed, mrosa-exp1, mrosa-exp2
+    /// joss-mixed, mrosa-exp1, mrosa-exp2, td-small, td-mix, td-large, fresh-a .. fresh-e
+    /// (fresh-*: on --nodes nodes, the paper's 10 or 20)
     #[arg(long, default_value = "facebook")]
     pub workload: String,
     /// Trace file for swim or sls.
@@ -58,6 +67,9 @@ pub struct Args {
     /// facebook: blocks in the shared data set maps read from.
     #[arg(long, default_value_t = 100)]
     pub dataset_blocks: usize,
+    /// td-*: the job queue's input, GB (the paper's default 200).
+    #[arg(long, default_value_t = 200)]
+    pub input_gb: u64,
     /// mrosa-*: every job's deadline, seconds after its submission.
     #[arg(long, default_value_t = 150)]
     pub deadline_s: u64,
@@ -148,6 +160,15 @@ pub struct Args {
     pub no_timing: bool,
     #[arg(long)]
     pub no_progress: bool,
+    /// Run the reproduction suite instead: joss, td, matchmaking, fresh, mrosa or all.
+    #[arg(long)]
+    pub suite: Option<String>,
+    /// With --suite: fewer points per sweep and smaller TD queues (for tests).
+    #[arg(long)]
+    pub suite_quick: bool,
+    /// Write MROSA's TABLE IV public pool file (for locus.mrosa.public.file) and exit.
+    #[arg(long)]
+    pub write_pool: Option<String>,
 }
 
 fn kv(s: &str, what: &str) -> Result<(String, String), String> {
@@ -310,6 +331,10 @@ pub fn workload(args: &Args) -> Result<Workload, String> {
         "joss-mixed" => joss::generate("mixed", &mut rng),
         "mrosa-exp1" => mrosa::generate("exp1", args.deadline_s, &mut rng),
         "mrosa-exp2" => mrosa::generate("exp2", args.deadline_s, &mut rng),
+        "td-small" => td::generate("small", args.input_gb, &mut rng),
+        "td-mix" => td::generate("mix", args.input_gb, &mut rng),
+        "td-large" => td::generate("large", args.input_gb, &mut rng),
+        w if w.starts_with("fresh-") => fresh::generate(&w["fresh-".len()..], args.nodes, &mut rng),
         other => Err(format!(
             "unknown --workload {other:?}; allowed: {}",
             WORKLOADS.join(", ")

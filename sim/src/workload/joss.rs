@@ -29,7 +29,13 @@ pub const BENCHMARKS: [(&str, f64, &str); 5] = [
 ];
 
 /// Table 6: jobs per benchmark in the small workload (all 1 GB).
-pub const SMALL: [(&str, usize); 5] = [("WC", 60), ("SC", 59), ("II", 59), ("Grep", 61), ("Permu", 61)];
+pub const SMALL: [(&str, usize); 5] = [
+    ("WC", 60),
+    ("SC", 59),
+    ("II", 59),
+    ("Grep", 61),
+    ("Permu", 61),
+];
 /// Table 6: mean and standard deviation of the small workload's inter-arrival gaps, seconds.
 pub const SMALL_GAP_S: (f64, f64) = (27.70, 36.52);
 /// Table 7: (input GB, benchmark, jobs) of the mixed workload.
@@ -84,7 +90,8 @@ fn lognormal(rng: &mut Rng, mean: f64, sd: f64) -> f64 {
     let s2 = (1.0 + (sd / mean).powi(2)).ln();
     let mu = mean.ln() - s2 / 2.0;
     // Box-Muller; 1 - unit() keeps the logarithm finite.
-    let z = (-2.0 * (1.0 - rng.unit()).ln()).sqrt() * (2.0 * std::f64::consts::PI * rng.unit()).cos();
+    let z =
+        (-2.0 * (1.0 - rng.unit()).ln()).sqrt() * (2.0 * std::f64::consts::PI * rng.unit()).cos();
     (mu + s2.sqrt() * z).exp()
 }
 
@@ -162,8 +169,14 @@ mod tests {
         assert_eq!(w.cluster.dc_count, 2);
         let wc = w.jobs.iter().filter(|j| j.name == "WC").count();
         assert_eq!(wc, 60);
-        assert!(w.jobs.iter().all(|j| j.maps.len() == 8 && j.reduces.len() == 1));
-        assert!(w.jobs.iter().all(|j| j.maps.iter().all(|m| m.replicas.len() == 1)));
+        assert!(w
+            .jobs
+            .iter()
+            .all(|j| j.maps.len() == 8 && j.reduces.len() == 1));
+        assert!(w
+            .jobs
+            .iter()
+            .all(|j| j.maps.iter().all(|m| m.replicas.len() == 1)));
         let permu = w.jobs.iter().find(|j| j.name == "Permu").unwrap();
         assert!(permu.tags.contains(&"locus.fp=3".to_string()));
         assert_eq!(permu.shuffle_bytes, 3 * 1024 * MB as u64);
@@ -174,6 +187,8 @@ mod tests {
         assert_eq!(m.jobs.len(), 100);
         let maps = |n: usize| m.jobs.iter().filter(|j| j.maps.len() == n).count();
         assert_eq!((maps(8), maps(40), maps(96)), (64, 19, 17));
-        assert!(generate("huge", &mut rng).unwrap_err().contains("small or mixed"));
+        assert!(generate("huge", &mut rng)
+            .unwrap_err()
+            .contains("small or mixed"));
     }
 }

@@ -2,11 +2,13 @@
 //! cluster. One module per source; paper-specific sets are added as new modules.
 
 pub mod facebook;
+pub mod fresh;
 pub mod joss;
 pub mod mrosa;
 pub mod sls;
 pub mod swim;
 pub mod synthetic;
+pub mod td;
 
 use locus_core::Resource;
 

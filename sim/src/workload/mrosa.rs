@@ -119,17 +119,29 @@ mod tests {
         let w = generate("exp2", 120, &mut Rng::new(1)).unwrap();
         assert_eq!(w.cluster.nodes.len(), 10);
         assert_eq!(w.jobs.len(), EXP2_JOBS);
-        assert!(w.jobs.iter().all(|j| j.maps.len() == 96 && j.reduces.len() == 19));
+        assert!(w
+            .jobs
+            .iter()
+            .all(|j| j.maps.len() == 96 && j.reduces.len() == 19));
         assert!(w.jobs.iter().all(|j| j.deadline_secs() == Some(120.0)));
         let e1 = generate("exp1", 60, &mut Rng::new(1)).unwrap();
-        let mut m: Vec<(usize, usize)> = e1.jobs.iter().map(|j| (j.maps.len(), j.reduces.len())).collect();
+        let mut m: Vec<(usize, usize)> = e1
+            .jobs
+            .iter()
+            .map(|j| (j.maps.len(), j.reduces.len()))
+            .collect();
         m.sort();
         assert_eq!(m, vec![(16, 4), (48, 12), (80, 20), (96, 24), (180, 45)]);
         let pool = pool_file_text();
         let lines: Vec<&str> = pool.lines().filter(|l| l.starts_with('*')).collect();
         assert_eq!(lines.len(), 9);
         // ec2-2c: 27 x 10^-6 $/s, 2 x 2.4 GHz, 10 Mbps.
-        assert!(lines.iter().any(|l| l.starts_with("* ec2-2c 0.000027 4800 1.25")), "{pool}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("* ec2-2c 0.000027 4800 1.25")),
+            "{pool}"
+        );
         assert!(generate("exp2", 0, &mut Rng::new(1)).is_err());
     }
 }

@@ -1,0 +1,52 @@
+//! A tiny run of the reproduction suite: every paper's experiment completes and prints our
+//! figure beside the paper's, with a verdict per claim.
+
+use clap::Parser;
+use locus_sim::run::Args;
+use locus_sim::suite;
+
+fn args() -> Args {
+    Args::try_parse_from(["locus-sim", "--no-progress", "--no-timing", "--suite-quick"]).unwrap()
+}
+
+#[test]
+fn quick_suite_runs_every_paper_and_prints_published_figures_beside_ours() {
+    let out = suite::run(&args(), "all").unwrap();
+    for title in [
+        "JoSS (small workload",
+        "JoSS: inter-datacenter traffic",
+        "TD (20 GB queues",
+        "Matchmaking (loadgen",
+        "Matchmaking (wordcount",
+        "FRESH TABLE II",
+        "FRESH Fig. 5/6",
+        "MROSA Fig. 4",
+    ] {
+        assert!(out.contains(title), "missing {title:?} in\n{out}");
+    }
+    // Published figures appear in parentheses beside ours.
+    assert!(out.contains("(1.55)"), "JoSS-J Grep of Table 8\n{out}");
+    assert!(out.contains("(108.7)"), "FIFO small of TD Table I\n{out}");
+    assert!(out.contains("(1936)"), "FIFO of FRESH Table II\n{out}");
+    assert!(
+        out.contains("(78.0%)"),
+        "Fair at 148 s of MROSA Fig. 4\n{out}"
+    );
+    // Every claim gets a verdict, and no experiment left a job unfinished without saying so.
+    let verdicts = out.matches("; ours: ").count();
+    assert!(verdicts >= 10, "{verdicts} verdicts\n{out}");
+    // Same seed, same report.
+    assert_eq!(
+        suite::run(&args(), "fresh").unwrap(),
+        suite::run(&args(), "fresh").unwrap()
+    );
+}
+
+#[test]
+fn an_unknown_paper_is_named() {
+    let e = suite::run(&args(), "hadoop").unwrap_err();
+    assert!(
+        e.contains("\"hadoop\"") && e.contains("joss, td, matchmaking, fresh, mrosa"),
+        "{e}"
+    );
+}
