@@ -11,7 +11,7 @@
 //! The store file is JSON, written to `<path>.tmp` and renamed over `<path>` so a crash mid-write
 //! leaves the previous profiles intact.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::app::{App, Arrival, TaskKind};
@@ -102,6 +102,8 @@ pub struct Profiles {
     store: ProfileStore,
     live: HashMap<Arrival, LiveJob>,
     started: HashMap<String, Started>,
+    /// Keys of `started` per application, so a finished app does not scan every container.
+    started_by_app: HashMap<Arrival, HashSet<String>>,
     /// Containers released and waiting for their node's heartbeat to give their finish time:
     /// the RM reports a node's finished containers while processing its heartbeat, just before
     /// the core's heartbeat call with that heartbeat's clock.
@@ -199,7 +201,9 @@ impl Profiles {
         for (_, s) in waiting {
             self.finish(s, now_ms);
         }
-        self.started.retain(|_, s| s.app != arrival);
+        for id in self.started_by_app.remove(&arrival).unwrap_or_default() {
+            self.started.remove(&id);
+        }
         let Some(mut job) = self.live.remove(&arrival) else {
             return;
         };
@@ -227,7 +231,7 @@ impl Profiles {
                 job.running_reduces += 1;
             }
         }
-        self.started.insert(
+        let old = self.started.insert(
             container.to_string(),
             Started {
                 app,
@@ -235,6 +239,22 @@ impl Profiles {
                 at_ms: now_ms,
             },
         );
+        if let Some(old) = old {
+            self.unindex(container, old.app);
+        }
+        self.started_by_app
+            .entry(app)
+            .or_default()
+            .insert(container.to_string());
+    }
+
+    fn unindex(&mut self, container: &str, app: Arrival) {
+        if let Some(ids) = self.started_by_app.get_mut(&app) {
+            ids.remove(container);
+            if ids.is_empty() {
+                self.started_by_app.remove(&app);
+            }
+        }
     }
 
     /// Counts a finished map or reduce in its job's run. A container lost with its node counts
@@ -243,6 +263,7 @@ impl Profiles {
         let Some(s) = self.started.remove(container) else {
             return;
         };
+        self.unindex(container, s.app);
         self.finish(s, now_ms);
     }
 
@@ -251,6 +272,7 @@ impl Profiles {
         let Some(s) = self.started.remove(container) else {
             return;
         };
+        self.unindex(container, s.app);
         self.finishing
             .entry(node.to_string())
             .or_default()

@@ -318,7 +318,7 @@ impl ClusterState {
         let arrival = self.app_ids.remove(id)?;
         let app = self.apps.remove(&arrival)?;
         self.submission.remove(&(app.submit_ms, arrival));
-        let gone = self.containers.drain_where(|c| c.app == id);
+        let gone = self.containers.drain_app(id);
         let now = self.clock_ms;
         for c in &gone {
             self.profiles.container_finished(&c.id, now);
