@@ -191,7 +191,7 @@ fn joss(base: &Args) -> Result<Vec<Table>, String> {
             "policy",
             "small",
             "mixed",
-            "mixed / policy's",
+            "JoSS-T / this (mixed)",
             "paper (Fig. 13)",
         ],
     );
@@ -201,8 +201,9 @@ fn joss(base: &Args) -> Result<Vec<Table>, String> {
     for (i, l) in labels.iter().enumerate() {
         let share = joss_mixed / m.summaries[i].inter_dc_gb.max(1e-9);
         let paper = JOSS_INT_SHARE.iter().find(|p| p.0 == *l);
-        if let Some(p) = paper {
-            int_ok &= share < 1.0 && p.1 < 1.0;
+        // "About a third": JoSS's share of a baseline's INT must be at most a half to agree.
+        if paper.is_some() {
+            int_ok &= share <= 0.5;
         }
         int.row(vec![
             l.to_string(),
@@ -213,7 +214,7 @@ fn joss(base: &Args) -> Result<Vec<Table>, String> {
         ]);
     }
     int.notes.push(format!(
-        "paper: JoSS's INT is about a third of FIFO's and Fair's; ours (JoSS-T below both): {}",
+        "paper: JoSS's INT is about a third of FIFO's and Fair's (mixed); ours: {}",
         verdict(int_ok)
     ));
     let wtt: Vec<String> = labels
