@@ -192,12 +192,16 @@ impl Profiles {
     pub fn app_removed(&mut self, arrival: Arrival, now_ms: u64) {
         let mut waiting = Vec::new();
         for list in self.finishing.values_mut() {
+            if !list.iter().any(|(_, s)| s.app == arrival) {
+                continue;
+            }
             let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(list)
                 .into_iter()
                 .partition(|(_, s)| s.app == arrival);
             *list = rest;
             waiting.extend(mine);
         }
+        self.finishing.retain(|_, list| !list.is_empty());
         for (_, s) in waiting {
             self.finish(s, now_ms);
         }

@@ -149,6 +149,8 @@ struct JobRt {
     registered_at: Option<u64>,
     am: AmRequests,
     rm: BTreeMap<RowKey, u32>,
+    /// Rows of `rm` set since the core last heard of them.
+    rm_changed: BTreeSet<RowKey>,
     maps: Vec<TaskRt>,
     reduces: Vec<TaskRt>,
     maps_done: usize,
@@ -199,7 +201,7 @@ pub struct Raw {
     pub core_rack_local: u64,
     pub core_off_switch: u64,
     pub decision_us: LogHistogram,
-    /// Wall time inside the core: heartbeats, asks_updated snapshots, all other events.
+    /// Wall time inside the core: heartbeats, ask messages (asks_updated/asks_changed), all other events.
     pub core_heartbeat_s: f64,
     pub core_snapshot_s: f64,
     pub core_event_s: f64,
@@ -323,6 +325,7 @@ impl<'w> Engine<'w> {
                     registered_at: None,
                     am: AmRequests::new(splits),
                     rm: BTreeMap::new(),
+                    rm_changed: BTreeSet::new(),
                     maps: vec![
                         TaskRt {
                             source: NONE,
@@ -395,7 +398,7 @@ impl<'w> Engine<'w> {
     }
 
     fn send(&mut self, ev: Event) -> Result<(), String> {
-        if let Event::AsksUpdated { asks, .. } = &ev {
+        if let Event::AsksUpdated { asks, .. } | Event::AsksChanged { asks, .. } = &ev {
             self.raw.snapshots += 1;
             self.raw.snapshot_rows += asks.len() as u64;
         }
@@ -407,13 +410,14 @@ impl<'w> Engine<'w> {
             Event::AttemptAdded { app, .. } => format!("attempt_added {app}"),
             Event::AttemptRemoved { app, .. } => format!("attempt_removed {app}"),
             Event::AsksUpdated { app, .. } => format!("asks_updated {app}"),
+            Event::AsksChanged { app, .. } => format!("asks_changed {app}"),
             Event::ContainerAllocated { container, .. } => {
                 format!("container_allocated {}", container.container)
             }
             Event::ContainerReleased { container, .. } => format!("container_released {container}"),
             other => format!("{other:?}"),
         };
-        let snapshot = matches!(ev, Event::AsksUpdated { .. });
+        let snapshot = matches!(ev, Event::AsksUpdated { .. } | Event::AsksChanged { .. });
         let t0 = Instant::now();
         let result = self.core.handle(ev);
         let spent = t0.elapsed().as_secs_f64();
@@ -569,6 +573,7 @@ impl<'w> Engine<'w> {
 
     fn set_rm_row(&mut self, j: u32, key: RowKey, value: u32) {
         let job = &mut self.jobs[j as usize];
+        job.rm_changed.insert(key);
         let old = job.rm.insert(key, value).unwrap_or(0);
         if value == 0 {
             job.rm.remove(&key);
@@ -593,29 +598,51 @@ impl<'w> Engine<'w> {
         }
     }
 
-    fn send_snapshot(&mut self, j: u32) -> Result<(), String> {
+    fn ask_row(&self, j: u32, (priority, loc): RowKey, count: u32) -> Ask {
         let c = &self.w.cluster;
+        Ask {
+            priority,
+            allocation_request_id: 0,
+            resource_name: match loc {
+                Loc::Host(h) => c.nodes[h as usize].host.clone(),
+                Loc::Rack(r) => c.racks[r as usize].name.clone(),
+                Loc::Any => "*".to_string(),
+            },
+            capability: self.capability_of(j, priority),
+            count,
+            relax_locality: true,
+        }
+    }
+
+    /// The whole table (`asks_updated`), used when an attempt starts: the core dropped the
+    /// previous attempt's asks, so there is nothing to change rows of.
+    fn send_snapshot(&mut self, j: u32) -> Result<(), String> {
         let job = &self.jobs[j as usize];
-        let mut asks: Vec<Ask> = Vec::with_capacity(job.rm.len());
-        asks.extend(
-            job.rm
-                .iter()
-                .filter(|(_, &n)| n > 0)
-                .map(|(&(priority, loc), &count)| Ask {
-                    priority,
-                    allocation_request_id: 0,
-                    resource_name: match loc {
-                        Loc::Host(h) => c.nodes[h as usize].host.clone(),
-                        Loc::Rack(r) => c.racks[r as usize].name.clone(),
-                        Loc::Any => "*".to_string(),
-                    },
-                    capability: self.capability_of(j, priority),
-                    count,
-                    relax_locality: true,
-                }),
-        );
+        let asks: Vec<Ask> = job
+            .rm
+            .iter()
+            .filter(|(_, &n)| n > 0)
+            .map(|(&key, &count)| self.ask_row(j, key, count))
+            .collect();
         let app = job.app.clone();
+        self.jobs[j as usize].rm_changed.clear();
         self.send(Event::AsksUpdated { app, asks })
+    }
+
+    /// Only the rows set since the last message (`asks_changed`), as the RM learns them from
+    /// an allocate call or changes them when it creates containers.
+    fn send_changes(&mut self, j: u32) -> Result<(), String> {
+        let changed = std::mem::take(&mut self.jobs[j as usize].rm_changed);
+        if changed.is_empty() {
+            return Ok(());
+        }
+        let job = &self.jobs[j as usize];
+        let asks: Vec<Ask> = changed
+            .into_iter()
+            .map(|key| self.ask_row(j, key, job.rm.get(&key).copied().unwrap_or(0)))
+            .collect();
+        let app = job.app.clone();
+        self.send(Event::AsksChanged { app, asks })
     }
 
     fn am_launched(&mut self, j: u32, attempt: u32) -> Result<(), String> {
@@ -772,7 +799,7 @@ impl<'w> Engine<'w> {
             for (k, v) in changes {
                 self.set_rm_row(j, k, v);
             }
-            self.send_snapshot(j)?;
+            self.send_changes(j)?;
         }
         let granted = std::mem::take(&mut self.jobs[j as usize].new);
         let assigned = self.jobs[j as usize].am.assign(&granted);
@@ -911,7 +938,7 @@ impl<'w> Engine<'w> {
             }
         }
         for j in dirty {
-            self.send_snapshot(j)?;
+            self.send_changes(j)?;
         }
         Ok(())
     }
