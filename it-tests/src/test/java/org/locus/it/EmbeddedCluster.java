@@ -34,6 +34,7 @@ import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
 import org.apache.hadoop.net.TableMapping;
 import org.apache.hadoop.service.Service;
+import org.apache.hadoop.yarn.FileSystemBasedConfigurationProvider;
 import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
@@ -66,6 +67,7 @@ public final class EmbeddedCluster implements Closeable {
   private final List<String> hosts;
   private final Map<String, String> rackOfHost;
   private final String schedulerClass;
+  private boolean useRmSiteDir;
   private MiniDFSCluster dfs;
   private MiniMRYarnCluster yarn;
   private final List<NodeManager> nodeManagers = new ArrayList<>();
@@ -82,6 +84,17 @@ public final class EmbeddedCluster implements Closeable {
    * @param rmRecovery whether the RM keeps state in a file-system store for work-preserving restart
    */
   public static EmbeddedCluster start(String name, int nodes, int racks, boolean rmRecovery) throws Exception {
+    return start(name, nodes, racks, rmRecovery, false);
+  }
+
+  /**
+   * @param rmSiteDir whether the RM reads core-site.xml / yarn-site.xml from {@link #rmSiteDir()} (Hadoop's
+   *     FileSystemBasedConfigurationProvider), as it does at start and on every {@code yarn rmadmin -refresh*}:
+   *     a test edits yarn-site.xml there the way an operator edits the RM's, without touching the classpath
+   *     every other service and task JVM reads
+   */
+  public static EmbeddedCluster start(String name, int nodes, int racks, boolean rmRecovery, boolean rmSiteDir)
+      throws Exception {
     if (nodes < 1 || nodes > 250) {
       throw new IllegalArgumentException("nodes must be in 1..250 (one loopback address each), got " + nodes);
     }
@@ -89,6 +102,7 @@ public final class EmbeddedCluster implements Closeable {
       throw new IllegalArgumentException("racks must be in 1.." + nodes + ", got " + racks);
     }
     EmbeddedCluster cluster = new EmbeddedCluster(name, nodes, racks, configuredScheduler());
+    cluster.useRmSiteDir = rmSiteDir;
     try {
       cluster.startAll(rmRecovery);
       return cluster;
@@ -191,6 +205,10 @@ public final class EmbeddedCluster implements Closeable {
       c.set(YarnConfiguration.RM_STORE, FileSystemRMStateStore.class.getName());
       c.set(YarnConfiguration.FS_RM_STATE_STORE_URI, new File(workDir, "rm-state").toURI().toString());
       c.setLong(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS, 2_000);
+    }
+    if (useRmSiteDir) {
+      c.set(YarnConfiguration.RM_CONFIGURATION_PROVIDER_CLASS, FileSystemBasedConfigurationProvider.class.getName());
+      c.set(YarnConfiguration.FS_BASED_RM_CONF_STORE, rmSiteDir().toURI().toString());
     }
 
     // Task JVMs are real processes: they get the test classpath (Hadoop jars + our WordCount).
@@ -315,6 +333,11 @@ public final class EmbeddedCluster implements Closeable {
 
   public List<String> hosts() {
     return hosts;
+  }
+
+  /** The RM's site-file directory; only read when the cluster was started with {@code rmSiteDir}. */
+  public File rmSiteDir() {
+    return new File(workDir, "rm-site");
   }
 
   public String rackOf(String host) {
