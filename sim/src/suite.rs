@@ -128,6 +128,47 @@ fn sim(base: &Args, flags: &[&str], policies: &str) -> Result<Outcome, String> {
     run::run(&args)
 }
 
+/// TD's Table I and Matchmaking's figures are means of three runs; ours are means over three
+/// seeds (each seed draws its own job sizes, arrivals and block placement).
+pub const REPEATS: u64 = 3;
+
+/// The figures TD and Matchmaking report, averaged over runs.
+struct Avg {
+    hotspots: f64,
+    node_share: f64,
+    map_task_mean_s: f64,
+    makespan_s: f64,
+}
+
+/// `sim` over seeds base.seed .. base.seed + runs, each policy's figures averaged.
+fn averaged(base: &Args, flags: &[&str], policies: &str, runs: u64) -> Result<Vec<Avg>, String> {
+    let mut acc: Vec<Avg> = Vec::new();
+    for r in 0..runs {
+        let mut b = base.clone();
+        b.seed = base.seed + r;
+        let o = sim(&b, flags, policies)?;
+        if acc.is_empty() {
+            acc = o
+                .summaries
+                .iter()
+                .map(|_| Avg {
+                    hotspots: 0.0,
+                    node_share: 0.0,
+                    map_task_mean_s: 0.0,
+                    makespan_s: 0.0,
+                })
+                .collect();
+        }
+        for (a, s) in acc.iter_mut().zip(&o.summaries) {
+            a.hotspots += s.hotspots as f64 / runs as f64;
+            a.node_share += s.map_locality.node_share / runs as f64;
+            a.map_task_mean_s += s.map_task_mean_s / runs as f64;
+            a.makespan_s += s.makespan_s / runs as f64;
+        }
+    }
+    Ok(acc)
+}
+
 /// Mean turnaround (s) per job name in run `i`.
 fn jtt_by_name(o: &Outcome, i: usize) -> BTreeMap<String, f64> {
     let raw = &o.raws[i];
@@ -232,14 +273,14 @@ fn joss(base: &Args) -> Result<Vec<Table>, String> {
 fn td(base: &Args) -> Result<Vec<Table>, String> {
     let gb = if base.suite_quick { "20" } else { "200" };
     let mut hot = Table::new(
-        format!("TD ({gb} GB queues, 50 nodes x 2 map slots): hotspots (Table I) and local assignment (Fig. 8), ours (paper)"),
+        format!("TD ({gb} GB queues, 50 nodes x 2 map slots, mean of {REPEATS} seeds): hotspots (Table I) and local assignment (Fig. 8), ours (paper)"),
         &["policy", "queue", "hotspots", "local assignment", "makespan (s)"],
     );
     let mut td_fewest = true;
     let mut loc_ok = true;
     for (q, queue) in TD_QUEUES.iter().enumerate() {
         let w = format!("td-{queue}");
-        let o = sim(
+        let o = averaged(
             base,
             &[
                 "--workload",
@@ -250,27 +291,28 @@ fn td(base: &Args) -> Result<Vec<Table>, String> {
                 "locus.slots.map-share=0.5",
             ],
             "td,fifo,fair",
+            if base.suite_quick { 1 } else { REPEATS },
         )?;
         for (i, l) in ["td", "fifo", "fair"].iter().enumerate() {
-            let s = &o.summaries[i];
+            let s = &o[i];
             let paper = TD_TABLE_I.iter().find(|p| p.0 == *l).map(|p| p.1[q]);
             let fig8 = TD_FIG_8_BASELINES
                 .iter()
                 .find(|p| p.0 == *queue && *l != "td")
                 .map_or(String::new(), |p| format!(" (~{})", pct(p.1)));
             if i > 0 {
-                td_fewest &= o.summaries[0].hotspots <= s.hotspots;
-                loc_ok &= o.summaries[0].map_locality.node_share >= s.map_locality.node_share;
+                td_fewest &= o[0].hotspots <= s.hotspots;
+                loc_ok &= o[0].node_share >= s.node_share;
             }
             hot.row(vec![
                 l.to_string(),
                 queue.to_string(),
                 format!(
-                    "{} ({})",
+                    "{:.1} ({})",
                     s.hotspots,
                     paper.map_or("-".into(), |p| p.to_string())
                 ),
-                format!("{}{fig8}", pct(s.map_locality.node_share)),
+                format!("{}{fig8}", pct(s.node_share)),
                 format!("{:.0}", s.makespan_s),
             ]);
         }
@@ -312,7 +354,7 @@ fn matchmaking(base: &Args) -> Result<Vec<Table>, String> {
         pols.push("fair;locus.locality=matchmaking".into());
         let d3 = 3.0 / MATCHMAKING_HEARTBEAT_S;
         pols.push(format!("fair;locus.locality=delay;locus.delay.node-locality-threshold={d3};locus.delay.rack-locality-threshold={d3}"));
-        let o = sim(
+        let o = averaged(
             base,
             &[
                 "--workload",
@@ -337,39 +379,38 @@ fn matchmaking(base: &Args) -> Result<Vec<Table>, String> {
                 filter,
             ],
             &pols.join(","),
+            if base.suite_quick { 1 } else { REPEATS },
         )?;
         let mut names = vec!["fifo".to_string(), "fifo + matchmaking".to_string()];
         names.extend(ds.iter().map(|d| format!("fifo + delay D={d} s")));
         names.push("fair + matchmaking".into());
         names.push("fair + delay D=3 s".into());
         let mut t = Table::new(
-            format!("Matchmaking ({app}: Facebook bins 1-6, 30 nodes, 2 replicas, 3 s heartbeats), {figs}"),
+            format!("Matchmaking ({app}: Facebook bins 1-6, 30 nodes, 2 replicas, 3 s heartbeats, mean of {REPEATS} seeds), {figs}"),
             &["policy", "map locality (node)", "map response mean (s)"],
         );
         for (i, n) in names.iter().enumerate() {
-            let s = &o.summaries[i];
+            let s = &o[i];
             t.row(vec![
                 n.clone(),
-                pct(s.map_locality.node_share),
+                pct(s.node_share),
                 format!("{:.1}", s.map_task_mean_s),
             ]);
         }
-        let fifo_mm = &o.summaries[1];
-        let delays = &o.summaries[2..2 + ds.len()];
-        let best_loc = delays
-            .iter()
-            .all(|s| fifo_mm.map_locality.node_share >= s.map_locality.node_share)
-            && fifo_mm.map_locality.node_share >= o.summaries[0].map_locality.node_share;
+        let fifo_mm = &o[1];
+        let delays = &o[2..2 + ds.len()];
+        let best_loc = delays.iter().all(|s| fifo_mm.node_share >= s.node_share)
+            && fifo_mm.node_share >= o[0].node_share;
         let best_resp = delays
             .iter()
-            .chain(std::iter::once(&o.summaries[0]))
+            .chain(std::iter::once(&o[0]))
             .all(|s| fifo_mm.map_task_mean_s <= s.map_task_mean_s);
-        let fifo_worst = o.summaries[1..2 + ds.len()]
+        let fifo_worst = o[1..2 + ds.len()]
             .iter()
-            .all(|s| o.summaries[0].map_locality.node_share <= s.map_locality.node_share);
+            .all(|s| o[0].node_share <= s.node_share);
         let rising = delays
             .windows(2)
-            .all(|w| w[1].map_locality.node_share + 0.02 >= w[0].map_locality.node_share);
+            .all(|w| w[1].node_share + 0.02 >= w[0].node_share);
         t.notes.push(format!(
             "paper: FIFO + matchmaking has the highest locality rate; ours: {}",
             verdict(best_loc)
