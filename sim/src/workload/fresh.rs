@@ -23,8 +23,11 @@ use crate::hdfs::Placement;
 use crate::rng::Rng;
 use crate::workload::{Bytes, ReduceSpec, Shape, Workload, MB};
 
-/// TABLE I (Set A): benchmark, data set GB, maps, reduces.
-pub const SET_A: [(&str, u64, usize, usize); 12] = [
+/// One job of a set: benchmark, data set GB, maps, reduces.
+pub type SetJob = (&'static str, u64, usize, usize);
+
+/// TABLE I (Set A).
+pub const SET_A: [SetJob; 12] = [
     ("classification", 8, 270, 250),
     ("classification", 4, 129, 120),
     ("invertedindex", 8, 256, 250),
@@ -67,7 +70,7 @@ pub fn shape() -> Shape {
     }
 }
 
-fn pick(bench: &str, gb: u64) -> (&'static str, u64, usize, usize) {
+fn pick(bench: &str, gb: u64) -> SetJob {
     *SET_A
         .iter()
         .find(|r| r.0 == bench && r.1 == gb)
@@ -75,7 +78,7 @@ fn pick(bench: &str, gb: u64) -> (&'static str, u64, usize, usize) {
 }
 
 /// The jobs (benchmark, GB, maps, reduces) of set `a`..`e`.
-pub fn set(name: &str) -> Result<Vec<(&'static str, u64, usize, usize)>, String> {
+pub fn set(name: &str) -> Result<Vec<SetJob>, String> {
     Ok(match name {
         "a" => SET_A.to_vec(),
         "b" => SET_A.iter().copied().filter(|r| r.1 == 8).collect(),
@@ -116,7 +119,7 @@ pub fn johnson<T>(jobs: &mut Vec<(f64, f64, T)>) {
 pub fn generate(set_name: &str, nodes: usize, rng: &mut Rng) -> Result<Workload, String> {
     let cluster = cluster(nodes)?;
     let shape = shape();
-    let mut order: Vec<(f64, f64, (&str, u64, usize, usize))> = set(set_name)?
+    let mut order: Vec<(f64, f64, SetJob)> = set(set_name)?
         .into_iter()
         .map(|r| {
             let input = (r.1 * 1024) as f64;
