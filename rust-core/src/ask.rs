@@ -259,6 +259,11 @@ impl AppAsks {
         self.pending = self.tables.values().map(|t| t.outstanding() as u64).sum();
     }
 
+    /// A lower bound of every outstanding container's size, in each dimension.
+    pub fn floor(&self) -> Resource {
+        self.floor
+    }
+
     /// False when `room` cannot fit any container the app asks for (see `floor`).
     pub fn might_fit(&self, room: &Resource) -> bool {
         room.fits(&self.floor)

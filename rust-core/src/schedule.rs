@@ -199,10 +199,8 @@ pub fn assign(
     }
     // A nearly full node is the common heartbeat on a busy cluster: answer it without asking
     // the policies or walking any app's rows.
-    if !state
-        .apps()
-        .any(|a| a.asks.might_fit(&budget.room) && a.asks.has_pending())
-    {
+    state.sync_pending();
+    if !state.any_pending_might_fit(&budget.room) {
         return decisions;
     }
     let order = layers.job.order(state, node, now_ms);

@@ -56,6 +56,16 @@ pub struct ClusterState {
     profiles: Profiles,
     /// The latest heartbeat's RM clock, the time of the events that carry none.
     clock_ms: u64,
+    /// Apps with outstanding containers, in FIFO order: a heartbeat on a cluster with thousands
+    /// of apps walks only those that want something. Brought up to date by `sync_pending`.
+    pending_apps: BTreeSet<(u64, Arrival)>,
+    /// The floor (see [`AppAsks::might_fit`]) of each app in `pending_apps`, and how many of
+    /// them have each memory and each vcores floor: a room below the smallest fits no app.
+    pending_floor: HashMap<Arrival, (u64, Resource)>,
+    floor_memory: BTreeMap<u64, u32>,
+    floor_vcores: BTreeMap<u32, u32>,
+    /// Apps whose asks may have changed since the last `sync_pending`.
+    asks_touched: Vec<Arrival>,
 }
 
 impl ClusterState {
@@ -88,13 +98,74 @@ impl ClusterState {
         self.app_ids.get(id).and_then(|a| self.apps.get(a))
     }
 
+    /// Mutable access marks the app's asks as possibly changed (see `sync_pending`).
     pub(crate) fn app_mut(&mut self, arrival: Arrival) -> Option<&mut App> {
+        self.asks_touched.push(arrival);
         self.apps.get_mut(&arrival)
     }
 
     pub(crate) fn app_mut_by_id(&mut self, id: &str) -> Option<&mut App> {
         let arrival = *self.app_ids.get(id)?;
-        self.apps.get_mut(&arrival)
+        self.app_mut(arrival)
+    }
+
+    /// Brings the index of apps with outstanding containers up to date with every app touched
+    /// since the last call. The heartbeat calls it before ordering apps.
+    pub(crate) fn sync_pending(&mut self) {
+        let touched = std::mem::take(&mut self.asks_touched);
+        for arrival in touched {
+            let now = self
+                .apps
+                .get(&arrival)
+                .filter(|a| a.asks.has_pending())
+                .map(|a| (a.submit_ms, a.asks.floor()));
+            self.unlist(arrival);
+            if let Some((submit_ms, floor)) = now {
+                self.pending_apps.insert((submit_ms, arrival));
+                self.pending_floor.insert(arrival, (submit_ms, floor));
+                *self.floor_memory.entry(floor.memory_mb).or_default() += 1;
+                *self.floor_vcores.entry(floor.vcores).or_default() += 1;
+            }
+        }
+    }
+
+    fn unlist(&mut self, arrival: Arrival) {
+        let Some((submit_ms, floor)) = self.pending_floor.remove(&arrival) else {
+            return;
+        };
+        self.pending_apps.remove(&(submit_ms, arrival));
+        fn drop_one<K: Ord>(m: &mut BTreeMap<K, u32>, k: K) {
+            if let Some(n) = m.get_mut(&k) {
+                *n -= 1;
+                if *n == 0 {
+                    m.remove(&k);
+                }
+            }
+        }
+        drop_one(&mut self.floor_memory, floor.memory_mb);
+        drop_one(&mut self.floor_vcores, floor.vcores);
+    }
+
+    /// Apps with outstanding containers by submit time, ties broken by arrival, as of the last
+    /// `sync_pending`.
+    pub fn pending_apps_by_submission(&self) -> impl Iterator<Item = &App> {
+        self.pending_apps.iter().filter_map(|(_, a)| self.apps.get(a))
+    }
+
+    /// False when `room` is below every pending app's floor: no app could use it.
+    pub fn any_pending_might_fit(&self, room: &Resource) -> bool {
+        match (
+            self.floor_memory.keys().next(),
+            self.floor_vcores.keys().next(),
+        ) {
+            (Some(&memory_mb), Some(&vcores)) => {
+                room.fits(&Resource { memory_mb, vcores })
+                    && self
+                        .pending_apps_by_submission()
+                        .any(|a| a.asks.might_fit(room))
+            }
+            _ => false,
+        }
     }
 
     /// Apps in arrival order.
@@ -318,6 +389,7 @@ impl ClusterState {
         let arrival = self.app_ids.remove(id)?;
         let app = self.apps.remove(&arrival)?;
         self.submission.remove(&(app.submit_ms, arrival));
+        self.unlist(arrival);
         let gone = self.containers.drain_app(id);
         let now = self.clock_ms;
         for c in &gone {
@@ -339,6 +411,7 @@ impl ClusterState {
             .get(id)
             .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
         let table = AppAsks::from_snapshot(id, asks, &mut self.names)?;
+        self.asks_touched.push(arrival);
         let app = self
             .apps
             .get_mut(&arrival)
@@ -357,6 +430,7 @@ impl ClusterState {
             .apps
             .get_mut(&arrival)
             .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
+        self.asks_touched.push(arrival);
         app.asks.apply_changes(id, asks, &mut self.names)
     }
 

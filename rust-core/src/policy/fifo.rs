@@ -15,8 +15,7 @@ impl JobPolicy for Fifo {
 
     fn order(&mut self, state: &ClusterState, _node: &Node, _now_ms: u64) -> Vec<Arrival> {
         state
-            .apps_by_submission()
-            .filter(|a| a.asks.has_pending())
+            .pending_apps_by_submission()
             .map(|a| a.arrival)
             .collect()
     }
