@@ -70,6 +70,10 @@ pub struct Args {
     /// td-*: the job queue's input, GB (the paper's default 200).
     #[arg(long, default_value_t = 200)]
     pub input_gb: u64,
+    /// td-*: each job's locus.demand= tag is its split count capped at this; 0 = no tag (the
+    /// core then takes the split count).
+    #[arg(long, default_value_t = 35)]
+    pub td_max_demand: u64,
     /// mrosa-*: every job's deadline, seconds after its submission.
     #[arg(long, default_value_t = 150)]
     pub deadline_s: u64,
@@ -331,9 +335,9 @@ pub fn workload(args: &Args) -> Result<Workload, String> {
         "joss-mixed" => joss::generate("mixed", &mut rng),
         "mrosa-exp1" => mrosa::generate("exp1", args.deadline_s, &mut rng),
         "mrosa-exp2" => mrosa::generate("exp2", args.deadline_s, &mut rng),
-        "td-small" => td::generate("small", args.input_gb, &mut rng),
-        "td-mix" => td::generate("mix", args.input_gb, &mut rng),
-        "td-large" => td::generate("large", args.input_gb, &mut rng),
+        "td-small" => td::generate("small", args.input_gb, args.td_max_demand, &mut rng),
+        "td-mix" => td::generate("mix", args.input_gb, args.td_max_demand, &mut rng),
+        "td-large" => td::generate("large", args.input_gb, args.td_max_demand, &mut rng),
         w if w.starts_with("fresh-") => fresh::generate(&w["fresh-".len()..], args.nodes, &mut rng),
         other => Err(format!(
             "unknown --workload {other:?}; allowed: {}",

@@ -10,7 +10,9 @@
 //!   inverted index 1.166, grep 0.10), sort 1.0; one reduce per GB of map output;
 //! - a node (8 GB) holds four 2 GB task containers plus a 1 GB AM; two of the four are map slots
 //!   through `locus.slots.map-share=0.5` (set by the suite);
-//! - HDFS rack-aware placement, 3 replicas, one rack.
+//! - HDFS rack-aware placement, 3 replicas, one rack;
+//! - each job's `locus.demand=` is its split count capped at [`MAX_DEMAND`] (`--td-max-demand`;
+//!   0 sends none and the core takes the split count).
 
 use locus_core::Resource;
 
@@ -22,6 +24,9 @@ use crate::workload::{Bytes, Shape, Workload, MB};
 pub const NODES: usize = 50;
 pub const SPLIT_MB: u64 = 64;
 pub const DEFAULT_INPUT_GB: u64 = 200;
+/// j.demand, the map slots a job expects (`locus.demand=`): by default its split count, at most
+/// 35, the only bound the paper states (Section V-B: "∀j, j.demand ≤ 35" for its 200 GB queue).
+pub const MAX_DEMAND: u64 = 35;
 /// (application, filtering percentage).
 pub const APPS: [(&str, f64); 4] = [
     ("wordcount", 1.039),
@@ -57,7 +62,13 @@ pub fn shape() -> Shape {
     }
 }
 
-pub fn generate(kind: &str, input_gb: u64, rng: &mut Rng) -> Result<Workload, String> {
+/// `max_demand`: the cap on each job's `locus.demand=` tag; 0 sends no demand tag.
+pub fn generate(
+    kind: &str,
+    input_gb: u64,
+    max_demand: u64,
+    rng: &mut Rng,
+) -> Result<Workload, String> {
     let (lo, hi) = sizes(kind)?;
     if input_gb == 0 {
         return Err("TD: the queue's input must be at least 1 GB".into());
@@ -91,6 +102,9 @@ pub fn generate(kind: &str, input_gb: u64, rng: &mut Rng) -> Result<Workload, St
             },
         );
         job.tags = vec![format!("locus.fp={fp}"), "locus.input-type=wiki".into()];
+        if max_demand > 0 {
+            job.tags.push(format!("locus.demand={}", n.min(max_demand)));
+        }
         jobs.push(job);
     }
     Ok(Workload {
@@ -107,7 +121,7 @@ mod tests {
     #[test]
     fn queues_hold_the_input_in_jobs_of_their_size() {
         for kind in ["small", "mix", "large"] {
-            let w = generate(kind, 200, &mut Rng::new(3)).unwrap();
+            let w = generate(kind, 200, MAX_DEMAND, &mut Rng::new(3)).unwrap();
             let splits: usize = w.jobs.iter().map(|j| j.maps.len()).sum();
             assert_eq!(splits, 3200, "{kind}");
             let (lo, hi) = sizes(kind).unwrap();
@@ -125,13 +139,13 @@ mod tests {
                 .all(|j| j.maps.iter().all(|m| m.input_bytes == 64 * MB as u64)));
         }
         assert_eq!(
-            generate("small", 200, &mut Rng::new(3))
+            generate("small", 200, MAX_DEMAND, &mut Rng::new(3))
                 .unwrap()
                 .cluster
                 .nodes
                 .len(),
             50
         );
-        assert!(generate("tiny", 200, &mut Rng::new(3)).is_err());
+        assert!(generate("tiny", 200, MAX_DEMAND, &mut Rng::new(3)).is_err());
     }
 }
