@@ -108,6 +108,9 @@ pub struct Profiles {
     /// the RM reports a node's finished containers while processing its heartbeat, just before
     /// the core's heartbeat call with that heartbeat's clock.
     finishing: HashMap<String, Vec<(String, Started)>>,
+    /// Nodes whose `finishing` list holds a container of the app, so a finished app does not
+    /// walk every node's list.
+    finishing_nodes: HashMap<Arrival, HashSet<String>>,
     /// Runs recorded since the store was last written.
     unsaved: u64,
 }
@@ -191,17 +194,20 @@ impl Profiles {
     /// Finishes still waiting for a heartbeat are timed at `now_ms`.
     pub fn app_removed(&mut self, arrival: Arrival, now_ms: u64) {
         let mut waiting = Vec::new();
-        for list in self.finishing.values_mut() {
-            if !list.iter().any(|(_, s)| s.app == arrival) {
+        for node in self.finishing_nodes.remove(&arrival).unwrap_or_default() {
+            let Some(list) = self.finishing.get_mut(&node) else {
                 continue;
-            }
+            };
             let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(list)
                 .into_iter()
                 .partition(|(_, s)| s.app == arrival);
-            *list = rest;
+            if rest.is_empty() {
+                self.finishing.remove(&node);
+            } else {
+                *list = rest;
+            }
             waiting.extend(mine);
         }
-        self.finishing.retain(|_, list| !list.is_empty());
         for (_, s) in waiting {
             self.finish(s, now_ms);
         }
@@ -277,6 +283,10 @@ impl Profiles {
             return;
         };
         self.unindex(container, s.app);
+        self.finishing_nodes
+            .entry(s.app)
+            .or_default()
+            .insert(node.to_string());
         self.finishing
             .entry(node.to_string())
             .or_default()
@@ -287,6 +297,12 @@ impl Profiles {
     pub fn node_heartbeat(&mut self, node: &str, now_ms: u64) {
         if let Some(list) = self.finishing.remove(node) {
             for (_, s) in list {
+                if let Some(nodes) = self.finishing_nodes.get_mut(&s.app) {
+                    nodes.remove(node);
+                    if nodes.is_empty() {
+                        self.finishing_nodes.remove(&s.app);
+                    }
+                }
                 self.finish(s, now_ms);
             }
         }
