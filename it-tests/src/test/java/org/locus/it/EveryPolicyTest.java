@@ -23,12 +23,15 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.ipc.RPC;
 import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.yarn.client.ClientRMProxy;
 import org.apache.hadoop.yarn.server.api.ResourceManagerAdministrationProtocol;
 import org.apache.hadoop.yarn.server.api.protocolrecords.RefreshQueuesRequest;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
+import org.junit.FixMethodOrder;
 import org.junit.Test;
+import org.junit.runners.MethodSorters;
 import org.locus.yarn.LocusScheduler;
 
 /**
@@ -38,8 +41,20 @@ import org.locus.yarn.LocusScheduler;
  * it rewrites the RM's yarn-site.xml and sends {@code refreshQueues} over the admin protocol, the RPC
  * {@code yarn rmadmin -refreshQueues} sends. The RM's AdminService then re-reads yarn-site.xml through its
  * configuration provider and hands it to {@code LocusScheduler.reinitialize}. Then one small WordCount runs.
+ *
+ * <p>Every job has the same name, as a recurring job does: the core's profile store (JoSS's job signature)
+ * learns it from the first run, so the policies that use profiles (JoSS, TD, FRESH, MROSA) schedule a known
+ * job, not only the paper's "no profile yet" path. Name order runs the refused-refresh test (a job under
+ * {@code fair}) first. JoSS also needs the job's filtering percentage, which YARN cannot measure (map output
+ * bytes never reach the RM): every run carries it as the hint tag {@value #FP_TAG}.
  */
+@FixMethodOrder(MethodSorters.NAME_ASCENDING)
 public class EveryPolicyTest {
+  /** JoSS's signature is application name + type: one name for every run makes it a recurring job. */
+  private static final String JOB_NAME = "wordcount";
+  /** WordCount with its combiner: a few hundred bytes of counts out of each ~400 KB split. */
+  private static final String FP_TAG = "locus.fp=0.01";
+
   /** Only a hang guard: a healthy small job takes well under a minute even on a loaded 2-core box. */
   private static final long JOB_LIVENESS_MS = 300_000;
 
@@ -82,14 +97,17 @@ public class EveryPolicyTest {
     runUnder(settings("locus.policy", "fair"), "fair");
   }
 
+  /** JoSS classifies a job from its profile; with none it only runs the FIFO queues (its Fig. 4, lines 4-6). */
   @Test
   public void jossT() throws Exception {
+    ensureProfile();
     runUnder(settings("locus.policy", "joss-t", "locus.datacenter.mapping.file", datacenterMapping.getPath()),
         "joss-t");
   }
 
   @Test
   public void jossJ() throws Exception {
+    ensureProfile();
     runUnder(settings("locus.policy", "joss-j", "locus.datacenter.mapping.file", datacenterMapping.getPath()),
         "joss-j");
   }
@@ -132,6 +150,9 @@ public class EveryPolicyTest {
     long before = coreStats().get("allocations").asLong();
     JobOutcome outcome = runWordCount("after-refused-refresh");
     assertCorrect(outcome, "after-refused-refresh", before);
+    // The run is recorded when the RM removes the application, a moment after the client saw it finish.
+    awaitNoApps();
+    assertTrue("a finished job leaves a profile; stats " + coreStats(), coreStats().get("profiles").asLong() >= 1);
     assertEquals("policy after the job", "fair", coreStats().get("policy").asText());
   }
 
@@ -164,6 +185,16 @@ public class EveryPolicyTest {
       layers.put(layer, after.get(layer).asText());
     }
     return layers;
+  }
+
+  /** When this test runs alone, one run under fifo teaches the core the job's profile. */
+  private void ensureProfile() throws Exception {
+    awaitNoApps();
+    if (coreStats().get("profiles").asLong() == 0) {
+      refreshTo(settings("locus.policy", "fifo"));
+      long before = coreStats().get("allocations").asLong();
+      assertCorrect(runWordCount("teach-profile"), "teach-profile", before);
+    }
   }
 
   private void refreshTo(Map<String, String> settings) throws Exception {
@@ -226,7 +257,8 @@ public class EveryPolicyTest {
 
   private JobOutcome runWordCount(String name) throws Exception {
     Path out = new Path("/out/" + name);
-    Job job = WordCount.newJob(cluster.clientConf(), name, corpus.dir(), out, 1);
+    Job job = WordCount.newJob(cluster.clientConf(), JOB_NAME, corpus.dir(), out, 1);
+    job.getConfiguration().set(MRJobConfig.JOB_TAGS, FP_TAG);
     long submitted = System.nanoTime();
     job.submit();
     long deadline = System.currentTimeMillis() + JOB_LIVENESS_MS;
@@ -249,6 +281,8 @@ public class EveryPolicyTest {
     assertTrue(name + ": a map per input file, launched " + outcome.maps, outcome.maps >= corpus.files());
     JsonNode stats = coreStats();
     long allocations = stats.get("allocations").asLong() - allocationsBefore;
+    // For the test report: which placements each policy made.
+    System.out.println(name + ": " + outcome + "; core allocations +" + allocations + "; core " + stats);
     // The AM, every launched map and the reduce each ran in a container the core chose.
     long containers = outcome.maps + outcome.reduces + 1;
     assertTrue(name + ": core allocations grew by " + allocations + " < " + containers
