@@ -171,18 +171,19 @@ public class LocusScheduler
   @Override
   public synchronized void reinitialize(Configuration newConf, RMContext rmContext)
       throws IOException {
-    setConf(newConf);
-    super.reinitialize(newConf, rmContext);
     LocusCore c = core;
     if (c == null) {
       throw new IOException("Locus core is not running; cannot refresh its settings");
     }
+    // The core validates first: a refused refresh must leave the scheduler's Configuration as
+    // well as the core on the settings that are still running.
     try {
       c.reconfigure(LocusSettings.toJson(newConf));
     } catch (LocusException e) {
-      // Keeps the old settings running; the admin sees why the new ones were refused.
       throw new IOException("Locus refused the new settings: " + e.getMessage(), e);
     }
+    setConf(newConf);
+    super.reinitialize(newConf, rmContext);
     LOG.info("Locus core reconfigured with {}", LocusSettings.collect(newConf));
   }
 

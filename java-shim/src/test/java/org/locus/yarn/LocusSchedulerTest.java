@@ -3,6 +3,7 @@ package org.locus.yarn;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
@@ -472,6 +473,8 @@ public class LocusSchedulerTest {
     } catch (java.io.IOException e) {
       assertTrue(e.getMessage(), e.getMessage().contains("locus.policy"));
     }
+    // The scheduler's Configuration is still the running one, not the refused one.
+    assertNotEquals("no-such-policy", scheduler(rm).getConf().get("locus.policy"));
     // Still schedules after the refused refresh.
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
