@@ -34,13 +34,13 @@ impl Hasher for IdHasher {
         for c in &mut chunks {
             let mut w = [0u8; 8];
             w.copy_from_slice(c);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x51_7cc1_b727_220a_95);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
         }
         let mut w = [0u8; 8];
         let rest = chunks.remainder();
         w[..rest.len()].copy_from_slice(rest);
         self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w) ^ (bytes.len() as u64) << 56)
-            .wrapping_mul(0x51_7cc1_b727_220a_95);
+            .wrapping_mul(0x517c_c1b7_2722_0a95);
     }
 
     fn write_u32(&mut self, n: u32) {
