@@ -833,6 +833,25 @@ fn mrosa_serves_the_eq8_most_urgent_job_first() {
 }
 
 #[test]
+fn mrosa_keeps_a_started_job_ahead_instead_of_taking_turns() {
+    // Eq. 8 ranks a job by its data: the 6-map job outranks the 4-map one (same deadline, no
+    // budget) and keeps that rank while it runs. Ranking by the maps still outstanding made the
+    // jobs swap places every time the leader fell below the other, so both finished late (on the
+    // simulator's experiment 1, a makespan a third longer than FIFO's).
+    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa")]), 1, 3);
+    let big = cl.mr_job("big", 6, 0, 1, 1, &["locus.deadline=10000"], 0);
+    let small = cl.mr_job("small", 4, 0, 1, 1, &["locus.deadline=10000"], 0);
+    cl.run_until_done(80);
+    assert!(
+        cl.last(big, Kind::Map).unwrap() < cl.first(small, Kind::Map).unwrap(),
+        "the higher-ranked job's maps were interleaved with the other's: big {:?} / small {:?}",
+        cl.jobs[big].got,
+        cl.jobs[small].got
+    );
+    assert!(cl.jobs[big].finished.unwrap() < cl.jobs[small].finished.unwrap());
+}
+
+#[test]
 fn mrosa_sends_only_late_tasks_to_public_nodes_and_advises_scale_out() {
     let dir = tmp_dir("mrosa-public");
     // h1 is a running public instance; ali-8c / ec2-4c can be started (TABLE IV prices, MIPS).
