@@ -8,6 +8,8 @@
 //! in the simulator: 100 Facebook jobs ran 4× slower). Beyond it, AMs wait in submission order
 //! behind the policy's picks, as under FIFO.
 
+use std::collections::HashSet;
+
 use crate::app::{Arrival, TaskKind};
 use crate::state::ClusterState;
 
@@ -44,4 +46,25 @@ pub fn am_first(state: &ClusterState) -> Vec<Arrival> {
         out.push(app.arrival);
     }
     out
+}
+
+/// The order TD and JoSS offer a node in: apps waiting for their AM ([`am_first`]), then the
+/// policy's `picks` in order, then every other app with pending asks in submission order (their
+/// AMs and reduces, and generic apps). Each app appears once.
+pub fn order_around(state: &ClusterState, picks: impl IntoIterator<Item = Arrival>) -> Vec<Arrival> {
+    let mut order = am_first(state);
+    // A set, not `Vec::contains`: this runs on every heartbeat, over every app with asks.
+    let mut listed: HashSet<Arrival> = order.iter().copied().collect();
+    for a in picks {
+        if listed.insert(a) {
+            order.push(a);
+        }
+    }
+    order.extend(
+        state
+            .apps_by_submission()
+            .filter(|a| a.asks.has_pending() && !listed.contains(&a.arrival))
+            .map(|a| a.arrival),
+    );
+    order
 }

@@ -330,20 +330,7 @@ impl JobPolicy for JossPolicy {
             };
             self.reduce_ok.insert(app.arrival, ok);
         }
-        let mut order: Vec<Arrival> = super::am_share::am_first(state);
-        for a in picks {
-            if !order.contains(&a) {
-                order.push(a);
-            }
-        }
-        let listed = order.clone();
-        order.extend(
-            state
-                .apps_by_submission()
-                .filter(|a| a.asks.has_pending() && !listed.contains(&a.arrival))
-                .map(|a| a.arrival),
-        );
-        order
+        super::am_share::order_around(state, picks)
     }
 
     fn map_limit(&mut self, app: Arrival) -> u32 {

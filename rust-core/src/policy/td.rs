@@ -233,23 +233,11 @@ impl JobPolicy for TdPolicy {
             }
         }
         self.picks.clear();
-        // An AM is what lets a job make progress at all: apps waiting for theirs go first.
-        let mut order: Vec<Arrival> = super::am_share::am_first(state);
-        for a in picks {
-            let n = self.picks.entry(a).or_insert(0);
-            if *n == 0 && !order.contains(&a) {
-                order.push(a);
-            }
-            *n += 1;
+        for &a in &picks {
+            *self.picks.entry(a).or_insert(0) += 1;
         }
-        let listed = order.clone();
-        order.extend(
-            state
-                .apps_by_submission()
-                .filter(|a| a.asks.has_pending() && !listed.contains(&a.arrival))
-                .map(|a| a.arrival),
-        );
-        order
+        // An AM is what lets a job make progress at all: apps waiting for theirs go first.
+        super::am_share::order_around(state, picks)
     }
 
     fn map_limit(&mut self, app: Arrival) -> u32 {
