@@ -1,104 +1,26 @@
 //! The `fair` job policy, the `delay` and `matchmaking` locality techniques and the `hot-queue`
 //! guard, driven through the core as the shim drives it.
 
-use std::collections::BTreeMap;
+mod common;
 
-use locus_core::{Ask, ContainerInfo, Core, Decision, Event, Heartbeat, Locality, Resource};
-
-const GB: u64 = 1024;
-
-fn core_with(pairs: &[(&str, &str)]) -> Core {
-    let _ = env_logger::builder().is_test(true).try_init();
-    let props: BTreeMap<String, String> = pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    Core::new(&props).expect("valid settings")
-}
-
-fn node_id(host: &str) -> String {
-    format!("{host}:8041")
-}
-
-fn add_node(c: &mut Core, host: &str, rack: &str, mem_gb: u64, vcores: u32) {
-    c.handle(Event::NodeAdded {
-        node: node_id(host),
-        host: host.into(),
-        rack: rack.into(),
-        capability: Resource::new(mem_gb * GB, vcores),
-    })
-    .unwrap();
-}
+use common::{add_node, core_with, execute, node_id};
+use locus_core::{Core, Decision, Event, Locality};
 
 fn add_app(c: &mut Core, app: &str, submit_ms: u64, app_type: &str) {
-    c.handle(Event::AppAdded {
-        app: app.into(),
-        queue: "default".into(),
-        user: "alice".into(),
-        name: app.into(),
-        app_type: app_type.into(),
-        tags: vec![],
-        submit_ms,
-    })
-    .unwrap();
+    common::add_app_named(c, app, app, submit_ms, app_type, &[]);
 }
 
 /// (priority, resource_name, count) of 1 GB / 1 vcore containers.
 fn set_asks(c: &mut Core, app: &str, rows: &[(i32, &str, u32)]) {
-    let asks = rows
-        .iter()
-        .map(|&(priority, name, count)| Ask {
-            priority,
-            allocation_request_id: 0,
-            resource_name: name.into(),
-            capability: Resource::new(GB, 1),
-            count,
-            relax_locality: true,
-        })
-        .collect();
-    c.handle(Event::AsksUpdated {
-        app: app.into(),
-        asks,
-    })
-    .unwrap();
+    common::set_small_asks(c, app, rows);
 }
 
 fn heartbeat_at(c: &mut Core, host: &str, free_gb: u64, now_ms: u64) -> Vec<Decision> {
-    c.heartbeat(&Heartbeat {
-        node: node_id(host),
-        unallocated: Resource::new(free_gb * GB, free_gb as u32),
-        now_ms,
-    })
-    .unwrap()
-    .decisions
+    common::heartbeat_free(c, host, free_gb, free_gb as u32, now_ms)
 }
 
 fn heartbeat(c: &mut Core, host: &str, free_gb: u64) -> Vec<Decision> {
     heartbeat_at(c, host, free_gb, 1_000)
-}
-
-fn execute(c: &mut Core, decisions: &[Decision], next_id: &mut u32) -> Vec<String> {
-    let mut ids = Vec::new();
-    for d in decisions {
-        for _ in 0..d.count {
-            *next_id += 1;
-            let id = format!("container_{next_id}");
-            c.handle(Event::ContainerAllocated {
-                container: ContainerInfo {
-                    container: id.clone(),
-                    app: d.app.clone(),
-                    node: d.node.clone(),
-                    priority: d.priority,
-                    resource: d.capability,
-                },
-                locality: d.locality,
-                recovered: false,
-            })
-            .unwrap();
-            ids.push(id);
-        }
-    }
-    ids
 }
 
 fn summary(ds: &[Decision]) -> Vec<(String, Locality, u32)> {

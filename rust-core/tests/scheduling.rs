@@ -1,109 +1,35 @@
 //! The core driven as the shim drives it: events in, heartbeats stepped, decisions checked.
 
-use std::collections::BTreeMap;
+mod common;
 
+use common::{add_node, core_with, node_id, props, Row, GB};
 use locus_core::{
-    Ask, ContainerInfo, Core, CoreError, Decision, Event, Heartbeat, Locality, Resource, TaskKind,
+    ContainerInfo, Core, CoreError, Decision, Event, Heartbeat, Locality, Resource, TaskKind,
 };
-
-const GB: u64 = 1024;
-
-fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
-
-fn core_with(pairs: &[(&str, &str)]) -> Core {
-    let _ = env_logger::builder().is_test(true).try_init();
-    Core::new(&props(pairs)).expect("valid settings")
-}
 
 fn core() -> Core {
     core_with(&[])
 }
 
-fn node_id(host: &str) -> String {
-    format!("{host}:8041")
-}
-
-fn add_node(c: &mut Core, host: &str, rack: &str, mem_gb: u64, vcores: u32) {
-    c.handle(Event::NodeAdded {
-        node: node_id(host),
-        host: host.into(),
-        rack: rack.into(),
-        capability: Resource::new(mem_gb * GB, vcores),
-    })
-    .unwrap();
-}
-
 fn add_app(c: &mut Core, app: &str, submit_ms: u64, app_type: &str) {
-    c.handle(Event::AppAdded {
-        app: app.into(),
-        queue: "default".into(),
-        user: "alice".into(),
-        name: app.into(),
-        app_type: app_type.into(),
-        tags: vec![],
-        submit_ms,
-    })
-    .unwrap();
+    common::add_app_named(c, app, app, submit_ms, app_type, &[]);
 }
 
-/// (priority, resource_name, count, memory GB, vcores, relax_locality)
-type Row<'a> = (i32, &'a str, u32, u64, u32, bool);
-
-fn asks(rows: &[Row]) -> Vec<Ask> {
-    rows.iter()
-        .map(|&(priority, name, count, mem, vcores, relax)| Ask {
-            priority,
-            allocation_request_id: 0,
-            resource_name: name.into(),
-            capability: Resource::new(mem * GB, vcores),
-            count,
-            relax_locality: relax,
-        })
-        .collect()
+fn asks(rows: &[Row]) -> Vec<locus_core::Ask> {
+    common::asks(rows)
 }
 
 fn set_asks(c: &mut Core, app: &str, rows: &[Row]) {
-    c.handle(Event::AsksUpdated {
-        app: app.into(),
-        asks: asks(rows),
-    })
-    .unwrap();
+    common::set_asks_rows(c, app, rows);
 }
 
 fn heartbeat(c: &mut Core, host: &str, free_gb: u64, free_vcores: u32) -> Vec<Decision> {
-    c.heartbeat(&Heartbeat {
-        node: node_id(host),
-        unallocated: Resource::new(free_gb * GB, free_vcores),
-        now_ms: 1_000,
-    })
-    .unwrap()
-    .decisions
+    common::heartbeat_free(c, host, free_gb, free_vcores, 1_000)
 }
 
 /// Executes decisions as the shim would: one `container_allocated` per container.
 fn execute(c: &mut Core, decisions: &[Decision], next_id: &mut u32) {
-    for d in decisions {
-        for _ in 0..d.count {
-            *next_id += 1;
-            c.handle(Event::ContainerAllocated {
-                container: ContainerInfo {
-                    container: format!("container_{next_id}"),
-                    app: d.app.clone(),
-                    node: d.node.clone(),
-                    priority: d.priority,
-                    resource: d.capability,
-                },
-                locality: d.locality,
-                recovered: false,
-            })
-            .unwrap();
-        }
-    }
+    common::execute(c, decisions, next_id);
 }
 
 /// (app, locality, count) of each decision, for compact assertions.

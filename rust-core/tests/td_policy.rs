@@ -1,95 +1,27 @@
 //! The `td` job policy driven through the core: TD's bounds and job statuses decide who gets
 //! map containers; everything that is not a map is served FIFO and never waits for TD.
 
+mod common;
+
 use std::collections::BTreeMap;
 
-use locus_core::{Ask, ContainerInfo, Core, Decision, Event, Heartbeat, Locality, Resource};
-
-const GB: u64 = 1024;
-
-fn core_with(pairs: &[(&str, &str)]) -> Core {
-    let _ = env_logger::builder().is_test(true).try_init();
-    let props: BTreeMap<String, String> = pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    Core::new(&props).expect("valid settings")
-}
+use common::{core_with, execute, GB};
+use locus_core::{Core, Decision, Event, Locality, Resource};
 
 fn add_node(c: &mut Core, host: &str, mem_gb: u64) {
-    c.handle(Event::NodeAdded {
-        node: format!("{host}:8041"),
-        host: host.into(),
-        rack: "/r1".into(),
-        capability: Resource::new(mem_gb * GB, mem_gb as u32),
-    })
-    .unwrap();
+    common::add_node(c, host, "/r1", mem_gb, mem_gb as u32);
 }
 
 fn add_app(c: &mut Core, app: &str, submit_ms: u64, app_type: &str, tags: &[&str]) {
-    c.handle(Event::AppAdded {
-        app: app.into(),
-        queue: "default".into(),
-        user: "alice".into(),
-        name: app.into(),
-        app_type: app_type.into(),
-        tags: tags.iter().map(|t| t.to_string()).collect(),
-        submit_ms,
-    })
-    .unwrap();
+    common::add_app_named(c, app, app, submit_ms, app_type, tags);
 }
 
 fn set_asks(c: &mut Core, app: &str, rows: &[(i32, &str, u32)]) {
-    let asks = rows
-        .iter()
-        .map(|&(priority, name, count)| Ask {
-            priority,
-            allocation_request_id: 0,
-            resource_name: name.into(),
-            capability: Resource::new(GB, 1),
-            count,
-            relax_locality: true,
-        })
-        .collect();
-    c.handle(Event::AsksUpdated {
-        app: app.into(),
-        asks,
-    })
-    .unwrap();
+    common::set_small_asks(c, app, rows);
 }
 
 fn heartbeat(c: &mut Core, host: &str, free_gb: u64, now_ms: u64) -> Vec<Decision> {
-    c.heartbeat(&Heartbeat {
-        node: format!("{host}:8041"),
-        unallocated: Resource::new(free_gb * GB, free_gb as u32),
-        now_ms,
-    })
-    .unwrap()
-    .decisions
-}
-
-fn execute(c: &mut Core, decisions: &[Decision], next_id: &mut u32) -> Vec<String> {
-    let mut ids = Vec::new();
-    for d in decisions {
-        for _ in 0..d.count {
-            *next_id += 1;
-            let id = format!("container_{next_id}");
-            c.handle(Event::ContainerAllocated {
-                container: ContainerInfo {
-                    container: id.clone(),
-                    app: d.app.clone(),
-                    node: d.node.clone(),
-                    priority: d.priority,
-                    resource: d.capability,
-                },
-                locality: d.locality,
-                recovered: false,
-            })
-            .unwrap();
-            ids.push(id);
-        }
-    }
-    ids
+    common::heartbeat_free(c, host, free_gb, free_gb as u32, now_ms)
 }
 
 fn maps_of(ds: &[Decision], app: &str) -> u32 {

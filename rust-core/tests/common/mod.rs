@@ -1,0 +1,132 @@
+//! Test support shared by the integration tests: the core driven as the shim drives it
+//! (settings in, nodes/apps/asks as events, heartbeats stepped, decisions executed).
+//! Each test binary uses a different subset, hence the module-wide allow.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+use locus_core::{Ask, ContainerInfo, Core, Decision, Event, Heartbeat, Resource};
+
+pub const GB: u64 = 1024;
+
+pub fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+pub fn core_with(pairs: &[(&str, &str)]) -> Core {
+    let _ = env_logger::builder().is_test(true).try_init();
+    Core::new(&props(pairs)).expect("valid settings")
+}
+
+pub fn node_id(host: &str) -> String {
+    format!("{host}:8041")
+}
+
+pub fn add_node(c: &mut Core, host: &str, rack: &str, mem_gb: u64, vcores: u32) {
+    c.handle(Event::NodeAdded {
+        node: node_id(host),
+        host: host.into(),
+        rack: rack.into(),
+        capability: Resource::new(mem_gb * GB, vcores),
+    })
+    .unwrap();
+}
+
+/// An app in queue "default" for user "alice"; `name` is what profile stores key on.
+pub fn add_app_named(
+    c: &mut Core,
+    app: &str,
+    name: &str,
+    submit_ms: u64,
+    app_type: &str,
+    tags: &[&str],
+) {
+    c.handle(Event::AppAdded {
+        app: app.into(),
+        queue: "default".into(),
+        user: "alice".into(),
+        name: name.into(),
+        app_type: app_type.into(),
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+        submit_ms,
+    })
+    .unwrap();
+}
+
+/// (priority, resource_name, count, memory GB, vcores, relax_locality)
+pub type Row<'a> = (i32, &'a str, u32, u64, u32, bool);
+
+pub fn asks(rows: &[Row]) -> Vec<Ask> {
+    rows.iter()
+        .map(|&(priority, name, count, mem, vcores, relax)| Ask {
+            priority,
+            allocation_request_id: 0,
+            resource_name: name.into(),
+            capability: Resource::new(mem * GB, vcores),
+            count,
+            relax_locality: relax,
+        })
+        .collect()
+}
+
+pub fn set_asks_rows(c: &mut Core, app: &str, rows: &[Row]) {
+    c.handle(Event::AsksUpdated {
+        app: app.into(),
+        asks: asks(rows),
+    })
+    .unwrap();
+}
+
+/// (priority, resource_name, count) of relaxable 1 GB / 1 vcore containers.
+pub fn set_small_asks(c: &mut Core, app: &str, rows: &[(i32, &str, u32)]) {
+    let full: Vec<Row> = rows
+        .iter()
+        .map(|&(priority, name, count)| (priority, name, count, 1, 1, true))
+        .collect();
+    set_asks_rows(c, app, &full);
+}
+
+pub fn heartbeat_free(
+    c: &mut Core,
+    host: &str,
+    free_gb: u64,
+    free_vcores: u32,
+    now_ms: u64,
+) -> Vec<Decision> {
+    c.heartbeat(&Heartbeat {
+        node: node_id(host),
+        unallocated: Resource::new(free_gb * GB, free_vcores),
+        now_ms,
+    })
+    .unwrap()
+    .decisions
+}
+
+/// Executes decisions as the shim would: one `container_allocated` per container, ids
+/// `container_<n>` counted from `next_id`. Returns the ids handed out.
+pub fn execute(c: &mut Core, decisions: &[Decision], next_id: &mut u32) -> Vec<String> {
+    let mut ids = Vec::new();
+    for d in decisions {
+        for _ in 0..d.count {
+            *next_id += 1;
+            let id = format!("container_{next_id}");
+            c.handle(Event::ContainerAllocated {
+                container: ContainerInfo {
+                    container: id.clone(),
+                    app: d.app.clone(),
+                    node: d.node.clone(),
+                    priority: d.priority,
+                    resource: d.capability,
+                },
+                locality: d.locality,
+                recovered: false,
+            })
+            .unwrap();
+            ids.push(id);
+        }
+    }
+    ids
+}
