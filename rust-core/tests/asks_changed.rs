@@ -1,54 +1,34 @@
 //! `asks_changed`: the rows an AM's allocate call changed, set absolutely on top of the asks
 //! the core holds. Checked against full snapshots, decisions, in-flight accounting and errors.
 
+mod common;
+
 use std::collections::BTreeMap;
 
-use locus_core::{Ask, ContainerInfo, Core, CoreError, Decision, Event, Heartbeat, Resource};
-
-const GB: u64 = 1024;
+use common::{core_with, GB};
+use locus_core::{Ask, Core, CoreError, Decision, Event, Resource};
 
 fn core() -> Core {
-    let _ = env_logger::builder().is_test(true).try_init();
-    Core::new(&BTreeMap::new()).expect("default settings")
+    core_with(&[])
 }
 
 fn add_node(c: &mut Core, host: &str, rack: &str, mem_gb: u64) {
-    c.handle(Event::NodeAdded {
-        node: format!("{host}:8041"),
-        host: host.into(),
-        rack: rack.into(),
-        capability: Resource::new(mem_gb * GB, 16),
-    })
-    .unwrap();
+    common::add_node(c, host, rack, mem_gb, 16);
 }
 
 fn add_app(c: &mut Core, app: &str) {
-    c.handle(Event::AppAdded {
-        app: app.into(),
-        queue: "default".into(),
-        user: "alice".into(),
-        name: app.into(),
-        app_type: "MAPREDUCE".into(),
-        tags: vec![],
-        submit_ms: 1,
-    })
-    .unwrap();
+    common::add_app_named(c, app, app, 1, "MAPREDUCE", &[]);
 }
 
 /// (priority, resource_name, count, memory GB)
 type Row<'a> = (i32, &'a str, u32, u64);
 
 fn rows(rows: &[Row]) -> Vec<Ask> {
-    rows.iter()
-        .map(|&(priority, name, count, mem)| Ask {
-            priority,
-            allocation_request_id: 0,
-            resource_name: name.into(),
-            capability: Resource::new(mem * GB, 1),
-            count,
-            relax_locality: true,
-        })
-        .collect()
+    let full: Vec<common::Row> = rows
+        .iter()
+        .map(|&(priority, name, count, mem)| (priority, name, count, mem, 1, true))
+        .collect();
+    common::asks(&full)
 }
 
 fn snapshot(c: &mut Core, app: &str, r: &[Row]) {
@@ -67,33 +47,11 @@ fn change(c: &mut Core, app: &str, r: &[Row]) -> Result<(), CoreError> {
 }
 
 fn heartbeat(c: &mut Core, host: &str, free_gb: u64) -> Vec<Decision> {
-    c.heartbeat(&Heartbeat {
-        node: format!("{host}:8041"),
-        unallocated: Resource::new(free_gb * GB, 16),
-        now_ms: 1_000,
-    })
-    .unwrap()
-    .decisions
+    common::heartbeat_free(c, host, free_gb, 16, 1_000)
 }
 
 fn execute(c: &mut Core, decisions: &[Decision], next_id: &mut u32) {
-    for d in decisions {
-        for _ in 0..d.count {
-            *next_id += 1;
-            c.handle(Event::ContainerAllocated {
-                container: ContainerInfo {
-                    container: format!("container_{next_id}"),
-                    app: d.app.clone(),
-                    node: d.node.clone(),
-                    priority: d.priority,
-                    resource: d.capability,
-                },
-                locality: d.locality,
-                recovered: false,
-            })
-            .unwrap();
-        }
-    }
+    common::execute(c, decisions, next_id);
 }
 
 /// The app's asks as the core holds them: (priority, resource name) → (count, memory MB).

@@ -1,12 +1,11 @@
 //! `joss-t` / `joss-j` driven through the core: three datacenters from two-level network
 //! locations, job profiles from the profile store, maps and reduces kept where JoSS queued them.
 
-use std::collections::BTreeMap;
+mod common;
 
+use common::{core_with, set_small_asks as set_asks};
 use locus_core::papers::joss::{JobObservation, JobSignature, ProfileStore};
-use locus_core::{Ask, Core, Decision, Event, Heartbeat, Locality, Resource};
-
-const GB: u64 = 1024;
+use locus_core::{Core, Decision, Event, Locality};
 
 /// A profile store where "grep" filters (FP 0.5, map-heavy) and "join" expands (FP 3,
 /// reduce-heavy), written to a file the core reads at start.
@@ -23,14 +22,8 @@ fn store_file(tag: &str) -> String {
 }
 
 fn cluster(policy: &str, tag: &str) -> Core {
-    let _ = env_logger::builder().is_test(true).try_init();
-    let props: BTreeMap<String, String> = [
-        ("locus.policy".to_string(), policy.to_string()),
-        ("locus.profile.store".to_string(), store_file(tag)),
-    ]
-    .into_iter()
-    .collect();
-    let mut c = Core::new(&props).expect("valid settings");
+    let store = store_file(tag);
+    let mut c = core_with(&[("locus.policy", policy), ("locus.profile.store", &store)]);
     for (host, rack) in [
         ("a1", "/cen1/r1"),
         ("a2", "/cen1/r1"),
@@ -39,57 +32,17 @@ fn cluster(policy: &str, tag: &str) -> Core {
         ("c1", "/cen3/r1"),
         ("c2", "/cen3/r1"),
     ] {
-        c.handle(Event::NodeAdded {
-            node: format!("{host}:8041"),
-            host: host.into(),
-            rack: rack.into(),
-            capability: Resource::new(8 * GB, 8),
-        })
-        .unwrap();
+        common::add_node(&mut c, host, rack, 8, 8);
     }
     c
 }
 
 fn add_job(c: &mut Core, app: &str, name: &str, submit_ms: u64) {
-    c.handle(Event::AppAdded {
-        app: app.into(),
-        queue: "default".into(),
-        user: "alice".into(),
-        name: name.into(),
-        app_type: "MAPREDUCE".into(),
-        tags: vec![],
-        submit_ms,
-    })
-    .unwrap();
-}
-
-fn set_asks(c: &mut Core, app: &str, rows: &[(i32, &str, u32)]) {
-    let asks = rows
-        .iter()
-        .map(|&(priority, name, count)| Ask {
-            priority,
-            allocation_request_id: 0,
-            resource_name: name.into(),
-            capability: Resource::new(GB, 1),
-            count,
-            relax_locality: true,
-        })
-        .collect();
-    c.handle(Event::AsksUpdated {
-        app: app.into(),
-        asks,
-    })
-    .unwrap();
+    common::add_app_named(c, app, name, submit_ms, "MAPREDUCE", &[]);
 }
 
 fn heartbeat(c: &mut Core, host: &str) -> Vec<Decision> {
-    c.heartbeat(&Heartbeat {
-        node: format!("{host}:8041"),
-        unallocated: Resource::new(8 * GB, 8),
-        now_ms: 1_000,
-    })
-    .unwrap()
-    .decisions
+    common::heartbeat_free(c, host, 8, 8, 1_000)
 }
 
 fn got(ds: &[Decision], priority: i32) -> Vec<(Locality, u32)> {
