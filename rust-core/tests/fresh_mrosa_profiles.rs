@@ -2,25 +2,15 @@
 //! as the shim drives it. A small cluster driver plays the MapReduce AMs: AM container first,
 //! then map asks (with host rows) and reduce asks, containers running a fixed number of ticks.
 
+mod common;
+
 use std::collections::BTreeMap;
 
+use common::{core_with, props, GB};
 use locus_core::papers::fresh::{static_slot_configuration, JobProfile};
-use locus_core::{Ask, ContainerInfo, Core, CoreError, Decision, Event, Heartbeat, Resource};
+use locus_core::{Ask, Core, CoreError, Decision, Event, Resource};
 
-const GB: u64 = 1024;
 const TICK_MS: u64 = 1_000;
-
-fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
-
-fn core_with(pairs: &[(&str, &str)]) -> Core {
-    let _ = env_logger::builder().is_test(true).try_init();
-    Core::new(&props(pairs)).expect("valid settings")
-}
 
 fn config_error(pairs: &[(&str, &str)]) -> (String, String) {
     match Core::new(&props(pairs)) {
@@ -103,14 +93,7 @@ impl Cluster {
             leaving: Vec::new(),
         };
         for i in 0..nodes {
-            c.core
-                .handle(Event::NodeAdded {
-                    node: format!("{}:8041", c.hosts[i]),
-                    host: c.hosts[i].clone(),
-                    rack: c.racks[i].clone(),
-                    capability: Resource::new(node_gb * GB, node_gb as u32),
-                })
-                .unwrap();
+            common::add_node(&mut c.core, &c.hosts[i], &c.racks[i], node_gb, node_gb as u32);
         }
         c
     }
@@ -229,19 +212,7 @@ impl Cluster {
             for _ in 0..d.count {
                 self.next += 1;
                 let id = format!("container_{}", self.next);
-                self.core
-                    .handle(Event::ContainerAllocated {
-                        container: ContainerInfo {
-                            container: id.clone(),
-                            app: d.app.clone(),
-                            node: d.node.clone(),
-                            priority: d.priority,
-                            resource: d.capability,
-                        },
-                        locality: d.locality,
-                        recovered: false,
-                    })
-                    .unwrap();
+                common::container_allocated(&mut self.core, d, &id);
                 let job = &mut self.jobs[j];
                 let (kind, ticks) = match (job.mapreduce, d.priority) {
                     (false, _) => {
@@ -282,14 +253,14 @@ impl Cluster {
     }
 
     fn release(&mut self, r: Running) {
-        self.core
-            .handle(Event::ContainerReleased {
-                app: self.jobs[r.job].id.clone(),
-                container: r.id.clone(),
-                node: format!("{}:8041", self.hosts[r.node]),
-                resource: Resource::new(r.mem_gb * GB, r.mem_gb as u32),
-            })
-            .unwrap();
+        common::release(
+            &mut self.core,
+            &self.jobs[r.job].id,
+            &r.id,
+            &self.hosts[r.node],
+            r.mem_gb,
+            r.mem_gb as u32,
+        );
     }
 
     /// One tick: submit, heartbeat every node, finish what is due.
@@ -297,36 +268,26 @@ impl Cluster {
         for j in 0..self.jobs.len() {
             if !self.jobs[j].added && self.jobs[j].submit_tick <= self.tick {
                 let job = &self.jobs[j];
-                self.core
-                    .handle(Event::AppAdded {
-                        app: job.id.clone(),
-                        queue: "default".into(),
-                        user: "u".into(),
-                        name: job.name.clone(),
-                        app_type: if job.mapreduce {
-                            "MAPREDUCE".into()
-                        } else {
-                            "SPARK".into()
-                        },
-                        tags: job.tags.clone(),
-                        submit_ms: job.submit_tick * TICK_MS,
-                    })
-                    .unwrap();
+                let tags: Vec<&str> = job.tags.iter().map(String::as_str).collect();
+                let app_type = if job.mapreduce { "MAPREDUCE" } else { "SPARK" };
+                common::add_app_in(
+                    &mut self.core,
+                    &job.id,
+                    "default",
+                    "u",
+                    &job.name,
+                    job.submit_tick * TICK_MS,
+                    app_type,
+                    &tags,
+                );
                 self.jobs[j].added = true;
                 self.snapshot(j);
             }
         }
         for n in 0..self.hosts.len() {
             let free = self.node_free_gb(n);
-            let ds = self
-                .core
-                .heartbeat(&Heartbeat {
-                    node: format!("{}:8041", self.hosts[n]),
-                    unallocated: Resource::new(free * GB, free as u32),
-                    now_ms: self.now(),
-                })
-                .unwrap()
-                .decisions;
+            let now = self.now();
+            let ds = common::heartbeat_free(&mut self.core, &self.hosts[n], free, free as u32, now);
             self.execute(n, &ds);
         }
         for j in std::mem::take(&mut self.leaving) {
@@ -653,48 +614,15 @@ fn fresh_dynamic_splits_slots_by_remaining_map_and_reduce_work() {
         ("locus.slots", "fresh-dynamic"),
         ("locus.fresh.k", "2"),
     ]);
-    c.handle(Event::NodeAdded {
-        node: "h0:8041".into(),
-        host: "h0".into(),
-        rack: "/r".into(),
-        capability: Resource::new(10 * GB, 10),
-    })
-    .unwrap();
+    common::add_node(&mut c, "h0", "/r", 10, 10);
     for (app, prio, count) in [
         ("application_1_0001", 20, 10),
         ("application_1_0002", 10, 6),
     ] {
-        c.handle(Event::AppAdded {
-            app: app.into(),
-            queue: "q".into(),
-            user: "u".into(),
-            name: app.into(),
-            app_type: "MAPREDUCE".into(),
-            tags: vec![],
-            submit_ms: 0,
-        })
-        .unwrap();
-        c.handle(Event::AsksUpdated {
-            app: app.into(),
-            asks: vec![Ask {
-                priority: prio,
-                allocation_request_id: 0,
-                resource_name: "*".into(),
-                capability: Resource::new(GB, 1),
-                count,
-                relax_locality: true,
-            }],
-        })
-        .unwrap();
+        common::add_app_in(&mut c, app, "q", "u", app, 0, "MAPREDUCE", &[]);
+        common::set_small_asks(&mut c, app, &[(prio, "*", count)]);
     }
-    let ds = c
-        .heartbeat(&Heartbeat {
-            node: "h0:8041".into(),
-            unallocated: Resource::new(10 * GB, 10),
-            now_ms: 0,
-        })
-        .unwrap()
-        .decisions;
+    let ds = common::heartbeat_free(&mut c, "h0", 10, 10, 0);
     let got = |p: i32| {
         ds.iter()
             .filter(|d| d.priority == p)
@@ -712,38 +640,11 @@ fn fresh_static_caps_maps_at_algorithm_1s_split() {
         ("locus.profile.default-map-secs", "10"),
         ("locus.profile.default-reduce-secs", "40"),
     ]);
-    c.handle(Event::NodeAdded {
-        node: "h0:8041".into(),
-        host: "h0".into(),
-        rack: "/r".into(),
-        capability: Resource::new(8 * GB, 8),
-    })
-    .unwrap();
+    common::add_node(&mut c, "h0", "/r", 8, 8);
     // Two jobs: 12 maps and 4 reduces each, as their AMs ask.
     for app in ["application_1_0001", "application_1_0002"] {
-        c.handle(Event::AppAdded {
-            app: app.into(),
-            queue: "q".into(),
-            user: "u".into(),
-            name: app.into(),
-            app_type: "MAPREDUCE".into(),
-            tags: vec![],
-            submit_ms: 0,
-        })
-        .unwrap();
-        let ask = |priority, count| Ask {
-            priority,
-            allocation_request_id: 0,
-            resource_name: "*".into(),
-            capability: Resource::new(GB, 1),
-            count,
-            relax_locality: true,
-        };
-        c.handle(Event::AsksUpdated {
-            app: app.into(),
-            asks: vec![ask(20, 12), ask(10, 4)],
-        })
-        .unwrap();
+        common::add_app_in(&mut c, app, "q", "u", app, 0, "MAPREDUCE", &[]);
+        common::set_small_asks(&mut c, app, &[(20, "*", 12), (10, "*", 4)]);
     }
     let jobs = [
         JobProfile::new("a", 12, 4, 10.0, 40.0),
@@ -751,14 +652,7 @@ fn fresh_static_caps_maps_at_algorithm_1s_split() {
     ];
     let plan = static_slot_configuration(&jobs, 8, 1).unwrap();
     assert!(plan.map_slots > 0 && plan.map_slots < 8);
-    let ds = c
-        .heartbeat(&Heartbeat {
-            node: "h0:8041".into(),
-            unallocated: Resource::new(8 * GB, 8),
-            now_ms: 0,
-        })
-        .unwrap()
-        .decisions;
+    let ds = common::heartbeat_free(&mut c, "h0", 8, 8, 0);
     let got = |p: i32| {
         ds.iter()
             .filter(|d| d.priority == p)

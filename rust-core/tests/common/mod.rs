@@ -44,10 +44,24 @@ pub fn add_app_named(
     app_type: &str,
     tags: &[&str],
 ) {
+    add_app_in(c, app, "default", "alice", name, submit_ms, app_type, tags);
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn add_app_in(
+    c: &mut Core,
+    app: &str,
+    queue: &str,
+    user: &str,
+    name: &str,
+    submit_ms: u64,
+    app_type: &str,
+    tags: &[&str],
+) {
     c.handle(Event::AppAdded {
         app: app.into(),
-        queue: "default".into(),
-        user: "alice".into(),
+        queue: queue.into(),
+        user: user.into(),
         name: name.into(),
         app_type: app_type.into(),
         tags: tags.iter().map(|t| t.to_string()).collect(),
@@ -113,20 +127,36 @@ pub fn execute(c: &mut Core, decisions: &[Decision], next_id: &mut u32) -> Vec<S
         for _ in 0..d.count {
             *next_id += 1;
             let id = format!("container_{next_id}");
-            c.handle(Event::ContainerAllocated {
-                container: ContainerInfo {
-                    container: id.clone(),
-                    app: d.app.clone(),
-                    node: d.node.clone(),
-                    priority: d.priority,
-                    resource: d.capability,
-                },
-                locality: d.locality,
-                recovered: false,
-            })
-            .unwrap();
+            container_allocated(c, d, &id);
             ids.push(id);
         }
     }
     ids
+}
+
+/// The shim's `container_allocated` for one container of decision `d`.
+pub fn container_allocated(c: &mut Core, d: &Decision, id: &str) {
+    c.handle(Event::ContainerAllocated {
+        container: ContainerInfo {
+            container: id.into(),
+            app: d.app.clone(),
+            node: d.node.clone(),
+            priority: d.priority,
+            resource: d.capability,
+        },
+        locality: d.locality,
+        recovered: false,
+    })
+    .unwrap();
+}
+
+/// The shim's `container_released` for a container of `mem_gb` GB / `vcores` on `host`.
+pub fn release(c: &mut Core, app: &str, container: &str, host: &str, mem_gb: u64, vcores: u32) {
+    c.handle(Event::ContainerReleased {
+        app: app.into(),
+        container: container.into(),
+        node: node_id(host),
+        resource: Resource::new(mem_gb * GB, vcores),
+    })
+    .unwrap();
 }
