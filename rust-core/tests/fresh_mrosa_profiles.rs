@@ -93,7 +93,13 @@ impl Cluster {
             leaving: Vec::new(),
         };
         for i in 0..nodes {
-            common::add_node(&mut c.core, &c.hosts[i], &c.racks[i], node_gb, node_gb as u32);
+            common::add_node(
+                &mut c.core,
+                &c.hosts[i],
+                &c.racks[i],
+                node_gb,
+                node_gb as u32,
+            );
         }
         c
     }

@@ -4,12 +4,13 @@
 //! generic container may starve under any accepted combination; refused combinations must be
 //! refused with a config error naming the setting.
 
+mod common;
+
 use std::collections::BTreeMap;
 
+use common::GB;
 use locus_core::config::{HotspotKind, JobPolicyKind, LocalityKind};
-use locus_core::{Ask, ContainerInfo, Core, CoreError, Event, Heartbeat, Resource};
-
-const GB: u64 = 1024;
+use locus_core::{Ask, Core, CoreError, Event, Resource};
 const HOSTS: [(&str, &str); 4] = [("h1", "/r1"), ("h2", "/r1"), ("h3", "/r2"), ("h4", "/r2")];
 
 fn ask(priority: i32, name: &str, count: u32) -> Ask {
@@ -56,13 +57,13 @@ struct Running {
 /// Runs the workload; returns the round it finished in, or an error describing who starved.
 fn run(c: &mut Core) -> Result<u32, String> {
     for (host, rack) in HOSTS {
-        c.handle(Event::NodeAdded {
-            node: format!("{host}:1"),
-            host: host.into(),
-            rack: rack.into(),
-            capability: Resource::new(4 * GB, 4),
-        })
-        .unwrap();
+        common::add_node_as(
+            c,
+            &format!("{host}:1"),
+            host,
+            rack,
+            Resource::new(4 * GB, 4),
+        );
     }
     let jobs = [
         ("mr1", "h1", "/r1"),
@@ -71,38 +72,14 @@ fn run(c: &mut Core) -> Result<u32, String> {
     ];
     let mut phase: BTreeMap<&str, Phase> = BTreeMap::new();
     for (i, (app, host, rack)) in jobs.iter().enumerate() {
-        c.handle(Event::AppAdded {
-            app: app.to_string(),
-            queue: "default".into(),
-            user: "u".into(),
-            name: format!("job{i}"),
-            app_type: "MAPREDUCE".into(),
-            tags: vec![],
-            submit_ms: i as u64,
-        })
-        .unwrap();
+        let name = format!("job{i}");
+        common::add_app_in(c, app, "default", "u", &name, i as u64, "MAPREDUCE", &[]);
         phase.insert(app, Phase::Am);
-        c.handle(Event::AsksUpdated {
-            app: app.to_string(),
-            asks: snapshot(Phase::Am, host, rack),
-        })
-        .unwrap();
+        common::set_asks_vec(c, app, snapshot(Phase::Am, host, rack));
     }
-    c.handle(Event::AppAdded {
-        app: "spark".into(),
-        queue: "default".into(),
-        user: "u".into(),
-        name: "etl".into(),
-        app_type: "SPARK".into(),
-        tags: vec![],
-        submit_ms: 10,
-    })
-    .unwrap();
-    c.handle(Event::AsksUpdated {
-        app: "spark".into(),
-        asks: vec![ask(1, "h4", 3), ask(1, "/r2", 3), ask(1, "*", 3)],
-    })
-    .unwrap();
+    common::add_app_in(c, "spark", "default", "u", "etl", 10, "SPARK", &[]);
+    let spark_asks = vec![ask(1, "h4", 3), ask(1, "/r2", 3), ask(1, "*", 3)];
+    common::set_asks_vec(c, "spark", spark_asks);
 
     let mut running: Vec<Running> = Vec::new();
     let mut next = 0;
@@ -112,13 +89,8 @@ fn run(c: &mut Core) -> Result<u32, String> {
         let (done, still): (Vec<_>, Vec<_>) = running.into_iter().partition(|r| r.ends <= round);
         running = still;
         for r in done {
-            c.handle(Event::ContainerReleased {
-                app: r.app,
-                container: r.id,
-                node: r.node,
-                resource: r.resource,
-            })
-            .map_err(|e| e.to_string())?;
+            common::try_release(c, &r.app, &r.id, &r.node, r.resource)
+                .map_err(|e| e.to_string())?;
         }
         for (host, _) in HOSTS {
             let node = format!("{host}:1");
@@ -128,30 +100,14 @@ fn run(c: &mut Core) -> Result<u32, String> {
                 .map(|r| r.resource.memory_mb)
                 .sum();
             let free = 4 * GB - used;
-            let ds = c
-                .heartbeat(&Heartbeat {
-                    node: node.clone(),
-                    unallocated: Resource::new(free, (free / GB) as u32),
-                    now_ms,
-                })
-                .map_err(|e| e.to_string())?
-                .decisions;
+            let unallocated = Resource::new(free, (free / GB) as u32);
+            let ds =
+                common::try_heartbeat(c, &node, unallocated, now_ms).map_err(|e| e.to_string())?;
             for d in ds {
                 for _ in 0..d.count {
                     next += 1;
                     let id = format!("c{next}");
-                    c.handle(Event::ContainerAllocated {
-                        container: ContainerInfo {
-                            container: id.clone(),
-                            app: d.app.clone(),
-                            node: d.node.clone(),
-                            priority: d.priority,
-                            resource: d.capability,
-                        },
-                        locality: d.locality,
-                        recovered: false,
-                    })
-                    .map_err(|e| e.to_string())?;
+                    common::try_container_allocated(c, &d, &id).map_err(|e| e.to_string())?;
                     // The AM runs for the whole job; tasks for 3 rounds.
                     let ends = if d.priority == 0 { u32::MAX } else { round + 3 };
                     running.push(Running {
@@ -181,11 +137,7 @@ fn run(c: &mut Core) -> Result<u32, String> {
                 Phase::Reduces | Phase::Done => Phase::Done,
             };
             phase.insert(app, next_phase);
-            c.handle(Event::AsksUpdated {
-                app: app.into(),
-                asks: snapshot(next_phase, host, rack),
-            })
-            .unwrap();
+            common::set_asks_vec(c, app, snapshot(next_phase, host, rack));
             if next_phase == Phase::Done {
                 running.retain(|r| r.app != app);
                 c.handle(Event::AppRemoved { app: app.into() }).unwrap();

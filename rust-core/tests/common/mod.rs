@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use locus_core::{Ask, ContainerInfo, Core, Decision, Event, Heartbeat, Resource};
+use locus_core::{Ask, ContainerInfo, Core, CoreError, Decision, Event, Heartbeat, Resource};
 
 pub const GB: u64 = 1024;
 
@@ -26,11 +26,22 @@ pub fn node_id(host: &str) -> String {
 }
 
 pub fn add_node(c: &mut Core, host: &str, rack: &str, mem_gb: u64, vcores: u32) {
+    add_node_as(
+        c,
+        &node_id(host),
+        host,
+        rack,
+        Resource::new(mem_gb * GB, vcores),
+    );
+}
+
+/// A node whose id is not `<host>:8041`.
+pub fn add_node_as(c: &mut Core, node: &str, host: &str, rack: &str, capability: Resource) {
     c.handle(Event::NodeAdded {
-        node: node_id(host),
+        node: node.into(),
         host: host.into(),
         rack: rack.into(),
-        capability: Resource::new(mem_gb * GB, vcores),
+        capability,
     })
     .unwrap();
 }
@@ -87,9 +98,14 @@ pub fn asks(rows: &[Row]) -> Vec<Ask> {
 }
 
 pub fn set_asks_rows(c: &mut Core, app: &str, rows: &[Row]) {
+    set_asks_vec(c, app, asks(rows));
+}
+
+/// A full ask snapshot (`asks_updated`) from ready-made asks.
+pub fn set_asks_vec(c: &mut Core, app: &str, asks: Vec<Ask>) {
     c.handle(Event::AsksUpdated {
         app: app.into(),
-        asks: asks(rows),
+        asks,
     })
     .unwrap();
 }
@@ -110,13 +126,28 @@ pub fn heartbeat_free(
     free_vcores: u32,
     now_ms: u64,
 ) -> Vec<Decision> {
-    c.heartbeat(&Heartbeat {
-        node: node_id(host),
-        unallocated: Resource::new(free_gb * GB, free_vcores),
+    try_heartbeat(
+        c,
+        &node_id(host),
+        Resource::new(free_gb * GB, free_vcores),
         now_ms,
-    })
+    )
     .unwrap()
-    .decisions
+}
+
+/// A heartbeat whose error the caller reports itself.
+pub fn try_heartbeat(
+    c: &mut Core,
+    node: &str,
+    unallocated: Resource,
+    now_ms: u64,
+) -> Result<Vec<Decision>, CoreError> {
+    Ok(c.heartbeat(&Heartbeat {
+        node: node.into(),
+        unallocated,
+        now_ms,
+    })?
+    .decisions)
 }
 
 /// Executes decisions as the shim would: one `container_allocated` per container, ids
@@ -136,6 +167,10 @@ pub fn execute(c: &mut Core, decisions: &[Decision], next_id: &mut u32) -> Vec<S
 
 /// The shim's `container_allocated` for one container of decision `d`.
 pub fn container_allocated(c: &mut Core, d: &Decision, id: &str) {
+    try_container_allocated(c, d, id).unwrap();
+}
+
+pub fn try_container_allocated(c: &mut Core, d: &Decision, id: &str) -> Result<(), CoreError> {
     c.handle(Event::ContainerAllocated {
         container: ContainerInfo {
             container: id.into(),
@@ -147,16 +182,25 @@ pub fn container_allocated(c: &mut Core, d: &Decision, id: &str) {
         locality: d.locality,
         recovered: false,
     })
-    .unwrap();
 }
 
 /// The shim's `container_released` for a container of `mem_gb` GB / `vcores` on `host`.
 pub fn release(c: &mut Core, app: &str, container: &str, host: &str, mem_gb: u64, vcores: u32) {
+    let resource = Resource::new(mem_gb * GB, vcores);
+    try_release(c, app, container, &node_id(host), resource).unwrap();
+}
+
+pub fn try_release(
+    c: &mut Core,
+    app: &str,
+    container: &str,
+    node: &str,
+    resource: Resource,
+) -> Result<(), CoreError> {
     c.handle(Event::ContainerReleased {
         app: app.into(),
         container: container.into(),
-        node: node_id(host),
-        resource: Resource::new(mem_gb * GB, vcores),
+        node: node.into(),
+        resource,
     })
-    .unwrap();
 }
