@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{add_node, core_with, execute, node_id};
+use common::{add_node, core_with, execute, node_id, summary};
 use locus_core::{Core, Decision, Event, Locality};
 
 fn add_app(c: &mut Core, app: &str, submit_ms: u64, app_type: &str) {
@@ -21,12 +21,6 @@ fn heartbeat_at(c: &mut Core, host: &str, free_gb: u64, now_ms: u64) -> Vec<Deci
 
 fn heartbeat(c: &mut Core, host: &str, free_gb: u64) -> Vec<Decision> {
     heartbeat_at(c, host, free_gb, 1_000)
-}
-
-fn summary(ds: &[Decision]) -> Vec<(String, Locality, u32)> {
-    ds.iter()
-        .map(|d| (d.app.clone(), d.locality, d.count))
-        .collect()
 }
 
 fn given_to(ds: &[Decision], app: &str) -> u32 {

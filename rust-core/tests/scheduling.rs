@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{add_node, core_with, node_id, props, Row, GB};
+use common::{add_node, core_with, node_id, props, summary, Row, GB};
 use locus_core::{
     ContainerInfo, Core, CoreError, Decision, Event, Heartbeat, Locality, Resource, TaskKind,
 };
@@ -30,13 +30,6 @@ fn heartbeat(c: &mut Core, host: &str, free_gb: u64, free_vcores: u32) -> Vec<De
 /// Executes decisions as the shim would: one `container_allocated` per container.
 fn execute(c: &mut Core, decisions: &[Decision], next_id: &mut u32) {
     common::execute(c, decisions, next_id);
-}
-
-/// (app, locality, count) of each decision, for compact assertions.
-fn summary(ds: &[Decision]) -> Vec<(String, Locality, u32)> {
-    ds.iter()
-        .map(|d| (d.app.clone(), d.locality, d.count))
-        .collect()
 }
 
 fn total(ds: &[Decision]) -> u32 {

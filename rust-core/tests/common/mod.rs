@@ -5,7 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use locus_core::{Ask, ContainerInfo, Core, CoreError, Decision, Event, Heartbeat, Resource};
+use locus_core::{
+    Ask, ContainerInfo, Core, CoreError, Decision, Event, Heartbeat, Locality, Resource,
+};
 
 pub const GB: u64 = 1024;
 
@@ -203,4 +205,11 @@ pub fn try_release(
         node: node.into(),
         resource,
     })
+}
+
+/// (app, locality, count) of each decision, for compact assertions.
+pub fn summary(ds: &[Decision]) -> Vec<(String, Locality, u32)> {
+    ds.iter()
+        .map(|d| (d.app.clone(), d.locality, d.count))
+        .collect()
 }
