@@ -19,12 +19,12 @@
 //! held: apps waiting for their AM come first, every app follows in FIFO order for the rest.
 //! Topology or profile changes rebuild JoSS's queues from the live jobs' outstanding asks.
 
+use super::map_asks::map_asks;
 use std::collections::{BTreeMap, HashMap};
 
 use super::JobPolicy;
 use crate::app::{App, Arrival};
 use crate::error::CoreError;
-use crate::names::ANY_ID;
 use crate::node::Node;
 use crate::papers::joss::{
     Assigner, JobSignature, JossConfig, JossJob, JossScheduler, Placement, Policy, ProfileStore,
@@ -106,31 +106,6 @@ fn datacenters(state: &ClusterState) -> Datacenters {
         .collect()
 }
 
-/// Outstanding maps, per-host counts and the smallest map container.
-fn map_asks(state: &ClusterState, app: &App) -> (u32, Vec<(String, u32)>, Option<Resource>) {
-    let mut remain = 0;
-    let mut hosts: BTreeMap<String, u32> = BTreeMap::new();
-    let mut size: Option<Resource> = None;
-    for (key, table) in app.asks.tables() {
-        if !app.kind_of(key.priority).is_map() {
-            continue;
-        }
-        remain += table.outstanding();
-        for (name, row) in table.wanted_locations() {
-            let name = state.names().name(name);
-            if !name.starts_with('/') {
-                *hosts.entry(name.to_string()).or_insert(0) += row.count;
-            }
-        }
-        if let Some(row) = table.row(ANY_ID) {
-            if size.is_none_or(|s| row.capability.memory_mb < s.memory_mb) {
-                size = Some(row.capability);
-            }
-        }
-    }
-    (remain, hosts.into_iter().collect(), size)
-}
-
 /// One replica list per map task, consistent with the per-host counts (see the module doc).
 pub fn rebuild_blocks(maps: u32, mut hosts: Vec<(String, u32)>) -> Vec<Vec<String>> {
     let mut blocks: Vec<Vec<String>> = vec![Vec::new(); maps as usize];
@@ -154,7 +129,7 @@ impl JossPolicy {
         let Some(js) = self.js.as_mut() else {
             return Ok(None);
         };
-        let (remain, hosts, _) = map_asks(state, app);
+        let (remain, hosts, _) = map_asks::<Vec<(String, u32)>>(state, app);
         if remain == 0 {
             return Ok(None);
         }
@@ -201,7 +176,7 @@ impl JossPolicy {
             _ => true,
         };
         let newcomers = state.apps().any(|a| {
-            a.is_mapreduce && !self.jobs.contains_key(&a.arrival) && map_asks(state, a).0 > 0
+            a.is_mapreduce && !self.jobs.contains_key(&a.arrival) && map_asks::<Vec<(String, u32)>>(state, a).0 > 0
         });
         let store = state.profiles().store();
         let stale = match &self.built_for {
@@ -270,7 +245,7 @@ impl JobPolicy for JossPolicy {
         let mut outstanding: HashMap<Arrival, u32> = HashMap::new();
         let mut each: Option<Resource> = None;
         for app in state.apps().filter(|a| a.is_mapreduce) {
-            let (remain, _, size) = map_asks(state, app);
+            let (remain, _, size) = map_asks::<Vec<(String, u32)>>(state, app);
             outstanding.insert(app.arrival, remain);
             if let Some(s) = size {
                 if each.is_none_or(|m| s.memory_mb < m.memory_mb) {

@@ -20,6 +20,7 @@ mod fresh_slots;
 mod hadoop;
 mod hot_queue;
 mod hotspot_off;
+mod map_asks;
 mod matchmaking;
 pub mod mrosa;
 mod static_slots;

@@ -14,12 +14,12 @@
 //! job enters Q (waiting) when its first map asks arrive, with j.demand from its
 //! `locus.demand=` tag, else the profile of earlier runs, else its map count, capped at T.
 
+use super::map_asks::map_asks;
 use std::collections::HashMap;
 
 use super::JobPolicy;
-use crate::app::{App, Arrival};
+use crate::app::Arrival;
 use crate::error::CoreError;
-use crate::names::ANY_ID;
 use crate::node::Node;
 use crate::papers::td::{TdConfig, TdScheduler};
 use crate::protocol::Resource;
@@ -66,31 +66,6 @@ impl TdPolicy {
     }
 }
 
-/// Outstanding maps, per host and the smallest map container of `app`.
-fn map_asks(state: &ClusterState, app: &App) -> (u32, HashMap<String, u32>, Option<Resource>) {
-    let mut remain = 0;
-    let mut on_node: HashMap<String, u32> = HashMap::new();
-    let mut size: Option<Resource> = None;
-    for (key, table) in app.asks.tables() {
-        if !app.kind_of(key.priority).is_map() {
-            continue;
-        }
-        remain += table.outstanding();
-        for (name, row) in table.wanted_locations() {
-            let name = state.names().name(name);
-            if !name.starts_with('/') {
-                *on_node.entry(name.to_string()).or_insert(0) += row.count;
-            }
-        }
-        if let Some(row) = table.row(ANY_ID) {
-            if size.is_none_or(|s| row.capability.memory_mb < s.memory_mb) {
-                size = Some(row.capability);
-            }
-        }
-    }
-    (remain, on_node, size)
-}
-
 fn log_err(what: &str, r: Result<(), CoreError>) {
     if let Err(e) = r {
         log::warn!("td: {what}: {e}");
@@ -103,7 +78,7 @@ impl TdPolicy {
         let each = state
             .apps()
             .filter(|a| a.is_mapreduce)
-            .filter_map(|a| map_asks(state, a).2)
+            .filter_map(|a| map_asks::<HashMap<String, u32>>(state, a).2)
             .min_by_key(|r| r.memory_mb)
             .unwrap_or(DEFAULT_MAP);
         let total: u64 = state
@@ -124,7 +99,7 @@ impl TdPolicy {
             if !app.is_mapreduce {
                 continue;
             }
-            let (remain, on_node, _) = map_asks(state, app);
+            let (remain, on_node, _) = map_asks::<HashMap<String, u32>>(state, app);
             let estimate = state.profiles().estimate(app.arrival);
             if !self.jobs.contains_key(&app.arrival) {
                 if remain == 0 {
