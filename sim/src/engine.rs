@@ -188,6 +188,12 @@ pub struct Raw {
     pub inter_dc_bytes: f64,
     pub hotspots: Vec<u64>,
     pub node_tasks: Vec<u32>,
+    /// Whether the run knew which nodes are public and their prices (`Engine::price_public_nodes`).
+    pub public_priced: bool,
+    /// Task attempts started on public nodes.
+    pub public_tasks: u64,
+    /// Per job: public cost in dollars, `metrics::attempt_cost` summed over its attempts.
+    pub job_public_cost: Vec<f64>,
     pub fairness: Vec<f64>,
     /// (time, running maps, running reduces, used share of cluster memory)
     pub timeline: Vec<(u64, u32, u32, f64)>,
@@ -242,6 +248,8 @@ pub struct Engine<'w> {
     raw: Raw,
     cluster_mem: f64,
     used_mem: f64,
+    /// Per node: its price in $/s when it is a public node.
+    price: Vec<Option<f64>>,
 }
 
 /// MapReduce AM settings that are not worth a flag (Hadoop's defaults).
@@ -365,6 +373,7 @@ impl<'w> Engine<'w> {
             jobs: w.jobs.len(),
             submit_ms: w.jobs.iter().map(|j| j.submit_ms).collect(),
             finish_ms: vec![None; w.jobs.len()],
+            job_public_cost: vec![0.0; w.jobs.len()],
             ..Default::default()
         };
         Ok(Engine {
@@ -389,7 +398,30 @@ impl<'w> Engine<'w> {
             raw,
             cluster_mem,
             used_mem: 0.0,
+            price: vec![None; c.nodes.len()],
         })
+    }
+
+    /// Marks public nodes with their price in $/s (one entry per cluster node, `None` =
+    /// private), so the run counts the tasks they run and what those cost.
+    pub fn price_public_nodes(mut self, price: Vec<Option<f64>>) -> Result<Self, String> {
+        if price.len() != self.nodes.len() {
+            return Err(format!(
+                "{} node prices for {} nodes",
+                price.len(),
+                self.nodes.len()
+            ));
+        }
+        self.price = price;
+        self.raw.public_priced = true;
+        Ok(self)
+    }
+
+    /// An attempt ended (finished or killed) on `node` after running since `start`.
+    fn charge(&mut self, job: u32, node: u32, start: u64) {
+        let secs = (self.now - start) as f64 / 1000.0;
+        self.raw.job_public_cost[job as usize] +=
+            crate::metrics::attempt_cost(secs, self.price[node as usize]);
     }
 
     fn push(&mut self, at: u64, ev: Ev) {
@@ -1090,6 +1122,9 @@ impl<'w> Engine<'w> {
             job.run_maps += 1;
         }
         self.nodes[g.node as usize].tasks_run += 1;
+        if self.price[g.node as usize].is_some() {
+            self.raw.public_tasks += 1;
+        }
         let task = self.task(t);
         task.attempt += 1;
         task.running = true;
@@ -1309,6 +1344,7 @@ impl<'w> Engine<'w> {
         let (node, cid, start) = (task.node, task.container, task.start);
         self.last_progress = now;
         self.nodes[node as usize].completed.push(cid);
+        self.charge(t.job, node, start);
         self.arm(node);
         let job = &mut self.jobs[t.job as usize];
         job.running -= 1;
@@ -1360,10 +1396,11 @@ impl<'w> Engine<'w> {
         if !task.running {
             return;
         }
-        let (reading, start) = (task.reading, task.start);
+        let (reading, start, node) = (task.reading, task.start, task.node);
         if reading {
             self.detach_read(t);
         }
+        self.charge(t.job, node, start);
         let task = self.task(t);
         task.running = false;
         task.waiting_shuffle = false;

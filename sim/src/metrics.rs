@@ -41,6 +41,14 @@ pub fn qos_satisfaction(jobs: &[(u64, Option<u64>, Option<f64>)]) -> Option<f64>
     (with > 0).then(|| met as f64 / with as f64)
 }
 
+/// Public cost of one task attempt (MROSA, dollars): its run time in seconds (start to end, or
+/// to its kill) times the price in $/s of the public node it ran on (`locus.mrosa.public.file`);
+/// 0 on a private node (`None`), whose cost the paper ignores. A run's public cost is the sum
+/// over its attempts.
+pub fn attempt_cost(run_secs: f64, price_per_sec: Option<f64>) -> f64 {
+    price_per_sec.map_or(0.0, |p| run_secs * p)
+}
+
 /// Nearest-rank percentile of sorted values: the smallest value with at least p% of values at
 /// or below it. `None` for no values.
 pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
@@ -156,6 +164,23 @@ mod tests {
         ];
         assert_eq!(qos_satisfaction(&jobs), Some(1.0 / 3.0));
         assert_eq!(qos_satisfaction(&[(0, Some(1), None)]), None);
+    }
+
+    #[test]
+    fn public_cost_is_run_seconds_times_the_public_nodes_price() {
+        // TABLE IV: ec2-2c 27e-6 $/s, ali-8c 235e-6 $/s.
+        let (ec2, ali) = (Some(27e-6), Some(235e-6));
+        let attempts = [
+            (10.0, ec2),   // 270e-6
+            (4.5, ali),    // 1057.5e-6
+            (100.0, None), // private: free
+            (0.0, ali),    // killed at once: nothing
+            (2.0, ec2),    // 54e-6
+        ];
+        let total: f64 = attempts.iter().map(|&(s, p)| attempt_cost(s, p)).sum();
+        assert!((total - 1381.5e-6).abs() < 1e-12, "{total}");
+        assert_eq!(attempt_cost(50.0, None), 0.0);
+        assert!((attempt_cost(3600.0, Some(248e-6)) - 0.8928).abs() < 1e-12);
     }
 
     #[test]

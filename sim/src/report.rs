@@ -86,10 +86,14 @@ pub struct Summary {
     /// Share of deadline jobs that met their deadline (`None`: no job has one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qos_satisfaction: Option<f64>,
-    /// Tasks run on public-cloud nodes, the hosts named in `locus.mrosa.public.file` (`None`:
-    /// no public pool).
+    /// Task attempts started on public-cloud nodes, the hosts a public pool file names as
+    /// running (`None`: no public pool).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub public_tasks: Option<u64>,
+    /// Dollars: the sum over task attempts on public nodes of run time × the node's price
+    /// (`metrics::attempt_cost`; `None`: no public pool).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub public_cost: Option<f64>,
 }
 
 fn turnarounds(raw: &Raw) -> Vec<f64> {
@@ -217,7 +221,10 @@ pub fn summarise(
             core_event_share: raw.core_event_s / raw.wall_s.max(1e-9),
         }),
         qos_satisfaction: None,
-        public_tasks: None,
+        public_tasks: raw.public_priced.then_some(raw.public_tasks),
+        public_cost: raw
+            .public_priced
+            .then(|| raw.job_public_cost.iter().sum()),
     }
 }
 
@@ -286,6 +293,10 @@ pub fn table(workload: &str, sums: &[Summary]) -> String {
         rows.push((
             "tasks on public nodes",
             col(&|s| s.public_tasks.map_or("-".into(), |n| n.to_string())),
+        ));
+        rows.push((
+            "public cost ($)",
+            col(&|s| s.public_cost.map_or("-".into(), |c| format!("{c:.6}"))),
         ));
     }
     rows.push((

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use clap::Parser;
+use locus_core::policy::mrosa::{PublicPool, MROSA_PUBLIC_FILE};
 use locus_core::Resource;
 
 use crate::cluster::Cluster;
@@ -170,9 +171,15 @@ pub struct Args {
     /// With --suite: fewer points per sweep and smaller TD queues (for tests).
     #[arg(long)]
     pub suite_quick: bool,
-    /// Write MROSA's TABLE IV public pool file (for locus.mrosa.public.file) and exit.
+    /// Write MROSA's TABLE IV public pool file (for locus.mrosa.public.file) and exit; with
+    /// --workload mrosa-exp3 it also lists that hybrid cluster's running public instances.
     #[arg(long)]
     pub write_pool: Option<String>,
+    /// Public pool file (locus.mrosa.public.file format): its running hosts are public nodes
+    /// priced at its $/s in every run (public tasks, public cost), and `mrosa` runs get it as
+    /// locus.mrosa.public.file. Without it a run is priced by its own locus.mrosa.public.file.
+    #[arg(long)]
+    pub public_pool: Option<String>,
 }
 
 fn kv(s: &str, what: &str) -> Result<(String, String), String> {
@@ -213,6 +220,20 @@ pub fn policies(args: &Args) -> Result<Vec<PolicyRun>, String> {
         for extra in parts {
             let (k, v) = kv(extra, "--policy item")?;
             props.insert(k, v);
+        }
+        if let Some(pool) = &args.public_pool {
+            if props.get("locus.policy").map(String::as_str) == Some("mrosa") {
+                match props.get(MROSA_PUBLIC_FILE) {
+                    Some(own) if own != pool => {
+                        return Err(format!(
+                            "policy {item:?}: {MROSA_PUBLIC_FILE}={own} differs from --public-pool {pool}; the run would be priced from another pool than it schedules with"
+                        ))
+                    }
+                    _ => {
+                        props.insert(MROSA_PUBLIC_FILE.into(), pool.clone());
+                    }
+                }
+            }
         }
         out.push((item.to_string(), props));
     }
@@ -346,9 +367,8 @@ pub fn workload(args: &Args) -> Result<Workload, String> {
     }
 }
 
-/// The metrics that need the workload beside the run: QoS satisfaction (each job's deadline
-/// tag) and the tasks run on the public pool's hosts.
-pub fn annotate(s: &mut Summary, w: &Workload, raw: &Raw) -> Result<(), String> {
+/// QoS satisfaction needs the workload beside the run (each job's deadline tag).
+pub fn annotate(s: &mut Summary, w: &Workload, raw: &Raw) {
     let jobs: Vec<(u64, Option<u64>, Option<f64>)> = w
         .jobs
         .iter()
@@ -356,36 +376,26 @@ pub fn annotate(s: &mut Summary, w: &Workload, raw: &Raw) -> Result<(), String> 
         .map(|(j, (&sub, &fin))| (sub, fin, j.deadline_secs()))
         .collect();
     s.qos_satisfaction = crate::metrics::qos_satisfaction(&jobs);
-    if let Some(path) = raw
-        .props
-        .get("locus.mrosa.public.file")
-        .filter(|p| !p.is_empty())
-    {
-        let hosts = public_hosts(path)?;
-        s.public_tasks = Some(
-            w.cluster
-                .nodes
-                .iter()
-                .zip(&raw.node_tasks)
-                .filter(|(n, _)| hosts.contains(&n.host))
-                .map(|(_, &t)| t as u64)
-                .sum(),
-        );
-    }
-    Ok(())
 }
 
-/// Hosts of running public nodes in a pool file (`host type price mips mb/s` lines; `*` lines
-/// are types not started, `#` starts a comment).
-pub fn public_hosts(path: &str) -> Result<std::collections::BTreeSet<String>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("locus.mrosa.public.file {path}: {e}"))?;
-    Ok(text
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim())
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|h| *h != "*")
-        .map(str::to_string)
+/// Each node's price in $/s when `pool` lists it as a running public node, read with the core's
+/// own parser so the simulator prices exactly the hosts the core treats as public. A host the
+/// pool names but the cluster lacks is refused: MROSA would plan with a node that never comes.
+pub fn node_prices(cluster: &Cluster, path: &str) -> Result<Vec<Option<f64>>, String> {
+    let pool = PublicPool::load(std::path::Path::new(path)).map_err(|e| e.to_string())?;
+    if let Some(h) = pool
+        .nodes
+        .keys()
+        .find(|h| !cluster.nodes.iter().any(|n| &n.host == *h))
+    {
+        return Err(format!(
+            "public pool {path} names host {h}, which is not a node of this cluster"
+        ));
+    }
+    Ok(cluster
+        .nodes
+        .iter()
+        .map(|n| pool.nodes.get(&n.host).map(|t| t.price_per_sec))
         .collect())
 }
 
@@ -401,8 +411,23 @@ pub fn run(args: &Args) -> Result<Outcome, String> {
     let w = workload(args)?;
     let cfg = config(args, &w.cluster)?;
     let mut raws = Vec::new();
+    if w.name.starts_with("mrosa-exp3") && args.public_pool.is_none() {
+        return Err(format!(
+            "{} is a hybrid cluster: pass --public-pool FILE (write it with --write-pool FILE --workload mrosa-exp3)",
+            args.workload
+        ));
+    }
     for (label, props) in pols {
-        let engine = Engine::new(&w, &cfg, &label, props)?;
+        let pool = args
+            .public_pool
+            .as_deref()
+            .or(props.get(MROSA_PUBLIC_FILE).map(String::as_str))
+            .filter(|p| !p.is_empty())
+            .map(str::to_string);
+        let mut engine = Engine::new(&w, &cfg, &label, props)?;
+        if let Some(path) = pool {
+            engine = engine.price_public_nodes(node_prices(&w.cluster, &path)?)?;
+        }
         raws.push(engine.run().map_err(|e| format!("policy {label}: {e}"))?);
     }
     let several_dcs = w.cluster.dc_count > 1;
@@ -413,10 +438,10 @@ pub fn run(args: &Args) -> Result<Outcome, String> {
         .iter()
         .map(|r| {
             let mut s = report::summarise(r, Some(baseline), several_dcs, !args.no_timing);
-            annotate(&mut s, &w, r)?;
-            Ok(s)
+            annotate(&mut s, &w, r);
+            s
         })
-        .collect::<Result<_, String>>()?;
+        .collect();
     let title = format!(
         "{} on {} nodes ({} racks, {} datacenters), {} jobs, seed {}",
         w.name,

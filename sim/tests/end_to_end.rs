@@ -188,3 +188,53 @@ fn readers_of_one_node_share_its_bandwidth_so_a_hot_block_slows_maps() {
         s.map_task_mean_s
     );
 }
+
+#[test]
+fn public_cost_is_every_task_second_on_a_public_node_times_its_price() {
+    let dir = std::env::temp_dir().join(format!("locus-sim-cost-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let trace = dir.join("jobs.json");
+    // SLS tasks run exactly their trace durations: 10 s + 20 s + 3 x 3 s = 39 task seconds.
+    let _ = std::fs::write(
+        &trace,
+        r#"
+{"am.type":"mapreduce","job.start.ms":0,"job.id":"job_1","job.tasks":[
+  {"container.host":"/cloud/pub1","container.duration.ms":10000,"container.type":"map"},
+  {"container.host":"/cloud/pub1","container.duration.ms":20000,"container.type":"map"}]}
+{"am.type":"mapreduce","job.start.ms":5000,"job.id":"job_2","job.tasks":[
+  {"container.host":"/cloud/pub1","container.duration.ms":3000,"container.type":"map","count":3}]}
+"#,
+    );
+    let pool = dir.join("pool.txt");
+    // ec2-2c of TABLE IV: 27 x 10^-6 $/s.
+    let _ = std::fs::write(&pool, "pub1 ec2-2c 0.000027 4800 1.25\n");
+    let (trace, pool) = (trace.to_str().unwrap_or(""), pool.to_str().unwrap_or(""));
+    let o = outcome(&["--workload", "sls", "--trace", trace, "--public-pool", pool]);
+    let s = &o.summaries[0];
+    assert_eq!(s.finished, 2);
+    assert_eq!(s.public_tasks, Some(5));
+    let cost = s.public_cost.unwrap_or(f64::NAN);
+    assert!((cost - 39.0 * 27e-6).abs() < 1e-12, "{cost}");
+    assert!(o.table.contains("public cost ($)"), "{}", o.table);
+
+    // Without a pool nothing is public and the rows stay out of the table.
+    let plain = outcome(&["--workload", "sls", "--trace", trace]);
+    assert_eq!(plain.summaries[0].public_cost, None);
+    assert!(!plain.table.contains("public cost"));
+
+    // A pool naming a host the cluster lacks is refused, naming the host.
+    let _ = std::fs::write(dir.join("other.txt"), "pub9 ec2-2c 0.000027 4800 1.25\n");
+    let other = dir.join("other.txt");
+    let e = match run::run(&args(&[
+        "--workload",
+        "sls",
+        "--trace",
+        trace,
+        "--public-pool",
+        other.to_str().unwrap_or(""),
+    ])) {
+        Ok(_) => panic!("a pool host outside the cluster was accepted"),
+        Err(e) => e,
+    };
+    assert!(e.contains("pub9"), "{e}");
+}
