@@ -24,7 +24,7 @@ use crate::am::{
     AmRequests, Assigned, Granted, Loc, RowKey, SplitLocations, PRIORITY_AM, PRIORITY_REDUCE,
 };
 use crate::cluster::{Cluster, Distance};
-use crate::metrics::LogHistogram;
+use crate::metrics::{LogHistogram, NonLocalReaders, Traffic};
 use crate::rng::Rng;
 use crate::workload::{Workload, MB};
 
@@ -102,7 +102,7 @@ struct NodeRt {
     containers: BTreeSet<u64>,
     /// Reads this node serves.
     reads: Vec<TaskRef>,
-    remote_reads: u32,
+    remote_reads: NonLocalReaders,
     tasks_run: u32,
     /// Heartbeat phase: this node beats at offset + k * heartbeat_ms.
     offset: u64,
@@ -182,10 +182,8 @@ pub struct Raw {
     pub finished: usize,
     pub submit_ms: Vec<u64>,
     pub finish_ms: Vec<Option<u64>>,
-    pub maps_by_distance: [u64; 4],
+    pub traffic: Traffic,
     pub map_response_ms: Vec<f64>,
-    pub reduce_bytes_by_distance: [f64; 4],
-    pub inter_dc_bytes: f64,
     pub hotspots: Vec<u64>,
     pub node_tasks: Vec<u32>,
     /// Whether the run knew which nodes are public and their prices (`Engine::price_public_nodes`).
@@ -302,7 +300,7 @@ impl<'w> Engine<'w> {
                 completed: Vec::new(),
                 containers: BTreeSet::new(),
                 reads: Vec::new(),
-                remote_reads: 0,
+                remote_reads: NonLocalReaders::default(),
                 tasks_run: 0,
                 offset: (i as u64 * cfg.heartbeat_ms) / c.nodes.len() as u64,
                 armed: true,
@@ -1156,10 +1154,7 @@ impl<'w> Engine<'w> {
             return;
         }
         let (source, level) = self.choose_source(&spec.replicas, g.node, NONE);
-        self.raw.maps_by_distance[level.index()] += 1;
-        if level == Distance::Remote {
-            self.raw.inter_dc_bytes += spec.input_bytes as f64;
-        }
+        self.raw.traffic.map_read(level, spec.input_bytes as f64);
         let bytes = spec.input_bytes as f64;
         let task = self.task(t);
         task.level = Some(level);
@@ -1216,8 +1211,7 @@ impl<'w> Engine<'w> {
         let node = &mut self.nodes[source as usize];
         node.reads.push(t);
         if source != reader_node {
-            node.remote_reads += 1;
-            if node.remote_reads == self.cfg.hotspot_readers + 1 {
+            if node.remote_reads.start(self.cfg.hotspot_readers) {
                 self.raw.hotspots.push(self.now);
             }
         }
@@ -1236,7 +1230,7 @@ impl<'w> Engine<'w> {
         if let Some(pos) = node.reads.iter().position(|&r| r == t) {
             node.reads.swap_remove(pos);
             if source != reader {
-                node.remote_reads -= 1;
+                node.remote_reads.end();
             }
         }
         self.retime_reads(source);
@@ -1320,10 +1314,7 @@ impl<'w> Engine<'w> {
             let share = bytes / parts;
             let d = c.distance(src as usize, node as usize);
             copy_ms += share / Self::bytes_per_ms(self.cfg.bw.path(d));
-            self.raw.reduce_bytes_by_distance[d.index()] += share;
-            if d == Distance::Remote {
-                self.raw.inter_dc_bytes += share;
-            }
+            self.raw.traffic.shuffle(d, share);
             input += share;
         }
         let compute = (input + spec.output_bytes as f64 / parts)
@@ -1486,7 +1477,7 @@ impl<'w> Engine<'w> {
         }
         // Reads it served move to another replica.
         let readers = std::mem::take(&mut self.nodes[n as usize].reads);
-        self.nodes[n as usize].remote_reads = 0;
+        self.nodes[n as usize].remote_reads.clear();
         for r in readers {
             let now = self.now;
             let task = self.task(r);

@@ -1,5 +1,67 @@
 //! Metric definitions, kept apart from the engine so each is testable on known numbers.
 
+use crate::cluster::Distance;
+
+/// Bytes the network carried, by HDFS distance (node, rack, datacenter, other datacenter).
+#[derive(Debug, Clone, Default)]
+pub struct Traffic {
+    /// Map attempts that read input, by the distance of the replica each read.
+    pub maps_by_distance: [u64; 4],
+    /// Shuffle bytes by the distance from the map's output to the reduce.
+    pub reduce_bytes_by_distance: [f64; 4],
+    /// Inter-datacenter traffic: map input read from another datacenter plus shuffle bytes
+    /// fetched from another datacenter.
+    pub inter_dc_bytes: f64,
+}
+
+impl Traffic {
+    /// A map attempt reads its `bytes` of input from a replica at distance `d`.
+    pub fn map_read(&mut self, d: Distance, bytes: f64) {
+        self.maps_by_distance[d.index()] += 1;
+        if d == Distance::Remote {
+            self.inter_dc_bytes += bytes;
+        }
+    }
+
+    /// A reduce fetches `bytes` of one map node's output from distance `d`.
+    pub fn shuffle(&mut self, d: Distance, bytes: f64) {
+        self.reduce_bytes_by_distance[d.index()] += bytes;
+        if d == Distance::Remote {
+            self.inter_dc_bytes += bytes;
+        }
+    }
+
+    /// Reduce-data locality: each distance's share of all shuffle bytes (all 0 when nothing
+    /// was shuffled).
+    pub fn reduce_shares(&self) -> [f64; 4] {
+        let total: f64 = self.reduce_bytes_by_distance.iter().sum();
+        self.reduce_bytes_by_distance
+            .map(|b| if total > 0.0 { b / total } else { 0.0 })
+    }
+}
+
+/// TD's actual hotspot at one node: more than θ concurrent non-local reads served by it. Each
+/// time its count goes from θ to θ + 1 is one occurrence; staying above θ is the same one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NonLocalReaders(u32);
+
+impl NonLocalReaders {
+    /// A non-local read of this node starts; true when that makes a new hotspot occurrence.
+    pub fn start(&mut self, theta: u32) -> bool {
+        self.0 += 1;
+        self.0 == theta + 1
+    }
+
+    pub fn end(&mut self) {
+        self.0 = self.0.saturating_sub(1);
+    }
+
+    /// The node is gone, and its readers with it.
+    pub fn clear(&mut self) {
+        self.0 = 0;
+    }
+}
+
 /// Jain's fairness index, (Σx)² / (n·Σx²): 1 when all are equal, 1/n when one holds all.
 /// `None` for no values; 1 when every value is 0 (nobody got more than anyone else).
 pub fn jain(xs: &[f64]) -> Option<f64> {
@@ -164,6 +226,42 @@ mod tests {
         ];
         assert_eq!(qos_satisfaction(&jobs), Some(1.0 / 3.0));
         assert_eq!(qos_satisfaction(&[(0, Some(1), None)]), None);
+    }
+
+    #[test]
+    fn inter_dc_traffic_is_remote_map_input_plus_remote_shuffle() {
+        let mut t = Traffic::default();
+        t.map_read(Distance::Node, 128.0);
+        t.map_read(Distance::Rack, 128.0);
+        t.map_read(Distance::Datacenter, 128.0);
+        t.map_read(Distance::Remote, 128.0);
+        t.map_read(Distance::Remote, 64.0);
+        t.shuffle(Distance::Node, 10.0);
+        t.shuffle(Distance::Rack, 30.0);
+        t.shuffle(Distance::Remote, 60.0);
+        assert_eq!(t.maps_by_distance, [1, 1, 1, 2]);
+        // 128 + 64 of map input and 60 of shuffle crossed datacenters; the rest stayed inside.
+        assert_eq!(t.inter_dc_bytes, 252.0);
+        assert_eq!(t.reduce_shares(), [0.1, 0.3, 0.0, 0.6]);
+        assert_eq!(Traffic::default().reduce_shares(), [0.0; 4]);
+    }
+
+    #[test]
+    fn a_hotspot_counts_once_per_crossing_of_theta() {
+        let theta = 3;
+        let mut n = NonLocalReaders::default();
+        let starts: Vec<bool> = (0..5).map(|_| n.start(theta)).collect();
+        // The 4th concurrent reader crosses θ = 3; the 5th keeps the same hotspot.
+        assert_eq!(starts, [false, false, false, true, false]);
+        n.end();
+        n.end(); // back to 3: no longer a hotspot
+        assert!(n.start(theta), "crossing again is a new occurrence");
+        assert!(!n.start(theta));
+        n.clear();
+        let again: Vec<bool> = (0..4).map(|_| n.start(theta)).collect();
+        assert_eq!(again, [false, false, false, true]);
+        let mut zero = NonLocalReaders::default();
+        assert!(zero.start(0), "with θ = 0 one non-local reader is a hotspot");
     }
 
     #[test]

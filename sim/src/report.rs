@@ -114,7 +114,7 @@ pub fn summarise(
     timing: bool,
 ) -> Summary {
     let jtt = turnarounds(raw);
-    let m = raw.maps_by_distance;
+    let m = raw.traffic.maps_by_distance;
     let reading = (m[0] + m[1] + m[2] + m[3]).max(1) as f64;
     let (near, off) = if several_dcs {
         (m[1] + m[2], m[3])
@@ -139,21 +139,11 @@ pub fn summarise(
         };
         stages[i] += 1;
     }
-    let shuffle: f64 = raw.reduce_bytes_by_distance.iter().sum();
     let names = ["node", "rack", "datacenter", "remote"];
     let reduce_data = names
         .iter()
-        .enumerate()
-        .map(|(i, n)| {
-            (
-                n.to_string(),
-                if shuffle > 0.0 {
-                    raw.reduce_bytes_by_distance[i] / shuffle
-                } else {
-                    0.0
-                },
-            )
-        })
+        .zip(raw.traffic.reduce_shares())
+        .map(|(n, share)| (n.to_string(), share))
         .collect();
     let mean_jtt = mean(&jtt).unwrap_or(0.0);
     let tasks: Vec<f64> = raw.node_tasks.iter().map(|&t| t as f64).collect();
@@ -180,7 +170,7 @@ pub fn summarise(
         .into_iter()
         .collect(),
         reduce_data,
-        inter_dc_gb: raw.inter_dc_bytes / 1e9,
+        inter_dc_gb: raw.traffic.inter_dc_bytes / 1e9,
         turnaround: Turnaround {
             mean_s: mean_jtt,
             p50_s: percentile(&jtt, 50.0).unwrap_or(0.0),
@@ -555,4 +545,90 @@ pub fn html(workload: &str, table_text: &str, sums: &[Summary], raws: &[Raw]) ->
     }
     s.push_str("</body></html>\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::Distance;
+
+    fn raw_with_jobs(finish_s: &[Option<u64>]) -> Raw {
+        Raw {
+            label: "p".into(),
+            jobs: finish_s.len(),
+            submit_ms: vec![0; finish_s.len()],
+            finish_ms: finish_s.iter().map(|f| f.map(|s| s * 1000)).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn reduce_data_shares_inter_dc_gb_and_map_locality_with_and_without_datacenters() {
+        let mut r = raw_with_jobs(&[Some(1)]);
+        r.traffic.shuffle(Distance::Node, 1e9);
+        r.traffic.shuffle(Distance::Rack, 3e9);
+        r.traffic.shuffle(Distance::Remote, 6e9);
+        r.traffic.map_read(Distance::Node, 5e9);
+        r.traffic.map_read(Distance::Rack, 1e9);
+        r.traffic.map_read(Distance::Datacenter, 1e9);
+        r.traffic.map_read(Distance::Remote, 2e9);
+        let s = summarise(&r, None, true, false);
+        let share = |k: &str| s.reduce_data.get(k).copied().unwrap_or(f64::NAN);
+        assert_eq!(
+            [share("node"), share("rack"), share("datacenter"), share("remote")],
+            [0.1, 0.3, 0.0, 0.6]
+        );
+        // 2 GB of map input and 6 GB of shuffle crossed datacenters.
+        assert_eq!(s.inter_dc_gb, 8.0);
+        // Four reading maps: with datacenters, "rack/dc" is rack + same datacenter ...
+        let m = &s.map_locality;
+        assert_eq!((m.node_share, m.rack_or_dc_share, m.off_share), (0.25, 0.5, 0.25));
+        // ... and with one datacenter only the rack counts as near.
+        let m = summarise(&r, None, false, false).map_locality;
+        assert_eq!((m.node_share, m.rack_or_dc_share, m.off_share), (0.25, 0.25, 0.5));
+    }
+
+    #[test]
+    fn per_node_task_stddev_is_the_population_stddev() {
+        let mut r = raw_with_jobs(&[Some(1)]);
+        r.node_tasks = vec![2, 4, 4, 4, 5, 5, 7, 9];
+        assert_eq!(summarise(&r, None, false, false).node_tasks_stddev, 2.0);
+        r.node_tasks = vec![3, 3, 3];
+        assert_eq!(summarise(&r, None, false, false).node_tasks_stddev, 0.0);
+    }
+
+    #[test]
+    fn turnaround_is_normalised_by_the_baselines_mean_over_finished_jobs() {
+        // Turnarounds 10 s and 30 s; the unfinished job is not in the mean.
+        let r = raw_with_jobs(&[Some(10), Some(30), None]);
+        let s = summarise(&r, Some(40.0), false, false);
+        assert_eq!(s.turnaround.mean_s, 20.0);
+        assert_eq!(s.turnaround.normalised_mean, 0.5);
+        assert_eq!(summarise(&r, Some(20.0), false, false).turnaround.normalised_mean, 1.0);
+        // The baseline run itself, or a baseline with no finished job, is 1.
+        assert_eq!(summarise(&r, None, false, false).turnaround.normalised_mean, 1.0);
+        assert_eq!(summarise(&r, Some(0.0), false, false).turnaround.normalised_mean, 1.0);
+    }
+
+    #[test]
+    fn hotspots_are_counted_and_binned_into_fifths_of_the_makespan() {
+        // Makespan 0..100 s: stages are [0, 20), [20, 40), ... [80, 100].
+        let mut r = raw_with_jobs(&[Some(100)]);
+        r.hotspots = vec![0, 19_999, 20_000, 55_000, 99_000, 100_000];
+        let s = summarise(&r, None, false, false);
+        assert_eq!(s.hotspots, 6);
+        assert_eq!(s.hotspots_by_stage, [2, 1, 1, 0, 2]);
+    }
+
+    #[test]
+    fn public_figures_appear_only_for_priced_runs() {
+        let mut r = raw_with_jobs(&[Some(1), Some(2)]);
+        r.public_tasks = 3;
+        r.job_public_cost = vec![0.25, 0.5];
+        assert_eq!(summarise(&r, None, false, false).public_cost, None);
+        r.public_priced = true;
+        let s = summarise(&r, None, false, false);
+        assert_eq!((s.public_tasks, s.public_cost), (Some(3), Some(0.75)));
+        assert!(table("w", &[s]).contains("public cost ($)"));
+    }
 }
