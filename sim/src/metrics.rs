@@ -261,7 +261,10 @@ mod tests {
         let again: Vec<bool> = (0..4).map(|_| n.start(theta)).collect();
         assert_eq!(again, [false, false, false, true]);
         let mut zero = NonLocalReaders::default();
-        assert!(zero.start(0), "with θ = 0 one non-local reader is a hotspot");
+        assert!(
+            zero.start(0),
+            "with θ = 0 one non-local reader is a hotspot"
+        );
     }
 
     #[test]

@@ -212,9 +212,7 @@ pub fn summarise(
         }),
         qos_satisfaction: None,
         public_tasks: raw.public_priced.then_some(raw.public_tasks),
-        public_cost: raw
-            .public_priced
-            .then(|| raw.job_public_cost.iter().sum()),
+        public_cost: raw.public_priced.then(|| raw.job_public_cost.iter().sum()),
     }
 }
 
@@ -575,17 +573,28 @@ mod tests {
         let s = summarise(&r, None, true, false);
         let share = |k: &str| s.reduce_data.get(k).copied().unwrap_or(f64::NAN);
         assert_eq!(
-            [share("node"), share("rack"), share("datacenter"), share("remote")],
+            [
+                share("node"),
+                share("rack"),
+                share("datacenter"),
+                share("remote")
+            ],
             [0.1, 0.3, 0.0, 0.6]
         );
         // 2 GB of map input and 6 GB of shuffle crossed datacenters.
         assert_eq!(s.inter_dc_gb, 8.0);
         // Four reading maps: with datacenters, "rack/dc" is rack + same datacenter ...
         let m = &s.map_locality;
-        assert_eq!((m.node_share, m.rack_or_dc_share, m.off_share), (0.25, 0.5, 0.25));
+        assert_eq!(
+            (m.node_share, m.rack_or_dc_share, m.off_share),
+            (0.25, 0.5, 0.25)
+        );
         // ... and with one datacenter only the rack counts as near.
         let m = summarise(&r, None, false, false).map_locality;
-        assert_eq!((m.node_share, m.rack_or_dc_share, m.off_share), (0.25, 0.25, 0.5));
+        assert_eq!(
+            (m.node_share, m.rack_or_dc_share, m.off_share),
+            (0.25, 0.25, 0.5)
+        );
     }
 
     #[test]
@@ -604,10 +613,23 @@ mod tests {
         let s = summarise(&r, Some(40.0), false, false);
         assert_eq!(s.turnaround.mean_s, 20.0);
         assert_eq!(s.turnaround.normalised_mean, 0.5);
-        assert_eq!(summarise(&r, Some(20.0), false, false).turnaround.normalised_mean, 1.0);
+        assert_eq!(
+            summarise(&r, Some(20.0), false, false)
+                .turnaround
+                .normalised_mean,
+            1.0
+        );
         // The baseline run itself, or a baseline with no finished job, is 1.
-        assert_eq!(summarise(&r, None, false, false).turnaround.normalised_mean, 1.0);
-        assert_eq!(summarise(&r, Some(0.0), false, false).turnaround.normalised_mean, 1.0);
+        assert_eq!(
+            summarise(&r, None, false, false).turnaround.normalised_mean,
+            1.0
+        );
+        assert_eq!(
+            summarise(&r, Some(0.0), false, false)
+                .turnaround
+                .normalised_mean,
+            1.0
+        );
     }
 
     #[test]

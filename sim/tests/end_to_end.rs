@@ -172,7 +172,15 @@ fn sls_trace_replays_with_trace_hosts_and_durations() {
 
 #[test]
 fn readers_of_one_node_share_its_bandwidth_so_a_hot_block_slows_maps() {
-    let base = ["--fb-bins", "4", "--nodes", "10", "--replication", "1", "--no-timing"];
+    let base = [
+        "--fb-bins",
+        "4",
+        "--nodes",
+        "10",
+        "--replication",
+        "1",
+        "--no-timing",
+    ];
     let mut hot = base.to_vec();
     hot.extend_from_slice(&["--dataset-blocks", "1"]);
     let mut spread = base.to_vec();
