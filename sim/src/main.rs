@@ -7,7 +7,12 @@ use locus_sim::run::{self, Args};
 fn main() -> ExitCode {
     let args = Args::parse();
     if let Some(path) = &args.write_pool {
-        if let Err(e) = std::fs::write(path, locus_sim::workload::mrosa::pool_file_text()) {
+        let text = if args.workload == "mrosa-exp3" {
+            locus_sim::workload::mrosa::exp3_pool_file_text()
+        } else {
+            locus_sim::workload::mrosa::pool_file_text()
+        };
+        if let Err(e) = std::fs::write(path, text) {
             eprintln!("locus-sim: cannot write {path}: {e}");
             return ExitCode::FAILURE;
         }

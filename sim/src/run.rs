@@ -22,6 +22,7 @@ pub const WORKLOADS: &[&str] = &[
     "joss-mixed",
     "mrosa-exp1",
     "mrosa-exp2",
+    "mrosa-exp3",
     "td-small",
     "td-mix",
     "td-large",
@@ -40,7 +41,7 @@ pub const WORKLOADS: &[&str] = &[
 pub struct Args {
     /// facebook (Matchmaking Table 4 bins, 100 jobs), swim (FB-2009 trace), sls (Hadoop SLS JSON), synthetic;
     /// the papers' own (their cluster and shape replace --nodes, --block-mb ...): joss-small,
-    /// joss-mixed, mrosa-exp1, mrosa-exp2, td-small, td-mix, td-large, fresh-a .. fresh-e
+    /// joss-mixed, mrosa-exp1, mrosa-exp2, mrosa-exp3 (needs --public-pool), td-small, td-mix, td-large, fresh-a .. fresh-e
     /// (fresh-*: on --nodes nodes, the paper's 10 or 20)
     #[arg(long, default_value = "facebook")]
     pub workload: String,
@@ -75,9 +76,13 @@ pub struct Args {
     /// core then takes the split count).
     #[arg(long, default_value_t = 35)]
     pub td_max_demand: u64,
-    /// mrosa-*: every job's deadline, seconds after its submission.
-    #[arg(long, default_value_t = 150)]
-    pub deadline_s: u64,
+    /// mrosa-*: every job's deadline, seconds after its submission (default: 60 for mrosa-exp3,
+    /// the paper's; 150 otherwise).
+    #[arg(long)]
+    pub deadline_s: Option<u64>,
+    /// mrosa-exp3: maps of each job (the paper's 48, 96 and 180); reduces are a quarter.
+    #[arg(long, default_value_t = 96)]
+    pub mrosa_maps: usize,
     #[arg(long, default_value_t = 30)]
     pub nodes: usize,
     #[arg(long, default_value_t = 1)]
@@ -354,8 +359,14 @@ pub fn workload(args: &Args) -> Result<Workload, String> {
         ),
         "joss-small" => joss::generate("small", &mut rng),
         "joss-mixed" => joss::generate("mixed", &mut rng),
-        "mrosa-exp1" => mrosa::generate("exp1", args.deadline_s, &mut rng),
-        "mrosa-exp2" => mrosa::generate("exp2", args.deadline_s, &mut rng),
+        "mrosa-exp1" => mrosa::generate("exp1", args.deadline_s.unwrap_or(150), 0, &mut rng),
+        "mrosa-exp2" => mrosa::generate("exp2", args.deadline_s.unwrap_or(150), 0, &mut rng),
+        "mrosa-exp3" => mrosa::generate(
+            "exp3",
+            args.deadline_s.unwrap_or(mrosa::EXP3_DEADLINE_S),
+            args.mrosa_maps,
+            &mut rng,
+        ),
         "td-small" => td::generate("small", args.input_gb, args.td_max_demand, &mut rng),
         "td-mix" => td::generate("mix", args.input_gb, args.td_max_demand, &mut rng),
         "td-large" => td::generate("large", args.input_gb, args.td_max_demand, &mut rng),
@@ -411,7 +422,7 @@ pub fn run(args: &Args) -> Result<Outcome, String> {
     let w = workload(args)?;
     let cfg = config(args, &w.cluster)?;
     let mut raws = Vec::new();
-    if w.name.starts_with("mrosa-exp3") && args.public_pool.is_none() {
+    if args.workload == "mrosa-exp3" && args.public_pool.is_none() {
         return Err(format!(
             "{} is a hybrid cluster: pass --public-pool FILE (write it with --write-pool FILE --workload mrosa-exp3)",
             args.workload

@@ -246,3 +246,63 @@ fn public_cost_is_every_task_second_on_a_public_node_times_its_price() {
     };
     assert!(e.contains("pub9"), "{e}");
 }
+
+#[test]
+fn mrosa_exp3_needs_its_pool_and_prices_every_policy_on_the_same_instances() {
+    let e = match run::run(&args(&["--workload", "mrosa-exp3", "--mrosa-maps", "16"])) {
+        Ok(_) => panic!("mrosa-exp3 ran without a public pool"),
+        Err(e) => e,
+    };
+    assert!(
+        e.contains("--public-pool") && e.contains("--write-pool"),
+        "{e}"
+    );
+    let dir = std::env::temp_dir().join(format!("locus-sim-exp3-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let pool = dir.join("pool.txt");
+    let _ = std::fs::write(&pool, locus_sim::workload::mrosa::exp3_pool_file_text());
+    let pool = pool.to_str().unwrap_or("");
+    let base = [
+        "--workload",
+        "mrosa-exp3",
+        "--mrosa-maps",
+        "16",
+        "--public-pool",
+        pool,
+    ];
+    let mut a = base.to_vec();
+    a.extend_from_slice(&["--policy", "mrosa,fifo"]);
+    let o = outcome(&a);
+    // Only the mrosa run tells the core about the pool (the core refuses it under fifo) ...
+    let props = |i: usize| {
+        o.summaries[i]
+            .properties
+            .get("locus.mrosa.public.file")
+            .cloned()
+    };
+    assert_eq!(props(0).as_deref(), Some(pool));
+    assert_eq!(props(1), None);
+    // ... but both are priced on it.
+    for s in &o.summaries {
+        assert_eq!(s.finished, s.jobs);
+        assert!(
+            s.public_cost.is_some() && s.public_tasks.is_some(),
+            "{}",
+            s.label
+        );
+    }
+    // FIFO spreads maps over the public instances too, and pays for them.
+    assert!(o.summaries[1].public_tasks > Some(0));
+    assert!(o.summaries[1].public_cost > Some(0.0));
+    // An mrosa item naming another pool would be priced from a pool it does not schedule with.
+    let mut a = base.to_vec();
+    a.extend_from_slice(&["--policy", "mrosa;locus.mrosa.public.file=/elsewhere"]);
+    let e = match run::run(&args(&a)) {
+        Ok(_) => panic!("a second pool was accepted"),
+        Err(e) => e,
+    };
+    assert!(
+        e.contains("/elsewhere") && e.contains("--public-pool"),
+        "{e}"
+    );
+}

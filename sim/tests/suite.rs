@@ -21,6 +21,7 @@ fn quick_suite_runs_every_paper_and_prints_published_figures_beside_ours() {
         "FRESH TABLE II",
         "FRESH Fig. 5/6",
         "MROSA Fig. 4",
+        "MROSA Fig. 5",
     ] {
         assert!(out.contains(title), "missing {title:?} in\n{out}");
     }
@@ -31,6 +32,10 @@ fn quick_suite_runs_every_paper_and_prints_published_figures_beside_ours() {
     assert!(
         out.contains("(78.0%)"),
         "Fair at 148 s of MROSA Fig. 4\n{out}"
+    );
+    assert!(
+        out.contains("COSHIC") && out.contains("90.0%"),
+        "MROSA Fig. 5\n{out}"
     );
     // Every claim gets a verdict, and no experiment left a job unfinished without saying so.
     let verdicts = out.matches("; ours: ").count();
