@@ -1210,10 +1210,8 @@ impl<'w> Engine<'w> {
         }
         let node = &mut self.nodes[source as usize];
         node.reads.push(t);
-        if source != reader_node {
-            if node.remote_reads.start(self.cfg.hotspot_readers) {
-                self.raw.hotspots.push(self.now);
-            }
+        if source != reader_node && node.remote_reads.start(self.cfg.hotspot_readers) {
+            self.raw.hotspots.push(self.now);
         }
         self.retime_reads(source);
     }
