@@ -169,12 +169,7 @@ impl Core {
         self.capacity_queues()?;
         let queues = &self.config.capacity;
         let i = queues.index_of(queue)?;
-        let name = &queues.queues()[i].name;
-        let used = self
-            .state
-            .queues()
-            .get(name)
-            .map_or(0, |q| q.used.memory_mb);
+        let used = queues.used_mb(&self.state)[i];
         Some(queues.maximum_mb(i, self.state.capacity().memory_mb).saturating_sub(used))
     }
 

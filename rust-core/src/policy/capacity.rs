@@ -161,6 +161,18 @@ impl CapacityQueues {
     pub fn maximum_mb(&self, i: usize, cluster_mb: u64) -> u64 {
         (cluster_mb as f64 * self.queues[i].maximum_capacity / 100.0).floor() as u64
     }
+
+    /// Memory each configured queue holds in `state`. Apps filed under `root.<name>` before the
+    /// policy became `capacity` count for `<name>`.
+    pub fn used_mb(&self, state: &ClusterState) -> Vec<u64> {
+        let mut used = vec![0; self.queues.len()];
+        for (name, q) in state.queues().iter() {
+            if let Some(i) = self.index_of(name) {
+                used[i] += q.used.memory_mb;
+            }
+        }
+        used
+    }
 }
 
 /// An application's place in its queue's line for the prediction.
@@ -231,8 +243,8 @@ impl JobPolicy for CapacityPolicy {
     fn order(&mut self, state: &ClusterState, node: &Node, _now_ms: u64) -> Vec<Arrival> {
         let n = self.queues.queues.len();
         let cluster_mb = state.capacity().memory_mb;
-        for (i, q) in self.queues.queues.iter().enumerate() {
-            self.used_mb[i] = state.queues().get(&q.name).map_or(0, |u| u.used.memory_mb);
+        self.used_mb = self.queues.used_mb(state);
+        for i in 0..n {
             self.maximum_mb[i] = self.queues.maximum_mb(i, cluster_mb);
         }
         self.app_queue.clear();
