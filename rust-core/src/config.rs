@@ -2,7 +2,8 @@
 //!
 //! | key | default | allowed values |
 //! | --- | --- | --- |
-//! | `locus.policy` | `fifo` | job-level policy, which job gets freed capacity: `fifo`; `fair` = FairScheduler in one queue, the app with the smallest dominant share (max of memory and vcores share of the cluster) first, one container at a time; `joss-t` / `joss-j` = JoSS (Lee et al. 2016) with its TTA / JTA task assigner: jobs classified by their profile, per-datacenter map queues, reduces kept in the chosen datacenter, unknown jobs through the FIFO queues (needs `locus.locality=hadoop`); `td` = TD (Wang et al. 2013): map slots by job status, L/H bounds and sticky slots, see the `locus.td.*` keys (needs `locus.locality=hadoop`) |
+//! | `locus.policy` | `fifo` | job-level policy, which job gets freed capacity: `fifo`; `fair` = FairScheduler in one queue, the app with the smallest dominant share (max of memory and vcores share of the cluster) first, one container at a time; `joss-t` / `joss-j` = JoSS (Lee et al. 2016) with its TTA / JTA task assigner: jobs classified by their profile, per-datacenter map queues, reduces kept in the chosen datacenter, unknown jobs through the FIFO queues (needs `locus.locality=hadoop`); `td` = TD (Wang et al. 2013): map slots by job status, L/H bounds and sticky slots, see the `locus.td.*` keys (needs `locus.locality=hadoop`); `capacity` = CapacityScheduler's queues (`locus.capacity.queues`): each container to the least served queue (used memory / guaranteed), none past a queue's maximum-capacity, FIFO inside a queue; an app naming an unconfigured queue is refused |
+//! | `locus.capacity.queues` | `default:100` | for `capacity`: comma list `name:capacity[:maximum-capacity]` in percent of the cluster's memory, e.g. `a:50:90,b:50:90`; capacities sum to 100 (within 0.01), each above 0 and at most 100; maximum-capacity from the capacity to 100, default 100; names non-empty, unique, without `:` `,` `.` (apps may name `root.<name>`) |
 //! | `locus.locality` | `hadoop` | locality technique for map tasks: `hadoop` = node-local, then rack-local, then off-switch, no waiting; `delay` = delay scheduling (thresholds below); `matchmaking` = locality markers (He et al. 2011) |
 //! | `locus.delay.node-locality-threshold` | `1.0` | for `delay`: a number from 0 to 10, a fraction of the cluster's node count (FairScheduler's `locality.threshold.node`): a map key relaxes from node-local to rack-local after missing that many nodes in a row; 0 = no wait |
 //! | `locus.delay.rack-locality-threshold` | `1.0` | for `delay`: the same for rack-local → off-switch, counted after the key reached rack level |
@@ -50,6 +51,7 @@ pub const SLOTS_MAP_SHARE: &str = "locus.slots.map-share";
 pub const OFF_SWITCH_PER_HEARTBEAT: &str = "locus.off-switch-per-heartbeat";
 pub const ASSIGN_MULTIPLE: &str = "locus.assign-multiple";
 pub const DATACENTER_MAPPING_FILE: &str = MAPPING_KEY;
+pub use crate::policy::capacity::CAPACITY_QUEUES;
 pub use crate::policy::fresh::{FRESH_K, FRESH_TAU1, FRESH_TAU2};
 pub use crate::policy::mrosa::{
     MROSA_INIT_SECS, MROSA_PRIVATE_BANDWIDTH, MROSA_PRIVATE_MIPS, MROSA_PUBLIC_FILE, MROSA_RHO,
@@ -68,6 +70,7 @@ pub const TD_BANDWIDTH: &str = "locus.td.bandwidth";
 /// Every key the core understands, for the "unknown key" message.
 pub const KNOWN_KEYS: &[&str] = &[
     POLICY,
+    CAPACITY_QUEUES,
     LOCALITY,
     HOTSPOT,
     SLOTS,
@@ -127,7 +130,7 @@ macro_rules! choice {
 
 choice!(
     /// Which job gets freed capacity.
-    JobPolicyKind, POLICY, { Fifo = "fifo", Fair = "fair", JossT = "joss-t", JossJ = "joss-j", Td = "td", Fresh = "fresh", Mrosa = "mrosa" },
+    JobPolicyKind, POLICY, { Fifo = "fifo", Fair = "fair", JossT = "joss-t", JossJ = "joss-j", Td = "td", Fresh = "fresh", Mrosa = "mrosa", Capacity = "capacity" },
     planned: []
 );
 choice!(
@@ -182,6 +185,8 @@ pub struct Config {
     pub fresh: crate::policy::fresh::FreshSettings,
     /// MROSA's ρ, T_init, private speed, public pool.
     pub mrosa: crate::policy::mrosa::MrosaSettings,
+    /// `capacity`'s queues.
+    pub capacity: crate::policy::capacity::CapacityQueues,
     pub profile_store: Option<PathBuf>,
     /// The store's content, read once at start (later reloads keep the core's own copy).
     pub profile_store_content: crate::papers::joss::ProfileStore,
@@ -207,6 +212,7 @@ impl Default for Config {
             joss_threshold: None,
             fresh: Default::default(),
             mrosa: Default::default(),
+            capacity: Default::default(),
             profile_store: None,
             profile_store_content: Default::default(),
             profile_defaults: Default::default(),
@@ -236,6 +242,9 @@ impl Config {
             }
             match key.as_str() {
                 POLICY => cfg.policy = JobPolicyKind::parse(value)?,
+                CAPACITY_QUEUES => {
+                    cfg.capacity = crate::policy::capacity::CapacityQueues::parse(value)?
+                }
                 LOCALITY => cfg.locality = LocalityKind::parse(value)?,
                 HOTSPOT => cfg.hotspot = HotspotKind::parse(value)?,
                 SLOTS => cfg.slots = SlotsKind::parse(value)?,
@@ -309,6 +318,15 @@ impl Config {
                 format!(
                     "is only for locus.slots=static; {} computes the split itself",
                     self.slots.as_str()
+                ),
+            );
+        }
+        if self.capacity != Default::default() && self.policy != JobPolicyKind::Capacity {
+            return refuse(
+                CAPACITY_QUEUES,
+                format!(
+                    "only locus.policy=capacity enforces queues; with {} they would be ignored (leave the key empty)",
+                    self.policy.as_str()
                 ),
             );
         }
@@ -532,6 +550,28 @@ mod tests {
         let (key, message) = config_err(&[(SLOTS_MAP_SHARE, "1.5")]);
         assert_eq!(key, SLOTS_MAP_SHARE);
         assert!(message.contains("between 0 and 1"), "{message}");
+    }
+
+    #[test]
+    fn capacity_queues_are_validated_and_only_taken_with_the_capacity_policy() {
+        let c = Config::from_properties(&props(&[
+            (POLICY, "capacity"),
+            (CAPACITY_QUEUES, "a:50:90,b:50:90"),
+        ]))
+        .unwrap();
+        assert_eq!(c.capacity.names(), vec!["a", "b"]);
+        let c = Config::from_properties(&props(&[(POLICY, "capacity")])).unwrap();
+        assert_eq!(c.capacity.names(), vec!["default"]);
+
+        let (key, message) = config_err(&[(POLICY, "capacity"), (CAPACITY_QUEUES, "a:60,b:60")]);
+        assert_eq!(key, CAPACITY_QUEUES);
+        assert!(
+            message.contains("sum to 120") && message.contains("name:capacity[:maximum-capacity]"),
+            "{message}"
+        );
+        let (key, message) = config_err(&[(POLICY, "fair"), (CAPACITY_QUEUES, "a:50,b:50")]);
+        assert_eq!(key, CAPACITY_QUEUES);
+        assert!(message.contains("only locus.policy=capacity") && message.contains("fair"), "{message}");
     }
 
     #[test]

@@ -11,15 +11,18 @@
 //!   `UnknownApp`; a heartbeat, `node_resource_updated` or container on an unknown node is
 //!   `UnknownNode`: those mean the shim and core disagree about what exists.
 //! - Applications are scheduled whenever they have asks; `attempt_removed` drops the asks.
+//! - Under `locus.policy=capacity`, `app_added` naming a queue that `locus.capacity.queues` does
+//!   not configure is `UnknownQueue` and changes nothing (a re-added app included); `root.<name>`
+//!   is taken as `<name>`. Under the other policies every queue name is accepted and tracked.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::config::Config;
+use crate::config::{Config, JobPolicyKind, CAPACITY_QUEUES};
 use crate::error::CoreError;
 use crate::inflight::InFlight;
-use crate::policy::{FlaggedJob, Layers, Observed, PolicyReport, ScaleOutAdvice};
+use crate::policy::{CapacityQueue, FlaggedJob, Layers, Observed, PolicyReport, ScaleOutAdvice};
 use crate::protocol::{Decision, Event, Heartbeat, HeartbeatResponse, Locality};
 use crate::rejections::Rejections;
 use crate::profile::Profiles;
@@ -74,6 +77,19 @@ pub struct Stats {
     pub profiles: u64,
 }
 
+fn log_queues(cfg: &Config) {
+    if cfg.policy != JobPolicyKind::Capacity {
+        return;
+    }
+    let list: Vec<String> = cfg
+        .capacity
+        .queues()
+        .iter()
+        .map(|q| format!("{} {}% (max {}%)", q.name, q.capacity, q.maximum_capacity))
+        .collect();
+    log::info!("capacity queues: {}", list.join(", "));
+}
+
 pub struct Core {
     config: Config,
     layers: Layers,
@@ -99,6 +115,7 @@ impl Core {
             config.off_switch_per_heartbeat,
             config.assign_multiple
         );
+        log_queues(&config);
         Ok(Core {
             config,
             layers,
@@ -112,6 +129,7 @@ impl Core {
     /// Re-reads the settings; on error nothing changes.
     pub fn reconfigure(&mut self, props: &BTreeMap<String, String>) -> Result<(), CoreError> {
         let new = Config::from_properties(props)?;
+        self.check_queues_kept(&new)?;
         self.layers.reconfigure(&self.config, &new)?;
         if new.datacenter_mapping != self.config.datacenter_mapping {
             self.state.set_mapping(new.datacenter_mapping.clone());
@@ -128,12 +146,74 @@ impl Core {
             new.datacenter_mapping_file,
             new.datacenter_mapping.len()
         );
+        log_queues(&new);
         self.config = new;
         Ok(())
     }
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The queues applications may name, with their capacity and maximum-capacity in percent:
+    /// `Some` under `locus.policy=capacity` (any other name is refused), `None` under the other
+    /// policies (any name is accepted). For the shim's queue lookups and the simulator.
+    pub fn capacity_queues(&self) -> Option<&[CapacityQueue]> {
+        (self.config.policy == JobPolicyKind::Capacity).then(|| self.config.capacity.queues())
+    }
+
+    /// Under `capacity`: memory `queue` may still take before its maximum-capacity (what
+    /// CapacityScheduler's headroom is capped by besides the cluster's free memory). `None`
+    /// under other policies or for a queue that is not configured.
+    pub fn queue_headroom_mb(&self, queue: &str) -> Option<u64> {
+        self.capacity_queues()?;
+        let queues = &self.config.capacity;
+        let i = queues.index_of(queue)?;
+        let used = queues.used_mb(&self.state)[i];
+        Some(queues.maximum_mb(i, self.state.capacity().memory_mb).saturating_sub(used))
+    }
+
+    /// Under `capacity`, the queue an app is filed in: the configured name it names, or
+    /// `UnknownQueue`. Other policies keep the name as given.
+    fn admit_queue(&self, app: &str, queue: String) -> Result<String, CoreError> {
+        if self.config.policy != JobPolicyKind::Capacity {
+            return Ok(queue);
+        }
+        let named = if queue.trim().is_empty() { "default" } else { queue.as_str() };
+        match self.config.capacity.resolve(named) {
+            Some(name) => Ok(name.to_string()),
+            None => Err(CoreError::UnknownQueue {
+                app: app.to_string(),
+                queue: named.to_string(),
+                configured: self.config.capacity.names(),
+            }),
+        }
+    }
+
+    /// A reconfiguration to `capacity` must keep a queue for every running application: an app
+    /// stranded in a removed queue would never be scheduled again.
+    fn check_queues_kept(&self, new: &Config) -> Result<(), CoreError> {
+        if new.policy != JobPolicyKind::Capacity {
+            return Ok(());
+        }
+        let stranded: Vec<String> = self
+            .state
+            .queues()
+            .iter()
+            .filter(|(name, q)| q.apps > 0 && new.capacity.index_of(name).is_none())
+            .map(|(name, q)| format!("{name} ({} applications)", q.apps))
+            .collect();
+        if stranded.is_empty() {
+            return Ok(());
+        }
+        Err(CoreError::Config {
+            key: CAPACITY_QUEUES.to_string(),
+            message: format!(
+                "queues still holding applications would not be configured: {}; keep them in the list until their applications finish (new list: {})",
+                stranded.join(", "),
+                new.capacity.names().join(", ")
+            ),
+        })
     }
 
     /// Read access for the simulator, policies' tests and diagnostics.
@@ -195,6 +275,7 @@ impl Core {
                         "app_added with an empty application id".into(),
                     ));
                 }
+                let queue = self.admit_queue(&app, queue)?;
                 let spec = AppSpec {
                     id: app.clone(),
                     queue,

@@ -10,6 +10,13 @@ pub enum CoreError {
     Protocol(String),
     UnknownNode(String),
     UnknownApp(String),
+    /// Under `locus.policy=capacity`, an application names a queue `locus.capacity.queues`
+    /// does not configure.
+    UnknownQueue {
+        app: String,
+        queue: String,
+        configured: Vec<String>,
+    },
 }
 
 impl CoreError {
@@ -25,6 +32,15 @@ impl fmt::Display for CoreError {
             CoreError::Protocol(m) => write!(f, "malformed message: {m}"),
             CoreError::UnknownNode(n) => write!(f, "unknown node {n}"),
             CoreError::UnknownApp(a) => write!(f, "unknown application {a}"),
+            CoreError::UnknownQueue {
+                app,
+                queue,
+                configured,
+            } => write!(
+                f,
+                "application {app} names queue {queue:?}, which locus.capacity.queues does not configure; configured queues: {}",
+                configured.join(", ")
+            ),
         }
     }
 }

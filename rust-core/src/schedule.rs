@@ -14,7 +14,8 @@
 //! heartbeat's container budget is spent or the off-switch budget is spent ends the
 //! application's turn on this node: lower priorities must not jump ahead of a higher one that
 //! only waits for room. A key held back by its locality rules, the locality technique, the
-//! hotspot guard or a slot cap does not: the next key may use the node. Neither does a key whose
+//! hotspot guard, a slot cap or its queue's maximum-capacity does not: the next key may use the
+//! node. Neither does a key whose
 //! containers are bigger than the whole node (FairScheduler's hasContainerForNode): waiting
 //! would not help.
 
@@ -55,6 +56,9 @@ pub struct KeyLimits<'a> {
     /// Containers the job policy still allows this key on this node (`u32::MAX`: no limit),
     /// spent by what is placed.
     pub job_allowance: u32,
+    /// Resource the job policy still lets the app take (its queue's maximum-capacity), `None`
+    /// when unlimited; spent by what is placed.
+    pub job_room: Option<Resource>,
 }
 
 /// Plans one key on one node: pure YARN counting, no state changes. Returns the placements and
@@ -95,7 +99,13 @@ fn plan_key(
         let slot = limits
             .slot_room
             .map_or(u32::MAX, |r| r.count_fitting(&capability));
-        let policy = slot.min((limits.admit)(locality)).min(limits.job_allowance);
+        let job_room = limits
+            .job_room
+            .map_or(u32::MAX, |r| r.count_fitting(&capability));
+        let policy = slot
+            .min(job_room)
+            .min((limits.admit)(locality))
+            .min(limits.job_allowance);
         let n = want.min(heartbeat).min(policy);
         if n < want {
             // The node or heartbeat binding ends the app's turn; a policy cap only this key's.
@@ -114,6 +124,9 @@ fn plan_key(
                 budget.off_switch -= n;
             }
             if let Some(r) = limits.slot_room.as_mut() {
+                *r = r.saturating_sub(&total);
+            }
+            if let Some(r) = limits.job_room.as_mut() {
                 *r = r.saturating_sub(&total);
             }
             if limits.job_allowance != u32::MAX {
@@ -259,6 +272,7 @@ pub fn assign(
                     u32::MAX
                 };
                 let job_allowance = layers.job.admit(state, node, app, kind);
+                let job_room = layers.job.room(state, app);
                 let hotspot = &mut layers.hotspot;
                 let state_ref: &ClusterState = state;
                 // The non-local quota is spent by what is admitted, not what is placed: a key
@@ -280,6 +294,7 @@ pub fn assign(
                     slot_room: slot_index(kind).and_then(|i| slot_room[i]),
                     admit: &mut admit,
                     job_allowance,
+                    job_room,
                 };
                 // The job policy's turn limit acts like the heartbeat's container budget: when
                 // it binds, the app's visit ends, as when the node is full.
@@ -352,7 +367,7 @@ fn record(
     if let Some(app) = state.app(arrival) {
         for p in placements {
             layers.hotspot.placed(node, app, kind, p.locality, p.count);
-            layers.job.placed(arrival, kind, p.count);
+            layers.job.placed(arrival, kind, p.count, p.capability);
         }
     }
     let Some(app) = state.app_mut(arrival) else {

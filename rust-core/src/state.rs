@@ -51,6 +51,8 @@ pub struct ClusterState {
     capacity: Resource,
     map_used: Resource,
     reduce_used: Resource,
+    /// Held by ApplicationMaster containers (the AM share's measure).
+    am_used: Resource,
     next_arrival: u64,
     /// Job profiles learned from container start/finish (see [`crate::profile`]).
     profiles: Profiles,
@@ -198,6 +200,11 @@ impl ClusterState {
     /// Sum of all nodes' capabilities.
     pub fn capacity(&self) -> Resource {
         self.capacity
+    }
+
+    /// Resource held by ApplicationMaster containers.
+    pub fn am_used(&self) -> Resource {
+        self.am_used
     }
 
     /// Resource held by containers of one slot pool.
@@ -517,6 +524,7 @@ impl ClusterState {
         let pool = match c.kind.slot() {
             Some(SlotKind::Map) => &mut self.map_used,
             Some(SlotKind::Reduce) => &mut self.reduce_used,
+            None if c.kind == crate::app::TaskKind::ApplicationMaster => &mut self.am_used,
             None => return,
         };
         *pool = if started {

@@ -77,7 +77,9 @@ fn run(c: &mut Core) -> Result<u32, String> {
         phase.insert(app, Phase::Am);
         common::set_asks_vec(c, app, snapshot(Phase::Am, host, rack));
     }
-    common::add_app_in(c, "spark", "default", "u", "etl", 10, "SPARK", &[]);
+    // Its own queue: under `capacity` the queues' limits then take part; other policies only
+    // track the name.
+    common::add_app_in(c, "spark", "etl", "u", "etl", 10, "SPARK", &[]);
     let spark_asks = vec![ask(1, "h4", 3), ask(1, "/r2", 3), ask(1, "*", 3)];
     common::set_asks_vec(c, "spark", spark_asks);
 
@@ -168,7 +170,7 @@ fn every_accepted_combination_runs_the_workload_to_the_end() {
     for policy in JobPolicyKind::ALLOWED {
         for locality in LocalityKind::ALLOWED {
             for hotspot in HotspotKind::ALLOWED {
-                let props: BTreeMap<String, String> = [
+                let mut props: BTreeMap<String, String> = [
                     ("locus.policy", *policy),
                     ("locus.locality", *locality),
                     ("locus.hotspot", *hotspot),
@@ -181,6 +183,13 @@ fn every_accepted_combination_runs_the_workload_to_the_end() {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect();
+                if *policy == "capacity" {
+                    // Two queues below the whole cluster each, so neither alone may take it all.
+                    props.insert(
+                        "locus.capacity.queues".into(),
+                        "default:60:90,etl:40:80".into(),
+                    );
+                }
                 let combo = format!("policy={policy} locality={locality} hotspot={hotspot}");
                 let mut c = match Core::new(&props) {
                     Ok(c) => c,
@@ -198,5 +207,6 @@ fn every_accepted_combination_runs_the_workload_to_the_end() {
             }
         }
     }
-    assert!(ran >= 20, "ran {ran}, refused {refused}");
+    // 7 policies before capacity ran 30 combinations; capacity adds its 6.
+    assert!(ran >= 36, "ran {ran}, refused {refused}");
 }

@@ -68,6 +68,31 @@ pub struct SimConfig {
     pub stall_ms: u64,
     pub progress: bool,
     pub seed: u64,
+    pub queue_assignment: QueueAssignment,
+}
+
+/// Which queue a job is submitted to when the core enforces queues (`locus.policy=capacity`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueAssignment {
+    /// The policy's configured queues in turn, by submission order (FRESH: "we separate jobs
+    /// equally to these queues").
+    RoundRobin,
+    /// The workload's own queue (an SLS trace's `job.queue.name`), which must be configured.
+    Workload,
+}
+
+impl std::str::FromStr for QueueAssignment {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "round-robin" => Ok(QueueAssignment::RoundRobin),
+            "workload" => Ok(QueueAssignment::Workload),
+            other => Err(format!(
+                "--queue-assignment {other:?}: allowed round-robin, workload"
+            )),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -221,6 +246,11 @@ pub struct Raw {
     pub snapshot_rows: u64,
     pub wall_s: f64,
     pub stalled: Option<String>,
+    /// The queue each job was submitted to.
+    pub job_queues: Vec<String>,
+    /// Under `capacity`: the largest share of the cluster's memory each queue held after any
+    /// heartbeat.
+    pub queue_peak_share: BTreeMap<String, f64>,
 }
 
 pub struct Engine<'w> {
@@ -257,6 +287,23 @@ const UNCONDITIONAL_PREEMPT_MS: u64 = 300_000;
 
 fn err(what: impl std::fmt::Display, e: impl std::fmt::Display) -> String {
     format!("the core rejected {what}: {e}")
+}
+
+/// The queue each job is submitted to: under `capacity` with round-robin, the configured queues
+/// in turn by submission order (ties by workload order); otherwise the workload's.
+fn job_queues(w: &Workload, core: &Core, how: QueueAssignment) -> Vec<String> {
+    let mut out: Vec<String> = w.jobs.iter().map(|j| j.queue.clone()).collect();
+    let Some(queues) = core.capacity_queues() else {
+        return out;
+    };
+    if how == QueueAssignment::RoundRobin && !queues.is_empty() {
+        let mut by_submission: Vec<usize> = (0..w.jobs.len()).collect();
+        by_submission.sort_by_key(|&i| (w.jobs[i].submit_ms, i));
+        for (k, i) in by_submission.into_iter().enumerate() {
+            out[i] = queues[k % queues.len()].name.clone();
+        }
+    }
+    out
 }
 
 impl<'w> Engine<'w> {
@@ -372,6 +419,7 @@ impl<'w> Engine<'w> {
             submit_ms: w.jobs.iter().map(|j| j.submit_ms).collect(),
             finish_ms: vec![None; w.jobs.len()],
             job_public_cost: vec![0.0; w.jobs.len()],
+            job_queues: job_queues(w, &core, cfg.queue_assignment),
             ..Default::default()
         };
         Ok(Engine {
@@ -574,7 +622,7 @@ impl<'w> Engine<'w> {
         job.submitted = true;
         self.send(Event::AppAdded {
             app: app.clone(),
-            queue: spec.queue.clone(),
+            queue: self.raw.job_queues[j as usize].clone(),
             user: spec.user.clone(),
             name: spec.name.clone(),
             app_type: "MAPREDUCE".into(),
@@ -693,17 +741,23 @@ impl<'w> Engine<'w> {
         self.allocate(j)
     }
 
-    /// What the RM reports as the app's headroom: the cluster's free memory (a single-queue
-    /// scheduler's answer, as the shim gives it).
-    fn headroom_mb(&self) -> i64 {
-        (self.cluster_mem - self.used_mem).max(0.0) as i64
+    /// What the RM reports as job `j`'s headroom: the cluster's free memory (a single-queue
+    /// scheduler's answer, as the shim gives it), under `capacity` also no more than its queue
+    /// may still take before its maximum-capacity, as CapacityScheduler reports it. Without
+    /// that cap an AM whose reduces fill its queue would never preempt them for its maps.
+    fn headroom_mb(&self, j: u32) -> i64 {
+        let free = (self.cluster_mem - self.used_mem).max(0.0) as i64;
+        match self.core.queue_headroom_mb(&self.raw.job_queues[j as usize]) {
+            Some(queue) => free.min(queue as i64),
+            None => free,
+        }
     }
 
     /// RMContainerAllocator.preemptReducesIfNeeded + scheduleReduces, in memory (the default
     /// resource calculator's dimension).
     fn schedule_reduces(&mut self, j: u32) -> Result<(), String> {
         let now = self.now;
-        let headroom = self.headroom_mb();
+        let headroom = self.headroom_mb(j);
         let spec = &self.w.jobs[j as usize];
         let (map_mb, red_mb) = (
             spec.map.memory_mb.max(1) as i64,
@@ -970,7 +1024,19 @@ impl<'w> Engine<'w> {
         for j in dirty {
             self.send_changes(j)?;
         }
+        self.note_queue_peaks();
         Ok(())
+    }
+
+    fn note_queue_peaks(&mut self) {
+        if self.core.capacity_queues().is_none() || self.cluster_mem <= 0.0 {
+            return;
+        }
+        for (name, q) in self.core.state().queues().iter() {
+            let share = q.used.memory_mb as f64 / self.cluster_mem;
+            let peak = self.raw.queue_peak_share.entry(name.to_string()).or_default();
+            *peak = peak.max(share);
+        }
     }
 
     /// Validates and executes one decision as the shim does; returns the app whose asks changed.

@@ -7,7 +7,7 @@ use locus_core::policy::mrosa::{PublicPool, MROSA_PUBLIC_FILE};
 use locus_core::Resource;
 
 use crate::cluster::Cluster;
-use crate::engine::{Bandwidths, Engine, Raw, SimConfig};
+use crate::engine::{Bandwidths, Engine, QueueAssignment, Raw, SimConfig};
 use crate::hdfs::Placement;
 use crate::report::{self, Summary};
 use crate::rng::Rng;
@@ -154,12 +154,20 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Comma-separated locus.policy values, each run on the same workload. An item may add
-    /// settings after semicolons: "fifo;locus.locality=delay".
+    /// settings after semicolons: "fifo;locus.locality=delay". A comma followed by something
+    /// that is not a policy name (it has ':' or '=') stays in the setting's value:
+    /// "capacity;locus.capacity.queues=a:50:90,b:50:90,fifo" is two runs.
     #[arg(long, default_value = "fifo")]
     pub policy: String,
     /// KEY=VALUE locus.* setting for every run. Repeatable.
     #[arg(long)]
     pub set: Vec<String>,
+    /// Under locus.policy=capacity, which queue each job is submitted to: round-robin = the
+    /// queues of locus.capacity.queues in turn, by submission order (FRESH's "we separate jobs
+    /// equally to these queues"); workload = the job's own queue (an SLS trace's
+    /// job.queue.name), which must be configured. Other policies always get the job's own.
+    #[arg(long, default_value = "round-robin")]
+    pub queue_assignment: String,
     #[arg(long)]
     pub json: Option<String>,
     /// Self-contained HTML report with charts.
@@ -211,12 +219,8 @@ pub fn policies(args: &Args) -> Result<Vec<PolicyRun>, String> {
         common.insert(k, v);
     }
     let mut out = Vec::new();
-    for item in args
-        .policy
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-    {
+    for item in policy_items(&args.policy) {
+        let item = item.as_str();
         let mut parts = item.split(';');
         let mut props = common.clone();
         if let Some(p) = parts.next().filter(|p| !p.trim().is_empty()) {
@@ -246,6 +250,25 @@ pub fn policies(args: &Args) -> Result<Vec<PolicyRun>, String> {
         return Err("--policy names no policy".into());
     }
     Ok(out)
+}
+
+/// The `--policy` items: split at commas, except where the next piece is not a policy name
+/// (policy names have no ':' or '='), which continues the previous item's last setting.
+fn policy_items(list: &str) -> Vec<String> {
+    let mut items: Vec<String> = Vec::new();
+    for piece in list.split(',') {
+        let head = piece.split(';').next().unwrap_or("");
+        let continues = head.contains(':') || head.contains('=');
+        match items.last_mut() {
+            Some(last) if continues => {
+                last.push(',');
+                last.push_str(piece.trim());
+            }
+            _ => items.push(piece.trim().to_string()),
+        }
+    }
+    items.retain(|s| !s.is_empty());
+    items
 }
 
 fn positive(name: &str, v: f64) -> Result<f64, String> {
@@ -312,6 +335,7 @@ pub fn config(args: &Args, cluster: &Cluster) -> Result<SimConfig, String> {
         stall_ms: args.stall_s.max(1) * 1000,
         progress: !args.no_progress,
         seed: args.seed,
+        queue_assignment: args.queue_assignment.parse::<QueueAssignment>()?,
     })
 }
 

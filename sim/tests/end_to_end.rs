@@ -118,6 +118,40 @@ fn several_policies_run_side_by_side_and_unknown_ones_are_named() {
 }
 
 #[test]
+fn a_capacity_run_spreads_jobs_over_its_queues_and_finishes_every_job() {
+    let o = outcome(&[
+        "--fb-bins",
+        "4",
+        "--nodes",
+        "8",
+        "--policy",
+        "capacity;locus.capacity.queues=a:50:90,b:50:90,fifo",
+    ]);
+    let (cap, fifo) = (&o.raws[0], &o.raws[1]);
+    assert_eq!(o.summaries[0].finished, o.summaries[0].jobs);
+    // In submission order the jobs alternate between the queues.
+    let mut order: Vec<usize> = (0..cap.jobs).collect();
+    order.sort_by_key(|&i| (cap.submit_ms[i], i));
+    for (k, &i) in order.iter().enumerate() {
+        let want = if k % 2 == 0 { "a" } else { "b" };
+        assert_eq!(cap.job_queues[i], want, "job {i}, {k}th submitted");
+    }
+    // Both queues ran work, neither beyond its maximum-capacity.
+    assert_eq!(cap.queue_peak_share.len(), 2, "{:?}", cap.queue_peak_share);
+    for (q, share) in &cap.queue_peak_share {
+        assert!(*share > 0.0 && *share <= 0.9 + 1e-9, "queue {q} peaked at {share}");
+    }
+    // Other policies keep the workload's queue.
+    assert!(fifo.job_queues.iter().all(|q| q == "default"));
+    assert!(fifo.queue_peak_share.is_empty());
+
+    let err = run::run(&args(&["--queue-assignment", "random"]))
+        .err()
+        .unwrap_or_default();
+    assert!(err.contains("random") && err.contains("round-robin"), "{err}");
+}
+
+#[test]
 fn bad_input_is_named() {
     let e = run::run(&args(&["--fail-node-at", "99@5"]))
         .err()

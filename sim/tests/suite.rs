@@ -29,6 +29,10 @@ fn quick_suite_runs_every_paper_and_prints_published_figures_beside_ours() {
     assert!(out.contains("(1.55)"), "JoSS-J Grep of Table 8\n{out}");
     assert!(out.contains("(108.7)"), "FIFO small of TD Table I\n{out}");
     assert!(out.contains("(1936)"), "FIFO of FRESH Table II\n{out}");
+    // The capacity baselines run: JoSS's Capa row and FRESH's comparison with Capacity.
+    assert!(out.contains("(1.37)"), "Capa Grep of JoSS Table 8\n{out}");
+    assert!(!out.contains("not run"), "{out}");
+    assert!(out.contains("below Capacity's"), "{out}");
     assert!(
         out.contains("(78.0%)"),
         "Fair at 148 s of MROSA Fig. 4\n{out}"

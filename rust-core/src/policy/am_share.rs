@@ -20,14 +20,10 @@ pub const AM_SHARE: f64 = 0.1;
 /// in the AM share (at least one when no AM runs, so a single job on a small cluster starts).
 pub fn am_first(state: &ClusterState) -> Vec<Arrival> {
     let limit = (state.capacity().memory_mb as f64 * AM_SHARE) as u64;
-    let mut used: u64 = state
-        .containers()
-        .iter()
-        .filter(|c| c.kind == TaskKind::ApplicationMaster)
-        .map(|c| c.resource.memory_mb)
-        .sum();
+    let mut used: u64 = state.am_used().memory_mb;
     let mut out = Vec::new();
-    for app in state.apps_by_submission() {
+    // Only apps with outstanding asks can wait for an AM: the pending index, in the same order.
+    for app in state.pending_apps_by_submission() {
         let Some(key) = app.asks.next_pending_key(None) else {
             continue;
         };

@@ -407,7 +407,7 @@ impl JobPolicy for FreshPolicy {
         }
     }
 
-    fn placed(&mut self, _app: Arrival, kind: TaskKind, count: u32) {
+    fn placed(&mut self, _app: Arrival, kind: TaskKind, count: u32, _capability: Resource) {
         if kind == TaskKind::ApplicationMaster {
             self.ams_placed += count as usize;
         }

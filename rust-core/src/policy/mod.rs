@@ -12,6 +12,7 @@
 //! procedure whatever the layers say, so no layer can make the core emit an impossible decision.
 
 mod am_share;
+pub mod capacity;
 mod delay;
 mod fair;
 mod fifo;
@@ -36,6 +37,7 @@ use crate::node::Node;
 use crate::protocol::{Locality, Resource};
 use crate::state::ClusterState;
 
+pub use capacity::{CapacityPolicy, CapacityQueue, CapacityQueues};
 pub use delay::DelayScheduling;
 pub use fair::{dominant_share, Fair};
 pub use fifo::Fifo;
@@ -91,8 +93,15 @@ pub trait JobPolicy: Send {
         u32::MAX
     }
 
-    /// Containers were placed for `app` on this heartbeat.
-    fn placed(&mut self, _app: Arrival, _kind: TaskKind, _count: u32) {}
+    /// Resource `app` may still be given on this heartbeat over all its keys, spent by what is
+    /// placed (`None`: no limit). Capacity queues' maximum-capacity; like a slot cap it holds back
+    /// only keys that do not fit, not the app's smaller ones.
+    fn room(&mut self, _state: &ClusterState, _app: &App) -> Option<Resource> {
+        None
+    }
+
+    /// `count` containers of `capability` were placed for `app` on this heartbeat.
+    fn placed(&mut self, _app: Arrival, _kind: TaskKind, _count: u32, _capability: Resource) {}
 
     /// Something changed in the cluster (after the state applied it).
     fn observe(&mut self, _state: &ClusterState, _what: &Observed<'_>) {}
@@ -220,6 +229,7 @@ impl Layers {
                 JobPolicyKind::Mrosa => Box::new(MrosaPolicy::new(cfg)),
                 JobPolicyKind::Fifo => Box::new(Fifo),
                 JobPolicyKind::Fair => Box::new(Fair),
+                JobPolicyKind::Capacity => Box::new(CapacityPolicy::new(&cfg.capacity)),
                 JobPolicyKind::JossT => Box::new(JossPolicy::new(
                     crate::papers::joss::Assigner::Tta,
                     cfg.joss_threshold,
@@ -265,6 +275,7 @@ impl Layers {
             || (new.policy == JobPolicyKind::Mrosa && old.mrosa != new.mrosa);
         if old.policy != new.policy
             || (new.policy == JobPolicyKind::Td && old.td != new.td)
+            || old.capacity != new.capacity
             || old.joss_threshold != new.joss_threshold
             || (fresh_pair && old.slots != new.slots)
             || paper_changed

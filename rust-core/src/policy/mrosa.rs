@@ -635,7 +635,7 @@ impl JobPolicy for MrosaPolicy {
         }
     }
 
-    fn placed(&mut self, app: Arrival, kind: TaskKind, count: u32) {
+    fn placed(&mut self, app: Arrival, kind: TaskKind, count: u32, _capability: Resource) {
         let left = match &self.node_type {
             Some(t) => self.public_allow.get_mut(&(app, kind.is_map(), t.clone())),
             None => self.private_allow.get_mut(&(app, kind.is_map())),

@@ -1,0 +1,384 @@
+//! `capacity`: YARN CapacityScheduler's queues under one root, with its default settings.
+//!
+//! Each queue is guaranteed a share of the cluster (`capacity`) and may grow into idle room up
+//! to a hard limit (`maximum-capacity`), both in percent of the cluster's memory, because the
+//! default resource calculator compares memory only. The rule, as CapacityScheduler's
+//! ParentQueue and LeafQueue apply it:
+//! - each container of a heartbeat goes to the least served queue, the one whose used memory is
+//!   the smallest share of its guarantee (ties: the larger guarantee, then the order the queues
+//!   are configured in); queues are re-sorted after every container, so one big node is split
+//!   between hungry queues;
+//! - a queue whose next container would take it past its maximum-capacity is skipped;
+//! - inside a queue, applications go in submission order (LeafQueue's FIFO ordering policy),
+//!   the first that can use the node getting it.
+//!
+//! `order` predicts that sequence container by container, as `fair` does, and lists each app
+//! once per container it should get (`turn_limit` 1), then every app again, queues least
+//! served first, so room a predicted app could not use (a locality wait, a slot cap) still goes
+//! to someone. The maximum-capacity is not left to the prediction: `room` gives each app its
+//! queue's memory left under the limit, spent by `placed`, and the decision procedure never
+//! places past it. Applications waiting for their ApplicationMaster go first, within the AM
+//! share ([`super::am_share`]), as under the other policies.
+//!
+//! Not modelled (an operator relying on them should know): user limits
+//! (`minimum-user-limit-percent` 100 and `user-limit-factor` 1 are CapacityScheduler's defaults;
+//! with factor 1 a single user could not grow past the queue's guarantee, here a queue's apps
+//! may grow to its maximum-capacity), per-queue AM limits (the cluster-wide AM share applies),
+//! hierarchies deeper than root's children, reservations and preemption.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::am_share::am_first;
+use super::JobPolicy;
+use crate::app::{App, Arrival, TaskKind};
+use crate::error::CoreError;
+use crate::node::Node;
+use crate::protocol::Resource;
+use crate::state::ClusterState;
+
+pub const CAPACITY_QUEUES: &str = "locus.capacity.queues";
+
+/// Bounds the prediction on huge nodes with tiny asks; the trailing pass still covers them.
+const MAX_PREDICTED: usize = 4096;
+
+/// Capacities are floats; their sum may be off by rounding (33.33 × 3).
+const SUM_TOLERANCE: f64 = 0.01;
+
+/// One queue under root: `capacity` and `maximum_capacity` in percent of the cluster.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CapacityQueue {
+    pub name: String,
+    pub capacity: f64,
+    pub maximum_capacity: f64,
+}
+
+/// The queues of `locus.capacity.queues`, in the order they were written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacityQueues {
+    queues: Vec<CapacityQueue>,
+}
+
+impl Default for CapacityQueues {
+    /// CapacityScheduler's stock configuration: one queue `default` with the whole cluster.
+    fn default() -> Self {
+        CapacityQueues {
+            queues: vec![CapacityQueue {
+                name: "default".into(),
+                capacity: 100.0,
+                maximum_capacity: 100.0,
+            }],
+        }
+    }
+}
+
+const ALLOWED: &str = "a comma list of name:capacity[:maximum-capacity] in percent of the cluster, e.g. a:50:90,b:50:90; capacities sum to 100, each above 0 and at most 100, maximum-capacity (default 100) from the capacity to 100; names non-empty, unique, without ':', ',' or '.'";
+
+fn bad(value: &str, why: String) -> CoreError {
+    CoreError::Config {
+        key: CAPACITY_QUEUES.to_string(),
+        message: format!("invalid value {value:?}: {why}; allowed: {ALLOWED}"),
+    }
+}
+
+fn percent(value: &str, queue: &str, what: &str, text: &str) -> Result<f64, CoreError> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= 100.0 => Ok(x),
+        _ => Err(bad(
+            value,
+            format!("queue {queue:?} has {what} {:?}, not a number above 0 and at most 100", text.trim()),
+        )),
+    }
+}
+
+impl CapacityQueues {
+    pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
+        let mut queues: Vec<CapacityQueue> = Vec::new();
+        for item in value.split(',') {
+            let parts: Vec<&str> = item.split(':').collect();
+            let name = parts[0].trim();
+            if name.is_empty() {
+                return Err(bad(value, format!("item {:?} has no queue name", item.trim())));
+            }
+            if name.contains('.') {
+                return Err(bad(value, format!("queue name {name:?} contains '.'")));
+            }
+            if !(2..=3).contains(&parts.len()) {
+                return Err(bad(
+                    value,
+                    format!("item {:?} is not name:capacity[:maximum-capacity]", item.trim()),
+                ));
+            }
+            if queues.iter().any(|q| q.name == name) {
+                return Err(bad(value, format!("queue {name:?} is listed twice")));
+            }
+            let capacity = percent(value, name, "capacity", parts[1])?;
+            let maximum_capacity = match parts.get(2) {
+                Some(text) => percent(value, name, "maximum-capacity", text)?,
+                None => 100.0,
+            };
+            if maximum_capacity < capacity {
+                return Err(bad(
+                    value,
+                    format!("queue {name:?} has maximum-capacity {maximum_capacity} below its capacity {capacity}"),
+                ));
+            }
+            queues.push(CapacityQueue {
+                name: name.to_string(),
+                capacity,
+                maximum_capacity,
+            });
+        }
+        let sum: f64 = queues.iter().map(|q| q.capacity).sum();
+        if (sum - 100.0).abs() > SUM_TOLERANCE {
+            return Err(bad(value, format!("the capacities sum to {sum}, not 100")));
+        }
+        Ok(CapacityQueues { queues })
+    }
+
+    pub fn queues(&self) -> &[CapacityQueue] {
+        &self.queues
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.queues.iter().map(|q| q.name.clone()).collect()
+    }
+
+    /// The queue an application names: its short name or CapacityScheduler's full path
+    /// `root.<name>`.
+    pub fn index_of(&self, queue: &str) -> Option<usize> {
+        let short = queue.strip_prefix("root.").unwrap_or(queue);
+        self.queues.iter().position(|q| q.name == short)
+    }
+
+    /// The configured name for what an application names, `None` when it is not configured.
+    pub fn resolve(&self, queue: &str) -> Option<&str> {
+        self.index_of(queue).map(|i| self.queues[i].name.as_str())
+    }
+
+    /// Memory queue `i` may hold at most, of a cluster with `cluster_mb`.
+    pub fn maximum_mb(&self, i: usize, cluster_mb: u64) -> u64 {
+        (cluster_mb as f64 * self.queues[i].maximum_capacity / 100.0).floor() as u64
+    }
+
+    /// Memory each configured queue holds in `state`. Apps filed under `root.<name>` before the
+    /// policy became `capacity` count for `<name>`.
+    pub fn used_mb(&self, state: &ClusterState) -> Vec<u64> {
+        let mut used = vec![0; self.queues.len()];
+        for (name, q) in state.queues().iter() {
+            if let Some(i) = self.index_of(name) {
+                used[i] += q.used.memory_mb;
+            }
+        }
+        used
+    }
+}
+
+/// An application's place in its queue's line for the prediction.
+struct Candidate {
+    arrival: Arrival,
+    /// The container its first pending key asks for.
+    next: Resource,
+    left: u64,
+}
+
+fn candidate(app: &App) -> Option<Candidate> {
+    let key = app.asks.next_pending_key(None)?;
+    let next = app.asks.table(&key)?.row(crate::names::ANY_ID)?.capability;
+    Some(Candidate {
+        arrival: app.arrival,
+        next,
+        left: app.asks.pending_containers(),
+    })
+}
+
+pub struct CapacityPolicy {
+    queues: CapacityQueues,
+    /// Memory each queue holds on this heartbeat: the state's count when `order` ran, plus what
+    /// was placed since (the RM confirms those only after the heartbeat).
+    used_mb: Vec<u64>,
+    maximum_mb: Vec<u64>,
+    /// The queue of each app `order` listed.
+    app_queue: HashMap<Arrival, usize>,
+}
+
+impl CapacityPolicy {
+    pub fn new(queues: &CapacityQueues) -> CapacityPolicy {
+        let n = queues.queues.len();
+        CapacityPolicy {
+            queues: queues.clone(),
+            used_mb: vec![0; n],
+            maximum_mb: vec![0; n],
+            app_queue: HashMap::new(),
+        }
+    }
+
+    /// True when queue `a` is served less than queue `b` with `used` memory each: a smaller
+    /// share of its guarantee, then the larger guarantee, then the earlier configured.
+    fn before(&self, a: usize, b: usize, used: &[u64]) -> bool {
+        let (qa, qb) = (&self.queues.queues[a], &self.queues.queues[b]);
+        // used / (cluster · capacity / 100): the cluster's size is common to both sides.
+        let ra = used[a] as f64 / qa.capacity;
+        let rb = used[b] as f64 / qb.capacity;
+        ra.total_cmp(&rb)
+            .then(qb.capacity.total_cmp(&qa.capacity))
+            .then(a.cmp(&b))
+            .is_lt()
+    }
+
+    fn queue_of(&self, app: &App) -> Option<usize> {
+        self.app_queue
+            .get(&app.arrival)
+            .copied()
+            .or_else(|| self.queues.index_of(&app.queue))
+    }
+}
+
+impl JobPolicy for CapacityPolicy {
+    fn name(&self) -> &'static str {
+        "capacity"
+    }
+
+    fn order(&mut self, state: &ClusterState, node: &Node, _now_ms: u64) -> Vec<Arrival> {
+        let n = self.queues.queues.len();
+        let cluster_mb = state.capacity().memory_mb;
+        self.used_mb = self.queues.used_mb(state);
+        for i in 0..n {
+            self.maximum_mb[i] = self.queues.maximum_mb(i, cluster_mb);
+        }
+        self.app_queue.clear();
+        let mut lines: Vec<Vec<Candidate>> = (0..n).map(|_| Vec::new()).collect();
+        let mut place: HashMap<Arrival, (usize, usize)> = HashMap::new();
+        for app in state.pending_apps_by_submission() {
+            // Core refuses apps of unconfigured queues and reconfigurations that would strand
+            // one, so an app outside every queue cannot be here.
+            let Some(i) = self.queues.index_of(&app.queue) else { continue };
+            self.app_queue.insert(app.arrival, i);
+            if let Some(c) = candidate(app) {
+                place.insert(app.arrival, (i, lines[i].len()));
+                lines[i].push(c);
+            }
+        }
+
+        let mut used = self.used_mb.clone();
+        let mut room = node.unallocated;
+        let mut out = am_first(state);
+        for a in &out {
+            let Some(&(i, at)) = place.get(a) else { continue };
+            let c = &mut lines[i][at];
+            if c.left > 0 && room.fits(&c.next) && used[i] + c.next.memory_mb <= self.maximum_mb[i] {
+                room = room.saturating_sub(&c.next);
+                used[i] += c.next.memory_mb;
+                c.left -= 1;
+            }
+        }
+
+        // One container at a time to the least served queue that may still grow, as the
+        // ParentQueue re-sorts its children after each assignment.
+        let mut head = vec![0usize; n];
+        while out.len() < MAX_PREDICTED {
+            let mut best: Option<usize> = None;
+            for i in 0..n {
+                let line = &lines[i];
+                // Room only shrinks during the heartbeat: an app whose next container does not
+                // fit now never will, and the queue's next app in line gets its turn.
+                while head[i] < line.len()
+                    && (line[head[i]].left == 0 || !room.fits(&line[head[i]].next))
+                {
+                    head[i] += 1;
+                }
+                let Some(c) = line.get(head[i]) else { continue };
+                if used[i] + c.next.memory_mb > self.maximum_mb[i] {
+                    continue;
+                }
+                if best.is_none_or(|b| self.before(i, b, &used)) {
+                    best = Some(i);
+                }
+            }
+            let Some(i) = best else { break };
+            let c = &mut lines[i][head[i]];
+            room = room.saturating_sub(&c.next);
+            used[i] += c.next.memory_mb;
+            c.left -= 1;
+            out.push(c.arrival);
+        }
+
+        let mut by_service: Vec<usize> = (0..n).collect();
+        by_service.sort_by(|&a, &b| {
+            if self.before(a, b, &used) {
+                std::cmp::Ordering::Less
+            } else if self.before(b, a, &used) {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        });
+        for i in by_service {
+            out.extend(lines[i].iter().map(|c| c.arrival));
+        }
+        out
+    }
+
+    fn turn_limit(&mut self, _app: Arrival) -> u32 {
+        1
+    }
+
+    fn room(&mut self, _state: &ClusterState, app: &App) -> Option<Resource> {
+        let i = self.queue_of(app)?;
+        Some(Resource {
+            memory_mb: self.maximum_mb[i].saturating_sub(self.used_mb[i]),
+            // The default resource calculator ignores vcores.
+            vcores: u32::MAX,
+        })
+    }
+
+    fn placed(&mut self, app: Arrival, _kind: TaskKind, count: u32, capability: Resource) {
+        if let Some(&i) = self.app_queue.get(&app) {
+            self.used_mb[i] += capability.memory_mb * count as u64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(value: &str) -> String {
+        match CapacityQueues::parse(value) {
+            Err(CoreError::Config { key, message }) => {
+                assert_eq!(key, CAPACITY_QUEUES);
+                message
+            }
+            other => panic!("{value:?}: expected a config error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn queues_parse_with_default_maximum_and_root_paths() {
+        let q = CapacityQueues::parse(" a:50:90 , b:50").unwrap();
+        assert_eq!(q.names(), vec!["a", "b"]);
+        assert_eq!(q.queues()[0].maximum_capacity, 90.0);
+        assert_eq!(q.queues()[1].maximum_capacity, 100.0);
+        assert_eq!(q.resolve("root.b"), Some("b"));
+        assert_eq!(q.resolve("c"), None);
+        assert_eq!(q.maximum_mb(0, 10_000), 9_000);
+        let thirds = CapacityQueues::parse("x:33.33,y:33.33,z:33.34").unwrap();
+        assert_eq!(thirds.queues().len(), 3);
+        assert_eq!(CapacityQueues::default().names(), vec!["default"]);
+    }
+
+    #[test]
+    fn bad_queue_lists_name_the_problem() {
+        assert!(err("a:50,b:40").contains("sum to 90"), "{}", err("a:50,b:40"));
+        assert!(err("a:50,a:50").contains("listed twice"));
+        assert!(err("a.b:100").contains("contains '.'"));
+        assert!(err(":100").contains("no queue name"));
+        assert!(err("a:0,b:100").contains("capacity \"0\""));
+        assert!(err("a:50:40,b:50").contains("below its capacity"));
+        assert!(err("a:50:120,b:50").contains("maximum-capacity \"120\""));
+        assert!(err("a:50:90:1,b:50").contains("not name:capacity"));
+        assert!(err("a").contains("not name:capacity"));
+        assert!(err("a:lots").contains("a:50:90,b:50:90"));
+    }
+}
