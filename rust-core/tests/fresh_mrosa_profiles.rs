@@ -69,7 +69,8 @@ struct Cluster {
     core: Core,
     hosts: Vec<String>,
     racks: Vec<String>,
-    node_gb: u64,
+    /// Each node's memory (GB) and vcores.
+    node_gb: Vec<u64>,
     jobs: Vec<Job>,
     running: Vec<Running>,
     tick: u64,
@@ -85,7 +86,7 @@ impl Cluster {
             core,
             hosts: (0..nodes).map(|i| format!("h{i}")).collect(),
             racks: (0..nodes).map(|i| format!("/rack{}", i % 2)).collect(),
-            node_gb,
+            node_gb: vec![node_gb; nodes],
             jobs: Vec::new(),
             running: Vec::new(),
             tick: 0,
@@ -102,6 +103,16 @@ impl Cluster {
             );
         }
         c
+    }
+
+    /// One more node, of its own size (a public instance with room for `gb` 1 GB tasks).
+    fn add_node(&mut self, gb: u64) -> usize {
+        let i = self.hosts.len();
+        self.hosts.push(format!("h{i}"));
+        self.racks.push(format!("/rack{}", i % 2));
+        self.node_gb.push(gb);
+        common::add_node(&mut self.core, &self.hosts[i], &self.racks[i], gb, gb as u32);
+        i
     }
 
     /// A MapReduce job submitted at `submit_tick`; returns its index.
@@ -205,7 +216,7 @@ impl Cluster {
             .filter(|r| r.node == node)
             .map(|r| r.mem_gb)
             .sum();
-        self.node_gb - used
+        self.node_gb[node] - used
     }
 
     fn execute(&mut self, node: usize, ds: &[Decision]) {
@@ -923,7 +934,7 @@ fn mrosa_late_tasks_go_to_the_cheapest_public_type_that_meets_the_deadline() {
     // + 51667 MI at 5200 MIPS = 17.9 s), h2 an expensive fast one (3 s).
     let dir = tmp_dir("mrosa-cheapest");
     let file = write_public(&dir, "h1 cheap 0.00001 5200 2\nh2 fast 0.0001 26000 16\n");
-    let run = |deadline: &str| {
+    let run = |deadline: &str, maps: u32| {
         let mut cl = Cluster::new(
             core_with(&[
                 ("locus.policy", "mrosa"),
@@ -935,7 +946,7 @@ fn mrosa_late_tasks_go_to_the_cheapest_public_type_that_meets_the_deadline() {
             2,
         );
         let tag = format!("locus.deadline={deadline}");
-        cl.mr_job("j", 4, 0, 3, 1, &[tag.as_str()], 0);
+        cl.mr_job("j", maps, 0, 3, 1, &[tag.as_str()], 0);
         let mut seen = BTreeMap::new();
         for _ in 0..8 {
             for r in &cl.running {
@@ -951,12 +962,51 @@ fn mrosa_late_tasks_go_to_the_cheapest_public_type_that_meets_the_deadline() {
         }
         on
     };
-    // D = 30 s: the first map fits privately (20 s), the other three are late and go to the
-    // cheapest type that meets 30 s, h1 (room for two), never to the expensive h2. The fourth is
-    // replanned when h0 frees at 3 s: 20 s privately still meets the 27 s left, so it runs there.
-    assert_eq!(run("30"), [2, 2, 0]);
-    // D = 15 s: nothing fits privately (20 s) and the cheap type is too slow: all on the fast one.
-    assert_eq!(run("15"), [0, 0, 4]);
+    // D = 30 s, three maps: the first fits privately (20 s), the other two are late and go to
+    // the cheapest type that meets 30 s, h1 (room for two), not to the expensive h2.
+    assert_eq!(run("30", 3), [1, 2, 0]);
+    // A fourth map: h1's two rooms are taken (a third map there would end at 35.8 s), so it
+    // takes the dearer type that still meets 30 s, h2, rather than counting on more h1s.
+    assert_eq!(run("30", 4), [1, 2, 1]);
+    // D = 15 s: nothing fits privately (20 s) and the cheap type is too slow: the fast type's
+    // two rooms take two maps and the other two wait for them, until the first maps' learned
+    // 3 s makes them fit privately (tick 3), where they then run.
+    assert_eq!(run("15", 4), [2, 0, 2]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn mrosa_counts_a_running_public_instance_as_room_for_one_task() {
+    // h0 private (AM + one task), h1 a running ec2-2c instance with room for one task (16 MB
+    // at 1.25 MB/s + 51667 MI at 4800 MIPS = 23.6 s), ec2-4c startable after 10 s. Six 20 s
+    // maps, deadline 45 s: two fit privately (20, 40 s), h1 takes one (23.6 s) and a second
+    // there would end at 47.2 s. Treating h1's type as unlimited instances planned all four late
+    // maps onto it and advised nothing; with h1's one room, the other three need new instances.
+    let dir = tmp_dir("mrosa-public-room");
+    let file = write_public(
+        &dir,
+        "h1 ec2-2c 0.000027 4800 1.25\n* ec2-4c 0.000065 9600 3.75 Amazon EC2\n",
+    );
+    let mut cl = Cluster::new(
+        core_with(&[
+            ("locus.policy", "mrosa"),
+            ("locus.mrosa.public.file", file.as_str()),
+            ("locus.mrosa.init-secs", "10"),
+            ("locus.mrosa.split-mb", "16"),
+            ("locus.profile.default-map-secs", "20"),
+        ]),
+        1,
+        2,
+    );
+    cl.add_node(1);
+    cl.mr_job("j", 6, 0, 2, 1, &["locus.deadline=45"], 0);
+    cl.step();
+    let advice = cl.core.advice();
+    assert_eq!(advice.flagged_jobs.len(), 0, "{advice:?}");
+    assert_eq!(advice.scale_out.len(), 1, "{advice:?}");
+    assert_eq!(advice.scale_out[0].instance_type, "ec2-4c");
+    assert_eq!(advice.scale_out[0].count, 3, "{advice:?}");
+    cl.run_until_done(60);
     std::fs::remove_dir_all(&dir).ok();
 }
 
