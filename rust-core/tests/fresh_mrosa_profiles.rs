@@ -969,9 +969,54 @@ fn mrosa_late_tasks_go_to_the_cheapest_public_type_that_meets_the_deadline() {
     // takes the dearer type that still meets 30 s, h2, rather than counting on more h1s.
     assert_eq!(run("30", 4), [1, 2, 1]);
     // D = 15 s: nothing fits privately (20 s) and the cheap type is too slow: the fast type's
-    // two rooms take two maps and the other two wait for them, until the first maps' learned
-    // 3 s makes them fit privately (tick 3), where they then run.
+    // two rooms take two maps. The other two would queue behind them; the private container is
+    // free, so it takes one at once (work-conserving, although the estimate says the fast room
+    // would finish it sooner), and the last one once the maps' learned 3 s fits privately.
     assert_eq!(run("15", 4), [2, 0, 2]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn mrosa_runs_late_reduces_on_idle_private_containers_instead_of_queueing_for_a_busy_public_one() {
+    // h0 private (AM + three 1 GB tasks), h1 a running public instance with room for one task,
+    // 10x the private speed. Before any reduce has finished, a reduce is estimated at the
+    // default 60 s: privately it can never meet the 50 s deadline, on h1 it takes 13.9 s, so
+    // Algorithm II sends all four reduces to h1's type. Holding h0 to Algorithm I's count (no
+    // reduce) left h0's containers idle once the maps ended (tick 2) while three 10-tick
+    // reduces queued for h1 until the first one there finished (tick 10) and taught the profile.
+    // A reduce waiting for a busy public instance must take a free private container.
+    let dir = tmp_dir("mrosa-idle-private");
+    let file = write_public(&dir, "h1 fast 0.0001 26000 16\n");
+    let mut cl = Cluster::new(
+        core_with(&[
+            ("locus.policy", "mrosa"),
+            ("locus.mrosa.public.file", file.as_str()),
+        ]),
+        1,
+        4,
+    );
+    let public = cl.add_node(1);
+    let j = cl.mr_job("j", 2, 4, 1, 10, &["locus.deadline=50"], 0);
+    let mut reduces_on = [0u32; 2];
+    let mut seen = std::collections::BTreeSet::new();
+    while cl.jobs[j].finished.is_none() && cl.tick < 60 {
+        cl.step();
+        for r in &cl.running {
+            if r.kind == Kind::Reduce && seen.insert(r.id.clone()) {
+                reduces_on[r.node] += 1;
+            }
+        }
+    }
+    let last_reduce = cl.last(j, Kind::Reduce).unwrap();
+    assert!(
+        last_reduce <= 3,
+        "a reduce waited for the busy public instance until tick {last_reduce} while private containers were free: {:?}",
+        cl.jobs[j].got
+    );
+    assert!(reduces_on[public] >= 1, "the free public instance still takes a late reduce: {reduces_on:?}");
+    assert_eq!(reduces_on[0] + reduces_on[public], 4);
+    let done = cl.jobs[j].finished.expect("the job finishes");
+    assert!(done <= 15, "finished at tick {done}: {:?}", cl.jobs[j].got);
     std::fs::remove_dir_all(&dir).ok();
 }
 

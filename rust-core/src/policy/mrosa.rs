@@ -575,8 +575,14 @@ impl MrosaPolicy {
                     continue;
                 }
             };
-            // The late tasks with a running room keep to it: private nodes start only the tasks
-            // Algorithm I placed, plus the late ones no running room finishes in time.
+            // Algorithm I says which tasks are late; it is no cap on a private container that
+            // would otherwise stay idle. Only the late tasks a free public room is waiting for
+            // are kept off the private nodes (they start there on its next heartbeat). One
+            // planned behind a busy room, or with no running room at all (advice only), runs
+            // privately as soon as a private room is free, even when the estimates say the busy
+            // room would finish it sooner: those estimates are what made it late (a job's first
+            // reduces are priced at the default reduce time), and the paper wants as many tasks
+            // as possible in the private cloud.
             let mut held = [0u32; 2];
             for p in &running.placements {
                 let is_map = p.task.kind == MTask::Map;
@@ -584,7 +590,9 @@ impl MrosaPolicy {
                     .public_allow
                     .entry((arrival, is_map, p.instance_type.clone()))
                     .or_default() += 1;
-                held[usize::from(!is_map)] += 1;
+                if p.start == 0.0 {
+                    held[usize::from(!is_map)] += 1;
+                }
             }
             let (um, ur) = unplanned.get(&arrival).copied().unwrap_or((0, 0));
             let outstanding = [job.maps.len() as u32 + um, job.reduces.len() as u32 + ur];
