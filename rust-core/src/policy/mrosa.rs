@@ -12,19 +12,22 @@
 //!   the input transfer, `mD` = `locus.mrosa.split-mb`, `f` = the job's FP);
 //! - private containers = room for one container of the jobs' size on each private node, ready
 //!   now if free, else when the container running there is expected to end (its start + the
-//!   job's average task time);
-//! - on each heartbeat the plan (eq. 8 order, Algorithm I, Algorithm II) is made for the current
-//!   state. A private node serves the deadline jobs in eq. 8 order, then the others in submission
-//!   order: with one private speed, improved Max-Min's earliest-finishing container for the next
-//!   task is the room that is free now, i.e. the heartbeating node. When the running public pool
-//!   takes a job's late tasks, private nodes start only as many of its tasks as Algorithm I placed
-//!   privately; otherwise (no public place yet) private nodes are not limited, so the job cannot
-//!   starve. A public node takes, per job, only the late tasks Algorithm II gave its instance type
-//!   (running public instances have no T_init); jobs without a deadline never run there. AM
-//!   containers and non-MapReduce applications are never held back (on any node);
-//! - when the running public pool cannot take a job's late tasks, Algorithm II is asked again
-//!   over the startable types with T_init: its answer is scale-out advice (type, count, cost), or,
-//!   when no type meets the deadline, the job is flagged (log once + `Stats`), and what fits
+//!   job's average task time); public rooms likewise on each running public node, a busy one
+//!   ready when its task's estimate on that instance type (eqs. 4-5) runs out;
+//! - on each heartbeat the plan (eq. 8 order, Algorithm I, then Algorithm II over the running
+//!   public rooms, one task per room, the wait for a busy room in T_init's place) is made for
+//!   the current state. A private node serves the deadline jobs in eq. 8 order, then the others
+//!   in submission order: with one private speed, improved Max-Min's earliest-finishing
+//!   container for the next task is the room that is free now, i.e. the heartbeating node.
+//!   Private nodes are work-conserving: of a job's tasks they leave out only the late ones a
+//!   free public room is waiting for; a late task planned behind a busy public room, or with no
+//!   running room at all, runs on a free private container (docs/papers-mrosa.md, departure
+//!   15). A public node takes, per job, only the late tasks Algorithm II gave its instance type;
+//!   jobs without a deadline never run there. AM containers and non-MapReduce applications are
+//!   never held back (on any node);
+//! - late tasks no running public room finishes before the deadline go to Algorithm II over the
+//!   startable types with T_init: its answer is scale-out advice (type, count, cost), or, when
+//!   no type meets the deadline, the job is flagged (log once + `Stats`), and what fits
 //!   privately still runs.
 
 use std::collections::{BTreeMap, HashMap};
@@ -363,9 +366,13 @@ impl MrosaPolicy {
             let Some(app) = state.app_by_id(&c.app) else {
                 continue;
             };
-            let public = state
-                .node(&c.node)
-                .and_then(|n| self.s.pool.nodes.get(&n.host));
+            let public = if self.s.pool.nodes.is_empty() {
+                None
+            } else {
+                state
+                    .node(&c.node)
+                    .and_then(|n| self.s.pool.nodes.get(&n.host))
+            };
             let avg = match public {
                 // The profile's averages are mostly private runs; a public instance runs the
                 // task at its own speed (eqs. 4-5).
@@ -465,6 +472,9 @@ impl MrosaPolicy {
         now_ms: u64,
         limit: usize,
     ) -> Vec<PublicSlot> {
+        if self.s.pool.nodes.is_empty() {
+            return Vec::new();
+        }
         self.rooms(state, size, now_ms, limit, |n| {
             self.s.pool.nodes.contains_key(&n.host)
         })
