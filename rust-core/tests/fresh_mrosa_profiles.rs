@@ -69,7 +69,8 @@ struct Cluster {
     core: Core,
     hosts: Vec<String>,
     racks: Vec<String>,
-    node_gb: u64,
+    /// Each node's memory (GB) and vcores.
+    node_gb: Vec<u64>,
     jobs: Vec<Job>,
     running: Vec<Running>,
     tick: u64,
@@ -85,7 +86,7 @@ impl Cluster {
             core,
             hosts: (0..nodes).map(|i| format!("h{i}")).collect(),
             racks: (0..nodes).map(|i| format!("/rack{}", i % 2)).collect(),
-            node_gb,
+            node_gb: vec![node_gb; nodes],
             jobs: Vec::new(),
             running: Vec::new(),
             tick: 0,
@@ -102,6 +103,16 @@ impl Cluster {
             );
         }
         c
+    }
+
+    /// One more node, of its own size (a public instance with room for `gb` 1 GB tasks).
+    fn add_node(&mut self, gb: u64) -> usize {
+        let i = self.hosts.len();
+        self.hosts.push(format!("h{i}"));
+        self.racks.push(format!("/rack{}", i % 2));
+        self.node_gb.push(gb);
+        common::add_node(&mut self.core, &self.hosts[i], &self.racks[i], gb, gb as u32);
+        i
     }
 
     /// A MapReduce job submitted at `submit_tick`; returns its index.
@@ -205,7 +216,7 @@ impl Cluster {
             .filter(|r| r.node == node)
             .map(|r| r.mem_gb)
             .sum();
-        self.node_gb - used
+        self.node_gb[node] - used
     }
 
     fn execute(&mut self, node: usize, ds: &[Decision]) {
@@ -923,7 +934,7 @@ fn mrosa_late_tasks_go_to_the_cheapest_public_type_that_meets_the_deadline() {
     // + 51667 MI at 5200 MIPS = 17.9 s), h2 an expensive fast one (3 s).
     let dir = tmp_dir("mrosa-cheapest");
     let file = write_public(&dir, "h1 cheap 0.00001 5200 2\nh2 fast 0.0001 26000 16\n");
-    let run = |deadline: &str| {
+    let run = |deadline: &str, maps: u32| {
         let mut cl = Cluster::new(
             core_with(&[
                 ("locus.policy", "mrosa"),
@@ -935,7 +946,7 @@ fn mrosa_late_tasks_go_to_the_cheapest_public_type_that_meets_the_deadline() {
             2,
         );
         let tag = format!("locus.deadline={deadline}");
-        cl.mr_job("j", 4, 0, 3, 1, &[tag.as_str()], 0);
+        cl.mr_job("j", maps, 0, 3, 1, &[tag.as_str()], 0);
         let mut seen = BTreeMap::new();
         for _ in 0..8 {
             for r in &cl.running {
@@ -951,12 +962,96 @@ fn mrosa_late_tasks_go_to_the_cheapest_public_type_that_meets_the_deadline() {
         }
         on
     };
-    // D = 30 s: the first map fits privately (20 s), the other three are late and go to the
-    // cheapest type that meets 30 s, h1 (room for two), never to the expensive h2. The fourth is
-    // replanned when h0 frees at 3 s: 20 s privately still meets the 27 s left, so it runs there.
-    assert_eq!(run("30"), [2, 2, 0]);
-    // D = 15 s: nothing fits privately (20 s) and the cheap type is too slow: all on the fast one.
-    assert_eq!(run("15"), [0, 0, 4]);
+    // D = 30 s, three maps: the first fits privately (20 s), the other two are late and go to
+    // the cheapest type that meets 30 s, h1 (room for two), not to the expensive h2.
+    assert_eq!(run("30", 3), [1, 2, 0]);
+    // A fourth map: h1's two rooms are taken (a third map there would end at 35.8 s), so it
+    // takes the dearer type that still meets 30 s, h2, rather than counting on more h1s.
+    assert_eq!(run("30", 4), [1, 2, 1]);
+    // D = 15 s: nothing fits privately (20 s) and the cheap type is too slow: the fast type's
+    // two rooms take two maps. The other two would queue behind them; the private container is
+    // free, so it takes one at once (work-conserving, although the estimate says the fast room
+    // would finish it sooner), and the last one once the maps' learned 3 s fits privately.
+    assert_eq!(run("15", 4), [2, 0, 2]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn mrosa_runs_late_reduces_on_idle_private_containers_instead_of_queueing_for_a_busy_public_one() {
+    // h0 private (AM + three 1 GB tasks), h1 a running public instance with room for one task,
+    // 10x the private speed. Before any reduce has finished, a reduce is estimated at the
+    // default 60 s: privately it can never meet the 50 s deadline, on h1 it takes 13.9 s, so
+    // Algorithm II sends all four reduces to h1's type. Holding h0 to Algorithm I's count (no
+    // reduce) left h0's containers idle once the maps ended (tick 2) while three 10-tick
+    // reduces queued for h1 until the first one there finished (tick 10) and taught the profile.
+    // A reduce waiting for a busy public instance must take a free private container.
+    let dir = tmp_dir("mrosa-idle-private");
+    let file = write_public(&dir, "h1 fast 0.0001 26000 16\n");
+    let mut cl = Cluster::new(
+        core_with(&[
+            ("locus.policy", "mrosa"),
+            ("locus.mrosa.public.file", file.as_str()),
+        ]),
+        1,
+        4,
+    );
+    let public = cl.add_node(1);
+    let j = cl.mr_job("j", 2, 4, 1, 10, &["locus.deadline=50"], 0);
+    let mut reduces_on = [0u32; 2];
+    let mut seen = std::collections::BTreeSet::new();
+    while cl.jobs[j].finished.is_none() && cl.tick < 60 {
+        cl.step();
+        for r in &cl.running {
+            if r.kind == Kind::Reduce && seen.insert(r.id.clone()) {
+                reduces_on[r.node] += 1;
+            }
+        }
+    }
+    let last_reduce = cl.last(j, Kind::Reduce).unwrap();
+    assert!(
+        last_reduce <= 3,
+        "a reduce waited for the busy public instance until tick {last_reduce} while private containers were free: {:?}",
+        cl.jobs[j].got
+    );
+    assert!(reduces_on[public] >= 1, "the free public instance still takes a late reduce: {reduces_on:?}");
+    assert_eq!(reduces_on[0] + reduces_on[public], 4);
+    let done = cl.jobs[j].finished.expect("the job finishes");
+    assert!(done <= 15, "finished at tick {done}: {:?}", cl.jobs[j].got);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn mrosa_counts_a_running_public_instance_as_room_for_one_task() {
+    // h0 private (AM + one task), h1 a running ec2-2c instance with room for one task (16 MB
+    // at 1.25 MB/s + 51667 MI at 4800 MIPS = 23.6 s), ec2-4c startable after 10 s. Six 20 s
+    // maps, deadline 45 s: two fit privately (20, 40 s), h1 takes one (23.6 s) and a second
+    // there would end at 47.2 s. Treating h1's type as unlimited instances planned all four late
+    // maps onto it and advised nothing; with h1's one room, the other three need new instances.
+    let dir = tmp_dir("mrosa-public-room");
+    let file = write_public(
+        &dir,
+        "h1 ec2-2c 0.000027 4800 1.25\n* ec2-4c 0.000065 9600 3.75 Amazon EC2\n",
+    );
+    let mut cl = Cluster::new(
+        core_with(&[
+            ("locus.policy", "mrosa"),
+            ("locus.mrosa.public.file", file.as_str()),
+            ("locus.mrosa.init-secs", "10"),
+            ("locus.mrosa.split-mb", "16"),
+            ("locus.profile.default-map-secs", "20"),
+        ]),
+        1,
+        2,
+    );
+    cl.add_node(1);
+    cl.mr_job("j", 6, 0, 2, 1, &["locus.deadline=45"], 0);
+    cl.step();
+    let advice = cl.core.advice();
+    assert_eq!(advice.flagged_jobs.len(), 0, "{advice:?}");
+    assert_eq!(advice.scale_out.len(), 1, "{advice:?}");
+    assert_eq!(advice.scale_out[0].instance_type, "ec2-4c");
+    assert_eq!(advice.scale_out[0].count, 3, "{advice:?}");
+    cl.run_until_done(60);
     std::fs::remove_dir_all(&dir).ok();
 }
 

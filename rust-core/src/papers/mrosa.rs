@@ -547,6 +547,102 @@ pub fn schedule_public(
     })
 }
 
+/// Room for one task on a public instance that is already running (not in the paper, whose
+/// Algorithm II creates a new instance per task): `ready_in` seconds until the room is free.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PublicSlot {
+    pub id: String,
+    pub instance: InstanceType,
+    pub ready_in: f64,
+}
+
+/// A task placed on a running instance's room, `start..finish` seconds from now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunningPlacement {
+    pub task: TaskRef,
+    pub slot: String,
+    pub instance_type: String,
+    pub start: f64,
+    pub finish: f64,
+    /// eq. 6 or 7.
+    pub cost: f64,
+}
+
+/// Algorithm II over the rooms of running instances: what [`schedule_running`] placed and the
+/// tasks no room finishes before `D_i`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RunningPlan {
+    pub placements: Vec<RunningPlacement>,
+    pub unplaced: Vec<TaskRef>,
+}
+
+/// Algorithm II on instances that already run, each room taking one task at a time: for each
+/// task of `to_public`, the lowest-cost room (eq. 6/7) among those where it ends before `D_i`,
+/// with the time until the room is free in the place of `T_init` (`ready_in + T_task < D_i`);
+/// equal costs go to the earlier finish, then to the first room. The room's `ready_in` moves to
+/// the task's finish, as Algorithm I moves `Rft_j`. A task no room finishes in time is
+/// `unplaced` (the caller may ask [`schedule_public`] about new instances for it). A task
+/// reference outside the job is refused.
+pub fn schedule_running(job: &MrosaJob, to_public: &[TaskRef], slots: &mut [PublicSlot]) -> Result<RunningPlan, MrosaError> {
+    for t in to_public {
+        let n = match t.kind {
+            TaskKind::Map => job.maps.len(),
+            TaskKind::Reduce => job.reduces.len(),
+        };
+        if t.index >= n {
+            return Err(job.err(format!("has no {:?} task {} (it has {n})", t.kind, t.index)));
+        }
+    }
+    for s in slots.iter() {
+        s.instance.validate()?;
+        if !non_negative(s.ready_in) {
+            return Err(MrosaError::Instance {
+                instance: s.id.clone(),
+                message: format!("ready time must be >= 0 s, got {}", s.ready_in),
+            });
+        }
+    }
+    let mut plan = RunningPlan::default();
+    for &task in to_public {
+        let mut best: Option<(usize, f64, f64)> = None;
+        for (j, s) in slots.iter().enumerate() {
+            let (cost, secs) = match task.kind {
+                TaskKind::Map => {
+                    let m = &job.maps[task.index];
+                    (map_cost(m, &s.instance), map_eet(m, s.instance.mips, s.instance.band_mb_s))
+                }
+                TaskKind::Reduce => {
+                    let r = &job.reduces[task.index];
+                    (
+                        reduce_cost(r, job.output_ratio, &s.instance),
+                        reduce_eet(r, job.output_ratio, s.instance.mips, s.instance.band_mb_s),
+                    )
+                }
+            };
+            let finish = s.ready_in + secs;
+            if finish < job.deadline_secs && best.is_none_or(|(_, c, f)| cost < c || (cost == c && finish < f)) {
+                best = Some((j, cost, finish));
+            }
+        }
+        match best {
+            Some((j, cost, finish)) => {
+                let s = &mut slots[j];
+                plan.placements.push(RunningPlacement {
+                    task,
+                    slot: s.id.clone(),
+                    instance_type: s.instance.name.clone(),
+                    start: s.ready_in,
+                    finish,
+                    cost,
+                });
+                s.ready_in = finish;
+            }
+            None => plan.unplaced.push(task),
+        }
+    }
+    Ok(plan)
+}
+
 // ---------------------------------------------------------------------------------------------
 // The whole model (Fig. 1)
 // ---------------------------------------------------------------------------------------------
@@ -902,6 +998,38 @@ mod tests {
         let tight = MrosaJob { budget: Some(900e-6), ..j };
         let (_, _, _, ok) = placed(schedule_public(&tight, &tasks, &cat, 10.0).unwrap());
         assert!(!ok, "975 µ$ exceeds a 900 µ$ budget");
+    }
+
+    #[test]
+    fn running_instances_take_one_task_per_room_and_only_in_time() {
+        // One ec2-4c room (big map: 39.1 s, 325 µ$) and one ali-8c room (22.8 s, 542 µ$),
+        // D = 45: the first map goes to the cheaper ec2-4c room; a second there would end at
+        // 78.2 s, so it takes the dearer ali-8c room (22.8 s); a third would end at 45.6 s there.
+        let cat = table_iv();
+        let ty = |n: &str| cat.iter().find(|t| t.name == n).unwrap().clone();
+        let mut slots = vec![
+            PublicSlot { id: "a#0".into(), instance: ty("ali-8c"), ready_in: 0.0 },
+            PublicSlot { id: "e#0".into(), instance: ty("ec2-4c"), ready_in: 0.0 },
+        ];
+        let j = job("j", vec![big_map(); 3], vec![], 45.0, None);
+        let tasks = [TaskRef::map(0), TaskRef::map(1), TaskRef::map(2)];
+        let plan = schedule_running(&j, &tasks, &mut slots).unwrap();
+        let rooms: Vec<&str> = plan.placements.iter().map(|p| p.slot.as_str()).collect();
+        assert_eq!(rooms, ["e#0", "a#0"]);
+        assert!(close(plan.placements[0].finish, 48000.0 / 9600.0 + 128.0 / 3.75));
+        assert!(close(plan.placements[0].cost, 65e-6 * 5.0));
+        assert_eq!(plan.unplaced, vec![TaskRef::map(2)]);
+        assert!(close(slots[1].ready_in, plan.placements[0].finish));
+        // A busy room counts its wait like T_init: ec2-4c free in 5 s ends the map at 44.1 s, in
+        // 6 s at 45.1 s (too late).
+        let mut slots = vec![PublicSlot { id: "e#0".into(), instance: ty("ec2-4c"), ready_in: 5.0 }];
+        let plan = schedule_running(&j, &tasks[..1], &mut slots).unwrap();
+        assert_eq!(plan.placements[0].start, 5.0);
+        let mut slots = vec![PublicSlot { id: "e#0".into(), instance: ty("ec2-4c"), ready_in: 6.0 }];
+        let plan = schedule_running(&j, &tasks[..1], &mut slots).unwrap();
+        assert!(plan.placements.is_empty());
+        assert_eq!(plan.unplaced, vec![TaskRef::map(0)]);
+        assert!(schedule_running(&j, &[TaskRef::reduce(0)], &mut slots).is_err());
     }
 
     #[test]

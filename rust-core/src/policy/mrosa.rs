@@ -12,22 +12,25 @@
 //!   the input transfer, `mD` = `locus.mrosa.split-mb`, `f` = the job's FP);
 //! - private containers = room for one container of the jobs' size on each private node, ready
 //!   now if free, else when the container running there is expected to end (its start + the
-//!   job's average task time);
-//! - on each heartbeat the plan (eq. 8 order, Algorithm I, Algorithm II) is made for the current
-//!   state. A private node serves the deadline jobs in eq. 8 order, then the others in submission
-//!   order: with one private speed, improved Max-Min's earliest-finishing container for the next
-//!   task is the room that is free now, i.e. the heartbeating node. When the running public pool
-//!   takes a job's late tasks, private nodes start only as many of its tasks as Algorithm I placed
-//!   privately; otherwise (no public place yet) private nodes are not limited, so the job cannot
-//!   starve. A public node takes, per job, only the late tasks Algorithm II gave its instance type
-//!   (running public instances have no T_init); jobs without a deadline never run there. AM
-//!   containers and non-MapReduce applications are never held back (on any node);
-//! - when the running public pool cannot take a job's late tasks, Algorithm II is asked again
-//!   over the startable types with T_init: its answer is scale-out advice (type, count, cost), or,
-//!   when no type meets the deadline, the job is flagged (log once + `Stats`), and what fits
+//!   job's average task time); public rooms likewise on each running public node, a busy one
+//!   ready when its task's estimate on that instance type (eqs. 4-5) runs out;
+//! - on each heartbeat the plan (eq. 8 order, Algorithm I, then Algorithm II over the running
+//!   public rooms, one task per room, the wait for a busy room in T_init's place) is made for
+//!   the current state. A private node serves the deadline jobs in eq. 8 order, then the others
+//!   in submission order: with one private speed, improved Max-Min's earliest-finishing
+//!   container for the next task is the room that is free now, i.e. the heartbeating node.
+//!   Private nodes are work-conserving: of a job's tasks they leave out only the late ones a
+//!   free public room is waiting for; a late task planned behind a busy public room, or with no
+//!   running room at all, runs on a free private container (docs/papers-mrosa.md, departure
+//!   15). A public node takes, per job, only the late tasks Algorithm II gave its instance type;
+//!   jobs without a deadline never run there. AM containers and non-MapReduce applications are
+//!   never held back (on any node);
+//! - late tasks no running public room finishes before the deadline go to Algorithm II over the
+//!   startable types with T_init: its answer is scale-out advice (type, count, cost), or, when
+//!   no type meets the deadline, the job is flagged (log once + `Stats`), and what fits
 //!   privately still runs.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -38,8 +41,9 @@ use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
 use crate::node::Node;
 use crate::papers::mrosa::{
-    schedule_public, InstanceType, MapTask, Mrosa, MrosaJob, PrivateContainer, PublicDecision,
-    ReduceTask, TaskKind as MTask, TaskRef, DEFAULT_INIT_SECS, DEFAULT_RHO,
+    map_eet, reduce_eet, schedule_private, schedule_public, schedule_running, InstanceType,
+    MapTask, MrosaJob, PrivateContainer, PublicDecision, PublicSlot, ReduceTask, TaskKind as MTask,
+    TaskRef, DEFAULT_INIT_SECS, DEFAULT_RHO,
 };
 use crate::profile::parse_number;
 use crate::protocol::Resource;
@@ -200,6 +204,17 @@ pub struct FlaggedJob {
     pub reason: String,
 }
 
+/// One job's map and reduce in the model's terms (every map alike, every reduce alike).
+struct TaskModel {
+    map: MapTask,
+    reduce: ReduceTask,
+    /// `f`.
+    output_ratio: f64,
+    /// Done, running and outstanding.
+    total_maps: u32,
+    total_reduces: u32,
+}
+
 struct JobInput {
     arrival: Arrival,
     job: MrosaJob,
@@ -246,13 +261,10 @@ impl MrosaPolicy {
         }
     }
 
-    fn job_input(&self, state: &ClusterState, app: &App, now_secs: f64) -> Option<JobInput> {
-        let hints = state.profiles().hints(app.arrival)?;
-        let deadline = hints.deadline_secs?;
+    /// The job's map and reduce task as the model sees them, from its profile: `mW` = task
+    /// seconds × the private MIPS minus the input transfer, `mD` = the split size, `f` = its FP.
+    fn task_model(&self, state: &ClusterState, app: &App) -> TaskModel {
         let o = outstanding(app);
-        if o.maps + o.reduces == 0 {
-            return None;
-        }
         let est = state.profiles().estimate(app.arrival);
         let map_secs = est
             .avg_map_ms
@@ -270,18 +282,38 @@ impl MrosaPolicy {
         let map_mi = ((map_secs - split / band).max(0.001)) * mips;
         let total_maps = (est.maps_done as u32 + est.maps_running + o.maps).max(1);
         let reduce_mi = ((reduce_secs - f * split / band).max(0.001)) * mips;
-        let maps = (0..o.maps)
-            .map(|_| MapTask {
+        TaskModel {
+            map: MapTask {
                 workload_mi: map_mi,
                 input_mb: split,
-            })
-            .collect();
-        let reduce = ReduceTask {
-            workload_mi: reduce_mi,
-            map_input_mb: total_maps as f64 * split,
-            maps_fed: total_maps,
-            sort_secs: 0.0,
-        };
+            },
+            reduce: ReduceTask {
+                workload_mi: reduce_mi,
+                map_input_mb: total_maps as f64 * split,
+                maps_fed: total_maps,
+                sort_secs: 0.0,
+            },
+            output_ratio: f,
+            total_maps,
+            total_reduces: est.reduces_done as u32 + est.reduces_running + o.reduces,
+        }
+    }
+
+    fn job_input(&self, state: &ClusterState, app: &App, now_secs: f64) -> Option<JobInput> {
+        let hints = state.profiles().hints(app.arrival)?;
+        let deadline = hints.deadline_secs?;
+        let o = outstanding(app);
+        if o.maps + o.reduces == 0 {
+            return None;
+        }
+        let TaskModel {
+            map,
+            reduce,
+            output_ratio: f,
+            total_maps,
+            total_reduces,
+        } = self.task_model(state, app);
+        let maps = vec![map; o.maps as usize];
         let reduces = vec![reduce; o.reduces as usize];
         let due = app.submit_ms as f64 / 1000.0 + deadline;
         let job = MrosaJob {
@@ -297,15 +329,8 @@ impl MrosaPolicy {
         // progress: the jobs took turns, every job's reduces sat in containers waiting for maps
         // starved by the next "largest" job, and MROSA finished experiment 1 a third later than
         // FIFO. The paper ranks the job, not its remainder.
-        let total_reduces = est.reduces_done as u32 + est.reduces_running + o.reduces;
         let whole = MrosaJob {
-            maps: vec![
-                MapTask {
-                    workload_mi: map_mi,
-                    input_mb: split,
-                };
-                total_maps as usize
-            ],
+            maps: vec![map; total_maps as usize],
             reduces: vec![reduce; total_reduces as usize],
             deadline_secs: deadline.max(0.001),
             ..job.clone()
@@ -317,20 +342,20 @@ impl MrosaPolicy {
         })
     }
 
-    /// Private containers (room for one container of `size` on a private node), with `Rft_j`
-    /// from the running containers' expected ends.
-    /// Only the `limit` earliest-ready are kept: with one private speed every task's
-    /// earliest-finishing container is the earliest-ready one, so `limit` tasks never use others.
-    fn private_containers(
+    /// Room for one container of `size` on each node `want` keeps, as (node id, host, seconds
+    /// until free): free now, else when the task container there is expected to end (its start
+    /// + its job's average task time). At most `limit` rooms per node.
+    fn rooms(
         &self,
         state: &ClusterState,
         size: Resource,
         now_ms: u64,
         limit: usize,
-    ) -> Vec<PrivateContainer> {
+        want: impl Fn(&Node) -> bool,
+    ) -> Vec<(String, String, f64)> {
         let mut ends: HashMap<&str, Vec<f64>> = HashMap::new();
         // AMs and other applications' containers hold their room for an unknown time: that
-        // room is no private container for MROSA.
+        // room is no container for MROSA.
         let mut held: HashMap<&str, Resource> = HashMap::new();
         for c in state.containers().iter() {
             if c.kind.slot().is_none() {
@@ -341,52 +366,127 @@ impl MrosaPolicy {
             let Some(app) = state.app_by_id(&c.app) else {
                 continue;
             };
-            let est = state.profiles().estimate(app.arrival);
-            let avg = if c.kind.is_map() {
-                est.avg_map_ms.unwrap_or(self.default_map_secs * 1000.0)
+            let public = if self.s.pool.nodes.is_empty() {
+                None
             } else {
-                est.avg_reduce_ms
-                    .unwrap_or(self.default_reduce_secs * 1000.0)
+                state
+                    .node(&c.node)
+                    .and_then(|n| self.s.pool.nodes.get(&n.host))
+            };
+            let avg = match public {
+                // The profile's averages are mostly private runs; a public instance runs the
+                // task at its own speed (eqs. 4-5).
+                Some(it) => {
+                    let m = self.task_model(state, app);
+                    1000.0
+                        * if c.kind.is_map() {
+                            map_eet(&m.map, it.mips, it.band_mb_s)
+                        } else {
+                            reduce_eet(&m.reduce, m.output_ratio, it.mips, it.band_mb_s)
+                        }
+                }
+                None => {
+                    let est = state.profiles().estimate(app.arrival);
+                    if c.kind.is_map() {
+                        est.avg_map_ms.unwrap_or(self.default_map_secs * 1000.0)
+                    } else {
+                        est.avg_reduce_ms
+                            .unwrap_or(self.default_reduce_secs * 1000.0)
+                    }
+                }
             };
             let started = state.profiles().started_ms(&c.id).unwrap_or(now_ms);
             let left = (started as f64 + avg - now_ms as f64).max(0.0) / 1000.0;
             ends.entry(c.node.as_str()).or_default().push(left);
         }
         let mut out = Vec::new();
-        let mut nodes: Vec<&Node> = state
-            .nodes()
-            .filter(|n| !self.s.pool.nodes.contains_key(&n.host))
-            .collect();
+        let mut nodes: Vec<&Node> = state.nodes().filter(|n| want(n)).collect();
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
         for n in nodes {
             let slots = n
                 .capability
                 .saturating_sub(held.get(n.id.as_str()).unwrap_or(&Resource::ZERO))
                 .count_fitting(&size);
-            let free = n.unallocated.count_fitting(&size).min(slots);
+            // Another node's heartbeat figure predates what was placed on it since: the core's
+            // own sum of its containers is newer.
+            let free = n
+                .unallocated
+                .count_fitting(&size)
+                .min(
+                    n.capability
+                        .saturating_sub(&n.allocated)
+                        .count_fitting(&size),
+                )
+                .min(slots);
             let mut busy = ends.remove(n.id.as_str()).unwrap_or_default();
             busy.sort_by(|a, b| a.total_cmp(b));
             for i in 0..slots.min(limit as u32) {
-                let mut c = PrivateContainer::new(
-                    format!("{}#{i}", n.id),
-                    self.s.private_mips,
-                    self.s.private_band_mb_s,
-                );
-                if i >= free {
+                let ready = if i < free {
+                    0.0
+                } else {
                     let k = (i - free) as usize;
-                    c.ready_in = busy
-                        .get(k)
+                    busy.get(k)
                         .or(busy.last())
                         .copied()
-                        .unwrap_or(self.default_map_secs);
-                }
-                out.push(c);
+                        .unwrap_or(self.default_map_secs)
+                };
+                out.push((format!("{}#{i}", n.id), n.host.clone(), ready));
             }
         }
+        out
+    }
+
+    /// Private containers (`Rft_j` = when the room frees). Only the `limit` earliest-ready are
+    /// kept: with one private speed every task's earliest-finishing container is the
+    /// earliest-ready one, so `limit` tasks never use others.
+    fn private_containers(
+        &self,
+        state: &ClusterState,
+        size: Resource,
+        now_ms: u64,
+        limit: usize,
+    ) -> Vec<PrivateContainer> {
+        let mut out: Vec<PrivateContainer> = self
+            .rooms(state, size, now_ms, limit, |n| {
+                !self.s.pool.nodes.contains_key(&n.host)
+            })
+            .into_iter()
+            .map(|(id, _, ready)| {
+                let mut c =
+                    PrivateContainer::new(id, self.s.private_mips, self.s.private_band_mb_s);
+                c.ready_in = ready;
+                c
+            })
+            .collect();
         // Stable: equal ready times keep node order, the paper's first-of-equals tie rule.
         out.sort_by(|a, b| a.ready_in.total_cmp(&b.ready_in));
         out.truncate(limit.max(1));
         out
+    }
+
+    /// The running public instances' rooms, each with its node's instance type.
+    fn public_slots(
+        &self,
+        state: &ClusterState,
+        size: Resource,
+        now_ms: u64,
+        limit: usize,
+    ) -> Vec<PublicSlot> {
+        if self.s.pool.nodes.is_empty() {
+            return Vec::new();
+        }
+        self.rooms(state, size, now_ms, limit, |n| {
+            self.s.pool.nodes.contains_key(&n.host)
+        })
+        .into_iter()
+        .filter_map(|(id, host, ready_in)| {
+            Some(PublicSlot {
+                id,
+                instance: self.s.pool.nodes.get(&host)?.clone(),
+                ready_in,
+            })
+        })
+        .collect()
     }
 
     /// Deadline jobs with something outstanding, in submission order: a change replans at once.
@@ -455,81 +555,75 @@ impl MrosaPolicy {
             .iter()
             .map(|(_, i)| i.job.maps.len() + i.job.reduces.len())
             .sum();
-        let containers = self.private_containers(state, size, now_ms, tasks);
-        // Running public instances are already up: Algorithm II over them has no T_init.
-        let mut running: Vec<InstanceType> = Vec::new();
-        for it in self.s.pool.nodes.values() {
-            if !running.iter().any(|r| r.name == it.name) {
-                running.push(it.clone());
+        let mut containers = self.private_containers(state, size, now_ms, tasks);
+        let mut slots = self.public_slots(state, size, now_ms, tasks);
+        // Eq. 8 order (of the whole jobs, as they are served): Algorithm I over the private
+        // containers, then Algorithm II over the running instances' rooms (no T_init: they are
+        // up; a busy room counts its wait instead), each job's reservations seen by the next.
+        for (_, input) in &inputs {
+            let (arrival, job) = (input.arrival, &input.job);
+            if let Err(e) = job.validate() {
+                log::warn!(
+                    "MROSA: no plan for {} ({e}); it uses private nodes only",
+                    job.job
+                );
+                continue;
             }
-        }
-        let jobs: Vec<MrosaJob> = inputs.iter().map(|(_, i)| i.job.clone()).collect();
-        let by_id: HashMap<&str, Arrival> = inputs
-            .iter()
-            .map(|(_, i)| (i.job.job.as_str(), i.arrival))
-            .collect();
-        let plans =
-            match Mrosa::new(containers, running, self.s.rho, 0.0).and_then(|m| m.preview(&jobs)) {
-                Ok(p) => p,
+            let private = schedule_private(job, &mut containers);
+            if private.to_public.is_empty() {
+                self.advice.remove(&arrival);
+                self.flagged.remove(&arrival);
+                continue;
+            }
+            let running = match schedule_running(job, &private.to_public, &mut slots) {
+                Ok(r) => r,
                 Err(e) => {
-                    log::warn!("MROSA: no plan ({e}); deadline jobs use private nodes only");
-                    return;
+                    log::warn!(
+                        "MROSA: no public plan for {} ({e}); it uses private nodes only",
+                        job.job
+                    );
+                    continue;
                 }
             };
-        for plan in &plans {
-            let Some(&arrival) = by_id.get(plan.job.as_str()) else {
-                continue;
-            };
-            let Some(job) = jobs.iter().find(|j| j.job == plan.job) else {
-                continue;
-            };
-            if let Some(PublicDecision::Placed { placements, .. }) = &plan.public {
-                for p in placements {
-                    *self
-                        .public_allow
-                        .entry((arrival, p.task.kind == MTask::Map, p.instance_type.clone()))
-                        .or_default() += 1;
+            // Algorithm I says which tasks are late; it is no cap on a private container that
+            // would otherwise stay idle. Only the late tasks a free public room is waiting for
+            // are kept off the private nodes (they start there on its next heartbeat). One
+            // planned behind a busy room, or with no running room at all (advice only), runs
+            // privately as soon as a private room is free, even when the estimates say the busy
+            // room would finish it sooner: those estimates are what made it late (a job's first
+            // reduces are priced at the default reduce time), and the paper wants as many tasks
+            // as possible in the private cloud.
+            let mut held = [0u32; 2];
+            for p in &running.placements {
+                let is_map = p.task.kind == MTask::Map;
+                *self
+                    .public_allow
+                    .entry((arrival, is_map, p.instance_type.clone()))
+                    .or_default() += 1;
+                if p.start == 0.0 {
+                    held[usize::from(!is_map)] += 1;
                 }
-                // The late tasks have a public place: private nodes keep to the tasks Algorithm
-                // I placed (plus those this plan did not look at).
-                let (um, ur) = unplanned.get(&arrival).copied().unwrap_or((0, 0));
-                let private = |kind: MTask| {
-                    plan.private.iter().filter(|p| p.task.kind == kind).count() as u32
-                };
-                self.private_allow
-                    .insert((arrival, true), private(MTask::Map) + um);
-                self.private_allow
-                    .insert((arrival, false), private(MTask::Reduce) + ur);
             }
-            self.scale_out(arrival, job, plan);
+            let (um, ur) = unplanned.get(&arrival).copied().unwrap_or((0, 0));
+            let outstanding = [job.maps.len() as u32 + um, job.reduces.len() as u32 + ur];
+            for (k, is_map) in [(0, true), (1, false)] {
+                if held[k] > 0 {
+                    self.private_allow
+                        .insert((arrival, is_map), outstanding[k].saturating_sub(held[k]));
+                }
+            }
+            if running.unplaced.is_empty() {
+                self.advice.remove(&arrival);
+                self.flagged.remove(&arrival);
+            } else {
+                self.scale_out(arrival, job, &running.unplaced);
+            }
         }
     }
 
-    /// Late tasks the running public pool cannot take: Algorithm II over the startable types.
-    fn scale_out(
-        &mut self,
-        arrival: Arrival,
-        job: &MrosaJob,
-        plan: &crate::papers::mrosa::JobPlan,
-    ) {
-        let needs = match &plan.public {
-            None | Some(PublicDecision::Placed { .. }) => {
-                self.advice.remove(&arrival);
-                self.flagged.remove(&arrival);
-                return;
-            }
-            Some(PublicDecision::Rejected { .. }) => true,
-        };
-        if !needs {
-            return;
-        }
-        let placed: HashSet<TaskRef> = plan.private.iter().map(|p| p.task).collect();
-        let late: Vec<TaskRef> = (0..job.maps.len())
-            .map(TaskRef::map)
-            .chain((0..job.reduces.len()).map(TaskRef::reduce))
-            .filter(|t| !placed.contains(t))
-            .collect();
-        match schedule_public(job, &late, &self.s.pool.startable, self.s.init_secs) {
+    /// Late tasks no running instance finishes in time: Algorithm II over the startable types.
+    fn scale_out(&mut self, arrival: Arrival, job: &MrosaJob, late: &[TaskRef]) {
+        match schedule_public(job, late, &self.s.pool.startable, self.s.init_secs) {
             Ok(PublicDecision::Placed {
                 scale_out,
                 within_budget,
