@@ -399,7 +399,11 @@ public class LocusScheduler
     }
     SchedulerApplication<FiCaSchedulerApp> app =
         new SchedulerApplication<>(leaf, user, unmanagedAM);
-    applications.put(appId, app);
+    SchedulerApplication<FiCaSchedulerApp> replaced = applications.put(appId, app);
+    if (replaced != null) {
+      // A repeated APP_ADDED must not count the application twice in its queue.
+      ((LocusQueue) replaced.getQueue()).applicationRemoved();
+    }
     leaf.applicationAdded();
     leaf.getMetrics().submitApp(user, unmanagedAM);
     RMApp rmApp = rmContext.getRMApps().get(appId);
