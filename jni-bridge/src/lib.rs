@@ -104,6 +104,19 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_stats<'l>(
     })
 }
 
+/// `null` (and no exception) when the policy is not `capacity`.
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_capacityQueues<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jstring {
+    with_guard(&mut env, std::ptr::null_mut(), |env| match ops::capacity_queues(handle)? {
+        Some(queues) => Ok(env.new_string(queues)?.into_raw()),
+        None => Ok(std::ptr::null_mut()),
+    })
+}
+
 #[no_mangle]
 pub extern "system" fn Java_org_locus_yarn_LocusNative_close<'l>(
     mut env: JNIEnv<'l>,

@@ -124,6 +124,15 @@ pub fn stats(h: i64) -> Result<String, BridgeError> {
     to_json(&stats, "stats")
 }
 
+/// Under `locus.policy=capacity`, the configured queues as a JSON array of
+/// `{"name","capacity","maximum_capacity"}` (percent of the cluster's memory, in the order
+/// configured); `None` under every other policy, where the shim keeps its single queue.
+pub fn capacity_queues(h: i64) -> Result<Option<String>, BridgeError> {
+    handle::with_scheduler(h, |s| {
+        s.core.lock().capacity_queues().map(|q| to_json(&q, "capacity queues")).transpose()
+    })
+}
+
 pub fn close(h: i64) -> Result<(), BridgeError> {
     handle::close(h)
 }
@@ -218,6 +227,32 @@ mod tests {
 
     fn stats_err(h: i64) -> BridgeError {
         stats(h).unwrap_err()
+    }
+
+    #[test]
+    fn capacity_queues_follow_the_policy_across_reconfiguration() {
+        let h = create("{}").unwrap();
+        assert_eq!(capacity_queues(h).unwrap(), None, "fifo has no capacity queues");
+
+        // A refused reconfiguration leaves the shim's view where it was.
+        reconfigure(h, r#"{"locus.policy":"capacity","locus.capacity.queues":"a:50,b:40"}"#)
+            .unwrap_err();
+        assert_eq!(capacity_queues(h).unwrap(), None);
+        reconfigure(h, r#"{"locus.policy":"capacity","locus.capacity.queues":"a:50:90,b:50"}"#).unwrap();
+        let json = capacity_queues(h).unwrap().expect("queues under capacity");
+        let queues: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            queues,
+            serde_json::json!([
+                {"name":"a","capacity":50.0,"maximum_capacity":90.0},
+                {"name":"b","capacity":50.0,"maximum_capacity":100.0}
+            ])
+        );
+
+        reconfigure(h, r#"{"locus.policy":"fair"}"#).unwrap();
+        assert_eq!(capacity_queues(h).unwrap(), None);
+        close(h).unwrap();
+        assert!(matches!(capacity_queues(h), Err(BridgeError::InvalidHandle(_))));
     }
 
     #[test]

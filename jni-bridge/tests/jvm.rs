@@ -194,3 +194,40 @@ fn logging_from_a_thread_local_destructor_does_not_abort() {
         .unwrap();
     }
 }
+
+#[test]
+fn capacity_queues_is_null_outside_capacity_and_json_under_it() {
+    let Some(vm) = jvm() else { return };
+    let env = vm.attach_current_thread_permanently().unwrap();
+    // SAFETY: the same thread's env, used strictly one call at a time.
+    let call_env = || unsafe { env.unsafe_clone() };
+    let no_class = || JClass::from(JObject::null());
+    let read = |raw: jni::sys::jstring| -> String {
+        call_env().get_string(&unsafe { JString::from_raw(raw) }).unwrap().into()
+    };
+
+    let fifo = env.new_string("{}").unwrap();
+    let h = locus_jni::Java_org_locus_yarn_LocusNative_create(call_env(), no_class(), fifo);
+    let queues = locus_jni::Java_org_locus_yarn_LocusNative_capacityQueues(call_env(), no_class(), h);
+    assert!(queues.is_null(), "fifo has no capacity queues");
+    assert!(take_exception(&mut call_env()).is_none(), "null is an answer, not an error");
+
+    let capacity = env
+        .new_string(r#"{"locus.policy":"capacity","locus.capacity.queues":"a:50:90,b:50:90"}"#)
+        .unwrap();
+    locus_jni::Java_org_locus_yarn_LocusNative_reconfigure(call_env(), no_class(), h, capacity);
+    assert!(take_exception(&mut call_env()).is_none());
+    let queues = locus_jni::Java_org_locus_yarn_LocusNative_capacityQueues(call_env(), no_class(), h);
+    assert!(take_exception(&mut call_env()).is_none());
+    let json: serde_json::Value = serde_json::from_str(&read(queues)).unwrap();
+    let names: Vec<&str> = json.as_array().unwrap().iter().filter_map(|q| q["name"].as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    assert_eq!(json[1]["maximum_capacity"].as_f64(), Some(90.0));
+
+    locus_jni::Java_org_locus_yarn_LocusNative_close(call_env(), no_class(), h);
+    let gone = locus_jni::Java_org_locus_yarn_LocusNative_capacityQueues(call_env(), no_class(), h);
+    assert!(gone.is_null());
+    let (class, msg) = take_exception(&mut call_env()).expect("a closed handle throws");
+    assert_eq!(class, "org.locus.yarn.LocusException");
+    assert!(msg.starts_with("invalid or closed Locus handle"), "{msg}");
+}

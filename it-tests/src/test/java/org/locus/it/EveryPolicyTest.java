@@ -131,6 +131,36 @@ public class EveryPolicyTest {
     runUnder(settings("locus.policy", "mrosa"), "mrosa");
   }
 
+  /**
+   * CapacityScheduler's queues: the job names queue b (mapreduce.job.queuename) and runs there; a job naming
+   * a queue that is not configured is refused at submission, naming it.
+   */
+  @Test
+  public void capacity() throws Exception {
+    refreshTo(settings("locus.policy", "capacity", "locus.capacity.queues", "a:50:90,b:50:90"));
+    assertEquals("capacity", coreStats().get("policy").asText());
+
+    Job refused = WordCount.newJob(cluster.clientConf(), JOB_NAME, corpus.dir(), new Path("/out/capacity-nope"), 1);
+    refused.getConfiguration().set(MRJobConfig.QUEUE_NAME, "nope");
+    try {
+      refused.submit();
+      fail("a job naming queue nope was accepted");
+    } catch (IOException e) {
+      String message = String.valueOf(e.getMessage());
+      assertTrue("refusal should name the queue and the configured ones: " + message,
+          message.contains("unknown queue: nope") && message.contains("a, b"));
+    }
+
+    long before = coreStats().get("allocations").asLong();
+    JobOutcome outcome = runWordCount("wordcount-capacity", "b");
+    assertCorrect(outcome, "wordcount-capacity", before);
+    // The latest application is the WordCount that just ran.
+    String queue = cluster.resourceManager().getRMContext().getRMApps().values().stream()
+        .max((x, y) -> x.getApplicationId().compareTo(y.getApplicationId()))
+        .map(app -> app.getQueue()).orElse("no application");
+    assertEquals("the RM filed the job under its queue", "root.b", queue);
+  }
+
   @Test
   public void aBadPolicyIsRefusedAndThePreviousOneKeepsScheduling() throws Exception {
     refreshTo(settings("locus.policy", "fair"));
@@ -256,9 +286,16 @@ public class EveryPolicyTest {
   }
 
   private JobOutcome runWordCount(String name) throws Exception {
+    return runWordCount(name, null);
+  }
+
+  private JobOutcome runWordCount(String name, String queue) throws Exception {
     Path out = new Path("/out/" + name);
     Job job = WordCount.newJob(cluster.clientConf(), JOB_NAME, corpus.dir(), out, 1);
     job.getConfiguration().set(MRJobConfig.JOB_TAGS, FP_TAG);
+    if (queue != null) {
+      job.getConfiguration().set(MRJobConfig.QUEUE_NAME, queue);
+    }
     long submitted = System.nanoTime();
     job.submit();
     long deadline = System.currentTimeMillis() + JOB_LIVENESS_MS;

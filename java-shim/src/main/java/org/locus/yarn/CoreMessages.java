@@ -5,10 +5,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -189,6 +192,36 @@ final class CoreMessages {
     o.put("executed", Math.max(0, executed));
     o.put("reason", reason);
     return o;
+  }
+
+  /**
+   * The core's capacity queues ({@link LocusCore#capacityQueues}) by name, in configured
+   * order; null for null (the policy is not {@code capacity}).
+   *
+   * @throws IOException if the text is not what the core sends
+   */
+  static Map<String, LocusQueue.Limits> capacityQueues(String json) throws IOException {
+    if (json == null) {
+      return null;
+    }
+    JsonNode queues = JSON.readTree(json);
+    if (queues == null || !queues.isArray()) {
+      throw new IOException("capacity queues: expected a JSON array, got " + json);
+    }
+    Map<String, LocusQueue.Limits> out = new LinkedHashMap<>();
+    for (JsonNode q : queues) {
+      JsonNode name = q.get("name");
+      JsonNode capacity = q.get("capacity");
+      JsonNode maximum = q.get("maximum_capacity");
+      if (name == null || !name.isTextual() || capacity == null || !capacity.isNumber()
+          || maximum == null || !maximum.isNumber()) {
+        throw new IOException("capacity queues: expected name, capacity and maximum_capacity, got "
+            + q);
+      }
+      out.put(name.asText(),
+          new LocusQueue.Limits(capacity.asDouble(), maximum.asDouble(), false));
+    }
+    return out;
   }
 
   static String heartbeat(NodeId node, Resource unallocated, long nowMs) {

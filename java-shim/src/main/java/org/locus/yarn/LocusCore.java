@@ -58,6 +58,11 @@ public final class LocusCore implements AutoCloseable {
     return withHandle(LocusNative::stats);
   }
 
+  /** The capacity queues as JSON, or null when the policy is not {@code capacity}. */
+  public String capacityQueues() {
+    return withHandle(LocusNative::capacityQueues);
+  }
+
   public boolean isClosed() {
     return handle == 0;
   }

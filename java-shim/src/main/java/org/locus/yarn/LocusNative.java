@@ -31,6 +31,13 @@ public final class LocusNative {
 
   public static native String stats(long handle);
 
+  /**
+   * Under {@code locus.policy=capacity}, the configured queues as
+   * {@code [{"name":"a","capacity":50.0,"maximum_capacity":90.0}, ...]} (percent of the
+   * cluster's memory, in configured order); {@code null} under every other policy.
+   */
+  public static native String capacityQueues(long handle);
+
   /** Frees the core behind {@code handle}; a zero or already-closed handle throws. */
   public static native void close(long handle);
 

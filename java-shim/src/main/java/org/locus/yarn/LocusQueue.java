@@ -5,7 +5,8 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Supplier;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.authorize.AccessControlList;
 import org.apache.hadoop.yarn.api.records.Priority;
@@ -24,60 +25,129 @@ import org.apache.hadoop.yarn.util.Records;
 import org.apache.hadoop.yarn.util.resource.Resources;
 
 /**
- * The single queue {@code default} every application runs in. Which application gets freed
- * capacity is the core's business; this class only keeps what the RM reads from a queue:
- * metrics, ACLs (open to everyone, as in the FIFO scheduler), the used resource and headroom.
+ * A leaf queue under {@link LocusRootQueue}: {@code default} alone outside
+ * {@code locus.policy=capacity}, one per {@code locus.capacity.queues} entry under it. Which
+ * application gets freed capacity is the core's business; this class keeps what the RM reads
+ * from a queue: metrics (parented to root's, so root's add up), ACLs (open to everyone, as in
+ * the FIFO scheduler), the resource its containers hold, and each application's headroom.
  */
 final class LocusQueue implements Queue {
-  static final String NAME = "default";
+  /**
+   * What the core enforces for this queue, in percent of the cluster's memory. One immutable
+   * object so a reader on an IPC thread never sees a new capacity with an old maximum.
+   */
+  static final class Limits {
+    static final Limits WHOLE_CLUSTER = new Limits(100.0, 100.0, false);
+    /** A queue dropped from the configuration while it still holds applications. */
+    static final Limits DRAINING = new Limits(0.0, 100.0, true);
 
+    final double capacity;
+    final double maximumCapacity;
+    final boolean draining;
+
+    Limits(double capacity, double maximumCapacity, boolean draining) {
+      this.capacity = capacity;
+      this.maximumCapacity = maximumCapacity;
+      this.draining = draining;
+    }
+
+    @Override
+    public String toString() {
+      return draining ? "draining" : capacity + "% (max " + maximumCapacity + "%)";
+    }
+  }
+
+  private final String name;
+  private final LocusRootQueue parent;
   private final QueueMetrics metrics;
   private final ActiveUsersManager users;
-  private final Supplier<Resource> clusterResource;
   private final AccessControlList everyone = new AccessControlList("*");
   private final Resource used = Resources.createResource(0, 0);
+  private final AtomicInteger applications = new AtomicInteger();
+  private volatile Limits limits;
 
-  LocusQueue(QueueMetrics metrics, Supplier<Resource> clusterResource) {
-    this.metrics = metrics;
+  LocusQueue(String name, LocusRootQueue parent, Limits limits, Configuration conf) {
+    this.name = name;
+    this.parent = parent;
+    this.limits = limits;
+    // Named by path like CapacityScheduler's, so JMX shows q0=root,q1=<name>.
+    this.metrics = QueueMetrics.forQueue(path(), parent, false, conf);
     this.users = new ActiveUsersManager(metrics);
-    this.clusterResource = clusterResource;
   }
 
-  /** True for the names an operator may use for this queue. */
-  static boolean isKnown(String queueName) {
-    return queueName == null || NAME.equals(queueName) || ("root." + NAME).equals(queueName)
-        || "root".equals(queueName);
+  String path() {
+    return LocusRootQueue.NAME + "." + name;
   }
 
-  synchronized void addUsed(Resource r) {
-    Resources.addTo(used, r);
+  Limits limits() {
+    return limits;
   }
 
-  synchronized void subtractUsed(Resource r) {
-    Resources.subtractFrom(used, r);
+  void setLimits(Limits limits) {
+    this.limits = limits;
   }
 
-  synchronized Resource getUsed() {
-    return Resources.clone(used);
+  void applicationAdded() {
+    applications.incrementAndGet();
   }
 
-  /** What the whole cluster still has free: an app's headroom in a single-queue scheduler. */
-  Resource available() {
-    return Resources.componentwiseMax(
-        Resources.subtract(clusterResource.get(), getUsed()), Resources.none());
+  /** @return how many applications the queue still holds */
+  int applicationRemoved() {
+    return applications.decrementAndGet();
+  }
+
+  int numApplications() {
+    return applications.get();
+  }
+
+  void addUsed(Resource r) {
+    synchronized (used) {
+      Resources.addTo(used, r);
+    }
+    parent.addUsed(r);
+  }
+
+  void subtractUsed(Resource r) {
+    synchronized (used) {
+      Resources.subtractFrom(used, r);
+    }
+    parent.subtractUsed(r);
+  }
+
+  Resource getUsed() {
+    synchronized (used) {
+      return Resources.clone(used);
+    }
+  }
+
+  /** Memory this queue may hold at most: maximum-capacity of the cluster, as the core computes it. */
+  private long maximumMb(long clusterMb) {
+    return (long) Math.floor(clusterMb * limits.maximumCapacity / 100.0);
+  }
+
+  /**
+   * An application's headroom, as CapacityScheduler gives it (memory only, its default
+   * resource calculator): what the cluster has free, capped by the queue's room below its
+   * maximum-capacity.
+   */
+  Resource headroom() {
+    Resource free = parent.available();
+    long clusterMb = parent.clusterResource().getMemorySize();
+    long room = Math.max(0L, maximumMb(clusterMb) - getUsed().getMemorySize());
+    return Resource.newInstance(Math.min(free.getMemorySize(), room), free.getVirtualCores());
   }
 
   void updateHeadroom(SchedulerApplicationAttempt attempt) {
-    attempt.setHeadroom(available());
+    attempt.setHeadroom(headroom());
   }
 
   void updateAvailableMetrics() {
-    metrics.setAvailableResourcesToQueue(available());
+    metrics.setAvailableResourcesToQueue(headroom());
   }
 
   @Override
   public String getQueueName() {
-    return NAME;
+    return name;
   }
 
   @Override
@@ -87,26 +157,38 @@ final class LocusQueue implements Queue {
 
   @Override
   public QueueInfo getQueueInfo(boolean includeChildQueues, boolean recursive) {
+    Limits l = limits;
     QueueInfo info = Records.newRecord(QueueInfo.class);
-    info.setQueueName(NAME);
-    info.setCapacity(1.0f);
-    info.setMaximumCapacity(1.0f);
-    info.setCurrentCapacity(currentCapacity());
+    info.setQueueName(name);
+    if (parent.isCapacity()) {
+      // The RM files a submission under this path (RMAppManager#getQueuePath), as with
+      // CapacityScheduler; outside capacity the app keeps the name it was submitted with.
+      info.setQueuePath(path());
+    }
+    info.setCapacity((float) (l.capacity / 100.0));
+    info.setMaximumCapacity((float) (l.maximumCapacity / 100.0));
+    info.setCurrentCapacity(currentCapacity(l));
     info.setChildQueues(new ArrayList<>());
     info.setApplications(new ArrayList<>());
-    info.setQueueState(QueueState.RUNNING);
+    info.setQueueState(l.draining ? QueueState.DRAINING : QueueState.RUNNING);
     return info;
   }
 
-  private float currentCapacity() {
-    long total = clusterResource.get().getMemorySize();
-    return total <= 0 ? 0f : (float) getUsed().getMemorySize() / total;
+  /**
+   * Used memory over the guaranteed memory, as CapacityScheduler reports a leaf's "current
+   * capacity": above 1 while the queue grows into idle room. A draining queue has no
+   * guarantee; its share of the cluster is reported instead.
+   */
+  private float currentCapacity(Limits l) {
+    long clusterMb = parent.clusterResource().getMemorySize();
+    double guaranteed = clusterMb * (l.capacity > 0 ? l.capacity : 100.0) / 100.0;
+    return guaranteed <= 0 ? 0f : (float) (getUsed().getMemorySize() / guaranteed);
   }
 
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo(UserGroupInformation user) {
     return Collections.singletonList(
-        QueueUserACLInfo.newInstance(NAME, Arrays.asList(QueueACL.values())));
+        QueueUserACLInfo.newInstance(name, Arrays.asList(QueueACL.values())));
   }
 
   @Override
@@ -127,7 +209,7 @@ final class LocusQueue implements Queue {
     }
     addUsed(rmContainer.getAllocatedResource());
     updateHeadroom(attempt);
-    updateAvailableMetrics();
+    parent.updateAvailableMetrics();
   }
 
   @Override
@@ -162,5 +244,10 @@ final class LocusQueue implements Queue {
 
   @Override
   public void decReservedResource(String partition, Resource reservedRes) {
+  }
+
+  @Override
+  public String toString() {
+    return path() + " " + limits;
   }
 }

@@ -93,7 +93,7 @@ public class LocusScheduler
 
   private Configuration conf;
   private volatile LocusCore core;
-  private volatile LocusQueue queue;
+  private volatile LocusRootQueue root;
   private boolean usePortForNodeName;
 
   public LocusScheduler() {
@@ -127,12 +127,12 @@ public class LocusScheduler
     this.usePortForNodeName = conf.getBoolean(
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
-    QueueMetrics metrics = QueueMetrics.forQueue(LocusQueue.NAME, null, false, conf);
-    this.queue = new LocusQueue(metrics, this::getClusterResource);
+    this.root = new LocusRootQueue(conf, this::getClusterResource);
     // Opened here so a bad locus.* key stops the RM before it serves anyone; the exception's
     // message is the core's and names the key.
     this.core = LocusCore.open(LocusSettings.toJson(conf));
-    LOG.info("Locus core started with settings {}", LocusSettings.collect(conf));
+    LOG.info("Locus core started with settings {}; {}", LocusSettings.collect(conf),
+        configureQueues(core));
     super.serviceInit(conf);
     schedulingMonitorManager.initialize(rmContext, conf);
   }
@@ -167,7 +167,10 @@ public class LocusScheduler
     }
   }
 
-  /** {@code yarn rmadmin -refreshQueues}: the core re-reads the {@code locus.*} settings. */
+  /**
+   * {@code yarn rmadmin -refreshQueues}: the core re-reads the {@code locus.*} settings, then
+   * the queue tree follows what the core now enforces (queues appear, capacities change).
+   */
   @Override
   public synchronized void reinitialize(Configuration newConf, RMContext rmContext)
       throws IOException {
@@ -182,9 +185,18 @@ public class LocusScheduler
     } catch (LocusException e) {
       throw new IOException("Locus refused the new settings: " + e.getMessage(), e);
     }
+    String queues = configureQueues(c);
     setConf(newConf);
     super.reinitialize(newConf, rmContext);
-    LOG.info("Locus core reconfigured with {}", LocusSettings.collect(newConf));
+    LOG.info("Locus core reconfigured with {}; {}", LocusSettings.collect(newConf), queues);
+  }
+
+  /**
+   * Rebuilds the queue tree from the core's queues. Runs under the scheduler's lock, as does
+   * every submission, so an application is always placed against the queues the core has.
+   */
+  private String configureQueues(LocusCore c) throws IOException {
+    return root.configure(CoreMessages.capacityQueues(c.capacityQueues()));
   }
 
   /** Work-preserving restart recovers through APP_ADDED events and NM reports instead. */
@@ -261,7 +273,10 @@ public class LocusScheduler
 
     @Override
     public void containerCreated(RMContainer container) {
-      queue.addUsed(container.getAllocatedResource());
+      LocusQueue leaf = queueOf(container.getApplicationAttemptId().getApplicationId());
+      if (leaf != null) {
+        leaf.addUsed(container.getAllocatedResource());
+      }
     }
 
     @Override
@@ -341,9 +356,9 @@ public class LocusScheduler
         break;
       }
       default:
-        // Node labels/attributes, reservations, preemption marks and queue management have
-        // no meaning with a single queue and no reservations; new event types of a later
-        // Hadoop land here too rather than failing the dispatcher.
+        // Node labels/attributes, reservations, preemption marks and dynamic queue
+        // management are not supported (queues come from the locus.* settings only); new
+        // event types of a later Hadoop land here too rather than failing the dispatcher.
         LOG.warn("LocusScheduler ignores scheduler event {}", event.getType());
     }
   }
@@ -355,7 +370,7 @@ public class LocusScheduler
     // to include the port), so the core can match resource_name against it.
     send(CoreMessages.nodeAdded(rmNode.getNodeID(), node.getNodeName(), rmNode.getRackName(),
         rmNode.getTotalCapability()));
-    queue.updateAvailableMetrics();
+    root.updateAvailableMetrics();
     LOG.info("Added node {} (rack {}) capability {}", rmNode.getNodeID(),
         rmNode.getRackName(), rmNode.getTotalCapability());
   }
@@ -371,32 +386,73 @@ public class LocusScheduler
     }
     nodeTracker.removeNode(rmNode.getNodeID());
     send(CoreMessages.nodeRemoved(rmNode.getNodeID()));
-    queue.updateAvailableMetrics();
+    root.updateAvailableMetrics();
     LOG.info("Removed node {}", rmNode.getNodeID());
   }
 
   synchronized void addApplication(ApplicationId appId, String requestedQueue, String user,
       boolean isAppRecovering, boolean unmanagedAM) {
+    LocusQueue leaf = root.leafForSubmission(requestedQueue);
+    if (leaf == null) {
+      refuseUnknownQueue(appId, requestedQueue, user, isAppRecovering);
+      return;
+    }
     SchedulerApplication<FiCaSchedulerApp> app =
-        new SchedulerApplication<>(queue, user, unmanagedAM);
-    applications.put(appId, app);
-    queue.getMetrics().submitApp(user, unmanagedAM);
+        new SchedulerApplication<>(leaf, user, unmanagedAM);
+    SchedulerApplication<FiCaSchedulerApp> replaced = applications.put(appId, app);
+    if (replaced != null) {
+      // A repeated APP_ADDED must not count the application twice in its queue.
+      ((LocusQueue) replaced.getQueue()).applicationRemoved();
+    }
+    leaf.applicationAdded();
+    leaf.getMetrics().submitApp(user, unmanagedAM);
     RMApp rmApp = rmContext.getRMApps().get(appId);
-    send(CoreMessages.appAdded(appId, LocusQueue.NAME, user,
+    send(CoreMessages.appAdded(appId, leaf.getQueueName(), user,
         rmApp == null ? "" : rmApp.getName(),
         rmApp == null ? "" : rmApp.getApplicationType(),
         rmApp == null ? Collections.emptySet() : rmApp.getApplicationTags(),
         rmApp == null ? 0L : rmApp.getSubmitTime()));
-    if (requestedQueue != null && !LocusQueue.isKnown(requestedQueue)) {
-      LOG.info("Application {} asked for queue {}; Locus runs it in queue {}", appId,
-          requestedQueue, LocusQueue.NAME);
+    if (requestedQueue != null && root.leaf(requestedQueue) != leaf) {
+      LOG.info("Application {} asked for queue {}; Locus runs it in queue {} (only "
+          + "locus.policy=capacity has several queues)", appId, requestedQueue,
+          leaf.getQueueName());
     }
-    LOG.info("Accepted application {} from user {}; {} applications", appId, user,
-        applications.size());
+    LOG.info("Accepted application {} from user {} in queue {}; {} applications", appId, user,
+        leaf.getQueueName(), applications.size());
     if (!isAppRecovering) {
       rmContext.getDispatcher().getEventHandler()
           .handle(new RMAppEvent(appId, RMAppEventType.APP_ACCEPTED));
     }
+  }
+
+  /**
+   * An application naming a queue the core does not run never reaches the core: the RM fails
+   * it with a message naming the queue and the configured ones (a recovered one is killed, as
+   * CapacityScheduler does when a queue disappeared across a restart).
+   */
+  private void refuseUnknownQueue(ApplicationId appId, String requestedQueue, String user,
+      boolean isAppRecovering) {
+    String queues = "locus.capacity.queues configures " + String.join(", ",
+        root.configuredNames());
+    if (isAppRecovering) {
+      String message = "Application " + appId + " killed on recovery as it was submitted to "
+          + "queue " + requestedQueue + " which no longer exists after restart; " + queues;
+      LOG.warn(message);
+      rmContext.getDispatcher().getEventHandler()
+          .handle(new RMAppEvent(appId, RMAppEventType.KILL, message));
+      return;
+    }
+    String message = "Application " + appId + " submitted by user " + user
+        + " to unknown queue: " + requestedQueue + "; " + queues;
+    LOG.warn(message);
+    rmContext.getDispatcher().getEventHandler()
+        .handle(new RMAppEvent(appId, RMAppEventType.APP_REJECTED, message));
+  }
+
+  /** The leaf an application runs in; null once it is gone. */
+  private LocusQueue queueOf(ApplicationId appId) {
+    SchedulerApplication<FiCaSchedulerApp> app = applications.get(appId);
+    return app == null ? null : (LocusQueue) app.getQueue();
   }
 
   synchronized void addApplicationAttempt(ApplicationAttemptId attemptId,
@@ -407,13 +463,14 @@ public class LocusScheduler
       LOG.warn("Attempt {} added for an application the scheduler does not know", attemptId);
       return;
     }
-    LocusAppAttempt attempt = new LocusAppAttempt(attemptId, app.getUser(), queue,
-        queue.getAbstractUsersManager(), rmContext);
+    LocusQueue leaf = (LocusQueue) app.getQueue();
+    LocusAppAttempt attempt = new LocusAppAttempt(attemptId, app.getUser(), leaf,
+        leaf.getAbstractUsersManager(), rmContext);
     if (transferStateFromPreviousAttempt && app.getCurrentAppAttempt() != null) {
       attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
     }
     app.setCurrentAppAttempt(attempt);
-    queue.getMetrics().submitAppAttempt(app.getUser(), app.isUnmanagedAM());
+    leaf.getMetrics().submitAppAttempt(app.getUser(), app.isUnmanagedAM());
     send(CoreMessages.attemptAdded(attemptId));
     LOG.info("Added attempt {} of user {}", attemptId, app.getUser());
     if (!isAttemptRecovering) {
@@ -428,9 +485,12 @@ public class LocusScheduler
       LOG.warn("Removal of unknown application {} ignored", appId);
       return;
     }
-    queue.getAbstractUsersManager().deactivateApplication(app.getUser(), appId);
+    LocusQueue leaf = (LocusQueue) app.getQueue();
+    leaf.getAbstractUsersManager().deactivateApplication(app.getUser(), appId);
     app.stop(finalState);
     applications.remove(appId);
+    leaf.applicationRemoved();
+    root.dropIfDrained(leaf);
     send(CoreMessages.appRemoved(appId));
   }
 
@@ -485,10 +545,10 @@ public class LocusScheduler
     for (SchedulerApplication<FiCaSchedulerApp> app : applications.values()) {
       FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
       if (attempt != null) {
-        queue.updateHeadroom(attempt);
+        ((LocusQueue) app.getQueue()).updateHeadroom(attempt);
       }
     }
-    queue.updateAvailableMetrics();
+    root.updateAvailableMetrics();
   }
 
   /**
@@ -572,7 +632,7 @@ public class LocusScheduler
     if (node != null) {
       node.releaseContainer(container.getId(), false);
     }
-    queue.subtractUsed(container.getResource());
+    ((LocusQueue) attempt.getQueue()).subtractUsed(container.getResource());
     send(CoreMessages.containerReleased(container.getId(), container.getNodeId(),
         container.getResource()));
     LOG.info("Attempt {} released container {} on {} ({})", attempt.getApplicationAttemptId(),
@@ -650,35 +710,61 @@ public class LocusScheduler
 
   // ---------------------------------------------------------------- queue and cluster queries
 
+  /**
+   * {@code null} and {@code root} answer for root (with its leaves if asked), a leaf by name or
+   * path; outside capacity any other name for {@code default}, where such an application runs.
+   */
   @Override
   public QueueInfo getQueueInfo(String queueName, boolean includeChildQueues,
       boolean recursive) throws IOException {
-    if (!LocusQueue.isKnown(queueName)) {
-      throw new IOException("Unknown queue " + queueName + ": Locus has a single queue '"
-          + LocusQueue.NAME + "'");
+    org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue q = root.describing(queueName);
+    if (q == null) {
+      throw new IOException("Unknown queue " + queueName + ": Locus has queues "
+          + LocusRootQueue.NAME + " and " + leafNames());
     }
-    return queue.getQueueInfo(false, false);
+    return q.getQueueInfo(includeChildQueues, recursive);
   }
 
+  private String leafNames() {
+    List<String> names = new ArrayList<>();
+    for (LocusQueue leaf : root.leaves()) {
+      names.add(leaf.getQueueName());
+    }
+    return String.join(", ", names);
+  }
+
+  /**
+   * Under capacity every queue, root first, as CapacityScheduler lists them; otherwise the
+   * single {@code default}, as FifoScheduler does.
+   */
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo() {
-    return queue.getQueueUserAclInfo(null);
+    if (root.isCapacity()) {
+      return root.getQueueUserAclInfo(null);
+    }
+    List<QueueUserACLInfo> out = new ArrayList<>();
+    for (LocusQueue leaf : root.leaves()) {
+      out.addAll(leaf.getQueueUserAclInfo(null));
+    }
+    return out;
   }
 
   @Override
   public boolean checkAccess(UserGroupInformation callerUGI, QueueACL acl, String queueName) {
-    return queue.hasAccess(acl, callerUGI);
+    return root.hasAccess(acl, callerUGI);
   }
 
+  /** Root's are every application's; null for a queue that does not exist. */
   @Override
   public List<ApplicationAttemptId> getAppsInQueue(String queueName) {
-    if (!LocusQueue.isKnown(queueName)) {
+    org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue q = root.lookup(queueName);
+    if (q == null) {
       return null;
     }
     List<ApplicationAttemptId> attempts = new ArrayList<>(applications.size());
     for (SchedulerApplication<FiCaSchedulerApp> app : applications.values()) {
       FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
-      if (attempt != null) {
+      if (attempt != null && (q == root || app.getQueue() == q)) {
         attempts.add(attempt.getApplicationAttemptId());
       }
     }
@@ -687,20 +773,27 @@ public class LocusScheduler
 
   @Override
   public String moveApplication(ApplicationId appId, String newQueue) throws YarnException {
-    throw new YarnException("Locus runs every application in its single queue '"
-        + LocusQueue.NAME + "'; cannot move " + appId + " to " + newQueue);
+    throw new YarnException(cannotMove(appId, newQueue));
   }
 
   @Override
   public void preValidateMoveApplication(ApplicationId appId, String newQueue)
       throws YarnException {
-    throw new YarnException("Locus runs every application in its single queue '"
-        + LocusQueue.NAME + "'; cannot move " + appId + " to " + newQueue);
+    throw new YarnException(cannotMove(appId, newQueue));
+  }
+
+  private String cannotMove(ApplicationId appId, String newQueue) {
+    if (root.isCapacity()) {
+      return "Locus does not move applications between queues; " + appId
+          + " stays where it was submitted and cannot move to " + newQueue;
+    }
+    return "Locus runs every application in its single queue '" + LocusRootQueue.DEFAULT
+        + "'; cannot move " + appId + " to " + newQueue;
   }
 
   @Override
   public QueueMetrics getRootQueueMetrics() {
-    return queue.getMetrics();
+    return root.getMetrics();
   }
 
   @Override
@@ -715,6 +808,6 @@ public class LocusScheduler
 
   /** Memory and vcores used by all containers (for tests and the demo). */
   public org.apache.hadoop.yarn.api.records.Resource getUsedResource() {
-    return queue.getUsed();
+    return root.getUsed();
   }
 }

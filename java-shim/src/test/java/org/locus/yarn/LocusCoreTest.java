@@ -73,6 +73,7 @@ public class LocusCoreTest {
         () -> LocusNative.events(0, "[]"),
         () -> LocusNative.heartbeat(0, HEARTBEAT_H1),
         () -> LocusNative.reconfigure(0, "{}"),
+        () -> LocusNative.capacityQueues(0),
         () -> LocusNative.close(0)}) {
       LocusException e = assertThrows(LocusException.class, call::run);
       assertTrue(e.getMessage(), e.getMessage().contains("invalid or closed Locus handle"));
@@ -83,6 +84,24 @@ public class LocusCoreTest {
     LocusException e = assertThrows(LocusException.class, () -> LocusNative.close(h));
     assertTrue(e.getMessage(), e.getMessage().contains("invalid or closed Locus handle"));
     assertThrows(LocusException.class, () -> LocusNative.stats(h));
+  }
+
+  @Test
+  public void capacityQueuesAreNullOutsideCapacityAndParsedUnderIt() throws Exception {
+    try (LocusCore core = LocusCore.open("{}")) {
+      assertEquals(null, core.capacityQueues());
+      assertEquals(null, CoreMessages.capacityQueues(core.capacityQueues()));
+      core.reconfigure("{\"locus.policy\":\"capacity\",\"locus.capacity.queues\":\"a:30:60,b:70\"}");
+      java.util.Map<String, LocusQueue.Limits> queues =
+          CoreMessages.capacityQueues(core.capacityQueues());
+      assertEquals(java.util.Arrays.asList("a", "b"), new ArrayList<>(queues.keySet()));
+      assertEquals(30.0, queues.get("a").capacity, 1e-9);
+      assertEquals(60.0, queues.get("a").maximumCapacity, 1e-9);
+      assertEquals(100.0, queues.get("b").maximumCapacity, 1e-9);
+    }
+    java.io.IOException e = assertThrows(java.io.IOException.class,
+        () -> CoreMessages.capacityQueues("[{\"name\":\"a\"}]"));
+    assertTrue(e.getMessage(), e.getMessage().contains("maximum_capacity"));
   }
 
   @Test

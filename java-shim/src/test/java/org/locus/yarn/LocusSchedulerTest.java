@@ -399,12 +399,11 @@ public class LocusSchedulerTest {
         scheduler.getAppsInQueue("default"));
     assertEquals(null, scheduler.getAppsInQueue("nope"));
     assertEquals("default", scheduler.getQueueInfo("default", false, false).getQueueName());
-    try {
-      scheduler.getQueueInfo("nope", false, false);
-      fail("unknown queue answered");
-    } catch (java.io.IOException e) {
-      assertTrue(e.getMessage(), e.getMessage().contains("nope"));
-    }
+    // As FifoScheduler: any other name describes default, where such an app runs.
+    assertEquals("default", scheduler.getQueueInfo("nope", false, false).getQueueName());
+    org.apache.hadoop.yarn.api.records.QueueInfo root = scheduler.getQueueInfo("root", true, false);
+    assertEquals(1, root.getChildQueues().size());
+    assertEquals("default", root.getChildQueues().get(0).getQueueName());
     try {
       scheduler.moveApplication(app.getApplicationId(), "other");
       fail("move accepted");
@@ -415,6 +414,19 @@ public class LocusSchedulerTest {
         org.apache.hadoop.security.UserGroupInformation.createRemoteUser("anyone"),
         org.apache.hadoop.yarn.api.records.QueueACL.SUBMIT_APPLICATIONS, "default"));
     assertEquals(1, scheduler.getQueueUserAclInfo().size());
+  }
+
+  @Test
+  public void anAppNamingAnotherQueueRunsInDefault() throws Exception {
+    MockRM rm = start(locusConf());
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submit(rm,
+        org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData.Builder
+            .createWithMemory(GB, rm).withQueue("research").build());
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    assertEquals("research", app.getQueue());
+    assertEquals(Arrays.asList(am.getApplicationAttemptId()),
+        scheduler(rm).getAppsInQueue("default"));
   }
 
   @Test

@@ -1,0 +1,304 @@
+package org.locus.yarn;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.authorize.AccessControlList;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.QueueState;
+import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManager;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
+import org.apache.hadoop.yarn.util.Records;
+import org.apache.hadoop.yarn.util.resource.Resources;
+
+/**
+ * The queue tree: {@code root} and its leaves, one level deep. Under
+ * {@code locus.policy=capacity} the leaves are the queues the core reports
+ * ({@code locus.capacity.queues}); under every other policy there is one leaf,
+ * {@code default}, which every application joins whatever queue it asked for.
+ *
+ * <p>The set is rebuilt by {@link #configure} after the core accepted new settings. A leaf
+ * keeps its object (and so its metrics, used resource and applications) while it stays
+ * configured; a leaf that is dropped while it still holds applications stays as
+ * {@code DRAINING} until its last one leaves (the core refuses that under {@code capacity},
+ * so it only happens when the policy changes away from it).
+ *
+ * <p>Threads: {@code configure} and {@link #dropIfDrained} run under the scheduler's lock;
+ * lookups come from IPC threads and read one immutable snapshot of the leaves.
+ */
+final class LocusRootQueue implements Queue {
+  static final String NAME = "root";
+  static final String DEFAULT = "default";
+  private static final String PREFIX = NAME + ".";
+
+  private final Configuration conf;
+  private final Supplier<Resource> clusterResource;
+  private final QueueMetrics metrics;
+  private final ActiveUsersManager users;
+  private final AccessControlList everyone = new AccessControlList("*");
+  private final Resource used = Resources.createResource(0, 0);
+
+  /** Configured leaves first, in configured order, then draining ones. Never modified. */
+  private volatile Map<String, LocusQueue> leaves = Collections.emptyMap();
+  private volatile boolean capacityMode;
+
+  LocusRootQueue(Configuration conf, Supplier<Resource> clusterResource) {
+    this.conf = conf;
+    this.clusterResource = clusterResource;
+    this.metrics = QueueMetrics.forQueue(NAME, null, false, conf);
+    this.users = new ActiveUsersManager(metrics);
+    configure(null);
+  }
+
+  /**
+   * Makes the leaves match what the core now enforces.
+   *
+   * @param configured the core's capacity queues by name (in configured order), or null when
+   *     the policy is not {@code capacity}
+   * @return one line for the log: the leaves and what changed
+   */
+  synchronized String configure(Map<String, LocusQueue.Limits> configured) {
+    Map<String, LocusQueue.Limits> wanted = configured != null ? configured
+        : Collections.singletonMap(DEFAULT, LocusQueue.Limits.WHOLE_CLUSTER);
+    Map<String, LocusQueue> old = leaves;
+    Map<String, LocusQueue> next = new LinkedHashMap<>();
+    List<String> added = new ArrayList<>();
+    List<String> removed = new ArrayList<>();
+    for (Map.Entry<String, LocusQueue.Limits> e : wanted.entrySet()) {
+      LocusQueue leaf = old.get(e.getKey());
+      if (leaf == null) {
+        leaf = new LocusQueue(e.getKey(), this, e.getValue(), conf);
+        added.add(e.getKey());
+      } else {
+        leaf.setLimits(e.getValue());
+      }
+      next.put(e.getKey(), leaf);
+    }
+    for (LocusQueue leaf : old.values()) {
+      if (next.containsKey(leaf.getQueueName())) {
+        continue;
+      }
+      if (leaf.numApplications() > 0) {
+        leaf.setLimits(LocusQueue.Limits.DRAINING);
+        next.put(leaf.getQueueName(), leaf);
+      } else {
+        removed.add(leaf.getQueueName());
+      }
+    }
+    capacityMode = configured != null;
+    leaves = Collections.unmodifiableMap(next);
+    updateAvailableMetrics();
+    return "queues " + next.values() + (added.isEmpty() ? "" : ", added " + added)
+        + (removed.isEmpty() ? "" : ", removed " + removed);
+  }
+
+  /** Removes {@code leaf} once it is draining and empty. */
+  synchronized void dropIfDrained(LocusQueue leaf) {
+    if (!leaf.limits().draining || leaf.numApplications() > 0
+        || leaves.get(leaf.getQueueName()) != leaf) {
+      return;
+    }
+    Map<String, LocusQueue> next = new LinkedHashMap<>(leaves);
+    next.remove(leaf.getQueueName());
+    leaves = Collections.unmodifiableMap(next);
+  }
+
+  /** True under {@code locus.policy=capacity}. */
+  boolean isCapacity() {
+    return capacityMode;
+  }
+
+  /**
+   * The leaf a new application joins: under capacity, the configured queue it names (short
+   * name or {@code root.<name>}), or null when it names none; otherwise {@code default}.
+   */
+  LocusQueue leafForSubmission(String requested) {
+    if (!capacityMode) {
+      return leaves.get(DEFAULT);
+    }
+    LocusQueue leaf = leaf(requested);
+    return leaf == null || leaf.limits().draining ? null : leaf;
+  }
+
+  /** A leaf by short name or path, draining ones included; null if there is none. */
+  LocusQueue leaf(String name) {
+    if (name == null) {
+      return null;
+    }
+    String shortName = name.startsWith(PREFIX) ? name.substring(PREFIX.length()) : name;
+    return leaves.get(shortName);
+  }
+
+  /** Root for null or {@code root}, else the leaf; null for a queue that does not exist. */
+  Queue lookup(String name) {
+    return name == null || NAME.equals(name) ? this : leaf(name);
+  }
+
+  /**
+   * The queue whose description answers for {@code name}: {@link #lookup}, except that outside
+   * capacity any other name is {@code default}, as FifoScheduler answers. The RM asks for the
+   * description of the queue an application was submitted to before it schedules the AM, and
+   * fails the application if there is none; outside capacity every application runs in
+   * {@code default} whatever it asked for.
+   */
+  Queue describing(String name) {
+    Queue q = lookup(name);
+    return q != null || capacityMode ? q : leaves.get(DEFAULT);
+  }
+
+  Collection<LocusQueue> leaves() {
+    return leaves.values();
+  }
+
+  /** The configured leaves' names, for messages to the submitter and the admin. */
+  List<String> configuredNames() {
+    List<String> names = new ArrayList<>();
+    for (LocusQueue leaf : leaves.values()) {
+      if (!leaf.limits().draining) {
+        names.add(leaf.getQueueName());
+      }
+    }
+    return names;
+  }
+
+  Resource clusterResource() {
+    return clusterResource.get();
+  }
+
+  void addUsed(Resource r) {
+    synchronized (used) {
+      Resources.addTo(used, r);
+    }
+  }
+
+  void subtractUsed(Resource r) {
+    synchronized (used) {
+      Resources.subtractFrom(used, r);
+    }
+  }
+
+  Resource getUsed() {
+    synchronized (used) {
+      return Resources.clone(used);
+    }
+  }
+
+  /** What the whole cluster still has free. */
+  Resource available() {
+    return Resources.componentwiseMax(
+        Resources.subtract(clusterResource.get(), getUsed()), Resources.none());
+  }
+
+  void updateAvailableMetrics() {
+    metrics.setAvailableResourcesToQueue(available());
+    for (LocusQueue leaf : leaves.values()) {
+      leaf.updateAvailableMetrics();
+    }
+  }
+
+  @Override
+  public String getQueueName() {
+    return NAME;
+  }
+
+  @Override
+  public QueueMetrics getMetrics() {
+    return metrics;
+  }
+
+  @Override
+  public QueueInfo getQueueInfo(boolean includeChildQueues, boolean recursive) {
+    QueueInfo info = Records.newRecord(QueueInfo.class);
+    info.setQueueName(NAME);
+    if (capacityMode) {
+      info.setQueuePath(NAME);
+    }
+    info.setCapacity(1.0f);
+    info.setMaximumCapacity(1.0f);
+    long clusterMb = clusterResource.get().getMemorySize();
+    info.setCurrentCapacity(clusterMb <= 0 ? 0f : (float) getUsed().getMemorySize() / clusterMb);
+    List<QueueInfo> children = new ArrayList<>();
+    if (includeChildQueues) {
+      for (LocusQueue leaf : leaves.values()) {
+        children.add(leaf.getQueueInfo(false, false));
+      }
+    }
+    info.setChildQueues(children);
+    info.setApplications(new ArrayList<>());
+    info.setQueueState(QueueState.RUNNING);
+    return info;
+  }
+
+  /** Root's ACLs, then every leaf's, as CapacityScheduler lists them. */
+  @Override
+  public List<QueueUserACLInfo> getQueueUserAclInfo(UserGroupInformation user) {
+    List<QueueUserACLInfo> out = new ArrayList<>();
+    out.add(QueueUserACLInfo.newInstance(NAME, Arrays.asList(QueueACL.values())));
+    for (LocusQueue leaf : leaves.values()) {
+      out.addAll(leaf.getQueueUserAclInfo(user));
+    }
+    return out;
+  }
+
+  @Override
+  public boolean hasAccess(QueueACL acl, UserGroupInformation user) {
+    return everyone.isUserAllowed(user);
+  }
+
+  @Override
+  public ActiveUsersManager getAbstractUsersManager() {
+    return users;
+  }
+
+  @Override
+  public void recoverContainer(Resource clusterResource, SchedulerApplicationAttempt attempt,
+      RMContainer rmContainer) {
+    // Applications live in leaves; the RM recovers containers through the attempt's queue.
+  }
+
+  @Override
+  public Set<String> getAccessibleNodeLabels() {
+    return null;
+  }
+
+  @Override
+  public String getDefaultNodeLabelExpression() {
+    return null;
+  }
+
+  @Override
+  public void incPendingResource(String nodeLabel, Resource resourceToInc) {
+  }
+
+  @Override
+  public void decPendingResource(String nodeLabel, Resource resourceToDec) {
+  }
+
+  @Override
+  public Priority getDefaultApplicationPriority() {
+    return null;
+  }
+
+  @Override
+  public void incReservedResource(String partition, Resource reservedRes) {
+  }
+
+  @Override
+  public void decReservedResource(String partition, Resource reservedRes) {
+  }
+}
