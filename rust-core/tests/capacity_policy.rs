@@ -78,7 +78,10 @@ impl Cluster {
 }
 
 fn capacity_core(queues: &str) -> Core {
-    common::core_with(&[("locus.policy", "capacity"), ("locus.capacity.queues", queues)])
+    common::core_with(&[
+        ("locus.policy", "capacity"),
+        ("locus.capacity.queues", queues),
+    ])
 }
 
 /// A non-MapReduce app in `queue` asking `n` relaxable 1 GB containers.
@@ -174,7 +177,10 @@ fn an_app_naming_an_unconfigured_queue_is_refused_and_nothing_changes() {
     match refused {
         Err(e @ CoreError::UnknownQueue { .. }) => {
             let text = e.to_string();
-            assert!(text.contains("\"c\"") && text.contains("a, b") && text.contains("x1"), "{text}");
+            assert!(
+                text.contains("\"c\"") && text.contains("a, b") && text.contains("x1"),
+                "{text}"
+            );
         }
         other => panic!("expected UnknownQueue, got {other:?}"),
     }
@@ -183,7 +189,10 @@ fn an_app_naming_an_unconfigured_queue_is_refused_and_nothing_changes() {
 
     // CapacityScheduler's full path names the same queue.
     common::add_app_in(&mut c, "a1", "root.a", "u", "a", 2, "SPARK", &[]);
-    assert_eq!(c.state().app_by_id("a1").map(|a| a.queue.as_str()), Some("a"));
+    assert_eq!(
+        c.state().app_by_id("a1").map(|a| a.queue.as_str()),
+        Some("a")
+    );
     let names: Vec<&str> = c
         .capacity_queues()
         .expect("capacity policy")
@@ -195,7 +204,10 @@ fn an_app_naming_an_unconfigured_queue_is_refused_and_nothing_changes() {
     // Other policies accept any queue name, as before.
     let mut fifo = common::core_with(&[("locus.policy", "fifo")]);
     common::add_app_in(&mut fifo, "x1", "c", "u", "x", 1, "SPARK", &[]);
-    assert_eq!(fifo.state().app_by_id("x1").map(|a| a.queue.as_str()), Some("c"));
+    assert_eq!(
+        fifo.state().app_by_id("x1").map(|a| a.queue.as_str()),
+        Some("c")
+    );
     assert!(fifo.capacity_queues().is_none());
 }
 
@@ -254,7 +266,10 @@ fn reconfigured_queues_apply_to_running_apps_and_may_not_strand_any() {
             ("locus.capacity.queues", TWO_QUEUES),
         ]))
         .unwrap_err();
-    assert!(err.to_string().contains("default (1 applications)"), "{err}");
+    assert!(
+        err.to_string().contains("default (1 applications)"),
+        "{err}"
+    );
     assert_eq!(fifo.config().policy.as_str(), "fifo");
 }
 
@@ -278,9 +293,361 @@ fn bad_queue_lists_are_refused_naming_the_key() {
             CoreError::Config { key, message } => {
                 assert_eq!(key, "locus.capacity.queues", "{value}");
                 assert!(message.contains(expect), "{value}: {message}");
-                assert!(message.contains("name:capacity[:maximum-capacity]"), "{message}");
+                assert!(
+                    message.contains("name:capacity[:maximum-capacity]"),
+                    "{message}"
+                );
             }
             other => panic!("{value}: {other:?}"),
+        }
+    }
+}
+
+/// One MapReduce job or generic app of [`same_decisions_as_fifo`]'s workload.
+struct Job {
+    id: &'static str,
+    app_type: &'static str,
+    submit_ms: u64,
+    /// Round it is submitted in.
+    round: u32,
+    /// Hosts holding its input blocks and how many: one map per block.
+    blocks: &'static [(&'static str, u32)],
+    reduces: u32,
+}
+
+const JOBS: [Job; 5] = [
+    Job {
+        id: "mr1",
+        app_type: "MAPREDUCE",
+        submit_ms: 1,
+        round: 0,
+        blocks: &[("h0", 12), ("h1", 10), ("h4", 2)],
+        reduces: 2,
+    },
+    Job {
+        id: "mr2",
+        app_type: "MAPREDUCE",
+        submit_ms: 2,
+        round: 0,
+        blocks: &[("h3", 14), ("h5", 3)],
+        reduces: 3,
+    },
+    Job {
+        id: "sp1",
+        app_type: "SPARK",
+        submit_ms: 3,
+        round: 1,
+        blocks: &[],
+        reduces: 0,
+    },
+    Job {
+        id: "mr3",
+        app_type: "MAPREDUCE",
+        submit_ms: 4,
+        round: 2,
+        blocks: &[("h1", 9), ("h4", 6), ("h2", 1)],
+        reduces: 2,
+    },
+    Job {
+        id: "mr4",
+        app_type: "MAPREDUCE",
+        submit_ms: 5,
+        round: 3,
+        blocks: &[("h5", 8), ("h2", 2)],
+        reduces: 1,
+    },
+];
+
+const TWIN_HOSTS: [(&str, &str); 6] = [
+    ("h0", "/r1"),
+    ("h1", "/r1"),
+    ("h2", "/r1"),
+    ("h3", "/r2"),
+    ("h4", "/r2"),
+    ("h5", "/r2"),
+];
+const TWIN_NODE_GB: u64 = 6;
+
+fn rack_of(host: &str) -> &'static str {
+    TWIN_HOSTS
+        .iter()
+        .find(|(h, _)| *h == host)
+        .map(|(_, r)| *r)
+        .unwrap_or("/r?")
+}
+
+fn sized(priority: i32, name: &str, count: u32, gb: u64) -> locus_core::Ask {
+    locus_core::Ask {
+        priority,
+        allocation_request_id: 0,
+        resource_name: name.into(),
+        capability: locus_core::Resource::new(gb * GB, 1),
+        count,
+        relax_locality: true,
+    }
+}
+
+/// A MapReduce AM's map ask: a row per host and rack holding blocks, and `*`.
+fn map_asks(blocks: &[(&str, u32)]) -> Vec<locus_core::Ask> {
+    let mut racks: BTreeMap<&str, u32> = BTreeMap::new();
+    for (h, n) in blocks {
+        *racks.entry(rack_of(h)).or_default() += n;
+    }
+    let mut asks: Vec<_> = blocks.iter().map(|(h, n)| sized(20, h, *n, 1)).collect();
+    asks.extend(racks.iter().map(|(r, n)| sized(20, r, *n, 1)));
+    asks.push(sized(20, "*", blocks.iter().map(|b| b.1).sum(), 1));
+    asks
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Stage {
+    Waiting,
+    Am,
+    Maps,
+    Reduces,
+    Done,
+}
+
+struct Task {
+    id: String,
+    app: String,
+    node: String,
+    gb: u64,
+    priority: i32,
+    ends: u32,
+}
+
+/// Two cores fed the same messages: every heartbeat's decisions must match, and both cores
+/// are then told the same containers were allocated.
+struct Twins {
+    fifo: Core,
+    capacity: Core,
+    label: String,
+}
+
+impl Twins {
+    fn handle(&mut self, e: Event) {
+        self.fifo.handle(e.clone()).unwrap();
+        self.capacity.handle(e).unwrap();
+    }
+}
+
+/// Runs the workload to its end on both cores, asserting identical decisions; returns each
+/// heartbeat's decisions (for the caller to check the scenario exercised what it should).
+fn run_twins(t: &mut Twins) -> Vec<Vec<locus_core::Decision>> {
+    for (h, r) in TWIN_HOSTS {
+        let e = Event::NodeAdded {
+            node: common::node_id(h),
+            host: h.into(),
+            rack: r.into(),
+            capability: locus_core::Resource::new(TWIN_NODE_GB * GB, TWIN_NODE_GB as u32),
+        };
+        t.handle(e);
+    }
+    let mut stage: BTreeMap<&str, Stage> = JOBS.iter().map(|j| (j.id, Stage::Waiting)).collect();
+    let mut running: Vec<Task> = Vec::new();
+    let mut all = Vec::new();
+    let mut next_id = 0u32;
+    for round in 0..60u32 {
+        // The cluster's side of the round: finished containers, new jobs, AMs' new asks.
+        let (done, keep): (Vec<Task>, Vec<Task>) =
+            running.into_iter().partition(|r| r.ends <= round);
+        running = keep;
+        for r in done {
+            t.handle(Event::ContainerReleased {
+                app: r.app,
+                container: r.id,
+                node: r.node,
+                resource: locus_core::Resource::new(r.gb * GB, 1),
+            });
+        }
+        for j in &JOBS {
+            let held = |p: i32| {
+                running
+                    .iter()
+                    .filter(|r| r.app == j.id && r.priority == p)
+                    .count()
+            };
+            let now = stage[j.id];
+            let next = match now {
+                Stage::Waiting if j.round == round => {
+                    t.handle(Event::AppAdded {
+                        app: j.id.into(),
+                        queue: "default".into(),
+                        user: "u".into(),
+                        name: j.id.into(),
+                        app_type: j.app_type.into(),
+                        tags: vec![],
+                        submit_ms: j.submit_ms,
+                    });
+                    let first = if j.app_type == "MAPREDUCE" {
+                        vec![sized(0, "*", 1, 1)]
+                    } else {
+                        vec![sized(1, "*", 7, 2)]
+                    };
+                    t.handle(Event::AsksUpdated {
+                        app: j.id.into(),
+                        asks: first,
+                    });
+                    Stage::Am
+                }
+                Stage::Am if j.app_type == "SPARK" && all_given(&t.fifo, j.id) && held(1) == 0 => {
+                    Stage::Done
+                }
+                Stage::Am if j.app_type == "MAPREDUCE" && held(0) == 1 => {
+                    t.handle(Event::AsksUpdated {
+                        app: j.id.into(),
+                        asks: map_asks(j.blocks),
+                    });
+                    Stage::Maps
+                }
+                Stage::Maps if all_given(&t.fifo, j.id) && held(20) == 0 => {
+                    let asks = vec![sized(10, "*", j.reduces, 2)];
+                    t.handle(Event::AsksUpdated {
+                        app: j.id.into(),
+                        asks,
+                    });
+                    Stage::Reduces
+                }
+                Stage::Reduces if all_given(&t.fifo, j.id) && held(10) == 0 => Stage::Done,
+                s => s,
+            };
+            if next == Stage::Done && now != Stage::Done {
+                for r in running.iter().filter(|r| r.app == j.id) {
+                    t.handle(Event::ContainerReleased {
+                        app: r.app.clone(),
+                        container: r.id.clone(),
+                        node: r.node.clone(),
+                        resource: locus_core::Resource::new(r.gb * GB, 1),
+                    });
+                }
+                running.retain(|r| r.app != j.id);
+                t.handle(Event::AppRemoved { app: j.id.into() });
+            }
+            stage.insert(j.id, next);
+        }
+        if stage.values().all(|s| *s == Stage::Done) {
+            return all;
+        }
+
+        for (h, _) in TWIN_HOSTS {
+            let node = common::node_id(h);
+            let used: u64 = running
+                .iter()
+                .filter(|r| r.node == node)
+                .map(|r| r.gb)
+                .sum();
+            let free = locus_core::Resource::new(
+                (TWIN_NODE_GB * GB).saturating_sub(used * GB),
+                (TWIN_NODE_GB - used) as u32,
+            );
+            let now_ms = 1_000 * round as u64 + 10;
+            let beat = |c: &mut Core| {
+                c.heartbeat(&locus_core::Heartbeat {
+                    node: node.clone(),
+                    unallocated: free,
+                    now_ms,
+                })
+                .unwrap()
+                .decisions
+            };
+            let want = beat(&mut t.fifo);
+            let got = beat(&mut t.capacity);
+            assert_eq!(
+                got, want,
+                "{}: round {round}, heartbeat of {h}: capacity (left) differs from fifo (right)",
+                t.label
+            );
+            for d in &want {
+                for _ in 0..d.count {
+                    next_id += 1;
+                    let id = format!("container_{next_id}");
+                    let e = Event::ContainerAllocated {
+                        container: locus_core::ContainerInfo {
+                            container: id.clone(),
+                            app: d.app.clone(),
+                            node: d.node.clone(),
+                            priority: d.priority,
+                            resource: d.capability,
+                        },
+                        locality: d.locality,
+                        recovered: false,
+                    };
+                    t.handle(e);
+                    let lasts = match d.priority {
+                        0 => 1_000,
+                        20 => 2,
+                        _ => 3,
+                    };
+                    running.push(Task {
+                        id,
+                        app: d.app.clone(),
+                        node: d.node.clone(),
+                        gb: d.capability.memory_mb / GB,
+                        priority: d.priority,
+                        ends: round + lasts,
+                    });
+                }
+            }
+            all.push(want);
+        }
+    }
+    panic!(
+        "{}: the workload did not finish in 60 rounds: {stage:?}",
+        t.label
+    );
+}
+
+/// Nothing left outstanding for `app`.
+fn all_given(c: &Core, app: &str) -> bool {
+    c.state()
+        .app_by_id(app)
+        .is_some_and(|a| !a.asks.has_pending())
+}
+
+#[test]
+fn one_queue_of_the_whole_cluster_decides_as_fifo() {
+    // LeafQueue alone under root hands the node to its apps in submission order, the first
+    // keeping it while it can use it: exactly `fifo`, whatever the locality technique.
+    for locality in ["hadoop", "delay", "matchmaking"] {
+        for queues in ["", "default:100"] {
+            let settings = |policy| {
+                common::core_with(&[
+                    ("locus.policy", policy),
+                    ("locus.locality", locality),
+                    ("locus.delay.node-locality-threshold", "0.5"),
+                    ("locus.delay.rack-locality-threshold", "0.5"),
+                    (
+                        "locus.capacity.queues",
+                        if policy == "capacity" { queues } else { "" },
+                    ),
+                ])
+            };
+            let mut t = Twins {
+                fifo: settings("fifo"),
+                capacity: settings("capacity"),
+                label: format!("locality={locality} queues={queues:?}"),
+            };
+            let all = run_twins(&mut t);
+            // The workload must have made the policies choose: several apps wanting the same
+            // node in one heartbeat, and maps placed at more than one locality level.
+            let shared = all.iter().filter(|beat| {
+                let apps: std::collections::BTreeSet<&str> =
+                    beat.iter().map(|d| d.app.as_str()).collect();
+                apps.len() >= 2
+            });
+            assert!(
+                shared.count() >= 3,
+                "{}: too few heartbeats shared between apps",
+                t.label
+            );
+            let levels: std::collections::BTreeSet<_> = all
+                .iter()
+                .flatten()
+                .filter(|d| d.priority == 20)
+                .map(|d| d.locality)
+                .collect();
+            assert!(levels.len() >= 2, "{}: maps only at {levels:?}", t.label);
         }
     }
 }

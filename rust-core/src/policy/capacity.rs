@@ -12,19 +12,30 @@
 //! - inside a queue, applications go in submission order (LeafQueue's FIFO ordering policy),
 //!   the first that can use the node getting it.
 //!
-//! `order` predicts that sequence container by container, as `fair` does, and lists each app
-//! once per container it should get (`turn_limit` 1), then every app again, queues least
-//! served first, so room a predicted app could not use (a locality wait, a slot cap) still goes
-//! to someone. The maximum-capacity is not left to the prediction: `room` gives each app its
-//! queue's memory left under the limit, spent by `placed`, and the decision procedure never
-//! places past it. Applications waiting for their ApplicationMaster go first, within the AM
-//! share ([`super::am_share`]), as under the other policies.
+//! A queue alone (the default `default:100`, or any configuration in which only one queue has
+//! applications with outstanding asks on this heartbeat) has no one to share the node with:
+//! ParentQueue hands every container to it, and its LeafQueue walks its applications from the
+//! first each time (assign-multiple calls the root again after every container), so the first
+//! application keeps the node while it can use it and a later one gets only what it cannot use.
+//! That is `fifo` exactly, and `order` then lists the queue's applications once each in
+//! submission order with no turn limit: the same decisions as `fifo`, the same once-per-heartbeat
+//! locality bookkeeping.
+//!
+//! With two or more hungry queues `order` predicts the sequence container by container, as
+//! `fair` does, and lists each app once per container it should get (`turn_limit` 1), then every
+//! app again, queues least served first, so room a predicted app could not use (a locality wait,
+//! a slot cap) still goes to someone. Applications waiting for their ApplicationMaster go first
+//! there, within the AM share ([`super::am_share`]), as under TD and JoSS.
+//!
+//! The maximum-capacity is not left to `order`: `room` gives each app its queue's memory left
+//! under the limit, spent by `placed`, and the decision procedure never places past it.
 //!
 //! Not modelled (an operator relying on them should know): user limits
 //! (`minimum-user-limit-percent` 100 and `user-limit-factor` 1 are CapacityScheduler's defaults;
 //! with factor 1 a single user could not grow past the queue's guarantee, here a queue's apps
-//! may grow to its maximum-capacity), per-queue AM limits (the cluster-wide AM share applies),
-//! hierarchies deeper than root's children, reservations and preemption.
+//! may grow to its maximum-capacity), per-queue AM limits (`maximum-am-resource-percent`
+//! holding later applications back; only the cluster-wide AM share above, with several hungry
+//! queues), hierarchies deeper than root's children, reservations and preemption.
 
 use std::collections::HashMap;
 
@@ -87,7 +98,10 @@ fn percent(value: &str, queue: &str, what: &str, text: &str) -> Result<f64, Core
         Ok(x) if x > 0.0 && x <= 100.0 => Ok(x),
         _ => Err(bad(
             value,
-            format!("queue {queue:?} has {what} {:?}, not a number above 0 and at most 100", text.trim()),
+            format!(
+                "queue {queue:?} has {what} {:?}, not a number above 0 and at most 100",
+                text.trim()
+            ),
         )),
     }
 }
@@ -99,7 +113,10 @@ impl CapacityQueues {
             let parts: Vec<&str> = item.split(':').collect();
             let name = parts[0].trim();
             if name.is_empty() {
-                return Err(bad(value, format!("item {:?} has no queue name", item.trim())));
+                return Err(bad(
+                    value,
+                    format!("item {:?} has no queue name", item.trim()),
+                ));
             }
             if name.contains('.') {
                 return Err(bad(value, format!("queue name {name:?} contains '.'")));
@@ -107,7 +124,10 @@ impl CapacityQueues {
             if !(2..=3).contains(&parts.len()) {
                 return Err(bad(
                     value,
-                    format!("item {:?} is not name:capacity[:maximum-capacity]", item.trim()),
+                    format!(
+                        "item {:?} is not name:capacity[:maximum-capacity]",
+                        item.trim()
+                    ),
                 ));
             }
             if queues.iter().any(|q| q.name == name) {
@@ -201,6 +221,9 @@ pub struct CapacityPolicy {
     maximum_mb: Vec<u64>,
     /// The queue of each app `order` listed.
     app_queue: HashMap<Arrival, usize>,
+    /// The only queue with outstanding asks on this heartbeat, whose apps `order` listed as
+    /// `fifo` does (`None`: queues share the node, one container per visit).
+    alone: Option<usize>,
 }
 
 impl CapacityPolicy {
@@ -211,6 +234,7 @@ impl CapacityPolicy {
             used_mb: vec![0; n],
             maximum_mb: vec![0; n],
             app_queue: HashMap::new(),
+            alone: None,
         }
     }
 
@@ -233,6 +257,26 @@ impl CapacityPolicy {
             .copied()
             .or_else(|| self.queues.index_of(&app.queue))
     }
+
+    /// The queue holding every app with outstanding asks, `None` when two queues have some (or
+    /// no app has any).
+    fn only_hungry_queue(&self, state: &ClusterState) -> Option<usize> {
+        if self.queues.queues.len() == 1 {
+            return Some(0);
+        }
+        let mut seen = None;
+        for app in state.pending_apps_by_submission() {
+            let Some(i) = self.queues.index_of(&app.queue) else {
+                continue;
+            };
+            match seen {
+                None => seen = Some(i),
+                Some(j) if j != i => return None,
+                Some(_) => {}
+            }
+        }
+        seen
+    }
 }
 
 impl JobPolicy for CapacityPolicy {
@@ -248,12 +292,24 @@ impl JobPolicy for CapacityPolicy {
             self.maximum_mb[i] = self.queues.maximum_mb(i, cluster_mb);
         }
         self.app_queue.clear();
+        self.alone = self.only_hungry_queue(state);
+        if self.alone.is_some() {
+            // ParentQueue has no one to share the node with: the LeafQueue hands it to its apps
+            // in submission order, and each keeps it while it can use it (assign-multiple
+            // re-walks the queue from its first app after every container).
+            return state
+                .pending_apps_by_submission()
+                .map(|a| a.arrival)
+                .collect();
+        }
         let mut lines: Vec<Vec<Candidate>> = (0..n).map(|_| Vec::new()).collect();
         let mut place: HashMap<Arrival, (usize, usize)> = HashMap::new();
         for app in state.pending_apps_by_submission() {
             // Core refuses apps of unconfigured queues and reconfigurations that would strand
             // one, so an app outside every queue cannot be here.
-            let Some(i) = self.queues.index_of(&app.queue) else { continue };
+            let Some(i) = self.queues.index_of(&app.queue) else {
+                continue;
+            };
             self.app_queue.insert(app.arrival, i);
             if let Some(c) = candidate(app) {
                 place.insert(app.arrival, (i, lines[i].len()));
@@ -265,9 +321,12 @@ impl JobPolicy for CapacityPolicy {
         let mut room = node.unallocated;
         let mut out = am_first(state);
         for a in &out {
-            let Some(&(i, at)) = place.get(a) else { continue };
+            let Some(&(i, at)) = place.get(a) else {
+                continue;
+            };
             let c = &mut lines[i][at];
-            if c.left > 0 && room.fits(&c.next) && used[i] + c.next.memory_mb <= self.maximum_mb[i] {
+            if c.left > 0 && room.fits(&c.next) && used[i] + c.next.memory_mb <= self.maximum_mb[i]
+            {
                 room = room.saturating_sub(&c.next);
                 used[i] += c.next.memory_mb;
                 c.left -= 1;
@@ -321,7 +380,11 @@ impl JobPolicy for CapacityPolicy {
     }
 
     fn turn_limit(&mut self, _app: Arrival) -> u32 {
-        1
+        if self.alone.is_some() {
+            u32::MAX
+        } else {
+            1
+        }
     }
 
     fn room(&mut self, _state: &ClusterState, app: &App) -> Option<Resource> {
@@ -334,7 +397,7 @@ impl JobPolicy for CapacityPolicy {
     }
 
     fn placed(&mut self, app: Arrival, _kind: TaskKind, count: u32, capability: Resource) {
-        if let Some(&i) = self.app_queue.get(&app) {
+        if let Some(i) = self.app_queue.get(&app).copied().or(self.alone) {
             self.used_mb[i] += capability.memory_mb * count as u64;
         }
     }
@@ -370,7 +433,11 @@ mod tests {
 
     #[test]
     fn bad_queue_lists_name_the_problem() {
-        assert!(err("a:50,b:40").contains("sum to 90"), "{}", err("a:50,b:40"));
+        assert!(
+            err("a:50,b:40").contains("sum to 90"),
+            "{}",
+            err("a:50,b:40")
+        );
         assert!(err("a:50,a:50").contains("listed twice"));
         assert!(err("a.b:100").contains("contains '.'"));
         assert!(err(":100").contains("no queue name"));
