@@ -163,6 +163,32 @@ fn one_heartbeat_of_a_big_node_is_split_between_hungry_queues_fifo_inside_each()
 }
 
 #[test]
+fn room_one_queue_cannot_use_goes_to_the_other_queue() {
+    let mut c = capacity_core(TWO_QUEUES);
+    Cluster::new(&mut c);
+    // a1 wants only h5 (no relaxing): on h0 it can take nothing, however long it waits.
+    common::add_app_in(&mut c, "a1", "a", "u", "a1", 1, "SPARK", &[]);
+    common::set_asks_rows(
+        &mut c,
+        "a1",
+        &[
+            (1, "h5", 5, 1, 1, true),
+            (1, "/r1", 5, 1, 1, false),
+            (1, "*", 5, 1, 1, false),
+        ],
+    );
+    app(&mut c, "b1", "b", 2, 100);
+    // Queue a is first in line (both empty, a configured first) but cannot use h0, so every
+    // container of h0 goes to b, as ParentQueue tries its next child when one assigns nothing.
+    let ds = common::heartbeat_free(&mut c, &host(0), NODE_GB, NODE_GB as u32, 1_000);
+    assert_eq!(common::summary(&ds), [("b1".to_string(), locus_core::Locality::OffSwitch, 10)]);
+    // On h5 both queues get the node, a1 its five.
+    let ds = common::heartbeat_free(&mut c, &host(5), NODE_GB, NODE_GB as u32, 1_000);
+    let per_app = |app: &str| -> u32 { ds.iter().filter(|d| d.app == app).map(|d| d.count).sum() };
+    assert_eq!((per_app("a1"), per_app("b1")), (5, 5));
+}
+
+#[test]
 fn an_app_naming_an_unconfigured_queue_is_refused_and_nothing_changes() {
     let mut c = capacity_core(TWO_QUEUES);
     let refused = c.handle(Event::AppAdded {

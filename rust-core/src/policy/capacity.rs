@@ -23,9 +23,14 @@
 //!
 //! With two or more hungry queues `order` predicts the sequence container by container, as
 //! `fair` does, and lists each app once per container it should get (`turn_limit` 1), then every
-//! app again, queues least served first, so room a predicted app could not use (a locality wait,
-//! a slot cap) still goes to someone. Applications waiting for their ApplicationMaster go first
-//! there, within the AM share ([`super::am_share`]), as under TD and JoSS.
+//! app again, queues least served first, with no turn limit: room a predicted app could not use
+//! (a locality wait, a slot cap) goes to the first app that can use it, as ParentQueue tries
+//! its next queue and LeafQueue its next app when one assigns nothing. (One container each in
+//! that pass left the rest of the node idle, which CapacityScheduler never does.) Where several
+//! apps could use that room, the first takes all of it while ParentQueue would still alternate
+//! between queues: the prediction cannot know which apps will be held back. Applications
+//! waiting for their ApplicationMaster go first there, within the AM share
+//! ([`super::am_share`]), as under TD and JoSS.
 //!
 //! The maximum-capacity is not left to `order`: `room` gives each app its queue's memory left
 //! under the limit, spent by `placed`, and the decision procedure never places past it.
@@ -222,8 +227,11 @@ pub struct CapacityPolicy {
     /// The queue of each app `order` listed.
     app_queue: HashMap<Arrival, usize>,
     /// The only queue with outstanding asks on this heartbeat, whose apps `order` listed as
-    /// `fifo` does (`None`: queues share the node, one container per visit).
+    /// `fifo` does (`None`: queues share the node).
     alone: Option<usize>,
+    /// Visits `order` predicted one container for, per app, not yet taken; the app's visits
+    /// after those (the trailing pass) are unlimited.
+    predicted: HashMap<Arrival, u32>,
 }
 
 impl CapacityPolicy {
@@ -235,6 +243,7 @@ impl CapacityPolicy {
             maximum_mb: vec![0; n],
             app_queue: HashMap::new(),
             alone: None,
+            predicted: HashMap::new(),
         }
     }
 
@@ -292,6 +301,7 @@ impl JobPolicy for CapacityPolicy {
             self.maximum_mb[i] = self.queues.maximum_mb(i, cluster_mb);
         }
         self.app_queue.clear();
+        self.predicted.clear();
         self.alone = self.only_hungry_queue(state);
         if self.alone.is_some() {
             // ParentQueue has no one to share the node with: the LeafQueue hands it to its apps
@@ -363,6 +373,9 @@ impl JobPolicy for CapacityPolicy {
             out.push(c.arrival);
         }
 
+        for a in &out {
+            *self.predicted.entry(*a).or_default() += 1;
+        }
         let mut by_service: Vec<usize> = (0..n).collect();
         by_service.sort_by(|&a, &b| {
             if self.before(a, b, &used) {
@@ -379,11 +392,16 @@ impl JobPolicy for CapacityPolicy {
         out
     }
 
-    fn turn_limit(&mut self, _app: Arrival) -> u32 {
-        if self.alone.is_some() {
-            u32::MAX
-        } else {
-            1
+    fn turn_limit(&mut self, app: Arrival) -> u32 {
+        // The procedure asks at each visit it makes, in `order`'s order, and skips an app only
+        // for good (sitting out, or nothing left that fits the shrinking room), so an app's
+        // first visits asked about are its predicted ones.
+        match self.predicted.get_mut(&app) {
+            Some(left) if *left > 0 => {
+                *left -= 1;
+                1
+            }
+            _ => u32::MAX,
         }
     }
 
