@@ -163,6 +163,22 @@ fn one_heartbeat_of_a_big_node_is_split_between_hungry_queues_fifo_inside_each()
 }
 
 #[test]
+fn a_later_apps_am_waits_behind_the_earlier_apps_of_its_queue() {
+    let mut c = capacity_core(TWO_QUEUES);
+    Cluster::new(&mut c);
+    common::add_app_in(&mut c, "a1", "a", "u", "a1", 1, "MAPREDUCE", &[]);
+    common::set_small_asks(&mut c, "a1", &[(20, "*", 100)]);
+    app(&mut c, "b1", "b", 2, 100);
+    common::add_app_in(&mut c, "a2", "a", "u", "a2", 3, "MAPREDUCE", &[]);
+    common::set_small_asks(&mut c, "a2", &[(0, "*", 1)]);
+    // LeafQueue a offers its half of the node to a1 first, and a1 can use all of it: a2's AM
+    // waits, however little AM room the cluster holds.
+    let ds = common::heartbeat_free(&mut c, &host(0), NODE_GB, NODE_GB as u32, 1_000);
+    let per_app = |app: &str| -> u32 { ds.iter().filter(|d| d.app == app).map(|d| d.count).sum() };
+    assert_eq!((per_app("a1"), per_app("b1"), per_app("a2")), (5, 5, 0));
+}
+
+#[test]
 fn room_one_queue_cannot_use_goes_to_the_other_queue() {
     let mut c = capacity_core(TWO_QUEUES);
     Cluster::new(&mut c);

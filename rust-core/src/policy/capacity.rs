@@ -28,9 +28,13 @@
 //! its next queue and LeafQueue its next app when one assigns nothing. (One container each in
 //! that pass left the rest of the node idle, which CapacityScheduler never does.) Where several
 //! apps could use that room, the first takes all of it while ParentQueue would still alternate
-//! between queues: the prediction cannot know which apps will be held back. Applications
-//! waiting for their ApplicationMaster go first there, within the AM share
-//! ([`super::am_share`]), as under TD and JoSS.
+//! between queues: the prediction cannot know which apps will be held back.
+//!
+//! Applications waiting for their ApplicationMaster take their place in their queue's line like
+//! any other (its container is the one the prediction charges them), as in a LeafQueue: unlike
+//! TD and JoSS, which pick only map (and reduce) slots and so put such apps first within the AM
+//! share ([`super::am_share`]), this policy orders every container itself. It used to put them
+//! first too; in one queue that alone made it differ from `fifo` (see docs/yarn-mapping.md).
 //!
 //! The maximum-capacity is not left to `order`: `room` gives each app its queue's memory left
 //! under the limit, spent by `placed`, and the decision procedure never places past it.
@@ -38,15 +42,15 @@
 //! Not modelled (an operator relying on them should know): user limits
 //! (`minimum-user-limit-percent` 100 and `user-limit-factor` 1 are CapacityScheduler's defaults;
 //! with factor 1 a single user could not grow past the queue's guarantee, here a queue's apps
-//! may grow to its maximum-capacity), per-queue AM limits (`maximum-am-resource-percent`
-//! holding later applications back; only the cluster-wide AM share above, with several hungry
-//! queues), hierarchies deeper than root's children, reservations and preemption.
+//! may grow to its maximum-capacity), AM limits (`maximum-am-resource-percent` keeps later
+//! applications of a queue inactive, getting nothing, while AMs hold more than that share of
+//! it; here AMs start whenever FIFO reaches them, as under `fifo`), hierarchies deeper than
+//! root's children, reservations and preemption.
 
 use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::am_share::am_first;
 use super::JobPolicy;
 use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
@@ -329,19 +333,7 @@ impl JobPolicy for CapacityPolicy {
 
         let mut used = self.used_mb.clone();
         let mut room = node.unallocated;
-        let mut out = am_first(state);
-        for a in &out {
-            let Some(&(i, at)) = place.get(a) else {
-                continue;
-            };
-            let c = &mut lines[i][at];
-            if c.left > 0 && room.fits(&c.next) && used[i] + c.next.memory_mb <= self.maximum_mb[i]
-            {
-                room = room.saturating_sub(&c.next);
-                used[i] += c.next.memory_mb;
-                c.left -= 1;
-            }
-        }
+        let mut out = Vec::new();
 
         // One container at a time to the least served queue that may still grow, as the
         // ParentQueue re-sorts its children after each assignment.
