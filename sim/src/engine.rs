@@ -15,7 +15,7 @@
 //!   map's output once all maps are done (path bandwidth, not shared), then computes.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Instant;
 
 use locus_core::{Ask, ContainerInfo, Core, Decision, Event, Heartbeat, Locality, Resource};
@@ -25,6 +25,7 @@ use crate::am::{
 };
 use crate::cluster::{Cluster, Distance};
 use crate::metrics::LogHistogram;
+use crate::queue::EventQueue;
 use crate::rng::Rng;
 use crate::workload::{Workload, MB};
 
@@ -223,8 +224,7 @@ pub struct Engine<'w> {
     w: &'w Workload,
     cfg: &'w SimConfig,
     core: Core,
-    queue: BinaryHeap<Reverse<(u64, u64, Ev)>>,
-    seq: u64,
+    queue: EventQueue<Ev>,
     now: u64,
     rng: Rng,
     nodes: Vec<NodeRt>,
@@ -371,8 +371,7 @@ impl<'w> Engine<'w> {
             w,
             cfg,
             core,
-            queue: BinaryHeap::new(),
-            seq: 0,
+            queue: EventQueue::default(),
             now: 0,
             rng: Rng::new(cfg.seed ^ 0x5EED_5EED_5EED),
             nodes,
@@ -393,8 +392,7 @@ impl<'w> Engine<'w> {
     }
 
     fn push(&mut self, at: u64, ev: Ev) {
-        self.seq += 1;
-        self.queue.push(Reverse((at, self.seq, ev)));
+        self.queue.push(at, ev);
     }
 
     fn send(&mut self, ev: Event) -> Result<(), String> {
@@ -455,7 +453,7 @@ impl<'w> Engine<'w> {
         let mut last_report = Instant::now();
         let mut shown = false;
         while self.unfinished > 0 {
-            let Some(Reverse((at, _, ev))) = self.queue.pop() else {
+            let Some((at, ev)) = self.queue.pop() else {
                 break;
             };
             self.now = at;
