@@ -79,14 +79,25 @@ impl AmRequests {
         }
     }
 
-    fn bump(&mut self, key: RowKey, up: bool) {
-        let c = self.table.entry(key).or_insert(0);
+    /// One more (`up`) or one fewer container at a row. Takes the two fields rather than
+    /// `self` so callers can walk a split's locations without copying them.
+    fn bump(
+        table: &mut BTreeMap<RowKey, u32>,
+        changed: &mut BTreeSet<RowKey>,
+        key: RowKey,
+        up: bool,
+    ) {
+        let c = table.entry(key).or_insert(0);
         *c = if up {
             c.saturating_add(1)
         } else {
             c.saturating_sub(1)
         };
-        self.changed.insert(key);
+        changed.insert(key);
+    }
+
+    fn bump_any(&mut self, priority: i32, up: bool) {
+        Self::bump(&mut self.table, &mut self.changed, (priority, Loc::Any), up);
     }
 
     /// Asks for map `m` at its split's hosts, racks and `*` (priority 20).
@@ -98,27 +109,27 @@ impl AmRequests {
         self.next_seq += 1;
         self.pending.insert(seq, (m, now));
         self.seq_of[m as usize] = Some(seq);
-        let split = self.splits[m as usize].clone();
+        let split = &self.splits[m as usize];
         for &h in &split.hosts {
             self.by_host.entry(h).or_default().push_back(m);
-            self.bump((PRIORITY_MAP, Loc::Host(h)), true);
+            Self::bump(&mut self.table, &mut self.changed, (PRIORITY_MAP, Loc::Host(h)), true);
         }
         for &r in &split.racks {
             self.by_rack.entry(r).or_default().push_back(m);
-            self.bump((PRIORITY_MAP, Loc::Rack(r)), true);
+            Self::bump(&mut self.table, &mut self.changed, (PRIORITY_MAP, Loc::Rack(r)), true);
         }
-        self.bump((PRIORITY_MAP, Loc::Any), true);
+        self.bump_any(PRIORITY_MAP, true);
     }
 
     /// Asks again for a map whose attempt was lost (priority 5, `*` only).
     pub fn request_failed_map(&mut self, m: u32, now: u64) {
         self.failed.push_back((m, now));
-        self.bump((PRIORITY_FAST_FAIL_MAP, Loc::Any), true);
+        self.bump_any(PRIORITY_FAST_FAIL_MAP, true);
     }
 
     pub fn request_reduce(&mut self, r: u32) {
         self.reduces.push_back(r);
-        self.bump((PRIORITY_REDUCE, Loc::Any), true);
+        self.bump_any(PRIORITY_REDUCE, true);
     }
 
     /// ScheduledRequests.maps.size(): maps asked for and not yet given a container.
@@ -133,7 +144,7 @@ impl AmRequests {
     /// Takes back the most recently scheduled reduce request (rampDownReduces).
     pub fn remove_reduce(&mut self) -> Option<u32> {
         let r = self.reduces.pop_back()?;
-        self.bump((PRIORITY_REDUCE, Loc::Any), false);
+        self.bump_any(PRIORITY_REDUCE, false);
         Some(r)
     }
 
@@ -154,14 +165,14 @@ impl AmRequests {
             return false;
         };
         self.pending.remove(&seq);
-        let split = self.splits[m as usize].clone();
+        let split = &self.splits[m as usize];
         for &h in &split.hosts {
-            self.bump((PRIORITY_MAP, Loc::Host(h)), false);
+            Self::bump(&mut self.table, &mut self.changed, (PRIORITY_MAP, Loc::Host(h)), false);
         }
         for &r in &split.racks {
-            self.bump((PRIORITY_MAP, Loc::Rack(r)), false);
+            Self::bump(&mut self.table, &mut self.changed, (PRIORITY_MAP, Loc::Rack(r)), false);
         }
-        self.bump((PRIORITY_MAP, Loc::Any), false);
+        self.bump_any(PRIORITY_MAP, false);
         true
     }
 
@@ -184,7 +195,7 @@ impl AmRequests {
                 PRIORITY_FAST_FAIL_MAP => {
                     out[i] = Some(match self.failed.pop_front() {
                         Some((m, _)) => {
-                            self.bump((PRIORITY_FAST_FAIL_MAP, Loc::Any), false);
+                            self.bump_any(PRIORITY_FAST_FAIL_MAP, false);
                             Assigned::Map(m)
                         }
                         None => Assigned::Release,
@@ -193,7 +204,7 @@ impl AmRequests {
                 PRIORITY_REDUCE => {
                     out[i] = Some(match self.reduces.pop_front() {
                         Some(r) => {
-                            self.bump((PRIORITY_REDUCE, Loc::Any), false);
+                            self.bump_any(PRIORITY_REDUCE, false);
                             Assigned::Reduce(r)
                         }
                         None => Assigned::Release,

@@ -395,11 +395,8 @@ impl<'w> Engine<'w> {
         self.queue.push(at, ev);
     }
 
+    /// Hands the core an event; on refusal the error names the event and its subject.
     fn send(&mut self, ev: Event) -> Result<(), String> {
-        if let Event::AsksUpdated { asks, .. } | Event::AsksChanged { asks, .. } = &ev {
-            self.raw.snapshots += 1;
-            self.raw.snapshot_rows += asks.len() as u64;
-        }
         let what = match &ev {
             Event::NodeAdded { node, .. } => format!("node_added {node}"),
             Event::NodeRemoved { node } => format!("node_removed {node}"),
@@ -415,6 +412,21 @@ impl<'w> Engine<'w> {
             Event::ContainerReleased { container, .. } => format!("container_released {container}"),
             other => format!("{other:?}"),
         };
+        self.send_about(ev, |_| what)
+    }
+
+    /// [`send`](Self::send) for the events of every container and allocate call: `what` names
+    /// the event only when the core refuses it, since formatting it for each of millions of
+    /// events that pass cost more than some of the core's own work.
+    fn send_about(
+        &mut self,
+        ev: Event,
+        what: impl FnOnce(&Self) -> String,
+    ) -> Result<(), String> {
+        if let Event::AsksUpdated { asks, .. } | Event::AsksChanged { asks, .. } = &ev {
+            self.raw.snapshots += 1;
+            self.raw.snapshot_rows += asks.len() as u64;
+        }
         let snapshot = matches!(ev, Event::AsksUpdated { .. } | Event::AsksChanged { .. });
         let t0 = Instant::now();
         let result = self.core.handle(ev);
@@ -424,7 +436,7 @@ impl<'w> Engine<'w> {
         } else {
             self.raw.core_event_s += spent;
         }
-        result.map_err(|e| err(format!("{what} at {} ms", self.now), e))
+        result.map_err(|e| err(format!("{} at {} ms", what(self), self.now), e))
     }
 
     pub fn run(mut self) -> Result<Raw, String> {
@@ -640,7 +652,9 @@ impl<'w> Engine<'w> {
             .map(|key| self.ask_row(j, key, job.rm.get(&key).copied().unwrap_or(0)))
             .collect();
         let app = job.app.clone();
-        self.send(Event::AsksChanged { app, asks })
+        self.send_about(Event::AsksChanged { app, asks }, |e: &Self| {
+            format!("asks_changed {}", e.jobs[j as usize].app)
+        })
     }
 
     fn am_launched(&mut self, j: u32, attempt: u32) -> Result<(), String> {
@@ -875,7 +889,7 @@ impl<'w> Engine<'w> {
             node: self.nodes[n as usize].id.clone(),
             resource,
         };
-        self.send(ev)
+        self.send_about(ev, |_| format!("container_released container_{cid}"))
     }
 
     /// Resumes a parked node's heartbeats at its next beat after now.
@@ -1029,11 +1043,14 @@ impl<'w> Engine<'w> {
                 priority: p,
                 resource: d.capability,
             };
-            self.send(Event::ContainerAllocated {
-                container: info,
-                locality: d.locality,
-                recovered: false,
-            })?;
+            self.send_about(
+                Event::ContainerAllocated {
+                    container: info,
+                    locality: d.locality,
+                    recovered: false,
+                },
+                |_| format!("container_allocated container_{cid}"),
+            )?;
             if p == PRIORITY_AM {
                 let job = &mut self.jobs[j as usize];
                 job.am_container = Some(cid);
