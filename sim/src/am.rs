@@ -112,11 +112,21 @@ impl AmRequests {
         let split = &self.splits[m as usize];
         for &h in &split.hosts {
             self.by_host.entry(h).or_default().push_back(m);
-            Self::bump(&mut self.table, &mut self.changed, (PRIORITY_MAP, Loc::Host(h)), true);
+            Self::bump(
+                &mut self.table,
+                &mut self.changed,
+                (PRIORITY_MAP, Loc::Host(h)),
+                true,
+            );
         }
         for &r in &split.racks {
             self.by_rack.entry(r).or_default().push_back(m);
-            Self::bump(&mut self.table, &mut self.changed, (PRIORITY_MAP, Loc::Rack(r)), true);
+            Self::bump(
+                &mut self.table,
+                &mut self.changed,
+                (PRIORITY_MAP, Loc::Rack(r)),
+                true,
+            );
         }
         self.bump_any(PRIORITY_MAP, true);
     }
@@ -167,10 +177,20 @@ impl AmRequests {
         self.pending.remove(&seq);
         let split = &self.splits[m as usize];
         for &h in &split.hosts {
-            Self::bump(&mut self.table, &mut self.changed, (PRIORITY_MAP, Loc::Host(h)), false);
+            Self::bump(
+                &mut self.table,
+                &mut self.changed,
+                (PRIORITY_MAP, Loc::Host(h)),
+                false,
+            );
         }
         for &r in &split.racks {
-            Self::bump(&mut self.table, &mut self.changed, (PRIORITY_MAP, Loc::Rack(r)), false);
+            Self::bump(
+                &mut self.table,
+                &mut self.changed,
+                (PRIORITY_MAP, Loc::Rack(r)),
+                false,
+            );
         }
         self.bump_any(PRIORITY_MAP, false);
         true

@@ -418,11 +418,7 @@ impl<'w> Engine<'w> {
     /// [`send`](Self::send) for the events of every container and allocate call: `what` names
     /// the event only when the core refuses it, since formatting it for each of millions of
     /// events that pass cost more than some of the core's own work.
-    fn send_about(
-        &mut self,
-        ev: Event,
-        what: impl FnOnce(&Self) -> String,
-    ) -> Result<(), String> {
+    fn send_about(&mut self, ev: Event, what: impl FnOnce(&Self) -> String) -> Result<(), String> {
         if let Event::AsksUpdated { asks, .. } | Event::AsksChanged { asks, .. } = &ev {
             self.raw.snapshots += 1;
             self.raw.snapshot_rows += asks.len() as u64;
