@@ -8,7 +8,8 @@ use std::collections::{BTreeMap, HashSet};
 use std::hash::BuildHasherDefault;
 
 use crate::error::CoreError;
-use crate::names::{IdHasher, IdMap, NameId, Names, ANY_ID};
+use crate::fast_hash::IdHasher;
+use crate::names::{IdMap, NameId, Names, ANY_ID};
 use crate::protocol::{Ask, Locality, Resource};
 
 /// YARN's `ResourceRequest.ANY`.

@@ -1,9 +1,8 @@
 //! Containers the RM holds, so releases, node loss and app removal can give their resource back
 //! to the right node, app, queue and slot pool.
 
-use std::collections::{HashMap, HashSet};
-
 use crate::app::TaskKind;
+use crate::fast_hash::{FastMap, FastSet};
 use crate::protocol::Resource;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -19,10 +18,10 @@ pub struct Container {
 
 #[derive(Debug, Clone, Default)]
 pub struct Containers {
-    by_id: HashMap<String, Container>,
+    by_id: FastMap<String, Container>,
     /// Container ids per application, so removing an app costs its own containers, not a
     /// scan of the whole cluster's.
-    by_app: HashMap<String, HashSet<String>>,
+    by_app: FastMap<String, FastSet<String>>,
 }
 
 impl Containers {

@@ -2,12 +2,10 @@
 //!
 //! Every heartbeat looks up the node's host, its rack and `*` in every pending scheduler key;
 //! hashing and comparing strings there dominated the heartbeat's cost. Names are interned once,
-//! when asks or nodes arrive, and heartbeats hash integers with a multiplicative hasher.
-
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+//! when asks or nodes arrive, and heartbeats hash integers (see [`crate::fast_hash`]).
 
 use crate::ask::ANY;
+use crate::fast_hash::FastMap;
 
 /// An interned resource name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -16,54 +14,18 @@ pub struct NameId(pub u32);
 /// `*` is interned first, so its id is fixed.
 pub const ANY_ID: NameId = NameId(0);
 
-/// Hashes one integer by multiplying with an odd 64-bit constant (Fibonacci hashing): distinct
-/// ids keep distinct low bits and the high bits hashbrown uses for its tags are well mixed.
-#[derive(Default, Clone, Copy)]
-pub struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Names (host and rack strings): eight bytes per step, as FxHash does. The keys come
-        // from the RM, not from users, so a hash an attacker could flood is not a concern, and
-        // SipHash over every ask row's name was a tenth of a large simulation's time.
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
-        }
-        let mut w = [0u8; 8];
-        let rest = chunks.remainder();
-        w[..rest.len()].copy_from_slice(rest);
-        self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w) ^ (bytes.len() as u64) << 56)
-            .wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-
-    fn write_u32(&mut self, n: u32) {
-        self.0 = (n as u64 ^ self.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (n ^ self.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-pub type IdMap<V> = HashMap<NameId, V, BuildHasherDefault<IdHasher>>;
+pub type IdMap<V> = FastMap<NameId, V>;
 
 #[derive(Debug, Clone)]
 pub struct Names {
-    ids: HashMap<String, NameId, BuildHasherDefault<IdHasher>>,
+    ids: FastMap<String, NameId>,
     names: Vec<String>,
 }
 
 impl Default for Names {
     fn default() -> Self {
         let mut n = Names {
-            ids: HashMap::default(),
+            ids: FastMap::default(),
             names: Vec::new(),
         };
         n.intern(ANY);

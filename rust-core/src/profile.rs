@@ -11,11 +11,11 @@
 //! The store file is JSON, written to `<path>.tmp` and renamed over `<path>` so a crash mid-write
 //! leaves the previous profiles intact.
 
-use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
+use crate::fast_hash::{FastMap, FastSet};
 use crate::hints::JobHints;
 use crate::papers::joss::{JobObservation, JobSignature, ProfileStore};
 
@@ -100,17 +100,17 @@ struct Started {
 #[derive(Debug, Default)]
 pub struct Profiles {
     store: ProfileStore,
-    live: HashMap<Arrival, LiveJob>,
-    started: HashMap<String, Started>,
+    live: FastMap<Arrival, LiveJob>,
+    started: FastMap<String, Started>,
     /// Keys of `started` per application, so a finished app does not scan every container.
-    started_by_app: HashMap<Arrival, HashSet<String>>,
+    started_by_app: FastMap<Arrival, FastSet<String>>,
     /// Containers released and waiting for their node's heartbeat to give their finish time:
     /// the RM reports a node's finished containers while processing its heartbeat, just before
     /// the core's heartbeat call with that heartbeat's clock.
-    finishing: HashMap<String, Vec<(String, Started)>>,
+    finishing: FastMap<String, Vec<Started>>,
     /// Nodes whose `finishing` list holds a container of the app, so a finished app does not
     /// walk every node's list.
-    finishing_nodes: HashMap<Arrival, HashSet<String>>,
+    finishing_nodes: FastMap<Arrival, FastSet<String>>,
     /// Runs recorded since the store was last written.
     unsaved: u64,
 }
@@ -200,7 +200,7 @@ impl Profiles {
             };
             let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(list)
                 .into_iter()
-                .partition(|(_, s)| s.app == arrival);
+                .partition(|s| s.app == arrival);
             if rest.is_empty() {
                 self.finishing.remove(&node);
             } else {
@@ -208,7 +208,7 @@ impl Profiles {
             }
             waiting.extend(mine);
         }
-        for (_, s) in waiting {
+        for s in waiting {
             self.finish(s, now_ms);
         }
         for id in self.started_by_app.remove(&arrival).unwrap_or_default() {
@@ -283,20 +283,24 @@ impl Profiles {
             return;
         };
         self.unindex(container, s.app);
-        self.finishing_nodes
-            .entry(s.app)
-            .or_default()
-            .insert(node.to_string());
-        self.finishing
-            .entry(node.to_string())
-            .or_default()
-            .push((container.to_string(), s));
+        // Look before inserting: a node finishes many containers of an app, and an owned key
+        // for each would allocate a string per container only to drop it.
+        let nodes = self.finishing_nodes.entry(s.app).or_default();
+        if !nodes.contains(node) {
+            nodes.insert(node.to_string());
+        }
+        match self.finishing.get_mut(node) {
+            Some(list) => list.push(s),
+            None => {
+                self.finishing.insert(node.to_string(), vec![s]);
+            }
+        }
     }
 
     /// `node`'s heartbeat at `now_ms`: the finish time of what it released.
     pub fn node_heartbeat(&mut self, node: &str, now_ms: u64) {
         if let Some(list) = self.finishing.remove(node) {
-            for (_, s) in list {
+            for s in list {
                 if let Some(nodes) = self.finishing_nodes.get_mut(&s.app) {
                     nodes.remove(node);
                     if nodes.is_empty() {

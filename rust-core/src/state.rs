@@ -3,12 +3,13 @@
 //! allocation, app usage, queue usage, slot usage, cluster capacity) in step, so a policy
 //! reading them never has to recompute a sum over the cluster.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::app::{is_mapreduce, App, Arrival, SlotKind};
 use crate::ask::{AppAsks, ChangedRows};
 use crate::container::{Container, Containers};
 use crate::error::CoreError;
+use crate::fast_hash::FastMap;
 use crate::names::Names;
 use crate::node::Node;
 use crate::profile::Profiles;
@@ -39,9 +40,9 @@ pub struct AppSpec {
 
 #[derive(Debug, Default)]
 pub struct ClusterState {
-    nodes: HashMap<String, Node>,
+    nodes: FastMap<String, Node>,
     apps: BTreeMap<Arrival, App>,
-    app_ids: HashMap<String, Arrival>,
+    app_ids: FastMap<String, Arrival>,
     /// (submit time, arrival): FIFO's order without sorting on every heartbeat.
     submission: BTreeSet<(u64, Arrival)>,
     containers: Containers,
@@ -61,7 +62,7 @@ pub struct ClusterState {
     pending_apps: BTreeSet<(u64, Arrival)>,
     /// The floor (see [`AppAsks::might_fit`]) of each app in `pending_apps`, and how many of
     /// them have each memory and each vcores floor: a room below the smallest fits no app.
-    pending_floor: HashMap<Arrival, (u64, Resource)>,
+    pending_floor: FastMap<Arrival, (u64, Resource)>,
     floor_memory: BTreeMap<u64, u32>,
     floor_vcores: BTreeMap<u32, u32>,
     /// Apps whose asks may have changed since the last `sync_pending`.
