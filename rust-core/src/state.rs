@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::app::{is_mapreduce, App, Arrival, SlotKind};
+use crate::app::{is_mapreduce, App, Arrival, SlotKind, TaskKind};
 use crate::ask::{AppAsks, ChangedRows};
 use crate::container::{Container, Containers};
 use crate::error::CoreError;
@@ -52,6 +52,11 @@ pub struct ClusterState {
     capacity: Resource,
     map_used: Resource,
     reduce_used: Resource,
+    /// Memory held by ApplicationMaster containers, for the AM share TD and JoSS respect.
+    am_memory_mb: u64,
+    /// Bumped whenever a node joins, leaves or changes size, so a policy can keep a figure
+    /// computed over all nodes until it changes.
+    nodes_version: u64,
     next_arrival: u64,
     /// Job profiles learned from container start/finish (see [`crate::profile`]).
     profiles: Profiles,
@@ -201,6 +206,16 @@ impl ClusterState {
         self.capacity
     }
 
+    /// Memory held by running ApplicationMaster containers.
+    pub fn am_memory_mb(&self) -> u64 {
+        self.am_memory_mb
+    }
+
+    /// Changes whenever a node is added, removed or resized.
+    pub fn nodes_version(&self) -> u64 {
+        self.nodes_version
+    }
+
     /// Resource held by containers of one slot pool.
     pub fn slot_used(&self, slot: SlotKind) -> Resource {
         match slot {
@@ -237,6 +252,7 @@ impl ClusterState {
     /// Returns true for a new node.
     pub fn add_node(&mut self, id: &str, host: &str, rack: &str, capability: Resource) -> bool {
         let loc = locate(host, rack, &self.mapping);
+        self.nodes_version += 1;
         let host_id = self.names.intern(host);
         let rack_id = self.names.intern(rack);
         if let Some(n) = self.nodes.get_mut(id) {
@@ -276,6 +292,7 @@ impl ClusterState {
     /// still arrive and are then ignored).
     pub fn remove_node(&mut self, id: &str) -> Option<(Node, Vec<Container>)> {
         let node = self.nodes.remove(id)?;
+        self.nodes_version += 1;
         let now = self.clock_ms;
         self.profiles.node_removed(id, now);
         self.capacity = self.capacity.saturating_sub(&node.capability);
@@ -295,6 +312,7 @@ impl ClusterState {
             .nodes
             .get_mut(id)
             .ok_or_else(|| CoreError::UnknownNode(id.to_string()))?;
+        self.nodes_version += 1;
         self.capacity = plus(self.capacity.saturating_sub(&n.capability), &capability);
         n.capability = capability;
         if n.last_heartbeat_ms.is_none() {
@@ -515,6 +533,13 @@ impl ClusterState {
     }
 
     fn account_slot(&mut self, c: &Container, started: bool) {
+        if c.kind == TaskKind::ApplicationMaster {
+            self.am_memory_mb = if started {
+                self.am_memory_mb.saturating_add(c.resource.memory_mb)
+            } else {
+                self.am_memory_mb.saturating_sub(c.resource.memory_mb)
+            };
+        }
         let pool = match c.kind.slot() {
             Some(SlotKind::Map) => &mut self.map_used,
             Some(SlotKind::Reduce) => &mut self.reduce_used,

@@ -301,14 +301,18 @@ impl FreshModel {
     /// for the whole wait, and FRESH would not admit the job sooner. Its AM may start while fewer
     /// than `k` jobs are in their map phase, waiting in `J`, or starting (AM running, maps not
     /// asked yet). Jobs leave the map phase as their maps end, so the AM waits, never starves.
-    pub fn am_may_start(&self, state: &ClusterState, placed_now: usize) -> bool {
-        let starting = placed_now
-            + state
-                .apps()
-                .filter(|a| a.is_mapreduce && a.running > 0 && !self.jobs.contains_key(&a.arrival))
-                .count();
-        self.model.map_set().len() + self.model.queued().len() + starting
+    /// `started` is [`FreshModel::starting`], `placed_now` the AMs placed on this heartbeat.
+    pub fn am_may_start(&self, started: usize, placed_now: usize) -> bool {
+        self.model.map_set().len() + self.model.queued_len() + started + placed_now
             < self.model.params().k as usize
+    }
+
+    /// MapReduce applications whose AM runs but that have not asked for tasks yet.
+    pub fn starting(&self, state: &ClusterState) -> usize {
+        state
+            .apps()
+            .filter(|a| a.is_mapreduce && a.running > 0 && !self.jobs.contains_key(&a.arrival))
+            .count()
     }
 
     /// Whether FRESH's phases let `app` start a container of `kind` now.
@@ -333,6 +337,10 @@ pub struct FreshPolicy {
     model: SharedFresh,
     /// MapReduce AMs placed on this heartbeat (the state counts them only once executed).
     ams_placed: usize,
+    /// [`FreshModel::starting`] for this heartbeat, counted at its first waiting AM: nothing
+    /// it counts changes during a heartbeat, and counting it for each waiting AM walked every
+    /// app once per app.
+    starting: Option<usize>,
 }
 
 impl FreshPolicy {
@@ -340,6 +348,7 @@ impl FreshPolicy {
         FreshPolicy {
             model,
             ams_placed: 0,
+            starting: None,
         }
     }
 }
@@ -351,6 +360,7 @@ impl JobPolicy for FreshPolicy {
 
     fn order(&mut self, state: &ClusterState, _node: &Node, now_ms: u64) -> Vec<Arrival> {
         self.ams_placed = 0;
+        self.starting = None;
         let m = lock(&self.model);
         let now = now_ms as f64 / 1000.0;
         let mut am_first = Vec::new();
@@ -364,7 +374,7 @@ impl JobPolicy for FreshPolicy {
             .enumerate()
             .map(|(i, j)| (j.as_str(), i))
             .collect();
-        for app in state.apps_by_submission().filter(|a| a.asks.has_pending()) {
+        for app in state.pending_apps_by_submission() {
             let waiting_for_am = app.is_mapreduce && app.running == 0 && outstanding(app).am > 0;
             if waiting_for_am {
                 am_first.push(app.arrival);
@@ -399,7 +409,10 @@ impl JobPolicy for FreshPolicy {
             && kind == TaskKind::ApplicationMaster
             && m.job(app.arrival).is_none()
             && app.running == 0
-            && !m.am_may_start(state, self.ams_placed);
+            && !m.am_may_start(
+                *self.starting.get_or_insert_with(|| m.starting(state)),
+                self.ams_placed,
+            );
         if !am_waits && m.allows(app, kind) {
             u32::MAX
         } else {
