@@ -19,6 +19,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
+use crate::fast_hash::FastMap;
+
 /// Algorithm 3's progress threshold, the value of the paper's experiments (Section VI-A).
 pub const DEFAULT_TAU1: f64 = 0.8;
 /// Algorithm 3's ratio-difference threshold, the value of the paper's experiments.
@@ -579,7 +581,8 @@ pub struct ExpSmTrace {
 #[derive(Debug, Clone)]
 pub struct DynamicSlotConfigurator {
     params: FreshParams,
-    jobs: BTreeMap<String, DynJob>,
+    /// By id; looked up for every app on every heartbeat, never walked.
+    jobs: FastMap<String, DynJob>,
     /// `J`: submitted, not admitted, in submission order.
     queued: VecDeque<String>,
     /// `M`, in admission order.
@@ -596,7 +599,7 @@ impl DynamicSlotConfigurator {
     pub fn new(params: FreshParams) -> Result<Self, FreshError> {
         Ok(DynamicSlotConfigurator {
             params: params.validated()?,
-            jobs: BTreeMap::new(),
+            jobs: FastMap::default(),
             queued: VecDeque::new(),
             map_set: Vec::new(),
             reduce_set: Vec::new(),
@@ -622,7 +625,7 @@ impl DynamicSlotConfigurator {
                 tau1: finite(tau1, DEFAULT_TAU1).clamp(0.0, 1.0),
                 tau2: finite(tau2, DEFAULT_TAU2).max(0.0),
             },
-            jobs: BTreeMap::new(),
+            jobs: FastMap::default(),
             queued: VecDeque::new(),
             map_set: Vec::new(),
             reduce_set: Vec::new(),

@@ -18,7 +18,7 @@
 //! The same model also drives `locus.slots=fresh-dynamic` ([`super::fresh_slots`]), which is why
 //! it sits behind a shared handle.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::{JobPolicy, Observed};
@@ -26,6 +26,7 @@ use crate::app::{App, Arrival, TaskKind};
 use crate::config::Config;
 use crate::container::Container;
 use crate::error::CoreError;
+use crate::fast_hash::FastMap;
 use crate::node::Node;
 use crate::papers::fresh::{DynamicSlotConfigurator, JobPhase, SlotKind as FreshSlot};
 use crate::profile::parse_number;
@@ -126,10 +127,10 @@ struct Counts {
 pub struct FreshModel {
     pub model: DynamicSlotConfigurator,
     /// Applications the model knows, by their YARN id.
-    jobs: HashMap<Arrival, String>,
-    counts: HashMap<Arrival, Counts>,
+    jobs: FastMap<Arrival, String>,
+    counts: FastMap<Arrival, Counts>,
     /// Containers reported to the model as tasks (others: re-runs the model refuses).
-    tasks: HashMap<String, (Arrival, u64)>,
+    tasks: FastMap<String, (Arrival, u64)>,
     next_task: u64,
     default_map_secs: f64,
     default_reduce_secs: f64,
@@ -151,9 +152,9 @@ impl FreshModel {
         let model = DynamicSlotConfigurator::clamped(cfg.fresh.k, cfg.fresh.tau1, cfg.fresh.tau2);
         Arc::new(Mutex::new(FreshModel {
             model,
-            jobs: HashMap::new(),
-            counts: HashMap::new(),
-            tasks: HashMap::new(),
+            jobs: FastMap::default(),
+            counts: FastMap::default(),
+            tasks: FastMap::default(),
             next_task: 0,
             default_map_secs: cfg.profile_defaults.map_secs,
             default_reduce_secs: cfg.profile_defaults.reduce_secs,
@@ -374,10 +375,26 @@ impl JobPolicy for FreshPolicy {
             .enumerate()
             .map(|(i, j)| (j.as_str(), i))
             .collect();
+        // Whether no AM may start on this heartbeat, worked out at the first app waiting for one.
+        let mut ams_closed: Option<bool> = None;
         for app in state.pending_apps_by_submission() {
             let waiting_for_am = app.is_mapreduce && app.running == 0 && outstanding(app).am > 0;
             if waiting_for_am {
-                am_first.push(app.arrival);
+                // FRESH's admission keeps most jobs of a busy cluster waiting for their AM. While
+                // no AM may start, such a job that asks for nothing else gets nothing here (admit
+                // holds its AM back, and placing no AM cannot reopen admission this heartbeat):
+                // offering it the node anyway walked every waiting job on every heartbeat.
+                let closed = *ams_closed.get_or_insert_with(|| {
+                    let starting = *self.starting.get_or_insert_with(|| m.starting(state));
+                    !m.am_may_start(starting, 0)
+                });
+                let only_am = app
+                    .asks
+                    .pending_keys()
+                    .all(|k| app.kind_of(k.priority) == TaskKind::ApplicationMaster);
+                if !(closed && only_am && m.job(app.arrival).is_none()) {
+                    am_first.push(app.arrival);
+                }
                 continue;
             }
             match m
