@@ -391,6 +391,7 @@ mod tests {
             is_mapreduce: true,
             attempt: None,
             asks: AppAsks::default(),
+            asks_version: 0,
             used: Resource::ZERO,
             running: 0,
         }

@@ -72,6 +72,8 @@ pub struct ClusterState {
     floor_vcores: BTreeMap<u32, u32>,
     /// Apps whose asks may have changed since the last `sync_pending`.
     asks_touched: Vec<Arrival>,
+    /// The last `App::asks_version` handed out.
+    asks_versions: u64,
 }
 
 impl ClusterState {
@@ -107,7 +109,11 @@ impl ClusterState {
     /// Mutable access marks the app's asks as possibly changed (see `sync_pending`).
     pub(crate) fn app_mut(&mut self, arrival: Arrival) -> Option<&mut App> {
         self.asks_touched.push(arrival);
-        self.apps.get_mut(&arrival)
+        self.asks_versions += 1;
+        let version = self.asks_versions;
+        let app = self.apps.get_mut(&arrival)?;
+        app.asks_version = version;
+        Some(app)
     }
 
     pub(crate) fn app_mut_by_id(&mut self, id: &str) -> Option<&mut App> {
@@ -393,6 +399,7 @@ impl ClusterState {
                 submit_ms: spec.submit_ms,
                 attempt: None,
                 asks: AppAsks::default(),
+                asks_version: 0,
                 used: Resource::ZERO,
                 running: 0,
             },
@@ -431,11 +438,13 @@ impl ClusterState {
             .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
         let table = AppAsks::from_snapshot(id, asks, &mut self.names)?;
         self.asks_touched.push(arrival);
+        self.asks_versions += 1;
         let app = self
             .apps
             .get_mut(&arrival)
             .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
         app.asks = table;
+        app.asks_version = self.asks_versions;
         Ok(app)
     }
 
@@ -450,6 +459,8 @@ impl ClusterState {
             .get_mut(&arrival)
             .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
         self.asks_touched.push(arrival);
+        self.asks_versions += 1;
+        app.asks_version = self.asks_versions;
         app.asks.apply_changes(id, asks, &mut self.names)
     }
 

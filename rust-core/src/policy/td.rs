@@ -43,6 +43,8 @@ pub struct TdPolicy {
     jobs: HashMap<Arrival, String>,
     /// `jobs` the other way round: the paper module names its picks by id.
     ids: FastMap<String, Arrival>,
+    /// The `App::asks_version` each job's rs_jn was last read from.
+    asks_read: FastMap<Arrival, u64>,
     /// Map containers running at the previous heartbeat (any node), kept from the core's events.
     running: MapContainers,
     /// T, with the map container size and node set it was counted for.
@@ -61,6 +63,7 @@ impl TdPolicy {
             default_map_secs,
             jobs: HashMap::new(),
             ids: FastMap::default(),
+            asks_read: FastMap::default(),
             running: MapContainers::default(),
             total_slots: None,
             freed: HashMap::new(),
@@ -110,12 +113,13 @@ impl TdPolicy {
             if !app.is_mapreduce {
                 continue;
             }
-            let (remain, on_node, _) = map_asks::<HashMap<String, u32>>(state, app);
-            let estimate = state.profiles().estimate(app.arrival);
+            let (remain, _) = map_demand(app);
             if !self.jobs.contains_key(&app.arrival) {
                 if remain == 0 {
                     continue;
                 }
+                let (remain, on_node, _) = map_asks::<HashMap<String, u32>>(state, app);
+                let estimate = state.profiles().estimate(app.arrival);
                 // A demand above T could never be co-scheduled (formula (3)) and would keep every
                 // later job waiting behind an infantile job forever.
                 let demand = estimate.demand.unwrap_or(remain).min(total).max(1);
@@ -132,12 +136,22 @@ impl TdPolicy {
                         );
                         self.jobs.insert(app.arrival, app.id.clone());
                         self.ids.insert(app.id.clone(), app.arrival);
+                        self.asks_read.insert(app.arrival, app.asks_version);
                     }
                     Err(e) => log::warn!("td: {e}"),
                 }
                 continue;
             }
-            log_err("set_tasks", self.td.set_tasks(&app.id, remain, on_node));
+            // rs_jn copies every host name of the job's asks: read it again only when the asks
+            // changed or TD counted them down itself; otherwise it already holds those counts.
+            let unchanged = self.asks_read.get(&app.arrival) == Some(&app.asks_version);
+            if unchanged && !self.td.counted_down(&app.id) {
+                log_err("set_tasks", self.td.set_remain(&app.id, remain));
+            } else {
+                let (remain, on_node, _) = map_asks::<HashMap<String, u32>>(state, app);
+                log_err("set_tasks", self.td.set_tasks(&app.id, remain, on_node));
+                self.asks_read.insert(app.arrival, app.asks_version);
+            }
             let occupied = self.running.running(app.arrival);
             log_err("set_occupied", self.td.set_occupied(&app.id, occupied));
         }
@@ -249,6 +263,7 @@ impl JobPolicy for TdPolicy {
             self.td.remove_job(&id);
             self.ids.remove(&id);
         }
+        self.asks_read.remove(&app);
         self.running.app_removed(app);
         for per_node in self.freed.values_mut() {
             per_node.retain(|a| *a != app);
