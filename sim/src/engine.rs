@@ -21,7 +21,8 @@ use std::time::Instant;
 use locus_core::{Ask, ContainerInfo, Core, Decision, Event, Heartbeat, Locality, Resource};
 
 use crate::am::{
-    AmRequests, Assigned, Granted, Loc, RowKey, SplitLocations, PRIORITY_AM, PRIORITY_REDUCE,
+    AmRequests, Assigned, Granted, Loc, RowCounts, RowKey, SplitLocations, PRIORITY_AM,
+    PRIORITY_REDUCE,
 };
 use crate::cluster::{Cluster, Distance};
 use crate::metrics::LogHistogram;
@@ -149,9 +150,8 @@ struct JobRt {
     am_container: Option<u64>,
     registered_at: Option<u64>,
     am: AmRequests,
-    rm: BTreeMap<RowKey, u32>,
-    /// Rows of `rm` set since the core last heard of them.
-    rm_changed: BTreeSet<RowKey>,
+    /// The RM's ask rows, with the rows set since the core last heard of them.
+    rm: RowCounts,
     maps: Vec<TaskRt>,
     reduces: Vec<TaskRt>,
     maps_done: usize,
@@ -324,8 +324,7 @@ impl<'w> Engine<'w> {
                     am_container: None,
                     registered_at: None,
                     am: AmRequests::new(splits),
-                    rm: BTreeMap::new(),
-                    rm_changed: BTreeSet::new(),
+                    rm: RowCounts::default(),
                     maps: vec![
                         TaskRt {
                             source: NONE,
@@ -569,8 +568,7 @@ impl<'w> Engine<'w> {
             attempt: format!("{}_{:06}", job.app, job.attempt),
         };
         self.send(ev)?;
-        let keys: Vec<RowKey> = self.jobs[j as usize].rm.keys().copied().collect();
-        for k in keys {
+        for (k, _) in self.jobs[j as usize].rm.rows() {
             self.set_rm_row(j, k, 0);
         }
         self.set_rm_row(j, (PRIORITY_AM, Loc::Any), 1);
@@ -578,12 +576,7 @@ impl<'w> Engine<'w> {
     }
 
     fn set_rm_row(&mut self, j: u32, key: RowKey, value: u32) {
-        let job = &mut self.jobs[j as usize];
-        job.rm_changed.insert(key);
-        let old = job.rm.insert(key, value).unwrap_or(0);
-        if value == 0 {
-            job.rm.remove(&key);
-        }
+        let old = self.jobs[j as usize].rm.set(key, value);
         if key.1 == Loc::Any {
             let was = self.pending_any;
             self.pending_any += value as i64 - old as i64;
@@ -626,26 +619,26 @@ impl<'w> Engine<'w> {
         let job = &self.jobs[j as usize];
         let asks: Vec<Ask> = job
             .rm
-            .iter()
-            .filter(|(_, &n)| n > 0)
-            .map(|(&key, &count)| self.ask_row(j, key, count))
+            .rows()
+            .into_iter()
+            .map(|(key, count)| self.ask_row(j, key, count))
             .collect();
         let app = job.app.clone();
-        self.jobs[j as usize].rm_changed.clear();
+        self.jobs[j as usize].rm.take_changed();
         self.send(Event::AsksUpdated { app, asks })
     }
 
     /// Only the rows set since the last message (`asks_changed`), as the RM learns them from
     /// an allocate call or changes them when it creates containers.
     fn send_changes(&mut self, j: u32) -> Result<(), String> {
-        let changed = std::mem::take(&mut self.jobs[j as usize].rm_changed);
+        let changed = self.jobs[j as usize].rm.take_changed();
         if changed.is_empty() {
             return Ok(());
         }
         let job = &self.jobs[j as usize];
         let asks: Vec<Ask> = changed
             .into_iter()
-            .map(|key| self.ask_row(j, key, job.rm.get(&key).copied().unwrap_or(0)))
+            .map(|key| self.ask_row(j, key, job.rm.get(key)))
             .collect();
         let app = job.app.clone();
         self.send_about(Event::AsksChanged { app, asks }, |e: &Self| {
@@ -851,8 +844,7 @@ impl<'w> Engine<'w> {
         for cid in live {
             self.release(cid)?;
         }
-        let keys: Vec<RowKey> = self.jobs[j as usize].rm.keys().copied().collect();
-        for k in keys {
+        for (k, _) in self.jobs[j as usize].rm.rows() {
             self.set_rm_row(j, k, 0);
         }
         let job = &self.jobs[j as usize];
@@ -1006,7 +998,7 @@ impl<'w> Engine<'w> {
                 break;
             }
             let rows = &self.jobs[j as usize].rm;
-            let at = |k: Loc| rows.get(&(p, k)).copied().unwrap_or(0);
+            let at = |k: Loc| rows.get((p, k));
             if at(loc) == 0 || at(Loc::Any) == 0 {
                 reason = format!("no outstanding ask at priority {p}, {}", d.resource_name);
                 break;
@@ -1017,7 +1009,7 @@ impl<'w> Engine<'w> {
                 Locality::OffSwitch => &[Loc::Any],
             };
             for &k in dec {
-                let v = self.jobs[j as usize].rm.get(&(p, k)).copied().unwrap_or(0);
+                let v = self.jobs[j as usize].rm.get((p, k));
                 self.set_rm_row(j, (p, k), v.saturating_sub(1));
             }
             let cid = self.containers.len() as u64;
