@@ -304,18 +304,8 @@ impl<'w> Engine<'w> {
             .jobs
             .iter()
             .map(|j| {
-                let splits = j
-                    .maps
-                    .iter()
-                    .map(|m| {
-                        let hosts: Vec<u32> = m.replicas.iter().map(|&n| n as u32).collect();
-                        let mut racks: Vec<u32> =
-                            m.replicas.iter().map(|&n| c.rack_of(n) as u32).collect();
-                        racks.sort_unstable();
-                        racks.dedup();
-                        SplitLocations { hosts, racks }
-                    })
-                    .collect();
+                // The AM's tables and the task list are built at submission and dropped when
+                // the job ends, so a run holds them for the running jobs only.
                 JobRt {
                     app: String::new(),
                     submitted: false,
@@ -323,22 +313,10 @@ impl<'w> Engine<'w> {
                     attempt: 0,
                     am_container: None,
                     registered_at: None,
-                    am: AmRequests::new(splits),
+                    am: AmRequests::default(),
                     rm: RowCounts::default(),
-                    maps: vec![
-                        TaskRt {
-                            source: NONE,
-                            ..Default::default()
-                        };
-                        j.maps.len()
-                    ],
-                    reduces: vec![
-                        TaskRt {
-                            source: NONE,
-                            ..Default::default()
-                        };
-                        j.reduces.len()
-                    ],
+                    maps: Vec::new(),
+                    reduces: Vec::new(),
                     maps_done: 0,
                     reduces_done: 0,
                     pending_reduces: (0..j.reduces.len() as u32).collect(),
@@ -544,9 +522,17 @@ impl<'w> Engine<'w> {
         self.last_progress = self.now;
         let app = format!("application_1700000000000_{:04}", self.submitted);
         self.app_index.insert(app.clone(), j);
+        let splits = self.split_locations(j);
         let job = &mut self.jobs[j as usize];
         job.app = app.clone();
         job.submitted = true;
+        job.am = AmRequests::new(splits);
+        let idle = TaskRt {
+            source: NONE,
+            ..Default::default()
+        };
+        job.maps = vec![idle.clone(); spec.maps.len()];
+        job.reduces = vec![idle; spec.reduces.len()];
         self.send(Event::AppAdded {
             app: app.clone(),
             queue: spec.queue.clone(),
@@ -557,6 +543,22 @@ impl<'w> Engine<'w> {
             submit_ms: self.now,
         })?;
         self.new_attempt(j)
+    }
+
+    /// Where each map's split lives, as the AM learns it from the job's split file.
+    fn split_locations(&self, j: u32) -> Vec<SplitLocations> {
+        let c = &self.w.cluster;
+        self.w.jobs[j as usize]
+            .maps
+            .iter()
+            .map(|m| {
+                let hosts: Vec<u32> = m.replicas.iter().map(|&n| n as u32).collect();
+                let mut racks: Vec<u32> = m.replicas.iter().map(|&n| c.rack_of(n) as u32).collect();
+                racks.sort_unstable();
+                racks.dedup();
+                SplitLocations { hosts, racks }
+            })
+            .collect()
     }
 
     /// A new attempt asks the RM for its AM container (priority 0, `*`).
@@ -853,7 +855,16 @@ impl<'w> Engine<'w> {
             app: app.clone(),
             attempt,
         })?;
-        self.send(Event::AppRemoved { app })
+        self.send(Event::AppRemoved { app })?;
+        // Nothing reads a finished job's tables and tasks again (its late events stop at
+        // `finished`): free them now rather than hold every job's until the run ends.
+        let job = &mut self.jobs[j as usize];
+        job.am = AmRequests::default();
+        job.rm = RowCounts::default();
+        job.maps = Vec::new();
+        job.reduces = Vec::new();
+        job.map_out = BTreeMap::new();
+        Ok(())
     }
 
     // ---- containers ------------------------------------------------------------------------
@@ -1242,6 +1253,9 @@ impl<'w> Engine<'w> {
     }
 
     fn read_done(&mut self, t: TaskRef, version: u32) {
+        if self.jobs[t.job as usize].finished.is_some() {
+            return;
+        }
         let now = self.now;
         let task = self.task(t);
         if !task.running || !task.reading || task.version != version {
@@ -1301,6 +1315,9 @@ impl<'w> Engine<'w> {
     }
 
     fn task_done(&mut self, t: TaskRef, attempt: u32) -> Result<(), String> {
+        if self.jobs[t.job as usize].finished.is_some() {
+            return Ok(());
+        }
         let now = self.now;
         let task = self.task(t);
         if !task.running || task.attempt != attempt {
@@ -1507,19 +1524,7 @@ impl<'w> Engine<'w> {
         let job = &mut self.jobs[j as usize];
         let attempt = format!("{}_{:06}", job.app, job.attempt);
         let app = job.app.clone();
-        let spec = &self.w.jobs[j as usize];
-        let c = &self.w.cluster;
-        let locations = spec
-            .maps
-            .iter()
-            .map(|m| {
-                let hosts: Vec<u32> = m.replicas.iter().map(|&n| n as u32).collect();
-                let mut racks: Vec<u32> = m.replicas.iter().map(|&n| c.rack_of(n) as u32).collect();
-                racks.sort_unstable();
-                racks.dedup();
-                SplitLocations { hosts, racks }
-            })
-            .collect();
+        let locations = self.split_locations(j);
         let job = &mut self.jobs[j as usize];
         job.am = AmRequests::new(locations);
         job.registered_at = None;
