@@ -1225,12 +1225,15 @@ impl<'w> Engine<'w> {
     /// then continues at min(path bandwidth, serving bandwidth / readers).
     fn retime_reads(&mut self, source: u32) {
         let now = self.now;
-        let readers = self.nodes[source as usize].reads.clone();
-        if readers.is_empty() {
+        let readers = self.nodes[source as usize].reads.len();
+        if readers == 0 {
             return;
         }
-        let share = Self::bytes_per_ms(self.cfg.bw.serve) / readers.len() as f64;
-        for r in readers {
+        let share = Self::bytes_per_ms(self.cfg.bw.serve) / readers as f64;
+        // By index: the list stays put while its reads are re-timed (a copy of it per read
+        // started or ended was an allocation each).
+        for i in 0..readers {
+            let r = self.nodes[source as usize].reads[i];
             let path = {
                 let level = self.task(r).level.unwrap_or(Distance::Remote);
                 Self::bytes_per_ms(self.cfg.bw.path(level))
