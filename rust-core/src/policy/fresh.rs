@@ -18,6 +18,7 @@
 //! The same model also drives `locus.slots=fresh-dynamic` ([`super::fresh_slots`]), which is why
 //! it sits behind a shared handle.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -125,7 +126,10 @@ struct Counts {
 
 /// The model plus what the adapter needs to feed it from YARN's events.
 pub struct FreshModel {
-    pub model: DynamicSlotConfigurator,
+    model: DynamicSlotConfigurator,
+    /// Phases looked up since the model last changed: `admit` asks for every key of every
+    /// app on every heartbeat, and each lookup hashed and compared an application id.
+    phases: RefCell<FastMap<Arrival, Option<JobPhase>>>,
     /// Applications the model knows, by their YARN id.
     jobs: FastMap<Arrival, String>,
     counts: FastMap<Arrival, Counts>,
@@ -152,6 +156,7 @@ impl FreshModel {
         let model = DynamicSlotConfigurator::clamped(cfg.fresh.k, cfg.fresh.tau1, cfg.fresh.tau2);
         Arc::new(Mutex::new(FreshModel {
             model,
+            phases: RefCell::default(),
             jobs: FastMap::default(),
             counts: FastMap::default(),
             tasks: FastMap::default(),
@@ -168,7 +173,17 @@ impl FreshModel {
     }
 
     pub fn phase(&self, app: Arrival) -> Option<JobPhase> {
-        self.jobs.get(&app).and_then(|j| self.model.phase(j))
+        *self
+            .phases
+            .borrow_mut()
+            .entry(app)
+            .or_insert_with(|| self.jobs.get(&app).and_then(|j| self.model.phase(j)))
+    }
+
+    /// The model, to read. It changes only through this type's methods, which keep `phases`
+    /// in step.
+    pub fn model(&self) -> &DynamicSlotConfigurator {
+        &self.model
     }
 
     /// `S` in slots of the jobs' container size (the larger of map and reduce), at least 1.
@@ -182,6 +197,7 @@ impl FreshModel {
         };
         let s = capacity.count_fitting(&size).max(1);
         if s != self.model.params().total_slots {
+            self.phases.get_mut().clear();
             if let Err(e) = self.model.set_total_slots(s) {
                 log::warn!("FRESH: cannot set S = {s}: {e}");
             }
@@ -190,6 +206,7 @@ impl FreshModel {
     }
 
     pub fn observe(&mut self, state: &ClusterState, what: &Observed<'_>) {
+        self.phases.get_mut().clear();
         let now = state.clock_ms() as f64 / 1000.0;
         match what {
             Observed::AsksUpdated(app) if app.is_mapreduce => self.asks_updated(state, app, now),
