@@ -87,6 +87,9 @@ pub struct App {
     pub is_mapreduce: bool,
     pub attempt: Option<String>,
     pub asks: AppAsks,
+    /// Changes (to a value never used before) whenever `asks` may have changed, so a policy can
+    /// keep what it derived from them until then.
+    pub asks_version: u64,
     /// Resource of the containers the RM holds for the app.
     pub used: Resource,
     pub running: u32,

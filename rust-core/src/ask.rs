@@ -8,7 +8,8 @@ use std::collections::{BTreeMap, HashSet};
 use std::hash::BuildHasherDefault;
 
 use crate::error::CoreError;
-use crate::names::{IdHasher, IdMap, NameId, Names, ANY_ID};
+use crate::fast_hash::IdHasher;
+use crate::names::{IdMap, NameId, Names, ANY_ID};
 use crate::protocol::{Ask, Locality, Resource};
 
 /// YARN's `ResourceRequest.ANY`.
@@ -162,7 +163,15 @@ fn check_rows(
                 where_()
             )));
         }
-        if ask.resource_name.trim().is_empty() {
+        // A name starting with anything but whitespace is not blank: only the rare other case
+        // pays for trimming (this runs for every row of every ask message).
+        let blank = ask
+            .resource_name
+            .chars()
+            .next()
+            .is_none_or(char::is_whitespace)
+            && ask.resource_name.trim().is_empty();
+        if blank {
             return Err(CoreError::Protocol(format!(
                 "{}: empty resource_name",
                 where_()

@@ -1,9 +1,8 @@
 //! Containers the RM holds, so releases, node loss and app removal can give their resource back
 //! to the right node, app, queue and slot pool.
 
-use std::collections::{HashMap, HashSet};
-
 use crate::app::TaskKind;
+use crate::fast_hash::FastMap;
 use crate::protocol::Resource;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -19,54 +18,74 @@ pub struct Container {
 
 #[derive(Debug, Clone, Default)]
 pub struct Containers {
-    by_id: HashMap<String, Container>,
-    /// Container ids per application, so removing an app costs its own containers, not a
-    /// scan of the whole cluster's.
-    by_app: HashMap<String, HashSet<String>>,
+    /// Container id → its slot in `slots`.
+    slot_of: FastMap<String, u32>,
+    /// The containers, each with its place in its app's list; `None` for a free slot.
+    slots: Vec<Option<(Container, u32)>>,
+    free: Vec<u32>,
+    /// Slots per application, so removing an app costs its own containers, not a scan of the
+    /// whole cluster's. A container knows its place in its app's list, so a release is a swap
+    /// there rather than a lookup of its id in a set (each string lookup on a busy RM is a
+    /// cache miss).
+    by_app: FastMap<String, Vec<u32>>,
 }
 
 impl Containers {
     pub fn get(&self, id: &str) -> Option<&Container> {
-        self.by_id.get(id)
+        let slot = *self.slot_of.get(id)?;
+        self.slots[slot as usize].as_ref().map(|(c, _)| c)
     }
 
     pub fn insert(&mut self, c: Container) {
-        self.by_app
-            .entry(c.app.clone())
-            .or_default()
-            .insert(c.id.clone());
-        if let Some(old) = self.by_id.insert(c.id.clone(), c) {
-            // Same id, another app (a shim bug): the old app must not keep claiming it.
-            self.unindex(&old);
-        }
+        // Same id again (a shim bug, or another app): the old record goes, so the old app does
+        // not keep claiming it.
+        self.remove(&c.id);
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.slots.push(None);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        let list = match self.by_app.get_mut(&c.app) {
+            Some(list) => list,
+            None => self.by_app.entry(c.app.clone()).or_default(),
+        };
+        list.push(slot);
+        let place = (list.len() - 1) as u32;
+        self.slot_of.insert(c.id.clone(), slot);
+        self.slots[slot as usize] = Some((c, place));
     }
 
     pub fn remove(&mut self, id: &str) -> Option<Container> {
-        let c = self.by_id.remove(id)?;
-        self.unindex(&c);
-        Some(c)
-    }
-
-    fn unindex(&mut self, c: &Container) {
-        if let Some(ids) = self.by_app.get_mut(&c.app) {
-            if self.by_id.get(&c.id).is_none_or(|now| now.app != c.app) {
-                ids.remove(&c.id);
+        let slot = self.slot_of.remove(id)?;
+        let (c, place) = self.slots[slot as usize].take()?;
+        self.free.push(slot);
+        if let Some(list) = self.by_app.get_mut(&c.app) {
+            list.swap_remove(place as usize);
+            if let Some(&moved) = list.get(place as usize) {
+                if let Some((_, p)) = self.slots[moved as usize].as_mut() {
+                    *p = place;
+                }
             }
-            if ids.is_empty() {
+            if list.is_empty() {
                 self.by_app.remove(&c.app);
             }
         }
+        Some(c)
     }
 
     /// Removes and returns every container of `app`.
     pub fn drain_app(&mut self, app: &str) -> Vec<Container> {
-        let Some(ids) = self.by_app.remove(app) else {
+        let Some(slots) = self.by_app.remove(app) else {
             return Vec::new();
         };
-        let mut gone = Vec::with_capacity(ids.len());
-        for id in ids {
-            if self.by_id.get(&id).is_some_and(|c| c.app == app) {
-                gone.extend(self.by_id.remove(&id));
+        let mut gone = Vec::with_capacity(slots.len());
+        for slot in slots {
+            if let Some((c, _)) = self.slots[slot as usize].take() {
+                self.slot_of.remove(&c.id);
+                self.free.push(slot);
+                gone.push(c);
             }
         }
         gone
@@ -75,8 +94,7 @@ impl Containers {
     /// Removes and returns every container matching `pred` (node loss).
     pub fn drain_where(&mut self, pred: impl Fn(&Container) -> bool) -> Vec<Container> {
         let ids: Vec<String> = self
-            .by_id
-            .values()
+            .iter()
             .filter(|c| pred(c))
             .map(|c| c.id.clone())
             .collect();
@@ -84,15 +102,15 @@ impl Containers {
     }
 
     pub fn len(&self) -> usize {
-        self.by_id.len()
+        self.slot_of.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.by_id.is_empty()
+        self.slot_of.is_empty()
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Container> {
-        self.by_id.values()
+        self.slots.iter().flatten().map(|(c, _)| c)
     }
 }
 

@@ -369,6 +369,10 @@ impl Core {
                     ));
                 } else if recovered {
                     self.stats.recovered += 1;
+                    if let Some(c) = self.state.containers().get(&container.container) {
+                        self.layers
+                            .observe(&self.state, &Observed::ContainerRecovered(c));
+                    }
                     log::info!(
                         "recovered container {} of {} on {}",
                         container.container,

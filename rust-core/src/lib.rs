@@ -13,6 +13,7 @@
 //! - [`hints`]: the `locus.*` application tags (deadline, budget, demand, fp, input type).
 //! - [`profile`]: job profiles learned from container run times, persisted across restarts.
 //! - [`names`]: interned host/rack names for cheap heartbeat lookups.
+//! - [`fast_hash`]: the hasher of the hot maps (ids and names from the RM).
 
 pub mod app;
 pub mod ask;
@@ -20,6 +21,7 @@ pub mod config;
 pub mod container;
 pub mod core;
 pub mod error;
+pub mod fast_hash;
 pub mod hints;
 pub mod inflight;
 pub mod names;

@@ -2,12 +2,13 @@
 //!
 //! Every heartbeat looks up the node's host, its rack and `*` in every pending scheduler key;
 //! hashing and comparing strings there dominated the heartbeat's cost. Names are interned once,
-//! when asks or nodes arrive, and heartbeats hash integers with a multiplicative hasher.
+//! when asks or nodes arrive, and heartbeats hash integers (see [`crate::fast_hash`]).
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::borrow::Borrow;
+use std::hash::{Hash, Hasher};
 
 use crate::ask::ANY;
+use crate::fast_hash::FastMap;
 
 /// An interned resource name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -16,54 +17,75 @@ pub struct NameId(pub u32);
 /// `*` is interned first, so its id is fixed.
 pub const ANY_ID: NameId = NameId(0);
 
-/// Hashes one integer by multiplying with an odd 64-bit constant (Fibonacci hashing): distinct
-/// ids keep distinct low bits and the high bits hashbrown uses for its tags are well mixed.
-#[derive(Default, Clone, Copy)]
-pub struct IdHasher(u64);
+pub type IdMap<V> = FastMap<NameId, V>;
 
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
+/// Longest name a [`Key`] holds in place.
+const SHORT: usize = 22;
 
-    fn write(&mut self, bytes: &[u8]) {
-        // Names (host and rack strings): eight bytes per step, as FxHash does. The keys come
-        // from the RM, not from users, so a hash an attacker could flood is not a concern, and
-        // SipHash over every ask row's name was a tenth of a large simulation's time.
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
+/// A name as the interning map's key. Host and rack names are usually short and then live in
+/// the map's entry itself: every row of every ask message is looked up here, and comparing
+/// bytes in the entry just probed avoids following a pointer to each name, a cache miss per row
+/// on a cluster of thousands of hosts.
+#[derive(Debug, Clone)]
+enum Key {
+    Short { len: u8, bytes: [u8; SHORT] },
+    Long(Box<str>),
+}
+
+impl Key {
+    fn new(name: &str) -> Key {
+        let b = name.as_bytes();
+        if b.len() <= SHORT {
+            let mut bytes = [0u8; SHORT];
+            bytes[..b.len()].copy_from_slice(b);
+            Key::Short {
+                len: b.len() as u8,
+                bytes,
+            }
+        } else {
+            Key::Long(name.into())
         }
-        let mut w = [0u8; 8];
-        let rest = chunks.remainder();
-        w[..rest.len()].copy_from_slice(rest);
-        self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w) ^ (bytes.len() as u64) << 56)
-            .wrapping_mul(0x517c_c1b7_2722_0a95);
     }
 
-    fn write_u32(&mut self, n: u32) {
-        self.0 = (n as u64 ^ self.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (n ^ self.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    fn as_str(&self) -> &str {
+        match self {
+            // Copied from a whole `str`, so always valid UTF-8.
+            Key::Short { len, bytes } => std::str::from_utf8(&bytes[..*len as usize]).unwrap_or(""),
+            Key::Long(s) => s,
+        }
     }
 }
 
-pub type IdMap<V> = HashMap<NameId, V, BuildHasherDefault<IdHasher>>;
+impl Borrow<str> for Key {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Key {}
 
 #[derive(Debug, Clone)]
 pub struct Names {
-    ids: HashMap<String, NameId, BuildHasherDefault<IdHasher>>,
+    ids: FastMap<Key, NameId>,
     names: Vec<String>,
 }
 
 impl Default for Names {
     fn default() -> Self {
         let mut n = Names {
-            ids: HashMap::default(),
+            ids: FastMap::default(),
             names: Vec::new(),
         };
         n.intern(ANY);
@@ -78,7 +100,7 @@ impl Names {
         }
         let id = NameId(self.names.len() as u32);
         self.names.push(name.to_string());
-        self.ids.insert(name.to_string(), id);
+        self.ids.insert(Key::new(name), id);
         id
     }
 
@@ -122,5 +144,10 @@ mod tests {
         let ids: Vec<NameId> = hosts.iter().map(|h| n.intern(h)).collect();
         assert!(hosts.iter().zip(&ids).all(|(h, id)| n.id(h) == Some(*id) && n.name(*id) == h));
         assert_ne!(n.intern("ab"), n.intern("ab\0"));
+        // Names longer than a key holds in place are found all the same.
+        let long = "ip-10-0-100-200.eu-west-1.compute.internal";
+        let id = n.intern(long);
+        assert_eq!((n.id(long), n.name(id)), (Some(id), long));
+        assert_eq!(n.id("ip-10-0-100-200.eu-west-1.compute.interna"), None);
     }
 }

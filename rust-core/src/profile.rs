@@ -11,11 +11,11 @@
 //! The store file is JSON, written to `<path>.tmp` and renamed over `<path>` so a crash mid-write
 //! leaves the previous profiles intact.
 
-use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
+use crate::fast_hash::{FastMap, FastSet};
 use crate::hints::JobHints;
 use crate::papers::joss::{JobObservation, JobSignature, ProfileStore};
 
@@ -100,17 +100,18 @@ struct Started {
 #[derive(Debug, Default)]
 pub struct Profiles {
     store: ProfileStore,
-    live: HashMap<Arrival, LiveJob>,
-    started: HashMap<String, Started>,
-    /// Keys of `started` per application, so a finished app does not scan every container.
-    started_by_app: HashMap<Arrival, HashSet<String>>,
+    live: FastMap<Arrival, LiveJob>,
+    started: FastMap<String, Started>,
+    /// Entries of `started` per application: a finished app scans `started` only when it left
+    /// some there (the state finishes an app's containers before removing it).
+    started_per_app: FastMap<Arrival, u32>,
     /// Containers released and waiting for their node's heartbeat to give their finish time:
     /// the RM reports a node's finished containers while processing its heartbeat, just before
     /// the core's heartbeat call with that heartbeat's clock.
-    finishing: HashMap<String, Vec<(String, Started)>>,
+    finishing: FastMap<String, Vec<Started>>,
     /// Nodes whose `finishing` list holds a container of the app, so a finished app does not
     /// walk every node's list.
-    finishing_nodes: HashMap<Arrival, HashSet<String>>,
+    finishing_nodes: FastMap<Arrival, FastSet<String>>,
     /// Runs recorded since the store was last written.
     unsaved: u64,
 }
@@ -200,7 +201,7 @@ impl Profiles {
             };
             let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(list)
                 .into_iter()
-                .partition(|(_, s)| s.app == arrival);
+                .partition(|s| s.app == arrival);
             if rest.is_empty() {
                 self.finishing.remove(&node);
             } else {
@@ -208,11 +209,11 @@ impl Profiles {
             }
             waiting.extend(mine);
         }
-        for (_, s) in waiting {
+        for s in waiting {
             self.finish(s, now_ms);
         }
-        for id in self.started_by_app.remove(&arrival).unwrap_or_default() {
-            self.started.remove(&id);
+        if self.started_per_app.remove(&arrival).is_some() {
+            self.started.retain(|_, s| s.app != arrival);
         }
         let Some(mut job) = self.live.remove(&arrival) else {
             return;
@@ -250,19 +251,16 @@ impl Profiles {
             },
         );
         if let Some(old) = old {
-            self.unindex(container, old.app);
+            self.unindex(old.app);
         }
-        self.started_by_app
-            .entry(app)
-            .or_default()
-            .insert(container.to_string());
+        *self.started_per_app.entry(app).or_insert(0) += 1;
     }
 
-    fn unindex(&mut self, container: &str, app: Arrival) {
-        if let Some(ids) = self.started_by_app.get_mut(&app) {
-            ids.remove(container);
-            if ids.is_empty() {
-                self.started_by_app.remove(&app);
+    fn unindex(&mut self, app: Arrival) {
+        if let Some(n) = self.started_per_app.get_mut(&app) {
+            *n -= 1;
+            if *n == 0 {
+                self.started_per_app.remove(&app);
             }
         }
     }
@@ -273,7 +271,7 @@ impl Profiles {
         let Some(s) = self.started.remove(container) else {
             return;
         };
-        self.unindex(container, s.app);
+        self.unindex(s.app);
         self.finish(s, now_ms);
     }
 
@@ -282,21 +280,25 @@ impl Profiles {
         let Some(s) = self.started.remove(container) else {
             return;
         };
-        self.unindex(container, s.app);
-        self.finishing_nodes
-            .entry(s.app)
-            .or_default()
-            .insert(node.to_string());
-        self.finishing
-            .entry(node.to_string())
-            .or_default()
-            .push((container.to_string(), s));
+        self.unindex(s.app);
+        // Look before inserting: a node finishes many containers of an app, and an owned key
+        // for each would allocate a string per container only to drop it.
+        let nodes = self.finishing_nodes.entry(s.app).or_default();
+        if !nodes.contains(node) {
+            nodes.insert(node.to_string());
+        }
+        match self.finishing.get_mut(node) {
+            Some(list) => list.push(s),
+            None => {
+                self.finishing.insert(node.to_string(), vec![s]);
+            }
+        }
     }
 
     /// `node`'s heartbeat at `now_ms`: the finish time of what it released.
     pub fn node_heartbeat(&mut self, node: &str, now_ms: u64) {
         if let Some(list) = self.finishing.remove(node) {
-            for (_, s) in list {
+            for s in list {
                 if let Some(nodes) = self.finishing_nodes.get_mut(&s.app) {
                     nodes.remove(node);
                     if nodes.is_empty() {
@@ -387,6 +389,7 @@ mod tests {
             is_mapreduce: true,
             attempt: None,
             asks: AppAsks::default(),
+            asks_version: 0,
             used: Resource::ZERO,
             running: 0,
         }
@@ -417,7 +420,11 @@ mod tests {
             (Some(15_000.0), Some(30_000.0), 2)
         );
         assert_eq!((e.maps_running, e.reduces_running), (0, 0));
+        // A container still running when its app goes is forgotten with it.
+        p.container_started("c9", Arrival(1), TaskKind::Map, 45_000);
+        assert_eq!(p.started_ms("c9"), Some(45_000));
         p.app_removed(Arrival(1), 50_000);
+        assert_eq!(p.started_ms("c9"), None);
         assert_eq!(p.unsaved(), 1);
 
         // Same name and input type: known; another input type: a different job.

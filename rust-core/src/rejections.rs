@@ -8,7 +8,7 @@
 //! shim creates for the pair clears it. Partly executed decisions are not rejections of the
 //! pair (the node just filled up) and do not count.
 
-use std::collections::HashMap;
+use crate::fast_hash::FastMap;
 
 use crate::app::Arrival;
 
@@ -26,7 +26,7 @@ struct Pause {
 
 #[derive(Debug, Default)]
 pub struct Rejections {
-    by_node: HashMap<String, Vec<Pause>>,
+    by_node: FastMap<String, Vec<Pause>>,
 }
 
 impl Rejections {

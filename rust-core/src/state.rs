@@ -3,12 +3,13 @@
 //! allocation, app usage, queue usage, slot usage, cluster capacity) in step, so a policy
 //! reading them never has to recompute a sum over the cluster.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
-use crate::app::{is_mapreduce, App, Arrival, SlotKind};
+use crate::app::{is_mapreduce, App, Arrival, SlotKind, TaskKind};
 use crate::ask::{AppAsks, ChangedRows};
 use crate::container::{Container, Containers};
 use crate::error::CoreError;
+use crate::fast_hash::FastMap;
 use crate::names::Names;
 use crate::node::Node;
 use crate::profile::Profiles;
@@ -39,9 +40,9 @@ pub struct AppSpec {
 
 #[derive(Debug, Default)]
 pub struct ClusterState {
-    nodes: HashMap<String, Node>,
+    nodes: FastMap<String, Node>,
     apps: BTreeMap<Arrival, App>,
-    app_ids: HashMap<String, Arrival>,
+    app_ids: FastMap<String, Arrival>,
     /// (submit time, arrival): FIFO's order without sorting on every heartbeat.
     submission: BTreeSet<(u64, Arrival)>,
     containers: Containers,
@@ -51,8 +52,12 @@ pub struct ClusterState {
     capacity: Resource,
     map_used: Resource,
     reduce_used: Resource,
-    /// Held by ApplicationMaster containers (the AM share's measure).
+    /// Held by ApplicationMaster containers (the AM share's measure), kept as containers start
+    /// and finish so the AM share costs nothing per heartbeat.
     am_used: Resource,
+    /// Bumped whenever a node joins, leaves or changes size, so a policy can keep a figure
+    /// computed over all nodes until it changes.
+    nodes_version: u64,
     next_arrival: u64,
     /// Job profiles learned from container start/finish (see [`crate::profile`]).
     profiles: Profiles,
@@ -63,11 +68,13 @@ pub struct ClusterState {
     pending_apps: BTreeSet<(u64, Arrival)>,
     /// The floor (see [`AppAsks::might_fit`]) of each app in `pending_apps`, and how many of
     /// them have each memory and each vcores floor: a room below the smallest fits no app.
-    pending_floor: HashMap<Arrival, (u64, Resource)>,
+    pending_floor: FastMap<Arrival, (u64, Resource)>,
     floor_memory: BTreeMap<u64, u32>,
     floor_vcores: BTreeMap<u32, u32>,
     /// Apps whose asks may have changed since the last `sync_pending`.
     asks_touched: Vec<Arrival>,
+    /// The last `App::asks_version` handed out.
+    asks_versions: u64,
 }
 
 impl ClusterState {
@@ -103,7 +110,11 @@ impl ClusterState {
     /// Mutable access marks the app's asks as possibly changed (see `sync_pending`).
     pub(crate) fn app_mut(&mut self, arrival: Arrival) -> Option<&mut App> {
         self.asks_touched.push(arrival);
-        self.apps.get_mut(&arrival)
+        self.asks_versions += 1;
+        let version = self.asks_versions;
+        let app = self.apps.get_mut(&arrival)?;
+        app.asks_version = version;
+        Some(app)
     }
 
     pub(crate) fn app_mut_by_id(&mut self, id: &str) -> Option<&mut App> {
@@ -207,6 +218,11 @@ impl ClusterState {
         self.am_used
     }
 
+    /// Changes whenever a node is added, removed or resized.
+    pub fn nodes_version(&self) -> u64 {
+        self.nodes_version
+    }
+
     /// Resource held by containers of one slot pool.
     pub fn slot_used(&self, slot: SlotKind) -> Resource {
         match slot {
@@ -243,6 +259,7 @@ impl ClusterState {
     /// Returns true for a new node.
     pub fn add_node(&mut self, id: &str, host: &str, rack: &str, capability: Resource) -> bool {
         let loc = locate(host, rack, &self.mapping);
+        self.nodes_version += 1;
         let host_id = self.names.intern(host);
         let rack_id = self.names.intern(rack);
         if let Some(n) = self.nodes.get_mut(id) {
@@ -282,6 +299,7 @@ impl ClusterState {
     /// still arrive and are then ignored).
     pub fn remove_node(&mut self, id: &str) -> Option<(Node, Vec<Container>)> {
         let node = self.nodes.remove(id)?;
+        self.nodes_version += 1;
         let now = self.clock_ms;
         self.profiles.node_removed(id, now);
         self.capacity = self.capacity.saturating_sub(&node.capability);
@@ -301,6 +319,7 @@ impl ClusterState {
             .nodes
             .get_mut(id)
             .ok_or_else(|| CoreError::UnknownNode(id.to_string()))?;
+        self.nodes_version += 1;
         self.capacity = plus(self.capacity.saturating_sub(&n.capability), &capability);
         n.capability = capability;
         if n.last_heartbeat_ms.is_none() {
@@ -381,6 +400,7 @@ impl ClusterState {
                 submit_ms: spec.submit_ms,
                 attempt: None,
                 asks: AppAsks::default(),
+                asks_version: 0,
                 used: Resource::ZERO,
                 running: 0,
             },
@@ -419,11 +439,13 @@ impl ClusterState {
             .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
         let table = AppAsks::from_snapshot(id, asks, &mut self.names)?;
         self.asks_touched.push(arrival);
+        self.asks_versions += 1;
         let app = self
             .apps
             .get_mut(&arrival)
             .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
         app.asks = table;
+        app.asks_version = self.asks_versions;
         Ok(app)
     }
 
@@ -438,6 +460,8 @@ impl ClusterState {
             .get_mut(&arrival)
             .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
         self.asks_touched.push(arrival);
+        self.asks_versions += 1;
+        app.asks_version = self.asks_versions;
         app.asks.apply_changes(id, asks, &mut self.names)
     }
 
@@ -524,7 +548,7 @@ impl ClusterState {
         let pool = match c.kind.slot() {
             Some(SlotKind::Map) => &mut self.map_used,
             Some(SlotKind::Reduce) => &mut self.reduce_used,
-            None if c.kind == crate::app::TaskKind::ApplicationMaster => &mut self.am_used,
+            None if c.kind == TaskKind::ApplicationMaster => &mut self.am_used,
             None => return,
         };
         *pool = if started {

@@ -10,7 +10,9 @@
 //! - the AM keeps its own counts and, on each allocate call, sends the rows whose count changed
 //!   (absolute values); the RM overwrites just those rows.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::VecDeque;
+
+use locus_core::fast_hash::FastMap;
 
 pub const PRIORITY_AM: i32 = 0;
 pub const PRIORITY_FAST_FAIL_MAP: i32 = 5;
@@ -26,6 +28,47 @@ pub enum Loc {
 }
 
 pub type RowKey = (i32, Loc);
+
+/// Containers asked for per row, and the rows set since they were last taken. The AM and the
+/// RM each keep one per job and change rows for every map asked for or granted: a hash map and
+/// a list sorted once per allocate call cost a fraction of two ordered trees updated each time.
+#[derive(Debug, Default)]
+pub struct RowCounts {
+    counts: FastMap<RowKey, u32>,
+    /// May name a row more than once; [`take_changed`](Self::take_changed) sorts it out.
+    changed: Vec<RowKey>,
+}
+
+impl RowCounts {
+    pub fn get(&self, key: RowKey) -> u32 {
+        self.counts.get(&key).copied().unwrap_or(0)
+    }
+
+    /// Sets a row (0 removes it) and marks it changed; returns the previous count.
+    pub fn set(&mut self, key: RowKey, value: u32) -> u32 {
+        self.changed.push(key);
+        if value == 0 {
+            self.counts.remove(&key).unwrap_or(0)
+        } else {
+            self.counts.insert(key, value).unwrap_or(0)
+        }
+    }
+
+    /// The rows set since the last call, each once, in row order.
+    pub fn take_changed(&mut self) -> Vec<RowKey> {
+        let mut keys = std::mem::take(&mut self.changed);
+        keys.sort_unstable();
+        keys.dedup();
+        keys
+    }
+
+    /// Rows with a count, in row order.
+    pub fn rows(&self) -> Vec<(RowKey, u32)> {
+        let mut rows: Vec<(RowKey, u32)> = self.counts.iter().map(|(&k, &v)| (k, v)).collect();
+        rows.sort_unstable();
+        rows
+    }
+}
 
 /// A container the RM granted, as the AM sees it in an allocate response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,18 +96,20 @@ pub struct SplitLocations {
 
 #[derive(Debug, Default)]
 pub struct AmRequests {
-    /// The AM's own outstanding counts per row.
-    pub table: BTreeMap<RowKey, u32>,
-    /// Rows changed since the last allocate call.
-    pub changed: BTreeSet<RowKey>,
+    /// The AM's own outstanding counts per row, and the rows changed since the last allocate
+    /// call.
+    table: RowCounts,
     splits: Vec<SplitLocations>,
-    /// Maps waiting at priority 20, in request order (ScheduledRequests.maps is a LinkedHashMap),
-    /// with the time each was requested.
-    pending: BTreeMap<u64, (u32, u64)>,
+    /// Maps asked for at priority 20, in request order (ScheduledRequests.maps is a
+    /// LinkedHashMap): (sequence number, map, time requested). An entry whose map no longer has
+    /// that sequence number in `seq_of` was taken; it is dropped when it reaches the front.
+    pending: VecDeque<(u64, u32, u64)>,
+    /// Maps in `pending` still waiting.
+    waiting: usize,
     seq_of: Vec<Option<u64>>,
     next_seq: u64,
-    by_host: BTreeMap<u32, VecDeque<u32>>,
-    by_rack: BTreeMap<u32, VecDeque<u32>>,
+    by_host: FastMap<u32, VecDeque<u32>>,
+    by_rack: FastMap<u32, VecDeque<u32>>,
     failed: VecDeque<(u32, u64)>,
     reduces: VecDeque<u32>,
 }
@@ -79,14 +124,32 @@ impl AmRequests {
         }
     }
 
-    fn bump(&mut self, key: RowKey, up: bool) {
-        let c = self.table.entry(key).or_insert(0);
-        *c = if up {
-            c.saturating_add(1)
-        } else {
-            c.saturating_sub(1)
-        };
-        self.changed.insert(key);
+    /// One more (`up`) or one fewer container at a row. Takes the table rather than `self` so
+    /// callers can walk a split's locations without copying them.
+    fn bump(table: &mut RowCounts, key: RowKey, up: bool) {
+        let c = table.get(key);
+        table.set(
+            key,
+            if up {
+                c.saturating_add(1)
+            } else {
+                c.saturating_sub(1)
+            },
+        );
+    }
+
+    fn bump_any(&mut self, priority: i32, up: bool) {
+        Self::bump(&mut self.table, (priority, Loc::Any), up);
+    }
+
+    /// Drops taken maps from the front of `pending`.
+    fn skip_taken(&mut self) {
+        while let Some(&(seq, m, _)) = self.pending.front() {
+            if self.seq_of[m as usize] == Some(seq) {
+                break;
+            }
+            self.pending.pop_front();
+        }
     }
 
     /// Asks for map `m` at its split's hosts, racks and `*` (priority 20).
@@ -96,34 +159,35 @@ impl AmRequests {
         }
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.pending.insert(seq, (m, now));
+        self.pending.push_back((seq, m, now));
+        self.waiting += 1;
         self.seq_of[m as usize] = Some(seq);
-        let split = self.splits[m as usize].clone();
+        let split = &self.splits[m as usize];
         for &h in &split.hosts {
             self.by_host.entry(h).or_default().push_back(m);
-            self.bump((PRIORITY_MAP, Loc::Host(h)), true);
+            Self::bump(&mut self.table, (PRIORITY_MAP, Loc::Host(h)), true);
         }
         for &r in &split.racks {
             self.by_rack.entry(r).or_default().push_back(m);
-            self.bump((PRIORITY_MAP, Loc::Rack(r)), true);
+            Self::bump(&mut self.table, (PRIORITY_MAP, Loc::Rack(r)), true);
         }
-        self.bump((PRIORITY_MAP, Loc::Any), true);
+        self.bump_any(PRIORITY_MAP, true);
     }
 
     /// Asks again for a map whose attempt was lost (priority 5, `*` only).
     pub fn request_failed_map(&mut self, m: u32, now: u64) {
         self.failed.push_back((m, now));
-        self.bump((PRIORITY_FAST_FAIL_MAP, Loc::Any), true);
+        self.bump_any(PRIORITY_FAST_FAIL_MAP, true);
     }
 
     pub fn request_reduce(&mut self, r: u32) {
         self.reduces.push_back(r);
-        self.bump((PRIORITY_REDUCE, Loc::Any), true);
+        self.bump_any(PRIORITY_REDUCE, true);
     }
 
     /// ScheduledRequests.maps.size(): maps asked for and not yet given a container.
     pub fn scheduled_maps(&self) -> usize {
-        self.pending.len() + self.failed.len()
+        self.waiting + self.failed.len()
     }
 
     pub fn scheduled_reduces(&self) -> usize {
@@ -133,7 +197,7 @@ impl AmRequests {
     /// Takes back the most recently scheduled reduce request (rampDownReduces).
     pub fn remove_reduce(&mut self) -> Option<u32> {
         let r = self.reduces.pop_back()?;
-        self.bump((PRIORITY_REDUCE, Loc::Any), false);
+        self.bump_any(PRIORITY_REDUCE, false);
         Some(r)
     }
 
@@ -141,8 +205,9 @@ impl AmRequests {
     pub fn maps_requested_by(&self, cutoff: u64) -> usize {
         let regular = self
             .pending
-            .values()
-            .take_while(|(_, t)| *t <= cutoff)
+            .iter()
+            .filter(|&&(seq, m, _)| self.seq_of[m as usize] == Some(seq))
+            .take_while(|&&(_, _, t)| t <= cutoff)
             .count();
         regular + self.failed.iter().filter(|(_, t)| *t <= cutoff).count()
     }
@@ -150,18 +215,19 @@ impl AmRequests {
     /// Removes map `m` from the priority-20 requests, as decContainerReq does for its hosts,
     /// racks and `*`.
     fn take_map(&mut self, m: u32) -> bool {
-        let Some(seq) = self.seq_of[m as usize].take() else {
+        if self.seq_of[m as usize].take().is_none() {
             return false;
-        };
-        self.pending.remove(&seq);
-        let split = self.splits[m as usize].clone();
+        }
+        self.waiting -= 1;
+        let split = &self.splits[m as usize];
         for &h in &split.hosts {
-            self.bump((PRIORITY_MAP, Loc::Host(h)), false);
+            Self::bump(&mut self.table, (PRIORITY_MAP, Loc::Host(h)), false);
         }
         for &r in &split.racks {
-            self.bump((PRIORITY_MAP, Loc::Rack(r)), false);
+            Self::bump(&mut self.table, (PRIORITY_MAP, Loc::Rack(r)), false);
         }
-        self.bump((PRIORITY_MAP, Loc::Any), false);
+        self.bump_any(PRIORITY_MAP, false);
+        self.skip_taken();
         true
     }
 
@@ -184,7 +250,7 @@ impl AmRequests {
                 PRIORITY_FAST_FAIL_MAP => {
                     out[i] = Some(match self.failed.pop_front() {
                         Some((m, _)) => {
-                            self.bump((PRIORITY_FAST_FAIL_MAP, Loc::Any), false);
+                            self.bump_any(PRIORITY_FAST_FAIL_MAP, false);
                             Assigned::Map(m)
                         }
                         None => Assigned::Release,
@@ -193,7 +259,7 @@ impl AmRequests {
                 PRIORITY_REDUCE => {
                     out[i] = Some(match self.reduces.pop_front() {
                         Some(r) => {
-                            self.bump((PRIORITY_REDUCE, Loc::Any), false);
+                            self.bump_any(PRIORITY_REDUCE, false);
                             Assigned::Reduce(r)
                         }
                         None => Assigned::Release,
@@ -213,7 +279,7 @@ impl AmRequests {
                 let m = match pass {
                     0 => Self::pop_from(self.by_host.get_mut(&g.node), &self.seq_of),
                     1 => Self::pop_from(self.by_rack.get_mut(&g.rack), &self.seq_of),
-                    _ => self.pending.values().next().map(|&(m, _)| m),
+                    _ => self.pending.front().map(|&(_, m, _)| m),
                 };
                 if let Some(m) = m {
                     self.take_map(m);
@@ -230,9 +296,10 @@ impl AmRequests {
 
     /// Rows changed since the last call, with their current counts; clears the change set.
     pub fn take_changes(&mut self) -> Vec<(RowKey, u32)> {
-        let keys = std::mem::take(&mut self.changed);
-        keys.into_iter()
-            .map(|k| (k, self.table.get(&k).copied().unwrap_or(0)))
+        self.table
+            .take_changed()
+            .into_iter()
+            .map(|k| (k, self.table.get(k)))
             .collect()
     }
 }
@@ -240,6 +307,7 @@ impl AmRequests {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     fn split(hosts: &[u32], racks: &[u32]) -> SplitLocations {
         SplitLocations {
@@ -318,6 +386,27 @@ mod tests {
             Assigned::Map(1),
             "no host or rack match left: first remaining"
         );
+    }
+
+    #[test]
+    fn maps_taken_out_of_order_leave_the_waiting_ones_in_request_order() {
+        let mut am = AmRequests::new(vec![
+            split(&[0], &[0]),
+            split(&[2], &[1]),
+            split(&[3], &[1]),
+        ]);
+        for (m, at) in [(0, 0), (1, 10), (2, 20)] {
+            am.request_map(m, at);
+        }
+        // Node 2 holds map 1's split: the middle request goes first.
+        assert_eq!(am.assign(&[g(1, 2, 1)])[0].1, Assigned::Map(1));
+        assert_eq!(am.scheduled_maps(), 2);
+        assert_eq!(am.maps_requested_by(10), 1, "map 0 waits since 0; map 1 is running");
+        assert_eq!(am.maps_requested_by(20), 2);
+        // Off-switch containers take the remaining maps in request order.
+        assert_eq!(am.assign(&[g(2, 4, 2)])[0].1, Assigned::Map(0));
+        assert_eq!(am.assign(&[g(3, 4, 2)])[0].1, Assigned::Map(2));
+        assert_eq!((am.scheduled_maps(), am.maps_requested_by(u64::MAX)), (0, 0));
     }
 
     #[test]

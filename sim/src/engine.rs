@@ -15,16 +15,18 @@
 //!   map's output once all maps are done (path bandwidth, not shared), then computes.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Instant;
 
 use locus_core::{Ask, ContainerInfo, Core, Decision, Event, Heartbeat, Locality, Resource};
 
 use crate::am::{
-    AmRequests, Assigned, Granted, Loc, RowKey, SplitLocations, PRIORITY_AM, PRIORITY_REDUCE,
+    AmRequests, Assigned, Granted, Loc, RowCounts, RowKey, SplitLocations, PRIORITY_AM,
+    PRIORITY_REDUCE,
 };
 use crate::cluster::{Cluster, Distance};
 use crate::metrics::{LogHistogram, NonLocalReaders, Traffic};
+use crate::queue::EventQueue;
 use crate::rng::Rng;
 use crate::workload::{Workload, MB};
 
@@ -173,9 +175,8 @@ struct JobRt {
     am_container: Option<u64>,
     registered_at: Option<u64>,
     am: AmRequests,
-    rm: BTreeMap<RowKey, u32>,
-    /// Rows of `rm` set since the core last heard of them.
-    rm_changed: BTreeSet<RowKey>,
+    /// The RM's ask rows, with the rows set since the core last heard of them.
+    rm: RowCounts,
     maps: Vec<TaskRt>,
     reduces: Vec<TaskRt>,
     maps_done: usize,
@@ -257,8 +258,7 @@ pub struct Engine<'w> {
     w: &'w Workload,
     cfg: &'w SimConfig,
     core: Core,
-    queue: BinaryHeap<Reverse<(u64, u64, Ev)>>,
-    seq: u64,
+    queue: EventQueue<Ev>,
     now: u64,
     rng: Rng,
     nodes: Vec<NodeRt>,
@@ -357,18 +357,8 @@ impl<'w> Engine<'w> {
             .jobs
             .iter()
             .map(|j| {
-                let splits = j
-                    .maps
-                    .iter()
-                    .map(|m| {
-                        let hosts: Vec<u32> = m.replicas.iter().map(|&n| n as u32).collect();
-                        let mut racks: Vec<u32> =
-                            m.replicas.iter().map(|&n| c.rack_of(n) as u32).collect();
-                        racks.sort_unstable();
-                        racks.dedup();
-                        SplitLocations { hosts, racks }
-                    })
-                    .collect();
+                // The AM's tables and the task list are built at submission and dropped when
+                // the job ends, so a run holds them for the running jobs only.
                 JobRt {
                     app: String::new(),
                     submitted: false,
@@ -376,23 +366,10 @@ impl<'w> Engine<'w> {
                     attempt: 0,
                     am_container: None,
                     registered_at: None,
-                    am: AmRequests::new(splits),
-                    rm: BTreeMap::new(),
-                    rm_changed: BTreeSet::new(),
-                    maps: vec![
-                        TaskRt {
-                            source: NONE,
-                            ..Default::default()
-                        };
-                        j.maps.len()
-                    ],
-                    reduces: vec![
-                        TaskRt {
-                            source: NONE,
-                            ..Default::default()
-                        };
-                        j.reduces.len()
-                    ],
+                    am: AmRequests::default(),
+                    rm: RowCounts::default(),
+                    maps: Vec::new(),
+                    reduces: Vec::new(),
                     maps_done: 0,
                     reduces_done: 0,
                     pending_reduces: (0..j.reduces.len() as u32).collect(),
@@ -426,8 +403,7 @@ impl<'w> Engine<'w> {
             w,
             cfg,
             core,
-            queue: BinaryHeap::new(),
-            seq: 0,
+            queue: EventQueue::default(),
             now: 0,
             rng: Rng::new(cfg.seed ^ 0x5EED_5EED_5EED),
             nodes,
@@ -471,15 +447,11 @@ impl<'w> Engine<'w> {
     }
 
     fn push(&mut self, at: u64, ev: Ev) {
-        self.seq += 1;
-        self.queue.push(Reverse((at, self.seq, ev)));
+        self.queue.push(at, ev);
     }
 
+    /// Hands the core an event; on refusal the error names the event and its subject.
     fn send(&mut self, ev: Event) -> Result<(), String> {
-        if let Event::AsksUpdated { asks, .. } | Event::AsksChanged { asks, .. } = &ev {
-            self.raw.snapshots += 1;
-            self.raw.snapshot_rows += asks.len() as u64;
-        }
         let what = match &ev {
             Event::NodeAdded { node, .. } => format!("node_added {node}"),
             Event::NodeRemoved { node } => format!("node_removed {node}"),
@@ -495,6 +467,17 @@ impl<'w> Engine<'w> {
             Event::ContainerReleased { container, .. } => format!("container_released {container}"),
             other => format!("{other:?}"),
         };
+        self.send_about(ev, |_| what)
+    }
+
+    /// [`send`](Self::send) for the events of every container and allocate call: `what` names
+    /// the event only when the core refuses it, since formatting it for each of millions of
+    /// events that pass cost more than some of the core's own work.
+    fn send_about(&mut self, ev: Event, what: impl FnOnce(&Self) -> String) -> Result<(), String> {
+        if let Event::AsksUpdated { asks, .. } | Event::AsksChanged { asks, .. } = &ev {
+            self.raw.snapshots += 1;
+            self.raw.snapshot_rows += asks.len() as u64;
+        }
         let snapshot = matches!(ev, Event::AsksUpdated { .. } | Event::AsksChanged { .. });
         let t0 = Instant::now();
         let result = self.core.handle(ev);
@@ -504,7 +487,7 @@ impl<'w> Engine<'w> {
         } else {
             self.raw.core_event_s += spent;
         }
-        result.map_err(|e| err(format!("{what} at {} ms", self.now), e))
+        result.map_err(|e| err(format!("{} at {} ms", what(self), self.now), e))
     }
 
     pub fn run(mut self) -> Result<Raw, String> {
@@ -533,7 +516,7 @@ impl<'w> Engine<'w> {
         let mut last_report = Instant::now();
         let mut shown = false;
         while self.unfinished > 0 {
-            let Some(Reverse((at, _, ev))) = self.queue.pop() else {
+            let Some((at, ev)) = self.queue.pop() else {
                 break;
             };
             self.now = at;
@@ -617,9 +600,17 @@ impl<'w> Engine<'w> {
         self.last_progress = self.now;
         let app = format!("application_1700000000000_{:04}", self.submitted);
         self.app_index.insert(app.clone(), j);
+        let splits = self.split_locations(j);
         let job = &mut self.jobs[j as usize];
         job.app = app.clone();
         job.submitted = true;
+        job.am = AmRequests::new(splits);
+        let idle = TaskRt {
+            source: NONE,
+            ..Default::default()
+        };
+        job.maps = vec![idle.clone(); spec.maps.len()];
+        job.reduces = vec![idle; spec.reduces.len()];
         self.send(Event::AppAdded {
             app: app.clone(),
             queue: self.raw.job_queues[j as usize].clone(),
@@ -632,6 +623,22 @@ impl<'w> Engine<'w> {
         self.new_attempt(j)
     }
 
+    /// Where each map's split lives, as the AM learns it from the job's split file.
+    fn split_locations(&self, j: u32) -> Vec<SplitLocations> {
+        let c = &self.w.cluster;
+        self.w.jobs[j as usize]
+            .maps
+            .iter()
+            .map(|m| {
+                let hosts: Vec<u32> = m.replicas.iter().map(|&n| n as u32).collect();
+                let mut racks: Vec<u32> = m.replicas.iter().map(|&n| c.rack_of(n) as u32).collect();
+                racks.sort_unstable();
+                racks.dedup();
+                SplitLocations { hosts, racks }
+            })
+            .collect()
+    }
+
     /// A new attempt asks the RM for its AM container (priority 0, `*`).
     fn new_attempt(&mut self, j: u32) -> Result<(), String> {
         let job = &mut self.jobs[j as usize];
@@ -641,8 +648,7 @@ impl<'w> Engine<'w> {
             attempt: format!("{}_{:06}", job.app, job.attempt),
         };
         self.send(ev)?;
-        let keys: Vec<RowKey> = self.jobs[j as usize].rm.keys().copied().collect();
-        for k in keys {
+        for (k, _) in self.jobs[j as usize].rm.rows() {
             self.set_rm_row(j, k, 0);
         }
         self.set_rm_row(j, (PRIORITY_AM, Loc::Any), 1);
@@ -650,12 +656,7 @@ impl<'w> Engine<'w> {
     }
 
     fn set_rm_row(&mut self, j: u32, key: RowKey, value: u32) {
-        let job = &mut self.jobs[j as usize];
-        job.rm_changed.insert(key);
-        let old = job.rm.insert(key, value).unwrap_or(0);
-        if value == 0 {
-            job.rm.remove(&key);
-        }
+        let old = self.jobs[j as usize].rm.set(key, value);
         if key.1 == Loc::Any {
             let was = self.pending_any;
             self.pending_any += value as i64 - old as i64;
@@ -698,29 +699,31 @@ impl<'w> Engine<'w> {
         let job = &self.jobs[j as usize];
         let asks: Vec<Ask> = job
             .rm
-            .iter()
-            .filter(|(_, &n)| n > 0)
-            .map(|(&key, &count)| self.ask_row(j, key, count))
+            .rows()
+            .into_iter()
+            .map(|(key, count)| self.ask_row(j, key, count))
             .collect();
         let app = job.app.clone();
-        self.jobs[j as usize].rm_changed.clear();
+        self.jobs[j as usize].rm.take_changed();
         self.send(Event::AsksUpdated { app, asks })
     }
 
     /// Only the rows set since the last message (`asks_changed`), as the RM learns them from
     /// an allocate call or changes them when it creates containers.
     fn send_changes(&mut self, j: u32) -> Result<(), String> {
-        let changed = std::mem::take(&mut self.jobs[j as usize].rm_changed);
+        let changed = self.jobs[j as usize].rm.take_changed();
         if changed.is_empty() {
             return Ok(());
         }
         let job = &self.jobs[j as usize];
         let asks: Vec<Ask> = changed
             .into_iter()
-            .map(|key| self.ask_row(j, key, job.rm.get(&key).copied().unwrap_or(0)))
+            .map(|key| self.ask_row(j, key, job.rm.get(key)))
             .collect();
         let app = job.app.clone();
-        self.send(Event::AsksChanged { app, asks })
+        self.send_about(Event::AsksChanged { app, asks }, |e: &Self| {
+            format!("asks_changed {}", e.jobs[j as usize].app)
+        })
     }
 
     fn am_launched(&mut self, j: u32, attempt: u32) -> Result<(), String> {
@@ -927,8 +930,7 @@ impl<'w> Engine<'w> {
         for cid in live {
             self.release(cid)?;
         }
-        let keys: Vec<RowKey> = self.jobs[j as usize].rm.keys().copied().collect();
-        for k in keys {
+        for (k, _) in self.jobs[j as usize].rm.rows() {
             self.set_rm_row(j, k, 0);
         }
         let job = &self.jobs[j as usize];
@@ -937,7 +939,16 @@ impl<'w> Engine<'w> {
             app: app.clone(),
             attempt,
         })?;
-        self.send(Event::AppRemoved { app })
+        self.send(Event::AppRemoved { app })?;
+        // Nothing reads a finished job's tables and tasks again (its late events stop at
+        // `finished`): free them now rather than hold every job's until the run ends.
+        let job = &mut self.jobs[j as usize];
+        job.am = AmRequests::default();
+        job.rm = RowCounts::default();
+        job.maps = Vec::new();
+        job.reduces = Vec::new();
+        job.map_out = BTreeMap::new();
+        Ok(())
     }
 
     // ---- containers ------------------------------------------------------------------------
@@ -961,7 +972,7 @@ impl<'w> Engine<'w> {
             node: self.nodes[n as usize].id.clone(),
             resource,
         };
-        self.send(ev)
+        self.send_about(ev, |_| format!("container_released container_{cid}"))
     }
 
     /// Resumes a parked node's heartbeats at its next beat after now.
@@ -1094,7 +1105,7 @@ impl<'w> Engine<'w> {
                 break;
             }
             let rows = &self.jobs[j as usize].rm;
-            let at = |k: Loc| rows.get(&(p, k)).copied().unwrap_or(0);
+            let at = |k: Loc| rows.get((p, k));
             if at(loc) == 0 || at(Loc::Any) == 0 {
                 reason = format!("no outstanding ask at priority {p}, {}", d.resource_name);
                 break;
@@ -1105,7 +1116,7 @@ impl<'w> Engine<'w> {
                 Locality::OffSwitch => &[Loc::Any],
             };
             for &k in dec {
-                let v = self.jobs[j as usize].rm.get(&(p, k)).copied().unwrap_or(0);
+                let v = self.jobs[j as usize].rm.get((p, k));
                 self.set_rm_row(j, (p, k), v.saturating_sub(1));
             }
             let cid = self.containers.len() as u64;
@@ -1127,11 +1138,14 @@ impl<'w> Engine<'w> {
                 priority: p,
                 resource: d.capability,
             };
-            self.send(Event::ContainerAllocated {
-                container: info,
-                locality: d.locality,
-                recovered: false,
-            })?;
+            self.send_about(
+                Event::ContainerAllocated {
+                    container: info,
+                    locality: d.locality,
+                    recovered: false,
+                },
+                |_| format!("container_allocated container_{cid}"),
+            )?;
             if p == PRIORITY_AM {
                 let job = &mut self.jobs[j as usize];
                 job.am_container = Some(cid);
@@ -1304,12 +1318,15 @@ impl<'w> Engine<'w> {
     /// then continues at min(path bandwidth, serving bandwidth / readers).
     fn retime_reads(&mut self, source: u32) {
         let now = self.now;
-        let readers = self.nodes[source as usize].reads.clone();
-        if readers.is_empty() {
+        let readers = self.nodes[source as usize].reads.len();
+        if readers == 0 {
             return;
         }
-        let share = Self::bytes_per_ms(self.cfg.bw.serve) / readers.len() as f64;
-        for r in readers {
+        let share = Self::bytes_per_ms(self.cfg.bw.serve) / readers as f64;
+        // By index: the list stays put while its reads are re-timed (a copy of it per read
+        // started or ended was an allocation each).
+        for i in 0..readers {
+            let r = self.nodes[source as usize].reads[i];
             let path = {
                 let level = self.task(r).level.unwrap_or(Distance::Remote);
                 Self::bytes_per_ms(self.cfg.bw.path(level))
@@ -1332,6 +1349,9 @@ impl<'w> Engine<'w> {
     }
 
     fn read_done(&mut self, t: TaskRef, version: u32) {
+        if self.jobs[t.job as usize].finished.is_some() {
+            return;
+        }
         let now = self.now;
         let task = self.task(t);
         if !task.running || !task.reading || task.version != version {
@@ -1388,6 +1408,9 @@ impl<'w> Engine<'w> {
     }
 
     fn task_done(&mut self, t: TaskRef, attempt: u32) -> Result<(), String> {
+        if self.jobs[t.job as usize].finished.is_some() {
+            return Ok(());
+        }
         let now = self.now;
         let task = self.task(t);
         if !task.running || task.attempt != attempt {
@@ -1596,19 +1619,7 @@ impl<'w> Engine<'w> {
         let job = &mut self.jobs[j as usize];
         let attempt = format!("{}_{:06}", job.app, job.attempt);
         let app = job.app.clone();
-        let spec = &self.w.jobs[j as usize];
-        let c = &self.w.cluster;
-        let locations = spec
-            .maps
-            .iter()
-            .map(|m| {
-                let hosts: Vec<u32> = m.replicas.iter().map(|&n| n as u32).collect();
-                let mut racks: Vec<u32> = m.replicas.iter().map(|&n| c.rack_of(n) as u32).collect();
-                racks.sort_unstable();
-                racks.dedup();
-                SplitLocations { hosts, racks }
-            })
-            .collect();
+        let locations = self.split_locations(j);
         let job = &mut self.jobs[j as usize];
         job.am = AmRequests::new(locations);
         job.registered_at = None;

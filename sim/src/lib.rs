@@ -6,6 +6,7 @@ pub mod cluster;
 pub mod engine;
 pub mod hdfs;
 pub mod metrics;
+pub mod queue;
 pub mod report;
 pub mod rng;
 pub mod run;

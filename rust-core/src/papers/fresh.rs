@@ -19,6 +19,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
+use crate::fast_hash::FastMap;
+
 /// Algorithm 3's progress threshold, the value of the paper's experiments (Section VI-A).
 pub const DEFAULT_TAU1: f64 = 0.8;
 /// Algorithm 3's ratio-difference threshold, the value of the paper's experiments.
@@ -136,8 +138,12 @@ pub struct TaskSpan {
 /// Eq. 1: `r_i(T) = (Σ_j t_m[i,j] + Σ_j t_r[i,j]) / (T − T_i)`, running tasks counted up to `now`
 /// (Algorithm 4 lines 6-11). A job that started at `now` has consumed nothing: 0.
 pub fn resource_consumption(tasks: &[TaskSpan], job_start: f64, now: f64) -> f64 {
+    consumption(tasks.iter().copied(), job_start, now)
+}
+
+/// [`resource_consumption`] over spans read in place (a job's task table, every heartbeat).
+fn consumption(tasks: impl Iterator<Item = TaskSpan>, job_start: f64, now: f64) -> f64 {
     let total: f64 = tasks
-        .iter()
         .map(|t| match t.finish {
             Some(f) => (f - t.start).max(0.0),
             None => (now - t.start).max(0.0),
@@ -575,7 +581,8 @@ pub struct ExpSmTrace {
 #[derive(Debug, Clone)]
 pub struct DynamicSlotConfigurator {
     params: FreshParams,
-    jobs: BTreeMap<String, DynJob>,
+    /// By id; looked up for every app on every heartbeat, never walked.
+    jobs: FastMap<String, DynJob>,
     /// `J`: submitted, not admitted, in submission order.
     queued: VecDeque<String>,
     /// `M`, in admission order.
@@ -592,7 +599,7 @@ impl DynamicSlotConfigurator {
     pub fn new(params: FreshParams) -> Result<Self, FreshError> {
         Ok(DynamicSlotConfigurator {
             params: params.validated()?,
-            jobs: BTreeMap::new(),
+            jobs: FastMap::default(),
             queued: VecDeque::new(),
             map_set: Vec::new(),
             reduce_set: Vec::new(),
@@ -618,7 +625,7 @@ impl DynamicSlotConfigurator {
                 tau1: finite(tau1, DEFAULT_TAU1).clamp(0.0, 1.0),
                 tau2: finite(tau2, DEFAULT_TAU2).max(0.0),
             },
-            jobs: BTreeMap::new(),
+            jobs: FastMap::default(),
             queued: VecDeque::new(),
             map_set: Vec::new(),
             reduce_set: Vec::new(),
@@ -876,6 +883,11 @@ impl DynamicSlotConfigurator {
         self.queued.iter().cloned().collect()
     }
 
+    /// |`J`|, without copying it.
+    pub fn queued_len(&self) -> usize {
+        self.queued.len()
+    }
+
     /// Busy map and reduce slots (`s_m`, `s_r` of Algorithm 2).
     pub fn busy_slots(&self) -> (u32, u32) {
         (self.busy_map, self.busy_reduce)
@@ -1008,8 +1020,9 @@ impl DynamicSlotConfigurator {
     /// Eq. 1 for one job at `now` (0 before it is admitted).
     pub fn resource_consumption(&self, job: &str, now: f64) -> Option<f64> {
         let j = self.jobs.get(job)?;
-        let spans: Vec<TaskSpan> = j.tasks.values().map(|t| t.span).collect();
-        Some(j.start.map_or(0.0, |s| resource_consumption(&spans, s, now)))
+        Some(j.start.map_or(0.0, |s| {
+            consumption(j.tasks.values().map(|t| t.span), s, now)
+        }))
     }
 
     /// Jain's index over eq. 1 of the active jobs (`M ∪ R ∪ R'`) at `now`.

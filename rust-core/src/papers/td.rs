@@ -13,7 +13,7 @@ mod hotspot;
 
 pub use hotspot::HotQueue;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::error::CoreError;
 
@@ -175,6 +175,9 @@ pub struct TdScheduler {
     senile: Vec<String>,
     hot: HotQueue,
     next_seq: u64,
+    /// Jobs whose j.remain or rs_jn this module lowered itself (a committed task) since their
+    /// last `set_tasks`: their counts no longer match the asks they were read from.
+    counted_down: HashSet<String>,
 }
 
 impl TdScheduler {
@@ -191,6 +194,7 @@ impl TdScheduler {
             senile: Vec::new(),
             hot,
             next_seq: 0,
+            counted_down: HashSet::new(),
         })
     }
 
@@ -248,8 +252,17 @@ impl TdScheduler {
     /// nothing untreated becomes senile (Algorithm 1 lines 27-28).
     pub fn set_tasks(&mut self, job: &str, remain: u32, on_node: HashMap<String, u32>) -> Result<(), CoreError> {
         let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
-        j.remain = remain;
         j.on_node = on_node;
+        self.counted_down.remove(job);
+        self.set_remain(job, remain)
+    }
+
+    /// [`set_tasks`](Self::set_tasks) keeping rs_jn: for a caller that knows the job's asks did
+    /// not change since its last `set_tasks` and [`counted_down`](Self::counted_down) is false,
+    /// so rs_jn already holds what it would pass.
+    pub fn set_remain(&mut self, job: &str, remain: u32) -> Result<(), CoreError> {
+        let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
+        j.remain = remain;
         let (status, low) = (j.status, j.below(self.cfg.lower_bound));
         if remain == 0 {
             self.make_senile(job);
@@ -282,9 +295,15 @@ impl TdScheduler {
         Ok(())
     }
 
+    /// True when this module lowered the job's j.remain or rs_jn since its last `set_tasks`.
+    pub fn counted_down(&self, job: &str) -> bool {
+        self.counted_down.contains(job)
+    }
+
     /// Forgets a killed or removed job wherever it is.
     pub fn remove_job(&mut self, job: &str) {
         self.jobs.remove(job);
+        self.counted_down.remove(job);
         self.waiting.retain(|j| j != job);
         self.teenaged.retain(|j| j != job);
         self.adult.retain(|j| j != job);
@@ -513,6 +532,9 @@ impl TdScheduler {
         };
         if let Some(j) = self.jobs.get_mut(&a.job) {
             j.occupied += 1;
+            if !self.counted_down.contains(&a.job) {
+                self.counted_down.insert(a.job.clone());
+            }
             j.remain = j.remain.saturating_sub(1);
             if let Some(c) = consumed.and_then(|n| j.on_node.get_mut(n)) {
                 *c = c.saturating_sub(1);
@@ -614,6 +636,21 @@ mod tests {
         td.set_tasks("j", 1, HashMap::new()).unwrap();
         assert_eq!(td.status("j"), Some(JobStatus::Teenaged));
         assert_eq!(td.slot_freed(1.0, "n2", None).map(|a| a.job), Some("j".to_string()));
+    }
+
+    #[test]
+    fn a_committed_task_marks_the_counts_stale_until_they_are_read_again() {
+        let mut td = figure3();
+        make_adult(&mut td, &[("j1", 140), ("j2", 210), ("j3", 70), ("j4", 245)]);
+        // set_remain keeps rs_jn: j2 still has its 17 tasks on n3 and takes n3's slot locally.
+        td.set_remain("j2", 300).unwrap();
+        assert!(!td.counted_down("j2"));
+        let a = td.slot_freed(0.0, "n3", None).unwrap();
+        assert_eq!(a, TdAssignment { job: "j2".into(), source: TaskSource::Local });
+        // TD took one off j2's remain and rs_jn itself: the adapter must read the asks again.
+        assert!(td.counted_down("j2") && !td.counted_down("j1"));
+        td.set_tasks("j2", 299, nodes(&[("n3", 16)])).unwrap();
+        assert!(!td.counted_down("j2"));
     }
 
     #[test]

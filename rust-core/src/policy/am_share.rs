@@ -8,7 +8,7 @@
 //! in the simulator: 100 Facebook jobs ran 4× slower). Beyond it, AMs wait in submission order
 //! behind the policy's picks, as under FIFO.
 
-use std::collections::HashSet;
+use crate::fast_hash::FastSet;
 
 use crate::app::{Arrival, TaskKind};
 use crate::state::ClusterState;
@@ -47,10 +47,13 @@ pub fn am_first(state: &ClusterState) -> Vec<Arrival> {
 /// The order TD and JoSS offer a node in: apps waiting for their AM ([`am_first`]), then the
 /// policy's `picks` in order, then every other app with pending asks in submission order (their
 /// AMs and reduces, and generic apps). Each app appears once.
-pub fn order_around(state: &ClusterState, picks: impl IntoIterator<Item = Arrival>) -> Vec<Arrival> {
+pub fn order_around(
+    state: &ClusterState,
+    picks: impl IntoIterator<Item = Arrival>,
+) -> Vec<Arrival> {
     let mut order = am_first(state);
     // A set, not `Vec::contains`: this runs on every heartbeat, over every app with asks.
-    let mut listed: HashSet<Arrival> = order.iter().copied().collect();
+    let mut listed: FastSet<Arrival> = order.iter().copied().collect();
     for a in picks {
         if listed.insert(a) {
             order.push(a);
@@ -58,8 +61,8 @@ pub fn order_around(state: &ClusterState, picks: impl IntoIterator<Item = Arriva
     }
     order.extend(
         state
-            .apps_by_submission()
-            .filter(|a| a.asks.has_pending() && !listed.contains(&a.arrival))
+            .pending_apps_by_submission()
+            .filter(|a| !listed.contains(&a.arrival))
             .map(|a| a.arrival),
     );
     order

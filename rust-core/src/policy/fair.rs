@@ -10,6 +10,9 @@
 //! follow once more afterwards, so room a predicted app could not use (locality wait, slot cap)
 //! still goes to someone.
 
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
 use super::JobPolicy;
 use crate::app::{App, Arrival};
 use crate::node::Node;
@@ -40,11 +43,13 @@ struct Candidate {
     arrival: Arrival,
     submit_ms: u64,
     used: Resource,
+    /// `used`'s dominant share, kept with it so a comparison does not divide.
+    share: f64,
     next: Resource,
     left: u64,
 }
 
-fn candidate(app: &App) -> Option<Candidate> {
+fn candidate(app: &App, total: Resource) -> Option<Candidate> {
     let key = app.asks.next_pending_key(None)?;
     let table = app.asks.table(&key)?;
     let next = table.row(crate::names::ANY_ID)?.capability;
@@ -52,10 +57,64 @@ fn candidate(app: &App) -> Option<Candidate> {
         arrival: app.arrival,
         submit_ms: app.submit_ms,
         used: app.used,
+        share: dominant_share(app.used, total),
         next,
         left: app.asks.pending_containers(),
     })
 }
+
+/// FairScheduler's order: smaller dominant share, then earlier submission, then earlier arrival
+/// (a total order: arrivals are unique).
+fn better(a: &Candidate, b: &Candidate) -> Ordering {
+    a.share
+        .total_cmp(&b.share)
+        .then(a.submit_ms.cmp(&b.submit_ms))
+        .then(a.arrival.cmp(&b.arrival))
+}
+
+/// A candidate's place in the water-filling heap: its [`better`] fields and its index.
+struct Turn {
+    share: f64,
+    submit_ms: u64,
+    arrival: Arrival,
+    index: usize,
+}
+
+impl Turn {
+    fn of(c: &Candidate, index: usize) -> Turn {
+        Turn {
+            share: c.share,
+            submit_ms: c.submit_ms,
+            arrival: c.arrival,
+            index,
+        }
+    }
+}
+
+impl Ord for Turn {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // Reversed: BinaryHeap pops its greatest, water-filling wants the smallest share.
+        other
+            .share
+            .total_cmp(&self.share)
+            .then(other.submit_ms.cmp(&self.submit_ms))
+            .then(other.arrival.cmp(&self.arrival))
+    }
+}
+
+impl PartialOrd for Turn {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Turn {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Turn {}
 
 impl JobPolicy for Fair {
     fn name(&self) -> &'static str {
@@ -65,35 +124,39 @@ impl JobPolicy for Fair {
     fn order(&mut self, state: &ClusterState, node: &Node, _now_ms: u64) -> Vec<Arrival> {
         let total = state.capacity();
         let mut cands: Vec<Candidate> = state
-            .apps()
-            .filter(|a| a.asks.has_pending())
-            .filter_map(candidate)
+            .pending_apps_by_submission()
+            .filter_map(|a| candidate(a, total))
             .collect();
-        let better = |a: &Candidate, b: &Candidate| {
-            dominant_share(a.used, total)
-                .total_cmp(&dominant_share(b.used, total))
-                .then(a.submit_ms.cmp(&b.submit_ms))
-                .then(a.arrival.cmp(&b.arrival))
-        };
         cands.sort_by(better);
-        let mut trailing: Vec<Arrival> = cands.iter().map(|c| c.arrival).collect();
+        let trailing: Vec<Arrival> = cands.iter().map(|c| c.arrival).collect();
+        // Water-filling, one container at a time, to the smallest share among the apps whose
+        // next container still fits: a heap rather than a scan of every app per container.
+        // Room only shrinks, so an app that does not fit now never will on this heartbeat.
+        let mut heap: BinaryHeap<Turn> = cands
+            .iter()
+            .enumerate()
+            .map(|(i, c)| Turn::of(c, i))
+            .collect();
         let mut room = node.unallocated;
         let mut out = Vec::new();
         while out.len() < MAX_PREDICTED {
-            let pick = cands
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| c.left > 0 && room.fits(&c.next))
-                .min_by(|(_, a), (_, b)| better(a, b))
-                .map(|(i, _)| i);
-            let Some(i) = pick else { break };
-            let c = &mut cands[i];
+            let Some(Turn { index, .. }) = heap.pop() else {
+                break;
+            };
+            let c = &mut cands[index];
+            if c.left == 0 || !room.fits(&c.next) {
+                continue;
+            }
             room = room.saturating_sub(&c.next);
             c.used = c.used.add(&c.next);
+            c.share = dominant_share(c.used, total);
             c.left -= 1;
             out.push(c.arrival);
+            if c.left > 0 {
+                heap.push(Turn::of(c, index));
+            }
         }
-        out.append(&mut trailing);
+        out.extend(trailing);
         out
     }
 

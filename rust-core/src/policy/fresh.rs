@@ -18,7 +18,8 @@
 //! The same model also drives `locus.slots=fresh-dynamic` ([`super::fresh_slots`]), which is why
 //! it sits behind a shared handle.
 
-use std::collections::{BTreeMap, HashMap};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::{JobPolicy, Observed};
@@ -26,6 +27,7 @@ use crate::app::{App, Arrival, TaskKind};
 use crate::config::Config;
 use crate::container::Container;
 use crate::error::CoreError;
+use crate::fast_hash::FastMap;
 use crate::node::Node;
 use crate::papers::fresh::{DynamicSlotConfigurator, JobPhase, SlotKind as FreshSlot};
 use crate::profile::parse_number;
@@ -124,12 +126,15 @@ struct Counts {
 
 /// The model plus what the adapter needs to feed it from YARN's events.
 pub struct FreshModel {
-    pub model: DynamicSlotConfigurator,
+    model: DynamicSlotConfigurator,
+    /// Phases looked up since the model last changed: `admit` asks for every key of every
+    /// app on every heartbeat, and each lookup hashed and compared an application id.
+    phases: RefCell<FastMap<Arrival, Option<JobPhase>>>,
     /// Applications the model knows, by their YARN id.
-    jobs: HashMap<Arrival, String>,
-    counts: HashMap<Arrival, Counts>,
+    jobs: FastMap<Arrival, String>,
+    counts: FastMap<Arrival, Counts>,
     /// Containers reported to the model as tasks (others: re-runs the model refuses).
-    tasks: HashMap<String, (Arrival, u64)>,
+    tasks: FastMap<String, (Arrival, u64)>,
     next_task: u64,
     default_map_secs: f64,
     default_reduce_secs: f64,
@@ -151,9 +156,10 @@ impl FreshModel {
         let model = DynamicSlotConfigurator::clamped(cfg.fresh.k, cfg.fresh.tau1, cfg.fresh.tau2);
         Arc::new(Mutex::new(FreshModel {
             model,
-            jobs: HashMap::new(),
-            counts: HashMap::new(),
-            tasks: HashMap::new(),
+            phases: RefCell::default(),
+            jobs: FastMap::default(),
+            counts: FastMap::default(),
+            tasks: FastMap::default(),
             next_task: 0,
             default_map_secs: cfg.profile_defaults.map_secs,
             default_reduce_secs: cfg.profile_defaults.reduce_secs,
@@ -167,7 +173,17 @@ impl FreshModel {
     }
 
     pub fn phase(&self, app: Arrival) -> Option<JobPhase> {
-        self.jobs.get(&app).and_then(|j| self.model.phase(j))
+        *self
+            .phases
+            .borrow_mut()
+            .entry(app)
+            .or_insert_with(|| self.jobs.get(&app).and_then(|j| self.model.phase(j)))
+    }
+
+    /// The model, to read. It changes only through this type's methods, which keep `phases`
+    /// in step.
+    pub fn model(&self) -> &DynamicSlotConfigurator {
+        &self.model
     }
 
     /// `S` in slots of the jobs' container size (the larger of map and reduce), at least 1.
@@ -181,6 +197,7 @@ impl FreshModel {
         };
         let s = capacity.count_fitting(&size).max(1);
         if s != self.model.params().total_slots {
+            self.phases.get_mut().clear();
             if let Err(e) = self.model.set_total_slots(s) {
                 log::warn!("FRESH: cannot set S = {s}: {e}");
             }
@@ -189,6 +206,7 @@ impl FreshModel {
     }
 
     pub fn observe(&mut self, state: &ClusterState, what: &Observed<'_>) {
+        self.phases.get_mut().clear();
         let now = state.clock_ms() as f64 / 1000.0;
         match what {
             Observed::AsksUpdated(app) if app.is_mapreduce => self.asks_updated(state, app, now),
@@ -301,14 +319,18 @@ impl FreshModel {
     /// for the whole wait, and FRESH would not admit the job sooner. Its AM may start while fewer
     /// than `k` jobs are in their map phase, waiting in `J`, or starting (AM running, maps not
     /// asked yet). Jobs leave the map phase as their maps end, so the AM waits, never starves.
-    pub fn am_may_start(&self, state: &ClusterState, placed_now: usize) -> bool {
-        let starting = placed_now
-            + state
-                .apps()
-                .filter(|a| a.is_mapreduce && a.running > 0 && !self.jobs.contains_key(&a.arrival))
-                .count();
-        self.model.map_set().len() + self.model.queued().len() + starting
+    /// `started` is [`FreshModel::starting`], `placed_now` the AMs placed on this heartbeat.
+    pub fn am_may_start(&self, started: usize, placed_now: usize) -> bool {
+        self.model.map_set().len() + self.model.queued_len() + started + placed_now
             < self.model.params().k as usize
+    }
+
+    /// MapReduce applications whose AM runs but that have not asked for tasks yet.
+    pub fn starting(&self, state: &ClusterState) -> usize {
+        state
+            .apps()
+            .filter(|a| a.is_mapreduce && a.running > 0 && !self.jobs.contains_key(&a.arrival))
+            .count()
     }
 
     /// Whether FRESH's phases let `app` start a container of `kind` now.
@@ -333,6 +355,10 @@ pub struct FreshPolicy {
     model: SharedFresh,
     /// MapReduce AMs placed on this heartbeat (the state counts them only once executed).
     ams_placed: usize,
+    /// [`FreshModel::starting`] for this heartbeat, counted at its first waiting AM: nothing
+    /// it counts changes during a heartbeat, and counting it for each waiting AM walked every
+    /// app once per app.
+    starting: Option<usize>,
 }
 
 impl FreshPolicy {
@@ -340,6 +366,7 @@ impl FreshPolicy {
         FreshPolicy {
             model,
             ams_placed: 0,
+            starting: None,
         }
     }
 }
@@ -351,6 +378,7 @@ impl JobPolicy for FreshPolicy {
 
     fn order(&mut self, state: &ClusterState, _node: &Node, now_ms: u64) -> Vec<Arrival> {
         self.ams_placed = 0;
+        self.starting = None;
         let m = lock(&self.model);
         let now = now_ms as f64 / 1000.0;
         let mut am_first = Vec::new();
@@ -364,10 +392,26 @@ impl JobPolicy for FreshPolicy {
             .enumerate()
             .map(|(i, j)| (j.as_str(), i))
             .collect();
-        for app in state.apps_by_submission().filter(|a| a.asks.has_pending()) {
+        // Whether no AM may start on this heartbeat, worked out at the first app waiting for one.
+        let mut ams_closed: Option<bool> = None;
+        for app in state.pending_apps_by_submission() {
             let waiting_for_am = app.is_mapreduce && app.running == 0 && outstanding(app).am > 0;
             if waiting_for_am {
-                am_first.push(app.arrival);
+                // FRESH's admission keeps most jobs of a busy cluster waiting for their AM. While
+                // no AM may start, such a job that asks for nothing else gets nothing here (admit
+                // holds its AM back, and placing no AM cannot reopen admission this heartbeat):
+                // offering it the node anyway walked every waiting job on every heartbeat.
+                let closed = *ams_closed.get_or_insert_with(|| {
+                    let starting = *self.starting.get_or_insert_with(|| m.starting(state));
+                    !m.am_may_start(starting, 0)
+                });
+                let only_am = app
+                    .asks
+                    .pending_keys()
+                    .all(|k| app.kind_of(k.priority) == TaskKind::ApplicationMaster);
+                if !(closed && only_am && m.job(app.arrival).is_none()) {
+                    am_first.push(app.arrival);
+                }
                 continue;
             }
             match m
@@ -399,7 +443,10 @@ impl JobPolicy for FreshPolicy {
             && kind == TaskKind::ApplicationMaster
             && m.job(app.arrival).is_none()
             && app.running == 0
-            && !m.am_may_start(state, self.ams_placed);
+            && !m.am_may_start(
+                *self.starting.get_or_insert_with(|| m.starting(state)),
+                self.ams_placed,
+            );
         if !am_waits && m.allows(app, kind) {
             u32::MAX
         } else {

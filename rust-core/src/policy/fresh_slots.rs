@@ -140,14 +140,14 @@ impl SlotConfigurator for FreshDynamicSlots {
 
     fn cap(&mut self, state: &ClusterState, slot: SlotKind, _now_ms: u64) -> Option<Resource> {
         let mut m = lock(&self.model);
-        if m.model.map_set().is_empty()
-            && m.model.reduce_set().is_empty()
-            && m.model.reduce_waiting().is_empty()
+        if m.model().map_set().is_empty()
+            && m.model().reduce_set().is_empty()
+            && m.model().reduce_waiting().is_empty()
         {
             return None;
         }
         let total = m.sync_total_slots(state.capacity());
-        let exp_sm = m.model.expected_map_slots();
+        let exp_sm = m.model().expected_map_slots();
         Some(map_share_cap(state, slot, exp_sm, total))
     }
 }

@@ -19,12 +19,13 @@
 //! held: apps waiting for their AM come first, every app follows in FIFO order for the rest.
 //! Topology or profile changes rebuild JoSS's queues from the live jobs' outstanding asks.
 
-use super::map_asks::map_asks;
-use std::collections::{BTreeMap, HashMap};
+use super::map_asks::{map_asks, map_demand};
+use std::collections::BTreeMap;
 
 use super::JobPolicy;
 use crate::app::{App, Arrival};
 use crate::error::CoreError;
+use crate::fast_hash::FastMap;
 use crate::node::Node;
 use crate::papers::joss::{
     Assigner, JobSignature, JossConfig, JossJob, JossScheduler, Placement, Policy, ProfileStore,
@@ -59,10 +60,12 @@ pub struct JossPolicy {
     /// Node count at the last topology check.
     built_nodes: usize,
     jobs: BTreeMap<Arrival, Job>,
-    maps: HashMap<Arrival, u32>,
-    reduce_ok: HashMap<Arrival, bool>,
+    /// `jobs` by application id, the name JoSS's assigner gives a task's job by.
+    ids: FastMap<String, Arrival>,
+    maps: FastMap<Arrival, u32>,
+    reduce_ok: FastMap<Arrival, bool>,
     /// Map tasks JoSS still holds per job (kept in step with submit / assign / remove).
-    queued: HashMap<Arrival, u32>,
+    queued: FastMap<Arrival, u32>,
 }
 
 impl JossPolicy {
@@ -74,9 +77,10 @@ impl JossPolicy {
             built_for: None,
             built_nodes: 0,
             jobs: BTreeMap::new(),
-            maps: HashMap::new(),
-            reduce_ok: HashMap::new(),
-            queued: HashMap::new(),
+            ids: FastMap::default(),
+            maps: FastMap::default(),
+            reduce_ok: FastMap::default(),
+            queued: FastMap::default(),
         }
     }
 
@@ -153,6 +157,7 @@ impl JossPolicy {
             placement.maps,
             placement.reduces_at
         );
+        self.ids.insert(app.id.clone(), app.arrival);
         self.jobs.insert(
             app.arrival,
             Job {
@@ -176,7 +181,7 @@ impl JossPolicy {
             _ => true,
         };
         let newcomers = state.apps().any(|a| {
-            a.is_mapreduce && !self.jobs.contains_key(&a.arrival) && map_asks::<Vec<(String, u32)>>(state, a).0 > 0
+            a.is_mapreduce && !self.jobs.contains_key(&a.arrival) && map_demand(a).0 > 0
         });
         let store = state.profiles().store();
         let stale = match &self.built_for {
@@ -201,6 +206,7 @@ impl JossPolicy {
                     self.built_nodes = state.node_count();
                     // The live jobs are queued again, in arrival order, from what they still need.
                     self.jobs.clear();
+                    self.ids.clear();
                     self.queued.clear();
                 }
                 Err(e) => {
@@ -240,12 +246,10 @@ impl JobPolicy for JossPolicy {
         self.sync(state, node);
         self.maps.clear();
         self.reduce_ok.clear();
-        let by_id: HashMap<String, Arrival> =
-            self.jobs.iter().map(|(a, j)| (j.id.clone(), *a)).collect();
-        let mut outstanding: HashMap<Arrival, u32> = HashMap::new();
+        let mut outstanding: FastMap<Arrival, u32> = FastMap::default();
         let mut each: Option<Resource> = None;
         for app in state.apps().filter(|a| a.is_mapreduce) {
-            let (remain, _, size) = map_asks::<Vec<(String, u32)>>(state, app);
+            let (remain, size) = map_demand(app);
             outstanding.insert(app.arrival, remain);
             if let Some(s) = size {
                 if each.is_none_or(|m| s.memory_mb < m.memory_mb) {
@@ -269,7 +273,7 @@ impl JobPolicy for JossPolicy {
                         break;
                     }
                 };
-                let Some(&arrival) = by_id.get(&task.job) else {
+                let Some(&arrival) = self.ids.get(&task.job) else {
                     continue;
                 };
                 if let Some(q) = self.queued.get_mut(&arrival) {
@@ -329,6 +333,7 @@ impl JobPolicy for JossPolicy {
     fn app_removed(&mut self, app: Arrival) {
         self.queued.remove(&app);
         if let Some(job) = self.jobs.remove(&app) {
+            self.ids.remove(&job.id);
             if let Some(js) = self.js.as_mut() {
                 js.remove_job(&job.id);
             }

@@ -14,14 +14,11 @@ pub fn map_asks<C: FromIterator<(String, u32)>>(
     state: &ClusterState,
     app: &App,
 ) -> (u32, C, Option<Resource>) {
-    let mut remain = 0;
     let mut hosts: BTreeMap<String, u32> = BTreeMap::new();
-    let mut size: Option<Resource> = None;
     for (key, table) in app.asks.tables() {
         if !app.kind_of(key.priority).is_map() {
             continue;
         }
-        remain += table.outstanding();
         for (name, row) in table.wanted_locations() {
             let name = state.names().name(name);
             // Racks are network locations (`/rack1`); only hosts count here.
@@ -29,11 +26,27 @@ pub fn map_asks<C: FromIterator<(String, u32)>>(
                 *hosts.entry(name.to_string()).or_insert(0) += row.count;
             }
         }
+    }
+    let (remain, size) = map_demand(app);
+    (remain, hosts.into_iter().collect(), size)
+}
+
+/// [`map_asks`] without the per-host counts: outstanding maps and the smallest map container.
+/// Policies that need only these call it on every heartbeat for every app, where copying
+/// each app's host names cost as much as the rest of the heartbeat.
+pub fn map_demand(app: &App) -> (u32, Option<Resource>) {
+    let mut remain = 0;
+    let mut size: Option<Resource> = None;
+    for (key, table) in app.asks.tables() {
+        if !app.kind_of(key.priority).is_map() {
+            continue;
+        }
+        remain += table.outstanding();
         if let Some(row) = table.row(ANY_ID) {
             if size.is_none_or(|s| row.capability.memory_mb < s.memory_mb) {
                 size = Some(row.capability);
             }
         }
     }
-    (remain, hosts.into_iter().collect(), size)
+    (remain, size)
 }

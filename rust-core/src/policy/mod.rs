@@ -22,6 +22,7 @@ mod hadoop;
 mod hot_queue;
 mod hotspot_off;
 mod map_asks;
+mod map_containers;
 mod matchmaking;
 pub mod mrosa;
 mod static_slots;
@@ -120,6 +121,8 @@ pub enum Observed<'a> {
     AsksUpdated(&'a App),
     /// The RM created the container (not for recovered ones).
     ContainerStarted(&'a Container),
+    /// The RM recovered a running container after a restart (its start time is unknown).
+    ContainerRecovered(&'a Container),
     /// Released, or lost with its node.
     ContainerFinished(&'a Container),
 }

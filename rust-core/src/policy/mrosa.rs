@@ -39,6 +39,7 @@ use super::fresh::outstanding;
 use super::{JobPolicy, PolicyReport};
 use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
+use crate::fast_hash::FastSet;
 use crate::node::Node;
 use crate::papers::mrosa::{
     map_eet, reduce_eet, schedule_private, schedule_public, schedule_running, InstanceType,
@@ -492,8 +493,8 @@ impl MrosaPolicy {
     /// Deadline jobs with something outstanding, in submission order: a change replans at once.
     fn deadline_jobs_now(&self, state: &ClusterState) -> Vec<Arrival> {
         state
-            .apps_by_submission()
-            .filter(|a| a.is_mapreduce && a.asks.has_pending())
+            .pending_apps_by_submission()
+            .filter(|a| a.is_mapreduce)
             .filter(|a| {
                 state
                     .profiles()
@@ -698,15 +699,19 @@ impl JobPolicy for MrosaPolicy {
         self.node_type = self.s.pool.nodes.get(&node.host).map(|t| t.name.clone());
         let mut am_first = Vec::new();
         let mut rest = Vec::new();
-        for app in state.apps_by_submission().filter(|a| a.asks.has_pending()) {
+        // Sets, not `Vec::contains`: with thousands of jobs a scan per job made every heartbeat
+        // quadratic in them.
+        let planned: FastSet<Arrival> = self.order.iter().copied().collect();
+        for app in state.pending_apps_by_submission() {
             if app.is_mapreduce && app.running == 0 && outstanding(app).am > 0 {
                 am_first.push(app.arrival);
-            } else if !self.order.contains(&app.arrival) {
+            } else if !planned.contains(&app.arrival) {
                 rest.push(app.arrival);
             }
         }
-        let mut order = am_first.clone();
-        order.extend(self.order.iter().filter(|a| !am_first.contains(a)));
+        let first: FastSet<Arrival> = am_first.iter().copied().collect();
+        let mut order = am_first;
+        order.extend(self.order.iter().filter(|a| !first.contains(a)));
         order.extend(rest);
         order
     }

@@ -14,12 +14,14 @@
 //! job enters Q (waiting) when its first map asks arrive, with j.demand from its
 //! `locus.demand=` tag, else the profile of earlier runs, else its map count, capped at T.
 
-use super::map_asks::map_asks;
+use super::map_asks::{map_asks, map_demand};
+use super::map_containers::MapContainers;
 use std::collections::HashMap;
 
-use super::JobPolicy;
+use super::{JobPolicy, Observed};
 use crate::app::Arrival;
 use crate::error::CoreError;
+use crate::fast_hash::FastMap;
 use crate::node::Node;
 use crate::papers::td::{TdConfig, TdScheduler};
 use crate::protocol::Resource;
@@ -39,8 +41,14 @@ pub struct TdPolicy {
     default_map_secs: f64,
     /// TD jobs by arrival, with the id the paper module knows them by.
     jobs: HashMap<Arrival, String>,
-    /// Map containers running at the previous heartbeat (any node): id → (node, app).
-    running: HashMap<String, (String, Arrival)>,
+    /// `jobs` the other way round: the paper module names its picks by id.
+    ids: FastMap<String, Arrival>,
+    /// The `App::asks_version` each job's rs_jn was last read from.
+    asks_read: FastMap<Arrival, u64>,
+    /// Map containers running at the previous heartbeat (any node), kept from the core's events.
+    running: MapContainers,
+    /// T, with the map container size and node set it was counted for.
+    total_slots: Option<(Resource, u64, u32)>,
     /// Per node, the jobs whose map containers there ended and whose slots the node's next
     /// heartbeat offers (one entry per container).
     freed: HashMap<String, Vec<Arrival>>,
@@ -54,7 +62,10 @@ impl TdPolicy {
             td: TdScheduler::new(cfg.clone())?,
             default_map_secs,
             jobs: HashMap::new(),
-            running: HashMap::new(),
+            ids: FastMap::default(),
+            asks_read: FastMap::default(),
+            running: MapContainers::default(),
+            total_slots: None,
             freed: HashMap::new(),
             picks: HashMap::new(),
         })
@@ -78,33 +89,37 @@ impl TdPolicy {
         let each = state
             .apps()
             .filter(|a| a.is_mapreduce)
-            .filter_map(|a| map_asks::<HashMap<String, u32>>(state, a).2)
+            .filter_map(|a| map_demand(a).1)
             .min_by_key(|r| r.memory_mb)
             .unwrap_or(DEFAULT_MAP);
-        let total: u64 = state
-            .nodes()
-            .map(|n| n.capability.count_fitting(&each) as u64)
-            .sum();
-        let total = total.min(u32::MAX as u64) as u32;
-        self.td.set_total_slots(total);
-        let mut running: HashMap<Arrival, u32> = HashMap::new();
-        for c in state.containers().iter() {
-            if c.kind.is_map() {
-                if let Some(app) = state.app_by_id(&c.app) {
-                    *running.entry(app.arrival).or_insert(0) += 1;
-                }
+        // T changes only with the map size or the nodes: counting it over every node on every
+        // heartbeat was O(nodes) per heartbeat.
+        let total = match self.total_slots {
+            Some((size, version, total)) if size == each && version == state.nodes_version() => {
+                total
             }
-        }
+            _ => {
+                let total: u64 = state
+                    .nodes()
+                    .map(|n| n.capability.count_fitting(&each) as u64)
+                    .sum();
+                let total = total.min(u32::MAX as u64) as u32;
+                self.total_slots = Some((each, state.nodes_version(), total));
+                total
+            }
+        };
+        self.td.set_total_slots(total);
         for app in state.apps_by_submission() {
             if !app.is_mapreduce {
                 continue;
             }
-            let (remain, on_node, _) = map_asks::<HashMap<String, u32>>(state, app);
-            let estimate = state.profiles().estimate(app.arrival);
+            let (remain, _) = map_demand(app);
             if !self.jobs.contains_key(&app.arrival) {
                 if remain == 0 {
                     continue;
                 }
+                let (remain, on_node, _) = map_asks::<HashMap<String, u32>>(state, app);
+                let estimate = state.profiles().estimate(app.arrival);
                 // A demand above T could never be co-scheduled (formula (3)) and would keep every
                 // later job waiting behind an infantile job forever.
                 let demand = estimate.demand.unwrap_or(remain).min(total).max(1);
@@ -120,13 +135,24 @@ impl TdPolicy {
                             app.id
                         );
                         self.jobs.insert(app.arrival, app.id.clone());
+                        self.ids.insert(app.id.clone(), app.arrival);
+                        self.asks_read.insert(app.arrival, app.asks_version);
                     }
                     Err(e) => log::warn!("td: {e}"),
                 }
                 continue;
             }
-            log_err("set_tasks", self.td.set_tasks(&app.id, remain, on_node));
-            let occupied = running.get(&app.arrival).copied().unwrap_or(0);
+            // rs_jn copies every host name of the job's asks: read it again only when the asks
+            // changed or TD counted them down itself; otherwise it already holds those counts.
+            let unchanged = self.asks_read.get(&app.arrival) == Some(&app.asks_version);
+            if unchanged && !self.td.counted_down(&app.id) {
+                log_err("set_tasks", self.td.set_remain(&app.id, remain));
+            } else {
+                let (remain, on_node, _) = map_asks::<HashMap<String, u32>>(state, app);
+                log_err("set_tasks", self.td.set_tasks(&app.id, remain, on_node));
+                self.asks_read.insert(app.arrival, app.asks_version);
+            }
+            let occupied = self.running.running(app.arrival);
             log_err("set_occupied", self.td.set_occupied(&app.id, occupied));
         }
         each
@@ -137,18 +163,15 @@ impl TdPolicy {
     /// every heartbeat, so a container created after its node's heartbeat is seen by the next
     /// heartbeat of any node. (One created and ended between two heartbeats of the whole cluster
     /// is not seen; its slot counts as having no predecessor.)
-    fn freed_on(&mut self, state: &ClusterState, node: &Node) -> Vec<Arrival> {
-        let mut now: HashMap<String, (String, Arrival)> = HashMap::new();
-        for c in state.containers().iter() {
-            if c.kind.is_map() {
-                if let Some(app) = state.app_by_id(&c.app) {
-                    now.insert(c.id.clone(), (c.node.clone(), app.arrival));
-                }
-            }
-        }
-        let before = std::mem::replace(&mut self.running, now);
-        for (id, (on, app)) in before {
-            if !self.running.contains_key(&id) && state.node(&on).is_some() {
+    /// `ended` is what [`MapContainers::heartbeat`] returned for this heartbeat.
+    fn freed_on(
+        &mut self,
+        state: &ClusterState,
+        ended: Vec<(String, Arrival)>,
+        node: &Node,
+    ) -> Vec<Arrival> {
+        for (on, app) in ended {
+            if state.node(&on).is_some() {
                 self.freed.entry(on).or_default().push(app);
             }
         }
@@ -164,19 +187,19 @@ impl JobPolicy for TdPolicy {
     }
 
     fn order(&mut self, state: &ClusterState, node: &Node, now_ms: u64) -> Vec<Arrival> {
+        let ended = self.running.heartbeat(state);
         let each = self.sync(state);
-        let freed = self.freed_on(state, node);
+        let freed = self.freed_on(state, ended, node);
         let now = now_ms as f64 / 1000.0;
         let mut slots = node
             .unallocated
             .count_fitting(&each)
             .min(MAX_SLOTS_PER_HEARTBEAT);
-        let by_id: HashMap<&str, Arrival> =
-            self.jobs.iter().map(|(a, id)| (id.as_str(), *a)).collect();
+        let by_id = &self.ids;
         let mut picks: Vec<Arrival> = Vec::new();
         let mut pick = |td: &mut TdScheduler, last: Option<&str>| {
             if let Some(a) = td.slot_freed(now, &node.host, last) {
-                if let Some(&arrival) = by_id.get(a.job.as_str()) {
+                if let Some(&arrival) = by_id.get(&a.job) {
                     picks.push(arrival);
                 }
             }
@@ -225,11 +248,23 @@ impl JobPolicy for TdPolicy {
         Some(u32::MAX)
     }
 
+    fn observe(&mut self, state: &ClusterState, what: &Observed<'_>) {
+        match what {
+            Observed::ContainerStarted(c) | Observed::ContainerRecovered(c) => {
+                self.running.started(state, c)
+            }
+            Observed::ContainerFinished(c) => self.running.finished(c),
+            _ => {}
+        }
+    }
+
     fn app_removed(&mut self, app: Arrival) {
         if let Some(id) = self.jobs.remove(&app) {
             self.td.remove_job(&id);
+            self.ids.remove(&id);
         }
-        self.running.retain(|_, (_, a)| *a != app);
+        self.asks_read.remove(&app);
+        self.running.app_removed(app);
         for per_node in self.freed.values_mut() {
             per_node.retain(|a| *a != app);
         }
