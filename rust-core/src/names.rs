@@ -47,30 +47,30 @@ impl Key {
         }
     }
 
-    fn as_str(&self) -> &str {
+    /// The name's bytes: lookups compare bytes, which needs no UTF-8 check per comparison.
+    fn bytes(&self) -> &[u8] {
         match self {
-            // Copied from a whole `str`, so always valid UTF-8.
-            Key::Short { len, bytes } => std::str::from_utf8(&bytes[..*len as usize]).unwrap_or(""),
-            Key::Long(s) => s,
+            Key::Short { len, bytes } => &bytes[..*len as usize],
+            Key::Long(s) => s.as_bytes(),
         }
     }
 }
 
-impl Borrow<str> for Key {
-    fn borrow(&self) -> &str {
-        self.as_str()
+impl Borrow<[u8]> for Key {
+    fn borrow(&self) -> &[u8] {
+        self.bytes()
     }
 }
 
 impl Hash for Key {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state);
+        self.bytes().hash(state);
     }
 }
 
 impl PartialEq for Key {
     fn eq(&self, other: &Self) -> bool {
-        self.as_str() == other.as_str()
+        self.bytes() == other.bytes()
     }
 }
 
@@ -95,7 +95,7 @@ impl Default for Names {
 
 impl Names {
     pub fn intern(&mut self, name: &str) -> NameId {
-        if let Some(&id) = self.ids.get(name) {
+        if let Some(&id) = self.ids.get(name.as_bytes()) {
             return id;
         }
         let id = NameId(self.names.len() as u32);
@@ -105,7 +105,7 @@ impl Names {
     }
 
     pub fn id(&self, name: &str) -> Option<NameId> {
-        self.ids.get(name).copied()
+        self.ids.get(name.as_bytes()).copied()
     }
 
     pub fn name(&self, id: NameId) -> &str {
