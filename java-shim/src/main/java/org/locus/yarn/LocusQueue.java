@@ -4,12 +4,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
-import org.apache.hadoop.security.authorize.AccessControlList;
-import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueState;
@@ -18,7 +15,6 @@ import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManager;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.util.Records;
@@ -31,7 +27,7 @@ import org.apache.hadoop.yarn.util.resource.Resources;
  * from a queue: metrics (parented to root's, so root's add up), ACLs (open to everyone, as in
  * the FIFO scheduler), the resource its containers hold, and each application's headroom.
  */
-final class LocusQueue implements Queue {
+final class LocusQueue extends OpenQueue {
   /**
    * What the core enforces for this queue, in percent of the cluster's memory. One immutable
    * object so a reader on an IPC thread never sees a new capacity with an old maximum.
@@ -61,7 +57,6 @@ final class LocusQueue implements Queue {
   private final LocusRootQueue parent;
   private final QueueMetrics metrics;
   private final ActiveUsersManager users;
-  private final AccessControlList everyone = new AccessControlList("*");
   private final Resource used = Resources.createResource(0, 0);
   private final AtomicInteger applications = new AtomicInteger();
   private volatile Limits limits;
@@ -192,11 +187,6 @@ final class LocusQueue implements Queue {
   }
 
   @Override
-  public boolean hasAccess(QueueACL acl, UserGroupInformation user) {
-    return everyone.isUserAllowed(user);
-  }
-
-  @Override
   public ActiveUsersManager getAbstractUsersManager() {
     return users;
   }
@@ -210,40 +200,6 @@ final class LocusQueue implements Queue {
     addUsed(rmContainer.getAllocatedResource());
     updateHeadroom(attempt);
     parent.updateAvailableMetrics();
-  }
-
-  @Override
-  public Set<String> getAccessibleNodeLabels() {
-    // Node labels are not supported: null means "no restriction" to the RM.
-    return null;
-  }
-
-  @Override
-  public String getDefaultNodeLabelExpression() {
-    return null;
-  }
-
-  @Override
-  public void incPendingResource(String nodeLabel, Resource resourceToInc) {
-    // Pending resource is tracked by QueueMetrics through AppSchedulingInfo already.
-  }
-
-  @Override
-  public void decPendingResource(String nodeLabel, Resource resourceToDec) {
-  }
-
-  @Override
-  public Priority getDefaultApplicationPriority() {
-    return null;
-  }
-
-  @Override
-  public void incReservedResource(String partition, Resource reservedRes) {
-    // Locus never reserves: the core re-decides on every heartbeat instead.
-  }
-
-  @Override
-  public void decReservedResource(String partition, Resource reservedRes) {
   }
 
   @Override

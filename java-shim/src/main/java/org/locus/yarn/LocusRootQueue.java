@@ -7,12 +7,9 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
-import org.apache.hadoop.security.authorize.AccessControlList;
-import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueState;
@@ -41,7 +38,7 @@ import org.apache.hadoop.yarn.util.resource.Resources;
  * <p>Threads: {@code configure} and {@link #dropIfDrained} run under the scheduler's lock;
  * lookups come from IPC threads and read one immutable snapshot of the leaves.
  */
-final class LocusRootQueue implements Queue {
+final class LocusRootQueue extends OpenQueue {
   static final String NAME = "root";
   static final String DEFAULT = "default";
   private static final String PREFIX = NAME + ".";
@@ -50,7 +47,6 @@ final class LocusRootQueue implements Queue {
   private final Supplier<Resource> clusterResource;
   private final QueueMetrics metrics;
   private final ActiveUsersManager users;
-  private final AccessControlList everyone = new AccessControlList("*");
   private final Resource used = Resources.createResource(0, 0);
 
   /** Configured leaves first, in configured order, then draining ones. Never modified. */
@@ -256,11 +252,6 @@ final class LocusRootQueue implements Queue {
   }
 
   @Override
-  public boolean hasAccess(QueueACL acl, UserGroupInformation user) {
-    return everyone.isUserAllowed(user);
-  }
-
-  @Override
   public ActiveUsersManager getAbstractUsersManager() {
     return users;
   }
@@ -271,34 +262,4 @@ final class LocusRootQueue implements Queue {
     // Applications live in leaves; the RM recovers containers through the attempt's queue.
   }
 
-  @Override
-  public Set<String> getAccessibleNodeLabels() {
-    return null;
-  }
-
-  @Override
-  public String getDefaultNodeLabelExpression() {
-    return null;
-  }
-
-  @Override
-  public void incPendingResource(String nodeLabel, Resource resourceToInc) {
-  }
-
-  @Override
-  public void decPendingResource(String nodeLabel, Resource resourceToDec) {
-  }
-
-  @Override
-  public Priority getDefaultApplicationPriority() {
-    return null;
-  }
-
-  @Override
-  public void incReservedResource(String partition, Resource reservedRes) {
-  }
-
-  @Override
-  public void decReservedResource(String partition, Resource reservedRes) {
-  }
 }
