@@ -604,18 +604,7 @@ fn run_twins(t: &mut Twins) -> Vec<Vec<locus_core::Decision>> {
                 for _ in 0..d.count {
                     next_id += 1;
                     let id = format!("container_{next_id}");
-                    let e = Event::ContainerAllocated {
-                        container: locus_core::ContainerInfo {
-                            container: id.clone(),
-                            app: d.app.clone(),
-                            node: d.node.clone(),
-                            priority: d.priority,
-                            resource: d.capability,
-                        },
-                        locality: d.locality,
-                        recovered: false,
-                    };
-                    t.handle(e);
+                    t.handle(common::allocated_event(d, &id));
                     let lasts = match d.priority {
                         0 => 1_000,
                         20 => 2,

@@ -173,7 +173,12 @@ pub fn container_allocated(c: &mut Core, d: &Decision, id: &str) {
 }
 
 pub fn try_container_allocated(c: &mut Core, d: &Decision, id: &str) -> Result<(), CoreError> {
-    c.handle(Event::ContainerAllocated {
+    c.handle(allocated_event(d, id))
+}
+
+/// The `container_allocated` event the shim sends for one container of decision `d`.
+pub fn allocated_event(d: &Decision, id: &str) -> Event {
+    Event::ContainerAllocated {
         container: ContainerInfo {
             container: id.into(),
             app: d.app.clone(),
@@ -183,7 +188,7 @@ pub fn try_container_allocated(c: &mut Core, d: &Decision, id: &str) -> Result<(
         },
         locality: d.locality,
         recovered: false,
-    })
+    }
 }
 
 /// The shim's `container_released` for a container of `mem_gb` GB / `vcores` on `host`.
