@@ -19,6 +19,7 @@
 //! | `locus.fresh.tau1` | `0.8` | FRESH's τ1 (CalExpSm's map-progress threshold): a number from 0 to 1 |
 //! | `locus.fresh.tau2` | `0.6` | FRESH's τ2 (CalExpSm's ratio-difference threshold): a number from 0 to 100 |
 //! | `locus.profile.store` | empty = in memory only | path of the job profile store (JSON, rewritten atomically after each finished job); a missing file is an empty store, an unreadable one an error |
+//! | `locus.hints.trusted` | empty = nobody | who may use the job hints that raise a job's priority (`locus.deadline=`, `locus.budget=`, `locus.demand=`): a comma list of users (`alice,bob`) or `*` for everyone; anyone else's are logged and ignored. Users only: the RM does not tell Locus a submitter's groups, so a group list (Hadoop ACL's part after the space) is refused |
 //! | `locus.profile.default-map-secs` | `30` | seconds a map is assumed to take for a job with no profile and no finished map yet (FRESH, MROSA): a number from 0.001 to 86400 |
 //! | `locus.profile.default-reduce-secs` | `60` | the same for reduces |
 //! | `locus.mrosa.public.file` | empty = no public cloud | for `mrosa`: path of the public pool file, lines `host type price-per-sec mips mb-per-sec` for running public nodes and `* type price-per-sec mips mb-per-sec [provider]` for instance types that can be started (`#` comments) |
@@ -66,6 +67,7 @@ pub const TD_UPPER_BOUND: &str = "locus.td.upper-bound";
 pub const TD_HOTSPOT_READERS: &str = "locus.td.hotspot-readers";
 pub const TD_SPLIT_BYTES: &str = "locus.td.split-bytes";
 pub const TD_BANDWIDTH: &str = "locus.td.bandwidth";
+pub use crate::hints::HINTS_TRUSTED;
 
 /// Every key the core understands, for the "unknown key" message.
 pub const KNOWN_KEYS: &[&str] = &[
@@ -84,6 +86,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     PROFILE_STORE,
     PROFILE_DEFAULT_MAP_SECS,
     PROFILE_DEFAULT_REDUCE_SECS,
+    HINTS_TRUSTED,
     MROSA_PUBLIC_FILE,
     MROSA_RHO,
     MROSA_INIT_SECS,
@@ -191,6 +194,8 @@ pub struct Config {
     /// The store's content, read once at start (later reloads keep the core's own copy).
     pub profile_store_content: crate::papers::joss::ProfileStore,
     pub profile_defaults: crate::profile::ProfileDefaults,
+    /// `locus.hints.trusted`.
+    pub hints_trusted: crate::hints::TrustedSubmitters,
 }
 
 impl Default for Config {
@@ -216,6 +221,7 @@ impl Default for Config {
             profile_store: None,
             profile_store_content: Default::default(),
             profile_defaults: Default::default(),
+            hints_trusted: Default::default(),
         }
     }
 }
@@ -269,6 +275,9 @@ impl Config {
                 FRESH_K | FRESH_TAU1 | FRESH_TAU2 => cfg.fresh.set(key, value)?,
                 PROFILE_DEFAULT_MAP_SECS | PROFILE_DEFAULT_REDUCE_SECS => {
                     cfg.profile_defaults.set(key, value)?
+                }
+                HINTS_TRUSTED => {
+                    cfg.hints_trusted = crate::hints::TrustedSubmitters::parse(value)?
                 }
                 PROFILE_STORE => {
                     let path = PathBuf::from(value);

@@ -106,6 +106,7 @@ impl Core {
         let layers = Layers::from_config(&config)?;
         let mut state = ClusterState::new(config.datacenter_mapping.clone());
         *state.profiles_mut() = Profiles::with_store(config.profile_store_content.clone());
+        state.profiles_mut().set_trusted(config.hints_trusted.clone());
         log::info!(
             "Locus core started: policy={} locality={} hotspot={} slots={} off-switch-per-heartbeat={} assign-multiple={}",
             layers.job.name(),
@@ -131,6 +132,7 @@ impl Core {
         let new = Config::from_properties(props)?;
         self.check_queues_kept(&new)?;
         self.layers.reconfigure(&self.config, &new)?;
+        self.state.profiles_mut().set_trusted(new.hints_trusted.clone());
         if new.datacenter_mapping != self.config.datacenter_mapping {
             self.state.set_mapping(new.datacenter_mapping.clone());
         }

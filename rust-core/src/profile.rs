@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
 use crate::fast_hash::{FastMap, FastSet};
-use crate::hints::JobHints;
+use crate::hints::{JobHints, TrustedSubmitters, HINTS_TRUSTED};
 use crate::papers::joss::{JobObservation, JobSignature, ProfileStore};
 
 pub const PROFILE_STORE_KEY: &str = "locus.profile.store";
@@ -66,7 +66,12 @@ pub(crate) fn parse_number(key: &str, value: &str, min: f64, max: f64) -> Result
 #[derive(Debug, Clone)]
 pub struct LiveJob {
     pub signature: JobSignature,
+    /// The hints that count: `declared` without the priority hints of an untrusted user.
     pub hints: JobHints,
+    /// What the application's tags say, kept so a changed `locus.hints.trusted` applies to
+    /// running jobs too.
+    pub declared: JobHints,
+    pub user: String,
     /// Tasks of this run that finished.
     pub run: JobObservation,
     pub submit_ms: u64,
@@ -114,6 +119,8 @@ pub struct Profiles {
     finishing_nodes: FastMap<Arrival, FastSet<String>>,
     /// Runs recorded since the store was last written.
     unsaved: u64,
+    /// `locus.hints.trusted`.
+    trusted: TrustedSubmitters,
 }
 
 impl Profiles {
@@ -171,16 +178,40 @@ impl Profiles {
         &self.store
     }
 
+    /// Who may use the hints that raise a job's priority; applies to running jobs as well, so
+    /// revoking a user's trust takes effect without waiting for their jobs to end.
+    pub fn set_trusted(&mut self, trusted: TrustedSubmitters) {
+        if trusted == self.trusted {
+            return;
+        }
+        self.trusted = trusted;
+        for job in self.live.values_mut() {
+            job.hints = job.declared.honoured_for(&job.user, &self.trusted).0;
+        }
+    }
+
     pub fn app_added(&mut self, app: &App) {
-        let (hints, _errors) = JobHints::from_tags(&app.id, &app.tags);
+        let (declared, _errors) = JobHints::from_tags(&app.id, &app.tags);
+        let (hints, dropped) = declared.honoured_for(&app.user, &self.trusted);
         let signature = JobSignature::new(
             &app.name,
             &app.app_type.to_ascii_uppercase(),
-            &hints.input_type,
+            &declared.input_type,
         );
+        let new = !self.live.contains_key(&app.arrival);
+        if new && !dropped.is_empty() {
+            log::warn!(
+                "application {}: tags {} ignored: user {:?} is not listed in {HINTS_TRUSTED}",
+                app.id,
+                dropped.join(" "),
+                app.user
+            );
+        }
         let e = self.live.entry(app.arrival).or_insert_with(|| LiveJob {
             signature,
             hints: hints.clone(),
+            declared: declared.clone(),
+            user: app.user.clone(),
             run: JobObservation::default(),
             submit_ms: app.submit_ms,
             running_maps: 0,
@@ -189,6 +220,8 @@ impl Profiles {
         // Re-added (RM recovery): new tags win, what was learned stays.
         e.signature = signature;
         e.hints = hints;
+        e.declared = declared;
+        e.user.clone_from(&app.user);
     }
 
     /// The run is over: fold what it showed into the store (if it ran any map or reduce).
