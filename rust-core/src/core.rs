@@ -25,7 +25,9 @@ use crate::inflight::InFlight;
 use crate::policy::{CapacityQueue, FlaggedJob, Layers, Observed, PolicyReport, ScaleOutAdvice};
 use crate::protocol::{Decision, Event, Heartbeat, HeartbeatResponse, Locality};
 use crate::rejections::Rejections;
-use crate::profile::Profiles;
+use crate::papers::joss::ProfileStore;
+use crate::profile::{Profiles, PROFILE_STORE_KEY};
+use crate::profile_writer::ProfileWriter;
 use crate::schedule;
 use crate::state::{AppSpec, ClusterState};
 
@@ -75,6 +77,17 @@ pub struct Stats {
     pub scale_out_advice: Vec<ScaleOutAdvice>,
     /// Job signatures in the profile store.
     pub profiles: u64,
+    /// Profile store snapshots written to `locus.profile.store` by the background writer.
+    pub profile_store_writes: u64,
+    /// Snapshots that could not be written (each logged; the next finished job retries).
+    pub profile_store_write_failures: u64,
+}
+
+fn start_writer() -> Result<ProfileWriter, CoreError> {
+    ProfileWriter::start().map_err(|message| CoreError::Config {
+        key: PROFILE_STORE_KEY.to_string(),
+        message,
+    })
 }
 
 fn log_queues(cfg: &Config) {
@@ -97,6 +110,9 @@ pub struct Core {
     in_flight: InFlight,
     rejections: Rejections,
     stats: Stats,
+    /// Writes `locus.profile.store` off this thread; `None` while no store is configured (the
+    /// simulator and most tests run without files).
+    profile_writer: Option<ProfileWriter>,
 }
 
 impl Core {
@@ -105,7 +121,15 @@ impl Core {
         let config = Config::from_properties(props)?;
         let layers = Layers::from_config(&config)?;
         let mut state = ClusterState::new(config.datacenter_mapping.clone());
-        *state.profiles_mut() = Profiles::with_store(config.profile_store_content.clone());
+        let store = match &config.profile_store {
+            Some(path) => Profiles::load(path)?,
+            None => Default::default(),
+        };
+        let profile_writer = match config.profile_store {
+            Some(_) => Some(start_writer()?),
+            None => None,
+        };
+        *state.profiles_mut() = Profiles::with_store(store);
         state.profiles_mut().set_trusted(config.hints_trusted.clone());
         log::info!(
             "Locus core started: policy={} locality={} hotspot={} slots={} off-switch-per-heartbeat={} assign-multiple={}",
@@ -124,6 +148,7 @@ impl Core {
             in_flight: InFlight::default(),
             rejections: Rejections::default(),
             stats: Stats::default(),
+            profile_writer,
         })
     }
 
@@ -131,7 +156,24 @@ impl Core {
     pub fn reconfigure(&mut self, props: &BTreeMap<String, String>) -> Result<(), CoreError> {
         let new = Config::from_properties(props)?;
         self.check_queues_kept(&new)?;
+        // The store is read only when its path changed, and before anything changes, so an
+        // unreadable new file refuses the whole refresh.
+        let store_moved = new.profile_store != self.config.profile_store;
+        let new_store = match (&new.profile_store, store_moved) {
+            (Some(path), true) => Some(Profiles::load(path)?),
+            _ => None,
+        };
+        let new_writer = match (&new.profile_store, &self.profile_writer) {
+            (Some(_), None) => Some(start_writer()?),
+            _ => None,
+        };
         self.layers.reconfigure(&self.config, &new)?;
+        if let Some(w) = new_writer {
+            self.profile_writer = Some(w);
+        }
+        if store_moved {
+            self.move_profile_store(&new, new_store);
+        }
         self.state.profiles_mut().set_trusted(new.hints_trusted.clone());
         if new.datacenter_mapping != self.config.datacenter_mapping {
             self.state.set_mapping(new.datacenter_mapping.clone());
@@ -517,6 +559,11 @@ impl Core {
         s.flagged_jobs = report.flagged_jobs;
         s.scale_out_advice = report.scale_out;
         s.profiles = self.state.profiles().store().len() as u64;
+        if let Some(w) = &self.profile_writer {
+            let ws = w.stats();
+            s.profile_store_writes = ws.writes;
+            s.profile_store_write_failures = ws.failures;
+        }
         s
     }
 
@@ -526,16 +573,49 @@ impl Core {
         self.layers.job.report()
     }
 
-    /// Writes the profile store after a job finished, when `locus.profile.store` is set. A
-    /// failed write is logged and retried after the next job: scheduling must go on.
+    /// Hands the profile store to the background writer after a job finished, when
+    /// `locus.profile.store` is set: the dispatcher thread never waits for the disk. A failed
+    /// write is logged by the writer and retried with the next finished job.
     fn save_profiles(&mut self) {
-        let Some(path) = self.config.profile_store.clone() else { return };
+        let (Some(path), Some(writer)) = (&self.config.profile_store, &self.profile_writer) else {
+            return;
+        };
         if self.state.profiles().unsaved() == 0 {
             return;
         }
-        if let Err(e) = self.state.profiles_mut().save(&path) {
-            log::warn!("{}: {e}", crate::profile::PROFILE_STORE_KEY);
+        writer.submit(path.clone(), self.state.profiles().store().clone());
+        self.state.profiles_mut().mark_saved();
+    }
+
+    /// `locus.profile.store` changed at a refresh: the running profiles stay, the new file's
+    /// profiles they lack are added, and the result goes to the new path at once (the old file
+    /// is left as it was). No path: the profiles stay in memory only.
+    fn move_profile_store(&mut self, new: &Config, loaded: Option<ProfileStore>) {
+        let old = self.config.profile_store.as_ref().map(|p| p.display().to_string());
+        let Some(path) = &new.profile_store else {
+            log::info!(
+                "{PROFILE_STORE_KEY} emptied (was {old:?}): {} profiles are kept in memory only",
+                self.state.profiles().store().len()
+            );
+            return;
+        };
+        let added = loaded.map_or(0, |s| self.state.profiles_mut().absorb(s));
+        log::info!(
+            "{PROFILE_STORE_KEY} moved from {old:?} to {}: {added} profiles read from it added to the {} running ones; the merged store is written there",
+            path.display(),
+            self.state.profiles().store().len() - added
+        );
+        if let Some(w) = &self.profile_writer {
+            w.submit(path.clone(), self.state.profiles().store().clone());
+            self.state.profiles_mut().mark_saved();
         }
+    }
+
+    /// Waits up to `limit` until every profile snapshot handed to the writer is on disk (or
+    /// failed and logged); true when done, or when no store is configured. For shutdown paths
+    /// that want to know, and tests.
+    pub fn flush_profiles(&self, limit: std::time::Duration) -> bool {
+        self.profile_writer.as_ref().is_none_or(|w| w.flush(limit))
     }
 
     fn ignore(&mut self, what: std::fmt::Arguments<'_>) {

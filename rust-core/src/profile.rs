@@ -199,23 +199,6 @@ impl Profiles {
         })
     }
 
-    /// Writes the store atomically (temporary file + rename in the same directory).
-    pub fn save(&mut self, path: &Path) -> Result<(), String> {
-        let text = store_to_json(&self.store).map_err(|e| e.to_string())?;
-        let mut tmp: std::path::PathBuf = path.to_path_buf();
-        let mut name = tmp
-            .file_name()
-            .map(|n| n.to_os_string())
-            .unwrap_or_default();
-        name.push(".tmp");
-        tmp.set_file_name(name);
-        std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, path)
-            .map_err(|e| format!("cannot rename {} to {}: {e}", tmp.display(), path.display()))?;
-        self.unsaved = 0;
-        Ok(())
-    }
-
     /// The run's profiles are now in a snapshot on its way to the file.
     pub fn mark_saved(&mut self) {
         self.unsaved = 0;

@@ -502,6 +502,8 @@ fn profiles_are_learned_from_container_times_and_survive_a_restart() {
     );
     cl.run_until_done(60);
     assert!(cl.jobs[j].finished.is_some());
+    // Written off the scheduling thread: wait for the writer as an operator would.
+    assert!(cl.core.flush_profiles(std::time::Duration::from_secs(20)));
     assert!(store.exists(), "the store is written after a job finishes");
     assert_eq!(cl.core.stats().profiles, 1);
 
