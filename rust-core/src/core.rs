@@ -83,8 +83,8 @@ pub struct Stats {
     pub profile_store_write_failures: u64,
 }
 
-fn start_writer() -> Result<ProfileWriter, CoreError> {
-    ProfileWriter::start().map_err(|message| CoreError::Config {
+fn start_writer(store: ProfileStore) -> Result<ProfileWriter, CoreError> {
+    ProfileWriter::start(store).map_err(|message| CoreError::Config {
         key: PROFILE_STORE_KEY.to_string(),
         message,
     })
@@ -126,10 +126,11 @@ impl Core {
             None => Default::default(),
         };
         let profile_writer = match config.profile_store {
-            Some(_) => Some(start_writer()?),
+            Some(_) => Some(start_writer(store.clone())?),
             None => None,
         };
         *state.profiles_mut() = Profiles::with_store(store);
+        state.profiles_mut().set_persisted(profile_writer.is_some());
         state.profiles_mut().set_trusted(config.hints_trusted.clone());
         log::info!(
             "Locus core started: policy={} locality={} hotspot={} slots={} off-switch-per-heartbeat={} assign-multiple={}",
@@ -164,7 +165,7 @@ impl Core {
             _ => None,
         };
         let new_writer = match (&new.profile_store, &self.profile_writer) {
-            (Some(_), None) => Some(start_writer()?),
+            (Some(_), None) => Some(start_writer(ProfileStore::new())?),
             _ => None,
         };
         self.layers.reconfigure(&self.config, &new)?;
@@ -573,26 +574,35 @@ impl Core {
         self.layers.job.report()
     }
 
-    /// Hands the profile store to the background writer after a job finished, when
-    /// `locus.profile.store` is set: the dispatcher thread never waits for the disk. A failed
-    /// write is logged by the writer and retried with the next finished job.
+    /// Hands the runs that just finished to the store's writer thread, when
+    /// `locus.profile.store` is set: the dispatcher thread never waits for the disk, and hands
+    /// over one small record per job, not the store. A failed write is logged by the writer and
+    /// retried with the next finished job.
     fn save_profiles(&mut self) {
         let (Some(path), Some(writer)) = (&self.config.profile_store, &self.profile_writer) else {
             return;
         };
-        if self.state.profiles().unsaved() == 0 {
+        let runs = self.state.profiles_mut().take_recorded();
+        if runs.is_empty() {
             return;
         }
-        writer.submit(path.clone(), self.state.profiles().store().clone());
-        self.state.profiles_mut().mark_saved();
+        if !writer.add_runs(path.clone(), runs) {
+            // The disk has been stuck for a long queue of runs: one copy instead of more.
+            writer.replace(path.clone(), self.state.profiles().store().clone());
+        }
     }
 
     /// `locus.profile.store` changed at a refresh: the running profiles stay, the new file's
     /// profiles they lack are added, and the result goes to the new path at once (the old file
     /// is left as it was). No path: the profiles stay in memory only.
     fn move_profile_store(&mut self, new: &Config, loaded: Option<ProfileStore>) {
-        let old = self.config.profile_store.as_ref().map(|p| p.display().to_string());
+        let old = self
+            .config
+            .profile_store
+            .as_ref()
+            .map(|p| p.display().to_string());
         let Some(path) = &new.profile_store else {
+            self.state.profiles_mut().set_persisted(false);
             log::info!(
                 "{PROFILE_STORE_KEY} emptied (was {old:?}): {} profiles are kept in memory only",
                 self.state.profiles().store().len()
@@ -605,9 +615,10 @@ impl Core {
             path.display(),
             self.state.profiles().store().len() - added
         );
+        self.state.profiles_mut().set_persisted(true);
+        self.state.profiles_mut().take_recorded();
         if let Some(w) = &self.profile_writer {
-            w.submit(path.clone(), self.state.profiles().store().clone());
-            self.state.profiles_mut().mark_saved();
+            w.replace(path.clone(), self.state.profiles().store().clone());
         }
     }
 

@@ -168,6 +168,9 @@ pub struct Profiles {
     finishing_nodes: FastMap<Arrival, FastSet<String>>,
     /// Runs recorded since the store was last written.
     unsaved: u64,
+    /// Those runs, for the store's writer thread; kept only while a store file is configured.
+    recorded: Vec<(JobSignature, JobObservation)>,
+    persisted: bool,
     /// `locus.hints.trusted`.
     trusted: TrustedSubmitters,
 }
@@ -199,9 +202,18 @@ impl Profiles {
         })
     }
 
-    /// The run's profiles are now in a snapshot on its way to the file.
-    pub fn mark_saved(&mut self) {
+    /// Whether finished runs are kept for the store's writer ([`Profiles::take_recorded`]).
+    pub fn set_persisted(&mut self, on: bool) {
+        self.persisted = on;
+        if !on {
+            self.recorded.clear();
+        }
+    }
+
+    /// The runs recorded since the last call, for the store's writer.
+    pub fn take_recorded(&mut self) -> Vec<(JobSignature, JobObservation)> {
         self.unsaved = 0;
+        std::mem::take(&mut self.recorded)
     }
 
     /// Adds the profiles of `other` this store lacks (the running store's own win); returns how
@@ -304,6 +316,9 @@ impl Profiles {
         }
         self.store.record_run(job.signature, &job.run);
         self.unsaved += 1;
+        if self.persisted {
+            self.recorded.push((job.signature, job.run));
+        }
     }
 
     pub fn container_started(

@@ -1,11 +1,15 @@
 //! Writing the profile store (`locus.profile.store`) off the scheduler's thread.
 //!
 //! The core runs under the shim's lock on the RM's dispatcher thread, where a slow or stuck disk
-//! would hold up every heartbeat. So the core only hands a snapshot of the store to a writer
-//! thread it owns: at most one write is in flight, and a snapshot handed over while one is
-//! queued replaces it (only the latest state matters), so a burst of finished jobs costs one or
-//! two writes. Dropping the writer (the core going away at RM shutdown) writes what is queued
-//! before returning, waiting at most [`CLOSE_WAIT`] for a stuck disk.
+//! would hold up every heartbeat, and where even copying a large store after every finished job
+//! would cost milliseconds. So the writer thread keeps its own copy of the store: the core hands
+//! it only the runs that finished (one small record per job) and the thread folds them in,
+//! serialises and writes. At most one write is in flight; runs handed over meanwhile are folded
+//! into the next write, so a burst of finished jobs costs one or two writes. Only when the core
+//! replaces the store (a new path at a refresh) or the disk is stuck long enough for
+//! [`MAX_QUEUED_RUNS`] runs to wait does the core send a whole copy. Dropping the writer (the
+//! core going away at RM shutdown) writes what is queued before returning, waiting at most
+//! [`CLOSE_WAIT`] for a stuck disk.
 //!
 //! Each write is atomic and private: the JSON goes to a new temporary file in the store's
 //! directory, created exclusively (`O_CREAT|O_EXCL`, which also refuses a symlink planted at its
@@ -24,11 +28,15 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::papers::joss::ProfileStore;
+use crate::papers::joss::{JobObservation, JobSignature, ProfileStore};
 use crate::profile::{store_to_json, PROFILE_STORE_KEY};
 
 /// How long dropping the writer waits for the queued snapshot to reach the disk.
 pub const CLOSE_WAIT: Duration = Duration::from_secs(10);
+
+/// Finished runs that may wait for the writer; beyond this the core sends the whole store
+/// instead, so a stuck disk cannot make the queue grow without bound.
+pub const MAX_QUEUED_RUNS: usize = 10_000;
 
 /// Temporary names tried before a write gives up (each is new and random, so a clash means
 /// someone is creating files at our names).
@@ -37,22 +45,22 @@ const TEMP_ATTEMPTS: u32 = 16;
 /// What the writer did, for `Stats`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct WriterStats {
-    /// Snapshots written to the store file.
+    /// Store files written.
     pub writes: u64,
-    /// Snapshots that could not be written (each logged); the next finished job retries.
+    /// Writes that failed (each logged); the next finished job retries.
     pub failures: u64,
-    /// Snapshots replaced by a newer one before they were written.
-    pub coalesced: u64,
 }
 
-struct Snapshot {
-    path: PathBuf,
-    store: ProfileStore,
-}
-
+/// What waits for the writer thread.
 #[derive(Default)]
 struct Slot {
-    queued: Option<Snapshot>,
+    /// Where the next write goes.
+    path: Option<PathBuf>,
+    /// A whole store replacing the thread's copy before `runs` are folded in.
+    replace: Option<ProfileStore>,
+    runs: Vec<(JobSignature, JobObservation)>,
+    /// Something changed since the thread last took the slot.
+    dirty: bool,
     writing: bool,
     closing: bool,
     stats: WriterStats,
@@ -77,8 +85,9 @@ pub struct ProfileWriter {
 }
 
 impl ProfileWriter {
-    /// Starts the writer thread; `Err` (with the reason) when the OS refuses a thread.
-    pub fn start() -> Result<ProfileWriter, String> {
+    /// Starts the writer thread with its copy of the store as the file holds it; `Err` (with
+    /// the reason) when the OS refuses a thread.
+    pub fn start(store: ProfileStore) -> Result<ProfileWriter, String> {
         let shared = Arc::new(Shared {
             slot: Mutex::new(Slot::default()),
             changed: Condvar::new(),
@@ -86,7 +95,7 @@ impl ProfileWriter {
         let mine = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name("locus-profile-writer".into())
-            .spawn(move || run(&mine))
+            .spawn(move || run(&mine, store))
             .map_err(|e| format!("cannot start the profile store writer thread: {e}"))?;
         Ok(ProfileWriter {
             shared,
@@ -94,13 +103,29 @@ impl ProfileWriter {
         })
     }
 
-    /// Queues `store` to be written to `path`, replacing a snapshot not yet taken. Never waits
-    /// for the disk.
-    pub fn submit(&self, path: PathBuf, store: ProfileStore) {
+    /// Queues finished runs to be folded into the store at `path`. Never waits for the disk.
+    /// False (nothing queued) when [`MAX_QUEUED_RUNS`] would be exceeded: the caller then sends
+    /// the whole store with [`ProfileWriter::replace`].
+    pub fn add_runs(&self, path: PathBuf, runs: Vec<(JobSignature, JobObservation)>) -> bool {
         let mut slot = self.shared.lock();
-        if slot.queued.replace(Snapshot { path, store }).is_some() {
-            slot.stats.coalesced += 1;
+        if slot.runs.len() + runs.len() > MAX_QUEUED_RUNS {
+            return false;
         }
+        slot.runs.extend(runs);
+        slot.path = Some(path);
+        slot.dirty = true;
+        self.shared.changed.notify_all();
+        true
+    }
+
+    /// Replaces the writer's copy with `store` and writes it to `path`; runs still queued are
+    /// dropped (`store` holds them).
+    pub fn replace(&self, path: PathBuf, store: ProfileStore) {
+        let mut slot = self.shared.lock();
+        slot.runs.clear();
+        slot.replace = Some(store);
+        slot.path = Some(path);
+        slot.dirty = true;
         self.shared.changed.notify_all();
     }
 
@@ -109,7 +134,7 @@ impl ProfileWriter {
     pub fn flush(&self, limit: Duration) -> bool {
         let until = Instant::now() + limit;
         let mut slot = self.shared.lock();
-        while slot.queued.is_some() || slot.writing {
+        while slot.dirty || slot.writing {
             let left = until.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return false;
@@ -146,14 +171,19 @@ impl Drop for ProfileWriter {
     }
 }
 
-fn run(shared: &Shared) {
+fn run(shared: &Shared, mut mine: ProfileStore) {
     loop {
-        let snap = {
+        let (path, replace, runs) = {
             let mut slot = shared.lock();
             loop {
-                if let Some(s) = slot.queued.take() {
+                if slot.dirty {
+                    slot.dirty = false;
                     slot.writing = true;
-                    break s;
+                    break (
+                        slot.path.clone(),
+                        slot.replace.take(),
+                        std::mem::take(&mut slot.runs),
+                    );
                 }
                 if slot.closing {
                     return;
@@ -161,12 +191,19 @@ fn run(shared: &Shared) {
                 slot = shared.changed.wait(slot).unwrap_or_else(|e| e.into_inner());
             }
         };
+        if let Some(store) = replace {
+            mine = store;
+        }
+        for (sig, run) in &runs {
+            mine.record_run(*sig, run);
+        }
         // A panic here must not leave `writing` set (flush would wait for ever) or kill the
         // thread: it is counted as a failed write.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let text = store_to_json(&snap.store)
-                .map_err(|e| format!("cannot serialise the profiles: {e}"))?;
-            write_atomically(&snap.path, text.as_bytes())
+            let Some(path) = path else { return Ok(()) };
+            let text =
+                store_to_json(&mine).map_err(|e| format!("cannot serialise the profiles: {e}"))?;
+            write_atomically(&path, text.as_bytes())
         }))
         .unwrap_or_else(|_| Err("the writer panicked".into()));
         let mut slot = shared.lock();
@@ -248,15 +285,14 @@ fn create_temp(dir: &Path, name: &str) -> Result<(PathBuf, File), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::papers::joss::{JobObservation, JobSignature};
     use crate::profile::store_from_json;
 
-    fn store(runs: u64) -> ProfileStore {
-        let mut s = ProfileStore::new();
-        for i in 0..runs {
-            s.record_run(JobSignature(i), &JobObservation::default());
+    fn run(maps: u64) -> JobObservation {
+        let mut r = JobObservation::default();
+        for _ in 0..maps {
+            r.map_finished(1_000, 0, 0);
         }
-        s
+        r
     }
 
     fn dir(name: &str) -> PathBuf {
@@ -266,28 +302,57 @@ mod tests {
         d
     }
 
+    fn written(path: &Path) -> ProfileStore {
+        store_from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
     #[test]
-    fn the_latest_snapshot_wins_and_nothing_is_left_behind() {
-        let d = dir("latest");
+    fn every_run_handed_over_reaches_the_file_and_no_temporary_file_stays() {
+        let d = dir("runs");
         let path = d.join("p.json");
-        let w = ProfileWriter::start().unwrap();
-        for n in 1..=200 {
-            w.submit(path.clone(), store(n));
+        let mut start = ProfileStore::new();
+        start.record_run(JobSignature(7), &run(1));
+        let w = ProfileWriter::start(start).unwrap();
+        for i in 0..200 {
+            assert!(w.add_runs(path.clone(), vec![(JobSignature(i % 100), run(1))]));
         }
         assert!(w.flush(Duration::from_secs(20)));
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(store_from_json(&text).unwrap().len(), 200);
+        let store = written(&path);
+        assert_eq!(
+            store.len(),
+            100,
+            "signature 7 was in the writer's copy from the start"
+        );
+        assert_eq!(store.get(JobSignature(7)).unwrap().runs, 3);
+        assert_eq!(store.get(JobSignature(8)).unwrap().runs, 2);
         let s = w.stats();
-        assert_eq!(s.writes + s.coalesced, 200, "{s:?}");
-        assert_eq!(s.failures, 0);
+        assert!(s.writes >= 1 && s.writes <= 200 && s.failures == 0, "{s:?}");
         let left: Vec<_> = std::fs::read_dir(&d)
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
-        assert_eq!(
-            left,
-            vec![std::ffi::OsString::from("p.json")],
-            "no temporary file stays"
+        assert_eq!(left, vec![std::ffi::OsString::from("p.json")]);
+
+        // A replacement drops what is queued (the new store holds it) and goes to its path.
+        let other = d.join("q.json");
+        let mut whole = ProfileStore::new();
+        whole.record_run(JobSignature(1), &run(4));
+        w.replace(other.clone(), whole.clone());
+        assert!(w.add_runs(other.clone(), vec![(JobSignature(2), run(1))]));
+        assert!(w.flush(Duration::from_secs(20)));
+        assert_eq!(written(&other).len(), 2);
+        assert_eq!(written(&path).len(), 100, "the old file is left as it was");
+        std::fs::remove_dir_all(&d).ok();
+    }
+
+    #[test]
+    fn the_queue_of_runs_is_bounded() {
+        let w = ProfileWriter::start(ProfileStore::new()).unwrap();
+        let d = dir("bounded");
+        let many = vec![(JobSignature(1), run(1)); MAX_QUEUED_RUNS + 1];
+        assert!(
+            !w.add_runs(d.join("p.json"), many),
+            "refused: the core sends the store instead"
         );
         std::fs::remove_dir_all(&d).ok();
     }
@@ -298,8 +363,8 @@ mod tests {
         let path = d.join("missing-dir").join("p.json");
         let err = write_atomically(&path, b"{}").unwrap_err();
         assert!(err.contains("missing-dir"), "{err}");
-        let w = ProfileWriter::start().unwrap();
-        w.submit(path, store(1));
+        let w = ProfileWriter::start(ProfileStore::new()).unwrap();
+        assert!(w.add_runs(path, vec![(JobSignature(1), run(1))]));
         assert!(w.flush(Duration::from_secs(20)));
         assert_eq!(w.stats().failures, 1);
         std::fs::remove_dir_all(&d).ok();
