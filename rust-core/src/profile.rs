@@ -65,6 +65,11 @@ pub(crate) fn parse_number(key: &str, value: &str, min: f64, max: f64) -> Result
     }
 }
 
+/// Job signatures the store keeps at most. Names are the submitters' to choose, so without a
+/// bound a flood of new names would grow the store, its file and the writer's copy for ever; at
+/// about 200 bytes of JSON each this caps the file near 20 MB.
+pub const MAX_PROFILES: usize = 100_000;
+
 /// The format of the store file this Locus writes.
 pub const STORE_FORMAT: u64 = 2;
 
@@ -171,6 +176,10 @@ pub struct Profiles {
     /// Those runs, for the store's writer thread; kept only while a store file is configured.
     recorded: Vec<(JobSignature, JobObservation)>,
     persisted: bool,
+    /// Signatures the store may hold; `None` = [`MAX_PROFILES`] (tests lower it).
+    limit: Option<usize>,
+    /// The limit was reached and said so (once per core).
+    full_logged: bool,
     /// `locus.hints.trusted`.
     trusted: TrustedSubmitters,
 }
@@ -216,10 +225,12 @@ impl Profiles {
         std::mem::take(&mut self.recorded)
     }
 
-    /// Adds the profiles of `other` this store lacks (the running store's own win); returns how
-    /// many were added.
+    /// Adds the profiles of `other` this store lacks (the running store's own win), up to the
+    /// store's limit; returns how many were added.
     pub fn absorb(&mut self, other: ProfileStore) -> usize {
-        let added = self.store.absorb_missing(other);
+        let added = self
+            .store
+            .absorb_missing(other, self.limit.unwrap_or(MAX_PROFILES));
         if added > 0 {
             self.unsaved += 1;
         }
@@ -313,6 +324,17 @@ impl Profiles {
         }
         if let Some(fp) = job.hints.fp {
             job.run.fp_hinted(fp);
+        }
+        let limit = self.limit.unwrap_or(MAX_PROFILES);
+        if self.store.get(job.signature).is_none() && self.store.len() >= limit {
+            if !self.full_logged {
+                self.full_logged = true;
+                log::warn!(
+                    "{PROFILE_STORE_KEY}: the profile store holds {limit} job signatures, its limit; runs of jobs not in it yet are not learned (first refused: a job of user {:?}). Known jobs still learn",
+                    job.user
+                );
+            }
+            return;
         }
         self.store.record_run(job.signature, &job.run);
         self.unsaved += 1;
@@ -554,6 +576,28 @@ mod tests {
         again.user = "mallory".into();
         p.app_added(&again);
         assert_eq!(p.estimate(Arrival(3)).fp, Some(9.0));
+    }
+
+    #[test]
+    fn the_store_keeps_at_most_its_limit_of_signatures() {
+        // Names are the submitters' to choose: a flood of new names must not grow the store
+        // (and the file, and the writer's copy) without bound. Known jobs still learn.
+        let mut p = Profiles::default();
+        p.limit = Some(3);
+        for n in 1..=5u64 {
+            p.app_added(&app(n, &format!("job{n}"), &[]));
+            p.container_started(&format!("c{n}"), Arrival(n), TaskKind::Map, 0);
+            p.container_finished(&format!("c{n}"), 1_000);
+            p.app_removed(Arrival(n), 2_000);
+        }
+        assert_eq!(p.store().len(), 3);
+        p.app_added(&app(6, "job1", &[]));
+        p.container_started("c6", Arrival(6), TaskKind::Map, 0);
+        p.container_finished("c6", 3_000);
+        p.app_removed(Arrival(6), 4_000);
+        p.app_added(&app(7, "job1", &[]));
+        assert_eq!(p.estimate(Arrival(7)).past_runs, 2);
+        assert_eq!(p.store().len(), 3);
     }
 
     #[test]
