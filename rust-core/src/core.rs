@@ -5,6 +5,9 @@
 //! benign repeats must not be errors):
 //! - `node_added` for a known node and `app_added` for a known app update it in place
 //!   (NodeManager re-registration, RM recovery replay); containers, asks and FIFO position stay.
+//!   An app re-added under another queue takes its usage with it, as CapacityScheduler's
+//!   moveApplication does (the target may then sit above its maximum-capacity until the app's
+//!   containers finish; it gets nothing more meanwhile).
 //! - Removing an unknown node/app/attempt or releasing an unknown container is logged and
 //!   ignored: it happens when a node or app was removed before its containers' releases.
 //! - `asks_updated`, `asks_changed`, `attempt_added` and `container_allocated` for an unknown app are
