@@ -80,9 +80,9 @@ pub struct Stats {
     pub scale_out_advice: Vec<ScaleOutAdvice>,
     /// Job signatures in the profile store.
     pub profiles: u64,
-    /// Profile store snapshots written to `locus.profile.store` by the background writer.
+    /// Times `locus.profile.store` was written by the background writer.
     pub profile_store_writes: u64,
-    /// Snapshots that could not be written (each logged; the next finished job retries).
+    /// Writes that failed (each logged; the next finished job retries).
     pub profile_store_write_failures: u64,
 }
 
@@ -625,7 +625,7 @@ impl Core {
         }
     }
 
-    /// Waits up to `limit` until every profile snapshot handed to the writer is on disk (or
+    /// Waits up to `limit` until every run handed to the profile writer is on disk (or
     /// failed and logged); true when done, or when no store is configured. For shutdown paths
     /// that want to know, and tests.
     pub fn flush_profiles(&self, limit: std::time::Duration) -> bool {

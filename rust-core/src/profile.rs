@@ -582,8 +582,10 @@ mod tests {
     fn the_store_keeps_at_most_its_limit_of_signatures() {
         // Names are the submitters' to choose: a flood of new names must not grow the store
         // (and the file, and the writer's copy) without bound. Known jobs still learn.
-        let mut p = Profiles::default();
-        p.limit = Some(3);
+        let mut p = Profiles {
+            limit: Some(3),
+            ..Default::default()
+        };
         for n in 1..=5u64 {
             p.app_added(&app(n, &format!("job{n}"), &[]));
             p.container_started(&format!("c{n}"), Arrival(n), TaskKind::Map, 0);
