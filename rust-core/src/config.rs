@@ -18,7 +18,8 @@
 //! | `locus.fresh.k` | `10` | FRESH's admission control k (for `fresh`, `fresh-static`, `fresh-dynamic`): integer 1..=10000, at most k jobs in their map phase and k in their reduce phase |
 //! | `locus.fresh.tau1` | `0.8` | FRESH's τ1 (CalExpSm's map-progress threshold): a number from 0 to 1 |
 //! | `locus.fresh.tau2` | `0.6` | FRESH's τ2 (CalExpSm's ratio-difference threshold): a number from 0 to 100 |
-//! | `locus.profile.store` | empty = in memory only | path of the job profile store (JSON, rewritten atomically after each finished job); a missing file is an empty store, an unreadable one an error |
+//! | `locus.profile.store` | empty = in memory only | path of the job profile store (JSON, format 2). Read at start: a missing file is an empty store; an unreadable one, or one written by an older Locus (format 1, keyed without the user), stops the RM with a message naming the file. Written after finished jobs by a background thread (never on the scheduling thread; bursts coalesced into one write; the last one flushed at shutdown), atomically: a new exclusive temporary file with a random name in the same directory, mode 0600, fsynced, renamed over the store, directory fsynced. A refresh with the same path keeps the running profiles and reads nothing; a new path is read (an unreadable file refuses the refresh), its profiles the running store lacks are added (the running ones win), and the merged store is written to the new path at once; the old file is left as it was. Emptied at a refresh: profiles stay in memory and are no longer written. At most 100,000 job signatures (user + name + type + input type) are kept: runs of new ones beyond that are not learned (logged once); known ones still learn |
+//! | `locus.hints.trusted` | empty = nobody | who may use the job hints that raise a job's priority (`locus.deadline=`, `locus.budget=`, `locus.demand=`): a comma list of users (`alice,bob`) or `*` for everyone; anyone else's are logged and ignored. Users only: the RM does not tell Locus a submitter's groups, so a group list (Hadoop ACL's part after the space) is refused |
 //! | `locus.profile.default-map-secs` | `30` | seconds a map is assumed to take for a job with no profile and no finished map yet (FRESH, MROSA): a number from 0.001 to 86400 |
 //! | `locus.profile.default-reduce-secs` | `60` | the same for reduces |
 //! | `locus.mrosa.public.file` | empty = no public cloud | for `mrosa`: path of the public pool file, lines `host type price-per-sec mips mb-per-sec` for running public nodes and `* type price-per-sec mips mb-per-sec [provider]` for instance types that can be started (`#` comments) |
@@ -66,6 +67,7 @@ pub const TD_UPPER_BOUND: &str = "locus.td.upper-bound";
 pub const TD_HOTSPOT_READERS: &str = "locus.td.hotspot-readers";
 pub const TD_SPLIT_BYTES: &str = "locus.td.split-bytes";
 pub const TD_BANDWIDTH: &str = "locus.td.bandwidth";
+pub use crate::hints::HINTS_TRUSTED;
 
 /// Every key the core understands, for the "unknown key" message.
 pub const KNOWN_KEYS: &[&str] = &[
@@ -84,6 +86,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     PROFILE_STORE,
     PROFILE_DEFAULT_MAP_SECS,
     PROFILE_DEFAULT_REDUCE_SECS,
+    HINTS_TRUSTED,
     MROSA_PUBLIC_FILE,
     MROSA_RHO,
     MROSA_INIT_SECS,
@@ -187,10 +190,12 @@ pub struct Config {
     pub mrosa: crate::policy::mrosa::MrosaSettings,
     /// `capacity`'s queues.
     pub capacity: crate::policy::capacity::CapacityQueues,
+    /// Read by the core at start and when a refresh changes it, never here: a refresh must not
+    /// touch the disk for a store the core already holds.
     pub profile_store: Option<PathBuf>,
-    /// The store's content, read once at start (later reloads keep the core's own copy).
-    pub profile_store_content: crate::papers::joss::ProfileStore,
     pub profile_defaults: crate::profile::ProfileDefaults,
+    /// `locus.hints.trusted`.
+    pub hints_trusted: crate::hints::TrustedSubmitters,
 }
 
 impl Default for Config {
@@ -214,8 +219,8 @@ impl Default for Config {
             mrosa: Default::default(),
             capacity: Default::default(),
             profile_store: None,
-            profile_store_content: Default::default(),
             profile_defaults: Default::default(),
+            hints_trusted: Default::default(),
         }
     }
 }
@@ -270,11 +275,10 @@ impl Config {
                 PROFILE_DEFAULT_MAP_SECS | PROFILE_DEFAULT_REDUCE_SECS => {
                     cfg.profile_defaults.set(key, value)?
                 }
-                PROFILE_STORE => {
-                    let path = PathBuf::from(value);
-                    cfg.profile_store_content = crate::profile::Profiles::load(&path)?;
-                    cfg.profile_store = Some(path);
+                HINTS_TRUSTED => {
+                    cfg.hints_trusted = crate::hints::TrustedSubmitters::parse(value)?
                 }
+                PROFILE_STORE => cfg.profile_store = Some(PathBuf::from(value)),
                 MROSA_PUBLIC_FILE | MROSA_RHO | MROSA_INIT_SECS | MROSA_PRIVATE_MIPS
                 | MROSA_PRIVATE_BANDWIDTH | MROSA_SPLIT_MB => cfg.mrosa.set(key, value)?,
                 _ => {

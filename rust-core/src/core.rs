@@ -5,6 +5,9 @@
 //! benign repeats must not be errors):
 //! - `node_added` for a known node and `app_added` for a known app update it in place
 //!   (NodeManager re-registration, RM recovery replay); containers, asks and FIFO position stay.
+//!   An app re-added under another queue takes its usage with it, as CapacityScheduler's
+//!   moveApplication does (the target may then sit above its maximum-capacity until the app's
+//!   containers finish; it gets nothing more meanwhile).
 //! - Removing an unknown node/app/attempt or releasing an unknown container is logged and
 //!   ignored: it happens when a node or app was removed before its containers' releases.
 //! - `asks_updated`, `asks_changed`, `attempt_added` and `container_allocated` for an unknown app are
@@ -25,7 +28,9 @@ use crate::inflight::InFlight;
 use crate::policy::{CapacityQueue, FlaggedJob, Layers, Observed, PolicyReport, ScaleOutAdvice};
 use crate::protocol::{Decision, Event, Heartbeat, HeartbeatResponse, Locality};
 use crate::rejections::Rejections;
-use crate::profile::Profiles;
+use crate::papers::joss::ProfileStore;
+use crate::profile::{Profiles, PROFILE_STORE_KEY};
+use crate::profile_writer::ProfileWriter;
 use crate::schedule;
 use crate::state::{AppSpec, ClusterState};
 
@@ -75,6 +80,17 @@ pub struct Stats {
     pub scale_out_advice: Vec<ScaleOutAdvice>,
     /// Job signatures in the profile store.
     pub profiles: u64,
+    /// Times `locus.profile.store` was written by the background writer.
+    pub profile_store_writes: u64,
+    /// Writes that failed (each logged; the next finished job retries).
+    pub profile_store_write_failures: u64,
+}
+
+fn start_writer(store: ProfileStore) -> Result<ProfileWriter, CoreError> {
+    ProfileWriter::start(store).map_err(|message| CoreError::Config {
+        key: PROFILE_STORE_KEY.to_string(),
+        message,
+    })
 }
 
 fn log_queues(cfg: &Config) {
@@ -97,6 +113,9 @@ pub struct Core {
     in_flight: InFlight,
     rejections: Rejections,
     stats: Stats,
+    /// Writes `locus.profile.store` off this thread; `None` while no store is configured (the
+    /// simulator and most tests run without files).
+    profile_writer: Option<ProfileWriter>,
 }
 
 impl Core {
@@ -105,7 +124,17 @@ impl Core {
         let config = Config::from_properties(props)?;
         let layers = Layers::from_config(&config)?;
         let mut state = ClusterState::new(config.datacenter_mapping.clone());
-        *state.profiles_mut() = Profiles::with_store(config.profile_store_content.clone());
+        let store = match &config.profile_store {
+            Some(path) => Profiles::load(path)?,
+            None => Default::default(),
+        };
+        let profile_writer = match config.profile_store {
+            Some(_) => Some(start_writer(store.clone())?),
+            None => None,
+        };
+        *state.profiles_mut() = Profiles::with_store(store);
+        state.profiles_mut().set_persisted(profile_writer.is_some());
+        state.profiles_mut().set_trusted(config.hints_trusted.clone());
         log::info!(
             "Locus core started: policy={} locality={} hotspot={} slots={} off-switch-per-heartbeat={} assign-multiple={}",
             layers.job.name(),
@@ -123,6 +152,7 @@ impl Core {
             in_flight: InFlight::default(),
             rejections: Rejections::default(),
             stats: Stats::default(),
+            profile_writer,
         })
     }
 
@@ -130,7 +160,25 @@ impl Core {
     pub fn reconfigure(&mut self, props: &BTreeMap<String, String>) -> Result<(), CoreError> {
         let new = Config::from_properties(props)?;
         self.check_queues_kept(&new)?;
+        // The store is read only when its path changed, and before anything changes, so an
+        // unreadable new file refuses the whole refresh.
+        let store_moved = new.profile_store != self.config.profile_store;
+        let new_store = match (&new.profile_store, store_moved) {
+            (Some(path), true) => Some(Profiles::load(path)?),
+            _ => None,
+        };
+        let new_writer = match (&new.profile_store, &self.profile_writer) {
+            (Some(_), None) => Some(start_writer(ProfileStore::new())?),
+            _ => None,
+        };
         self.layers.reconfigure(&self.config, &new)?;
+        if let Some(w) = new_writer {
+            self.profile_writer = Some(w);
+        }
+        if store_moved {
+            self.move_profile_store(&new, new_store);
+        }
+        self.state.profiles_mut().set_trusted(new.hints_trusted.clone());
         if new.datacenter_mapping != self.config.datacenter_mapping {
             self.state.set_mapping(new.datacenter_mapping.clone());
         }
@@ -515,6 +563,11 @@ impl Core {
         s.flagged_jobs = report.flagged_jobs;
         s.scale_out_advice = report.scale_out;
         s.profiles = self.state.profiles().store().len() as u64;
+        if let Some(w) = &self.profile_writer {
+            let ws = w.stats();
+            s.profile_store_writes = ws.writes;
+            s.profile_store_write_failures = ws.failures;
+        }
         s
     }
 
@@ -524,16 +577,59 @@ impl Core {
         self.layers.job.report()
     }
 
-    /// Writes the profile store after a job finished, when `locus.profile.store` is set. A
-    /// failed write is logged and retried after the next job: scheduling must go on.
+    /// Hands the runs that just finished to the store's writer thread, when
+    /// `locus.profile.store` is set: the dispatcher thread never waits for the disk, and hands
+    /// over one small record per job, not the store. A failed write is logged by the writer and
+    /// retried with the next finished job.
     fn save_profiles(&mut self) {
-        let Some(path) = self.config.profile_store.clone() else { return };
-        if self.state.profiles().unsaved() == 0 {
+        let (Some(path), Some(writer)) = (&self.config.profile_store, &self.profile_writer) else {
+            return;
+        };
+        let runs = self.state.profiles_mut().take_recorded();
+        if runs.is_empty() {
             return;
         }
-        if let Err(e) = self.state.profiles_mut().save(&path) {
-            log::warn!("{}: {e}", crate::profile::PROFILE_STORE_KEY);
+        if !writer.add_runs(path.clone(), runs) {
+            // The disk has been stuck for a long queue of runs: one copy instead of more.
+            writer.replace(path.clone(), self.state.profiles().store().clone());
         }
+    }
+
+    /// `locus.profile.store` changed at a refresh: the running profiles stay, the new file's
+    /// profiles they lack are added, and the result goes to the new path at once (the old file
+    /// is left as it was). No path: the profiles stay in memory only.
+    fn move_profile_store(&mut self, new: &Config, loaded: Option<ProfileStore>) {
+        let old = self
+            .config
+            .profile_store
+            .as_ref()
+            .map(|p| p.display().to_string());
+        let Some(path) = &new.profile_store else {
+            self.state.profiles_mut().set_persisted(false);
+            log::info!(
+                "{PROFILE_STORE_KEY} emptied (was {old:?}): {} profiles are kept in memory only",
+                self.state.profiles().store().len()
+            );
+            return;
+        };
+        let added = loaded.map_or(0, |s| self.state.profiles_mut().absorb(s));
+        log::info!(
+            "{PROFILE_STORE_KEY} moved from {old:?} to {}: {added} profiles read from it added to the {} running ones; the merged store is written there",
+            path.display(),
+            self.state.profiles().store().len() - added
+        );
+        self.state.profiles_mut().set_persisted(true);
+        self.state.profiles_mut().take_recorded();
+        if let Some(w) = &self.profile_writer {
+            w.replace(path.clone(), self.state.profiles().store().clone());
+        }
+    }
+
+    /// Waits up to `limit` until every run handed to the profile writer is on disk (or
+    /// failed and logged); true when done, or when no store is configured. For shutdown paths
+    /// that want to know, and tests.
+    pub fn flush_profiles(&self, limit: std::time::Duration) -> bool {
+        self.profile_writer.as_ref().is_none_or(|w| w.flush(limit))
     }
 
     fn ignore(&mut self, what: std::fmt::Arguments<'_>) {

@@ -13,9 +13,20 @@
 //! bad value is logged and ignored; the application and its other hints are scheduled as usual,
 //! because one submitter's typo must not block or crash anything else. The errors are kept so
 //! tests and diagnostics can show them.
+//!
+//! Trust: `locus.deadline=`, `locus.budget=` and `locus.demand=` move a job ahead of others
+//! (MROSA's eq. 8 serves deadline jobs first; TD sizes a job's map share by its demand), so any
+//! submitter could take the cluster by tagging. They count only for the users an operator lists
+//! in `locus.hints.trusted` (default: nobody); anyone else's are logged once per application and
+//! ignored, as if absent. `locus.fp=` and `locus.input-type=` only describe the job (they feed
+//! its own profile, keyed by its user) and count for everyone.
+
+use std::collections::BTreeSet;
 
 use crate::error::CoreError;
 use crate::papers::td::{demand_from_tags, DEMAND_TAG};
+
+pub const HINTS_TRUSTED: &str = "locus.hints.trusted";
 
 pub const DEADLINE_TAG: &str = "locus.deadline=";
 pub const BUDGET_TAG: &str = "locus.budget=";
@@ -102,6 +113,101 @@ impl JobHints {
     }
 }
 
+impl JobHints {
+    /// The hints that count for a job of `user`: all of them when the user is trusted, else
+    /// these without the ones that raise its priority. Also returns the tags that were dropped.
+    pub fn honoured_for(
+        &self,
+        user: &str,
+        trusted: &TrustedSubmitters,
+    ) -> (JobHints, Vec<&'static str>) {
+        if trusted.allows(user) {
+            return (self.clone(), Vec::new());
+        }
+        let mut dropped = Vec::new();
+        if self.deadline_secs.is_some() {
+            dropped.push(DEADLINE_TAG);
+        }
+        if self.budget.is_some() {
+            dropped.push(BUDGET_TAG);
+        }
+        if self.demand.is_some() {
+            dropped.push(DEMAND_TAG);
+        }
+        let hints = JobHints {
+            deadline_secs: None,
+            budget: None,
+            demand: None,
+            ..self.clone()
+        };
+        (hints, dropped)
+    }
+}
+
+/// `locus.hints.trusted`: who may use the hints that raise a job's priority, in Hadoop's ACL
+/// syntax (`alice,bob`; `*` for everyone; empty for nobody). Users only: the RM's `app_added`
+/// carries the submitting user but not their groups, so a group part is refused rather than
+/// silently never matching.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum TrustedSubmitters {
+    #[default]
+    Nobody,
+    Everyone,
+    Users(BTreeSet<String>),
+}
+
+impl TrustedSubmitters {
+    pub fn parse(value: &str) -> Result<TrustedSubmitters, CoreError> {
+        let value = value.trim();
+        if value == "*" {
+            return Ok(TrustedSubmitters::Everyone);
+        }
+        let bad = |why: String| {
+            CoreError::Config {
+            key: HINTS_TRUSTED.to_string(),
+            message: format!(
+                "invalid value {value:?}: {why}; allowed: a comma list of user names (alice,bob), * for everyone, or empty for nobody"
+            ),
+        }
+        };
+        // Hadoop's ACL separates users from groups by a space; spaces around a comma are taken
+        // as part of the user list, the way an operator writing "alice, bob" means it.
+        let joined = value
+            .split(',')
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(",");
+        let (users, groups) = match joined.split_once(char::is_whitespace) {
+            Some((u, g)) => (u, g.trim()),
+            None => (joined.as_str(), ""),
+        };
+        if !groups.is_empty() {
+            return Err(bad(format!(
+                "groups ({groups}) cannot be checked: the ResourceManager tells Locus an application's user but not the user's groups; list the users"
+            )));
+        }
+        let mut set = BTreeSet::new();
+        for u in users.split(',').map(str::trim) {
+            if u.is_empty() {
+                return Err(bad("an empty user name".into()));
+            }
+            if u == "*" {
+                return Err(bad("* must stand alone".into()));
+            }
+            set.insert(u.to_string());
+        }
+        Ok(TrustedSubmitters::Users(set))
+    }
+
+    pub fn allows(&self, user: &str) -> bool {
+        match self {
+            TrustedSubmitters::Nobody => false,
+            TrustedSubmitters::Everyone => true,
+            TrustedSubmitters::Users(set) => set.contains(user),
+        }
+    }
+}
+
 fn positive(v: &str) -> Option<f64> {
     v.trim()
         .parse::<f64>()
@@ -158,6 +264,47 @@ mod tests {
                 .0
                 .deadline_secs,
             Some(7200.0)
+        );
+    }
+
+    #[test]
+    fn priority_hints_count_only_for_trusted_users() {
+        let (declared, _) = JobHints::from_tags(
+            "app_1",
+            &tags(&[
+                "locus.deadline=60",
+                "locus.budget=1",
+                "locus.demand=9",
+                "locus.fp=0.5",
+                "locus.input-type=web",
+            ]),
+        );
+        let alice = TrustedSubmitters::parse("alice, bob").unwrap();
+        assert_eq!(
+            declared.honoured_for("alice", &alice),
+            (declared.clone(), vec![])
+        );
+        let (h, dropped) = declared.honoured_for("mallory", &alice);
+        assert_eq!(dropped, vec![DEADLINE_TAG, BUDGET_TAG, DEMAND_TAG]);
+        assert_eq!((h.deadline_secs, h.budget, h.demand), (None, None, None));
+        assert_eq!((h.fp, h.input_type.as_str()), (Some(0.5), "web"));
+        assert!(!TrustedSubmitters::default().allows("alice"));
+        assert!(TrustedSubmitters::parse("*").unwrap().allows("anyone"));
+        for bad in ["alice,bob admins", "alice,,bob", "*,alice"] {
+            match TrustedSubmitters::parse(bad) {
+                Err(CoreError::Config { key, message }) => {
+                    assert_eq!(key, HINTS_TRUSTED);
+                    assert!(message.contains(bad), "{message}");
+                }
+                other => panic!("{bad:?}: {other:?}"),
+            }
+        }
+        let groups = TrustedSubmitters::parse("alice admins")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            groups.contains("groups (admins) cannot be checked"),
+            "{groups}"
         );
     }
 

@@ -12,6 +12,7 @@
 //! - [`rejections`]: backing an app off a node where the shim keeps rejecting it.
 //! - [`hints`]: the `locus.*` application tags (deadline, budget, demand, fp, input type).
 //! - [`profile`]: job profiles learned from container run times, persisted across restarts.
+//! - [`profile_writer`]: writes the profile store off the scheduling thread, atomically.
 //! - [`names`]: interned host/rack names for cheap heartbeat lookups.
 //! - [`fast_hash`]: the hasher of the hot maps (ids and names from the RM).
 
@@ -29,6 +30,7 @@ pub mod node;
 pub mod papers;
 pub mod policy;
 pub mod profile;
+pub mod profile_writer;
 pub mod protocol;
 pub mod queue;
 pub mod rejections;

@@ -1,22 +1,25 @@
 //! Job profiles learned online: how long a job's map and reduce containers run, its filtering
-//! percentage and demand, keyed by JoSS's job signature (application name + type + the
-//! `locus.input-type=` hint) so a job that ran before is known when it comes back, also after an
-//! RM restart (`locus.profile.store`).
+//! percentage and demand, keyed by the submitting user and JoSS's job signature (application
+//! name + type + the `locus.input-type=` hint) so a job that ran before is known when it comes
+//! back, also after an RM restart (`locus.profile.store`). The user is part of the key because
+//! names and tags are the submitter's to choose: another user's same-named job (or its
+//! `locus.fp=` tag) must not train the profile that classifies yours.
 //!
 //! Times come from the containers themselves: a container starts at its `container_allocated`
 //! and ends at its `container_released` (each event's `now_ms`, else the latest heartbeat clock).
 //! A finished run (`app_removed`) is folded into the persisted [`ProfileStore`]; while a job runs,
 //! its own finished tasks are the best estimate of its remaining ones.
 //!
-//! The store file is JSON, written to `<path>.tmp` and renamed over `<path>` so a crash mid-write
-//! leaves the previous profiles intact.
+//! The store file is JSON `{"version":2,"profiles":{...}}`, written off the scheduler's thread by
+//! [`crate::profile_writer`]. Stores of format 1 (no `version`, written before profiles were keyed
+//! by user) are refused with a message naming the file: their keys cannot be attributed to a user.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
 use crate::fast_hash::{FastMap, FastSet};
-use crate::hints::JobHints;
+use crate::hints::{JobHints, TrustedSubmitters, HINTS_TRUSTED};
 use crate::papers::joss::{JobObservation, JobSignature, ProfileStore};
 
 pub const PROFILE_STORE_KEY: &str = "locus.profile.store";
@@ -62,11 +65,67 @@ pub(crate) fn parse_number(key: &str, value: &str, min: f64, max: f64) -> Result
     }
 }
 
+/// Job signatures the store keeps at most. Names are the submitters' to choose, so without a
+/// bound a flood of new names would grow the store, its file and the writer's copy for ever; at
+/// about 200 bytes of JSON each this caps the file near 20 MB.
+pub const MAX_PROFILES: usize = 100_000;
+
+/// The format of the store file this Locus writes.
+pub const STORE_FORMAT: u64 = 2;
+
+/// A job's profile key: JoSS's signature (name, type, input type) within its user's own
+/// profiles. The user's length prefixes it, so no user/name split of the same bytes collides.
+pub fn job_signature(user: &str, app_name: &str, app_type: &str, input_type: &str) -> JobSignature {
+    let name = format!("{}:{user}\u{1f}{app_name}", user.len());
+    JobSignature::new(&name, &app_type.to_ascii_uppercase(), input_type)
+}
+
+/// The store as the file holds it.
+pub fn store_to_json(store: &ProfileStore) -> Result<String, serde_json::Error> {
+    let mut v = serde_json::to_value(store)?;
+    if let serde_json::Value::Object(m) = &mut v {
+        m.insert("version".into(), STORE_FORMAT.into());
+    }
+    serde_json::to_string(&v)
+}
+
+/// The store in `text`, or why it is not one (completing "the profile store <file> ...").
+pub fn store_from_json(text: &str) -> Result<ProfileStore, String> {
+    let not_ours = |e: serde_json::Error| {
+        format!("is not a Locus profile store ({e}); move it away to start with no profiles")
+    };
+    let mut v: serde_json::Value = serde_json::from_str(text).map_err(not_ours)?;
+    let version = match v.as_object_mut().map(|m| m.remove("version")) {
+        Some(Some(n)) => n.as_u64(),
+        Some(None) => Some(1),
+        None => None,
+    };
+    match version {
+        Some(STORE_FORMAT) => serde_json::from_value(v).map_err(not_ours),
+        Some(1) => {
+            let old: ProfileStore = serde_json::from_value(v).map_err(not_ours)?;
+            Err(format!(
+                "was written by an older Locus that keyed profiles without the submitting user ({} profiles); they cannot be attributed to users, so they are not loaded. Move the file away (or delete it) to start with no profiles; Locus relearns them as jobs finish",
+                old.len()
+            ))
+        }
+        Some(n) => Err(format!(
+            "has format {n}, this Locus reads format {STORE_FORMAT}; it was written by a newer Locus"
+        )),
+        None => Err(not_ours(serde::de::Error::custom("not a JSON object with a version"))),
+    }
+}
+
 /// One running application as the profiles see it.
 #[derive(Debug, Clone)]
 pub struct LiveJob {
     pub signature: JobSignature,
+    /// The hints that count: `declared` without the priority hints of an untrusted user.
     pub hints: JobHints,
+    /// What the application's tags say, kept so a changed `locus.hints.trusted` applies to
+    /// running jobs too.
+    pub declared: JobHints,
+    pub user: String,
     /// Tasks of this run that finished.
     pub run: JobObservation,
     pub submit_ms: u64,
@@ -114,6 +173,15 @@ pub struct Profiles {
     finishing_nodes: FastMap<Arrival, FastSet<String>>,
     /// Runs recorded since the store was last written.
     unsaved: u64,
+    /// Those runs, for the store's writer thread; kept only while a store file is configured.
+    recorded: Vec<(JobSignature, JobObservation)>,
+    persisted: bool,
+    /// Signatures the store may hold; `None` = [`MAX_PROFILES`] (tests lower it).
+    limit: Option<usize>,
+    /// The limit was reached and said so (once per core).
+    full_logged: bool,
+    /// `locus.hints.trusted`.
+    trusted: TrustedSubmitters,
 }
 
 impl Profiles {
@@ -137,30 +205,41 @@ impl Profiles {
                 })
             }
         };
-        ProfileStore::from_json(&text).map_err(|e| CoreError::Config {
+        store_from_json(&text).map_err(|why| CoreError::Config {
             key: PROFILE_STORE_KEY.into(),
-            message: format!(
-                "the profile store {} is not a Locus profile store ({e}); move it away to start with no profiles",
-                path.display()
-            ),
+            message: format!("the profile store {} {why}", path.display()),
         })
     }
 
-    /// Writes the store atomically (temporary file + rename in the same directory).
-    pub fn save(&mut self, path: &Path) -> Result<(), String> {
-        let text = self.store.to_json().map_err(|e| e.to_string())?;
-        let mut tmp: PathBuf = path.to_path_buf();
-        let mut name = tmp
-            .file_name()
-            .map(|n| n.to_os_string())
-            .unwrap_or_default();
-        name.push(".tmp");
-        tmp.set_file_name(name);
-        std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, path)
-            .map_err(|e| format!("cannot rename {} to {}: {e}", tmp.display(), path.display()))?;
+    /// Whether finished runs are kept for the store's writer ([`Profiles::take_recorded`]).
+    pub fn set_persisted(&mut self, on: bool) {
+        self.persisted = on;
+        if !on {
+            self.recorded.clear();
+        }
+    }
+
+    /// The runs recorded since the last call, for the store's writer.
+    pub fn take_recorded(&mut self) -> Vec<(JobSignature, JobObservation)> {
         self.unsaved = 0;
-        Ok(())
+        std::mem::take(&mut self.recorded)
+    }
+
+    /// Adds the profiles of `other` this store lacks (the running store's own win), up to the
+    /// store's limit; returns how many were added.
+    pub fn absorb(&mut self, other: ProfileStore) -> usize {
+        let added = self
+            .store
+            .absorb_missing(other, self.limit.unwrap_or(MAX_PROFILES));
+        if added > 0 {
+            self.unsaved += 1;
+        }
+        added
+    }
+
+    /// The key the profile of a live application is filed under.
+    pub fn signature(&self, app: Arrival) -> Option<JobSignature> {
+        self.live.get(&app).map(|j| j.signature)
     }
 
     pub fn unsaved(&self) -> u64 {
@@ -171,16 +250,36 @@ impl Profiles {
         &self.store
     }
 
+    /// Who may use the hints that raise a job's priority; applies to running jobs as well, so
+    /// revoking a user's trust takes effect without waiting for their jobs to end.
+    pub fn set_trusted(&mut self, trusted: TrustedSubmitters) {
+        if trusted == self.trusted {
+            return;
+        }
+        self.trusted = trusted;
+        for job in self.live.values_mut() {
+            job.hints = job.declared.honoured_for(&job.user, &self.trusted).0;
+        }
+    }
+
     pub fn app_added(&mut self, app: &App) {
-        let (hints, _errors) = JobHints::from_tags(&app.id, &app.tags);
-        let signature = JobSignature::new(
-            &app.name,
-            &app.app_type.to_ascii_uppercase(),
-            &hints.input_type,
-        );
+        let (declared, _errors) = JobHints::from_tags(&app.id, &app.tags);
+        let (hints, dropped) = declared.honoured_for(&app.user, &self.trusted);
+        let signature = job_signature(&app.user, &app.name, &app.app_type, &declared.input_type);
+        let new = !self.live.contains_key(&app.arrival);
+        if new && !dropped.is_empty() {
+            log::warn!(
+                "application {}: tags {} ignored: user {:?} is not listed in {HINTS_TRUSTED}",
+                app.id,
+                dropped.join(" "),
+                app.user
+            );
+        }
         let e = self.live.entry(app.arrival).or_insert_with(|| LiveJob {
             signature,
             hints: hints.clone(),
+            declared: declared.clone(),
+            user: app.user.clone(),
             run: JobObservation::default(),
             submit_ms: app.submit_ms,
             running_maps: 0,
@@ -189,6 +288,8 @@ impl Profiles {
         // Re-added (RM recovery): new tags win, what was learned stays.
         e.signature = signature;
         e.hints = hints;
+        e.declared = declared;
+        e.user.clone_from(&app.user);
     }
 
     /// The run is over: fold what it showed into the store (if it ran any map or reduce).
@@ -224,8 +325,22 @@ impl Profiles {
         if let Some(fp) = job.hints.fp {
             job.run.fp_hinted(fp);
         }
+        let limit = self.limit.unwrap_or(MAX_PROFILES);
+        if self.store.get(job.signature).is_none() && self.store.len() >= limit {
+            if !self.full_logged {
+                self.full_logged = true;
+                log::warn!(
+                    "{PROFILE_STORE_KEY}: the profile store holds {limit} job signatures, its limit; runs of jobs not in it yet are not learned (first refused: a job of user {:?}). Known jobs still learn",
+                    job.user
+                );
+            }
+            return;
+        }
         self.store.record_run(job.signature, &job.run);
         self.unsaved += 1;
+        if self.persisted {
+            self.recorded.push((job.signature, job.run));
+        }
     }
 
     pub fn container_started(
@@ -439,30 +554,94 @@ mod tests {
     }
 
     #[test]
+    fn another_users_runs_of_a_same_named_job_teach_nothing_about_yours() {
+        let mut p = Profiles::default();
+        let mut mallory = app(1, "wordcount", &["locus.input-type=web", "locus.fp=9"]);
+        mallory.user = "mallory".into();
+        p.app_added(&mallory);
+        p.container_started("c1", Arrival(1), TaskKind::Map, 0);
+        p.container_finished("c1", 1_000);
+        p.app_removed(Arrival(1), 2_000);
+
+        let mut alice = app(2, "wordcount", &["locus.input-type=web"]);
+        alice.user = "alice".into();
+        p.app_added(&alice);
+        assert_eq!(
+            p.estimate(Arrival(2)),
+            JobEstimate::default(),
+            "mallory's run (and her locus.fp tag) must not classify alice's job"
+        );
+        // Her own next run is known.
+        let mut again = app(3, "wordcount", &["locus.input-type=web"]);
+        again.user = "mallory".into();
+        p.app_added(&again);
+        assert_eq!(p.estimate(Arrival(3)).fp, Some(9.0));
+    }
+
+    #[test]
+    fn the_store_keeps_at_most_its_limit_of_signatures() {
+        // Names are the submitters' to choose: a flood of new names must not grow the store
+        // (and the file, and the writer's copy) without bound. Known jobs still learn.
+        let mut p = Profiles {
+            limit: Some(3),
+            ..Default::default()
+        };
+        for n in 1..=5u64 {
+            p.app_added(&app(n, &format!("job{n}"), &[]));
+            p.container_started(&format!("c{n}"), Arrival(n), TaskKind::Map, 0);
+            p.container_finished(&format!("c{n}"), 1_000);
+            p.app_removed(Arrival(n), 2_000);
+        }
+        assert_eq!(p.store().len(), 3);
+        p.app_added(&app(6, "job1", &[]));
+        p.container_started("c6", Arrival(6), TaskKind::Map, 0);
+        p.container_finished("c6", 3_000);
+        p.app_removed(Arrival(6), 4_000);
+        p.app_added(&app(7, "job1", &[]));
+        assert_eq!(p.estimate(Arrival(7)).past_runs, 2);
+        assert_eq!(p.store().len(), 3);
+    }
+
+    #[test]
     fn store_file_round_trip_and_errors_name_key_and_file() {
-        let dir = std::env::temp_dir().join(format!("locus-profile-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("profiles.json");
-        assert!(Profiles::load(&path).unwrap().is_empty());
         let mut p = Profiles::default();
         p.app_added(&app(1, "grep", &[]));
         p.container_started("c", Arrival(1), TaskKind::Map, 0);
         p.container_finished("c", 5_000);
         p.app_removed(Arrival(1), 50_000);
-        p.save(&path).unwrap();
-        assert!(!dir.join("profiles.json.tmp").exists());
-        let mut again = Profiles::with_store(Profiles::load(&path).unwrap());
+        let text = store_to_json(p.store()).unwrap();
+        assert!(text.contains("\"version\":2"), "{text}");
+        let mut again = Profiles::with_store(store_from_json(&text).unwrap());
         again.app_added(&app(9, "grep", &[]));
         assert_eq!(again.estimate(Arrival(9)).avg_map_ms, Some(5_000.0));
 
-        std::fs::write(&path, "not json").unwrap();
-        match Profiles::load(&path) {
-            Err(CoreError::Config { key, message }) => {
-                assert_eq!(key, PROFILE_STORE_KEY);
-                assert!(message.contains("profiles.json"), "{message}");
+        let dir = std::env::temp_dir().join(format!("locus-profile-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("profiles.json");
+        assert!(
+            Profiles::load(&path).unwrap().is_empty(),
+            "a missing file is no profiles"
+        );
+        let refused = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            match Profiles::load(&path) {
+                Err(CoreError::Config { key, message }) => {
+                    assert_eq!(key, PROFILE_STORE_KEY);
+                    assert!(message.contains("profiles.json"), "{message}");
+                    message
+                }
+                other => panic!("{other:?}"),
             }
-            other => panic!("{other:?}"),
-        }
+        };
+        assert!(refused("not json").contains("not a Locus profile store"));
+        // Format 1: keyed without the user.
+        let old = r#"{"profiles":{"5":{"runs":1,"totals":{"maps":2,"map_ms_total":4,"reduces":0,"reduce_ms_total":0,"map_input_bytes":0,"map_output_bytes":0}}}}"#;
+        let m = refused(old);
+        assert!(
+            m.contains("without the submitting user (1 profiles)"),
+            "{m}"
+        );
+        assert!(refused(r#"{"version":3,"profiles":{}}"#).contains("newer Locus"));
         std::fs::remove_dir_all(&dir).ok();
     }
 }

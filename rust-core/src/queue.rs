@@ -38,6 +38,21 @@ impl Queues {
         }
     }
 
+    /// An application filed again under another queue (a re-added app, CapacityScheduler's
+    /// moveApplication): what it holds moves with it, or the old queue would keep phantom usage
+    /// forever and the new one could grow past its maximum-capacity.
+    pub fn app_moved(&mut self, from: &str, to: &str, used: &Resource, running: u32) {
+        let q = self.by_name.entry(to.to_string()).or_default();
+        q.apps += 1;
+        q.used = crate::state::plus(q.used, used);
+        q.running += running;
+        if let Some(q) = self.by_name.get_mut(from) {
+            q.used = q.used.saturating_sub(used);
+            q.running = q.running.saturating_sub(running);
+        }
+        self.app_left(from);
+    }
+
     pub fn container_started(&mut self, name: &str, r: &Resource) {
         let q = self.by_name.entry(name.to_string()).or_default();
         q.used = crate::state::plus(q.used, r);

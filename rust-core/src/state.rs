@@ -368,8 +368,7 @@ impl ClusterState {
         if let Some(&arrival) = self.app_ids.get(&spec.id) {
             if let Some(app) = self.apps.get_mut(&arrival) {
                 if app.queue != queue {
-                    self.queues.app_left(&app.queue);
-                    self.queues.app_joined(&queue);
+                    self.queues.app_moved(&app.queue, &queue, &app.used, app.running);
                     app.queue = queue;
                 }
                 app.user = spec.user;

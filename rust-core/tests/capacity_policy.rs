@@ -682,3 +682,38 @@ fn one_queue_of_the_whole_cluster_decides_as_fifo() {
         }
     }
 }
+
+#[test]
+fn an_app_re_added_under_another_queue_takes_its_usage_with_it() {
+    // CapacityScheduler's moveApplication moves the app's usage to the target queue; the old
+    // queue must not keep phantom usage, and the new one must not exceed its maximum-capacity
+    // because the core forgot what the app already holds.
+    let mut c = capacity_core(TWO_QUEUES);
+    let mut cl = Cluster::new(&mut c);
+    app(&mut c, "a1", "a", 1, 60);
+    cl.round(&mut c);
+    assert_eq!(cl.held("a1"), 60);
+    assert_eq!((queue_gb(&c, "a"), queue_gb(&c, "b")), (60, 0));
+
+    // Re-added (RM recovery replay, or a move) under b: its 60 GB go with it.
+    common::add_app_in(&mut c, "a1", "b", "u", "a1", 1, "SPARK", &[]);
+    assert_eq!(
+        (queue_gb(&c, "a"), queue_gb(&c, "b")),
+        (0, 60),
+        "usage follows the application to its new queue"
+    );
+    assert_eq!(c.queue_headroom_mb("b"), Some(30 * GB));
+
+    // b may now grow only to its 90 %: 30 more, whatever a1 still asks.
+    common::set_small_asks(&mut c, "a1", &[(1, "*", 100)]);
+    for _ in 0..3 {
+        cl.round(&mut c);
+    }
+    assert_eq!(cl.held("a1"), 90, "queue b stops at its maximum-capacity");
+    assert_eq!(queue_gb(&c, "b"), 90);
+
+    // Its containers finishing give the memory back to b, and a has nothing to give back.
+    cl.finish(&mut c, "a1", 90);
+    assert_eq!((queue_gb(&c, "a"), queue_gb(&c, "b")), (0, 0));
+    assert_eq!(c.state().queues().get("a"), None, "queue a holds nothing");
+}

@@ -12,6 +12,9 @@ use locus_core::{Ask, Core, CoreError, Decision, Event, Resource};
 
 const TICK_MS: u64 = 1_000;
 
+/// The tests' submitter `u` may use the priority hints (deadline, budget, demand).
+const TRUSTED: (&str, &str) = ("locus.hints.trusted", "u");
+
 fn config_error(pairs: &[(&str, &str)]) -> (String, String) {
     match Core::new(&props(pairs)) {
         Err(CoreError::Config { key, message }) => (key, message),
@@ -48,6 +51,8 @@ struct Running {
 struct Job {
     id: String,
     name: String,
+    /// The submitting user (`u` unless a test says otherwise).
+    user: String,
     mapreduce: bool,
     tags: Vec<String>,
     submit_tick: u64,
@@ -132,6 +137,7 @@ impl Cluster {
         self.jobs.push(Job {
             id: format!("application_1_{:04}", self.jobs.len() + 1),
             name: name.into(),
+            user: "u".into(),
             mapreduce: true,
             tags: tags.iter().map(|t| t.to_string()).collect(),
             submit_tick,
@@ -291,7 +297,7 @@ impl Cluster {
                     &mut self.core,
                     &job.id,
                     "default",
-                    "u",
+                    &job.user,
                     &job.name,
                     job.submit_tick * TICK_MS,
                     app_type,
@@ -496,6 +502,8 @@ fn profiles_are_learned_from_container_times_and_survive_a_restart() {
     );
     cl.run_until_done(60);
     assert!(cl.jobs[j].finished.is_some());
+    // Written off the scheduling thread: wait for the writer as an operator would.
+    assert!(cl.core.flush_profiles(std::time::Duration::from_secs(20)));
     assert!(store.exists(), "the store is written after a job finishes");
     assert_eq!(cl.core.stats().profiles, 1);
 
@@ -715,7 +723,7 @@ fn mrosa_serves_the_eq8_most_urgent_job_first() {
     // One private node: two AMs and room for one task at a time. Same data; the job with the
     // nearer deadline (and smaller budget) has the higher eq. 8 priority and is served first,
     // although it was submitted last.
-    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa")]), 1, 3);
+    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa"), TRUSTED]), 1, 3);
     let lax = cl.mr_job(
         "lax",
         2,
@@ -744,12 +752,49 @@ fn mrosa_serves_the_eq8_most_urgent_job_first() {
 }
 
 #[test]
+fn mrosa_honours_deadlines_and_budgets_only_from_trusted_submitters() {
+    // The eq. 8 case above, "urgent" submitted by mallory: listed in locus.hints.trusted her
+    // tags move it first; otherwise (the default, or a list without her) they are ignored and
+    // the jobs are served in submission order, so no submitter can jump the line by tagging.
+    for (trusted, urgent_first) in [
+        (None, false),
+        (Some("alice,bob"), false),
+        (Some("*"), true),
+        (Some("mallory"), true),
+        (Some("alice,mallory"), true),
+    ] {
+        let mut settings = vec![("locus.policy", "mrosa")];
+        settings.extend(trusted.map(|t| ("locus.hints.trusted", t)));
+        let mut cl = Cluster::new(core_with(&settings), 1, 3);
+        let lax = cl.mr_job("lax", 2, 0, 1, 1, &[], 0);
+        let urgent = cl.mr_job(
+            "urgent",
+            2,
+            0,
+            1,
+            1,
+            &["locus.deadline=100", "locus.budget=1"],
+            0,
+        );
+        cl.jobs[urgent].user = "mallory".into();
+        cl.run_until_done(60);
+        let (u, l) = (&cl.jobs[urgent].got, &cl.jobs[lax].got);
+        assert_eq!(
+            cl.last(urgent, Kind::Map).unwrap() <= cl.first(lax, Kind::Map).unwrap(),
+            urgent_first,
+            "locus.hints.trusted={trusted:?}: urgent {u:?} / lax {l:?}"
+        );
+        assert!(cl.jobs[urgent].finished.is_some() && cl.jobs[lax].finished.is_some());
+    }
+}
+
+#[test]
 fn mrosa_keeps_a_started_job_ahead_instead_of_taking_turns() {
     // Eq. 8 ranks a job by its data: the 6-map job outranks the 4-map one (same deadline, no
     // budget) and keeps that rank while it runs. Ranking by the maps still outstanding made the
     // jobs swap places every time the leader fell below the other, so both finished late (on the
     // simulator's experiment 1, a makespan a third longer than FIFO's).
-    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa")]), 1, 3);
+    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa"), TRUSTED]), 1, 3);
     let big = cl.mr_job("big", 6, 0, 1, 1, &["locus.deadline=10000"], 0);
     let small = cl.mr_job("small", 4, 0, 1, 1, &["locus.deadline=10000"], 0);
     cl.run_until_done(80);
@@ -768,7 +813,7 @@ fn mrosa_sends_only_late_tasks_to_public_nodes_and_advises_scale_out() {
     // h1 is a running public instance; ali-8c / ec2-4c can be started (TABLE IV prices, MIPS).
     let file = write_public(&dir, "h1 ec2-2c 0.000027 4800 1.25\n* ec2-4c 0.000065 9600 3.75 Amazon EC2\n* ali-8c 0.000235 20800 6.25 Ali Cloud\n");
     let settings = [
-        ("locus.policy", "mrosa"),
+        ("locus.policy", "mrosa"), TRUSTED,
         ("locus.mrosa.public.file", file.as_str()),
         ("locus.mrosa.init-secs", "10"),
         ("locus.mrosa.split-mb", "16"),
@@ -815,7 +860,7 @@ fn mrosa_sends_only_late_tasks_to_public_nodes_and_advises_scale_out() {
     let file = write_public(&dir, "* slow 0.00001 10 0.1\n");
     let mut cl = Cluster::new(
         core_with(&[
-            ("locus.policy", "mrosa"),
+            ("locus.policy", "mrosa"), TRUSTED,
             ("locus.mrosa.public.file", file.as_str()),
             ("locus.profile.default-map-secs", "50"),
         ]),
@@ -845,7 +890,7 @@ fn mrosa_sends_only_late_tasks_to_public_nodes_and_advises_scale_out() {
     );
     let mut cl = Cluster::new(
         core_with(&[
-            ("locus.policy", "mrosa"),
+            ("locus.policy", "mrosa"), TRUSTED,
             ("locus.mrosa.public.file", file.as_str()),
             ("locus.mrosa.init-secs", "10"),
             ("locus.profile.default-map-secs", "50"),
@@ -880,7 +925,7 @@ fn mrosa_sends_only_late_tasks_to_public_nodes_and_advises_scale_out() {
 
 #[test]
 fn under_mrosa_generic_apps_and_ams_never_starve() {
-    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa")]), 2, 4);
+    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa"), TRUSTED]), 2, 4);
     for i in 0..3 {
         cl.mr_job(&format!("dl{i}"), 5, 2, 2, 2, &["locus.deadline=60"], i);
     }
@@ -937,7 +982,7 @@ fn mrosa_late_tasks_go_to_the_cheapest_public_type_that_meets_the_deadline() {
     let run = |deadline: &str, maps: u32| {
         let mut cl = Cluster::new(
             core_with(&[
-                ("locus.policy", "mrosa"),
+                ("locus.policy", "mrosa"), TRUSTED,
                 ("locus.mrosa.public.file", file.as_str()),
                 ("locus.mrosa.split-mb", "16"),
                 ("locus.profile.default-map-secs", "20"),
@@ -989,7 +1034,7 @@ fn mrosa_runs_late_reduces_on_idle_private_containers_instead_of_queueing_for_a_
     let file = write_public(&dir, "h1 fast 0.0001 26000 16\n");
     let mut cl = Cluster::new(
         core_with(&[
-            ("locus.policy", "mrosa"),
+            ("locus.policy", "mrosa"), TRUSTED,
             ("locus.mrosa.public.file", file.as_str()),
         ]),
         1,
@@ -1034,7 +1079,7 @@ fn mrosa_counts_a_running_public_instance_as_room_for_one_task() {
     );
     let mut cl = Cluster::new(
         core_with(&[
-            ("locus.policy", "mrosa"),
+            ("locus.policy", "mrosa"), TRUSTED,
             ("locus.mrosa.public.file", file.as_str()),
             ("locus.mrosa.init-secs", "10"),
             ("locus.mrosa.split-mb", "16"),
@@ -1063,7 +1108,7 @@ fn switching_to_fresh_or_mrosa_mid_run_strands_no_job() {
             ("locus.slots", "fresh-dynamic"),
             ("locus.fresh.k", "1"),
         ],
-        vec![("locus.policy", "mrosa")],
+        vec![("locus.policy", "mrosa"), TRUSTED],
         vec![("locus.slots", "fresh-static")],
     ] {
         let mut cl = Cluster::new(core_with(&[]), 3, 4);

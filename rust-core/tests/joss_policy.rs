@@ -4,7 +4,8 @@
 mod common;
 
 use common::{core_with, set_small_asks as set_asks};
-use locus_core::papers::joss::{JobObservation, JobSignature, ProfileStore};
+use locus_core::papers::joss::{JobObservation, ProfileStore};
+use locus_core::profile::{job_signature, store_to_json};
 use locus_core::{Core, Decision, Event, Locality};
 
 /// A profile store where "grep" filters (FP 0.5, map-heavy) and "join" expands (FP 3,
@@ -14,10 +15,11 @@ fn store_file(tag: &str) -> String {
     for (name, input, output) in [("grep", 100, 50), ("join", 100, 300)] {
         let mut run = JobObservation::default();
         run.map_finished(10_000, input, output);
-        store.record_run(JobSignature::from_app(name, "MAPREDUCE", &[]), &run);
+        // Profiles are the submitting user's own (common::add_app_named submits as alice).
+        store.record_run(job_signature("alice", name, "MAPREDUCE", ""), &run);
     }
     let path = std::env::temp_dir().join(format!("locus-joss-{}-{tag}.json", std::process::id()));
-    std::fs::write(&path, store.to_json().unwrap()).unwrap();
+    std::fs::write(&path, store_to_json(&store).unwrap()).unwrap();
     path.to_string_lossy().into_owned()
 }
 

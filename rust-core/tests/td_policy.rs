@@ -8,6 +8,9 @@ use std::collections::BTreeMap;
 use common::{core_with, execute, GB};
 use locus_core::{Core, Decision, Event, Locality, Resource};
 
+/// The tests' submitter `alice` may use the priority hints (`locus.demand=`).
+const TRUSTED: (&str, &str) = ("locus.hints.trusted", "alice");
+
 fn add_node(c: &mut Core, host: &str, mem_gb: u64) {
     common::add_node(c, host, "/r1", mem_gb, mem_gb as u32);
 }
@@ -34,7 +37,7 @@ fn maps_of(ds: &[Decision], app: &str) -> u32 {
 #[test]
 fn td_keeps_a_job_below_h_times_its_demand_and_generic_apps_get_the_rest() {
     for (policy, want_maps) in [("fifo", 4), ("td", 3)] {
-        let mut c = core_with(&[("locus.policy", policy)]);
+        let mut c = core_with(&[("locus.policy", policy), TRUSTED]);
         add_node(&mut c, "h1", 4);
         add_node(&mut c, "h2", 4);
         // demand 2, H = 1.3: at most 2.6 → 3 map containers.
@@ -58,8 +61,32 @@ fn td_keeps_a_job_below_h_times_its_demand_and_generic_apps_get_the_rest() {
 }
 
 #[test]
-fn td_infantile_job_only_fills_slots_the_co_scheduled_job_cannot_use() {
+fn td_takes_a_demand_tag_only_from_a_trusted_submitter() {
+    // demand 2 caps the job at 3 map containers (H = 1.3); untrusted, the tag is ignored and
+    // TD uses the job's map count (10, capped at T = 4): the node's 4 slots.
+    for (trusted, want_maps) in [(None, 4), (Some("bob"), 4), (Some("alice"), 3), (Some("*"), 3)] {
+        let mut settings = vec![("locus.policy", "td")];
+        settings.extend(trusted.map(|t| ("locus.hints.trusted", t)));
+        let mut c = core_with(&settings);
+        add_node(&mut c, "h1", 4);
+        add_app(&mut c, "mr", 1, "MAPREDUCE", &["locus.demand=2"]);
+        set_asks(&mut c, "mr", &[(20, "*", 10)]);
+        let ds = heartbeat(&mut c, "h1", 4, 1_000);
+        assert_eq!(maps_of(&ds, "mr"), want_maps, "trusted={trusted:?}: {ds:?}");
+    }
+    // Trust given or taken at a refresh applies to the running job.
     let mut c = core_with(&[("locus.policy", "td")]);
+    add_node(&mut c, "h1", 4);
+    add_app(&mut c, "mr", 1, "MAPREDUCE", &["locus.demand=2"]);
+    set_asks(&mut c, "mr", &[(20, "*", 10)]);
+    c.reconfigure(&common::props(&[("locus.policy", "td"), TRUSTED]))
+        .unwrap();
+    assert_eq!(maps_of(&heartbeat(&mut c, "h1", 4, 1_000), "mr"), 3);
+}
+
+#[test]
+fn td_infantile_job_only_fills_slots_the_co_scheduled_job_cannot_use() {
+    let mut c = core_with(&[("locus.policy", "td"), TRUSTED]);
     add_node(&mut c, "h1", 4);
     add_node(&mut c, "h2", 4);
     // T = 8. a (demand 5) is co-scheduled; b (demand 4) would push D to 9 > T: it stays
@@ -80,7 +107,7 @@ fn td_infantile_job_only_fills_slots_the_co_scheduled_job_cannot_use() {
 
 #[test]
 fn td_never_holds_ams_or_reduces() {
-    let mut c = core_with(&[("locus.policy", "td")]);
+    let mut c = core_with(&[("locus.policy", "td"), TRUSTED]);
     add_node(&mut c, "h1", 4);
     add_app(&mut c, "a", 1, "MAPREDUCE", &["locus.demand=1"]);
     set_asks(
@@ -107,7 +134,7 @@ fn td_never_holds_ams_or_reduces() {
 
 #[test]
 fn td_bad_demand_tag_is_ignored_and_the_job_still_runs() {
-    let mut c = core_with(&[("locus.policy", "td")]);
+    let mut c = core_with(&[("locus.policy", "td"), TRUSTED]);
     add_node(&mut c, "h1", 4);
     add_app(&mut c, "a", 1, "MAPREDUCE", &["locus.demand=lots"]);
     set_asks(&mut c, "a", &[(20, "*", 2)]);
@@ -137,7 +164,7 @@ fn td_bounds_are_validated_by_name() {
 
 #[test]
 fn waiting_ams_go_first_only_up_to_a_tenth_of_the_cluster() {
-    let mut c = core_with(&[("locus.policy", "td")]);
+    let mut c = core_with(&[("locus.policy", "td"), TRUSTED]);
     add_node(&mut c, "h1", 8);
     add_node(&mut c, "h2", 8);
     add_app(&mut c, "big", 1, "MAPREDUCE", &["locus.demand=16"]);
@@ -161,7 +188,7 @@ fn waiting_ams_go_first_only_up_to_a_tenth_of_the_cluster() {
 
 #[test]
 fn td_sticky_slot_stays_with_the_job_that_fell_below_its_lower_bound() {
-    let mut c = core_with(&[("locus.policy", "td")]);
+    let mut c = core_with(&[("locus.policy", "td"), TRUSTED]);
     add_node(&mut c, "h1", 4);
     add_node(&mut c, "h2", 4);
     // T = 8; a and b (demand 4 each) are both co-scheduled; L·demand = 2.8.
@@ -197,7 +224,7 @@ fn td_sticky_slot_stays_with_the_job_that_fell_below_its_lower_bound() {
 
 #[test]
 fn switching_to_td_at_refresh_applies_it_and_a_refused_combination_changes_nothing() {
-    let mut c = core_with(&[]);
+    let mut c = core_with(&[TRUSTED]);
     add_node(&mut c, "h1", 4);
     add_node(&mut c, "h2", 4);
     add_app(&mut c, "mr", 1, "MAPREDUCE", &["locus.demand=2"]);
@@ -212,12 +239,13 @@ fn switching_to_td_at_refresh_applies_it_and_a_refused_combination_changes_nothi
         .reconfigure(&props(&[
             ("locus.policy", "td"),
             ("locus.locality", "matchmaking"),
+            TRUSTED,
         ]))
         .unwrap_err()
         .to_string();
     assert!(err.contains("locus.locality"), "{err}");
     assert_eq!(c.stats().policy, "fifo");
-    c.reconfigure(&props(&[("locus.policy", "td")])).unwrap();
+    c.reconfigure(&props(&[("locus.policy", "td"), TRUSTED])).unwrap();
     assert_eq!(c.stats().policy, "td");
     let ds = heartbeat(&mut c, "h1", 4, 1_000);
     assert_eq!(

@@ -311,8 +311,13 @@ impl<'w> Engine<'w> {
         w: &'w Workload,
         cfg: &'w SimConfig,
         label: &str,
-        props: BTreeMap<String, String>,
+        mut props: BTreeMap<String, String>,
     ) -> Result<Engine<'w>, String> {
+        // The simulated submitters are the operator's own workload: their deadline, budget and
+        // demand tags count unless the run sets locus.hints.trusted itself.
+        props
+            .entry(locus_core::config::HINTS_TRUSTED.to_string())
+            .or_insert_with(|| "*".to_string());
         let core = Core::new(&props).map_err(|e| format!("policy {label:?}: {e}"))?;
         let c: &Cluster = &w.cluster;
         let biggest = c.nodes.iter().fold(Resource::ZERO, |a, n| Resource {

@@ -28,7 +28,7 @@ use crate::error::CoreError;
 use crate::fast_hash::FastMap;
 use crate::node::Node;
 use crate::papers::joss::{
-    Assigner, JobSignature, JossConfig, JossJob, JossScheduler, Placement, Policy, ProfileStore,
+    Assigner, JossConfig, JossJob, JossScheduler, Placement, Policy, ProfileStore,
     Topology,
 };
 use crate::protocol::Resource;
@@ -137,7 +137,10 @@ impl JossPolicy {
         if remain == 0 {
             return Ok(None);
         }
-        let signature = JobSignature::from_app(&app.name, &app.app_type, &app.tags);
+        // The profiles' key, which includes the user: another user's runs must not classify it.
+        let signature = state.profiles().signature(app.arrival).unwrap_or_else(|| {
+            crate::profile::job_signature(&app.user, &app.name, &app.app_type, "")
+        });
         let placement = js.submit(JossJob {
             id: app.id.clone(),
             signature,

@@ -152,6 +152,19 @@ impl ProfileStore {
         t.fp_hints += run.fp_hints;
     }
 
+    /// Adds the signatures of `other` this store does not have (its own profiles win) while it
+    /// holds fewer than `limit`; returns how many were added.
+    pub fn absorb_missing(&mut self, other: ProfileStore, limit: usize) -> usize {
+        let before = self.profiles.len();
+        for (sig, p) in other.profiles {
+            if self.profiles.len() >= limit {
+                break;
+            }
+            self.profiles.entry(sig).or_insert(p);
+        }
+        self.profiles.len() - before
+    }
+
     pub fn len(&self) -> usize {
         self.profiles.len()
     }
