@@ -192,8 +192,8 @@ final class DecisionExecutor {
       }
       node.allocateContainer(rmContainer);
       cluster.containerCreated(rmContainer);
-      events.add(CoreMessages.containerAllocated(id, node.getNodeID(), p.priority, capability,
-          type, false));
+      events.add(CoreMessages.containerAllocated(id, node.getNodeID(), p.priority,
+          key.getAllocationRequestId(), capability, type, false));
       executed++;
     }
     if (executed < p.count) {

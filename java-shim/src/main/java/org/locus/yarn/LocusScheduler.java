@@ -691,7 +691,8 @@ public class LocusScheduler
       // The original locality is not in the NM's report; recovered=true tells the core not
       // to count it as a placement outcome.
       events.add(CoreMessages.containerAllocated(id, rmNode.getNodeID(),
-          c.getContainer().getPriority().getPriority(), c.getAllocatedResource(),
+          c.getContainer().getPriority().getPriority(),
+          c.getContainer().getAllocationRequestId(), c.getAllocatedResource(),
           NodeType.OFF_SWITCH, true));
       if (attempt instanceof LocusAppAttempt) {
         apps.add((LocusAppAttempt) attempt);
