@@ -138,6 +138,11 @@ pub fn close(h: i64) -> Result<(), BridgeError> {
     handle::close(h)
 }
 
+/// Test support only (`LocusNative.injectPanicForTests`): a core panic on demand.
+pub fn inject_panic_for_tests(h: i64, message: &str) -> Result<(), BridgeError> {
+    handle::inject_panic_for_tests(h, message)
+}
+
 fn to_json<T: serde::Serialize>(value: &T, what: &'static str) -> Result<String, BridgeError> {
     serde_json::to_string(value).map_err(|e| BridgeError::BadJson { what, detail: e.to_string() })
 }

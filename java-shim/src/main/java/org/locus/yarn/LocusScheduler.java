@@ -10,7 +10,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configurable;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
@@ -89,10 +88,9 @@ public class LocusScheduler
 
   private final ResourceCalculator resourceCalculator = new DefaultResourceCalculator();
   private final DecisionExecutor executor = new DecisionExecutor(new ExecutorView());
-  private final AtomicBoolean coreClosed = new AtomicBoolean(false);
+  private final CoreLink link = new CoreLink();
 
   private Configuration conf;
-  private volatile LocusCore core;
   private volatile LocusRootQueue root;
   private boolean usePortForNodeName;
 
@@ -130,9 +128,9 @@ public class LocusScheduler
     this.root = new LocusRootQueue(conf, this::getClusterResource);
     // Opened here so a bad locus.* key stops the RM before it serves anyone; the exception's
     // message is the core's and names the key.
-    this.core = LocusCore.open(LocusSettings.toJson(conf));
+    link.open(LocusSettings.toJson(conf));
     LOG.info("Locus core started with settings {}; {}", LocusSettings.collect(conf),
-        configureQueues(core));
+        configureQueues(link.current()));
     super.serviceInit(conf);
     schedulingMonitorManager.initialize(rmContext, conf);
   }
@@ -160,10 +158,7 @@ public class LocusScheduler
     try {
       super.serviceStop();
     } finally {
-      LocusCore c = core;
-      if (c != null && coreClosed.compareAndSet(false, true)) {
-        c.close();
-      }
+      link.close();
     }
   }
 
@@ -174,7 +169,7 @@ public class LocusScheduler
   @Override
   public synchronized void reinitialize(Configuration newConf, RMContext rmContext)
       throws IOException {
-    LocusCore c = core;
+    LocusCore c = link.current();
     if (c == null) {
       throw new IOException("Locus core is not running; cannot refresh its settings");
     }
@@ -206,46 +201,28 @@ public class LocusScheduler
 
   /** The core's counters as JSON (allocations by locality, heartbeats, decisions, ...). */
   public String getCoreStatsJson() {
-    LocusCore c = core;
-    if (c == null || c.isClosed()) {
-      throw new IllegalStateException("Locus core is not running");
-    }
-    return c.stats();
+    return link.statsJson();
+  }
+
+  /** How many times a failed core was replaced by one rebuilt from the RM's bookkeeping. */
+  public long getCoreRebuilds() {
+    return link.rebuilds();
+  }
+
+  /** The core in service now (tests inject faults into it). */
+  LocusCore currentCore() {
+    return link.current();
   }
 
   // ---------------------------------------------------------------- talking to the core
 
-  private void send(ObjectNode event) {
-    send(Collections.singletonList(event), Collections.emptySet());
+  private LocusException send(ObjectNode event) {
+    return link.send(Collections.singletonList(event), Collections.emptySet());
   }
 
-  /**
-   * One {@code events} call. A refusal is a bug on one side of the protocol, not a reason to
-   * take the RM down: it is logged, and the asks of {@code snapshotsFrom} are re-sent in full
-   * at their next change so the core's view heals.
-   */
-  private void send(List<ObjectNode> events, Collection<LocusAppAttempt> snapshotsFrom) {
-    if (events.isEmpty()) {
-      return;
-    }
-    LocusCore c = core;
-    if (c == null || c.isClosed()) {
-      LOG.debug("Locus core closed; dropping {} events at shutdown", events.size());
-      return;
-    }
-    String json = CoreMessages.array(events);
-    try {
-      c.events(json);
-    } catch (RuntimeException e) {
-      LOG.error("Locus core refused events {}: {}", abbreviate(json), e.getMessage(), e);
-      for (LocusAppAttempt a : snapshotsFrom) {
-        a.forgetAsksSent();
-      }
-    }
-  }
-
-  private static String abbreviate(String s) {
-    return s.length() <= 4000 ? s : s.substring(0, 4000) + "...";
+  private LocusException send(List<ObjectNode> events,
+      Collection<LocusAppAttempt> snapshotsFrom) {
+    return link.send(events, snapshotsFrom);
   }
 
   /** Sends the attempt's asks if they changed since the core last saw them. */
@@ -287,8 +264,54 @@ public class LocusScheduler
 
   // ---------------------------------------------------------------- scheduler events
 
+  /**
+   * The RM's SchedulerEventDispatcher calls {@code System.exit} on anything that escapes this
+   * method, so nothing Locus can throw does: a failure is confined to the event that caused it
+   * and logged once (rate-limited). Only a {@link VirtualMachineError} (out of memory, stack
+   * overflow, internal error) is let through: then the JVM itself cannot be trusted, and the
+   * RM's own policy of exiting is right. Everything else -- RuntimeExceptions from the core or
+   * the RM's bookkeeping, LinkageErrors from a broken native library, AssertionErrors -- leaves
+   * the RM serving. After each event a core that panicked is rebuilt.
+   */
   @Override
   public void handle(SchedulerEvent event) {
+    try {
+      dispatch(event);
+    } catch (Throwable t) {
+      rethrowIfJvmBroken(t);
+      link.failures().warn("Scheduler event " + event.getType(), SchedulerEvents.subject(event),
+          t, event);
+    }
+    rebuildCoreIfFailed();
+  }
+
+  private static void rethrowIfJvmBroken(Throwable t) {
+    if (t instanceof VirtualMachineError) {
+      throw (VirtualMachineError) t;
+    }
+  }
+
+  /**
+   * Replaces a core that panicked by one built from the RM's bookkeeping. Runs on the
+   * dispatcher thread between events (allocate only marks the core failed, as it holds an
+   * application lock and may not take the scheduler's); a failed attempt is retried at the
+   * next event.
+   */
+  private synchronized void rebuildCoreIfFailed() {
+    if (!link.needsRebuild()) {
+      return;
+    }
+    try {
+      Configuration settings = conf != null ? conf : getConfig();
+      link.replace(LocusSettings.toJson(settings),
+          CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
+    } catch (Throwable t) {
+      rethrowIfJvmBroken(t);
+      link.failures().warn("Rebuilding the Locus core", "the cluster", t, null);
+    }
+  }
+
+  private void dispatch(SchedulerEvent event) {
     switch (event.getType()) {
       case NODE_ADDED: {
         NodeAddedSchedulerEvent e = (NodeAddedSchedulerEvent) event;
@@ -397,6 +420,18 @@ public class LocusScheduler
       refuseUnknownQueue(appId, requestedQueue, user, isAppRecovering);
       return;
     }
+    // The core hears of it first: an application it refuses (a limit, a queue it does not
+    // run) must fail with the core's reason rather than sit in ACCEPTED with no scheduler
+    // that will ever serve it. A core out of service refuses nothing: its rebuild replays it.
+    LocusException refused = link.send(Collections.singletonList(
+        CoreRebuild.appAdded(rmContext, appId, leaf.getQueueName(), user)),
+        Collections.emptySet(), false);
+    if (refused != null && !(refused instanceof LocusCorePoisonedException)) {
+      rejectApplication(appId, isAppRecovering,
+          "Locus refused application " + appId + " of user " + user + " in queue "
+              + leaf.getQueueName() + ": " + refused.getMessage());
+      return;
+    }
     SchedulerApplication<FiCaSchedulerApp> app =
         new SchedulerApplication<>(leaf, user, unmanagedAM);
     SchedulerApplication<FiCaSchedulerApp> replaced = applications.put(appId, app);
@@ -406,12 +441,6 @@ public class LocusScheduler
     }
     leaf.applicationAdded();
     leaf.getMetrics().submitApp(user, unmanagedAM);
-    RMApp rmApp = rmContext.getRMApps().get(appId);
-    send(CoreMessages.appAdded(appId, leaf.getQueueName(), user,
-        rmApp == null ? "" : rmApp.getName(),
-        rmApp == null ? "" : rmApp.getApplicationType(),
-        rmApp == null ? Collections.emptySet() : rmApp.getApplicationTags(),
-        rmApp == null ? 0L : rmApp.getSubmitTime()));
     if (requestedQueue != null && root.leaf(requestedQueue) != leaf) {
       LOG.info("Application {} asked for queue {}; Locus runs it in queue {} (only "
           + "locus.policy=capacity has several queues)", appId, requestedQueue,
@@ -435,18 +464,24 @@ public class LocusScheduler
     String queues = "locus.capacity.queues configures " + String.join(", ",
         root.configuredNames());
     if (isAppRecovering) {
-      String message = "Application " + appId + " killed on recovery as it was submitted to "
-          + "queue " + requestedQueue + " which no longer exists after restart; " + queues;
-      LOG.warn(message);
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppEvent(appId, RMAppEventType.KILL, message));
+      rejectApplication(appId, true, "Application " + appId + " killed on recovery as it was "
+          + "submitted to queue " + requestedQueue + " which no longer exists after restart; "
+          + queues);
       return;
     }
-    String message = "Application " + appId + " submitted by user " + user
-        + " to unknown queue: " + requestedQueue + "; " + queues;
+    rejectApplication(appId, false, "Application " + appId + " submitted by user " + user
+        + " to unknown queue: " + requestedQueue + "; " + queues);
+  }
+
+  /**
+   * Fails a submission with {@code message} as its diagnostics; a recovered application is
+   * killed instead, as CapacityScheduler does (a recovering app cannot be rejected).
+   */
+  private void rejectApplication(ApplicationId appId, boolean isAppRecovering,
+      String message) {
     LOG.warn(message);
-    rmContext.getDispatcher().getEventHandler()
-        .handle(new RMAppEvent(appId, RMAppEventType.APP_REJECTED, message));
+    rmContext.getDispatcher().getEventHandler().handle(new RMAppEvent(appId,
+        isAppRecovering ? RMAppEventType.KILL : RMAppEventType.APP_REJECTED, message));
   }
 
   /** The leaf an application runs in; null once it is gone. */
@@ -528,19 +563,11 @@ public class LocusScheduler
       // After a restart, wait until the NMs have reported what is already running.
       return;
     }
-    LocusCore c = core;
-    if (c != null && !c.isClosed()) {
-      String heartbeat = CoreMessages.heartbeat(node.getNodeID(),
-          node.getUnallocatedResource(), getClock().getTime());
-      JsonNode response = null;
-      try {
-        response = CoreMessages.JSON.readTree(c.heartbeat(heartbeat));
-      } catch (IOException | RuntimeException e) {
-        LOG.error("Locus core failed the heartbeat {}: {}", heartbeat, e.getMessage(), e);
-      }
-      if (response != null) {
-        executor.run(response);
-      }
+    String heartbeat = CoreMessages.heartbeat(node.getNodeID(),
+        node.getUnallocatedResource(), getClock().getTime());
+    JsonNode response = link.heartbeat(heartbeat, node.getNodeID().toString());
+    if (response != null) {
+      executor.run(response);
     }
     for (SchedulerApplication<FiCaSchedulerApp> app : applications.values()) {
       FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
@@ -559,11 +586,30 @@ public class LocusScheduler
     executor.run(CoreMessages.JSON.readTree(responseJson));
   }
 
+  /**
+   * Runs on the RM's IPC threads for every AM heartbeat. Whatever fails here (the same policy
+   * as {@link #handle}) fails this call for this AM only, logged once, and never reaches the
+   * other applications.
+   */
   @Override
   public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
       List<SchedulingRequest> schedulingRequests, List<ContainerId> release,
       List<String> blacklistAdditions, List<String> blacklistRemovals,
       ContainerUpdates updateRequests) {
+    try {
+      return allocateGuarded(attemptId, ask, schedulingRequests, release, blacklistAdditions,
+          blacklistRemovals, updateRequests);
+    } catch (Throwable t) {
+      rethrowIfJvmBroken(t);
+      link.failures().warn("allocate", "attempt " + attemptId, t, ask);
+      return EMPTY_ALLOCATION;
+    }
+  }
+
+  private Allocation allocateGuarded(ApplicationAttemptId attemptId,
+      List<ResourceRequest> ask, List<SchedulingRequest> schedulingRequests,
+      List<ContainerId> release, List<String> blacklistAdditions,
+      List<String> blacklistRemovals, ContainerUpdates updateRequests) {
     FiCaSchedulerApp found = getApplicationAttempt(attemptId);
     if (!(found instanceof LocusAppAttempt)
         || !found.getApplicationAttemptId().equals(attemptId)) {
@@ -602,6 +648,9 @@ public class LocusScheduler
       }
       ObjectNode asks = attempt.asksUpdateIfChanged();
       if (asks != null) {
+        // A refusal (e.g. over a per-application limit) is this application's alone: the
+        // core keeps its previous asks, the RM log names the app once per minute, and the
+        // snapshot is re-sent at the next change.
         send(Collections.singletonList(asks), Collections.singleton(attempt));
       }
       org.apache.hadoop.yarn.api.records.Resource headroom = attempt.getHeadroom();
