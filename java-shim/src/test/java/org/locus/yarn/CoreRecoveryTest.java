@@ -1,15 +1,21 @@
 package org.locus.yarn;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotSame;
 import static org.junit.Assert.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.test.GenericTestUtils;
+import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
 import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
@@ -22,6 +28,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler
 import org.junit.After;
 import org.junit.BeforeClass;
 import org.junit.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the shim does when the core cannot be trusted or refuses something: a panicked core is
@@ -138,5 +145,39 @@ public class CoreRecoveryTest {
     assertTrue(diagnostics, diagnostics.contains(refused.getApplicationId().toString()));
     assertTrue(scheduler(rm).getSchedulerApplications().isEmpty());
     assertEquals(0, rm.getResourceScheduler().getRootQueueMetrics().getAppsSubmitted());
+  }
+
+  @Test
+  public void asksTheCoreRefusesAreThatApplicationsAloneAndLoggedOnce() throws Exception {
+    MockRM rm = start();
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp bad = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM badAm = MockRM.launchAndRegisterAM(bad, rm, nm1);
+    RMApp good = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM goodAm = MockRM.launchAndRegisterAM(good, rm, nm1);
+    LogCapturer logs =
+        LogCapturer.captureLogs(LoggerFactory.getLogger(LocusScheduler.class));
+    try {
+      // The RM takes a negative priority; the core refuses the whole snapshot, every time the
+      // AM changes it.
+      for (int n = 1; n <= 5; n++) {
+        badAm.allocate(Collections.singletonList(ResourceRequest.newInstance(
+            Priority.newInstance(-1), ResourceRequest.ANY, Resource.newInstance(GB, 1), n)),
+            new ArrayList<>());
+      }
+      goodAm.allocate("h1", GB, 2, new ArrayList<>());
+      assertEquals("the other application is served", 2,
+          heartbeatUntil(rm, nm1, goodAm, 2).size());
+
+      String out = logs.getOutput();
+      String line = "Locus core update failed for application " + bad.getApplicationId();
+      assertEquals(out, out.indexOf(line), out.lastIndexOf(line));
+      assertTrue(out, out.contains(line + ": event 0 (asks_updated) rejected"));
+      assertTrue(out, out.contains("negative priority"));
+      assertFalse("no JSON dump in the RM log: " + out, out.contains("\"resource_name\""));
+      assertEquals(RMAppState.RUNNING, bad.getState());
+    } finally {
+      logs.stopCapturing();
+    }
   }
 }
