@@ -25,7 +25,15 @@ final class CoreLink {
 
   private final FailureLog failures =
       new FailureLog(LOG, FAILURE_LOG_INTERVAL_MS, System::currentTimeMillis);
+  /**
+   * A failure the scheduler survived may have left the core's view short of the RM's (an
+   * event half handled): resynchronise by a rebuild, at most this often.
+   */
+  private static final long RESYNC_INTERVAL_MS = 60_000;
+
   private final AtomicBoolean poisoned = new AtomicBoolean();
+  private final AtomicBoolean resyncWanted = new AtomicBoolean();
+  private volatile long lastRebuildMs = Long.MIN_VALUE / 2;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicLong rebuilds = new AtomicLong();
   private volatile LocusCore core;
@@ -43,9 +51,24 @@ final class CoreLink {
     return failures;
   }
 
-  /** True when a core call failed because the core panicked; cleared by {@link #replace}. */
+  /**
+   * True when a core call failed because the core panicked, or a resynchronisation was asked
+   * for and the last rebuild is long enough ago; cleared by {@link #replace}.
+   */
   boolean needsRebuild() {
-    return poisoned.get() && !closed.get();
+    if (closed.get()) {
+      return false;
+    }
+    return poisoned.get() || (resyncWanted.get()
+        && System.currentTimeMillis() - lastRebuildMs >= RESYNC_INTERVAL_MS);
+  }
+
+  /**
+   * An event failed half way through the scheduler's bookkeeping; the core may have missed
+   * part of it. The next rebuild (rate-limited) brings it back in line with the RM.
+   */
+  void requestResync() {
+    resyncWanted.set(true);
   }
 
   long rebuilds() {
@@ -145,6 +168,8 @@ final class CoreLink {
     LocusCore old = core;
     core = fresh;
     poisoned.set(false);
+    resyncWanted.set(false);
+    lastRebuildMs = System.currentTimeMillis();
     long n = rebuilds.incrementAndGet();
     try {
       old.close();

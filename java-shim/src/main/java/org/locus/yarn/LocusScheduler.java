@@ -271,7 +271,8 @@ public class LocusScheduler
    * overflow, internal error) is let through: then the JVM itself cannot be trusted, and the
    * RM's own policy of exiting is right. Everything else -- RuntimeExceptions from the core or
    * the RM's bookkeeping, LinkageErrors from a broken native library, AssertionErrors -- leaves
-   * the RM serving. After each event a core that panicked is rebuilt.
+   * the RM serving. After each event a core that panicked is rebuilt, and after a failed one
+   * the core is resynchronised with the RM's bookkeeping by a rebuild (at most once a minute).
    */
   @Override
   public void handle(SchedulerEvent event) {
@@ -281,6 +282,7 @@ public class LocusScheduler
       rethrowIfJvmBroken(t);
       link.failures().warn("Scheduler event " + event.getType(), SchedulerEvents.subject(event),
           t, event);
+      link.requestResync();
     }
     rebuildCoreIfFailed();
   }
