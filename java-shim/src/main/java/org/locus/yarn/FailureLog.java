@@ -68,6 +68,16 @@ final class FailureLog {
     return true;
   }
 
+  /**
+   * The one kind of failure the scheduler does not survive: the JVM itself is broken (out of
+   * memory, stack overflow, internal error), and the RM exiting is the right answer.
+   */
+  static void rethrowIfJvmBroken(Throwable t) {
+    if (t instanceof VirtualMachineError) {
+      throw (VirtualMachineError) t;
+    }
+  }
+
   /** A core message can name thousands of refused rows; the first ones say what went wrong. */
   static String abbreviate(String s) {
     return s.length() <= 500 ? s : s.substring(0, 500) + "... (" + s.length() + " chars)";

@@ -32,9 +32,6 @@ import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
@@ -92,6 +89,8 @@ public class LocusScheduler
 
   private Configuration conf;
   private volatile LocusRootQueue root;
+  private volatile QueueQueries queues;
+  private volatile ApplicationAdmission admission;
   private boolean usePortForNodeName;
 
   public LocusScheduler() {
@@ -126,6 +125,8 @@ public class LocusScheduler
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
     this.root = new LocusRootQueue(conf, this::getClusterResource);
+    this.queues = new QueueQueries(root, applications);
+    this.admission = new ApplicationAdmission(root, applications, link, rmContext);
     // Opened here so a bad locus.* key stops the RM before it serves anyone; the exception's
     // message is the core's and names the key.
     link.open(LocusSettings.toJson(conf));
@@ -279,18 +280,12 @@ public class LocusScheduler
     try {
       dispatch(event);
     } catch (Throwable t) {
-      rethrowIfJvmBroken(t);
+      FailureLog.rethrowIfJvmBroken(t);
       link.failures().warn("Scheduler event " + event.getType(), SchedulerEvents.subject(event),
           t, event);
       link.requestResync();
     }
     rebuildCoreIfFailed();
-  }
-
-  private static void rethrowIfJvmBroken(Throwable t) {
-    if (t instanceof VirtualMachineError) {
-      throw (VirtualMachineError) t;
-    }
   }
 
   /**
@@ -308,7 +303,7 @@ public class LocusScheduler
       link.replace(LocusSettings.toJson(settings),
           CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
     } catch (Throwable t) {
-      rethrowIfJvmBroken(t);
+      FailureLog.rethrowIfJvmBroken(t);
       link.failures().warn("Rebuilding the Locus core", "the cluster", t, null);
     }
   }
@@ -415,75 +410,10 @@ public class LocusScheduler
     LOG.info("Removed node {}", rmNode.getNodeID());
   }
 
+  /** Places the application in its queue, or fails it naming why (see ApplicationAdmission). */
   synchronized void addApplication(ApplicationId appId, String requestedQueue, String user,
       boolean isAppRecovering, boolean unmanagedAM) {
-    LocusQueue leaf = root.leafForSubmission(requestedQueue);
-    if (leaf == null) {
-      refuseUnknownQueue(appId, requestedQueue, user, isAppRecovering);
-      return;
-    }
-    // The core hears of it first: an application it refuses (a limit, a queue it does not
-    // run) must fail with the core's reason rather than sit in ACCEPTED with no scheduler
-    // that will ever serve it. A core out of service refuses nothing: its rebuild replays it.
-    LocusException refused = link.send(Collections.singletonList(
-        CoreRebuild.appAdded(rmContext, appId, leaf.getQueueName(), user)),
-        Collections.emptySet(), false);
-    if (refused != null && !(refused instanceof LocusCorePoisonedException)) {
-      rejectApplication(appId, isAppRecovering,
-          "Locus refused application " + appId + " of user " + user + " in queue "
-              + leaf.getQueueName() + ": " + refused.getMessage());
-      return;
-    }
-    SchedulerApplication<FiCaSchedulerApp> app =
-        new SchedulerApplication<>(leaf, user, unmanagedAM);
-    SchedulerApplication<FiCaSchedulerApp> replaced = applications.put(appId, app);
-    if (replaced != null) {
-      // A repeated APP_ADDED must not count the application twice in its queue.
-      ((LocusQueue) replaced.getQueue()).applicationRemoved();
-    }
-    leaf.applicationAdded();
-    leaf.getMetrics().submitApp(user, unmanagedAM);
-    if (requestedQueue != null && root.leaf(requestedQueue) != leaf) {
-      LOG.info("Application {} asked for queue {}; Locus runs it in queue {} (only "
-          + "locus.policy=capacity has several queues)", appId, requestedQueue,
-          leaf.getQueueName());
-    }
-    LOG.info("Accepted application {} from user {} in queue {}; {} applications", appId, user,
-        leaf.getQueueName(), applications.size());
-    if (!isAppRecovering) {
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppEvent(appId, RMAppEventType.APP_ACCEPTED));
-    }
-  }
-
-  /**
-   * An application naming a queue the core does not run never reaches the core: the RM fails
-   * it with a message naming the queue and the configured ones (a recovered one is killed, as
-   * CapacityScheduler does when a queue disappeared across a restart).
-   */
-  private void refuseUnknownQueue(ApplicationId appId, String requestedQueue, String user,
-      boolean isAppRecovering) {
-    String queues = "locus.capacity.queues configures " + String.join(", ",
-        root.configuredNames());
-    if (isAppRecovering) {
-      rejectApplication(appId, true, "Application " + appId + " killed on recovery as it was "
-          + "submitted to queue " + requestedQueue + " which no longer exists after restart; "
-          + queues);
-      return;
-    }
-    rejectApplication(appId, false, "Application " + appId + " submitted by user " + user
-        + " to unknown queue: " + requestedQueue + "; " + queues);
-  }
-
-  /**
-   * Fails a submission with {@code message} as its diagnostics; a recovered application is
-   * killed instead, as CapacityScheduler does (a recovering app cannot be rejected).
-   */
-  private void rejectApplication(ApplicationId appId, boolean isAppRecovering,
-      String message) {
-    LOG.warn(message);
-    rmContext.getDispatcher().getEventHandler().handle(new RMAppEvent(appId,
-        isAppRecovering ? RMAppEventType.KILL : RMAppEventType.APP_REJECTED, message));
+    admission.admit(appId, requestedQueue, user, isAppRecovering, unmanagedAM);
   }
 
   /** The leaf an application runs in; null once it is gone. */
@@ -602,7 +532,7 @@ public class LocusScheduler
       return allocateGuarded(attemptId, ask, schedulingRequests, release, blacklistAdditions,
           blacklistRemovals, updateRequests);
     } catch (Throwable t) {
-      rethrowIfJvmBroken(t);
+      FailureLog.rethrowIfJvmBroken(t);
       link.failures().warn("allocate", "attempt " + attemptId, t, ask);
       return EMPTY_ALLOCATION;
     }
@@ -762,43 +692,15 @@ public class LocusScheduler
 
   // ---------------------------------------------------------------- queue and cluster queries
 
-  /**
-   * {@code null} and {@code root} answer for root (with its leaves if asked), a leaf by name or
-   * path; outside capacity any other name for {@code default}, where such an application runs.
-   */
   @Override
   public QueueInfo getQueueInfo(String queueName, boolean includeChildQueues,
       boolean recursive) throws IOException {
-    org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue q = root.describing(queueName);
-    if (q == null) {
-      throw new IOException("Unknown queue " + queueName + ": Locus has queues "
-          + LocusRootQueue.NAME + " and " + leafNames());
-    }
-    return q.getQueueInfo(includeChildQueues, recursive);
+    return queues.queueInfo(queueName, includeChildQueues, recursive);
   }
 
-  private String leafNames() {
-    List<String> names = new ArrayList<>();
-    for (LocusQueue leaf : root.leaves()) {
-      names.add(leaf.getQueueName());
-    }
-    return String.join(", ", names);
-  }
-
-  /**
-   * Under capacity every queue, root first, as CapacityScheduler lists them; otherwise the
-   * single {@code default}, as FifoScheduler does.
-   */
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo() {
-    if (root.isCapacity()) {
-      return root.getQueueUserAclInfo(null);
-    }
-    List<QueueUserACLInfo> out = new ArrayList<>();
-    for (LocusQueue leaf : root.leaves()) {
-      out.addAll(leaf.getQueueUserAclInfo(null));
-    }
-    return out;
+    return queues.userAclInfo();
   }
 
   @Override
@@ -806,41 +708,20 @@ public class LocusScheduler
     return root.hasAccess(acl, callerUGI);
   }
 
-  /** Root's are every application's; null for a queue that does not exist. */
   @Override
   public List<ApplicationAttemptId> getAppsInQueue(String queueName) {
-    org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue q = root.lookup(queueName);
-    if (q == null) {
-      return null;
-    }
-    List<ApplicationAttemptId> attempts = new ArrayList<>(applications.size());
-    for (SchedulerApplication<FiCaSchedulerApp> app : applications.values()) {
-      FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
-      if (attempt != null && (q == root || app.getQueue() == q)) {
-        attempts.add(attempt.getApplicationAttemptId());
-      }
-    }
-    return attempts;
+    return queues.appsInQueue(queueName);
   }
 
   @Override
   public String moveApplication(ApplicationId appId, String newQueue) throws YarnException {
-    throw new YarnException(cannotMove(appId, newQueue));
+    throw new YarnException(queues.cannotMove(appId, newQueue));
   }
 
   @Override
   public void preValidateMoveApplication(ApplicationId appId, String newQueue)
       throws YarnException {
-    throw new YarnException(cannotMove(appId, newQueue));
-  }
-
-  private String cannotMove(ApplicationId appId, String newQueue) {
-    if (root.isCapacity()) {
-      return "Locus does not move applications between queues; " + appId
-          + " stays where it was submitted and cannot move to " + newQueue;
-    }
-    return "Locus runs every application in its single queue '" + LocusRootQueue.DEFAULT
-        + "'; cannot move " + appId + " to " + newQueue;
+    throw new YarnException(queues.cannotMove(appId, newQueue));
   }
 
   @Override

@@ -113,6 +113,10 @@ public class SchedulerDispatcherTest {
     return MockNodes.newNodeInfo(0, Resource.newInstance(8 * GB, 8), 1, host, 1234);
   }
 
+  private static int coreNodes(LocusScheduler scheduler) throws Exception {
+    return CoreMessages.JSON.readTree(scheduler.getCoreStatsJson()).get("nodes").asInt();
+  }
+
   @Test
   public void failuresInsideHandleNeitherExitTheRmNorStopTheDispatcher() throws Exception {
     LocusScheduler scheduler = startRm();
@@ -131,7 +135,8 @@ public class SchedulerDispatcherTest {
 
     // The dispatcher thread still serves: a node registered afterwards is added.
     dispatch(new NodeAddedSchedulerEvent(node("h2")));
-    for (int i = 0; i < ROUNDS && scheduler.getNumClusterNodes() < 2; i++) {
+    // The RM's tracker learns the node before the core does: wait for the core.
+    for (int i = 0; i < ROUNDS && coreNodes(scheduler) < 2; i++) {
       Thread.sleep(20);
     }
     assertEquals("System.exit calls from the scheduler dispatcher", 0, trap.exits.get());
