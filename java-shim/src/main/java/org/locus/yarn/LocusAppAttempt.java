@@ -9,6 +9,8 @@ import org.apache.hadoop.yarn.api.records.UpdateContainerError;
 import org.apache.hadoop.yarn.api.records.UpdateContainerRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.RMAuditLogger;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
@@ -34,6 +36,8 @@ import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
 class LocusAppAttempt extends FiCaSchedulerApp {
   /** Guarded by {@code this}. */
   private String lastAsksSent = "[]";
+  /** Guarded by {@code this}: the core refused this attempt's last asks snapshot. */
+  private boolean asksRefused;
 
   LocusAppAttempt(ApplicationAttemptId attemptId, String user, Queue queue,
       ActiveUsersManager users, RMContext rmContext) {
@@ -119,6 +123,33 @@ class LocusAppAttempt extends FiCaSchedulerApp {
       }
     }
     return refused;
+  }
+
+  /**
+   * The core refused this attempt's asks (e.g. over a per-application limit): the reason goes
+   * where the application's owner looks, the diagnostics of {@code yarn application -status}
+   * and the RM web UI (the attempt's launch diagnostics, shown while it has no others).
+   */
+  synchronized void asksRefused(String reason) {
+    asksRefused = true;
+    setLaunchDiagnostics("Locus refused this application's resource requests; they are not "
+        + "scheduled until the next accepted update: " + FailureLog.abbreviate(reason));
+  }
+
+  /** The core accepted a snapshot: a refusal shown before no longer holds. */
+  synchronized void asksAccepted() {
+    if (asksRefused) {
+      asksRefused = false;
+      setLaunchDiagnostics(null);
+    }
+  }
+
+  private void setLaunchDiagnostics(String message) {
+    RMApp app = rmContext.getRMApps().get(getApplicationId());
+    RMAppAttempt attempt = app == null ? null : app.getRMAppAttempt(getApplicationAttemptId());
+    if (attempt != null) {
+      attempt.updateAMLaunchDiagnostics(message);
+    }
   }
 
   /** The core may not have applied the last snapshot: send the next one whatever it holds. */

@@ -581,9 +581,15 @@ public class LocusScheduler
       ObjectNode asks = attempt.asksUpdateIfChanged();
       if (asks != null) {
         // A refusal (e.g. over a per-application limit) is this application's alone: the
-        // core keeps its previous asks, the RM log names the app once per minute, and the
-        // snapshot is re-sent at the next change.
-        send(Collections.singletonList(asks), Collections.singleton(attempt));
+        // core keeps its previous asks, the RM log names the app once per minute, the app's
+        // diagnostics show the reason, and the snapshot is re-sent at the next change.
+        LocusException asksRefused =
+            send(Collections.singletonList(asks), Collections.singleton(attempt));
+        if (asksRefused == null) {
+          attempt.asksAccepted();
+        } else if (!(asksRefused instanceof LocusCorePoisonedException)) {
+          attempt.asksRefused(asksRefused.getMessage());
+        }
       }
       org.apache.hadoop.yarn.api.records.Resource headroom = attempt.getHeadroom();
       attempt.setApplicationHeadroomForMetrics(headroom);

@@ -176,6 +176,17 @@ public class CoreRecoveryTest {
       assertTrue(out, out.contains("negative priority"));
       assertFalse("no JSON dump in the RM log: " + out, out.contains("\"resource_name\""));
       assertEquals(RMAppState.RUNNING, bad.getState());
+      // The owner sees why in the application's diagnostics; the other app sees nothing.
+      String diagnostics = bad.getDiagnostics().toString();
+      assertTrue(diagnostics, diagnostics.contains("Locus refused this application's resource"
+          + " requests") && diagnostics.contains("negative priority"));
+      assertFalse(good.getDiagnostics().toString().contains("Locus refused"));
+
+      // Once the AM withdraws the bad row, the core takes its asks and the refusal is gone.
+      badAm.allocate(Collections.singletonList(ResourceRequest.newInstance(
+          Priority.newInstance(-1), ResourceRequest.ANY, Resource.newInstance(GB, 1), 0)),
+          new ArrayList<>());
+      assertFalse(bad.getDiagnostics().toString().contains("Locus refused"));
     } finally {
       logs.stopCapturing();
     }
