@@ -3,6 +3,7 @@ package org.locus.yarn;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.UpdateContainerError;
@@ -36,8 +37,10 @@ import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
 class LocusAppAttempt extends FiCaSchedulerApp {
   /** Guarded by {@code this}. */
   private String lastAsksSent = "[]";
-  /** Guarded by {@code this}: the core refused this attempt's last asks snapshot. */
-  private boolean asksRefused;
+  /** Guarded by {@code this}: why the core refused the last asks snapshot; null if it did not. */
+  private String asksRefusal;
+  /** The refusal the RM's attempt diagnostics show now (null: none). */
+  private volatile String shownRefusal;
 
   LocusAppAttempt(ApplicationAttemptId attemptId, String user, Queue queue,
       ActiveUsersManager users, RMContext rmContext) {
@@ -126,29 +129,38 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   }
 
   /**
-   * The core refused this attempt's asks (e.g. over a per-application limit): the reason goes
-   * where the application's owner looks, the diagnostics of {@code yarn application -status}
-   * and the RM web UI (the attempt's launch diagnostics, shown while it has no others).
+   * The core refused this attempt's asks (e.g. over a per-application limit). Caller holds the
+   * application lock; {@link #showAsksVerdict} then tells the application's owner.
    */
   synchronized void asksRefused(String reason) {
-    asksRefused = true;
-    setLaunchDiagnostics("Locus refused this application's resource requests; they are not "
-        + "scheduled until the next accepted update: " + FailureLog.abbreviate(reason));
+    asksRefusal = "Locus refused this application's resource requests; they are not scheduled "
+        + "until the next accepted update: " + FailureLog.abbreviate(reason);
   }
 
   /** The core accepted a snapshot: a refusal shown before no longer holds. */
   synchronized void asksAccepted() {
-    if (asksRefused) {
-      asksRefused = false;
-      setLaunchDiagnostics(null);
-    }
+    asksRefusal = null;
   }
 
-  private void setLaunchDiagnostics(String message) {
+  /**
+   * Puts the last verdict where the application's owner looks: the diagnostics of
+   * {@code yarn application -status} and the RM UI (the attempt's launch diagnostics, shown
+   * while it has no others). Called without the application lock: the RM's app and attempt
+   * objects have locks of their own, and the RM calls allocate while holding them.
+   */
+  void showAsksVerdict() {
+    String wanted;
+    synchronized (this) {
+      wanted = asksRefusal;
+    }
+    if (Objects.equals(wanted, shownRefusal)) {
+      return;
+    }
+    shownRefusal = wanted;
     RMApp app = rmContext.getRMApps().get(getApplicationId());
     RMAppAttempt attempt = app == null ? null : app.getRMAppAttempt(getApplicationAttemptId());
     if (attempt != null) {
-      attempt.updateAMLaunchDiagnostics(message);
+      attempt.updateAMLaunchDiagnostics(wanted);
     }
   }
 

@@ -565,6 +565,7 @@ public class LocusScheduler
     }
     normalizeResourceRequests(ask);
     releaseContainers(release, attempt);
+    Allocation allocation;
     synchronized (attempt) {
       if (attempt.isStopped()) {
         LOG.info("allocate called by stopped attempt {}", attemptId);
@@ -581,21 +582,23 @@ public class LocusScheduler
       ObjectNode asks = attempt.asksUpdateIfChanged();
       if (asks != null) {
         // A refusal (e.g. over a per-application limit) is this application's alone: the
-        // core keeps its previous asks, the RM log names the app once per minute, the app's
-        // diagnostics show the reason, and the snapshot is re-sent at the next change.
-        LocusException asksRefused =
+        // core keeps its previous asks, the RM log names the app once per minute, and the
+        // snapshot is re-sent at the next change.
+        LocusException refusal =
             send(Collections.singletonList(asks), Collections.singleton(attempt));
-        if (asksRefused == null) {
+        if (refusal == null) {
           attempt.asksAccepted();
-        } else if (!(asksRefused instanceof LocusCorePoisonedException)) {
-          attempt.asksRefused(asksRefused.getMessage());
+        } else if (!(refusal instanceof LocusCorePoisonedException)) {
+          attempt.asksRefused(refusal.getMessage());
         }
       }
       org.apache.hadoop.yarn.api.records.Resource headroom = attempt.getHeadroom();
       attempt.setApplicationHeadroomForMetrics(headroom);
-      return new Allocation(attempt.pullNewlyAllocatedContainers(), headroom, null, null, null,
-          attempt.pullUpdatedNMTokens(), null, null, null, null, null, rejected);
+      allocation = new Allocation(attempt.pullNewlyAllocatedContainers(), headroom, null, null,
+          null, attempt.pullUpdatedNMTokens(), null, null, null, null, null, rejected);
     }
+    attempt.showAsksVerdict();
+    return allocation;
   }
 
   // ---------------------------------------------------------------- containers
