@@ -64,7 +64,7 @@ public class SchedulerDispatcherTest {
 
   @BeforeClass
   public static void resolveTestHosts() {
-    for (String host : new String[] {"h1", "h2"}) {
+    for (String host : new String[] {"h1", "h2", "h3"}) {
       NetUtils.addStaticResolution(host, "127.0.0.1");
     }
   }
@@ -146,5 +146,30 @@ public class SchedulerDispatcherTest {
     // The failed events may have left the core short of the RM's view: one resynchronising
     // rebuild for both (they came within a minute), not one per failure.
     assertEquals(1, stats.get("core_rebuilds").asInt());
+  }
+
+  @Test
+  public void aCorePanicUnderTheRealDispatcherIsRebuiltNotFatal() throws Exception {
+    LocusScheduler scheduler = startRm();
+    dispatch(new NodeAddedSchedulerEvent(node("h1")));
+    for (int i = 0; i < ROUNDS && coreNodes(scheduler) < 1; i++) {
+      Thread.sleep(20);
+    }
+    try {
+      scheduler.currentCore().injectPanicForTests("core bug under the dispatcher");
+    } catch (LocusCorePoisonedException expected) {
+      // The rebuild happens on the dispatcher thread, after the next event.
+    }
+    dispatch(new NodeAddedSchedulerEvent(node("h2")));
+    dispatch(new NodeAddedSchedulerEvent(node("h3")));
+    for (int i = 0; i < ROUNDS && scheduler.getCoreRebuilds() < 1; i++) {
+      Thread.sleep(20);
+    }
+    for (int i = 0; i < ROUNDS && coreNodes(scheduler) < 3; i++) {
+      Thread.sleep(20);
+    }
+    assertEquals("System.exit calls from the scheduler dispatcher", 0, trap.exits.get());
+    assertEquals(1, scheduler.getCoreRebuilds());
+    assertEquals("every node the RM tracks is in the new core", 3, coreNodes(scheduler));
   }
 }
