@@ -135,7 +135,8 @@ final class CoreLink {
     return null;
   }
 
-  private void poisoned(LocusCorePoisonedException e) {
+  /** A core call outside this class found the core poisoned. */
+  void poisoned(LocusCorePoisonedException e) {
     if (poisoned.compareAndSet(false, true)) {
       LOG.error("{}; LocusScheduler rebuilds it from the ResourceManager's bookkeeping at "
           + "its next event", e.getMessage());

@@ -178,6 +178,12 @@ public class LocusScheduler
     // well as the core on the settings that are still running.
     try {
       c.reconfigure(LocusSettings.toJson(newConf));
+    } catch (LocusCorePoisonedException e) {
+      // Not a verdict on the new settings: the core failed earlier and awaits its rebuild
+      // (from the settings still in force) at the next scheduler event.
+      link.poisoned(e);
+      throw new IOException("Locus core is being rebuilt after a failure; the settings still "
+          + "in force are unchanged, retry the refresh: " + e.getMessage(), e);
     } catch (LocusException e) {
       throw new IOException("Locus refused the new settings: " + e.getMessage(), e);
     }

@@ -4,8 +4,10 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotSame;
 import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -190,5 +192,30 @@ public class CoreRecoveryTest {
     } finally {
       logs.stopCapturing();
     }
+  }
+
+  @Test
+  public void aRefreshDuringARebuildIsRefusedAsSuchAndWorksAfterIt() throws Exception {
+    MockRM rm = start();
+    rm.registerNode("h1:1234", 8 * GB, 8);
+    LocusScheduler scheduler = scheduler(rm);
+    try {
+      scheduler.currentCore().injectPanicForTests("broken before a refresh");
+    } catch (LocusCorePoisonedException expected) {
+      // Nothing has rebuilt it yet.
+    }
+    YarnConfiguration refreshed = new YarnConfiguration(rm.getConfig());
+    refreshed.set("locus.policy", "fair");
+    try {
+      scheduler.reinitialize(refreshed, rm.getRMContext());
+      fail("a refresh against a core out of service must not pass for accepted");
+    } catch (IOException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("being rebuilt after a failure"));
+    }
+    rm.registerNode("h2:1234", 8 * GB, 8);
+    rm.drainEvents();
+    assertEquals(1, scheduler.getCoreRebuilds());
+    scheduler.reinitialize(refreshed, rm.getRMContext());
+    assertEquals(2, stats(rm).get("nodes").asInt());
   }
 }
