@@ -10,9 +10,16 @@ pub enum BridgeError {
     Core(CoreError),
     /// One event of a batch failed (the rest of the batch is still applied); the index tells the caller
     /// which event to look at.
-    Event { index: usize, kind: String, source: Box<BridgeError> },
+    Event {
+        index: usize,
+        kind: String,
+        source: Box<BridgeError>,
+    },
     /// Several events of a batch failed (each an `Event`); all the others were applied.
-    Events { total: usize, refused: Vec<BridgeError> },
+    Events {
+        total: usize,
+        refused: Vec<BridgeError>,
+    },
     /// The text is not the JSON the entry point expects.
     BadJson { what: &'static str, detail: String },
     /// A required argument was a Java `null`.
@@ -21,6 +28,9 @@ pub enum BridgeError {
     InvalidHandle(i64),
     /// A panic caught at the JNI boundary; payload is the panic message.
     Panic(String),
+    /// The core behind this handle panicked (now or in an earlier call) and is out of service:
+    /// parking_lot's mutex does not poison, so the bridge does, and the shim must rebuild.
+    Poisoned { handle: i64, cause: String },
     /// The JVM side of a call failed (string conversion, allocation).
     Jni(String),
 }
@@ -39,11 +49,19 @@ impl fmt::Display for BridgeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BridgeError::Core(e) => write!(f, "{e}"),
-            BridgeError::Event { index, kind, source } => {
+            BridgeError::Event {
+                index,
+                kind,
+                source,
+            } => {
                 write!(f, "event {index} ({kind}) rejected: {source}")
             }
             BridgeError::Events { total, refused } => {
-                write!(f, "{} of {total} events rejected, the others applied: ", refused.len())?;
+                write!(
+                    f,
+                    "{} of {total} events rejected, the others applied: ",
+                    refused.len()
+                )?;
                 for (i, e) in refused.iter().enumerate() {
                     write!(f, "{}{e}", if i > 0 { "; " } else { "" })?;
                 }
@@ -53,6 +71,10 @@ impl fmt::Display for BridgeError {
             BridgeError::NullArgument(name) => write!(f, "{name} must not be null"),
             BridgeError::InvalidHandle(h) => write!(f, "invalid or closed Locus handle {h:#x}"),
             BridgeError::Panic(msg) => write!(f, "Locus core panicked: {msg}"),
+            BridgeError::Poisoned { handle, cause } => write!(
+                f,
+                "Locus core {handle:#x} is out of service after a panic ({cause})"
+            ),
             BridgeError::Jni(msg) => write!(f, "JNI call failed: {msg}"),
         }
     }

@@ -12,6 +12,7 @@ use crate::error::BridgeError;
 
 pub const LOCUS_EXCEPTION: &str = "org/locus/yarn/LocusException";
 pub const LOCUS_CONFIG_EXCEPTION: &str = "org/locus/yarn/LocusConfigException";
+pub const LOCUS_CORE_POISONED_EXCEPTION: &str = "org/locus/yarn/LocusCorePoisonedException";
 
 /// Runs `f`, turning a panic into `BridgeError::Panic` with the panic's message.
 pub fn catch_panics<T>(f: impl FnOnce() -> Result<T, BridgeError>) -> Result<T, BridgeError> {
@@ -35,6 +36,8 @@ pub fn panic_message(payload: &(dyn Any + Send)) -> String {
 pub fn exception_class(err: &BridgeError) -> &'static str {
     if err.is_config() {
         LOCUS_CONFIG_EXCEPTION
+    } else if matches!(err, BridgeError::Poisoned { .. }) {
+        LOCUS_CORE_POISONED_EXCEPTION
     } else {
         LOCUS_EXCEPTION
     }
@@ -108,11 +111,17 @@ mod tests {
     fn a_panic_becomes_a_locus_exception_with_its_message() {
         install_panic_hook();
         let err = catch_panics::<()>(|| panic!("node {} vanished", "h1:8041")).unwrap_err();
-        assert_eq!(err.to_string(), "Locus core panicked: node h1:8041 vanished");
+        assert_eq!(
+            err.to_string(),
+            "Locus core panicked: node h1:8041 vanished"
+        );
         assert_eq!(exception_class(&err), LOCUS_EXCEPTION);
 
         let err = catch_panics::<()>(|| std::panic::panic_any(7u8)).unwrap_err();
-        assert_eq!(err.to_string(), "Locus core panicked: non-string panic payload");
+        assert_eq!(
+            err.to_string(),
+            "Locus core panicked: non-string panic payload"
+        );
     }
 
     #[test]
@@ -131,8 +140,9 @@ mod tests {
     }
 
     #[test]
-    fn a_panic_while_holding_the_core_lock_leaves_the_handle_usable() {
+    fn a_panic_while_holding_the_core_lock_takes_the_core_out_of_service() {
         use std::collections::BTreeMap;
+        install_panic_hook();
         let h = crate::handle::register(locus_core::Core::new(&BTreeMap::new()).unwrap());
         let err = catch_panics::<()>(|| {
             crate::handle::with_scheduler(h, |s| {
@@ -141,9 +151,18 @@ mod tests {
             })
         })
         .unwrap_err();
-        assert!(err.to_string().ends_with("boom inside the core"));
-        // parking_lot's mutex does not poison and the registry lock was released on unwind.
-        assert!(crate::ops::stats(h).is_ok());
+        assert!(err.to_string().contains("(boom inside the core)"), "{err}");
+        assert_eq!(exception_class(&err), LOCUS_CORE_POISONED_EXCEPTION);
+        // The core may be half-updated (parking_lot's mutex does not poison): every later
+        // call is refused with the same typed error, and close still frees it.
+        let later = crate::ops::stats(h).unwrap_err();
+        assert_eq!(
+            exception_class(&later),
+            LOCUS_CORE_POISONED_EXCEPTION,
+            "{later}"
+        );
+        let events = crate::ops::events(h, "[]").unwrap_err();
+        assert!(matches!(events, BridgeError::Poisoned { .. }), "{events}");
         crate::ops::close(h).unwrap();
     }
 }

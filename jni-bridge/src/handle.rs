@@ -10,28 +10,38 @@
 //! this out on the Java side: it zeroes its handle on close under a lock its calls hold.
 
 use std::collections::BTreeSet;
+use std::panic::{self, AssertUnwindSafe};
 
 use locus_core::Core;
 use parking_lot::{Mutex, RwLock};
 
 use crate::error::BridgeError;
+use crate::guard::panic_message;
 
 /// One scheduler instance. The core is not thread-safe; the RM calls in from many IPC threads
 /// (allocate) and the dispatcher thread (events, heartbeats), so every call takes the mutex.
 pub struct NativeScheduler {
     pub core: Mutex<Core>,
+    /// Set by the first panic inside a call on this scheduler, with the panic's message. A
+    /// panic can leave the core half-updated (parking_lot's mutex does not poison), so from
+    /// then on every call but `close` fails with `BridgeError::Poisoned`.
+    poisoned: Mutex<Option<String>>,
 }
 
 static LIVE: RwLock<BTreeSet<usize>> = RwLock::new(BTreeSet::new());
 
 /// Hands ownership of `core` to the registry and returns the handle Java will hold.
 pub fn register(core: Core) -> i64 {
-    let ptr = Box::into_raw(Box::new(NativeScheduler { core: Mutex::new(core) }));
+    let ptr = Box::into_raw(Box::new(NativeScheduler {
+        core: Mutex::new(core),
+        poisoned: Mutex::new(None),
+    }));
     LIVE.write().insert(ptr as usize);
     ptr as i64
 }
 
-/// Runs `f` on the scheduler behind `handle`, or fails if the handle is not live.
+/// Runs `f` on the scheduler behind `handle`, or fails if the handle is not live or its core
+/// is poisoned. A panic in `f` poisons the core and comes back as `BridgeError::Poisoned`.
 pub fn with_scheduler<T>(
     handle: i64,
     f: impl FnOnce(&NativeScheduler) -> Result<T, BridgeError>,
@@ -43,7 +53,26 @@ pub fn with_scheduler<T>(
     // SAFETY: the handle is in LIVE, so it came from `register` and `close` has not freed it;
     // `close` needs the write lock, which cannot be taken while `live` is held.
     let scheduler = unsafe { &*(handle as usize as *const NativeScheduler) };
-    f(scheduler)
+    if let Some(cause) = scheduler.poisoned.lock().clone() {
+        return Err(BridgeError::Poisoned { handle, cause });
+    }
+    match panic::catch_unwind(AssertUnwindSafe(|| f(scheduler))) {
+        Ok(result) => result,
+        Err(payload) => {
+            let cause = panic_message(payload.as_ref());
+            *scheduler.poisoned.lock() = Some(cause.clone());
+            Err(BridgeError::Poisoned { handle, cause })
+        }
+    }
+}
+
+/// Test support: panics inside the core's lock, as a core bug would, so tests can watch the
+/// handle get poisoned and the shim rebuild. Nothing in production calls it.
+pub fn inject_panic_for_tests(handle: i64, message: &str) -> Result<(), BridgeError> {
+    with_scheduler(handle, |s| {
+        let _core = s.core.lock();
+        panic!("{message}");
+    })
 }
 
 /// Frees the scheduler exactly once; a second close of the same handle is an error.
@@ -77,8 +106,14 @@ mod tests {
 
     #[test]
     fn zero_and_unknown_handles_are_rejected() {
-        assert!(matches!(with_scheduler(0, |_| Ok(())), Err(BridgeError::InvalidHandle(0))));
-        assert!(matches!(with_scheduler(0x1234, |_| Ok(())), Err(BridgeError::InvalidHandle(_))));
+        assert!(matches!(
+            with_scheduler(0, |_| Ok(())),
+            Err(BridgeError::InvalidHandle(0))
+        ));
+        assert!(matches!(
+            with_scheduler(0x1234, |_| Ok(())),
+            Err(BridgeError::InvalidHandle(_))
+        ));
         assert!(matches!(close(0), Err(BridgeError::InvalidHandle(0))));
     }
 
@@ -88,8 +123,33 @@ mod tests {
         assert!(with_scheduler(h, |s| Ok(s.core.lock().stats().heartbeats)).is_ok());
         close(h).unwrap();
         let again = close(h).unwrap_err();
-        assert!(again.to_string().contains("invalid or closed Locus handle"), "{again}");
-        assert!(matches!(with_scheduler(h, |_| Ok(())), Err(BridgeError::InvalidHandle(_))));
+        assert!(
+            again.to_string().contains("invalid or closed Locus handle"),
+            "{again}"
+        );
+        assert!(matches!(
+            with_scheduler(h, |_| Ok(())),
+            Err(BridgeError::InvalidHandle(_))
+        ));
+    }
+
+    #[test]
+    fn a_panic_poisons_the_handle_for_every_later_call_but_close() {
+        crate::guard::install_panic_hook();
+        let h = register(core());
+        let err = inject_panic_for_tests(h, "half-updated core").unwrap_err();
+        assert!(
+            matches!(&err, BridgeError::Poisoned { cause, .. } if cause == "half-updated core"),
+            "{err}"
+        );
+        let later = with_scheduler(h, |s| Ok(s.core.lock().stats().nodes)).unwrap_err();
+        assert!(
+            later
+                .to_string()
+                .contains("out of service after a panic (half-updated core)"),
+            "{later}"
+        );
+        close(h).unwrap();
     }
 
     #[test]

@@ -129,3 +129,18 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_close<'l>(
         Ok(())
     })
 }
+
+/// Test support: makes the core behind `handle` panic inside its lock, as a core bug would, so
+/// tests can see the handle poisoned and the shim rebuild. Not called by the shim itself.
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_injectPanicForTests<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    message: JString<'l>,
+) {
+    with_guard(&mut env, (), |env| {
+        let message = java_string(env, &message, "message")?;
+        ops::inject_panic_for_tests(handle, &message)
+    })
+}

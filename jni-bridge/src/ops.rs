@@ -48,8 +48,9 @@ pub fn reconfigure(h: i64, properties_json: &str) -> Result<(), BridgeError> {
     handle::with_scheduler(h, |s| Ok(s.core.lock().reconfigure(&props)?))
 }
 
-/// Applies a JSON array of events in order. Stops at the first bad one; those before it stay
-/// applied, because the shim has already changed the RM's bookkeeping for them.
+/// Applies a JSON array of events in order. A bad or refused event does not stop the batch:
+/// the shim has already changed the RM's bookkeeping for every event in it, so each good one
+/// is applied and the error afterwards names every refused one by index and type.
 pub fn events(h: i64, events_json: &str) -> Result<(), BridgeError> {
     // Fast path: a well-formed batch decodes in one typed pass (about half the cost of going
     // through `Value`). Only a batch with a bad event takes the slow path that finds its index.
@@ -65,7 +66,7 @@ pub fn events(h: i64, events_json: &str) -> Result<(), BridgeError> {
         });
     };
     // Decoded before taking the core's lock, so heartbeats on other threads wait only for the
-    // core's own work. A bad event stays in the list as an error and stops the batch there.
+    // core's own work. A bad event stays in the list as an error, reported after the rest.
     let decoded: Vec<(String, Result<Event, String>)> = items
         .into_iter()
         .map(|item| {
@@ -76,8 +77,8 @@ pub fn events(h: i64, events_json: &str) -> Result<(), BridgeError> {
     apply(h, decoded)
 }
 
-/// Applies decoded events in order, stopping at the first that failed to decode or that the
-/// core refuses.
+/// Applies decoded events in order under one lock; events that failed to decode or that the
+/// core refuses are skipped and reported together at the end.
 fn apply(h: i64, decoded: Vec<(String, Result<Event, String>)>) -> Result<(), BridgeError> {
     handle::with_scheduler(h, |s| {
         // One lock for the whole batch: the shim sends a batch for one RM event, and another
@@ -135,6 +136,11 @@ pub fn capacity_queues(h: i64) -> Result<Option<String>, BridgeError> {
 
 pub fn close(h: i64) -> Result<(), BridgeError> {
     handle::close(h)
+}
+
+/// Test support only (`LocusNative.injectPanicForTests`): a core panic on demand.
+pub fn inject_panic_for_tests(h: i64, message: &str) -> Result<(), BridgeError> {
+    handle::inject_panic_for_tests(h, message)
 }
 
 fn to_json<T: serde::Serialize>(value: &T, what: &'static str) -> Result<String, BridgeError> {

@@ -231,3 +231,27 @@ fn capacity_queues_is_null_outside_capacity_and_json_under_it() {
     assert_eq!(class, "org.locus.yarn.LocusException");
     assert!(msg.starts_with("invalid or closed Locus handle"), "{msg}");
 }
+
+#[test]
+fn a_core_panic_poisons_the_handle_and_java_sees_locus_core_poisoned_exception() {
+    let Some(vm) = jvm() else { return };
+    let env = vm.attach_current_thread_permanently().unwrap();
+    // SAFETY: the same thread's env, used strictly one call at a time.
+    let call_env = || unsafe { env.unsafe_clone() };
+    let no_class = || JClass::from(JObject::null());
+
+    let h = locus_jni::ops::create("{}").unwrap();
+    let message = env.new_string("invariant broken").unwrap();
+    locus_jni::Java_org_locus_yarn_LocusNative_injectPanicForTests(call_env(), no_class(), h, message);
+    let (class, msg) = take_exception(&mut call_env()).expect("the panicking call throws");
+    assert_eq!(class, "org.locus.yarn.LocusCorePoisonedException");
+    assert!(msg.contains("out of service after a panic (invariant broken)"), "{msg}");
+
+    // Every later call on the handle throws the same class; the core is not trusted again.
+    let stats = locus_jni::Java_org_locus_yarn_LocusNative_stats(call_env(), no_class(), h);
+    assert!(stats.is_null());
+    let (class, _) = take_exception(&mut call_env()).expect("a poisoned core refuses stats");
+    assert_eq!(class, "org.locus.yarn.LocusCorePoisonedException");
+    locus_jni::Java_org_locus_yarn_LocusNative_close(call_env(), no_class(), h);
+    assert!(take_exception(&mut call_env()).is_none(), "a poisoned core still closes");
+}

@@ -149,6 +149,7 @@ fn bench(c: &mut Criterion) {
                         core.handle(Event::ContainerAllocated {
                             container: info,
                             locality: d.locality,
+                            allocation_request_id: d.allocation_request_id,
                             recovered: false,
                         })
                         .expect("allocated");

@@ -24,6 +24,7 @@ use serde::Serialize;
 
 use crate::config::{Config, JobPolicyKind, CAPACITY_QUEUES};
 use crate::error::CoreError;
+use crate::ask::SchedulerKey;
 use crate::inflight::InFlight;
 use crate::policy::{CapacityQueue, FlaggedJob, Layers, Observed, PolicyReport, ScaleOutAdvice};
 use crate::protocol::{Decision, Event, Heartbeat, HeartbeatResponse, Locality};
@@ -407,6 +408,7 @@ impl Core {
             Event::ContainerAllocated {
                 container,
                 locality,
+                allocation_request_id,
                 recovered,
             } => {
                 let new = self.state.container_allocated(&container, recovered)?;
@@ -440,7 +442,10 @@ impl Core {
                     self.in_flight.confirm(
                         &container.app,
                         &container.node,
-                        container.priority,
+                        SchedulerKey {
+                            priority: container.priority,
+                            allocation_request_id,
+                        },
                         locality,
                     );
                     if let Some(a) = self.state.app_by_id(&container.app) {

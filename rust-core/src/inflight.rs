@@ -52,11 +52,21 @@ impl InFlight {
 
     /// One container of a matching decision was created. False when none matches (a recovered
     /// container, or one whose decision a snapshot already settled).
-    pub fn confirm(&mut self, app: &str, node: &str, priority: i32, locality: Locality) -> bool {
+    /// The key is the whole scheduler key: two asks at one priority with different allocation
+    /// request ids are different decisions, and confirming the wrong one would leave the other
+    /// unconfirmed (re-applied to every snapshot) and this one unable to give its rejected
+    /// containers back.
+    pub fn confirm(
+        &mut self,
+        app: &str,
+        node: &str,
+        key: SchedulerKey,
+        locality: Locality,
+    ) -> bool {
         let Some(i) = self.entries.iter().position(|e| {
             e.decision.app == app
                 && e.decision.node == node
-                && e.decision.priority == priority
+                && key_of(&e.decision) == key
                 && e.decision.locality == locality
                 && e.unconfirmed > 0
         }) else {

@@ -132,6 +132,11 @@ pub enum Event {
         #[serde(flatten)]
         container: ContainerInfo,
         locality: Locality,
+        /// The allocation request id of the ask the container was made for (YARN's
+        /// `Container.getAllocationRequestId`); with the priority it names the scheduler key,
+        /// so the core confirms the decision of that key and not another one at the priority.
+        #[serde(default)]
+        allocation_request_id: i64,
         /// True when the RM recovered it from a NodeManager report after a restart.
         #[serde(default)]
         recovered: bool,

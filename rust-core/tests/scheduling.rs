@@ -374,6 +374,41 @@ fn rejected_decision_is_offered_again() {
     );
 }
 
+/// Two scheduler keys at one priority (YARN's allocation_request_id): the shim creates a
+/// container for one decision and rejects the other, and the rejected key must come back.
+#[test]
+fn a_container_confirms_the_decision_of_its_own_allocation_request_id() {
+    let mut c = core();
+    add_node(&mut c, "h1", "/r1", 8, 8);
+    add_app(&mut c, "a", 1, "YARN");
+    let mut rows = asks(&[(5, "*", 1, 1, 1, true), (5, "*", 1, 1, 1, true)]);
+    rows[0].allocation_request_id = 1;
+    rows[1].allocation_request_id = 2;
+    common::set_asks_vec(&mut c, "a", rows);
+    let ds = heartbeat(&mut c, "h1", 8, 8);
+    assert_eq!(total(&ds), 2, "{ds:?}");
+    let first = ds.iter().find(|d| d.allocation_request_id == 1).unwrap().clone();
+    let second = ds.iter().find(|d| d.allocation_request_id == 2).unwrap().clone();
+    // The RM created the container of request 2 and could not create request 1's.
+    let mut ids = 0;
+    execute(&mut c, &[second], &mut ids);
+    c.handle(Event::DecisionRejected {
+        decision: first,
+        executed: 0,
+        reason: "node full".into(),
+    })
+    .unwrap();
+    assert_eq!(c.stats().in_flight, 0, "both decisions settled");
+    // h1 is the node the rejection happened on (the app sits out its next heartbeat there).
+    add_node(&mut c, "h2", "/r1", 8, 8);
+    let again = heartbeat(&mut c, "h2", 8, 8);
+    assert_eq!(
+        again.iter().map(|d| (d.allocation_request_id, d.count)).collect::<Vec<_>>(),
+        vec![(1, 1)],
+        "request 1 is offered again, request 2 is not: {again:?}"
+    );
+}
+
 #[test]
 fn rejection_after_a_fresh_snapshot_does_not_double_count() {
     let mut c = core();
@@ -538,6 +573,7 @@ fn recovered_containers_are_counted_apart_and_hold_resource() {
     c.handle(Event::ContainerAllocated {
         container: info.clone(),
         locality: Locality::NodeLocal,
+        allocation_request_id: 0,
         recovered: true,
     })
     .unwrap();
@@ -545,6 +581,7 @@ fn recovered_containers_are_counted_apart_and_hold_resource() {
     c.handle(Event::ContainerAllocated {
         container: info.clone(),
         locality: Locality::NodeLocal,
+        allocation_request_id: 0,
         recovered: true,
     })
     .unwrap();
@@ -582,6 +619,7 @@ fn recovered_containers_are_counted_apart_and_hold_resource() {
                 ..info.clone()
             },
             locality: Locality::NodeLocal,
+            allocation_request_id: 0,
             recovered: true,
         })
         .unwrap_err();

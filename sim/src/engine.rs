@@ -1147,6 +1147,7 @@ impl<'w> Engine<'w> {
                 Event::ContainerAllocated {
                     container: info,
                     locality: d.locality,
+                    allocation_request_id: d.allocation_request_id,
                     recovered: false,
                 },
                 |_| format!("container_allocated container_{cid}"),

@@ -187,6 +187,7 @@ pub fn allocated_event(d: &Decision, id: &str) -> Event {
             resource: d.capability,
         },
         locality: d.locality,
+        allocation_request_id: d.allocation_request_id,
         recovered: false,
     }
 }

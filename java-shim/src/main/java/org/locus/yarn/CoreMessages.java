@@ -164,12 +164,13 @@ final class CoreMessages {
   }
 
   static ObjectNode containerAllocated(ContainerId container, NodeId node, int priority,
-      Resource resource, NodeType locality, boolean recovered) {
+      long allocationRequestId, Resource resource, NodeType locality, boolean recovered) {
     ObjectNode o = event("container_allocated");
     o.put("container", container.toString());
     o.put("app", container.getApplicationAttemptId().getApplicationId().toString());
     o.put("node", node.toString());
     o.put("priority", priority);
+    o.put("allocation_request_id", allocationRequestId);
     o.set("resource", resource(resource));
     o.put("locality", locality(locality));
     o.put("recovered", recovered);

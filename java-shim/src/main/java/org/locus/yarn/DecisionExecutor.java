@@ -127,17 +127,23 @@ final class DecisionExecutor {
 
   private void executeLocked(List<Planned> planned, Set<LocusAppAttempt> apps) {
     List<ObjectNode> events = new ArrayList<>();
-    for (Planned p : planned) {
-      execute(p, events);
-    }
-    for (LocusAppAttempt attempt : apps) {
-      ObjectNode asks = attempt.asksUpdateIfChanged();
-      if (asks != null) {
-        events.add(asks);
+    try {
+      for (Planned p : planned) {
+        execute(p, events);
       }
-    }
-    if (!events.isEmpty()) {
-      cluster.send(events, apps);
+    } finally {
+      // Should the RM's bookkeeping throw half way, the containers already created must still
+      // reach the core: it would otherwise never learn that their resource is taken. The
+      // decisions not reached stay in flight in the core and expire there.
+      for (LocusAppAttempt attempt : apps) {
+        ObjectNode asks = attempt.asksUpdateIfChanged();
+        if (asks != null) {
+          events.add(asks);
+        }
+      }
+      if (!events.isEmpty()) {
+        cluster.send(events, apps);
+      }
     }
   }
 
@@ -192,8 +198,8 @@ final class DecisionExecutor {
       }
       node.allocateContainer(rmContainer);
       cluster.containerCreated(rmContainer);
-      events.add(CoreMessages.containerAllocated(id, node.getNodeID(), p.priority, capability,
-          type, false));
+      events.add(CoreMessages.containerAllocated(id, node.getNodeID(), p.priority,
+          key.getAllocationRequestId(), capability, type, false));
       executed++;
     }
     if (executed < p.count) {

@@ -3,12 +3,15 @@ package org.locus.yarn;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.UpdateContainerError;
 import org.apache.hadoop.yarn.api.records.UpdateContainerRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.RMAuditLogger;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
@@ -34,6 +37,10 @@ import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
 class LocusAppAttempt extends FiCaSchedulerApp {
   /** Guarded by {@code this}. */
   private String lastAsksSent = "[]";
+  /** Guarded by {@code this}: why the core refused the last asks snapshot; null if it did not. */
+  private String asksRefusal;
+  /** The refusal the RM's attempt diagnostics show now (null: none). */
+  private volatile String shownRefusal;
 
   LocusAppAttempt(ApplicationAttemptId attemptId, String user, Queue queue,
       ActiveUsersManager users, RMContext rmContext) {
@@ -119,6 +126,42 @@ class LocusAppAttempt extends FiCaSchedulerApp {
       }
     }
     return refused;
+  }
+
+  /**
+   * The core refused this attempt's asks (e.g. over a per-application limit). Caller holds the
+   * application lock; {@link #showAsksVerdict} then tells the application's owner.
+   */
+  synchronized void asksRefused(String reason) {
+    asksRefusal = "Locus refused this application's resource requests; they are not scheduled "
+        + "until the next accepted update: " + FailureLog.abbreviate(reason);
+  }
+
+  /** The core accepted a snapshot: a refusal shown before no longer holds. */
+  synchronized void asksAccepted() {
+    asksRefusal = null;
+  }
+
+  /**
+   * Puts the last verdict where the application's owner looks: the diagnostics of
+   * {@code yarn application -status} and the RM UI (the attempt's launch diagnostics, shown
+   * while it has no others). Called without the application lock: the RM's app and attempt
+   * objects have locks of their own, and the RM calls allocate while holding them.
+   */
+  void showAsksVerdict() {
+    String wanted;
+    synchronized (this) {
+      wanted = asksRefusal;
+    }
+    if (Objects.equals(wanted, shownRefusal)) {
+      return;
+    }
+    shownRefusal = wanted;
+    RMApp app = rmContext.getRMApps().get(getApplicationId());
+    RMAppAttempt attempt = app == null ? null : app.getRMAppAttempt(getApplicationAttemptId());
+    if (attempt != null) {
+      attempt.updateAMLaunchDiagnostics(wanted);
+    }
   }
 
   /** The core may not have applied the last snapshot: send the next one whatever it holds. */

@@ -63,6 +63,14 @@ public final class LocusCore implements AutoCloseable {
     return withHandle(LocusNative::capacityQueues);
   }
 
+  /** Test support: see {@link LocusNative#injectPanicForTests}. */
+  void injectPanicForTests(String message) {
+    withHandle(h -> {
+      LocusNative.injectPanicForTests(h, message);
+      return null;
+    });
+  }
+
   public boolean isClosed() {
     return handle == 0;
   }

@@ -10,7 +10,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configurable;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
@@ -33,9 +32,6 @@ import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
@@ -89,11 +85,12 @@ public class LocusScheduler
 
   private final ResourceCalculator resourceCalculator = new DefaultResourceCalculator();
   private final DecisionExecutor executor = new DecisionExecutor(new ExecutorView());
-  private final AtomicBoolean coreClosed = new AtomicBoolean(false);
+  private final CoreLink link = new CoreLink();
 
   private Configuration conf;
-  private volatile LocusCore core;
   private volatile LocusRootQueue root;
+  private volatile QueueQueries queues;
+  private volatile ApplicationAdmission admission;
   private boolean usePortForNodeName;
 
   public LocusScheduler() {
@@ -128,11 +125,13 @@ public class LocusScheduler
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
     this.root = new LocusRootQueue(conf, this::getClusterResource);
+    this.queues = new QueueQueries(root, applications);
+    this.admission = new ApplicationAdmission(root, applications, link, rmContext);
     // Opened here so a bad locus.* key stops the RM before it serves anyone; the exception's
     // message is the core's and names the key.
-    this.core = LocusCore.open(LocusSettings.toJson(conf));
+    link.open(LocusSettings.toJson(conf));
     LOG.info("Locus core started with settings {}; {}", LocusSettings.collect(conf),
-        configureQueues(core));
+        configureQueues(link.current()));
     super.serviceInit(conf);
     schedulingMonitorManager.initialize(rmContext, conf);
   }
@@ -160,10 +159,7 @@ public class LocusScheduler
     try {
       super.serviceStop();
     } finally {
-      LocusCore c = core;
-      if (c != null && coreClosed.compareAndSet(false, true)) {
-        c.close();
-      }
+      link.close();
     }
   }
 
@@ -174,7 +170,7 @@ public class LocusScheduler
   @Override
   public synchronized void reinitialize(Configuration newConf, RMContext rmContext)
       throws IOException {
-    LocusCore c = core;
+    LocusCore c = link.current();
     if (c == null) {
       throw new IOException("Locus core is not running; cannot refresh its settings");
     }
@@ -182,6 +178,12 @@ public class LocusScheduler
     // well as the core on the settings that are still running.
     try {
       c.reconfigure(LocusSettings.toJson(newConf));
+    } catch (LocusCorePoisonedException e) {
+      // Not a verdict on the new settings: the core failed earlier and awaits its rebuild
+      // (from the settings still in force) at the next scheduler event.
+      link.poisoned(e);
+      throw new IOException("Locus core is being rebuilt after a failure; the settings still "
+          + "in force are unchanged, retry the refresh: " + e.getMessage(), e);
     } catch (LocusException e) {
       throw new IOException("Locus refused the new settings: " + e.getMessage(), e);
     }
@@ -206,46 +208,28 @@ public class LocusScheduler
 
   /** The core's counters as JSON (allocations by locality, heartbeats, decisions, ...). */
   public String getCoreStatsJson() {
-    LocusCore c = core;
-    if (c == null || c.isClosed()) {
-      throw new IllegalStateException("Locus core is not running");
-    }
-    return c.stats();
+    return link.statsJson();
+  }
+
+  /** How many times a failed core was replaced by one rebuilt from the RM's bookkeeping. */
+  public long getCoreRebuilds() {
+    return link.rebuilds();
+  }
+
+  /** The core in service now (tests inject faults into it). */
+  LocusCore currentCore() {
+    return link.current();
   }
 
   // ---------------------------------------------------------------- talking to the core
 
-  private void send(ObjectNode event) {
-    send(Collections.singletonList(event), Collections.emptySet());
+  private LocusException send(ObjectNode event) {
+    return link.send(Collections.singletonList(event), Collections.emptySet());
   }
 
-  /**
-   * One {@code events} call. A refusal is a bug on one side of the protocol, not a reason to
-   * take the RM down: it is logged, and the asks of {@code snapshotsFrom} are re-sent in full
-   * at their next change so the core's view heals.
-   */
-  private void send(List<ObjectNode> events, Collection<LocusAppAttempt> snapshotsFrom) {
-    if (events.isEmpty()) {
-      return;
-    }
-    LocusCore c = core;
-    if (c == null || c.isClosed()) {
-      LOG.debug("Locus core closed; dropping {} events at shutdown", events.size());
-      return;
-    }
-    String json = CoreMessages.array(events);
-    try {
-      c.events(json);
-    } catch (RuntimeException e) {
-      LOG.error("Locus core refused events {}: {}", abbreviate(json), e.getMessage(), e);
-      for (LocusAppAttempt a : snapshotsFrom) {
-        a.forgetAsksSent();
-      }
-    }
-  }
-
-  private static String abbreviate(String s) {
-    return s.length() <= 4000 ? s : s.substring(0, 4000) + "...";
+  private LocusException send(List<ObjectNode> events,
+      Collection<LocusAppAttempt> snapshotsFrom) {
+    return link.send(events, snapshotsFrom);
   }
 
   /** Sends the attempt's asks if they changed since the core last saw them. */
@@ -287,8 +271,50 @@ public class LocusScheduler
 
   // ---------------------------------------------------------------- scheduler events
 
+  /**
+   * The RM's SchedulerEventDispatcher calls {@code System.exit} on anything that escapes this
+   * method, so nothing Locus can throw does: a failure is confined to the event that caused it
+   * and logged once (rate-limited). Only a {@link VirtualMachineError} (out of memory, stack
+   * overflow, internal error) is let through: then the JVM itself cannot be trusted, and the
+   * RM's own policy of exiting is right. Everything else -- RuntimeExceptions from the core or
+   * the RM's bookkeeping, LinkageErrors from a broken native library, AssertionErrors -- leaves
+   * the RM serving. After each event a core that panicked is rebuilt, and after a failed one
+   * the core is resynchronised with the RM's bookkeeping by a rebuild (at most once a minute).
+   */
   @Override
   public void handle(SchedulerEvent event) {
+    try {
+      dispatch(event);
+    } catch (Throwable t) {
+      FailureLog.rethrowIfJvmBroken(t);
+      link.failures().warn("Scheduler event " + event.getType(), SchedulerEvents.subject(event),
+          t, event);
+      link.requestResync();
+    }
+    rebuildCoreIfFailed();
+  }
+
+  /**
+   * Replaces a core that panicked by one built from the RM's bookkeeping. Runs on the
+   * dispatcher thread between events (allocate only marks the core failed, as it holds an
+   * application lock and may not take the scheduler's); a failed attempt is retried at the
+   * next event.
+   */
+  private synchronized void rebuildCoreIfFailed() {
+    if (!link.needsRebuild()) {
+      return;
+    }
+    try {
+      Configuration settings = conf != null ? conf : getConfig();
+      link.replace(LocusSettings.toJson(settings),
+          CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
+    } catch (Throwable t) {
+      FailureLog.rethrowIfJvmBroken(t);
+      link.failures().warn("Rebuilding the Locus core", "the cluster", t, null);
+    }
+  }
+
+  private void dispatch(SchedulerEvent event) {
     switch (event.getType()) {
       case NODE_ADDED: {
         NodeAddedSchedulerEvent e = (NodeAddedSchedulerEvent) event;
@@ -390,63 +416,10 @@ public class LocusScheduler
     LOG.info("Removed node {}", rmNode.getNodeID());
   }
 
+  /** Places the application in its queue, or fails it naming why (see ApplicationAdmission). */
   synchronized void addApplication(ApplicationId appId, String requestedQueue, String user,
       boolean isAppRecovering, boolean unmanagedAM) {
-    LocusQueue leaf = root.leafForSubmission(requestedQueue);
-    if (leaf == null) {
-      refuseUnknownQueue(appId, requestedQueue, user, isAppRecovering);
-      return;
-    }
-    SchedulerApplication<FiCaSchedulerApp> app =
-        new SchedulerApplication<>(leaf, user, unmanagedAM);
-    SchedulerApplication<FiCaSchedulerApp> replaced = applications.put(appId, app);
-    if (replaced != null) {
-      // A repeated APP_ADDED must not count the application twice in its queue.
-      ((LocusQueue) replaced.getQueue()).applicationRemoved();
-    }
-    leaf.applicationAdded();
-    leaf.getMetrics().submitApp(user, unmanagedAM);
-    RMApp rmApp = rmContext.getRMApps().get(appId);
-    send(CoreMessages.appAdded(appId, leaf.getQueueName(), user,
-        rmApp == null ? "" : rmApp.getName(),
-        rmApp == null ? "" : rmApp.getApplicationType(),
-        rmApp == null ? Collections.emptySet() : rmApp.getApplicationTags(),
-        rmApp == null ? 0L : rmApp.getSubmitTime()));
-    if (requestedQueue != null && root.leaf(requestedQueue) != leaf) {
-      LOG.info("Application {} asked for queue {}; Locus runs it in queue {} (only "
-          + "locus.policy=capacity has several queues)", appId, requestedQueue,
-          leaf.getQueueName());
-    }
-    LOG.info("Accepted application {} from user {} in queue {}; {} applications", appId, user,
-        leaf.getQueueName(), applications.size());
-    if (!isAppRecovering) {
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppEvent(appId, RMAppEventType.APP_ACCEPTED));
-    }
-  }
-
-  /**
-   * An application naming a queue the core does not run never reaches the core: the RM fails
-   * it with a message naming the queue and the configured ones (a recovered one is killed, as
-   * CapacityScheduler does when a queue disappeared across a restart).
-   */
-  private void refuseUnknownQueue(ApplicationId appId, String requestedQueue, String user,
-      boolean isAppRecovering) {
-    String queues = "locus.capacity.queues configures " + String.join(", ",
-        root.configuredNames());
-    if (isAppRecovering) {
-      String message = "Application " + appId + " killed on recovery as it was submitted to "
-          + "queue " + requestedQueue + " which no longer exists after restart; " + queues;
-      LOG.warn(message);
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppEvent(appId, RMAppEventType.KILL, message));
-      return;
-    }
-    String message = "Application " + appId + " submitted by user " + user
-        + " to unknown queue: " + requestedQueue + "; " + queues;
-    LOG.warn(message);
-    rmContext.getDispatcher().getEventHandler()
-        .handle(new RMAppEvent(appId, RMAppEventType.APP_REJECTED, message));
+    admission.admit(appId, requestedQueue, user, isAppRecovering, unmanagedAM);
   }
 
   /** The leaf an application runs in; null once it is gone. */
@@ -528,19 +501,11 @@ public class LocusScheduler
       // After a restart, wait until the NMs have reported what is already running.
       return;
     }
-    LocusCore c = core;
-    if (c != null && !c.isClosed()) {
-      String heartbeat = CoreMessages.heartbeat(node.getNodeID(),
-          node.getUnallocatedResource(), getClock().getTime());
-      JsonNode response = null;
-      try {
-        response = CoreMessages.JSON.readTree(c.heartbeat(heartbeat));
-      } catch (IOException | RuntimeException e) {
-        LOG.error("Locus core failed the heartbeat {}: {}", heartbeat, e.getMessage(), e);
-      }
-      if (response != null) {
-        executor.run(response);
-      }
+    String heartbeat = CoreMessages.heartbeat(node.getNodeID(),
+        node.getUnallocatedResource(), getClock().getTime());
+    JsonNode response = link.heartbeat(heartbeat, node.getNodeID().toString());
+    if (response != null) {
+      executor.run(response);
     }
     for (SchedulerApplication<FiCaSchedulerApp> app : applications.values()) {
       FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
@@ -559,11 +524,30 @@ public class LocusScheduler
     executor.run(CoreMessages.JSON.readTree(responseJson));
   }
 
+  /**
+   * Runs on the RM's IPC threads for every AM heartbeat. Whatever fails here (the same policy
+   * as {@link #handle}) fails this call for this AM only, logged once, and never reaches the
+   * other applications.
+   */
   @Override
   public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
       List<SchedulingRequest> schedulingRequests, List<ContainerId> release,
       List<String> blacklistAdditions, List<String> blacklistRemovals,
       ContainerUpdates updateRequests) {
+    try {
+      return allocateGuarded(attemptId, ask, schedulingRequests, release, blacklistAdditions,
+          blacklistRemovals, updateRequests);
+    } catch (Throwable t) {
+      FailureLog.rethrowIfJvmBroken(t);
+      link.failures().warn("allocate", "attempt " + attemptId, t, ask);
+      return EMPTY_ALLOCATION;
+    }
+  }
+
+  private Allocation allocateGuarded(ApplicationAttemptId attemptId,
+      List<ResourceRequest> ask, List<SchedulingRequest> schedulingRequests,
+      List<ContainerId> release, List<String> blacklistAdditions,
+      List<String> blacklistRemovals, ContainerUpdates updateRequests) {
     FiCaSchedulerApp found = getApplicationAttempt(attemptId);
     if (!(found instanceof LocusAppAttempt)
         || !found.getApplicationAttemptId().equals(attemptId)) {
@@ -587,6 +571,7 @@ public class LocusScheduler
     }
     normalizeResourceRequests(ask);
     releaseContainers(release, attempt);
+    Allocation allocation;
     synchronized (attempt) {
       if (attempt.isStopped()) {
         LOG.info("allocate called by stopped attempt {}", attemptId);
@@ -602,13 +587,24 @@ public class LocusScheduler
       }
       ObjectNode asks = attempt.asksUpdateIfChanged();
       if (asks != null) {
-        send(Collections.singletonList(asks), Collections.singleton(attempt));
+        // A refusal (e.g. over a per-application limit) is this application's alone: the
+        // core keeps its previous asks, the RM log names the app once per minute, and the
+        // snapshot is re-sent at the next change.
+        LocusException refusal =
+            send(Collections.singletonList(asks), Collections.singleton(attempt));
+        if (refusal == null) {
+          attempt.asksAccepted();
+        } else if (!(refusal instanceof LocusCorePoisonedException)) {
+          attempt.asksRefused(refusal.getMessage());
+        }
       }
       org.apache.hadoop.yarn.api.records.Resource headroom = attempt.getHeadroom();
       attempt.setApplicationHeadroomForMetrics(headroom);
-      return new Allocation(attempt.pullNewlyAllocatedContainers(), headroom, null, null, null,
-          attempt.pullUpdatedNMTokens(), null, null, null, null, null, rejected);
+      allocation = new Allocation(attempt.pullNewlyAllocatedContainers(), headroom, null, null,
+          null, attempt.pullUpdatedNMTokens(), null, null, null, null, null, rejected);
     }
+    attempt.showAsksVerdict();
+    return allocation;
   }
 
   // ---------------------------------------------------------------- containers
@@ -691,7 +687,8 @@ public class LocusScheduler
       // The original locality is not in the NM's report; recovered=true tells the core not
       // to count it as a placement outcome.
       events.add(CoreMessages.containerAllocated(id, rmNode.getNodeID(),
-          c.getContainer().getPriority().getPriority(), c.getAllocatedResource(),
+          c.getContainer().getPriority().getPriority(),
+          c.getContainer().getAllocationRequestId(), c.getAllocatedResource(),
           NodeType.OFF_SWITCH, true));
       if (attempt instanceof LocusAppAttempt) {
         apps.add((LocusAppAttempt) attempt);
@@ -710,43 +707,15 @@ public class LocusScheduler
 
   // ---------------------------------------------------------------- queue and cluster queries
 
-  /**
-   * {@code null} and {@code root} answer for root (with its leaves if asked), a leaf by name or
-   * path; outside capacity any other name for {@code default}, where such an application runs.
-   */
   @Override
   public QueueInfo getQueueInfo(String queueName, boolean includeChildQueues,
       boolean recursive) throws IOException {
-    org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue q = root.describing(queueName);
-    if (q == null) {
-      throw new IOException("Unknown queue " + queueName + ": Locus has queues "
-          + LocusRootQueue.NAME + " and " + leafNames());
-    }
-    return q.getQueueInfo(includeChildQueues, recursive);
+    return queues.queueInfo(queueName, includeChildQueues, recursive);
   }
 
-  private String leafNames() {
-    List<String> names = new ArrayList<>();
-    for (LocusQueue leaf : root.leaves()) {
-      names.add(leaf.getQueueName());
-    }
-    return String.join(", ", names);
-  }
-
-  /**
-   * Under capacity every queue, root first, as CapacityScheduler lists them; otherwise the
-   * single {@code default}, as FifoScheduler does.
-   */
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo() {
-    if (root.isCapacity()) {
-      return root.getQueueUserAclInfo(null);
-    }
-    List<QueueUserACLInfo> out = new ArrayList<>();
-    for (LocusQueue leaf : root.leaves()) {
-      out.addAll(leaf.getQueueUserAclInfo(null));
-    }
-    return out;
+    return queues.userAclInfo();
   }
 
   @Override
@@ -754,41 +723,20 @@ public class LocusScheduler
     return root.hasAccess(acl, callerUGI);
   }
 
-  /** Root's are every application's; null for a queue that does not exist. */
   @Override
   public List<ApplicationAttemptId> getAppsInQueue(String queueName) {
-    org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue q = root.lookup(queueName);
-    if (q == null) {
-      return null;
-    }
-    List<ApplicationAttemptId> attempts = new ArrayList<>(applications.size());
-    for (SchedulerApplication<FiCaSchedulerApp> app : applications.values()) {
-      FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
-      if (attempt != null && (q == root || app.getQueue() == q)) {
-        attempts.add(attempt.getApplicationAttemptId());
-      }
-    }
-    return attempts;
+    return queues.appsInQueue(queueName);
   }
 
   @Override
   public String moveApplication(ApplicationId appId, String newQueue) throws YarnException {
-    throw new YarnException(cannotMove(appId, newQueue));
+    throw new YarnException(queues.cannotMove(appId, newQueue));
   }
 
   @Override
   public void preValidateMoveApplication(ApplicationId appId, String newQueue)
       throws YarnException {
-    throw new YarnException(cannotMove(appId, newQueue));
-  }
-
-  private String cannotMove(ApplicationId appId, String newQueue) {
-    if (root.isCapacity()) {
-      return "Locus does not move applications between queues; " + appId
-          + " stays where it was submitted and cannot move to " + newQueue;
-    }
-    return "Locus runs every application in its single queue '" + LocusRootQueue.DEFAULT
-        + "'; cannot move " + appId + " to " + newQueue;
+    throw new YarnException(queues.cannotMove(appId, newQueue));
   }
 
   @Override

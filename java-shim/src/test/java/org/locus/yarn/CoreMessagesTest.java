@@ -27,7 +27,7 @@ public class CoreMessagesTest {
 
   @Test
   public void containerAllocatedCarriesProtocolFields() throws Exception {
-    ObjectNode o = CoreMessages.containerAllocated(container, node, 20,
+    ObjectNode o = CoreMessages.containerAllocated(container, node, 20, 7L,
         Resource.newInstance(2048, 2), NodeType.RACK_LOCAL, false);
     JsonNode back = CoreMessages.JSON.readTree(CoreMessages.write(o));
     assertEquals("container_allocated", back.get("type").asText());
@@ -35,6 +35,8 @@ public class CoreMessagesTest {
     assertEquals(app.toString(), back.get("app").asText());
     assertEquals("h1:8041", back.get("node").asText());
     assertEquals(20, back.get("priority").asInt());
+    assertEquals("the scheduler key's second half", 7L,
+        back.get("allocation_request_id").asLong());
     assertEquals(2048, back.get("resource").get("memory_mb").asLong());
     assertEquals(2, back.get("resource").get("vcores").asInt());
     assertEquals("rack_local", back.get("locality").asText());

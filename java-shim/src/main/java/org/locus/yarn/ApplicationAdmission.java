@@ -1,0 +1,107 @@
+package org.locus.yarn;
+
+import java.util.Collections;
+import java.util.Map;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * APP_ADDED: an application is accepted into a queue the core also accepts it in, or the RM
+ * fails it with a message naming the reason. Never left in ACCEPTED with no scheduler that
+ * will serve it.
+ */
+final class ApplicationAdmission {
+  private static final Logger LOG = LoggerFactory.getLogger(LocusScheduler.class);
+
+  private final LocusRootQueue root;
+  private final Map<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> applications;
+  private final CoreLink link;
+  private final RMContext rmContext;
+
+  ApplicationAdmission(LocusRootQueue root,
+      Map<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> applications, CoreLink link,
+      RMContext rmContext) {
+    this.root = root;
+    this.applications = applications;
+    this.link = link;
+    this.rmContext = rmContext;
+  }
+
+  /** Caller holds the scheduler lock, as for every change of the queue tree. */
+  void admit(ApplicationId appId, String requestedQueue, String user, boolean isAppRecovering,
+      boolean unmanagedAM) {
+    LocusQueue leaf = root.leafForSubmission(requestedQueue);
+    if (leaf == null) {
+      refuseUnknownQueue(appId, requestedQueue, user, isAppRecovering);
+      return;
+    }
+    // The core hears of it first: an application it refuses (a limit, a queue it does not
+    // run) must fail with the core's reason rather than sit in ACCEPTED with no scheduler
+    // that will ever serve it. A core out of service refuses nothing: its rebuild replays it.
+    LocusException refused = link.send(Collections.singletonList(
+        CoreRebuild.appAdded(rmContext, appId, leaf.getQueueName(), user)),
+        Collections.emptySet(), false);
+    if (refused != null && !(refused instanceof LocusCorePoisonedException)) {
+      rejectApplication(appId, isAppRecovering,
+          "Locus refused application " + appId + " of user " + user + " in queue "
+              + leaf.getQueueName() + ": " + refused.getMessage());
+      return;
+    }
+    SchedulerApplication<FiCaSchedulerApp> app =
+        new SchedulerApplication<>(leaf, user, unmanagedAM);
+    SchedulerApplication<FiCaSchedulerApp> replaced = applications.put(appId, app);
+    if (replaced != null) {
+      // A repeated APP_ADDED must not count the application twice in its queue.
+      ((LocusQueue) replaced.getQueue()).applicationRemoved();
+    }
+    leaf.applicationAdded();
+    leaf.getMetrics().submitApp(user, unmanagedAM);
+    if (requestedQueue != null && root.leaf(requestedQueue) != leaf) {
+      LOG.info("Application {} asked for queue {}; Locus runs it in queue {} (only "
+          + "locus.policy=capacity has several queues)", appId, requestedQueue,
+          leaf.getQueueName());
+    }
+    LOG.info("Accepted application {} from user {} in queue {}; {} applications", appId, user,
+        leaf.getQueueName(), applications.size());
+    if (!isAppRecovering) {
+      rmContext.getDispatcher().getEventHandler()
+          .handle(new RMAppEvent(appId, RMAppEventType.APP_ACCEPTED));
+    }
+  }
+
+  /**
+   * An application naming a queue the core does not run never reaches the core: the RM fails
+   * it with a message naming the queue and the configured ones (a recovered one is killed, as
+   * CapacityScheduler does when a queue disappeared across a restart).
+   */
+  private void refuseUnknownQueue(ApplicationId appId, String requestedQueue, String user,
+      boolean isAppRecovering) {
+    String queues = "locus.capacity.queues configures " + String.join(", ",
+        root.configuredNames());
+    if (isAppRecovering) {
+      rejectApplication(appId, true, "Application " + appId + " killed on recovery as it was "
+          + "submitted to queue " + requestedQueue + " which no longer exists after restart; "
+          + queues);
+      return;
+    }
+    rejectApplication(appId, false, "Application " + appId + " submitted by user " + user
+        + " to unknown queue: " + requestedQueue + "; " + queues);
+  }
+
+  /**
+   * Fails a submission with {@code message} as its diagnostics; a recovered application is
+   * killed instead, as CapacityScheduler does (a recovering app cannot be rejected).
+   */
+  private void rejectApplication(ApplicationId appId, boolean isAppRecovering,
+      String message) {
+    LOG.warn(message);
+    rmContext.getDispatcher().getEventHandler().handle(new RMAppEvent(appId,
+        isAppRecovering ? RMAppEventType.KILL : RMAppEventType.APP_REJECTED, message));
+  }
+}

@@ -1,0 +1,84 @@
+package org.locus.yarn;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+
+/**
+ * What an empty core must be told to take over from one that failed, read from the RM's own
+ * bookkeeping: every node with its total resource, every application (queue, user, name, type,
+ * tags) with its current attempt, every live container as a recovered one (as after an RM
+ * restart: the core must not count it as a new placement), and each attempt's outstanding asks.
+ */
+final class CoreRebuild {
+  private CoreRebuild() {
+  }
+
+  /** {@code app_added} for an application, with what the RM knows of its submission. */
+  static ObjectNode appAdded(RMContext rmContext, ApplicationId appId, String queue,
+      String user) {
+    RMApp rmApp = rmContext.getRMApps().get(appId);
+    return CoreMessages.appAdded(appId, queue, user,
+        rmApp == null ? "" : rmApp.getName(),
+        rmApp == null ? "" : rmApp.getApplicationType(),
+        rmApp == null ? Collections.emptySet() : rmApp.getApplicationTags(),
+        rmApp == null ? 0L : rmApp.getSubmitTime());
+  }
+
+  /**
+   * The replay, in the order the core needs it (nodes before the containers on them, an
+   * application before its attempt, containers before the asks snapshot). Caller holds the
+   * scheduler lock; each attempt's lock is taken here while its asks are read, and its
+   * snapshot is marked unsent so the next change re-sends it in full whatever the new core got.
+   */
+  static List<ObjectNode> replay(Collection<FiCaSchedulerNode> nodes,
+      Map<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> applications,
+      RMContext rmContext) {
+    List<ObjectNode> events = new ArrayList<>();
+    for (FiCaSchedulerNode n : nodes) {
+      events.add(CoreMessages.nodeAdded(n.getNodeID(), n.getNodeName(), n.getRackName(),
+          n.getTotalResource()));
+    }
+    for (Map.Entry<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> e
+        : applications.entrySet()) {
+      SchedulerApplication<FiCaSchedulerApp> app = e.getValue();
+      events.add(appAdded(rmContext, e.getKey(), app.getQueue().getQueueName(),
+          app.getUser()));
+      FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
+      if (attempt == null || attempt.isStopped()) {
+        continue;
+      }
+      events.add(CoreMessages.attemptAdded(attempt.getApplicationAttemptId()));
+      for (RMContainer rc : attempt.getLiveContainers()) {
+        Container c = rc.getContainer();
+        events.add(CoreMessages.containerAllocated(c.getId(), c.getNodeId(),
+            c.getPriority().getPriority(), c.getAllocationRequestId(),
+            rc.getAllocatedResource(), NodeType.OFF_SWITCH, true));
+      }
+      if (attempt instanceof LocusAppAttempt) {
+        LocusAppAttempt locus = (LocusAppAttempt) attempt;
+        synchronized (locus) {
+          locus.forgetAsksSent();
+          ObjectNode asks = locus.asksUpdateIfChanged();
+          if (asks != null) {
+            events.add(asks);
+          }
+          locus.forgetAsksSent();
+        }
+      }
+    }
+    return events;
+  }
+}

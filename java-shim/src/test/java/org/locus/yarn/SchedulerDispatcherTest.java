@@ -1,0 +1,175 @@
+package org.locus.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.security.Permission;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.net.NetUtils;
+import org.apache.hadoop.test.GenericTestUtils;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.event.EventDispatcher;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNodes;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * LocusScheduler behind a real Hadoop {@link EventDispatcher} with exit-on-error left on, as
+ * the ResourceManager's SchedulerEventDispatcher runs it: any throwable escaping
+ * {@code handle()} makes it call {@code System.exit}. MockRM's DrainDispatcher switches that
+ * off, so here a SecurityManager turns the exit into a recorded failure instead of killing the
+ * test JVM (and the dispatcher thread dies, so later events are never handled).
+ */
+@SuppressWarnings("removal") // SecurityManager: still the way to trap System.exit on JDK 17.
+public class SchedulerDispatcherTest {
+  private static final int GB = 1024;
+  private static final int ROUNDS = 100;
+
+  /** Records System.exit attempts and refuses them; allows everything else. */
+  private static final class ExitTrap extends SecurityManager {
+    final AtomicInteger exits = new AtomicInteger();
+
+    @Override
+    public void checkExit(int status) {
+      exits.incrementAndGet();
+      throw new SecurityException("System.exit(" + status + ") from the scheduler dispatcher");
+    }
+
+    @Override
+    public void checkPermission(Permission perm) {
+    }
+
+    @Override
+    public void checkPermission(Permission perm, Object context) {
+    }
+  }
+
+  private SecurityManager previous;
+  private ExitTrap trap;
+  private MockRM rm;
+  private EventDispatcher<SchedulerEvent> dispatcher;
+
+  @BeforeClass
+  public static void resolveTestHosts() {
+    for (String host : new String[] {"h1", "h2", "h3"}) {
+      NetUtils.addStaticResolution(host, "127.0.0.1");
+    }
+  }
+
+  @Before
+  public void trapExits() {
+    previous = System.getSecurityManager();
+    trap = new ExitTrap();
+    System.setSecurityManager(trap);
+  }
+
+  @After
+  public void restore() {
+    if (dispatcher != null) {
+      dispatcher.stop();
+    }
+    if (rm != null) {
+      rm.stop();
+    }
+    System.setSecurityManager(previous);
+  }
+
+  private LocusScheduler startRm() {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class, ResourceScheduler.class);
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
+    rm = new MockRM(conf);
+    GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
+    rm.start();
+    LocusScheduler scheduler = (LocusScheduler) rm.getResourceScheduler();
+    dispatcher = new EventDispatcher<>(scheduler, "LocusTestSchedulerEventDispatcher");
+    dispatcher.init(conf);
+    dispatcher.start();
+    return scheduler;
+  }
+
+  /** Feeds {@code event} through the dispatcher and waits until it is taken off the queue. */
+  private void dispatch(SchedulerEvent event) throws InterruptedException {
+    dispatcher.handle(event);
+    for (int i = 0; i < ROUNDS && dispatcher.getEventQueueSize() > 0; i++) {
+      Thread.sleep(20);
+    }
+  }
+
+  private static RMNode node(String host) {
+    return MockNodes.newNodeInfo(0, Resource.newInstance(8 * GB, 8), 1, host, 1234);
+  }
+
+  private static int coreNodes(LocusScheduler scheduler) throws Exception {
+    return CoreMessages.JSON.readTree(scheduler.getCoreStatsJson()).get("nodes").asInt();
+  }
+
+  @Test
+  public void failuresInsideHandleNeitherExitTheRmNorStopTheDispatcher() throws Exception {
+    LocusScheduler scheduler = startRm();
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    rm.drainEvents();
+
+    // A heartbeat whose container report the RM cannot read: the failure comes from the
+    // RM's own bookkeeping inside nodeUpdate, before the core is asked anything.
+    RMNode broken = mock(RMNode.class);
+    when(broken.getNodeID()).thenReturn(nm1.getNodeId());
+    when(broken.pullContainerUpdates())
+        .thenThrow(new IllegalStateException("container report of h1 cannot be read"));
+    dispatch(new NodeUpdateSchedulerEvent(broken));
+    // A release of a container the RM no longer has.
+    dispatch(new ReleaseContainerEvent(null));
+
+    // The dispatcher thread still serves: a node registered afterwards is added.
+    dispatch(new NodeAddedSchedulerEvent(node("h2")));
+    // The RM's tracker learns the node before the core does: wait for the core.
+    for (int i = 0; i < ROUNDS && coreNodes(scheduler) < 2; i++) {
+      Thread.sleep(20);
+    }
+    assertEquals("System.exit calls from the scheduler dispatcher", 0, trap.exits.get());
+    assertEquals(2, scheduler.getNumClusterNodes());
+    JsonNode stats = CoreMessages.JSON.readTree(scheduler.getCoreStatsJson());
+    assertEquals(2, stats.get("nodes").asInt());
+    // The failed events may have left the core short of the RM's view: one resynchronising
+    // rebuild for both (they came within a minute), not one per failure.
+    assertEquals(1, stats.get("core_rebuilds").asInt());
+  }
+
+  @Test
+  public void aCorePanicUnderTheRealDispatcherIsRebuiltNotFatal() throws Exception {
+    LocusScheduler scheduler = startRm();
+    dispatch(new NodeAddedSchedulerEvent(node("h1")));
+    for (int i = 0; i < ROUNDS && coreNodes(scheduler) < 1; i++) {
+      Thread.sleep(20);
+    }
+    try {
+      scheduler.currentCore().injectPanicForTests("core bug under the dispatcher");
+    } catch (LocusCorePoisonedException expected) {
+      // The rebuild happens on the dispatcher thread, after the next event.
+    }
+    dispatch(new NodeAddedSchedulerEvent(node("h2")));
+    dispatch(new NodeAddedSchedulerEvent(node("h3")));
+    for (int i = 0; i < ROUNDS && scheduler.getCoreRebuilds() < 1; i++) {
+      Thread.sleep(20);
+    }
+    for (int i = 0; i < ROUNDS && coreNodes(scheduler) < 3; i++) {
+      Thread.sleep(20);
+    }
+    assertEquals("System.exit calls from the scheduler dispatcher", 0, trap.exits.get());
+    assertEquals(1, scheduler.getCoreRebuilds());
+    assertEquals("every node the RM tracks is in the new core", 3, coreNodes(scheduler));
+  }
+}
