@@ -18,6 +18,13 @@
 //! node. Neither does a key whose
 //! containers are bigger than the whole node (FairScheduler's hasContainerForNode): waiting
 //! would not help.
+//!
+//! Liveness (docs/liveness.md): what a layer hands out on a heartbeat must reach a job that can
+//! use it. Map slots a job policy picked for an app (TD, JoSS) that the app leaves unused on
+//! this node pass to the next apps in the order, so a job whose maps cannot run here cannot
+//! idle a slot another job could fill. A slot pool that holds no container may start one even
+//! when its cap is below that container's size, so a split can never leave a phase that has
+//! work without room for at least one container.
 
 use crate::app::{Arrival, SlotKind, TaskKind};
 use crate::ask::{AskTable, SchedulerKey, ANY};
@@ -52,6 +59,9 @@ pub struct KeyLimits<'a> {
     pub ceiling: Locality,
     /// Resource left in the key's slot pool, `None` when uncapped.
     pub slot_room: Option<Resource>,
+    /// The key's pool holds no container (cluster-wide, this heartbeat included): one may start
+    /// whatever the pool's room, so a cap below one container cannot stall a phase.
+    pub slot_floor: bool,
     pub admit: &'a mut dyn FnMut(Locality) -> u32,
     /// Containers the job policy still allows this key on this node (`u32::MAX`: no limit),
     /// spent by what is placed.
@@ -96,9 +106,12 @@ fn plan_key(
             .count_fitting(&capability)
             .min(budget.containers)
             .min(off_budget);
-        let slot = limits
+        let mut slot = limits
             .slot_room
             .map_or(u32::MAX, |r| r.count_fitting(&capability));
+        if slot == 0 && limits.slot_floor {
+            slot = 1;
+        }
         let job_room = limits
             .job_room
             .map_or(u32::MAX, |r| r.count_fitting(&capability));
@@ -126,6 +139,7 @@ fn plan_key(
             if let Some(r) = limits.slot_room.as_mut() {
                 *r = r.saturating_sub(&total);
             }
+            limits.slot_floor = false;
             if let Some(r) = limits.job_room.as_mut() {
                 *r = r.saturating_sub(&total);
             }
@@ -220,11 +234,13 @@ pub fn assign(
     layers.locality.heartbeat(state, node, &order, now_ms);
     layers.hotspot.heartbeat(state, node, now_ms);
     let mut slot_room = [None, None];
+    let mut slot_floor = [false, false];
     for (i, slot) in [SlotKind::Map, SlotKind::Reduce].into_iter().enumerate() {
         slot_room[i] = layers
             .slots
             .cap(state, slot, now_ms)
             .map(|cap| cap.saturating_sub(&state.slot_used(slot)));
+        slot_floor[i] = state.slot_used(slot) == Resource::ZERO;
     }
     let slot_index = |kind: TaskKind| match kind.slot() {
         Some(SlotKind::Map) => Some(0),
@@ -232,6 +248,8 @@ pub fn assign(
         None => None,
     };
 
+    // Map picks earlier apps in the order left unused on this node (see the module docs).
+    let mut spare_maps: u32 = 0;
     for arrival in order {
         if budget.containers == 0 || budget.room == Resource::ZERO {
             break;
@@ -241,10 +259,19 @@ pub fn assign(
                 .app(arrival)
                 .is_some_and(|a| a.asks.might_fit(&budget.room))
         {
+            let picked = layers.job.map_limit(arrival);
+            if picked != u32::MAX {
+                spare_maps = spare_maps.saturating_add(picked);
+            }
             continue;
         }
         let mut turn_left = layers.job.turn_limit(arrival);
-        let mut maps_left = layers.job.map_limit(arrival);
+        let map_limit = layers.job.map_limit(arrival);
+        let mut maps_left = if map_limit == u32::MAX {
+            u32::MAX
+        } else {
+            map_limit.saturating_add(std::mem::take(&mut spare_maps))
+        };
         let mut reduces_left = layers.job.reduce_limit(arrival);
         let mut after = None;
         while let Some(key) = state
@@ -292,6 +319,7 @@ pub fn assign(
                 let mut limits = KeyLimits {
                     ceiling,
                     slot_room: slot_index(kind).and_then(|i| slot_room[i]),
+                    slot_floor: slot_index(kind).is_some_and(|i| slot_floor[i]),
                     admit: &mut admit,
                     job_allowance,
                     job_room,
@@ -325,6 +353,7 @@ pub fn assign(
                     if slot_room[i].is_some() {
                         slot_room[i] = limits.slot_room;
                     }
+                    slot_floor[i] = limits.slot_floor;
                 }
                 if kind.is_map() && !table.locality_free() {
                     let got = placements.iter().map(|p| p.locality).min();
@@ -345,6 +374,9 @@ pub fn assign(
             if stop || budget.containers == 0 {
                 break;
             }
+        }
+        if map_limit != u32::MAX {
+            spare_maps = maps_left;
         }
     }
     decisions

@@ -1,0 +1,238 @@
+//! Liveness (issue 8): a job that could run on an idle node gets a container within a bounded
+//! number of heartbeats, whatever the layers, even while another job that cannot run (its map
+//! is bigger than every node, or it insists on a host the cluster does not have) sits in front
+//! of it. docs/liveness.md states the bound per layer and why.
+
+mod common;
+
+use common::{add_app_in, add_node_as, core_with, set_asks_rows, try_heartbeat, try_release, GB};
+use locus_core::{Core, Decision, Resource};
+
+/// A node of the test cluster: (host, rack, GB).
+type NodeSpec = (&'static str, &'static str, u64);
+
+fn add_nodes(c: &mut Core, nodes: &[NodeSpec]) {
+    for &(host, rack, gb) in nodes {
+        add_node_as(
+            c,
+            &format!("{host}:1"),
+            host,
+            rack,
+            Resource::new(gb * GB, gb as u32),
+        );
+    }
+}
+
+fn add_mr(c: &mut Core, app: &str, submit_ms: u64) {
+    add_app_in(c, app, "default", "u", app, submit_ms, "MAPREDUCE", &[]);
+}
+
+/// Blockers that can never run on the test clusters (hosts h1..h4 on /r1, /r2, at most 16 GB).
+#[derive(Clone, Copy, Debug)]
+enum Blocker {
+    /// One 64 GB map, relaxable, with data on a host that is not in the cluster.
+    TooBig,
+    /// One 1 GB map that must run on host `h9`, which is not in the cluster.
+    StrictHost,
+}
+
+fn add_blocker(c: &mut Core, app: &str, blocker: Blocker) {
+    add_mr(c, app, 0);
+    match blocker {
+        Blocker::TooBig => set_asks_rows(
+            c,
+            app,
+            &[
+                (20, "h9", 1, 64, 1, true),
+                (20, "/r9", 1, 64, 1, true),
+                (20, "*", 1, 64, 1, true),
+            ],
+        ),
+        Blocker::StrictHost => set_asks_rows(
+            c,
+            app,
+            &[
+                (20, "h9", 1, 1, 1, true),
+                (20, "/r9", 1, 1, 1, false),
+                (20, "*", 1, 1, 1, false),
+            ],
+        ),
+    }
+}
+
+/// `maps` relaxable 1 GB maps whose data is on host h8 (rack /r8), so every node of the test
+/// clusters can only run them non-locally.
+fn add_runnable(c: &mut Core, app: &str, maps: u32) {
+    add_mr(c, app, 1_000);
+    set_asks_rows(
+        c,
+        app,
+        &[
+            (20, "h8", maps, 1, 1, true),
+            (20, "/r8", maps, 1, 1, true),
+            (20, "*", maps, 1, 1, true),
+        ],
+    );
+}
+
+/// Heartbeats every node idle once per round for `rounds` rounds, executing each decision and
+/// releasing its containers at the end of the round (the nodes are idle at every heartbeat).
+/// Returns, per round, the decisions made.
+fn idle_rounds(c: &mut Core, nodes: &[NodeSpec], rounds: u32) -> Vec<Vec<Decision>> {
+    let mut out = Vec::new();
+    let mut next = 0u32;
+    for round in 1..=rounds {
+        let now_ms = 1_000 * round as u64;
+        let mut got = Vec::new();
+        let mut running = Vec::new();
+        for &(host, _, gb) in nodes {
+            let node = format!("{host}:1");
+            let ds = try_heartbeat(c, &node, Resource::new(gb * GB, gb as u32), now_ms).unwrap();
+            for d in &ds {
+                for _ in 0..d.count {
+                    next += 1;
+                    let id = format!("c{next}");
+                    common::container_allocated(c, d, &id);
+                    running.push((d.app.clone(), id, d.node.clone(), d.capability));
+                }
+            }
+            got.extend(ds);
+        }
+        for (app, id, node, resource) in running {
+            try_release(c, &app, &id, &node, resource).unwrap();
+        }
+        out.push(got);
+    }
+    out
+}
+
+/// The first round (1-based) in which `app` got a container, if any.
+fn first_served(rounds: &[Vec<Decision>], app: &str) -> Option<usize> {
+    rounds
+        .iter()
+        .position(|ds| ds.iter().any(|d| d.app == app && d.count > 0))
+        .map(|i| i + 1)
+}
+
+const ONE_NODE: [NodeSpec; 1] = [("h1", "/r1", 8)];
+
+#[test]
+fn matchmaking_gives_its_non_local_map_to_a_job_that_can_use_it() {
+    for policy in ["fifo", "fair", "capacity", "fresh", "mrosa"] {
+        for blocker in [Blocker::TooBig, Blocker::StrictHost] {
+            let mut c = core_with(&[("locus.policy", policy), ("locus.locality", "matchmaking")]);
+            add_nodes(&mut c, &ONE_NODE);
+            add_blocker(&mut c, "blocker", blocker);
+            add_runnable(&mut c, "runnable", 1);
+            let rounds = idle_rounds(&mut c, &ONE_NODE, 60);
+            let served = first_served(&rounds, "runnable");
+            // Matchmaking: a first miss idles the node, the second gives one non-local map.
+            assert!(
+                served.is_some_and(|r| r <= 2),
+                "{policy}, {blocker:?}: the runnable job's map was first placed in round {served:?} of 60"
+            );
+            assert_eq!(first_served(&rounds, "blocker"), None);
+        }
+    }
+}
+
+#[test]
+fn td_gives_a_pick_its_job_cannot_use_to_a_job_that_can() {
+    // TD picks a job per free map slot; the strict job's eight maps (all on host h9, which the
+    // cluster does not have) took every pick of every heartbeat.
+    let mut c = core_with(&[("locus.policy", "td")]);
+    add_nodes(&mut c, &ONE_NODE);
+    add_mr(&mut c, "strict", 0);
+    set_asks_rows(
+        &mut c,
+        "strict",
+        &[
+            (20, "h9", 8, 1, 1, true),
+            (20, "/r9", 8, 1, 1, false),
+            (20, "*", 8, 1, 1, false),
+        ],
+    );
+    add_runnable(&mut c, "five", 5);
+    let rounds = idle_rounds(&mut c, &ONE_NODE, 60);
+    let served = first_served(&rounds, "five");
+    let got: u32 = rounds
+        .iter()
+        .flatten()
+        .filter(|d| d.app == "five")
+        .map(|d| d.count)
+        .sum();
+    assert_eq!(
+        (served, got),
+        (Some(1), 5),
+        "the five 1 GB maps: first ran in round {served:?}, {got} of 5 ran in 60 rounds"
+    );
+}
+
+/// A MapReduce job with `maps` maps of `map_gb` and `reduces` 1 GB reduces outstanding at once
+/// (slowstart 0), all relaxable at `*`.
+fn add_job(c: &mut Core, app: &str, submit_ms: u64, maps: u32, map_gb: u64, reduces: u32) {
+    add_mr(c, app, submit_ms);
+    let mut rows = vec![(20, "*", maps, map_gb, 1, true)];
+    if reduces > 0 {
+        rows.push((10, "*", reduces, 1, 1, true));
+    }
+    set_asks_rows(c, app, &rows);
+}
+
+const BIG_AND_SMALL: [NodeSpec; 2] = [("h1", "/r1", 16), ("h2", "/r1", 8)];
+
+#[test]
+fn fresh_static_leaves_room_for_one_map_bigger_than_its_share() {
+    let mut c = core_with(&[("locus.policy", "fifo"), ("locus.slots", "fresh-static")]);
+    add_nodes(&mut c, &BIG_AND_SMALL);
+    add_job(&mut c, "big-maps", 0, 2, 16, 0);
+    let rounds = idle_rounds(&mut c, &BIG_AND_SMALL, 10);
+    let served = first_served(&rounds, "big-maps");
+    assert_eq!(
+        served,
+        Some(1),
+        "a 16 GB map on an idle 16 GB node first ran in round {served:?}"
+    );
+}
+
+#[test]
+fn fresh_dynamic_runs_the_small_reduce_next_to_big_maps() {
+    let mut c = core_with(&[("locus.policy", "fresh"), ("locus.slots", "fresh-dynamic")]);
+    add_nodes(&mut c, &BIG_AND_SMALL);
+    // 20 big maps keep the map phase going for the whole test; the reduce (slowstart 0) is
+    // outstanding from the start, as MapReduce asks for it early.
+    add_job(&mut c, "job", 0, 20, 16, 1);
+    let rounds = idle_rounds(&mut c, &BIG_AND_SMALL, 60);
+    let reduces: u32 = rounds
+        .iter()
+        .flatten()
+        .filter(|d| d.priority == 10)
+        .map(|d| d.count)
+        .sum();
+    let maps: u32 = rounds
+        .iter()
+        .flatten()
+        .filter(|d| d.priority == 20)
+        .map(|d| d.count)
+        .sum();
+    assert!(maps > 0, "no map ran");
+    assert_eq!(
+        reduces, 1,
+        "the 1 GB reduce ran {reduces} times in 60 rounds ({maps} maps ran)"
+    );
+}
+
+#[test]
+fn fresh_admission_does_not_hold_a_slot_for_a_job_that_fits_no_node() {
+    let mut c = core_with(&[("locus.policy", "fresh"), ("locus.fresh.k", "1")]);
+    add_nodes(&mut c, &ONE_NODE);
+    add_job(&mut c, "too-big", 0, 3, 64, 0);
+    add_job(&mut c, "small", 1_000, 3, 1, 0);
+    let rounds = idle_rounds(&mut c, &ONE_NODE, 60);
+    let served = first_served(&rounds, "small");
+    assert_eq!(
+        served,
+        Some(1),
+        "the small job's maps first ran in round {served:?} of 60"
+    );
+}
