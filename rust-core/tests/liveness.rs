@@ -32,7 +32,7 @@ fn add_mr(c: &mut Core, app: &str, submit_ms: u64) {
 enum Blocker {
     /// One 64 GB map, relaxable, with data on a host that is not in the cluster.
     TooBig,
-    /// One 1 GB map that must run on host `h9`, which is not in the cluster.
+    /// Eight 1 GB maps (a node's worth) that must run on host `h9`, which the cluster lacks.
     StrictHost,
 }
 
@@ -52,9 +52,9 @@ fn add_blocker(c: &mut Core, app: &str, blocker: Blocker) {
             c,
             app,
             &[
-                (20, "h9", 1, 1, 1, true),
-                (20, "/r9", 1, 1, 1, false),
-                (20, "*", 1, 1, 1, false),
+                (20, "h9", 8, 1, 1, true),
+                (20, "/r9", 8, 1, 1, false),
+                (20, "*", 8, 1, 1, false),
             ],
         ),
     }
@@ -235,4 +235,109 @@ fn fresh_admission_does_not_hold_a_slot_for_a_job_that_fits_no_node() {
         Some(1),
         "the small job's maps first ran in round {served:?} of 60"
     );
+}
+
+// ---- the bound, for every accepted combination of layers --------------------------------
+
+const FOUR_NODES: [NodeSpec; 4] = [
+    ("h1", "/r1", 8),
+    ("h2", "/r1", 8),
+    ("h3", "/r2", 8),
+    ("h4", "/r2", 8),
+];
+
+/// Heartbeats (of idle nodes, in turn, one node per heartbeat) until `app` got a container,
+/// at most `max`.
+fn heartbeats_until_served(c: &mut Core, nodes: &[NodeSpec], app: &str, max: u32) -> Option<u32> {
+    let mut next = 0u32;
+    for beat in 1..=max {
+        let (host, _, gb) = nodes[(beat as usize - 1) % nodes.len()];
+        let node = format!("{host}:1");
+        let ds = try_heartbeat(
+            c,
+            &node,
+            Resource::new(gb * GB, gb as u32),
+            1_000 * beat as u64,
+        )
+        .unwrap();
+        let mut served = false;
+        for d in &ds {
+            for _ in 0..d.count {
+                next += 1;
+                let id = format!("c{next}");
+                common::container_allocated(c, d, &id);
+                try_release(c, &d.app, &id, &d.node, d.capability).unwrap();
+            }
+            served |= d.app == app;
+        }
+        if served {
+            return Some(beat);
+        }
+    }
+    None
+}
+
+/// docs/liveness.md's bound for a map that is non-local on every node, in heartbeats of idle
+/// nodes, with `n` nodes heartbeating in turn and delay's thresholds `t_node`, `t_rack`.
+fn bound(locality: &str, n: u32, t_node: f64, t_rack: f64) -> u32 {
+    match locality {
+        "hadoop" => 1,
+        // ceil(t_node·n) misses to relax to rack, ceil(t_rack·n) more to relax to any, then 1.
+        "delay" => (t_node * n as f64).ceil() as u32 + (t_rack * n as f64).ceil() as u32 + 1,
+        // The node's own first miss marks it; its second heartbeat gives the non-local map.
+        "matchmaking" => n + 1,
+        other => panic!("no bound for {other}"),
+    }
+}
+
+#[test]
+fn a_runnable_job_gets_a_container_within_the_bound_under_every_combination() {
+    let _ = env_logger::builder().is_test(true).try_init();
+    use locus_core::config::{HotspotKind, JobPolicyKind, LocalityKind, SlotsKind};
+    let mut ran = 0;
+    let mut late: Vec<String> = Vec::new();
+    for policy in JobPolicyKind::ALLOWED {
+        for locality in LocalityKind::ALLOWED {
+            for hotspot in HotspotKind::ALLOWED {
+                for slots in SlotsKind::ALLOWED.iter().copied().chain(["static:0.5"]) {
+                    for blocker in [Blocker::TooBig, Blocker::StrictHost] {
+                        let (slots, share) = match slots.split_once(':') {
+                            Some((s, share)) => (s, share),
+                            None => (slots, ""),
+                        };
+                        let settings = [
+                            ("locus.policy", *policy),
+                            ("locus.locality", *locality),
+                            ("locus.hotspot", *hotspot),
+                            ("locus.slots", slots),
+                            ("locus.slots.map-share", share),
+                        ];
+                        let combo = format!("{settings:?} {blocker:?}");
+                        let Ok(mut c) = Core::new(&common::props(&settings)) else {
+                            continue;
+                        };
+                        add_nodes(&mut c, &FOUR_NODES);
+                        add_blocker(&mut c, "blocker", blocker);
+                        add_runnable(&mut c, "runnable", 3);
+                        let limit = bound(locality, FOUR_NODES.len() as u32, 1.0, 1.0);
+                        let got = heartbeats_until_served(&mut c, &FOUR_NODES, "runnable", 200);
+                        if !got.is_some_and(|b| b <= limit) {
+                            late.push(format!(
+                                "{combo}: served after {got:?} heartbeats (bound {limit})"
+                            ));
+                        }
+                        ran += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        late.is_empty(),
+        "{} of {ran} late:\n{}",
+        late.len(),
+        late.join("\n")
+    );
+    // 8 policies; TD and JoSS only with hadoop locality; fresh-dynamic only under fresh.
+    assert!(ran >= 2 * 100, "ran {ran}");
 }
