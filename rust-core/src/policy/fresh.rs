@@ -10,8 +10,13 @@
 //!   and reduces of a job the model already saw finish are never held back, so no job can be
 //!   stranded by the model;
 //! - the order: apps waiting for their AM container first (one small container each, and every
-//!   job needs it), then the jobs of `M ∪ R` by least `r_i` (eq. 1), then everything else
-//!   (generic applications, queued jobs) in submission order;
+//!   job needs it) while AMs hold at most half the cluster's memory (FairScheduler's default
+//!   `maxAMShare`; `k` already bounds how many jobs run, so CapacityScheduler's 10 % would
+//!   only serialise jobs on small clusters), then the
+//!   jobs of `M ∪ R` by least `r_i` (eq. 1), then AMs beyond the share, then everything else
+//!   (generic applications, queued jobs) in submission order. `k` counts jobs, not memory: with
+//!   every admitted AM first, a burst of submissions filled small nodes with AMs whose maps then
+//!   never found room (docs/liveness.md);
 //! - a job whose map containers fit no node of the cluster stays out of the model (and out of the
 //!   count that holds AMs back): admitting it would hold one of the `k` places for a job that
 //!   cannot run anywhere, and with `k` = 1 block every other job (docs/liveness.md). It is
@@ -69,6 +74,17 @@ pub fn outstanding(app: &App) -> Outstanding {
         }
     }
     o
+}
+
+/// Memory of the app's AM container ask (0 if it has none).
+fn am_size(app: &App) -> u64 {
+    app.asks
+        .tables()
+        .filter(|(k, _)| app.kind_of(k.priority) == TaskKind::ApplicationMaster)
+        .filter_map(|(_, t)| t.row(crate::names::ANY_ID))
+        .map(|r| r.capability.memory_mb)
+        .next()
+        .unwrap_or(0)
 }
 
 pub const FRESH_K: &str = "locus.fresh.k";
@@ -433,6 +449,11 @@ impl JobPolicy for FreshPolicy {
         let m = lock(&self.model);
         let now = now_ms as f64 / 1000.0;
         let mut am_first = Vec::new();
+        // Waiting AMs beyond the AM share: after the admitted jobs' tasks, so AMs cannot take
+        // the room those tasks need (docs/liveness.md).
+        let mut am_later = Vec::new();
+        let am_limit = (state.capacity().memory_mb as f64 * super::fair::MAX_AM_SHARE) as u64;
+        let mut am_used = state.am_used().memory_mb;
         let mut fresh: Vec<(f64, usize, Arrival)> = Vec::new();
         let mut rest = Vec::new();
         let active: BTreeMap<&str, usize> = m
@@ -461,7 +482,13 @@ impl JobPolicy for FreshPolicy {
                     .pending_keys()
                     .all(|k| app.kind_of(k.priority) == TaskKind::ApplicationMaster);
                 if !(closed && only_am && m.job(app.arrival).is_none()) {
-                    am_first.push(app.arrival);
+                    let size = am_size(app);
+                    if am_used == 0 || am_used + size <= am_limit {
+                        am_used += size;
+                        am_first.push(app.arrival);
+                    } else {
+                        am_later.push(app.arrival);
+                    }
                 }
                 continue;
             }
@@ -484,6 +511,7 @@ impl JobPolicy for FreshPolicy {
         am_first
             .into_iter()
             .chain(fresh.into_iter().map(|(_, _, a)| a))
+            .chain(am_later)
             .chain(rest)
             .collect()
     }

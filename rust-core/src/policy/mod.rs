@@ -231,7 +231,7 @@ impl Layers {
                 JobPolicyKind::Fresh => Box::new(FreshPolicy::new(fresh_model.clone())),
                 JobPolicyKind::Mrosa => Box::new(MrosaPolicy::new(cfg)),
                 JobPolicyKind::Fifo => Box::new(Fifo),
-                JobPolicyKind::Fair => Box::new(Fair),
+                JobPolicyKind::Fair => Box::new(Fair::default()),
                 JobPolicyKind::Capacity => Box::new(CapacityPolicy::new(&cfg.capacity)),
                 JobPolicyKind::JossT => Box::new(JossPolicy::new(
                     crate::papers::joss::Assigner::Tta,
