@@ -24,7 +24,9 @@
 //! this node pass to the next apps in the order, so a job whose maps cannot run here cannot
 //! idle a slot another job could fill. A slot pool that holds no container may start one even
 //! when its cap is below that container's size, so a split can never leave a phase that has
-//! work without room for at least one container.
+//! work without room for at least one container. MapReduce AM containers together hold at most
+//! the job policy's AM share of the cluster's memory (one may always start when none runs), so
+//! AMs cannot fill the nodes ahead of the tasks they wait for.
 
 use crate::app::{Arrival, SlotKind, TaskKind};
 use crate::ask::{AskTable, SchedulerKey, ANY};
@@ -250,6 +252,11 @@ pub fn assign(
 
     // Map picks earlier apps in the order left unused on this node (see the module docs).
     let mut spare_maps: u32 = 0;
+    let am_cap = layers
+        .job
+        .am_share()
+        .map(|share| (state.capacity().memory_mb as f64 * share) as u64);
+    let mut am_used = state.am_used().memory_mb;
     for arrival in order {
         if budget.containers == 0 || budget.room == Resource::ZERO {
             break;
@@ -298,7 +305,15 @@ pub fn assign(
                 } else {
                     u32::MAX
                 };
-                let job_allowance = layers.job.admit(state, node, app, kind);
+                let mut job_allowance = layers.job.admit(state, node, app, kind);
+                if kind == TaskKind::ApplicationMaster {
+                    if let (Some(cap), Some(row)) = (am_cap, table.row(ANY_ID)) {
+                        let size = row.capability.memory_mb.max(1);
+                        let fit = (cap.saturating_sub(am_used) / size).min(u32::MAX as u64) as u32;
+                        let fit = if am_used == 0 { fit.max(1) } else { fit };
+                        job_allowance = job_allowance.min(fit);
+                    }
+                }
                 let job_room = layers.job.room(state, app);
                 let hotspot = &mut layers.hotspot;
                 let state_ref: &ClusterState = state;
@@ -343,6 +358,11 @@ pub fn assign(
                     stop = false;
                 }
                 turn_left = turn_left.saturating_sub(used);
+                if kind == TaskKind::ApplicationMaster {
+                    for p in &placements {
+                        am_used = am_used.saturating_add(p.capability.memory_mb * p.count as u64);
+                    }
+                }
                 match kind.slot() {
                     Some(SlotKind::Map) => maps_left = maps_left.saturating_sub(used),
                     Some(SlotKind::Reduce) => reduces_left = reduces_left.saturating_sub(used),

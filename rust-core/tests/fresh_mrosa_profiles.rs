@@ -712,10 +712,10 @@ fn write_public(dir: &std::path::Path, text: &str) -> String {
 
 #[test]
 fn mrosa_serves_the_eq8_most_urgent_job_first() {
-    // One private node: two AMs and room for one task at a time. Same data; the job with the
-    // nearer deadline (and smaller budget) has the higher eq. 8 priority and is served first,
-    // although it was submitted last.
-    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa")]), 1, 3);
+    // One private node: two AMs (half its memory, the AM share) and room for two tasks at a
+    // time. Same data; the job with the nearer deadline (and smaller budget) has the higher eq. 8
+    // priority and is served first, although it was submitted last.
+    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa")]), 1, 4);
     let lax = cl.mr_job(
         "lax",
         2,

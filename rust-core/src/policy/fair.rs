@@ -11,15 +11,13 @@
 //! still goes to someone.
 //!
 //! AM containers may hold at most half the cluster's memory (FairScheduler's default
-//! `maxAMShare` 0.5, here of the one queue = the cluster), except that one may always start
-//! when none runs. Without it, a burst of submissions gave every app its AM in turn and filled
-//! the nodes with AMs whose tasks then never found room (docs/liveness.md).
+//! `maxAMShare` 0.5, here of the one queue = the cluster; [`super::JobPolicy::am_share`]).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::JobPolicy;
-use crate::app::{App, Arrival, TaskKind};
+use crate::app::{App, Arrival};
 use crate::node::Node;
 use crate::protocol::Resource;
 use crate::state::ClusterState;
@@ -27,14 +25,7 @@ use crate::state::ClusterState;
 /// Bounds the water-filling on huge nodes with tiny asks; the trailing pass still covers them.
 const MAX_PREDICTED: usize = 4096;
 
-/// FairScheduler's default `maxAMShare`.
-pub const MAX_AM_SHARE: f64 = 0.5;
-
-#[derive(Default)]
-pub struct Fair {
-    /// AM memory placed on this heartbeat (the state counts it once executed).
-    ams_placed_mb: u64,
-}
+pub struct Fair;
 
 /// max(memory share, vcores share) of `used` in `total`; 0 for an empty cluster.
 pub fn dominant_share(used: Resource, total: Resource) -> f64 {
@@ -134,7 +125,6 @@ impl JobPolicy for Fair {
     }
 
     fn order(&mut self, state: &ClusterState, node: &Node, _now_ms: u64) -> Vec<Arrival> {
-        self.ams_placed_mb = 0;
         let total = state.capacity();
         let mut cands: Vec<Candidate> = state
             .pending_apps_by_submission()
@@ -175,33 +165,6 @@ impl JobPolicy for Fair {
 
     fn turn_limit(&mut self, _app: Arrival) -> u32 {
         1
-    }
-
-    fn admit(&mut self, state: &ClusterState, _node: &Node, app: &App, kind: TaskKind) -> u32 {
-        if kind != TaskKind::ApplicationMaster {
-            return u32::MAX;
-        }
-        let used = state.am_used().memory_mb + self.ams_placed_mb;
-        let size = app
-            .asks
-            .tables()
-            .filter(|(k, _)| app.kind_of(k.priority) == TaskKind::ApplicationMaster)
-            .filter_map(|(_, t)| t.row(crate::names::ANY_ID))
-            .map(|r| r.capability.memory_mb)
-            .next()
-            .unwrap_or(0);
-        let limit = (state.capacity().memory_mb as f64 * MAX_AM_SHARE) as u64;
-        if used == 0 || used + size <= limit {
-            u32::MAX
-        } else {
-            0
-        }
-    }
-
-    fn placed(&mut self, _app: Arrival, kind: TaskKind, count: u32, capability: Resource) {
-        if kind == TaskKind::ApplicationMaster {
-            self.ams_placed_mb += capability.memory_mb * count as u64;
-        }
     }
 }
 

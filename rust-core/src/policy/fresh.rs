@@ -452,7 +452,7 @@ impl JobPolicy for FreshPolicy {
         // Waiting AMs beyond the AM share: after the admitted jobs' tasks, so AMs cannot take
         // the room those tasks need (docs/liveness.md).
         let mut am_later = Vec::new();
-        let am_limit = (state.capacity().memory_mb as f64 * super::fair::MAX_AM_SHARE) as u64;
+        let am_limit = (state.capacity().memory_mb as f64 * super::MAX_AM_SHARE) as u64;
         let mut am_used = state.am_used().memory_mb;
         let mut fresh: Vec<(f64, usize, Arrival)> = Vec::new();
         let mut rest = Vec::new();
