@@ -299,11 +299,6 @@ impl JobPolicy for CapacityPolicy {
         "capacity"
     }
 
-    /// Each queue's `maximum-am-resource-percent` bounds AMs already.
-    fn am_share(&self) -> Option<f64> {
-        None
-    }
-
     fn order(&mut self, state: &ClusterState, node: &Node, _now_ms: u64) -> Vec<Arrival> {
         let n = self.queues.queues.len();
         let cluster_mb = state.capacity().memory_mb;
