@@ -18,6 +18,15 @@
 //! node. Neither does a key whose
 //! containers are bigger than the whole node (FairScheduler's hasContainerForNode): waiting
 //! would not help.
+//!
+//! Liveness (docs/liveness.md): what a layer hands out on a heartbeat must reach a job that can
+//! use it. Map slots a job policy picked for an app (TD, JoSS) that the app leaves unused on
+//! this node pass to the next apps in the order, so a job whose maps cannot run here cannot
+//! idle a slot another job could fill. A slot pool that holds no container may start one even
+//! when its cap is below that container's size, so a split can never leave a phase that has
+//! work without room for at least one container. MapReduce AM containers together hold at most
+//! the job policy's AM share of the cluster's memory (one may always start when none runs), so
+//! AMs cannot fill the nodes ahead of the tasks they wait for.
 
 use crate::app::{Arrival, SlotKind, TaskKind};
 use crate::ask::{AskTable, SchedulerKey, ANY};
@@ -52,6 +61,9 @@ pub struct KeyLimits<'a> {
     pub ceiling: Locality,
     /// Resource left in the key's slot pool, `None` when uncapped.
     pub slot_room: Option<Resource>,
+    /// The key's pool holds no container (cluster-wide, this heartbeat included): one may start
+    /// whatever the pool's room, so a cap below one container cannot stall a phase.
+    pub slot_floor: bool,
     pub admit: &'a mut dyn FnMut(Locality) -> u32,
     /// Containers the job policy still allows this key on this node (`u32::MAX`: no limit),
     /// spent by what is placed.
@@ -96,9 +108,12 @@ fn plan_key(
             .count_fitting(&capability)
             .min(budget.containers)
             .min(off_budget);
-        let slot = limits
+        let mut slot = limits
             .slot_room
             .map_or(u32::MAX, |r| r.count_fitting(&capability));
+        if slot == 0 && limits.slot_floor {
+            slot = 1;
+        }
         let job_room = limits
             .job_room
             .map_or(u32::MAX, |r| r.count_fitting(&capability));
@@ -126,6 +141,7 @@ fn plan_key(
             if let Some(r) = limits.slot_room.as_mut() {
                 *r = r.saturating_sub(&total);
             }
+            limits.slot_floor = false;
             if let Some(r) = limits.job_room.as_mut() {
                 *r = r.saturating_sub(&total);
             }
@@ -220,11 +236,13 @@ pub fn assign(
     layers.locality.heartbeat(state, node, &order, now_ms);
     layers.hotspot.heartbeat(state, node, now_ms);
     let mut slot_room = [None, None];
+    let mut slot_floor = [false, false];
     for (i, slot) in [SlotKind::Map, SlotKind::Reduce].into_iter().enumerate() {
         slot_room[i] = layers
             .slots
             .cap(state, slot, now_ms)
             .map(|cap| cap.saturating_sub(&state.slot_used(slot)));
+        slot_floor[i] = state.slot_used(slot) == Resource::ZERO;
     }
     let slot_index = |kind: TaskKind| match kind.slot() {
         Some(SlotKind::Map) => Some(0),
@@ -232,6 +250,13 @@ pub fn assign(
         None => None,
     };
 
+    // Map picks earlier apps in the order left unused on this node (see the module docs).
+    let mut spare_maps: u32 = 0;
+    let am_cap = layers
+        .job
+        .am_share()
+        .map(|share| (state.capacity().memory_mb as f64 * share) as u64);
+    let mut am_used = state.am_used().memory_mb;
     for arrival in order {
         if budget.containers == 0 || budget.room == Resource::ZERO {
             break;
@@ -241,10 +266,19 @@ pub fn assign(
                 .app(arrival)
                 .is_some_and(|a| a.asks.might_fit(&budget.room))
         {
+            let picked = layers.job.map_limit(arrival);
+            if picked != u32::MAX {
+                spare_maps = spare_maps.saturating_add(picked);
+            }
             continue;
         }
         let mut turn_left = layers.job.turn_limit(arrival);
-        let mut maps_left = layers.job.map_limit(arrival);
+        let map_limit = layers.job.map_limit(arrival);
+        let mut maps_left = if map_limit == u32::MAX {
+            u32::MAX
+        } else {
+            map_limit.saturating_add(std::mem::take(&mut spare_maps))
+        };
         let mut reduces_left = layers.job.reduce_limit(arrival);
         let mut after = None;
         while let Some(key) = state
@@ -271,7 +305,15 @@ pub fn assign(
                 } else {
                     u32::MAX
                 };
-                let job_allowance = layers.job.admit(state, node, app, kind);
+                let mut job_allowance = layers.job.admit(state, node, app, kind);
+                if kind == TaskKind::ApplicationMaster {
+                    if let (Some(cap), Some(row)) = (am_cap, table.row(ANY_ID)) {
+                        let size = row.capability.memory_mb.max(1);
+                        let fit = (cap.saturating_sub(am_used) / size).min(u32::MAX as u64) as u32;
+                        let fit = if am_used == 0 { fit.max(1) } else { fit };
+                        job_allowance = job_allowance.min(fit);
+                    }
+                }
                 let job_room = layers.job.room(state, app);
                 let hotspot = &mut layers.hotspot;
                 let state_ref: &ClusterState = state;
@@ -292,6 +334,7 @@ pub fn assign(
                 let mut limits = KeyLimits {
                     ceiling,
                     slot_room: slot_index(kind).and_then(|i| slot_room[i]),
+                    slot_floor: slot_index(kind).is_some_and(|i| slot_floor[i]),
                     admit: &mut admit,
                     job_allowance,
                     job_room,
@@ -315,6 +358,11 @@ pub fn assign(
                     stop = false;
                 }
                 turn_left = turn_left.saturating_sub(used);
+                if kind == TaskKind::ApplicationMaster {
+                    for p in &placements {
+                        am_used = am_used.saturating_add(p.capability.memory_mb * p.count as u64);
+                    }
+                }
                 match kind.slot() {
                     Some(SlotKind::Map) => maps_left = maps_left.saturating_sub(used),
                     Some(SlotKind::Reduce) => reduces_left = reduces_left.saturating_sub(used),
@@ -325,6 +373,7 @@ pub fn assign(
                     if slot_room[i].is_some() {
                         slot_room[i] = limits.slot_room;
                     }
+                    slot_floor[i] = limits.slot_floor;
                 }
                 if kind.is_map() && !table.locality_free() {
                     let got = placements.iter().map(|p| p.locality).min();
@@ -345,6 +394,9 @@ pub fn assign(
             if stop || budget.containers == 0 {
                 break;
             }
+        }
+        if map_limit != u32::MAX {
+            spare_maps = maps_left;
         }
     }
     decisions

@@ -720,10 +720,10 @@ fn write_public(dir: &std::path::Path, text: &str) -> String {
 
 #[test]
 fn mrosa_serves_the_eq8_most_urgent_job_first() {
-    // One private node: two AMs and room for one task at a time. Same data; the job with the
-    // nearer deadline (and smaller budget) has the higher eq. 8 priority and is served first,
-    // although it was submitted last.
-    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa"), TRUSTED]), 1, 3);
+    // One private node: two AMs (half its memory, the AM share) and room for two tasks at a
+    // time. Same data; the job with the nearer deadline (and smaller budget) has the higher eq. 8
+    // priority and is served first, although it was submitted last.
+    let mut cl = Cluster::new(core_with(&[("locus.policy", "mrosa"), TRUSTED]), 1, 4);
     let lax = cl.mr_job(
         "lax",
         2,
@@ -765,7 +765,8 @@ fn mrosa_honours_deadlines_and_budgets_only_from_trusted_submitters() {
     ] {
         let mut settings = vec![("locus.policy", "mrosa")];
         settings.extend(trusted.map(|t| ("locus.hints.trusted", t)));
-        let mut cl = Cluster::new(core_with(&settings), 1, 3);
+        // 4 GB: the two AMs stay within the AM share (half the memory), as in the case above.
+        let mut cl = Cluster::new(core_with(&settings), 1, 4);
         let lax = cl.mr_job("lax", 2, 0, 1, 1, &[], 0);
         let urgent = cl.mr_job(
             "urgent",

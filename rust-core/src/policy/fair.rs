@@ -9,6 +9,9 @@
 //! per container it should get, each visit limited to one container by `turn_limit`. The apps
 //! follow once more afterwards, so room a predicted app could not use (locality wait, slot cap)
 //! still goes to someone.
+//!
+//! AM containers may hold at most half the cluster's memory (FairScheduler's default
+//! `maxAMShare` 0.5, here of the one queue = the cluster; [`super::JobPolicy::am_share`]).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;

@@ -10,8 +10,18 @@
 //!   and reduces of a job the model already saw finish are never held back, so no job can be
 //!   stranded by the model;
 //! - the order: apps waiting for their AM container first (one small container each, and every
-//!   job needs it), then the jobs of `M ∪ R` by least `r_i` (eq. 1), then everything else
-//!   (generic applications, queued jobs) in submission order;
+//!   job needs it) while AMs hold at most half the cluster's memory (FairScheduler's default
+//!   `maxAMShare`; `k` already bounds how many jobs run, so CapacityScheduler's 10 % would
+//!   only serialise jobs on small clusters), then the
+//!   jobs of `M ∪ R` by least `r_i` (eq. 1), then AMs beyond the share, then everything else
+//!   (generic applications, queued jobs) in submission order. `k` counts jobs, not memory: with
+//!   every admitted AM first, a burst of submissions filled small nodes with AMs whose maps then
+//!   never found room (docs/liveness.md);
+//! - a job whose map containers fit no node of the cluster stays out of the model (and out of the
+//!   count that holds AMs back): admitting it would hold one of the `k` places for a job that
+//!   cannot run anywhere, and with `k` = 1 block every other job (docs/liveness.md). It is
+//!   scheduled like a generic application; its next ask snapshot after a big enough node joins
+//!   brings it into the model;
 //! - `t̄_m`, `t̄_r` before the job's first finished task: its profile (an earlier run with the same
 //!   signature), else `locus.profile.default-map-secs` / `-reduce-secs`.
 //!
@@ -27,7 +37,7 @@ use crate::app::{App, Arrival, TaskKind};
 use crate::config::Config;
 use crate::container::Container;
 use crate::error::CoreError;
-use crate::fast_hash::FastMap;
+use crate::fast_hash::{FastMap, FastSet};
 use crate::node::Node;
 use crate::papers::fresh::{DynamicSlotConfigurator, JobPhase, SlotKind as FreshSlot};
 use crate::profile::parse_number;
@@ -64,6 +74,17 @@ pub fn outstanding(app: &App) -> Outstanding {
         }
     }
     o
+}
+
+/// Memory of the app's AM container ask (0 if it has none).
+fn am_size(app: &App) -> u64 {
+    app.asks
+        .tables()
+        .filter(|(k, _)| app.kind_of(k.priority) == TaskKind::ApplicationMaster)
+        .filter_map(|(_, t)| t.row(crate::names::ANY_ID))
+        .map(|r| r.capability.memory_mb)
+        .next()
+        .unwrap_or(0)
 }
 
 pub const FRESH_K: &str = "locus.fresh.k";
@@ -132,6 +153,10 @@ pub struct FreshModel {
     phases: RefCell<FastMap<Arrival, Option<JobPhase>>>,
     /// Applications the model knows, by their YARN id.
     jobs: FastMap<Arrival, String>,
+    /// MapReduce applications kept out of the model because their maps fit no node.
+    unrunnable: FastSet<Arrival>,
+    /// The distinct node capabilities, with the `nodes_version` they were read at.
+    node_shapes: (u64, Vec<Resource>),
     counts: FastMap<Arrival, Counts>,
     /// Containers reported to the model as tasks (others: re-runs the model refuses).
     tasks: FastMap<String, (Arrival, u64)>,
@@ -158,6 +183,8 @@ impl FreshModel {
             model,
             phases: RefCell::default(),
             jobs: FastMap::default(),
+            unrunnable: FastSet::default(),
+            node_shapes: (u64::MAX, Vec::new()),
             counts: FastMap::default(),
             tasks: FastMap::default(),
             next_task: 0,
@@ -217,6 +244,7 @@ impl FreshModel {
                     }
                 }
                 self.counts.remove(arrival);
+                self.unrunnable.remove(arrival);
                 self.tasks.retain(|_, (a, _)| a != arrival);
             }
             Observed::ContainerStarted(c) => self.started(state, c, now),
@@ -225,8 +253,42 @@ impl FreshModel {
         }
     }
 
+    /// Whether a container of `size` fits some node of the cluster.
+    fn fits_some_node(&mut self, state: &ClusterState, size: Resource) -> bool {
+        if self.node_shapes.0 != state.nodes_version() {
+            let mut shapes: Vec<Resource> = Vec::new();
+            for n in state.nodes() {
+                if !shapes.contains(&n.capability) {
+                    shapes.push(n.capability);
+                }
+            }
+            self.node_shapes = (state.nodes_version(), shapes);
+        }
+        // No node yet (an RM restart re-registers them after the apps): nothing to judge by.
+        self.node_shapes.1.is_empty() || self.node_shapes.1.iter().any(|c| c.fits(&size))
+    }
+
     fn asks_updated(&mut self, state: &ClusterState, app: &App, now: f64) {
         let o = outstanding(app);
+        let runnable = o.maps == 0 || o.map_size.is_none_or(|s| self.fits_some_node(state, s));
+        if !runnable {
+            if self.unrunnable.insert(app.arrival) {
+                log::warn!(
+                    "FRESH: job {}'s maps ({:?}) fit no node; it stays out of admission control",
+                    app.id,
+                    o.map_size
+                );
+            }
+            if let Some(job) = self.jobs.remove(&app.arrival) {
+                if let Err(e) = self.model.remove(&job, now) {
+                    log::debug!("FRESH: {e}");
+                }
+                self.counts.remove(&app.arrival);
+                self.tasks.retain(|_, (a, _)| *a != app.arrival);
+            }
+            return;
+        }
+        self.unrunnable.remove(&app.arrival);
         self.map_size = o.map_size.or(self.map_size);
         self.reduce_size = o.reduce_size.or(self.reduce_size);
         let c = self.counts.get(&app.arrival).copied().unwrap_or_default();
@@ -329,7 +391,12 @@ impl FreshModel {
     pub fn starting(&self, state: &ClusterState) -> usize {
         state
             .apps()
-            .filter(|a| a.is_mapreduce && a.running > 0 && !self.jobs.contains_key(&a.arrival))
+            .filter(|a| {
+                a.is_mapreduce
+                    && a.running > 0
+                    && !self.jobs.contains_key(&a.arrival)
+                    && !self.unrunnable.contains(&a.arrival)
+            })
             .count()
     }
 
@@ -382,6 +449,11 @@ impl JobPolicy for FreshPolicy {
         let m = lock(&self.model);
         let now = now_ms as f64 / 1000.0;
         let mut am_first = Vec::new();
+        // Waiting AMs beyond the AM share: after the admitted jobs' tasks, so AMs cannot take
+        // the room those tasks need (docs/liveness.md).
+        let mut am_later = Vec::new();
+        let am_limit = (state.capacity().memory_mb as f64 * super::MAX_AM_SHARE) as u64;
+        let mut am_used = state.am_used().memory_mb;
         let mut fresh: Vec<(f64, usize, Arrival)> = Vec::new();
         let mut rest = Vec::new();
         let active: BTreeMap<&str, usize> = m
@@ -410,7 +482,13 @@ impl JobPolicy for FreshPolicy {
                     .pending_keys()
                     .all(|k| app.kind_of(k.priority) == TaskKind::ApplicationMaster);
                 if !(closed && only_am && m.job(app.arrival).is_none()) {
-                    am_first.push(app.arrival);
+                    let size = am_size(app);
+                    if am_used == 0 || am_used + size <= am_limit {
+                        am_used += size;
+                        am_first.push(app.arrival);
+                    } else {
+                        am_later.push(app.arrival);
+                    }
                 }
                 continue;
             }
@@ -433,6 +511,7 @@ impl JobPolicy for FreshPolicy {
         am_first
             .into_iter()
             .chain(fresh.into_iter().map(|(_, _, a)| a))
+            .chain(am_later)
             .chain(rest)
             .collect()
     }

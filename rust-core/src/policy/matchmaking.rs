@@ -5,16 +5,23 @@
 //! ("local") and in total. The paper module keeps the markers and says whether the node gets
 //! only local maps (from any job: the job order is relaxed for local work, which the decision
 //! procedure does by skipping a job with nothing here), nothing at all (first miss), or exactly
-//! one non-local map from one job (second miss in a row). The adapter enforces that by the
-//! locality ceiling (node-local for everyone except that one job) and a non-local quota of one.
+//! one non-local map (second miss in a row). The adapter enforces that by the locality ceiling
+//! (node-local unless the heartbeat's non-local map is still to be given) and a non-local quota
+//! of one, spent by the first job in the policy's order that places a map non-locally here.
 //! Any application arriving resets every marker (Algorithm 2); a node that leaves loses its own.
+//!
+//! Liveness (docs/liveness.md): the paper hands the non-local task to "the first job that has
+//! any". On YARN a job may have maps that cannot run on this node at all (bigger than its free
+//! room, or relax_locality=false away from it); such maps count neither as local work nor as
+//! pending here, and the quota goes to the first job that actually places a map, so a job that
+//! cannot use the node never takes the one non-local map every other job waits for.
 
 use std::collections::{HashMap, HashSet};
 
 use super::LocalityTechnique;
 use crate::app::{App, Arrival};
 use crate::ask::{AskTable, SchedulerKey};
-use crate::names::ANY_ID;
+use crate::names::{NameId, ANY_ID};
 use crate::node::Node;
 use crate::papers::matchmaking::{MapDemand, Matchmaker};
 use crate::protocol::{Locality, Resource};
@@ -24,8 +31,7 @@ pub struct MatchmakingLocality {
     mm: Matchmaker,
     /// Highest arrival seen: a larger one on the next heartbeat means a job arrived.
     newest: Option<Arrival>,
-    /// The job the current heartbeat may give one non-local map to, and whether it still may.
-    non_local: Option<Arrival>,
+    /// Non-local maps the current heartbeat may still give (0 or 1).
     quota: u32,
     /// Node ids at the last membership check, so a node that left loses its marker.
     nodes: HashSet<String>,
@@ -36,7 +42,6 @@ impl Default for MatchmakingLocality {
         MatchmakingLocality {
             mm: Matchmaker::new(),
             newest: None,
-            non_local: None,
             quota: 0,
             nodes: HashSet::new(),
         }
@@ -54,14 +59,12 @@ impl MatchmakingLocality {
     }
 }
 
-/// What `app` offers a node with host `host`: local = outstanding maps at the host (bounded by
-/// the rack and `*` rows, as YARN counts node-local), pending = outstanding maps with a location.
-/// Keys that name only `*` are not the technique's business: the procedure never holds them.
-fn demand(
-    app: &App,
-    host: crate::names::NameId,
-    rack: crate::names::NameId,
-) -> (u32, u32, Option<Resource>) {
+/// What `app` offers a node with host `host` and `room` free: local = outstanding maps at the
+/// host (bounded by the rack and `*` rows, as YARN counts node-local), pending = those plus the
+/// maps the node could run non-locally (relaxable to its rack, or to `*` when the rack has none).
+/// Maps bigger than `room` count as neither: the node cannot run them now. Keys that name only
+/// `*` are not the technique's business: the procedure never holds them.
+fn demand(app: &App, host: NameId, rack: NameId, room: Resource) -> (u32, u32, Option<Resource>) {
     let (mut local, mut pending, mut size): (u32, u32, Option<Resource>) = (0, 0, None);
     for (key, table) in app.asks.tables() {
         if !app.kind_of(key.priority).is_map() || table.locality_free() {
@@ -71,10 +74,22 @@ fn demand(
         if any == 0 {
             continue;
         }
-        local += table.count(host).min(table.count(rack)).min(any);
-        pending += any;
-        if let Some(row) = table.row(ANY_ID) {
-            let c = row.capability;
+        let Some(c) = table.row(ANY_ID).map(|r| r.capability) else {
+            continue;
+        };
+        if !room.fits(&c) {
+            continue;
+        }
+        let at_rack = table.count(rack);
+        let here = table.count(host).min(at_rack).min(any);
+        let non_local = if at_rack > 0 {
+            table.may_relax_to(rack)
+        } else {
+            table.may_relax_to(ANY_ID)
+        };
+        local += here;
+        pending += if non_local { any } else { here };
+        if here > 0 || non_local {
             size = Some(match size {
                 None => c,
                 Some(s) if c.memory_mb < s.memory_mb => c,
@@ -91,7 +106,6 @@ impl LocalityTechnique for MatchmakingLocality {
     }
 
     fn heartbeat(&mut self, state: &ClusterState, node: &Node, order: &[Arrival], _: u64) {
-        self.non_local = None;
         self.quota = 0;
         if state.node_count() != self.nodes.len() || !self.nodes.contains(&node.id) {
             let now: HashSet<String> = state.nodes().map(|n| n.id.clone()).collect();
@@ -108,7 +122,6 @@ impl LocalityTechnique for MatchmakingLocality {
         // The job policy may list an app several times (fair); the paper's queue has it once.
         let mut seen: HashMap<Arrival, ()> = HashMap::new();
         let mut jobs = Vec::new();
-        let mut arrivals = Vec::new();
         let mut smallest: Option<Resource> = None;
         for &arrival in order {
             if seen.insert(arrival, ()).is_some() {
@@ -117,7 +130,7 @@ impl LocalityTechnique for MatchmakingLocality {
             let Some(app) = state.app(arrival) else {
                 continue;
             };
-            let (local, pending, size) = demand(app, node.host_id, node.rack_id);
+            let (local, pending, size) = demand(app, node.host_id, node.rack_id, node.unallocated);
             if pending == 0 {
                 continue;
             }
@@ -127,42 +140,39 @@ impl LocalityTechnique for MatchmakingLocality {
                 }
             }
             jobs.push(MapDemand::new(app.id.clone(), local, pending));
-            arrivals.push(arrival);
         }
         let Some(each) = smallest else { return };
         let free_slots = node.unallocated.count_fitting(&each);
         if free_slots == 0 {
             return;
         }
-        for a in self.mm.assign(&node.id, free_slots, &jobs) {
-            if a.local {
-                continue;
-            }
-            if let Some(i) = jobs.iter().position(|j| j.job == a.job) {
-                self.non_local = Some(arrivals[i]);
-                self.quota = 1;
-            }
+        // The paper's pick (the first job with a map this node can run non-locally) is where
+        // the quota would go; a hotspot guard, slot cap or job policy may still hold that job
+        // back here, and then the quota passes to the next job in the order that can use it.
+        if self
+            .mm
+            .assign(&node.id, free_slots, &jobs)
+            .iter()
+            .any(|a| !a.local)
+        {
+            self.quota = 1;
         }
     }
 
-    fn allowed(&mut self, app: &App, _: SchedulerKey, _: &AskTable, _: &Node, _: u64) -> Locality {
-        if self.quota > 0 && self.non_local == Some(app.arrival) {
+    fn allowed(&mut self, _: &App, _: SchedulerKey, _: &AskTable, _: &Node, _: u64) -> Locality {
+        if self.quota > 0 {
             Locality::OffSwitch
         } else {
             Locality::NodeLocal
         }
     }
 
-    fn non_local_cap(&mut self, app: &App, _: SchedulerKey, _: &Node) -> u32 {
-        if self.non_local == Some(app.arrival) {
-            self.quota
-        } else {
-            0
-        }
+    fn non_local_cap(&mut self, _: &App, _: SchedulerKey, _: &Node) -> u32 {
+        self.quota
     }
 
-    fn offered(&mut self, app: Arrival, _: SchedulerKey, _: &Node, got: Option<Locality>, _: u64) {
-        if self.non_local == Some(app) && got.is_some_and(|l| l != Locality::NodeLocal) {
+    fn offered(&mut self, _: Arrival, _: SchedulerKey, _: &Node, got: Option<Locality>, _: u64) {
+        if got.is_some_and(|l| l != Locality::NodeLocal) {
             self.quota = 0;
         }
     }

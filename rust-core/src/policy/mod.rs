@@ -53,6 +53,9 @@ pub use static_slots::StaticSlots;
 pub use joss::{rebuild_blocks, JossPolicy};
 pub use td::TdPolicy;
 
+/// FairScheduler's default `maxAMShare`, the AM bound of every policy.
+pub const MAX_AM_SHARE: f64 = 0.5;
+
 /// Job-level policy: the order in which applications are offered a heartbeating node.
 pub trait JobPolicy: Send {
     fn name(&self) -> &'static str;
@@ -77,6 +80,14 @@ pub trait JobPolicy: Send {
     /// datacenter it chose for them).
     fn reduce_limit(&mut self, _app: Arrival) -> u32 {
         u32::MAX
+    }
+
+    /// Share of the cluster's memory MapReduce AM containers may hold together (one may always
+    /// start when none runs); `None`: no bound. An AM holds its container for its job's whole
+    /// life: without a bound, a burst of submissions fills the nodes with AMs whose tasks never
+    /// find room (docs/liveness.md).
+    fn am_share(&self) -> Option<f64> {
+        Some(MAX_AM_SHARE)
     }
 
     /// Off-switch containers per heartbeat when the policy decides non-locality itself (TD,

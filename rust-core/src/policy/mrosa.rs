@@ -697,19 +697,20 @@ impl JobPolicy for MrosaPolicy {
             self.replan(state, jobs_now, now_ms);
         }
         self.node_type = self.s.pool.nodes.get(&node.host).map(|t| t.name.clone());
-        let mut am_first = Vec::new();
+        // AMs go first only within the AM share (as under TD and JoSS): with every waiting AM
+        // first, a burst of submissions filled the cluster with AMs whose maps then found no
+        // room, and nothing ran again (docs/liveness.md). AMs beyond it wait in submission order.
+        let am_first = super::am_share::am_first(state);
+        let first: FastSet<Arrival> = am_first.iter().copied().collect();
         let mut rest = Vec::new();
         // Sets, not `Vec::contains`: with thousands of jobs a scan per job made every heartbeat
         // quadratic in them.
         let planned: FastSet<Arrival> = self.order.iter().copied().collect();
         for app in state.pending_apps_by_submission() {
-            if app.is_mapreduce && app.running == 0 && outstanding(app).am > 0 {
-                am_first.push(app.arrival);
-            } else if !planned.contains(&app.arrival) {
+            if !first.contains(&app.arrival) && !planned.contains(&app.arrival) {
                 rest.push(app.arrival);
             }
         }
-        let first: FastSet<Arrival> = am_first.iter().copied().collect();
         let mut order = am_first;
         order.extend(self.order.iter().filter(|a| !first.contains(a)));
         order.extend(rest);
