@@ -92,6 +92,8 @@ pub struct App {
     pub asks_version: u64,
     /// Resource of the containers the RM holds for the app.
     pub used: Resource,
+    /// The part of `used` held by its ApplicationMaster containers.
+    pub am_used: Resource,
     pub running: u32,
 }
 

@@ -16,6 +16,12 @@ pub struct Container {
     pub recovered: bool,
 }
 
+impl Container {
+    pub fn is_am(&self) -> bool {
+        self.kind == crate::app::TaskKind::ApplicationMaster
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Containers {
     /// Container id → its slot in `slots`.

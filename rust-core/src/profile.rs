@@ -506,6 +506,7 @@ mod tests {
             asks: AppAsks::default(),
             asks_version: 0,
             used: Resource::ZERO,
+            am_used: Resource::ZERO,
             running: 0,
         }
     }

@@ -12,6 +12,8 @@ pub struct Queue {
     pub apps: u32,
     pub used: Resource,
     pub running: u32,
+    /// The part of `used` held by ApplicationMaster containers (a queue's AM bound).
+    pub am_used: Resource,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -41,27 +43,35 @@ impl Queues {
     /// An application filed again under another queue (a re-added app, CapacityScheduler's
     /// moveApplication): what it holds moves with it, or the old queue would keep phantom usage
     /// forever and the new one could grow past its maximum-capacity.
-    pub fn app_moved(&mut self, from: &str, to: &str, used: &Resource, running: u32) {
+    pub fn app_moved(&mut self, from: &str, to: &str, used: &Resource, am_used: &Resource, running: u32) {
         let q = self.by_name.entry(to.to_string()).or_default();
         q.apps += 1;
         q.used = crate::state::plus(q.used, used);
+        q.am_used = crate::state::plus(q.am_used, am_used);
         q.running += running;
         if let Some(q) = self.by_name.get_mut(from) {
             q.used = q.used.saturating_sub(used);
+            q.am_used = q.am_used.saturating_sub(am_used);
             q.running = q.running.saturating_sub(running);
         }
         self.app_left(from);
     }
 
-    pub fn container_started(&mut self, name: &str, r: &Resource) {
+    pub fn container_started(&mut self, name: &str, r: &Resource, am: bool) {
         let q = self.by_name.entry(name.to_string()).or_default();
         q.used = crate::state::plus(q.used, r);
+        if am {
+            q.am_used = crate::state::plus(q.am_used, r);
+        }
         q.running += 1;
     }
 
-    pub fn container_finished(&mut self, name: &str, r: &Resource) {
+    pub fn container_finished(&mut self, name: &str, r: &Resource, am: bool) {
         if let Some(q) = self.by_name.get_mut(name) {
             q.used = q.used.saturating_sub(r);
+            if am {
+                q.am_used = q.am_used.saturating_sub(r);
+            }
             q.running = q.running.saturating_sub(1);
             if q.apps == 0 && q.running == 0 {
                 self.by_name.remove(name);

@@ -252,11 +252,8 @@ pub fn assign(
 
     // Map picks earlier apps in the order left unused on this node (see the module docs).
     let mut spare_maps: u32 = 0;
-    let am_cap = layers
-        .job
-        .am_share()
-        .map(|share| (state.capacity().memory_mb as f64 * share) as u64);
-    let mut am_used = state.am_used().memory_mb;
+    // AM memory placed on this heartbeat, per AM pool (few: the cluster, or one per queue).
+    let mut am_placed: Vec<(u32, u64)> = Vec::new();
     for arrival in order {
         if budget.containers == 0 || budget.room == Resource::ZERO {
             break;
@@ -306,13 +303,21 @@ pub fn assign(
                     u32::MAX
                 };
                 let mut job_allowance = layers.job.admit(state, node, app, kind);
-                if kind == TaskKind::ApplicationMaster {
-                    if let (Some(cap), Some(row)) = (am_cap, table.row(ANY_ID)) {
-                        let size = row.capability.memory_mb.max(1);
-                        let fit = (cap.saturating_sub(am_used) / size).min(u32::MAX as u64) as u32;
-                        let fit = if am_used == 0 { fit.max(1) } else { fit };
-                        job_allowance = job_allowance.min(fit);
-                    }
+                let am_pool = if kind == TaskKind::ApplicationMaster {
+                    layers.job.am_pool(state, app)
+                } else {
+                    None
+                };
+                if let (Some(pool), Some(row)) = (am_pool, table.row(ANY_ID)) {
+                    let placed = am_placed
+                        .iter()
+                        .find(|(k, _)| *k == pool.key)
+                        .map_or(0, |(_, mb)| *mb);
+                    let used = pool.used_mb.saturating_add(placed);
+                    let size = row.capability.memory_mb.max(1);
+                    let fit = (pool.cap_mb.saturating_sub(used) / size).min(u32::MAX as u64) as u32;
+                    let fit = if used == 0 { fit.max(1) } else { fit };
+                    job_allowance = job_allowance.min(fit);
                 }
                 let job_room = layers.job.room(state, app);
                 let hotspot = &mut layers.hotspot;
@@ -358,9 +363,13 @@ pub fn assign(
                     stop = false;
                 }
                 turn_left = turn_left.saturating_sub(used);
-                if kind == TaskKind::ApplicationMaster {
-                    for p in &placements {
-                        am_used = am_used.saturating_add(p.capability.memory_mb * p.count as u64);
+                if let Some(pool) = am_pool {
+                    let mb = placements.iter().fold(0u64, |sum, p| {
+                        sum.saturating_add(p.capability.memory_mb.saturating_mul(p.count as u64))
+                    });
+                    match am_placed.iter_mut().find(|(k, _)| *k == pool.key) {
+                        Some((_, placed)) => *placed = placed.saturating_add(mb),
+                        None => am_placed.push((pool.key, mb)),
                     }
                 }
                 match kind.slot() {

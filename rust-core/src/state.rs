@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::app::{is_mapreduce, App, Arrival, SlotKind, TaskKind};
+use crate::app::{is_mapreduce, App, Arrival, SlotKind};
 use crate::ask::{AppAsks, ChangedRows};
 use crate::container::{Container, Containers};
 use crate::error::CoreError;
@@ -368,7 +368,8 @@ impl ClusterState {
         if let Some(&arrival) = self.app_ids.get(&spec.id) {
             if let Some(app) = self.apps.get_mut(&arrival) {
                 if app.queue != queue {
-                    self.queues.app_moved(&app.queue, &queue, &app.used, app.running);
+                    self.queues
+                        .app_moved(&app.queue, &queue, &app.used, &app.am_used, app.running);
                     app.queue = queue;
                 }
                 app.user = spec.user;
@@ -401,6 +402,7 @@ impl ClusterState {
                 asks: AppAsks::default(),
                 asks_version: 0,
                 used: Resource::ZERO,
+                am_used: Resource::ZERO,
                 running: 0,
             },
         );
@@ -425,7 +427,7 @@ impl ClusterState {
         for c in &gone {
             self.account_finished_on_node(c);
             self.account_slot(c, false);
-            self.queues.container_finished(&app.queue, &c.resource);
+            self.queues.container_finished(&app.queue, &c.resource, c.is_am());
         }
         self.queues.app_left(&app.queue);
         Some(app)
@@ -497,8 +499,11 @@ impl ClusterState {
             recovered,
         };
         app.used = plus(app.used, &c.resource);
+        if c.is_am() {
+            app.am_used = plus(app.am_used, &c.resource);
+        }
         app.running += 1;
-        self.queues.container_started(&app.queue, &c.resource);
+        self.queues.container_started(&app.queue, &c.resource, c.is_am());
         if let Some(n) = self.nodes.get_mut(&c.node) {
             n.allocated = plus(n.allocated, &c.resource);
             n.running += 1;
@@ -531,8 +536,11 @@ impl ClusterState {
         self.account_slot(c, false);
         if let Some(app) = self.app_ids.get(&c.app).and_then(|a| self.apps.get_mut(a)) {
             app.used = app.used.saturating_sub(&c.resource);
+            if c.is_am() {
+                app.am_used = app.am_used.saturating_sub(&c.resource);
+            }
             app.running = app.running.saturating_sub(1);
-            self.queues.container_finished(&app.queue, &c.resource);
+            self.queues.container_finished(&app.queue, &c.resource, c.is_am());
         }
     }
 
@@ -547,7 +555,7 @@ impl ClusterState {
         let pool = match c.kind.slot() {
             Some(SlotKind::Map) => &mut self.map_used,
             Some(SlotKind::Reduce) => &mut self.reduce_used,
-            None if c.kind == TaskKind::ApplicationMaster => &mut self.am_used,
+            None if c.is_am() => &mut self.am_used,
             None => return,
         };
         *pool = if started {

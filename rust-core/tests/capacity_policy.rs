@@ -717,3 +717,31 @@ fn an_app_re_added_under_another_queue_takes_its_usage_with_it() {
     assert_eq!((queue_gb(&c, "a"), queue_gb(&c, "b")), (0, 0));
     assert_eq!(c.state().queues().get("a"), None, "queue a holds nothing");
 }
+
+/// A MapReduce app in `queue` that so far asks only for its 1 GB AM (priority 0).
+fn mr_am(c: &mut Core, id: &str, queue: &str, submit_ms: u64) {
+    common::add_app_in(c, id, queue, "u", id, submit_ms, "MAPREDUCE", &[]);
+    common::set_small_asks(c, id, &[(0, "*", 1)]);
+}
+
+#[test]
+fn one_queues_waiting_ams_do_not_hold_back_another_queues_am() {
+    // The AM bound is a queue's, as CapacityScheduler's maximum-am-resource-percent is: a burst
+    // of submissions to queue a fills a's AM share, and b's first AM still starts on the free
+    // half of the cluster. With one cluster-wide AM share, b's AM waited behind a's 50 AMs.
+    let mut c = capacity_core(TWO_QUEUES);
+    let mut cl = Cluster::new(&mut c);
+    for i in 0..50 {
+        mr_am(&mut c, &format!("a{i}"), "a", 1 + i);
+    }
+    for _ in 0..3 {
+        cl.round(&mut c);
+    }
+    mr_am(&mut c, "b0", "b", 100);
+    for _ in 0..5 {
+        cl.round(&mut c);
+    }
+    assert_eq!(cl.held("b0"), 1, "queue b's AM starts although a's AMs fill a's share");
+    let a_ams: usize = (0..50).map(|i| cl.held(&format!("a{i}"))).sum();
+    assert!(a_ams < 50, "queue a's AMs are bounded by its own share, got {a_ams}");
+}

@@ -44,16 +44,16 @@
 //! Not modelled (an operator relying on them should know): user limits
 //! (`minimum-user-limit-percent` 100 and `user-limit-factor` 1 are CapacityScheduler's defaults;
 //! with factor 1 a single user could not grow past the queue's guarantee, here a queue's apps
-//! may grow to its maximum-capacity), AM limits (`maximum-am-resource-percent` keeps later
-//! applications of a queue inactive, getting nothing, while AMs hold more than that share of
-//! it; here AMs start whenever FIFO reaches them, as under `fifo`), hierarchies deeper than
-//! root's children, reservations and preemption.
+//! may grow to its maximum-capacity), a configurable AM limit (`maximum-am-resource-percent`,
+//! 0.1 by default there; here each queue's AMs hold at most half of its guaranteed memory,
+//! [`JobPolicy::am_pool`]), hierarchies deeper than root's children, reservations and
+//! preemption.
 
 use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::JobPolicy;
+use super::{share_of, AmPool, JobPolicy, MAX_AM_SHARE};
 use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
 use crate::node::Node;
@@ -405,6 +405,33 @@ impl JobPolicy for CapacityPolicy {
             memory_mb: self.maximum_mb[i].saturating_sub(self.used_mb[i]),
             // The default resource calculator ignores vcores.
             vcores: u32::MAX,
+        })
+    }
+
+    /// A queue's AMs are bounded by its own share, as CapacityScheduler's
+    /// maximum-am-resource-percent is a queue's: the share of the queue's guaranteed memory.
+    /// One cluster-wide bound let a burst of submissions to one queue hold back every other
+    /// queue's first AM with half the cluster idle. An app outside the configured queues keeps
+    /// the cluster-wide bound.
+    fn am_pool(&self, state: &ClusterState, app: &App) -> Option<AmPool> {
+        let Some(i) = self.queue_of(app) else {
+            return Some(AmPool {
+                key: 0,
+                cap_mb: share_of(state.capacity().memory_mb, MAX_AM_SHARE),
+                used_mb: state.am_used().memory_mb,
+            });
+        };
+        let q = &self.queues.queues[i];
+        let guaranteed = share_of(state.capacity().memory_mb, q.capacity / 100.0);
+        let used_mb = state
+            .queues()
+            .iter()
+            .filter(|(name, _)| self.queues.index_of(name) == Some(i))
+            .fold(0u64, |sum, (_, q)| sum.saturating_add(q.am_used.memory_mb));
+        Some(AmPool {
+            key: i as u32 + 1,
+            cap_mb: share_of(guaranteed, MAX_AM_SHARE),
+            used_mb,
         })
     }
 

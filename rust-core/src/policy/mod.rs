@@ -56,6 +56,20 @@ pub use td::TdPolicy;
 /// FairScheduler's default `maxAMShare`, the AM bound of every policy.
 pub const MAX_AM_SHARE: f64 = 0.5;
 
+/// Memory a set of applications' AMs may hold together, and what they hold now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AmPool {
+    /// Tells pools apart within one heartbeat (a policy's own numbering; 0 = the cluster).
+    pub key: u32,
+    pub cap_mb: u64,
+    pub used_mb: u64,
+}
+
+/// `share` (0..=1) of `mb`, rounded down.
+pub fn share_of(mb: u64, share: f64) -> u64 {
+    (mb as f64 * share) as u64
+}
+
 /// Job-level policy: the order in which applications are offered a heartbeating node.
 pub trait JobPolicy: Send {
     fn name(&self) -> &'static str;
@@ -82,12 +96,16 @@ pub trait JobPolicy: Send {
         u32::MAX
     }
 
-    /// Share of the cluster's memory MapReduce AM containers may hold together (one may always
-    /// start when none runs); `None`: no bound. An AM holds its container for its job's whole
-    /// life: without a bound, a burst of submissions fills the nodes with AMs whose tasks never
-    /// find room (docs/liveness.md).
-    fn am_share(&self) -> Option<f64> {
-        Some(MAX_AM_SHARE)
+    /// The AM bound `app`'s MapReduce AMs fall under (one AM may always start in a pool that runs
+    /// none); `None`: no bound. An AM holds its container for its job's whole life: without a
+    /// bound, a burst of submissions fills the nodes with AMs whose tasks never find room
+    /// (docs/liveness.md). Default: one pool, [`MAX_AM_SHARE`] of the cluster's memory.
+    fn am_pool(&self, state: &ClusterState, _app: &App) -> Option<AmPool> {
+        Some(AmPool {
+            key: 0,
+            cap_mb: share_of(state.capacity().memory_mb, MAX_AM_SHARE),
+            used_mb: state.am_used().memory_mb,
+        })
     }
 
     /// Off-switch containers per heartbeat when the policy decides non-locality itself (TD,
