@@ -191,15 +191,15 @@ fn run(shared: &Shared, mut mine: ProfileStore) {
                 slot = shared.changed.wait(slot).unwrap_or_else(|e| e.into_inner());
             }
         };
-        if let Some(store) = replace {
-            mine = store;
-        }
-        for (sig, run) in &runs {
-            mine.record_run(*sig, run);
-        }
-        // A panic here must not leave `writing` set (flush would wait for ever) or kill the
-        // thread: it is counted as a failed write.
+        // A panic here (folding the runs in or writing) must not leave `writing` set (flush
+        // would wait for ever) or kill the thread: it is counted as a failed write.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if let Some(store) = replace {
+                mine = store;
+            }
+            for (sig, run) in &runs {
+                mine.record_run(*sig, run);
+            }
             let Some(path) = path else { return Ok(()) };
             let text =
                 store_to_json(&mine).map_err(|e| format!("cannot serialise the profiles: {e}"))?;
@@ -252,6 +252,20 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
     })
 }
 
+/// Creates `path` for writing, private (0600), failing with `AlreadyExists` when anything is
+/// there already: a file, or a symlink or FIFO someone planted (O_CREAT|O_EXCL neither follows
+/// a link nor opens a FIFO).
+fn open_exclusive(path: &Path) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)
+}
+
 /// A new file `.<name>.<random>.tmp` in `dir`, created exclusively with mode 0600.
 fn create_temp(dir: &Path, name: &str) -> Result<(PathBuf, File), String> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -262,14 +276,7 @@ fn create_temp(dir: &Path, name: &str) -> Result<(PathBuf, File), String> {
         h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
         h.write_u32(std::process::id());
         let tmp = dir.join(format!(".{name}.{:016x}.tmp", h.finish()));
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        match options.open(&tmp) {
+        match open_exclusive(&tmp) {
             Ok(f) => return Ok((tmp, f)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(tmp),
             Err(e) => return Err(format!("cannot create {}: {e}", tmp.display())),
@@ -286,6 +293,25 @@ fn create_temp(dir: &Path, name: &str) -> Result<(PathBuf, File), String> {
 mod tests {
     use super::*;
     use crate::profile::store_from_json;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_temporary_file_is_never_opened_through_a_planted_symlink_or_fifo() {
+        let d = dir("planted");
+        let victim = d.join("victim.txt");
+        std::fs::write(&victim, "precious").unwrap();
+        let link = d.join("link.tmp");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        let err = open_exclusive(&link).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        // A FIFO there must not block the writer (opening one for writing waits for a reader).
+        let fifo = d.join("fifo.tmp");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let err = open_exclusive(&fifo).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
+        std::fs::remove_dir_all(&d).ok();
+    }
 
     fn run(maps: u64) -> JobObservation {
         let mut r = JobObservation::default();

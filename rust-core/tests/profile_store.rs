@@ -90,14 +90,15 @@ fn the_store_is_private_and_never_written_through_a_planted_symlink() {
     let dir = tmp_dir("symlink");
     let store = dir.join("profiles.json");
     let victim = dir.join("victim.txt");
-    std::fs::write(&victim, "precious").unwrap();
-    // The predictable temporary name an attacker with write access to the directory would use.
-    std::os::unix::fs::symlink(&victim, dir.join("profiles.json.tmp")).unwrap();
+    // A dangling link planted at the store's own path (it reads as no store yet): writing the
+    // store in place would follow it and create the victim. The temporary file's name is random
+    // and opened exclusively (profile_writer's own test).
+    std::os::unix::fs::symlink(&victim, &store).unwrap();
 
     let mut c = store_core(&store);
     run_job(&mut c, "app_1", "alice", "wordcount", &mut 0);
     assert_eq!(eventually(|| profiles_in(&store), 1), Some(1));
-    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(!victim.exists(), "the store was written through the link");
     let meta = std::fs::symlink_metadata(&store).unwrap();
     assert!(
         meta.file_type().is_file(),

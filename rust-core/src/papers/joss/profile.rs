@@ -139,17 +139,19 @@ impl ProfileStore {
     /// "Once J is completed, JoSS records the corresponding hash value and average
     /// filtering-percentage value."
     pub fn record_run(&mut self, sig: JobSignature, run: &JobObservation) {
+        // Saturating: the totals grow with every run of a signature for as long as the store
+        // lives, and the sizes in them come from jobs' own counters.
         let p = self.profiles.entry(sig).or_default();
-        p.runs += 1;
+        p.runs = p.runs.saturating_add(1);
         let t = &mut p.totals;
-        t.maps += run.maps;
-        t.map_ms_total += run.map_ms_total;
-        t.reduces += run.reduces;
-        t.reduce_ms_total += run.reduce_ms_total;
-        t.map_input_bytes += run.map_input_bytes;
-        t.map_output_bytes += run.map_output_bytes;
+        t.maps = t.maps.saturating_add(run.maps);
+        t.map_ms_total = t.map_ms_total.saturating_add(run.map_ms_total);
+        t.reduces = t.reduces.saturating_add(run.reduces);
+        t.reduce_ms_total = t.reduce_ms_total.saturating_add(run.reduce_ms_total);
+        t.map_input_bytes = t.map_input_bytes.saturating_add(run.map_input_bytes);
+        t.map_output_bytes = t.map_output_bytes.saturating_add(run.map_output_bytes);
         t.fp_hint_total += run.fp_hint_total;
-        t.fp_hints += run.fp_hints;
+        t.fp_hints = t.fp_hints.saturating_add(run.fp_hints);
     }
 
     /// Adds the signatures of `other` this store does not have (its own profiles win) while it
