@@ -40,6 +40,9 @@ pub struct AppSpec {
 
 #[derive(Debug, Default)]
 pub struct ClusterState {
+    // The fast, unkeyed hasher is safe for these string keys: node ids, application ids and
+    // (in `containers`) container ids are assigned by the ResourceManager, not chosen by an
+    // application. Names AMs choose are hashed in `names` only.
     nodes: FastMap<String, Node>,
     apps: BTreeMap<Arrival, App>,
     app_ids: FastMap<String, Arrival>,
@@ -162,7 +165,9 @@ impl ClusterState {
     /// Apps with outstanding containers by submit time, ties broken by arrival, as of the last
     /// `sync_pending`.
     pub fn pending_apps_by_submission(&self) -> impl Iterator<Item = &App> {
-        self.pending_apps.iter().filter_map(|(_, a)| self.apps.get(a))
+        self.pending_apps
+            .iter()
+            .filter_map(|(_, a)| self.apps.get(a))
     }
 
     /// False when `room` is below every pending app's floor: no app could use it.
@@ -508,7 +513,8 @@ impl ClusterState {
         if !recovered {
             // A recovered container's start is unknown: timing it from now would teach a wrong
             // task time.
-            self.profiles.container_started(&c.id, arrival, c.kind, self.clock_ms);
+            self.profiles
+                .container_started(&c.id, arrival, c.kind, self.clock_ms);
         }
         self.containers.insert(c);
         Ok(true)
