@@ -66,9 +66,13 @@ pub const TD_UPPER_BOUND: &str = "locus.td.upper-bound";
 pub const TD_HOTSPOT_READERS: &str = "locus.td.hotspot-readers";
 pub const TD_SPLIT_BYTES: &str = "locus.td.split-bytes";
 pub const TD_BANDWIDTH: &str = "locus.td.bandwidth";
+pub const APP_MAX_ASK_ROWS: &str = crate::ask::MAX_ASK_ROWS_KEY;
+pub const APP_MAX_RESOURCE_NAMES: &str = crate::ask::MAX_RESOURCE_NAMES_KEY;
 
 /// Every key the core understands, for the "unknown key" message.
 pub const KNOWN_KEYS: &[&str] = &[
+    APP_MAX_ASK_ROWS,
+    APP_MAX_RESOURCE_NAMES,
     POLICY,
     CAPACITY_QUEUES,
     LOCALITY,
@@ -101,6 +105,9 @@ pub const KNOWN_KEYS: &[&str] = &[
 ];
 
 const OFF_SWITCH_MAX: u32 = 10_000;
+/// Upper end of the `locus.app.*` limits: beyond ten million rows one app's asks alone would
+/// hold gigabytes, which no bound worth the name allows.
+const APP_LIMIT_MAX: u64 = 10_000_000;
 
 /// A layer choice: the implemented values and those the issue plans, so an operator asking for
 /// a planned one learns it is not there yet rather than that it never will be.
@@ -191,6 +198,8 @@ pub struct Config {
     /// The store's content, read once at start (later reloads keep the core's own copy).
     pub profile_store_content: crate::papers::joss::ProfileStore,
     pub profile_defaults: crate::profile::ProfileDefaults,
+    /// `locus.app.max-ask-rows` and `locus.app.max-resource-names`.
+    pub app_limits: crate::ask::AskLimits,
 }
 
 impl Default for Config {
@@ -216,6 +225,7 @@ impl Default for Config {
             profile_store: None,
             profile_store_content: Default::default(),
             profile_defaults: Default::default(),
+            app_limits: Default::default(),
         }
     }
 }
@@ -253,6 +263,12 @@ impl Config {
                     cfg.off_switch_per_heartbeat = parse_int(key, value, 1, OFF_SWITCH_MAX)?
                 }
                 ASSIGN_MULTIPLE => cfg.assign_multiple = parse_bool(key, value)?,
+                APP_MAX_ASK_ROWS => {
+                    cfg.app_limits.max_rows = parse_u64(key, value, 1, APP_LIMIT_MAX)? as usize
+                }
+                APP_MAX_RESOURCE_NAMES => {
+                    cfg.app_limits.max_names = parse_u64(key, value, 1, APP_LIMIT_MAX)? as usize
+                }
                 DATACENTER_MAPPING_FILE => {
                     let path = PathBuf::from(value);
                     cfg.datacenter_mapping = DatacenterMapping::load(&path)?;

@@ -106,6 +106,7 @@ impl Core {
         let layers = Layers::from_config(&config)?;
         let mut state = ClusterState::new(config.datacenter_mapping.clone());
         *state.profiles_mut() = Profiles::with_store(config.profile_store_content.clone());
+        state.set_ask_limits(config.app_limits);
         log::info!(
             "Locus core started: policy={} locality={} hotspot={} slots={} off-switch-per-heartbeat={} assign-multiple={}",
             layers.job.name(),
@@ -134,6 +135,7 @@ impl Core {
         if new.datacenter_mapping != self.config.datacenter_mapping {
             self.state.set_mapping(new.datacenter_mapping.clone());
         }
+        self.state.set_ask_limits(new.app_limits);
         log::info!(
             "Locus settings reloaded: policy={} locality={} hotspot={} slots={} map-share={:?} off-switch-per-heartbeat={} assign-multiple={} datacenter mapping {:?} ({} hosts)",
             new.policy.as_str(),

@@ -93,7 +93,8 @@ mod tests {
             used: Resource::ZERO,
             running: 0,
         };
-        app.asks = AppAsks::from_snapshot(&app.id, asks, &mut Names::default()).unwrap();
+        app.asks =
+            AppAsks::from_snapshot(&app.id, asks, &Names::default(), Default::default()).unwrap();
         let (remain, size) = map_demand(&app);
         assert_eq!(remain, u32::MAX);
         assert_eq!(size, Some(Resource::new(u64::MAX - 1, 1)));
