@@ -301,9 +301,16 @@ impl AppAsks {
         limits: AskLimits,
     ) -> Result<AppAsks, CoreError> {
         let (rows, _) = check_rows(app, &asks, names, limits)?;
+        // A fresh table, so building it first and checking its counts after is as atomic as
+        // `check_limits` and spares a second map over every name.
         let mut table = AppAsks::default();
-        table.check_limits(app, &rows, limits)?;
         table.set_rows(rows);
+        table.check_counts(
+            app,
+            table.row_count as i64,
+            table.distinct_names() as i64,
+            limits,
+        )?;
         Ok(table)
     }
 
@@ -366,6 +373,20 @@ impl AppAsks {
         for (s, d) in unknown {
             names += crossing(self.unknown.get(s).map_or(0, |m| m.len()) as i64, d);
         }
+        self.check_counts(app, row_count, names, limits)
+    }
+
+    fn distinct_names(&self) -> usize {
+        self.held.len() + self.unknown.len()
+    }
+
+    fn check_counts(
+        &self,
+        app: &str,
+        row_count: i64,
+        names: i64,
+        limits: AskLimits,
+    ) -> Result<(), CoreError> {
         if row_count > limits.max_rows as i64 {
             return Err(CoreError::OverLimit {
                 app: app.to_string(),
