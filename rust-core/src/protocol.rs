@@ -18,10 +18,7 @@ pub struct Resource {
 }
 
 impl Resource {
-    pub const ZERO: Resource = Resource {
-        memory_mb: 0,
-        vcores: 0,
-    };
+    pub const ZERO: Resource = Resource { memory_mb: 0, vcores: 0 };
 
     pub fn new(memory_mb: u64, vcores: u32) -> Self {
         Resource { memory_mb, vcores }
@@ -54,16 +51,9 @@ impl Resource {
         if each.memory_mb == 0 && each.vcores == 0 {
             return 0;
         }
-        let by_mem = if each.memory_mb == 0 {
-            u64::MAX
-        } else {
-            self.memory_mb / each.memory_mb
-        };
-        let by_cpu = if each.vcores == 0 {
-            u64::MAX
-        } else {
-            (self.vcores / each.vcores) as u64
-        };
+        // A zero dimension does not limit the count.
+        let by_mem = self.memory_mb.checked_div(each.memory_mb).unwrap_or(u64::MAX);
+        let by_cpu = self.vcores.checked_div(each.vcores).map_or(u64::MAX, u64::from);
         by_mem.min(by_cpu).min(u32::MAX as u64) as u32
     }
 }
@@ -112,19 +102,9 @@ pub struct ContainerInfo {
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Event {
     /// `node` is the NodeId (`host:port`); `rack` the RM-resolved network location.
-    NodeAdded {
-        node: String,
-        host: String,
-        rack: String,
-        capability: Resource,
-    },
-    NodeRemoved {
-        node: String,
-    },
-    NodeResourceUpdated {
-        node: String,
-        capability: Resource,
-    },
+    NodeAdded { node: String, host: String, rack: String, capability: Resource },
+    NodeRemoved { node: String },
+    NodeResourceUpdated { node: String, capability: Resource },
     AppAdded {
         app: String,
         queue: String,
@@ -140,30 +120,16 @@ pub enum Event {
         #[serde(default)]
         submit_ms: u64,
     },
-    AppRemoved {
-        app: String,
-    },
-    AttemptAdded {
-        app: String,
-        attempt: String,
-    },
+    AppRemoved { app: String },
+    AttemptAdded { app: String, attempt: String },
     /// The attempt's asks are gone; its containers are released through `ContainerReleased`.
-    AttemptRemoved {
-        app: String,
-        attempt: String,
-    },
+    AttemptRemoved { app: String, attempt: String },
     /// Full snapshot of the application's outstanding asks (rows with count 0 may be omitted).
-    AsksUpdated {
-        app: String,
-        asks: Vec<Ask>,
-    },
+    AsksUpdated { app: String, asks: Vec<Ask> },
     /// Only the rows that changed, as YARN's allocate call sends them: each row SETS the
     /// outstanding count at (priority, allocation_request_id, resource_name), count 0 removes
     /// the row, rows not named keep theirs. Absolute values, so a repeated row cannot drift.
-    AsksChanged {
-        app: String,
-        asks: Vec<Ask>,
-    },
+    AsksChanged { app: String, asks: Vec<Ask> },
     /// A container the RM created, either from a core decision or recovered after an RM restart.
     ContainerAllocated {
         #[serde(flatten)]
@@ -174,18 +140,9 @@ pub enum Event {
         recovered: bool,
     },
     /// Completed, killed, expired or released: the resource is free again.
-    ContainerReleased {
-        app: String,
-        container: String,
-        node: String,
-        resource: Resource,
-    },
+    ContainerReleased { app: String, container: String, node: String, resource: Resource },
     /// The shim could not execute (part of) a decision; `executed` containers were created.
-    DecisionRejected {
-        decision: Decision,
-        executed: u32,
-        reason: String,
-    },
+    DecisionRejected { decision: Decision, executed: u32, reason: String },
 }
 
 impl Event {
