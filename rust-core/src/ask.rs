@@ -4,7 +4,8 @@
 //! those the application would like there. Rows are indexed by resource name so a heartbeat
 //! looks up exactly three rows per key (the node's host, its rack, `*`).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::hash_map::RandomState;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 
 use crate::error::CoreError;
@@ -14,6 +15,34 @@ use crate::protocol::{Ask, Locality, Resource};
 
 /// YARN's `ResourceRequest.ANY`.
 pub const ANY: &str = "*";
+
+/// `locus.app.max-ask-rows`: rows (scheduler key × resource name) one application's asks may
+/// hold. A MapReduce job with maps over 5,000 hosts holds about 5,100 rows per priority.
+pub const MAX_ASK_ROWS_KEY: &str = "locus.app.max-ask-rows";
+pub const DEFAULT_MAX_ASK_ROWS: usize = 100_000;
+/// `locus.app.max-resource-names`: distinct resource names (hosts, racks, `*`) one
+/// application's asks may name, known to the cluster or not.
+pub const MAX_RESOURCE_NAMES_KEY: &str = "locus.app.max-resource-names";
+pub const DEFAULT_MAX_RESOURCE_NAMES: usize = 50_000;
+/// Longest resource name accepted: DNS names are at most 253 bytes and rack paths are short,
+/// so anything longer is not a location.
+pub const MAX_NAME_BYTES: usize = 1024;
+
+/// Per-application bounds on what its asks may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AskLimits {
+    pub max_rows: usize,
+    pub max_names: usize,
+}
+
+impl Default for AskLimits {
+    fn default() -> Self {
+        AskLimits {
+            max_rows: DEFAULT_MAX_ASK_ROWS,
+            max_names: DEFAULT_MAX_RESOURCE_NAMES,
+        }
+    }
+}
 
 /// YARN's `SchedulerRequestKey` minus the container to update: ordered by priority first
 /// (lower number = more important), then allocation request id.
@@ -133,22 +162,41 @@ fn lower(floor: Option<Resource>, c: Resource) -> Resource {
 /// The rows an `asks_changed` message set, as (key, resource name).
 pub type ChangedRows = HashSet<(SchedulerKey, NameId), BuildHasherDefault<IdHasher>>;
 
-/// One validated row of an ask message, its name interned.
+/// Where a row points: a name some node carries (interned), or one no node has carried.
+enum Place {
+    Known(NameId),
+    Unknown(Box<str>),
+}
+
+/// One validated row of an ask message.
 struct CheckedRow {
     key: SchedulerKey,
-    name: NameId,
+    place: Place,
     row: Row,
 }
 
-/// Checks every row of a message (snapshot or change) and interns its names; the first bad row
-/// refuses the whole message, named by application, priority, allocation request id and
-/// resource name. Also returns the set of rows named.
+/// Checks every row of a message (snapshot or change) and looks its name up among the names
+/// nodes carry; an ask never adds a name to `names`, so what an AM invents cannot grow the
+/// core's tables beyond its own bounded asks. The first bad row refuses the whole message,
+/// named by application, priority, allocation request id and resource name. Also returns the
+/// set of known rows named.
 fn check_rows(
     app: &str,
-    asks: Vec<Ask>,
-    names: &mut Names,
+    asks: &[Ask],
+    names: &Names,
+    limits: AskLimits,
 ) -> Result<(Vec<CheckedRow>, ChangedRows), CoreError> {
+    // Before any per-row work: no message may carry more rows than the app may hold.
+    if asks.len() > limits.max_rows {
+        return Err(CoreError::OverLimit {
+            app: app.to_string(),
+            key: MAX_ASK_ROWS_KEY,
+            limit: limits.max_rows,
+            found: format!("{} rows in one message", asks.len()),
+        });
+    }
     let mut seen = ChangedRows::with_capacity_and_hasher(asks.len(), Default::default());
+    let mut seen_unknown: HashSet<(SchedulerKey, &str), RandomState> = HashSet::default();
     let mut out = Vec::with_capacity(asks.len());
     for ask in asks {
         let where_ = || {
@@ -177,6 +225,13 @@ fn check_rows(
                 where_()
             )));
         }
+        if ask.resource_name.len() > MAX_NAME_BYTES {
+            return Err(CoreError::Protocol(format!(
+                "application {app}, priority {}: resource_name of {} bytes (at most {MAX_NAME_BYTES})",
+                ask.priority,
+                ask.resource_name.len()
+            )));
+        }
         if ask.count > 0 && ask.capability == Resource::ZERO {
             return Err(CoreError::Protocol(format!(
                 "{}: asks for {} containers of zero memory and zero vcores",
@@ -188,9 +243,16 @@ fn check_rows(
             priority: ask.priority,
             allocation_request_id: ask.allocation_request_id,
         };
-        let name = names.intern(&ask.resource_name);
+        let place = match names.id(&ask.resource_name) {
+            Some(id) => Place::Known(id),
+            None => Place::Unknown(ask.resource_name.as_str().into()),
+        };
         // Two values for one row in one message: which one the AM meant is unknowable.
-        if !seen.insert((key, name)) {
+        let fresh = match &place {
+            Place::Known(id) => seen.insert((key, *id)),
+            Place::Unknown(_) => seen_unknown.insert((key, ask.resource_name.as_str())),
+        };
+        if !fresh {
             return Err(CoreError::Protocol(format!(
                 "{}: row appears twice in one message",
                 where_()
@@ -198,7 +260,7 @@ fn check_rows(
         }
         out.push(CheckedRow {
             key,
-            name,
+            place,
             row: Row {
                 capability: ask.capability,
                 count: ask.count,
@@ -219,6 +281,14 @@ pub struct AppAsks {
     floor: Resource,
     /// Sum of the `*` rows, kept current so FIFO's "who wants anything" is one comparison.
     pending: u64,
+    /// Rows naming hosts or racks no node has carried: not schedulable (no heartbeat can come
+    /// from there) and not interned, kept so nothing is lost when such a node registers later
+    /// ([`adopt`](Self::adopt)). Keyed by AM-chosen strings, so hashed with a random key.
+    unknown: HashMap<Box<str>, BTreeMap<SchedulerKey, Row>, RandomState>,
+    /// Rows per interned name, for the distinct-names bound.
+    held: IdMap<u32>,
+    /// Rows in `tables` and `unknown`, for the rows bound.
+    row_count: usize,
 }
 
 impl AppAsks {
@@ -227,11 +297,20 @@ impl AppAsks {
     pub fn from_snapshot(
         app: &str,
         asks: Vec<Ask>,
-        names: &mut Names,
+        names: &Names,
+        limits: AskLimits,
     ) -> Result<AppAsks, CoreError> {
-        let (rows, _) = check_rows(app, asks, names)?;
+        let (rows, _) = check_rows(app, &asks, names, limits)?;
+        // A fresh table, so building it first and checking its counts after is as atomic as
+        // `check_limits` and spares a second map over every name.
         let mut table = AppAsks::default();
         table.set_rows(rows);
+        table.check_counts(
+            app,
+            table.row_count as i64,
+            table.distinct_names() as i64,
+            limits,
+        )?;
         Ok(table)
     }
 
@@ -242,19 +321,181 @@ impl AppAsks {
         &mut self,
         app: &str,
         asks: Vec<Ask>,
-        names: &mut Names,
+        names: &Names,
+        limits: AskLimits,
     ) -> Result<ChangedRows, CoreError> {
-        let (rows, set) = check_rows(app, asks, names)?;
+        let (rows, set) = check_rows(app, &asks, names, limits)?;
+        self.check_limits(app, &rows, limits)?;
         self.set_rows(rows);
         Ok(set)
     }
 
+    /// Refuses `rows` if setting them would leave more rows or distinct names than `limits`
+    /// allow, counted exactly (a change that removes rows may add others), without changing
+    /// anything.
+    fn check_limits(
+        &self,
+        app: &str,
+        rows: &[CheckedRow],
+        limits: AskLimits,
+    ) -> Result<(), CoreError> {
+        let mut row_count = self.row_count as i64;
+        let mut known: IdMap<i64> = IdMap::default();
+        let mut unknown: HashMap<&str, i64, RandomState> = HashMap::default();
+        for r in rows {
+            let exists = match &r.place {
+                Place::Known(id) => self
+                    .tables
+                    .get(&r.key)
+                    .is_some_and(|t| t.rows.contains_key(id)),
+                Place::Unknown(s) => self.unknown.get(s).is_some_and(|m| m.contains_key(&r.key)),
+            };
+            let d = match (exists, r.row.count > 0) {
+                (true, false) => -1,
+                (false, true) => 1,
+                _ => continue,
+            };
+            row_count += d;
+            match &r.place {
+                Place::Known(id) => *known.entry(*id).or_default() += d,
+                Place::Unknown(s) => *unknown.entry(s).or_default() += d,
+            }
+        }
+        let mut names = (self.held.len() + self.unknown.len()) as i64;
+        let crossing = |before: i64, d: i64| match (before > 0, before + d > 0) {
+            (false, true) => 1,
+            (true, false) => -1,
+            _ => 0,
+        };
+        for (id, d) in known {
+            names += crossing(self.held.get(&id).copied().unwrap_or(0) as i64, d);
+        }
+        for (s, d) in unknown {
+            names += crossing(self.unknown.get(s).map_or(0, |m| m.len()) as i64, d);
+        }
+        self.check_counts(app, row_count, names, limits)
+    }
+
+    fn distinct_names(&self) -> usize {
+        self.held.len() + self.unknown.len()
+    }
+
+    fn check_counts(
+        &self,
+        app: &str,
+        row_count: i64,
+        names: i64,
+        limits: AskLimits,
+    ) -> Result<(), CoreError> {
+        if row_count > limits.max_rows as i64 {
+            return Err(CoreError::OverLimit {
+                app: app.to_string(),
+                key: MAX_ASK_ROWS_KEY,
+                limit: limits.max_rows,
+                found: format!("its asks would hold {row_count} rows"),
+            });
+        }
+        if names > limits.max_names as i64 {
+            return Err(CoreError::OverLimit {
+                app: app.to_string(),
+                key: MAX_RESOURCE_NAMES_KEY,
+                limit: limits.max_names,
+                found: format!("its asks would name {names} distinct resource names"),
+            });
+        }
+        Ok(())
+    }
+
+    /// Rows naming hosts or racks no node has carried yet, as (key, name, row): kept, not
+    /// schedulable until such a node registers.
+    pub fn waiting_rows(&self) -> impl Iterator<Item = (SchedulerKey, &str, &Row)> {
+        self.unknown
+            .iter()
+            .flat_map(|(name, rows)| rows.iter().map(move |(k, r)| (*k, &**name, r)))
+    }
+
+    /// Rows held, known and waiting (what `locus.app.max-ask-rows` bounds).
+    pub fn row_count(&self) -> usize {
+        self.row_count
+    }
+
+    /// True while some row names a host or rack no node has carried.
+    pub fn has_unknown(&self) -> bool {
+        !self.unknown.is_empty()
+    }
+
+    /// A node now carries `name` (interned as `id`): the rows waiting for it become ordinary
+    /// rows. Returns true when there were any.
+    pub fn adopt(&mut self, name: &str, id: NameId) -> bool {
+        let Some(waiting) = self.unknown.remove(name) else {
+            return false;
+        };
+        self.row_count -= waiting.len();
+        let rows = waiting
+            .into_iter()
+            .map(|(key, row)| CheckedRow {
+                key,
+                place: Place::Known(id),
+                row,
+            })
+            .collect();
+        self.set_rows(rows);
+        true
+    }
+
+    fn set_one(&mut self, r: CheckedRow) {
+        match r.place {
+            Place::Known(name) => {
+                if r.row.count == 0 && !self.tables.contains_key(&r.key) {
+                    return;
+                }
+                let t = self.tables.entry(r.key).or_default();
+                let had = t.rows.contains_key(&name);
+                t.set(name, r.row);
+                let has = t.rows.contains_key(&name);
+                match (had, has) {
+                    (false, true) => {
+                        self.row_count += 1;
+                        *self.held.entry(name).or_default() += 1;
+                    }
+                    (true, false) => {
+                        self.row_count -= 1;
+                        if let Some(n) = self.held.get_mut(&name) {
+                            *n -= 1;
+                            if *n == 0 {
+                                self.held.remove(&name);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Place::Unknown(name) => {
+                if r.row.count == 0 {
+                    if let Some(m) = self.unknown.get_mut(&name) {
+                        if m.remove(&r.key).is_some() {
+                            self.row_count -= 1;
+                        }
+                        if m.is_empty() {
+                            self.unknown.remove(&name);
+                        }
+                    }
+                } else if self
+                    .unknown
+                    .entry(name)
+                    .or_default()
+                    .insert(r.key, r.row)
+                    .is_none()
+                {
+                    self.row_count += 1;
+                }
+            }
+        }
+    }
+
     fn set_rows(&mut self, rows: Vec<CheckedRow>) {
         for r in rows {
-            if r.row.count == 0 && !self.tables.contains_key(&r.key) {
-                continue;
-            }
-            self.tables.entry(r.key).or_default().set(r.name, r.row);
+            self.set_one(r);
         }
         // A key whose rows are all gone would otherwise linger as an empty table.
         self.tables.retain(|_, t| !t.rows.is_empty());
@@ -412,13 +653,14 @@ mod tests {
     #[test]
     fn consume_counts_like_yarn() {
         let mut names = Names::default();
+        let [h1, h2, r1, h9, r9] = ["h1", "h2", "/r1", "h9", "/r9"].map(|n| names.intern(n));
         let mut a = AppAsks::from_snapshot(
             "app1",
             vec![ask(20, "h1", 2), ask(20, "/r1", 3), ask(20, ANY, 5)],
-            &mut names,
+            &names,
+            AskLimits::default(),
         )
         .unwrap();
-        let [h1, h2, r1, h9, r9] = ["h1", "h2", "/r1", "h9", "/r9"].map(|n| names.intern(n));
         let key = SchedulerKey {
             priority: 20,
             allocation_request_id: 0,
@@ -444,15 +686,21 @@ mod tests {
 
     #[test]
     fn nonsense_rows_are_named() {
-        let err = AppAsks::from_snapshot("app7", vec![ask(-1, ANY, 1)], &mut Names::default())
-            .unwrap_err()
-            .to_string();
+        let err = AppAsks::from_snapshot(
+            "app7",
+            vec![ask(-1, ANY, 1)],
+            &Names::default(),
+            AskLimits::default(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("app7") && err.contains("priority -1"), "{err}");
         let mut zero = ask(3, ANY, 1);
         zero.capability = Resource::ZERO;
-        let err = AppAsks::from_snapshot("app7", vec![zero], &mut Names::default())
-            .unwrap_err()
-            .to_string();
+        let err =
+            AppAsks::from_snapshot("app7", vec![zero], &Names::default(), AskLimits::default())
+                .unwrap_err()
+                .to_string();
         assert!(
             err.contains("app7") && err.contains("priority 3") && err.contains("zero"),
             "{err}"
@@ -460,14 +708,20 @@ mod tests {
         let err = AppAsks::from_snapshot(
             "app7",
             vec![ask(1, ANY, 1), ask(1, ANY, 2)],
-            &mut Names::default(),
+            &Names::default(),
+            AskLimits::default(),
         )
         .unwrap_err()
         .to_string();
         assert!(err.contains("twice"), "{err}");
-        let err = AppAsks::from_snapshot("app7", vec![ask(1, " ", 1)], &mut Names::default())
-            .unwrap_err()
-            .to_string();
+        let err = AppAsks::from_snapshot(
+            "app7",
+            vec![ask(1, " ", 1)],
+            &Names::default(),
+            AskLimits::default(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("empty resource_name"), "{err}");
     }
 
@@ -476,7 +730,8 @@ mod tests {
         let a = AppAsks::from_snapshot(
             "a",
             vec![ask(0, ANY, 1), ask(0, "h1", 0), ask(5, ANY, 0)],
-            &mut Names::default(),
+            &Names::default(),
+            AskLimits::default(),
         )
         .unwrap();
         assert_eq!(a.tables().count(), 1);
@@ -496,7 +751,13 @@ mod tests {
         big_mem.capability = Resource::new(4096, 1);
         let mut big_cpu = ask(2, ANY, 1);
         big_cpu.capability = Resource::new(1024, 4);
-        let a = AppAsks::from_snapshot("a", vec![big_mem, big_cpu], &mut Names::default()).unwrap();
+        let a = AppAsks::from_snapshot(
+            "a",
+            vec![big_mem, big_cpu],
+            &Names::default(),
+            AskLimits::default(),
+        )
+        .unwrap();
         assert!(
             a.might_fit(&Resource::new(1024, 1)),
             "lower bound, not an exact test"

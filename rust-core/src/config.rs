@@ -68,9 +68,13 @@ pub const TD_HOTSPOT_READERS: &str = "locus.td.hotspot-readers";
 pub const TD_SPLIT_BYTES: &str = "locus.td.split-bytes";
 pub const TD_BANDWIDTH: &str = "locus.td.bandwidth";
 pub use crate::hints::HINTS_TRUSTED;
+pub const APP_MAX_ASK_ROWS: &str = crate::ask::MAX_ASK_ROWS_KEY;
+pub const APP_MAX_RESOURCE_NAMES: &str = crate::ask::MAX_RESOURCE_NAMES_KEY;
 
 /// Every key the core understands, for the "unknown key" message.
 pub const KNOWN_KEYS: &[&str] = &[
+    APP_MAX_ASK_ROWS,
+    APP_MAX_RESOURCE_NAMES,
     POLICY,
     CAPACITY_QUEUES,
     LOCALITY,
@@ -104,6 +108,9 @@ pub const KNOWN_KEYS: &[&str] = &[
 ];
 
 const OFF_SWITCH_MAX: u32 = 10_000;
+/// Upper end of the `locus.app.*` limits: beyond ten million rows one app's asks alone would
+/// hold gigabytes, which no bound worth the name allows.
+const APP_LIMIT_MAX: u64 = 10_000_000;
 
 /// A layer choice: the implemented values and those the issue plans, so an operator asking for
 /// a planned one learns it is not there yet rather than that it never will be.
@@ -196,6 +203,8 @@ pub struct Config {
     pub profile_defaults: crate::profile::ProfileDefaults,
     /// `locus.hints.trusted`.
     pub hints_trusted: crate::hints::TrustedSubmitters,
+    /// `locus.app.max-ask-rows` and `locus.app.max-resource-names`.
+    pub app_limits: crate::ask::AskLimits,
 }
 
 impl Default for Config {
@@ -221,6 +230,7 @@ impl Default for Config {
             profile_store: None,
             profile_defaults: Default::default(),
             hints_trusted: Default::default(),
+            app_limits: Default::default(),
         }
     }
 }
@@ -258,6 +268,12 @@ impl Config {
                     cfg.off_switch_per_heartbeat = parse_int(key, value, 1, OFF_SWITCH_MAX)?
                 }
                 ASSIGN_MULTIPLE => cfg.assign_multiple = parse_bool(key, value)?,
+                APP_MAX_ASK_ROWS => {
+                    cfg.app_limits.max_rows = parse_u64(key, value, 1, APP_LIMIT_MAX)? as usize
+                }
+                APP_MAX_RESOURCE_NAMES => {
+                    cfg.app_limits.max_names = parse_u64(key, value, 1, APP_LIMIT_MAX)? as usize
+                }
                 DATACENTER_MAPPING_FILE => {
                     let path = PathBuf::from(value);
                     cfg.datacenter_mapping = DatacenterMapping::load(&path)?;

@@ -136,6 +136,7 @@ impl Core {
         *state.profiles_mut() = Profiles::with_store(store);
         state.profiles_mut().set_persisted(profile_writer.is_some());
         state.profiles_mut().set_trusted(config.hints_trusted.clone());
+        state.set_ask_limits(config.app_limits);
         log::info!(
             "Locus core started: policy={} locality={} hotspot={} slots={} off-switch-per-heartbeat={} assign-multiple={}",
             layers.job.name(),
@@ -183,6 +184,7 @@ impl Core {
         if new.datacenter_mapping != self.config.datacenter_mapping {
             self.state.set_mapping(new.datacenter_mapping.clone());
         }
+        self.state.set_ask_limits(new.app_limits);
         log::info!(
             "Locus settings reloaded: policy={} locality={} hotspot={} slots={} map-share={:?} off-switch-per-heartbeat={} assign-multiple={} datacenter mapping {:?} ({} hosts)",
             new.policy.as_str(),

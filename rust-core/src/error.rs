@@ -17,6 +17,14 @@ pub enum CoreError {
         queue: String,
         configured: Vec<String>,
     },
+    /// An application's asks would exceed a per-application bound (`locus.app.*`); the update
+    /// is refused and the application keeps its previous asks.
+    OverLimit {
+        app: String,
+        key: &'static str,
+        limit: usize,
+        found: String,
+    },
 }
 
 impl CoreError {
@@ -32,6 +40,15 @@ impl fmt::Display for CoreError {
             CoreError::Protocol(m) => write!(f, "malformed message: {m}"),
             CoreError::UnknownNode(n) => write!(f, "unknown node {n}"),
             CoreError::UnknownApp(a) => write!(f, "unknown application {a}"),
+            CoreError::OverLimit {
+                app,
+                key,
+                limit,
+                found,
+            } => write!(
+                f,
+                "application {app}: ask update refused, {found}, over {key} = {limit}; its previous asks stay in force"
+            ),
             CoreError::UnknownQueue {
                 app,
                 queue,

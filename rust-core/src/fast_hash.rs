@@ -1,9 +1,14 @@
 //! The hasher of the core's hot maps: resource names, container and node ids, app arrivals.
 //!
 //! Every container start and finish looks up its container id, app and node in several maps;
-//! with std's SipHash that hashing was a twentieth of a large simulation. The keys come from
-//! the ResourceManager, not from users, so a hash an attacker could flood is not a concern.
-//! Iteration order is fixed by the keys (no per-process seed), which no caller relies on.
+//! with std's SipHash that hashing was a twentieth of a large simulation.
+//!
+//! This hasher is unseeded and predictable: anyone can compute keys that share one hash (see
+//! [`colliding_names`]). Use it only for keys no application or submitter chooses: integer ids
+//! the core hands out (`NameId`, `Arrival`) and ids the ResourceManager assigns (node ids
+//! `host:port` of registered NodeManagers, `application_…` and `container_…` ids). Names an
+//! AM sends (host and rack rows of its asks) go through [`crate::names::Names`], which hashes
+//! with a per-process random key. Iteration order is fixed by the keys, which no caller relies on.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -49,6 +54,40 @@ impl Hasher for IdHasher {
 }
 
 pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+
+/// `n` distinct 24-byte ASCII names that all share one [`IdHasher`] hash, as an attacker who
+/// read this file would send them: after the length prefix and the first eight bytes the state
+/// is known, so the next eight bytes can be chosen to cancel it (the XOR before the multiply),
+/// leaving every name in the same state. Only about one first chunk in 256 gives an ASCII
+/// second chunk, so this costs about 256·n steps. For the tests, the benchmark and the fuzzer:
+/// it shows why no map keyed by names from applications may use this hasher.
+#[doc(hidden)]
+pub fn colliding_names(n: usize) -> Vec<String> {
+    const ALPHABET: &[u8; 64] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
+    const TARGET: u64 = 0x4141_4141_4141_4141;
+    let mut start = IdHasher::default();
+    start.write_usize(24);
+    let mut out = Vec::with_capacity(n);
+    let mut i: u64 = 0;
+    while out.len() < n {
+        let mut first = [0u8; 8];
+        for (k, b) in first.iter_mut().enumerate() {
+            *b = ALPHABET[((i >> (6 * k)) & 63) as usize];
+        }
+        i += 1;
+        let h1 = (start.0.rotate_left(5) ^ u64::from_le_bytes(first)).wrapping_mul(SEED);
+        let second = (h1.rotate_left(5) ^ TARGET).to_le_bytes();
+        if second.iter().all(u8::is_ascii) {
+            let mut name = Vec::with_capacity(24);
+            name.extend_from_slice(&first);
+            name.extend_from_slice(&second);
+            name.extend_from_slice(b".example");
+            // ASCII throughout, so always valid UTF-8.
+            out.push(String::from_utf8(name).unwrap_or_default());
+        }
+    }
+    out
+}
 pub type FastSet<K> = HashSet<K, BuildHasherDefault<IdHasher>>;
 
 #[cfg(test)]
@@ -74,6 +113,16 @@ mod tests {
             .collect();
         let c = collisions(&containers, 16_384);
         assert!(c < 3_200, "{c} of 10,000 container ids share a bucket");
+    }
+
+    #[test]
+    fn crafted_names_share_one_hash() {
+        let b = BuildHasherDefault::<IdHasher>::default();
+        let names = colliding_names(100);
+        let hashes: HashSet<u64> = names.iter().map(|n| b.hash_one(n.as_bytes())).collect();
+        let distinct: HashSet<&String> = names.iter().collect();
+        assert_eq!((distinct.len(), hashes.len()), (100, 1));
+        assert!(names.iter().all(|n| n.len() == 24));
     }
 
     #[test]

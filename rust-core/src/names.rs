@@ -5,6 +5,8 @@
 //! when asks or nodes arrive, and heartbeats hash integers (see [`crate::fast_hash`]).
 
 use std::borrow::Borrow;
+use std::collections::hash_map::RandomState;
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 use crate::ask::ANY;
@@ -78,14 +80,19 @@ impl Eq for Key {}
 
 #[derive(Debug, Clone)]
 pub struct Names {
-    ids: FastMap<Key, NameId>,
+    /// Keyed by names an AM chose (host and rack rows), so hashed with std's SipHash under a
+    /// per-process random key: with the predictable [`crate::fast_hash`] hasher an AM could
+    /// send names that all share one hash and make every lookup walk all of them (see
+    /// `fast_hash::colliding_names`). Only ask messages and node registrations hash names;
+    /// heartbeats use the ids.
+    ids: HashMap<Key, NameId, RandomState>,
     names: Vec<String>,
 }
 
 impl Default for Names {
     fn default() -> Self {
         let mut n = Names {
-            ids: FastMap::default(),
+            ids: HashMap::default(),
             names: Vec::new(),
         };
         n.intern(ANY);
@@ -119,11 +126,39 @@ impl Names {
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
+
+    /// The hash the interning map gives `name`, to test its hasher.
+    #[cfg(test)]
+    fn hash_of(&self, name: &str) -> u64 {
+        use std::hash::BuildHasher;
+        self.ids.hasher().hash_one(name.as_bytes())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 40,000 such names made one `asks_updated` take 30 s under the core lock: every lookup
+    /// probed a chain of all the others.
+    #[test]
+    fn crafted_names_do_not_share_a_hash() {
+        let crafted = crate::fast_hash::colliding_names(200);
+        let (a, b) = (Names::default(), Names::default());
+        let spread: std::collections::HashSet<u64> = crafted.iter().map(|n| a.hash_of(n)).collect();
+        assert!(
+            spread.len() > 190,
+            "{} distinct hashes for 200 crafted names",
+            spread.len()
+        );
+        // Per-process (here per-table) keys: what one table does with a name says nothing
+        // about another's.
+        let same = crafted
+            .iter()
+            .filter(|n| a.hash_of(n) == b.hash_of(n))
+            .count();
+        assert!(same < 10, "{same} of 200 names hash alike in two tables");
+    }
 
     #[test]
     fn interning_is_stable() {
@@ -142,7 +177,10 @@ mod tests {
         // Names that differ only past the first eight bytes, or only in length, stay apart.
         let hosts: Vec<String> = (0..2000).map(|i| format!("host-000000{i}")).collect();
         let ids: Vec<NameId> = hosts.iter().map(|h| n.intern(h)).collect();
-        assert!(hosts.iter().zip(&ids).all(|(h, id)| n.id(h) == Some(*id) && n.name(*id) == h));
+        assert!(hosts
+            .iter()
+            .zip(&ids)
+            .all(|(h, id)| n.id(h) == Some(*id) && n.name(*id) == h));
         assert_ne!(n.intern("ab"), n.intern("ab\0"));
         // Names longer than a key holds in place are found all the same.
         let long = "ip-10-0-100-200.eu-west-1.compute.internal";

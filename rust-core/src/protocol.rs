@@ -36,10 +36,12 @@ impl Resource {
         }
     }
 
+    /// Saturating: sizes come from applications and node reports, and a sum that panicked
+    /// (debug) or wrapped to a small number (release) would take the RM down or overcommit it.
     pub fn add(&self, other: &Resource) -> Resource {
         Resource {
-            memory_mb: self.memory_mb + other.memory_mb,
-            vcores: self.vcores + other.vcores,
+            memory_mb: self.memory_mb.saturating_add(other.memory_mb),
+            vcores: self.vcores.saturating_add(other.vcores),
         }
     }
 
@@ -49,8 +51,9 @@ impl Resource {
         if each.memory_mb == 0 && each.vcores == 0 {
             return 0;
         }
-        let by_mem = if each.memory_mb == 0 { u64::MAX } else { self.memory_mb / each.memory_mb };
-        let by_cpu = if each.vcores == 0 { u64::MAX } else { (self.vcores / each.vcores) as u64 };
+        // A zero dimension does not limit the count.
+        let by_mem = self.memory_mb.checked_div(each.memory_mb).unwrap_or(u64::MAX);
+        let by_cpu = self.vcores.checked_div(each.vcores).map_or(u64::MAX, u64::from);
         by_mem.min(by_cpu).min(u32::MAX as u64) as u32
     }
 }
@@ -197,4 +200,24 @@ pub struct Decision {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HeartbeatResponse {
     pub decisions: Vec<Decision>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sizes come from applications and node reports: a sum of two must not panic (debug) or
+    /// wrap to a small number (release).
+    #[test]
+    fn sums_of_huge_resources_saturate() {
+        let huge = Resource::new(u64::MAX - 1, u32::MAX - 1);
+        assert_eq!(
+            huge.add(&Resource::new(10, 10)),
+            Resource::new(u64::MAX, u32::MAX)
+        );
+        assert_eq!(
+            Resource::new(1, 2).add(&Resource::new(3, 4)),
+            Resource::new(4, 6)
+        );
+    }
 }

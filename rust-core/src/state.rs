@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::app::{is_mapreduce, App, Arrival, SlotKind};
-use crate::ask::{AppAsks, ChangedRows};
+use crate::ask::{AppAsks, AskLimits, ChangedRows};
 use crate::container::{Container, Containers};
 use crate::error::CoreError;
 use crate::fast_hash::FastMap;
@@ -40,6 +40,9 @@ pub struct AppSpec {
 
 #[derive(Debug, Default)]
 pub struct ClusterState {
+    // The fast, unkeyed hasher is safe for these string keys: node ids, application ids and
+    // (in `containers`) container ids are assigned by the ResourceManager, not chosen by an
+    // application. Names AMs choose are hashed in `names` only.
     nodes: FastMap<String, Node>,
     apps: BTreeMap<Arrival, App>,
     app_ids: FastMap<String, Arrival>,
@@ -75,6 +78,10 @@ pub struct ClusterState {
     asks_touched: Vec<Arrival>,
     /// The last `App::asks_version` handed out.
     asks_versions: u64,
+    /// `locus.app.*` bounds on each application's asks.
+    ask_limits: AskLimits,
+    /// Apps with rows naming hosts or racks no node has carried (see `AppAsks::adopt`).
+    with_unknown: BTreeSet<Arrival>,
 }
 
 impl ClusterState {
@@ -162,7 +169,9 @@ impl ClusterState {
     /// Apps with outstanding containers by submit time, ties broken by arrival, as of the last
     /// `sync_pending`.
     pub fn pending_apps_by_submission(&self) -> impl Iterator<Item = &App> {
-        self.pending_apps.iter().filter_map(|(_, a)| self.apps.get(a))
+        self.pending_apps
+            .iter()
+            .filter_map(|(_, a)| self.apps.get(a))
     }
 
     /// False when `room` is below every pending app's floor: no app could use it.
@@ -252,6 +261,41 @@ impl ClusterState {
             .sum()
     }
 
+    pub fn set_ask_limits(&mut self, limits: AskLimits) {
+        self.ask_limits = limits;
+    }
+
+    /// A node brought a name no node carried before: rows that waited for it count now.
+    fn adopt_name(&mut self, name: &str, id: crate::names::NameId) {
+        let waiting: Vec<Arrival> = self.with_unknown.iter().copied().collect();
+        for arrival in waiting {
+            let Some(app) = self.apps.get_mut(&arrival) else {
+                self.with_unknown.remove(&arrival);
+                continue;
+            };
+            if app.asks.adopt(name, id) {
+                self.asks_versions += 1;
+                app.asks_version = self.asks_versions;
+                self.asks_touched.push(arrival);
+            }
+            if !app.asks.has_unknown() {
+                self.with_unknown.remove(&arrival);
+            }
+        }
+    }
+
+    fn note_unknown(&mut self, arrival: Arrival) {
+        let has = self
+            .apps
+            .get(&arrival)
+            .is_some_and(|a| a.asks.has_unknown());
+        if has {
+            self.with_unknown.insert(arrival);
+        } else {
+            self.with_unknown.remove(&arrival);
+        }
+    }
+
     // ---- nodes ---------------------------------------------------------------------------
 
     /// Adds a node, or updates it in place when the RM reports it again (a NodeManager that
@@ -260,8 +304,18 @@ impl ClusterState {
     pub fn add_node(&mut self, id: &str, host: &str, rack: &str, capability: Resource) -> bool {
         let loc = locate(host, rack, &self.mapping);
         self.nodes_version += 1;
+        // Node names are the only ones interned: they come from the RM's registered
+        // NodeManagers, so the table is bounded by the cluster, never by what an AM sends.
+        let new_host = self.names.id(host).is_none();
+        let new_rack = self.names.id(rack).is_none();
         let host_id = self.names.intern(host);
         let rack_id = self.names.intern(rack);
+        if new_host {
+            self.adopt_name(host, host_id);
+        }
+        if new_rack {
+            self.adopt_name(rack, rack_id);
+        }
         if let Some(n) = self.nodes.get_mut(id) {
             self.capacity = plus(self.capacity.saturating_sub(&n.capability), &capability);
             n.host = host.to_string();
@@ -417,6 +471,7 @@ impl ClusterState {
         let arrival = self.app_ids.remove(id)?;
         let app = self.apps.remove(&arrival)?;
         self.submission.remove(&(app.submit_ms, arrival));
+        self.with_unknown.remove(&arrival);
         self.unlist(arrival);
         let gone = self.containers.drain_app(id);
         let now = self.clock_ms;
@@ -438,7 +493,7 @@ impl ClusterState {
             .app_ids
             .get(id)
             .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
-        let table = AppAsks::from_snapshot(id, asks, &mut self.names)?;
+        let table = AppAsks::from_snapshot(id, asks, &self.names, self.ask_limits)?;
         self.asks_touched.push(arrival);
         self.asks_versions += 1;
         let app = self
@@ -447,7 +502,10 @@ impl ClusterState {
             .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
         app.asks = table;
         app.asks_version = self.asks_versions;
-        Ok(app)
+        self.note_unknown(arrival);
+        self.apps
+            .get(&arrival)
+            .ok_or_else(|| CoreError::UnknownApp(id.to_string()))
     }
 
     /// Sets the rows an `asks_changed` names; on error the app's asks are untouched.
@@ -463,7 +521,11 @@ impl ClusterState {
         self.asks_touched.push(arrival);
         self.asks_versions += 1;
         app.asks_version = self.asks_versions;
-        app.asks.apply_changes(id, asks, &mut self.names)
+        let changed = app
+            .asks
+            .apply_changes(id, asks, &self.names, self.ask_limits)?;
+        self.note_unknown(arrival);
+        Ok(changed)
     }
 
     // ---- containers ----------------------------------------------------------------------
@@ -512,7 +574,8 @@ impl ClusterState {
         if !recovered {
             // A recovered container's start is unknown: timing it from now would teach a wrong
             // task time.
-            self.profiles.container_started(&c.id, arrival, c.kind, self.clock_ms);
+            self.profiles
+                .container_started(&c.id, arrival, c.kind, self.clock_ms);
         }
         self.containers.insert(c);
         Ok(true)

@@ -69,6 +69,13 @@ fn held(c: &Core, app: &str) -> BTreeMap<(i32, String), (u32, u64)> {
             }
         }
     }
+    // Rows for hosts no node has carried are kept aside until such a node registers.
+    for (key, name, row) in a.asks.waiting_rows() {
+        out.insert(
+            (key.priority, name.to_string()),
+            (row.count, row.capability.memory_mb),
+        );
+    }
     out
 }
 

@@ -35,10 +35,12 @@ pub fn am_first(state: &ClusterState) -> Vec<Arrival> {
             .table(&key)
             .and_then(|t| t.row(crate::names::ANY_ID))
             .map_or(0, |r| r.capability.memory_mb);
-        if used > 0 && used + size > limit {
+        // Saturating: AM sizes are whatever the submitter asked for.
+        let after = used.saturating_add(size);
+        if used > 0 && after > limit {
             break;
         }
-        used += size;
+        used = after;
         out.push(app.arrival);
     }
     out
@@ -66,4 +68,55 @@ pub fn order_around(
             .map(|a| a.arrival),
     );
     order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Ask, ContainerInfo, Resource};
+    use crate::state::AppSpec;
+
+    fn spec(id: &str, submit_ms: u64) -> AppSpec {
+        AppSpec {
+            id: id.into(),
+            queue: "default".into(),
+            user: "u".into(),
+            name: "n".into(),
+            app_type: "MAPREDUCE".into(),
+            tags: vec![],
+            submit_ms,
+        }
+    }
+
+    /// A running AM near u64::MAX MiB plus another AM ask of that size: the AM share sum must
+    /// saturate (and keep the second AM out), not panic inside the ResourceManager.
+    #[test]
+    fn huge_am_sizes_do_not_overflow_the_share() {
+        let mut s = ClusterState::default();
+        s.add_node("h1:1", "h1", "/r1", Resource::new(u64::MAX, u32::MAX));
+        s.add_app(spec("a1", 1));
+        s.add_app(spec("a2", 2));
+        s.container_allocated(
+            &ContainerInfo {
+                container: "c1".into(),
+                app: "a1".into(),
+                node: "h1:1".into(),
+                priority: 0,
+                resource: Resource::new(u64::MAX / 2, 1),
+            },
+            false,
+        )
+        .unwrap();
+        let ask = Ask {
+            priority: 0,
+            allocation_request_id: 0,
+            resource_name: "*".into(),
+            capability: Resource::new(u64::MAX - 1, 1),
+            count: 1,
+            relax_locality: true,
+        };
+        s.replace_asks("a2", vec![ask]).unwrap();
+        s.sync_pending();
+        assert!(am_first(&s).is_empty());
+    }
 }

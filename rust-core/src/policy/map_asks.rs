@@ -23,7 +23,8 @@ pub fn map_asks<C: FromIterator<(String, u32)>>(
             let name = state.names().name(name);
             // Racks are network locations (`/rack1`); only hosts count here.
             if !name.starts_with('/') {
-                *hosts.entry(name.to_string()).or_insert(0) += row.count;
+                let n = hosts.entry(name.to_string()).or_insert(0);
+                *n = n.saturating_add(row.count);
             }
         }
     }
@@ -41,7 +42,8 @@ pub fn map_demand(app: &App) -> (u32, Option<Resource>) {
         if !app.kind_of(key.priority).is_map() {
             continue;
         }
-        remain += table.outstanding();
+        // Counts are the AM's: several map priorities of u32::MAX each must not wrap.
+        remain = u32::saturating_add(remain, table.outstanding());
         if let Some(row) = table.row(ANY_ID) {
             if size.is_none_or(|s| row.capability.memory_mb < s.memory_mb) {
                 size = Some(row.capability);
@@ -49,4 +51,53 @@ pub fn map_demand(app: &App) -> (u32, Option<Resource>) {
         }
     }
     (remain, size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::Arrival;
+    use crate::ask::AppAsks;
+    use crate::names::Names;
+    use crate::protocol::Ask;
+
+    fn any(priority: i32, count: u32, memory_mb: u64) -> Ask {
+        Ask {
+            priority,
+            allocation_request_id: 0,
+            resource_name: "*".into(),
+            capability: Resource::new(memory_mb, 1),
+            count,
+            relax_locality: true,
+        }
+    }
+
+    /// Two map priorities (maps and fast-fail maps) of u32::MAX each: their sum is the largest
+    /// count there is, not a panic or a wrap to u32::MAX - 1.
+    #[test]
+    fn outstanding_maps_saturate() {
+        let asks = vec![any(20, u32::MAX, u64::MAX), any(5, u32::MAX, u64::MAX - 1)];
+        let mut app = App {
+            id: "application_1_0001".into(),
+            arrival: Arrival(0),
+            queue: "default".into(),
+            user: "u".into(),
+            name: "n".into(),
+            app_type: "MAPREDUCE".into(),
+            tags: vec![],
+            submit_ms: 0,
+            is_mapreduce: true,
+            attempt: None,
+            asks: AppAsks::default(),
+            asks_version: 0,
+            used: Resource::ZERO,
+            am_used: Resource::ZERO,
+            running: 0,
+        };
+        app.asks =
+            AppAsks::from_snapshot(&app.id, asks, &Names::default(), Default::default()).unwrap();
+        let (remain, size) = map_demand(&app);
+        assert_eq!(remain, u32::MAX);
+        assert_eq!(size, Some(Resource::new(u64::MAX - 1, 1)));
+    }
 }
