@@ -67,7 +67,13 @@ pub fn is_capacity(p: &Props) -> bool {
     p.get("locus.policy").map(String::as_str) == Some("capacity")
 }
 
+/// Off-switch containers one heartbeat may hold for asks that name hosts or racks. TD and JoSS
+/// pick a job per slot, local or not, and lift the limit by design (policy/td.rs, joss.rs).
 pub fn off_switch_limit(p: &Props) -> u32 {
+    let policy = p.get("locus.policy").map(String::as_str).unwrap_or("fifo");
+    if matches!(policy, "td" | "joss-t" | "joss-j") {
+        return u32::MAX;
+    }
     p.get("locus.off-switch-per-heartbeat")
         .and_then(|v| v.parse().ok())
         .unwrap_or(1)

@@ -8,7 +8,7 @@ use locus_core::{Ask, Resource};
 
 use crate::action::{Action, Case};
 use crate::combos;
-use crate::rng::Rng;
+use crate::rng::{mix, Rng};
 
 const MAX_HOSTS: u32 = 8;
 const MAX_RACKS: u32 = 3;
@@ -22,15 +22,18 @@ fn row(priority: i32, arid: i64, name: String, cap: Resource, count: u32, relax:
     Ask { priority, allocation_request_id: arid, resource_name: name, capability: cap, count, relax_locality: relax }
 }
 
-fn capability(rng: &mut Rng) -> Resource {
+/// One capability per scheduler key of a case, as a real AM keeps (a key is one container
+/// size); 3% of keys want more than any node has.
+fn capability(seed: u64, app: u32, priority: i32, arid: i64) -> Resource {
+    let mut rng = Rng::new(mix(&[seed, app as u64, priority as u64, arid as u64]));
     let mem = *rng.pick(&[256u64, 512, 1024, 1024, 2048, 3072, 4096, 8192]);
     let mem = if rng.chance(3) { 64 * 1024 } else { mem };
     Resource::new(mem, rng.range(1, 3) as u32)
 }
 
 /// A MapReduce AM's snapshot in one of its phases.
-fn mapreduce_asks(rng: &mut Rng) -> Vec<Ask> {
-    let cap = capability(rng);
+fn mapreduce_asks(rng: &mut Rng, seed: u64, app: u32) -> Vec<Ask> {
+    let cap = capability(seed, app, 20, 0);
     match rng.below(3) {
         0 => vec![row(0, 0, "*".into(), Resource::new(1024, 1), 1, true)],
         1 => {
@@ -55,16 +58,16 @@ fn mapreduce_asks(rng: &mut Rng) -> Vec<Ask> {
             merged.push(row(20, 0, "*".into(), cap, total, true));
             merged
         }
-        _ => vec![row(10, 0, "*".into(), cap, rng.range(1, 3) as u32, true)],
+        _ => vec![row(10, 0, "*".into(), capability(seed, app, 10, 0), rng.range(1, 3) as u32, true)],
     }
 }
 
 /// A generic application's rows: one or more allocation request ids, some pinned.
-fn generic_asks(rng: &mut Rng) -> Vec<Ask> {
+fn generic_asks(rng: &mut Rng, seed: u64, app: u32) -> Vec<Ask> {
     let mut rows = Vec::new();
     for arid in 0..rng.range(1, 3) as i64 {
-        let cap = capability(rng);
         let prio = rng.range(1, 5) as i32;
+        let cap = capability(seed, app, prio, arid);
         let n = rng.range(1, 4) as u32;
         if rng.chance(40) {
             let h = rng.below(MAX_HOSTS as u64) as u32;
@@ -113,10 +116,10 @@ pub fn case(seed: u64, steps: usize) -> Case {
             0..=49 => Action::Heartbeat { host },
             50..=59 => Action::Snapshot {
                 app,
-                asks: if mapreduce { mapreduce_asks(&mut rng) } else { generic_asks(&mut rng) },
+                asks: if mapreduce { mapreduce_asks(&mut rng, seed, app) } else { generic_asks(&mut rng, seed, app) },
             },
             60..=64 => {
-                let mut asks = if mapreduce { mapreduce_asks(&mut rng) } else { generic_asks(&mut rng) };
+                let mut asks = if mapreduce { mapreduce_asks(&mut rng, seed, app) } else { generic_asks(&mut rng, seed, app) };
                 for r in asks.iter_mut() {
                     if rng.chance(20) {
                         r.count = 0;

@@ -4,6 +4,8 @@
 //!   --steps N       actions per case (default 300)
 //!   --out DIR       where reproducers go (default target/fuzz-failures)
 //!   --replay FILE   run a reproducer again and print what it shows
+//!   --keep-going    do not stop at the first failure: one reproducer per distinct finding
+//!                   (class + policy + slots), then exit 1 if there was any
 //! Exit status 1 when a failure was found (its reproducer path is printed), 2 on bad usage.
 
 use std::path::PathBuf;
@@ -18,10 +20,11 @@ struct Args {
     steps: usize,
     out: PathBuf,
     replay: Option<PathBuf>,
+    keep_going: bool,
 }
 
 fn parse() -> Result<Args, String> {
-    let mut a = Args { minutes: 1.0, seed: None, steps: 300, out: "target/fuzz-failures".into(), replay: None };
+    let mut a = Args { minutes: 1.0, seed: None, steps: 300, out: "target/fuzz-failures".into(), replay: None, keep_going: false };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
         let mut v = || it.next().ok_or(format!("{k} needs a value"));
@@ -31,6 +34,7 @@ fn parse() -> Result<Args, String> {
             "--steps" => a.steps = v()?.parse().map_err(|e| format!("--steps: {e}"))?,
             "--out" => a.out = v()?.into(),
             "--replay" => a.replay = Some(v()?.into()),
+            "--keep-going" => a.keep_going = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -39,7 +43,7 @@ fn parse() -> Result<Args, String> {
 }
 
 fn usage() {
-    eprintln!("usage: locus-fuzz [--minutes N] [--seed S] [--steps N] [--out DIR] [--replay FILE]");
+    eprintln!("usage: locus-fuzz [--minutes N] [--seed S] [--steps N] [--out DIR] [--replay FILE] [--keep-going]");
 }
 
 fn main() -> ExitCode {
@@ -80,10 +84,18 @@ fn main() -> ExitCode {
         SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
     });
     let mut cases = 0u64;
+    let mut found = std::collections::BTreeSet::new();
     loop {
         let case = gen::case(seed, args.steps);
         cases += 1;
         if let Err(f) = runner::run(&case) {
+            if !found.insert(f.signature()) {
+                seed = seed.wrapping_add(1);
+                if Instant::now() >= deadline {
+                    break;
+                }
+                continue;
+            }
             println!("seed {seed}: {f}");
             println!("shrinking {} actions...", case.actions.len());
             let (small, sf) = shrink::shrink(&case, &f);
@@ -95,12 +107,21 @@ fn main() -> ExitCode {
                 }
                 Err(e) => eprintln!("locus-fuzz: could not write the reproducer: {e}"),
             }
-            return ExitCode::FAILURE;
+            if !args.keep_going || args.seed.is_some() {
+                return ExitCode::FAILURE;
+            }
         }
         if args.seed.is_some() || Instant::now() >= deadline {
             break;
         }
         seed = seed.wrapping_add(1);
+    }
+    if !found.is_empty() {
+        println!("{cases} cases, {} distinct findings:", found.len());
+        for f in &found {
+            println!("  {f}");
+        }
+        return ExitCode::FAILURE;
     }
     println!("{cases} cases passed (last seed {seed}), {} layer combinations", combos::valid().len());
     ExitCode::SUCCESS

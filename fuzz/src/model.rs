@@ -339,7 +339,6 @@ impl Model {
         let node = &self.nodes[&host];
         let (mut m, mut v) = (0u128, 0u128);
         let mut per_row: BTreeMap<(u32, i32, i64, String), u64> = BTreeMap::new();
-        let mut per_key: BTreeMap<(u32, i32, i64), u64> = BTreeMap::new();
         let mut off_switch = 0u64;
         for d in &resp.decisions {
             let shown = || format!("{d:?}");
@@ -388,8 +387,11 @@ impl Model {
             if !relax_ok {
                 return Err(Failure::new("decision_ignores_relax_locality", step, shown()));
             }
-            *per_row.entry((app, key.0, key.1, d.resource_name.clone())).or_default() += d.count as u64;
-            *per_key.entry((app, key.0, key.1)).or_default() += d.count as u64;
+            // YARN consumes the host, rack and `*` rows for a node-local container, rack and
+            // `*` for a rack-local one, `*` alone off-switch; each must have enough.
+            for row in consumed_rows(d.locality, host, node.rack) {
+                *per_row.entry((app, key.0, key.1, row)).or_default() += d.count as u64;
+            }
             let named = a.asks.keys().any(|(p, r, n)| (*p, *r) == key && n != "*");
             if d.locality == Locality::OffSwitch && named {
                 off_switch += d.count as u64;
@@ -409,16 +411,6 @@ impl Model {
                     "decision_beyond_outstanding_asks",
                     step,
                     format!("{} at ({p},{r},{name}) has {have}, decided {n}", app_id(*app)),
-                ));
-            }
-        }
-        for ((app, p, r), n) in &per_key {
-            let have = row_count(&self.apps[app].asks, (*p, *r), "*") as u64;
-            if *n > have {
-                return Err(Failure::new(
-                    "decision_beyond_outstanding_asks",
-                    step,
-                    format!("{} at ({p},{r},*) has {have}, decided {n} over all rows", app_id(*app)),
                 ));
             }
         }
@@ -489,7 +481,9 @@ impl Model {
             && row_count(&a.asks, key, "*") > 0
             && node.unallocated.fits(&d.capability)
             && match d.locality {
-                Locality::NodeLocal => row_count(&a.asks, key, &host_n) > 0,
+                Locality::NodeLocal => {
+                    row_count(&a.asks, key, &host_n) > 0 && row_count(&a.asks, key, &rack_n) > 0
+                }
                 Locality::RackLocal => {
                     row_count(&a.asks, key, &rack_n) > 0 && can_delay_to(&a.asks, key, &rack_n)
                 }
@@ -498,11 +492,7 @@ impl Model {
         if !ok {
             return Err(None);
         }
-        let names: Vec<String> = match d.locality {
-            Locality::NodeLocal => vec![host_n, rack_n, "*".into()],
-            Locality::RackLocal => vec![rack_n, "*".into()],
-            Locality::OffSwitch => vec!["*".into()],
-        };
+        let names = consumed_rows(d.locality, host, rack);
         let a = self.apps.get_mut(&app).expect("checked");
         for n in names {
             let k = (key.0, key.1, n);
@@ -620,12 +610,23 @@ impl Model {
             }
             self.nodes.iter().any(|(h, n)| {
                 n.capability.fits(&any.capability)
-                    && (row_count(&a.asks, key, &host_name(*h)) > 0
+                    && ((row_count(&a.asks, key, &host_name(*h)) > 0
+                        && row_count(&a.asks, key, &rack_name(n.rack)) > 0)
                         || (row_count(&a.asks, key, &rack_name(n.rack)) > 0
                             && can_delay_to(&a.asks, key, &rack_name(n.rack)))
                         || can_delay_to(&a.asks, key, "*"))
             })
         })
+    }
+}
+
+/// The rows one container at `locality` on `host` consumes (YARN's
+/// LocalityAppPlacementAllocator): all must be outstanding for the allocation to be valid.
+fn consumed_rows(locality: Locality, host: u32, rack: u32) -> Vec<String> {
+    match locality {
+        Locality::NodeLocal => vec![host_name(host), rack_name(rack), "*".into()],
+        Locality::RackLocal => vec![rack_name(rack), "*".into()],
+        Locality::OffSwitch => vec!["*".into()],
     }
 }
 

@@ -24,13 +24,24 @@ pub struct Outcome {
 
 pub fn run(case: &Case) -> Result<Outcome, Failure> {
     let all = combos::valid();
-    let mut m = Model::new(all[case.combo % all.len()].clone())?;
-    for (i, a) in case.actions.iter().enumerate() {
-        m.apply(i, a)?;
-    }
-    if case.drain {
-        drain(&mut m, case.actions.len())?;
-    }
+    let props = all[case.combo % all.len()].clone();
+    let mut m = Model::new(props.clone()).map_err(|mut f| {
+        f.layers = combos::describe(&props);
+        f
+    })?;
+    let result = (|| {
+        for (i, a) in case.actions.iter().enumerate() {
+            m.apply(i, a)?;
+        }
+        if case.drain {
+            drain(&mut m, case.actions.len())?;
+        }
+        Ok(())
+    })();
+    result.map_err(|mut f: Failure| {
+        f.layers = combos::describe(&m.props);
+        f
+    })?;
     Ok(Outcome { heartbeats: m.round, allocations: m.allocated })
 }
 
