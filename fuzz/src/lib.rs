@@ -6,6 +6,7 @@ pub mod action;
 pub mod combos;
 pub mod failure;
 pub mod gen;
+pub mod hostile;
 pub mod model;
 pub mod rng;
 pub mod runner;
