@@ -108,8 +108,15 @@ pub fn case(seed: u64, steps: usize) -> Case {
         let (m, v) = node_size(&mut rng);
         actions.push(Action::AddNode { host, rack: rack_of(host), memory_mb: m, vcores: v });
     }
+    // Which apps the case has added, so most actions name a live one (an action about an
+    // absent app is skipped by the model and only wastes a step).
+    let mut live: Vec<u32> = Vec::new();
     while actions.len() < steps {
-        let app = rng.below(MAX_APPS as u64) as u32;
+        let app = if !live.is_empty() && rng.chance(85) {
+            *rng.pick(&live)
+        } else {
+            rng.below(MAX_APPS as u64) as u32
+        };
         let host = rng.below(MAX_HOSTS as u64) as u32;
         let mapreduce = app % 2 == 0;
         let a = match rng.below(100) {
@@ -127,15 +134,24 @@ pub fn case(seed: u64, steps: usize) -> Case {
                 }
                 Action::Change { app, asks }
             }
-            65..=72 => Action::AddApp {
-                app,
-                queue: if rng.chance(60) { "default".into() } else { "etl".into() },
-                app_type: if mapreduce { "MAPREDUCE".into() } else { "SPARK".into() },
-                tags: tags(&mut rng),
-            },
+            65..=72 => {
+                if !live.contains(&app) {
+                    live.push(app);
+                }
+                actions.push(Action::AddApp {
+                    app,
+                    queue: if rng.chance(60) { "default".into() } else { "etl".into() },
+                    app_type: if mapreduce { "MAPREDUCE".into() } else { "SPARK".into() },
+                    tags: tags(&mut rng),
+                });
+                Action::AddAttempt { app }
+            }
             73..=80 => Action::AddAttempt { app },
             81..=82 => Action::RemoveAttempt { app },
-            83..=85 => Action::RemoveApp { app },
+            83..=85 => {
+                live.retain(|a| *a != app);
+                Action::RemoveApp { app }
+            }
             86..=89 => {
                 let (m, v) = node_size(&mut rng);
                 Action::AddNode { host, rack: rack_of(host), memory_mb: m, vcores: v }

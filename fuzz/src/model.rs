@@ -382,19 +382,28 @@ impl Model {
             let relax_ok = match d.locality {
                 Locality::NodeLocal => true,
                 Locality::RackLocal => can_delay_to(&a.asks, key, &rack_name(node.rack)),
-                Locality::OffSwitch => can_delay_to(&a.asks, key, "*"),
+                Locality::OffSwitch => {
+                    can_delay_to(&a.asks, key, "*") && !pinned_to_rack(&a.asks, key, &rack_name(node.rack))
+                }
             };
             if !relax_ok {
                 return Err(Failure::new("decision_ignores_relax_locality", step, shown()));
+            }
+            // A key whose host and rack rows this heartbeat's earlier decisions used up names
+            // no place any more: its off-switch containers are locality-free and not limited.
+            let named = a.asks.iter().any(|((p, r, n), row)| {
+                (*p, *r) == key
+                    && n != "*"
+                    && row.count as u64
+                        > per_row.get(&(app, *p, *r, n.clone())).copied().unwrap_or(0)
+            });
+            if d.locality == Locality::OffSwitch && named {
+                off_switch += d.count as u64;
             }
             // YARN consumes the host, rack and `*` rows for a node-local container, rack and
             // `*` for a rack-local one, `*` alone off-switch; each must have enough.
             for row in consumed_rows(d.locality, host, node.rack) {
                 *per_row.entry((app, key.0, key.1, row)).or_default() += d.count as u64;
-            }
-            let named = a.asks.keys().any(|(p, r, n)| (*p, *r) == key && n != "*");
-            if d.locality == Locality::OffSwitch && named {
-                off_switch += d.count as u64;
             }
         }
         if m > mem(&unallocated) || v > unallocated.vcores as u128 {
@@ -610,14 +619,24 @@ impl Model {
             }
             self.nodes.iter().any(|(h, n)| {
                 n.capability.fits(&any.capability)
-                    && ((row_count(&a.asks, key, &host_name(*h)) > 0
-                        && row_count(&a.asks, key, &rack_name(n.rack)) > 0)
-                        || (row_count(&a.asks, key, &rack_name(n.rack)) > 0
-                            && can_delay_to(&a.asks, key, &rack_name(n.rack)))
-                        || can_delay_to(&a.asks, key, "*"))
+                    && serves(&a.asks, key, &host_name(*h), &rack_name(n.rack))
             })
         })
     }
+}
+
+/// CapacityScheduler's RegularContainerAllocator: a rack row with outstanding containers and
+/// relax_locality=false skips the key on that rack's nodes (no rack-local, no off-switch).
+fn pinned_to_rack(rows: &Rows, key: Key, rack: &str) -> bool {
+    row_count(rows, key, rack) > 0 && !can_delay_to(rows, key, rack)
+}
+
+/// Whether a node (by host and rack name) can ever serve the key under YARN's rules.
+fn serves(rows: &Rows, key: Key, host: &str, rack: &str) -> bool {
+    let node_local = row_count(rows, key, host) > 0 && row_count(rows, key, rack) > 0;
+    let rack_local = row_count(rows, key, rack) > 0 && can_delay_to(rows, key, rack);
+    let off_switch = !pinned_to_rack(rows, key, rack) && can_delay_to(rows, key, "*");
+    node_local || rack_local || off_switch
 }
 
 /// The rows one container at `locality` on `host` consumes (YARN's
