@@ -9,20 +9,52 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "do", rename_all = "snake_case")]
 pub enum Action {
-    AddNode { host: u32, rack: u32, memory_mb: u64, vcores: u32 },
-    RemoveNode { host: u32 },
-    ResizeNode { host: u32, memory_mb: u64, vcores: u32 },
-    AddApp { app: u32, queue: String, app_type: String, tags: Vec<String> },
-    RemoveApp { app: u32 },
-    AddAttempt { app: u32 },
-    RemoveAttempt { app: u32 },
+    AddNode {
+        host: u32,
+        rack: u32,
+        memory_mb: u64,
+        vcores: u32,
+    },
+    RemoveNode {
+        host: u32,
+    },
+    ResizeNode {
+        host: u32,
+        memory_mb: u64,
+        vcores: u32,
+    },
+    AddApp {
+        app: u32,
+        queue: String,
+        app_type: String,
+        tags: Vec<String>,
+    },
+    RemoveApp {
+        app: u32,
+    },
+    AddAttempt {
+        app: u32,
+    },
+    RemoveAttempt {
+        app: u32,
+    },
     /// A full snapshot (`asks_updated`).
-    Snapshot { app: u32, asks: Vec<Ask> },
+    Snapshot {
+        app: u32,
+        asks: Vec<Ask>,
+    },
     /// Changed rows only (`asks_changed`).
-    Change { app: u32, asks: Vec<Ask> },
-    Heartbeat { host: u32 },
+    Change {
+        app: u32,
+        asks: Vec<Ask>,
+    },
+    Heartbeat {
+        host: u32,
+    },
     /// Switch to the layer combination at this index of [`crate::combos::valid`].
-    Reconfigure { combo: usize },
+    Reconfigure {
+        combo: usize,
+    },
 }
 
 /// A whole case: replayable from this alone.

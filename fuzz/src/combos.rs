@@ -56,11 +56,22 @@ pub fn valid() -> &'static [Props] {
 }
 
 pub fn describe(p: &Props) -> String {
-    ["locus.policy", "locus.locality", "locus.hotspot", "locus.slots"]
-        .iter()
-        .map(|k| format!("{}={}", &k[6..], p.get(*k).map(String::as_str).unwrap_or("?")))
-        .collect::<Vec<_>>()
-        .join(" ")
+    [
+        "locus.policy",
+        "locus.locality",
+        "locus.hotspot",
+        "locus.slots",
+    ]
+    .iter()
+    .map(|k| {
+        format!(
+            "{}={}",
+            &k[6..],
+            p.get(*k).map(String::as_str).unwrap_or("?")
+        )
+    })
+    .collect::<Vec<_>>()
+    .join(" ")
 }
 
 pub fn is_capacity(p: &Props) -> bool {

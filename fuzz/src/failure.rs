@@ -17,13 +17,22 @@ pub struct Failure {
 
 impl Failure {
     pub fn new(class: &str, step: usize, detail: impl Into<String>) -> Failure {
-        Failure { class: class.to_string(), detail: detail.into(), step, layers: String::new() }
+        Failure {
+            class: class.to_string(),
+            detail: detail.into(),
+            step,
+            layers: String::new(),
+        }
     }
 }
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} at step {} under {}: {}", self.class, self.step, self.layers, self.detail)
+        write!(
+            f,
+            "{} at step {} under {}: {}",
+            self.class, self.step, self.layers, self.detail
+        )
     }
 }
 

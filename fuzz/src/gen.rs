@@ -19,7 +19,14 @@ fn rack_of(host: u32) -> u32 {
 }
 
 fn row(priority: i32, arid: i64, name: String, cap: Resource, count: u32, relax: bool) -> Ask {
-    Ask { priority, allocation_request_id: arid, resource_name: name, capability: cap, count, relax_locality: relax }
+    Ask {
+        priority,
+        allocation_request_id: arid,
+        resource_name: name,
+        capability: cap,
+        count,
+        relax_locality: relax,
+    }
 }
 
 /// One capability per scheduler key of a case, as a real AM keeps (a key is one container
@@ -58,7 +65,14 @@ fn mapreduce_asks(rng: &mut Rng, seed: u64, app: u32) -> Vec<Ask> {
             merged.push(row(20, 0, "*".into(), cap, total, true));
             merged
         }
-        _ => vec![row(10, 0, "*".into(), capability(seed, app, 10, 0), rng.range(1, 3) as u32, true)],
+        _ => vec![row(
+            10,
+            0,
+            "*".into(),
+            capability(seed, app, 10, 0),
+            rng.range(1, 3) as u32,
+            true,
+        )],
     }
 }
 
@@ -73,7 +87,14 @@ fn generic_asks(rng: &mut Rng, seed: u64, app: u32) -> Vec<Ask> {
             let h = rng.below(MAX_HOSTS as u64) as u32;
             let pinned = rng.chance(50);
             rows.push(row(prio, arid, format!("h{h}"), cap, n, true));
-            rows.push(row(prio, arid, format!("/r{}", rack_of(h)), cap, n, !pinned));
+            rows.push(row(
+                prio,
+                arid,
+                format!("/r{}", rack_of(h)),
+                cap,
+                n,
+                !pinned,
+            ));
             rows.push(row(prio, arid, "*".into(), cap, n, !pinned));
         } else {
             rows.push(row(prio, arid, "*".into(), cap, n, true));
@@ -83,7 +104,10 @@ fn generic_asks(rng: &mut Rng, seed: u64, app: u32) -> Vec<Ask> {
 }
 
 fn node_size(rng: &mut Rng) -> (u64, u32) {
-    (*rng.pick(&[4096u64, 8192, 16384]), *rng.pick(&[4u32, 8, 16]))
+    (
+        *rng.pick(&[4096u64, 8192, 16384]),
+        *rng.pick(&[4u32, 8, 16]),
+    )
 }
 
 fn tags(rng: &mut Rng) -> Vec<String> {
@@ -106,7 +130,12 @@ pub fn case(seed: u64, steps: usize) -> Case {
     // A cluster to start with, so most cases schedule something.
     for host in 0..rng.range(2, MAX_HOSTS as u64) as u32 {
         let (m, v) = node_size(&mut rng);
-        actions.push(Action::AddNode { host, rack: rack_of(host), memory_mb: m, vcores: v });
+        actions.push(Action::AddNode {
+            host,
+            rack: rack_of(host),
+            memory_mb: m,
+            vcores: v,
+        });
     }
     // Which apps the case has added, so most actions name a live one (an action about an
     // absent app is skipped by the model and only wastes a step).
@@ -123,10 +152,18 @@ pub fn case(seed: u64, steps: usize) -> Case {
             0..=49 => Action::Heartbeat { host },
             50..=59 => Action::Snapshot {
                 app,
-                asks: if mapreduce { mapreduce_asks(&mut rng, seed, app) } else { generic_asks(&mut rng, seed, app) },
+                asks: if mapreduce {
+                    mapreduce_asks(&mut rng, seed, app)
+                } else {
+                    generic_asks(&mut rng, seed, app)
+                },
             },
             60..=64 => {
-                let mut asks = if mapreduce { mapreduce_asks(&mut rng, seed, app) } else { generic_asks(&mut rng, seed, app) };
+                let mut asks = if mapreduce {
+                    mapreduce_asks(&mut rng, seed, app)
+                } else {
+                    generic_asks(&mut rng, seed, app)
+                };
                 for r in asks.iter_mut() {
                     if rng.chance(20) {
                         r.count = 0;
@@ -140,8 +177,16 @@ pub fn case(seed: u64, steps: usize) -> Case {
                 }
                 actions.push(Action::AddApp {
                     app,
-                    queue: if rng.chance(60) { "default".into() } else { "etl".into() },
-                    app_type: if mapreduce { "MAPREDUCE".into() } else { "SPARK".into() },
+                    queue: if rng.chance(60) {
+                        "default".into()
+                    } else {
+                        "etl".into()
+                    },
+                    app_type: if mapreduce {
+                        "MAPREDUCE".into()
+                    } else {
+                        "SPARK".into()
+                    },
                     tags: tags(&mut rng),
                 });
                 Action::AddAttempt { app }
@@ -154,14 +199,25 @@ pub fn case(seed: u64, steps: usize) -> Case {
             }
             86..=89 => {
                 let (m, v) = node_size(&mut rng);
-                Action::AddNode { host, rack: rack_of(host), memory_mb: m, vcores: v }
+                Action::AddNode {
+                    host,
+                    rack: rack_of(host),
+                    memory_mb: m,
+                    vcores: v,
+                }
             }
             90..=91 => Action::RemoveNode { host },
             92..=94 => {
                 let (m, v) = node_size(&mut rng);
-                Action::ResizeNode { host, memory_mb: m, vcores: v }
+                Action::ResizeNode {
+                    host,
+                    memory_mb: m,
+                    vcores: v,
+                }
             }
-            95..=96 => Action::Reconfigure { combo: rng.below(combos as u64) as usize },
+            95..=96 => Action::Reconfigure {
+                combo: rng.below(combos as u64) as usize,
+            },
             _ => {
                 // A burst: every node heartbeats once.
                 for h in 0..MAX_HOSTS {
@@ -172,5 +228,10 @@ pub fn case(seed: u64, steps: usize) -> Case {
         };
         actions.push(a);
     }
-    Case { seed, combo, actions, drain: true }
+    Case {
+        seed,
+        combo,
+        actions,
+        drain: true,
+    }
 }

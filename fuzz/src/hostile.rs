@@ -39,20 +39,62 @@ pub struct HostileCase {
 
 pub fn cases() -> Vec<HostileCase> {
     vec![
-        HostileCase { name: "huge_count_fifo", run: || huge_count("fifo", false) },
-        HostileCase { name: "huge_count_joss_t", run: || huge_count("joss-t", false) },
-        HostileCase { name: "huge_count_joss_j", run: || huge_count("joss-j", false) },
-        HostileCase { name: "huge_count_mrosa_deadline", run: || huge_count("mrosa", true) },
-        HostileCase { name: "huge_count_td", run: || huge_count("td", false) },
-        HostileCase { name: "huge_count_fresh", run: || huge_count("fresh", false) },
-        HostileCase { name: "huge_sizes_fifo", run: || huge_sizes("fifo") },
-        HostileCase { name: "huge_sizes_fair", run: || huge_sizes("fair") },
-        HostileCase { name: "huge_sizes_capacity", run: || huge_sizes("capacity") },
-        HostileCase { name: "huge_sizes_mrosa", run: || huge_sizes("mrosa") },
-        HostileCase { name: "many_names_freed", run: many_names },
-        HostileCase { name: "colliding_names", run: colliding_names },
-        HostileCase { name: "malformed_json_into_bridge", run: malformed_json },
-        HostileCase { name: "bridge_error_size_bounded", run: bridge_error_size },
+        HostileCase {
+            name: "huge_count_fifo",
+            run: || huge_count("fifo", false),
+        },
+        HostileCase {
+            name: "huge_count_joss_t",
+            run: || huge_count("joss-t", false),
+        },
+        HostileCase {
+            name: "huge_count_joss_j",
+            run: || huge_count("joss-j", false),
+        },
+        HostileCase {
+            name: "huge_count_mrosa_deadline",
+            run: || huge_count("mrosa", true),
+        },
+        HostileCase {
+            name: "huge_count_td",
+            run: || huge_count("td", false),
+        },
+        HostileCase {
+            name: "huge_count_fresh",
+            run: || huge_count("fresh", false),
+        },
+        HostileCase {
+            name: "huge_sizes_fifo",
+            run: || huge_sizes("fifo"),
+        },
+        HostileCase {
+            name: "huge_sizes_fair",
+            run: || huge_sizes("fair"),
+        },
+        HostileCase {
+            name: "huge_sizes_capacity",
+            run: || huge_sizes("capacity"),
+        },
+        HostileCase {
+            name: "huge_sizes_mrosa",
+            run: || huge_sizes("mrosa"),
+        },
+        HostileCase {
+            name: "many_names_freed",
+            run: many_names,
+        },
+        HostileCase {
+            name: "colliding_names",
+            run: colliding_names,
+        },
+        HostileCase {
+            name: "malformed_json_into_bridge",
+            run: malformed_json,
+        },
+        HostileCase {
+            name: "bridge_error_size_bounded",
+            run: bridge_error_size,
+        },
     ]
 }
 
@@ -63,12 +105,27 @@ fn props(policy: &str) -> Props {
 }
 
 fn mr_app(m: &mut Model, app: u32, tags: Vec<String>) -> Result<(), Failure> {
-    m.apply(0, &Action::AddApp { app, queue: "default".into(), app_type: "MAPREDUCE".into(), tags })?;
+    m.apply(
+        0,
+        &Action::AddApp {
+            app,
+            queue: "default".into(),
+            app_type: "MAPREDUCE".into(),
+            tags,
+        },
+    )?;
     m.apply(0, &Action::AddAttempt { app })
 }
 
 fn row(priority: i32, name: &str, cap: Resource, count: u32) -> Ask {
-    Ask { priority, allocation_request_id: 0, resource_name: name.into(), capability: cap, count, relax_locality: true }
+    Ask {
+        priority,
+        allocation_request_id: 0,
+        resource_name: name.into(),
+        capability: cap,
+        count,
+        relax_locality: true,
+    }
 }
 
 /// Applies an ask update an attacker sends: a clean refusal ends the case as a pass.
@@ -85,9 +142,21 @@ fn hostile_asks(m: &mut Model, step: usize, action: Action) -> Result<bool, Fail
 fn huge_count(policy: &str, deadline: bool) -> Result<(), Failure> {
     let mut m = Model::new(props(policy))?;
     for host in 0..4 {
-        m.apply(0, &Action::AddNode { host, rack: host % 2, memory_mb: 16384, vcores: 16 })?;
+        m.apply(
+            0,
+            &Action::AddNode {
+                host,
+                rack: host % 2,
+                memory_mb: 16384,
+                vcores: 16,
+            },
+        )?;
     }
-    let tags = if deadline { vec!["locus.deadline=600".to_string()] } else { vec![] };
+    let tags = if deadline {
+        vec!["locus.deadline=600".to_string()]
+    } else {
+        vec![]
+    };
     mr_app(&mut m, 0, tags)?;
     mr_app(&mut m, 1, vec![])?;
     let cap = Resource::new(1024, 1);
@@ -103,7 +172,13 @@ fn huge_count(policy: &str, deadline: bool) -> Result<(), Failure> {
     if !hostile_asks(&mut m, 1, Action::Snapshot { app: 0, asks })? {
         return Ok(());
     }
-    m.apply(2, &Action::Snapshot { app: 1, asks: vec![row(20, "*", cap, 3)] })?;
+    m.apply(
+        2,
+        &Action::Snapshot {
+            app: 1,
+            asks: vec![row(20, "*", cap, 3)],
+        },
+    )?;
     for round in 0..8 {
         for host in 0..4 {
             m.apply(3 + round, &Action::Heartbeat { host })?;
@@ -117,12 +192,39 @@ fn huge_count(policy: &str, deadline: bool) -> Result<(), Failure> {
 fn huge_sizes(policy: &str) -> Result<(), Failure> {
     let mut p = props(policy);
     if policy == "capacity" {
-        p.insert("locus.capacity.queues".into(), crate::combos::CAPACITY_QUEUES.into());
+        p.insert(
+            "locus.capacity.queues".into(),
+            crate::combos::CAPACITY_QUEUES.into(),
+        );
     }
     let mut m = Model::new(p)?;
-    m.apply(0, &Action::AddNode { host: 0, rack: 0, memory_mb: u64::MAX, vcores: u32::MAX })?;
-    m.apply(0, &Action::AddNode { host: 1, rack: 0, memory_mb: u64::MAX - 1, vcores: u32::MAX })?;
-    m.apply(0, &Action::AddNode { host: 2, rack: 1, memory_mb: i64::MAX as u64, vcores: i32::MAX as u32 })?;
+    m.apply(
+        0,
+        &Action::AddNode {
+            host: 0,
+            rack: 0,
+            memory_mb: u64::MAX,
+            vcores: u32::MAX,
+        },
+    )?;
+    m.apply(
+        0,
+        &Action::AddNode {
+            host: 1,
+            rack: 0,
+            memory_mb: u64::MAX - 1,
+            vcores: u32::MAX,
+        },
+    )?;
+    m.apply(
+        0,
+        &Action::AddNode {
+            host: 2,
+            rack: 1,
+            memory_mb: i64::MAX as u64,
+            vcores: i32::MAX as u32,
+        },
+    )?;
     mr_app(&mut m, 0, vec![])?;
     mr_app(&mut m, 1, vec![])?;
     let huge = Resource::new(u64::MAX / 2, u32::MAX / 2);
@@ -136,8 +238,20 @@ fn huge_sizes(policy: &str) -> Result<(), Failure> {
     if !hostile_asks(&mut m, 1, Action::Snapshot { app: 0, asks })? {
         return Ok(());
     }
-    let other = vec![row(20, "*", Resource::new(i64::MAX as u64, 1), i32::MAX as u32)];
-    if !hostile_asks(&mut m, 2, Action::Snapshot { app: 1, asks: other })? {
+    let other = vec![row(
+        20,
+        "*",
+        Resource::new(i64::MAX as u64, 1),
+        i32::MAX as u32,
+    )];
+    if !hostile_asks(
+        &mut m,
+        2,
+        Action::Snapshot {
+            app: 1,
+            asks: other,
+        },
+    )? {
         return Ok(());
     }
     for round in 0..4 {
@@ -160,10 +274,19 @@ fn guard<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, Failure> {
 }
 
 fn simple_core() -> Result<Core, Failure> {
-    let mut c = Core::new(&props("fifo")).map_err(|e| Failure::new("refused_valid_config", 0, e.to_string()))?;
-    let ev = |e: Event, c: &mut Core| c.handle(e).map_err(|e| Failure::new("refused_valid_event", 0, e.to_string()));
+    let mut c = Core::new(&props("fifo"))
+        .map_err(|e| Failure::new("refused_valid_config", 0, e.to_string()))?;
+    let ev = |e: Event, c: &mut Core| {
+        c.handle(e)
+            .map_err(|e| Failure::new("refused_valid_event", 0, e.to_string()))
+    };
     ev(
-        Event::NodeAdded { node: "h0:8041".into(), host: "h0".into(), rack: "/r0".into(), capability: Resource::new(8192, 8) },
+        Event::NodeAdded {
+            node: "h0:8041".into(),
+            host: "h0".into(),
+            rack: "/r0".into(),
+            capability: Resource::new(8192, 8),
+        },
         &mut c,
     )?;
     ev(
@@ -178,7 +301,13 @@ fn simple_core() -> Result<Core, Failure> {
         },
         &mut c,
     )?;
-    ev(Event::AttemptAdded { app: app_id(0), attempt: "appattempt_1700000000000_0000_000001".into() }, &mut c)?;
+    ev(
+        Event::AttemptAdded {
+            app: app_id(0),
+            attempt: "appattempt_1700000000000_0000_000001".into(),
+        },
+        &mut c,
+    )?;
     Ok(c)
 }
 
@@ -195,7 +324,12 @@ fn many_names() -> Result<(), Failure> {
     let mut c = simple_core()?;
     for round in 0..10 {
         let rows = name_rows((0..MANY_NAMES).map(|i| format!("r{round}-node{i:06}.example.com")));
-        let _ = guard("asks_updated", || c.handle(Event::AsksUpdated { app: app_id(0), asks: rows }))?;
+        let _ = guard("asks_updated", || {
+            c.handle(Event::AsksUpdated {
+                app: app_id(0),
+                asks: rows,
+            })
+        })?;
         let held = c.state().names().len();
         let bound = MANY_NAMES + 16;
         if held > bound {
@@ -221,7 +355,8 @@ fn legacy_write(h: &mut u64, bytes: &[u8]) {
         let mut w = [0u8; 8];
         let rest = chunks.remainder();
         w[..rest.len()].copy_from_slice(rest);
-        let x = (h.rotate_left(5) ^ u64::from_le_bytes(w) ^ (bytes.len() as u64) << 56).wrapping_mul(SEED);
+        let x = (h.rotate_left(5) ^ u64::from_le_bytes(w) ^ (bytes.len() as u64) << 56)
+            .wrapping_mul(SEED);
         *h = x ^ (x >> 32);
     }
 }
@@ -279,12 +414,25 @@ fn colliding_names() -> Result<(), Failure> {
     let names = colliding(COLLIDING_NAMES);
     let h = legacy_hash(&names[0]);
     if names.iter().any(|n| legacy_hash(n) != h) {
-        return Err(Failure::new("fuzzer_bug", 0, "crafted names do not collide"));
+        return Err(Failure::new(
+            "fuzzer_bug",
+            0,
+            "crafted names do not collide",
+        ));
     }
     let mut c = simple_core()?;
     let rows = name_rows(names.into_iter());
-    let _ = guard("asks_updated", || c.handle(Event::AsksUpdated { app: app_id(0), asks: rows }))?;
-    let hb = Heartbeat { node: "h0:8041".into(), unallocated: Resource::new(8192, 8), now_ms: 1000 };
+    let _ = guard("asks_updated", || {
+        c.handle(Event::AsksUpdated {
+            app: app_id(0),
+            asks: rows,
+        })
+    })?;
+    let hb = Heartbeat {
+        node: "h0:8041".into(),
+        unallocated: Resource::new(8192, 8),
+        now_ms: 1000,
+    };
     let _ = guard("heartbeat", || c.heartbeat(&hb))?;
     Ok(())
 }
@@ -297,7 +445,10 @@ fn malformed_json() -> Result<(), Failure> {
     let h = guard("create", || ops::create("{}"))?
         .map_err(|e| Failure::new("refused_valid_config", 0, e.to_string()))?;
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-    let long = format!("[{{\"type\":\"node_removed\",\"node\":\"{}\"}}]", "x".repeat(1 << 20));
+    let long = format!(
+        "[{{\"type\":\"node_removed\",\"node\":\"{}\"}}]",
+        "x".repeat(1 << 20)
+    );
     let bad_events: Vec<String> = vec![
         String::new(),
         "nul".into(),
@@ -321,33 +472,83 @@ fn malformed_json() -> Result<(), Failure> {
         if let Err(err) = r {
             let text = err.to_string();
             if text.is_empty() || text.len() > MAX_ERROR_BYTES + (1 << 20) {
-                return Err(Failure::new("bridge_error_unbounded", i, format!("{} bytes of error", text.len())));
+                return Err(Failure::new(
+                    "bridge_error_unbounded",
+                    i,
+                    format!("{} bytes of error", text.len()),
+                ));
             }
         }
     }
-    let bad_heartbeats = ["", "{}", "[]", "{\"node\":\"h\",\"unallocated\":{\"memory_mb\":1,\"vcores\":1},\"now_ms\":-1}", &deep];
+    let bad_heartbeats = [
+        "",
+        "{}",
+        "[]",
+        "{\"node\":\"h\",\"unallocated\":{\"memory_mb\":1,\"vcores\":1},\"now_ms\":-1}",
+        &deep,
+    ];
     for (i, hb) in bad_heartbeats.iter().enumerate() {
         if guard("heartbeat", || ops::heartbeat(h, hb))?.is_ok() {
-            return Err(Failure::new("bridge_accepted_garbage", i, format!("heartbeat {:?} accepted", crate::model::truncate(hb, 80))));
+            return Err(Failure::new(
+                "bridge_accepted_garbage",
+                i,
+                format!("heartbeat {:?} accepted", crate::model::truncate(hb, 80)),
+            ));
         }
     }
-    for (i, p) in ["", "[]", "{\"locus.policy\":1}", "{\"locus.policy\":\"nope\"}", &deep].iter().enumerate() {
+    for (i, p) in [
+        "",
+        "[]",
+        "{\"locus.policy\":1}",
+        "{\"locus.policy\":\"nope\"}",
+        &deep,
+    ]
+    .iter()
+    .enumerate()
+    {
         if guard("reconfigure", || ops::reconfigure(h, p))?.is_ok() {
-            return Err(Failure::new("bridge_accepted_garbage", i, format!("properties {:?} accepted", crate::model::truncate(p, 80))));
+            return Err(Failure::new(
+                "bridge_accepted_garbage",
+                i,
+                format!("properties {:?} accepted", crate::model::truncate(p, 80)),
+            ));
         }
         if guard("create", || ops::create(p))?.is_ok() {
-            return Err(Failure::new("bridge_accepted_garbage", i, format!("create {:?} accepted", crate::model::truncate(p, 80))));
+            return Err(Failure::new(
+                "bridge_accepted_garbage",
+                i,
+                format!("create {:?} accepted", crate::model::truncate(p, 80)),
+            ));
         }
     }
     for bad in [0i64, -1, i64::MIN, i64::MAX, h + 1_000_000] {
-        ok(guard("stats", || ops::stats(bad))?.map(|_| ()).map_err(|e| e.to_string())).ok();
-        if guard("heartbeat", || ops::heartbeat(bad, "{\"node\":\"h\",\"unallocated\":{\"memory_mb\":1,\"vcores\":1},\"now_ms\":1}"))?.is_ok() {
-            return Err(Failure::new("bridge_accepted_garbage", 0, format!("handle {bad} accepted")));
+        ok(guard("stats", || ops::stats(bad))?
+            .map(|_| ())
+            .map_err(|e| e.to_string()))
+        .ok();
+        if guard("heartbeat", || {
+            ops::heartbeat(
+                bad,
+                "{\"node\":\"h\",\"unallocated\":{\"memory_mb\":1,\"vcores\":1},\"now_ms\":1}",
+            )
+        })?
+        .is_ok()
+        {
+            return Err(Failure::new(
+                "bridge_accepted_garbage",
+                0,
+                format!("handle {bad} accepted"),
+            ));
         }
     }
-    guard("close", || ops::close(h))?.map_err(|e| Failure::new("refused_valid_event", 0, e.to_string()))?;
+    guard("close", || ops::close(h))?
+        .map_err(|e| Failure::new("refused_valid_event", 0, e.to_string()))?;
     if guard("close twice", || ops::close(h))?.is_ok() {
-        return Err(Failure::new("bridge_accepted_garbage", 0, "a closed handle closed again"));
+        return Err(Failure::new(
+            "bridge_accepted_garbage",
+            0,
+            "a closed handle closed again",
+        ));
     }
     Ok(())
 }
@@ -362,7 +563,11 @@ fn bridge_error_size() -> Result<(), Failure> {
     let r = guard("events", || ops::events(h, &batch))?;
     let _ = ops::close(h);
     match r {
-        Ok(()) => Err(Failure::new("bridge_accepted_garbage", 0, "100,000 malformed events accepted")),
+        Ok(()) => Err(Failure::new(
+            "bridge_accepted_garbage",
+            0,
+            "100,000 malformed events accepted",
+        )),
         Err(e) => {
             let n = e.to_string().len();
             if n > MAX_ERROR_BYTES {
@@ -380,9 +585,10 @@ fn bridge_error_size() -> Result<(), Failure> {
 
 /// Runs one case in this process (the child side); prints the failure as JSON on stdout.
 pub fn run_here(name: &str) -> Result<(), Failure> {
-    let case = cases().into_iter().find(|c| c.name == name).ok_or_else(|| {
-        Failure::new("usage", 0, format!("no hostile case {name:?}"))
-    })?;
+    let case = cases()
+        .into_iter()
+        .find(|c| c.name == name)
+        .ok_or_else(|| Failure::new("usage", 0, format!("no hostile case {name:?}")))?;
     (case.run)()
 }
 
@@ -390,16 +596,27 @@ pub fn run_here(name: &str) -> Result<(), Failure> {
 pub fn run_in_child(exe: &std::path::Path, name: &str) -> Result<(), Failure> {
     let mut child = Command::new("sh")
         .arg("-c")
-        .arg(format!("ulimit -v {CHILD_MEMORY_KIB}; exec \"$0\" --hostile {name}"))
+        .arg(format!(
+            "ulimit -v {CHILD_MEMORY_KIB}; exec \"$0\" --hostile {name}"
+        ))
         .arg(exe)
         .env("LOCUS_FUZZ_CHILD", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| Failure::new("fuzzer_bug", 0, format!("cannot start {}: {e}", exe.display())))?;
+        .map_err(|e| {
+            Failure::new(
+                "fuzzer_bug",
+                0,
+                format!("cannot start {}: {e}", exe.display()),
+            )
+        })?;
     let start = Instant::now();
     let status = loop {
-        if let Some(s) = child.try_wait().map_err(|e| Failure::new("fuzzer_bug", 0, e.to_string()))? {
+        if let Some(s) = child
+            .try_wait()
+            .map_err(|e| Failure::new("fuzzer_bug", 0, e.to_string()))?
+        {
             break s;
         }
         if start.elapsed() > CHILD_DEADLINE {
@@ -408,7 +625,10 @@ pub fn run_in_child(exe: &std::path::Path, name: &str) -> Result<(), Failure> {
             return Err(Failure::new(
                 "wedge",
                 0,
-                format!("hostile case {name} still running after {}s", CHILD_DEADLINE.as_secs()),
+                format!(
+                    "hostile case {name} still running after {}s",
+                    CHILD_DEADLINE.as_secs()
+                ),
             ));
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -430,7 +650,11 @@ pub fn run_in_child(exe: &std::path::Path, name: &str) -> Result<(), Failure> {
         }
     }
     let tail: String = err.lines().rev().take(3).collect::<Vec<_>>().join(" | ");
-    Err(Failure::new("abort", 0, format!("hostile case {name} killed the process ({status}): {tail}")))
+    Err(Failure::new(
+        "abort",
+        0,
+        format!("hostile case {name} killed the process ({status}): {tail}"),
+    ))
 }
 
 #[cfg(test)]
@@ -454,7 +678,15 @@ mod tests {
         let names = colliding(50);
         let b = BuildHasherDefault::<Legacy>::default();
         let h = b.hash_one(names[0].as_bytes());
-        assert!(names.iter().all(|n| b.hash_one(n.as_bytes()) == h && legacy_hash(n) == h));
-        assert_eq!(names.iter().collect::<std::collections::BTreeSet<_>>().len(), 50);
+        assert!(names
+            .iter()
+            .all(|n| b.hash_one(n.as_bytes()) == h && legacy_hash(n) == h));
+        assert_eq!(
+            names
+                .iter()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
+            50
+        );
     }
 }

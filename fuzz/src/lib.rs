@@ -8,9 +8,9 @@ pub mod failure;
 pub mod gen;
 pub mod hostile;
 pub mod model;
+pub mod repro;
 pub mod rng;
 pub mod runner;
-pub mod repro;
 pub mod shrink;
 
 pub use action::{Action, Case};

@@ -28,7 +28,16 @@ struct Args {
 }
 
 fn parse() -> Result<Args, String> {
-    let mut a = Args { minutes: 1.0, seed: None, steps: 300, out: "target/fuzz-failures".into(), replay: None, keep_going: false, hostile: None, no_hostile: false };
+    let mut a = Args {
+        minutes: 1.0,
+        seed: None,
+        steps: 300,
+        out: "target/fuzz-failures".into(),
+        replay: None,
+        keep_going: false,
+        hostile: None,
+        no_hostile: false,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
         let mut v = || it.next().ok_or(format!("{k} needs a value"));
@@ -95,7 +104,12 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        println!("replaying {} ({} actions, {})", file.display(), r.case.actions.len(), combos::describe(&r.config));
+        println!(
+            "replaying {} ({} actions, {})",
+            file.display(),
+            r.case.actions.len(),
+            combos::describe(&r.config)
+        );
         println!("recorded: {}", r.failure);
         return match runner::run(&r.case) {
             Ok(_) => {
@@ -110,7 +124,10 @@ fn main() -> ExitCode {
     }
     let deadline = Instant::now() + Duration::from_secs_f64(args.minutes * 60.0);
     let mut seed = args.seed.unwrap_or_else(|| {
-        SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(1)
     });
     let mut cases = 0u64;
     let mut found = std::collections::BTreeSet::new();
@@ -122,7 +139,11 @@ fn main() -> ExitCode {
                 Err(f) => {
                     println!("hostile {}: {f}", c.name);
                     match repro::write_hostile(&args.out, c.name, &f) {
-                        Ok(p) => println!("reproducer: {} (./locus fuzz --replay {})", p.display(), p.display()),
+                        Ok(p) => println!(
+                            "reproducer: {} (./locus fuzz --replay {})",
+                            p.display(),
+                            p.display()
+                        ),
                         Err(e) => eprintln!("locus-fuzz: could not write the reproducer: {e}"),
                     }
                     if !args.keep_going {
@@ -171,6 +192,9 @@ fn main() -> ExitCode {
         }
         return ExitCode::FAILURE;
     }
-    println!("{cases} cases passed (last seed {seed}), {} layer combinations", combos::valid().len());
+    println!(
+        "{cases} cases passed (last seed {seed}), {} layer combinations",
+        combos::valid().len()
+    );
     ExitCode::SUCCESS
 }

@@ -9,8 +9,7 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use locus_core::{
-    Ask, ContainerInfo, Core, Decision, Event, Heartbeat, HeartbeatResponse, Locality,
-    Resource,
+    Ask, ContainerInfo, Core, Decision, Event, Heartbeat, HeartbeatResponse, Locality, Resource,
 };
 
 use crate::action::Action;
@@ -94,11 +93,12 @@ fn any_row(rows: &Rows, key: Key) -> Option<&Ask> {
 /// YARN's `canDelayTo`: a row that is absent or relaxes allows going below it.
 fn can_delay_to(rows: &Rows, key: Key, name: &str) -> bool {
     rows.get(&(key.0, key.1, name.to_string()))
-        .map_or(true, |a| a.relax_locality)
+        .is_none_or(|a| a.relax_locality)
 }
 
 fn row_count(rows: &Rows, key: Key, name: &str) -> u32 {
-    rows.get(&(key.0, key.1, name.to_string())).map_or(0, |a| a.count)
+    rows.get(&(key.0, key.1, name.to_string()))
+        .map_or(0, |a| a.count)
 }
 
 impl Model {
@@ -138,7 +138,12 @@ impl Model {
     /// Applies one action; an action about something absent is skipped.
     pub fn apply(&mut self, step: usize, action: &Action) -> Result<(), Failure> {
         match action {
-            Action::AddNode { host, rack, memory_mb, vcores } => {
+            Action::AddNode {
+                host,
+                rack,
+                memory_mb,
+                vcores,
+            } => {
                 if self.nodes.contains_key(host) {
                     return Ok(());
                 }
@@ -152,26 +157,55 @@ impl Model {
                         capability,
                     },
                 )?;
-                self.nodes.insert(*host, NodeM { rack: *rack, capability, unallocated: capability });
+                self.nodes.insert(
+                    *host,
+                    NodeM {
+                        rack: *rack,
+                        capability,
+                        unallocated: capability,
+                    },
+                );
             }
             Action::RemoveNode { host } => {
                 if !self.nodes.contains_key(host) {
                     return Ok(());
                 }
-                self.send(step, Event::NodeRemoved { node: node_id(*host) })?;
+                self.send(
+                    step,
+                    Event::NodeRemoved {
+                        node: node_id(*host),
+                    },
+                )?;
                 self.nodes.remove(host);
                 self.containers.retain(|_, c| c.host != *host);
             }
-            Action::ResizeNode { host, memory_mb, vcores } => {
-                let Some(n) = self.nodes.get(host) else { return Ok(()) };
+            Action::ResizeNode {
+                host,
+                memory_mb,
+                vcores,
+            } => {
+                let Some(n) = self.nodes.get(host) else {
+                    return Ok(());
+                };
                 let capability = Resource::new(*memory_mb, *vcores);
                 let used = n.capability.saturating_sub(&n.unallocated);
-                self.send(step, Event::NodeResourceUpdated { node: node_id(*host), capability })?;
+                self.send(
+                    step,
+                    Event::NodeResourceUpdated {
+                        node: node_id(*host),
+                        capability,
+                    },
+                )?;
                 let n = self.nodes.get_mut(host).expect("checked above");
                 n.capability = capability;
                 n.unallocated = capability.saturating_sub(&used);
             }
-            Action::AddApp { app, queue, app_type, tags } => {
+            Action::AddApp {
+                app,
+                queue,
+                app_type,
+                tags,
+            } => {
                 if self.apps.contains_key(app) {
                     return Ok(());
                 }
@@ -189,7 +223,12 @@ impl Model {
                 )?;
                 self.apps.insert(
                     *app,
-                    AppM { queue: queue.clone(), attempts: 0, live_attempt: false, asks: Rows::new() },
+                    AppM {
+                        queue: queue.clone(),
+                        attempts: 0,
+                        live_attempt: false,
+                        asks: Rows::new(),
+                    },
                 );
             }
             Action::RemoveApp { app } => {
@@ -201,50 +240,89 @@ impl Model {
                 self.release_where(|c| c.app == *app);
             }
             Action::AddAttempt { app } => {
-                let Some(a) = self.apps.get_mut(app) else { return Ok(()) };
+                let Some(a) = self.apps.get_mut(app) else {
+                    return Ok(());
+                };
                 if a.live_attempt {
                     return Ok(());
                 }
                 a.attempts += 1;
                 a.live_attempt = true;
                 let attempt = format!("appattempt_1700000000000_{app:04}_{:06}", a.attempts);
-                self.send(step, Event::AttemptAdded { app: app_id(*app), attempt })?;
+                self.send(
+                    step,
+                    Event::AttemptAdded {
+                        app: app_id(*app),
+                        attempt,
+                    },
+                )?;
             }
             Action::RemoveAttempt { app } => {
-                let Some(a) = self.apps.get(app) else { return Ok(()) };
+                let Some(a) = self.apps.get(app) else {
+                    return Ok(());
+                };
                 if !a.live_attempt {
                     return Ok(());
                 }
                 let attempt = format!("appattempt_1700000000000_{app:04}_{:06}", a.attempts);
                 // The RM kills the attempt's containers and the shim reports each.
-                let ids: Vec<u64> =
-                    self.containers.iter().filter(|(_, c)| c.app == *app).map(|(k, _)| *k).collect();
+                let ids: Vec<u64> = self
+                    .containers
+                    .iter()
+                    .filter(|(_, c)| c.app == *app)
+                    .map(|(k, _)| *k)
+                    .collect();
                 for k in ids {
                     self.release(step, k)?;
                 }
-                self.send(step, Event::AttemptRemoved { app: app_id(*app), attempt })?;
+                self.send(
+                    step,
+                    Event::AttemptRemoved {
+                        app: app_id(*app),
+                        attempt,
+                    },
+                )?;
                 let a = self.apps.get_mut(app).expect("checked above");
                 a.live_attempt = false;
                 a.asks.clear();
             }
             Action::Snapshot { app, asks } => {
-                let Some(a) = self.apps.get(app) else { return Ok(()) };
+                let Some(a) = self.apps.get(app) else {
+                    return Ok(());
+                };
                 if !a.live_attempt {
                     return Ok(());
                 }
-                self.send(step, Event::AsksUpdated { app: app_id(*app), asks: asks.clone() })?;
+                self.send(
+                    step,
+                    Event::AsksUpdated {
+                        app: app_id(*app),
+                        asks: asks.clone(),
+                    },
+                )?;
                 let a = self.apps.get_mut(app).expect("checked above");
                 a.asks.clear();
                 for r in asks.iter().filter(|r| r.count > 0) {
-                    a.asks.insert((r.priority, r.allocation_request_id, r.resource_name.clone()), r.clone());
+                    a.asks.insert(
+                        (r.priority, r.allocation_request_id, r.resource_name.clone()),
+                        r.clone(),
+                    );
                 }
             }
             Action::Change { app, asks } => {
-                let Some(a) = self.apps.get(app) else { return Ok(()) };
+                let Some(a) = self.apps.get(app) else {
+                    return Ok(());
+                };
                 if !a.live_attempt {
                     return Ok(());
                 }
-                self.send(step, Event::AsksChanged { app: app_id(*app), asks: asks.clone() })?;
+                self.send(
+                    step,
+                    Event::AsksChanged {
+                        app: app_id(*app),
+                        asks: asks.clone(),
+                    },
+                )?;
                 let a = self.apps.get_mut(app).expect("checked above");
                 for r in asks {
                     let k = (r.priority, r.allocation_request_id, r.resource_name.clone());
@@ -278,7 +356,12 @@ impl Model {
     }
 
     fn release_where(&mut self, f: impl Fn(&ContM) -> bool) {
-        let gone: Vec<u64> = self.containers.iter().filter(|(_, c)| f(c)).map(|(k, _)| *k).collect();
+        let gone: Vec<u64> = self
+            .containers
+            .iter()
+            .filter(|(_, c)| f(c))
+            .map(|(k, _)| *k)
+            .collect();
         for k in gone {
             let c = self.containers.remove(&k).expect("listed");
             if let Some(n) = self.nodes.get_mut(&c.host) {
@@ -288,7 +371,9 @@ impl Model {
     }
 
     fn release(&mut self, step: usize, k: u64) -> Result<(), Failure> {
-        let Some(c) = self.containers.remove(&k) else { return Ok(()) };
+        let Some(c) = self.containers.remove(&k) else {
+            return Ok(());
+        };
         if let Some(n) = self.nodes.get_mut(&c.host) {
             n.unallocated = n.unallocated.add(&c.resource);
         }
@@ -316,11 +401,19 @@ impl Model {
             self.release(step, k)?;
         }
         let unallocated = self.nodes[&host].unallocated;
-        let hb = Heartbeat { node: node_id(host), unallocated, now_ms: self.round * 1000 };
+        let hb = Heartbeat {
+            node: node_id(host),
+            unallocated,
+            now_ms: self.round * 1000,
+        };
         let resp = match guarded(step, "heartbeat", || self.core.heartbeat(&hb))? {
             Ok(r) => r,
             Err(e) => {
-                return Err(Failure::new("refused_valid_event", step, format!("heartbeat refused: {e}")))
+                return Err(Failure::new(
+                    "refused_valid_event",
+                    step,
+                    format!("heartbeat refused: {e}"),
+                ))
             }
         };
         self.check_decisions(step, host, unallocated, &resp)?;
@@ -354,7 +447,11 @@ impl Model {
                 return Err(Failure::new("decision_for_unknown_app", step, shown()));
             };
             if !a.live_attempt {
-                return Err(Failure::new("decision_for_unknown_app", step, format!("no attempt: {}", shown())));
+                return Err(Failure::new(
+                    "decision_for_unknown_app",
+                    step,
+                    format!("no attempt: {}", shown()),
+                ));
             }
             let expected = match d.locality {
                 Locality::NodeLocal => host_name(host),
@@ -370,7 +467,11 @@ impl Model {
             }
             let key = (d.priority, d.allocation_request_id);
             let Some(any) = any_row(&a.asks, key) else {
-                return Err(Failure::new("decision_beyond_outstanding_asks", step, format!("no * row: {}", shown())));
+                return Err(Failure::new(
+                    "decision_beyond_outstanding_asks",
+                    step,
+                    format!("no * row: {}", shown()),
+                ));
             };
             if any.capability != d.capability {
                 return Err(Failure::new(
@@ -383,11 +484,23 @@ impl Model {
                 Locality::NodeLocal => true,
                 Locality::RackLocal => can_delay_to(&a.asks, key, &rack_name(node.rack)),
                 Locality::OffSwitch => {
-                    can_delay_to(&a.asks, key, "*") && !pinned_to_rack(&a.asks, key, &rack_name(node.rack))
+                    // The rack row as this heartbeat's earlier decisions left it.
+                    let rack = rack_name(node.rack);
+                    let used = per_row
+                        .get(&(app, key.0, key.1, rack.clone()))
+                        .copied()
+                        .unwrap_or(0);
+                    let left = (row_count(&a.asks, key, &rack) as u64).saturating_sub(used);
+                    can_delay_to(&a.asks, key, "*")
+                        && (left == 0 || can_delay_to(&a.asks, key, &rack))
                 }
             };
             if !relax_ok {
-                return Err(Failure::new("decision_ignores_relax_locality", step, shown()));
+                return Err(Failure::new(
+                    "decision_ignores_relax_locality",
+                    step,
+                    shown(),
+                ));
             }
             // A key whose host and rack rows this heartbeat's earlier decisions used up names
             // no place any more: its off-switch containers are locality-free and not limited.
@@ -410,7 +523,11 @@ impl Model {
             return Err(Failure::new(
                 "decision_beyond_free_resource",
                 step,
-                format!("node {} has {unallocated:?}, decisions want {m} MB {v} vcores: {:?}", node_id(host), resp.decisions),
+                format!(
+                    "node {} has {unallocated:?}, decisions want {m} MB {v} vcores: {:?}",
+                    node_id(host),
+                    resp.decisions
+                ),
             ));
         }
         for ((app, p, r, name), n) in &per_row {
@@ -419,7 +536,10 @@ impl Model {
                 return Err(Failure::new(
                     "decision_beyond_outstanding_asks",
                     step,
-                    format!("{} at ({p},{r},{name}) has {have}, decided {n}", app_id(*app)),
+                    format!(
+                        "{} at ({p},{r},{name}) has {have}, decided {n}",
+                        app_id(*app)
+                    ),
                 ));
             }
         }
@@ -428,7 +548,10 @@ impl Model {
             return Err(Failure::new(
                 "off_switch_limit_exceeded",
                 step,
-                format!("{off_switch} off-switch containers in one heartbeat, limit {limit}: {:?}", resp.decisions),
+                format!(
+                    "{off_switch} off-switch containers in one heartbeat, limit {limit}: {:?}",
+                    resp.decisions
+                ),
             ));
         }
         Ok(())
@@ -436,11 +559,20 @@ impl Model {
 
     /// Executes decisions as the shim does: each container re-validated against the node and
     /// the ask it consumes; what cannot be done is rejected back to the core.
-    fn execute(&mut self, step: usize, host: u32, resp: HeartbeatResponse) -> Result<Vec<String>, Failure> {
+    fn execute(
+        &mut self,
+        step: usize,
+        host: u32,
+        resp: HeartbeatResponse,
+    ) -> Result<Vec<String>, Failure> {
         let rack = self.nodes[&host].rack;
         let mut touched = Vec::new();
         for d in resp.decisions {
-            let app = self.apps.iter().find(|(i, _)| app_id(**i) == d.app).map(|(i, _)| *i);
+            let app = self
+                .apps
+                .iter()
+                .find(|(i, _)| app_id(**i) == d.app)
+                .map(|(i, _)| *i);
             let mut executed = 0u32;
             let mut reason = String::new();
             if let Some(app) = app {
@@ -459,7 +591,14 @@ impl Model {
                 reason = "unknown application".into();
             }
             if executed < d.count {
-                self.send(step, Event::DecisionRejected { decision: d, executed, reason })?;
+                self.send(
+                    step,
+                    Event::DecisionRejected {
+                        decision: d,
+                        executed,
+                        reason,
+                    },
+                )?;
             }
         }
         touched.sort_unstable();
@@ -468,7 +607,13 @@ impl Model {
         for app in touched {
             let asks: Vec<Ask> = self.apps[&app].asks.values().cloned().collect();
             queues.push(self.apps[&app].queue.clone());
-            self.send(step, Event::AsksUpdated { app: app_id(app), asks })?;
+            self.send(
+                step,
+                Event::AsksUpdated {
+                    app: app_id(app),
+                    asks,
+                },
+            )?;
         }
         Ok(queues)
     }
@@ -518,7 +663,13 @@ impl Model {
         let duration = 1 + mix(&[n, app as u64]) % 12;
         self.containers.insert(
             n,
-            ContM { id: id.clone(), app, host, resource: d.capability, ends: self.round + duration * 4 },
+            ContM {
+                id: id.clone(),
+                app,
+                host,
+                resource: d.capability,
+                ends: self.round + duration * 4,
+            },
         );
         let node = self.nodes.get_mut(&host).expect("checked");
         node.unallocated = node.unallocated.saturating_sub(&d.capability);
@@ -583,7 +734,11 @@ impl Model {
         let checks = [
             ("nodes", s.nodes, self.nodes.len() as u64),
             ("apps", s.apps, self.apps.len() as u64),
-            ("running_containers", s.running_containers, self.containers.len() as u64),
+            (
+                "running_containers",
+                s.running_containers,
+                self.containers.len() as u64,
+            ),
             ("allocations", s.allocations, self.allocated),
             ("in_flight", s.in_flight, 0),
             ("pending_containers", s.pending_containers, pending),
@@ -612,16 +767,19 @@ impl Model {
             .iter()
             .find(|(q, _)| *q == a.queue)
             .map_or(100, |(_, m)| *m) as u128;
-        a.asks.iter().filter(|((_, _, n), _)| n == "*").any(|((p, r, _), any)| {
-            let key = (*p, *r);
-            if combos::is_capacity(&self.props) && mem(&any.capability) * 100 > max * cluster {
-                return false;
-            }
-            self.nodes.iter().any(|(h, n)| {
-                n.capability.fits(&any.capability)
-                    && serves(&a.asks, key, &host_name(*h), &rack_name(n.rack))
+        a.asks
+            .iter()
+            .filter(|((_, _, n), _)| n == "*")
+            .any(|((p, r, _), any)| {
+                let key = (*p, *r);
+                if combos::is_capacity(&self.props) && mem(&any.capability) * 100 > max * cluster {
+                    return false;
+                }
+                self.nodes.iter().any(|(h, n)| {
+                    n.capability.fits(&any.capability)
+                        && serves(&a.asks, key, &host_name(*h), &rack_name(n.rack))
+                })
             })
-        })
     }
 }
 

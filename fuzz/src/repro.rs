@@ -51,5 +51,8 @@ pub fn write_hostile(dir: &Path, name: &str, failure: &Failure) -> std::io::Resu
 pub fn read_hostile(path: &Path) -> Result<String, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-    v.get("hostile").and_then(|n| n.as_str()).map(str::to_string).ok_or_else(|| "not hostile".into())
+    v.get("hostile")
+        .and_then(|n| n.as_str())
+        .map(str::to_string)
+        .ok_or_else(|| "not hostile".into())
 }

@@ -42,7 +42,10 @@ pub fn run(case: &Case) -> Result<Outcome, Failure> {
         f.layers = combos::describe(&m.props);
         f
     })?;
-    Ok(Outcome { heartbeats: m.round, allocations: m.allocated })
+    Ok(Outcome {
+        heartbeats: m.round,
+        allocations: m.allocated,
+    })
 }
 
 fn drain(m: &mut Model, step: usize) -> Result<(), Failure> {
