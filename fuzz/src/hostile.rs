@@ -645,16 +645,27 @@ pub fn run_in_child(exe: &std::path::Path, name: &str) -> Result<(), Failure> {
         return Ok(());
     }
     if let Some(line) = out.lines().rev().find(|l| l.starts_with('{')) {
-        if let Ok(f) = serde_json::from_str::<Failure>(line) {
+        if let Ok(mut f) = serde_json::from_str::<Failure>(line) {
+            if f.layers.is_empty() {
+                f.layers = format!("hostile case {name}");
+            }
             return Err(f);
         }
     }
-    let tail: String = err.lines().rev().take(3).collect::<Vec<_>>().join(" | ");
-    Err(Failure::new(
+    // The line that says why (an allocation failure or a panic message), else the last ones.
+    let tail: String = match err.lines().find(|l| {
+        l.contains("memory allocation") || l.contains("panicked") || l.contains("overflow")
+    }) {
+        Some(l) => l.to_string(),
+        None => err.lines().rev().take(3).collect::<Vec<_>>().join(" | "),
+    };
+    let mut f = Failure::new(
         "abort",
         0,
         format!("hostile case {name} killed the process ({status}): {tail}"),
-    ))
+    );
+    f.layers = format!("hostile case {name}");
+    Err(f)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! combinations, and every hostile case in a child process. Each failure class is its own
 //! test, so a red run names what broke; fuzz/FINDINGS.md lists the ones today's core still
 //! fails (defects other branches fix). Reproduce a random one with `./locus fuzz --seed S`.
+//! Panics are not silenced here (the core's would hide the assertion messages with them).
 
 use std::sync::OnceLock;
 
@@ -18,7 +19,6 @@ const STEPS: usize = 200;
 fn random_failures() -> &'static Vec<(u64, Failure)> {
     static RUN: OnceLock<Vec<(u64, Failure)>> = OnceLock::new();
     RUN.get_or_init(|| {
-        locus_fuzz::quiet_panics();
         seeds()
             .filter_map(|s| runner::run(&gen::case(s, STEPS)).err().map(|f| (s, f)))
             .collect()
