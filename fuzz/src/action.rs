@@ -1,0 +1,69 @@
+//! What a fuzz case is made of. Actions are at the level of the ResourceManager (a node joins,
+//! an AM sends its asks, a node heartbeats); the model turns each into the core's events and
+//! executes the decisions, so a shrunk sequence stays meaningful: an action naming something
+//! that no longer exists is skipped rather than sent.
+
+use locus_core::Ask;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "snake_case")]
+pub enum Action {
+    AddNode {
+        host: u32,
+        rack: u32,
+        memory_mb: u64,
+        vcores: u32,
+    },
+    RemoveNode {
+        host: u32,
+    },
+    ResizeNode {
+        host: u32,
+        memory_mb: u64,
+        vcores: u32,
+    },
+    AddApp {
+        app: u32,
+        queue: String,
+        app_type: String,
+        tags: Vec<String>,
+    },
+    RemoveApp {
+        app: u32,
+    },
+    AddAttempt {
+        app: u32,
+    },
+    RemoveAttempt {
+        app: u32,
+    },
+    /// A full snapshot (`asks_updated`).
+    Snapshot {
+        app: u32,
+        asks: Vec<Ask>,
+    },
+    /// Changed rows only (`asks_changed`).
+    Change {
+        app: u32,
+        asks: Vec<Ask>,
+    },
+    Heartbeat {
+        host: u32,
+    },
+    /// Switch to the layer combination at this index of [`crate::combos::valid`].
+    Reconfigure {
+        combo: usize,
+    },
+}
+
+/// A whole case: replayable from this alone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Case {
+    pub seed: u64,
+    /// Index into [`crate::combos::valid`] the core starts with.
+    pub combo: usize,
+    pub actions: Vec<Action>,
+    /// Heartbeat every node this many rounds after the actions, checking liveness.
+    pub drain: bool,
+}

@@ -1,0 +1,819 @@
+//! A model of the ResourceManager around the core: nodes with capacity and unallocated
+//! resource, applications with their outstanding asks keyed by (priority,
+//! allocation_request_id, resource_name), and containers. It executes each heartbeat's
+//! decisions with the validation YARN (and java-shim's DecisionExecutor) applies, reports
+//! `container_allocated` / `decision_rejected` / the new ask snapshot back, and releases
+//! containers after a duration derived from their id. Invariants are checked after every step.
+
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use locus_core::{
+    Ask, ContainerInfo, Core, Decision, Event, Heartbeat, HeartbeatResponse, Locality, Resource,
+};
+
+use crate::action::Action;
+use crate::combos::{self, Props};
+use crate::failure::Failure;
+use crate::rng::mix;
+
+/// Outstanding asks of one application: (priority, allocation_request_id, resource_name).
+pub type Key = (i32, i64);
+type Rows = BTreeMap<(i32, i64, String), Ask>;
+
+pub struct NodeM {
+    pub rack: u32,
+    pub capability: Resource,
+    pub unallocated: Resource,
+}
+
+pub struct AppM {
+    pub queue: String,
+    pub attempts: u32,
+    pub live_attempt: bool,
+    pub asks: Rows,
+}
+
+pub struct ContM {
+    pub id: String,
+    pub app: u32,
+    pub host: u32,
+    pub resource: Resource,
+    /// Heartbeat round after which it finishes.
+    pub ends: u64,
+}
+
+pub fn node_id(host: u32) -> String {
+    format!("h{host}:8041")
+}
+pub fn host_name(host: u32) -> String {
+    format!("h{host}")
+}
+pub fn rack_name(rack: u32) -> String {
+    format!("/r{rack}")
+}
+pub fn app_id(app: u32) -> String {
+    format!("application_1700000000000_{app:04}")
+}
+
+pub struct Model {
+    pub core: Core,
+    pub props: Props,
+    pub nodes: BTreeMap<u32, NodeM>,
+    pub apps: BTreeMap<u32, AppM>,
+    pub containers: BTreeMap<u64, ContM>,
+    next_container: u64,
+    /// Heartbeats sent so far (the model's clock: 1 s each).
+    pub round: u64,
+    pub allocated: u64,
+    /// Containers allocated per app since the drain phase began (liveness).
+    pub allocations_of: BTreeMap<u32, u64>,
+}
+
+/// Runs a core call, turning a panic into a failure.
+fn guarded<T>(step: usize, what: &str, f: impl FnOnce() -> T) -> Result<T, Failure> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "non-string panic".into());
+        Failure::new("panic", step, format!("core panicked in {what}: {msg}"))
+    })
+}
+
+fn mem(r: &Resource) -> u128 {
+    r.memory_mb as u128
+}
+
+fn any_row(rows: &Rows, key: Key) -> Option<&Ask> {
+    rows.get(&(key.0, key.1, "*".to_string()))
+}
+
+/// YARN's `canDelayTo`: a row that is absent or relaxes allows going below it.
+fn can_delay_to(rows: &Rows, key: Key, name: &str) -> bool {
+    rows.get(&(key.0, key.1, name.to_string()))
+        .is_none_or(|a| a.relax_locality)
+}
+
+fn row_count(rows: &Rows, key: Key, name: &str) -> u32 {
+    rows.get(&(key.0, key.1, name.to_string()))
+        .map_or(0, |a| a.count)
+}
+
+impl Model {
+    pub fn new(props: Props) -> Result<Model, Failure> {
+        let core = guarded(0, "Core::new", || Core::new(&props))?
+            .map_err(|e| Failure::new("refused_valid_config", 0, e.to_string()))?;
+        Ok(Model {
+            core,
+            props,
+            nodes: BTreeMap::new(),
+            apps: BTreeMap::new(),
+            containers: BTreeMap::new(),
+            next_container: 1,
+            round: 0,
+            allocated: 0,
+            allocations_of: BTreeMap::new(),
+        })
+    }
+
+    fn send(&mut self, step: usize, event: Event) -> Result<(), Failure> {
+        let kind = event.kind();
+        let shown = format!("{event:?}");
+        match guarded(step, kind, || self.core.handle(event))? {
+            Ok(()) => Ok(()),
+            Err(e) => Err(Failure::new(
+                "refused_valid_event",
+                step,
+                format!("{kind} refused: {e} (event {})", truncate(&shown, 300)),
+            )),
+        }
+    }
+
+    pub fn cluster_memory(&self) -> u128 {
+        self.nodes.values().map(|n| mem(&n.capability)).sum()
+    }
+
+    /// Applies one action; an action about something absent is skipped.
+    pub fn apply(&mut self, step: usize, action: &Action) -> Result<(), Failure> {
+        match action {
+            Action::AddNode {
+                host,
+                rack,
+                memory_mb,
+                vcores,
+            } => {
+                if self.nodes.contains_key(host) {
+                    return Ok(());
+                }
+                let capability = Resource::new(*memory_mb, *vcores);
+                self.send(
+                    step,
+                    Event::NodeAdded {
+                        node: node_id(*host),
+                        host: host_name(*host),
+                        rack: rack_name(*rack),
+                        capability,
+                    },
+                )?;
+                self.nodes.insert(
+                    *host,
+                    NodeM {
+                        rack: *rack,
+                        capability,
+                        unallocated: capability,
+                    },
+                );
+            }
+            Action::RemoveNode { host } => {
+                if !self.nodes.contains_key(host) {
+                    return Ok(());
+                }
+                self.send(
+                    step,
+                    Event::NodeRemoved {
+                        node: node_id(*host),
+                    },
+                )?;
+                self.nodes.remove(host);
+                self.containers.retain(|_, c| c.host != *host);
+            }
+            Action::ResizeNode {
+                host,
+                memory_mb,
+                vcores,
+            } => {
+                let Some(n) = self.nodes.get(host) else {
+                    return Ok(());
+                };
+                let capability = Resource::new(*memory_mb, *vcores);
+                let used = n.capability.saturating_sub(&n.unallocated);
+                self.send(
+                    step,
+                    Event::NodeResourceUpdated {
+                        node: node_id(*host),
+                        capability,
+                    },
+                )?;
+                let n = self.nodes.get_mut(host).expect("checked above");
+                n.capability = capability;
+                n.unallocated = capability.saturating_sub(&used);
+            }
+            Action::AddApp {
+                app,
+                queue,
+                app_type,
+                tags,
+            } => {
+                if self.apps.contains_key(app) {
+                    return Ok(());
+                }
+                self.send(
+                    step,
+                    Event::AppAdded {
+                        app: app_id(*app),
+                        queue: queue.clone(),
+                        user: format!("user{}", app % 3),
+                        name: format!("job{}", app % 5),
+                        app_type: app_type.clone(),
+                        tags: tags.clone(),
+                        submit_ms: self.round * 1000,
+                    },
+                )?;
+                self.apps.insert(
+                    *app,
+                    AppM {
+                        queue: queue.clone(),
+                        attempts: 0,
+                        live_attempt: false,
+                        asks: Rows::new(),
+                    },
+                );
+            }
+            Action::RemoveApp { app } => {
+                if !self.apps.contains_key(app) {
+                    return Ok(());
+                }
+                self.send(step, Event::AppRemoved { app: app_id(*app) })?;
+                self.apps.remove(app);
+                self.release_where(|c| c.app == *app);
+            }
+            Action::AddAttempt { app } => {
+                let Some(a) = self.apps.get_mut(app) else {
+                    return Ok(());
+                };
+                if a.live_attempt {
+                    return Ok(());
+                }
+                a.attempts += 1;
+                a.live_attempt = true;
+                let attempt = format!("appattempt_1700000000000_{app:04}_{:06}", a.attempts);
+                self.send(
+                    step,
+                    Event::AttemptAdded {
+                        app: app_id(*app),
+                        attempt,
+                    },
+                )?;
+            }
+            Action::RemoveAttempt { app } => {
+                let Some(a) = self.apps.get(app) else {
+                    return Ok(());
+                };
+                if !a.live_attempt {
+                    return Ok(());
+                }
+                let attempt = format!("appattempt_1700000000000_{app:04}_{:06}", a.attempts);
+                // The RM kills the attempt's containers and the shim reports each.
+                let ids: Vec<u64> = self
+                    .containers
+                    .iter()
+                    .filter(|(_, c)| c.app == *app)
+                    .map(|(k, _)| *k)
+                    .collect();
+                for k in ids {
+                    self.release(step, k)?;
+                }
+                self.send(
+                    step,
+                    Event::AttemptRemoved {
+                        app: app_id(*app),
+                        attempt,
+                    },
+                )?;
+                let a = self.apps.get_mut(app).expect("checked above");
+                a.live_attempt = false;
+                a.asks.clear();
+            }
+            Action::Snapshot { app, asks } => {
+                let Some(a) = self.apps.get(app) else {
+                    return Ok(());
+                };
+                if !a.live_attempt {
+                    return Ok(());
+                }
+                self.send(
+                    step,
+                    Event::AsksUpdated {
+                        app: app_id(*app),
+                        asks: asks.clone(),
+                    },
+                )?;
+                let a = self.apps.get_mut(app).expect("checked above");
+                a.asks.clear();
+                for r in asks.iter().filter(|r| r.count > 0) {
+                    a.asks.insert(
+                        (r.priority, r.allocation_request_id, r.resource_name.clone()),
+                        r.clone(),
+                    );
+                }
+            }
+            Action::Change { app, asks } => {
+                let Some(a) = self.apps.get(app) else {
+                    return Ok(());
+                };
+                if !a.live_attempt {
+                    return Ok(());
+                }
+                self.send(
+                    step,
+                    Event::AsksChanged {
+                        app: app_id(*app),
+                        asks: asks.clone(),
+                    },
+                )?;
+                let a = self.apps.get_mut(app).expect("checked above");
+                for r in asks {
+                    let k = (r.priority, r.allocation_request_id, r.resource_name.clone());
+                    if r.count == 0 {
+                        a.asks.remove(&k);
+                    } else {
+                        a.asks.insert(k, r.clone());
+                    }
+                }
+            }
+            Action::Heartbeat { host } => {
+                if self.nodes.contains_key(host) {
+                    self.heartbeat(step, *host)?;
+                }
+            }
+            Action::Reconfigure { combo } => {
+                let all = combos::valid();
+                let props = all[combo % all.len()].clone();
+                let r = guarded(step, "reconfigure", || self.core.reconfigure(&props))?;
+                r.map_err(|e| {
+                    Failure::new(
+                        "refused_valid_config",
+                        step,
+                        format!("reconfigure to {} refused: {e}", combos::describe(&props)),
+                    )
+                })?;
+                self.props = props;
+            }
+        }
+        self.check_counters(step)
+    }
+
+    fn release_where(&mut self, f: impl Fn(&ContM) -> bool) {
+        let gone: Vec<u64> = self
+            .containers
+            .iter()
+            .filter(|(_, c)| f(c))
+            .map(|(k, _)| *k)
+            .collect();
+        for k in gone {
+            let c = self.containers.remove(&k).expect("listed");
+            if let Some(n) = self.nodes.get_mut(&c.host) {
+                n.unallocated = n.unallocated.add(&c.resource);
+            }
+        }
+    }
+
+    fn release(&mut self, step: usize, k: u64) -> Result<(), Failure> {
+        let Some(c) = self.containers.remove(&k) else {
+            return Ok(());
+        };
+        if let Some(n) = self.nodes.get_mut(&c.host) {
+            n.unallocated = n.unallocated.add(&c.resource);
+        }
+        self.send(
+            step,
+            Event::ContainerReleased {
+                app: app_id(c.app),
+                container: c.id,
+                node: node_id(c.host),
+                resource: c.resource,
+            },
+        )
+    }
+
+    /// One node heartbeat: finished containers released, decisions checked, then executed.
+    pub fn heartbeat(&mut self, step: usize, host: u32) -> Result<(), Failure> {
+        self.round += 1;
+        let due: Vec<u64> = self
+            .containers
+            .iter()
+            .filter(|(_, c)| c.host == host && c.ends <= self.round)
+            .map(|(k, _)| *k)
+            .collect();
+        for k in due {
+            self.release(step, k)?;
+        }
+        let unallocated = self.nodes[&host].unallocated;
+        let hb = Heartbeat {
+            node: node_id(host),
+            unallocated,
+            now_ms: self.round * 1000,
+        };
+        let resp = match guarded(step, "heartbeat", || self.core.heartbeat(&hb))? {
+            Ok(r) => r,
+            Err(e) => {
+                return Err(Failure::new(
+                    "refused_valid_event",
+                    step,
+                    format!("heartbeat refused: {e}"),
+                ))
+            }
+        };
+        self.check_decisions(step, host, unallocated, &resp)?;
+        let queues = self.execute(step, host, resp)?;
+        self.check_queue_maxima(step, &queues)
+    }
+
+    /// The decisions of one heartbeat against the model before any is executed.
+    fn check_decisions(
+        &self,
+        step: usize,
+        host: u32,
+        unallocated: Resource,
+        resp: &HeartbeatResponse,
+    ) -> Result<(), Failure> {
+        let node = &self.nodes[&host];
+        let (mut m, mut v) = (0u128, 0u128);
+        let mut per_row: BTreeMap<(u32, i32, i64, String), u64> = BTreeMap::new();
+        let mut off_switch = 0u64;
+        for d in &resp.decisions {
+            let shown = || format!("{d:?}");
+            m += d.count as u128 * d.capability.memory_mb as u128;
+            v += d.count as u128 * d.capability.vcores as u128;
+            if d.node != node_id(host) {
+                return Err(Failure::new("decision_for_other_node", step, shown()));
+            }
+            if d.count == 0 {
+                return Err(Failure::new("decision_for_zero_containers", step, shown()));
+            }
+            let Some((&app, a)) = self.apps.iter().find(|(i, _)| app_id(**i) == d.app) else {
+                return Err(Failure::new("decision_for_unknown_app", step, shown()));
+            };
+            if !a.live_attempt {
+                return Err(Failure::new(
+                    "decision_for_unknown_app",
+                    step,
+                    format!("no attempt: {}", shown()),
+                ));
+            }
+            let expected = match d.locality {
+                Locality::NodeLocal => host_name(host),
+                Locality::RackLocal => rack_name(node.rack),
+                Locality::OffSwitch => "*".to_string(),
+            };
+            if d.resource_name != expected {
+                return Err(Failure::new(
+                    "decision_names_wrong_row",
+                    step,
+                    format!("expected {expected}: {}", shown()),
+                ));
+            }
+            let key = (d.priority, d.allocation_request_id);
+            let Some(any) = any_row(&a.asks, key) else {
+                return Err(Failure::new(
+                    "decision_beyond_outstanding_asks",
+                    step,
+                    format!("no * row: {}", shown()),
+                ));
+            };
+            if any.capability != d.capability {
+                return Err(Failure::new(
+                    "decision_capability_differs",
+                    step,
+                    format!("ask wants {:?}: {}", any.capability, shown()),
+                ));
+            }
+            let relax_ok = match d.locality {
+                Locality::NodeLocal => true,
+                Locality::RackLocal => can_delay_to(&a.asks, key, &rack_name(node.rack)),
+                Locality::OffSwitch => {
+                    // The rack row as this heartbeat's earlier decisions left it.
+                    let rack = rack_name(node.rack);
+                    let used = per_row
+                        .get(&(app, key.0, key.1, rack.clone()))
+                        .copied()
+                        .unwrap_or(0);
+                    let left = (row_count(&a.asks, key, &rack) as u64).saturating_sub(used);
+                    can_delay_to(&a.asks, key, "*")
+                        && (left == 0 || can_delay_to(&a.asks, key, &rack))
+                }
+            };
+            if !relax_ok {
+                return Err(Failure::new(
+                    "decision_ignores_relax_locality",
+                    step,
+                    shown(),
+                ));
+            }
+            // A key whose host and rack rows this heartbeat's earlier decisions used up names
+            // no place any more: its off-switch containers are locality-free and not limited.
+            let named = a.asks.iter().any(|((p, r, n), row)| {
+                (*p, *r) == key
+                    && n != "*"
+                    && row.count as u64
+                        > per_row.get(&(app, *p, *r, n.clone())).copied().unwrap_or(0)
+            });
+            if d.locality == Locality::OffSwitch && named {
+                off_switch += d.count as u64;
+            }
+            // YARN consumes the host, rack and `*` rows for a node-local container, rack and
+            // `*` for a rack-local one, `*` alone off-switch; each must have enough.
+            for row in consumed_rows(d.locality, host, node.rack) {
+                *per_row.entry((app, key.0, key.1, row)).or_default() += d.count as u64;
+            }
+        }
+        if m > mem(&unallocated) || v > unallocated.vcores as u128 {
+            return Err(Failure::new(
+                "decision_beyond_free_resource",
+                step,
+                format!(
+                    "node {} has {unallocated:?}, decisions want {m} MB {v} vcores: {:?}",
+                    node_id(host),
+                    resp.decisions
+                ),
+            ));
+        }
+        for ((app, p, r, name), n) in &per_row {
+            let have = row_count(&self.apps[app].asks, (*p, *r), name) as u64;
+            if *n > have {
+                return Err(Failure::new(
+                    "decision_beyond_outstanding_asks",
+                    step,
+                    format!(
+                        "{} at ({p},{r},{name}) has {have}, decided {n}",
+                        app_id(*app)
+                    ),
+                ));
+            }
+        }
+        let limit = combos::off_switch_limit(&self.props) as u64;
+        if off_switch > limit {
+            return Err(Failure::new(
+                "off_switch_limit_exceeded",
+                step,
+                format!(
+                    "{off_switch} off-switch containers in one heartbeat, limit {limit}: {:?}",
+                    resp.decisions
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Executes decisions as the shim does: each container re-validated against the node and
+    /// the ask it consumes; what cannot be done is rejected back to the core.
+    fn execute(
+        &mut self,
+        step: usize,
+        host: u32,
+        resp: HeartbeatResponse,
+    ) -> Result<Vec<String>, Failure> {
+        let rack = self.nodes[&host].rack;
+        let mut touched = Vec::new();
+        for d in resp.decisions {
+            let app = self
+                .apps
+                .iter()
+                .find(|(i, _)| app_id(**i) == d.app)
+                .map(|(i, _)| *i);
+            let mut executed = 0u32;
+            let mut reason = String::new();
+            if let Some(app) = app {
+                while executed < d.count {
+                    match self.allocate_one(step, host, rack, app, &d) {
+                        Ok(()) => executed += 1,
+                        Err(Some(f)) => return Err(f),
+                        Err(None) => {
+                            reason = "the node or the ask no longer has room".into();
+                            break;
+                        }
+                    }
+                }
+                touched.push(app);
+            } else {
+                reason = "unknown application".into();
+            }
+            if executed < d.count {
+                self.send(
+                    step,
+                    Event::DecisionRejected {
+                        decision: d,
+                        executed,
+                        reason,
+                    },
+                )?;
+            }
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        let mut queues = Vec::new();
+        for app in touched {
+            let asks: Vec<Ask> = self.apps[&app].asks.values().cloned().collect();
+            queues.push(self.apps[&app].queue.clone());
+            self.send(
+                step,
+                Event::AsksUpdated {
+                    app: app_id(app),
+                    asks,
+                },
+            )?;
+        }
+        Ok(queues)
+    }
+
+    fn allocate_one(
+        &mut self,
+        step: usize,
+        host: u32,
+        rack: u32,
+        app: u32,
+        d: &Decision,
+    ) -> Result<(), Option<Failure>> {
+        let key = (d.priority, d.allocation_request_id);
+        let a = &self.apps[&app];
+        let node = &self.nodes[&host];
+        let rack_n = rack_name(rack);
+        let host_n = host_name(host);
+        let ok = a.live_attempt
+            && row_count(&a.asks, key, "*") > 0
+            && node.unallocated.fits(&d.capability)
+            && match d.locality {
+                Locality::NodeLocal => {
+                    row_count(&a.asks, key, &host_n) > 0 && row_count(&a.asks, key, &rack_n) > 0
+                }
+                Locality::RackLocal => {
+                    row_count(&a.asks, key, &rack_n) > 0 && can_delay_to(&a.asks, key, &rack_n)
+                }
+                Locality::OffSwitch => can_delay_to(&a.asks, key, "*"),
+            };
+        if !ok {
+            return Err(None);
+        }
+        let names = consumed_rows(d.locality, host, rack);
+        let a = self.apps.get_mut(&app).expect("checked");
+        for n in names {
+            let k = (key.0, key.1, n);
+            if let Some(r) = a.asks.get_mut(&k) {
+                r.count -= 1;
+                if r.count == 0 {
+                    a.asks.remove(&k);
+                }
+            }
+        }
+        let n = self.next_container;
+        self.next_container += 1;
+        let id = format!("container_1700000000000_{app:04}_01_{n:06}");
+        let duration = 1 + mix(&[n, app as u64]) % 12;
+        self.containers.insert(
+            n,
+            ContM {
+                id: id.clone(),
+                app,
+                host,
+                resource: d.capability,
+                ends: self.round + duration * 4,
+            },
+        );
+        let node = self.nodes.get_mut(&host).expect("checked");
+        node.unallocated = node.unallocated.saturating_sub(&d.capability);
+        self.allocated += 1;
+        *self.allocations_of.entry(app).or_default() += 1;
+        self.send(
+            step,
+            Event::ContainerAllocated {
+                container: ContainerInfo {
+                    container: id,
+                    app: app_id(app),
+                    node: node_id(host),
+                    priority: d.priority,
+                    resource: d.capability,
+                },
+                locality: d.locality,
+                recovered: false,
+            },
+        )
+        .map_err(Some)
+    }
+
+    /// Under capacity, a queue an allocation just went to stays within its maximum-capacity
+    /// (nodes leaving may shrink the cluster under a queue; only allocations are judged).
+    fn check_queue_maxima(&self, step: usize, queues: &[String]) -> Result<(), Failure> {
+        if !combos::is_capacity(&self.props) {
+            return Ok(());
+        }
+        let cluster = self.cluster_memory();
+        for (q, max) in combos::QUEUE_MAXIMA {
+            if !queues.iter().any(|x| x == q) {
+                continue;
+            }
+            let used: u128 = self
+                .containers
+                .values()
+                .filter(|c| self.apps.get(&c.app).is_some_and(|a| a.queue == q))
+                .map(|c| mem(&c.resource))
+                .sum();
+            if used * 100 > max as u128 * cluster {
+                return Err(Failure::new(
+                    "queue_maximum_exceeded",
+                    step,
+                    format!("queue {q} uses {used} MB of a {cluster} MB cluster, maximum {max}%"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The core's counters against the model's own bookkeeping.
+    pub fn check_counters(&self, step: usize) -> Result<(), Failure> {
+        let s = guarded(step, "stats", || self.core.stats())?;
+        let pending: u64 = self
+            .apps
+            .values()
+            .filter(|a| a.live_attempt)
+            .flat_map(|a| a.asks.iter())
+            .filter(|((_, _, n), _)| n == "*")
+            .map(|(_, a)| a.count as u64)
+            .sum();
+        let checks = [
+            ("nodes", s.nodes, self.nodes.len() as u64),
+            ("apps", s.apps, self.apps.len() as u64),
+            (
+                "running_containers",
+                s.running_containers,
+                self.containers.len() as u64,
+            ),
+            ("allocations", s.allocations, self.allocated),
+            ("in_flight", s.in_flight, 0),
+            ("pending_containers", s.pending_containers, pending),
+        ];
+        for (name, core, model) in checks {
+            if core != model {
+                return Err(Failure::new(
+                    "counter_mismatch",
+                    step,
+                    format!("stats.{name} is {core}, the model has {model}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// True when some key of `app` has outstanding containers one of today's nodes could hold
+    /// (capability, locality rules, and under capacity the queue's maximum).
+    pub fn can_run(&self, app: u32) -> bool {
+        let a = &self.apps[&app];
+        if !a.live_attempt {
+            return false;
+        }
+        let cluster = self.cluster_memory();
+        let max = combos::QUEUE_MAXIMA
+            .iter()
+            .find(|(q, _)| *q == a.queue)
+            .map_or(100, |(_, m)| *m) as u128;
+        a.asks
+            .iter()
+            .filter(|((_, _, n), _)| n == "*")
+            .any(|((p, r, _), any)| {
+                let key = (*p, *r);
+                if combos::is_capacity(&self.props) && mem(&any.capability) * 100 > max * cluster {
+                    return false;
+                }
+                self.nodes.iter().any(|(h, n)| {
+                    n.capability.fits(&any.capability)
+                        && serves(&a.asks, key, &host_name(*h), &rack_name(n.rack))
+                })
+            })
+    }
+}
+
+/// CapacityScheduler's RegularContainerAllocator: a rack row with outstanding containers and
+/// relax_locality=false skips the key on that rack's nodes (no rack-local, no off-switch).
+fn pinned_to_rack(rows: &Rows, key: Key, rack: &str) -> bool {
+    row_count(rows, key, rack) > 0 && !can_delay_to(rows, key, rack)
+}
+
+/// Whether a node (by host and rack name) can ever serve the key under YARN's rules.
+fn serves(rows: &Rows, key: Key, host: &str, rack: &str) -> bool {
+    let node_local = row_count(rows, key, host) > 0 && row_count(rows, key, rack) > 0;
+    let rack_local = row_count(rows, key, rack) > 0 && can_delay_to(rows, key, rack);
+    let off_switch = !pinned_to_rack(rows, key, rack) && can_delay_to(rows, key, "*");
+    node_local || rack_local || off_switch
+}
+
+/// The rows one container at `locality` on `host` consumes (YARN's
+/// LocalityAppPlacementAllocator): all must be outstanding for the allocation to be valid.
+fn consumed_rows(locality: Locality, host: u32, rack: u32) -> Vec<String> {
+    match locality {
+        Locality::NodeLocal => vec![host_name(host), rack_name(rack), "*".into()],
+        Locality::RackLocal => vec![rack_name(rack), "*".into()],
+        Locality::OffSwitch => vec!["*".into()],
+    }
+}
+
+pub fn truncate(s: &str, n: usize) -> String {
+    if s.len() <= n {
+        return s.to_string();
+    }
+    let mut end = n;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &s[..end])
+}
