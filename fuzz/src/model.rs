@@ -686,6 +686,7 @@ impl Model {
                     resource: d.capability,
                 },
                 locality: d.locality,
+                allocation_request_id: d.allocation_request_id,
                 recovered: false,
             },
         )
