@@ -63,8 +63,12 @@ pub struct Row {
 #[derive(Debug, Clone, Default)]
 pub struct AskTable {
     rows: IdMap<Row>,
-    /// Rows other than `*` with something outstanding; zero means the key is locality-free.
+    /// Rows other than `*` with something outstanding; zero (with no `waiting` rows) means the
+    /// key is locality-free.
     placed_rows: u32,
+    /// Rows of this key parked in [`AppAsks`]'s unknown names (hosts and racks no node has
+    /// carried yet): they are not schedulable, but they say the key cares where it runs.
+    waiting: u32,
     /// The smallest memory and vcores any row set since the table was created asks for: rows
     /// may have shrunk or gone since, so it is a lower bound, never an exact minimum.
     floor: Option<Resource>,
@@ -98,7 +102,7 @@ impl AskTable {
     /// containers run (AMs, Spark executors, DistributedShell), so placing them gives up no
     /// locality.
     pub fn locality_free(&self) -> bool {
-        self.placed_rows == 0
+        self.placed_rows == 0 && self.waiting == 0
     }
 
     /// Hosts and racks with outstanding containers, for policies that look for local data.
@@ -431,6 +435,9 @@ impl AppAsks {
             return false;
         };
         self.row_count -= waiting.len();
+        for key in waiting.keys() {
+            self.unpark(key, 1);
+        }
         let rows = waiting
             .into_iter()
             .map(|(key, row)| CheckedRow {
@@ -473,11 +480,13 @@ impl AppAsks {
             Place::Unknown(name) => {
                 if r.row.count == 0 {
                     if let Some(m) = self.unknown.get_mut(&name) {
-                        if m.remove(&r.key).is_some() {
-                            self.row_count -= 1;
-                        }
+                        let removed = m.remove(&r.key).is_some();
                         if m.is_empty() {
                             self.unknown.remove(&name);
+                        }
+                        if removed {
+                            self.row_count -= 1;
+                            self.unpark(&r.key, 1);
                         }
                     }
                 } else if self
@@ -488,8 +497,16 @@ impl AppAsks {
                     .is_none()
                 {
                     self.row_count += 1;
+                    self.tables.entry(r.key).or_default().waiting += 1;
                 }
             }
+        }
+    }
+
+    /// `n` rows of `key` left the unknown names.
+    fn unpark(&mut self, key: &SchedulerKey, n: u32) {
+        if let Some(t) = self.tables.get_mut(key) {
+            t.waiting = t.waiting.saturating_sub(n);
         }
     }
 
@@ -498,7 +515,8 @@ impl AppAsks {
             self.set_one(r);
         }
         // A key whose rows are all gone would otherwise linger as an empty table.
-        self.tables.retain(|_, t| !t.rows.is_empty());
+        self.tables
+            .retain(|_, t| !t.rows.is_empty() || t.waiting > 0);
         let mut floor: Option<Resource> = None;
         for t in self.tables.values() {
             if let Some(f) = t.floor {
@@ -682,6 +700,43 @@ mod tests {
         assert!(a.table(&key).unwrap().locality_free());
         a.restore(&key, Locality::RackLocal, h2, r1, 1);
         assert!(!a.table(&key).unwrap().locality_free());
+    }
+
+    #[test]
+    fn rows_waiting_for_an_unknown_host_keep_the_key_local() {
+        // A map whose data is on hosts no node has carried yet still cares where it runs: the
+        // off-switch limit and the locality techniques apply to it, not the exemption of asks
+        // naming only `*` (found by the fuzzer: 3 off-switch containers in one heartbeat).
+        let mut names = Names::default();
+        let h1 = names.intern("h1");
+        let key = SchedulerKey {
+            priority: 20,
+            allocation_request_id: 0,
+        };
+        let mut a = AppAsks::from_snapshot(
+            "app1",
+            vec![ask(20, "h5", 2), ask(20, "/r2", 2), ask(20, ANY, 2)],
+            &names,
+            AskLimits::default(),
+        )
+        .unwrap();
+        assert!(!a.table(&key).unwrap().locality_free());
+        // Once its rows are gone it is locality-free; a host registering adopts them as ordinary
+        // rows, which keep the key local too.
+        let mut b = a.clone();
+        b.apply_changes(
+            "app1",
+            vec![ask(20, "h5", 0), ask(20, "/r2", 0)],
+            &names,
+            AskLimits::default(),
+        )
+        .unwrap();
+        assert!(b.table(&key).unwrap().locality_free());
+        let h5 = names.intern("h5");
+        assert!(a.adopt("h5", h5));
+        assert!(!a.table(&key).unwrap().locality_free());
+        assert_eq!(a.table(&key).unwrap().count(h5), 2);
+        assert_eq!(a.table(&key).unwrap().count(h1), 0);
     }
 
     #[test]
