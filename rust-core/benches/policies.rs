@@ -17,7 +17,8 @@ const HOSTS: usize = 5_000;
 const RACKS: usize = 100;
 const MAPS: u32 = 100_000;
 const GB: u64 = 1024;
-const POLICIES: [&str; 4] = ["joss-t", "joss-j", "td", "mrosa"];
+// fifo: the core's own procedure on this job, the floor the paper policies add to.
+const POLICIES: [&str; 5] = ["fifo", "joss-t", "joss-j", "td", "mrosa"];
 
 struct Rng(u64);
 impl Rng {
