@@ -280,7 +280,9 @@ impl JossScheduler {
         for t in &maps {
             for r in &t.replicas {
                 if let Some(c) = self.topology.datacenter_of(r) {
-                    if !held[c].contains(&t.block) {
+                    // Tasks come in block order, so a repeat can only be the last entry (a scan
+                    // of the whole list made a 100k-map job quadratic).
+                    if held[c].last() != Some(&t.block) {
                         held[c].push(t.block);
                     }
                 }
@@ -297,8 +299,9 @@ impl JossScheduler {
             if chosen.is_empty() {
                 break;
             }
+            let taken: HashSet<u32> = chosen.iter().copied().collect();
             for l in held.iter_mut() {
-                l.retain(|b| !chosen.contains(b));
+                l.retain(|b| !taken.contains(b));
             }
             let tasks: Vec<MapTask> = chosen.iter().filter_map(|b| by_block.remove(b)).collect();
             if large {

@@ -118,6 +118,13 @@ pub struct MrosaJob {
     pub budget: Option<f64>,
 }
 
+/// Eq. 8 from a job's total data (`Σ mD + Σ rD`, MB), `D_i` and `C_i`: lets a caller whose tasks
+/// are all alike rank a job from its task counts without listing every task.
+pub fn priority_of(total_data_mb: f64, deadline_secs: f64, budget: Option<f64>, rho: f64) -> f64 {
+    let cost_term = budget.map_or(0.0, |c| rho / c);
+    total_data_mb * (cost_term + (1.0 - rho) / deadline_secs)
+}
+
 impl MrosaJob {
     /// Eq. 1: `rD_ik = f · Σ_{u=1}^{w} mD_iu`.
     pub fn reduce_input_mb(&self, r: &ReduceTask) -> f64 {
@@ -131,8 +138,7 @@ impl MrosaJob {
 
     /// Eq. 8: `priority_i = (Σ mD_ik + Σ rD_ik) · (ρ/C_i + (1−ρ)/D_i)`; larger is served first.
     pub fn priority(&self, rho: f64) -> f64 {
-        let cost_term = self.budget.map_or(0.0, |c| rho / c);
-        self.total_data_mb() * (cost_term + (1.0 - rho) / self.deadline_secs)
+        priority_of(self.total_data_mb(), self.deadline_secs, self.budget, rho)
     }
 
     fn err(&self, message: impl Into<String>) -> MrosaError {

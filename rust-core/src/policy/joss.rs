@@ -20,7 +20,7 @@
 //! Topology or profile changes rebuild JoSS's queues from the live jobs' outstanding asks.
 
 use super::map_asks::{map_asks, map_demand};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::JobPolicy;
 use crate::app::{App, Arrival};
@@ -110,15 +110,48 @@ fn datacenters(state: &ClusterState) -> Datacenters {
         .collect()
 }
 
-/// One replica list per map task, consistent with the per-host counts (see the module doc).
+/// Map tasks of one job JoSS's queues hold at most. The AM sets the outstanding count (up to
+/// 2^32-1, which once made this policy allocate 100 GB and abort the RM); a job's maps beyond it
+/// are served FIFO after JoSS's picks, like re-executions. It is far above the papers' workloads
+/// and the simulator's synthetic jobs (`--max-maps`, default 4,800); a queue's per-slot scan
+/// (Hadoop FIFO with locality) is bounded by it.
+pub const MAX_QUEUED_MAPS_PER_JOB: u32 = 65_536;
+
+/// One replica list per map task, consistent with the per-host counts (see the module doc):
+/// hosts in descending count order, each added to the `count` blocks with the fewest replicas so
+/// far, lowest index first. At most [`MAX_QUEUED_MAPS_PER_JOB`] blocks are built.
+///
+/// Every host adds at most one replica per block, so replica counts differ by at most one: the
+/// blocks are two index-ordered sets, `low` (L replicas) and `high` (L + 1), and a host takes the
+/// first of `low`, then of `high`. Cost O(Σ count · log blocks), not O(hosts · blocks · log).
 pub fn rebuild_blocks(maps: u32, mut hosts: Vec<(String, u32)>) -> Vec<Vec<String>> {
-    let mut blocks: Vec<Vec<String>> = vec![Vec::new(); maps as usize];
+    let n = maps.min(MAX_QUEUED_MAPS_PER_JOB);
+    let mut blocks: Vec<Vec<String>> = vec![Vec::new(); n as usize];
+    if n == 0 {
+        return blocks;
+    }
     hosts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut low: BTreeSet<u32> = (0..n).collect();
+    let mut high: BTreeSet<u32> = BTreeSet::new();
     for (host, count) in hosts {
-        let mut idx: Vec<usize> = (0..blocks.len()).collect();
-        idx.sort_by_key(|&i| (blocks[i].len(), i));
-        for i in idx.into_iter().take(count as usize) {
-            blocks[i].push(host.clone());
+        // A host holds at most one replica of a block: a count above the blocks is capped.
+        let want = count.min(n) as usize;
+        let from_low: Vec<u32> = low.iter().take(want).copied().collect();
+        let from_high: Vec<u32> = high.iter().take(want - from_low.len()).copied().collect();
+        for &b in from_low.iter().chain(&from_high) {
+            blocks[b as usize].push(host.clone());
+        }
+        for b in &from_low {
+            low.remove(b);
+        }
+        for b in &from_high {
+            high.remove(b);
+        }
+        high.extend(from_low);
+        if low.is_empty() {
+            // Every block reached L + 1: those are the new low level, `from_high` the new high.
+            low = std::mem::take(&mut high);
+            high = from_high.into_iter().collect();
         }
     }
     blocks
@@ -183,9 +216,9 @@ impl JossPolicy {
             }
             _ => true,
         };
-        let newcomers = state.apps().any(|a| {
-            a.is_mapreduce && !self.jobs.contains_key(&a.arrival) && map_demand(a).0 > 0
-        });
+        let newcomers = state
+            .apps()
+            .any(|a| a.is_mapreduce && !self.jobs.contains_key(&a.arrival) && map_demand(a).0 > 0);
         let store = state.profiles().store();
         let stale = match &self.built_for {
             Some((t, s)) => (topo_moved && *t != datacenters(state)) || (newcomers && s != store),
@@ -367,5 +400,52 @@ mod tests {
             rebuild_blocks(1, vec![("a".into(), 5)]),
             vec![vec!["a".to_string()]]
         );
+    }
+
+    /// The per-host sort the two-level sets replace: each host on the `count` blocks with the
+    /// fewest replicas, lowest index first.
+    fn rebuild_by_sorting(maps: u32, mut hosts: Vec<(String, u32)>) -> Vec<Vec<String>> {
+        let mut blocks: Vec<Vec<String>> = vec![Vec::new(); maps as usize];
+        hosts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        for (host, count) in hosts {
+            let mut idx: Vec<usize> = (0..blocks.len()).collect();
+            idx.sort_by_key(|&i| (blocks[i].len(), i));
+            for i in idx.into_iter().take(count as usize) {
+                blocks[i].push(host.clone());
+            }
+        }
+        blocks
+    }
+
+    #[test]
+    fn rebuilt_blocks_match_the_per_host_sort() {
+        let mut seed = 7u64;
+        let mut next = |m: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        for _ in 0..300 {
+            let maps = next(40) as u32;
+            let hosts: Vec<(String, u32)> = (0..next(12))
+                .map(|h| (format!("h{h}"), next(maps as u64 + 3) as u32))
+                .collect();
+            assert_eq!(
+                rebuild_blocks(maps, hosts.clone()),
+                rebuild_by_sorting(maps, hosts.clone()),
+                "{maps} {hosts:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn rebuilt_blocks_are_bounded_whatever_the_count() {
+        let blocks = rebuild_blocks(u32::MAX, vec![("a".into(), u32::MAX), ("b".into(), 3)]);
+        assert_eq!(blocks.len(), MAX_QUEUED_MAPS_PER_JOB as usize);
+        assert!(blocks
+            .iter()
+            .all(|b| b.first().map(String::as_str) == Some("a")));
+        assert_eq!(blocks.iter().filter(|b| b.len() == 2).count(), 3);
     }
 }

@@ -42,9 +42,9 @@ use crate::error::CoreError;
 use crate::fast_hash::FastSet;
 use crate::node::Node;
 use crate::papers::mrosa::{
-    map_eet, reduce_eet, schedule_private, schedule_public, schedule_running, InstanceType,
-    MapTask, MrosaJob, PrivateContainer, PublicDecision, PublicSlot, ReduceTask, TaskKind as MTask,
-    TaskRef, DEFAULT_INIT_SECS, DEFAULT_RHO,
+    map_eet, priority_of, reduce_eet, schedule_private, schedule_public, schedule_running,
+    InstanceType, MapTask, MrosaJob, PrivateContainer, PublicDecision, PublicSlot, ReduceTask,
+    TaskKind as MTask, TaskRef, DEFAULT_INIT_SECS, DEFAULT_RHO,
 };
 use crate::profile::parse_number;
 use crate::protocol::Resource;
@@ -222,6 +222,8 @@ struct JobInput {
     /// Eq. 8 on the whole job (every map and reduce, done or not) and its `D_i`: fixed for the
     /// job's life, as in the paper, where a job is ranked once on arrival.
     priority: f64,
+    /// Outstanding (maps, reduces); `job` lists at most MAX_TASKS_PER_PLAN of each.
+    outstanding: (u32, u32),
 }
 
 pub struct MrosaPolicy {
@@ -281,7 +283,12 @@ impl MrosaPolicy {
         );
         // Observed times include reading the input; the paper's workload does not.
         let map_mi = ((map_secs - split / band).max(0.001)) * mips;
-        let total_maps = (est.maps_done as u32 + est.maps_running + o.maps).max(1);
+        // Saturating: the AM sets `o.maps` (up to 2^32-1).
+        let total_maps = u32::try_from(est.maps_done)
+            .unwrap_or(u32::MAX)
+            .saturating_add(est.maps_running)
+            .saturating_add(o.maps)
+            .max(1);
         let reduce_mi = ((reduce_secs - f * split / band).max(0.001)) * mips;
         TaskModel {
             map: MapTask {
@@ -296,7 +303,10 @@ impl MrosaPolicy {
             },
             output_ratio: f,
             total_maps,
-            total_reduces: est.reduces_done as u32 + est.reduces_running + o.reduces,
+            total_reduces: u32::try_from(est.reduces_done)
+                .unwrap_or(u32::MAX)
+                .saturating_add(est.reduces_running)
+                .saturating_add(o.reduces),
         }
     }
 
@@ -304,7 +314,7 @@ impl MrosaPolicy {
         let hints = state.profiles().hints(app.arrival)?;
         let deadline = hints.deadline_secs?;
         let o = outstanding(app);
-        if o.maps + o.reduces == 0 {
+        if o.maps == 0 && o.reduces == 0 {
             return None;
         }
         let TaskModel {
@@ -314,8 +324,10 @@ impl MrosaPolicy {
             total_maps,
             total_reduces,
         } = self.task_model(state, app);
-        let maps = vec![map; o.maps as usize];
-        let reduces = vec![reduce; o.reduces as usize];
+        // The AM sets the outstanding counts (up to 2^32-1): the plan lists at most
+        // MAX_TASKS_PER_PLAN tasks of any job (it cannot look at more), the rest stay counts.
+        let maps = vec![map; (o.maps as usize).min(MAX_TASKS_PER_PLAN)];
+        let reduces = vec![reduce; (o.reduces as usize).min(MAX_TASKS_PER_PLAN)];
         let due = app.submit_ms as f64 / 1000.0 + deadline;
         let job = MrosaJob {
             job: app.id.clone(),
@@ -329,17 +341,15 @@ impl MrosaPolicy {
         // Ranking by what is still outstanding put a job behind the others as soon as it made
         // progress: the jobs took turns, every job's reduces sat in containers waiting for maps
         // starved by the next "largest" job, and MROSA finished experiment 1 a third later than
-        // FIFO. The paper ranks the job, not its remainder.
-        let whole = MrosaJob {
-            maps: vec![map; total_maps as usize],
-            reduces: vec![reduce; total_reduces as usize],
-            deadline_secs: deadline.max(0.001),
-            ..job.clone()
-        };
+        // FIFO. The paper ranks the job, not its remainder. Its maps (reduces) are all alike,
+        // so eq. 8's data sum is a product of counts.
+        let whole_data_mb =
+            total_maps as f64 * map.input_mb + total_reduces as f64 * (f * reduce.map_input_mb);
         Some(JobInput {
             arrival: app.arrival,
-            priority: whole.priority(self.s.rho),
+            priority: priority_of(whole_data_mb, deadline.max(0.001), hints.budget, self.s.rho),
             job,
+            outstanding: (o.maps, o.reduces),
         })
     }
 
@@ -503,7 +513,7 @@ impl MrosaPolicy {
             })
             .filter(|a| {
                 let o = outstanding(a);
-                o.maps + o.reduces > 0
+                o.maps > 0 || o.reduces > 0
             })
             .map(|a| a.arrival)
             .collect()
@@ -532,14 +542,14 @@ impl MrosaPolicy {
         let mut budget = MAX_TASKS_PER_PLAN;
         let mut unplanned: HashMap<Arrival, (u32, u32)> = HashMap::new();
         for (_, i) in inputs.iter_mut() {
-            let (m, r) = (i.job.maps.len(), i.job.reduces.len());
+            let (m, r) = i.outstanding;
             let maps = i.job.maps.len().min(budget);
             i.job.maps.truncate(maps);
             budget -= maps;
             let reduces = i.job.reduces.len().min(budget);
             i.job.reduces.truncate(reduces);
             budget -= reduces;
-            unplanned.insert(i.arrival, ((m - maps) as u32, (r - reduces) as u32));
+            unplanned.insert(i.arrival, (m - maps as u32, r - reduces as u32));
         }
         inputs.retain(|(_, i)| !i.job.maps.is_empty() || !i.job.reduces.is_empty());
         let size = inputs
@@ -606,7 +616,10 @@ impl MrosaPolicy {
                 }
             }
             let (um, ur) = unplanned.get(&arrival).copied().unwrap_or((0, 0));
-            let outstanding = [job.maps.len() as u32 + um, job.reduces.len() as u32 + ur];
+            let outstanding = [
+                (job.maps.len() as u32).saturating_add(um),
+                (job.reduces.len() as u32).saturating_add(ur),
+            ];
             for (k, is_map) in [(0, true), (1, false)] {
                 if held[k] > 0 {
                     self.private_allow

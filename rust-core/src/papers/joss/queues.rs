@@ -42,13 +42,21 @@ pub fn take_fifo_with_locality(
     same_dc: &dyn Fn(&str) -> bool,
 ) -> Option<MapTask> {
     let head_job = queue.front()?.job.clone();
-    let of_head = |t: &MapTask| t.job == head_job;
-    let pick = queue
-        .iter()
-        .position(|t| of_head(t) && t.replicas.iter().any(|r| r == node))
-        .or_else(|| queue.iter().position(|t| of_head(t) && t.replicas.iter().any(|r| same_dc(r))))
-        .unwrap_or(0);
-    queue.remove(pick)
+    // One pass for both choices, stopping at the first VPS-local task (two passes over a
+    // 65,536-task queue were most of a JoSS heartbeat).
+    let mut dc_local = None;
+    for (i, t) in queue.iter().enumerate() {
+        if t.job != head_job {
+            continue;
+        }
+        if t.replicas.iter().any(|r| r == node) {
+            return queue.remove(i);
+        }
+        if dc_local.is_none() && t.replicas.iter().any(|r| same_dc(r)) {
+            dc_local = Some(i);
+        }
+    }
+    queue.remove(dc_local.unwrap_or(0))
 }
 
 /// The queues of one datacenter cen_c.

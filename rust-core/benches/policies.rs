@@ -1,0 +1,144 @@
+//! Heartbeat time of the paper policies on one 100,000-map MapReduce job over 5,000 hosts
+//! (100 racks in 5 datacenters, three replicas per block as HDFS places them), issue 8's target
+//! being under 10 ms.
+//!
+//! `first/<policy>`: the heartbeat right after the job's asks arrived, when JoSS queues the job
+//! (rebuilds its blocks from the per-host counts) and MROSA makes its first plan.
+//! `steady/<policy>`: later heartbeats of rotating nodes with room for 8 containers (decisions
+//! not executed: the asks stay as the AM sent them).
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use locus_core::{Ask, Core, Event, Heartbeat, Resource};
+
+const HOSTS: usize = 5_000;
+const RACKS: usize = 100;
+const MAPS: u32 = 100_000;
+const GB: u64 = 1024;
+// fifo: the core's own procedure on this job, the floor the paper policies add to.
+const POLICIES: [&str; 5] = ["fifo", "joss-t", "joss-j", "td", "mrosa"];
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self, bound: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % bound as u64) as usize
+    }
+}
+
+fn host(i: usize) -> String {
+    format!("node{i:05}")
+}
+
+fn rack_of(i: usize) -> String {
+    let r = i % RACKS;
+    format!("/dc{}/rack{r:03}", r % 5)
+}
+
+fn asks() -> Vec<Ask> {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rows: BTreeMap<String, u32> = BTreeMap::new();
+    for _ in 0..MAPS {
+        let first = rng.next(HOSTS);
+        let same_rack = (first + RACKS * (1 + rng.next(HOSTS / RACKS - 1))) % HOSTS;
+        let other = (first + 1 + rng.next(RACKS - 1)) % HOSTS;
+        let mut racks = Vec::new();
+        for n in [first, same_rack, other] {
+            *rows.entry(host(n)).or_default() += 1;
+            if !racks.contains(&rack_of(n)) {
+                racks.push(rack_of(n));
+            }
+        }
+        for r in racks {
+            *rows.entry(r).or_default() += 1;
+        }
+    }
+    rows.insert("*".into(), MAPS);
+    rows.into_iter()
+        .map(|(name, count)| Ask {
+            priority: 20,
+            allocation_request_id: 0,
+            resource_name: name,
+            capability: Resource::new(GB, 1),
+            count,
+            relax_locality: true,
+        })
+        .collect()
+}
+
+fn build(policy: &str, asks: &[Ask]) -> Core {
+    let props: BTreeMap<String, String> = [("locus.policy".to_string(), policy.to_string())].into();
+    let mut core = Core::new(&props).expect("settings");
+    for i in 0..HOSTS {
+        core.handle(Event::NodeAdded {
+            node: format!("{}:8041", host(i)),
+            host: host(i),
+            rack: rack_of(i),
+            capability: Resource::new(64 * GB, 32),
+        })
+        .expect("node");
+    }
+    let app = "application_1700000000000_0001".to_string();
+    core.handle(Event::AppAdded {
+        app: app.clone(),
+        queue: "default".into(),
+        user: "bench".into(),
+        name: "wordcount".into(),
+        app_type: "MAPREDUCE".into(),
+        tags: vec!["locus.deadline=3600".into()],
+        submit_ms: 0,
+    })
+    .expect("app");
+    core.handle(Event::AsksUpdated {
+        app,
+        asks: asks.to_vec(),
+    })
+    .expect("asks");
+    core
+}
+
+fn heartbeat(core: &mut Core, i: usize, now_ms: u64) -> usize {
+    let hb = Heartbeat {
+        node: format!("{}:8041", host(i % HOSTS)),
+        unallocated: Resource::new(8 * GB, 8),
+        now_ms,
+    };
+    core.heartbeat(&hb).expect("heartbeat").decisions.len()
+}
+
+fn bench(c: &mut Criterion) {
+    let asks = asks();
+    let mut group = c.benchmark_group("policies_100k_maps_5000_hosts");
+    group.sample_size(10);
+    for policy in POLICIES {
+        group.bench_function(format!("first/{policy}"), |b| {
+            b.iter_custom(|iters| {
+                let mut timed = Duration::ZERO;
+                for _ in 0..iters {
+                    let mut core = build(policy, &asks);
+                    let start = Instant::now();
+                    heartbeat(&mut core, 0, 1_000);
+                    timed += start.elapsed();
+                }
+                timed
+            })
+        });
+        let mut core = build(policy, &asks);
+        heartbeat(&mut core, 0, 1_000);
+        let mut i = 0usize;
+        group.bench_function(format!("steady/{policy}"), |b| {
+            b.iter(|| {
+                i += 1;
+                heartbeat(&mut core, i * 7, 1_000 + i as u64)
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
