@@ -295,12 +295,8 @@ fn writable(flag: &str, path: &str) -> Result<(), String> {
 /// The flag bounds of `limits` and the output paths, checked before any workload is built.
 pub fn check_args(args: &Args) -> Result<(), String> {
     use crate::limits::*;
-    if args.suite.is_some() {
-        if args.json.is_some() || args.report.is_some() {
-            return Err(
-                "--json and --report are not written by --suite (it prints its tables)".into(),
-            );
-        }
+    if args.suite.is_some() && (args.json.is_some() || args.report.is_some()) {
+        return Err("--json and --report are not written by --suite (it prints its tables)".into());
     }
     if let Some(p) = &args.json {
         writable("--json", p)?;
