@@ -5,6 +5,7 @@ pub mod am;
 pub mod cluster;
 pub mod engine;
 pub mod hdfs;
+pub mod limits;
 pub mod metrics;
 pub mod queue;
 pub mod report;

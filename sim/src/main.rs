@@ -4,8 +4,16 @@ use clap::Parser;
 use locus_sim::report;
 use locus_sim::run::{self, Args};
 
+/// Exit status for bad input (a flag, a trace line, an output path), as clap uses for a bad
+/// command line; documented in `--help` and docs/simulator.md.
+const BAD_INPUT: u8 = 2;
+
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let Err(e) = run::check_args(&args) {
+        eprintln!("locus-sim: {e}");
+        return ExitCode::from(BAD_INPUT);
+    }
     if let Some(path) = &args.write_pool {
         let text = if args.workload == "mrosa-exp3" {
             locus_sim::workload::mrosa::exp3_pool_file_text()
@@ -30,7 +38,18 @@ fn main() -> ExitCode {
             }
         };
     }
-    let outcome = match run::run(&args) {
+    let w = match run::workload(&args) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("locus-sim: {e}");
+            return ExitCode::from(BAD_INPUT);
+        }
+    };
+    if let Err(e) = run::config(&args, &w.cluster) {
+        eprintln!("locus-sim: {e}");
+        return ExitCode::from(BAD_INPUT);
+    }
+    let outcome = match run::run_on(&args, w) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("locus-sim: {e}");

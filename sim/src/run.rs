@@ -36,7 +36,8 @@ pub const WORKLOADS: &[&str] = &[
 #[derive(Parser, Debug, Clone)]
 #[command(
     name = "locus-sim",
-    about = "Simulate YARN + HDFS + the MapReduce AM driving the Locus core; compare policies side by side."
+    about = "Simulate YARN + HDFS + the MapReduce AM driving the Locus core; compare policies side by side.",
+    after_help = "Exit status: 0 every job finished and every output was written; 1 a run failed or left jobs unfinished, or an output could not be written after the run; 2 bad input (a flag, a trace line, an output path that cannot be written), refused before anything runs. Limits: docs/simulator.md, \"Input limits\"."
 )]
 pub struct Args {
     /// facebook (Matchmaking Table 4 bins, 100 jobs), swim (FB-2009 trace), sls (Hadoop SLS JSON), synthetic;
@@ -279,10 +280,111 @@ fn positive(name: &str, v: f64) -> Result<f64, String> {
     }
 }
 
-pub fn config(args: &Args, cluster: &Cluster) -> Result<SimConfig, String> {
-    if args.heartbeat_ms == 0 || args.am_heartbeat_ms == 0 {
-        return Err("--heartbeat-ms and --am-heartbeat-ms must be at least 1".into());
+/// An output path that cannot be written is refused before the run, not after it: an existing
+/// file must open for writing (not truncated here), a new one is created and removed again.
+fn writable(flag: &str, path: &str) -> Result<(), String> {
+    let p = std::path::Path::new(path);
+    let probe = if p.exists() {
+        std::fs::OpenOptions::new().append(true).open(p).map(|_| ())
+    } else {
+        std::fs::File::create(p).and_then(|_| std::fs::remove_file(p))
+    };
+    probe.map_err(|e| format!("{flag} {path}: cannot write there: {e}"))
+}
+
+/// The flag bounds of `limits` and the output paths, checked before any workload is built.
+pub fn check_args(args: &Args) -> Result<(), String> {
+    use crate::limits::*;
+    if args.suite.is_some() && (args.json.is_some() || args.report.is_some()) {
+        return Err("--json and --report are not written by --suite (it prints its tables)".into());
     }
+    if let Some(p) = &args.json {
+        writable("--json", p)?;
+    }
+    if let Some(p) = &args.report {
+        writable("--report", p)?;
+    }
+    if let Some(p) = &args.write_pool {
+        writable("--write-pool", p)?;
+    }
+    within("--nodes", args.nodes, 1, MAX_NODES)?;
+    within("--jobs", args.jobs, 1, MAX_JOBS)?;
+    if let Some(n) = args.limit_jobs {
+        within("--limit-jobs", n, 1, MAX_JOBS)?;
+    }
+    within("--max-maps", args.max_maps as u64, 1, MAX_TASKS_PER_JOB)?;
+    within("--mrosa-maps", args.mrosa_maps as u64, 1, MAX_TASKS_PER_JOB)?;
+    within(
+        "--dataset-blocks",
+        args.dataset_blocks as u64,
+        1,
+        MAX_TASKS_PER_JOB,
+    )?;
+    within("--block-mb", args.block_mb, 1, MAX_BLOCK_MB)?;
+    within("--replication", args.replication, 1, MAX_REPLICATION)?;
+    if matches!(args.workload.as_str(), "facebook" | "swim" | "synthetic")
+        && args.replication > args.nodes
+    {
+        return Err(format!(
+            "--replication {} is more than --nodes {}: HDFS could place only {} replicas",
+            args.replication, args.nodes, args.nodes
+        ));
+    }
+    within(
+        "--bytes-per-reduce-mb",
+        args.bytes_per_reduce_mb,
+        1,
+        MAX_JOB_BYTES >> 20,
+    )?;
+    // td splits its queue into 128 MB blocks: the whole queue must fit the task limit
+    within("--input-gb", args.input_gb, 1, MAX_TOTAL_TASKS * 128 / 1024)?;
+    within("--node-memory-mb", args.node_memory_mb, 1, MAX_MEMORY_MB)?;
+    within("--node-vcores", args.node_vcores, 1, MAX_VCORES)?;
+    for (flag, v) in [
+        ("--am-memory-mb", args.am_memory_mb),
+        ("--map-memory-mb", args.map_memory_mb),
+        ("--reduce-memory-mb", args.reduce_memory_mb),
+    ] {
+        within(flag, v, 1, MAX_MEMORY_MB)?;
+    }
+    for (flag, v) in [
+        ("--heartbeat-ms", args.heartbeat_ms),
+        ("--am-heartbeat-ms", args.am_heartbeat_ms),
+    ] {
+        within(flag, v, 1, MAX_INTERVAL_MS)?;
+    }
+    within("--am-launch-ms", args.am_launch_ms, 0, MAX_INTERVAL_MS)?;
+    within(
+        "--task-overhead-ms",
+        args.task_overhead_ms,
+        0,
+        MAX_INTERVAL_MS,
+    )?;
+    within(
+        "--sample-ms",
+        args.sample_ms,
+        MIN_SAMPLE_MS,
+        MAX_INTERVAL_MS,
+    )?;
+    within("--stall-s", args.stall_s, 1, HORIZON_MS / 1000)?;
+    if let Some(g) = args.mean_gap_ms {
+        if !(g.is_finite() && g >= 0.0 && g <= HORIZON_MS as f64) {
+            return Err(format!(
+                "--mean-gap-ms {g} is out of range: must be 0 to {HORIZON_MS}"
+            ));
+        }
+    }
+    if !(args.filter.is_finite() && (0.0..=1000.0).contains(&args.filter)) {
+        return Err(format!(
+            "--filter {} is out of range: must be 0 to 1000",
+            args.filter
+        ));
+    }
+    Ok(())
+}
+
+pub fn config(args: &Args, cluster: &Cluster) -> Result<SimConfig, String> {
+    check_args(args)?;
     if !(0.0..=1.0).contains(&args.slowstart) {
         return Err(format!(
             "--slowstart {} must be between 0 and 1",
@@ -298,6 +400,12 @@ pub fn config(args: &Args, cluster: &Cluster) -> Result<SimConfig, String> {
             .trim()
             .parse()
             .map_err(|_| format!("--fail-node-at {f:?}: {at:?} is not a number of seconds"))?;
+        if !(secs.is_finite() && secs >= 0.0 && secs * 1000.0 <= crate::limits::HORIZON_MS as f64) {
+            return Err(format!(
+                "--fail-node-at {f:?}: {at} s must be 0 to {} s (the horizon)",
+                crate::limits::HORIZON_MS / 1000
+            ));
+        }
         let idx = match node.trim().parse::<usize>() {
             Ok(i) if i >= 1 && i <= cluster.nodes.len() => i - 1,
             Ok(i) => {
@@ -312,7 +420,7 @@ pub fn config(args: &Args, cluster: &Cluster) -> Result<SimConfig, String> {
                 .position(|n| n.host == node.trim())
                 .ok_or_else(|| format!("--fail-node-at {f:?}: no node named {node:?}"))?,
         };
-        failures.push((idx, (secs.max(0.0) * 1000.0) as u64));
+        failures.push((idx, (secs * 1000.0) as u64));
     }
     Ok(SimConfig {
         heartbeat_ms: args.heartbeat_ms,
@@ -331,8 +439,8 @@ pub fn config(args: &Args, cluster: &Cluster) -> Result<SimConfig, String> {
         },
         hotspot_readers: args.hotspot_readers,
         failures,
-        sample_ms: args.sample_ms.max(1),
-        stall_ms: args.stall_s.max(1) * 1000,
+        sample_ms: args.sample_ms,
+        stall_ms: args.stall_s * 1000,
         progress: !args.no_progress,
         seed: args.seed,
         queue_assignment: args.queue_assignment.parse::<QueueAssignment>()?,
@@ -340,12 +448,19 @@ pub fn config(args: &Args, cluster: &Cluster) -> Result<SimConfig, String> {
 }
 
 pub fn workload(args: &Args) -> Result<Workload, String> {
+    check_args(args)?;
+    let w = build_workload(args)?;
+    crate::limits::check_workload(&w)?;
+    Ok(w)
+}
+
+fn build_workload(args: &Args) -> Result<Workload, String> {
     let mb = 1024 * 1024;
     let shape = Shape {
-        block_bytes: args.block_mb.max(1) * mb,
-        replication: args.replication.max(1),
+        block_bytes: args.block_mb * mb,
+        replication: args.replication,
         placement: args.placement.parse::<Placement>()?,
-        bytes_per_reduce: args.bytes_per_reduce_mb.max(1) * mb,
+        bytes_per_reduce: args.bytes_per_reduce_mb * mb,
         filter: if args.filter.is_finite() && args.filter >= 0.0 {
             args.filter
         } else {
@@ -442,8 +557,13 @@ pub struct Outcome {
 }
 
 pub fn run(args: &Args) -> Result<Outcome, String> {
-    let pols = policies(args)?;
     let w = workload(args)?;
+    run_on(args, w)
+}
+
+/// Runs an already built (and so already checked) workload under every policy.
+pub fn run_on(args: &Args, w: Workload) -> Result<Outcome, String> {
+    let pols = policies(args)?;
     let cfg = config(args, &w.cluster)?;
     let mut raws = Vec::new();
     if args.workload == "mrosa-exp3" && args.public_pool.is_none() {

@@ -32,9 +32,8 @@ pub fn generate(
     p: &Params,
     rng: &mut Rng,
 ) -> Result<Workload, String> {
-    if p.jobs == 0 {
-        return Err("--jobs must be at least 1".into());
-    }
+    crate::limits::within("--jobs", p.jobs, 1, crate::limits::MAX_JOBS)?;
+    let mut budget = crate::limits::TaskBudget::default();
     let gap = p
         .mean_gap_ms
         .unwrap_or(14_000.0 * 30.0 / cluster.nodes.len() as f64);
@@ -56,6 +55,20 @@ pub fn generate(
         let maps = (bin.1 + rng.below(bin.2 - bin.1 + 1)).min(p.max_maps.max(1));
         let input = maps as u64 * shape.block_bytes;
         let shuffle = (input as f64 * shape.filter) as u64;
+        let reduces = shuffle.div_ceil(shape.bytes_per_reduce);
+        if reduces > crate::limits::MAX_TASKS_PER_JOB {
+            return Err(format!(
+                "--filter {} makes {reduces} reduces for a {maps}-map job; a job may have at most {}",
+                shape.filter,
+                crate::limits::MAX_TASKS_PER_JOB
+            ));
+        }
+        budget.take(maps as u64 + reduces, || {
+            format!(
+                "--jobs {} (at job {i}, with --max-maps {})",
+                p.jobs, p.max_maps
+            )
+        })?;
         jobs.push(shape.job_with_own_input(
             &cluster,
             rng,
