@@ -62,14 +62,14 @@ pub fn outstanding(app: &App) -> Outstanding {
         let size = table.row(crate::names::ANY_ID).map(|r| r.capability);
         match app.kind_of(key.priority) {
             k if k.is_map() => {
-                o.maps += n;
+                o.maps = o.maps.saturating_add(n);
                 o.map_size = o.map_size.or(size);
             }
             TaskKind::Reduce => {
-                o.reduces += n;
+                o.reduces = o.reduces.saturating_add(n);
                 o.reduce_size = o.reduce_size.or(size);
             }
-            TaskKind::ApplicationMaster => o.am += n,
+            TaskKind::ApplicationMaster => o.am = o.am.saturating_add(n),
             _ => {}
         }
     }
@@ -292,8 +292,12 @@ impl FreshModel {
         self.map_size = o.map_size.or(self.map_size);
         self.reduce_size = o.reduce_size.or(self.reduce_size);
         let c = self.counts.get(&app.arrival).copied().unwrap_or_default();
-        let maps = c.done_maps + c.running_maps + o.maps;
-        let reduces = c.done_reduces + c.running_reduces + o.reduces;
+        // The outstanding counts are the AM's: the sums saturate rather than wrap.
+        let maps = c.done_maps.saturating_add(c.running_maps).saturating_add(o.maps);
+        let reduces = c
+            .done_reduces
+            .saturating_add(c.running_reduces)
+            .saturating_add(o.reduces);
         match self.jobs.get(&app.arrival) {
             Some(job) => {
                 if let Err(e) = self.model.set_task_counts(job, maps, reduces, now) {
@@ -302,7 +306,7 @@ impl FreshModel {
                     log::debug!("FRESH: {e}");
                 }
             }
-            None if maps + reduces > 0 => {
+            None if maps > 0 || reduces > 0 => {
                 let est = state.profiles().estimate(app.arrival);
                 let map_secs = est
                     .avg_map_ms
@@ -483,8 +487,8 @@ impl JobPolicy for FreshPolicy {
                     .all(|k| app.kind_of(k.priority) == TaskKind::ApplicationMaster);
                 if !(closed && only_am && m.job(app.arrival).is_none()) {
                     let size = am_size(app);
-                    if am_used == 0 || am_used + size <= am_limit {
-                        am_used += size;
+                    if am_used == 0 || am_used.saturating_add(size) <= am_limit {
+                        am_used = am_used.saturating_add(size);
                         am_first.push(app.arrival);
                     } else {
                         am_later.push(app.arrival);
