@@ -2,6 +2,9 @@ use std::fmt;
 
 use locus_core::CoreError;
 
+/// Refused events of one batch named in its error; the others are counted.
+pub const MAX_REPORTED_EVENTS: usize = 10;
+
 /// Everything a native call can fail with. The Java side sees the `Display` text as the
 /// exception message, so every variant names the culprit (key, event index, handle).
 #[derive(Debug)]
@@ -15,10 +18,13 @@ pub enum BridgeError {
         kind: String,
         source: Box<BridgeError>,
     },
-    /// Several events of a batch failed (each an `Event`); all the others were applied.
+    /// Several events of a batch failed (each an `Event`); all the others were applied. At most
+    /// [`MAX_REPORTED_EVENTS`] are kept, the rest only counted in `omitted`, so the exception
+    /// message (logged by the shim) stays small whatever the batch held.
     Events {
         total: usize,
         refused: Vec<BridgeError>,
+        omitted: usize,
     },
     /// The text is not the JSON the entry point expects.
     BadJson { what: &'static str, detail: String },
@@ -56,14 +62,21 @@ impl fmt::Display for BridgeError {
             } => {
                 write!(f, "event {index} ({kind}) rejected: {source}")
             }
-            BridgeError::Events { total, refused } => {
+            BridgeError::Events {
+                total,
+                refused,
+                omitted,
+            } => {
                 write!(
                     f,
                     "{} of {total} events rejected, the others applied: ",
-                    refused.len()
+                    refused.len() + omitted
                 )?;
                 for (i, e) in refused.iter().enumerate() {
                     write!(f, "{}{e}", if i > 0 { "; " } else { "" })?;
+                }
+                if *omitted > 0 {
+                    write!(f, "; and {omitted} more")?;
                 }
                 Ok(())
             }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use locus_core::{Core, Event, Heartbeat};
 use serde_json::Value;
 
-use crate::error::BridgeError;
+use crate::error::{BridgeError, MAX_REPORTED_EVENTS};
 use crate::handle;
 
 /// `{"locus.policy":"fifo", ...}` → settings map. Values must be strings because they come
@@ -70,7 +70,14 @@ pub fn events(h: i64, events_json: &str) -> Result<(), BridgeError> {
     let decoded: Vec<(String, Result<Event, String>)> = items
         .into_iter()
         .map(|item| {
-            let kind = item.get("type").and_then(Value::as_str).unwrap_or("no type").to_string();
+            // The tag is the sender's text: only its start goes into an error message.
+            let kind: String = item
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("no type")
+                .chars()
+                .take(64)
+                .collect();
             (kind, serde_json::from_value(item).map_err(|e| e.to_string()))
         })
         .collect();
@@ -88,12 +95,20 @@ fn apply(h: i64, decoded: Vec<(String, Result<Event, String>)>) -> Result<(), Br
         // A bad event must not cost the good ones after it (a container_allocated behind a
         // refused asks_updated would otherwise be lost): apply every event, report every refusal.
         let mut refused = Vec::new();
+        let mut omitted = 0usize;
+        let mut refuse = |e: BridgeError| {
+            if refused.len() < MAX_REPORTED_EVENTS {
+                refused.push(e);
+            } else {
+                omitted += 1;
+            }
+        };
         for (index, (kind, event)) in decoded.into_iter().enumerate() {
             let event = match event {
                 Ok(event) => event,
                 Err(detail) => {
                     let source = Box::new(BridgeError::BadJson { what: "event", detail });
-                    refused.push(BridgeError::Event { index, kind, source });
+                    refuse(BridgeError::Event { index, kind, source });
                     continue;
                 }
             };
@@ -101,13 +116,13 @@ fn apply(h: i64, decoded: Vec<(String, Result<Event, String>)>) -> Result<(), Br
             let tag = event.kind();
             if let Err(e) = core.handle(event) {
                 let kind = if kind.is_empty() { tag.to_string() } else { kind };
-                refused.push(BridgeError::Event { index, kind, source: Box::new(BridgeError::Core(e)) });
+                refuse(BridgeError::Event { index, kind, source: Box::new(BridgeError::Core(e)) });
             }
         }
-        match refused.len() {
-            0 => Ok(()),
-            1 => Err(refused.remove(0)),
-            _ => Err(BridgeError::Events { total, refused }),
+        match (refused.len(), omitted) {
+            (0, _) => Ok(()),
+            (1, 0) => Err(refused.remove(0)),
+            _ => Err(BridgeError::Events { total, refused, omitted }),
         }
     })
 }
