@@ -2,9 +2,9 @@
 //!
 //! | key | default | allowed values |
 //! | --- | --- | --- |
-//! | `locus.policy` | `fifo` | job-level policy, which job gets freed capacity: `fifo`; `fair` = FairScheduler in one queue, the app with the smallest dominant share (max of memory and vcores share of the cluster) first, one container at a time; `joss-t` / `joss-j` = JoSS (Lee et al. 2016) with its TTA / JTA task assigner: jobs classified by their profile, per-datacenter map queues, reduces kept in the chosen datacenter, unknown jobs through the FIFO queues (needs `locus.locality=hadoop`); `td` = TD (Wang et al. 2013): map slots by job status, L/H bounds and sticky slots, see the `locus.td.*` keys (needs `locus.locality=hadoop`); `capacity` = CapacityScheduler's queues (`locus.capacity.queues`): each container to the least served queue (used memory / guaranteed), none past a queue's maximum-capacity, FIFO inside a queue; an app naming an unconfigured queue is refused; `fresh` = FRESH's overall-fairness job choice (Algorithm 4): at most `locus.fresh.k` jobs in the map phase and k in the reduce phase, the admitted job with the least r_i (eq. 1) first, others in submission order (pairs with `locus.slots=fresh-static`/`fresh-dynamic`); `mrosa` = MROSA: deadline/budget priority (eq. 8), Max-Min placement of the tasks that can meet their deadline privately, late tasks to the cheapest public instance that meets it (`locus.mrosa.*` keys); free private containers are never left idle |
+//! | `locus.policy` | `fair` | job-level policy, which job gets freed capacity (the default `fair` with `delay` was never far from the best on the online workloads of docs/default-policy.md; batch workloads favour `fifo`): `fifo`; `fair` = FairScheduler in one queue, the app with the smallest dominant share (max of memory and vcores share of the cluster) first, one container at a time; `joss-t` / `joss-j` = JoSS (Lee et al. 2016) with its TTA / JTA task assigner: jobs classified by their profile, per-datacenter map queues, reduces kept in the chosen datacenter, unknown jobs through the FIFO queues (needs `locus.locality=hadoop`); `td` = TD (Wang et al. 2013): map slots by job status, L/H bounds and sticky slots, see the `locus.td.*` keys (needs `locus.locality=hadoop`); `capacity` = CapacityScheduler's queues (`locus.capacity.queues`): each container to the least served queue (used memory / guaranteed), none past a queue's maximum-capacity, FIFO inside a queue; an app naming an unconfigured queue is refused; `fresh` = FRESH's overall-fairness job choice (Algorithm 4): at most `locus.fresh.k` jobs in the map phase and k in the reduce phase, the admitted job with the least r_i (eq. 1) first, others in submission order (pairs with `locus.slots=fresh-static`/`fresh-dynamic`); `mrosa` = MROSA: deadline/budget priority (eq. 8), Max-Min placement of the tasks that can meet their deadline privately, late tasks to the cheapest public instance that meets it (`locus.mrosa.*` keys); free private containers are never left idle |
 //! | `locus.capacity.queues` | `default:100` | for `capacity`: comma list `name:capacity[:maximum-capacity]` in percent of the cluster's memory, e.g. `a:50:90,b:50:90`; capacities sum to 100 (within 0.01), each above 0 and at most 100; maximum-capacity from the capacity to 100, default 100; names non-empty, unique, without `:` `,` `.` (apps may name `root.<name>`) |
-//! | `locus.locality` | `hadoop` | locality technique for map tasks: `hadoop` = node-local, then rack-local, then off-switch, no waiting; `delay` = delay scheduling (thresholds below); `matchmaking` = locality markers (He et al. 2011) |
+//! | `locus.locality` | empty = `delay`, or `hadoop` under `td`/`joss-t`/`joss-j` (they place maps themselves) | locality technique for map tasks: `hadoop` = node-local, then rack-local, then off-switch, no waiting; `delay` = delay scheduling (thresholds below); `matchmaking` = locality markers (He et al. 2011) |
 //! | `locus.delay.node-locality-threshold` | `1.0` | for `delay`: a number from 0 to 10, a fraction of the cluster's node count (FairScheduler's `locality.threshold.node`): a map key relaxes from node-local to rack-local after missing that many nodes in a row; 0 = no wait |
 //! | `locus.delay.rack-locality-threshold` | `1.0` | for `delay`: the same for rack-local → off-switch, counted after the key reached rack level |
 //! | `locus.hotspot` | `off` | hotspot guard: `off`; `hot-queue` = TD's hot queue, at most θ concurrent non-local readers per host |
@@ -210,8 +210,11 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            policy: JobPolicyKind::Fifo,
-            locality: LocalityKind::Hadoop,
+            // docs/default-policy.md: fair + delay was the configuration closest to the best
+            // in every cell of the matrix (`./locus bench matrix`) with node-locality no worse
+            // than fifo's but in one cell.
+            policy: JobPolicyKind::Fair,
+            locality: LocalityKind::Delay,
             hotspot: HotspotKind::Off,
             slots: SlotsKind::Static,
             map_share: None,
@@ -238,6 +241,7 @@ impl Default for Config {
 impl Config {
     pub fn from_properties(props: &BTreeMap<String, String>) -> Result<Config, CoreError> {
         let mut cfg = Config::default();
+        let mut locality_given = false;
         for (key, raw) in props {
             if !key.starts_with("locus.") {
                 continue;
@@ -260,7 +264,10 @@ impl Config {
                 CAPACITY_QUEUES => {
                     cfg.capacity = crate::policy::capacity::CapacityQueues::parse(value)?
                 }
-                LOCALITY => cfg.locality = LocalityKind::parse(value)?,
+                LOCALITY => {
+                    cfg.locality = LocalityKind::parse(value)?;
+                    locality_given = true;
+                }
                 HOTSPOT => cfg.hotspot = HotspotKind::parse(value)?,
                 SLOTS => cfg.slots = SlotsKind::parse(value)?,
                 SLOTS_MAP_SHARE => cfg.map_share = Some(parse_share(key, value)?),
@@ -306,6 +313,10 @@ impl Config {
                     });
                 }
             }
+        }
+        if !locality_given && places_maps_itself(cfg.policy).is_some() {
+            // The default technique only where the policy leaves map placement to a layer.
+            cfg.locality = LocalityKind::Hadoop;
         }
         cfg.td.validate()?;
         check_combination(&cfg)?;
@@ -363,9 +374,9 @@ impl Config {
     }
 }
 
-/// Layer choices that contradict each other are refused at start, naming the setting to change.
-fn check_combination(cfg: &Config) -> Result<(), CoreError> {
-    let own_locality = match cfg.policy {
+/// Why a policy places map tasks itself, for those that do (they take only `hadoop`).
+fn places_maps_itself(policy: JobPolicyKind) -> Option<&'static str> {
+    match policy {
         JobPolicyKind::JossT | JobPolicyKind::JossJ => {
             Some("JoSS places map tasks with its own assigner (TTA/JTA, VPS- then datacenter-locality)")
         }
@@ -373,8 +384,12 @@ fn check_combination(cfg: &Config) -> Result<(), CoreError> {
             "TD decides locality itself (local slots to I/O-bound jobs, non-local ones to CPU-bound jobs)",
         ),
         _ => None,
-    };
-    if let Some(why) = own_locality {
+    }
+}
+
+/// Layer choices that contradict each other are refused at start, naming the setting to change.
+fn check_combination(cfg: &Config) -> Result<(), CoreError> {
+    if let Some(why) = places_maps_itself(cfg.policy) {
         if cfg.locality != LocalityKind::Hadoop {
             return Err(CoreError::Config {
                 key: LOCALITY.to_string(),
@@ -481,6 +496,22 @@ mod tests {
         assert_eq!(c.off_switch_per_heartbeat, 1);
         assert!(c.assign_multiple);
         assert_eq!(c.map_share, None);
+    }
+
+    #[test]
+    fn default_is_fair_with_delay_and_td_joss_keep_hadoop_locality() {
+        let c = Config::from_properties(&BTreeMap::new()).unwrap();
+        assert_eq!((c.policy, c.locality), (JobPolicyKind::Fair, LocalityKind::Delay));
+        // A policy that places maps itself gets hadoop unless the operator names another
+        // technique, which is then refused rather than silently replaced.
+        for p in ["td", "joss-t", "joss-j"] {
+            let c = Config::from_properties(&props(&[(POLICY, p)])).unwrap();
+            assert_eq!(c.locality, LocalityKind::Hadoop, "{p}");
+            let (key, _) = config_err(&[(POLICY, p), (LOCALITY, "delay")]);
+            assert_eq!(key, LOCALITY, "{p}");
+        }
+        let c = Config::from_properties(&props(&[(POLICY, "fifo")])).unwrap();
+        assert_eq!(c.locality, LocalityKind::Delay);
     }
 
     #[test]

@@ -18,9 +18,18 @@ pub fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// A core with these settings. These tests were written against fifo with hadoop locality (the
+/// default until docs/default-policy.md moved it to fair + delay), so a test that names no
+/// policy or locality gets those two; the default itself is asserted in config.rs.
 pub fn core_with(pairs: &[(&str, &str)]) -> Core {
     let _ = env_logger::builder().is_test(true).try_init();
-    Core::new(&props(pairs)).expect("valid settings")
+    let mut p = props(pairs);
+    p.entry("locus.policy".into()).or_insert_with(|| "fifo".into());
+    let policy = p["locus.policy"].clone();
+    if !matches!(policy.as_str(), "td" | "joss-t" | "joss-j") {
+        p.entry("locus.locality".into()).or_insert_with(|| "hadoop".into());
+    }
+    Core::new(&p).expect("valid settings")
 }
 
 pub fn node_id(host: &str) -> String {
