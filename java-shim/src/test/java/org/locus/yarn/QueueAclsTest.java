@@ -137,6 +137,19 @@ public class QueueAclsTest {
   }
 
   @Test
+  public void aRefreshRereadsTheAcls() throws Exception {
+    MockRM rm = start(conf());
+    LocusScheduler s = (LocusScheduler) rm.getResourceScheduler();
+    assertFalse(s.checkAccess(user("erin"), QueueACL.SUBMIT_APPLICATIONS, "root.a"));
+
+    YarnConfiguration edited = conf();
+    edited.set(CS + "root.a.acl_submit_applications", "erin");
+    s.reinitialize(edited, rm.getRMContext());
+    assertFalse(s.checkAccess(user("alice"), QueueACL.SUBMIT_APPLICATIONS, "root.a"));
+    assertTrue(s.checkAccess(user("erin"), QueueACL.SUBMIT_APPLICATIONS, "root.a"));
+  }
+
+  @Test
   public void showAclsListsWhatTheCallerMayDo() throws Exception {
     MockRM rm = start(conf());
     LocusScheduler s = (LocusScheduler) rm.getResourceScheduler();
