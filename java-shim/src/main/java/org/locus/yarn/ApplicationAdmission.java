@@ -2,7 +2,9 @@ package org.locus.yarn;
 
 import java.util.Collections;
 import java.util.Map;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
@@ -41,6 +43,14 @@ final class ApplicationAdmission {
       refuseUnknownQueue(appId, requestedQueue, user, isAppRecovering);
       return;
     }
+    // The RM checks submit ACLs itself only for CapacityScheduler and FairScheduler; for any
+    // other scheduler that is the scheduler's job, as in CS's leaf queue. Submit or administer
+    // rights admit, as in CS; a recovering application was admitted before the restart.
+    if (!isAppRecovering && !maySubmit(user, leaf)) {
+      rejectApplication(appId, false, "User " + user + " does not have permission to submit "
+          + appId + " to queue " + requestedQueue);
+      return;
+    }
     // The core hears of it first: an application it refuses (a limit, a queue it does not
     // run) must fail with the core's reason rather than sit in ACCEPTED with no scheduler
     // that will ever serve it. A core out of service refuses nothing: its rebuild replays it.
@@ -73,6 +83,15 @@ final class ApplicationAdmission {
       rmContext.getDispatcher().getEventHandler()
           .handle(new RMAppEvent(appId, RMAppEventType.APP_ACCEPTED));
     }
+  }
+
+  private static boolean maySubmit(String user, LocusQueue leaf) {
+    if (!leaf.acls().enabled()) {
+      return true;
+    }
+    UserGroupInformation ugi = UserGroupInformation.createRemoteUser(user);
+    return leaf.hasAccess(QueueACL.SUBMIT_APPLICATIONS, ugi)
+        || leaf.hasAccess(QueueACL.ADMINISTER_QUEUE, ugi);
   }
 
   /**

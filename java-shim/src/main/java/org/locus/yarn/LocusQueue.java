@@ -1,13 +1,11 @@
 package org.locus.yarn;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
-import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
@@ -19,13 +17,14 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.util.Records;
 import org.apache.hadoop.yarn.util.resource.Resources;
+import org.locus.yarn.queue.QueueAcls;
 
 /**
  * A leaf queue under {@link LocusRootQueue}: {@code default} alone outside
  * {@code locus.policy=capacity}, one per {@code locus.capacity.queues} entry under it. Which
  * application gets freed capacity is the core's business; this class keeps what the RM reads
- * from a queue: metrics (parented to root's, so root's add up), ACLs (open to everyone, as in
- * the FIFO scheduler), the resource its containers hold, and each application's headroom.
+ * from a queue: metrics (parented to root's, so root's add up), ACLs (its own and its
+ * parent's, see {@link QueueAcls}), the resource its containers hold, and each application's headroom.
  */
 final class LocusQueue extends OpenQueue {
   /**
@@ -182,8 +181,17 @@ final class LocusQueue extends OpenQueue {
 
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo(UserGroupInformation user) {
-    return Collections.singletonList(
-        QueueUserACLInfo.newInstance(name, Arrays.asList(QueueACL.values())));
+    return Collections.singletonList(userAclInfo(user));
+  }
+
+  @Override
+  String aclPath() {
+    return path();
+  }
+
+  @Override
+  QueueAcls acls() {
+    return parent.acls();
   }
 
   @Override

@@ -1,7 +1,6 @@
 package org.locus.yarn;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -10,7 +9,6 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
-import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
@@ -22,6 +20,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.util.Records;
 import org.apache.hadoop.yarn.util.resource.Resources;
+import org.locus.yarn.queue.QueueAcls;
 
 /**
  * The queue tree: {@code root} and its leaves, one level deep. Under
@@ -52,6 +51,7 @@ final class LocusRootQueue extends OpenQueue {
   /** Configured leaves first, in configured order, then draining ones. Never modified. */
   private volatile Map<String, LocusQueue> leaves = Collections.emptyMap();
   private volatile boolean capacityMode;
+  private volatile QueueAcls acls = QueueAcls.open();
 
   LocusRootQueue(Configuration conf, Supplier<Resource> clusterResource) {
     this.conf = conf;
@@ -101,6 +101,29 @@ final class LocusRootQueue extends OpenQueue {
     updateAvailableMetrics();
     return "queues " + next.values() + (added.isEmpty() ? "" : ", added " + added)
         + (removed.isEmpty() ? "" : ", removed " + removed);
+  }
+
+  /**
+   * Reads the ACLs of root and of every leaf now in the tree from {@code conf} (and
+   * {@code capacity-scheduler.xml}); call after {@link #configure}.
+   */
+  void readAcls(Configuration conf) {
+    List<String> paths = new ArrayList<>();
+    paths.add(NAME);
+    for (LocusQueue leaf : leaves.values()) {
+      paths.add(leaf.path());
+    }
+    acls = QueueAcls.read(conf, paths);
+  }
+
+  /** Who may submit to and administer each queue. */
+  QueueAcls acls() {
+    return acls;
+  }
+
+  @Override
+  String aclPath() {
+    return NAME;
   }
 
   /** Removes {@code leaf} once it is draining and empty. */
@@ -244,7 +267,7 @@ final class LocusRootQueue extends OpenQueue {
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo(UserGroupInformation user) {
     List<QueueUserACLInfo> out = new ArrayList<>();
-    out.add(QueueUserACLInfo.newInstance(NAME, Arrays.asList(QueueACL.values())));
+    out.add(userAclInfo(user));
     for (LocusQueue leaf : leaves.values()) {
       out.addAll(leaf.getQueueUserAclInfo(user));
     }

@@ -44,6 +44,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnSched
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
@@ -131,7 +132,7 @@ public class LocusScheduler
     // message is the core's and names the key.
     link.open(LocusSettings.toJson(conf));
     LOG.info("Locus core started with settings {}; {}", LocusSettings.collect(conf),
-        configureQueues(link.current()));
+        configureQueues(link.current(), conf));
     super.serviceInit(conf);
     schedulingMonitorManager.initialize(rmContext, conf);
   }
@@ -187,7 +188,7 @@ public class LocusScheduler
     } catch (LocusException e) {
       throw new IOException("Locus refused the new settings: " + e.getMessage(), e);
     }
-    String queues = configureQueues(c);
+    String queues = configureQueues(c, newConf);
     setConf(newConf);
     super.reinitialize(newConf, rmContext);
     LOG.info("Locus core reconfigured with {}; {}", LocusSettings.collect(newConf), queues);
@@ -197,8 +198,10 @@ public class LocusScheduler
    * Rebuilds the queue tree from the core's queues. Runs under the scheduler's lock, as does
    * every submission, so an application is always placed against the queues the core has.
    */
-  private String configureQueues(LocusCore c) throws IOException {
-    return root.configure(CoreMessages.capacityQueues(c.capacityQueues()));
+  private String configureQueues(LocusCore c, Configuration conf) throws IOException {
+    String queues = root.configure(CoreMessages.capacityQueues(c.capacityQueues()));
+    root.readAcls(conf);
+    return queues + (root.acls().enabled() ? ", queue ACLs enforced" : ", queue ACLs off");
   }
 
   /** Work-preserving restart recovers through APP_ADDED events and NM reports instead. */
@@ -720,7 +723,10 @@ public class LocusScheduler
 
   @Override
   public boolean checkAccess(UserGroupInformation callerUGI, QueueACL acl, String queueName) {
-    return root.hasAccess(acl, callerUGI);
+    // The RM asks with the application's queue: a path under capacity, the name it was
+    // submitted with otherwise (it runs in default). An unknown queue is refused, as in CS.
+    Queue q = root.describing(queueName);
+    return q != null && q.hasAccess(acl, callerUGI);
   }
 
   @Override

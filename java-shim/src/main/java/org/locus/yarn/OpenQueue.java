@@ -1,23 +1,48 @@
 package org.locus.yarn;
 
+import java.io.IOException;
+import java.util.Collections;
+import java.util.List;
 import java.util.Set;
 import org.apache.hadoop.security.UserGroupInformation;
-import org.apache.hadoop.security.authorize.AccessControlList;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
+import org.locus.yarn.queue.QueueAcls;
 
 /**
- * What Locus's root and leaf queues answer alike: ACLs open to everyone (as in the FIFO
- * scheduler), no node labels, no reservations, no default priority.
+ * What Locus's root and leaf queues answer alike: ACLs from the queue tree's {@link QueueAcls}
+ * (CapacityScheduler's rules), no node labels, no reservations, no default priority.
  */
 abstract class OpenQueue implements Queue {
-  private final AccessControlList everyone = new AccessControlList("*");
+  /** The full path ACLs are keyed by: {@code root}, {@code root.a}. */
+  abstract String aclPath();
+
+  /** The ACLs in force for the whole tree. */
+  abstract QueueAcls acls();
 
   @Override
   public boolean hasAccess(QueueACL acl, UserGroupInformation user) {
-    return everyone.isUserAllowed(user);
+    return acls().isAllowed(user, acl, aclPath());
+  }
+
+  /**
+   * This queue's entry for {@code mapred queue -showacls}: what {@code user} (the caller when
+   * null, as CapacityScheduler answers) may do here.
+   */
+  QueueUserACLInfo userAclInfo(UserGroupInformation user) {
+    UserGroupInformation who = user;
+    if (who == null) {
+      try {
+        who = UserGroupInformation.getCurrentUser();
+      } catch (IOException e) {
+        return QueueUserACLInfo.newInstance(getQueueName(), Collections.<QueueACL>emptyList());
+      }
+    }
+    List<QueueACL> allowed = acls().allowed(who, aclPath());
+    return QueueUserACLInfo.newInstance(getQueueName(), allowed);
   }
 
   @Override
