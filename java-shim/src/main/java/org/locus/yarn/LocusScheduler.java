@@ -66,6 +66,7 @@ import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.locus.yarn.metrics.LocusMetrics;
 
 /**
  * The scheduler the ResourceManager loads ({@code yarn.resourcemanager.scheduler.class}).
@@ -87,6 +88,7 @@ public class LocusScheduler
   private final ResourceCalculator resourceCalculator = new DefaultResourceCalculator();
   private final DecisionExecutor executor = new DecisionExecutor(new ExecutorView());
   private final CoreLink link = new CoreLink();
+  private final LocusMetrics metrics = new LocusMetrics(this::getCoreStatsJson);
 
   private Configuration conf;
   private volatile LocusRootQueue root;
@@ -153,11 +155,13 @@ public class LocusScheduler
   @Override
   public void serviceStart() throws Exception {
     super.serviceStart();
+    metrics.register();
   }
 
   @Override
   public void serviceStop() throws Exception {
     try {
+      metrics.unregister();
       super.serviceStop();
     } finally {
       link.close();
@@ -337,9 +341,12 @@ public class LocusScheduler
         }
         break;
       }
-      case NODE_UPDATE:
+      case NODE_UPDATE: {
+        long start = System.nanoTime();
         nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode());
+        metrics.heartbeatHandled(System.nanoTime() - start);
         break;
+      }
       case APP_ADDED: {
         AppAddedSchedulerEvent e = (AppAddedSchedulerEvent) event;
         addApplication(e.getApplicationId(), e.getQueue(), e.getUser(),
@@ -537,6 +544,7 @@ public class LocusScheduler
       List<SchedulingRequest> schedulingRequests, List<ContainerId> release,
       List<String> blacklistAdditions, List<String> blacklistRemovals,
       ContainerUpdates updateRequests) {
+    long start = System.nanoTime();
     try {
       return allocateGuarded(attemptId, ask, schedulingRequests, release, blacklistAdditions,
           blacklistRemovals, updateRequests);
@@ -544,6 +552,8 @@ public class LocusScheduler
       FailureLog.rethrowIfJvmBroken(t);
       link.failures().warn("allocate", "attempt " + attemptId, t, ask);
       return EMPTY_ALLOCATION;
+    } finally {
+      metrics.allocateHandled(System.nanoTime() - start);
     }
   }
 

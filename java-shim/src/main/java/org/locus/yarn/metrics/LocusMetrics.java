@@ -1,0 +1,140 @@
+package org.locus.yarn.metrics;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.function.Supplier;
+import org.apache.hadoop.metrics2.MetricsCollector;
+import org.apache.hadoop.metrics2.MetricsInfo;
+import org.apache.hadoop.metrics2.MetricsRecordBuilder;
+import org.apache.hadoop.metrics2.MetricsSource;
+import org.apache.hadoop.metrics2.MetricsSystem;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.metrics2.lib.Interns;
+import org.apache.hadoop.metrics2.lib.MetricsRegistry;
+import org.apache.hadoop.metrics2.lib.MutableQuantiles;
+import org.apache.hadoop.metrics2.lib.MutableRate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Locus's figures as a Hadoop metrics2 source, so they reach JMX
+ * ({@code Hadoop:service=ResourceManager,name=LocusScheduler}) and every configured sink beside
+ * the RM's own QueueMetrics. The counters are the core's (read at snapshot time, so they cannot
+ * drift from what the core decided); the timings are measured by the shim around the calls an
+ * operator waits on: a node heartbeat and an AM's allocate().
+ */
+public final class LocusMetrics implements MetricsSource {
+  public static final String SOURCE_NAME = "LocusScheduler";
+  private static final Logger LOG = LoggerFactory.getLogger(LocusMetrics.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  /** Percentile window: one minute, as the RM's own RPC quantiles are usually configured. */
+  private static final int QUANTILE_INTERVAL_SECONDS = 60;
+
+  /** Core counters exported as-is: JSON field in the core's stats, metric name, description. */
+  private static final String[][] CORE_COUNTERS = {
+      {"heartbeats", "Heartbeats", "Node heartbeats the core handled"},
+      {"decisions", "Decisions", "Placement decisions the core emitted"},
+      {"allocations", "Allocations", "Containers created from core decisions"},
+      {"node_local", "NodeLocalAllocations", "Allocations on a node the ask named"},
+      {"rack_local", "RackLocalAllocations", "Allocations on a rack the ask named"},
+      {"off_switch", "OffSwitchAllocations", "Allocations anywhere else"},
+      {"rejected", "Rejections", "Decisions the shim could not carry out"},
+      {"core_rebuilds", "CoreRebuilds", "Times the shim rebuilt a failed core"},
+      {"lost_decisions", "LostDecisions", "Decisions neither confirmed nor rejected in time"},
+  };
+  private static final String[][] CORE_GAUGES = {
+      {"in_flight", "InFlightDecisions", "Decisions not yet confirmed or rejected"},
+      {"pending_containers", "PendingContainers", "Containers asked for and not yet placed"},
+      {"running_containers", "RunningContainers", "Containers the core counts as running"},
+  };
+
+  private final MetricsRegistry registry = new MetricsRegistry(SOURCE_NAME);
+  private final MutableRate heartbeat =
+      registry.newRate("HeartbeatTime", "Time the scheduler spent on one node heartbeat (us)");
+  private final MutableQuantiles heartbeatQuantiles = registry.newQuantiles(
+      "HeartbeatTimeUs", "Heartbeat time percentiles", "ops", "latencyMicros",
+      QUANTILE_INTERVAL_SECONDS);
+  private final MutableRate allocate =
+      registry.newRate("AllocateTime", "Time one AM allocate() call spent in the scheduler (us)");
+  private final MutableQuantiles allocateQuantiles = registry.newQuantiles(
+      "AllocateTimeUs", "allocate() time percentiles", "ops", "latencyMicros",
+      QUANTILE_INTERVAL_SECONDS);
+  private final Supplier<String> coreStats;
+  private volatile String registeredAs;
+
+  /** @param coreStats the core's counters as JSON ({@code LocusScheduler.getCoreStatsJson}). */
+  public LocusMetrics(Supplier<String> coreStats) {
+    this.coreStats = coreStats;
+  }
+
+  /** Registers under the RM's metrics system; replaces a source left by an earlier RM in this JVM. */
+  public synchronized void register() {
+    MetricsSystem ms = DefaultMetricsSystem.instance();
+    ms.unregisterSource(SOURCE_NAME);
+    ms.register(SOURCE_NAME, "Locus scheduler: core counters and timings", this);
+    registeredAs = SOURCE_NAME;
+  }
+
+  public synchronized void unregister() {
+    if (registeredAs != null) {
+      DefaultMetricsSystem.instance().unregisterSource(registeredAs);
+      registeredAs = null;
+    }
+  }
+
+  public void heartbeatHandled(long nanos) {
+    long micros = nanos / 1000;
+    heartbeat.add(micros);
+    heartbeatQuantiles.add(micros);
+  }
+
+  public void allocateHandled(long nanos) {
+    long micros = nanos / 1000;
+    allocate.add(micros);
+    allocateQuantiles.add(micros);
+  }
+
+  @Override
+  public void getMetrics(MetricsCollector collector, boolean all) {
+    MetricsRecordBuilder rb = collector.addRecord(registry.info()).setContext("yarn");
+    JsonNode stats = readCoreStats();
+    if (stats != null) {
+      rb.tag(Interns.info("Policy", "Locus scheduling policy and layers"), describePolicy(stats));
+      for (String[] c : CORE_COUNTERS) {
+        rb.addCounter(info(c), stats.path(c[0]).asLong(0));
+      }
+      for (String[] g : CORE_GAUGES) {
+        rb.addGauge(info(g), stats.path(g[0]).asLong(0));
+      }
+    }
+    registry.snapshot(rb, all);
+  }
+
+  /** A snapshot must never fail the RM's metrics system: a core being rebuilt yields no counters. */
+  private JsonNode readCoreStats() {
+    try {
+      return JSON.readTree(coreStats.get());
+    } catch (Exception | LinkageError e) {
+      LOG.debug("Locus core stats unavailable for metrics: {}", e.toString());
+      return null;
+    }
+  }
+
+  /** "policy (locality=..., hotspot=..., slots=...)", naming only the layers that are on. */
+  public static String describePolicy(JsonNode stats) {
+    StringBuilder sb = new StringBuilder(stats.path("policy").asText("unknown"));
+    String sep = " (";
+    for (String layer : new String[] {"locality", "hotspot", "slots"}) {
+      String v = stats.path(layer).asText("");
+      if (!v.isEmpty() && !"none".equals(v) && !"off".equals(v)) {
+        sb.append(sep).append(layer).append('=').append(v);
+        sep = ", ";
+      }
+    }
+    return sep.equals(", ") ? sb.append(')').toString() : sb.toString();
+  }
+
+  private static MetricsInfo info(String[] row) {
+    return Interns.info(row[1], row[2]);
+  }
+}
