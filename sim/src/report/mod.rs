@@ -8,6 +8,9 @@ use serde::Serialize;
 use crate::engine::Raw;
 use crate::metrics::{mean, percentile, stddev};
 
+mod html;
+pub use html::html;
+
 #[derive(Debug, Clone, Serialize)]
 pub struct MapLocality {
     pub node: u64,
@@ -96,7 +99,7 @@ pub struct Summary {
     pub public_cost: Option<f64>,
 }
 
-fn turnarounds(raw: &Raw) -> Vec<f64> {
+pub(crate) fn turnarounds(raw: &Raw) -> Vec<f64> {
     let mut v: Vec<f64> = raw
         .finish_ms
         .iter()
@@ -219,6 +222,43 @@ pub fn summarise(
 fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
+
+/// What every row of [`table`] means, shown at the foot of the HTML report. A test checks that
+/// every row has an entry, so a new row cannot appear unexplained.
+pub(crate) const GLOSSARY: &[(&str, &str)] = &[
+    ("jobs finished", "Jobs that completed before the run ended, over jobs submitted."),
+    ("map locality: node", "Share of map attempts that read their input block from a replica on their own node."),
+    ("map locality: rack/dc", "Share read from another node of the same rack (with several datacenters: anywhere in the same datacenter)."),
+    ("map locality: off", "Share read from another rack (or datacenter): the reads that cross the core network."),
+    ("reduce data on node", "Share of shuffle bytes a reduce fetched from map outputs on its own node."),
+    ("inter-DC traffic (GB)", "Map input and shuffle bytes that crossed datacenters (0 with one datacenter)."),
+    ("JTT mean (s)", "Job turnaround time: from submission to the job's last task finishing, mean over finished jobs."),
+    ("JTT p50 (s)", "Median job turnaround."),
+    ("JTT p95 (s)", "95th percentile of job turnaround: the slow tail most users notice."),
+    ("JTT p99 (s)", "99th percentile of job turnaround."),
+    ("JTT mean / baseline", "Mean turnaround over the first run's (the baseline column); below 1 is faster."),
+    ("makespan (s)", "From the first submission to the last job finishing."),
+    ("fairness (FRESH Jain)", "FRESH's overall fairness F(T): Jain's index (sum x)^2 / (n * sum x^2) of the running jobs' resource-usage shares, time-averaged over samples with two or more active jobs; 1 is perfectly even, 1/n is one job holding everything."),
+    ("hotspots (TD)", "Times a node began serving more concurrent remote reads than --hotspot-readers allows: TD's hot spots, the overload the hot queue exists to avoid."),
+    ("QoS: deadlines met", "Share of jobs with a deadline (MROSA) that finished by it."),
+    ("tasks on public nodes", "Task attempts started on nodes the public pool file marks as rented (MROSA's hybrid cloud)."),
+    ("public cost ($)", "Run time of attempts on public nodes times each node's price."),
+    ("tasks/node stddev", "Population standard deviation of task attempts per node: how evenly work was spread."),
+    ("map task mean (s)", "Mean time from a map attempt's start to its end, reading included."),
+    ("events", "Simulation events processed (heartbeats, task ends, AM heartbeats, reads)."),
+    ("core heartbeats", "Node heartbeats passed to the Locus core for a decision."),
+    ("rejected decisions", "Core decisions the simulated ResourceManager refused (no matching ask, wrong size, node full); each is a core bug or a race the real RM would also refuse."),
+    ("reduces preempted", "Running reduces the simulated MapReduce AM killed to make room for maps it still needed (as Hadoop's AM does when reduces started early hog the cluster)."),
+    ("containers unused", "Containers the core granted that the AM had no task for any more and released."),
+    ("asks snapshot rows (M)", "Millions of ask-table rows sent to the core as full snapshots: the cost the delta bridge avoids."),
+    ("decision µs mean", "Wall time per core call that made decisions, mean (measured on this machine)."),
+    ("decision µs p99", "99th percentile of that time."),
+    ("core: heartbeats", "Share of the run's wall time spent inside the core's heartbeat handling."),
+    ("core: asks snapshots", "Share spent applying ask snapshots and deltas."),
+    ("core: other events", "Share spent on other core events (apps, containers, nodes)."),
+    ("wall time (s)", "Wall-clock time of the simulation on this machine."),
+    ("events/s (M)", "Millions of simulation events per wall-clock second."),
+];
 
 /// The aligned side-by-side table printed on stdout.
 pub fn table(workload: &str, sums: &[Summary]) -> String {
@@ -391,164 +431,33 @@ pub fn table(workload: &str, sums: &[Summary]) -> String {
     out
 }
 
-const COLOURS: [&str; 8] = [
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-];
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-fn jtt_cdf(raws: &[Raw]) -> String {
-    let (w, h, pad) = (640.0, 320.0, 45.0);
-    let all: Vec<Vec<f64>> = raws.iter().map(turnarounds).collect();
-    let max = all.iter().flatten().copied().fold(1.0f64, f64::max);
-    let mut s =
-        format!("<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' font-size='11'>");
-    let _ = write!(
-        s,
-        "<line x1='{pad}' y1='{}' x2='{}' y2='{}' stroke='black'/>",
-        h - pad,
-        w - 10.0,
-        h - pad
-    );
-    let _ = write!(
-        s,
-        "<line x1='{pad}' y1='10' x2='{pad}' y2='{}' stroke='black'/>",
-        h - pad
-    );
-    let _ = write!(
-        s,
-        "<text x='{}' y='{}'>job turnaround (s), max {max:.0}</text>",
-        w / 2.0 - 60.0,
-        h - 10.0
-    );
-    let _ = write!(s, "<text x='5' y='15'>CDF</text>");
-    for (i, v) in all.iter().enumerate() {
-        if v.is_empty() {
-            continue;
-        }
-        let mut pts = String::new();
-        for (k, x) in v.iter().enumerate() {
-            let px = pad + x / max * (w - pad - 10.0);
-            let py = h - pad - (k + 1) as f64 / v.len() as f64 * (h - pad - 10.0);
-            let _ = write!(pts, "{px:.1},{py:.1} ");
-        }
-        let c = COLOURS[i % COLOURS.len()];
-        let _ = write!(
-            s,
-            "<polyline fill='none' stroke='{c}' stroke-width='1.5' points='{pts}'/>"
-        );
-        let _ = write!(
-            s,
-            "<text x='{}' y='{}' fill='{c}'>{}</text>",
-            w - 200.0,
-            h - pad - 20.0 - 14.0 * i as f64,
-            esc(&raws[i].label)
-        );
-    }
-    s.push_str("</svg>");
-    s
-}
-
-fn locality_bars(sums: &[Summary]) -> String {
-    let (w, row) = (640.0, 26.0);
-    let h = 30.0 + row * sums.len() as f64;
-    let mut s =
-        format!("<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' font-size='11'>");
-    let _ = write!(s, "<text x='160' y='12' fill='#2ca02c'>node</text><text x='210' y='12' fill='#ff7f0e'>rack/dc</text><text x='270' y='12' fill='#d62728'>off</text>");
-    for (i, m) in sums.iter().enumerate() {
-        let y = 20.0 + row * i as f64;
-        let _ = write!(s, "<text x='5' y='{}'>{}</text>", y + 15.0, esc(&m.label));
-        let mut x = 160.0;
-        for (share, c) in [
-            (m.map_locality.node_share, "#2ca02c"),
-            (m.map_locality.rack_or_dc_share, "#ff7f0e"),
-            (m.map_locality.off_share, "#d62728"),
-        ] {
-            let bw = share * (w - 170.0);
-            let _ = write!(s, "<rect x='{x:.1}' y='{y}' width='{bw:.1}' height='{}' fill='{c}'><title>{:.1}%</title></rect>", row - 6.0, share * 100.0);
-            x += bw;
-        }
-    }
-    s.push_str("</svg>");
-    s
-}
-
-fn share_over_time(raw: &Raw) -> String {
-    let (w, h, pad) = (640.0, 180.0, 35.0);
-    let tmax = raw.timeline.last().map_or(1, |t| t.0).max(1) as f64;
-    let ymax = raw
-        .timeline
-        .iter()
-        .map(|t| (t.1 + t.2) as f64)
-        .fold(1.0f64, f64::max);
-    let mut s =
-        format!("<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' font-size='11'>");
-    let _ = write!(
-        s,
-        "<line x1='{pad}' y1='{}' x2='{}' y2='{}' stroke='black'/>",
-        h - pad,
-        w - 10.0,
-        h - pad
-    );
-    let _ = write!(
-        s,
-        "<text x='{}' y='{}'>time (s), max {:.0}; running containers, max {ymax:.0}</text>",
-        pad,
-        h - 10.0,
-        tmax / 1000.0
-    );
-    for (k, c, name) in [(1usize, "#1f77b4", "maps"), (2, "#d62728", "reduces")] {
-        let mut pts = String::new();
-        for t in &raw.timeline {
-            let v = if k == 1 { t.1 } else { t.2 } as f64;
-            let px = pad + t.0 as f64 / tmax * (w - pad - 10.0);
-            let py = h - pad - v / ymax * (h - pad - 10.0);
-            let _ = write!(pts, "{px:.1},{py:.1} ");
-        }
-        let _ = write!(s, "<polyline fill='none' stroke='{c}' points='{pts}'/>");
-        let _ = write!(
-            s,
-            "<text x='{}' y='{}' fill='{c}'>{name}</text>",
-            w - 80.0,
-            if k == 1 { 20 } else { 34 }
-        );
-    }
-    s.push_str("</svg>");
-    s
-}
-
-/// A self-contained HTML page: the table, the JTT CDF, locality bars, and map/reduce running
-/// containers over time for each policy.
-pub fn html(workload: &str, table_text: &str, sums: &[Summary], raws: &[Raw]) -> String {
-    let mut s = String::from(
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>locus-sim report</title>",
-    );
-    s.push_str("<style>body{font-family:sans-serif;margin:20px}pre{background:#f6f6f6;padding:8px}</style></head><body>");
-    let _ = write!(
-        s,
-        "<h1>locus-sim: {}</h1><pre>{}</pre>",
-        esc(workload),
-        esc(table_text)
-    );
-    let _ = write!(s, "<h2>Job turnaround CDF</h2>{}", jtt_cdf(raws));
-    let _ = write!(s, "<h2>Map locality</h2>{}", locality_bars(sums));
-    s.push_str("<h2>Running map and reduce containers over time</h2>");
-    for r in raws {
-        let _ = write!(s, "<h3>{}</h3>{}", esc(&r.label), share_over_time(r));
-    }
-    s.push_str("</body></html>\n");
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cluster::Distance;
+
+    #[test]
+    fn every_table_row_is_explained_in_the_glossary() {
+        let mut r = raw_with_jobs(&[Some(1)]);
+        r.public_priced = true;
+        r.job_public_cost = vec![0.5];
+        let mut s = summarise(&r, None, false, true);
+        s.qos_satisfaction = Some(1.0);
+        let text = table("w", &[s]);
+        let rows: Vec<&str> = text
+            .lines()
+            .skip(3)
+            .filter_map(|l| l.split("  ").next())
+            .map(str::trim_end)
+            .collect();
+        assert!(rows.len() > 25, "{text}");
+        for row in rows {
+            assert!(
+                GLOSSARY.iter().any(|(name, _)| *name == row),
+                "no glossary entry for {row:?}"
+            );
+        }
+    }
 
     fn raw_with_jobs(finish_s: &[Option<u64>]) -> Raw {
         Raw {

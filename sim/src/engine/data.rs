@@ -1,0 +1,235 @@
+//! Input reads and the shuffle over the modelled cluster: choosing a replica, processor-sharing
+//! of a serving node's bandwidth, path caps by distance, and hotspot counting.
+
+use super::*;
+
+impl<'w> Engine<'w> {
+    pub(super) fn bytes_per_ms(mb_per_s: f64) -> f64 {
+        mb_per_s * MB / 1000.0
+    }
+
+    pub(super) fn start_task(&mut self, t: TaskRef, g: Granted) {
+        self.last_progress = self.now;
+        self.raw.attempts += 1;
+        let now = self.now;
+        let job = &mut self.jobs[t.job as usize];
+        job.running += 1;
+        job.running_start_sum += now as f64;
+        if t.reduce {
+            job.run_reduces += 1;
+        } else {
+            job.run_maps += 1;
+        }
+        self.nodes[g.node as usize].tasks_run += 1;
+        if self.price[g.node as usize].is_some() {
+            self.raw.public_tasks += 1;
+        }
+        let task = self.task(t);
+        task.attempt += 1;
+        task.running = true;
+        task.container = g.container;
+        task.node = g.node;
+        task.start = now;
+        if t.reduce {
+            self.running_reduces += 1;
+            let maps_left = {
+                let job = &self.jobs[t.job as usize];
+                job.maps_done < job.maps.len()
+            };
+            if maps_left {
+                self.task(t).waiting_shuffle = true;
+            } else {
+                self.start_shuffle(t);
+            }
+            return;
+        }
+        self.running_maps += 1;
+        let spec = &self.w.jobs[t.job as usize].maps[t.idx as usize];
+        let attempt = self.task(t).attempt;
+        if let Some(ms) = spec.fixed_ms {
+            self.push(now + ms, Ev::TaskDone(t, attempt));
+            return;
+        }
+        if spec.input_bytes == 0 {
+            self.push(now + self.cfg.task_overhead_ms, Ev::TaskDone(t, attempt));
+            return;
+        }
+        let (source, level) = self.choose_source(&spec.replicas, g.node, NONE);
+        self.raw.traffic.map_read(level, spec.input_bytes as f64);
+        let bytes = spec.input_bytes as f64;
+        let task = self.task(t);
+        task.level = Some(level);
+        task.remaining = bytes;
+        task.rate = 0.0;
+        task.version += 1;
+        task.read_event_at = u64::MAX;
+        task.last = now;
+        task.reading = true;
+        self.attach_read(t, source);
+    }
+
+    /// The closest live replica to `reader` (HDFS sorts replicas by network distance and
+    /// shuffles equals); `NONE` with Remote distance when every replica is gone.
+    pub(super) fn choose_source(
+        &mut self,
+        replicas: &[usize],
+        reader: u32,
+        exclude: u32,
+    ) -> (u32, Distance) {
+        let c = &self.w.cluster;
+        let mut best: Vec<u32> = Vec::new();
+        let mut best_d = Distance::Remote;
+        for &r in replicas {
+            if r as u32 == exclude || !self.nodes[r].alive {
+                continue;
+            }
+            let d = c.distance(r, reader as usize);
+            if best.is_empty() || d < best_d {
+                best.clear();
+                best_d = d;
+            }
+            if d == best_d {
+                best.push(r as u32);
+            }
+        }
+        if best.is_empty() {
+            return (NONE, Distance::Remote);
+        }
+        (best[self.rng.below(best.len())], best_d)
+    }
+
+    pub(super) fn attach_read(&mut self, t: TaskRef, source: u32) {
+        let reader_node = self.task(t).node;
+        self.task(t).source = source;
+        if source == NONE {
+            // The data is gone from every live replica; model the read as a remote fetch
+            // nobody else shares, so the job can still finish.
+            let rate = Self::bytes_per_ms(self.cfg.bw.remote);
+            let now = self.now;
+            let task = self.task(t);
+            task.rate = rate;
+            task.version += 1;
+            let (v, at) = (task.version, now + (task.remaining / rate).ceil() as u64);
+            task.read_event_at = at;
+            self.push(at, Ev::ReadDone(t, v));
+            return;
+        }
+        let node = &mut self.nodes[source as usize];
+        node.reads.push(t);
+        if source != reader_node && node.remote_reads.start(self.cfg.hotspot_readers) {
+            self.raw.hotspots.push(self.now);
+        }
+        self.retime_reads(source);
+    }
+
+    pub(super) fn detach_read(&mut self, t: TaskRef) {
+        let task = self.task(t);
+        let (source, reader) = (task.source, task.node);
+        task.reading = false;
+        task.source = NONE;
+        if source == NONE {
+            return;
+        }
+        let node = &mut self.nodes[source as usize];
+        if let Some(pos) = node.reads.iter().position(|&r| r == t) {
+            node.reads.swap_remove(pos);
+            if source != reader {
+                node.remote_reads.end();
+            }
+        }
+        self.retime_reads(source);
+    }
+
+    /// Processor sharing: every read served by `source` progresses at its old rate up to now,
+    /// then continues at min(path bandwidth, serving bandwidth / readers).
+    pub(super) fn retime_reads(&mut self, source: u32) {
+        let now = self.now;
+        let readers = self.nodes[source as usize].reads.len();
+        if readers == 0 {
+            return;
+        }
+        let share = Self::bytes_per_ms(self.cfg.bw.serve) / readers as f64;
+        // By index: the list stays put while its reads are re-timed (a copy of it per read
+        // started or ended was an allocation each).
+        for i in 0..readers {
+            let r = self.nodes[source as usize].reads[i];
+            let path = {
+                let level = self.task(r).level.unwrap_or(Distance::Remote);
+                Self::bytes_per_ms(self.cfg.bw.path(level))
+            };
+            let task = self.task(r);
+            task.remaining = (task.remaining - task.rate * (now - task.last) as f64).max(0.0);
+            task.last = now;
+            task.rate = path.min(share);
+            let at = now + (task.remaining / task.rate).ceil() as u64;
+            // A later finish keeps the queued event, which re-times itself when it fires; only
+            // an earlier one needs a new event. This keeps one live event per read instead of
+            // one per change at a busy node.
+            if at < task.read_event_at || task.read_event_at < now {
+                task.version += 1;
+                task.read_event_at = at;
+                let v = task.version;
+                self.push(at, Ev::ReadDone(r, v));
+            }
+        }
+    }
+
+    pub(super) fn read_done(&mut self, t: TaskRef, version: u32) {
+        if self.jobs[t.job as usize].finished.is_some() {
+            return;
+        }
+        let now = self.now;
+        let task = self.task(t);
+        if !task.running || !task.reading || task.version != version {
+            return;
+        }
+        task.remaining = (task.remaining - task.rate * (now - task.last) as f64).max(0.0);
+        task.last = now;
+        if task.remaining > task.rate * 0.5 {
+            // The rate dropped since this event was queued.
+            let at = now + (task.remaining / task.rate).ceil() as u64;
+            task.read_event_at = at;
+            self.push(at, Ev::ReadDone(t, version));
+            return;
+        }
+        self.detach_read(t);
+        let spec = &self.w.jobs[t.job as usize].maps[t.idx as usize];
+        let compute = spec.input_bytes as f64 / Self::bytes_per_ms(self.cfg.map_mb_per_s);
+        let attempt = self.task(t).attempt;
+        self.push(
+            self.now + compute.ceil() as u64 + self.cfg.task_overhead_ms,
+            Ev::TaskDone(t, attempt),
+        );
+    }
+
+    pub(super) fn start_shuffle(&mut self, t: TaskRef) {
+        let c = &self.w.cluster;
+        let spec = &self.w.jobs[t.job as usize];
+        let node = self.task(t).node;
+        self.task(t).waiting_shuffle = false;
+        let attempt = self.task(t).attempt;
+        if let Some(ms) = spec.reduces[t.idx as usize].fixed_ms {
+            self.push(self.now + ms, Ev::TaskDone(t, attempt));
+            return;
+        }
+        let parts = spec.reduces.len().max(1) as f64;
+        let mut copy_ms = 0.0;
+        let mut input = 0.0;
+        let outs: Vec<(u32, f64)> = self.jobs[t.job as usize]
+            .map_out
+            .iter()
+            .map(|(&k, &v)| (k, v))
+            .collect();
+        for (src, bytes) in outs {
+            let share = bytes / parts;
+            let d = c.distance(src as usize, node as usize);
+            copy_ms += share / Self::bytes_per_ms(self.cfg.bw.path(d));
+            self.raw.traffic.shuffle(d, share);
+            input += share;
+        }
+        let compute = (input + spec.output_bytes as f64 / parts)
+            / Self::bytes_per_ms(self.cfg.reduce_mb_per_s);
+        let at = self.now + (copy_ms + compute).ceil() as u64 + self.cfg.task_overhead_ms;
+        self.push(at, Ev::TaskDone(t, attempt));
+    }
+}
