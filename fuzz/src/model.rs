@@ -184,11 +184,10 @@ impl Model {
                 memory_mb,
                 vcores,
             } => {
-                let Some(n) = self.nodes.get(host) else {
+                if !self.nodes.contains_key(host) {
                     return Ok(());
-                };
+                }
                 let capability = Resource::new(*memory_mb, *vcores);
-                let used = n.capability.saturating_sub(&n.unallocated);
                 self.send(
                     step,
                     Event::NodeResourceUpdated {
@@ -196,9 +195,8 @@ impl Model {
                         capability,
                     },
                 )?;
-                let n = self.nodes.get_mut(host).expect("checked above");
-                n.capability = capability;
-                n.unallocated = capability.saturating_sub(&used);
+                self.nodes.get_mut(host).expect("checked above").capability = capability;
+                self.refresh_unallocated(*host);
             }
             Action::AddApp {
                 app,
@@ -364,19 +362,37 @@ impl Model {
             .collect();
         for k in gone {
             let c = self.containers.remove(&k).expect("listed");
-            if let Some(n) = self.nodes.get_mut(&c.host) {
-                n.unallocated = n.unallocated.add(&c.resource);
-            }
+            self.refresh_unallocated(c.host);
         }
+    }
+
+    /// A node's unallocated resource is its capability less its containers (none below zero),
+    /// as the RM's SchedulerNode keeps it. Derived rather than adjusted: a node shrunk below
+    /// what runs on it would otherwise lose the difference for good when those containers end,
+    /// and report less room than it has while idle.
+    fn refresh_unallocated(&mut self, host: u32) {
+        let Some(n) = self.nodes.get(&host) else {
+            return;
+        };
+        let used = self
+            .containers
+            .values()
+            .filter(|c| c.host == host)
+            .fold(Resource::ZERO, |u, c| u.add(&c.resource));
+        let unallocated = n.capability.saturating_sub(&used);
+        self.nodes.get_mut(&host).expect("checked").unallocated = unallocated;
+    }
+
+    /// Whether a node runs no container of any application.
+    pub fn idle(&self, host: u32) -> bool {
+        !self.containers.values().any(|c| c.host == host)
     }
 
     fn release(&mut self, step: usize, k: u64) -> Result<(), Failure> {
         let Some(c) = self.containers.remove(&k) else {
             return Ok(());
         };
-        if let Some(n) = self.nodes.get_mut(&c.host) {
-            n.unallocated = n.unallocated.add(&c.resource);
-        }
+        self.refresh_unallocated(c.host);
         self.send(
             step,
             Event::ContainerReleased {
@@ -671,8 +687,7 @@ impl Model {
                 ends: self.round + duration * 4,
             },
         );
-        let node = self.nodes.get_mut(&host).expect("checked");
-        node.unallocated = node.unallocated.saturating_sub(&d.capability);
+        self.refresh_unallocated(host);
         self.allocated += 1;
         *self.allocations_of.entry(app).or_default() += 1;
         self.send(
@@ -759,7 +774,15 @@ impl Model {
     /// True when some key of `app` has outstanding containers one of today's nodes could hold
     /// (capability, locality rules, and under capacity the queue's maximum).
     pub fn can_run(&self, app: u32) -> bool {
+        self.nodes.keys().any(|h| self.can_run_on(app, *h))
+    }
+
+    /// True when some key of `app` has outstanding containers node `host` could hold.
+    pub fn can_run_on(&self, app: u32, host: u32) -> bool {
         let a = &self.apps[&app];
+        let Some(n) = self.nodes.get(&host) else {
+            return false;
+        };
         if !a.live_attempt {
             return false;
         }
@@ -776,10 +799,8 @@ impl Model {
                 if combos::is_capacity(&self.props) && mem(&any.capability) * 100 > max * cluster {
                     return false;
                 }
-                self.nodes.iter().any(|(h, n)| {
-                    n.capability.fits(&any.capability)
-                        && serves(&a.asks, key, &host_name(*h), &rack_name(n.rack))
-                })
+                n.capability.fits(&any.capability)
+                    && serves(&a.asks, key, &host_name(host), &rack_name(n.rack))
             })
     }
 }

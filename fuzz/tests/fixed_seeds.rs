@@ -6,7 +6,7 @@
 
 use std::sync::OnceLock;
 
-use locus_fuzz::{gen, hostile, runner, Failure};
+use locus_fuzz::{gen, hostile, repro, runner, Failure};
 
 /// Seeds 1..=60, plus seeds that reached a finding when the set was chosen (FINDINGS.md):
 /// 380 starves a job under fair with slots=fresh-static. Case length 200 actions; the whole
@@ -98,6 +98,40 @@ fn core_counters_equal_the_model() {
 #[test]
 fn every_app_that_can_run_gets_a_container_in_the_drain() {
     assert_no("starvation");
+}
+
+/// The minimised reproducers kept in fuzz/findings/ (FINDINGS.md says what each showed and
+/// what fixed it) are regression seeds: each replays clean. Subdirectories (open/ for
+/// untriaged reproducers) are not replayed.
+#[test]
+fn every_kept_reproducer_replays_clean() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("findings");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("fuzz/findings/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no reproducer in {}", dir.display());
+    let failed: Vec<String> = files
+        .iter()
+        .filter_map(|p| {
+            let shown = p.file_name().unwrap_or_default().to_string_lossy();
+            match repro::read(p) {
+                Err(e) => Some(format!("{shown}: {e}")),
+                Ok(r) => runner::run(&r.case)
+                    .err()
+                    .map(|f| format!("{shown}: {}", truncate(&f.to_string()))),
+            }
+        })
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} of {} reproducers in fuzz/findings/ fail again (./locus fuzz --replay fuzz/findings/FILE):\n{}",
+        failed.len(),
+        files.len(),
+        failed.join("\n")
+    );
 }
 
 #[test]

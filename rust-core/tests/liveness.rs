@@ -237,6 +237,50 @@ fn fresh_admission_does_not_hold_a_slot_for_a_job_that_fits_no_node() {
     );
 }
 
+/// FRESH judges whether a job's maps fit some node when the job asks; the cluster can change
+/// after that. A job admitted while a big node was there (or before any node registered, as
+/// after an RM restart) must leave admission control once its maps fit no node, or it holds
+/// one of the `k` places and its own reduces wait for a map phase that never ends
+/// (fuzz/findings/starvation-fresh-reduces-behind-unrunnable-maps.json).
+#[test]
+fn fresh_readmits_when_the_nodes_change_under_an_admitted_job() {
+    const SMALL: [NodeSpec; 1] = [("h2", "/r1", 8)];
+    // The 16 GB node leaves after the job with 16 GB maps was admitted.
+    let mut c = core_with(&[("locus.policy", "fresh"), ("locus.fresh.k", "1")]);
+    add_nodes(&mut c, &BIG_AND_SMALL);
+    add_job(&mut c, "big", 0, 3, 16, 2);
+    add_job(&mut c, "small", 1_000, 3, 1, 0);
+    c.handle(locus_core::Event::NodeRemoved {
+        node: "h1:1".into(),
+    })
+    .unwrap();
+    let rounds = idle_rounds(&mut c, &SMALL, 30);
+    let small = first_served(&rounds, "small");
+    let reduces: u32 = rounds
+        .iter()
+        .flatten()
+        .filter(|d| d.app == "big" && d.priority == 10)
+        .map(|d| d.count)
+        .sum();
+    assert_eq!(
+        (small, reduces),
+        (Some(1), 2),
+        "after the big node left: the small job first ran in round {small:?}, the big job ran {reduces} of its 2 reduces in 30 rounds"
+    );
+
+    // The job asked before any node registered; the only node that joins is too small.
+    let mut c = core_with(&[("locus.policy", "fresh"), ("locus.slots", "fresh-static")]);
+    add_job(&mut c, "big", 0, 3, 16, 2);
+    add_nodes(&mut c, &SMALL);
+    let rounds = idle_rounds(&mut c, &SMALL, 30);
+    let reduces = first_served(&rounds, "big");
+    assert_eq!(
+        reduces,
+        Some(1),
+        "a job whose maps fit no node that joined later first ran a reduce in round {reduces:?} of 30"
+    );
+}
+
 // ---- the bound, for every accepted combination of layers --------------------------------
 
 const FOUR_NODES: [NodeSpec; 4] = [

@@ -157,6 +157,10 @@ pub struct FreshModel {
     unrunnable: FastSet<Arrival>,
     /// The distinct node capabilities, with the `nodes_version` they were read at.
     node_shapes: (u64, Vec<Resource>),
+    /// The `nodes_version` the jobs' runnability (in the model or in `unrunnable`) was last
+    /// judged at: a node leaving or shrinking can strand an admitted job's maps, and a node
+    /// joining can make an unrunnable job's maps fit.
+    judged_nodes: u64,
     counts: FastMap<Arrival, Counts>,
     /// Containers reported to the model as tasks (others: re-runs the model refuses).
     tasks: FastMap<String, (Arrival, u64)>,
@@ -185,6 +189,7 @@ impl FreshModel {
             jobs: FastMap::default(),
             unrunnable: FastSet::default(),
             node_shapes: (u64::MAX, Vec::new()),
+            judged_nodes: 0,
             counts: FastMap::default(),
             tasks: FastMap::default(),
             next_task: 0,
@@ -266,6 +271,30 @@ impl FreshModel {
         }
         // No node yet (an RM restart re-registers them after the apps): nothing to judge by.
         self.node_shapes.1.is_empty() || self.node_shapes.1.iter().any(|c| c.fits(&size))
+    }
+
+    /// Judges every MapReduce job's runnability again when the nodes changed since the last
+    /// judgement. Admission was judged against the nodes of the job's last ask snapshot; a job
+    /// admitted while a big enough node was there (or before any node registered) would
+    /// otherwise keep one of the `k` places, and its reduces would wait for a map phase that
+    /// cannot end (docs/liveness.md). One pass over the MapReduce jobs per node change.
+    pub fn judge_on_node_change(&mut self, state: &ClusterState) {
+        if self.judged_nodes == state.nodes_version() {
+            return;
+        }
+        self.judged_nodes = state.nodes_version();
+        let now = state.clock_ms() as f64 / 1000.0;
+        let judged: Vec<&App> = state
+            .apps()
+            .filter(|a| {
+                a.is_mapreduce
+                    && (self.jobs.contains_key(&a.arrival) || self.unrunnable.contains(&a.arrival))
+            })
+            .collect();
+        for app in judged {
+            self.asks_updated(state, app, now);
+        }
+        self.phases.get_mut().clear();
     }
 
     fn asks_updated(&mut self, state: &ClusterState, app: &App, now: f64) {
@@ -450,7 +479,8 @@ impl JobPolicy for FreshPolicy {
     fn order(&mut self, state: &ClusterState, _node: &Node, now_ms: u64) -> Vec<Arrival> {
         self.ams_placed = 0;
         self.starting = None;
-        let m = lock(&self.model);
+        let mut m = lock(&self.model);
+        m.judge_on_node_change(state);
         let now = now_ms as f64 / 1000.0;
         let mut am_first = Vec::new();
         // Waiting AMs beyond the AM share: after the admitted jobs' tasks, so AMs cannot take
