@@ -104,7 +104,7 @@ public class CoreRecoveryTest {
 
     LocusCore broken = scheduler(rm).currentCore();
     try {
-      broken.injectPanicForTests("invariant broken by a test");
+      CoreFaults.panic(broken, "invariant broken by a test");
     } catch (LocusCorePoisonedException expected) {
       // The call that panicked says so; the next scheduler event notices and rebuilds.
     }
@@ -200,7 +200,7 @@ public class CoreRecoveryTest {
     rm.registerNode("h1:1234", 8 * GB, 8);
     LocusScheduler scheduler = scheduler(rm);
     try {
-      scheduler.currentCore().injectPanicForTests("broken before a refresh");
+      CoreFaults.panic(scheduler.currentCore(), "broken before a refresh");
     } catch (LocusCorePoisonedException expected) {
       // Nothing has rebuilt it yet.
     }

@@ -156,7 +156,7 @@ public class SchedulerDispatcherTest {
       Thread.sleep(20);
     }
     try {
-      scheduler.currentCore().injectPanicForTests("core bug under the dispatcher");
+      CoreFaults.panic(scheduler.currentCore(), "core bug under the dispatcher");
     } catch (LocusCorePoisonedException expected) {
       // The rebuild happens on the dispatcher thread, after the next event.
     }
