@@ -11,10 +11,14 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
@@ -26,10 +30,15 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
 import org.junit.After;
 import org.junit.BeforeClass;
 import org.junit.Test;
+import org.mockito.Mockito;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -125,9 +134,132 @@ public class CoreRecoveryTest {
     assertEquals(5, stats.get("running_containers").asInt());
     assertEquals(3, stats.get("recovered").asInt());
     assertEquals(0, stats.get("pending_containers").asInt());
-    // h1 is full as far as the new core knows: 3 GB of 8 used.
-    assertEquals(5 * GB,
-        scheduler(rm).getSchedulerNode(nm1.getNodeId()).getUnallocatedResource().getMemorySize());
+    // The new core knows h1 holds 3 GB of its 8: a 6 GB container fits no node (5 GB free on
+    // h1, 4 GB on h2), so it decides nothing. A core that thought h1 empty would place it there
+    // and the shim would have to refuse the decision.
+    long decidedBefore = stats.get("decided_containers").asLong();
+    am.allocate(ResourceRequest.ANY, 6 * GB, 1, new ArrayList<>());
+    assertEquals(0, heartbeatUntil(rm, nm1, am, 1).size());
+    JsonNode after = stats(rm);
+    assertEquals(decidedBefore, after.get("decided_containers").asLong());
+    assertEquals(0, after.get("rejected").asInt());
+    assertEquals(1, after.get("pending_containers").asInt());
+  }
+
+  /** Node heartbeats (the rebuild happens between scheduler events) until {@code n} rebuilds. */
+  private static void heartbeatUntilRebuilt(MockRM rm, MockNM nm, long n) throws Exception {
+    for (int i = 0; i < ROUNDS && scheduler(rm).getCoreRebuilds() < n; i++) {
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      Thread.sleep(50);
+    }
+    assertEquals(n, scheduler(rm).getCoreRebuilds());
+  }
+
+  @Test
+  public void aCoreThatCannotBeRebuiltIsRetriedAfterABackoffNotAtEveryEvent() throws Exception {
+    MockRM rm = start();
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    LocusScheduler scheduler = scheduler(rm);
+    // Settings no core accepts: every rebuild fails when it opens the new core.
+    scheduler.getConf().set("locus.policy", "no-such-policy");
+    GenericTestUtils.setLogLevel(LoggerFactory.getLogger(LocusScheduler.class),
+        org.slf4j.event.Level.DEBUG);
+    LogCapturer logs = LogCapturer.captureLogs(LoggerFactory.getLogger(LocusScheduler.class));
+    try {
+      CoreFaults.panic(scheduler.currentCore(), "broken for good");
+      for (int i = 0; i < 5; i++) {
+        nm1.nodeHeartbeat(true);
+        rm.drainEvents();
+      }
+      // The first heartbeat found the core poisoned and started a rebuild, on its own thread.
+      try {
+        scheduler.lastCoreRebuild().get(30, TimeUnit.SECONDS);
+        fail("a core with an unknown policy opened");
+      } catch (ExecutionException expected) {
+        // it failed, and the link backs off
+      }
+      String out = logs.getOutput();
+      // FailureLog writes every failure at DEBUG with its detail (the WARN line is rate-limited).
+      int attempts = out.split("Rebuilding the Locus core failed for the cluster: [^\\n]*; detail:",
+          -1).length - 1;
+      // The first attempt fails; the next waits a second (doubling up to a minute), whatever
+      // number of events arrive meanwhile.
+      assertTrue("rebuild attempts for 5 heartbeats within a second: " + attempts
+          + "\n" + out, attempts >= 1 && attempts <= 2);
+      assertEquals(0, scheduler.getCoreRebuilds());
+    } finally {
+      logs.stopCapturing();
+      GenericTestUtils.setLogLevel(LoggerFactory.getLogger(LocusScheduler.class),
+          org.slf4j.event.Level.INFO);
+    }
+  }
+
+  @Test
+  public void containersAStoppedAttemptKeepsForItsSuccessorAreInTheRebuiltCore()
+      throws Exception {
+    MockRM rm = start();
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+        .createWithMemory(GB, rm).withKeepContainers(true).build());
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    ApplicationAttemptId attempt = am.getApplicationAttemptId();
+    am.allocate("h1", GB, 2, new ArrayList<>());
+    List<Container> got = heartbeatUntil(rm, nm1, am, 2);
+    assertEquals(2, got.size());
+    for (long id = 1; id <= 3; id++) {
+      nm1.nodeHeartbeat(attempt, id, ContainerState.RUNNING);
+    }
+    for (Container c : got) {
+      rm.waitForState(nm1, c.getId(), RMContainerState.RUNNING);
+    }
+    // The AM failed under a work-preserving restart: its running containers stay, for the
+    // next attempt, and still hold 3 GB of h1.
+    scheduler(rm).handle(new AppAttemptRemovedSchedulerEvent(attempt, RMAppAttemptState.FAILED,
+        true));
+    int kept = scheduler(rm).getApplicationAttempt(attempt).getLiveContainers().size();
+    assertEquals(3, kept);
+
+    CoreFaults.panic(scheduler(rm).currentCore(), "broken between attempts");
+    heartbeatUntilRebuilt(rm, nm1, 1);
+    JsonNode stats = stats(rm);
+    assertEquals("the kept containers still use h1", kept,
+        stats.get("running_containers").asInt());
+    assertEquals(kept, stats.get("recovered").asInt());
+  }
+
+  @Test
+  public void containersPulledForTheAmReachItWhenShowingARefusalFails() throws Exception {
+    MockRM rm = start();
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    ApplicationAttemptId attempt = am.getApplicationAttemptId();
+    LocusScheduler scheduler = scheduler(rm);
+    scheduler.allocate(attempt, Collections.singletonList(ResourceRequest.newInstance(
+        Priority.newInstance(1), ResourceRequest.ANY, Resource.newInstance(GB, 1), 2)),
+        null, new ArrayList<>(), null, null, null);
+    for (int i = 0; i < ROUNDS
+        && scheduler.getApplicationAttempt(attempt).getLiveContainers().size() < 3; i++) {
+      nm1.nodeHeartbeat(true);
+      rm.drainEvents();
+    }
+    assertEquals("AM + 2 placed, not yet pulled", 3,
+        scheduler.getApplicationAttempt(attempt).getLiveContainers().size());
+    // The next allocate is refused (negative priority), and putting that verdict in the
+    // application's diagnostics fails.
+    RMApp unreadable = Mockito.spy(app);
+    Mockito.doThrow(new IllegalStateException("application record unreadable"))
+        .when(unreadable).getRMAppAttempt(attempt);
+    rm.getRMContext().getRMApps().put(app.getApplicationId(), unreadable);
+    try {
+      Allocation allocation = scheduler.allocate(attempt, Collections.singletonList(
+          ResourceRequest.newInstance(Priority.newInstance(-1), ResourceRequest.ANY,
+              Resource.newInstance(GB, 1), 1)), null, new ArrayList<>(), null, null, null);
+      assertEquals("the containers pulled for the AM", 2, allocation.getContainers().size());
+    } finally {
+      rm.getRMContext().getRMApps().put(app.getApplicationId(), app);
+    }
   }
 
   @Test
@@ -212,8 +344,11 @@ public class CoreRecoveryTest {
     } catch (IOException e) {
       assertTrue(e.getMessage(), e.getMessage().contains("being rebuilt after a failure"));
     }
+    // The refused refresh noticed the failure and started the rebuild; a node registering
+    // meanwhile is in the RM's bookkeeping the new core is built from (or sent to it after).
     rm.registerNode("h2:1234", 8 * GB, 8);
     rm.drainEvents();
+    scheduler.lastCoreRebuild().get(30, TimeUnit.SECONDS);
     assertEquals(1, scheduler.getCoreRebuilds());
     scheduler.reinitialize(refreshed, rm.getRMContext());
     assertEquals(2, stats(rm).get("nodes").asInt());
