@@ -5,6 +5,11 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotSame;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
+import static org.locus.yarn.LocusRmFixture.GB;
+import static org.locus.yarn.LocusRmFixture.ROUNDS;
+import static org.locus.yarn.LocusRmFixture.heartbeatUntil;
+import static org.locus.yarn.LocusRmFixture.scheduler;
+import static org.locus.yarn.LocusRmFixture.stats;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
@@ -13,7 +18,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -33,10 +37,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
-import org.junit.After;
-import org.junit.BeforeClass;
+import org.junit.Rule;
 import org.junit.Test;
 import org.mockito.Mockito;
 import org.slf4j.LoggerFactory;
@@ -47,61 +49,12 @@ import org.slf4j.LoggerFactory;
  * core's reason instead of waiting in ACCEPTED forever.
  */
 public class CoreRecoveryTest {
-  private static final int GB = 1024;
-  private static final int ROUNDS = 40;
-
-  private final List<MockRM> rms = new ArrayList<>();
-
-  @BeforeClass
-  public static void resolveTestHosts() {
-    for (String host : new String[] {"h1", "h2"}) {
-      NetUtils.addStaticResolution(host, "127.0.0.1");
-    }
-  }
-
-  @After
-  public void stopRms() {
-    for (MockRM rm : rms) {
-      rm.stop();
-    }
-  }
-
-  private MockRM start() {
-    YarnConfiguration conf = new YarnConfiguration();
-    conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class, ResourceScheduler.class);
-    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
-    MockRM rm = new MockRM(conf);
-    GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
-    rms.add(rm);
-    rm.start();
-    return rm;
-  }
-
-  private static LocusScheduler scheduler(MockRM rm) {
-    return (LocusScheduler) rm.getResourceScheduler();
-  }
-
-  private static JsonNode stats(MockRM rm) throws Exception {
-    return CoreMessages.JSON.readTree(scheduler(rm).getCoreStatsJson());
-  }
-
-  private static List<Container> heartbeatUntil(MockRM rm, MockNM nm, MockAM am, int n)
-      throws Exception {
-    List<Container> got = new ArrayList<>();
-    for (int i = 0; i < ROUNDS && got.size() < n; i++) {
-      nm.nodeHeartbeat(true);
-      rm.drainEvents();
-      got.addAll(am.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers());
-      if (got.size() < n) {
-        Thread.sleep(50);
-      }
-    }
-    return got;
-  }
+  @Rule
+  public final LocusRmFixture cluster = new LocusRmFixture();
 
   @Test
   public void aPanickedCoreIsReplacedByOneRebuiltFromTheRmsBookkeeping() throws Exception {
-    MockRM rm = start();
+    MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", 4 * GB, 4);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
@@ -158,7 +111,7 @@ public class CoreRecoveryTest {
 
   @Test
   public void aCoreThatCannotBeRebuiltIsRetriedAfterABackoffNotAtEveryEvent() throws Exception {
-    MockRM rm = start();
+    MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     LocusScheduler scheduler = scheduler(rm);
     // Settings no core accepts: every rebuild fails when it opens the new core.
@@ -198,7 +151,7 @@ public class CoreRecoveryTest {
   @Test
   public void containersAStoppedAttemptKeepsForItsSuccessorAreInTheRebuiltCore()
       throws Exception {
-    MockRM rm = start();
+    MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
         .createWithMemory(GB, rm).withKeepContainers(true).build());
@@ -230,7 +183,7 @@ public class CoreRecoveryTest {
 
   @Test
   public void containersPulledForTheAmReachItWhenShowingARefusalFails() throws Exception {
-    MockRM rm = start();
+    MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
@@ -264,7 +217,7 @@ public class CoreRecoveryTest {
 
   @Test
   public void anApplicationTheCoreRefusesFailsWithTheCoresReason() throws Exception {
-    MockRM rm = start();
+    MockRM rm = cluster.start();
     rm.registerNode("h1:1234", 8 * GB, 8);
     // The core now runs capacity queues the shim's queue tree does not have (as a core limit
     // would): the shim places the app in "default", the core refuses that queue.
@@ -283,7 +236,7 @@ public class CoreRecoveryTest {
 
   @Test
   public void asksTheCoreRefusesAreThatApplicationsAloneAndLoggedOnce() throws Exception {
-    MockRM rm = start();
+    MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp bad = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockAM badAm = MockRM.launchAndRegisterAM(bad, rm, nm1);
@@ -328,7 +281,7 @@ public class CoreRecoveryTest {
 
   @Test
   public void aRefreshDuringARebuildIsRefusedAsSuchAndWorksAfterIt() throws Exception {
-    MockRM rm = start();
+    MockRM rm = cluster.start();
     rm.registerNode("h1:1234", 8 * GB, 8);
     LocusScheduler scheduler = scheduler(rm);
     try {

@@ -4,29 +4,27 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
+import static org.locus.yarn.LocusRmFixture.GB;
+import static org.locus.yarn.LocusRmFixture.scheduler;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.security.Permission;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.hadoop.net.NetUtils;
-import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.yarn.api.records.Resource;
-import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.event.EventDispatcher;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNodes;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
 import org.junit.After;
 import org.junit.Before;
-import org.junit.BeforeClass;
+import org.junit.Rule;
 import org.junit.Test;
 
 /**
@@ -38,8 +36,6 @@ import org.junit.Test;
  */
 @SuppressWarnings("removal") // SecurityManager: still the way to trap System.exit on JDK 17.
 public class SchedulerDispatcherTest {
-  private static final int GB = 1024;
-
   /** Records System.exit attempts and refuses them; allows everything else. */
   private static final class ExitTrap extends SecurityManager {
     final AtomicInteger exits = new AtomicInteger();
@@ -61,16 +57,11 @@ public class SchedulerDispatcherTest {
 
   private SecurityManager previous;
   private ExitTrap trap;
+  @Rule
+  public final LocusRmFixture cluster = new LocusRmFixture();
   private MockRM rm;
   private EventDispatcher<SchedulerEvent> dispatcher;
   private final Semaphore handled = new Semaphore(0);
-
-  @BeforeClass
-  public static void resolveTestHosts() {
-    for (String host : new String[] {"h1", "h2", "h3"}) {
-      NetUtils.addStaticResolution(host, "127.0.0.1");
-    }
-  }
 
   @Before
   public void trapExits() {
@@ -84,20 +75,12 @@ public class SchedulerDispatcherTest {
     if (dispatcher != null) {
       dispatcher.stop();
     }
-    if (rm != null) {
-      rm.stop();
-    }
     System.setSecurityManager(previous);
   }
 
   private LocusScheduler startRm() {
-    YarnConfiguration conf = new YarnConfiguration();
-    conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class, ResourceScheduler.class);
-    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
-    rm = new MockRM(conf);
-    GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
-    rm.start();
-    LocusScheduler scheduler = (LocusScheduler) rm.getResourceScheduler();
+    rm = cluster.start();
+    LocusScheduler scheduler = scheduler(rm);
     // Counts what the dispatcher handed to the scheduler (whatever came of it), so a test waits
     // for its events instead of polling the queue.
     dispatcher = new EventDispatcher<>(event -> {
@@ -107,7 +90,7 @@ public class SchedulerDispatcherTest {
         handled.release();
       }
     }, "LocusTestSchedulerEventDispatcher");
-    dispatcher.init(conf);
+    dispatcher.init(rm.getConfig());
     dispatcher.start();
     return scheduler;
   }
