@@ -596,9 +596,10 @@ public class LocusScheduler
     }
     try {
       attempt.showAsksVerdict();
-    } catch (RuntimeException e) {
+    } catch (Throwable t) {
+      FailureLog.rethrowIfJvmBroken(t);
       // Diagnostics only: the containers just pulled from the attempt must reach the AM.
-      link.failures().warn("Showing Locus's verdict on the asks", "attempt " + attemptId, e, null);
+      link.failures().warn("Showing Locus's verdict on the asks", "attempt " + attemptId, t, null);
     }
     return allocation;
   }
