@@ -12,6 +12,7 @@ import static org.locus.yarn.LocusRmFixture.scheduler;
 import static org.locus.yarn.LocusRmFixture.stats;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -40,6 +41,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
 import org.junit.Rule;
 import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
 import org.mockito.Mockito;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +53,8 @@ import org.slf4j.LoggerFactory;
 public class CoreRecoveryTest {
   @Rule
   public final LocusRmFixture cluster = new LocusRmFixture();
+  @Rule
+  public final TemporaryFolder tmp = new TemporaryFolder();
 
   @Test
   public void aPanickedCoreIsReplacedByOneRebuiltFromTheRmsBookkeeping() throws Exception {
@@ -107,6 +111,33 @@ public class CoreRecoveryTest {
       Thread.sleep(50);
     }
     assertEquals(n, scheduler(rm).getCoreRebuilds());
+  }
+
+  @Test
+  public void profilesTheOldCoreLearnedAreInTheRebuiltCore() throws Exception {
+    YarnConfiguration conf = LocusRmFixture.locusConf();
+    conf.set("locus.profile.store", new File(tmp.getRoot(), "profiles.json").getPath());
+    MockRM rm = cluster.start(conf);
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+        .createWithMemory(GB, rm).withAppType("MAPREDUCE").withAppName("wordcount").build());
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    am.allocate(ResourceRequest.ANY, GB, 1, 20, new ArrayList<>(), null);
+    List<Container> maps = heartbeatUntil(rm, nm1, am, 1);
+    assertEquals(1, maps.size());
+    nm1.nodeHeartbeat(am.getApplicationAttemptId(), maps.get(0).getId().getContainerId(),
+        ContainerState.COMPLETE);
+    rm.drainEvents();
+    MockRM.finishAMAndVerifyAppState(app, rm, nm1, am);
+    rm.drainEvents();
+    assertEquals("the finished job's profile", 1, stats(rm).get("profiles").asInt());
+
+    // The old core's writer may not have written it yet when the core breaks: the new core
+    // opens only after the old one closed (which waits for its writer), so it reads it back.
+    CoreFaults.panic(scheduler(rm).currentCore(), "broken after a job finished");
+    heartbeatUntilRebuilt(rm, nm1, 1);
+    assertEquals("profiles learned by the old core, read back from the store", 1,
+        stats(rm).get("profiles").asInt());
   }
 
   @Test
