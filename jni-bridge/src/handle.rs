@@ -67,7 +67,8 @@ pub fn with_scheduler<T>(
 }
 
 /// Test support: panics inside the core's lock, as a core bug would, so tests can watch the
-/// handle get poisoned and the shim rebuild. Nothing in production calls it.
+/// handle get poisoned and the shim rebuild. Not compiled into the shipped library.
+#[cfg(any(test, feature = "test-hooks"))]
 pub fn inject_panic_for_tests(handle: i64, message: &str) -> Result<(), BridgeError> {
     with_scheduler(handle, |s| {
         let _core = s.core.lock();

@@ -130,10 +130,13 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_close<'l>(
     })
 }
 
-/// Test support: makes the core behind `handle` panic inside its lock, as a core bug would, so
-/// tests can see the handle poisoned and the shim rebuild. Not called by the shim itself.
+/// Test support, only in builds with the `test-hooks` feature (never in the shipped library):
+/// makes the core behind `handle` panic inside its lock, as a core bug would, so the shim's
+/// tests (`org.locus.yarn.CoreFaults`, in its test sources) see the handle poisoned and the shim
+/// rebuild.
+#[cfg(feature = "test-hooks")]
 #[no_mangle]
-pub extern "system" fn Java_org_locus_yarn_LocusNative_injectPanicForTests<'l>(
+pub extern "system" fn Java_org_locus_yarn_CoreFaults_injectPanic<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,

@@ -153,7 +153,8 @@ pub fn close(h: i64) -> Result<(), BridgeError> {
     handle::close(h)
 }
 
-/// Test support only (`LocusNative.injectPanicForTests`): a core panic on demand.
+/// Test support only (`CoreFaults.injectPanic`, `test-hooks` builds): a core panic on demand.
+#[cfg(any(test, feature = "test-hooks"))]
 pub fn inject_panic_for_tests(h: i64, message: &str) -> Result<(), BridgeError> {
     handle::inject_panic_for_tests(h, message)
 }

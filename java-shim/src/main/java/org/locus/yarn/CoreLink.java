@@ -7,39 +7,96 @@ import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The scheduler's connection to the core in service: every call goes through here, so a core
  * refusal is logged once (rate-limited, naming the application or node), and a core that
- * panicked is taken out of service and replaced by {@link #replace} at the scheduler's next
- * safe point instead of being trusted again.
+ * panicked is taken out of service and replaced by a fresh one rebuilt from the RM's
+ * bookkeeping instead of being trusted again.
+ *
+ * <p>A rebuild runs on a thread of its own ({@code locus-core-rebuild}) in three steps: close
+ * the old core, which waits (up to 10 s for a stuck disk) until its profile writer has written
+ * the runs it has queued; open the new core, which reads that store, so it holds every run of
+ * the old one and its own writes cannot overwrite them; then, under the scheduler's lock, feed
+ * it the RM's bookkeeping and put it in service. Only the last step holds the scheduler's lock.
+ * Meanwhile nothing is sent to a core (the replay covers it) and heartbeats decide nothing.
+ *
+ * <p>A rebuild that fails (the new core cannot open, or panics on the replay) is retried after
+ * 1 s, doubling up to 60 s, so a core that fails on every call does not cost a full replay per
+ * scheduler event. Failures of a core that is no longer in service are ignored: they are not
+ * the application's fault and must neither poison the new core nor reach the AM as a refusal.
+ *
+ * <p>Lock order: scheduler, then application, then this link; the link's lock is never held
+ * while an application's or the scheduler's is taken.
  */
 final class CoreLink {
   private static final Logger LOG = LoggerFactory.getLogger(LocusScheduler.class);
   /** Same failure for the same application or node: one log line per minute at most. */
   private static final long FAILURE_LOG_INTERVAL_MS = 60_000;
+  /**
+   * An event that failed after reaching the core may have left its view short of the RM's:
+   * resynchronise by a rebuild, at most this often.
+   */
+  static final long RESYNC_INTERVAL_MS = 60_000;
+  /** First wait after a failed rebuild; doubled per further failure up to the maximum. */
+  static final long REBUILD_BACKOFF_MIN_MS = 1_000;
+  static final long REBUILD_BACKOFF_MAX_MS = 60_000;
 
   private final FailureLog failures =
       new FailureLog(LOG, FAILURE_LOG_INTERVAL_MS, System::currentTimeMillis);
-  /**
-   * A failure the scheduler survived may have left the core's view short of the RM's (an
-   * event half handled): resynchronise by a rebuild, at most this often.
-   */
-  private static final long RESYNC_INTERVAL_MS = 60_000;
+  private final LongSupplier clock;
+  private final Function<String, LocusCore> opener;
 
-  private final AtomicBoolean poisoned = new AtomicBoolean();
+  private volatile LocusCore core;
+  /** The core in service panicked, or is being replaced: no call reaches it. */
+  private final AtomicBoolean outOfService = new AtomicBoolean();
   private final AtomicBoolean resyncWanted = new AtomicBoolean();
-  private volatile long lastRebuildMs = Long.MIN_VALUE / 2;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicLong rebuilds = new AtomicLong();
-  private volatile LocusCore core;
+  /** Per thread: calls that reached a core, so a failed event tells if the core saw part. */
+  private final ThreadLocal<long[]> coreCalls = ThreadLocal.withInitial(() -> new long[1]);
 
-  void open(String settingsJson) {
-    core = LocusCore.open(settingsJson);
+  /** What a rebuild needs from the scheduler; set by {@link #open}. */
+  private Object schedulerLock;
+  private Supplier<String> settings;
+  private Supplier<List<ObjectNode>> replay;
+
+  // Guarded by this.
+  private CompletableFuture<Void> rebuilding;
+  private CompletableFuture<Void> lastRebuild;
+  private int failedRebuilds;
+  private long nextRebuildMs = Long.MIN_VALUE / 2;
+  private long lastRebuildMs = Long.MIN_VALUE / 2;
+
+  CoreLink() {
+    this(System::currentTimeMillis, LocusCore::open);
+  }
+
+  /** Tests inject the clock (backoff) and how a core is opened. */
+  CoreLink(LongSupplier clock, Function<String, LocusCore> opener) {
+    this.clock = clock;
+    this.opener = opener;
+  }
+
+  /**
+   * Opens the first core from {@code settingsJson}. A rebuild later opens its core from what
+   * {@code settings} says then and, holding {@code schedulerLock}, replays {@code replay} (see
+   * {@link CoreRebuild}).
+   */
+  void open(String settingsJson, Object schedulerLock, Supplier<String> settings,
+      Supplier<List<ObjectNode>> replay) {
+    this.schedulerLock = schedulerLock;
+    this.settings = settings;
+    this.replay = replay;
+    core = opener.apply(settingsJson);
   }
 
   /** The core in service, or null before {@link #open}. */
@@ -51,32 +108,32 @@ final class CoreLink {
     return failures;
   }
 
-  /**
-   * True when a core call failed because the core panicked, or a resynchronisation was asked
-   * for and the last rebuild is long enough ago; cleared by {@link #replace}.
-   */
-  boolean needsRebuild() {
-    if (closed.get()) {
-      return false;
-    }
-    return poisoned.get() || (resyncWanted.get()
-        && System.currentTimeMillis() - lastRebuildMs >= RESYNC_INTERVAL_MS);
-  }
-
-  /**
-   * An event failed half way through the scheduler's bookkeeping; the core may have missed
-   * part of it. The next rebuild (rate-limited) brings it back in line with the RM.
-   */
-  void requestResync() {
-    resyncWanted.set(true);
-  }
-
   long rebuilds() {
     return rebuilds.get();
   }
 
-  private boolean usable(LocusCore c) {
-    return c != null && !c.isClosed() && !closed.get();
+  /** Calls this thread made to a core so far (sent or failed), see {@link #eventFailed}. */
+  long coreCallsOfThisThread() {
+    return coreCalls.get()[0];
+  }
+
+  /**
+   * A scheduler event failed with {@code failure}, after {@code callsBefore} (this thread's
+   * {@link #coreCallsOfThisThread} when it began). The core is resynchronised (at most once a
+   * minute) only when it may now be short of the RM's view: the failure is the core's own, or
+   * the event reached the core before failing. A failure in the shim or the RM's bookkeeping
+   * before anything reached the core leaves both views alike, and a rebuild would not mend
+   * such a bug, only repeat once a minute if it recurs.
+   */
+  void eventFailed(Throwable failure, long callsBefore) {
+    if (failure instanceof LocusException || coreCallsOfThisThread() != callsBefore) {
+      resyncWanted.set(true);
+    }
+  }
+
+  /** True while {@code c} is the core in service: a failure of a replaced one is no news. */
+  private boolean inService(LocusCore c) {
+    return c != null && c == core && !outOfService.get() && !closed.get() && !c.isClosed();
   }
 
   /**
@@ -95,26 +152,40 @@ final class CoreLink {
       return null;
     }
     LocusCore c = core;
-    if (!usable(c) || poisoned.get()) {
-      LOG.debug("Locus core closed or awaiting rebuild; not sending {} events", events.size());
+    if (!inService(c)) {
+      LOG.debug("Locus core closed or being rebuilt; not sending {} events", events.size());
       forgetSnapshots(snapshotsFrom);
       return null;
     }
+    return callEvents(c, events, snapshotsFrom, logRefusal);
+  }
+
+  /**
+   * The call of {@link #send} on {@code c}, which was in service when the caller looked: on an
+   * IPC thread it may be replaced (and closed) before or while the call runs.
+   */
+  LocusException callEvents(LocusCore c, List<ObjectNode> events,
+      Collection<LocusAppAttempt> snapshotsFrom, boolean logRefusal) {
     String json = CoreMessages.array(events);
+    coreCalls.get()[0]++;
     try {
       c.events(json);
       return null;
-    } catch (LocusCorePoisonedException e) {
-      poisoned(e);
-      forgetSnapshots(snapshotsFrom);
-      return e;
     } catch (LocusException e) {
-      if (logRefusal) {
+      forgetSnapshots(snapshotsFrom);
+      if (!inService(c)) {
+        // Replaced (or shut down) while this call ran: an "invalid handle" or a panic here is
+        // not the application's doing, and the new core gets the state by the replay.
+        LOG.debug("Locus core replaced during a call; {} events not sent", events.size());
+        return null;
+      }
+      if (e instanceof LocusCorePoisonedException) {
+        poisoned(c, (LocusCorePoisonedException) e);
+      } else if (logRefusal) {
         failures.warn("Locus core update", subjectOf(events), e, json);
       } else {
         LOG.debug("Locus core refused {}: {}", json, e.getMessage());
       }
-      forgetSnapshots(snapshotsFrom);
       return e;
     }
   }
@@ -122,25 +193,74 @@ final class CoreLink {
   /** The core's decisions for one heartbeat, or null when it could not decide. */
   JsonNode heartbeat(String heartbeatJson, String node) {
     LocusCore c = core;
-    if (!usable(c) || poisoned.get()) {
-      return null;
-    }
+    return inService(c) ? callHeartbeat(c, heartbeatJson, node) : null;
+  }
+
+  /** The call of {@link #heartbeat} on {@code c} (see {@link #callEvents}). */
+  JsonNode callHeartbeat(LocusCore c, String heartbeatJson, String node) {
+    coreCalls.get()[0]++;
     try {
       return CoreMessages.JSON.readTree(c.heartbeat(heartbeatJson));
     } catch (LocusCorePoisonedException e) {
-      poisoned(e);
-    } catch (IOException | LocusException e) {
+      poisoned(c, e);
+    } catch (LocusException e) {
+      if (inService(c)) {
+        failures.warn("Locus heartbeat", "node " + node, e, heartbeatJson);
+      }
+    } catch (IOException e) {
       failures.warn("Locus heartbeat", "node " + node, e, heartbeatJson);
     }
     return null;
   }
 
-  /** A core call outside this class found the core poisoned. */
-  void poisoned(LocusCorePoisonedException e) {
-    if (poisoned.compareAndSet(false, true)) {
-      LOG.error("{}; LocusScheduler rebuilds it from the ResourceManager's bookkeeping at "
-          + "its next event", e.getMessage());
+  /**
+   * {@code yarn rmadmin -refreshQueues}: the core in service takes the new settings, or the
+   * refresh is refused with a reason that says whether the settings or the core are at fault.
+   * Caller holds the scheduler lock, so no rebuild puts a core in service meanwhile.
+   */
+  LocusCore reconfigure(String settingsJson) throws IOException {
+    LocusCore c = core;
+    if (c == null || closed.get()) {
+      throw new IOException("Locus core is not running; cannot refresh its settings");
     }
+    if (!inService(c)) {
+      throw beingRebuilt(null);
+    }
+    try {
+      c.reconfigure(settingsJson);
+      return c;
+    } catch (LocusCorePoisonedException e) {
+      poisoned(c, e);
+      throw beingRebuilt(e);
+    } catch (LocusException e) {
+      if (!inService(c)) {
+        throw beingRebuilt(e);
+      }
+      throw new IOException("Locus refused the new settings: " + e.getMessage(), e);
+    }
+  }
+
+  private static IOException beingRebuilt(LocusException cause) {
+    // Not a verdict on the new settings: the core failed and a new one is being built from
+    // the settings still in force.
+    return new IOException("Locus core is being rebuilt after a failure; the settings still in "
+        + "force are unchanged, retry the refresh" + (cause == null ? "" : ": "
+        + cause.getMessage()), cause);
+  }
+
+  /**
+   * A call found {@code c} poisoned. Only the core in service is taken out: the failure of one
+   * already replaced must not put its successor out of service.
+   */
+  private void poisoned(LocusCore c, LocusCorePoisonedException e) {
+    if (c != core || closed.get()) {
+      return;
+    }
+    if (outOfService.compareAndSet(false, true)) {
+      LOG.error("{}; LocusScheduler rebuilds it from the ResourceManager's bookkeeping",
+          e.getMessage());
+    }
+    rebuildIfNeeded();
   }
 
   private static void forgetSnapshots(Collection<LocusAppAttempt> attempts) {
@@ -150,35 +270,134 @@ final class CoreLink {
   }
 
   /**
-   * Builds a new core from the same settings, feeds it {@code replay} (the RM's bookkeeping,
-   * see {@link CoreRebuild}), puts it in service and closes the old one. Caller holds the
-   * scheduler lock. A replay event the new core refuses is logged and skipped; a new core that
-   * panics too stays out of service and the next event tries again.
+   * Starts a rebuild when the core in service panicked, or a resynchronisation is wanted and
+   * the last rebuild is a minute ago, unless one runs already or a failed one backs off.
+   * Called after every scheduler event and when a call finds the core poisoned; never waits.
+   *
+   * @return the rebuild started or under way, or null when none is
    */
-  void replace(String settingsJson, List<ObjectNode> replay) {
-    LocusCore fresh = LocusCore.open(settingsJson);
+  synchronized CompletableFuture<Void> rebuildIfNeeded() {
+    if (closed.get() || schedulerLock == null) {
+      return null;
+    }
+    if (rebuilding != null) {
+      return rebuilding;
+    }
+    long now = clock.getAsLong();
+    if (now < nextRebuildMs) {
+      return null;
+    }
+    boolean resyncDue = resyncWanted.get() && now - lastRebuildMs >= RESYNC_INTERVAL_MS;
+    if (!outOfService.get() && !resyncDue) {
+      return null;
+    }
+    outOfService.set(true);
+    LocusCore old = core;
+    CompletableFuture<Void> attempt = new CompletableFuture<>();
+    rebuilding = attempt;
+    lastRebuild = attempt;
+    Thread t = new Thread(() -> rebuild(old, attempt), "locus-core-rebuild");
+    t.setDaemon(true);
+    t.start();
+    return attempt;
+  }
+
+  /** The rebuild started last (done or not), or null; tests wait on it instead of polling. */
+  synchronized CompletableFuture<Void> lastRebuild() {
+    return lastRebuild;
+  }
+
+  private void rebuild(LocusCore old, CompletableFuture<Void> attempt) {
+    LocusCore fresh = null;
     try {
-      fresh.events(CoreMessages.array(replay));
+      closeQuietly(old);
+      String opened = settings.get();
+      fresh = opener.apply(opened);
+      int replayed;
+      synchronized (schedulerLock) {
+        // A refresh cannot pass while the core is out of service, but one may have passed
+        // between the failure and this rebuild: the new core runs what is in force now.
+        String now = settings.get();
+        if (!now.equals(opened)) {
+          fresh.reconfigure(now);
+        }
+        replayed = install(fresh);
+      }
+      long n = rebuilds.get();
+      if (replayed >= 0) {
+        LOG.warn("Locus core rebuilt from the ResourceManager's bookkeeping ({} events "
+            + "replayed); {} rebuilds since start", replayed, n);
+      }
+      finish(attempt, null);
+    } catch (Throwable t) {
+      if (fresh != null && fresh != core) {
+        closeQuietly(fresh);
+      }
+      finish(attempt, t);
+      if (t instanceof VirtualMachineError) {
+        throw (VirtualMachineError) t;
+      }
+    }
+  }
+
+  /**
+   * Feeds {@code fresh} the RM's bookkeeping and puts it in service; caller holds the scheduler
+   * lock. Returns the events replayed, or -1 when the link was closed meanwhile (then
+   * {@code fresh} is closed: a core built after shutdown must not outlive it).
+   */
+  private int install(LocusCore fresh) {
+    List<ObjectNode> events = replay.get();
+    try {
+      fresh.events(CoreMessages.array(events));
     } catch (LocusCorePoisonedException e) {
-      fresh.close();
       throw e;
     } catch (LocusException e) {
+      // One refused event (e.g. asks over a limit) must not keep the cluster unscheduled.
       failures.warn("Replaying the ResourceManager's bookkeeping into a new Locus core",
           "the cluster", e, null);
     }
-    LocusCore old = core;
-    core = fresh;
-    poisoned.set(false);
-    resyncWanted.set(false);
-    lastRebuildMs = System.currentTimeMillis();
-    long n = rebuilds.incrementAndGet();
-    try {
-      old.close();
-    } catch (LocusException e) {
-      LOG.debug("Closing the replaced Locus core failed: {}", e.getMessage());
+    synchronized (this) {
+      if (closed.get()) {
+        closeQuietly(fresh);
+        return -1;
+      }
+      core = fresh;
+      resyncWanted.set(false);
+      outOfService.set(false);
+      rebuilds.incrementAndGet();
     }
-    LOG.warn("Locus core rebuilt from the ResourceManager's bookkeeping ({} events replayed); "
-        + "{} rebuilds since start", replay.size(), n);
+    return events.size();
+  }
+
+  private synchronized void finish(CompletableFuture<Void> attempt, Throwable failure) {
+    rebuilding = null;
+    long now = clock.getAsLong();
+    if (failure == null) {
+      failedRebuilds = 0;
+      nextRebuildMs = Long.MIN_VALUE / 2;
+      lastRebuildMs = now;
+      attempt.complete(null);
+      return;
+    }
+    long wait = Math.min(REBUILD_BACKOFF_MAX_MS,
+        REBUILD_BACKOFF_MIN_MS << Math.min(failedRebuilds, 6));
+    failedRebuilds++;
+    nextRebuildMs = now + wait;
+    failures.warn("Rebuilding the Locus core", "the cluster", failure, null);
+    LOG.info("Next attempt to rebuild the Locus core in {} s (at the next scheduler event after "
+        + "that)", wait / 1000);
+    attempt.completeExceptionally(failure);
+  }
+
+  private static void closeQuietly(LocusCore c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (RuntimeException e) {
+      LOG.debug("Closing a replaced Locus core failed: {}", e.getMessage());
+    }
   }
 
   /** The core's counters plus the shim's own ({@code core_rebuilds}). */
@@ -196,12 +415,19 @@ final class CoreLink {
     }
   }
 
-  /** At shutdown: closes the core once; later sends are dropped. */
+  /**
+   * At shutdown: closes the core in service once; later sends are dropped, and a rebuild that
+   * finishes afterwards closes the core it built.
+   */
   void close() {
-    LocusCore c = core;
-    if (c != null && closed.compareAndSet(false, true)) {
-      c.close();
+    LocusCore c;
+    synchronized (this) {
+      if (!closed.compareAndSet(false, true)) {
+        return;
+      }
+      c = core;
     }
+    closeQuietly(c);
   }
 
   /** Names what a batch was about: its applications, else its nodes (at most three). */

@@ -19,8 +19,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
 /**
  * What an empty core must be told to take over from one that failed, read from the RM's own
  * bookkeeping: every node with its total resource, every application (queue, user, name, type,
- * tags) with its current attempt, every live container as a recovered one (as after an RM
- * restart: the core must not count it as a new placement), and each attempt's outstanding asks.
+ * tags) with its current attempt (a stopped one too: it may keep containers for the next), every
+ * live container as a recovered one (as after an RM restart: the core must not count it as a new
+ * placement), and each running attempt's outstanding asks.
  */
 final class CoreRebuild {
   private CoreRebuild() {
@@ -57,7 +58,7 @@ final class CoreRebuild {
       events.add(appAdded(rmContext, e.getKey(), app.getQueue().getQueueName(),
           app.getUser()));
       FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
-      if (attempt == null || attempt.isStopped()) {
+      if (attempt == null) {
         continue;
       }
       events.add(CoreMessages.attemptAdded(attempt.getApplicationAttemptId()));
@@ -66,6 +67,13 @@ final class CoreRebuild {
         events.add(CoreMessages.containerAllocated(c.getId(), c.getNodeId(),
             c.getPriority().getPriority(), c.getAllocationRequestId(),
             rc.getAllocatedResource(), NodeType.OFF_SWITCH, true));
+      }
+      if (attempt.isStopped()) {
+        // Between the attempts of a work-preserving AM restart: its running containers stay
+        // live for the next attempt and hold their nodes' resources, so the new core gets them,
+        // then the removal the old core got, in the order the RM sent them.
+        events.add(CoreMessages.attemptRemoved(attempt.getApplicationAttemptId()));
+        continue;
       }
       if (attempt instanceof LocusAppAttempt) {
         LocusAppAttempt locus = (LocusAppAttempt) attempt;

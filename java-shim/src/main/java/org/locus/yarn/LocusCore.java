@@ -63,14 +63,6 @@ public final class LocusCore implements AutoCloseable {
     return withHandle(LocusNative::capacityQueues);
   }
 
-  /** Test support: see {@link LocusNative#injectPanicForTests}. */
-  void injectPanicForTests(String message) {
-    withHandle(h -> {
-      LocusNative.injectPanicForTests(h, message);
-      return null;
-    });
-  }
-
   public boolean isClosed() {
     return handle == 0;
   }
@@ -97,8 +89,11 @@ public final class LocusCore implements AutoCloseable {
     return h == 0 ? "LocusCore[closed]" : "LocusCore[handle=0x" + Long.toHexString(h) + "]";
   }
 
-  /** After close the handle is 0, which the native side rejects with a LocusException. */
-  private <T> T withHandle(LongFunction<T> call) {
+  /**
+   * After close the handle is 0, which the native side rejects with a LocusException.
+   * Package-private for the tests' fault trigger (CoreFaults, in the test sources only).
+   */
+  <T> T withHandle(LongFunction<T> call) {
     lock.readLock().lock();
     try {
       return call.apply(handle);

@@ -41,12 +41,6 @@ public final class LocusNative {
   /** Frees the core behind {@code handle}; a zero or already-closed handle throws. */
   public static native void close(long handle);
 
-  /**
-   * Test support: makes the core panic inside its lock, as a core bug would; the handle is
-   * poisoned afterwards. The shim never calls it.
-   */
-  static native void injectPanicForTests(long handle, String message);
-
   /** Rust records at or below {@code maxLevel} (0 off, 1 error .. 5 trace) reach {@link #log}. */
   public static native void initLogging(int maxLevel);
 

@@ -132,7 +132,8 @@ public class LocusScheduler
     this.admission = new ApplicationAdmission(root, applications, link, rmContext);
     // Opened here so a bad locus.* key stops the RM before it serves anyone; the exception's
     // message is the core's and names the key.
-    link.open(LocusSettings.toJson(conf));
+    link.open(LocusSettings.toJson(conf), this, this::coreSettings,
+        () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
     LOG.info("Locus core started with settings {}; {}", LocusSettings.collect(conf),
         configureQueues(link.current(), conf));
     super.serviceInit(conf);
@@ -175,23 +176,9 @@ public class LocusScheduler
   @Override
   public synchronized void reinitialize(Configuration newConf, RMContext rmContext)
       throws IOException {
-    LocusCore c = link.current();
-    if (c == null) {
-      throw new IOException("Locus core is not running; cannot refresh its settings");
-    }
     // The core validates first: a refused refresh must leave the scheduler's Configuration as
     // well as the core on the settings that are still running.
-    try {
-      c.reconfigure(LocusSettings.toJson(newConf));
-    } catch (LocusCorePoisonedException e) {
-      // Not a verdict on the new settings: the core failed earlier and awaits its rebuild
-      // (from the settings still in force) at the next scheduler event.
-      link.poisoned(e);
-      throw new IOException("Locus core is being rebuilt after a failure; the settings still "
-          + "in force are unchanged, retry the refresh: " + e.getMessage(), e);
-    } catch (LocusException e) {
-      throw new IOException("Locus refused the new settings: " + e.getMessage(), e);
-    }
+    LocusCore c = link.reconfigure(LocusSettings.toJson(newConf));
     String queues = configureQueues(c, newConf);
     setConf(newConf);
     super.reinitialize(newConf, rmContext);
@@ -206,6 +193,11 @@ public class LocusScheduler
     String queues = root.configure(CoreMessages.capacityQueues(c.capacityQueues()));
     root.readAcls(conf);
     return queues + (root.acls().enabled() ? ", queue ACLs enforced" : ", queue ACLs off");
+  }
+
+  /** The settings a rebuilt core opens with: those in force now. */
+  private synchronized String coreSettings() {
+    return LocusSettings.toJson(conf != null ? conf : getConfig());
   }
 
   /** Work-preserving restart recovers through APP_ADDED events and NM reports instead. */
@@ -226,6 +218,11 @@ public class LocusScheduler
   /** The core in service now (tests inject faults into it). */
   LocusCore currentCore() {
     return link.current();
+  }
+
+  /** The core rebuild started last, or null (tests wait on it). */
+  java.util.concurrent.CompletableFuture<Void> lastCoreRebuild() {
+    return link.lastRebuild();
   }
 
   // ---------------------------------------------------------------- talking to the core
@@ -285,40 +282,21 @@ public class LocusScheduler
    * overflow, internal error) is let through: then the JVM itself cannot be trusted, and the
    * RM's own policy of exiting is right. Everything else -- RuntimeExceptions from the core or
    * the RM's bookkeeping, LinkageErrors from a broken native library, AssertionErrors -- leaves
-   * the RM serving. After each event a core that panicked is rebuilt, and after a failed one
-   * the core is resynchronised with the RM's bookkeeping by a rebuild (at most once a minute).
+   * the RM serving. After each event a core that panicked is rebuilt (see {@link CoreLink}),
+   * and a core the failed event may have left short of the RM's bookkeeping is resynchronised.
    */
   @Override
   public void handle(SchedulerEvent event) {
+    long coreCalls = link.coreCallsOfThisThread();
     try {
       dispatch(event);
     } catch (Throwable t) {
       FailureLog.rethrowIfJvmBroken(t);
       link.failures().warn("Scheduler event " + event.getType(), SchedulerEvents.subject(event),
           t, event);
-      link.requestResync();
+      link.eventFailed(t, coreCalls);
     }
-    rebuildCoreIfFailed();
-  }
-
-  /**
-   * Replaces a core that panicked by one built from the RM's bookkeeping. Runs on the
-   * dispatcher thread between events (allocate only marks the core failed, as it holds an
-   * application lock and may not take the scheduler's); a failed attempt is retried at the
-   * next event.
-   */
-  private synchronized void rebuildCoreIfFailed() {
-    if (!link.needsRebuild()) {
-      return;
-    }
-    try {
-      Configuration settings = conf != null ? conf : getConfig();
-      link.replace(LocusSettings.toJson(settings),
-          CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
-    } catch (Throwable t) {
-      FailureLog.rethrowIfJvmBroken(t);
-      link.failures().warn("Rebuilding the Locus core", "the cluster", t, null);
-    }
+    link.rebuildIfNeeded();
   }
 
   private void dispatch(SchedulerEvent event) {
@@ -616,7 +594,13 @@ public class LocusScheduler
       allocation = new Allocation(attempt.pullNewlyAllocatedContainers(), headroom, null, null,
           null, attempt.pullUpdatedNMTokens(), null, null, null, null, null, rejected);
     }
-    attempt.showAsksVerdict();
+    try {
+      attempt.showAsksVerdict();
+    } catch (Throwable t) {
+      FailureLog.rethrowIfJvmBroken(t);
+      // Diagnostics only: the containers just pulled from the attempt must reach the AM.
+      link.failures().warn("Showing Locus's verdict on the asks", "attempt " + attemptId, t, null);
+    }
     return allocation;
   }
 

@@ -5,6 +5,10 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
+import static org.locus.yarn.LocusRmFixture.GB;
+import static org.locus.yarn.LocusRmFixture.heartbeatUntil;
+import static org.locus.yarn.LocusRmFixture.locusConf;
+import static org.locus.yarn.LocusRmFixture.scheduler;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -12,8 +16,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.hadoop.net.NetUtils;
-import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -30,9 +32,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
-import org.junit.After;
-import org.junit.BeforeClass;
+import org.junit.Rule;
 import org.junit.Test;
 
 /**
@@ -41,30 +41,13 @@ import org.junit.Test;
  * submission, and {@code -refreshQueues} reshapes the queues.
  */
 public class CapacityQueuesTest {
-  private static final int GB = 1024;
-  /** Heartbeat rounds before giving up on an allocation; no wall-clock assertions. */
-  private static final int ROUNDS = 40;
   private static final String TWO_QUEUES = "a:50:90,b:50:90";
 
-  private final List<MockRM> rms = new ArrayList<>();
-
-  @BeforeClass
-  public static void resolveTestHosts() {
-    NetUtils.addStaticResolution("h1", "127.0.0.1");
-  }
-
-  @After
-  public void stopRms() {
-    for (MockRM rm : rms) {
-      rm.stop();
-    }
-  }
+  @Rule
+  public final LocusRmFixture cluster = new LocusRmFixture();
 
   private static YarnConfiguration conf(String queues) {
-    YarnConfiguration conf = new YarnConfiguration();
-    conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class,
-        ResourceScheduler.class);
-    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
+    YarnConfiguration conf = locusConf();
     if (queues != null) {
       conf.set("locus.policy", "capacity");
       conf.set("locus.capacity.queues", queues);
@@ -72,39 +55,11 @@ public class CapacityQueuesTest {
     return conf;
   }
 
-  private MockRM start(YarnConfiguration conf) {
-    MockRM rm = new MockRM(conf);
-    // MockRM turns the root logger to DEBUG, which floods Gradle's XML report.
-    GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
-    rms.add(rm);
-    rm.start();
-    return rm;
-  }
-
-  private static LocusScheduler scheduler(MockRM rm) {
-    return (LocusScheduler) rm.getResourceScheduler();
-  }
-
   private static RMApp submit(MockRM rm, String queue, boolean waitForAccepted)
       throws Exception {
     return MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
         .createWithMemory(GB, rm).withQueue(queue).withWaitForAppAcceptedState(waitForAccepted)
         .build());
-  }
-
-  /** Heartbeats {@code nm} and polls the AM until it holds {@code n} new containers. */
-  private static List<Container> heartbeatUntil(MockRM rm, MockNM nm, MockAM am, int n)
-      throws Exception {
-    List<Container> got = new ArrayList<>();
-    for (int i = 0; i < ROUNDS && got.size() < n; i++) {
-      nm.nodeHeartbeat(true);
-      rm.drainEvents();
-      got.addAll(am.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers());
-      if (got.size() < n) {
-        Thread.sleep(50);
-      }
-    }
-    return got;
   }
 
   private static Map<String, QueueInfo> children(LocusScheduler scheduler) throws IOException {
@@ -133,7 +88,7 @@ public class CapacityQueuesTest {
 
   @Test
   public void appsRunInTheirQueueWhichStopsAtItsMaximumCapacity() throws Exception {
-    MockRM rm = start(conf(TWO_QUEUES));
+    MockRM rm = cluster.start(conf(TWO_QUEUES));
     MockNM nm = rm.registerNode("h1:1234", 10 * GB, 10);
     LocusScheduler scheduler = scheduler(rm);
 
@@ -189,7 +144,7 @@ public class CapacityQueuesTest {
 
   @Test
   public void anAppNamingAnUnconfiguredQueueIsRejectedWithTheQueuesNamed() throws Exception {
-    MockRM rm = start(conf(TWO_QUEUES));
+    MockRM rm = cluster.start(conf(TWO_QUEUES));
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
 
     RMApp refused = submit(rm, "nope", false);
@@ -213,7 +168,7 @@ public class CapacityQueuesTest {
 
   @Test
   public void rootListsItsLeavesWithTheirCapacities() throws Exception {
-    MockRM rm = start(conf("a:30:60,b:70"));
+    MockRM rm = cluster.start(conf("a:30:60,b:70"));
     LocusScheduler scheduler = scheduler(rm);
 
     QueueInfo root = scheduler.getQueueInfo("root", true, false);
@@ -249,7 +204,7 @@ public class CapacityQueuesTest {
 
   @Test
   public void refreshQueuesAddsAQueueAndRefusesDroppingABusyOne() throws Exception {
-    MockRM rm = start(conf(TWO_QUEUES));
+    MockRM rm = cluster.start(conf(TWO_QUEUES));
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
     LocusScheduler scheduler = scheduler(rm);
     MockAM amB = MockRM.launchAndRegisterAM(submit(rm, "b", true), rm, nm);
@@ -280,7 +235,7 @@ public class CapacityQueuesTest {
 
   @Test
   public void switchingAwayFromCapacityDrainsItsQueuesIntoDefault() throws Exception {
-    MockRM rm = start(conf(TWO_QUEUES));
+    MockRM rm = cluster.start(conf(TWO_QUEUES));
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
     LocusScheduler scheduler = scheduler(rm);
     RMApp appA = submit(rm, "a", true);

@@ -5,16 +5,25 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotSame;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
+import static org.locus.yarn.LocusRmFixture.GB;
+import static org.locus.yarn.LocusRmFixture.ROUNDS;
+import static org.locus.yarn.LocusRmFixture.heartbeatUntil;
+import static org.locus.yarn.LocusRmFixture.scheduler;
+import static org.locus.yarn.LocusRmFixture.stats;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import org.apache.hadoop.net.NetUtils;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
@@ -26,10 +35,14 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
-import org.junit.After;
-import org.junit.BeforeClass;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
+import org.junit.Rule;
 import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+import org.mockito.Mockito;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -38,61 +51,14 @@ import org.slf4j.LoggerFactory;
  * core's reason instead of waiting in ACCEPTED forever.
  */
 public class CoreRecoveryTest {
-  private static final int GB = 1024;
-  private static final int ROUNDS = 40;
-
-  private final List<MockRM> rms = new ArrayList<>();
-
-  @BeforeClass
-  public static void resolveTestHosts() {
-    for (String host : new String[] {"h1", "h2"}) {
-      NetUtils.addStaticResolution(host, "127.0.0.1");
-    }
-  }
-
-  @After
-  public void stopRms() {
-    for (MockRM rm : rms) {
-      rm.stop();
-    }
-  }
-
-  private MockRM start() {
-    YarnConfiguration conf = new YarnConfiguration();
-    conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class, ResourceScheduler.class);
-    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
-    MockRM rm = new MockRM(conf);
-    GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
-    rms.add(rm);
-    rm.start();
-    return rm;
-  }
-
-  private static LocusScheduler scheduler(MockRM rm) {
-    return (LocusScheduler) rm.getResourceScheduler();
-  }
-
-  private static JsonNode stats(MockRM rm) throws Exception {
-    return CoreMessages.JSON.readTree(scheduler(rm).getCoreStatsJson());
-  }
-
-  private static List<Container> heartbeatUntil(MockRM rm, MockNM nm, MockAM am, int n)
-      throws Exception {
-    List<Container> got = new ArrayList<>();
-    for (int i = 0; i < ROUNDS && got.size() < n; i++) {
-      nm.nodeHeartbeat(true);
-      rm.drainEvents();
-      got.addAll(am.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers());
-      if (got.size() < n) {
-        Thread.sleep(50);
-      }
-    }
-    return got;
-  }
+  @Rule
+  public final LocusRmFixture cluster = new LocusRmFixture();
+  @Rule
+  public final TemporaryFolder tmp = new TemporaryFolder();
 
   @Test
   public void aPanickedCoreIsReplacedByOneRebuiltFromTheRmsBookkeeping() throws Exception {
-    MockRM rm = start();
+    MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", 4 * GB, 4);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
@@ -104,7 +70,7 @@ public class CoreRecoveryTest {
 
     LocusCore broken = scheduler(rm).currentCore();
     try {
-      broken.injectPanicForTests("invariant broken by a test");
+      CoreFaults.panic(broken, "invariant broken by a test");
     } catch (LocusCorePoisonedException expected) {
       // The call that panicked says so; the next scheduler event notices and rebuilds.
     }
@@ -125,14 +91,164 @@ public class CoreRecoveryTest {
     assertEquals(5, stats.get("running_containers").asInt());
     assertEquals(3, stats.get("recovered").asInt());
     assertEquals(0, stats.get("pending_containers").asInt());
-    // h1 is full as far as the new core knows: 3 GB of 8 used.
-    assertEquals(5 * GB,
-        scheduler(rm).getSchedulerNode(nm1.getNodeId()).getUnallocatedResource().getMemorySize());
+    // The new core knows h1 holds 3 GB of its 8: a 6 GB container fits no node (5 GB free on
+    // h1, 4 GB on h2), so it decides nothing. A core that thought h1 empty would place it there
+    // and the shim would have to refuse the decision.
+    long decidedBefore = stats.get("decided_containers").asLong();
+    am.allocate(ResourceRequest.ANY, 6 * GB, 1, new ArrayList<>());
+    assertEquals(0, heartbeatUntil(rm, nm1, am, 1).size());
+    JsonNode after = stats(rm);
+    assertEquals(decidedBefore, after.get("decided_containers").asLong());
+    assertEquals(0, after.get("rejected").asInt());
+    assertEquals(1, after.get("pending_containers").asInt());
+  }
+
+  /** Node heartbeats (the rebuild happens between scheduler events) until {@code n} rebuilds. */
+  private static void heartbeatUntilRebuilt(MockRM rm, MockNM nm, long n) throws Exception {
+    for (int i = 0; i < ROUNDS && scheduler(rm).getCoreRebuilds() < n; i++) {
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      Thread.sleep(50);
+    }
+    assertEquals(n, scheduler(rm).getCoreRebuilds());
+  }
+
+  @Test
+  public void profilesTheOldCoreLearnedAreInTheRebuiltCore() throws Exception {
+    YarnConfiguration conf = LocusRmFixture.locusConf();
+    conf.set("locus.profile.store", new File(tmp.getRoot(), "profiles.json").getPath());
+    MockRM rm = cluster.start(conf);
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+        .createWithMemory(GB, rm).withAppType("MAPREDUCE").withAppName("wordcount").build());
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    am.allocate(ResourceRequest.ANY, GB, 1, 20, new ArrayList<>(), null);
+    List<Container> maps = heartbeatUntil(rm, nm1, am, 1);
+    assertEquals(1, maps.size());
+    nm1.nodeHeartbeat(am.getApplicationAttemptId(), maps.get(0).getId().getContainerId(),
+        ContainerState.COMPLETE);
+    rm.drainEvents();
+    MockRM.finishAMAndVerifyAppState(app, rm, nm1, am);
+    rm.drainEvents();
+    assertEquals("the finished job's profile", 1, stats(rm).get("profiles").asInt());
+
+    // The old core's writer may not have written it yet when the core breaks: the new core
+    // opens only after the old one closed (which waits for its writer), so it reads it back.
+    CoreFaults.panic(scheduler(rm).currentCore(), "broken after a job finished");
+    heartbeatUntilRebuilt(rm, nm1, 1);
+    assertEquals("profiles learned by the old core, read back from the store", 1,
+        stats(rm).get("profiles").asInt());
+  }
+
+  @Test
+  public void aCoreThatCannotBeRebuiltIsRetriedAfterABackoffNotAtEveryEvent() throws Exception {
+    MockRM rm = cluster.start();
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    LocusScheduler scheduler = scheduler(rm);
+    // Settings no core accepts: every rebuild fails when it opens the new core.
+    scheduler.getConf().set("locus.policy", "no-such-policy");
+    GenericTestUtils.setLogLevel(LoggerFactory.getLogger(LocusScheduler.class),
+        org.slf4j.event.Level.DEBUG);
+    LogCapturer logs = LogCapturer.captureLogs(LoggerFactory.getLogger(LocusScheduler.class));
+    try {
+      CoreFaults.panic(scheduler.currentCore(), "broken for good");
+      for (int i = 0; i < 5; i++) {
+        nm1.nodeHeartbeat(true);
+        rm.drainEvents();
+      }
+      // The first heartbeat found the core poisoned and started a rebuild, on its own thread.
+      try {
+        scheduler.lastCoreRebuild().get(30, TimeUnit.SECONDS);
+        fail("a core with an unknown policy opened");
+      } catch (ExecutionException expected) {
+        // it failed, and the link backs off
+      }
+      String out = logs.getOutput();
+      // FailureLog writes every failure at DEBUG with its detail (the WARN line is rate-limited).
+      int attempts = out.split("Rebuilding the Locus core failed for the cluster: [^\\n]*; detail:",
+          -1).length - 1;
+      // The first attempt fails; the next waits a second (doubling up to a minute), whatever
+      // number of events arrive meanwhile.
+      assertTrue("rebuild attempts for 5 heartbeats within a second: " + attempts
+          + "\n" + out, attempts >= 1 && attempts <= 2);
+      assertEquals(0, scheduler.getCoreRebuilds());
+    } finally {
+      logs.stopCapturing();
+      GenericTestUtils.setLogLevel(LoggerFactory.getLogger(LocusScheduler.class),
+          org.slf4j.event.Level.INFO);
+    }
+  }
+
+  @Test
+  public void containersAStoppedAttemptKeepsForItsSuccessorAreInTheRebuiltCore()
+      throws Exception {
+    MockRM rm = cluster.start();
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+        .createWithMemory(GB, rm).withKeepContainers(true).build());
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    ApplicationAttemptId attempt = am.getApplicationAttemptId();
+    am.allocate("h1", GB, 2, new ArrayList<>());
+    List<Container> got = heartbeatUntil(rm, nm1, am, 2);
+    assertEquals(2, got.size());
+    for (long id = 1; id <= 3; id++) {
+      nm1.nodeHeartbeat(attempt, id, ContainerState.RUNNING);
+    }
+    for (Container c : got) {
+      rm.waitForState(nm1, c.getId(), RMContainerState.RUNNING);
+    }
+    // The AM failed under a work-preserving restart: its running containers stay, for the
+    // next attempt, and still hold 3 GB of h1.
+    scheduler(rm).handle(new AppAttemptRemovedSchedulerEvent(attempt, RMAppAttemptState.FAILED,
+        true));
+    int kept = scheduler(rm).getApplicationAttempt(attempt).getLiveContainers().size();
+    assertEquals(3, kept);
+
+    CoreFaults.panic(scheduler(rm).currentCore(), "broken between attempts");
+    heartbeatUntilRebuilt(rm, nm1, 1);
+    JsonNode stats = stats(rm);
+    assertEquals("the kept containers still use h1", kept,
+        stats.get("running_containers").asInt());
+    assertEquals(kept, stats.get("recovered").asInt());
+  }
+
+  @Test
+  public void containersPulledForTheAmReachItWhenShowingARefusalFails() throws Exception {
+    MockRM rm = cluster.start();
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    ApplicationAttemptId attempt = am.getApplicationAttemptId();
+    LocusScheduler scheduler = scheduler(rm);
+    scheduler.allocate(attempt, Collections.singletonList(ResourceRequest.newInstance(
+        Priority.newInstance(1), ResourceRequest.ANY, Resource.newInstance(GB, 1), 2)),
+        null, new ArrayList<>(), null, null, null);
+    for (int i = 0; i < ROUNDS
+        && scheduler.getApplicationAttempt(attempt).getLiveContainers().size() < 3; i++) {
+      nm1.nodeHeartbeat(true);
+      rm.drainEvents();
+    }
+    assertEquals("AM + 2 placed, not yet pulled", 3,
+        scheduler.getApplicationAttempt(attempt).getLiveContainers().size());
+    // The next allocate is refused (negative priority), and putting that verdict in the
+    // application's diagnostics fails.
+    RMApp unreadable = Mockito.spy(app);
+    Mockito.doThrow(new IllegalStateException("application record unreadable"))
+        .when(unreadable).getRMAppAttempt(attempt);
+    rm.getRMContext().getRMApps().put(app.getApplicationId(), unreadable);
+    try {
+      Allocation allocation = scheduler.allocate(attempt, Collections.singletonList(
+          ResourceRequest.newInstance(Priority.newInstance(-1), ResourceRequest.ANY,
+              Resource.newInstance(GB, 1), 1)), null, new ArrayList<>(), null, null, null);
+      assertEquals("the containers pulled for the AM", 2, allocation.getContainers().size());
+    } finally {
+      rm.getRMContext().getRMApps().put(app.getApplicationId(), app);
+    }
   }
 
   @Test
   public void anApplicationTheCoreRefusesFailsWithTheCoresReason() throws Exception {
-    MockRM rm = start();
+    MockRM rm = cluster.start();
     rm.registerNode("h1:1234", 8 * GB, 8);
     // The core now runs capacity queues the shim's queue tree does not have (as a core limit
     // would): the shim places the app in "default", the core refuses that queue.
@@ -151,7 +267,7 @@ public class CoreRecoveryTest {
 
   @Test
   public void asksTheCoreRefusesAreThatApplicationsAloneAndLoggedOnce() throws Exception {
-    MockRM rm = start();
+    MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp bad = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockAM badAm = MockRM.launchAndRegisterAM(bad, rm, nm1);
@@ -196,11 +312,11 @@ public class CoreRecoveryTest {
 
   @Test
   public void aRefreshDuringARebuildIsRefusedAsSuchAndWorksAfterIt() throws Exception {
-    MockRM rm = start();
+    MockRM rm = cluster.start();
     rm.registerNode("h1:1234", 8 * GB, 8);
     LocusScheduler scheduler = scheduler(rm);
     try {
-      scheduler.currentCore().injectPanicForTests("broken before a refresh");
+      CoreFaults.panic(scheduler.currentCore(), "broken before a refresh");
     } catch (LocusCorePoisonedException expected) {
       // Nothing has rebuilt it yet.
     }
@@ -212,8 +328,11 @@ public class CoreRecoveryTest {
     } catch (IOException e) {
       assertTrue(e.getMessage(), e.getMessage().contains("being rebuilt after a failure"));
     }
+    // The refused refresh noticed the failure and started the rebuild; a node registering
+    // meanwhile is in the RM's bookkeeping the new core is built from (or sent to it after).
     rm.registerNode("h2:1234", 8 * GB, 8);
     rm.drainEvents();
+    scheduler.lastCoreRebuild().get(30, TimeUnit.SECONDS);
     assertEquals(1, scheduler.getCoreRebuilds());
     scheduler.reinitialize(refreshed, rm.getRMContext());
     assertEquals(2, stats(rm).get("nodes").asInt());

@@ -6,6 +6,13 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
+import static org.locus.yarn.LocusRmFixture.GB;
+import static org.locus.yarn.LocusRmFixture.ROUNDS;
+import static org.locus.yarn.LocusRmFixture.heartbeatUntil;
+import static org.locus.yarn.LocusRmFixture.locusConf;
+import static org.locus.yarn.LocusRmFixture.quietLogs;
+import static org.locus.yarn.LocusRmFixture.scheduler;
+import static org.locus.yarn.LocusRmFixture.stats;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
@@ -29,13 +36,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.MemoryRMStateStore;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
-import org.apache.hadoop.net.NetUtils;
-import org.apache.hadoop.test.GenericTestUtils;
-import org.junit.After;
-import org.junit.BeforeClass;
+import org.junit.Rule;
 import org.junit.Test;
 
 /**
@@ -44,77 +47,12 @@ import org.junit.Test;
  * and executed by the shim, so these pass only when both sides honour the protocol.
  */
 public class LocusSchedulerTest {
-  private static final int GB = 1024;
-  /** Heartbeat rounds before giving up on an allocation; no wall-clock assertions. */
-  private static final int ROUNDS = 40;
-
-  private final List<MockRM> rms = new ArrayList<>();
-
-  @BeforeClass
-  public static void resolveTestHosts() {
-    // Container tokens name the NM by address; these made-up hosts must resolve.
-    for (String host : new String[] {"h1", "h2", "h3", "h9"}) {
-      NetUtils.addStaticResolution(host, "127.0.0.1");
-    }
-  }
-
-  @After
-  public void stopRms() {
-    for (MockRM rm : rms) {
-      rm.stop();
-    }
-  }
-
-  private static YarnConfiguration locusConf() {
-    YarnConfiguration conf = new YarnConfiguration();
-    conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class,
-        ResourceScheduler.class);
-    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
-    return conf;
-  }
-
-  private MockRM start(YarnConfiguration conf) {
-    MockRM rm = new MockRM(conf);
-    quietLogs();
-    rms.add(rm);
-    rm.start();
-    return rm;
-  }
-
-  /**
-   * MockRM turns the root logger to DEBUG; megabytes of RM debug output per test break
-   * Gradle's XML test report, and INFO still shows every Locus decision.
-   */
-  private static void quietLogs() {
-    GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
-  }
-
-  private static LocusScheduler scheduler(MockRM rm) {
-    return (LocusScheduler) rm.getResourceScheduler();
-  }
-
-  private static JsonNode stats(MockRM rm) throws Exception {
-    return CoreMessages.JSON.readTree(scheduler(rm).getCoreStatsJson());
-  }
-
-  /** Heartbeats {@code nm} and polls the AM until it holds {@code n} new containers. */
-  private static List<Container> heartbeatUntil(MockRM rm, MockNM nm, MockAM am, int n)
-      throws Exception {
-    List<Container> got = new ArrayList<>();
-    for (int i = 0; i < ROUNDS && got.size() < n; i++) {
-      nm.nodeHeartbeat(true);
-      rm.drainEvents();
-      got.addAll(am.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers());
-      if (got.size() < n) {
-        Thread.sleep(50);
-      }
-    }
-    return got;
-  }
+  @Rule
+  public final LocusRmFixture cluster = new LocusRmFixture();
 
   @Test
   public void amAndTasksAreAllocatedNodeLocalFirstAndFreedOnCompletion() throws Exception {
-    MockRM rm = start(locusConf());
+    MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
@@ -169,7 +107,7 @@ public class LocusSchedulerTest {
 
   @Test
   public void rackAndAnyAsksAreServedWhereNoNodeLocalChoiceExists() throws Exception {
-    MockRM rm = start(locusConf());
+    MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
@@ -187,7 +125,7 @@ public class LocusSchedulerTest {
 
   @Test
   public void strictLocalityIsNeverRelaxed() throws Exception {
-    MockRM rm = start(locusConf());
+    MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
@@ -214,7 +152,7 @@ public class LocusSchedulerTest {
 
   @Test
   public void decisionsTheRmCannotHonourAreReportedAsRejected() throws Exception {
-    MockRM rm = start(locusConf());
+    MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
@@ -265,7 +203,7 @@ public class LocusSchedulerTest {
    */
   @Test(timeout = 300_000)
   public void concurrentAllocateCallsAndHeartbeatsAgree() throws Exception {
-    MockRM rm = start(locusConf());
+    MockRM rm = cluster.start(locusConf());
     MockNM[] nms = {rm.registerNode("h1:1234", 16 * GB, 16),
         rm.registerNode("h2:1234", 16 * GB, 16), rm.registerNode("h3:1234", 16 * GB, 16)};
     final int perApp = 8;
@@ -342,7 +280,7 @@ public class LocusSchedulerTest {
 
   @Test
   public void shrunkNodeIsFilledOnlyToItsNewSize() throws Exception {
-    MockRM rm = start(locusConf());
+    MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
@@ -364,7 +302,7 @@ public class LocusSchedulerTest {
 
   @Test
   public void containerResizeIsRefusedWithAReason() throws Exception {
-    MockRM rm = start(locusConf());
+    MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
@@ -389,7 +327,7 @@ public class LocusSchedulerTest {
 
   @Test
   public void singleDefaultQueueAnswersQueueQueries() throws Exception {
-    MockRM rm = start(locusConf());
+    MockRM rm = cluster.start(locusConf());
     rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockRM.waitForAttemptScheduled(app, rm);
@@ -418,7 +356,7 @@ public class LocusSchedulerTest {
 
   @Test
   public void anAppNamingAnotherQueueRunsInDefault() throws Exception {
-    MockRM rm = start(locusConf());
+    MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submit(rm,
         org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData.Builder
@@ -431,7 +369,7 @@ public class LocusSchedulerTest {
 
   @Test
   public void removedNodeTakesItsContainersAway() throws Exception {
-    MockRM rm = start(locusConf());
+    MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
@@ -462,7 +400,7 @@ public class LocusSchedulerTest {
     YarnConfiguration conf = locusConf();
     conf.set("locus.foo", "bar");
     try {
-      start(conf);
+      cluster.start(conf);
       fail("RM started with an unknown locus.* key");
     } catch (RuntimeException e) {
       StringBuilder messages = new StringBuilder();
@@ -476,7 +414,7 @@ public class LocusSchedulerTest {
 
   @Test
   public void refreshWithBadSettingKeepsRunningAndReportsTheKey() throws Exception {
-    MockRM rm = start(locusConf());
+    MockRM rm = cluster.start(locusConf());
     org.apache.hadoop.conf.Configuration bad = new org.apache.hadoop.conf.Configuration(false);
     bad.set("locus.policy", "no-such-policy");
     try {
@@ -507,7 +445,7 @@ public class LocusSchedulerTest {
     conf.setBoolean(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_ENABLED, true);
     conf.setLong(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS, 0);
 
-    MockRM rm1 = start(conf);
+    MockRM rm1 = cluster.start(conf);
     MockNM nm1 = new MockNM("h1:1234", 8 * GB, rm1.getResourceTrackerService());
     nm1.registerNode();
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm1);
@@ -516,7 +454,7 @@ public class LocusSchedulerTest {
 
     MockRM rm2 = new MockRM(conf, rm1.getRMStateStore());
     quietLogs();
-    rms.add(rm2);
+    cluster.track(rm2);
     rm2.start();
     nm1.setResourceTrackerService(rm2.getResourceTrackerService());
     // The NM comes back with the AM container and one task container still running.

@@ -3,11 +3,12 @@ package org.locus.yarn;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
+import static org.locus.yarn.LocusRmFixture.GB;
+import static org.locus.yarn.LocusRmFixture.locusConf;
 
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.security.UserGroupInformation;
-import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
@@ -15,8 +16,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
-import org.junit.After;
+import org.junit.Rule;
 import org.junit.Test;
 
 /**
@@ -26,23 +26,14 @@ import org.junit.Test;
  * submission by a user outside the queue's submit ACL refused by the RM.
  */
 public class QueueAclsTest {
-  private static final int GB = 1024;
   private static final String CS = "yarn.scheduler.capacity.";
 
-  private final List<MockRM> rms = new ArrayList<>();
-
-  @After
-  public void stopRms() {
-    for (MockRM rm : rms) {
-      rm.stop();
-    }
-  }
+  @Rule
+  public final LocusRmFixture cluster = new LocusRmFixture();
 
   /** Queues a and b under capacity; root closed, a open to alice, b administered by bob. */
   private static YarnConfiguration conf() {
-    YarnConfiguration conf = new YarnConfiguration();
-    conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class, ResourceScheduler.class);
-    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
+    YarnConfiguration conf = locusConf();
     conf.set("locus.policy", "capacity");
     conf.set("locus.capacity.queues", "a:50:100,b:50:100");
     conf.setBoolean(YarnConfiguration.YARN_ACL_ENABLE, true);
@@ -54,21 +45,13 @@ public class QueueAclsTest {
     return conf;
   }
 
-  private MockRM start(YarnConfiguration conf) {
-    MockRM rm = new MockRM(conf);
-    GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
-    rms.add(rm);
-    rm.start();
-    return rm;
-  }
-
   private static UserGroupInformation user(String name) {
     return UserGroupInformation.createRemoteUser(name);
   }
 
   @Test
   public void checkAccessFollowsTheQueueTreeAndTheAdminAcl() throws Exception {
-    MockRM rm = start(conf());
+    MockRM rm = cluster.start(conf());
     LocusScheduler s = (LocusScheduler) rm.getResourceScheduler();
 
     assertTrue(s.checkAccess(user("alice"), QueueACL.SUBMIT_APPLICATIONS, "root.a"));
@@ -96,7 +79,7 @@ public class QueueAclsTest {
     YarnConfiguration conf = conf();
     conf.unset(CS + "root.acl_submit_applications");
     conf.unset(CS + "root.a.acl_submit_applications");
-    MockRM rm = start(conf);
+    MockRM rm = cluster.start(conf);
     LocusScheduler s = (LocusScheduler) rm.getResourceScheduler();
     assertTrue(s.checkAccess(user("anyone"), QueueACL.SUBMIT_APPLICATIONS, "root.a"));
     assertTrue(s.checkAccess(user("anyone"), QueueACL.SUBMIT_APPLICATIONS, "root"));
@@ -106,14 +89,14 @@ public class QueueAclsTest {
   public void aclsOffLetEveryoneIn() throws Exception {
     YarnConfiguration conf = conf();
     conf.setBoolean(YarnConfiguration.YARN_ACL_ENABLE, false);
-    MockRM rm = start(conf);
+    MockRM rm = cluster.start(conf);
     LocusScheduler s = (LocusScheduler) rm.getResourceScheduler();
     assertTrue(s.checkAccess(user("mallory"), QueueACL.ADMINISTER_QUEUE, "root.b"));
   }
 
   @Test
   public void aSubmissionOutsideTheSubmitAclIsRefusedNamingUserAndQueue() throws Exception {
-    MockRM rm = start(conf());
+    MockRM rm = cluster.start(conf());
     rm.registerNode("127.0.0.1:1234", 8 * GB, 8);
 
     RMApp ok = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
@@ -138,7 +121,7 @@ public class QueueAclsTest {
 
   @Test
   public void aRefreshRereadsTheAcls() throws Exception {
-    MockRM rm = start(conf());
+    MockRM rm = cluster.start(conf());
     LocusScheduler s = (LocusScheduler) rm.getResourceScheduler();
     assertFalse(s.checkAccess(user("erin"), QueueACL.SUBMIT_APPLICATIONS, "root.a"));
 
@@ -151,7 +134,7 @@ public class QueueAclsTest {
 
   @Test
   public void showAclsListsWhatTheCallerMayDo() throws Exception {
-    MockRM rm = start(conf());
+    MockRM rm = cluster.start(conf());
     LocusScheduler s = (LocusScheduler) rm.getResourceScheduler();
     UserGroupInformation alice = user("alice");
     List<String> lines = alice.doAs(

@@ -1,0 +1,118 @@
+package org.locus.yarn;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.fs.FileUtil;
+import org.apache.hadoop.net.NetUtils;
+import org.apache.hadoop.test.GenericTestUtils;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.junit.rules.ExternalResource;
+
+/**
+ * The MockRM running LocusScheduler that the shim's tests share: {@code @Rule public final
+ * LocusRmFixture cluster = new LocusRmFixture();}, then {@code cluster.start()}. Every RM it
+ * started is stopped after the test.
+ */
+public final class LocusRmFixture extends ExternalResource {
+  static final int GB = 1024;
+  /** Heartbeat rounds before giving up on an allocation; no wall-clock assertions. */
+  static final int ROUNDS = 40;
+
+  /**
+   * The RM's node-attribute store, private to this JVM: its default under /tmp is shared by
+   * every MockRM on the machine, and two test JVMs starting at once break each other's.
+   */
+  private static final File STATE_DIR;
+
+  static {
+    // Container tokens name the NM by address; these made-up hosts must resolve.
+    for (String host : new String[] {"h1", "h2", "h3", "h9"}) {
+      NetUtils.addStaticResolution(host, "127.0.0.1");
+    }
+    try {
+      STATE_DIR = Files.createTempDirectory("locus-mockrm-").toFile();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot create a directory for the MockRM's state", e);
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> FileUtil.fullyDelete(STATE_DIR)));
+  }
+
+  private final List<MockRM> rms = new ArrayList<>();
+
+  /** LocusScheduler with a 1 GB minimum allocation, everything else default. */
+  static YarnConfiguration locusConf() {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class,
+        ResourceScheduler.class);
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
+    conf.set(YarnConfiguration.FS_NODE_ATTRIBUTE_STORE_ROOT_DIR,
+        new File(STATE_DIR, "node-attribute").toURI().toString());
+    return conf;
+  }
+
+  MockRM start() {
+    return start(locusConf());
+  }
+
+  MockRM start(YarnConfiguration conf) {
+    MockRM rm = new MockRM(conf);
+    quietLogs();
+    track(rm);
+    rm.start();
+    return rm;
+  }
+
+  /** An RM the test built itself (e.g. a restarted one), stopped with the others. */
+  void track(MockRM rm) {
+    rms.add(rm);
+  }
+
+  /**
+   * MockRM turns the root logger to DEBUG; megabytes of RM debug output per test break
+   * Gradle's XML test report, and INFO still shows every Locus decision.
+   */
+  static void quietLogs() {
+    GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
+  }
+
+  static LocusScheduler scheduler(MockRM rm) {
+    return (LocusScheduler) rm.getResourceScheduler();
+  }
+
+  /** The core's counters (as {@code getCoreStatsJson}): what the core itself believes. */
+  static JsonNode stats(MockRM rm) throws Exception {
+    return CoreMessages.JSON.readTree(scheduler(rm).getCoreStatsJson());
+  }
+
+  /** Heartbeats {@code nm} and polls the AM until it holds {@code n} new containers. */
+  static List<Container> heartbeatUntil(MockRM rm, MockNM nm, MockAM am, int n)
+      throws Exception {
+    List<Container> got = new ArrayList<>();
+    for (int i = 0; i < ROUNDS && got.size() < n; i++) {
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      got.addAll(am.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers());
+      if (got.size() < n) {
+        Thread.sleep(50);
+      }
+    }
+    return got;
+  }
+
+  @Override
+  protected void after() {
+    for (MockRM rm : rms) {
+      rm.stop();
+    }
+    rms.clear();
+  }
+}
