@@ -95,14 +95,17 @@ public class LocusSchedulerBlock extends HtmlBlock {
   private static void addQueueRows(Hamlet.TABLE<Hamlet> t, QueueView q, int depth) {
     Hamlet.TR<Hamlet.TABLE<Hamlet>> tr = t.tr();
     tr.td().$style("padding-left:" + (10 + 18 * depth) + "px").$title(q.path).__(q.name).__();
-    boolean over = q.absoluteUsedCapacity > q.absoluteCapacity + 0.01f;
+    // Use within the guarantee in green, the part borrowed beyond it in orange after it.
+    float within = Math.min(q.absoluteUsedCapacity, q.absoluteCapacity);
+    float beyond = Math.max(0f, q.absoluteUsedCapacity - q.absoluteCapacity);
     tr.td().div().$class("lq-bar").$title(String.format(Locale.ROOT,
             "guaranteed %.1f%%, used %.1f%%, max %.1f%% of the cluster", q.absoluteCapacity,
             q.absoluteUsedCapacity, q.absoluteMaxCapacity))
         .div().$class("lq-max").$style(width(q.absoluteMaxCapacity)).__()
         .div().$class("lq-cap").$style(width(q.absoluteCapacity)).__()
-        .div().$class(over ? "lq-used lq-over" : "lq-used")
-            .$style(width(q.absoluteUsedCapacity)).__()
+        .div().$class("lq-used").$style(width(within)).__()
+        .div().$class("lq-used lq-over")
+            .$style(left(q.absoluteCapacity) + ";" + width(beyond)).__()
         .__().__();
     tr.td(pct(q.capacity)).td(pct(q.usedCapacity)).td(pct(q.maxCapacity))
         .td(Integer.toString(q.appsRunning)).td(Integer.toString(q.appsPending))
@@ -135,6 +138,11 @@ public class LocusSchedulerBlock extends HtmlBlock {
   private static String width(float percent) {
     float w = Math.max(0f, Math.min(100f, percent));
     return String.format(Locale.ROOT, "width:%.1f%%", w);
+  }
+
+  private static String left(float percent) {
+    float l = Math.max(0f, Math.min(100f, percent));
+    return String.format(Locale.ROOT, "left:%.1f%%", l);
   }
 
   private static String pct(float percent) {

@@ -14,14 +14,15 @@ import org.apache.hadoop.yarn.webapp.view.HtmlPage;
 public class LocusSchedulerPage extends RmView {
   /** Bar colours: guarantee (light), use within it (green), use beyond it (orange). */
   private static final String[] CSS = {
-      ".lq-bar { position: relative; width: 320px; height: 14px; border: 1px solid #888;"
+      ".lq-bar { position: relative; width: 240px; height: 14px; border: 1px solid #888;"
           + " background: #fff; }",
       ".lq-bar div { position: absolute; top: 0; left: 0; height: 100%; }",
+      ".lq-bar div.lq-over { left: auto; }",
       ".lq-max { background: #eee; border-right: 1px dashed #666; }",
       ".lq-cap { background: #c6dbef; }",
       ".lq-used { background: #5a9e4b; opacity: 0.85; }",
       ".lq-used.lq-over { background: #e08a2e; }",
-      "table.lq { border-collapse: collapse; margin: 0.5em 0 1.5em; }",
+      "table.lq { border-collapse: collapse; margin: 0.5em 0 1.5em; width: auto; }",
       "table.lq th, table.lq td { border-bottom: 1px solid #ddd; padding: 3px 10px;"
           + " text-align: left; vertical-align: middle; }",
       "table.lq td.num { text-align: right; }",

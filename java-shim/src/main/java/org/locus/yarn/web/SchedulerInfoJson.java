@@ -23,9 +23,9 @@ public final class SchedulerInfoJson {
   public static ObjectNode render(QueueView root, LocusFigures locus) {
     ObjectNode info = JSON.createObjectNode();
     info.put("type", "capacityScheduler");
-    info.put("capacity", root.capacity);
-    info.put("usedCapacity", root.usedCapacity);
-    info.put("maxCapacity", root.maxCapacity);
+    info.put("capacity", pct(root.capacity));
+    info.put("usedCapacity", pct(root.usedCapacity));
+    info.put("maxCapacity", pct(root.maxCapacity));
     info.put("queueName", root.name);
     info.put("queuePath", root.path);
     info.set("queues", children(root));
@@ -55,12 +55,12 @@ public final class SchedulerInfoJson {
       n.put("type", "capacitySchedulerLeafQueueInfo");
     }
     n.put("queuePath", q.path);
-    n.put("capacity", q.capacity);
-    n.put("usedCapacity", q.usedCapacity);
-    n.put("maxCapacity", q.maxCapacity);
-    n.put("absoluteCapacity", q.absoluteCapacity);
-    n.put("absoluteMaxCapacity", q.absoluteMaxCapacity);
-    n.put("absoluteUsedCapacity", q.absoluteUsedCapacity);
+    n.put("capacity", pct(q.capacity));
+    n.put("usedCapacity", pct(q.usedCapacity));
+    n.put("maxCapacity", pct(q.maxCapacity));
+    n.put("absoluteCapacity", pct(q.absoluteCapacity));
+    n.put("absoluteMaxCapacity", pct(q.absoluteMaxCapacity));
+    n.put("absoluteUsedCapacity", pct(q.absoluteUsedCapacity));
     n.put("numApplications", q.numApplications);
     n.put("queueName", q.name);
     n.put("state", q.state.toString());
@@ -104,6 +104,11 @@ public final class SchedulerInfoJson {
         f.heartbeatMaxMicros));
     n.set("allocateTimeUs", timing(f.allocateCount, f.allocateMeanMicros, f.allocateMaxMicros));
     return n;
+  }
+
+  /** Percentages to 3 decimals: the float sums behind them carry noise (60.000004) nobody means. */
+  private static double pct(float percent) {
+    return Math.round(percent * 1000.0) / 1000.0;
   }
 
   private static ObjectNode timing(long count, double mean, long max) {
