@@ -76,14 +76,15 @@ public class SchedulerRestOnClusterTest {
   public void schedulerResourceShowsARunningJobInItsQueueAndTheCoresFigures() throws Exception {
     assumeTrue("the Locus resource is installed by " + EmbeddedCluster.LOCUS_SCHEDULER, cluster.runsLocus());
     Job job = WordCount.newJob(cluster.clientConf(), "web-rest", corpus.dir(), new Path("/out/web"), 1);
-    // Maps idle long enough for the RM to be asked while they hold their containers.
-    job.getConfiguration().setLong(WordCount.MAP_PAUSE_MS, 8_000);
+    // Maps idle long enough for the RM to be asked while they hold their containers, even on a loaded machine
+    // (seen: the AM took 50 s to register, and a 90 s wait with 8 s maps missed them).
+    job.getConfiguration().setLong(WordCount.MAP_PAUSE_MS, 20_000);
     long t = System.nanoTime();
     job.submit();
 
     JsonNode running = null;
-    long deadline = System.currentTimeMillis() + 90_000;
-    while (System.currentTimeMillis() < deadline) {
+    long deadline = System.currentTimeMillis() + 300_000;
+    while (System.currentTimeMillis() < deadline && !job.isComplete()) {
       JsonNode q = defaultQueue(schedulerInfo());
       if (q.path("allocatedContainers").asInt() >= 2) {
         running = q;
@@ -91,7 +92,8 @@ public class SchedulerRestOnClusterTest {
       }
       Thread.sleep(250);
     }
-    assertTrue("the job's AM and a map never showed in the default queue", running != null);
+    assertTrue("the job's AM and a map never showed in the default queue (job complete: " + job.isComplete() + ")",
+        running != null);
     assertEquals("capacitySchedulerLeafQueueInfo", running.path("type").asText());
     assertEquals(1, running.path("numApplications").asInt());
     // The MR AM's 512 MB and at least one 256 MB map.

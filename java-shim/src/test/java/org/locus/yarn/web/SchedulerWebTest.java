@@ -24,6 +24,7 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
@@ -41,6 +42,7 @@ import org.locus.yarn.LocusScheduler;
 public class SchedulerWebTest {
   private static final int GB = 1024;
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String HOSTILE_NAME = "<script>alert(1)</script>";
   private final List<MockRM> rms = new ArrayList<>();
 
   @BeforeClass
@@ -56,7 +58,11 @@ public class SchedulerWebTest {
   }
 
   private MockRM startRm(Class<? extends ResourceScheduler> scheduler) throws IOException {
-    YarnConfiguration conf = new YarnConfiguration();
+    return startRm(scheduler, new YarnConfiguration());
+  }
+
+  private MockRM startRm(Class<? extends ResourceScheduler> scheduler, YarnConfiguration conf)
+      throws IOException {
     conf.setClass(YarnConfiguration.RM_SCHEDULER, scheduler, ResourceScheduler.class);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
     conf.setBoolean("mockrm.webapp.enabled", true);
@@ -88,7 +94,9 @@ public class SchedulerWebTest {
   /** One app in default with its AM and two 1 GB tasks running on h1. */
   private static RMApp runOneApp(MockRM rm) throws Exception {
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
-    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    // Submitters choose names: one that is markup must reach the page as text.
+    RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+        .createWithMemory(GB, rm).withAppName(HOSTILE_NAME).build());
     MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
     am.allocate("h1", GB, 2, new ArrayList<>());
     List<Container> got = new ArrayList<>();
@@ -166,6 +174,8 @@ public class SchedulerWebTest {
     assertTrue(html, html.contains("class=\"lq-bar\""));
     assertTrue(html, html.contains("Applications in root.default"));
     assertTrue(html, html.contains(app.getApplicationId().toString()));
+    assertTrue(html, !html.contains(HOSTILE_NAME));
+    assertTrue(html, html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assertTrue(html, html.contains("Scheduler time per node heartbeat"));
     assertTrue(html, html.contains("Allocations (node-local / rack-local / off-switch)</th>"));
     // Inside the RM's own layout: its navigation links the other pages.
@@ -200,6 +210,19 @@ public class SchedulerWebTest {
     assertEquals(csLeaf.path("type").asText(), locusLeaf.path("type").asText());
     assertEquals(new TreeSet<String>(), fieldsNotIn(locusLeaf.path("resourcesUsed"),
         csLeaf.path("resourcesUsed")));
+  }
+
+  /** An operator who switches back to CS but keeps Locus's REST class gets CS's own answer. */
+  @Test
+  public void locusRestClassLeftInPlaceAnswersForCapacitySchedulerAsHadoopDoes() throws Exception {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.set(WebDefaults.WEBSERVICE_CLASS_KEY, LocusWebServices.class.getName());
+    MockRM cs = startRm(CapacityScheduler.class, conf);
+    JsonNode info = JSON.readTree(get(cs, "/ws/v1/cluster/scheduler", "application/json", 200))
+        .path("scheduler").path("schedulerInfo");
+    assertEquals("capacityScheduler", info.path("type").asText());
+    assertTrue(info.toString(), info.has("queueAcls") || info.has("health"));
+    assertTrue(!info.has("locus"));
   }
 
   private static Set<String> fieldsNotIn(JsonNode ours, JsonNode theirs) {
