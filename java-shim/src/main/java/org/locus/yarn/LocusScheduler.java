@@ -67,6 +67,7 @@ import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.locus.yarn.metrics.LocusMetrics;
+import org.locus.yarn.web.WebDefaults;
 
 /**
  * The scheduler the ResourceManager loads ({@code yarn.resourcemanager.scheduler.class}).
@@ -138,6 +139,7 @@ public class LocusScheduler
         configureQueues(link.current(), conf));
     super.serviceInit(conf);
     schedulingMonitorManager.initialize(rmContext, conf);
+    WebDefaults.install(conf);
   }
 
   private static void validateAllocationLimits(Configuration conf) {
@@ -208,6 +210,11 @@ public class LocusScheduler
   /** The core's counters as JSON (allocations by locality, heartbeats, decisions, ...). */
   public String getCoreStatsJson() {
     return link.statsJson();
+  }
+
+  /** Timings the page and REST show (counters come from {@link #getCoreStatsJson}). */
+  public LocusMetrics getLocusMetrics() {
+    return metrics;
   }
 
   /** How many times a failed core was replaced by one rebuilt from the RM's bookkeeping. */

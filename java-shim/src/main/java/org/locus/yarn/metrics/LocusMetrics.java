@@ -2,6 +2,8 @@ package org.locus.yarn.metrics;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.concurrent.atomic.LongAccumulator;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.apache.hadoop.metrics2.MetricsCollector;
 import org.apache.hadoop.metrics2.MetricsInfo;
@@ -59,6 +61,8 @@ public final class LocusMetrics implements MetricsSource {
   private final MutableQuantiles allocateQuantiles = registry.newQuantiles(
       "AllocateTimeUs", "allocate() time percentiles", "ops", "latencyMicros",
       QUANTILE_INTERVAL_SECONDS);
+  private final Timing heartbeatTotals = new Timing();
+  private final Timing allocateTotals = new Timing();
   private final Supplier<String> coreStats;
   private volatile String registeredAs;
 
@@ -86,12 +90,55 @@ public final class LocusMetrics implements MetricsSource {
     long micros = nanos / 1000;
     heartbeat.add(micros);
     heartbeatQuantiles.add(micros);
+    heartbeatTotals.add(micros);
   }
 
   public void allocateHandled(long nanos) {
     long micros = nanos / 1000;
     allocate.add(micros);
     allocateQuantiles.add(micros);
+    allocateTotals.add(micros);
+  }
+
+  /** Scheduler time per node heartbeat since start (the windowed percentiles are in JMX). */
+  public Timing heartbeatTotals() {
+    return heartbeatTotals;
+  }
+
+  /** Scheduler time per AM allocate() since start. */
+  public Timing allocateTotals() {
+    return allocateTotals;
+  }
+
+  /**
+   * Count, mean and maximum of one timing since the scheduler started: what the scheduler page
+   * and REST show. metrics2's MutableRate only keeps the last snapshot interval, which a page
+   * cannot read without resetting it for the configured sinks.
+   */
+  public static final class Timing {
+    private final LongAdder count = new LongAdder();
+    private final LongAdder sumMicros = new LongAdder();
+    private final LongAccumulator maxMicros = new LongAccumulator(Math::max, 0);
+
+    void add(long micros) {
+      count.increment();
+      sumMicros.add(micros);
+      maxMicros.accumulate(micros);
+    }
+
+    public long count() {
+      return count.sum();
+    }
+
+    /** Mean in microseconds; 0 before the first sample. */
+    public double meanMicros() {
+      long n = count.sum();
+      return n == 0 ? 0.0 : (double) sumMicros.sum() / n;
+    }
+
+    public long maxMicros() {
+      return maxMicros.get();
+    }
   }
 
   @Override

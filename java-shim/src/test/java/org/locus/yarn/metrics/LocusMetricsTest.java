@@ -16,7 +16,13 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.junit.After;
@@ -105,5 +111,88 @@ public class LocusMetricsTest {
     assertEquals(0, q.getPendingContainers());
     assertEquals(3 * GB, leaf.getAllocatedMB());
     assertEquals(1, leaf.getAppsRunning());
+  }
+
+  /**
+   * After a few allocations with work left pending, the RM's per-queue figures agree with its
+   * own bookkeeping: allocated = what the nodes hold, pending = what the attempts still ask for,
+   * apps by state = the RMApps' states. App 1 runs with 7 of its 10 tasks placed (the node is
+   * full), app 2's AM waits for room, app 3 is killed before it runs.
+   */
+  @Test
+  public void queueMetricsAgreeWithTheRmsBookkeepingAfterAllocations() throws Exception {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class, ResourceScheduler.class);
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
+    rm = new MockRM(conf);
+    rm.start();
+    MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app1 = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am1 = MockRM.launchAndRegisterAM(app1, rm, nm);
+    am1.allocate("*", GB, 10, new ArrayList<>());
+    int got = 0;
+    for (int i = 0; i < ROUNDS && got < 7; i++) {
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      got += am1.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers().size();
+    }
+    assertEquals("tasks placed on the full node", 7, got);
+    RMApp app2 = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    RMApp app3 = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    rm.killApp(app3.getApplicationId());
+    rm.waitForState(app3.getApplicationId(), RMAppState.KILLED);
+    rm.waitForState(app2.getApplicationId(), RMAppState.ACCEPTED);
+    nm.nodeHeartbeat(true);
+    rm.drainEvents();
+
+    LocusScheduler scheduler = (LocusScheduler) rm.getResourceScheduler();
+    long nodeMb = 0;
+    int nodeContainers = 0;
+    for (org.apache.hadoop.yarn.api.records.NodeId id : rm.getRMContext().getRMNodes().keySet()) {
+      SchedulerNode n = scheduler.getSchedulerNode(id);
+      nodeMb += n.getAllocatedResource().getMemorySize();
+      nodeContainers += n.getNumContainers();
+    }
+    long askedMb = 0;
+    int askedContainers = 0;
+    for (SchedulerApplication<FiCaSchedulerApp> a : scheduler.getSchedulerApplications().values()) {
+      FiCaSchedulerApp attempt = a.getCurrentAppAttempt();
+      if (attempt == null) {
+        continue;
+      }
+      for (ResourceRequest r : attempt.getAppSchedulingInfo().getAllResourceRequests()) {
+        if (ResourceRequest.ANY.equals(r.getResourceName())) {
+          askedContainers += r.getNumContainers();
+          askedMb += r.getNumContainers() * r.getCapability().getMemorySize();
+        }
+      }
+    }
+    int running = 0;
+    int accepted = 0;
+    int killed = 0;
+    for (RMApp a : rm.getRMContext().getRMApps().values()) {
+      YarnApplicationState st = a.createApplicationState();
+      running += st == YarnApplicationState.RUNNING ? 1 : 0;
+      accepted += st == YarnApplicationState.ACCEPTED ? 1 : 0;
+      killed += st == YarnApplicationState.KILLED ? 1 : 0;
+    }
+    assertEquals(8, nodeContainers);
+    // 3 tasks of app 1 and app 2's AM.
+    assertEquals(4, askedContainers);
+
+    QueueMetrics leaf = scheduler.getApplicationAttempt(am1.getApplicationAttemptId()).getQueue()
+        .getMetrics();
+    for (QueueMetrics q : new QueueMetrics[] {scheduler.getRootQueueMetrics(), leaf}) {
+      String name = q == leaf ? "leaf" : "root";
+      assertEquals(name + " allocated MB", nodeMb, q.getAllocatedMB());
+      assertEquals(name + " allocated containers", nodeContainers, q.getAllocatedContainers());
+      assertEquals(name + " pending MB", askedMb, q.getPendingMB());
+      assertEquals(name + " pending containers", askedContainers, q.getPendingContainers());
+      assertEquals(name + " apps submitted", 3, q.getAppsSubmitted());
+      assertEquals(name + " apps running", running, q.getAppsRunning());
+      assertEquals(name + " apps pending", accepted, q.getAppsPending());
+      assertEquals(name + " apps killed", killed, q.getAppsKilled());
+      assertEquals(name + " available MB", 0, q.getAvailableMB());
+    }
   }
 }

@@ -1,0 +1,189 @@
+package org.locus.yarn.web;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.QueueState;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+
+/**
+ * One queue as the web UI and REST show it, with its children: read only through the public
+ * scheduler API ({@code getQueueInfo} recursive, {@code getAppsInQueue}, the RM's QueueMetrics),
+ * so it shows whatever tree the scheduler builds, flat or from capacity-scheduler.xml.
+ *
+ * <p>Percentages are CapacityScheduler's: {@code capacity} and {@code maxCapacity} relative to
+ * the parent, {@code absolute*} relative to the cluster, {@code usedCapacity} the queue's use
+ * over its own guarantee (above 100 while it borrows idle room).
+ */
+public final class QueueView {
+  /** Applications listed per queue on the page; the rest are counted, not listed. */
+  public static final int MAX_LISTED_APPS = 200;
+
+  public final String name;
+  public final String path;
+  public final QueueState state;
+  public final float capacity;
+  public final float maxCapacity;
+  public final float absoluteCapacity;
+  public final float absoluteMaxCapacity;
+  public final float absoluteUsedCapacity;
+  public final float usedCapacity;
+  public final long usedMemoryMb;
+  public final long usedVcores;
+  public final long pendingMemoryMb;
+  public final long pendingVcores;
+  public final int allocatedContainers;
+  public final int pendingContainers;
+  public final int reservedContainers;
+  public final int appsSubmitted;
+  public final int appsPending;
+  public final int appsRunning;
+  public final int appsCompleted;
+  public final int appsKilled;
+  public final int appsFailed;
+  /** Applications the scheduler holds in this leaf now (every state before finished). */
+  public final int numApplications;
+  public final List<AppView> apps;
+  public final List<QueueView> children;
+
+  /** One application in a leaf, from the RM's own record of it. */
+  public static final class AppView {
+    public final String id;
+    public final String user;
+    public final String name;
+    public final String state;
+    public final int priority;
+    public final float progress;
+
+    AppView(RMApp app) {
+      this.id = app.getApplicationId().toString();
+      this.user = app.getUser();
+      this.name = app.getName();
+      this.state = app.createApplicationState().toString();
+      this.priority = app.getApplicationPriority() == null
+          ? 0 : app.getApplicationPriority().getPriority();
+      this.progress = app.getProgress();
+    }
+  }
+
+  /** The whole tree, from the scheduler's root. */
+  public static QueueView root(ResourceScheduler scheduler, RMContext rmContext)
+      throws IOException {
+    QueueInfo root = scheduler.getQueueInfo("root", true, true);
+    long clusterMb = Math.max(0, scheduler.getClusterResource().getMemorySize());
+    return new QueueView(root, null, 1f, 1f, clusterMb, scheduler, rmContext);
+  }
+
+  private QueueView(QueueInfo info, String parentPath, float parentAbsolute,
+      float parentAbsoluteMax, long clusterMb, ResourceScheduler scheduler,
+      RMContext rmContext) {
+    this.name = info.getQueueName();
+    this.path = pathOf(info, parentPath);
+    this.state = info.getQueueState() == null ? QueueState.RUNNING : info.getQueueState();
+    float cap = parentPath == null ? 1f : clamp(info.getCapacity());
+    float max = parentPath == null ? 1f : clamp(info.getMaximumCapacity());
+    float absolute = parentAbsolute * cap;
+    float absoluteMax = parentAbsoluteMax * max;
+    QueueMetrics m = parentPath == null ? scheduler.getRootQueueMetrics() : metricsOf(path);
+    this.capacity = cap * 100f;
+    this.maxCapacity = max * 100f;
+    this.absoluteCapacity = absolute * 100f;
+    this.absoluteMaxCapacity = absoluteMax * 100f;
+    this.usedMemoryMb = m == null ? 0 : m.getAllocatedMB();
+    this.usedVcores = m == null ? 0 : m.getAllocatedVirtualCores();
+    this.pendingMemoryMb = m == null ? 0 : m.getPendingMB();
+    this.pendingVcores = m == null ? 0 : m.getPendingVirtualCores();
+    this.allocatedContainers = m == null ? 0 : m.getAllocatedContainers();
+    this.pendingContainers = m == null ? 0 : m.getPendingContainers();
+    this.reservedContainers = m == null ? 0 : m.getReservedContainers();
+    this.appsSubmitted = m == null ? 0 : m.getAppsSubmitted();
+    this.appsPending = m == null ? 0 : m.getAppsPending();
+    this.appsRunning = m == null ? 0 : m.getAppsRunning();
+    this.appsCompleted = m == null ? 0 : m.getAppsCompleted();
+    this.appsKilled = m == null ? 0 : m.getAppsKilled();
+    this.appsFailed = m == null ? 0 : m.getAppsFailed();
+    float absUsed = clusterMb <= 0 ? 0f : (float) (usedMemoryMb * 100.0 / clusterMb);
+    this.absoluteUsedCapacity = absUsed;
+    this.usedCapacity = absolute <= 0f ? 0f : absUsed / absolute;
+
+    List<QueueView> kids = new ArrayList<>();
+    List<QueueInfo> childInfos = info.getChildQueues();
+    if (childInfos != null) {
+      for (QueueInfo child : childInfos) {
+        kids.add(new QueueView(child, path, absolute, absoluteMax, clusterMb, scheduler,
+            rmContext));
+      }
+    }
+    this.children = Collections.unmodifiableList(kids);
+    List<ApplicationAttemptId> attempts = kids.isEmpty() ? appsIn(scheduler, path, name)
+        : Collections.<ApplicationAttemptId>emptyList();
+    this.numApplications = attempts.size();
+    List<AppView> listed = new ArrayList<>();
+    Map<org.apache.hadoop.yarn.api.records.ApplicationId, RMApp> rmApps = rmContext.getRMApps();
+    for (ApplicationAttemptId a : attempts) {
+      if (listed.size() >= MAX_LISTED_APPS) {
+        break;
+      }
+      RMApp app = rmApps.get(a.getApplicationId());
+      if (app != null) {
+        listed.add(new AppView(app));
+      }
+    }
+    this.apps = Collections.unmodifiableList(listed);
+  }
+
+  public boolean isLeaf() {
+    return children.isEmpty();
+  }
+
+  /** The queue and every queue below it, parents before children. */
+  public List<QueueView> flatten() {
+    List<QueueView> out = new ArrayList<>();
+    addTo(out);
+    return out;
+  }
+
+  private void addTo(List<QueueView> out) {
+    out.add(this);
+    for (QueueView c : children) {
+      c.addTo(out);
+    }
+  }
+
+  /** A scheduler outside capacity mode names its leaves without a path; CS's rule fills it. */
+  private static String pathOf(QueueInfo info, String parentPath) {
+    String p = info.getQueuePath();
+    if (p != null && !p.isEmpty()) {
+      return p;
+    }
+    return parentPath == null ? info.getQueueName() : parentPath + "." + info.getQueueName();
+  }
+
+  /** The RM keys every queue's QueueMetrics by its path, as CapacityScheduler does. */
+  private static QueueMetrics metricsOf(String path) {
+    return QueueMetrics.getQueueMetrics().get(path);
+  }
+
+  private static List<ApplicationAttemptId> appsIn(ResourceScheduler scheduler, String path,
+      String name) {
+    List<ApplicationAttemptId> a = scheduler.getAppsInQueue(path);
+    if (a == null) {
+      a = scheduler.getAppsInQueue(name);
+    }
+    return a == null ? Collections.<ApplicationAttemptId>emptyList() : a;
+  }
+
+  private static float clamp(float fraction) {
+    if (Float.isNaN(fraction) || fraction < 0f) {
+      return 0f;
+    }
+    return Math.min(fraction, 1f);
+  }
+}

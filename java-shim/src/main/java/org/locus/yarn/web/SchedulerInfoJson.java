@@ -1,0 +1,121 @@
+package org.locus.yarn.web;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * {@code GET /ws/v1/cluster/scheduler} under Locus: CapacityScheduler's {@code schedulerInfo}
+ * shape (field names, nesting, units) for every field whose meaning is the same under Locus, and
+ * Locus's own figures under {@code schedulerInfo.locus}. A CS field Locus has no equivalent for
+ * is left out rather than filled with a made-up value.
+ *
+ * <p>{@code type} is {@code capacityScheduler}: in CS's JSON it names the shape of the record
+ * (the JAXB type), which is what monitoring tools and UI2 dispatch on to parse the queue tree.
+ * {@code schedulerInfo.locus.scheduler} says which scheduler actually runs.
+ */
+public final class SchedulerInfoJson {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private SchedulerInfoJson() {
+  }
+
+  public static ObjectNode render(QueueView root, LocusFigures locus) {
+    ObjectNode info = JSON.createObjectNode();
+    info.put("type", "capacityScheduler");
+    info.put("capacity", pct(root.capacity));
+    info.put("usedCapacity", pct(root.usedCapacity));
+    info.put("maxCapacity", pct(root.maxCapacity));
+    info.put("queueName", root.name);
+    info.put("queuePath", root.path);
+    info.set("queues", children(root));
+    if (locus != null) {
+      info.set("locus", locus(locus));
+    }
+    ObjectNode scheduler = JSON.createObjectNode();
+    scheduler.set("schedulerInfo", info);
+    ObjectNode top = JSON.createObjectNode();
+    top.set("scheduler", scheduler);
+    return top;
+  }
+
+  private static ObjectNode children(QueueView parent) {
+    ArrayNode list = JSON.createArrayNode();
+    for (QueueView q : parent.children) {
+      list.add(queue(q));
+    }
+    ObjectNode queues = JSON.createObjectNode();
+    queues.set("queue", list);
+    return queues;
+  }
+
+  private static ObjectNode queue(QueueView q) {
+    ObjectNode n = JSON.createObjectNode();
+    if (q.isLeaf()) {
+      n.put("type", "capacitySchedulerLeafQueueInfo");
+    }
+    n.put("queuePath", q.path);
+    n.put("capacity", pct(q.capacity));
+    n.put("usedCapacity", pct(q.usedCapacity));
+    n.put("maxCapacity", pct(q.maxCapacity));
+    n.put("absoluteCapacity", pct(q.absoluteCapacity));
+    n.put("absoluteMaxCapacity", pct(q.absoluteMaxCapacity));
+    n.put("absoluteUsedCapacity", pct(q.absoluteUsedCapacity));
+    n.put("numApplications", q.numApplications);
+    n.put("queueName", q.name);
+    n.put("state", q.state.toString());
+    ObjectNode used = JSON.createObjectNode();
+    used.put("memory", q.usedMemoryMb);
+    used.put("vCores", q.usedVcores);
+    n.set("resourcesUsed", used);
+    n.put("allocatedContainers", q.allocatedContainers);
+    n.put("reservedContainers", q.reservedContainers);
+    n.put("pendingContainers", q.pendingContainers);
+    if (q.isLeaf()) {
+      n.put("numActiveApplications", q.appsRunning);
+      n.put("numPendingApplications", q.appsPending);
+      n.put("numContainers", q.allocatedContainers);
+    } else {
+      n.set("queues", children(q));
+    }
+    return n;
+  }
+
+  private static ObjectNode locus(LocusFigures f) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("scheduler", "Locus");
+    n.put("coreAvailable", f.available);
+    n.put("policy", f.policy);
+    n.put("heartbeats", f.heartbeats);
+    n.put("decisions", f.decisions);
+    ObjectNode alloc = JSON.createObjectNode();
+    alloc.put("total", f.allocations);
+    alloc.put("nodeLocal", f.nodeLocal);
+    alloc.put("rackLocal", f.rackLocal);
+    alloc.put("offSwitch", f.offSwitch);
+    n.set("allocations", alloc);
+    n.put("rejections", f.rejections);
+    n.put("lostDecisions", f.lostDecisions);
+    n.put("coreRebuilds", f.coreRebuilds);
+    n.put("inFlightDecisions", f.inFlight);
+    n.put("pendingContainers", f.pendingContainers);
+    n.put("runningContainers", f.runningContainers);
+    n.set("heartbeatTimeUs", timing(f.heartbeatCount, f.heartbeatMeanMicros,
+        f.heartbeatMaxMicros));
+    n.set("allocateTimeUs", timing(f.allocateCount, f.allocateMeanMicros, f.allocateMaxMicros));
+    return n;
+  }
+
+  /** Percentages to 3 decimals: the float sums behind them carry noise (60.000004) nobody means. */
+  private static double pct(float percent) {
+    return Math.round(percent * 1000.0) / 1000.0;
+  }
+
+  private static ObjectNode timing(long count, double mean, long max) {
+    ObjectNode t = JSON.createObjectNode();
+    t.put("count", count);
+    t.put("mean", Math.round(mean * 10.0) / 10.0);
+    t.put("max", max);
+    return t;
+  }
+}
