@@ -11,12 +11,16 @@ import static org.mockito.Mockito.when;
 import java.util.ArrayList;
 import java.security.Permission;
 import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mockito.ArgumentCaptor;
 import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.event.EventDispatcher;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
@@ -186,5 +190,30 @@ public class LabelPolicyTest {
     RMAppEvent kill = events.getValue();
     assertEquals(RMAppEventType.KILL, kill.getType());
     assertTrue(kill.getDiagnosticMsg(), kill.getDiagnosticMsg().contains("'gpu'"));
+  }
+
+  /**
+   * A labelled ask the RM's own validation let through (or a caller that skips it) reaches
+   * allocate: the call fails naming the label, and nothing of it is recorded as pending.
+   */
+  @Test
+  public void aLabelledAskReachingTheSchedulerFailsTheCallNamingTheLabel() throws Exception {
+    start();
+    MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submit(rm,
+        MockRMAppSubmissionData.Builder.createWithMemory(GB, rm).build());
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
+    ResourceRequest labelled = ResourceRequest.newInstance(Priority.newInstance(1),
+        ResourceRequest.ANY, Resource.newInstance(GB, 1), 3);
+    labelled.setNodeLabelExpression("gpu");
+    List<ResourceRequest> asks = new ArrayList<>(Collections.singletonList(labelled));
+    try {
+      rm.getResourceScheduler().allocate(am.getApplicationAttemptId(), asks, null,
+          new ArrayList<>(), null, null, null);
+      fail("a labelled ask was accepted by the scheduler");
+    } catch (RuntimeException e) {
+      assertTrue(messages(e), messages(e).contains("'gpu'"));
+    }
+    assertEquals(0, rm.getResourceScheduler().getRootQueueMetrics().getPendingMB());
   }
 }
