@@ -2,6 +2,7 @@ package org.locus.yarn;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +13,7 @@ import org.apache.hadoop.yarn.api.protocolrecords.UpdateApplicationPriorityReque
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
@@ -48,7 +50,10 @@ public class ApplicationPrioritiesTest {
   }
 
   private MockRM start(String policy, String queues) {
-    YarnConfiguration conf = new YarnConfiguration();
+    return start(policy, queues, new YarnConfiguration());
+  }
+
+  private MockRM start(String policy, String queues, YarnConfiguration conf) {
     conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class, ResourceScheduler.class);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
     conf.setInt(YarnConfiguration.MAX_CLUSTER_LEVEL_APPLICATION_PRIORITY, 10);
@@ -151,5 +156,38 @@ public class ApplicationPrioritiesTest {
     int[] got = oneHeartbeat(rm, nm, amEarly, amLate);
     assertTrue("the higher-priority job first: got " + got[0] + " / " + got[1],
         got[1] == 2 && got[0] == 0);
+  }
+
+  /**
+   * CS's priority ACLs ({@code acl_application_max_priority}, with {@code yarn.acl.enable}): a
+   * user's default and maximum in the queue; a user no entry names may not set a priority there.
+   */
+  @Test
+  public void priorityAclsGiveDefaultsAndRefuseWhatTheyDoNotAllow() throws Exception {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.setBoolean(YarnConfiguration.YARN_ACL_ENABLE, true);
+    conf.set("yarn.scheduler.capacity.root.a.acl_application_max_priority",
+        "[user=alice max_priority=3 default_priority=2]");
+    start("capacity", "a:50:100,b:50:100", conf);
+    LocusScheduler scheduler = (LocusScheduler) rm.getResourceScheduler();
+    UserGroupInformation alice = UserGroupInformation.createRemoteUser("alice");
+    UserGroupInformation bob = UserGroupInformation.createRemoteUser("bob");
+    assertEquals(2, scheduler.checkAndGetApplicationPriority(null, alice, "a", null)
+        .getPriority());
+    assertEquals(3, scheduler.checkAndGetApplicationPriority(Priority.newInstance(3), alice,
+        "a", null).getPriority());
+    for (UserGroupInformation[] who : new UserGroupInformation[][] {{alice}, {bob}}) {
+      int asked = who[0] == alice ? 4 : 1;
+      try {
+        scheduler.checkAndGetApplicationPriority(Priority.newInstance(asked), who[0], "a", null);
+        fail(who[0].getShortUserName() + " got priority " + asked + " in a");
+      } catch (YarnException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains(who[0].getShortUserName())
+            && e.getMessage().contains("priority " + asked) && e.getMessage().contains("root.a"));
+      }
+    }
+    // b has no priority ACLs: anyone, up to the cluster maximum.
+    assertEquals(7, scheduler.checkAndGetApplicationPriority(Priority.newInstance(7), bob, "b",
+        null).getPriority());
   }
 }
