@@ -190,4 +190,35 @@ public class ApplicationPrioritiesTest {
     assertEquals(7, scheduler.checkAndGetApplicationPriority(Priority.newInstance(7), bob, "b",
         null).getPriority());
   }
+
+  /** A core rebuilt from the RM's bookkeeping after a panic keeps the updated order. */
+  @Test
+  public void aRebuiltCoreKeepsTheUpdatedPriority() throws Exception {
+    start("fifo", null);
+    MockNM nm = rm.registerNode("h1:1234", 4 * GB, 4);
+    RMApp early = submit("default", Priority.newInstance(0));
+    MockAM amEarly = MockRM.launchAndRegisterAM(early, rm, nm);
+    RMApp late = submit("default", Priority.newInstance(0));
+    MockAM amLate = MockRM.launchAndRegisterAM(late, rm, nm);
+    amEarly.allocate("*", GB, 4, new ArrayList<>());
+    amLate.allocate("*", GB, 4, new ArrayList<>());
+    rm.getClientRMService().updateApplicationPriority(UpdateApplicationPriorityRequest
+        .newInstance(late.getApplicationId(), Priority.newInstance(5)));
+
+    LocusScheduler scheduler = (LocusScheduler) rm.getResourceScheduler();
+    try {
+      scheduler.currentCore().injectPanicForTests("core bug after a priority update");
+    } catch (LocusCorePoisonedException expected) {
+      // Rebuilt at the next scheduler event.
+    }
+    int[] got = new int[2];
+    for (int i = 0; i < 3 && got[0] + got[1] == 0; i++) {
+      int[] now = oneHeartbeat(rm, nm, amEarly, amLate);
+      got[0] += now[0];
+      got[1] += now[1];
+    }
+    assertEquals(1, scheduler.getCoreRebuilds());
+    assertEquals("the raised job first, from the rebuilt core", 2, got[1]);
+    assertEquals(0, got[0]);
+  }
 }
