@@ -69,7 +69,11 @@ final class ApplicationPriorities {
    * {@code conf}; called at start and at every {@code -refreshQueues}.
    */
   void readQueueSettings(Configuration conf) {
-    useQueueSettings(new CapacitySchedulerConfiguration(conf, true),
+    // Only when there is one: a cluster that never ran CS has none, and the file's absence
+    // must not cost the RM its start.
+    boolean hasFile =
+        conf.getResource(YarnConfiguration.CS_CONFIGURATION_FILE) != null;
+    useQueueSettings(new CapacitySchedulerConfiguration(conf, hasFile),
         YarnConfiguration.isAclEnabled(conf));
   }
 
