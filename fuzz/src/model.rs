@@ -217,6 +217,7 @@ impl Model {
                         app_type: app_type.clone(),
                         tags: tags.clone(),
                         submit_ms: self.round * 1000,
+                        priority: 0,
                     },
                 )?;
                 self.apps.insert(

@@ -91,6 +91,7 @@ fn build(policy: &str, asks: &[Ask]) -> Core {
         app_type: "MAPREDUCE".into(),
         tags: vec!["locus.deadline=3600".into()],
         submit_ms: 0,
+        priority: 0,
     })
     .expect("app");
     core.handle(Event::AsksUpdated {

@@ -1,5 +1,7 @@
 //! Applications as the core sees them, and what their containers are for.
 
+use std::cmp::Reverse;
+
 use crate::ask::AppAsks;
 use crate::protocol::Resource;
 
@@ -7,6 +9,18 @@ use crate::protocol::Resource;
 /// can hold on to it across heartbeats while the app string id stays in one place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Arrival(pub u64);
+
+/// An application's place in the FIFO order that `fifo`, `capacity` (inside a queue) and the
+/// FIFO tie-breaks of the other policies follow: higher YARN application priority first, then
+/// earlier submission, then earlier arrival. CapacityScheduler's FIFO ordering policy compares
+/// the same way (priority, then submission), so `yarn application -updatePriority` reorders
+/// pending applications as an operator expects. A total order: arrivals are unique.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FifoKey {
+    priority: Reverse<i32>,
+    submit_ms: u64,
+    pub arrival: Arrival,
+}
 
 /// What a container at a given priority is for. Only MapReduce's AM gives its priorities a
 /// fixed meaning (RMContainerAllocator's PRIORITY_* constants); other frameworks' containers
@@ -84,6 +98,10 @@ pub struct App {
     pub app_type: String,
     pub tags: Vec<String>,
     pub submit_ms: u64,
+    /// YARN's application priority (not a container priority): higher is served first among
+    /// applications a policy keeps in FIFO order. Whatever the RM settled on at submission or
+    /// at `updateApplicationPriority` (capped by the cluster's maximum there).
+    pub priority: i32,
     pub is_mapreduce: bool,
     pub attempt: Option<String>,
     pub asks: AppAsks,
@@ -100,6 +118,14 @@ pub struct App {
 impl App {
     pub fn kind_of(&self, priority: i32) -> TaskKind {
         TaskKind::classify(self.is_mapreduce, priority)
+    }
+
+    pub fn fifo_key(&self) -> FifoKey {
+        FifoKey {
+            priority: Reverse(self.priority),
+            submit_ms: self.submit_ms,
+            arrival: self.arrival,
+        }
     }
 }
 

@@ -14,6 +14,8 @@
 //!   `UnknownApp`; a heartbeat, `node_resource_updated` or container on an unknown node is
 //!   `UnknownNode`: those mean the shim and core disagree about what exists.
 //! - Applications are scheduled whenever they have asks; `attempt_removed` drops the asks.
+//! - `app_priority_changed` and `app_moved` for an unknown app are `UnknownApp`; `app_moved` to
+//!   a queue `capacity` does not configure is `UnknownQueue`; either changes nothing then.
 //! - Under `locus.policy=capacity`, `app_added` naming a queue that `locus.capacity.queues` does
 //!   not configure is `UnknownQueue` and changes nothing (a re-added app included); `root.<name>`
 //!   is taken as `<name>`. Under the other policies every queue name is accepted and tracked.
@@ -320,6 +322,7 @@ impl Core {
                 app_type,
                 tags,
                 submit_ms,
+                priority,
             } => {
                 if app.trim().is_empty() {
                     return Err(CoreError::Protocol(
@@ -335,19 +338,30 @@ impl Core {
                     app_type,
                     tags,
                     submit_ms,
+                    priority,
                 };
                 let new = self.state.add_app(spec);
                 if let Some(a) = self.state.app_by_id(&app) {
                     self.layers.observe(&self.state, &Observed::AppAdded(a));
                     let verb = if new { "added" } else { "re-added" };
                     log::info!(
-                        "application {app} {verb}: queue {}, user {}, type {:?}, submitted {}",
+                        "application {app} {verb}: queue {}, user {}, type {:?}, submitted {}, priority {}",
                         a.queue,
                         a.user,
                         a.app_type,
-                        a.submit_ms
+                        a.submit_ms,
+                        a.priority
                     );
                 }
+            }
+            Event::AppPriorityChanged { app, priority } => {
+                let old = self.state.set_app_priority(&app, priority)?;
+                log::info!("application {app} priority {old} -> {priority}");
+            }
+            Event::AppMoved { app, queue } => {
+                let queue = self.admit_queue(&app, queue)?;
+                let old = self.state.move_app(&app, &queue)?;
+                log::info!("application {app} moved from queue {old} to {queue}");
             }
             Event::AppRemoved { app } => match self.state.remove_app(&app) {
                 Some(a) => {

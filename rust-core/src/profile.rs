@@ -501,6 +501,7 @@ mod tests {
             app_type: "MAPREDUCE".into(),
             tags: tags.iter().map(|t| t.to_string()).collect(),
             submit_ms: 0,
+            priority: 0,
             is_mapreduce: true,
             attempt: None,
             asks: AppAsks::default(),

@@ -119,7 +119,18 @@ pub enum Event {
         tags: Vec<String>,
         #[serde(default)]
         submit_ms: u64,
+        /// YARN's application priority as the RM settled it at submission
+        /// (`checkAndGetApplicationPriority`): higher is served first among the apps a policy
+        /// keeps in FIFO order. 0, YARN's default, when absent.
+        #[serde(default)]
+        priority: i32,
     },
+    /// `yarn application -updatePriority`: the app takes its new place in the FIFO order at
+    /// the next heartbeat.
+    AppPriorityChanged { app: String, priority: i32 },
+    /// moveApplication: the app and what it holds (used, AM used, running containers) now count
+    /// in `queue`; its outstanding asks are served as the new queue's.
+    AppMoved { app: String, queue: String },
     AppRemoved { app: String },
     AttemptAdded { app: String, attempt: String },
     /// The attempt's asks are gone; its containers are released through `ContainerReleased`.
@@ -158,6 +169,8 @@ impl Event {
             Event::NodeRemoved { .. } => "node_removed",
             Event::NodeResourceUpdated { .. } => "node_resource_updated",
             Event::AppAdded { .. } => "app_added",
+            Event::AppPriorityChanged { .. } => "app_priority_changed",
+            Event::AppMoved { .. } => "app_moved",
             Event::AppRemoved { .. } => "app_removed",
             Event::AttemptAdded { .. } => "attempt_added",
             Event::AttemptRemoved { .. } => "attempt_removed",

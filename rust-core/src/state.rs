@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::app::{is_mapreduce, App, Arrival, SlotKind};
+use crate::app::{is_mapreduce, App, Arrival, FifoKey, SlotKind};
 use crate::ask::{AppAsks, AskLimits, ChangedRows};
 use crate::container::{Container, Containers};
 use crate::error::CoreError;
@@ -36,6 +36,8 @@ pub struct AppSpec {
     pub app_type: String,
     pub tags: Vec<String>,
     pub submit_ms: u64,
+    /// YARN application priority (higher first in FIFO order).
+    pub priority: i32,
 }
 
 #[derive(Debug, Default)]
@@ -46,8 +48,9 @@ pub struct ClusterState {
     nodes: FastMap<String, Node>,
     apps: BTreeMap<Arrival, App>,
     app_ids: FastMap<String, Arrival>,
-    /// (submit time, arrival): FIFO's order without sorting on every heartbeat.
-    submission: BTreeSet<(u64, Arrival)>,
+    /// Every app in FIFO order (priority, submission, arrival) without sorting on every
+    /// heartbeat.
+    submission: BTreeSet<FifoKey>,
     containers: Containers,
     queues: Queues,
     mapping: DatacenterMapping,
@@ -68,10 +71,10 @@ pub struct ClusterState {
     clock_ms: u64,
     /// Apps with outstanding containers, in FIFO order: a heartbeat on a cluster with thousands
     /// of apps walks only those that want something. Brought up to date by `sync_pending`.
-    pending_apps: BTreeSet<(u64, Arrival)>,
+    pending_apps: BTreeSet<FifoKey>,
     /// The floor (see [`AppAsks::might_fit`]) of each app in `pending_apps`, and how many of
     /// them have each memory and each vcores floor: a room below the smallest fits no app.
-    pending_floor: FastMap<Arrival, (u64, Resource)>,
+    pending_floor: FastMap<Arrival, (FifoKey, Resource)>,
     floor_memory: BTreeMap<u64, u32>,
     floor_vcores: BTreeMap<u32, u32>,
     /// Apps whose asks may have changed since the last `sync_pending`.
@@ -138,11 +141,11 @@ impl ClusterState {
                 .apps
                 .get(&arrival)
                 .filter(|a| a.asks.has_pending())
-                .map(|a| (a.submit_ms, a.asks.floor()));
+                .map(|a| (a.fifo_key(), a.asks.floor()));
             self.unlist(arrival);
-            if let Some((submit_ms, floor)) = now {
-                self.pending_apps.insert((submit_ms, arrival));
-                self.pending_floor.insert(arrival, (submit_ms, floor));
+            if let Some((key, floor)) = now {
+                self.pending_apps.insert(key);
+                self.pending_floor.insert(arrival, (key, floor));
                 *self.floor_memory.entry(floor.memory_mb).or_default() += 1;
                 *self.floor_vcores.entry(floor.vcores).or_default() += 1;
             }
@@ -150,10 +153,10 @@ impl ClusterState {
     }
 
     fn unlist(&mut self, arrival: Arrival) {
-        let Some((submit_ms, floor)) = self.pending_floor.remove(&arrival) else {
+        let Some((key, floor)) = self.pending_floor.remove(&arrival) else {
             return;
         };
-        self.pending_apps.remove(&(submit_ms, arrival));
+        self.pending_apps.remove(&key);
         fn drop_one<K: Ord>(m: &mut BTreeMap<K, u32>, k: K) {
             if let Some(n) = m.get_mut(&k) {
                 *n -= 1;
@@ -166,12 +169,12 @@ impl ClusterState {
         drop_one(&mut self.floor_vcores, floor.vcores);
     }
 
-    /// Apps with outstanding containers by submit time, ties broken by arrival, as of the last
-    /// `sync_pending`.
+    /// Apps with outstanding containers in FIFO order ([`FifoKey`]: application priority,
+    /// then submit time, then arrival), as of the last `sync_pending`.
     pub fn pending_apps_by_submission(&self) -> impl Iterator<Item = &App> {
         self.pending_apps
             .iter()
-            .filter_map(|(_, a)| self.apps.get(a))
+            .filter_map(|k| self.apps.get(&k.arrival))
     }
 
     /// False when `room` is below every pending app's floor: no app could use it.
@@ -199,9 +202,12 @@ impl ClusterState {
         self.apps.len()
     }
 
-    /// Apps by submit time, ties broken by arrival: YARN's FIFO order.
+    /// Apps in YARN's FIFO order ([`FifoKey`]: application priority, then submit time, then
+    /// arrival).
     pub fn apps_by_submission(&self) -> impl Iterator<Item = &App> {
-        self.submission.iter().filter_map(|(_, a)| self.apps.get(a))
+        self.submission
+            .iter()
+            .filter_map(|k| self.apps.get(&k.arrival))
     }
 
     /// Interned resource names, to turn the ids in ask tables back into host and rack names.
@@ -433,12 +439,12 @@ impl ClusterState {
                 app.tags = spec.tags;
                 self.profiles.app_added(app);
             }
+            self.set_priority(arrival, spec.priority);
             return false;
         }
         let arrival = Arrival(self.next_arrival);
         self.next_arrival += 1;
         self.queues.app_joined(&queue);
-        self.submission.insert((spec.submit_ms, arrival));
         self.app_ids.insert(spec.id.clone(), arrival);
         self.apps.insert(
             arrival,
@@ -452,6 +458,7 @@ impl ClusterState {
                 app_type: spec.app_type,
                 tags: spec.tags,
                 submit_ms: spec.submit_ms,
+                priority: spec.priority,
                 attempt: None,
                 asks: AppAsks::default(),
                 asks_version: 0,
@@ -461,16 +468,67 @@ impl ClusterState {
             },
         );
         if let Some(app) = self.apps.get(&arrival) {
+            self.submission.insert(app.fifo_key());
             self.profiles.app_added(app);
         }
         true
+    }
+
+    /// Gives an application a new YARN priority and moves it to its new place in the FIFO
+    /// orders at once (not at the next `sync_pending`: an update between heartbeats must count
+    /// at the very next one). Returns the old priority.
+    pub fn set_app_priority(&mut self, id: &str, priority: i32) -> Result<i32, CoreError> {
+        let arrival = *self
+            .app_ids
+            .get(id)
+            .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
+        Ok(self.set_priority(arrival, priority))
+    }
+
+    fn set_priority(&mut self, arrival: Arrival, priority: i32) -> i32 {
+        let Some(app) = self.apps.get_mut(&arrival) else {
+            return priority;
+        };
+        let old_key = app.fifo_key();
+        let old = std::mem::replace(&mut app.priority, priority);
+        let new_key = app.fifo_key();
+        if self.submission.remove(&old_key) {
+            self.submission.insert(new_key);
+        }
+        if let Some((key, _)) = self.pending_floor.get_mut(&arrival) {
+            self.pending_apps.remove(key);
+            self.pending_apps.insert(new_key);
+            *key = new_key;
+        }
+        old
+    }
+
+    /// Files an application under another queue (CapacityScheduler's moveApplication): what it
+    /// holds (used, AM used, running containers) leaves the old queue and counts in the new one,
+    /// and its outstanding asks are the new queue's from the next heartbeat (policies read an
+    /// app's queue from the app). Returns the old queue.
+    pub fn move_app(&mut self, id: &str, queue: &str) -> Result<String, CoreError> {
+        let arrival = *self
+            .app_ids
+            .get(id)
+            .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
+        let app = self
+            .apps
+            .get_mut(&arrival)
+            .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
+        if app.queue == queue {
+            return Ok(app.queue.clone());
+        }
+        self.queues
+            .app_moved(&app.queue, queue, &app.used, &app.am_used, app.running);
+        Ok(std::mem::replace(&mut app.queue, queue.to_string()))
     }
 
     /// Removes an application with its asks and forgets its containers.
     pub fn remove_app(&mut self, id: &str) -> Option<App> {
         let arrival = self.app_ids.remove(id)?;
         let app = self.apps.remove(&arrival)?;
-        self.submission.remove(&(app.submit_ms, arrival));
+        self.submission.remove(&app.fifo_key());
         self.with_unknown.remove(&arrival);
         self.unlist(arrival);
         let gone = self.containers.drain_app(id);

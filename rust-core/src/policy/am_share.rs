@@ -85,6 +85,7 @@ mod tests {
             app_type: "MAPREDUCE".into(),
             tags: vec![],
             submit_ms,
+            priority: 0,
         }
     }
 

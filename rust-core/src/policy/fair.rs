@@ -2,7 +2,8 @@
 //!
 //! The rule: of the applications with something outstanding, the next container goes to the one
 //! with the smallest *dominant share* — max(memory used / cluster memory, vcores used / cluster
-//! vcores) — ties to the earlier submission, then the earlier arrival. FairScheduler re-sorts
+//! vcores) — ties to the FIFO order (higher application priority, earlier submission, earlier
+//! arrival; FairScheduler itself ignores application priority there). FairScheduler re-sorts
 //! after every container it hands out, so one heartbeat of a big node is spread over the apps;
 //! `order` reproduces that by water-filling the node's free room one container at a time (each app
 //! is charged the size of the container its first pending key asks for) and listing the app once
@@ -17,7 +18,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::JobPolicy;
-use crate::app::{App, Arrival};
+use crate::app::{App, Arrival, FifoKey};
 use crate::node::Node;
 use crate::protocol::Resource;
 use crate::state::ClusterState;
@@ -44,7 +45,8 @@ pub fn dominant_share(used: Resource, total: Resource) -> f64 {
 
 struct Candidate {
     arrival: Arrival,
-    submit_ms: u64,
+    /// The FIFO order (application priority, submission) that breaks ties between equal shares.
+    fifo: FifoKey,
     used: Resource,
     /// `used`'s dominant share, kept with it so a comparison does not divide.
     share: f64,
@@ -58,7 +60,7 @@ fn candidate(app: &App, total: Resource) -> Option<Candidate> {
     let next = table.row(crate::names::ANY_ID)?.capability;
     Some(Candidate {
         arrival: app.arrival,
-        submit_ms: app.submit_ms,
+        fifo: app.fifo_key(),
         used: app.used,
         share: dominant_share(app.used, total),
         next,
@@ -66,20 +68,16 @@ fn candidate(app: &App, total: Resource) -> Option<Candidate> {
     })
 }
 
-/// FairScheduler's order: smaller dominant share, then earlier submission, then earlier arrival
-/// (a total order: arrivals are unique).
+/// FairScheduler's order: smaller dominant share, then the FIFO order (higher application
+/// priority, earlier submission, earlier arrival: a total order, arrivals are unique).
 fn better(a: &Candidate, b: &Candidate) -> Ordering {
-    a.share
-        .total_cmp(&b.share)
-        .then(a.submit_ms.cmp(&b.submit_ms))
-        .then(a.arrival.cmp(&b.arrival))
+    a.share.total_cmp(&b.share).then(a.fifo.cmp(&b.fifo))
 }
 
 /// A candidate's place in the water-filling heap: its [`better`] fields and its index.
 struct Turn {
     share: f64,
-    submit_ms: u64,
-    arrival: Arrival,
+    fifo: FifoKey,
     index: usize,
 }
 
@@ -87,8 +85,7 @@ impl Turn {
     fn of(c: &Candidate, index: usize) -> Turn {
         Turn {
             share: c.share,
-            submit_ms: c.submit_ms,
-            arrival: c.arrival,
+            fifo: c.fifo,
             index,
         }
     }
@@ -100,8 +97,7 @@ impl Ord for Turn {
         other
             .share
             .total_cmp(&self.share)
-            .then(other.submit_ms.cmp(&self.submit_ms))
-            .then(other.arrival.cmp(&self.arrival))
+            .then(other.fifo.cmp(&self.fifo))
     }
 }
 

@@ -86,6 +86,7 @@ mod tests {
             app_type: "MAPREDUCE".into(),
             tags: vec![],
             submit_ms: 0,
+            priority: 0,
             is_mapreduce: true,
             attempt: None,
             asks: AppAsks::default(),

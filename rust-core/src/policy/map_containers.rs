@@ -119,6 +119,7 @@ mod tests {
                 app_type: "MAPREDUCE".into(),
                 tags: Vec::new(),
                 submit_ms: 0,
+                priority: 0,
             });
         }
         s

@@ -31,6 +31,7 @@ impl<'w> Engine<'w> {
             app_type: "MAPREDUCE".into(),
             tags: spec.tags.clone(),
             submit_ms: self.now,
+            priority: 0,
         })?;
         self.new_attempt(j)
     }

@@ -97,6 +97,12 @@ final class CoreMessages {
 
   static ObjectNode appAdded(ApplicationId app, String queue, String user, String name,
       String appType, Collection<String> tags, long submitMs) {
+    return appAdded(app, queue, user, name, appType, tags, submitMs, 0);
+  }
+
+  /** {@code priority}: YARN's application priority (higher is served first). */
+  static ObjectNode appAdded(ApplicationId app, String queue, String user, String name,
+      String appType, Collection<String> tags, long submitMs, int priority) {
     ObjectNode o = event("app_added");
     o.put("app", app.toString());
     o.put("queue", queue);
@@ -110,6 +116,21 @@ final class CoreMessages {
       sorted.forEach(t::add);
     }
     o.put("submit_ms", Math.max(0L, submitMs));
+    o.put("priority", priority);
+    return o;
+  }
+
+  static ObjectNode appPriorityChanged(ApplicationId app, int priority) {
+    ObjectNode o = event("app_priority_changed");
+    o.put("app", app.toString());
+    o.put("priority", priority);
+    return o;
+  }
+
+  static ObjectNode appMoved(ApplicationId app, String queue) {
+    ObjectNode o = event("app_moved");
+    o.put("app", app.toString());
+    o.put("queue", queue);
     return o;
   }
 

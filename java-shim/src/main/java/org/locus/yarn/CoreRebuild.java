@@ -35,7 +35,7 @@ final class CoreRebuild {
         rmApp == null ? "" : rmApp.getName(),
         rmApp == null ? "" : rmApp.getApplicationType(),
         rmApp == null ? Collections.emptySet() : rmApp.getApplicationTags(),
-        rmApp == null ? 0L : rmApp.getSubmitTime());
+        rmApp == null ? 0L : rmApp.getSubmitTime(), ApplicationPriorities.of(rmApp));
   }
 
   /**
@@ -55,8 +55,13 @@ final class CoreRebuild {
     for (Map.Entry<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> e
         : applications.entrySet()) {
       SchedulerApplication<FiCaSchedulerApp> app = e.getValue();
-      events.add(appAdded(rmContext, e.getKey(), app.getQueue().getQueueName(),
-          app.getUser()));
+      ObjectNode added = appAdded(rmContext, e.getKey(), app.getQueue().getQueueName(),
+          app.getUser());
+      if (app.getPriority() != null) {
+        // The scheduler's priority is the newest (the RM's copy follows an update).
+        added.put("priority", app.getPriority().getPriority());
+      }
+      events.add(added);
       FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
       if (attempt == null) {
         continue;

@@ -13,12 +13,14 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import org.apache.hadoop.conf.Configurable;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.thirdparty.com.google.common.util.concurrent.SettableFuture;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
@@ -95,6 +97,9 @@ public class LocusScheduler
   private volatile LocusRootQueue root;
   private volatile QueueQueries queues;
   private volatile ApplicationAdmission admission;
+  private volatile ApplicationPriorities priorities;
+  private volatile ApplicationMoves moves;
+  private volatile LabelPolicy labels;
   private boolean usePortForNodeName;
 
   public LocusScheduler() {
@@ -131,6 +136,10 @@ public class LocusScheduler
     this.root = new LocusRootQueue(conf, this::getClusterResource);
     this.queues = new QueueQueries(root, applications);
     this.admission = new ApplicationAdmission(root, applications, link, rmContext);
+    this.priorities = new ApplicationPriorities(applications, link, rmContext, this::queuePath);
+    this.moves = new ApplicationMoves(root, applications, link);
+    this.labels = new LabelPolicy(rmContext);
+    priorities.readQueueSettings(conf);
     // Opened here so a bad locus.* key stops the RM before it serves anyone; the exception's
     // message is the core's and names the key.
     link.open(LocusSettings.toJson(conf), this, this::coreSettings,
@@ -182,6 +191,7 @@ public class LocusScheduler
     // well as the core on the settings that are still running.
     LocusCore c = link.reconfigure(LocusSettings.toJson(newConf));
     String queues = configureQueues(c, newConf);
+    priorities.readQueueSettings(newConf);
     setConf(newConf);
     super.reinitialize(newConf, rmContext);
     LOG.info("Locus core reconfigured with {}; {}", LocusSettings.collect(newConf), queues);
@@ -414,7 +424,17 @@ public class LocusScheduler
   /** Places the application in its queue, or fails it naming why (see ApplicationAdmission). */
   synchronized void addApplication(ApplicationId appId, String requestedQueue, String user,
       boolean isAppRecovering, boolean unmanagedAM) {
+    if (labels.refusedAtSubmission(appId, isAppRecovering)) {
+      return;
+    }
     admission.admit(appId, requestedQueue, user, isAppRecovering, unmanagedAM);
+    priorities.admitted(appId);
+  }
+
+  /** The path of the leaf a queue name the RM passes stands for (the name if none). */
+  private String queuePath(String queue) {
+    LocusQueue leaf = root.leafForSubmission(queue);
+    return leaf == null ? queue : leaf.path();
   }
 
   /** The leaf an application runs in; null once it is gone. */
@@ -529,6 +549,8 @@ public class LocusScheduler
       List<SchedulingRequest> schedulingRequests, List<ContainerId> release,
       List<String> blacklistAdditions, List<String> blacklistRemovals,
       ContainerUpdates updateRequests) {
+    // Outside the guard: the AM must hear the refusal, not an empty allocation.
+    LabelPolicy.refuseLabelledAsks(attemptId, ask);
     long start = System.nanoTime();
     try {
       return allocateGuarded(attemptId, ask, schedulingRequests, release, blacklistAdditions,
@@ -736,14 +758,27 @@ public class LocusScheduler
   }
 
   @Override
-  public String moveApplication(ApplicationId appId, String newQueue) throws YarnException {
-    throw new YarnException(queues.cannotMove(appId, newQueue));
+  public synchronized String moveApplication(ApplicationId appId, String newQueue)
+      throws YarnException {
+    return moves.move(appId, newQueue);
   }
 
   @Override
-  public void preValidateMoveApplication(ApplicationId appId, String newQueue)
+  public synchronized void preValidateMoveApplication(ApplicationId appId, String newQueue)
       throws YarnException {
-    throw new YarnException(queues.cannotMove(appId, newQueue));
+    moves.check(appId, newQueue);
+  }
+
+  @Override
+  public Priority checkAndGetApplicationPriority(Priority requested, UserGroupInformation user,
+      String queue, ApplicationId appId) throws YarnException {
+    return priorities.checkAndGet(requested, user, queue, appId, getMaxClusterLevelAppPriority());
+  }
+
+  @Override
+  public synchronized Priority updateApplicationPriority(Priority priority, ApplicationId appId,
+      SettableFuture<Object> future, UserGroupInformation user) throws YarnException {
+    return priorities.update(priority, appId, future, user, getMaxClusterLevelAppPriority());
   }
 
   @Override

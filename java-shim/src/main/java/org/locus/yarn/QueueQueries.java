@@ -78,14 +78,4 @@ final class QueueQueries {
     }
     return attempts;
   }
-
-  /** Why {@code moveApplication} is refused, in the terms of the running policy. */
-  String cannotMove(ApplicationId appId, String newQueue) {
-    if (root.isCapacity()) {
-      return "Locus does not move applications between queues; " + appId
-          + " stays where it was submitted and cannot move to " + newQueue;
-    }
-    return "Locus runs every application in its single queue '" + LocusRootQueue.DEFAULT
-        + "'; cannot move " + appId + " to " + newQueue;
-  }
 }
