@@ -298,6 +298,7 @@ fn simple_core() -> Result<Core, Failure> {
             app_type: "MAPREDUCE".into(),
             tags: vec![],
             submit_ms: 0,
+            recovered: false,
         },
         &mut c,
     )?;

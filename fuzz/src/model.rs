@@ -219,6 +219,7 @@ impl Model {
                         app_type: app_type.clone(),
                         tags: tags.clone(),
                         submit_ms: self.round * 1000,
+                        recovered: false,
                     },
                 )?;
                 self.apps.insert(

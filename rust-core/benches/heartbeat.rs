@@ -73,6 +73,7 @@ fn build(strict: bool) -> (Core, BTreeMap<String, Vec<Ask>>) {
             app_type: "MAPREDUCE".into(),
             tags: vec![],
             submit_ms: a as u64,
+            recovered: false,
         })
         .expect("app");
         let mut rows: BTreeMap<String, u32> = BTreeMap::new();

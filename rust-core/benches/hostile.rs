@@ -56,6 +56,7 @@ fn cluster(props: &[(&str, &str)]) -> Core {
         app_type: "MAPREDUCE".into(),
         tags: vec![],
         submit_ms: 0,
+        recovered: false,
     })
     .expect("app");
     core

@@ -91,6 +91,7 @@ fn build(policy: &str, asks: &[Ask]) -> Core {
         app_type: "MAPREDUCE".into(),
         tags: vec!["locus.deadline=3600".into()],
         submit_ms: 0,
+        recovered: false,
     })
     .expect("app");
     core.handle(Event::AsksUpdated {

@@ -51,6 +51,7 @@ fn one_finished_job(c: &mut Core, n: u64) -> Duration {
         app_type: "MAPREDUCE".into(),
         tags: vec![],
         submit_ms: n,
+        recovered: false,
     })
     .unwrap();
     let one = Resource::new(GB, 1);

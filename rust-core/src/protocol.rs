@@ -119,6 +119,10 @@ pub enum Event {
         tags: Vec<String>,
         #[serde(default)]
         submit_ms: u64,
+        /// Re-added after an RM restart or in a core rebuild: admitted before, so a queue that
+        /// is now STOPPED or full does not refuse it (CapacityScheduler recovers such apps too).
+        #[serde(default)]
+        recovered: bool,
     },
     AppRemoved { app: String },
     AttemptAdded { app: String, attempt: String },

@@ -215,6 +215,7 @@ fn an_app_naming_an_unconfigured_queue_is_refused_and_nothing_changes() {
         app_type: "SPARK".into(),
         tags: vec![],
         submit_ms: 1,
+        recovered: false,
     });
     match refused {
         Err(e @ CoreError::UnknownQueue { .. }) => {
@@ -521,6 +522,7 @@ fn run_twins(t: &mut Twins) -> Vec<Vec<locus_core::Decision>> {
                         app_type: j.app_type.into(),
                         tags: vec![],
                         submit_ms: j.submit_ms,
+                        recovered: false,
                     });
                     let first = if j.app_type == "MAPREDUCE" {
                         vec![sized(0, "*", 1, 1)]

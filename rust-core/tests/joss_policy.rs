@@ -149,6 +149,7 @@ fn generic_apps_and_ams_are_never_held_by_joss() {
         app_type: "SPARK".into(),
         tags: vec![],
         submit_ms: 2,
+        recovered: false,
     })
     .unwrap();
     set_asks(&mut c, "spark", &[(1, "*", 3)]);

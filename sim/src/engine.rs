@@ -624,6 +624,7 @@ impl<'w> Engine<'w> {
             app_type: "MAPREDUCE".into(),
             tags: spec.tags.clone(),
             submit_ms: self.now,
+            recovered: false,
         })?;
         self.new_attempt(j)
     }

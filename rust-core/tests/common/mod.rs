@@ -24,10 +24,12 @@ pub fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
 pub fn core_with(pairs: &[(&str, &str)]) -> Core {
     let _ = env_logger::builder().is_test(true).try_init();
     let mut p = props(pairs);
-    p.entry("locus.policy".into()).or_insert_with(|| "fifo".into());
+    p.entry("locus.policy".into())
+        .or_insert_with(|| "fifo".into());
     let policy = p["locus.policy"].clone();
     if !matches!(policy.as_str(), "td" | "joss-t" | "joss-j") {
-        p.entry("locus.locality".into()).or_insert_with(|| "hadoop".into());
+        p.entry("locus.locality".into())
+            .or_insert_with(|| "hadoop".into());
     }
     Core::new(&p).expect("valid settings")
 }
@@ -88,6 +90,7 @@ pub fn add_app_in(
         app_type: app_type.into(),
         tags: tags.iter().map(|t| t.to_string()).collect(),
         submit_ms,
+        recovered: false,
     })
     .unwrap();
 }
