@@ -26,9 +26,21 @@ const SUM_TOLERANCE: f64 = 0.01;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Tree {
+    /// What the file asks for that Locus cannot do (absolute or weight capacities, queues
+    /// created on the fly), found by the shim; refused here, where it is known the file is in
+    /// force.
+    #[serde(default)]
+    refused: Option<Refused>,
     /// `yarn.scheduler.capacity.maximum-applications`.
     maximum_applications: i64,
     queues: Vec<Entry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Refused {
+    key: String,
+    message: String,
 }
 
 /// One queue as the file configures it (CapacityScheduler's getters, defaults applied).
@@ -74,6 +86,12 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             "is set by the Locus shim from capacity-scheduler.xml and is not meant to be written by hand: {e}"
         ),
     })?;
+    if let Some(r) = tree.refused {
+        return Err(CoreError::Config {
+            key: r.key,
+            message: r.message,
+        });
+    }
     if tree.queues.len() > MAX_TREE_QUEUES {
         return Err(CoreError::Config {
             key: format!("{CS_PREFIX}root.queues"),
@@ -363,6 +381,11 @@ mod tests {
         ]));
         assert_eq!(key, "yarn.scheduler.capacity.root.b.queues");
         assert!(msg.contains("root.a.x"), "{msg}");
+        let (key, msg) = err_key(
+            r#"{"refused":{"key":"yarn.scheduler.capacity.root.a.capacity","message":"= [memory=1024]: absolute"},"maximum_applications":1,"queues":[]}"#,
+        );
+        assert_eq!(key, "yarn.scheduler.capacity.root.a.capacity");
+        assert!(msg.contains("absolute"), "{msg}");
         let (key, _) = err_key("{not json");
         assert_eq!(key, CAPACITY_TREE);
     }

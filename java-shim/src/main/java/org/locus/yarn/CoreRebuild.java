@@ -55,7 +55,7 @@ final class CoreRebuild {
         : applications.entrySet()) {
       SchedulerApplication<FiCaSchedulerApp> app = e.getValue();
       events.add(appAdded(rmContext, e.getKey(), app.getQueue().getQueueName(),
-          app.getUser()));
+          app.getUser()).put("recovered", true));
       FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
       if (attempt == null || attempt.isStopped()) {
         continue;

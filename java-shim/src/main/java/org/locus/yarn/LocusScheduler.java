@@ -67,6 +67,7 @@ import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.locus.yarn.metrics.LocusMetrics;
+import org.locus.yarn.queue.QueueFile;
 
 /**
  * The scheduler the ResourceManager loads ({@code yarn.resourcemanager.scheduler.class}).
@@ -92,6 +93,8 @@ public class LocusScheduler
 
   private Configuration conf;
   private volatile LocusRootQueue root;
+  /** capacity-scheduler.xml as last accepted by the core (a rebuild replays these settings). */
+  private volatile QueueFile queueFile;
   private volatile QueueQueries queues;
   private volatile ApplicationAdmission admission;
   private boolean usePortForNodeName;
@@ -132,7 +135,8 @@ public class LocusScheduler
     this.admission = new ApplicationAdmission(root, applications, link, rmContext);
     // Opened here so a bad locus.* key stops the RM before it serves anyone; the exception's
     // message is the core's and names the key.
-    link.open(LocusSettings.toJson(conf));
+    this.queueFile = QueueFile.read(conf, rmContext.getConfigurationProvider());
+    link.open(LocusSettings.toJson(conf, queueFile.treeJson()));
     LOG.info("Locus core started with settings {}; {}", LocusSettings.collect(conf),
         configureQueues(link.current(), conf));
     super.serviceInit(conf);
@@ -181,8 +185,9 @@ public class LocusScheduler
     }
     // The core validates first: a refused refresh must leave the scheduler's Configuration as
     // well as the core on the settings that are still running.
+    QueueFile file = QueueFile.read(newConf, rmContext.getConfigurationProvider());
     try {
-      c.reconfigure(LocusSettings.toJson(newConf));
+      c.reconfigure(LocusSettings.toJson(newConf, file.treeJson()));
     } catch (LocusCorePoisonedException e) {
       // Not a verdict on the new settings: the core failed earlier and awaits its rebuild
       // (from the settings still in force) at the next scheduler event.
@@ -192,6 +197,7 @@ public class LocusScheduler
     } catch (LocusException e) {
       throw new IOException("Locus refused the new settings: " + e.getMessage(), e);
     }
+    queueFile = file;
     String queues = configureQueues(c, newConf);
     setConf(newConf);
     super.reinitialize(newConf, rmContext);
@@ -204,8 +210,7 @@ public class LocusScheduler
    */
   private String configureQueues(LocusCore c, Configuration conf) throws IOException {
     String queues = root.configure(CoreMessages.capacityQueues(c.capacityQueues()));
-    root.readAcls(conf);
-    return queues + (root.acls().enabled() ? ", queue ACLs enforced" : ", queue ACLs off");
+    return queues + QueueFileSetup.apply(queueFile, root, conf, rmContext);
   }
 
   /** Work-preserving restart recovers through APP_ADDED events and NM reports instead. */
@@ -313,7 +318,8 @@ public class LocusScheduler
     }
     try {
       Configuration settings = conf != null ? conf : getConfig();
-      link.replace(LocusSettings.toJson(settings),
+      QueueFile file = queueFile;
+      link.replace(LocusSettings.toJson(settings, file == null ? null : file.treeJson()),
           CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
     } catch (Throwable t) {
       FailureLog.rethrowIfJvmBroken(t);
