@@ -1,4 +1,4 @@
-//! `capacity`: YARN CapacityScheduler's queues under one root, with its default settings.
+//! `capacity`: YARN CapacityScheduler's queues, from the operator's capacity-scheduler.xml.
 //!
 //! Each queue is guaranteed a share of the cluster (`capacity`) and may grow into idle room up
 //! to a hard limit (`maximum-capacity`), both in percent of the cluster's memory, because the
@@ -41,13 +41,16 @@
 //! The maximum-capacity is not left to `order`: `room` gives each app its queue's memory left
 //! under the limit, spent by `placed`, and the decision procedure never places past it.
 //!
-//! Not modelled (an operator relying on them should know): user limits
-//! (`minimum-user-limit-percent` 100 and `user-limit-factor` 1 are CapacityScheduler's defaults;
-//! with factor 1 a single user could not grow past the queue's guarantee, here a queue's apps
-//! may grow to its maximum-capacity), a configurable AM limit (`maximum-am-resource-percent`,
-//! 0.1 by default there; here each queue's AMs hold at most half of its guaranteed memory,
-//! [`JobPolicy::am_pool`]), hierarchies deeper than root's children, reservations and
-//! preemption.
+//! The queues are the leaves of the operator's `capacity-scheduler.xml` (any depth,
+//! [`super::capacity_tree`]) or of the `locus.capacity.queues` shortcut (one level). Besides the
+//! order above, the policy enforces what a LeafQueue does: no leaf and no ancestor past its
+//! maximum-capacity (`room`), the user limit of a leaf (`room`, computed in `CapacityPolicy::measure`),
+//! and a leaf's maximum-am-resource-percent ([`JobPolicy::am_pool`]; the shortcut keeps half the
+//! queue's guarantee). Siblings are not compared level by level as ParentQueue does: every leaf
+//! is compared by its used memory over its absolute guarantee.
+//!
+//! Not modelled (an operator relying on them should know): the per-user AM limit, AM limits for
+//! non-MapReduce AMs, reservations and preemption.
 
 use std::collections::HashMap;
 
