@@ -271,10 +271,11 @@ impl CapacityQueues {
     /// The queue an application names: its short name or CapacityScheduler's full path
     /// `root.<name>`.
     pub fn index_of(&self, queue: &str) -> Option<usize> {
-        let short = queue.strip_prefix("root.").unwrap_or(queue);
+        // By short name or by full path only: `root.etl` is not `root.eng.etl`, as in
+        // CapacityScheduler.
         self.queues
             .iter()
-            .position(|q| q.name == short || q.path == queue)
+            .position(|q| q.name == queue || q.path == queue)
     }
 
     /// The configured name for what an application names, `None` when it is not configured.

@@ -338,6 +338,7 @@ mod tests {
         assert_eq!(q.resolve("root.eng.etl"), Some("etl"));
         assert_eq!(q.resolve("etl"), Some("etl"));
         assert_eq!(q.resolve("eng"), None, "a parent takes no applications");
+        assert_eq!(q.resolve("root.etl"), None, "a wrong path is not the leaf");
         assert_eq!(q.parents().len(), 1);
         assert_eq!(q.ancestor_paths(0), vec!["root.eng"]);
     }
