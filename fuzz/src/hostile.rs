@@ -299,6 +299,7 @@ fn simple_core() -> Result<Core, Failure> {
             tags: vec![],
             submit_ms: 0,
             priority: 0,
+            recovered: false,
         },
         &mut c,
     )?;

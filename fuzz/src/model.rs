@@ -218,6 +218,7 @@ impl Model {
                         tags: tags.clone(),
                         submit_ms: self.round * 1000,
                         priority: 0,
+                        recovered: false,
                     },
                 )?;
                 self.apps.insert(

@@ -263,12 +263,19 @@ mod tests {
         reconfigure(h, r#"{"locus.policy":"capacity","locus.capacity.queues":"a:50:90,b:50"}"#).unwrap();
         let json = capacity_queues(h).unwrap().expect("queues under capacity");
         let queues: Value = serde_json::from_str(&json).unwrap();
+        // What the shim reads of each leaf (the core sends its limits too).
+        let seen: Vec<Value> = queues
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| serde_json::json!([q["name"], q["path"], q["capacity"], q["maximum_capacity"], q["state"]]))
+            .collect();
         assert_eq!(
-            queues,
-            serde_json::json!([
-                {"name":"a","capacity":50.0,"maximum_capacity":90.0},
-                {"name":"b","capacity":50.0,"maximum_capacity":100.0}
-            ])
+            seen,
+            [
+                serde_json::json!(["a", "root.a", 50.0, 90.0, "RUNNING"]),
+                serde_json::json!(["b", "root.b", 50.0, 100.0, "RUNNING"])
+            ]
         );
 
         reconfigure(h, r#"{"locus.policy":"fair"}"#).unwrap();

@@ -74,6 +74,7 @@ fn build(strict: bool) -> (Core, BTreeMap<String, Vec<Ask>>) {
             tags: vec![],
             submit_ms: a as u64,
             priority: 0,
+            recovered: false,
         })
         .expect("app");
         let mut rows: BTreeMap<String, u32> = BTreeMap::new();

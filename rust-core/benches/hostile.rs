@@ -57,6 +57,7 @@ fn cluster(props: &[(&str, &str)]) -> Core {
         tags: vec![],
         submit_ms: 0,
         priority: 0,
+        recovered: false,
     })
     .expect("app");
     core

@@ -92,6 +92,7 @@ fn build(policy: &str, asks: &[Ask]) -> Core {
         tags: vec!["locus.deadline=3600".into()],
         submit_ms: 0,
         priority: 0,
+        recovered: false,
     })
     .expect("app");
     core.handle(Event::AsksUpdated {

@@ -52,6 +52,7 @@ fn one_finished_job(c: &mut Core, n: u64) -> Duration {
         tags: vec![],
         submit_ms: n,
         priority: 0,
+        recovered: false,
     })
     .unwrap();
     let one = Resource::new(GB, 1);

@@ -3,7 +3,8 @@
 //! | key | default | allowed values |
 //! | --- | --- | --- |
 //! | `locus.policy` | `fair` | job-level policy, which job gets freed capacity (the default `fair` with `delay` was never far from the best on the online workloads of docs/default-policy.md; batch workloads favour `fifo`): `fifo`; `fair` = FairScheduler in one queue, the app with the smallest dominant share (max of memory and vcores share of the cluster) first, one container at a time; `joss-t` / `joss-j` = JoSS (Lee et al. 2016) with its TTA / JTA task assigner: jobs classified by their profile, per-datacenter map queues, reduces kept in the chosen datacenter, unknown jobs through the FIFO queues (needs `locus.locality=hadoop`); `td` = TD (Wang et al. 2013): map slots by job status, L/H bounds and sticky slots, see the `locus.td.*` keys (needs `locus.locality=hadoop`); `capacity` = CapacityScheduler's queues (`locus.capacity.queues`): each container to the least served queue (used memory / guaranteed), none past a queue's maximum-capacity, FIFO inside a queue; an app naming an unconfigured queue is refused; `fresh` = FRESH's overall-fairness job choice (Algorithm 4): at most `locus.fresh.k` jobs in the map phase and k in the reduce phase, the admitted job with the least r_i (eq. 1) first, others in submission order (pairs with `locus.slots=fresh-static`/`fresh-dynamic`); `mrosa` = MROSA: deadline/budget priority (eq. 8), Max-Min placement of the tasks that can meet their deadline privately, late tasks to the cheapest public instance that meets it (`locus.mrosa.*` keys); free private containers are never left idle |
-//! | `locus.capacity.queues` | `default:100` | for `capacity`: comma list `name:capacity[:maximum-capacity]` in percent of the cluster's memory, e.g. `a:50:90,b:50:90`; capacities sum to 100 (within 0.01), each above 0 and at most 100; maximum-capacity from the capacity to 100, default 100; names non-empty, unique, without `:` `,` `.` (apps may name `root.<name>`) |
+//! | `locus.capacity.tree` | set by the shim | not for operators: the queue tree the shim read from `capacity-scheduler.xml` with CapacityScheduler's parser (JSON); used under `capacity` unless `locus.capacity.queues` is set; errors name the file's `yarn.scheduler.capacity.*` key |
+//! | `locus.capacity.queues` | empty = capacity-scheduler.xml's queues, else `default:100` | shortcut for `capacity` that replaces the file's queues: comma list `name:capacity[:maximum-capacity]` in percent of the cluster's memory, e.g. `a:50:90,b:50:90`; capacities sum to 100 (within 0.01), each above 0 and at most 100; maximum-capacity from the capacity to 100, default 100; names non-empty, unique, without `:` `,` `.` (apps may name `root.<name>`) |
 //! | `locus.locality` | empty = `delay`, or `hadoop` under `td`/`joss-t`/`joss-j` (they place maps themselves) | locality technique for map tasks: `hadoop` = node-local, then rack-local, then off-switch, no waiting; `delay` = delay scheduling (thresholds below); `matchmaking` = locality markers (He et al. 2011) |
 //! | `locus.delay.node-locality-threshold` | `1.0` | for `delay`: a number from 0 to 10, a fraction of the cluster's node count (FairScheduler's `locality.threshold.node`): a map key relaxes from node-local to rack-local after missing that many nodes in a row; 0 = no wait |
 //! | `locus.delay.rack-locality-threshold` | `1.0` | for `delay`: the same for rack-local → off-switch, counted after the key reached rack level |
@@ -53,6 +54,7 @@ pub const OFF_SWITCH_PER_HEARTBEAT: &str = "locus.off-switch-per-heartbeat";
 pub const ASSIGN_MULTIPLE: &str = "locus.assign-multiple";
 pub const DATACENTER_MAPPING_FILE: &str = MAPPING_KEY;
 pub use crate::policy::capacity::CAPACITY_QUEUES;
+pub use crate::policy::capacity_tree::CAPACITY_TREE;
 pub use crate::policy::fresh::{FRESH_K, FRESH_TAU1, FRESH_TAU2};
 pub use crate::policy::mrosa::{
     MROSA_INIT_SECS, MROSA_PRIVATE_BANDWIDTH, MROSA_PRIVATE_MIPS, MROSA_PUBLIC_FILE, MROSA_RHO,
@@ -77,6 +79,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     APP_MAX_RESOURCE_NAMES,
     POLICY,
     CAPACITY_QUEUES,
+    CAPACITY_TREE,
     LOCALITY,
     HOTSPOT,
     SLOTS,
@@ -195,8 +198,12 @@ pub struct Config {
     pub fresh: crate::policy::fresh::FreshSettings,
     /// MROSA's ρ, T_init, private speed, public pool.
     pub mrosa: crate::policy::mrosa::MrosaSettings,
-    /// `capacity`'s queues.
+    /// `capacity`'s queues: `locus.capacity.queues` when set, else capacity-scheduler.xml's tree
+    /// (`locus.capacity.tree`, written by the shim), else `default:100`.
     pub capacity: crate::policy::capacity::CapacityQueues,
+    /// Why capacity-scheduler.xml's queues are not the ones in force, for the start-up log
+    /// (`None`: they are, or there is no file).
+    pub capacity_file_ignored: Option<String>,
     /// Read by the core at start and when a refresh changes it, never here: a refresh must not
     /// touch the disk for a store the core already holds.
     pub profile_store: Option<PathBuf>,
@@ -230,6 +237,7 @@ impl Default for Config {
             fresh: Default::default(),
             mrosa: Default::default(),
             capacity: Default::default(),
+            capacity_file_ignored: None,
             profile_store: None,
             profile_defaults: Default::default(),
             hints_trusted: Default::default(),
@@ -242,6 +250,8 @@ impl Config {
     pub fn from_properties(props: &BTreeMap<String, String>) -> Result<Config, CoreError> {
         let mut cfg = Config::default();
         let mut locality_given = false;
+        let mut tree: Option<&str> = None;
+        let mut shortcut_given = false;
         for (key, raw) in props {
             if !key.starts_with("locus.") {
                 continue;
@@ -262,8 +272,11 @@ impl Config {
             match key.as_str() {
                 POLICY => cfg.policy = JobPolicyKind::parse(value)?,
                 CAPACITY_QUEUES => {
-                    cfg.capacity = crate::policy::capacity::CapacityQueues::parse(value)?
+                    cfg.capacity = crate::policy::capacity::CapacityQueues::parse(value)?;
+                    shortcut_given = true;
                 }
+                // Read after the loop: it depends on the policy and on the shortcut.
+                CAPACITY_TREE => tree = Some(value),
                 LOCALITY => {
                     cfg.locality = LocalityKind::parse(value)?;
                     locality_given = true;
@@ -312,6 +325,20 @@ impl Config {
                         message: "known but not handled; this is a Locus bug".into(),
                     });
                 }
+            }
+        }
+        if let Some(tree) = tree {
+            if shortcut_given {
+                cfg.capacity_file_ignored = Some(format!(
+                    "{CAPACITY_QUEUES} is set and replaces capacity-scheduler.xml's queues"
+                ));
+            } else if cfg.policy != JobPolicyKind::Capacity {
+                cfg.capacity_file_ignored = Some(format!(
+                    "capacity-scheduler.xml's queues are used only under {POLICY}=capacity, not {}",
+                    cfg.policy.as_str()
+                ));
+            } else {
+                cfg.capacity = crate::policy::capacity_tree::parse(tree)?;
             }
         }
         if !locality_given && places_maps_itself(cfg.policy).is_some() {

@@ -28,7 +28,7 @@ use crate::config::{Config, JobPolicyKind, CAPACITY_QUEUES};
 use crate::error::CoreError;
 use crate::ask::SchedulerKey;
 use crate::inflight::InFlight;
-use crate::policy::{CapacityQueue, FlaggedJob, Layers, Observed, PolicyReport, ScaleOutAdvice};
+use crate::policy::{CapacityQueue, FlaggedJob, QueueState, Layers, Observed, PolicyReport, ScaleOutAdvice};
 use crate::protocol::{Decision, Event, Heartbeat, HeartbeatResponse, Locality};
 use crate::rejections::Rejections;
 use crate::papers::joss::ProfileStore;
@@ -97,6 +97,9 @@ fn start_writer(store: ProfileStore) -> Result<ProfileWriter, CoreError> {
 }
 
 fn log_queues(cfg: &Config) {
+    if let Some(why) = &cfg.capacity_file_ignored {
+        log::warn!("capacity-scheduler.xml's queues are not in force: {why}");
+    }
     if cfg.policy != JobPolicyKind::Capacity {
         return;
     }
@@ -104,9 +107,23 @@ fn log_queues(cfg: &Config) {
         .capacity
         .queues()
         .iter()
-        .map(|q| format!("{} {}% (max {}%)", q.name, q.capacity, q.maximum_capacity))
+        .map(|q| {
+            let state = if q.state == QueueState::Stopped { " STOPPED" } else { "" };
+            format!("{} {}% (max {}%){state}", q.path, q.capacity, q.maximum_capacity)
+        })
         .collect();
-    log::info!("capacity queues: {}", list.join(", "));
+    let parents: Vec<String> = cfg
+        .capacity
+        .parents()
+        .iter()
+        .map(|p| format!("{} {}% (max {}%)", p.path, p.capacity, p.maximum_capacity))
+        .collect();
+    let source = if cfg.capacity.from_file() { "capacity-scheduler.xml" } else { CAPACITY_QUEUES };
+    log::info!(
+        "capacity queues from {source}: leaves {}{}",
+        list.join(", "),
+        if parents.is_empty() { String::new() } else { format!("; parents {}", parents.join(", ")) }
+    );
 }
 
 pub struct Core {
@@ -215,39 +232,105 @@ impl Core {
         (self.config.policy == JobPolicyKind::Capacity).then(|| self.config.capacity.queues())
     }
 
-    /// Under `capacity`: memory `queue` may still take before its maximum-capacity (what
-    /// CapacityScheduler's headroom is capped by besides the cluster's free memory). `None`
-    /// under other policies or for a queue that is not configured.
+    /// Under `capacity`: memory `queue` may still take before it or one of its parents reaches
+    /// its maximum-capacity (what CapacityScheduler's headroom is capped by besides the
+    /// cluster's free memory). `None` under other policies or for a queue that is not configured.
     pub fn queue_headroom_mb(&self, queue: &str) -> Option<u64> {
         self.capacity_queues()?;
         let queues = &self.config.capacity;
         let i = queues.index_of(queue)?;
-        let used = queues.used_mb(&self.state)[i];
-        Some(queues.maximum_mb(i, self.state.capacity().memory_mb).saturating_sub(used))
+        let used = queues.used_mb(&self.state);
+        Some(queues.room_mb(i, self.state.capacity().memory_mb, &used))
     }
 
     /// Under `capacity`, the queue an app is filed in: the configured name it names, or
-    /// `UnknownQueue`. Other policies keep the name as given.
-    fn admit_queue(&self, app: &str, queue: String) -> Result<String, CoreError> {
+    /// `UnknownQueue`; a new app (not `recovered`, not already known) is refused with
+    /// CapacityScheduler's message by a STOPPED queue and by one at its maximum-applications,
+    /// overall or for the app's user. Other policies keep the name as given.
+    fn admit_queue(
+        &self,
+        app: &str,
+        queue: String,
+        user: &str,
+        recovered: bool,
+    ) -> Result<String, CoreError> {
         if self.config.policy != JobPolicyKind::Capacity {
             return Ok(queue);
         }
         let named = if queue.trim().is_empty() { "default" } else { queue.as_str() };
-        match self.config.capacity.resolve(named) {
-            Some(name) => Ok(name.to_string()),
-            None => Err(CoreError::UnknownQueue {
+        let queues = &self.config.capacity;
+        let Some(i) = queues.index_of(named) else {
+            return Err(CoreError::UnknownQueue {
                 app: app.to_string(),
                 queue: named.to_string(),
-                configured: self.config.capacity.names(),
-            }),
+                configured: queues.names(),
+            });
+        };
+        let q = &queues.queues()[i];
+        if recovered || self.state.app_by_id(app).is_some() {
+            return Ok(q.name.clone());
         }
+        if q.state == QueueState::Stopped {
+            return Err(CoreError::QueueRefused(format!(
+                "Queue {} is STOPPED. Cannot accept submission of application: {app}",
+                q.path
+            )));
+        }
+        if let Some(max) = q.maximum_applications {
+            let held = self.state.queues().get(&q.name).map_or(0, |s| s.apps);
+            if held >= max {
+                return Err(CoreError::QueueRefused(format!(
+                    "Queue {} already has {held} applications, cannot accept submission of application: {app}",
+                    q.path
+                )));
+            }
+        }
+        if let Some(max) = q.maximum_applications_per_user {
+            // One pass over the apps at a submission, bounded by the apps the RM holds.
+            let held = self
+                .state
+                .apps()
+                .filter(|a| a.user == user && queues.index_of(&a.queue) == Some(i))
+                .count() as u64;
+            if held >= max as u64 {
+                return Err(CoreError::QueueRefused(format!(
+                    "Queue {} already has {held} applications from user {user} cannot accept submission of application: {app}",
+                    q.path
+                )));
+            }
+        }
+        Ok(q.name.clone())
     }
 
     /// A reconfiguration to `capacity` must keep a queue for every running application: an app
-    /// stranded in a removed queue would never be scheduled again.
+    /// stranded in a removed queue would never be scheduled again. Between two trees read from
+    /// capacity-scheduler.xml CapacityScheduler's rule applies: a leaf may leave the file only
+    /// once it is STOPPED (configured so, and drained of its applications).
     fn check_queues_kept(&self, new: &Config) -> Result<(), CoreError> {
         if new.policy != JobPolicyKind::Capacity {
             return Ok(());
+        }
+        let old = &self.config.capacity;
+        if self.config.policy == JobPolicyKind::Capacity && old.from_file() && new.capacity.from_file()
+        {
+            for q in old.queues() {
+                if new.capacity.index_of(&q.path).is_some() {
+                    continue;
+                }
+                let apps = self.state.queues().get(&q.name).map_or(0, |s| s.apps);
+                let current = match (q.state, apps) {
+                    (QueueState::Stopped, 0) => continue,
+                    (QueueState::Stopped, _) => "DRAINING",
+                    (QueueState::Running, _) => "RUNNING",
+                };
+                return Err(CoreError::Config {
+                    key: format!("yarn.scheduler.capacity.{}", q.path),
+                    message: format!(
+                        "{} cannot be deleted from the capacity scheduler configuration, as the queue is not yet in stopped state. Current State : {current}",
+                        q.path
+                    ),
+                });
+            }
         }
         let stranded: Vec<String> = self
             .state
@@ -323,13 +406,14 @@ impl Core {
                 tags,
                 submit_ms,
                 priority,
+                recovered,
             } => {
                 if app.trim().is_empty() {
                     return Err(CoreError::Protocol(
                         "app_added with an empty application id".into(),
                     ));
                 }
-                let queue = self.admit_queue(&app, queue)?;
+                let queue = self.admit_queue(&app, queue, &user, recovered)?;
                 let spec = AppSpec {
                     id: app.clone(),
                     queue,

@@ -17,6 +17,9 @@ pub enum CoreError {
         queue: String,
         configured: Vec<String>,
     },
+    /// A queue does not take the application now (STOPPED, or at its maximum-applications);
+    /// the message is CapacityScheduler's for the same refusal.
+    QueueRefused(String),
     /// An application's asks would exceed a per-application bound (`locus.app.*`); the update
     /// is refused and the application keeps its previous asks.
     OverLimit {
@@ -39,6 +42,7 @@ impl fmt::Display for CoreError {
             CoreError::Config { key, message } => write!(f, "invalid Locus setting {key}: {message}"),
             CoreError::Protocol(m) => write!(f, "malformed message: {m}"),
             CoreError::UnknownNode(n) => write!(f, "unknown node {n}"),
+            CoreError::QueueRefused(m) => write!(f, "{m}"),
             CoreError::UnknownApp(a) => write!(f, "unknown application {a}"),
             CoreError::OverLimit {
                 app,

@@ -124,6 +124,10 @@ pub enum Event {
         /// keeps in FIFO order. 0, YARN's default, when absent.
         #[serde(default)]
         priority: i32,
+        /// Re-added after an RM restart or in a core rebuild: admitted before, so a queue that
+        /// is now STOPPED or full does not refuse it (CapacityScheduler recovers such apps too).
+        #[serde(default)]
+        recovered: bool,
     },
     /// `yarn application -updatePriority`: the app takes its new place in the FIFO order at
     /// the next heartbeat.

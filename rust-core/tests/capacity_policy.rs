@@ -216,6 +216,7 @@ fn an_app_naming_an_unconfigured_queue_is_refused_and_nothing_changes() {
         tags: vec![],
         submit_ms: 1,
         priority: 0,
+        recovered: false,
     });
     match refused {
         Err(e @ CoreError::UnknownQueue { .. }) => {
@@ -523,6 +524,7 @@ fn run_twins(t: &mut Twins) -> Vec<Vec<locus_core::Decision>> {
                         tags: vec![],
                         submit_ms: j.submit_ms,
                         priority: 0,
+                        recovered: false,
                     });
                     let first = if j.app_type == "MAPREDUCE" {
                         vec![sized(0, "*", 1, 1)]

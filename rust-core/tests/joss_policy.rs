@@ -150,6 +150,7 @@ fn generic_apps_and_ams_are_never_held_by_joss() {
         tags: vec![],
         submit_ms: 2,
         priority: 0,
+        recovered: false,
     })
     .unwrap();
     set_asks(&mut c, "spark", &[(1, "*", 3)]);

@@ -1,4 +1,4 @@
-//! `capacity`: YARN CapacityScheduler's queues under one root, with its default settings.
+//! `capacity`: YARN CapacityScheduler's queues, from the operator's capacity-scheduler.xml.
 //!
 //! Each queue is guaranteed a share of the cluster (`capacity`) and may grow into idle room up
 //! to a hard limit (`maximum-capacity`), both in percent of the cluster's memory, because the
@@ -41,17 +41,20 @@
 //! The maximum-capacity is not left to `order`: `room` gives each app its queue's memory left
 //! under the limit, spent by `placed`, and the decision procedure never places past it.
 //!
-//! Not modelled (an operator relying on them should know): user limits
-//! (`minimum-user-limit-percent` 100 and `user-limit-factor` 1 are CapacityScheduler's defaults;
-//! with factor 1 a single user could not grow past the queue's guarantee, here a queue's apps
-//! may grow to its maximum-capacity), a configurable AM limit (`maximum-am-resource-percent`,
-//! 0.1 by default there; here each queue's AMs hold at most half of its guaranteed memory,
-//! [`JobPolicy::am_pool`]), hierarchies deeper than root's children, reservations and
-//! preemption.
+//! The queues are the leaves of the operator's `capacity-scheduler.xml` (any depth,
+//! [`super::capacity_tree`]) or of the `locus.capacity.queues` shortcut (one level). Besides the
+//! order above, the policy enforces what a LeafQueue does: no leaf and no ancestor past its
+//! maximum-capacity (`room`), the user limit of a leaf (`room`, computed in `CapacityPolicy::measure`),
+//! and a leaf's maximum-am-resource-percent ([`JobPolicy::am_pool`]; the shortcut keeps half the
+//! queue's guarantee). Siblings are not compared level by level as ParentQueue does: every leaf
+//! is compared by its used memory over its absolute guarantee.
+//!
+//! Not modelled (an operator relying on them should know): the per-user AM limit, AM limits for
+//! non-MapReduce AMs, reservations and preemption.
 
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{share_of, AmPool, JobPolicy, MAX_AM_SHARE};
 use crate::app::{App, Arrival, TaskKind};
@@ -67,30 +70,90 @@ const MAX_PREDICTED: usize = 4096;
 
 /// Capacities are floats; their sum may be off by rounding (33.33 × 3).
 const SUM_TOLERANCE: f64 = 0.01;
+/// A queue's configured state: a STOPPED queue takes no new applications; those it holds
+/// finish (CapacityScheduler's `yarn.scheduler.capacity.<path>.state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum QueueState {
+    Running,
+    Stopped,
+}
 
-/// One queue under root: `capacity` and `maximum_capacity` in percent of the cluster.
+/// CapacityScheduler's bound on one user's share of a leaf.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct UserLimit {
+    /// A user may hold at most this multiple of the queue's guarantee; -1: up to its maximum.
+    pub user_limit_factor: f64,
+    /// With n active users each may hold at least max(1/n, this / 100) of the queue.
+    pub minimum_user_limit_percent: f64,
+}
+
+/// A leaf queue: the queues applications run in. `capacity` and `maximum_capacity` are in
+/// percent of the whole cluster (CapacityScheduler's absolute figures).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CapacityQueue {
+    /// The short name applications may name (unique among leaves).
     pub name: String,
+    /// The full path, `root.<parent>...<name>`.
+    pub path: String,
+    pub capacity: f64,
+    pub maximum_capacity: f64,
+    /// `None`: no per-user bound (the `locus.capacity.queues` shortcut).
+    pub user_limit: Option<UserLimit>,
+    /// The share of the queue's usable memory its AMs may hold (a fraction).
+    pub maximum_am_resource_percent: f64,
+    /// Applications the queue holds at most (`None`: no bound).
+    pub maximum_applications: Option<u32>,
+    pub maximum_applications_per_user: Option<u32>,
+    pub state: QueueState,
+    /// Indices into [`CapacityQueues::parents`], nearest first; root is never listed (its
+    /// maximum is the cluster).
+    #[serde(skip)]
+    pub ancestors: Vec<usize>,
+}
+
+/// A parent queue below root, with its absolute capacity and maximum-capacity (percent of
+/// the cluster): each bounds what its leaves hold together.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ParentQueue {
+    pub path: String,
     pub capacity: f64,
     pub maximum_capacity: f64,
 }
 
-/// The queues of `locus.capacity.queues`, in the order they were written.
+/// The leaves applications run in, in configured order, and the parents above them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CapacityQueues {
     queues: Vec<CapacityQueue>,
+    parents: Vec<ParentQueue>,
+    /// True when read from capacity-scheduler.xml (CapacityScheduler's removal rules, AM limit
+    /// of the queue's usable memory); false for the `locus.capacity.queues` shortcut.
+    from_file: bool,
+}
+
+/// The shortcut's AM bound: half the queue's guarantee, as before the file was read.
+fn shortcut_queue(name: &str, capacity: f64, maximum_capacity: f64) -> CapacityQueue {
+    CapacityQueue {
+        name: name.to_string(),
+        path: format!("root.{name}"),
+        capacity,
+        maximum_capacity,
+        user_limit: None,
+        maximum_am_resource_percent: MAX_AM_SHARE,
+        maximum_applications: None,
+        maximum_applications_per_user: None,
+        state: QueueState::Running,
+        ancestors: Vec::new(),
+    }
 }
 
 impl Default for CapacityQueues {
     /// CapacityScheduler's stock configuration: one queue `default` with the whole cluster.
     fn default() -> Self {
         CapacityQueues {
-            queues: vec![CapacityQueue {
-                name: "default".into(),
-                capacity: 100.0,
-                maximum_capacity: 100.0,
-            }],
+            queues: vec![shortcut_queue("default", 100.0, 100.0)],
+            parents: Vec::new(),
+            from_file: false,
         }
     }
 }
@@ -155,21 +218,50 @@ impl CapacityQueues {
                     format!("queue {name:?} has maximum-capacity {maximum_capacity} below its capacity {capacity}"),
                 ));
             }
-            queues.push(CapacityQueue {
-                name: name.to_string(),
-                capacity,
-                maximum_capacity,
-            });
+            queues.push(shortcut_queue(name, capacity, maximum_capacity));
         }
         let sum: f64 = queues.iter().map(|q| q.capacity).sum();
         if (sum - 100.0).abs() > SUM_TOLERANCE {
             return Err(bad(value, format!("the capacities sum to {sum}, not 100")));
         }
-        Ok(CapacityQueues { queues })
+        Ok(CapacityQueues {
+            queues,
+            parents: Vec::new(),
+            from_file: false,
+        })
+    }
+
+    /// The tree read from capacity-scheduler.xml ([`super::capacity_tree`]).
+    pub(crate) fn from_tree(
+        queues: Vec<CapacityQueue>,
+        parents: Vec<ParentQueue>,
+    ) -> Result<CapacityQueues, CoreError> {
+        Ok(CapacityQueues {
+            queues,
+            parents,
+            from_file: true,
+        })
     }
 
     pub fn queues(&self) -> &[CapacityQueue] {
         &self.queues
+    }
+
+    pub fn parents(&self) -> &[ParentQueue] {
+        &self.parents
+    }
+
+    pub fn from_file(&self) -> bool {
+        self.from_file
+    }
+
+    /// Leaf `i`'s ancestors below root, nearest first.
+    pub fn ancestor_paths(&self, i: usize) -> Vec<&str> {
+        self.queues[i]
+            .ancestors
+            .iter()
+            .map(|&p| self.parents[p].path.as_str())
+            .collect()
     }
 
     pub fn names(&self) -> Vec<String> {
@@ -179,8 +271,11 @@ impl CapacityQueues {
     /// The queue an application names: its short name or CapacityScheduler's full path
     /// `root.<name>`.
     pub fn index_of(&self, queue: &str) -> Option<usize> {
-        let short = queue.strip_prefix("root.").unwrap_or(queue);
-        self.queues.iter().position(|q| q.name == short)
+        // By short name or by full path only: `root.etl` is not `root.eng.etl`, as in
+        // CapacityScheduler.
+        self.queues
+            .iter()
+            .position(|q| q.name == queue || q.path == queue)
     }
 
     /// The configured name for what an application names, `None` when it is not configured.
@@ -190,7 +285,28 @@ impl CapacityQueues {
 
     /// Memory queue `i` may hold at most, of a cluster with `cluster_mb`.
     pub fn maximum_mb(&self, i: usize, cluster_mb: u64) -> u64 {
-        (cluster_mb as f64 * self.queues[i].maximum_capacity / 100.0).floor() as u64
+        percent_of(cluster_mb, self.queues[i].maximum_capacity)
+    }
+
+    /// What leaf `i` may still take before it or one of its ancestors reaches its
+    /// maximum-capacity, with `leaf_used` memory held by each leaf.
+    pub fn room_mb(&self, i: usize, cluster_mb: u64, leaf_used: &[u64]) -> u64 {
+        let mut room = self.maximum_mb(i, cluster_mb).saturating_sub(leaf_used[i]);
+        for &p in &self.queues[i].ancestors {
+            let used = self.parent_used_mb(p, leaf_used);
+            let max = percent_of(cluster_mb, self.parents[p].maximum_capacity);
+            room = room.min(max.saturating_sub(used));
+        }
+        room
+    }
+
+    /// Memory held by the leaves under parent `p`.
+    fn parent_used_mb(&self, p: usize, leaf_used: &[u64]) -> u64 {
+        self.queues
+            .iter()
+            .zip(leaf_used)
+            .filter(|(q, _)| q.ancestors.contains(&p))
+            .fold(0u64, |sum, (_, u)| sum.saturating_add(*u))
     }
 
     /// Memory each configured queue holds in `state`. Apps filed under `root.<name>` before the
@@ -204,6 +320,11 @@ impl CapacityQueues {
         }
         used
     }
+}
+
+/// `percent` % of `mb`, rounded down.
+fn percent_of(mb: u64, percent: f64) -> u64 {
+    (mb as f64 * percent / 100.0).floor() as u64
 }
 
 /// An application's place in its queue's line for the prediction.
@@ -224,14 +345,26 @@ fn candidate(app: &App) -> Option<Candidate> {
     })
 }
 
+/// One user's standing in one leaf on this heartbeat.
+struct UserSlot {
+    used_mb: u64,
+    limit_mb: u64,
+}
+
 pub struct CapacityPolicy {
     queues: CapacityQueues,
-    /// Memory each queue holds on this heartbeat: the state's count when `order` ran, plus what
+    /// Memory each leaf holds on this heartbeat: the state's count when `order` ran, plus what
     /// was placed since (the RM confirms those only after the heartbeat).
     used_mb: Vec<u64>,
+    /// The same for each parent queue below root (the sum of its leaves).
+    parent_used_mb: Vec<u64>,
     maximum_mb: Vec<u64>,
+    parent_maximum_mb: Vec<u64>,
     /// The queue of each app `order` listed.
     app_queue: HashMap<Arrival, usize>,
+    /// Each listed app's user in its leaf (index into `users`), for leaves with a user limit.
+    app_user: HashMap<Arrival, usize>,
+    users: Vec<UserSlot>,
     /// The only queue with outstanding asks on this heartbeat, whose apps `order` listed as
     /// `fifo` does (`None`: queues share the node).
     alone: Option<usize>,
@@ -243,23 +376,30 @@ pub struct CapacityPolicy {
 impl CapacityPolicy {
     pub fn new(queues: &CapacityQueues) -> CapacityPolicy {
         let n = queues.queues.len();
+        let p = queues.parents.len();
         CapacityPolicy {
             queues: queues.clone(),
             used_mb: vec![0; n],
+            parent_used_mb: vec![0; p],
             maximum_mb: vec![0; n],
+            parent_maximum_mb: vec![0; p],
             app_queue: HashMap::new(),
+            app_user: HashMap::new(),
+            users: Vec::new(),
             alone: None,
             predicted: HashMap::new(),
         }
     }
 
     /// True when queue `a` is served less than queue `b` with `used` memory each: a smaller
-    /// share of its guarantee, then the larger guarantee, then the earlier configured.
+    /// share of its guarantee, then the larger guarantee, then the earlier configured. A queue
+    /// guaranteed nothing (capacity 0, allowed by CapacityScheduler) counts as served once it
+    /// holds anything.
     fn before(&self, a: usize, b: usize, used: &[u64]) -> bool {
         let (qa, qb) = (&self.queues.queues[a], &self.queues.queues[b]);
         // used / (cluster · capacity / 100): the cluster's size is common to both sides.
-        let ra = used[a] as f64 / qa.capacity;
-        let rb = used[b] as f64 / qb.capacity;
+        let ra = used[a] as f64 / qa.capacity.max(1e-9);
+        let rb = used[b] as f64 / qb.capacity.max(1e-9);
         ra.total_cmp(&rb)
             .then(qb.capacity.total_cmp(&qa.capacity))
             .then(a.cmp(&b))
@@ -271,6 +411,16 @@ impl CapacityPolicy {
             .get(&app.arrival)
             .copied()
             .or_else(|| self.queues.index_of(&app.queue))
+    }
+
+    /// What leaf `i` may still take under its own and its ancestors' maximum-capacity, with
+    /// `used` per leaf and `parent_used` per parent.
+    fn queue_room(&self, i: usize, used: &[u64], parent_used: &[u64]) -> u64 {
+        let mut room = self.maximum_mb[i].saturating_sub(used[i]);
+        for &p in &self.queues.queues[i].ancestors {
+            room = room.min(self.parent_maximum_mb[p].saturating_sub(parent_used[p]));
+        }
+        room
     }
 
     /// The queue holding every app with outstanding asks, `None` when two queues have some (or
@@ -292,6 +442,82 @@ impl CapacityPolicy {
         }
         seen
     }
+
+    /// Every leaf's and parent's usage, and each user's usage and limit in leaves that have
+    /// a user limit, as CapacityScheduler computes it for the leaf:
+    /// `limit = min(max(current / active, current · minimum-user-limit-percent / 100),
+    /// guarantee · user-limit-factor)` where `current` is the queue's guarantee, or what it
+    /// holds once past it, `active` the users with outstanding asks there (at least 1), and a
+    /// factor of -1 means the queue's maximum instead.
+    fn measure(&mut self, state: &ClusterState) {
+        let n = self.queues.queues.len();
+        let cluster_mb = state.capacity().memory_mb;
+        self.used_mb = self.queues.used_mb(state);
+        for i in 0..n {
+            self.maximum_mb[i] = self.queues.maximum_mb(i, cluster_mb);
+        }
+        self.parent_used_mb.iter_mut().for_each(|u| *u = 0);
+        for (i, q) in self.queues.queues.iter().enumerate() {
+            for &p in &q.ancestors {
+                self.parent_used_mb[p] = self.parent_used_mb[p].saturating_add(self.used_mb[i]);
+            }
+        }
+        for (p, parent) in self.queues.parents.iter().enumerate() {
+            self.parent_maximum_mb[p] = percent_of(cluster_mb, parent.maximum_capacity);
+        }
+        self.app_user.clear();
+        self.users.clear();
+        if self.queues.queues.iter().all(|q| q.user_limit.is_none()) {
+            return;
+        }
+        // Users are keyed by (leaf, name) for this heartbeat only; std's hasher is keyed, so
+        // submitted user names cannot pick the buckets.
+        let mut slot_of: HashMap<(usize, &str), usize> = HashMap::new();
+        let mut active: Vec<u32> = vec![0; n];
+        for app in state.apps() {
+            let Some(i) = self.queues.index_of(&app.queue) else {
+                continue;
+            };
+            if self.queues.queues[i].user_limit.is_none() {
+                continue;
+            }
+            let slot = *slot_of.entry((i, app.user.as_str())).or_insert_with(|| {
+                self.users.push(UserSlot {
+                    used_mb: 0,
+                    limit_mb: 0,
+                });
+                self.users.len() - 1
+            });
+            self.users[slot].used_mb = self.users[slot].used_mb.saturating_add(app.used.memory_mb);
+            self.app_user.insert(app.arrival, slot);
+        }
+        let mut counted: HashMap<usize, ()> = HashMap::new();
+        for app in state.pending_apps_by_submission() {
+            if let Some(&slot) = self.app_user.get(&app.arrival) {
+                if counted.insert(slot, ()).is_none() {
+                    if let Some(i) = self.queues.index_of(&app.queue) {
+                        active[i] += 1;
+                    }
+                }
+            }
+        }
+        for (&(i, _), &slot) in &slot_of {
+            let q = &self.queues.queues[i];
+            let Some(limit) = q.user_limit else { continue };
+            let guarantee = percent_of(cluster_mb, q.capacity);
+            let current = guarantee.max(self.used_mb[i]);
+            let users = active[i].max(1) as u64;
+            let share = current
+                .div_ceil(users)
+                .max((current as f64 * limit.minimum_user_limit_percent / 100.0) as u64);
+            let most = if limit.user_limit_factor < 0.0 {
+                self.maximum_mb[i]
+            } else {
+                (guarantee as f64 * limit.user_limit_factor) as u64
+            };
+            self.users[slot].limit_mb = share.min(most);
+        }
+    }
 }
 
 impl JobPolicy for CapacityPolicy {
@@ -301,11 +527,7 @@ impl JobPolicy for CapacityPolicy {
 
     fn order(&mut self, state: &ClusterState, node: &Node, _now_ms: u64) -> Vec<Arrival> {
         let n = self.queues.queues.len();
-        let cluster_mb = state.capacity().memory_mb;
-        self.used_mb = self.queues.used_mb(state);
-        for i in 0..n {
-            self.maximum_mb[i] = self.queues.maximum_mb(i, cluster_mb);
-        }
+        self.measure(state);
         self.app_queue.clear();
         self.predicted.clear();
         self.alone = self.only_hungry_queue(state);
@@ -319,7 +541,6 @@ impl JobPolicy for CapacityPolicy {
                 .collect();
         }
         let mut lines: Vec<Vec<Candidate>> = (0..n).map(|_| Vec::new()).collect();
-        let mut place: HashMap<Arrival, (usize, usize)> = HashMap::new();
         for app in state.pending_apps_by_submission() {
             // Core refuses apps of unconfigured queues and reconfigurations that would strand
             // one, so an app outside every queue cannot be here.
@@ -328,12 +549,12 @@ impl JobPolicy for CapacityPolicy {
             };
             self.app_queue.insert(app.arrival, i);
             if let Some(c) = candidate(app) {
-                place.insert(app.arrival, (i, lines[i].len()));
                 lines[i].push(c);
             }
         }
 
         let mut used = self.used_mb.clone();
+        let mut parent_used = self.parent_used_mb.clone();
         let mut room = node.unallocated;
         let mut out = Vec::new();
 
@@ -352,7 +573,7 @@ impl JobPolicy for CapacityPolicy {
                     head[i] += 1;
                 }
                 let Some(c) = line.get(head[i]) else { continue };
-                if used[i] + c.next.memory_mb > self.maximum_mb[i] {
+                if c.next.memory_mb > self.queue_room(i, &used, &parent_used) {
                     continue;
                 }
                 if best.is_none_or(|b| self.before(i, b, &used)) {
@@ -363,6 +584,9 @@ impl JobPolicy for CapacityPolicy {
             let c = &mut lines[i][head[i]];
             room = room.saturating_sub(&c.next);
             used[i] += c.next.memory_mb;
+            for &p in &self.queues.queues[i].ancestors {
+                parent_used[p] += c.next.memory_mb;
+            }
             c.left -= 1;
             out.push(c.arrival);
         }
@@ -399,20 +623,36 @@ impl JobPolicy for CapacityPolicy {
         }
     }
 
+    /// The queue's room under its own and its ancestors' maximum-capacity and, in a leaf with a
+    /// user limit, the user's: CapacityScheduler gives a user a container while what the user
+    /// holds is at most the limit, so a user below it may take one more container of the size
+    /// the app asks next, even past the limit.
     fn room(&mut self, _state: &ClusterState, app: &App) -> Option<Resource> {
         let i = self.queue_of(app)?;
+        let mut mb = self.queue_room(i, &self.used_mb, &self.parent_used_mb);
+        if let Some(&slot) = self.app_user.get(&app.arrival) {
+            let u = &self.users[slot];
+            let user_room = if u.used_mb > u.limit_mb {
+                0
+            } else {
+                let next = candidate(app).map_or(0, |c| c.next.memory_mb);
+                (u.limit_mb - u.used_mb).saturating_add(next)
+            };
+            mb = mb.min(user_room);
+        }
         Some(Resource {
-            memory_mb: self.maximum_mb[i].saturating_sub(self.used_mb[i]),
+            memory_mb: mb,
             // The default resource calculator ignores vcores.
             vcores: u32::MAX,
         })
     }
 
-    /// A queue's AMs are bounded by its own share, as CapacityScheduler's
-    /// maximum-am-resource-percent is a queue's: the share of the queue's guaranteed memory.
-    /// One cluster-wide bound let a burst of submissions to one queue hold back every other
-    /// queue's first AM with half the cluster idle. An app outside the configured queues keeps
-    /// the cluster-wide bound.
+    /// A queue's AMs are bounded by its own maximum-am-resource-percent, as in
+    /// CapacityScheduler: of the queue's usable memory, the larger of its guarantee and what it
+    /// may hold now under its and its ancestors' maxima. (The `locus.capacity.queues` shortcut
+    /// keeps half the queue's guarantee.) One cluster-wide bound let a burst of submissions to
+    /// one queue hold back every other queue's first AM with half the cluster idle. An app
+    /// outside the configured queues keeps the cluster-wide bound.
     fn am_pool(&self, state: &ClusterState, app: &App) -> Option<AmPool> {
         let Some(i) = self.queue_of(app) else {
             return Some(AmPool {
@@ -422,7 +662,15 @@ impl JobPolicy for CapacityPolicy {
             });
         };
         let q = &self.queues.queues[i];
-        let guaranteed = share_of(state.capacity().memory_mb, q.capacity / 100.0);
+        let cluster_mb = state.capacity().memory_mb;
+        let guaranteed = percent_of(cluster_mb, q.capacity);
+        let usable = if self.queues.from_file {
+            let used = self.queues.used_mb(state);
+            let limit = used[i].saturating_add(self.queues.room_mb(i, cluster_mb, &used));
+            guaranteed.max(limit)
+        } else {
+            guaranteed
+        };
         let used_mb = state
             .queues()
             .iter()
@@ -430,14 +678,21 @@ impl JobPolicy for CapacityPolicy {
             .fold(0u64, |sum, (_, q)| sum.saturating_add(q.am_used.memory_mb));
         Some(AmPool {
             key: i as u32 + 1,
-            cap_mb: share_of(guaranteed, MAX_AM_SHARE),
+            cap_mb: share_of(usable, q.maximum_am_resource_percent),
             used_mb,
         })
     }
 
     fn placed(&mut self, app: Arrival, _kind: TaskKind, count: u32, capability: Resource) {
+        let mb = capability.memory_mb.saturating_mul(count as u64);
         if let Some(i) = self.app_queue.get(&app).copied().or(self.alone) {
-            self.used_mb[i] += capability.memory_mb * count as u64;
+            self.used_mb[i] = self.used_mb[i].saturating_add(mb);
+            for &p in &self.queues.queues[i].ancestors {
+                self.parent_used_mb[p] = self.parent_used_mb[p].saturating_add(mb);
+            }
+        }
+        if let Some(&slot) = self.app_user.get(&app) {
+            self.users[slot].used_mb = self.users[slot].used_mb.saturating_add(mb);
         }
     }
 }

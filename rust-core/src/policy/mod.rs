@@ -13,6 +13,7 @@
 
 mod am_share;
 pub mod capacity;
+pub mod capacity_tree;
 mod delay;
 mod fair;
 mod fifo;
@@ -38,7 +39,7 @@ use crate::node::Node;
 use crate::protocol::{Locality, Resource};
 use crate::state::ClusterState;
 
-pub use capacity::{CapacityPolicy, CapacityQueue, CapacityQueues};
+pub use capacity::{CapacityPolicy, CapacityQueue, CapacityQueues, ParentQueue, QueueState};
 pub use delay::DelayScheduling;
 pub use fair::{dominant_share, Fair};
 pub use fifo::Fifo;

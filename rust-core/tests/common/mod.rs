@@ -91,6 +91,7 @@ pub fn add_app_in(
         tags: tags.iter().map(|t| t.to_string()).collect(),
         submit_ms,
         priority: 0,
+        recovered: false,
     })
     .unwrap();
 }

@@ -32,6 +32,7 @@ impl<'w> Engine<'w> {
             tags: spec.tags.clone(),
             submit_ms: self.now,
             priority: 0,
+            recovered: false,
         })?;
         self.new_attempt(j)
     }

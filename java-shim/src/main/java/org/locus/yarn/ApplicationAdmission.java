@@ -54,8 +54,11 @@ final class ApplicationAdmission {
     // The core hears of it first: an application it refuses (a limit, a queue it does not
     // run) must fail with the core's reason rather than sit in ACCEPTED with no scheduler
     // that will ever serve it. A core out of service refuses nothing: its rebuild replays it.
+    // A recovering application was admitted before the restart: a queue STOPPED or full since
+    // does not refuse it (the core's rule, told by "recovered").
     LocusException refused = link.send(Collections.singletonList(
-        CoreRebuild.appAdded(rmContext, appId, leaf.getQueueName(), user)),
+        CoreRebuild.appAdded(rmContext, appId, leaf.getQueueName(), user)
+            .put("recovered", isAppRecovering)),
         Collections.emptySet(), false);
     if (refused != null && !(refused instanceof LocusCorePoisonedException)) {
       rejectApplication(appId, isAppRecovering,
@@ -101,8 +104,7 @@ final class ApplicationAdmission {
    */
   private void refuseUnknownQueue(ApplicationId appId, String requestedQueue, String user,
       boolean isAppRecovering) {
-    String queues = "locus.capacity.queues configures " + String.join(", ",
-        root.configuredNames());
+    String queues = "the leaf queues are " + String.join(", ", root.configuredNames());
     if (isAppRecovering) {
       rejectApplication(appId, true, "Application " + appId + " killed on recovery as it was "
           + "submitted to queue " + requestedQueue + " which no longer exists after restart; "

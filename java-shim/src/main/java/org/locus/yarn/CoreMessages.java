@@ -240,8 +240,11 @@ final class CoreMessages {
         throw new IOException("capacity queues: expected name, capacity and maximum_capacity, got "
             + q);
       }
-      out.put(name.asText(),
-          new LocusQueue.Limits(capacity.asDouble(), maximum.asDouble(), false));
+      JsonNode path = q.get("path");
+      JsonNode state = q.get("state");
+      out.put(name.asText(), new LocusQueue.Limits(capacity.asDouble(), maximum.asDouble(), false,
+          path != null && path.isTextual() ? path.asText() : null,
+          state != null && "STOPPED".equals(state.asText())));
     }
     return out;
   }

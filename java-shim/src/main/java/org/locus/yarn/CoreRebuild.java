@@ -56,7 +56,7 @@ final class CoreRebuild {
         : applications.entrySet()) {
       SchedulerApplication<FiCaSchedulerApp> app = e.getValue();
       ObjectNode added = appAdded(rmContext, e.getKey(), app.getQueue().getQueueName(),
-          app.getUser());
+          app.getUser()).put("recovered", true);
       if (app.getPriority() != null) {
         // The scheduler's priority is the newest (the RM's copy follows an update).
         added.put("priority", app.getPriority().getPriority());

@@ -39,16 +39,28 @@ final class LocusQueue extends OpenQueue {
     final double capacity;
     final double maximumCapacity;
     final boolean draining;
+    /** The full path ({@code root.eng.etl}); null: directly under root. */
+    final String path;
+    /** STOPPED in capacity-scheduler.xml: no new applications, running ones finish. */
+    final boolean stopped;
 
     Limits(double capacity, double maximumCapacity, boolean draining) {
+      this(capacity, maximumCapacity, draining, null, false);
+    }
+
+    Limits(double capacity, double maximumCapacity, boolean draining, String path,
+        boolean stopped) {
       this.capacity = capacity;
       this.maximumCapacity = maximumCapacity;
       this.draining = draining;
+      this.path = path;
+      this.stopped = stopped;
     }
 
     @Override
     public String toString() {
-      return draining ? "draining" : capacity + "% (max " + maximumCapacity + "%)";
+      return draining ? "draining" : capacity + "% (max " + maximumCapacity + "%)"
+          + (stopped ? " STOPPED" : "");
     }
   }
 
@@ -59,18 +71,21 @@ final class LocusQueue extends OpenQueue {
   private final Resource used = Resources.createResource(0, 0);
   private final AtomicInteger applications = new AtomicInteger();
   private volatile Limits limits;
+  /** Fixed at creation: metrics are named by it, and a leaf that moves is a new leaf. */
+  private final String path;
 
   LocusQueue(String name, LocusRootQueue parent, Limits limits, Configuration conf) {
     this.name = name;
     this.parent = parent;
     this.limits = limits;
+    this.path = limits.path != null ? limits.path : LocusRootQueue.NAME + "." + name;
     // Named by path like CapacityScheduler's, so JMX shows q0=root,q1=<name>.
     this.metrics = QueueMetrics.forQueue(path(), parent, false, conf);
     this.users = new ActiveUsersManager(metrics);
   }
 
   String path() {
-    return LocusRootQueue.NAME + "." + name;
+    return path;
   }
 
   Limits limits() {
@@ -164,8 +179,19 @@ final class LocusQueue extends OpenQueue {
     info.setCurrentCapacity(currentCapacity(l));
     info.setChildQueues(new ArrayList<>());
     info.setApplications(new ArrayList<>());
-    info.setQueueState(l.draining ? QueueState.DRAINING : QueueState.RUNNING);
+    info.setQueueState(queueState(l));
     return info;
+  }
+
+  /**
+   * As CapacityScheduler reports it: a stopped (or dropped) queue that still has applications
+   * is DRAINING, one without is STOPPED.
+   */
+  private QueueState queueState(Limits l) {
+    if (l.draining || l.stopped) {
+      return numApplications() > 0 ? QueueState.DRAINING : QueueState.STOPPED;
+    }
+    return QueueState.RUNNING;
   }
 
   /**

@@ -20,13 +20,15 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.util.Records;
 import org.apache.hadoop.yarn.util.resource.Resources;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.locus.yarn.queue.QueueAcls;
 
 /**
- * The queue tree: {@code root} and its leaves, one level deep. Under
- * {@code locus.policy=capacity} the leaves are the queues the core reports
- * ({@code locus.capacity.queues}); under every other policy there is one leaf,
- * {@code default}, which every application joins whatever queue it asked for.
+ * The queue tree: {@code root} and its leaves. Under {@code locus.policy=capacity} the leaves
+ * are the queues the core reports (capacity-scheduler.xml's leaves, at any depth, or the
+ * {@code locus.capacity.queues} shortcut's); under every other policy there is one leaf,
+ * {@code default}, which every application joins whatever queue it asked for. Leaves are
+ * named by their short name (unique: the core refuses a file where it is not) or full path.
  *
  * <p>The set is rebuilt by {@link #configure} after the core accepted new settings. A leaf
  * keeps its object (and so its metrics, used resource and applications) while it stays
@@ -77,6 +79,12 @@ final class LocusRootQueue extends OpenQueue {
     List<String> removed = new ArrayList<>();
     for (Map.Entry<String, LocusQueue.Limits> e : wanted.entrySet()) {
       LocusQueue leaf = old.get(e.getKey());
+      if (leaf != null && e.getValue().path != null
+          && !e.getValue().path.equals(leaf.path())) {
+        // Same name under another parent: a new queue (its metrics are named by its path). The
+        // core refused the refresh if the old one still held applications.
+        leaf = null;
+      }
       if (leaf == null) {
         leaf = new LocusQueue(e.getKey(), this, e.getValue(), conf);
         added.add(e.getKey());
@@ -107,13 +115,13 @@ final class LocusRootQueue extends OpenQueue {
    * Reads the ACLs of root and of every leaf now in the tree from {@code conf} (and
    * {@code capacity-scheduler.xml}); call after {@link #configure}.
    */
-  void readAcls(Configuration conf) {
+  void readAcls(Configuration conf, CapacitySchedulerConfiguration file) {
     List<String> paths = new ArrayList<>();
     paths.add(NAME);
     for (LocusQueue leaf : leaves.values()) {
       paths.add(leaf.path());
     }
-    acls = QueueAcls.read(conf, paths);
+    acls = QueueAcls.read(conf, file, paths);
   }
 
   /** Who may submit to and administer each queue. */
@@ -154,13 +162,22 @@ final class LocusRootQueue extends OpenQueue {
     return leaf == null || leaf.limits().draining ? null : leaf;
   }
 
-  /** A leaf by short name or path, draining ones included; null if there is none. */
+  /** A leaf by short name or full path, draining ones included; null if there is none. */
   LocusQueue leaf(String name) {
     if (name == null) {
       return null;
     }
-    String shortName = name.startsWith(PREFIX) ? name.substring(PREFIX.length()) : name;
-    return leaves.get(shortName);
+    Map<String, LocusQueue> now = leaves;
+    LocusQueue byName = now.get(name);
+    if (byName != null || !name.startsWith(PREFIX)) {
+      return byName;
+    }
+    for (LocusQueue leaf : now.values()) {
+      if (leaf.path().equals(name)) {
+        return leaf;
+      }
+    }
+    return null;
   }
 
   /** Root for null or {@code root}, else the leaf; null for a queue that does not exist. */

@@ -69,6 +69,7 @@ import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.locus.yarn.metrics.LocusMetrics;
+import org.locus.yarn.queue.QueueFile;
 import org.locus.yarn.web.WebDefaults;
 
 /**
@@ -95,6 +96,8 @@ public class LocusScheduler
 
   private Configuration conf;
   private volatile LocusRootQueue root;
+  /** capacity-scheduler.xml as last accepted by the core (a rebuild replays these settings). */
+  private volatile QueueFile queueFile;
   private volatile QueueQueries queues;
   private volatile ApplicationAdmission admission;
   private volatile ApplicationPriorities priorities;
@@ -142,7 +145,8 @@ public class LocusScheduler
     priorities.readQueueSettings(conf);
     // Opened here so a bad locus.* key stops the RM before it serves anyone; the exception's
     // message is the core's and names the key.
-    link.open(LocusSettings.toJson(conf), this, this::coreSettings,
+    this.queueFile = QueueFile.read(conf, rmContext.getConfigurationProvider());
+    link.open(LocusSettings.toJson(conf, queueFile.treeJson()), this, this::coreSettings,
         () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
     LOG.info("Locus core started with settings {}; {}", LocusSettings.collect(conf),
         configureQueues(link.current(), conf));
@@ -189,7 +193,9 @@ public class LocusScheduler
       throws IOException {
     // The core validates first: a refused refresh must leave the scheduler's Configuration as
     // well as the core on the settings that are still running.
-    LocusCore c = link.reconfigure(LocusSettings.toJson(newConf));
+    QueueFile file = QueueFile.read(newConf, rmContext.getConfigurationProvider());
+    LocusCore c = link.reconfigure(LocusSettings.toJson(newConf, file.treeJson()));
+    queueFile = file;
     String queues = configureQueues(c, newConf);
     priorities.readQueueSettings(newConf);
     setConf(newConf);
@@ -203,13 +209,14 @@ public class LocusScheduler
    */
   private String configureQueues(LocusCore c, Configuration conf) throws IOException {
     String queues = root.configure(CoreMessages.capacityQueues(c.capacityQueues()));
-    root.readAcls(conf);
-    return queues + (root.acls().enabled() ? ", queue ACLs enforced" : ", queue ACLs off");
+    return queues + QueueFileSetup.apply(queueFile, root, conf, rmContext);
   }
 
   /** The settings a rebuilt core opens with: those in force now. */
   private synchronized String coreSettings() {
-    return LocusSettings.toJson(conf != null ? conf : getConfig());
+    QueueFile file = queueFile;
+    return LocusSettings.toJson(conf != null ? conf : getConfig(),
+        file == null ? null : file.treeJson());
   }
 
   /** Work-preserving restart recovers through APP_ADDED events and NM reports instead. */

@@ -34,8 +34,24 @@ final class LocusSettings {
   }
 
   static String toJson(Configuration conf) {
+    return toJson(conf, null);
+  }
+
+  /**
+   * With {@code capacity-scheduler.xml}'s queue tree ({@link org.locus.yarn.queue.QueueFile})
+   * as {@code locus.capacity.tree}, which the core uses under {@code locus.policy=capacity}
+   * unless the {@code locus.capacity.queues} shortcut is set.
+   */
+  static String toJson(Configuration conf, String capacityTree) {
     ObjectNode o = CoreMessages.JSON.createObjectNode();
     collect(conf).forEach(o::put);
+    if (capacityTree != null) {
+      o.put(CAPACITY_TREE, capacityTree);
+    } else {
+      o.remove(CAPACITY_TREE);
+    }
     return CoreMessages.write(o);
   }
+
+  static final String CAPACITY_TREE = "locus.capacity.tree";
 }

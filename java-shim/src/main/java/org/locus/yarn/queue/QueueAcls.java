@@ -48,12 +48,20 @@ public final class QueueAcls {
    * @param queuePaths full paths such as {@code root.a}
    */
   public static QueueAcls read(Configuration conf, Collection<String> queuePaths) {
+    // Adds capacity-scheduler.xml from the classpath to a copy of conf, as CapacityScheduler does.
+    return read(conf, new CapacitySchedulerConfiguration(conf), queuePaths);
+  }
+
+  /**
+   * As {@link #read(Configuration, Collection)}, from an already loaded
+   * {@code capacity-scheduler.xml} ({@link QueueFile#configuration()}).
+   */
+  public static QueueAcls read(Configuration conf, CapacitySchedulerConfiguration cs,
+      Collection<String> queuePaths) {
     boolean enabled = conf.getBoolean(YarnConfiguration.YARN_ACL_ENABLE,
         YarnConfiguration.DEFAULT_YARN_ACL_ENABLE);
     AccessControlList admins = new AccessControlList(
         conf.get(YarnConfiguration.YARN_ADMIN_ACL, YarnConfiguration.DEFAULT_YARN_ADMIN_ACL));
-    // Adds capacity-scheduler.xml from the classpath to a copy of conf, as CapacityScheduler does.
-    CapacitySchedulerConfiguration cs = new CapacitySchedulerConfiguration(conf);
     Map<String, Map<QueueACL, AccessControlList>> byPath = new LinkedHashMap<>();
     for (String path : queuePaths) {
       for (String p = path; p != null; p = parentOf(p)) {

@@ -1,0 +1,46 @@
+package org.locus.yarn;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.placement.PlacementManager;
+import org.apache.hadoop.yarn.server.resourcemanager.placement.PlacementRule;
+import org.locus.yarn.queue.QueueFile;
+import org.locus.yarn.queue.QueueMappingRule;
+
+/**
+ * What the shim takes from {@code capacity-scheduler.xml} once the core accepted the queues
+ * (at start and on every {@code -refreshQueues}): the ACLs of the leaves now in the tree and
+ * their ancestors, the queue mappings (installed in the RM's placement manager, which places
+ * every submission before the scheduler sees it), and one warning per key Locus does not honour.
+ */
+final class QueueFileSetup {
+  private QueueFileSetup() {}
+
+  /** Caller holds the scheduler lock; {@code root} already has the core's leaves. */
+  static String apply(QueueFile file, LocusRootQueue root, Configuration conf,
+      RMContext rmContext) {
+    root.readAcls(conf, file.configuration());
+    boolean fileInForce = root.isCapacity() && file.treeJson() != null
+        && conf.getTrimmed(CAPACITY_QUEUES, "").isEmpty();
+    QueueMappingRule rule = fileInForce
+        ? QueueMappingRule.of(file.configuration(), conf, name -> root.leaf(name) != null)
+        : null;
+    PlacementManager placement = rmContext == null ? null : rmContext.getQueuePlacementManager();
+    if (placement != null) {
+      List<PlacementRule> rules = rule == null ? Collections.<PlacementRule>emptyList()
+          : new ArrayList<>(Collections.singletonList(rule));
+      placement.updateRules(rules);
+    }
+    if (fileInForce) {
+      file.logUnhonoured();
+    }
+    return (root.acls().enabled() ? ", queue ACLs enforced" : ", queue ACLs off")
+        + (fileInForce ? ", queues from capacity-scheduler.xml" : "")
+        + (rule != null ? ", queue mappings applied" : "");
+  }
+
+  private static final String CAPACITY_QUEUES = "locus.capacity.queues";
+}

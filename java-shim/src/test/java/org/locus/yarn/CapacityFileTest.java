@@ -1,0 +1,289 @@
+package org.locus.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.net.NetUtils;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.test.GenericTestUtils;
+import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.QueueState;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
+import org.junit.After;
+import org.junit.BeforeClass;
+import org.junit.Test;
+import org.locus.yarn.queue.QueueFile;
+
+/**
+ * capacity-scheduler.xml's keys (set in the RM's configuration, which CapacityScheduler's
+ * parser reads like the file) inside a real in-process ResourceManager under
+ * {@code locus.policy=capacity}: a three-level tree with absolute figures, ACLs inherited down
+ * it, queue mappings applied where the RM places submissions, STOPPED queues, AM and user limits
+ * holding, refresh rules, and keys Locus cannot honour refused or listed.
+ */
+public class CapacityFileTest {
+  private static final int GB = 1024;
+  private static final String CS = CapacitySchedulerConfiguration.PREFIX;
+  private static final int ROUNDS = 40;
+
+  private final List<MockRM> rms = new ArrayList<>();
+
+  @BeforeClass
+  public static void resolveTestHosts() {
+    NetUtils.addStaticResolution("h1", "127.0.0.1");
+  }
+
+  @After
+  public void stopRms() {
+    for (MockRM rm : rms) {
+      rm.stop();
+    }
+  }
+
+  /**
+   * root: default 20, eng 60 (max 80) with etl 70 and adhoc 30 (max 50, user-limit-factor 0.5),
+   * ops 20 (submit ACL carol, AMs 10 %); alice mapped to etl.
+   */
+  private static YarnConfiguration conf() {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class, ResourceScheduler.class);
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 512);
+    conf.set("locus.policy", "capacity");
+    conf.set(CS + "root.queues", "default,eng,ops");
+    conf.set(CS + "root.default.capacity", "20");
+    conf.set(CS + "root.eng.capacity", "60");
+    conf.set(CS + "root.eng.maximum-capacity", "80");
+    conf.set(CS + "root.eng.queues", "etl,adhoc");
+    conf.set(CS + "root.eng.etl.capacity", "70");
+    conf.set(CS + "root.eng.adhoc.capacity", "30");
+    conf.set(CS + "root.eng.adhoc.maximum-capacity", "50");
+    conf.set(CS + "root.eng.adhoc.user-limit-factor", "0.5");
+    conf.set(CS + "root.ops.capacity", "20");
+    conf.set(CS + "root.ops.maximum-am-resource-percent", "0.1");
+    conf.set(CS + "maximum-am-resource-percent", "0.5");
+    conf.set(CS + "queue-mappings", "u:alice:etl");
+    conf.setBoolean(YarnConfiguration.YARN_ACL_ENABLE, true);
+    conf.set(YarnConfiguration.YARN_ADMIN_ACL, "admin");
+    conf.set(CS + "root.acl_submit_applications", " ");
+    conf.set(CS + "root.acl_administer_queue", " ");
+    conf.set(CS + "root.default.acl_submit_applications", "*");
+    conf.set(CS + "root.eng.acl_submit_applications", "*");
+    conf.set(CS + "root.ops.acl_submit_applications", "carol");
+    return conf;
+  }
+
+  private MockRM start(YarnConfiguration conf) {
+    MockRM rm = new MockRM(conf);
+    GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
+    rms.add(rm);
+    rm.start();
+    return rm;
+  }
+
+  private static LocusScheduler scheduler(MockRM rm) {
+    return (LocusScheduler) rm.getResourceScheduler();
+  }
+
+  /** A MapReduce application: its AM (priority 0) falls under the queue's AM limit. */
+  private static RMApp submit(MockRM rm, String queue, String user) throws Exception {
+    MockRMAppSubmissionData.Builder b = MockRMAppSubmissionData.Builder
+        .createWithMemory(512, rm).withUser(user).withAppType("MAPREDUCE")
+        .withWaitForAppAcceptedState(false);
+    if (queue != null) {
+      b = b.withQueue(queue);
+    }
+    return MockRMAppSubmitter.submit(rm, b.build());
+  }
+
+  private static RMAppState settle(MockRM rm, RMApp app) throws Exception {
+    for (int i = 0; i < ROUNDS; i++) {
+      rm.drainEvents();
+      RMAppState s = app.getState();
+      if (s != RMAppState.NEW && s != RMAppState.NEW_SAVING && s != RMAppState.SUBMITTED) {
+        return s;
+      }
+      Thread.sleep(50);
+    }
+    return app.getState();
+  }
+
+  private static String messages(Throwable e) {
+    StringBuilder out = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      out.append(t.getMessage()).append('\n');
+    }
+    return out.toString();
+  }
+
+  /** How many of {@code apps} got their AM container after a few heartbeats of {@code nm}. */
+  private static int amsStarted(MockRM rm, MockNM nm, List<RMApp> apps) throws Exception {
+    for (int i = 0; i < 10; i++) {
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      Thread.sleep(20);
+    }
+    int started = 0;
+    for (RMApp app : apps) {
+      if (app.getCurrentAppAttempt() != null
+          && app.getCurrentAppAttempt().getAppAttemptState() != RMAppAttemptState.SCHEDULED) {
+        started++;
+      }
+    }
+    return started;
+  }
+
+  @Test
+  public void theTreeReachesTheCoreWithAbsoluteFiguresAndCapacitySchedulersDefaults()
+      throws Exception {
+    QueueFile file = QueueFile.parse(new CapacitySchedulerConfiguration(conf(), false));
+    assertEquals("[root, root.default, root.eng, root.eng.etl, root.eng.adhoc, root.ops]",
+        file.paths().toString());
+    MockRM rm = start(conf());
+    LocusScheduler s = scheduler(rm);
+    Map<String, QueueInfo> leaves = new HashMap<>();
+    for (QueueInfo q : s.getQueueInfo("root", true, false).getChildQueues()) {
+      leaves.put(q.getQueueName(), q);
+    }
+    assertEquals(leaves.keySet().toString(), 4, leaves.size());
+    // etl: 70 % of eng's 60 % = 42 % of the cluster; adhoc's maximum 50 % of eng's 80 %.
+    assertEquals(0.42f, leaves.get("etl").getCapacity(), 1e-4);
+    assertEquals("root.eng.etl", leaves.get("etl").getQueuePath());
+    assertEquals(0.40f, leaves.get("adhoc").getMaximumCapacity(), 1e-4);
+    assertEquals("root.eng.adhoc",
+        s.getQueueInfo("root.eng.adhoc", false, false).getQueuePath());
+  }
+
+  @Test
+  public void aclsAreInheritedDownTheTreeAndSubmissionsOutsideThemRefused() throws Exception {
+    MockRM rm = start(conf());
+    LocusScheduler s = scheduler(rm);
+    UserGroupInformation mallory = UserGroupInformation.createRemoteUser("mallory");
+    // eng's '*' admits into etl and adhoc, two levels down; ops is carol's only.
+    assertTrue(s.checkAccess(mallory, QueueACL.SUBMIT_APPLICATIONS, "root.eng.adhoc"));
+    assertFalse(s.checkAccess(mallory, QueueACL.SUBMIT_APPLICATIONS, "root.ops"));
+    assertTrue(s.checkAccess(UserGroupInformation.createRemoteUser("carol"),
+        QueueACL.SUBMIT_APPLICATIONS, "ops"));
+    rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp refused = submit(rm, "ops", "mallory");
+    assertEquals(RMAppState.FAILED, settle(rm, refused));
+    assertTrue(refused.getDiagnostics().toString(), refused.getDiagnostics().toString()
+        .contains("User mallory does not have permission to submit"));
+  }
+
+  @Test
+  public void mappingsPlaceSubmissionsToDefaultAndANamedQueueIsKept() throws Exception {
+    MockRM rm = start(conf());
+    rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp mapped = submit(rm, null, "alice");
+    assertEquals(RMAppState.ACCEPTED, settle(rm, mapped));
+    assertEquals("alice is mapped to etl", "root.eng.etl", mapped.getQueue());
+    RMApp named = submit(rm, "adhoc", "alice");
+    assertEquals(RMAppState.ACCEPTED, settle(rm, named));
+    assertEquals("override is off: a named queue stays", "root.eng.adhoc", named.getQueue());
+    RMApp other = submit(rm, null, "bob");
+    assertEquals(RMAppState.ACCEPTED, settle(rm, other));
+    assertEquals("root.default", other.getQueue());
+  }
+
+  @Test
+  public void aUserLimitAndAnAmLimitHold() throws Exception {
+    MockRM rm = start(conf());
+    // 10 GB: adhoc is guaranteed 18 % = 1843 MB, bob's limit half of it (factor 0.5), 921 MB;
+    // ops's AMs 10 % of its usable memory (its maximum, the whole idle cluster), 1024 MB.
+    MockNM nm = rm.registerNode("h1:1234", 10 * GB, 10);
+    List<RMApp> bobs = new ArrayList<>();
+    List<RMApp> carols = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      bobs.add(submit(rm, "adhoc", "bob"));
+      carols.add(submit(rm, "ops", "carol"));
+    }
+    for (RMApp app : bobs) {
+      assertEquals(RMAppState.ACCEPTED, settle(rm, app));
+    }
+    // bob below his limit gets one more container: 0 and 512 MB are at most 921, 1024 is not.
+    assertEquals("bob's AMs in adhoc", 2, amsStarted(rm, nm, bobs));
+    assertEquals("carol's AMs in ops", 2, amsStarted(rm, nm, carols));
+  }
+
+  @Test
+  public void refreshReReadsTheTreeStopsAQueueAndRefusesDeletingABusyOne() throws Exception {
+    MockRM rm = start(conf());
+    MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
+    LocusScheduler s = scheduler(rm);
+    RMApp running = submit(rm, "ops", "carol");
+    MockAM am = MockRM.launchAndRegisterAM(running, rm, nm);
+
+    YarnConfiguration gone = conf();
+    gone.set(CS + "root.queues", "default,eng");
+    gone.set(CS + "root.default.capacity", "40");
+    try {
+      s.reinitialize(gone, rm.getRMContext());
+      fail("deleted ops while it runs an application");
+    } catch (IOException e) {
+      assertTrue(messages(e), messages(e).contains("root.ops cannot be deleted from the capacity "
+          + "scheduler configuration, as the queue is not yet in stopped state. Current State : "
+          + "RUNNING"));
+    }
+
+    YarnConfiguration stopped = conf();
+    stopped.set(CS + "root.ops.state", "STOPPED");
+    stopped.set(CS + "root.eng.etl.capacity", "60");
+    stopped.set(CS + "root.eng.adhoc.capacity", "40");
+    s.reinitialize(stopped, rm.getRMContext());
+    assertEquals(0.24f, s.getQueueInfo("adhoc", false, false).getCapacity(), 1e-4);
+    assertEquals(QueueState.DRAINING, s.getQueueInfo("ops", false, false).getQueueState());
+    RMApp late = submit(rm, "ops", "carol");
+    assertEquals(RMAppState.FAILED, settle(rm, late));
+    assertTrue(late.getDiagnostics().toString(), late.getDiagnostics().toString()
+        .contains("Queue root.ops is STOPPED. Cannot accept submission of application"));
+    // The running one is not touched.
+    am.allocate("*", 512, 1, new ArrayList<>());
+    nm.nodeHeartbeat(true);
+    rm.drainEvents();
+    assertEquals(RMAppState.RUNNING, running.getState());
+  }
+
+  @Test
+  public void absoluteCapacitiesAreRefusedAtStartNamingTheKey() {
+    YarnConfiguration conf = conf();
+    conf.set(CS + "root.eng.adhoc.capacity", "[memory=1024,vcores=1]");
+    try {
+      start(conf);
+      fail("started with an absolute capacity");
+    } catch (Exception e) {
+      assertTrue(messages(e), messages(e).contains(CS + "root.eng.adhoc.capacity"));
+      assertTrue(messages(e), messages(e).contains("absolute resource"));
+    }
+  }
+
+  @Test
+  public void keysLocusDoesNotHonourAreListed() throws Exception {
+    YarnConfiguration conf = conf();
+    conf.set(CS + "node-locality-delay", "40");
+    conf.set(CS + "root.eng.etl.ordering-policy", "fair");
+    QueueFile file = QueueFile.parse(new CapacitySchedulerConfiguration(conf, false));
+    String listed = file.unhonoured().toString();
+    assertTrue(listed, listed.contains(CS + "node-locality-delay=40"));
+    assertTrue(listed, listed.contains(CS + "root.eng.etl.ordering-policy=fair"));
+    assertFalse(listed, listed.contains(CS + "root.eng.etl.capacity"));
+    assertFalse(listed, listed.contains("acl_submit_applications"));
+  }
+}

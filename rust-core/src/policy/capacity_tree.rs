@@ -1,0 +1,393 @@
+//! The queue tree of the operator's `capacity-scheduler.xml`, as the shim read it with
+//! CapacityScheduler's own parser and hands it over in `locus.capacity.tree`: every queue with
+//! its capacity and maximum-capacity in percent of its parent, and each leaf's limits. Here it
+//! is checked with CapacityScheduler's rules and flattened into leaves that carry their absolute
+//! capacities and their ancestors' absolute maxima, which is all the policy needs.
+//!
+//! Errors name the `yarn.scheduler.capacity.<path>.<key>` the operator wrote, not the internal
+//! key: that is the file they will open.
+
+use serde::Deserialize;
+
+use super::capacity::{CapacityQueue, CapacityQueues, ParentQueue, QueueState, UserLimit};
+use crate::error::CoreError;
+
+pub const CAPACITY_TREE: &str = "locus.capacity.tree";
+/// The prefix of every CapacityScheduler key.
+pub const CS_PREFIX: &str = "yarn.scheduler.capacity.";
+
+/// A tree larger than this is refused: the policy walks it on every heartbeat.
+pub const MAX_TREE_QUEUES: usize = 4096;
+/// Deeper paths are refused (CapacityScheduler has no limit; no real tree comes close).
+pub const MAX_TREE_DEPTH: usize = 32;
+/// Capacities are floats; their sum may be off by rounding (33.33 × 3).
+const SUM_TOLERANCE: f64 = 0.01;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Tree {
+    /// What the file asks for that Locus cannot do (absolute or weight capacities, queues
+    /// created on the fly), found by the shim; refused here, where it is known the file is in
+    /// force.
+    #[serde(default)]
+    refused: Option<Refused>,
+    /// `yarn.scheduler.capacity.maximum-applications`.
+    maximum_applications: i64,
+    queues: Vec<Entry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Refused {
+    key: String,
+    message: String,
+}
+
+/// One queue as the file configures it (CapacityScheduler's getters, defaults applied).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    path: String,
+    /// Percent of the parent.
+    capacity: f64,
+    /// Percent of the parent's maximum.
+    maximum_capacity: f64,
+    /// `None`: not set, inherited from the parent (root: RUNNING).
+    #[serde(default)]
+    state: Option<QueueState>,
+    user_limit_factor: f64,
+    minimum_user_limit_percent: f64,
+    /// A fraction (0.1 = 10 %), as the file writes it.
+    maximum_am_resource_percent: f64,
+    /// -1: not set (the system-wide maximum times the queue's absolute capacity).
+    maximum_applications: i64,
+}
+
+fn bad(path: &str, key: &str, message: String) -> CoreError {
+    CoreError::Config {
+        key: format!("{CS_PREFIX}{path}.{key}"),
+        message,
+    }
+}
+
+fn parent_of(path: &str) -> Option<&str> {
+    path.rfind('.').map(|i| &path[..i])
+}
+
+fn short_name(path: &str) -> &str {
+    path.rsplit('.').next().unwrap_or(path)
+}
+
+/// Parses and checks the shim's JSON; every error names the file's key.
+pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
+    let tree: Tree = serde_json::from_str(value).map_err(|e| CoreError::Config {
+        key: CAPACITY_TREE.to_string(),
+        message: format!(
+            "is set by the Locus shim from capacity-scheduler.xml and is not meant to be written by hand: {e}"
+        ),
+    })?;
+    if let Some(r) = tree.refused {
+        return Err(CoreError::Config {
+            key: r.key,
+            message: r.message,
+        });
+    }
+    if tree.queues.len() > MAX_TREE_QUEUES {
+        return Err(CoreError::Config {
+            key: format!("{CS_PREFIX}root.queues"),
+            message: format!(
+                "{} queues configured; Locus schedules at most {MAX_TREE_QUEUES}",
+                tree.queues.len()
+            ),
+        });
+    }
+    let entries = &tree.queues;
+    if entries.first().map(|e| e.path.as_str()) != Some("root") {
+        return Err(CoreError::Config {
+            key: CAPACITY_TREE.to_string(),
+            message: "the tree must start with root".into(),
+        });
+    }
+    // Checks each entry's own values and finds its parent (listed before it).
+    let mut parent: Vec<Option<usize>> = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        if e.path.split('.').count() > MAX_TREE_DEPTH {
+            return Err(bad(
+                &e.path,
+                "queues",
+                format!("deeper than {MAX_TREE_DEPTH} levels"),
+            ));
+        }
+        if entries[..i].iter().any(|o| o.path == e.path) {
+            return Err(bad(&e.path, "queues", "queue listed twice".into()));
+        }
+        let p = match parent_of(&e.path) {
+            None if i == 0 => None,
+            None => return Err(bad(&e.path, "queues", "queue outside root".into())),
+            Some(pp) => match entries[..i].iter().position(|o| o.path == pp) {
+                Some(j) => Some(j),
+                None => return Err(bad(&e.path, "queues", format!("parent {pp} not listed"))),
+            },
+        };
+        parent.push(p);
+        if !(0.0..=100.0).contains(&e.capacity) {
+            return Err(bad(
+                &e.path,
+                "capacity",
+                format!("{} is not a percentage from 0 to 100", e.capacity),
+            ));
+        }
+        if !(0.0..=100.0).contains(&e.maximum_capacity) || e.maximum_capacity < e.capacity {
+            return Err(bad(
+                &e.path,
+                "maximum-capacity",
+                format!(
+                    "{} is not a percentage from the queue's capacity ({}) to 100",
+                    e.maximum_capacity, e.capacity
+                ),
+            ));
+        }
+        if !(e.user_limit_factor > 0.0 || e.user_limit_factor == -1.0) {
+            return Err(bad(
+                &e.path,
+                "user-limit-factor",
+                format!(
+                    "{} is neither above 0 nor -1 (no limit)",
+                    e.user_limit_factor
+                ),
+            ));
+        }
+        if !(e.minimum_user_limit_percent > 0.0 && e.minimum_user_limit_percent <= 100.0) {
+            return Err(bad(
+                &e.path,
+                "minimum-user-limit-percent",
+                format!(
+                    "{} is not above 0 and at most 100",
+                    e.minimum_user_limit_percent
+                ),
+            ));
+        }
+        if !(0.0..=1.0).contains(&e.maximum_am_resource_percent) {
+            return Err(bad(
+                &e.path,
+                "maximum-am-resource-percent",
+                format!(
+                    "{} is not a fraction from 0 to 1",
+                    e.maximum_am_resource_percent
+                ),
+            ));
+        }
+    }
+    let mut kids_of: Vec<Vec<usize>> = vec![Vec::new(); entries.len()];
+    for (c, p) in parent.iter().enumerate() {
+        if let Some(p) = p {
+            kids_of[*p].push(c);
+        }
+    }
+    for (i, e) in entries.iter().enumerate() {
+        let kids = &kids_of[i];
+        if kids.is_empty() {
+            continue;
+        }
+        let sum: f64 = kids.iter().map(|&c| entries[c].capacity).sum();
+        if (sum - 100.0).abs() > SUM_TOLERANCE {
+            return Err(bad(
+                &e.path,
+                "queues",
+                format!(
+                    "the capacities of {}'s children sum to {sum}, not 100",
+                    e.path
+                ),
+            ));
+        }
+    }
+    let system_max_apps = tree.maximum_applications.max(0);
+    let mut abs_cap = vec![0.0f64; entries.len()];
+    let mut abs_max = vec![0.0f64; entries.len()];
+    let mut state = vec![QueueState::Running; entries.len()];
+    let mut parents = Vec::new();
+    let mut parent_slot = vec![usize::MAX; entries.len()];
+    let mut leaves: Vec<CapacityQueue> = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let (pcap, pmax, pstate) = match parent[i] {
+            Some(p) => (abs_cap[p], abs_max[p], state[p]),
+            None => (100.0, 100.0, QueueState::Running),
+        };
+        if i == 0 {
+            abs_cap[i] = 100.0;
+            abs_max[i] = 100.0;
+        } else {
+            abs_cap[i] = pcap * e.capacity / 100.0;
+            abs_max[i] = pmax * e.maximum_capacity / 100.0;
+        }
+        // A queue under a stopped parent is stopped whatever it says (CapacityScheduler will not
+        // run a child of a stopped parent).
+        state[i] = match (pstate, e.state) {
+            (QueueState::Stopped, _) => QueueState::Stopped,
+            (_, Some(s)) => s,
+            (_, None) => pstate,
+        };
+        let mut ancestors = Vec::new();
+        let mut p = parent[i];
+        while let Some(j) = p {
+            if j != 0 {
+                ancestors.push(parent_slot[j]);
+            }
+            p = parent[j];
+        }
+        if !kids_of[i].is_empty() {
+            if i != 0 {
+                parent_slot[i] = parents.len();
+                parents.push(ParentQueue {
+                    path: e.path.clone(),
+                    capacity: abs_cap[i],
+                    maximum_capacity: abs_max[i],
+                });
+            }
+            continue;
+        }
+        if i == 0 {
+            return Err(bad("root", "queues", "root has no queues".into()));
+        }
+        let name = short_name(&e.path);
+        if let Some(other) = leaves.iter().find(|l| l.name == name) {
+            return Err(bad(
+                parent_of(&e.path).unwrap_or("root"),
+                "queues",
+                format!(
+                    "leaf queue {} has the same name as {}; Locus needs leaf queue names to be unique (applications name leaves by their short name)",
+                    e.path, other.path
+                ),
+            ));
+        }
+        let maximum_applications = if e.maximum_applications >= 0 {
+            e.maximum_applications
+        } else {
+            (system_max_apps as f64 * abs_cap[i] / 100.0) as i64
+        };
+        let maximum_applications = maximum_applications.clamp(0, u32::MAX as i64) as u32;
+        let per_user = if e.user_limit_factor < 0.0 {
+            maximum_applications
+        } else {
+            let f = maximum_applications as f64
+                * (e.minimum_user_limit_percent / 100.0)
+                * e.user_limit_factor;
+            (f.min(maximum_applications as f64)) as u32
+        };
+        leaves.push(CapacityQueue {
+            name: name.to_string(),
+            path: e.path.clone(),
+            capacity: abs_cap[i],
+            maximum_capacity: abs_max[i],
+            user_limit: Some(UserLimit {
+                user_limit_factor: e.user_limit_factor,
+                minimum_user_limit_percent: e.minimum_user_limit_percent,
+            }),
+            maximum_am_resource_percent: e.maximum_am_resource_percent,
+            maximum_applications: Some(maximum_applications),
+            maximum_applications_per_user: Some(per_user),
+            state: state[i],
+            ancestors,
+        });
+    }
+    CapacityQueues::from_tree(leaves, parents)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn entry(path: &str, cap: f64, max: f64) -> String {
+        format!(
+            r#"{{"path":"{path}","capacity":{cap},"maximum_capacity":{max},"user_limit_factor":1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":0.1,"maximum_applications":-1}}"#
+        )
+    }
+
+    fn tree(entries: &[String]) -> String {
+        format!(
+            r#"{{"maximum_applications":10000,"queues":[{}]}}"#,
+            entries.join(",")
+        )
+    }
+
+    fn err_key(value: &str) -> (String, String) {
+        match parse(value) {
+            Err(CoreError::Config { key, message }) => (key, message),
+            other => panic!("expected a config error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn three_levels_flatten_into_leaves_with_absolute_figures() {
+        let q = parse(&tree(&[
+            entry("root", 100.0, 100.0),
+            entry("root.eng", 60.0, 80.0),
+            entry("root.eng.etl", 50.0, 100.0),
+            entry("root.eng.adhoc", 50.0, 50.0),
+            entry("root.ops", 40.0, 100.0),
+        ]))
+        .unwrap();
+        assert_eq!(q.names(), vec!["etl", "adhoc", "ops"]);
+        let etl = &q.queues()[0];
+        assert_eq!(etl.path, "root.eng.etl");
+        assert!((etl.capacity - 30.0).abs() < 1e-9 && (etl.maximum_capacity - 80.0).abs() < 1e-9);
+        let adhoc = &q.queues()[1];
+        assert!((adhoc.maximum_capacity - 40.0).abs() < 1e-9);
+        // 10000 × 30 % = 3000; the per-user share with limit 100 % and factor 1 is all of it.
+        assert_eq!(etl.maximum_applications, Some(3000));
+        assert_eq!(q.resolve("root.eng.etl"), Some("etl"));
+        assert_eq!(q.resolve("etl"), Some("etl"));
+        assert_eq!(q.resolve("eng"), None, "a parent takes no applications");
+        assert_eq!(q.resolve("root.etl"), None, "a wrong path is not the leaf");
+        assert_eq!(q.parents().len(), 1);
+        assert_eq!(q.ancestor_paths(0), vec!["root.eng"]);
+    }
+
+    #[test]
+    fn stopped_parents_stop_their_children() {
+        let mut eng = entry("root.eng", 60.0, 100.0);
+        eng.insert_str(eng.len() - 1, r#","state":"STOPPED""#);
+        let q = parse(&tree(&[
+            entry("root", 100.0, 100.0),
+            eng,
+            entry("root.eng.etl", 100.0, 100.0),
+            entry("root.ops", 40.0, 100.0),
+        ]))
+        .unwrap();
+        assert_eq!(q.queues()[0].state, QueueState::Stopped);
+        assert_eq!(q.queues()[1].state, QueueState::Running);
+    }
+
+    #[test]
+    fn bad_trees_name_the_file_key() {
+        let (key, msg) = err_key(&tree(&[
+            entry("root", 100.0, 100.0),
+            entry("root.a", 50.0, 100.0),
+            entry("root.b", 40.0, 100.0),
+        ]));
+        assert_eq!(key, "yarn.scheduler.capacity.root.queues");
+        assert!(msg.contains("sum to 90"), "{msg}");
+        let (key, _) = err_key(&tree(&[
+            entry("root", 100.0, 100.0),
+            entry("root.a", 50.0, 40.0),
+            entry("root.b", 50.0, 100.0),
+        ]));
+        assert_eq!(key, "yarn.scheduler.capacity.root.a.maximum-capacity");
+        let (key, msg) = err_key(&tree(&[
+            entry("root", 100.0, 100.0),
+            entry("root.a", 50.0, 100.0),
+            entry("root.a.x", 100.0, 100.0),
+            entry("root.b", 50.0, 100.0),
+            entry("root.b.x", 100.0, 100.0),
+        ]));
+        assert_eq!(key, "yarn.scheduler.capacity.root.b.queues");
+        assert!(msg.contains("root.a.x"), "{msg}");
+        let (key, msg) = err_key(
+            r#"{"refused":{"key":"yarn.scheduler.capacity.root.a.capacity","message":"= [memory=1024]: absolute"},"maximum_applications":1,"queues":[]}"#,
+        );
+        assert_eq!(key, "yarn.scheduler.capacity.root.a.capacity");
+        assert!(msg.contains("absolute"), "{msg}");
+        let (key, _) = err_key("{not json");
+        assert_eq!(key, CAPACITY_TREE);
+    }
+}
