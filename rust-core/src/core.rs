@@ -443,7 +443,10 @@ impl Core {
                 log::info!("application {app} priority {old} -> {priority}");
             }
             Event::AppMoved { app, queue } => {
-                let queue = self.admit_queue(&app, queue)?;
+                // The app is known, so only the queue's name is resolved here; the shim refuses
+                // a move to a queue that is not RUNNING before it asks (ApplicationMoves).
+                let user = self.state.app_by_id(&app).map(|a| a.user.clone()).unwrap_or_default();
+                let queue = self.admit_queue(&app, queue, &user, false)?;
                 let old = self.state.move_app(&app, &queue)?;
                 log::info!("application {app} moved from queue {old} to {queue}");
             }
