@@ -18,6 +18,7 @@ fn add_app(c: &mut Core, app: &str, queue: &str, submit_ms: u64, priority: i32) 
         tags: vec![],
         submit_ms,
         priority,
+        recovered: false,
     })
     .unwrap();
 }
@@ -154,6 +155,7 @@ fn capacity_core() -> (Core, u32) {
         tags: vec![],
         submit_ms: 1,
         priority: 0,
+        recovered: false,
     })
     .unwrap();
     common::set_small_asks(&mut c, "app", &[(0, "*", 1)]);

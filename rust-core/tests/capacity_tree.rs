@@ -96,6 +96,7 @@ fn add(c: &mut Core, id: &str, queue: &str, user: &str, submit_ms: u64) -> Resul
         app_type: "SPARK".into(),
         tags: vec![],
         submit_ms,
+        priority: 0,
         recovered: false,
     })
 }
@@ -168,6 +169,7 @@ fn a_queues_ams_stay_within_its_maximum_am_resource_percent() {
             app_type: "MAPREDUCE".into(),
             tags: vec![],
             submit_ms: i,
+            priority: 0,
             recovered: false,
         })
         .unwrap();
@@ -200,6 +202,7 @@ fn stopped_and_full_queues_refuse_with_capacity_schedulers_messages() {
         app_type: "SPARK".into(),
         tags: vec![],
         submit_ms: 0,
+        priority: 0,
         recovered: true,
     })
     .unwrap();
