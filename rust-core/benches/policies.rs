@@ -71,7 +71,12 @@ fn asks() -> Vec<Ask> {
 }
 
 fn build(policy: &str, asks: &[Ask]) -> Core {
-    let props: BTreeMap<String, String> = [("locus.policy".to_string(), policy.to_string())].into();
+    // The deadline tag is MROSA's D_i; it counts only for trusted submitters (issue 8).
+    let props: BTreeMap<String, String> = [
+        ("locus.policy".to_string(), policy.to_string()),
+        ("locus.hints.trusted".to_string(), "bench".to_string()),
+    ]
+    .into();
     let mut core = Core::new(&props).expect("settings");
     for i in 0..HOSTS {
         core.handle(Event::NodeAdded {
