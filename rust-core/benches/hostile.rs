@@ -153,6 +153,7 @@ fn case(c: &mut Criterion, name: &str, props: &[(&str, &str)], asks: Vec<Ask>, a
                                 resource: d.capability,
                             },
                             locality: d.locality,
+                            allocation_request_id: d.allocation_request_id,
                             recovered: false,
                         })
                         .expect("allocated");

@@ -84,6 +84,7 @@ fn one_finished_job(c: &mut Core, n: u64) -> Duration {
             resource: one,
         },
         locality: ds.first().map_or(Locality::OffSwitch, |d| d.locality),
+        allocation_request_id: ds.first().map_or(0, |d| d.allocation_request_id),
         recovered: false,
     })
     .unwrap();

@@ -4,7 +4,7 @@
 //! those the application would like there. Rows are indexed by resource name so a heartbeat
 //! looks up exactly three rows per key (the node's host, its rack, `*`).
 
-use std::collections::hash_map::RandomState;
+use std::collections::hash_map::{Entry, RandomState};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 
@@ -169,7 +169,8 @@ pub type ChangedRows = HashSet<(SchedulerKey, NameId), BuildHasherDefault<IdHash
 /// Where a row points: a name some node carries (interned), or one no node has carried.
 enum Place {
     Known(NameId),
-    Unknown(Box<str>),
+    /// The message's own string, moved rather than copied.
+    Unknown(String),
 }
 
 /// One validated row of an ask message.
@@ -183,10 +184,11 @@ struct CheckedRow {
 /// nodes carry; an ask never adds a name to `names`, so what an AM invents cannot grow the
 /// core's tables beyond its own bounded asks. The first bad row refuses the whole message,
 /// named by application, priority, allocation request id and resource name. Also returns the
-/// set of known rows named.
+/// set of known rows named. Rows naming unknown hosts twice are found by the caller
+/// ([`unknown_twice`] or the fresh table a snapshot builds), which hashes their names once.
 fn check_rows(
     app: &str,
-    asks: &[Ask],
+    asks: Vec<Ask>,
     names: &Names,
     limits: AskLimits,
 ) -> Result<(Vec<CheckedRow>, ChangedRows), CoreError> {
@@ -200,7 +202,6 @@ fn check_rows(
         });
     }
     let mut seen = ChangedRows::with_capacity_and_hasher(asks.len(), Default::default());
-    let mut seen_unknown: HashSet<(SchedulerKey, &str), RandomState> = HashSet::default();
     let mut out = Vec::with_capacity(asks.len());
     for ask in asks {
         let where_ = || {
@@ -248,20 +249,15 @@ fn check_rows(
             allocation_request_id: ask.allocation_request_id,
         };
         let place = match names.id(&ask.resource_name) {
-            Some(id) => Place::Known(id),
-            None => Place::Unknown(ask.resource_name.as_str().into()),
+            Some(id) => {
+                // Two values for one row in one message: which one the AM meant is unknowable.
+                if !seen.insert((key, id)) {
+                    return Err(twice(app, key, &ask.resource_name));
+                }
+                Place::Known(id)
+            }
+            None => Place::Unknown(ask.resource_name),
         };
-        // Two values for one row in one message: which one the AM meant is unknowable.
-        let fresh = match &place {
-            Place::Known(id) => seen.insert((key, *id)),
-            Place::Unknown(_) => seen_unknown.insert((key, ask.resource_name.as_str())),
-        };
-        if !fresh {
-            return Err(CoreError::Protocol(format!(
-                "{}: row appears twice in one message",
-                where_()
-            )));
-        }
         out.push(CheckedRow {
             key,
             place,
@@ -273,6 +269,103 @@ fn check_rows(
         });
     }
     Ok((out, seen))
+}
+
+fn twice(app: &str, key: SchedulerKey, name: &str) -> CoreError {
+    CoreError::Protocol(format!(
+        "application {app}, priority {}, allocation_request_id {}, resource_name {name:?}: row appears twice in one message",
+        key.priority, key.allocation_request_id
+    ))
+}
+
+/// The first unknown-name row `rows` names twice, as the error that refuses the message.
+fn unknown_twice(app: &str, rows: &[CheckedRow]) -> Result<(), CoreError> {
+    let mut seen: HashSet<(SchedulerKey, &str), RandomState> = HashSet::default();
+    if let Some(first) = rows
+        .iter()
+        .position(|r| matches!(r.place, Place::Unknown(_)))
+    {
+        seen.reserve(rows.len() - first);
+    }
+    for r in rows {
+        if let Place::Unknown(name) = &r.place {
+            if !seen.insert((r.key, name)) {
+                return Err(twice(app, r.key, name));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The rows waiting for one unknown name. Nearly always one scheduler key (a map's host row),
+/// held in place: a map per name was an allocation of hundreds of bytes per row, and most of
+/// the cost of a snapshot naming many unknown hosts (and of dropping it).
+#[derive(Debug, Clone)]
+enum Waiting {
+    One(SchedulerKey, Row),
+    Many(BTreeMap<SchedulerKey, Row>),
+}
+
+impl Waiting {
+    fn contains(&self, key: &SchedulerKey) -> bool {
+        match self {
+            Waiting::One(k, _) => k == key,
+            Waiting::Many(m) => m.contains_key(key),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Waiting::One(..) => 1,
+            Waiting::Many(m) => m.len(),
+        }
+    }
+
+    /// Sets `key`'s row; true when it is new.
+    fn insert(&mut self, key: SchedulerKey, row: Row) -> bool {
+        match self {
+            Waiting::One(k, r) if *k == key => {
+                *r = row;
+                false
+            }
+            Waiting::One(k, r) => {
+                let mut m = BTreeMap::new();
+                m.insert(*k, r.clone());
+                m.insert(key, row);
+                *self = Waiting::Many(m);
+                true
+            }
+            Waiting::Many(m) => m.insert(key, row).is_none(),
+        }
+    }
+
+    /// Removes `key`'s row: (whether there was one, whether none is left).
+    fn remove(&mut self, key: &SchedulerKey) -> (bool, bool) {
+        match self {
+            Waiting::One(k, _) => {
+                let hit = k == key;
+                (hit, hit)
+            }
+            Waiting::Many(m) => {
+                let hit = m.remove(key).is_some();
+                (hit, m.is_empty())
+            }
+        }
+    }
+
+    fn iter(&self) -> Box<dyn Iterator<Item = (&SchedulerKey, &Row)> + '_> {
+        match self {
+            Waiting::One(k, r) => Box::new(std::iter::once((k, r))),
+            Waiting::Many(m) => Box::new(m.iter()),
+        }
+    }
+
+    fn into_rows(self) -> Vec<(SchedulerKey, Row)> {
+        match self {
+            Waiting::One(k, r) => vec![(k, r)],
+            Waiting::Many(m) => m.into_iter().collect(),
+        }
+    }
 }
 
 /// All of an application's asks.
@@ -288,7 +381,7 @@ pub struct AppAsks {
     /// Rows naming hosts or racks no node has carried: not schedulable (no heartbeat can come
     /// from there) and not interned, kept so nothing is lost when such a node registers later
     /// ([`adopt`](Self::adopt)). Keyed by AM-chosen strings, so hashed with a random key.
-    unknown: HashMap<Box<str>, BTreeMap<SchedulerKey, Row>, RandomState>,
+    unknown: HashMap<String, Waiting, RandomState>,
     /// Rows per interned name, for the distinct-names bound.
     held: IdMap<u32>,
     /// Rows in `tables` and `unknown`, for the rows bound.
@@ -304,10 +397,16 @@ impl AppAsks {
         names: &Names,
         limits: AskLimits,
     ) -> Result<AppAsks, CoreError> {
-        let (rows, _) = check_rows(app, &asks, names, limits)?;
+        let (rows, _) = check_rows(app, asks, names, limits)?;
+        unknown_twice(app, &rows)?;
         // A fresh table, so building it first and checking its counts after is as atomic as
         // `check_limits` and spares a second map over every name.
         let mut table = AppAsks::default();
+        let unknown = rows
+            .iter()
+            .filter(|r| matches!(r.place, Place::Unknown(_)))
+            .count();
+        table.unknown.reserve(unknown);
         table.set_rows(rows);
         table.check_counts(
             app,
@@ -328,7 +427,8 @@ impl AppAsks {
         names: &Names,
         limits: AskLimits,
     ) -> Result<ChangedRows, CoreError> {
-        let (rows, set) = check_rows(app, &asks, names, limits)?;
+        let (rows, set) = check_rows(app, asks, names, limits)?;
+        unknown_twice(app, &rows)?;
         self.check_limits(app, &rows, limits)?;
         self.set_rows(rows);
         Ok(set)
@@ -352,7 +452,10 @@ impl AppAsks {
                     .tables
                     .get(&r.key)
                     .is_some_and(|t| t.rows.contains_key(id)),
-                Place::Unknown(s) => self.unknown.get(s).is_some_and(|m| m.contains_key(&r.key)),
+                Place::Unknown(s) => self
+                    .unknown
+                    .get(s.as_str())
+                    .is_some_and(|m| m.contains(&r.key)),
             };
             let d = match (exists, r.row.count > 0) {
                 (true, false) => -1,
@@ -362,7 +465,7 @@ impl AppAsks {
             row_count += d;
             match &r.place {
                 Place::Known(id) => *known.entry(*id).or_default() += d,
-                Place::Unknown(s) => *unknown.entry(s).or_default() += d,
+                Place::Unknown(s) => *unknown.entry(s.as_str()).or_default() += d,
             }
         }
         let mut names = (self.held.len() + self.unknown.len()) as i64;
@@ -415,7 +518,7 @@ impl AppAsks {
     pub fn waiting_rows(&self) -> impl Iterator<Item = (SchedulerKey, &str, &Row)> {
         self.unknown
             .iter()
-            .flat_map(|(name, rows)| rows.iter().map(move |(k, r)| (*k, &**name, r)))
+            .flat_map(|(name, rows)| rows.iter().map(move |(k, r)| (*k, name.as_str(), r)))
     }
 
     /// Rows held, known and waiting (what `locus.app.max-ask-rows` bounds).
@@ -435,10 +538,11 @@ impl AppAsks {
             return false;
         };
         self.row_count -= waiting.len();
-        for key in waiting.keys() {
+        for (key, _) in waiting.iter() {
             self.unpark(key, 1);
         }
         let rows = waiting
+            .into_rows()
             .into_iter()
             .map(|(key, row)| CheckedRow {
                 key,
@@ -480,8 +584,8 @@ impl AppAsks {
             Place::Unknown(name) => {
                 if r.row.count == 0 {
                     if let Some(m) = self.unknown.get_mut(&name) {
-                        let removed = m.remove(&r.key).is_some();
-                        if m.is_empty() {
+                        let (removed, empty) = m.remove(&r.key);
+                        if empty {
                             self.unknown.remove(&name);
                         }
                         if removed {
@@ -489,15 +593,18 @@ impl AppAsks {
                             self.unpark(&r.key, 1);
                         }
                     }
-                } else if self
-                    .unknown
-                    .entry(name)
-                    .or_default()
-                    .insert(r.key, r.row)
-                    .is_none()
-                {
-                    self.row_count += 1;
-                    self.tables.entry(r.key).or_default().waiting += 1;
+                } else {
+                    let new = match self.unknown.entry(name) {
+                        Entry::Occupied(mut e) => e.get_mut().insert(r.key, r.row),
+                        Entry::Vacant(e) => {
+                            e.insert(Waiting::One(r.key, r.row));
+                            true
+                        }
+                    };
+                    if new {
+                        self.row_count += 1;
+                        self.tables.entry(r.key).or_default().waiting += 1;
+                    }
                 }
             }
         }
@@ -514,6 +621,11 @@ impl AppAsks {
         for r in rows {
             self.set_one(r);
         }
+        self.finish_rows();
+    }
+
+    /// What depends on all rows, after a batch of [`set_one`](Self::set_one).
+    fn finish_rows(&mut self) {
         // A key whose rows are all gone would otherwise linger as an empty table.
         self.tables
             .retain(|_, t| !t.rows.is_empty() || t.waiting > 0);
@@ -778,6 +890,57 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(err.contains("empty resource_name"), "{err}");
+    }
+
+    /// Unknown-name rows are kept in place per name (no map per name) and found twice by a set
+    /// of their own: a row named twice is refused in snapshots and changes, whatever the order
+    /// of its counts, and a name's several keys survive removal of one.
+    #[test]
+    fn unknown_rows_named_twice_are_refused_and_several_keys_kept() {
+        let names = Names::default();
+        let limits = AskLimits::default();
+        for pair in [[3, 0], [0, 3], [2, 2]] {
+            let rows = vec![
+                ask(1, "ghost", pair[0]),
+                ask(1, "ghost", pair[1]),
+                ask(1, ANY, 3),
+            ];
+            let err = AppAsks::from_snapshot("app3", rows.clone(), &names, limits)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("twice") && err.contains("ghost"), "{err}");
+            let mut a =
+                AppAsks::from_snapshot("app3", vec![ask(1, ANY, 3)], &names, limits).unwrap();
+            let err = a
+                .apply_changes("app3", rows, &names, limits)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("twice") && err.contains("ghost"), "{err}");
+        }
+        let mut a = AppAsks::from_snapshot(
+            "app3",
+            vec![
+                ask(1, "ghost", 1),
+                ask(2, "ghost", 2),
+                ask(1, ANY, 1),
+                ask(2, ANY, 2),
+            ],
+            &names,
+            limits,
+        )
+        .unwrap();
+        assert_eq!((a.row_count(), a.distinct_names()), (4, 2));
+        a.apply_changes("app3", vec![ask(1, "ghost", 0)], &names, limits)
+            .unwrap();
+        let waiting: Vec<_> = a
+            .waiting_rows()
+            .map(|(k, n, r)| (k.priority, n.to_string(), r.count))
+            .collect();
+        assert_eq!(waiting, vec![(2, "ghost".to_string(), 2)]);
+        a.apply_changes("app3", vec![ask(2, "ghost", 0)], &names, limits)
+            .unwrap();
+        assert!(!a.has_unknown(), "a name no row holds is freed");
+        assert_eq!(a.row_count(), 2);
     }
 
     #[test]

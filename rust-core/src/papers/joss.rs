@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use crate::error::CoreError;
 
 pub use profile::{JobObservation, JobProfile, JobSignature, ProfileStore, INPUT_TYPE_TAG};
-pub use queues::{Assigner, DatacenterQueues, MapLocality, MapTask, ReduceTask};
+pub use queues::{Assigner, DatacenterQueues, MapLocality, MapQueue, MapTask, ReduceTask};
 
 /// Eq. (8): the td that makes "RH" exactly the jobs whose worst-case inter-datacenter traffic is
 /// lower under policy A than under policy B (Eq. (7): FP_J > k/(k−1)). With one datacenter there
@@ -53,7 +53,8 @@ pub fn classify(maps: usize, filtering_percentage: f64, avg_vps_per_datacenter: 
 pub struct Topology {
     names: Vec<String>,
     sizes: Vec<usize>,
-    host_dc: HashMap<String, usize>,
+    /// Each host's datacenter and VPS number (its place in the listing), for the queues' indexes.
+    host_dc: HashMap<String, (usize, u32)>,
 }
 
 impl Topology {
@@ -75,9 +76,14 @@ impl Topology {
             }
             sizes.push(hosts.len());
             for h in hosts {
-                if let Some(prev) = host_dc.insert(h.clone(), c) {
-                    if prev != c {
+                match host_dc.get(&h) {
+                    Some(&(prev, _)) if prev != c => {
                         return Err(cfg_err(format!("host {h} is in both {} and {name}", names[prev])));
+                    }
+                    Some(_) => {}
+                    None => {
+                        let vps = host_dc.len() as u32;
+                        host_dc.insert(h, (c, vps));
                     }
                 }
             }
@@ -106,7 +112,12 @@ impl Topology {
     }
 
     pub fn datacenter_of(&self, host: &str) -> Option<usize> {
-        self.host_dc.get(host).copied()
+        self.host_dc.get(host).map(|&(c, _)| c)
+    }
+
+    /// `host`'s (VPS number, datacenter number), the queues' index keys.
+    pub fn locate(&self, host: &str) -> Option<(u32, u32)> {
+        self.host_dc.get(host).map(|&(c, vps)| (vps, c as u32))
     }
 
     /// Where a map task's block is relative to `host` (Eqs. (9)-(11) count these).
@@ -177,7 +188,7 @@ pub struct JossScheduler {
     assigner: Assigner,
     profiles: ProfileStore,
     dcs: Vec<DatacenterQueues>,
-    mq_fifo: VecDeque<MapTask>,
+    mq_fifo: MapQueue,
     rq_fifo: VecDeque<ReduceTask>,
     jobs: HashSet<String>,
 }
@@ -201,7 +212,7 @@ impl JossScheduler {
             assigner: cfg.assigner,
             profiles,
             dcs,
-            mq_fifo: VecDeque::new(),
+            mq_fifo: MapQueue::default(),
             rq_fifo: VecDeque::new(),
             jobs: HashSet::new(),
         })
@@ -229,7 +240,7 @@ impl JossScheduler {
         self.dcs.get(c)
     }
 
-    pub fn fifo_map_queue(&self) -> &VecDeque<MapTask> {
+    pub fn fifo_map_queue(&self) -> &MapQueue {
         &self.mq_fifo
     }
 
@@ -252,7 +263,8 @@ impl JossScheduler {
 
         // lines 1-6
         let Some(fp) = self.profiles.known(job.signature).and_then(JobProfile::filtering_percentage) else {
-            self.mq_fifo.extend(maps);
+            let topo = &self.topology;
+            self.mq_fifo.extend(maps, &|h: &str| topo.locate(h));
             self.rq_fifo.extend(reduces);
             return Ok(Placement { policy: Policy::Fifo, class: None, maps: Vec::new(), reduces_at: None });
         };
@@ -262,7 +274,8 @@ impl JossScheduler {
             // lines 8-12, policy A
             let w = (0..self.dcs.len()).min_by_key(|&c| self.dcs[c].unprocessed()).unwrap_or(0);
             let blocks = maps.iter().map(|t| t.block).collect();
-            self.dcs[w].push_permanent_maps(maps);
+            let topo = &self.topology;
+            self.dcs[w].push_permanent_maps(maps, &|h: &str| topo.locate(h));
             self.dcs[w].push_permanent_reduces(reduces);
             let name = self.topology.label(w);
             return Ok(Placement {
@@ -304,10 +317,12 @@ impl JossScheduler {
                 l.retain(|b| !taken.contains(b));
             }
             let tasks: Vec<MapTask> = chosen.iter().filter_map(|b| by_block.remove(b)).collect();
+            let topo = &self.topology;
+            let locate = |h: &str| topo.locate(h);
             if large {
-                queue_of.insert(d, self.dcs[d].new_map_queue(tasks));
+                queue_of.insert(d, self.dcs[d].new_map_queue(tasks, &locate));
             } else {
-                self.dcs[d].push_permanent_maps(tasks);
+                self.dcs[d].push_permanent_maps(tasks, &locate);
             }
             placed.push((self.topology.label(d), chosen));
         }
@@ -317,11 +332,13 @@ impl JossScheduler {
         if !unlocated.is_empty() {
             unlocated.sort_by_key(|t| t.block);
             let blocks: Vec<u32> = unlocated.iter().map(|t| t.block).collect();
+            let topo = &self.topology;
+            let locate = |h: &str| topo.locate(h);
             match (large, queue_of.get(&e)) {
-                (false, _) => self.dcs[e].push_permanent_maps(unlocated),
-                (true, Some(&p)) => self.dcs[e].extend_map_queue(p, unlocated),
+                (false, _) => self.dcs[e].push_permanent_maps(unlocated, &locate),
+                (true, Some(&p)) => self.dcs[e].extend_map_queue(p, unlocated, &locate),
                 (true, None) => {
-                    self.dcs[e].new_map_queue(unlocated);
+                    self.dcs[e].new_map_queue(unlocated, &locate);
                 }
             }
             placed.push((self.topology.label(e), blocks));
@@ -342,13 +359,11 @@ impl JossScheduler {
     /// An idle map slot on `host` (TTA Fig. 5 / JTA Fig. 6, lines 5-13): MQ_FIFO first, by Hadoop
     /// FIFO; then this datacenter's map queues in turn.
     pub fn assign_map(&mut self, host: &str) -> Result<Option<MapTask>, CoreError> {
-        let c = self.topology.datacenter_of(host).ok_or_else(|| CoreError::UnknownNode(host.to_string()))?;
-        let topo = &self.topology;
-        let same_dc = |r: &str| topo.datacenter_of(r) == Some(c);
-        if let Some(t) = queues::take_fifo_with_locality(&mut self.mq_fifo, host, &same_dc) {
+        let (vps, c) = self.topology.locate(host).ok_or_else(|| CoreError::UnknownNode(host.to_string()))?;
+        if let Some(t) = self.mq_fifo.take(Some(vps), Some(c)) {
             return Ok(Some(t));
         }
-        Ok(self.dcs[c].next_map(self.assigner, host, &same_dc))
+        Ok(self.dcs[c as usize].next_map(self.assigner, Some(vps), Some(c)))
     }
 
     /// An idle reduce slot on `host` (lines 14-22): RQ_FIFO's head first, then this datacenter's
@@ -364,10 +379,12 @@ impl JossScheduler {
     /// A killed or finished job's leftover queued tasks go away.
     pub fn remove_job(&mut self, job: &str) {
         self.jobs.remove(job);
-        self.mq_fifo.retain(|t| t.job != job);
+        let topo = &self.topology;
+        let locate = |h: &str| topo.locate(h);
+        self.mq_fifo.remove_job(job, &locate);
         self.rq_fifo.retain(|t| t.job != job);
         for dc in &mut self.dcs {
-            dc.remove_job(job);
+            dc.remove_job(job, &locate);
         }
     }
 }
@@ -427,7 +444,7 @@ mod tests {
         }
     }
 
-    fn blocks_in(q: &VecDeque<MapTask>) -> Vec<u32> {
+    fn blocks_in(q: &MapQueue) -> Vec<u32> {
         q.iter().map(|t| t.block).collect()
     }
 

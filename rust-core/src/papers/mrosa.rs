@@ -396,8 +396,20 @@ pub fn schedule_private(job: &MrosaJob, containers: &mut [PrivateContainer]) -> 
     for task in task_order(job) {
         // Lines 4-17: the container where the task would finish first.
         let mut best: Option<(usize, f64)> = None;
+        // Containers of one speed give the task one EET: computed again only when the speed
+        // changes (a private cloud usually has one), which was most of a 1,024 × 1,024 plan.
+        let mut eet: Option<((u64, u64), f64)> = None;
         for (j, c) in containers.iter().enumerate() {
-            let fit = private_eet(job, task, c) + c.ready_in;
+            let speed = (c.mips.to_bits(), c.band_mb_s.to_bits());
+            let e = match eet {
+                Some((s, e)) if s == speed => e,
+                _ => {
+                    let e = private_eet(job, task, c);
+                    eet = Some((speed, e));
+                    e
+                }
+            };
+            let fit = e + c.ready_in;
             if best.is_none_or(|(_, b)| fit < b) {
                 best = Some((j, fit));
             }

@@ -113,8 +113,8 @@ fn datacenters(state: &ClusterState) -> Datacenters {
 /// Map tasks of one job JoSS's queues hold at most. The AM sets the outstanding count (up to
 /// 2^32-1, which once made this policy allocate 100 GB and abort the RM); a job's maps beyond it
 /// are served FIFO after JoSS's picks, like re-executions. It is far above the papers' workloads
-/// and the simulator's synthetic jobs (`--max-maps`, default 4,800); a queue's per-slot scan
-/// (Hadoop FIFO with locality) is bounded by it.
+/// and the simulator's synthetic jobs (`--max-maps`, default 4,800); the blocks rebuilt when a
+/// job is queued, and the queues' per-VPS indexes, are bounded by it.
 pub const MAX_QUEUED_MAPS_PER_JOB: u32 = 65_536;
 
 /// One replica list per map task, consistent with the per-host counts (see the module doc):
