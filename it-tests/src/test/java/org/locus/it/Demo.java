@@ -53,6 +53,8 @@ public final class Demo {
   private static final String EXAMPLES = "examples";
   private static final String PROJECT = "locus-it";
   private static final long TERAGEN_ROWS = 30_000;
+  /** System property: CapacityScheduler settings over the defaults (Gradle: -Plocus.demo.capacity=...). */
+  static final String CAPACITY_OVERRIDES = "locus.demo.capacity";
 
   /** What one job of the batch is and how it is submitted and checked; one instance per run. */
   private abstract static class DemoJob {
@@ -257,13 +259,44 @@ public final class Demo {
     return cs;
   }
 
+  /**
+   * Parses {@value #CAPACITY_OVERRIDES}, {@code key=value[,key=value]} with keys after
+   * {@code yarn.scheduler.capacity.}, into full keys; fails naming the bad entry.
+   */
+  static Map<String, String> capacityOverrides(String spec) {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (spec.trim().isEmpty()) {
+      return out;
+    }
+    for (String entry : spec.split(",")) {
+      int eq = entry.indexOf('=');
+      String key = eq < 0 ? "" : entry.substring(0, eq).trim();
+      String value = eq < 0 ? "" : entry.substring(eq + 1).trim();
+      if (key.isEmpty() || value.isEmpty() || key.startsWith("yarn.")) {
+        throw new IllegalArgumentException(CAPACITY_OVERRIDES + ": '" + entry + "' is not key=value with a key"
+            + " after yarn.scheduler.capacity. (e.g. maximum-am-resource-percent=0.2)");
+      }
+      out.put("yarn.scheduler.capacity." + key, value);
+    }
+    return out;
+  }
+
+  private static String shortKeys(Map<String, String> overrides) {
+    List<String> parts = new ArrayList<>();
+    overrides.forEach((k, v) -> parts.add(k.substring("yarn.scheduler.capacity.".length()) + "=" + v));
+    return String.join(", ", parts);
+  }
+
   private static int run() throws Exception {
     quietJavaUtilLogging();
     List<Run> runs = new ArrayList<>();
     // Locus first: any warm-up the second run enjoys goes to the baseline.
     runs.add(new Run("locus", "Locus default (fair + delay)", EmbeddedCluster.LOCUS_SCHEDULER, Map.of()));
-    runs.add(new Run("capacity", "CapacityScheduler (3.5.0 defaults)", CAPACITY_SCHEDULER,
-        capacitySchedulerDefaults()));
+    Map<String, String> overrides = capacityOverrides(System.getProperty(CAPACITY_OVERRIDES, ""));
+    Map<String, String> cs = capacitySchedulerDefaults();
+    cs.putAll(overrides);
+    runs.add(new Run("capacity", overrides.isEmpty() ? "CapacityScheduler (3.5.0 defaults)"
+        : "CapacityScheduler (3.5.0 defaults but " + shortKeys(overrides) + ")", CAPACITY_SCHEDULER, cs));
     System.out.println("Starting embedded HDFS (4 DataNodes on 2 racks); the batch then runs under "
         + runs.get(0).label + ", then " + runs.get(1).label + ", each on a fresh YARN over the same HDFS ...");
     ExecutorService threads = Executors.newCachedThreadPool(r -> {
@@ -311,6 +344,9 @@ public final class Demo {
       sources.add(EXAMPLES);
       sources.add(EXAMPLES);
       System.out.println();
+      if (!overrides.isEmpty()) {
+        System.out.println("CapacityScheduler run: Hadoop 3.5.0's defaults except " + shortKeys(overrides));
+      }
       System.out.print(Comparison.table(a.label, a.rows, b.label, b.rows, sources));
       System.out.println();
       System.out.println("node/rack/off: the job's DATA_LOCAL_MAPS / RACK_LOCAL_MAPS / OTHER_LOCAL_MAPS counters;"
