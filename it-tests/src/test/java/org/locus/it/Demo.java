@@ -42,8 +42,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
  * <p>Both runs see the same conditions: one MiniDFSCluster holds the input for both (written once, each file's
  * blocks on a chosen host), and YARN (RM, history server, NodeManagers on the same host names and racks) is
  * started afresh for each scheduler with the same settings apart from the scheduler. Regenerating the input
- * per run would not do: TeraGen's blocks land on random DataNodes. Locus runs first, so whatever the second
- * run gains from a warm NameNode/DataNode JVM goes to CapacityScheduler.
+ * per run would not do: TeraGen's blocks land on random DataNodes. Locus runs first (unless {@value #FIRST} is
+ * capacity), so whatever the second run gains from a warm NameNode/DataNode JVM goes to CapacityScheduler.
  *
  * <p>Exits non-zero when a job fails or produces a wrong output under either scheduler.
  */
@@ -55,6 +55,8 @@ public final class Demo {
   private static final long TERAGEN_ROWS = 30_000;
   /** System property: CapacityScheduler settings over the defaults (Gradle: -Plocus.demo.capacity=...). */
   static final String CAPACITY_OVERRIDES = "locus.demo.capacity";
+  /** System property: which scheduler runs the batch first, locus (default) or capacity (-Plocus.demo.first=...). */
+  static final String FIRST = "locus.demo.first";
 
   /** What one job of the batch is and how it is submitted and checked; one instance per run. */
   private abstract static class DemoJob {
@@ -290,13 +292,22 @@ public final class Demo {
   private static int run() throws Exception {
     quietJavaUtilLogging();
     List<Run> runs = new ArrayList<>();
-    // Locus first: any warm-up the second run enjoys goes to the baseline.
+    // Locus first by default: any warm-up the second run enjoys goes to the baseline.
     runs.add(new Run("locus", "Locus default (fair + delay)", EmbeddedCluster.LOCUS_SCHEDULER, Map.of()));
     Map<String, String> overrides = capacityOverrides(System.getProperty(CAPACITY_OVERRIDES, ""));
     Map<String, String> cs = capacitySchedulerDefaults();
     cs.putAll(overrides);
+    String first = System.getProperty(FIRST, "locus");
+    if (!first.equals("locus") && !first.equals("capacity")) {
+      throw new IllegalArgumentException(FIRST + " must be locus or capacity, got '" + first + "'");
+    }
     runs.add(new Run("capacity", overrides.isEmpty() ? "CapacityScheduler (3.5.0 defaults)"
         : "CapacityScheduler (3.5.0 defaults but " + shortKeys(overrides) + ")", CAPACITY_SCHEDULER, cs));
+    Run locus = runs.get(0);
+    Run capacity = runs.get(1);
+    if (first.equals("capacity")) {
+      java.util.Collections.reverse(runs);
+    }
     System.out.println("Starting embedded HDFS (4 DataNodes on 2 racks); the batch then runs under "
         + runs.get(0).label + ", then " + runs.get(1).label + ", each on a fresh YARN over the same HDFS ...");
     ExecutorService threads = Executors.newCachedThreadPool(r -> {
@@ -334,8 +345,8 @@ public final class Demo {
         runBatch(cluster, run, batch);
       }
 
-      Run a = runs.get(1);
-      Run b = runs.get(0);
+      Run a = capacity;
+      Run b = locus;
       List<String> sources = new ArrayList<>();
       sources.add(PROJECT);
       sources.add(PROJECT);
