@@ -1,37 +1,222 @@
 package org.locus.it;
 
+import java.io.File;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.examples.terasort.TeraGen;
+import org.apache.hadoop.examples.terasort.TeraSort;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.io.IntWritable;
+import org.apache.hadoop.io.Text;
+import org.apache.hadoop.mapreduce.Cluster;
 import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.TypeConverter;
+import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
+import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
+import org.apache.hadoop.util.Tool;
+import org.apache.hadoop.util.ToolRunner;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 
 /**
- * The demo: an embedded 4-host, 2-rack cluster running the configured scheduler (Locus by default) through
- * a batch of real WordCount jobs, one alone and three at once, then one row per job and a summary.
- * Exits non-zero when a job fails or produces a wrong count.
+ * The demo: one batch of real MapReduce jobs (the project's WordCount and Hadoop's own examples 3.4.2:
+ * wordcount, teragen, terasort) run twice on one embedded 4-host, 2-rack cluster, under Locus's default
+ * configuration and under Hadoop's CapacityScheduler with Hadoop 3.5.0's defaults, then one table with both.
+ *
+ * <p>Both runs see the same conditions: one MiniDFSCluster holds the input for both (written once, each file's
+ * blocks on a chosen host), and YARN (RM, history server, NodeManagers on the same host names and racks) is
+ * started afresh for each scheduler with the same settings apart from the scheduler. Regenerating the input
+ * per run would not do: TeraGen's blocks land on random DataNodes. Locus runs first (unless {@value #FIRST} is
+ * capacity), so whatever the second run gains from a warm NameNode/DataNode JVM goes to CapacityScheduler.
+ *
+ * <p>Exits non-zero when a job fails or produces a wrong output under either scheduler.
  */
 public final class Demo {
-  private static final class Planned {
+  static final String CAPACITY_SCHEDULER =
+      "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler";
+  private static final String EXAMPLES = "examples";
+  private static final String PROJECT = "locus-it";
+  private static final long TERAGEN_ROWS = 30_000;
+  /** System property: CapacityScheduler settings over the defaults (Gradle: -Plocus.demo.capacity=...). */
+  static final String CAPACITY_OVERRIDES = "locus.demo.capacity";
+  /** System property: which scheduler runs the batch first, locus (default) or capacity (-Plocus.demo.first=...). */
+  static final String FIRST = "locus.demo.first";
+
+  /** What one job of the batch is and how it is submitted and checked; one instance per run. */
+  private abstract static class DemoJob {
     final String name;
+    final String source;
+    final boolean readsInput;
+    Job job;
+    ApplicationId app;
+
+    DemoJob(String name, String source, boolean readsInput) {
+      this.name = name;
+      this.source = source;
+      this.readsInput = readsInput;
+    }
+
+    /** Returns once the RM has accepted the job, so the batch's submission order is the same every run. */
+    abstract void submit(EmbeddedCluster cluster, Path out) throws Exception;
+
+    /** Null when the finished job's output is right, else what is wrong. */
+    abstract String check(FileSystem fs, Path out) throws Exception;
+
+    /** Waits for a Tool-submitted job's tool to return; nothing for a job submitted directly. */
+    void join() throws Exception {}
+  }
+
+  /** The project's WordCount over a {@link Corpus}. */
+  private static final class ProjectWordCount extends DemoJob {
     final Corpus corpus;
     final int reduces;
-    Job job;
-    long submitted;
-    JobOutcome outcome;
-    boolean correct;
 
-    Planned(String name, Corpus corpus, int reduces) {
-      this.name = name;
+    ProjectWordCount(String name, Corpus corpus, int reduces) {
+      super(name, PROJECT, true);
       this.corpus = corpus;
       this.reduces = reduces;
+    }
+
+    @Override
+    void submit(EmbeddedCluster cluster, Path out) throws Exception {
+      job = WordCount.newJob(cluster.clientConf(), name, corpus.dir(), out, reduces);
+      job.submit();
+      app = TypeConverter.toYarn(job.getJobID()).getAppId();
+    }
+
+    @Override
+    String check(FileSystem fs, Path out) throws Exception {
+      return corpus.expectedCounts().equals(WordCount.readOutput(fs, out)) ? null : "WRONG counts in " + out;
+    }
+  }
+
+  /**
+   * hadoop-mapreduce-examples' wordcount: its own mapper and reducer classes in the job its {@code main} builds
+   * ({@code main} itself ends in System.exit, so the demo cannot call it).
+   */
+  private static final class ExampleWordCount extends DemoJob {
+    final Corpus corpus;
+
+    ExampleWordCount(String name, Corpus corpus) {
+      super(name, EXAMPLES, true);
+      this.corpus = corpus;
+    }
+
+    @Override
+    void submit(EmbeddedCluster cluster, Path out) throws Exception {
+      job = Job.getInstance(cluster.clientConf(), "word count");
+      job.setJarByClass(org.apache.hadoop.examples.WordCount.class);
+      job.setMapperClass(org.apache.hadoop.examples.WordCount.TokenizerMapper.class);
+      job.setCombinerClass(org.apache.hadoop.examples.WordCount.IntSumReducer.class);
+      job.setReducerClass(org.apache.hadoop.examples.WordCount.IntSumReducer.class);
+      job.setOutputKeyClass(Text.class);
+      job.setOutputValueClass(IntWritable.class);
+      FileInputFormat.addInputPath(job, corpus.dir());
+      FileOutputFormat.setOutputPath(job, out);
+      job.submit();
+      app = TypeConverter.toYarn(job.getJobID()).getAppId();
+    }
+
+    @Override
+    String check(FileSystem fs, Path out) throws Exception {
+      return corpus.expectedCounts().equals(WordCount.readOutput(fs, out)) ? null : "WRONG counts in " + out;
+    }
+  }
+
+  /** An examples Tool (teragen, terasort) run as {@code yarn jar hadoop-mapreduce-examples-3.4.2.jar} would. */
+  private static final class ExampleTool extends DemoJob {
+    final String jobName;
+    final java.util.function.Supplier<Tool> tool;
+    final java.util.function.Function<Path, String[]> args;
+    final java.util.function.BiFunction<FileSystem, Path, String> checker;
+    final ExecutorService threads;
+    Future<Integer> exit;
+
+    ExampleTool(String name, String jobName, boolean readsInput, java.util.function.Supplier<Tool> tool,
+        java.util.function.Function<Path, String[]> args, java.util.function.BiFunction<FileSystem, Path, String> checker,
+        ExecutorService threads) {
+      super(name, EXAMPLES, readsInput);
+      this.jobName = jobName;
+      this.tool = tool;
+      this.args = args;
+      this.checker = checker;
+      this.threads = threads;
+    }
+
+    @Override
+    void submit(EmbeddedCluster cluster, Path out) throws Exception {
+      Configuration conf = cluster.clientConf();
+      ResourceManager rm = cluster.resourceManager();
+      Set<ApplicationId> before = new HashSet<>(rm.getRMContext().getRMApps().keySet());
+      exit = threads.submit(() -> ToolRunner.run(conf, tool.get(), args.apply(out)));
+      // The tool submits after its own client-side work (TeraSort samples its input for the partitions).
+      long deadline = System.currentTimeMillis() + 180_000;
+      while (app == null) {
+        for (RMApp a : rm.getRMContext().getRMApps().values()) {
+          if (!before.contains(a.getApplicationId()) && jobName.equals(a.getName())) {
+            app = a.getApplicationId();
+          }
+        }
+        if (app == null) {
+          if (exit.isDone()) {
+            throw new IllegalStateException(name + " ended (exit " + exit.get() + ") without submitting a job");
+          }
+          if (System.currentTimeMillis() > deadline) {
+            throw new IllegalStateException(name + " did not submit a job named " + jobName + " within 180 s");
+          }
+          Thread.sleep(100);
+        }
+      }
+      job = new Cluster(conf).getJob(TypeConverter.fromYarn(app));
+      if (job == null) {
+        throw new IllegalStateException("the job of " + app + " (" + name + ") is unknown to the client");
+      }
+    }
+
+    @Override
+    void join() throws Exception {
+      int code = exit.get();
+      if (code != 0) {
+        throw new IllegalStateException(name + " exited " + code);
+      }
+    }
+
+    @Override
+    String check(FileSystem fs, Path out) {
+      return checker.apply(fs, out);
+    }
+  }
+
+  /** One scheduler's run of the batch. */
+  private static final class Run {
+    final String key;
+    final String label;
+    final String scheduler;
+    final Map<String, String> settings;
+    final List<Comparison.Row> rows = new ArrayList<>();
+    String coreStats = "";
+
+    Run(String key, String label, String scheduler, Map<String, String> settings) {
+      this.key = key;
+      this.label = label;
+      this.scheduler = scheduler;
+      this.settings = settings;
     }
   }
 
@@ -50,44 +235,206 @@ public final class Demo {
     System.exit(status);
   }
 
+  /**
+   * Hadoop 3.5.0's CapacityScheduler as installed: the capacity-scheduler.xml Hadoop ships (one queue, default,
+   * at 100 %; maximum-am-resource-percent 0.1; DefaultResourceCalculator; node-locality-delay 40,
+   * rack-locality-additional-delay -1; one off-switch container per heartbeat) and the code defaults it does not
+   * override (asynchronous scheduling on, CapacitySchedulerConfiguration.DEFAULT_SCHEDULE_ASYNCHRONOUSLY_ENABLE).
+   * Set explicitly because Hadoop's test jars on this classpath carry their own capacity-scheduler.xml (one
+   * with node-locality-delay -1, both with asynchronous scheduling off).
+   */
+  static Map<String, String> capacitySchedulerDefaults() {
+    Map<String, String> cs = new LinkedHashMap<>();
+    String p = "yarn.scheduler.capacity.";
+    cs.put(p + "maximum-applications", "10000");
+    cs.put(p + "maximum-am-resource-percent", "0.1");
+    cs.put(p + "resource-calculator", "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator");
+    cs.put(p + "root.queues", "default");
+    cs.put(p + "root.default.capacity", "100");
+    cs.put(p + "root.default.user-limit-factor", "1");
+    cs.put(p + "root.default.maximum-capacity", "100");
+    cs.put(p + "root.default.state", "RUNNING");
+    cs.put(p + "node-locality-delay", "40");
+    cs.put(p + "rack-locality-additional-delay", "-1");
+    cs.put(p + "per-node-heartbeat.maximum-offswitch-assignments", "1");
+    cs.put(p + "schedule-asynchronously.enable", "true");
+    return cs;
+  }
+
+  /**
+   * Parses {@value #CAPACITY_OVERRIDES}, {@code key=value[,key=value]} with keys after
+   * {@code yarn.scheduler.capacity.}, into full keys; fails naming the bad entry.
+   */
+  static Map<String, String> capacityOverrides(String spec) {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (spec.trim().isEmpty()) {
+      return out;
+    }
+    for (String entry : spec.split(",")) {
+      int eq = entry.indexOf('=');
+      String key = eq < 0 ? "" : entry.substring(0, eq).trim();
+      String value = eq < 0 ? "" : entry.substring(eq + 1).trim();
+      if (key.isEmpty() || value.isEmpty() || key.startsWith("yarn.")) {
+        throw new IllegalArgumentException(CAPACITY_OVERRIDES + ": '" + entry + "' is not key=value with a key"
+            + " after yarn.scheduler.capacity. (e.g. maximum-am-resource-percent=0.2)");
+      }
+      out.put("yarn.scheduler.capacity." + key, value);
+    }
+    return out;
+  }
+
+  private static String shortKeys(Map<String, String> overrides) {
+    List<String> parts = new ArrayList<>();
+    overrides.forEach((k, v) -> parts.add(k.substring("yarn.scheduler.capacity.".length()) + "=" + v));
+    return String.join(", ", parts);
+  }
+
   private static int run() throws Exception {
     quietJavaUtilLogging();
-    System.out.println("Starting embedded cluster (HDFS + YARN + MapReduce history), scheduler "
-        + EmbeddedCluster.configuredScheduler() + " ...");
-    try (EmbeddedCluster cluster = EmbeddedCluster.start("demo", 4, 2, false)) {
+    List<Run> runs = new ArrayList<>();
+    // Locus first by default: any warm-up the second run enjoys goes to the baseline.
+    runs.add(new Run("locus", "Locus default (fair + delay)", EmbeddedCluster.LOCUS_SCHEDULER, Map.of()));
+    Map<String, String> overrides = capacityOverrides(System.getProperty(CAPACITY_OVERRIDES, ""));
+    Map<String, String> cs = capacitySchedulerDefaults();
+    cs.putAll(overrides);
+    String first = System.getProperty(FIRST, "locus");
+    if (!first.equals("locus") && !first.equals("capacity")) {
+      throw new IllegalArgumentException(FIRST + " must be locus or capacity, got '" + first + "'");
+    }
+    runs.add(new Run("capacity", overrides.isEmpty() ? "CapacityScheduler (3.5.0 defaults)"
+        : "CapacityScheduler (3.5.0 defaults but " + shortKeys(overrides) + ")", CAPACITY_SCHEDULER, cs));
+    Run locus = runs.get(0);
+    Run capacity = runs.get(1);
+    if (first.equals("capacity")) {
+      java.util.Collections.reverse(runs);
+    }
+    System.out.println("Starting embedded HDFS (4 DataNodes on 2 racks); the batch then runs under "
+        + runs.get(0).label + ", then " + runs.get(1).label + ", each on a fresh YARN over the same HDFS ...");
+    ExecutorService threads = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "demo-tool");
+      t.setDaemon(true);
+      return t;
+    });
+    try (EmbeddedCluster cluster = EmbeddedCluster.startHdfs("demo", 4, 2)) {
       DistributedFileSystem fs = cluster.fileSystem();
-      List<Planned> plan = new ArrayList<>();
-      plan.add(new Planned("wc-small", Corpus.write(fs, new Path("/demo/in/small"), 2, 600_000, 101,
-          cluster.dataNodes(), 0, EmbeddedCluster.BLOCK_SIZE), 1));
-      plan.add(new Planned("wc-medium", Corpus.write(fs, new Path("/demo/in/medium"), 4, 1_500_000, 102,
-          cluster.dataNodes(), 1, EmbeddedCluster.BLOCK_SIZE), 1));
-      plan.add(new Planned("wc-large", Corpus.write(fs, new Path("/demo/in/large"), 6, 2_000_000, 103,
-          cluster.dataNodes(), 2, EmbeddedCluster.BLOCK_SIZE), 2));
-      plan.add(new Planned("wc-wide", Corpus.write(fs, new Path("/demo/in/wide"), 8, 500_000, 104,
-          cluster.dataNodes(), 3, EmbeddedCluster.BLOCK_SIZE), 2));
-
-      String locality = describeLocality(cluster, plan);
+      long block = EmbeddedCluster.BLOCK_SIZE;
+      Corpus small = Corpus.write(fs, new Path("/demo/in/small"), 2, 600_000, 101, cluster.dataNodes(), 0, block);
+      Corpus medium = Corpus.write(fs, new Path("/demo/in/medium"), 4, 900_000, 102, cluster.dataNodes(), 1, block);
+      Corpus wide = Corpus.write(fs, new Path("/demo/in/wide"), 4, 500_000, 104, cluster.dataNodes(), 3, block);
+      TeraInput tera = TeraInput.write(fs, new Path("/demo/in/tera"), 4, 10_000, cluster.dataNodes(), 2, block,
+          new File(System.getProperty("locus.it.work.dir", "build/demo-cluster"), "gensort"));
       System.out.println("Cluster: " + cluster.hosts().size() + " nodes " + racksLine(cluster)
-          + "; HDFS block 1 MB, replication 1.");
-      System.out.println(locality);
-      System.out.println("Running " + plan.get(0).name + " alone, then the other " + (plan.size() - 1)
-          + " concurrently ...");
+          + "; HDFS block 1 MB, replication 1; containers 256 MB (maps, reduces), 512 MB (AMs), 4096 MB per node.");
+      System.out.println(describeBlocks(cluster, List.of(small.dir(), medium.dir(), wide.dir(), tera.dir())));
+      System.out.println("Batch, submitted back to back in this order: wc-small, wc-medium, wc-wide (the project's"
+          + " WordCount), ex-wordcount (examples' wordcount over wc-medium's input), ex-terasort ("
+          + tera.rows() + " rows), ex-teragen (" + TERAGEN_ROWS + " rows, reads no input).");
 
-      submit(cluster, plan.get(0));
-      await(cluster, plan.get(0));
-      for (Planned p : plan.subList(1, plan.size())) {
-        submit(cluster, p);
-      }
-      for (Planned p : plan.subList(1, plan.size())) {
-        await(cluster, p);
+      for (Run run : runs) {
+        List<DemoJob> batch = new ArrayList<>();
+        batch.add(new ProjectWordCount("wc-small", small, 1));
+        batch.add(new ProjectWordCount("wc-medium", medium, 1));
+        batch.add(new ProjectWordCount("wc-wide", wide, 2));
+        batch.add(new ExampleWordCount("ex-wordcount", medium));
+        batch.add(new ExampleTool("ex-terasort", "TeraSort", true, TeraSort::new,
+            out -> new String[] {"-Dmapreduce.job.reduces=1", tera.dir().toString(), out.toString()},
+            (f, out) -> uncheck(() -> TeraInput.checkSorted(f, out, tera.rows())), threads));
+        batch.add(new ExampleTool("ex-teragen", "TeraGen", false, TeraGen::new,
+            out -> new String[] {"-Dmapreduce.job.maps=2", String.valueOf(TERAGEN_ROWS), out.toString()},
+            (f, out) -> uncheck(() -> TeraInput.checkGenerated(f, out, TERAGEN_ROWS)), threads));
+        runBatch(cluster, run, batch);
       }
 
-      printTable(plan);
-      printSummary(cluster, plan);
-      boolean allGood = plan.stream().allMatch(p -> p.outcome.succeeded && p.correct);
-      System.out.println(allGood ? "RESULT: all " + plan.size() + " jobs succeeded with correct counts."
-          : "RESULT: FAILED - at least one job failed or produced wrong counts.");
-      return allGood ? 0 : 1;
+      Run a = capacity;
+      Run b = locus;
+      List<String> sources = new ArrayList<>();
+      sources.add(PROJECT);
+      sources.add(PROJECT);
+      sources.add(PROJECT);
+      sources.add(EXAMPLES);
+      sources.add(EXAMPLES);
+      sources.add(EXAMPLES);
+      System.out.println();
+      if (!overrides.isEmpty()) {
+        System.out.println("CapacityScheduler run: Hadoop 3.5.0's defaults except " + shortKeys(overrides));
+      }
+      System.out.print(Comparison.table(a.label, a.rows, b.label, b.rows, sources));
+      System.out.println();
+      System.out.println("node/rack/off: the job's DATA_LOCAL_MAPS / RACK_LOCAL_MAPS / OTHER_LOCAL_MAPS counters;"
+          + " turnaround: the RM's submit to finish time of the job's application.");
+      System.out.println("Locus core counters (every container, AMs and reduces too): " + b.coreStats);
+      List<String> failures = new ArrayList<>(Comparison.failures(a.label, a.rows));
+      failures.addAll(Comparison.failures(b.label, b.rows));
+      int jobs = a.rows.size() + b.rows.size();
+      System.out.println(failures.isEmpty()
+          ? "RESULT: all " + jobs + " jobs (" + a.rows.size() + " per scheduler) succeeded with correct output."
+          : "RESULT: FAILED - " + String.join("; ", failures));
+      return failures.isEmpty() ? 0 : 1;
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
+  private interface IoCall {
+    String call() throws Exception;
+  }
+
+  private static String uncheck(IoCall c) {
+    try {
+      return c.call();
+    } catch (Exception e) {
+      return "cannot read output: " + e;
+    }
+  }
+
+  private static void runBatch(EmbeddedCluster cluster, Run run, List<DemoJob> batch) throws Exception {
+    System.out.println();
+    System.out.println("[" + run.label + "] starting YARN with " + run.scheduler + " ...");
+    long t0 = System.nanoTime();
+    cluster.startYarn(run.scheduler, run.settings);
+    try {
+      System.out.println("[" + run.label + "] " + describeNodes(cluster) + "; running the batch ...");
+      Path root = new Path("/demo/" + run.key + "/out");
+      for (DemoJob j : batch) {
+        try {
+          j.submit(cluster, new Path(root, j.name));
+        } catch (Exception e) {
+          System.out.println("[" + run.label + "] " + j.name + " was not submitted: " + e);
+        }
+      }
+      ResourceManager rm = cluster.resourceManager();
+      for (DemoJob j : batch) {
+        run.rows.add(finish(cluster.fileSystem(), rm, new Path(root, j.name), j));
+      }
+      if (cluster.runsLocus()) {
+        run.coreStats = String.valueOf(cluster.coreStats());
+      }
+    } finally {
+      cluster.stopYarn();
+    }
+    System.out.printf("[%s] done in %.0f s (wall clock, YARN start and stop included)%n", run.label,
+        (System.nanoTime() - t0) / 1e9);
+  }
+
+  private static Comparison.Row finish(FileSystem fs, ResourceManager rm, Path out, DemoJob j) {
+    if (j.job == null || j.app == null) {
+      return Comparison.Row.failed(j.name, j.readsInput, "NOT SUBMITTED");
+    }
+    try {
+      while (!j.job.isComplete()) {
+        Thread.sleep(500);
+      }
+      j.join();
+      RMApp app = rm.getRMContext().getRMApps().get(j.app);
+      long deadline = System.currentTimeMillis() + 60_000;
+      while (app.getFinishTime() <= 0 && System.currentTimeMillis() < deadline) {
+        Thread.sleep(200);
+      }
+      JobOutcome o = JobOutcome.finished(j.job, app.getSubmitTime(), app.getFinishTime());
+      String wrong = o.succeeded ? j.check(fs, out) : "FAILED";
+      return Comparison.Row.of(j.name, j.readsInput, o, wrong == null ? "ok" : wrong);
+    } catch (Exception e) {
+      return Comparison.Row.failed(j.name, j.readsInput, "ERROR " + e);
     }
   }
 
@@ -107,41 +454,32 @@ public final class Demo {
     java.util.logging.Logger.getLogger("").addHandler(file);
   }
 
-  private static void submit(EmbeddedCluster cluster, Planned p) throws Exception {
-    p.job = WordCount.newJob(cluster.clientConf(), p.name, p.corpus.dir(), new Path("/demo/out/" + p.name),
-        p.reduces);
-    p.submitted = System.nanoTime();
-    p.job.submit();
-  }
-
-  private static void await(EmbeddedCluster cluster, Planned p) throws Exception {
-    p.outcome = JobOutcome.await(p.job, p.submitted);
-    p.correct = p.outcome.succeeded && p.corpus.expectedCounts().equals(
-        WordCount.readOutput(cluster.fileSystem(), new Path("/demo/out/" + p.name)));
-  }
-
-  /** Checks, rather than assumes, that block locations name several distinct hosts that are all nodes. */
-  private static String describeLocality(EmbeddedCluster cluster, List<Planned> plan) throws Exception {
-    Set<String> nodeHosts = new HashSet<>();
-    for (RMNode n : cluster.resourceManager().getRMContext().getRMNodes().values()) {
-      nodeHosts.add(n.getHostName());
-    }
-    Set<String> blockHosts = new HashSet<>();
-    for (Planned p : plan) {
-      for (FileStatus f : cluster.fileSystem().listStatus(p.corpus.dir())) {
+  /** Which hosts hold the input's blocks, checked rather than assumed. */
+  private static String describeBlocks(EmbeddedCluster cluster, List<Path> inputs) throws Exception {
+    Map<String, Integer> blocksByHost = new java.util.TreeMap<>();
+    for (Path dir : inputs) {
+      for (FileStatus f : cluster.fileSystem().listStatus(dir)) {
         for (BlockLocation b : cluster.fileSystem().getFileBlockLocations(f, 0, f.getLen())) {
           for (String h : b.getHosts()) {
-            blockHosts.add(h);
+            blocksByHost.merge(h, 1, Integer::sum);
           }
         }
       }
     }
-    boolean real = nodeHosts.size() > 1 && blockHosts.size() > 1 && nodeHosts.containsAll(blockHosts);
-    return real
-        ? "Locality is REAL: every node is its own host (" + String.join(", ", new java.util.TreeSet<>(nodeHosts))
-            + "); input blocks live on " + blockHosts.size() + " of them, one replica each."
-        : "Locality is TRIVIAL: node hosts " + nodeHosts + " vs block hosts " + blockHosts
-            + " - node-local counts below mean nothing.";
+    boolean spread = blocksByHost.size() > 1 && cluster.hosts().containsAll(blocksByHost.keySet());
+    return (spread ? "Input blocks per host (one replica each): "
+        : "Input blocks do NOT spread over the node hosts - locality below means nothing: ") + blocksByHost;
+  }
+
+  /** Checks that the RM's nodes are the block hosts, so node-local means one host. */
+  private static String describeNodes(EmbeddedCluster cluster) {
+    Set<String> nodeHosts = new TreeSet<>();
+    for (RMNode n : cluster.resourceManager().getRMContext().getRMNodes().values()) {
+      nodeHosts.add(n.getHostName());
+    }
+    return nodeHosts.equals(new TreeSet<>(cluster.hosts()))
+        ? "locality is REAL: " + nodeHosts.size() + " nodes, each its own host " + nodeHosts
+        : "locality is TRIVIAL: RM nodes " + nodeHosts + " vs hosts " + cluster.hosts();
   }
 
   private static String racksLine(EmbeddedCluster cluster) {
@@ -150,43 +488,5 @@ public final class Demo {
       byRack.computeIfAbsent(cluster.rackOf(h), r -> new ArrayList<>()).add(h);
     }
     return "on " + byRack.size() + " racks " + byRack;
-  }
-
-  private static void printTable(List<Planned> plan) {
-    String fmt = "%-24s %-10s %5s %8s %11s %11s %11s %14s  %s%n";
-    System.out.println();
-    System.out.printf(fmt, "job", "name", "maps", "reduces", "node-local", "rack-local", "off-switch",
-        "turnaround(s)", "result");
-    for (Planned p : plan) {
-      JobOutcome o = p.outcome;
-      String result = !o.succeeded ? "FAILED" : p.correct ? "ok" : "WRONG COUNTS";
-      System.out.printf(fmt, o.jobId, p.name, o.maps, o.reduces, o.nodeLocalMaps, o.rackLocalMaps,
-          o.offSwitchMaps, String.format("%.1f", o.turnaroundSeconds), result);
-    }
-  }
-
-  private static void printSummary(EmbeddedCluster cluster, List<Planned> plan) {
-    long maps = 0, reduces = 0, node = 0, rack = 0, off = 0;
-    double turnaround = 0;
-    for (Planned p : plan) {
-      maps += p.outcome.maps;
-      reduces += p.outcome.reduces;
-      node += p.outcome.nodeLocalMaps;
-      rack += p.outcome.rackLocalMaps;
-      off += p.outcome.offSwitchMaps;
-      turnaround += p.outcome.turnaroundSeconds;
-    }
-    long placed = Math.max(1, node + rack + off);
-    System.out.println();
-    System.out.printf("Totals: %d jobs, %d maps, %d reduces%n", plan.size(), maps, reduces);
-    System.out.printf("Map locality: node-local %.1f%%, rack-local %.1f%%, off-switch %.1f%%%n",
-        100.0 * node / placed, 100.0 * rack / placed, 100.0 * off / placed);
-    System.out.printf("Mean turnaround: %.1f s%n", turnaround / plan.size());
-    if (cluster.runsLocus()) {
-      System.out.println("Locus core counters (every container: AMs and reduces too, not only maps): "
-          + cluster.coreStats());
-    } else {
-      System.out.println("Locus core counters: n/a (scheduler is " + cluster.schedulerClass() + ")");
-    }
   }
 }

@@ -24,6 +24,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.commons.io.FileUtils;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.HdfsConfiguration;
@@ -66,9 +67,16 @@ public final class EmbeddedCluster implements Closeable {
   private final File workDir;
   private final List<String> hosts;
   private final Map<String, String> rackOfHost;
-  private final String schedulerClass;
+  private String schedulerClass;
+  /** Scheduler settings layered over the cluster's own for the current YARN start (e.g. CapacityScheduler keys). */
+  private Map<String, String> schedulerSettings = Collections.emptyMap();
+  /** YARN starts on this HDFS so far: each later start gets its own NodeManager directories. */
+  private int yarnStarts;
+  private Configuration baseConf;
+  private boolean rmRecovery;
   private boolean useRmSiteDir;
   private MiniDFSCluster dfs;
+  private DistributedFileSystem clientFs;
   private MiniMRYarnCluster yarn;
   private final List<NodeManager> nodeManagers = new ArrayList<>();
   private final Map<String, InetSocketAddress> dataNodeByHost = new LinkedHashMap<>();
@@ -95,21 +103,43 @@ public final class EmbeddedCluster implements Closeable {
    */
   public static EmbeddedCluster start(String name, int nodes, int racks, boolean rmRecovery, boolean rmSiteDir)
       throws Exception {
+    EmbeddedCluster cluster = create(name, nodes, racks, configuredScheduler());
+    cluster.useRmSiteDir = rmSiteDir;
+    cluster.rmRecovery = rmRecovery;
+    try {
+      cluster.startHdfsAndTopology();
+      cluster.startYarn(cluster.schedulerClass, Collections.emptyMap());
+      return cluster;
+    } catch (Exception | Error e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  /**
+   * HDFS only, with the same hosts, racks and topology table as {@link #start}; YARN comes and goes with
+   * {@link #startYarn} / {@link #stopYarn}, so several schedulers can run on one file system whose blocks
+   * stay where they were written.
+   */
+  public static EmbeddedCluster startHdfs(String name, int nodes, int racks) throws Exception {
+    EmbeddedCluster cluster = create(name, nodes, racks, configuredScheduler());
+    try {
+      cluster.startHdfsAndTopology();
+      return cluster;
+    } catch (Exception | Error e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  private static EmbeddedCluster create(String name, int nodes, int racks, String schedulerClass) {
     if (nodes < 1 || nodes > 250) {
       throw new IllegalArgumentException("nodes must be in 1..250 (one loopback address each), got " + nodes);
     }
     if (racks < 1 || racks > nodes) {
       throw new IllegalArgumentException("racks must be in 1.." + nodes + ", got " + racks);
     }
-    EmbeddedCluster cluster = new EmbeddedCluster(name, nodes, racks, configuredScheduler());
-    cluster.useRmSiteDir = rmSiteDir;
-    try {
-      cluster.startAll(rmRecovery);
-      return cluster;
-    } catch (Exception | Error e) {
-      cluster.close();
-      throw e;
-    }
+    return new EmbeddedCluster(name, nodes, racks, schedulerClass);
   }
 
   private EmbeddedCluster(String name, int nodes, int racks, String schedulerClass) {
@@ -128,13 +158,7 @@ public final class EmbeddedCluster implements Closeable {
     this.rackOfHost = Collections.unmodifiableMap(r);
   }
 
-  private void startAll(boolean rmRecovery) throws Exception {
-    try {
-      Class.forName(schedulerClass);
-    } catch (ClassNotFoundException e) {
-      throw new IllegalStateException("scheduler class " + schedulerClass + " (system property "
-          + SCHEDULER_PROPERTY + ") is not on the test classpath", e);
-    }
+  private void startHdfsAndTopology() throws Exception {
     FileUtils.deleteDirectory(workDir);
     if (!workDir.mkdirs()) {
       throw new IOException("cannot create cluster work dir " + workDir);
@@ -149,18 +173,53 @@ public final class EmbeddedCluster implements Closeable {
     base.setLong(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, BLOCK_SIZE);
     base.setInt(DFSConfigKeys.DFS_REPLICATION_KEY, 1);
     startHdfs(base);
+    baseConf = base;
+  }
 
-    YarnConfiguration yc = new YarnConfiguration(base);
+  /**
+   * Starts the RM (with {@code scheduler} and {@code settings} over the cluster's configuration), the
+   * history server and one NodeManager per host, and waits until every node runs. Fails if YARN is up.
+   */
+  public void startYarn(String scheduler, Map<String, String> settings) throws Exception {
+    if (yarn != null) {
+      throw new IllegalStateException("YARN is already running under " + schedulerClass + "; stopYarn() first");
+    }
+    try {
+      Class.forName(scheduler);
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException("scheduler class " + scheduler + " (system property "
+          + SCHEDULER_PROPERTY + ") is not on the test classpath", e);
+    }
+    schedulerClass = scheduler;
+    schedulerSettings = new LinkedHashMap<>(settings);
+    yarnStarts++;
+    YarnConfiguration yc = new YarnConfiguration(baseConf);
     yc.set(CommonConfigurationKeysPublic.FS_DEFAULT_NAME_KEY, dfs.getURI().toString());
     yc.set(CommonConfigurationKeysPublic.NET_TOPOLOGY_NODE_SWITCH_MAPPING_IMPL_KEY, TableMapping.class.getName());
     configureYarn(yc, rmRecovery);
-    yarn = new MiniMRYarnCluster(name, 0);
+    yarn = new MiniMRYarnCluster(yarnStarts == 1 ? name : name + "-" + yarnStarts, 0);
     yarn.init(yc);
     yarn.start();
     for (int i = 0; i < hosts.size(); i++) {
       startNodeManager(i);
     }
     waitForRunningNodes(hosts.size(), 60_000);
+  }
+
+  /** Stops the NodeManagers, the RM and the history server; HDFS and its blocks stay. */
+  public void stopYarn() {
+    for (NodeManager nm : nodeManagers) {
+      try {
+        nm.stop();
+      } catch (RuntimeException e) {
+        System.err.println("stopping NodeManager: " + e);
+      }
+    }
+    nodeManagers.clear();
+    if (yarn != null) {
+      yarn.stop();
+      yarn = null;
+    }
   }
 
   private void startHdfs(Configuration base) throws Exception {
@@ -180,6 +239,16 @@ public final class EmbeddedCluster implements Closeable {
       dfs.startDataNodes(dn, 1, null, true, null, null, null, null, null, false, false, true, null, null, null);
     }
     dfs.waitActive();
+    // Our own client, not FileSystem.get's cached one: MiniDFSCluster rewrites dfs.replication in its
+    // configuration to min(replication, DataNodes at build), 0 here, and the cache hands the first client per
+    // user and URI to everyone, whatever their configuration; the RM's node-attribute store then fails at start
+    // ("Requested replication factor of 0"). Stopping YARN also closes the cached client, which would end a
+    // file system meant to outlive several YARN starts.
+    clientFs = (DistributedFileSystem) FileSystem.newInstance(dfs.getURI(), new HdfsConfiguration(base));
+    if (clientFs.getDefaultReplication(new org.apache.hadoop.fs.Path("/")) != 1) {
+      throw new IllegalStateException("the HDFS client's default replication is "
+          + clientFs.getDefaultReplication(new org.apache.hadoop.fs.Path("/")) + ", expected 1");
+    }
     for (DataNode dn : dfs.getDataNodes()) {
       dataNodeByHost.put(dn.getDatanodeId().getHostName(), dn.getXferAddress());
     }
@@ -190,6 +259,9 @@ public final class EmbeddedCluster implements Closeable {
 
   private void configureYarn(YarnConfiguration c, boolean rmRecovery) throws IOException {
     c.set(YarnConfiguration.RM_SCHEDULER, schedulerClass);
+    // Set, not added as a resource: a set key wins over any capacity-scheduler.xml on the classpath (Hadoop's
+    // test jars carry two, one with node-locality-delay -1).
+    schedulerSettings.forEach(c::set);
     c.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 128);
     c.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, NODE_MEMORY_MB);
     c.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 500);
@@ -264,8 +336,9 @@ public final class EmbeddedCluster implements Closeable {
     c.set(YarnConfiguration.NM_ADDRESS, host + ":0");
     c.set(YarnConfiguration.NM_LOCALIZER_ADDRESS, host + ":0");
     c.set(YarnConfiguration.NM_WEBAPP_ADDRESS, host + ":0");
-    c.set(YarnConfiguration.NM_LOCAL_DIRS, dir("nm-" + i + "-local"));
-    c.set(YarnConfiguration.NM_LOG_DIRS, dir("nm-" + i + "-logs"));
+    String prefix = yarnStarts <= 1 ? "" : "yarn-" + yarnStarts + "/";
+    c.set(YarnConfiguration.NM_LOCAL_DIRS, dir(prefix + "nm-" + i + "-local"));
+    c.set(YarnConfiguration.NM_LOG_DIRS, dir(prefix + "nm-" + i + "-logs"));
     c.setInt(YarnConfiguration.NM_PMEM_MB, NODE_MEMORY_MB);
     c.setInt(YarnConfiguration.NM_VCORES, NODE_VCORES);
     c.setBoolean(YarnConfiguration.NM_ENABLE_HARDWARE_CAPABILITY_DETECTION, false);
@@ -319,8 +392,8 @@ public final class EmbeddedCluster implements Closeable {
     return new Configuration(yarn.getConfig());
   }
 
-  public DistributedFileSystem fileSystem() throws IOException {
-    return dfs.getFileSystem();
+  public DistributedFileSystem fileSystem() {
+    return clientFs;
   }
 
   public ResourceManager resourceManager() {
@@ -407,15 +480,13 @@ public final class EmbeddedCluster implements Closeable {
 
   @Override
   public void close() {
-    for (NodeManager nm : nodeManagers) {
+    stopYarn();
+    if (clientFs != null) {
       try {
-        nm.stop();
-      } catch (RuntimeException e) {
-        System.err.println("stopping NodeManager: " + e);
+        clientFs.close();
+      } catch (IOException e) {
+        System.err.println("closing the HDFS client: " + e);
       }
-    }
-    if (yarn != null) {
-      yarn.stop();
     }
     if (dfs != null) {
       dfs.shutdown();

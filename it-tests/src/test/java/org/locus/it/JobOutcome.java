@@ -19,8 +19,16 @@ public final class JobOutcome {
   public final long failedMaps;
   public final long killedMaps;
   public final double turnaroundSeconds;
+  /** The RM's submit and finish times of the job's application (ms since the epoch); 0 when timed by the client. */
+  public final long submitMillis;
+  public final long finishMillis;
 
   private JobOutcome(Job job, boolean succeeded, Counters c, double turnaroundSeconds) {
+    this(job, succeeded, c, turnaroundSeconds, 0, 0);
+  }
+
+  private JobOutcome(Job job, boolean succeeded, Counters c, double turnaroundSeconds, long submitMillis,
+      long finishMillis) {
     this.jobId = String.valueOf(job.getJobID());
     this.name = job.getJobName();
     this.succeeded = succeeded;
@@ -32,6 +40,8 @@ public final class JobOutcome {
     this.failedMaps = value(c, JobCounter.NUM_FAILED_MAPS);
     this.killedMaps = value(c, JobCounter.NUM_KILLED_MAPS);
     this.turnaroundSeconds = turnaroundSeconds;
+    this.submitMillis = submitMillis;
+    this.finishMillis = finishMillis;
   }
 
   private static long value(Counters c, JobCounter which) {
@@ -59,6 +69,23 @@ public final class JobOutcome {
     boolean ok = waitFor(job);
     double seconds = (System.nanoTime() - submittedNanos) / 1e9;
     return new JobOutcome(job, ok, job.getCounters(), seconds);
+  }
+
+  /**
+   * A finished job timed by the RM: turnaround from its application's submit time to its finish time, the
+   * same clock for every scheduler and every way of submitting (a Tool that computes first, or {@code submit()}).
+   */
+  public static JobOutcome finished(Job job, long submitMillis, long finishMillis) throws IOException,
+      InterruptedException {
+    if (!job.isComplete()) {
+      throw new IllegalStateException("job " + job.getJobID() + " (" + job.getJobName() + ") has not finished");
+    }
+    if (finishMillis < submitMillis || submitMillis <= 0) {
+      throw new IllegalStateException("job " + job.getJobID() + ": RM times submit=" + submitMillis + " finish="
+          + finishMillis);
+    }
+    return new JobOutcome(job, job.isSuccessful(), job.getCounters(), (finishMillis - submitMillis) / 1e3,
+        submitMillis, finishMillis);
   }
 
   @Override
