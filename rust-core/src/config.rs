@@ -143,7 +143,7 @@ macro_rules! choice {
 
 choice!(
     /// Which job gets freed capacity.
-    JobPolicyKind, POLICY, { Fifo = "fifo", Fair = "fair", JossT = "joss-t", JossJ = "joss-j", Td = "td", Fresh = "fresh", Mrosa = "mrosa", Capacity = "capacity" },
+    JobPolicyKind, POLICY, { Fifo = "fifo", Fair = "fair", Fsp = "fsp", JossT = "joss-t", JossJ = "joss-j", Td = "td", Fresh = "fresh", Mrosa = "mrosa", Capacity = "capacity" },
     planned: []
 );
 choice!(
