@@ -72,9 +72,19 @@ impl VirtualJob {
 fn pending_share(app: &App, total: Resource) -> f64 {
     app.asks
         .tables()
+        .filter(|(key, _)| sized(app.kind_of(key.priority)))
         .filter_map(|(_, t)| t.row(ANY_ID))
         .map(|row| row.count as f64 * dominant_share(row.capability, total))
         .sum()
+}
+
+/// Whether containers of `kind` count in a job's size. A MapReduce job's reduces do not: its AM
+/// asks for them only after slow-start, and counting them then would move a job whose maps are
+/// nearly done behind a bigger job whose reduces are not asked for yet, interleaving the two as
+/// fair sharing does. HFSP sizes the map and reduce phases separately for the same reason; here
+/// the reduces follow their job's place, which its map phase earned.
+fn sized(kind: TaskKind) -> bool {
+    kind != TaskKind::Reduce
 }
 
 impl Fsp {
@@ -125,7 +135,10 @@ impl JobPolicy for Fsp {
         order.into_iter().map(|(_, _, _, a)| a).collect()
     }
 
-    fn placed(&mut self, app: Arrival, _kind: TaskKind, count: u32, capability: Resource) {
+    fn placed(&mut self, app: Arrival, kind: TaskKind, count: u32, capability: Resource) {
+        if !sized(kind) {
+            return;
+        }
         let share = count as f64 * dominant_share(capability, self.total);
         if let Some(job) = self.jobs.get_mut(&app) {
             job.served += share;
