@@ -25,6 +25,10 @@
 //!
 //! Each job takes all it can on its turn (as `fifo`); the jobs after it get the rest of the node.
 //!
+//! Application priority (`yarn application -updatePriority`) comes first, as CapacityScheduler
+//! compares it before anything else inside a queue; equal priorities (the default, 0) leave the
+//! order to the rules here.
+//!
 //! Liveness: a job holding no container goes before every job that holds one (in submission
 //! order among themselves), the property FairScheduler's smallest-share-first gives a job with a
 //! share of 0. Without it, a cluster offered more work than it can run would keep a job that has
@@ -32,6 +36,7 @@
 //! ever more jobs, slows down without bound). A MapReduce job holds its AM container, so this
 //! changes nothing for jobs whose AM runs.
 
+use std::cmp::Reverse;
 use std::collections::HashMap;
 
 use super::{dominant_share, JobPolicy};
@@ -108,7 +113,7 @@ impl JobPolicy for Fsp {
         for job in self.jobs.values_mut() {
             job.pending = 0.0;
         }
-        let mut order: Vec<(bool, f64, u64, Arrival)> = Vec::new();
+        let mut order: Vec<(Reverse<i32>, bool, f64, u64, Arrival)> = Vec::new();
         for app in state.pending_apps_by_submission() {
             let clock = self.clock;
             let job = self.jobs.entry(app.arrival).or_insert(VirtualJob {
@@ -118,7 +123,13 @@ impl JobPolicy for Fsp {
             });
             job.pending = pending_share(app, self.total);
             let holds = app.used != Resource::ZERO;
-            order.push((holds, job.finish(), app.submit_ms, app.arrival));
+            order.push((
+                Reverse(app.priority),
+                holds,
+                job.finish(),
+                app.submit_ms,
+                app.arrival,
+            ));
         }
         self.active = self
             .jobs
@@ -128,11 +139,12 @@ impl JobPolicy for Fsp {
             .max(1);
         order.sort_by(|a, b| {
             a.0.cmp(&b.0)
-                .then(a.1.total_cmp(&b.1))
-                .then(a.2.cmp(&b.2))
+                .then(a.1.cmp(&b.1))
+                .then(a.2.total_cmp(&b.2))
                 .then(a.3.cmp(&b.3))
+                .then(a.4.cmp(&b.4))
         });
-        order.into_iter().map(|(_, _, _, a)| a).collect()
+        order.into_iter().map(|(_, _, _, _, a)| a).collect()
     }
 
     fn placed(&mut self, app: Arrival, kind: TaskKind, count: u32, capability: Resource) {
