@@ -73,6 +73,8 @@ CONFIGS = [
     ("fair+matchmaking", "fair;" + LOC + "matchmaking"),
     ("fair+delay+hot-queue", "fair;" + LOC + "delay;locus.hotspot=hot-queue"),
     ("fair+fresh-static", "fair;" + LOC + "hadoop;locus.slots=fresh-static"),
+    ("fsp", "fsp;" + LOC + "hadoop"),
+    ("fsp+delay", "fsp;" + LOC + "delay"),
     ("capacity", "capacity;" + LOC + "hadoop"),
     ("capacity+delay", "capacity;" + LOC + "delay"),
     ("capacity+matchmaking", "capacity;" + LOC + "matchmaking"),

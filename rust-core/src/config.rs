@@ -143,7 +143,7 @@ macro_rules! choice {
 
 choice!(
     /// Which job gets freed capacity.
-    JobPolicyKind, POLICY, { Fifo = "fifo", Fair = "fair", JossT = "joss-t", JossJ = "joss-j", Td = "td", Fresh = "fresh", Mrosa = "mrosa", Capacity = "capacity" },
+    JobPolicyKind, POLICY, { Fifo = "fifo", Fair = "fair", Fsp = "fsp", JossT = "joss-t", JossJ = "joss-j", Td = "td", Fresh = "fresh", Mrosa = "mrosa", Capacity = "capacity" },
     planned: []
 );
 choice!(
@@ -217,10 +217,10 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            // docs/default-policy.md: fair + delay was the configuration closest to the best
-            // in every cell of the matrix (`./locus bench matrix`) with node-locality no worse
-            // than fifo's but in one cell.
-            policy: JobPolicyKind::Fair,
+            // docs/default-policy.md: fsp + delay has the smallest worst-case turnaround over
+            // the matrix (`./locus bench matrix`) among the configurations whose node-locality
+            // is no worse than fifo's.
+            policy: JobPolicyKind::Fsp,
             locality: LocalityKind::Delay,
             hotspot: HotspotKind::Off,
             slots: SlotsKind::Static,
@@ -526,9 +526,9 @@ mod tests {
     }
 
     #[test]
-    fn default_is_fair_with_delay_and_td_joss_keep_hadoop_locality() {
+    fn default_is_fsp_with_delay_and_td_joss_keep_hadoop_locality() {
         let c = Config::from_properties(&BTreeMap::new()).unwrap();
-        assert_eq!((c.policy, c.locality), (JobPolicyKind::Fair, LocalityKind::Delay));
+        assert_eq!((c.policy, c.locality), (JobPolicyKind::Fsp, LocalityKind::Delay));
         // A policy that places maps itself gets hadoop unless the operator names another
         // technique, which is then refused rather than silently replaced.
         for p in ["td", "joss-t", "joss-j"] {

@@ -56,7 +56,9 @@ fn first_served(c: &mut Core, free_gb: u64) -> Vec<(String, u32)> {
     ds.iter().map(|d| (d.app.clone(), d.count)).collect()
 }
 
-const FIFO_POLICIES: [&str; 2] = ["fifo", "capacity"];
+/// Policies whose order puts application priority first (fsp, the default, is not FIFO but
+/// compares priority before its size order, as CapacityScheduler does inside a queue).
+const FIFO_POLICIES: [&str; 3] = ["fifo", "capacity", "fsp"];
 
 #[test]
 fn equal_priorities_keep_submission_order() {

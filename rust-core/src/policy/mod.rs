@@ -17,6 +17,7 @@ pub mod capacity_tree;
 mod delay;
 mod fair;
 mod fifo;
+mod fsp;
 pub mod fresh;
 mod fresh_slots;
 mod hadoop;
@@ -43,6 +44,7 @@ pub use capacity::{CapacityPolicy, CapacityQueue, CapacityQueues, ParentQueue, Q
 pub use delay::DelayScheduling;
 pub use fair::{dominant_share, Fair};
 pub use fifo::Fifo;
+pub use fsp::Fsp;
 pub use fresh::FreshPolicy;
 pub use fresh_slots::{FreshDynamicSlots, FreshStaticSlots};
 pub use mrosa::{FlaggedJob, MrosaPolicy, ScaleOutAdvice};
@@ -262,6 +264,7 @@ impl Layers {
                 JobPolicyKind::Mrosa => Box::new(MrosaPolicy::new(cfg)),
                 JobPolicyKind::Fifo => Box::new(Fifo),
                 JobPolicyKind::Fair => Box::new(Fair),
+                JobPolicyKind::Fsp => Box::new(Fsp::new()),
                 JobPolicyKind::Capacity => Box::new(CapacityPolicy::new(&cfg.capacity)),
                 JobPolicyKind::JossT => Box::new(JossPolicy::new(
                     crate::papers::joss::Assigner::Tta,

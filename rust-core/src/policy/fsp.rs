@@ -1,0 +1,164 @@
+//! `fsp`: size-based scheduling by virtual finish order, the Fair Sojourn Protocol (Friedman and
+//! Henderson, SIGMETRICS 2003) as HFSP adapted it to Hadoop (Pastorelli et al., IEEE BigData 2013).
+//!
+//! Why: fair sharing is the right answer when jobs arrive over time with heavy-tailed sizes (small
+//! jobs do not wait behind big ones), but when a batch is submitted at once it makes every job
+//! finish near the end (n equal jobs: all finish at n·T under sharing, on average at (n+1)/2·T
+//! one after another). FSP keeps a *virtual* processor-sharing system running beside the real
+//! cluster and serves, in the real one, the job that would finish first in the virtual one. A
+//! batch of equal jobs is then served one after another (FIFO's mean), a small job arriving
+//! behind a big one overtakes it (fair's benefit), and a big job is never starved: its virtual
+//! finish is fixed once its size is known, and every later arrival's lies after the virtual
+//! clock, which only moves forward.
+//!
+//! The virtual system, in this core's units: work is the dominant share of a container
+//! (`max(memory, vcores)` over the cluster's) per container placed, so a job's size is what it
+//! was given plus what it still asks for, both known to the scheduler (HFSP estimates task
+//! durations from its first tasks; the core has no durations before tasks end, so a container
+//! counts the same however long it runs). Every container placed, for any job, is service the
+//! virtual system shares equally among the jobs still unfinished in it: the virtual clock `v`
+//! (service per virtual job) grows by share / (jobs virtually active). A job entering at clock
+//! `v₀` with size `S` finishes virtually when the clock reaches `v₀ + S`: that number is its
+//! place in the order (ties by submission, then arrival). Sizes grow when an AM asks for more
+//! (a MapReduce AM asks for its reduces after slow-start), which moves the job back, as HFSP's
+//! size updates do.
+//!
+//! Each job takes all it can on its turn (as `fifo`); the jobs after it get the rest of the node.
+//!
+//! Application priority (`yarn application -updatePriority`) comes first, as CapacityScheduler
+//! compares it before anything else inside a queue; equal priorities (the default, 0) leave the
+//! order to the rules here.
+//!
+//! Liveness: a job holding no container goes before every job that holds one (in submission
+//! order among themselves), the property FairScheduler's smallest-share-first gives a job with a
+//! share of 0. Without it, a cluster offered more work than it can run would keep a job that has
+//! never run waiting forever behind smaller arrivals (under overload the virtual clock, split over
+//! ever more jobs, slows down without bound). A MapReduce job holds its AM container, so this
+//! changes nothing for jobs whose AM runs.
+
+use std::cmp::Reverse;
+use std::collections::HashMap;
+
+use super::{dominant_share, JobPolicy};
+use crate::app::{App, Arrival, TaskKind};
+use crate::names::ANY_ID;
+use crate::node::Node;
+use crate::protocol::Resource;
+use crate::state::ClusterState;
+
+#[derive(Default)]
+pub struct Fsp {
+    /// Virtual service each job still active in the virtual system has received.
+    clock: f64,
+    /// Jobs active in the virtual system at the last order, at least 1.
+    active: usize,
+    /// The cluster's capacity at the last order, to size what is placed.
+    total: Resource,
+    jobs: HashMap<Arrival, VirtualJob>,
+}
+
+struct VirtualJob {
+    /// The virtual clock when the job first asked for something.
+    entered: f64,
+    /// Dominant share of every container placed for it so far.
+    served: f64,
+    /// Its dominant share of what it still asks for, at the last order.
+    pending: f64,
+}
+
+impl VirtualJob {
+    fn finish(&self) -> f64 {
+        self.entered + self.served + self.pending
+    }
+}
+
+/// Dominant share of every container `app` still asks for (the `*` row of each key counts a
+/// key's outstanding containers).
+fn pending_share(app: &App, total: Resource) -> f64 {
+    app.asks
+        .tables()
+        .filter(|(key, _)| sized(app.kind_of(key.priority)))
+        .filter_map(|(_, t)| t.row(ANY_ID))
+        .map(|row| row.count as f64 * dominant_share(row.capability, total))
+        .sum()
+}
+
+/// Whether containers of `kind` count in a job's size. A MapReduce job's reduces do not: its AM
+/// asks for them only after slow-start, and counting them then would move a job whose maps are
+/// nearly done behind a bigger job whose reduces are not asked for yet, interleaving the two as
+/// fair sharing does. HFSP sizes the map and reduce phases separately for the same reason; here
+/// the reduces follow their job's place, which its map phase earned.
+fn sized(kind: TaskKind) -> bool {
+    kind != TaskKind::Reduce
+}
+
+impl Fsp {
+    pub fn new() -> Fsp {
+        Fsp {
+            active: 1,
+            ..Fsp::default()
+        }
+    }
+}
+
+impl JobPolicy for Fsp {
+    fn name(&self) -> &'static str {
+        "fsp"
+    }
+
+    fn order(&mut self, state: &ClusterState, _node: &Node, _now_ms: u64) -> Vec<Arrival> {
+        self.total = state.capacity();
+        // A job with nothing pending keeps the size it reached: its asks were consumed by the
+        // placements counted in `served`.
+        for job in self.jobs.values_mut() {
+            job.pending = 0.0;
+        }
+        let mut order: Vec<(Reverse<i32>, bool, f64, u64, Arrival)> = Vec::new();
+        for app in state.pending_apps_by_submission() {
+            let clock = self.clock;
+            let job = self.jobs.entry(app.arrival).or_insert(VirtualJob {
+                entered: clock,
+                served: 0.0,
+                pending: 0.0,
+            });
+            job.pending = pending_share(app, self.total);
+            let holds = app.used != Resource::ZERO;
+            order.push((
+                Reverse(app.priority),
+                holds,
+                job.finish(),
+                app.submit_ms,
+                app.arrival,
+            ));
+        }
+        self.active = self
+            .jobs
+            .values()
+            .filter(|j| j.finish() > self.clock)
+            .count()
+            .max(1);
+        order.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then(a.1.cmp(&b.1))
+                .then(a.2.total_cmp(&b.2))
+                .then(a.3.cmp(&b.3))
+                .then(a.4.cmp(&b.4))
+        });
+        order.into_iter().map(|(_, _, _, _, a)| a).collect()
+    }
+
+    fn placed(&mut self, app: Arrival, kind: TaskKind, count: u32, capability: Resource) {
+        if !sized(kind) {
+            return;
+        }
+        let share = count as f64 * dominant_share(capability, self.total);
+        if let Some(job) = self.jobs.get_mut(&app) {
+            job.served += share;
+        }
+        self.clock += share / self.active as f64;
+    }
+
+    fn app_removed(&mut self, app: Arrival) {
+        self.jobs.remove(&app);
+    }
+}
