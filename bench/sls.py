@@ -108,6 +108,18 @@ def write_conf(conf_dir, config, timer_window):
                 "log4j.logger.org.apache.hadoop.yarn.sls.SLSRunner=INFO\n")
 
 
+def write_hosts(hosts_file, nodes_file):
+    """Every simulated host (and this machine) at 127.0.0.1, for -Djdk.net.hosts.file."""
+    names = ["localhost", socket.gethostname()]
+    with open(nodes_file) as f:
+        for line in f:
+            if line.strip():
+                names += [n["node"] for n in json.loads(line)["nodes"]]
+    with open(hosts_file, "w") as f:
+        for n in names:
+            f.write(f"127.0.0.1 {n}\n")
+
+
 def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window):
     run_dir = os.path.join(work, config)
     shutil.rmtree(run_dir, ignore_errors=True)
@@ -120,6 +132,10 @@ def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window):
             "-XX:NativeMemoryTracking=summary"]
            + [f"--add-opens=java.base/{p}=ALL-UNNAMED" for p in JDK17_OPENS]
            + [f"-Dlocus.sls.figures={figures}", f"-Dlocus.sls.label={config}",
+              # The RM resolves every NodeManager's name on every heartbeat
+              # (NodesListManager.isValidNode); against the machine's DNS server that stalled all
+              # 100 SLS threads in InetAddress.getByName. Java resolves from this file instead.
+              f"-Djdk.net.hosts.file={os.path.join(trace_dir, 'hosts')}",
               "-cp", conf_dir + os.pathsep + classpath,
               "org.apache.hadoop.yarn.sls.SLSRunner",
               "-tracetype", "RUMEN", "-tracelocation", os.path.join(trace_dir, "rumen.json"),
@@ -260,6 +276,7 @@ def main():
     trace_dir = os.path.join(a.work, "trace")
     subprocess.run(["java", "-cp", classpath, "org.locus.sls.SlsTrace", str(nodes), str(apps),
                     str(window), str(a.seed), trace_dir], check=True, stdout=sys.stderr)
+    write_hosts(os.path.join(trace_dir, "hosts"), os.path.join(trace_dir, "nodes.json"))
     figs = [run_one(c, classpath, trace_dir, a.work, a.heap, a.timeout, a.timer_window)
             for c in configs]
     with open(os.path.join(a.work, "results.json"), "w") as f:
