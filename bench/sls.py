@@ -153,12 +153,20 @@ def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window):
                 # SLS's main thread can die (a bad trace, a missing class) while the RM's
                 # threads keep the JVM up: stop at once rather than at the time-out.
                 if time.time() - started > timeout_s or main_died(log_path):
-                    proc.kill()
-                    proc.wait()
                     rc = "timeout" if time.time() - started > timeout_s else "main thread died"
+                    # SIGTERM runs the JVM's shutdown hooks: a timed-out run still writes the
+                    # figures it has (the table then shows how many jobs finished).
+                    proc.terminate()
+                    try:
+                        proc.wait(timeout=60)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait()
     wall = time.time() - started
     if not os.path.exists(figures):
-        sys.exit(f"[sls] {config}: no figures (exit {rc} after {wall:.0f} s); see {log_path}")
+        print(f"[sls] {config}: no figures (exit {rc} after {wall:.0f} s); see {log_path}",
+              file=sys.stderr)
+        return None
     with open(figures) as f:
         fig = json.load(f)
     fig["exit"] = rc
@@ -211,12 +219,14 @@ def table(figs, nodes, apps, expected_jobs):
     rows = [
         ("containers allocated", lambda f: f"{f['containers_allocated']}"),
         ("containers / s (first to last allocation)", lambda f: f"{throughput(f):.1f}"),
-        ("NODE_UPDATE median / p99 (us)",
-         lambda f: f"{f['node_update_median_us']:.0f} / {f['node_update_p99_us']:.0f}"),
+        ("NODE_UPDATE median / p99 / mean (us)",
+         lambda f: (f"{f['node_update_median_us']:.0f} / {f['node_update_p99_us']:.0f} / "
+                    f"{f['node_update_mean_us']:.0f}")),
         ("NODE_UPDATE events (timer window)",
          lambda f: f"{f['node_update_count']} ({f['node_update_window']})"),
-        ("allocate() median / p99 (us)",
-         lambda f: f"{f['allocate_median_us']:.0f} / {f['allocate_p99_us']:.0f}"),
+        ("allocate() median / p99 / mean (us)",
+         lambda f: (f"{f['allocate_median_us']:.0f} / {f['allocate_p99_us']:.0f} / "
+                    f"{f['allocate_mean_us']:.0f}")),
         ("allocate() calls (timer window)",
          lambda f: f"{f['allocate_count']} ({f['allocate_window']})"),
         ("mean ask-to-allocation latency (ms)", lambda f: f"{f['latency_mean_ms']:.0f}"),
@@ -228,7 +238,7 @@ def table(figs, nodes, apps, expected_jobs):
         ("native outside the JVM (RSS - NMT), first / last / peak (MB)",
          lambda f: (f"{mb(max(0, f['first_native_bytes'])):.0f} / "
                     f"{mb(f['last_native_bytes']):.0f} / {mb(f['peak_native_bytes']):.0f}")),
-        ("run wall time (s)", lambda f: f"{f['wall_s']:.0f}"),
+        ("run wall time (s), exit", lambda f: f"{f['wall_s']:.0f}, {f['exit']}"),
     ]
     names = [f["scheduler"] for f in figs]
     width = max(len(r[0]) for r in rows)
@@ -279,6 +289,9 @@ def main():
     write_hosts(os.path.join(trace_dir, "hosts"), os.path.join(trace_dir, "nodes.json"))
     figs = [run_one(c, classpath, trace_dir, a.work, a.heap, a.timeout, a.timer_window)
             for c in configs]
+    figs = [f for f in figs if f is not None]
+    if not figs:
+        sys.exit("[sls] no run produced figures")
     with open(os.path.join(a.work, "results.json"), "w") as f:
         json.dump({"nodes": nodes, "apps": apps, "window_s": window, "seed": a.seed,
                    "runs": figs}, f, indent=1)
