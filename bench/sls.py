@@ -241,15 +241,16 @@ def table(figs, nodes, apps, expected_jobs):
         ("run wall time (s), exit", lambda f: f"{f['wall_s']:.0f}, {f['exit']}"),
     ]
     names = [f["scheduler"] for f in figs]
+    cells = [[fn(f) for f in figs] for _, fn in rows]
     width = max(len(r[0]) for r in rows)
-    cols = [max(len(n), 16) for n in names]
+    cols = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(names)]
     print(f"SLS (hadoop-sls 3.4.3 on the 3.5.0 RM): {nodes} NodeManagers, {apps} MapReduce jobs")
     print("| " + "figure".ljust(width) + " | " + " | ".join(n.ljust(c) for n, c in zip(names, cols))
           + " |")
     print("|" + "-" * (width + 2) + "|" + "|".join("-" * (c + 2) for c in cols) + "|")
-    for label, fn in rows:
+    for (label, _), values in zip(rows, cells):
         print("| " + label.ljust(width) + " | "
-              + " | ".join(fn(f).ljust(c) for f, c in zip(figs, cols)) + " |")
+              + " | ".join(v.ljust(c) for v, c in zip(values, cols)) + " |")
 
 
 def ratio(a, b):
