@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""`./locus bench sls`: Hadoop's Scheduler Load Simulator (hadoop-sls 3.4.3's SLSRunner, on the
+3.5.0 ResourceManager) running one synthetic MapReduce trace under CapacityScheduler with Hadoop
+3.5's defaults (asynchronous scheduling on), CapacityScheduler with asynchronous scheduling off,
+and Locus's default configuration, one after another, one JVM each (so heap and native memory
+are each run's own). Prints a table and, last, the line scripts read:
+
+    sls: nodes=N locus/capacity-default: node_update=R1 allocate=R2 throughput=R3 latency=R4
+
+Python 3 standard library only; ./locus builds sls-bench first and passes its classpath file.
+The trace comes from org.locus.sls.SlsTrace (deterministic for a seed); docs/sls.md says what is
+measured where.
+"""
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONFIGS = ["capacity-default", "capacity-sync", "locus-default"]
+SCHEDULER = {
+    "capacity-default": "org.locus.sls.CapacitySlsScheduler",
+    "capacity-sync": "org.locus.sls.CapacitySlsScheduler",
+    "locus-default": "org.locus.sls.LocusSlsScheduler",
+}
+# (nodes, apps, arrival window in s). The default finishes in a few minutes on 2 cores.
+SCALES = {"default": (1000, 100, 60), "full": (5000, 500, 120)}
+
+JDK17_OPENS = ["java.lang", "java.lang.reflect", "java.io", "java.net", "java.nio", "java.util",
+               "java.util.concurrent", "java.util.concurrent.atomic", "sun.nio.ch",
+               "sun.security.util"]
+
+
+def xml(props):
+    body = "".join(f"  <property><name>{k}</name><value>{v}</value></property>\n"
+                   for k, v in props.items())
+    return f'<?xml version="1.0"?>\n<configuration>\n{body}</configuration>\n'
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def write_conf(conf_dir, config, timer_window):
+    os.makedirs(conf_dir, exist_ok=True)
+    local = "127.0.0.1:0"
+    yarn = {
+        "yarn.resourcemanager.scheduler.class": SCHEDULER[config],
+        # Ephemeral ports: the SLS RM starts real IPC and web servers, and other RMs may share
+        # the machine. SLS's NMs and AMs call the RM's services in-process.
+        "yarn.resourcemanager.address": local,
+        "yarn.resourcemanager.scheduler.address": local,
+        "yarn.resourcemanager.resource-tracker.address": local,
+        "yarn.resourcemanager.admin.address": local,
+        "yarn.resourcemanager.webapp.address": local,
+        "yarn.resourcemanager.webapp.https.address": local,
+        "yarn.scheduler.maximum-allocation-mb": "8192",
+        "yarn.scheduler.maximum-allocation-vcores": "8",
+    }
+    with open(os.path.join(conf_dir, "yarn-site.xml"), "w") as f:
+        f.write(xml(yarn))
+    # The queue layout of Hadoop's shipped capacity-scheduler.xml (one queue, `default`, 100%);
+    # every other CapacityScheduler key at its 3.5.0 default.
+    cs = {
+        "yarn.scheduler.capacity.root.queues": "default",
+        "yarn.scheduler.capacity.root.default.capacity": "100",
+        "yarn.scheduler.capacity.root.default.maximum-capacity": "100",
+    }
+    if config == "capacity-sync":
+        cs["yarn.scheduler.capacity.schedule-asynchronously.enable"] = "false"
+    with open(os.path.join(conf_dir, "capacity-scheduler.xml"), "w") as f:
+        f.write(xml(cs))
+    # SLSRunner builds the RM's configuration from its own (sls-runner.xml, without Hadoop's
+    # defaults files), so the RM keys go there too.
+    sls = dict(yarn)
+    sls.update({
+        "yarn.sls.runner.pool.size": "100",
+        "yarn.sls.nm.memory.mb": "8192",
+        "yarn.sls.nm.vcores": "8",
+        "yarn.sls.nm.heartbeat.interval.ms": "1000",
+        "yarn.sls.am.heartbeat.interval.ms": "1000",
+        "yarn.sls.am.type.mapreduce": "org.apache.hadoop.yarn.sls.appmaster.MRAMSimulator",
+        "yarn.sls.container.memory.mb": "1024",
+        "yarn.sls.container.vcores": "1",
+        "yarn.sls.metrics.switch": "true",
+        "yarn.sls.metrics.web.address.port": str(free_port()),
+        "yarn.sls.metrics.timer.window.size": str(timer_window),
+    })
+    with open(os.path.join(conf_dir, "sls-runner.xml"), "w") as f:
+        f.write(xml(sls))
+    # Container tokens name their NodeManager; SLS's hosts do not resolve, so name them by host.
+    with open(os.path.join(conf_dir, "core-site.xml"), "w") as f:
+        f.write(xml({"hadoop.security.token.service.use_ip": "false"}))
+    with open(os.path.join(conf_dir, "log4j.properties"), "w") as f:
+        f.write("log4j.rootLogger=WARN, stdout\n"
+                "log4j.appender.stdout=org.apache.log4j.ConsoleAppender\n"
+                "log4j.appender.stdout.layout=org.apache.log4j.PatternLayout\n"
+                "log4j.appender.stdout.layout.ConversionPattern=%d{ISO8601} %p %c{1}: %m%n\n"
+                "log4j.logger.org.apache.hadoop.yarn.sls.SLSRunner=INFO\n")
+
+
+def write_hosts(hosts_file, nodes_file):
+    """Every simulated host (and this machine) at 127.0.0.1, for -Djdk.net.hosts.file."""
+    names = ["localhost", socket.gethostname()]
+    with open(nodes_file) as f:
+        for line in f:
+            if line.strip():
+                names += [n["node"] for n in json.loads(line)["nodes"]]
+    with open(hosts_file, "w") as f:
+        for n in names:
+            f.write(f"127.0.0.1 {n}\n")
+
+
+def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window):
+    run_dir = os.path.join(work, config)
+    shutil.rmtree(run_dir, ignore_errors=True)
+    conf_dir = os.path.join(run_dir, "conf")
+    out_dir = os.path.join(run_dir, "sls-output")
+    os.makedirs(out_dir)
+    write_conf(conf_dir, config, timer_window)
+    figures = os.path.join(run_dir, "figures.json")
+    cmd = (["java", f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC", "-XX:+AlwaysPreTouch",
+            "-XX:NativeMemoryTracking=summary"]
+           + [f"--add-opens=java.base/{p}=ALL-UNNAMED" for p in JDK17_OPENS]
+           + [f"-Dlocus.sls.figures={figures}", f"-Dlocus.sls.label={config}",
+              # The RM resolves every NodeManager's name on every heartbeat
+              # (NodesListManager.isValidNode); against the machine's DNS server that stalled all
+              # 100 SLS threads in InetAddress.getByName. Java resolves from this file instead.
+              f"-Djdk.net.hosts.file={os.path.join(trace_dir, 'hosts')}",
+              "-cp", conf_dir + os.pathsep + classpath,
+              "org.apache.hadoop.yarn.sls.SLSRunner",
+              "-tracetype", "RUMEN", "-tracelocation", os.path.join(trace_dir, "rumen.json"),
+              "-nodes", os.path.join(trace_dir, "nodes.json"), "-output", out_dir])
+    log_path = os.path.join(run_dir, "sls.log")
+    print(f"[sls] {config}: running (log {log_path})", file=sys.stderr, flush=True)
+    started = time.time()
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=run_dir)
+        rc = None
+        while rc is None:
+            try:
+                rc = proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                # SLS's main thread can die (a bad trace, a missing class) while the RM's
+                # threads keep the JVM up: stop at once rather than at the time-out.
+                if time.time() - started > timeout_s or main_died(log_path):
+                    rc = "timeout" if time.time() - started > timeout_s else "main thread died"
+                    # SIGTERM runs the JVM's shutdown hooks: a timed-out run still writes the
+                    # figures it has (the table then shows how many jobs finished).
+                    proc.terminate()
+                    try:
+                        proc.wait(timeout=60)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait()
+    wall = time.time() - started
+    if not os.path.exists(figures):
+        print(f"[sls] {config}: no figures (exit {rc} after {wall:.0f} s); see {log_path}",
+              file=sys.stderr)
+        return None
+    with open(figures) as f:
+        fig = json.load(f)
+    fig["exit"] = rc
+    fig["wall_s"] = wall
+    fig["jobs"] = job_times(os.path.join(out_dir, "jobruntime.csv"))
+    print(f"[sls] {config}: done in {wall:.0f} s (exit {rc})", file=sys.stderr, flush=True)
+    return fig
+
+
+def main_died(log_path):
+    with open(log_path, errors="replace") as f:
+        return 'Exception in thread "main"' in f.read()
+
+
+def job_times(path):
+    """Job completion times (s) from SLS's jobruntime.csv. SLS 3.4.3 writes the wall-clock times
+    under the simulate_* headers and the trace's under real_*, so the simulate_* columns are the
+    measured ones."""
+    times = []
+    if not os.path.exists(path):
+        return times
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            try:
+                start, end = int(row["simulate_start_time"]), int(row["simulate_end_time"])
+            except (KeyError, ValueError):
+                continue
+            if end >= start > 0:
+                times.append((end - start) / 1000.0)
+    return times
+
+
+def pct(xs, p):
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(round(p / 100.0 * (len(s) - 1))))]
+
+
+def throughput(fig):
+    span = (fig["last_allocation_ms"] - fig["first_allocation_ms"]) / 1000.0
+    return fig["containers_allocated"] / span if span > 0 else float("nan")
+
+
+def mb(b):
+    return b / (1024.0 * 1024.0)
+
+
+def table(figs, nodes, apps, expected_jobs):
+    rows = [
+        ("containers allocated", lambda f: f"{f['containers_allocated']}"),
+        ("containers / s (first to last allocation)", lambda f: f"{throughput(f):.1f}"),
+        ("NODE_UPDATE median / p99 / mean (us)",
+         lambda f: (f"{f['node_update_median_us']:.0f} / {f['node_update_p99_us']:.0f} / "
+                    f"{f['node_update_mean_us']:.0f}")),
+        ("NODE_UPDATE events (timer window)",
+         lambda f: f"{f['node_update_count']} ({f['node_update_window']})"),
+        ("allocate() median / p99 / mean (us)",
+         lambda f: (f"{f['allocate_median_us']:.0f} / {f['allocate_p99_us']:.0f} / "
+                    f"{f['allocate_mean_us']:.0f}")),
+        ("allocate() calls (timer window)",
+         lambda f: f"{f['allocate_count']} ({f['allocate_window']})"),
+        ("mean ask-to-allocation latency (ms)", lambda f: f"{f['latency_mean_ms']:.0f}"),
+        ("jobs finished", lambda f: f"{len(f['jobs'])}/{expected_jobs}"),
+        ("job completion mean / p95 (s)",
+         lambda f: (f"{statistics.mean(f['jobs']):.1f} / {pct(f['jobs'], 95):.1f}"
+                    if f["jobs"] else "-")),
+        ("peak heap used (MB)", lambda f: f"{mb(f['peak_heap_used_bytes']):.0f}"),
+        ("native outside the JVM (RSS - NMT), first / last / peak (MB)",
+         lambda f: (f"{mb(max(0, f['first_native_bytes'])):.0f} / "
+                    f"{mb(f['last_native_bytes']):.0f} / {mb(f['peak_native_bytes']):.0f}")),
+        ("run wall time (s), exit", lambda f: f"{f['wall_s']:.0f}, {f['exit']}"),
+    ]
+    names = [f["scheduler"] for f in figs]
+    cells = [[fn(f) for f in figs] for _, fn in rows]
+    width = max(len(r[0]) for r in rows)
+    cols = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(names)]
+    print(f"SLS (hadoop-sls 3.4.3 on the 3.5.0 RM): {nodes} NodeManagers, {apps} MapReduce jobs")
+    print("| " + "figure".ljust(width) + " | " + " | ".join(n.ljust(c) for n, c in zip(names, cols))
+          + " |")
+    print("|" + "-" * (width + 2) + "|" + "|".join("-" * (c + 2) for c in cols) + "|")
+    for (label, _), values in zip(rows, cells):
+        print("| " + label.ljust(width) + " | "
+              + " | ".join(v.ljust(c) for v, c in zip(values, cols)) + " |")
+
+
+def ratio(a, b):
+    if b is None or a is None or b == 0 or a != a or b != b:
+        return "nan"
+    return f"{a / b:.2f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--classpath-file", required=True)
+    ap.add_argument("--full", action="store_true",
+                    help="the full scale: %d nodes, %d jobs over %d s" % SCALES["full"])
+    ap.add_argument("--nodes", type=int)
+    ap.add_argument("--apps", type=int)
+    ap.add_argument("--window", type=int, help="arrival window, s")
+    ap.add_argument("--seed", type=int, default=9)
+    ap.add_argument("--only", help="comma list of " + ",".join(CONFIGS))
+    ap.add_argument("--heap", default="3g")
+    ap.add_argument("--timeout", type=int, default=1800, help="per scheduler, s")
+    ap.add_argument("--timer-window", type=int, default=200000,
+                    help="SLS timer sliding window (samples kept per timer)")
+    ap.add_argument("--work", default=os.path.join(ROOT, "sls-bench", "build", "sls-runs"))
+    a = ap.parse_args()
+    nodes, apps, window = SCALES["full" if a.full else "default"]
+    nodes, apps, window = a.nodes or nodes, a.apps or apps, a.window or window
+    configs = a.only.split(",") if a.only else CONFIGS
+    for c in configs:
+        if c not in SCHEDULER:
+            sys.exit(f"[sls] unknown configuration '{c}' (known: {', '.join(CONFIGS)})")
+    with open(a.classpath_file) as f:
+        classpath = f.read().strip()
+    os.makedirs(a.work, exist_ok=True)
+    trace_dir = os.path.join(a.work, "trace")
+    subprocess.run(["java", "-cp", classpath, "org.locus.sls.SlsTrace", str(nodes), str(apps),
+                    str(window), str(a.seed), trace_dir], check=True, stdout=sys.stderr)
+    write_hosts(os.path.join(trace_dir, "hosts"), os.path.join(trace_dir, "nodes.json"))
+    figs = [run_one(c, classpath, trace_dir, a.work, a.heap, a.timeout, a.timer_window)
+            for c in configs]
+    figs = [f for f in figs if f is not None]
+    if not figs:
+        sys.exit("[sls] no run produced figures")
+    with open(os.path.join(a.work, "results.json"), "w") as f:
+        json.dump({"nodes": nodes, "apps": apps, "window_s": window, "seed": a.seed,
+                   "runs": figs}, f, indent=1)
+    table(figs, nodes, apps, apps)
+    by = {f["scheduler"]: f for f in figs}
+    loc, cap = by.get("locus-default"), by.get("capacity-default")
+    if loc and cap:
+        print(f"sls: nodes={nodes} locus/capacity-default: "
+              f"node_update={ratio(loc['node_update_median_us'], cap['node_update_median_us'])} "
+              f"allocate={ratio(loc['allocate_median_us'], cap['allocate_median_us'])} "
+              f"throughput={ratio(throughput(loc), throughput(cap))} "
+              f"latency={ratio(loc['latency_mean_ms'], cap['latency_mean_ms'])}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,260 @@
+package org.locus.sls;
+
+import com.codahale.metrics.Snapshot;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.management.ObjectName;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
+import org.apache.hadoop.yarn.sls.scheduler.SchedulerMetrics;
+import org.apache.hadoop.yarn.sls.scheduler.SlsTimers;
+
+/**
+ * The figures SLS itself does not keep, gathered identically for every scheduler under test:
+ * containers handed to AMs (throughput), ask-to-allocation latency, and the RM process's heap
+ * and native memory. Written as one JSON object when SLS exits (it ends with System.exit once
+ * the last application finishes), together with SLS's own NODE_UPDATE and allocate() timers.
+ *
+ * <p>Latency: SLS's MRAMSimulator sends each phase's asks once, as absolute counts per priority
+ * (the YARN contract), so the {@code *} row's count per (attempt, priority) says how many
+ * containers are outstanding since when. A rising count adds that many ask times, a falling one
+ * (the AM withdrew asks) drops the newest; each container the scheduler allocated takes the
+ * oldest ask time of its priority, and its latency ends at the RMContainer's creation (the
+ * moment the scheduler decided), not when the AM next heartbeats to collect it.
+ */
+public final class RunFigures {
+  private static final RunFigures INSTANCE = new RunFigures();
+  /** -Dlocus.sls.figures=FILE: where the JSON goes; without it nothing is written. */
+  static final String FIGURES_FILE = "locus.sls.figures";
+
+  private final Map<String, ArrayDeque<Long>> outstanding = new ConcurrentHashMap<>();
+  private final AtomicLong allocated = new AtomicLong();
+  private final AtomicLong latencySumMs = new AtomicLong();
+  private final AtomicLong latencyCount = new AtomicLong();
+  private volatile long firstAllocationMs = -1;
+  private volatile long lastAllocationMs = -1;
+
+  private volatile long peakHeapUsed;
+  private volatile long peakRss;
+  private volatile long peakNative;
+  private volatile long firstNative = -1;
+  private volatile long lastNative;
+  private volatile String scheduler = "?";
+  private volatile SchedulerMetrics slsMetrics;
+  private boolean started;
+
+  private static final Pattern NMT_TOTAL =
+      Pattern.compile("Total: reserved=\\d+KB, committed=(\\d+)KB");
+
+  private RunFigures() {
+  }
+
+  public static RunFigures get() {
+    return INSTANCE;
+  }
+
+  /** Called once from the wrapper's setConf: starts the memory sampler and the exit hook. */
+  public synchronized void start(String schedulerName, SchedulerMetrics metrics) {
+    // -Dlocus.sls.label names the configuration (capacity-default, capacity-sync, locus-default).
+    this.scheduler = System.getProperty("locus.sls.label", schedulerName);
+    this.slsMetrics = metrics;
+    if (started) {
+      return;
+    }
+    started = true;
+    Thread sampler = new Thread(() -> {
+      while (true) {
+        sampleMemory();
+        try {
+          Thread.sleep(2000);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }, "locus-sls-memory-sampler");
+    sampler.setDaemon(true);
+    sampler.start();
+    String out = System.getProperty(FIGURES_FILE);
+    if (out != null) {
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> write(Paths.get(out)),
+          "locus-sls-figures"));
+    }
+  }
+
+  /** Before the scheduler sees the call: the asks' arrival times. */
+  public void asked(ApplicationAttemptId attempt, List<ResourceRequest> asks) {
+    if (asks == null || asks.isEmpty()) {
+      return;
+    }
+    long now = System.currentTimeMillis();
+    for (ResourceRequest r : asks) {
+      if (!ResourceRequest.ANY.equals(r.getResourceName())) {
+        continue;
+      }
+      ArrayDeque<Long> times = outstanding.computeIfAbsent(
+          key(attempt, r.getPriority().getPriority()), k -> new ArrayDeque<>());
+      synchronized (times) {
+        int want = Math.max(0, r.getNumContainers());
+        while (times.size() < want) {
+          times.addLast(now);
+        }
+        while (times.size() > want) {
+          times.removeLast();
+        }
+      }
+    }
+  }
+
+  /** After the scheduler answered: the containers the AM now holds. */
+  public void allocated(ApplicationAttemptId attempt, Allocation allocation,
+      Function<Container, RMContainer> lookup) {
+    if (allocation == null || allocation.getContainers() == null
+        || allocation.getContainers().isEmpty()) {
+      return;
+    }
+    long now = System.currentTimeMillis();
+    for (Container c : allocation.getContainers()) {
+      RMContainer rmc = lookup.apply(c);
+      long decided = rmc != null && rmc.getCreationTime() > 0 ? rmc.getCreationTime() : now;
+      ArrayDeque<Long> times = outstanding.get(key(attempt, c.getPriority().getPriority()));
+      Long askedAt = null;
+      if (times != null) {
+        synchronized (times) {
+          askedAt = times.pollFirst();
+        }
+      }
+      if (askedAt != null) {
+        latencySumMs.addAndGet(Math.max(0, decided - askedAt));
+        latencyCount.incrementAndGet();
+      }
+      allocated.incrementAndGet();
+      synchronized (this) {
+        if (firstAllocationMs < 0 || decided < firstAllocationMs) {
+          firstAllocationMs = decided;
+        }
+        if (decided > lastAllocationMs) {
+          lastAllocationMs = decided;
+        }
+      }
+    }
+  }
+
+  public void attemptRemoved(ApplicationAttemptId attempt) {
+    String prefix = attempt.toString() + "/";
+    outstanding.keySet().removeIf(k -> k.startsWith(prefix));
+  }
+
+  private static String key(ApplicationAttemptId attempt, int priority) {
+    return attempt.toString() + "/" + priority;
+  }
+
+  private void sampleMemory() {
+    MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+    long rss = rssBytes();
+    long jvm = nmtCommittedBytes();
+    peakHeapUsed = Math.max(peakHeapUsed, heap.getUsed());
+    if (rss > 0 && jvm > 0) {
+      // What the process holds beyond everything the JVM accounts for (Native Memory Tracking:
+      // heap, metaspace, threads, code cache, GC, ...): malloc outside the JVM, i.e. under
+      // Locus the Rust core. Run with -Xms = -Xmx and AlwaysPreTouch, so the heap NMT counts as
+      // committed is resident too.
+      long nativeBytes = Math.max(0, rss - jvm);
+      peakRss = Math.max(peakRss, rss);
+      peakNative = Math.max(peakNative, nativeBytes);
+      if (firstNative < 0 && allocated.get() > 0) {
+        firstNative = nativeBytes;
+      }
+      lastNative = nativeBytes;
+    }
+  }
+
+  /** NMT's "Total: ... committed=NKB", read in-process through the DiagnosticCommand MBean. */
+  private static long nmtCommittedBytes() {
+    try {
+      Object out = ManagementFactory.getPlatformMBeanServer().invoke(
+          new ObjectName("com.sun.management:type=DiagnosticCommand"), "vmNativeMemory",
+          new Object[] {new String[] {"summary"}}, new String[] {String[].class.getName()});
+      Matcher m = NMT_TOTAL.matcher(String.valueOf(out));
+      return m.find() ? Long.parseLong(m.group(1)) * 1024L : -1;
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
+  private static long rssBytes() {
+    try {
+      for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
+        if (line.startsWith("VmRSS:")) {
+          String[] f = line.trim().split("\\s+");
+          return Long.parseLong(f[1]) * 1024L;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+    return -1;
+  }
+
+  private synchronized void write(Path out) {
+    sampleMemory();
+    StringBuilder j = new StringBuilder("{");
+    field(j, "scheduler", "\"" + scheduler + "\"");
+    field(j, "containers_allocated", Long.toString(allocated.get()));
+    field(j, "first_allocation_ms", Long.toString(firstAllocationMs));
+    field(j, "last_allocation_ms", Long.toString(lastAllocationMs));
+    field(j, "latency_count", Long.toString(latencyCount.get()));
+    field(j, "latency_mean_ms", num(latencyCount.get() == 0 ? 0
+        : (double) latencySumMs.get() / latencyCount.get()));
+    field(j, "peak_heap_used_bytes", Long.toString(peakHeapUsed));
+    field(j, "peak_rss_bytes", Long.toString(peakRss));
+    field(j, "peak_native_bytes", Long.toString(peakNative));
+    field(j, "first_native_bytes", Long.toString(firstNative));
+    field(j, "last_native_bytes", Long.toString(lastNative));
+    SchedulerMetrics m = slsMetrics;
+    if (m != null) {
+      timer(j, "node_update", SlsTimers.nodeUpdate(m), SlsTimers.nodeUpdateCount(m));
+      timer(j, "allocate", SlsTimers.allocate(m), SlsTimers.allocateCount(m));
+    }
+    j.setLength(j.length() - 1);
+    j.append("}\n");
+    try {
+      Files.write(out, j.toString().getBytes(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      System.err.println("locus-sls: cannot write " + out + ": " + e);
+    }
+  }
+
+  private static void timer(StringBuilder j, String name, Snapshot s, long count) {
+    // SLS's timers keep nanoseconds in a sliding window (yarn.sls.metrics.timer.window.size).
+    field(j, name + "_count", Long.toString(count));
+    field(j, name + "_window", Integer.toString(s.size()));
+    field(j, name + "_median_us", num(s.getMedian() / 1000.0));
+    field(j, name + "_p99_us", num(s.get99thPercentile() / 1000.0));
+    field(j, name + "_mean_us", num(s.getMean() / 1000.0));
+  }
+
+  private static void field(StringBuilder j, String k, String v) {
+    j.append('"').append(k).append("\":").append(v).append(',');
+  }
+
+  private static String num(double v) {
+    return String.format(Locale.ROOT, "%.3f", v);
+  }
+}

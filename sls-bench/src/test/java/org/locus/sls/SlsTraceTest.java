@@ -1,0 +1,68 @@
+package org.locus.sls;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.tools.rumen.JobTraceReader;
+import org.apache.hadoop.tools.rumen.LoggedJob;
+import org.apache.hadoop.tools.rumen.LoggedTask;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+/** The synthetic trace is what `./locus bench sls` says it is, and SLS's reader accepts it. */
+public class SlsTraceTest {
+  @Rule
+  public TemporaryFolder tmp = new TemporaryFolder();
+
+  @Test
+  public void sameSeedWritesTheSameTraceAndAnotherSeedDoesNot() throws Exception {
+    Path a = tmp.newFolder("a").toPath();
+    Path b = tmp.newFolder("b").toPath();
+    Path c = tmp.newFolder("c").toPath();
+    SlsTrace.main(new String[] {"200", "20", "30", "7", a.toString()});
+    SlsTrace.main(new String[] {"200", "20", "30", "7", b.toString()});
+    SlsTrace.main(new String[] {"200", "20", "30", "8", c.toString()});
+    assertArrayEquals(Files.readAllBytes(a.resolve("rumen.json")),
+        Files.readAllBytes(b.resolve("rumen.json")));
+    assertTrue(!java.util.Arrays.equals(Files.readAllBytes(a.resolve("rumen.json")),
+        Files.readAllBytes(c.resolve("rumen.json"))));
+  }
+
+  @Test
+  public void rumenReadsEveryJobWithMapsOnManyHostsOfTheNodeFile() throws Exception {
+    Path dir = tmp.newFolder("t").toPath();
+    SlsTrace.main(new String[] {"400", "60", "30", "9", dir.toString()});
+    String nodes = new String(Files.readAllBytes(dir.resolve("nodes.json")), "UTF-8");
+    Configuration conf = new Configuration();
+    conf.set("fs.defaultFS", "file:///");
+    int jobs = 0;
+    int largest = 0;
+    try (JobTraceReader r = new JobTraceReader(
+        new org.apache.hadoop.fs.Path(dir.resolve("rumen.json").toUri()), conf)) {
+      LoggedJob job;
+      while ((job = r.getNext()) != null) {
+        jobs++;
+        assertTrue(job.getReduceTasks().size() >= 1);
+        Set<String> hosts = new HashSet<>();
+        for (LoggedTask t : job.getMapTasks()) {
+          String host = t.getAttempts().get(0).getHostName().getValue();
+          assertTrue(host, host.matches("/rack-\\d{3}/host-\\d{5}"));
+          assertTrue(host + " not in the node file",
+              nodes.contains("\"node\":\"" + host.substring(host.lastIndexOf('/') + 1) + "\""));
+          hosts.add(host);
+        }
+        largest = Math.max(largest, hosts.size());
+      }
+    }
+    assertEquals(60, jobs);
+    // A large job's map asks name most of the cluster's hosts (one ask row each).
+    assertTrue("largest job's distinct map hosts: " + largest, largest > 200);
+  }
+}
