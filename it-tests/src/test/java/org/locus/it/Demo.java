@@ -293,7 +293,7 @@ public final class Demo {
     quietJavaUtilLogging();
     List<Run> runs = new ArrayList<>();
     // Locus first by default: any warm-up the second run enjoys goes to the baseline.
-    runs.add(new Run("locus", "Locus default (fair + delay)", EmbeddedCluster.LOCUS_SCHEDULER, Map.of()));
+    runs.add(new Run("locus", "Locus default (fsp + delay)", EmbeddedCluster.LOCUS_SCHEDULER, Map.of()));
     Map<String, String> overrides = capacityOverrides(System.getProperty(CAPACITY_OVERRIDES, ""));
     Map<String, String> cs = capacitySchedulerDefaults();
     cs.putAll(overrides);
