@@ -75,6 +75,10 @@ fn a_big_job_gets_its_turn_while_smaller_jobs_keep_arriving() {
     // It held one container from the first round (it was the only job) and then yielded to
     // the smaller arrivals before its virtual finish came up.
     assert!(big[1..10].iter().all(|&n| n < 3), "{big:?}");
+    assert!(
+        big[1..10].contains(&0),
+        "the small arrivals never overtook it: {big:?}"
+    );
 }
 
 #[test]
@@ -87,4 +91,38 @@ fn a_job_holding_nothing_goes_before_jobs_that_hold_containers() {
     add_job(&mut c, "big", 5, 100);
     assert_eq!(offer(&mut c, 1, 2_000, &mut id), vec!["big"]);
     assert_eq!(offer(&mut c, 1, 3_000, &mut id), vec!["small"]);
+}
+
+#[test]
+fn jobs_holding_nothing_are_served_in_submission_order_whatever_their_size() {
+    let mut c = cluster();
+    add_job(&mut c, "big-first", 0, 50);
+    add_job(&mut c, "small-second", 5, 1);
+    let mut id = 0;
+    // Neither holds a container: submission order, not size, decides (a retried AM of a big job
+    // must not wait behind every newer small job).
+    assert_eq!(offer(&mut c, 1, 1_000, &mut id), vec!["big-first"]);
+    assert_eq!(offer(&mut c, 1, 2_000, &mut id), vec!["small-second"]);
+}
+
+#[test]
+fn an_app_idle_past_its_virtual_finish_cannot_spend_banked_credit() {
+    let mut c = cluster();
+    add_job(&mut c, "session", 0, 1);
+    let mut id = 0;
+    assert_eq!(offer(&mut c, 1, 1_000, &mut id), vec!["session"]);
+    // The session holds its container and asks for nothing while others are served.
+    for round in 0..20u64 {
+        add_job(&mut c, &format!("w{round}"), 10 + round, 1);
+        offer(&mut c, 1, 2_000 + 1_000 * round, &mut id);
+    }
+    // A newer job starts (it holds one container and asks for two more), then the session asks
+    // for ten. On credit banked while idle (virtual finish 1 + 10 containers, against the newer
+    // job's clock + 3, the clock near 21) the session would go first; re-entering at the clock
+    // it finishes after the newer job, as it would under sharing.
+    add_job(&mut c, "newer", 100, 3);
+    assert_eq!(offer(&mut c, 1, 30_000, &mut id), vec!["newer"]);
+    set_small_asks(&mut c, "session", &[(1, "*", 10)]);
+    let got = offer(&mut c, 3, 31_000, &mut id);
+    assert_eq!(&got[..2], ["newer", "newer"], "{got:?}");
 }

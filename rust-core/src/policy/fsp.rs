@@ -11,17 +11,18 @@
 //! finish is fixed once its size is known, and every later arrival's lies after the virtual
 //! clock, which only moves forward.
 //!
-//! The virtual system, in this core's units: work is the dominant share of a container
-//! (`max(memory, vcores)` over the cluster's) per container placed, so a job's size is what it
-//! was given plus what it still asks for, both known to the scheduler (HFSP estimates task
-//! durations from its first tasks; the core has no durations before tasks end, so a container
-//! counts the same however long it runs). Every container placed, for any job, is service the
-//! virtual system shares equally among the jobs still unfinished in it: the virtual clock `v`
-//! (service per virtual job) grows by share / (jobs virtually active). A job entering at clock
-//! `v₀` with size `S` finishes virtually when the clock reaches `v₀ + S`: that number is its
-//! place in the order (ties by submission, then arrival). Sizes grow when an AM asks for more
-//! (a MapReduce AM asks for its reduces after slow-start), which moves the job back, as HFSP's
-//! size updates do.
+//! The virtual system, in this core's units: work is a container's dominant resource in MB (its
+//! memory, or its vcores at the cluster's memory per vcore when that is more) per container
+//! placed, so a job's size is what it was given plus what it still asks for, both known to the
+//! scheduler (HFSP estimates task durations from its first tasks; the core has no durations
+//! before tasks end, so a container counts the same however long it runs). Every container
+//! placed, for any job, is service the virtual system shares equally among the jobs still
+//! unfinished in it: the virtual clock `v` (service per virtual job) grows by its work / (jobs
+//! virtually active). A job entering at clock `v₀` with size `S` finishes virtually when the
+//! clock reaches `v₀ + S`: that number is its place in the order (ties by submission, then
+//! arrival). Sizes grow when an AM asks for more, which moves the job back, as HFSP's size
+//! updates do; a job that was idle past its virtual finish and asks again re-enters at the
+//! clock (an idle job earns no service under sharing, so it cannot bank credit).
 //!
 //! Each job takes all it can on its turn (as `fifo`); the jobs after it get the rest of the node.
 //!
@@ -39,7 +40,7 @@
 use std::cmp::Reverse;
 use std::collections::HashMap;
 
-use super::{dominant_share, JobPolicy};
+use super::JobPolicy;
 use crate::app::{App, Arrival, TaskKind};
 use crate::names::ANY_ID;
 use crate::node::Node;
@@ -54,16 +55,20 @@ pub struct Fsp {
     active: usize,
     /// The cluster's capacity at the last order, to size what is placed.
     total: Resource,
+    /// Counts orders, to tell the jobs pending in this one.
+    generation: u64,
     jobs: HashMap<Arrival, VirtualJob>,
 }
 
 struct VirtualJob {
     /// The virtual clock when the job first asked for something.
     entered: f64,
-    /// Dominant share of every container placed for it so far.
+    /// Work of every container placed for it so far.
     served: f64,
-    /// Its dominant share of what it still asks for, at the last order.
+    /// The work of what it still asks for, at the last order.
     pending: f64,
+    /// The last order that saw it pending.
+    seen: u64,
 }
 
 impl VirtualJob {
@@ -72,14 +77,27 @@ impl VirtualJob {
     }
 }
 
-/// Dominant share of every container `app` still asks for (the `*` row of each key counts a
-/// key's outstanding containers).
-fn pending_share(app: &App, total: Resource) -> f64 {
+/// A container's work: its memory, or its vcores at the cluster's memory per vcore when that is
+/// more (the dominant resource, in MB). Not a share of the cluster, so a size does not change when
+/// nodes register or leave (at RM start a container placed with 1 of 100 nodes up would otherwise
+/// count 100 times).
+fn work(capability: Resource, total: Resource) -> f64 {
+    let mem = capability.memory_mb as f64;
+    if total.vcores == 0 {
+        return mem;
+    }
+    let mb_per_vcore = total.memory_mb as f64 / total.vcores as f64;
+    mem.max(capability.vcores as f64 * mb_per_vcore)
+}
+
+/// Work of every container `app` still asks for (the `*` row of each key counts a key's
+/// outstanding containers).
+fn pending_work(app: &App, total: Resource) -> f64 {
     app.asks
         .tables()
         .filter(|(key, _)| sized(app.kind_of(key.priority)))
         .filter_map(|(_, t)| t.row(ANY_ID))
-        .map(|row| row.count as f64 * dominant_share(row.capability, total))
+        .map(|row| row.count as f64 * work(row.capability, total))
         .sum()
 }
 
@@ -108,28 +126,43 @@ impl JobPolicy for Fsp {
 
     fn order(&mut self, state: &ClusterState, _node: &Node, _now_ms: u64) -> Vec<Arrival> {
         self.total = state.capacity();
-        // A job with nothing pending keeps the size it reached: its asks were consumed by the
-        // placements counted in `served`.
-        for job in self.jobs.values_mut() {
-            job.pending = 0.0;
-        }
+        self.generation = self.generation.wrapping_add(1);
+        let clock = self.clock;
         let mut order: Vec<(Reverse<i32>, bool, f64, u64, Arrival)> = Vec::new();
         for app in state.pending_apps_by_submission() {
-            let clock = self.clock;
+            let pending = pending_work(app, self.total);
             let job = self.jobs.entry(app.arrival).or_insert(VirtualJob {
                 entered: clock,
                 served: 0.0,
                 pending: 0.0,
+                seen: 0,
             });
-            job.pending = pending_share(app, self.total);
+            if job.pending == 0.0 && pending > 0.0 && job.entered + job.served <= clock {
+                // Idle since its virtual finish (a session that asks in waves): processor sharing
+                // gives an idle job no service, so it comes back as a new job of what it asks now
+                // instead of spending credit banked while it asked for nothing.
+                job.entered = clock - job.served;
+            }
+            job.pending = pending;
+            job.seen = self.generation;
             let holds = app.used != Resource::ZERO;
+            // Jobs holding nothing go first in submission order, whatever their size.
+            let finish = if holds { job.finish() } else { 0.0 };
             order.push((
                 Reverse(app.priority),
                 holds,
-                job.finish(),
+                finish,
                 app.submit_ms,
                 app.arrival,
             ));
+        }
+        // A job with nothing pending keeps the size it reached: its asks were consumed by the
+        // placements counted in `served`.
+        let generation = self.generation;
+        for job in self.jobs.values_mut() {
+            if job.seen != generation {
+                job.pending = 0.0;
+            }
         }
         self.active = self
             .jobs
@@ -148,14 +181,14 @@ impl JobPolicy for Fsp {
     }
 
     fn placed(&mut self, app: Arrival, kind: TaskKind, count: u32, capability: Resource) {
-        if !sized(kind) {
-            return;
+        let w = count as f64 * work(capability, self.total);
+        if sized(kind) {
+            if let Some(job) = self.jobs.get_mut(&app) {
+                job.served += w;
+            }
         }
-        let share = count as f64 * dominant_share(capability, self.total);
-        if let Some(job) = self.jobs.get_mut(&app) {
-            job.served += share;
-        }
-        self.clock += share / self.active as f64;
+        // Every container is service the virtual system hands out, reduces included.
+        self.clock += w / self.active as f64;
     }
 
     fn app_removed(&mut self, app: Arrival) {

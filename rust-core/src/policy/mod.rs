@@ -311,8 +311,9 @@ impl Layers {
             || (new.policy == JobPolicyKind::Mrosa && old.mrosa != new.mrosa);
         if old.policy != new.policy
             || (new.policy == JobPolicyKind::Td && old.td != new.td)
-            || old.capacity != new.capacity
-            || old.joss_threshold != new.joss_threshold
+            || (new.policy == JobPolicyKind::Capacity && old.capacity != new.capacity)
+            || (matches!(new.policy, JobPolicyKind::JossT | JobPolicyKind::JossJ)
+                && old.joss_threshold != new.joss_threshold)
             || (fresh_pair && old.slots != new.slots)
             || paper_changed
         {
