@@ -146,8 +146,12 @@ public class LocusScheduler
     // Opened here so a bad locus.* key stops the RM before it serves anyone; the exception's
     // message is the core's and names the key.
     this.queueFile = QueueFile.read(conf, rmContext.getConfigurationProvider());
-    link.open(LocusSettings.toJson(conf, queueFile.treeJson()), this, this::coreSettings,
+    link.open(LocusSettings.toJson(conf, queueFile), this, this::coreSettings,
         () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
+    if (LocusSettings.policyFromQueueFile(conf, queueFile)) {
+      LOG.info("locus.policy is not set and capacity-scheduler.xml defines {} leaf queues: "
+          + "Locus runs locus.policy=capacity over them", queueFile.leaves());
+    }
     LOG.info("Locus core started with settings {}; {}", LocusSettings.collect(conf),
         configureQueues(link.current(), conf));
     super.serviceInit(conf);
@@ -194,7 +198,7 @@ public class LocusScheduler
     // The core validates first: a refused refresh must leave the scheduler's Configuration as
     // well as the core on the settings that are still running.
     QueueFile file = QueueFile.read(newConf, rmContext.getConfigurationProvider());
-    LocusCore c = link.reconfigure(LocusSettings.toJson(newConf, file.treeJson()));
+    LocusCore c = link.reconfigure(LocusSettings.toJson(newConf, file));
     queueFile = file;
     String queues = configureQueues(c, newConf);
     priorities.readQueueSettings(newConf);
@@ -215,8 +219,7 @@ public class LocusScheduler
   /** The settings a rebuilt core opens with: those in force now. */
   private synchronized String coreSettings() {
     QueueFile file = queueFile;
-    return LocusSettings.toJson(conf != null ? conf : getConfig(),
-        file == null ? null : file.treeJson());
+    return LocusSettings.toJson(conf != null ? conf : getConfig(), file);
   }
 
   /** Work-preserving restart recovers through APP_ADDED events and NM reports instead. */

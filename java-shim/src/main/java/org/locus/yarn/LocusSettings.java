@@ -34,7 +34,7 @@ final class LocusSettings {
   }
 
   static String toJson(Configuration conf) {
-    return toJson(conf, null);
+    return toJson(conf, (String) null);
   }
 
   /**
@@ -43,6 +43,10 @@ final class LocusSettings {
    * unless the {@code locus.capacity.queues} shortcut is set.
    */
   static String toJson(Configuration conf, String capacityTree) {
+    return CoreMessages.write(settings(conf, capacityTree));
+  }
+
+  private static ObjectNode settings(Configuration conf, String capacityTree) {
     ObjectNode o = CoreMessages.JSON.createObjectNode();
     collect(conf).forEach(o::put);
     if (capacityTree != null) {
@@ -50,8 +54,29 @@ final class LocusSettings {
     } else {
       o.remove(CAPACITY_TREE);
     }
+    return o;
+  }
+
+  /**
+   * The settings for the core, with the operator's queue file: when {@code locus.policy} is not
+   * set and {@code capacity-scheduler.xml} defines more than one leaf queue, the policy is
+   * {@code capacity}, so an operator who switches from CapacityScheduler keeps their tenants'
+   * queues by changing one property. The file Hadoop ships (one queue, {@code default}) leaves
+   * Locus's default policy in force.
+   */
+  static String toJson(Configuration conf, org.locus.yarn.queue.QueueFile file) {
+    ObjectNode o = settings(conf, file == null ? null : file.treeJson());
+    if (policyFromQueueFile(conf, file)) {
+      o.put(POLICY, "capacity");
+    }
     return CoreMessages.write(o);
   }
 
+  /** Whether {@link #toJson(Configuration, org.locus.yarn.queue.QueueFile)} chose the policy. */
+  static boolean policyFromQueueFile(Configuration conf, org.locus.yarn.queue.QueueFile file) {
+    return file != null && file.leaves() >= 2 && conf.getTrimmed(POLICY) == null;
+  }
+
+  static final String POLICY = "locus.policy";
   static final String CAPACITY_TREE = "locus.capacity.tree";
 }

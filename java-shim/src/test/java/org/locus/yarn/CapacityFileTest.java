@@ -171,6 +171,21 @@ public class CapacityFileTest {
         s.getQueueInfo("root.eng.adhoc", false, false).getQueuePath());
   }
 
+  /**
+   * One property changed: an operator who only switches the scheduler class keeps the tenants'
+   * queues of their capacity-scheduler.xml, without also setting locus.policy.
+   */
+  @Test
+  public void withoutLocusPolicyAFileWithSeveralLeavesRunsTheCapacityPolicy() throws Exception {
+    YarnConfiguration conf = conf();
+    conf.unset("locus.policy");
+    MockRM rm = start(conf);
+    LocusScheduler s = scheduler(rm);
+    assertEquals("the file's four leaves", 4,
+        s.getQueueInfo("root", true, false).getChildQueues().size());
+    assertEquals(0.42f, s.getQueueInfo("etl", false, false).getCapacity(), 1e-4);
+  }
+
   @Test
   public void aclsAreInheritedDownTheTreeAndSubmissionsOutsideThemRefused() throws Exception {
     MockRM rm = start(conf());

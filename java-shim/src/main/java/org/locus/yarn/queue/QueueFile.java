@@ -236,6 +236,24 @@ public final class QueueFile {
     return treeJson;
   }
 
+  /** Leaf queues in the file (a queue no other path extends). */
+  public int leaves() {
+    int n = 0;
+    for (String p : paths) {
+      boolean parent = false;
+      for (String q : paths) {
+        if (q.startsWith(p + ".")) {
+          parent = true;
+          break;
+        }
+      }
+      if (!parent) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   /** Every queue's full path, root first, parents before their children. */
   public List<String> paths() {
     return paths;
