@@ -88,6 +88,12 @@ public class LocusMetricsTest {
     }
     assertEquals(2, got.size());
 
+    // Hadoop's metrics system answers JMX from a snapshot it refreshes at most once per period
+    // (10 s by default), so a read right after start can show the counters as they were then.
+    long deadline = System.nanoTime() + 15_000_000_000L;
+    while (attr("Heartbeats") < 3 && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+    }
     assertTrue("heartbeats " + attr("Heartbeats"), attr("Heartbeats") >= 3);
     assertTrue(attr("Decisions") >= 2);
     // The AM container and both tasks were placed on h1, which the tasks named.
