@@ -6,8 +6,6 @@ import static org.junit.Assert.fail;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.hadoop.net.NetUtils;
-import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.yarn.api.protocolrecords.MoveApplicationAcrossQueuesRequest;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -22,8 +20,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
-import org.junit.After;
-import org.junit.BeforeClass;
+import org.junit.Rule;
 import org.junit.Test;
 
 /**
@@ -39,20 +36,12 @@ public class ApplicationMovesTest {
 
   private MockRM rm;
 
-  @BeforeClass
-  public static void resolveTestHosts() {
-    NetUtils.addStaticResolution("h1", "127.0.0.1");
-  }
-
-  @After
-  public void stop() {
-    if (rm != null) {
-      rm.stop();
-    }
-  }
+  /** Resolves the test hosts, keeps the RM's state private to this JVM, stops the RM. */
+  @Rule
+  public final LocusRmFixture cluster = new LocusRmFixture();
 
   private void start(boolean acls) {
-    YarnConfiguration conf = new YarnConfiguration();
+    YarnConfiguration conf = LocusRmFixture.locusConf();
     conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class, ResourceScheduler.class);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
     conf.set("locus.policy", "capacity");
@@ -65,9 +54,7 @@ public class ApplicationMovesTest {
       conf.set("yarn.scheduler.capacity.root.a.acl_submit_applications", "alice");
       conf.set("yarn.scheduler.capacity.root.b.acl_submit_applications", "bob");
     }
-    rm = new MockRM(conf);
-    GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
-    rm.start();
+    rm = cluster.start(conf);
   }
 
   private RMApp submit(String queue, String user) throws Exception {

@@ -6,9 +6,7 @@ import static org.junit.Assert.fail;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.security.UserGroupInformation;
-import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.yarn.api.protocolrecords.UpdateApplicationPriorityRequest;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.Priority;
@@ -21,8 +19,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
-import org.junit.After;
-import org.junit.BeforeClass;
+import org.junit.Rule;
 import org.junit.Test;
 
 /**
@@ -37,20 +34,12 @@ public class ApplicationPrioritiesTest {
 
   private MockRM rm;
 
-  @BeforeClass
-  public static void resolveTestHosts() {
-    NetUtils.addStaticResolution("h1", "127.0.0.1");
-  }
-
-  @After
-  public void stop() {
-    if (rm != null) {
-      rm.stop();
-    }
-  }
+  /** Resolves the test hosts, keeps the RM's state private to this JVM, stops the RM. */
+  @Rule
+  public final LocusRmFixture cluster = new LocusRmFixture();
 
   private MockRM start(String policy, String queues) {
-    return start(policy, queues, new YarnConfiguration());
+    return start(policy, queues, LocusRmFixture.locusConf());
   }
 
   private MockRM start(String policy, String queues, YarnConfiguration conf) {
@@ -62,9 +51,7 @@ public class ApplicationPrioritiesTest {
       conf.set("locus.capacity.queues", queues);
     }
     conf.setInt("yarn.scheduler.capacity.root.b.default-application-priority", 4);
-    rm = new MockRM(conf);
-    GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
-    rm.start();
+    rm = cluster.start(conf);
     return rm;
   }
 
@@ -164,7 +151,7 @@ public class ApplicationPrioritiesTest {
    */
   @Test
   public void priorityAclsGiveDefaultsAndRefuseWhatTheyDoNotAllow() throws Exception {
-    YarnConfiguration conf = new YarnConfiguration();
+    YarnConfiguration conf = LocusRmFixture.locusConf();
     conf.setBoolean(YarnConfiguration.YARN_ACL_ENABLE, true);
     conf.set("yarn.scheduler.capacity.root.a.acl_application_max_priority",
         "[user=alice max_priority=3 default_priority=2]");
