@@ -271,7 +271,7 @@ fn bench(c: &mut Criterion) {
                 .map(|i| format!("ghost-host-{i:06}.example.com"))
                 .collect(),
         ) {
-            a.priority = 20 + k as i32;
+            a.priority = 20 + k;
             rows.push(a);
         }
     }
