@@ -17,13 +17,17 @@ use crate::protocol::{Ask, Locality, Resource};
 pub const ANY: &str = "*";
 
 /// `locus.app.max-ask-rows`: rows (scheduler key × resource name) one application's asks may
-/// hold. A MapReduce job with maps over 5,000 hosts holds about 5,100 rows per priority.
+/// hold. A MapReduce job with maps over 5,000 hosts holds about 5,100 rows per priority, twice
+/// that while failed maps are re-asked at their own priority. The defaults of both limits are
+/// what keeps the worst snapshot an AM can send (every row naming a host no node has, about
+/// 0.5-1 µs a row) under issue 8's 10 ms under the core lock (README "Limits and hardening").
 pub const MAX_ASK_ROWS_KEY: &str = "locus.app.max-ask-rows";
-pub const DEFAULT_MAX_ASK_ROWS: usize = 100_000;
+pub const DEFAULT_MAX_ASK_ROWS: usize = 12_288;
 /// `locus.app.max-resource-names`: distinct resource names (hosts, racks, `*`) one
-/// application's asks may name, known to the cluster or not.
+/// application's asks may name, known to the cluster or not. A 5,000-host job names about
+/// 5,100.
 pub const MAX_RESOURCE_NAMES_KEY: &str = "locus.app.max-resource-names";
-pub const DEFAULT_MAX_RESOURCE_NAMES: usize = 50_000;
+pub const DEFAULT_MAX_RESOURCE_NAMES: usize = 8_192;
 /// Longest resource name accepted: DNS names are at most 253 bytes and rack paths are short,
 /// so anything longer is not a location.
 pub const MAX_NAME_BYTES: usize = 1024;

@@ -11,8 +11,10 @@ pub mod profile;
 pub mod queues;
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 
 use crate::error::CoreError;
+use crate::fast_hash::FastMap;
 
 pub use profile::{JobObservation, JobProfile, JobSignature, ProfileStore, INPUT_TYPE_TAG};
 pub use queues::{Assigner, DatacenterQueues, MapLocality, MapQueue, MapTask, ReduceTask};
@@ -54,7 +56,9 @@ pub struct Topology {
     names: Vec<String>,
     sizes: Vec<usize>,
     /// Each host's datacenter and VPS number (its place in the listing), for the queues' indexes.
-    host_dc: HashMap<String, (usize, u32)>,
+    /// Keyed by the RM's node hosts (an AM's names are only looked up, never inserted), so the
+    /// fast hasher: the queues look up every replica of every queued task.
+    host_dc: FastMap<String, (usize, u32)>,
 }
 
 impl Topology {
@@ -66,7 +70,7 @@ impl Topology {
         }
         let mut names = Vec::new();
         let mut sizes = Vec::new();
-        let mut host_dc = HashMap::new();
+        let mut host_dc = FastMap::default();
         for (c, (name, hosts)) in datacenters.into_iter().enumerate() {
             if names.contains(&name) {
                 return Err(cfg_err(format!("datacenter {name} listed twice")));
@@ -122,7 +126,7 @@ impl Topology {
 
     /// Where a map task's block is relative to `host` (Eqs. (9)-(11) count these).
     pub fn map_locality(&self, task: &MapTask, host: &str) -> MapLocality {
-        if task.replicas.iter().any(|r| r == host) {
+        if task.replicas.iter().any(|r| &**r == host) {
             return MapLocality::Vps;
         }
         let here = self.datacenter_of(host);
@@ -139,8 +143,9 @@ impl Topology {
 pub struct JossJob {
     pub id: String,
     pub signature: JobSignature,
-    /// One entry per map task M_i: the hosts holding a replica of block B_i.
-    pub blocks: Vec<Vec<String>>,
+    /// One entry per map task M_i: the hosts holding a replica of block B_i (shared names,
+    /// see [`MapTask`]).
+    pub blocks: Vec<Vec<Arc<str>>>,
     /// r, the number of reduce tasks.
     pub reduces: u32,
 }
@@ -253,18 +258,20 @@ impl JossScheduler {
         if !self.jobs.insert(job.id.clone()) {
             return Err(CoreError::Protocol(format!("JoSS: job {} submitted twice", job.id)));
         }
+        let id: Arc<str> = job.id.as_str().into();
         let maps: Vec<MapTask> = job
             .blocks
-            .iter()
+            .into_iter()
             .enumerate()
-            .map(|(i, replicas)| MapTask { job: job.id.clone(), block: i as u32, replicas: replicas.clone() })
+            .map(|(i, replicas)| MapTask { job: id.clone(), block: i as u32, replicas })
             .collect();
         let reduces = (0..job.reduces).map(|i| ReduceTask { job: job.id.clone(), index: i });
+        let places = Places::of(&self.topology, &maps);
+        let locate = |h: &str| places.locate(h);
 
         // lines 1-6
         let Some(fp) = self.profiles.known(job.signature).and_then(JobProfile::filtering_percentage) else {
-            let topo = &self.topology;
-            self.mq_fifo.extend(maps, &|h: &str| topo.locate(h));
+            self.mq_fifo.extend(maps, &locate);
             self.rq_fifo.extend(reduces);
             return Ok(Placement { policy: Policy::Fifo, class: None, maps: Vec::new(), reduces_at: None });
         };
@@ -274,8 +281,7 @@ impl JossScheduler {
             // lines 8-12, policy A
             let w = (0..self.dcs.len()).min_by_key(|&c| self.dcs[c].unprocessed()).unwrap_or(0);
             let blocks = maps.iter().map(|t| t.block).collect();
-            let topo = &self.topology;
-            self.dcs[w].push_permanent_maps(maps, &|h: &str| topo.locate(h));
+            self.dcs[w].push_permanent_maps(maps, &locate);
             self.dcs[w].push_permanent_reduces(reduces);
             let name = self.topology.label(w);
             return Ok(Placement {
@@ -292,7 +298,8 @@ impl JossScheduler {
         let mut held: Vec<Vec<u32>> = vec![Vec::new(); k];
         for t in &maps {
             for r in &t.replicas {
-                if let Some(c) = self.topology.datacenter_of(r) {
+                if let Some((_, c)) = places.locate(r) {
+                    let c = c as usize;
                     // Tasks come in block order, so a repeat can only be the last entry (a scan
                     // of the whole list made a 100k-map job quadratic).
                     if held[c].last() != Some(&t.block) {
@@ -303,7 +310,8 @@ impl JossScheduler {
         }
         // line 32: cen_e from the unique-block counts before any block is handed out
         let e = first_largest(&held);
-        let mut by_block: HashMap<u32, MapTask> = maps.into_iter().map(|t| (t.block, t)).collect();
+        // Blocks are numbered 0..m in order, so a task's block is its index here.
+        let mut by_block: Vec<Option<MapTask>> = maps.into_iter().map(Some).collect();
         let mut placed = Vec::new();
         let mut queue_of: HashMap<usize, usize> = HashMap::new();
         loop {
@@ -312,13 +320,11 @@ impl JossScheduler {
             if chosen.is_empty() {
                 break;
             }
-            let taken: HashSet<u32> = chosen.iter().copied().collect();
+            let tasks: Vec<MapTask> =
+                chosen.iter().filter_map(|&b| by_block.get_mut(b as usize).and_then(Option::take)).collect();
             for l in held.iter_mut() {
-                l.retain(|b| !taken.contains(b));
+                l.retain(|&b| by_block.get(b as usize).is_some_and(Option::is_some));
             }
-            let tasks: Vec<MapTask> = chosen.iter().filter_map(|b| by_block.remove(b)).collect();
-            let topo = &self.topology;
-            let locate = |h: &str| topo.locate(h);
             if large {
                 queue_of.insert(d, self.dcs[d].new_map_queue(tasks, &locate));
             } else {
@@ -328,12 +334,9 @@ impl JossScheduler {
         }
         // Blocks without a replica in any known datacenter would make Fig. 4's loop spin forever;
         // they go with the reduces, to cen_e.
-        let mut unlocated: Vec<MapTask> = by_block.into_values().collect();
+        let unlocated: Vec<MapTask> = by_block.into_iter().flatten().collect();
         if !unlocated.is_empty() {
-            unlocated.sort_by_key(|t| t.block);
             let blocks: Vec<u32> = unlocated.iter().map(|t| t.block).collect();
-            let topo = &self.topology;
-            let locate = |h: &str| topo.locate(h);
             match (large, queue_of.get(&e)) {
                 (false, _) => self.dcs[e].push_permanent_maps(unlocated, &locate),
                 (true, Some(&p)) => self.dcs[e].extend_map_queue(p, unlocated, &locate),
@@ -389,6 +392,42 @@ impl JossScheduler {
     }
 }
 
+/// Where each distinct replica host of one submission is, looked up by name once: a job's
+/// tasks share their hosts' names (`Arc<str>`), so the same allocation stands for the same
+/// host, and a 65,536-block job names a few thousand hosts 200,000 times. A name this did not
+/// see is looked up in the topology, so the answer is always the topology's.
+struct Places<'a> {
+    topology: &'a Topology,
+    by_name: FastMap<u64, Option<(u32, u32)>>,
+}
+
+impl<'a> Places<'a> {
+    fn of(topology: &'a Topology, tasks: &[MapTask]) -> Self {
+        let mut by_name = FastMap::default();
+        for r in tasks.iter().flat_map(|t| &t.replicas) {
+            by_name.entry(Self::key(r)).or_insert_with(|| topology.locate(r));
+        }
+        Places { topology, by_name }
+    }
+
+    /// The allocation of a name the tasks keep alive for the whole submission (no two live
+    /// names share one; an empty name has no allocation and is looked up in the topology).
+    fn key(name: &str) -> u64 {
+        if name.is_empty() {
+            u64::MAX
+        } else {
+            name.as_ptr() as u64
+        }
+    }
+
+    fn locate(&self, host: &str) -> Option<(u32, u32)> {
+        match self.by_name.get(&Self::key(host)) {
+            Some(&at) => at,
+            None => self.topology.locate(host),
+        }
+    }
+}
+
 /// "The first largest set among L_1..L_k" (Fig. 4 line 18).
 fn first_largest(sets: &[Vec<u32>]) -> usize {
     let mut best = 0;
@@ -407,9 +446,7 @@ mod tests {
     /// k datacenters named cen1.., each with `per_dc` hosts named cen<c>-v<l>.
     fn topology(k: usize, per_dc: usize) -> Topology {
         Topology::new(
-            (1..=k)
-                .map(|c| (format!("cen{c}"), (1..=per_dc).map(|l| format!("cen{c}-v{l}")).collect()))
-                .collect(),
+            (1..=k).map(|c| (format!("cen{c}"), (1..=per_dc).map(|l| format!("cen{c}-v{l}")).collect())).collect(),
         )
         .unwrap()
     }
@@ -422,8 +459,8 @@ mod tests {
         sig
     }
 
-    fn hosts(list: &[&str]) -> Vec<String> {
-        list.iter().map(|h| h.to_string()).collect()
+    fn hosts<T: From<&'static str>>(list: &[&'static str]) -> Vec<T> {
+        list.iter().map(|&h| h.into()).collect()
     }
 
     /// Fig. 3: job Y, six blocks with two replicas each over three datacenters. cen_2 holds
@@ -474,12 +511,10 @@ mod tests {
 
     #[test]
     fn small_means_at_most_the_average_datacenter_size() {
-        let avg = Topology::new(vec![
-            ("a".into(), hosts(&["a1", "a2", "a3", "a4"])),
-            ("b".into(), hosts(&["b1", "b2"])),
-        ])
-        .unwrap()
-        .avg_vps();
+        let avg =
+            Topology::new(vec![("a".into(), hosts(&["a1", "a2", "a3", "a4"])), ("b".into(), hosts(&["b1", "b2"]))])
+                .unwrap()
+                .avg_vps();
         assert_eq!(avg, 3.0);
         assert_eq!(classify(3, 0.5, avg, 2.0), JobClass::SmallMapHeavy);
         assert_eq!(classify(4, 0.5, avg, 2.0), JobClass::Large);
@@ -568,9 +603,9 @@ mod tests {
             reduces: 1,
         };
         assert_eq!(s.submit(old).unwrap().policy, Policy::B);
-        assert_eq!(s.assign_map("cen1-v1").unwrap().unwrap().job, "n1");
-        assert_eq!(s.assign_map("cen1-v1").unwrap().unwrap().job, "n1");
-        assert_eq!(s.assign_map("cen1-v1").unwrap().unwrap().job, "o");
+        assert_eq!(&*s.assign_map("cen1-v1").unwrap().unwrap().job, "n1");
+        assert_eq!(&*s.assign_map("cen1-v1").unwrap().unwrap().job, "n1");
+        assert_eq!(&*s.assign_map("cen1-v1").unwrap().unwrap().job, "o");
         assert_eq!(s.assign_reduce("cen1-v1").unwrap().unwrap().job, "n1");
         assert_eq!(s.assign_reduce("cen1-v1").unwrap().unwrap().job, "o");
 
@@ -594,8 +629,13 @@ mod tests {
             let cfg = JossConfig { threshold: None, assigner };
             let mut s = JossScheduler::new(topology(2, 2), cfg, store).unwrap();
             // small job: 2 blocks, both in cen1 (one per VPS) → MQ_{1,0}
-            s.submit(JossJob { id: "small".into(), signature: mh, blocks: vec![hosts(&["cen1-v2"]), hosts(&["cen1-v1"])], reduces: 0 })
-                .unwrap();
+            s.submit(JossJob {
+                id: "small".into(),
+                signature: mh,
+                blocks: vec![hosts(&["cen1-v2"]), hosts(&["cen1-v1"])],
+                reduces: 0,
+            })
+            .unwrap();
             // large job: 3 blocks in cen1 → its own queue MQ_{1,1}
             s.submit(JossJob {
                 id: "large".into(),
@@ -614,11 +654,23 @@ mod tests {
         use MapLocality::*;
         assert_eq!(
             run(Assigner::Tta),
-            vec![("small0".into(), Cen), ("large0".into(), Cen), ("small1".into(), Vps), ("large1".into(), Cen), ("large2".into(), Vps)]
+            vec![
+                ("small0".into(), Cen),
+                ("large0".into(), Cen),
+                ("small1".into(), Vps),
+                ("large1".into(), Cen),
+                ("large2".into(), Vps)
+            ]
         );
         assert_eq!(
             run(Assigner::Jta),
-            vec![("small1".into(), Vps), ("large2".into(), Vps), ("small0".into(), Cen), ("large0".into(), Cen), ("large1".into(), Cen)]
+            vec![
+                ("small1".into(), Vps),
+                ("large2".into(), Vps),
+                ("small0".into(), Cen),
+                ("large0".into(), Cen),
+                ("large1".into(), Cen)
+            ]
         );
     }
 
@@ -671,9 +723,15 @@ mod tests {
         let mut store = ProfileStore::new();
         let mh = known(&mut store, "wc", 1.0);
         let mut s = JossScheduler::new(topology(2, 1), JossConfig::default(), store).unwrap();
-        s.submit(JossJob { id: "big".into(), signature: mh, blocks: vec![hosts(&["cen1-v1"]); 3], reduces: 1 }).unwrap();
-        s.submit(JossJob { id: "new".into(), signature: JobSignature(7), blocks: vec![hosts(&["cen1-v1"])], reduces: 1 })
+        s.submit(JossJob { id: "big".into(), signature: mh, blocks: vec![hosts(&["cen1-v1"]); 3], reduces: 1 })
             .unwrap();
+        s.submit(JossJob {
+            id: "new".into(),
+            signature: JobSignature(7),
+            blocks: vec![hosts(&["cen1-v1"])],
+            reduces: 1,
+        })
+        .unwrap();
         s.remove_job("big");
         s.remove_job("new");
         assert_eq!(s.assign_map("cen1-v1").unwrap(), None);

@@ -32,6 +32,22 @@ pub fn map_asks<C: FromIterator<(String, u32)>>(
     (remain, hosts.into_iter().collect(), size)
 }
 
+/// The per-host rows of `app`'s map asks as [`map_asks`] reads them, borrowed, one item per
+/// row (a host named at several map priorities comes once per priority): for a caller that
+/// keeps its own counts and must not copy every host name on every heartbeat.
+pub fn map_host_rows<'s>(
+    state: &'s ClusterState,
+    app: &'s App,
+) -> impl Iterator<Item = (&'s str, u32)> + 's {
+    app.asks
+        .tables()
+        .filter(move |(key, _)| app.kind_of(key.priority).is_map())
+        .flat_map(|(_, table)| table.wanted_locations())
+        .map(move |(name, row)| (state.names().name(name), row.count))
+        // Racks are network locations (`/rack1`); only hosts count here.
+        .filter(|(name, _)| !name.starts_with('/'))
+}
+
 /// [`map_asks`] without the per-host counts: outstanding maps and the smallest map container.
 /// Policies that need only these call it on every heartbeat for every app, where copying
 /// each app's host names cost as much as the rest of the heartbeat.

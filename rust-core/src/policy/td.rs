@@ -14,7 +14,7 @@
 //! job enters Q (waiting) when its first map asks arrive, with j.demand from its
 //! `locus.demand=` tag, else the profile of earlier runs, else its map count, capped at T.
 
-use super::map_asks::{map_asks, map_demand};
+use super::map_asks::{map_asks, map_demand, map_host_rows};
 use super::map_containers::MapContainers;
 use std::collections::HashMap;
 
@@ -142,14 +142,15 @@ impl TdPolicy {
                 }
                 continue;
             }
-            // rs_jn copies every host name of the job's asks: read it again only when the asks
-            // changed or TD counted them down itself; otherwise it already holds those counts.
+            // Read rs_jn again only when the asks changed or TD counted them down itself;
+            // otherwise it already holds those counts. It is updated in place, without copying
+            // the job's host names.
             let unchanged = self.asks_read.get(&app.arrival) == Some(&app.asks_version);
             if unchanged && !self.td.counted_down(&app.id) {
                 log_err("set_tasks", self.td.set_remain(&app.id, remain));
             } else {
-                let (remain, on_node, _) = map_asks::<HashMap<String, u32>>(state, app);
-                log_err("set_tasks", self.td.set_tasks(&app.id, remain, on_node));
+                let rows = map_host_rows(state, app);
+                log_err("set_tasks", self.td.refresh_tasks(&app.id, remain, rows));
                 self.asks_read.insert(app.arrival, app.asks_version);
             }
             let occupied = self.running.running(app.arrival);

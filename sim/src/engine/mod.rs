@@ -323,6 +323,18 @@ impl<'w> Engine<'w> {
         props
             .entry(locus_core::config::HINTS_TRUSTED.to_string())
             .or_insert_with(|| "*".to_string());
+        // The per-application ask limits' defaults fit a cluster of about 7,000 hosts; the
+        // operator of a larger one raises them, as the simulated one does unless the run sets
+        // them: every host and rack named, at two map priorities.
+        let names =
+            (2 * w.cluster.nodes.len() + 64).max(locus_core::ask::DEFAULT_MAX_RESOURCE_NAMES);
+        let rows = (2 * names).max(locus_core::ask::DEFAULT_MAX_ASK_ROWS);
+        props
+            .entry(locus_core::config::APP_MAX_RESOURCE_NAMES.to_string())
+            .or_insert_with(|| names.to_string());
+        props
+            .entry(locus_core::config::APP_MAX_ASK_ROWS.to_string())
+            .or_insert_with(|| rows.to_string());
         let core = Core::new(&props).map_err(|e| format!("policy {label:?}: {e}"))?;
         let c: &Cluster = &w.cluster;
         let biggest = c.nodes.iter().fold(Resource::ZERO, |a, n| Resource {

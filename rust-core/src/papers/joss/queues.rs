@@ -1,15 +1,19 @@
 //! JoSS's task queues per datacenter and its two task assigners, TTA (Fig. 5) and JTA (Fig. 6).
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use crate::fast_hash::FastMap;
 
 /// One map task M_i of a job: it processes block `block`, whose replicas sit on these VPSs.
+/// Names are shared (`Arc<str>`): a 65,536-block job names each of its few thousand hosts and
+/// its own id in every task, and copying those strings per task was most of the cost of
+/// queueing it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MapTask {
-    pub job: String,
+    pub job: Arc<str>,
     pub block: u32,
-    pub replicas: Vec<String>,
+    pub replicas: Vec<Arc<str>>,
 }
 
 /// One reduce task R_j of a job.
@@ -80,6 +84,8 @@ impl MapQueue {
 
     /// Queues `tasks` at the end, in order.
     pub fn extend(&mut self, tasks: impl IntoIterator<Item = MapTask>, locate: Locate) {
+        let tasks = tasks.into_iter();
+        self.slots.reserve(tasks.size_hint().0);
         for t in tasks {
             let seq = self.base + self.slots.len() as u64;
             let mut dcs: [Option<u32>; 4] = [None; 4];
@@ -118,10 +124,8 @@ impl MapQueue {
     /// datacenter-local one, else the head task.
     pub fn take(&mut self, vps: Option<u32>, dc: Option<u32>) -> Option<MapTask> {
         let head = self.head()?;
-        let pick = self
-            .first_of_head_job(head, vps, true)
-            .or_else(|| self.first_of_head_job(head, dc, false))
-            .unwrap_or(head);
+        let pick =
+            self.first_of_head_job(head, vps, true).or_else(|| self.first_of_head_job(head, dc, false)).unwrap_or(head);
         self.take_seq(pick)
     }
 
@@ -129,7 +133,7 @@ impl MapQueue {
     /// long-lived head job does not keep the holes of every job killed behind it.
     pub fn remove_job(&mut self, job: &str, locate: Locate) {
         for slot in self.slots.iter_mut() {
-            if slot.as_ref().is_some_and(|t| t.job == job) {
+            if slot.as_ref().is_some_and(|t| &*t.job == job) {
                 *slot = None;
                 self.live -= 1;
             }
@@ -317,7 +321,7 @@ impl DatacenterQueues {
             q.remove_job(job, locate);
         }
         for q in &mut self.reduces {
-            q.retain(|t| t.job != job);
+            q.retain(|t| &*t.job != job);
         }
         let mut p = 0;
         self.maps.retain(|q| {
@@ -339,7 +343,7 @@ mod tests {
     use super::*;
 
     fn map(job: &str, block: u32, replicas: &[&str]) -> MapTask {
-        MapTask { job: job.into(), block, replicas: replicas.iter().map(|r| r.to_string()).collect() }
+        MapTask { job: job.into(), block, replicas: replicas.iter().map(|&r| r.into()).collect() }
     }
 
     /// Hosts `dc<d>-<x>`: VPS number from the whole name's bytes, datacenter d. Hosts named
@@ -370,7 +374,7 @@ mod tests {
         let mine = |t: &&MapTask| t.job == head_job;
         let pick = queue
             .iter()
-            .position(|t| mine(&t) && t.replicas.iter().any(|r| r == node))
+            .position(|t| mine(&t) && t.replicas.iter().any(|r| &**r == node))
             .or_else(|| queue.iter().position(|t| mine(&t) && t.replicas.iter().any(|r| same_dc(r))))
             .unwrap_or(0);
         queue.remove(pick)
@@ -387,8 +391,8 @@ mod tests {
         assert_eq!(take_at(&mut q, "dc1-a").unwrap().block, 2, "VPS-local");
         assert_eq!(take_at(&mut q, "dc1-a").unwrap().block, 1, "Cen-local");
         let t = take_at(&mut q, "dc1-a").unwrap();
-        assert_eq!((t.job.as_str(), t.block), ("head", 0), "off-Cen head task before the next job's local one");
-        assert_eq!(take_at(&mut q, "dc1-a").unwrap().job, "later");
+        assert_eq!((&*t.job, t.block), ("head", 0), "off-Cen head task before the next job's local one");
+        assert_eq!(take_at(&mut q, "dc1-a").unwrap().job, "later".into());
         assert!(take_at(&mut q, "dc1-a").is_none());
     }
 
@@ -401,7 +405,8 @@ mod tests {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (seed >> 33) % m
         };
-        let hosts: Vec<String> = (0..12).map(|h| format!("dc{}-h{h}", h % 3)).chain(["elsewhere".to_string()]).collect();
+        let hosts: Vec<String> =
+            (0..12).map(|h| format!("dc{}-h{h}", h % 3)).chain(["elsewhere".to_string()]).collect();
         for round in 0..300 {
             let mut fast = MapQueue::default();
             let mut slow: VecDeque<MapTask> = VecDeque::new();
@@ -413,9 +418,11 @@ mod tests {
                         let job = format!("j{jobs}");
                         let tasks: Vec<MapTask> = (0..next(30))
                             .map(|b| MapTask {
-                                job: job.clone(),
+                                job: job.as_str().into(),
                                 block: b as u32,
-                                replicas: (0..next(4)).map(|_| hosts[next(hosts.len() as u64) as usize].clone()).collect(),
+                                replicas: (0..next(4))
+                                    .map(|_| hosts[next(hosts.len() as u64) as usize].as_str().into())
+                                    .collect(),
                             })
                             .collect();
                         slow.extend(tasks.iter().cloned());
@@ -423,7 +430,7 @@ mod tests {
                     }
                     2 if jobs > 0 => {
                         let job = format!("j{}", 1 + next(jobs));
-                        slow.retain(|t| t.job != job);
+                        slow.retain(|t| *t.job != *job);
                         fast.remove_job(&job, &locate);
                     }
                     3 => assert_eq!(fast.pop_front(), slow.pop_front(), "round {round}"),
