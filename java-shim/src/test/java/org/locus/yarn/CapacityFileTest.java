@@ -158,17 +158,62 @@ public class CapacityFileTest {
         file.paths().toString());
     MockRM rm = start(conf());
     LocusScheduler s = scheduler(rm);
-    Map<String, QueueInfo> leaves = new HashMap<>();
-    for (QueueInfo q : s.getQueueInfo("root", true, false).getChildQueues()) {
-      leaves.put(q.getQueueName(), q);
-    }
-    assertEquals(leaves.keySet().toString(), 4, leaves.size());
-    // etl: 70 % of eng's 60 % = 42 % of the cluster; adhoc's maximum 50 % of eng's 80 %.
-    assertEquals(0.42f, leaves.get("etl").getCapacity(), 1e-4);
-    assertEquals("root.eng.etl", leaves.get("etl").getQueuePath());
-    assertEquals(0.40f, leaves.get("adhoc").getMaximumCapacity(), 1e-4);
+    // The core enforces absolute figures: etl 70 % of eng's 60 % = 42 % of the cluster.
+    assertEquals("[etl, adhoc]", s.getQueueInfo("eng", true, false).getChildQueues().stream()
+        .map(QueueInfo::getQueueName).collect(java.util.stream.Collectors.toList()).toString());
     assertEquals("root.eng.adhoc",
         s.getQueueInfo("root.eng.adhoc", false, false).getQueuePath());
+  }
+
+  /**
+   * {@code yarn queue -status eng}, {@code mapred queue -list} and the web UI read the tree as
+   * CapacityScheduler gives it: parents answer with their children, every capacity is relative
+   * to the parent, and a parent's applications are those of the leaves below it.
+   */
+  @Test
+  public void queueInfoIsTheNestedTreeWithCapacitiesRelativeToTheParent() throws Exception {
+    MockRM rm = start(conf());
+    LocusScheduler s = scheduler(rm);
+    QueueInfo root = s.getQueueInfo("root", true, true);
+    Map<String, QueueInfo> top = new HashMap<>();
+    for (QueueInfo q : root.getChildQueues()) {
+      top.put(q.getQueueName(), q);
+    }
+    assertEquals("root's children", "[default, eng, ops]",
+        new java.util.TreeSet<>(top.keySet()).toString());
+    QueueInfo eng = top.get("eng");
+    assertEquals("root.eng", eng.getQueuePath());
+    assertEquals(0.6f, eng.getCapacity(), 1e-4);
+    assertEquals(0.8f, eng.getMaximumCapacity(), 1e-4);
+    Map<String, QueueInfo> engKids = new HashMap<>();
+    for (QueueInfo q : eng.getChildQueues()) {
+      engKids.put(q.getQueueName(), q);
+    }
+    assertEquals("eng's children (recursive)", 2, engKids.size());
+    assertEquals(0.7f, engKids.get("etl").getCapacity(), 1e-4);
+    assertEquals(1.0f, engKids.get("etl").getMaximumCapacity(), 1e-4);
+    assertEquals(0.3f, engKids.get("adhoc").getCapacity(), 1e-4);
+    assertEquals(0.5f, engKids.get("adhoc").getMaximumCapacity(), 1e-4);
+    assertEquals(0.2f, top.get("ops").getCapacity(), 1e-4);
+
+    // yarn queue -status eng (by name and by path), as the RM's client service asks.
+    for (String name : new String[] {"eng", "root.eng"}) {
+      QueueInfo parent = s.getQueueInfo(name, false, false);
+      assertEquals(name, "root.eng", parent.getQueuePath());
+      assertEquals(name, 0.6f, parent.getCapacity(), 1e-4);
+      assertEquals(name, QueueState.RUNNING, parent.getQueueState());
+      assertTrue(name, parent.getChildQueues().isEmpty());
+    }
+
+    rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp inEtl = submit(rm, "etl", "alice");
+    assertEquals(RMAppState.ACCEPTED, settle(rm, inEtl));
+    assertEquals(1, s.getAppsInQueue("root.eng").size());
+    assertEquals(1, s.getAppsInQueue("eng").size());
+    assertEquals(0, s.getAppsInQueue("ops").size());
+    // A parent is not a queue applications run in.
+    RMApp inEng = submit(rm, "eng", "alice");
+    assertEquals(RMAppState.FAILED, settle(rm, inEng));
   }
 
   /**
@@ -181,9 +226,10 @@ public class CapacityFileTest {
     conf.unset("locus.policy");
     MockRM rm = start(conf);
     LocusScheduler s = scheduler(rm);
-    assertEquals("the file's four leaves", 4,
+    assertEquals("the file's three queues under root", 3,
         s.getQueueInfo("root", true, false).getChildQueues().size());
-    assertEquals(0.42f, s.getQueueInfo("etl", false, false).getCapacity(), 1e-4);
+    assertEquals("etl: 70 % of eng", 0.7f, s.getQueueInfo("etl", false, false).getCapacity(),
+        1e-4);
   }
 
   @Test
@@ -263,7 +309,8 @@ public class CapacityFileTest {
     stopped.set(CS + "root.eng.etl.capacity", "60");
     stopped.set(CS + "root.eng.adhoc.capacity", "40");
     s.reinitialize(stopped, rm.getRMContext());
-    assertEquals(0.24f, s.getQueueInfo("adhoc", false, false).getCapacity(), 1e-4);
+    assertEquals("adhoc: 40 % of eng", 0.4f,
+        s.getQueueInfo("adhoc", false, false).getCapacity(), 1e-4);
     assertEquals(QueueState.DRAINING, s.getQueueInfo("ops", false, false).getQueueState());
     RMApp late = submit(rm, "ops", "carol");
     assertEquals(RMAppState.FAILED, settle(rm, late));
