@@ -64,8 +64,8 @@ import org.junit.runners.MethodSorters;
  * submit ACL is refused, a user limit and an AM limit hold, an edited file takes effect on
  * the next refresh, a priority update reorders pending applications, the classic scheduler
  * page renders the tree, and the REST resource and {@code yarn queue -status} return it. Applications are plain YARN applications whose AM is {@code sleep}: the
- * scheduler's decisions are visible without running jobs (typed MAPREDUCE, so the AM limit,
- * which Locus applies to MapReduce AMs, covers them).
+ * scheduler's decisions are visible without running jobs (typed MAPREDUCE, so the AM limits,
+ * which Locus applies to MapReduce AMs, cover them, unless a test says otherwise).
  *
  * <p>The cluster starts with Locus's defaults and switches to the file on the first refresh:
  * {@link EmbeddedCluster} clears its site directory when it starts.
@@ -152,8 +152,17 @@ public class OperatorsCapacityFileTest {
     }
   }
 
-  /** Submits, as {@code user}, an application whose AM sleeps; null queue: none named. */
+  /** Submits, as {@code user}, a MapReduce-typed application whose AM sleeps. */
   private static ApplicationId submit(String user, String queue) throws Exception {
+    return submit(user, queue, "MAPREDUCE");
+  }
+
+  /**
+   * Submits, as {@code user}, an application of {@code type} whose AM sleeps; null queue: none
+   * named.
+   */
+  private static ApplicationId submit(String user, String queue, String type)
+      throws Exception {
     UserGroupInformation ugi = UserGroupInformation.createRemoteUser(user);
     return ugi.doAs((PrivilegedExceptionAction<ApplicationId>) () -> {
       YarnClient yc = YarnClient.createYarnClient();
@@ -163,7 +172,7 @@ public class OperatorsCapacityFileTest {
         YarnClientApplication app = yc.createApplication();
         ApplicationSubmissionContext ctx = app.getApplicationSubmissionContext();
         ctx.setApplicationName("sleeper-" + user);
-        ctx.setApplicationType("MAPREDUCE");
+        ctx.setApplicationType(type);
         if (queue != null) {
           ctx.setQueue(queue);
         }
@@ -277,15 +286,18 @@ public class OperatorsCapacityFileTest {
     List<ApplicationId> bobs = new ArrayList<>();
     List<ApplicationId> carols = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      bobs.add(submit("bob", "adhoc"));
+      // Not MapReduce: Locus's AM limits leave bob's AMs alone, so only his user limit binds.
+      bobs.add(submit("bob", "adhoc", "YARN"));
       carols.add(submit("carol", "ops"));
     }
     // adhoc is guaranteed 18 % of 8192 MB, 1474 MB; user-limit-factor 0.5 gives bob 737 MB:
     // he gets containers while he holds at most that, so two 512 MB AMs of three.
     assertEquals("bob's AMs in adhoc", 2, amsStartedWhenSettled(bobs));
-    // ops's AMs may hold 15 % of its usable memory (its 100 % maximum), 1228 MB: two AMs;
-    // carol's user limit (ops's 1638 MB guarantee) would allow three.
-    assertEquals("carol's AMs in ops", 2, amsStartedWhenSettled(carols));
+    // carol's user AM limit in ops, as CapacityScheduler computes it: 15 % of ops's 1638 MB
+    // guarantee times user-limit-factor 1, 245 MB, below one AM; the queue running no AM starts
+    // one anyway. ops's own AM limit (15 % of 8192 MB it may use, 1228 MB) would allow two and
+    // carol's user limit (1638 MB) three.
+    assertEquals("carol's AMs in ops", 1, amsStartedWhenSettled(carols));
     carolsFirst = carols.get(0);
   }
 
@@ -373,21 +385,19 @@ public class OperatorsCapacityFileTest {
   @Test
   public void e_aPriorityUpdateReordersPendingApps() throws Exception {
     killEverything();
-    // default is guaranteed 20 % of 8192 MB, 1638 MB, and dave is its only user: he gets a
-    // container while he holds at most that, so four 512 MB AMs; his fifth and sixth wait.
-    List<ApplicationId> running = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      running.add(submit("dave", "default"));
-    }
-    assertEquals("dave's AMs in default", 4, amsStartedWhenSettled(running));
+    // default is guaranteed 20 % of 8192 MB, 1638 MB, and dave is its only user: his user AM
+    // limit is the global maximum-am-resource-percent (0.5) of that, 819 MB, one 512 MB AM.
+    ApplicationId running = submit("dave", "default");
+    assertEquals("dave's first AM in default", 1,
+        amsStartedWhenSettled(Collections.singletonList(running)));
     ApplicationId earlier = submit("dave", "default");
     ApplicationId later = submit("dave", "default");
     assertEquals("dave's waiting AMs", 0, amsStartedWhenSettled(Arrays.asList(earlier, later)));
 
     assertEquals(5, updatePriority("dave", later, 5).getPriority());
     assertEquals(5, report(later).getPriority().getPriority());
-    // One AM leaves: dave holds 1536 MB, room for one more, which the raised one gets.
-    kill(running.get(0));
+    // dave's AM leaves: room for one more, which the raised one gets.
+    kill(running);
     long deadline = System.currentTimeMillis() + WAIT_MS;
     while (!amStarted(later) && !amStarted(earlier) && System.currentTimeMillis() < deadline) {
       Thread.sleep(200);
@@ -461,10 +471,10 @@ public class OperatorsCapacityFileTest {
     assertEquals(40.0, adhoc.path("absoluteMaxCapacity").asDouble(), 1e-3);
     assertEquals(36.0, engKids.get("etl").path("absoluteCapacity").asDouble(), 1e-3);
     assertEquals("STOPPED", top.get("ops").path("state").asText());
-    // dave's five applications from e in default, four of them holding their 512 MB AM.
+    // dave's two applications from e in default, one holding its 512 MB AM.
     JsonNode dflt = top.get("default");
-    assertEquals(dflt.toString(), 5, dflt.path("numApplications").asInt());
-    assertEquals(dflt.toString(), 2048, dflt.path("resourcesUsed").path("memory").asLong());
+    assertEquals(dflt.toString(), 2, dflt.path("numApplications").asInt());
+    assertEquals(dflt.toString(), 512, dflt.path("resourcesUsed").path("memory").asLong());
     assertEquals(0, eng.path("resourcesUsed").path("memory").asLong());
   }
 

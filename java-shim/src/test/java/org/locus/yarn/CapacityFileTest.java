@@ -102,10 +102,15 @@ public class CapacityFileTest {
     return (LocusScheduler) rm.getResourceScheduler();
   }
 
-  /** A MapReduce application: its AM (priority 0) falls under the queue's AM limit. */
+  /** A MapReduce application: its AM (priority 0) falls under the queue's AM limits. */
   private static RMApp submit(MockRM rm, String queue, String user) throws Exception {
+    return submit(rm, queue, user, "MAPREDUCE");
+  }
+
+  private static RMApp submit(MockRM rm, String queue, String user, String type)
+      throws Exception {
     MockRMAppSubmissionData.Builder b = MockRMAppSubmissionData.Builder
-        .createWithMemory(512, rm).withUser(user).withAppType("MAPREDUCE")
+        .createWithMemory(512, rm).withUser(user).withAppType(type)
         .withWaitForAppAcceptedState(false);
     if (queue != null) {
       b = b.withQueue(queue);
@@ -268,12 +273,14 @@ public class CapacityFileTest {
   public void aUserLimitAndAnAmLimitHold() throws Exception {
     MockRM rm = start(conf());
     // 10 GB: adhoc is guaranteed 18 % = 1843 MB, bob's limit half of it (factor 0.5), 921 MB;
-    // ops's AMs 10 % of its usable memory (its maximum, the whole idle cluster), 1024 MB.
+    // ops's AMs 10 % of its usable memory (its maximum, the whole idle cluster), 1024 MB, and
+    // carol's (the user AM limit) 10 % of ops's 2048 MB guarantee times factor 1, 204 MB.
     MockNM nm = rm.registerNode("h1:1234", 10 * GB, 10);
     List<RMApp> bobs = new ArrayList<>();
     List<RMApp> carols = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      bobs.add(submit(rm, "adhoc", "bob"));
+      // Not MapReduce: no AM limit applies, only bob's user limit.
+      bobs.add(submit(rm, "adhoc", "bob", "YARN"));
       carols.add(submit(rm, "ops", "carol"));
     }
     for (RMApp app : bobs) {
@@ -281,7 +288,8 @@ public class CapacityFileTest {
     }
     // bob below his limit gets one more container: 0 and 512 MB are at most 921, 1024 is not.
     assertEquals("bob's AMs in adhoc", 2, amsStarted(rm, nm, bobs));
-    assertEquals("carol's AMs in ops", 2, amsStarted(rm, nm, carols));
+    // Below one AM: only the first, which CapacityScheduler starts in a queue running none.
+    assertEquals("carol's AMs in ops", 1, amsStarted(rm, nm, carols));
   }
 
   @Test
