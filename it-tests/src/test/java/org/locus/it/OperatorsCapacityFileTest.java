@@ -163,6 +163,11 @@ public class OperatorsCapacityFileTest {
    */
   private static ApplicationId submit(String user, String queue, String type)
       throws Exception {
+    return submit(user, queue, type, "sleeper-" + user);
+  }
+
+  private static ApplicationId submit(String user, String queue, String type, String name)
+      throws Exception {
     UserGroupInformation ugi = UserGroupInformation.createRemoteUser(user);
     return ugi.doAs((PrivilegedExceptionAction<ApplicationId>) () -> {
       YarnClient yc = YarnClient.createYarnClient();
@@ -171,7 +176,7 @@ public class OperatorsCapacityFileTest {
       try {
         YarnClientApplication app = yc.createApplication();
         ApplicationSubmissionContext ctx = app.getApplicationSubmissionContext();
-        ctx.setApplicationName("sleeper-" + user);
+        ctx.setApplicationName(name);
         ctx.setApplicationType(type);
         if (queue != null) {
           ctx.setQueue(queue);
@@ -269,6 +274,8 @@ public class OperatorsCapacityFileTest {
     assertEquals("u:alice:etl", "root.eng.etl", mapped.getQueue());
     ApplicationReport named = settled(submit("erin", "adhoc"));
     assertEquals("-queue adhoc", "root.eng.adhoc", named.getQueue());
+    ApplicationReport byName = settled(submit("erin", null, "MAPREDUCE", "nightly-etl"));
+    assertEquals("app-name nightly-etl:etl", "root.eng.etl", byName.getQueue());
     ApplicationReport unmapped = settled(submit("frank", null));
     assertEquals("no mapping, no queue", "root.default", unmapped.getQueue());
     assertEquals(YarnApplicationState.ACCEPTED, unmapped.getYarnApplicationState());
