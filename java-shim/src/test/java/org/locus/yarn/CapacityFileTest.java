@@ -25,6 +25,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.junit.After;
@@ -210,9 +211,13 @@ public class CapacityFileTest {
       assertTrue(name, parent.getChildQueues().isEmpty());
     }
 
-    rm.registerNode("h1:1234", 8 * GB, 8);
+    MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp inEtl = submit(rm, "etl", "alice");
-    assertEquals(RMAppState.ACCEPTED, settle(rm, inEtl));
+    MockRM.launchAndRegisterAM(inEtl, rm, nm);
+    // The AM's 512 MB count once in etl, in eng and in root, as CS's QueueMetrics add up.
+    for (String q : new String[] {"root.eng.etl", "root.eng", "root"}) {
+      assertEquals(q, 512, QueueMetrics.getQueueMetrics().get(q).getAllocatedMB());
+    }
     assertEquals(1, s.getAppsInQueue("root.eng").size());
     assertEquals(1, s.getAppsInQueue("eng").size());
     assertEquals(0, s.getAppsInQueue("ops").size());
