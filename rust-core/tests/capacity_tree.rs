@@ -298,3 +298,77 @@ fn the_shortcut_replaces_the_files_queues_and_other_policies_ignore_them() {
     let fair = common::core_with(&[("locus.policy", "fair"), ("locus.capacity.tree", &t)]);
     assert!(fair.capacity_queues().is_none());
 }
+
+fn add_mr(c: &mut Core, id: &str, queue: &str, user: &str, submit_ms: u64) {
+    c.handle(Event::AppAdded {
+        app: id.into(),
+        queue: queue.into(),
+        user: user.into(),
+        name: id.into(),
+        app_type: "MAPREDUCE".into(),
+        tags: vec![],
+        submit_ms,
+        priority: 0,
+        recovered: false,
+    })
+    .unwrap();
+    common::set_small_asks(c, id, &[(0, "*", 1)]);
+}
+
+#[test]
+fn a_users_ams_stay_within_the_user_am_limit() {
+    let mut c = tree_core(&[
+        ROOT,
+        (
+            "root.a",
+            50.0,
+            100.0,
+            r#""maximum_am_resource_percent":0.1,"user_limit_factor":1"#,
+        ),
+        ("root.b", 50.0, 100.0, ""),
+    ]);
+    add_nodes(&mut c);
+    for i in 0..10 {
+        add_mr(&mut c, &format!("alice{i}"), "a", "alice", i);
+    }
+    run(&mut c, 2);
+    // The queue's AMs may hold 10 % of what it may use (the whole idle cluster): 10 GB. One
+    // user's, as CapacityScheduler computes the user AM limit: 10 % of the queue's 50 GB
+    // guarantee times the user-limit-factor (1) and max(minimum-user-limit-percent, 1 / active
+    // users) = 1: 5 GB, five 1 GB AMs.
+    let started = |c: &Core, who: &str| {
+        (0..10)
+            .filter(|i| app_gb(c, &format!("{who}{i}")) > 0)
+            .count()
+    };
+    assert_eq!(started(&c, "alice"), 5, "alice's AMs");
+    // bob has his own 5 GB, which the queue's 10 GB still holds.
+    for i in 0..10 {
+        add_mr(&mut c, &format!("bob{i}"), "a", "bob", 100 + i);
+    }
+    run(&mut c, 2);
+    assert_eq!(started(&c, "bob"), 5, "bob's AMs");
+    assert_eq!(started(&c, "alice"), 5, "alice's AMs");
+}
+
+#[test]
+fn the_first_am_of_a_queue_starts_even_above_the_user_am_limit() {
+    let mut c = tree_core(&[
+        ROOT,
+        (
+            "root.a",
+            10.0,
+            100.0,
+            r#""maximum_am_resource_percent":0.05,"user_limit_factor":1"#,
+        ),
+        ("root.b", 90.0, 100.0, ""),
+    ]);
+    add_nodes(&mut c);
+    for i in 0..3 {
+        add_mr(&mut c, &format!("u{i}"), "a", "u", i);
+    }
+    run(&mut c, 2);
+    // 5 % of 10 GB is 0.5 GB, below one 1 GB AM: CapacityScheduler still starts one.
+    let started = (0..3).filter(|i| app_gb(&c, &format!("u{i}")) > 0).count();
+    assert_eq!(started, 1);
+}

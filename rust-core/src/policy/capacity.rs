@@ -349,6 +349,9 @@ fn candidate(app: &App) -> Option<Candidate> {
 struct UserSlot {
     used_mb: u64,
     limit_mb: u64,
+    /// Memory the user's MapReduce AMs hold in the leaf, and may hold (the user AM limit).
+    am_used_mb: u64,
+    am_limit_mb: u64,
 }
 
 pub struct CapacityPolicy {
@@ -365,6 +368,9 @@ pub struct CapacityPolicy {
     /// Each listed app's user in its leaf (index into `users`), for leaves with a user limit.
     app_user: HashMap<Arrival, usize>,
     users: Vec<UserSlot>,
+    /// Memory each leaf's MapReduce AMs hold on this heartbeat (placed ones included), for
+    /// CapacityScheduler's rule that a queue running no AM may always start one.
+    am_used_mb: Vec<u64>,
     /// The only queue with outstanding asks on this heartbeat, whose apps `order` listed as
     /// `fifo` does (`None`: queues share the node).
     alone: Option<usize>,
@@ -386,6 +392,7 @@ impl CapacityPolicy {
             app_queue: HashMap::new(),
             app_user: HashMap::new(),
             users: Vec::new(),
+            am_used_mb: vec![0; n],
             alone: None,
             predicted: HashMap::new(),
         }
@@ -470,6 +477,12 @@ impl CapacityPolicy {
         if self.queues.queues.iter().all(|q| q.user_limit.is_none()) {
             return;
         }
+        self.am_used_mb.iter_mut().for_each(|u| *u = 0);
+        for (name, q) in state.queues().iter() {
+            if let Some(i) = self.queues.index_of(name) {
+                self.am_used_mb[i] = self.am_used_mb[i].saturating_add(q.am_used.memory_mb);
+            }
+        }
         // Users are keyed by (leaf, name) for this heartbeat only; std's hasher is keyed, so
         // submitted user names cannot pick the buckets.
         let mut slot_of: HashMap<(usize, &str), usize> = HashMap::new();
@@ -485,10 +498,14 @@ impl CapacityPolicy {
                 self.users.push(UserSlot {
                     used_mb: 0,
                     limit_mb: 0,
+                    am_used_mb: 0,
+                    am_limit_mb: 0,
                 });
                 self.users.len() - 1
             });
-            self.users[slot].used_mb = self.users[slot].used_mb.saturating_add(app.used.memory_mb);
+            let u = &mut self.users[slot];
+            u.used_mb = u.used_mb.saturating_add(app.used.memory_mb);
+            u.am_used_mb = u.am_used_mb.saturating_add(app.am_used.memory_mb);
             self.app_user.insert(app.arrival, slot);
         }
         let mut counted: HashMap<usize, ()> = HashMap::new();
@@ -516,7 +533,39 @@ impl CapacityPolicy {
                 (guarantee as f64 * limit.user_limit_factor) as u64
             };
             self.users[slot].limit_mb = share.min(most);
+            // The user AM limit, a part of the user limit as CapacityScheduler takes it: the
+            // queue's AM share of its guarantee (not what it may use), times the user's share
+            // max(minimum-user-limit-percent, 1 / active users) and the user-limit-factor (a
+            // factor of -1: the queue's AM share of its guarantee), never above the queue's AM
+            // limit.
+            let am_share = guarantee as f64 * q.maximum_am_resource_percent;
+            let user_share = (limit.minimum_user_limit_percent / 100.0)
+                .max(1.0 / users as f64)
+                .min(1.0);
+            let am_limit = if limit.user_limit_factor < 0.0 {
+                am_share
+            } else {
+                am_share * user_share * limit.user_limit_factor
+            };
+            self.users[slot].am_limit_mb = (am_limit as u64).min(self.queue_am_cap_mb(state, i));
         }
+    }
+
+    /// What leaf `i`'s AMs may hold: its maximum-am-resource-percent of the larger of its
+    /// guarantee and what it may hold now under its and its ancestors' maxima. (The
+    /// `locus.capacity.queues` shortcut keeps half the queue's guarantee.)
+    fn queue_am_cap_mb(&self, state: &ClusterState, i: usize) -> u64 {
+        let q = &self.queues.queues[i];
+        let cluster_mb = state.capacity().memory_mb;
+        let guaranteed = percent_of(cluster_mb, q.capacity);
+        let usable = if self.queues.from_file {
+            let used = self.queues.used_mb(state);
+            let limit = used[i].saturating_add(self.queues.room_mb(i, cluster_mb, &used));
+            guaranteed.max(limit)
+        } else {
+            guaranteed
+        };
+        share_of(usable, q.maximum_am_resource_percent)
     }
 }
 
@@ -661,16 +710,6 @@ impl JobPolicy for CapacityPolicy {
                 used_mb: state.am_used().memory_mb,
             });
         };
-        let q = &self.queues.queues[i];
-        let cluster_mb = state.capacity().memory_mb;
-        let guaranteed = percent_of(cluster_mb, q.capacity);
-        let usable = if self.queues.from_file {
-            let used = self.queues.used_mb(state);
-            let limit = used[i].saturating_add(self.queues.room_mb(i, cluster_mb, &used));
-            guaranteed.max(limit)
-        } else {
-            guaranteed
-        };
         let used_mb = state
             .queues()
             .iter()
@@ -678,21 +717,49 @@ impl JobPolicy for CapacityPolicy {
             .fold(0u64, |sum, (_, q)| sum.saturating_add(q.am_used.memory_mb));
         Some(AmPool {
             key: i as u32 + 1,
-            cap_mb: share_of(usable, q.maximum_am_resource_percent),
+            cap_mb: self.queue_am_cap_mb(state, i),
             used_mb,
         })
     }
 
-    fn placed(&mut self, app: Arrival, _kind: TaskKind, count: u32, capability: Resource) {
+    /// MapReduce AMs of a user in a leaf with a user limit: as many as fit under the user AM
+    /// limit ([`Self::measure`]); one in a queue whose AMs hold nothing, as CapacityScheduler
+    /// starts one application in a queue whose AM limit is too small for it.
+    fn admit(&mut self, _state: &ClusterState, _node: &Node, app: &App, kind: TaskKind) -> u32 {
+        if kind != TaskKind::ApplicationMaster {
+            return u32::MAX;
+        }
+        let (Some(&slot), Some(i)) = (self.app_user.get(&app.arrival), self.queue_of(app)) else {
+            return u32::MAX;
+        };
+        let size = candidate(app).map_or(1, |c| c.next.memory_mb.max(1));
+        let u = &self.users[slot];
+        let fit = (u.am_limit_mb.saturating_sub(u.am_used_mb) / size).min(u32::MAX as u64) as u32;
+        if self.am_used_mb[i] == 0 {
+            fit.max(1)
+        } else {
+            fit
+        }
+    }
+
+    fn placed(&mut self, app: Arrival, kind: TaskKind, count: u32, capability: Resource) {
         let mb = capability.memory_mb.saturating_mul(count as u64);
-        if let Some(i) = self.app_queue.get(&app).copied().or(self.alone) {
+        let queue = self.app_queue.get(&app).copied().or(self.alone);
+        if let Some(i) = queue {
             self.used_mb[i] = self.used_mb[i].saturating_add(mb);
             for &p in &self.queues.queues[i].ancestors {
                 self.parent_used_mb[p] = self.parent_used_mb[p].saturating_add(mb);
             }
         }
         if let Some(&slot) = self.app_user.get(&app) {
-            self.users[slot].used_mb = self.users[slot].used_mb.saturating_add(mb);
+            let u = &mut self.users[slot];
+            u.used_mb = u.used_mb.saturating_add(mb);
+            if kind == TaskKind::ApplicationMaster {
+                u.am_used_mb = u.am_used_mb.saturating_add(mb);
+                if let Some(i) = queue {
+                    self.am_used_mb[i] = self.am_used_mb[i].saturating_add(mb);
+                }
+            }
         }
     }
 }

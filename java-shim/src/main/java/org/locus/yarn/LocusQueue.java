@@ -71,16 +71,21 @@ final class LocusQueue extends OpenQueue {
   private final Resource used = Resources.createResource(0, 0);
   private final AtomicInteger applications = new AtomicInteger();
   private volatile Limits limits;
+  /** The parent queue below root it hangs under (null: root); replaced with the tree. */
+  private volatile LocusParentQueue above;
   /** Fixed at creation: metrics are named by it, and a leaf that moves is a new leaf. */
   private final String path;
 
-  LocusQueue(String name, LocusRootQueue parent, Limits limits, Configuration conf) {
+  LocusQueue(String name, LocusRootQueue parent, LocusParentQueue above, Limits limits,
+      Configuration conf) {
     this.name = name;
     this.parent = parent;
+    this.above = above;
     this.limits = limits;
     this.path = limits.path != null ? limits.path : LocusRootQueue.NAME + "." + name;
-    // Named by path like CapacityScheduler's, so JMX shows q0=root,q1=<name>.
-    this.metrics = QueueMetrics.forQueue(path(), parent, false, conf);
+    // Named by path and parented like CapacityScheduler's, so JMX shows q0=root,q1=<name> and
+    // the parent queues' figures add up their children's.
+    this.metrics = QueueMetrics.forQueue(path(), above != null ? above : parent, false, conf);
     this.users = new ActiveUsersManager(metrics);
   }
 
@@ -94,6 +99,10 @@ final class LocusQueue extends OpenQueue {
 
   void setLimits(Limits limits) {
     this.limits = limits;
+  }
+
+  void setAbove(LocusParentQueue above) {
+    this.above = above;
   }
 
   void applicationAdded() {
@@ -174,8 +183,12 @@ final class LocusQueue extends OpenQueue {
       // CapacityScheduler; outside capacity the app keeps the name it was submitted with.
       info.setQueuePath(path());
     }
-    info.setCapacity((float) (l.capacity / 100.0));
-    info.setMaximumCapacity((float) (l.maximumCapacity / 100.0));
+    // Relative to the parent, as CapacityScheduler reports a queue; the core's are absolute.
+    LocusParentQueue p = above;
+    info.setCapacity(LocusParentQueue.ratio(l.capacity,
+        p != null ? p.absoluteCapacity() : 100.0));
+    info.setMaximumCapacity(LocusParentQueue.ratio(l.maximumCapacity,
+        p != null ? p.absoluteMaximum() : 100.0));
     info.setCurrentCapacity(currentCapacity(l));
     info.setChildQueues(new ArrayList<>());
     info.setApplications(new ArrayList<>());

@@ -22,6 +22,7 @@ import org.apache.hadoop.yarn.util.Records;
 import org.apache.hadoop.yarn.util.resource.Resources;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.locus.yarn.queue.QueueAcls;
+import org.locus.yarn.queue.QueueFile;
 
 /**
  * The queue tree: {@code root} and its leaves. Under {@code locus.policy=capacity} the leaves
@@ -52,6 +53,10 @@ final class LocusRootQueue extends OpenQueue {
 
   /** Configured leaves first, in configured order, then draining ones. Never modified. */
   private volatile Map<String, LocusQueue> leaves = Collections.emptyMap();
+  /** Parent queues below root by path, outer ones first. Never modified. */
+  private volatile Map<String, LocusParentQueue> parents = Collections.emptyMap();
+  /** Root's children as the file nests them: leaves and parents in configured order. */
+  private volatile List<OpenQueue> children = Collections.emptyList();
   private volatile boolean capacityMode;
   private volatile QueueAcls acls = QueueAcls.open();
 
@@ -60,7 +65,7 @@ final class LocusRootQueue extends OpenQueue {
     this.clusterResource = clusterResource;
     this.metrics = QueueMetrics.forQueue(NAME, null, false, conf);
     this.users = new ActiveUsersManager(metrics);
-    configure(null);
+    configure(null, null);
   }
 
   /**
@@ -68,11 +73,14 @@ final class LocusRootQueue extends OpenQueue {
    *
    * @param configured the core's capacity queues by name (in configured order), or null when
    *     the policy is not {@code capacity}
+   * @param file the capacity-scheduler.xml the core's queues came from (the parents' maxima and
+   *     states), or null
    * @return one line for the log: the leaves and what changed
    */
-  synchronized String configure(Map<String, LocusQueue.Limits> configured) {
+  synchronized String configure(Map<String, LocusQueue.Limits> configured, QueueFile file) {
     Map<String, LocusQueue.Limits> wanted = configured != null ? configured
         : Collections.singletonMap(DEFAULT, LocusQueue.Limits.WHOLE_CLUSTER);
+    Map<String, LocusParentQueue> nextParents = parentsOf(wanted, file);
     Map<String, LocusQueue> old = leaves;
     Map<String, LocusQueue> next = new LinkedHashMap<>();
     List<String> added = new ArrayList<>();
@@ -85,11 +93,14 @@ final class LocusRootQueue extends OpenQueue {
         // core refused the refresh if the old one still held applications.
         leaf = null;
       }
+      LocusParentQueue above = e.getValue().path == null ? null
+          : nextParents.get(parentPath(e.getValue().path));
       if (leaf == null) {
-        leaf = new LocusQueue(e.getKey(), this, e.getValue(), conf);
+        leaf = new LocusQueue(e.getKey(), this, above, e.getValue(), conf);
         added.add(e.getKey());
       } else {
         leaf.setLimits(e.getValue());
+        leaf.setAbove(above);
       }
       next.put(e.getKey(), leaf);
     }
@@ -99,16 +110,96 @@ final class LocusRootQueue extends OpenQueue {
       }
       if (leaf.numApplications() > 0) {
         leaf.setLimits(LocusQueue.Limits.DRAINING);
+        leaf.setAbove(null);
         next.put(leaf.getQueueName(), leaf);
       } else {
         removed.add(leaf.getQueueName());
       }
     }
     capacityMode = configured != null;
+    parents = Collections.unmodifiableMap(nextParents);
+    children = nest(next.values(), nextParents);
     leaves = Collections.unmodifiableMap(next);
     updateAvailableMetrics();
     return "queues " + next.values() + (added.isEmpty() ? "" : ", added " + added)
         + (removed.isEmpty() ? "" : ", removed " + removed);
+  }
+
+  /** {@code root.eng} of {@code root.eng.etl}; null directly under root. */
+  private static String parentPath(String path) {
+    int dot = path.lastIndexOf('.');
+    String p = dot < 0 ? null : path.substring(0, dot);
+    return p == null || NAME.equals(p) ? null : p;
+  }
+
+  /**
+   * The parent queues below root that the leaves' paths name, outer ones first: a parent's
+   * guarantee is the sum of its leaves' (the core checked that children fill their parent),
+   * its maximum and state are the file's.
+   */
+  private Map<String, LocusParentQueue> parentsOf(Map<String, LocusQueue.Limits> wanted,
+      QueueFile file) {
+    Map<String, Double> capacity = new LinkedHashMap<>();
+    for (LocusQueue.Limits l : wanted.values()) {
+      if (l.path == null || l.draining) {
+        continue;
+      }
+      List<String> chain = new ArrayList<>();
+      for (String p = parentPath(l.path); p != null; p = parentPath(p)) {
+        chain.add(0, p);
+      }
+      for (String p : chain) {
+        capacity.merge(p, l.capacity, Double::sum);
+      }
+    }
+    Map<String, LocusParentQueue> out = new LinkedHashMap<>();
+    for (Map.Entry<String, Double> e : capacity.entrySet()) {
+      String path = e.getKey();
+      double maximum = file != null ? file.absoluteMaximumCapacity(path) : 100.0;
+      boolean stopped = file != null && file.stopped(path);
+      out.put(path, new LocusParentQueue(path, out.get(parentPath(path)), this, e.getValue(),
+          maximum, stopped, conf));
+    }
+    return out;
+  }
+
+  /** Hangs leaves and parents under their parents, in the leaves' order; returns root's. */
+  private static List<OpenQueue> nest(Collection<LocusQueue> leaves,
+      Map<String, LocusParentQueue> parents) {
+    List<OpenQueue> top = new ArrayList<>();
+    java.util.Set<String> hung = new java.util.HashSet<>();
+    for (LocusQueue leaf : leaves) {
+      if (leaf.limits().draining) {
+        // Only left by a policy change away from capacity (the core refuses dropping a busy
+        // queue otherwise), which leaves no parents; dropIfDrained takes it from root's list.
+        top.add(leaf);
+        continue;
+      }
+      List<LocusParentQueue> chain = new ArrayList<>();
+      for (String p = parentPath(leaf.path()); p != null; p = parentPath(p)) {
+        LocusParentQueue q = parents.get(p);
+        if (q != null) {
+          chain.add(0, q);
+        }
+      }
+      LocusParentQueue above = null;
+      for (LocusParentQueue q : chain) {
+        if (hung.add(q.path())) {
+          if (above == null) {
+            top.add(q);
+          } else {
+            above.addChild(q);
+          }
+        }
+        above = q;
+      }
+      if (above == null) {
+        top.add(leaf);
+      } else {
+        above.addChild(leaf);
+      }
+    }
+    return Collections.unmodifiableList(top);
   }
 
   /**
@@ -118,6 +209,7 @@ final class LocusRootQueue extends OpenQueue {
   void readAcls(Configuration conf, CapacitySchedulerConfiguration file) {
     List<String> paths = new ArrayList<>();
     paths.add(NAME);
+    paths.addAll(parents.keySet());
     for (LocusQueue leaf : leaves.values()) {
       paths.add(leaf.path());
     }
@@ -142,6 +234,9 @@ final class LocusRootQueue extends OpenQueue {
     }
     Map<String, LocusQueue> next = new LinkedHashMap<>(leaves);
     next.remove(leaf.getQueueName());
+    List<OpenQueue> kids = new ArrayList<>(children);
+    kids.remove(leaf);
+    children = Collections.unmodifiableList(kids);
     leaves = Collections.unmodifiableMap(next);
   }
 
@@ -180,9 +275,31 @@ final class LocusRootQueue extends OpenQueue {
     return null;
   }
 
-  /** Root for null or {@code root}, else the leaf; null for a queue that does not exist. */
+  /**
+   * Root for null or {@code root}, else the leaf, else the parent queue (by short name or full
+   * path); null for a queue that does not exist.
+   */
   Queue lookup(String name) {
-    return name == null || NAME.equals(name) ? this : leaf(name);
+    if (name == null || NAME.equals(name)) {
+      return this;
+    }
+    LocusQueue leaf = leaf(name);
+    return leaf != null ? leaf : parent(name);
+  }
+
+  /** A parent queue below root by short name or full path; null if there is none. */
+  LocusParentQueue parent(String name) {
+    Map<String, LocusParentQueue> now = parents;
+    LocusParentQueue byPath = now.get(name);
+    if (byPath != null) {
+      return byPath;
+    }
+    for (LocusParentQueue p : now.values()) {
+      if (p.getQueueName().equals(name)) {
+        return p;
+      }
+    }
+    return null;
   }
 
   /**
@@ -268,25 +385,25 @@ final class LocusRootQueue extends OpenQueue {
     info.setMaximumCapacity(1.0f);
     long clusterMb = clusterResource.get().getMemorySize();
     info.setCurrentCapacity(clusterMb <= 0 ? 0f : (float) getUsed().getMemorySize() / clusterMb);
-    List<QueueInfo> children = new ArrayList<>();
+    List<QueueInfo> kids = new ArrayList<>();
     if (includeChildQueues) {
-      for (LocusQueue leaf : leaves.values()) {
-        children.add(leaf.getQueueInfo(false, false));
+      for (OpenQueue c : children) {
+        kids.add(c.getQueueInfo(recursive, recursive));
       }
     }
-    info.setChildQueues(children);
+    info.setChildQueues(kids);
     info.setApplications(new ArrayList<>());
     info.setQueueState(QueueState.RUNNING);
     return info;
   }
 
-  /** Root's ACLs, then every leaf's, as CapacityScheduler lists them. */
+  /** Root's ACLs, then every queue's below it, as CapacityScheduler lists them. */
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo(UserGroupInformation user) {
     List<QueueUserACLInfo> out = new ArrayList<>();
     out.add(userAclInfo(user));
-    for (LocusQueue leaf : leaves.values()) {
-      out.addAll(leaf.getQueueUserAclInfo(user));
+    for (OpenQueue c : children) {
+      out.addAll(c.getQueueUserAclInfo(user));
     }
     return out;
   }

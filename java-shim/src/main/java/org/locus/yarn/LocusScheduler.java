@@ -212,7 +212,7 @@ public class LocusScheduler
    * every submission, so an application is always placed against the queues the core has.
    */
   private String configureQueues(LocusCore c, Configuration conf) throws IOException {
-    String queues = root.configure(CoreMessages.capacityQueues(c.capacityQueues()));
+    String queues = root.configure(CoreMessages.capacityQueues(c.capacityQueues()), queueFile);
     return queues + QueueFileSetup.apply(queueFile, root, conf, rmContext);
   }
 

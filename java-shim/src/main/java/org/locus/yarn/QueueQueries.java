@@ -63,6 +63,12 @@ final class QueueQueries {
     return out;
   }
 
+  /** A parent queue's applications are those of the leaves below it, as under CS. */
+  private static boolean below(Queue q, SchedulerApplication<FiCaSchedulerApp> app) {
+    return q instanceof LocusParentQueue && app.getQueue() instanceof LocusQueue
+        && ((LocusParentQueue) q).contains(((LocusQueue) app.getQueue()).path());
+  }
+
   /** Root's are every application's; null for a queue that does not exist. */
   List<ApplicationAttemptId> appsInQueue(String queueName) {
     Queue q = root.lookup(queueName);
@@ -72,7 +78,7 @@ final class QueueQueries {
     List<ApplicationAttemptId> attempts = new ArrayList<>(applications.size());
     for (SchedulerApplication<FiCaSchedulerApp> app : applications.values()) {
       FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
-      if (attempt != null && (q == root || app.getQueue() == q)) {
+      if (attempt != null && (q == root || app.getQueue() == q || below(q, app))) {
         attempts.add(attempt.getApplicationAttemptId());
       }
     }

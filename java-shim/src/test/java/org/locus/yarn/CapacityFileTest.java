@@ -25,6 +25,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.junit.After;
@@ -102,10 +103,15 @@ public class CapacityFileTest {
     return (LocusScheduler) rm.getResourceScheduler();
   }
 
-  /** A MapReduce application: its AM (priority 0) falls under the queue's AM limit. */
+  /** A MapReduce application: its AM (priority 0) falls under the queue's AM limits. */
   private static RMApp submit(MockRM rm, String queue, String user) throws Exception {
+    return submit(rm, queue, user, "MAPREDUCE");
+  }
+
+  private static RMApp submit(MockRM rm, String queue, String user, String type)
+      throws Exception {
     MockRMAppSubmissionData.Builder b = MockRMAppSubmissionData.Builder
-        .createWithMemory(512, rm).withUser(user).withAppType("MAPREDUCE")
+        .createWithMemory(512, rm).withUser(user).withAppType(type)
         .withWaitForAppAcceptedState(false);
     if (queue != null) {
       b = b.withQueue(queue);
@@ -158,17 +164,66 @@ public class CapacityFileTest {
         file.paths().toString());
     MockRM rm = start(conf());
     LocusScheduler s = scheduler(rm);
-    Map<String, QueueInfo> leaves = new HashMap<>();
-    for (QueueInfo q : s.getQueueInfo("root", true, false).getChildQueues()) {
-      leaves.put(q.getQueueName(), q);
-    }
-    assertEquals(leaves.keySet().toString(), 4, leaves.size());
-    // etl: 70 % of eng's 60 % = 42 % of the cluster; adhoc's maximum 50 % of eng's 80 %.
-    assertEquals(0.42f, leaves.get("etl").getCapacity(), 1e-4);
-    assertEquals("root.eng.etl", leaves.get("etl").getQueuePath());
-    assertEquals(0.40f, leaves.get("adhoc").getMaximumCapacity(), 1e-4);
+    // The core enforces absolute figures: etl 70 % of eng's 60 % = 42 % of the cluster.
+    assertEquals("[etl, adhoc]", s.getQueueInfo("eng", true, false).getChildQueues().stream()
+        .map(QueueInfo::getQueueName).collect(java.util.stream.Collectors.toList()).toString());
     assertEquals("root.eng.adhoc",
         s.getQueueInfo("root.eng.adhoc", false, false).getQueuePath());
+  }
+
+  /**
+   * {@code yarn queue -status eng}, {@code mapred queue -list} and the web UI read the tree as
+   * CapacityScheduler gives it: parents answer with their children, every capacity is relative
+   * to the parent, and a parent's applications are those of the leaves below it.
+   */
+  @Test
+  public void queueInfoIsTheNestedTreeWithCapacitiesRelativeToTheParent() throws Exception {
+    MockRM rm = start(conf());
+    LocusScheduler s = scheduler(rm);
+    QueueInfo root = s.getQueueInfo("root", true, true);
+    Map<String, QueueInfo> top = new HashMap<>();
+    for (QueueInfo q : root.getChildQueues()) {
+      top.put(q.getQueueName(), q);
+    }
+    assertEquals("root's children", "[default, eng, ops]",
+        new java.util.TreeSet<>(top.keySet()).toString());
+    QueueInfo eng = top.get("eng");
+    assertEquals("root.eng", eng.getQueuePath());
+    assertEquals(0.6f, eng.getCapacity(), 1e-4);
+    assertEquals(0.8f, eng.getMaximumCapacity(), 1e-4);
+    Map<String, QueueInfo> engKids = new HashMap<>();
+    for (QueueInfo q : eng.getChildQueues()) {
+      engKids.put(q.getQueueName(), q);
+    }
+    assertEquals("eng's children (recursive)", 2, engKids.size());
+    assertEquals(0.7f, engKids.get("etl").getCapacity(), 1e-4);
+    assertEquals(1.0f, engKids.get("etl").getMaximumCapacity(), 1e-4);
+    assertEquals(0.3f, engKids.get("adhoc").getCapacity(), 1e-4);
+    assertEquals(0.5f, engKids.get("adhoc").getMaximumCapacity(), 1e-4);
+    assertEquals(0.2f, top.get("ops").getCapacity(), 1e-4);
+
+    // yarn queue -status eng (by name and by path), as the RM's client service asks.
+    for (String name : new String[] {"eng", "root.eng"}) {
+      QueueInfo parent = s.getQueueInfo(name, false, false);
+      assertEquals(name, "root.eng", parent.getQueuePath());
+      assertEquals(name, 0.6f, parent.getCapacity(), 1e-4);
+      assertEquals(name, QueueState.RUNNING, parent.getQueueState());
+      assertTrue(name, parent.getChildQueues().isEmpty());
+    }
+
+    MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp inEtl = submit(rm, "etl", "alice");
+    MockRM.launchAndRegisterAM(inEtl, rm, nm);
+    // The AM's 512 MB count once in etl, in eng and in root, as CS's QueueMetrics add up.
+    for (String q : new String[] {"root.eng.etl", "root.eng", "root"}) {
+      assertEquals(q, 512, QueueMetrics.getQueueMetrics().get(q).getAllocatedMB());
+    }
+    assertEquals(1, s.getAppsInQueue("root.eng").size());
+    assertEquals(1, s.getAppsInQueue("eng").size());
+    assertEquals(0, s.getAppsInQueue("ops").size());
+    // A parent is not a queue applications run in.
+    RMApp inEng = submit(rm, "eng", "alice");
+    assertEquals(RMAppState.FAILED, settle(rm, inEng));
   }
 
   /**
@@ -181,9 +236,10 @@ public class CapacityFileTest {
     conf.unset("locus.policy");
     MockRM rm = start(conf);
     LocusScheduler s = scheduler(rm);
-    assertEquals("the file's four leaves", 4,
+    assertEquals("the file's three queues under root", 3,
         s.getQueueInfo("root", true, false).getChildQueues().size());
-    assertEquals(0.42f, s.getQueueInfo("etl", false, false).getCapacity(), 1e-4);
+    assertEquals("etl: 70 % of eng", 0.7f, s.getQueueInfo("etl", false, false).getCapacity(),
+        1e-4);
   }
 
   @Test
@@ -222,12 +278,14 @@ public class CapacityFileTest {
   public void aUserLimitAndAnAmLimitHold() throws Exception {
     MockRM rm = start(conf());
     // 10 GB: adhoc is guaranteed 18 % = 1843 MB, bob's limit half of it (factor 0.5), 921 MB;
-    // ops's AMs 10 % of its usable memory (its maximum, the whole idle cluster), 1024 MB.
+    // ops's AMs 10 % of its usable memory (its maximum, the whole idle cluster), 1024 MB, and
+    // carol's (the user AM limit) 10 % of ops's 2048 MB guarantee times factor 1, 204 MB.
     MockNM nm = rm.registerNode("h1:1234", 10 * GB, 10);
     List<RMApp> bobs = new ArrayList<>();
     List<RMApp> carols = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      bobs.add(submit(rm, "adhoc", "bob"));
+      // Not MapReduce: no AM limit applies, only bob's user limit.
+      bobs.add(submit(rm, "adhoc", "bob", "YARN"));
       carols.add(submit(rm, "ops", "carol"));
     }
     for (RMApp app : bobs) {
@@ -235,7 +293,8 @@ public class CapacityFileTest {
     }
     // bob below his limit gets one more container: 0 and 512 MB are at most 921, 1024 is not.
     assertEquals("bob's AMs in adhoc", 2, amsStarted(rm, nm, bobs));
-    assertEquals("carol's AMs in ops", 2, amsStarted(rm, nm, carols));
+    // Below one AM: only the first, which CapacityScheduler starts in a queue running none.
+    assertEquals("carol's AMs in ops", 1, amsStarted(rm, nm, carols));
   }
 
   @Test
@@ -263,7 +322,8 @@ public class CapacityFileTest {
     stopped.set(CS + "root.eng.etl.capacity", "60");
     stopped.set(CS + "root.eng.adhoc.capacity", "40");
     s.reinitialize(stopped, rm.getRMContext());
-    assertEquals(0.24f, s.getQueueInfo("adhoc", false, false).getCapacity(), 1e-4);
+    assertEquals("adhoc: 40 % of eng", 0.4f,
+        s.getQueueInfo("adhoc", false, false).getCapacity(), 1e-4);
     assertEquals(QueueState.DRAINING, s.getQueueInfo("ops", false, false).getQueueState());
     RMApp late = submit(rm, "ops", "carol");
     assertEquals(RMAppState.FAILED, settle(rm, late));

@@ -259,6 +259,34 @@ public final class QueueFile {
     return paths;
   }
 
+  /**
+   * A queue's maximum-capacity in percent of the cluster: the product of the file's
+   * percentages down from root, as the core computes every queue's absolute maximum.
+   */
+  public double absoluteMaximumCapacity(String path) {
+    double abs = 100.0;
+    String[] parts = path.split("\\.");
+    StringBuilder p = new StringBuilder(ROOT);
+    for (int i = 1; i < parts.length; i++) {
+      p.append('.').append(parts[i]);
+      abs = abs * cs.getNonLabeledQueueMaximumCapacity(new QueuePath(p.toString())) / 100.0;
+    }
+    return abs;
+  }
+
+  /** True when the queue or one of its ancestors is STOPPED in the file (CS stops the subtree). */
+  public boolean stopped(String path) {
+    String[] parts = path.split("\\.");
+    StringBuilder p = new StringBuilder(ROOT);
+    for (int i = 1; i < parts.length; i++) {
+      p.append('.').append(parts[i]);
+      if (cs.getConfiguredState(new QueuePath(p.toString())) == QueueState.STOPPED) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The loaded configuration, for the ACLs and mappings read with the same parser. */
   public CapacitySchedulerConfiguration configuration() {
     return cs;

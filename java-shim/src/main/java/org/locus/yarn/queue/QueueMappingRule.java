@@ -19,20 +19,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code yarn.scheduler.capacity.queue-mappings}, parsed by CapacityScheduler's own
- * {@link CapacitySchedulerConfiguration#getQueueMappings()} and applied where the RM places
- * every submission ({@code PlacementManager}, before the scheduler sees it, so the application's
- * queue in the RM and the UI is the mapped one): the first rule that matches wins, {@code u:}
- * rules by user ({@code %user} matches anyone), {@code g:} rules by the user's groups; the
- * target may be {@code %user} or {@code %primary_group}. As in CapacityScheduler, a mapping
- * replaces a queue the submitter named only when {@code queue-mappings-override.enable} is
- * true; otherwise it applies to submissions to {@code default}.
+ * {@code yarn.scheduler.capacity.queue-mappings}, then the application-name mappings of
+ * {@code yarn.scheduler.queue-placement-rules.app-name}, parsed by CapacityScheduler's own
+ * {@link CapacitySchedulerConfiguration#getQueueMappings()} and
+ * {@link CapacitySchedulerConfiguration#getQueueMappingEntity(String)} and applied in that
+ * order (as CapacityScheduler's legacy rules) where the RM places every submission
+ * ({@code PlacementManager}, before the scheduler sees it, so the application's queue in the RM
+ * and the UI is the mapped one): the first rule that matches wins, {@code u:} rules by user
+ * ({@code %user} matches anyone), {@code g:} rules by the user's groups, application rules by
+ * the submitted name ({@code %application} matches any); the target may be {@code %user},
+ * {@code %primary_group} or {@code %application}, applied only when such a leaf exists. As in
+ * CapacityScheduler, a mapping replaces a queue the submitter named only when
+ * {@code queue-mappings-override.enable} is true; otherwise it applies to submissions to
+ * {@code default}.
  *
- * <p>{@code a:} (application name) rules and {@code %secondary_group} are not applied (logged
- * at start).
+ * <p>{@code %secondary_group} is not applied (logged at start).
  */
 public final class QueueMappingRule extends PlacementRule {
   private static final Logger LOG = LoggerFactory.getLogger(QueueMappingRule.class);
+  private static final String APP_NAME_RULE = "app-name";
 
   private final List<QueueMapping> mappings;
   private final boolean override;
@@ -57,8 +62,12 @@ public final class QueueMappingRule extends PlacementRule {
   public static QueueMappingRule of(CapacitySchedulerConfiguration cs, Configuration conf,
       Predicate<String> isLeaf) {
     List<QueueMapping> usable = new ArrayList<>();
-    for (QueueMapping m : cs.getQueueMappings()) {
-      if (m.getType() == MappingType.APPLICATION || m.getQueue().contains("%secondary_group")) {
+    List<QueueMapping> all = new ArrayList<>(cs.getQueueMappings());
+    // The rule's name: getQueueMappingEntity prefixes yarn.scheduler.queue-placement-rules.
+    // (CapacitySchedulerConfiguration.QUEUE_MAPPING_NAME is the full key it builds).
+    all.addAll(cs.getQueueMappingEntity(APP_NAME_RULE));
+    for (QueueMapping m : all) {
+      if (m.getQueue().contains("%secondary_group")) {
         LOG.warn("capacity-scheduler.xml: Locus does not apply the queue mapping {} (ignored)",
             m);
         continue;
@@ -91,17 +100,28 @@ public final class QueueMappingRule extends PlacementRule {
         && !YarnConfiguration.DEFAULT_QUEUE_NAME.equals(named)) {
       return null;
     }
-    String queue = map(user);
+    String queue = map(user, asc.getApplicationName());
     return queue == null ? null : new ApplicationPlacementContext(queue);
   }
 
   /** The queue the first matching rule names for {@code user}, or null. */
   public String map(String user) {
+    return map(user, null);
+  }
+
+  /**
+   * The queue the first matching rule names for {@code user}'s application {@code appName}
+   * (null: no application rule matches), or null.
+   */
+  public String map(String user, String appName) {
     List<String> userGroups = null;
     for (QueueMapping m : mappings) {
       boolean matches;
       if (m.getType() == MappingType.USER) {
         matches = "%user".equals(m.getSource()) || m.getSource().equals(user);
+      } else if (m.getType() == MappingType.APPLICATION) {
+        matches = appName != null
+            && ("%application".equals(m.getSource()) || m.getSource().equals(appName));
       } else {
         if (userGroups == null) {
           userGroups = groupsOf(user);
@@ -112,6 +132,13 @@ public final class QueueMappingRule extends PlacementRule {
         continue;
       }
       String target = m.getFullPath();
+      if (target.contains("%application")) {
+        // Only applications named like a leaf (%application:%application).
+        target = target.replace("%application", appName == null ? "" : appName);
+        if (appName == null || !isLeaf.test(target)) {
+          continue;
+        }
+      }
       if (target.contains("%user")) {
         // Only users who have such a queue (u:%user:%user sends each user to their own).
         target = target.replace("%user", user);
