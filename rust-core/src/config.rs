@@ -148,7 +148,7 @@ choice!(
 );
 choice!(
     /// How map tasks trade waiting for locality.
-    LocalityKind, LOCALITY, { Hadoop = "hadoop", Delay = "delay", Matchmaking = "matchmaking" },
+    LocalityKind, LOCALITY, { Hadoop = "hadoop", Delay = "delay", DelayRoom = "delay-room", Matchmaking = "matchmaking" },
     planned: []
 );
 choice!(
@@ -596,7 +596,7 @@ mod tests {
 
         let (key, message) = config_err(&[(LOCALITY, "wait")]);
         assert_eq!(key, LOCALITY);
-        assert!(message.contains("allowed: hadoop, delay, matchmaking"), "{message}");
+        assert!(message.contains("allowed: hadoop, delay, delay-room, matchmaking"), "{message}");
 
         let (key, _) = config_err(&[(HOTSPOT, "on")]);
         assert_eq!(key, HOTSPOT);
