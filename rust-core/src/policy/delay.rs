@@ -46,12 +46,11 @@ pub struct DelayScheduling {
     waits: HashMap<(Arrival, SchedulerKey), Wait>,
     /// `delay-room`: wait only while a node holding the data has room.
     room_aware: bool,
-    /// Per rack, the hosts that had room left after their latest heartbeat, and how much. One
-    /// entry per host that ever heartbeated (host and rack ids are node names, not application
-    /// input), so walking a rack's hosts is bounded by the cluster's size.
-    free: HashMap<NameId, HashMap<NameId, Resource>>,
-    /// The rack each host with room was filed under.
-    rack_of: HashMap<NameId, NameId>,
+    /// The hosts that had room left after their latest heartbeat: their rack and the room. At
+    /// most one entry per host (host and rack ids are node names, not application input).
+    room: HashMap<NameId, (NameId, Resource)>,
+    /// Per rack, the sum of its hosts' entries in `room` (racks with some room only).
+    rack_room: HashMap<NameId, Resource>,
     /// The non-local cap `allowed` computed for the key it was last asked about.
     non_local: u32,
 }
@@ -64,8 +63,8 @@ impl DelayScheduling {
             nodes: 0,
             waits: HashMap::new(),
             room_aware: false,
-            free: HashMap::new(),
-            rack_of: HashMap::new(),
+            room: HashMap::new(),
+            rack_room: HashMap::new(),
             non_local: u32::MAX,
         }
     }
@@ -78,52 +77,57 @@ impl DelayScheduling {
         }
     }
 
-    /// Of `table`'s outstanding containers, how many the hosts holding their data (other than
-    /// `node`) had room for at their latest heartbeat. Walks the smaller of the key's rows and
-    /// the hosts with room.
-    fn fit_on_data_hosts(&self, table: &AskTable, node: &Node) -> u32 {
+    /// Of `table`'s outstanding containers, how many (up to `want`) the hosts holding their data
+    /// (other than `node`) had room for at their latest heartbeat. Walks the smaller of the
+    /// key's rows and the hosts with room, and stops once `want` fit.
+    fn fit_on_data_hosts(&self, table: &AskTable, node: &Node, want: u32) -> u32 {
         let fit = |host: NameId, row: &crate::ask::Row| -> u32 {
             if host == node.host_id || row.count == 0 {
                 return 0;
             }
-            let Some(room) = self
-                .rack_of
-                .get(&host)
-                .and_then(|r| self.free.get(r)?.get(&host))
-            else {
-                return 0;
-            };
-            room.count_fitting(&row.capability).min(row.count)
+            self.room.get(&host).map_or(0, |(_, room)| {
+                room.count_fitting(&row.capability).min(row.count)
+            })
+        };
+        let mut sum = 0u32;
+        let mut add = |n: u32| {
+            sum = sum.saturating_add(n);
+            sum >= want
         };
         // A map iterator's lower size hint is the exact row count.
-        if self.rack_of.len() < table.rows().size_hint().0 {
-            self.rack_of
+        if self.room.len() < table.rows().size_hint().0 {
+            let _ = self
+                .room
                 .keys()
-                .filter_map(|host| table.row(*host).map(|row| fit(*host, row)))
-                .fold(0u32, u32::saturating_add)
+                .any(|host| table.row(*host).is_some_and(|row| add(fit(*host, row))));
         } else {
-            table
+            let _ = table
                 .wanted_locations()
-                .map(|(host, row)| fit(host, row))
-                .fold(0u32, u32::saturating_add)
+                .any(|(host, row)| add(fit(host, row)));
         }
+        sum.min(want)
     }
 
-    /// The same for the racks holding the data: what their hosts with room (other than `node`)
-    /// could take, at most each rack's outstanding count.
-    fn fit_in_data_racks(&self, table: &AskTable, node: &Node) -> u32 {
-        self.free
-            .iter()
-            .filter_map(|(rack, hosts)| {
-                let row = table.row(*rack).filter(|row| row.count > 0)?;
-                let room = hosts
-                    .iter()
-                    .filter(|(host, _)| **host != node.host_id)
-                    .map(|(_, r)| r.count_fitting(&row.capability))
-                    .fold(0u32, u32::saturating_add);
-                Some(room.min(row.count))
-            })
-            .fold(0u32, u32::saturating_add)
+    /// The same for the racks holding the data, from each rack's summed room (other than
+    /// `node`'s; a sum may count a container split over two hosts, so it errs toward waiting).
+    fn fit_in_data_racks(&self, table: &AskTable, node: &Node, want: u32) -> u32 {
+        let mut sum = 0u32;
+        for (rack, total) in &self.rack_room {
+            let Some(row) = table.row(*rack).filter(|row| row.count > 0) else {
+                continue;
+            };
+            let mut room = *total;
+            if let Some((r, own)) = self.room.get(&node.host_id) {
+                if r == rack {
+                    room = room.saturating_sub(own);
+                }
+            }
+            sum = sum.saturating_add(room.count_fitting(&row.capability).min(row.count));
+            if sum >= want {
+                return want;
+            }
+        }
+        sum
     }
 
     fn limit(&self, threshold: f64) -> u64 {
@@ -172,9 +176,11 @@ impl LocalityTechnique for DelayScheduling {
             // What the data's nodes and racks can take within a heartbeat interval waits for
             // them; the rest would wait for containers to end, and takes this node now.
             let outstanding = table.outstanding();
-            let rack_excess = outstanding.saturating_sub(self.fit_in_data_racks(table, node));
+            let rack_excess =
+                outstanding.saturating_sub(self.fit_in_data_racks(table, node, outstanding));
             if level == Locality::NodeLocal {
-                let excess = outstanding.saturating_sub(self.fit_on_data_hosts(table, node));
+                let excess =
+                    outstanding.saturating_sub(self.fit_on_data_hosts(table, node, outstanding));
                 if excess > 0 {
                     level = Locality::RackLocal;
                     self.non_local = excess;
@@ -198,20 +204,21 @@ impl LocalityTechnique for DelayScheduling {
             return;
         }
         // A host whose rack changed (a re-registered node) is filed under the new one.
-        if let Some(rack) = self.rack_of.remove(&node.host_id) {
-            if let Some(hosts) = self.free.get_mut(&rack) {
-                hosts.remove(&node.host_id);
-                if hosts.is_empty() {
-                    self.free.remove(&rack);
+        if let Some((rack, old)) = self.room.remove(&node.host_id) {
+            if let Some(total) = self.rack_room.get_mut(&rack) {
+                *total = total.saturating_sub(&old);
+                if *total == Resource::ZERO {
+                    self.rack_room.remove(&rack);
                 }
             }
         }
         if room_left != Resource::ZERO {
-            self.rack_of.insert(node.host_id, node.rack_id);
-            self.free
-                .entry(node.rack_id)
-                .or_default()
-                .insert(node.host_id, room_left);
+            self.room.insert(node.host_id, (node.rack_id, room_left));
+            let total = self.rack_room.entry(node.rack_id).or_insert(Resource::ZERO);
+            *total = Resource {
+                memory_mb: total.memory_mb.saturating_add(room_left.memory_mb),
+                vcores: total.vcores.saturating_add(room_left.vcores),
+            };
         }
     }
 
