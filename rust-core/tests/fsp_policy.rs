@@ -138,7 +138,7 @@ fn offer_on(
     let d: Vec<Decision> = heartbeat_free(c, host, free_gb, free_gb as u32, now_ms);
     execute(c, &d, id);
     d.iter()
-        .flat_map(|d| std::iter::repeat((d.app.clone(), d.priority)).take(d.count as usize))
+        .flat_map(|d| std::iter::repeat_n((d.app.clone(), d.priority), d.count as usize))
         .collect()
 }
 
