@@ -48,6 +48,8 @@ pub struct DelayScheduling {
     room_aware: bool,
     /// The hosts that had room left after their latest heartbeat: their rack and the room. At
     /// most one entry per host (host and rack ids are node names, not application input).
+    /// A node that left keeps its last entry (no hook tells the technique): a key may then wait
+    /// for it, but never past the thresholds, as under `delay`.
     room: HashMap<NameId, (NameId, Resource)>,
     /// Per rack, the sum of its hosts' entries in `room` (racks with some room only).
     rack_room: HashMap<NameId, Resource>,
