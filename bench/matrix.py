@@ -75,6 +75,7 @@ CONFIGS = [
     ("fair+fresh-static", "fair;" + LOC + "hadoop;locus.slots=fresh-static"),
     ("fsp", "fsp;" + LOC + "hadoop"),
     ("fsp+delay", "fsp;" + LOC + "delay"),
+    ("fsp+delay-room", "fsp;" + LOC + "delay-room"),
     ("capacity", "capacity;" + LOC + "hadoop"),
     ("capacity+delay", "capacity;" + LOC + "delay"),
     ("capacity+matchmaking", "capacity;" + LOC + "matchmaking"),

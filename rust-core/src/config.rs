@@ -5,7 +5,7 @@
 //! | `locus.policy` | `fair` | job-level policy, which job gets freed capacity (the default `fair` with `delay` was never far from the best on the online workloads of docs/default-policy.md; batch workloads favour `fifo`): `fifo`; `fair` = FairScheduler in one queue, the app with the smallest dominant share (max of memory and vcores share of the cluster) first, one container at a time; `joss-t` / `joss-j` = JoSS (Lee et al. 2016) with its TTA / JTA task assigner: jobs classified by their profile, per-datacenter map queues, reduces kept in the chosen datacenter, unknown jobs through the FIFO queues (needs `locus.locality=hadoop`); `td` = TD (Wang et al. 2013): map slots by job status, L/H bounds and sticky slots, see the `locus.td.*` keys (needs `locus.locality=hadoop`); `capacity` = CapacityScheduler's queues (`locus.capacity.queues`): each container to the least served queue (used memory / guaranteed), none past a queue's maximum-capacity, FIFO inside a queue; an app naming an unconfigured queue is refused; `fresh` = FRESH's overall-fairness job choice (Algorithm 4): at most `locus.fresh.k` jobs in the map phase and k in the reduce phase, the admitted job with the least r_i (eq. 1) first, others in submission order (pairs with `locus.slots=fresh-static`/`fresh-dynamic`); `mrosa` = MROSA: deadline/budget priority (eq. 8), Max-Min placement of the tasks that can meet their deadline privately, late tasks to the cheapest public instance that meets it (`locus.mrosa.*` keys); free private containers are never left idle |
 //! | `locus.capacity.tree` | set by the shim | not for operators: the queue tree the shim read from `capacity-scheduler.xml` with CapacityScheduler's parser (JSON); used under `capacity` unless `locus.capacity.queues` is set; errors name the file's `yarn.scheduler.capacity.*` key |
 //! | `locus.capacity.queues` | empty = capacity-scheduler.xml's queues, else `default:100` | shortcut for `capacity` that replaces the file's queues: comma list `name:capacity[:maximum-capacity]` in percent of the cluster's memory, e.g. `a:50:90,b:50:90`; capacities sum to 100 (within 0.01), each above 0 and at most 100; maximum-capacity from the capacity to 100, default 100; names non-empty, unique, without `:` `,` `.` (apps may name `root.<name>`) |
-//! | `locus.locality` | empty = `delay`, or `hadoop` under `td`/`joss-t`/`joss-j` (they place maps themselves) | locality technique for map tasks: `hadoop` = node-local, then rack-local, then off-switch, no waiting; `delay` = delay scheduling (thresholds below); `matchmaking` = locality markers (He et al. 2011) |
+//! | `locus.locality` | empty = `delay`, or `hadoop` under `td`/`joss-t`/`joss-j` (they place maps themselves) | locality technique for map tasks: `hadoop` = node-local, then rack-local, then off-switch, no waiting; `delay` = delay scheduling (thresholds below); `delay-room` = delay scheduling that waits only while a node (for rack-local: a rack) holding the map's data reported room at its latest heartbeat, the thresholds still bounding the wait (docs/default-policy.md); `matchmaking` = locality markers (He et al. 2011) |
 //! | `locus.delay.node-locality-threshold` | `1.0` | for `delay`: a number from 0 to 10, a fraction of the cluster's node count (FairScheduler's `locality.threshold.node`): a map key relaxes from node-local to rack-local after missing that many nodes in a row; 0 = no wait |
 //! | `locus.delay.rack-locality-threshold` | `1.0` | for `delay`: the same for rack-local → off-switch, counted after the key reached rack level |
 //! | `locus.hotspot` | `off` | hotspot guard: `off`; `hot-queue` = TD's hot queue, at most θ concurrent non-local readers per host |
@@ -148,7 +148,7 @@ choice!(
 );
 choice!(
     /// How map tasks trade waiting for locality.
-    LocalityKind, LOCALITY, { Hadoop = "hadoop", Delay = "delay", Matchmaking = "matchmaking" },
+    LocalityKind, LOCALITY, { Hadoop = "hadoop", Delay = "delay", DelayRoom = "delay-room", Matchmaking = "matchmaking" },
     planned: []
 );
 choice!(
@@ -596,7 +596,7 @@ mod tests {
 
         let (key, message) = config_err(&[(LOCALITY, "wait")]);
         assert_eq!(key, LOCALITY);
-        assert!(message.contains("allowed: hadoop, delay, matchmaking"), "{message}");
+        assert!(message.contains("allowed: hadoop, delay, delay-room, matchmaking"), "{message}");
 
         let (key, _) = config_err(&[(HOTSPOT, "on")]);
         assert_eq!(key, HOTSPOT);

@@ -213,6 +213,30 @@ pub fn assign(
     now_ms: u64,
     sitting_out: &[Arrival],
 ) -> Vec<Decision> {
+    let decisions = assign_node(state, layers, cfg, node, unallocated, now_ms, sitting_out);
+    let placed = decisions.iter().fold(Resource::ZERO, |sum, d| Resource {
+        memory_mb: sum
+            .memory_mb
+            .saturating_add(d.capability.memory_mb.saturating_mul(d.count as u64)),
+        vcores: sum
+            .vcores
+            .saturating_add(d.capability.vcores.saturating_mul(d.count)),
+    });
+    layers
+        .locality
+        .settled(node, unallocated.saturating_sub(&placed));
+    decisions
+}
+
+fn assign_node(
+    state: &mut ClusterState,
+    layers: &mut Layers,
+    cfg: &Config,
+    node: &Node,
+    unallocated: Resource,
+    now_ms: u64,
+    sitting_out: &[Arrival],
+) -> Vec<Decision> {
     let mut budget = Budget {
         room: unallocated,
         node_capability: node.capability,

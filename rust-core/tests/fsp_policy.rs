@@ -126,3 +126,48 @@ fn an_app_idle_past_its_virtual_finish_cannot_spend_banked_credit() {
     let got = offer(&mut c, 3, 31_000, &mut id);
     assert_eq!(&got[..2], ["newer", "newer"], "{got:?}");
 }
+
+/// Offers `host` with `free_gb` free, executes, returns (app, priority) per container.
+fn offer_on(
+    c: &mut Core,
+    host: &str,
+    free_gb: u64,
+    now_ms: u64,
+    id: &mut u32,
+) -> Vec<(String, i32)> {
+    let d: Vec<Decision> = heartbeat_free(c, host, free_gb, free_gb as u32, now_ms);
+    execute(c, &d, id);
+    d.iter()
+        .flat_map(|d| std::iter::repeat_n((d.app.clone(), d.priority), d.count as usize))
+        .collect()
+}
+
+#[test]
+fn waiting_mapreduce_ams_go_before_running_jobs_tasks_only_within_capacity_schedulers_am_share() {
+    // 4 x 8 GB: CapacityScheduler's default maximum-am-resource-percent (10 %) is 3.2 GB.
+    let mut c = core_with(&[("locus.policy", "fsp"), ("locus.locality", "hadoop")]);
+    for h in ["h1", "h2", "h3", "h4"] {
+        add_node(&mut c, h, "/r1", 8, 8);
+    }
+    let mut id = 0;
+    add_app_named(&mut c, "run", "run", 0, "MAPREDUCE", &[]);
+    set_small_asks(&mut c, "run", &[(0, "*", 1)]);
+    assert_eq!(
+        offer_on(&mut c, "h2", 8, 1_000, &mut id),
+        vec![("run".into(), 0)]
+    );
+    // run's AM (1 GB) runs and asks for 8 maps; three new jobs wait for their AMs.
+    set_small_asks(&mut c, "run", &[(20, "*", 8)]);
+    for (i, app) in ["n1", "n2", "n3"].iter().enumerate() {
+        add_app_named(&mut c, app, app, 10 + i as u64, "MAPREDUCE", &[]);
+        set_small_asks(&mut c, app, &[(0, "*", 1)]);
+    }
+    let got = offer_on(&mut c, "h1", 8, 2_000, &mut id);
+    let count = |app: &str| got.iter().filter(|(a, _)| a == app).count();
+    // Two more AMs fit in 3.2 GB beside run's; the third waits behind run's maps.
+    assert_eq!(
+        (count("n1"), count("n2"), count("run"), count("n3")),
+        (1, 1, 6, 0),
+        "{got:?}"
+    );
+}

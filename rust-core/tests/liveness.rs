@@ -327,7 +327,10 @@ fn bound(locality: &str, n: u32, t_node: f64, t_rack: f64) -> u32 {
     match locality {
         "hadoop" => 1,
         // ceil(t_node·n) misses to relax to rack, ceil(t_rack·n) more to relax to any, then 1.
-        "delay" => (t_node * n as f64).ceil() as u32 + (t_rack * n as f64).ceil() as u32 + 1,
+        // delay-room relaxes no later than delay: the same bound.
+        "delay" | "delay-room" => {
+            (t_node * n as f64).ceil() as u32 + (t_rack * n as f64).ceil() as u32 + 1
+        }
         // The node's own first miss marks it; its second heartbeat gives the non-local map.
         "matchmaking" => n + 1,
         other => panic!("no bound for {other}"),

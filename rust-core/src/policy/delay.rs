@@ -7,14 +7,30 @@
 //! at node or rack level sets the allowed level back to the level it got and restarts the count;
 //! the count restarts when a level is relaxed, so rack → any needs the rack threshold's misses on
 //! top of the node threshold's. Threshold 0 means no wait at that level.
+//!
+//! `delay-room` (the same struct, `room_aware`) waits only while waiting pays. Zaharia et al.'s
+//! case for waiting is that a local slot comes soon: a job skipped on one node is offered a
+//! node holding its data shortly after, and a skipped node goes to another job meanwhile. What
+//! the scheduler can see of "soon" without any constant is whether a node holding the data has
+//! room right now: it heartbeats within one interval and takes the map locally. When none has,
+//! the local slot must first be released by a running container, after an unknown time, and the
+//! skipped node is not free either: under a size-based or FIFO order it goes to the jobs behind,
+//! whose maps then start (and whose reduces, past slow-start, hold containers), delaying the
+//! job in front; on a small cluster nobody takes it and it idles. So a map key waits for a
+//! node-local container only while one of its data hosts has room, and for a rack-local one
+//! only while a node in one of its data racks has room; otherwise it takes what this node
+//! offers. The FairScheduler thresholds still bound each wait (a data node with room may keep
+//! going to other jobs). What is compared against is measured, not configured: the room each
+//! node reported left at its latest heartbeat (docs/default-policy.md "A wait that pays").
 
 use std::collections::HashMap;
 
 use super::LocalityTechnique;
 use crate::app::{App, Arrival};
 use crate::ask::{AskTable, SchedulerKey};
+use crate::names::NameId;
 use crate::node::Node;
-use crate::protocol::Locality;
+use crate::protocol::{Locality, Resource};
 use crate::state::ClusterState;
 
 #[derive(Debug, Clone, Copy)]
@@ -28,6 +44,17 @@ pub struct DelayScheduling {
     rack_threshold: f64,
     nodes: usize,
     waits: HashMap<(Arrival, SchedulerKey), Wait>,
+    /// `delay-room`: wait only while a node holding the data has room.
+    room_aware: bool,
+    /// The hosts that had room left after their latest heartbeat: their rack and the room. At
+    /// most one entry per host (host and rack ids are node names, not application input).
+    /// A node that left keeps its last entry (no hook tells the technique): a key may then wait
+    /// for it, but never past the thresholds, as under `delay`.
+    room: HashMap<NameId, (NameId, Resource)>,
+    /// Per rack, the sum of its hosts' entries in `room` (racks with some room only).
+    rack_room: HashMap<NameId, Resource>,
+    /// The non-local cap `allowed` computed for the key it was last asked about.
+    non_local: u32,
 }
 
 impl DelayScheduling {
@@ -37,7 +64,72 @@ impl DelayScheduling {
             rack_threshold,
             nodes: 0,
             waits: HashMap::new(),
+            room_aware: false,
+            room: HashMap::new(),
+            rack_room: HashMap::new(),
+            non_local: u32::MAX,
         }
+    }
+
+    /// `delay-room` (module docs).
+    pub fn room_aware(node_threshold: f64, rack_threshold: f64) -> Self {
+        DelayScheduling {
+            room_aware: true,
+            ..DelayScheduling::new(node_threshold, rack_threshold)
+        }
+    }
+
+    /// Of `table`'s outstanding containers, how many (up to `want`) the hosts holding their data
+    /// (other than `node`) had room for at their latest heartbeat. Walks the smaller of the
+    /// key's rows and the hosts with room, and stops once `want` fit.
+    fn fit_on_data_hosts(&self, table: &AskTable, node: &Node, want: u32) -> u32 {
+        let fit = |host: NameId, row: &crate::ask::Row| -> u32 {
+            if host == node.host_id || row.count == 0 {
+                return 0;
+            }
+            self.room.get(&host).map_or(0, |(_, room)| {
+                room.count_fitting(&row.capability).min(row.count)
+            })
+        };
+        let mut sum = 0u32;
+        let mut add = |n: u32| {
+            sum = sum.saturating_add(n);
+            sum >= want
+        };
+        // A map iterator's lower size hint is the exact row count.
+        if self.room.len() < table.rows().size_hint().0 {
+            let _ = self
+                .room
+                .keys()
+                .any(|host| table.row(*host).is_some_and(|row| add(fit(*host, row))));
+        } else {
+            let _ = table
+                .wanted_locations()
+                .any(|(host, row)| add(fit(host, row)));
+        }
+        sum.min(want)
+    }
+
+    /// The same for the racks holding the data, from each rack's summed room (other than
+    /// `node`'s; a sum may count a container split over two hosts, so it errs toward waiting).
+    fn fit_in_data_racks(&self, table: &AskTable, node: &Node, want: u32) -> u32 {
+        let mut sum = 0u32;
+        for (rack, total) in &self.rack_room {
+            let Some(row) = table.row(*rack).filter(|row| row.count > 0) else {
+                continue;
+            };
+            let mut room = *total;
+            if let Some((r, own)) = self.room.get(&node.host_id) {
+                if r == rack {
+                    room = room.saturating_sub(own);
+                }
+            }
+            sum = sum.saturating_add(room.count_fitting(&row.capability).min(row.count));
+            if sum >= want {
+                return want;
+            }
+        }
+        sum
     }
 
     fn limit(&self, threshold: f64) -> u64 {
@@ -47,7 +139,11 @@ impl DelayScheduling {
 
 impl LocalityTechnique for DelayScheduling {
     fn name(&self) -> &'static str {
-        "delay"
+        if self.room_aware {
+            "delay-room"
+        } else {
+            "delay"
+        }
     }
 
     fn heartbeat(&mut self, state: &ClusterState, _: &Node, _: &[Arrival], _: u64) {
@@ -58,8 +154,8 @@ impl LocalityTechnique for DelayScheduling {
         &mut self,
         app: &App,
         key: SchedulerKey,
-        _: &AskTable,
-        _: &Node,
+        table: &AskTable,
+        node: &Node,
         _: u64,
     ) -> Locality {
         let node_limit = self.limit(self.node_threshold);
@@ -76,7 +172,56 @@ impl LocalityTechnique for DelayScheduling {
             w.level = Locality::OffSwitch;
             w.missed = 0;
         }
-        w.level
+        let mut level = w.level;
+        self.non_local = u32::MAX;
+        if self.room_aware && level < Locality::OffSwitch {
+            // What the data's nodes and racks can take within a heartbeat interval waits for
+            // them; the rest would wait for containers to end, and takes this node now.
+            let outstanding = table.outstanding();
+            let rack_excess =
+                outstanding.saturating_sub(self.fit_in_data_racks(table, node, outstanding));
+            if level == Locality::NodeLocal {
+                let excess =
+                    outstanding.saturating_sub(self.fit_on_data_hosts(table, node, outstanding));
+                if excess > 0 {
+                    level = Locality::RackLocal;
+                    self.non_local = excess;
+                }
+            }
+            // Off-switch containers are one per heartbeat already
+            // (`locus.off-switch-per-heartbeat`).
+            if level == Locality::RackLocal && rack_excess > 0 {
+                level = Locality::OffSwitch;
+            }
+        }
+        level
+    }
+
+    fn non_local_cap(&mut self, _: &App, _: SchedulerKey, _: &Node) -> u32 {
+        self.non_local
+    }
+
+    fn settled(&mut self, node: &Node, room_left: Resource) {
+        if !self.room_aware {
+            return;
+        }
+        // A host whose rack changed (a re-registered node) is filed under the new one.
+        if let Some((rack, old)) = self.room.remove(&node.host_id) {
+            if let Some(total) = self.rack_room.get_mut(&rack) {
+                *total = total.saturating_sub(&old);
+                if *total == Resource::ZERO {
+                    self.rack_room.remove(&rack);
+                }
+            }
+        }
+        if room_left != Resource::ZERO {
+            self.room.insert(node.host_id, (node.rack_id, room_left));
+            let total = self.rack_room.entry(node.rack_id).or_insert(Resource::ZERO);
+            *total = Resource {
+                memory_mb: total.memory_mb.saturating_add(room_left.memory_mb),
+                vcores: total.vcores.saturating_add(room_left.vcores),
+            };
+        }
     }
 
     fn offered(
@@ -93,6 +238,12 @@ impl LocalityTechnique for DelayScheduling {
         match got {
             None => w.missed += 1,
             Some(Locality::OffSwitch) => w.missed = 0,
+            // A level `delay-room` relaxed to because no data node had room is not one the
+            // wait reached: the key keeps its own level.
+            Some(level) if self.room_aware => {
+                w.level = w.level.min(level);
+                w.missed = 0;
+            }
             Some(level) => {
                 w.level = level;
                 w.missed = 0;

@@ -36,12 +36,22 @@
 //! never run waiting forever behind smaller arrivals (under overload the virtual clock, split over
 //! ever more jobs, slows down without bound). A MapReduce job holds its AM container, so this
 //! changes nothing for jobs whose AM runs.
+//!
+//! MapReduce jobs waiting for their AM go first only within CapacityScheduler's default
+//! `maximum-am-resource-percent` (10 %, [`super::am_share::am_first`], as under TD and JoSS):
+//! beyond it they wait behind the running jobs' tasks, in submission order, up to the AM pool's
+//! cap ([`super::MAX_AM_SHARE`]). Otherwise a burst of submissions would start AMs on half the
+//! cluster while the jobs already running wait for their maps (the demo's six AMs at once).
+//! Liveness is kept: the oldest waiting AM is the next admitted when AM memory frees, and one
+//! may always start when no AM runs.
 
 use std::cmp::Reverse;
 use std::collections::HashMap;
 
+use super::am_share::am_first;
 use super::JobPolicy;
 use crate::app::{App, Arrival, TaskKind};
+use crate::fast_hash::FastSet;
 use crate::names::ANY_ID;
 use crate::node::Node;
 use crate::protocol::Resource;
@@ -110,6 +120,23 @@ fn sized(kind: TaskKind) -> bool {
     kind != TaskKind::Reduce
 }
 
+/// Where an app stands in the order, before its virtual finish.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Turn {
+    /// Holds no container (and is not a MapReduce job waiting for its AM beyond the AM share).
+    HoldsNothing,
+    BySize,
+    /// A MapReduce job waiting for its AM while AMs hold CapacityScheduler's AM share.
+    AmBeyondShare,
+}
+
+/// The app's next container is its MapReduce ApplicationMaster.
+fn waits_for_am(app: &App) -> bool {
+    app.asks
+        .next_pending_key(None)
+        .is_some_and(|key| app.kind_of(key.priority) == TaskKind::ApplicationMaster)
+}
+
 impl Fsp {
     pub fn new() -> Fsp {
         Fsp {
@@ -128,7 +155,8 @@ impl JobPolicy for Fsp {
         self.total = state.capacity();
         self.generation = self.generation.wrapping_add(1);
         let clock = self.clock;
-        let mut order: Vec<(Reverse<i32>, bool, f64, u64, Arrival)> = Vec::new();
+        let am_first: FastSet<Arrival> = am_first(state).into_iter().collect();
+        let mut order: Vec<(Reverse<i32>, Turn, f64, u64, Arrival)> = Vec::new();
         for app in state.pending_apps_by_submission() {
             let pending = pending_work(app, self.total);
             let job = self.jobs.entry(app.arrival).or_insert(VirtualJob {
@@ -145,12 +173,22 @@ impl JobPolicy for Fsp {
             }
             job.pending = pending;
             job.seen = self.generation;
-            let holds = app.used != Resource::ZERO;
-            // Jobs holding nothing go first in submission order, whatever their size.
-            let finish = if holds { job.finish() } else { 0.0 };
+            let turn = if app.used != Resource::ZERO {
+                Turn::BySize
+            } else if waits_for_am(app) && !am_first.contains(&app.arrival) {
+                Turn::AmBeyondShare
+            } else {
+                Turn::HoldsNothing
+            };
+            // Only jobs that hold something are ordered by size; the others by submission.
+            let finish = if turn == Turn::BySize {
+                job.finish()
+            } else {
+                0.0
+            };
             order.push((
                 Reverse(app.priority),
-                holds,
+                turn,
                 finish,
                 app.submit_ms,
                 app.arrival,

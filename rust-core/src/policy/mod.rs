@@ -204,6 +204,10 @@ pub trait LocalityTechnique: Send {
     }
 
     fn app_removed(&mut self, _app: Arrival) {}
+
+    /// End of a heartbeat of `node`, with `room_left` unused (every heartbeat, also those that
+    /// placed nothing).
+    fn settled(&mut self, _node: &Node, _room_left: Resource) {}
 }
 
 /// Hotspot guard: how many more containers of this kind and locality `node` may take on this
@@ -279,6 +283,10 @@ impl Layers {
             locality: match cfg.locality {
                 LocalityKind::Hadoop => Box::new(HadoopLocality),
                 LocalityKind::Delay => Box::new(DelayScheduling::new(
+                    cfg.delay_node_threshold,
+                    cfg.delay_rack_threshold,
+                )),
+                LocalityKind::DelayRoom => Box::new(DelayScheduling::room_aware(
                     cfg.delay_node_threshold,
                     cfg.delay_rack_threshold,
                 )),
