@@ -157,7 +157,9 @@ pub struct Args {
     /// Comma-separated locus.policy values, each run on the same workload. An item may add
     /// settings after semicolons: "fifo;locus.locality=delay". A comma followed by something
     /// that is not a policy name (it has ':' or '=') stays in the setting's value:
-    /// "capacity;locus.capacity.queues=a:50:90,b:50:90,fifo" is two runs.
+    /// "capacity;locus.capacity.queues=a:50:90,b:50:90,fifo" is two runs. `cs-default` is
+    /// Hadoop 3.5 CapacityScheduler's defaults built from the core's pieces (one queue, FIFO,
+    /// AM share 0.1, node-locality-delay 40, asynchronous scheduling; docs/sim-validation.md).
     #[arg(long, default_value = "fifo")]
     pub policy: String,
     /// KEY=VALUE locus.* setting for every run. Repeatable.
@@ -224,8 +226,13 @@ pub fn policies(args: &Args) -> Result<Vec<PolicyRun>, String> {
         let item = item.as_str();
         let mut parts = item.split(';');
         let mut props = common.clone();
-        if let Some(p) = parts.next().filter(|p| !p.trim().is_empty()) {
-            props.insert("locus.policy".into(), p.trim().to_string());
+        match parts.next().map(str::trim).filter(|p| !p.is_empty()) {
+            // A baseline of several settings; its own win over --set, the item's extras over it.
+            Some(crate::cs_default::NAME) => props.extend(crate::cs_default::props()),
+            Some(p) => {
+                props.insert("locus.policy".into(), p.to_string());
+            }
+            None => {}
         }
         for extra in parts {
             let (k, v) = kv(extra, "--policy item")?;
@@ -578,7 +585,8 @@ pub fn run_on(args: &Args, w: Workload) -> Result<Outcome, String> {
             args.workload
         ));
     }
-    for (label, props) in pols {
+    for (label, mut props) in pols {
+        crate::cs_default::fit_to_cluster(&mut props, w.cluster.nodes.len());
         let pool = args
             .public_pool
             .as_deref()
