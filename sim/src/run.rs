@@ -11,9 +11,10 @@ use crate::engine::{Bandwidths, Engine, QueueAssignment, Raw, SimConfig};
 use crate::hdfs::Placement;
 use crate::report::{self, Summary};
 use crate::rng::Rng;
-use crate::workload::{facebook, fresh, joss, mrosa, sls, swim, synthetic, td, Shape, Workload};
+use crate::workload::{demo, facebook, fresh, joss, mrosa, sls, swim, synthetic, td, Shape, Workload};
 
 pub const WORKLOADS: &[&str] = &[
+    "demo",
     "facebook",
     "swim",
     "sls",
@@ -43,7 +44,9 @@ pub struct Args {
     /// facebook (Matchmaking Table 4 bins, 100 jobs), swim (FB-2009 trace), sls (Hadoop SLS JSON), synthetic;
     /// the papers' own (their cluster and shape replace --nodes, --block-mb ...): joss-small,
     /// joss-mixed, mrosa-exp1, mrosa-exp2, mrosa-exp3 (needs --public-pool), td-small, td-mix, td-large, fresh-a .. fresh-e
-    /// (fresh-*: on --nodes nodes, the paper's 10 or 20)
+    /// (fresh-*: on --nodes nodes, the paper's 10 or 20); demo = the batch of `./locus demo`
+    /// (sim/workloads/demo.json: its cluster, block size, containers, and its node and AM
+    /// heartbeats and slow-start replace --heartbeat-ms, --am-heartbeat-ms and --slowstart)
     #[arg(long, default_value = "facebook")]
     pub workload: String,
     /// Trace file for swim or sls.
@@ -435,12 +438,19 @@ pub fn config(args: &Args, cluster: &Cluster) -> Result<SimConfig, String> {
         };
         failures.push((idx, (secs * 1000.0) as u64));
     }
+    let (heartbeat_ms, am_heartbeat_ms, slowstart) = if args.workload == "demo" {
+        // The embedded cluster's own settings (EmbeddedCluster.configureYarn).
+        let y = demo::definition()?.yarn;
+        (y.node_heartbeat_ms, y.am_heartbeat_ms, y.reduce_slowstart)
+    } else {
+        (args.heartbeat_ms, args.am_heartbeat_ms, args.slowstart)
+    };
     Ok(SimConfig {
-        heartbeat_ms: args.heartbeat_ms,
-        am_heartbeat_ms: args.am_heartbeat_ms,
+        heartbeat_ms,
+        am_heartbeat_ms,
         am_launch_ms: args.am_launch_ms,
         task_overhead_ms: args.task_overhead_ms,
-        slowstart: args.slowstart,
+        slowstart,
         map_mb_per_s: positive("--map-mb-per-s", args.map_mb_per_s)?,
         reduce_mb_per_s: positive("--reduce-mb-per-s", args.reduce_mb_per_s)?,
         bw: Bandwidths {
@@ -487,6 +497,7 @@ fn build_workload(args: &Args) -> Result<Workload, String> {
     let mut rng = Rng::new(args.seed);
     let cluster = || Cluster::uniform(args.nodes, args.racks, args.datacenters, cap);
     match args.workload.as_str() {
+        "demo" => demo::definition().and_then(|d| demo::build(&d)),
         "facebook" => facebook::generate(
             cluster()?,
             &shape,

@@ -217,6 +217,9 @@ pub struct Raw {
     pub finish_ms: Vec<Option<u64>>,
     /// Per job: when its (last) AM container was granted.
     pub am_start_ms: Vec<Option<u64>>,
+    /// Per job: map attempts that read their input at each distance (`Distance::index`), as
+    /// the job's DATA_LOCAL_MAPS / RACK_LOCAL_MAPS / OTHER_LOCAL_MAPS counters count them.
+    pub job_map_levels: Vec<[u32; 4]>,
     pub traffic: Traffic,
     pub map_response_ms: Vec<f64>,
     pub hotspots: Vec<u64>,
@@ -433,6 +436,7 @@ impl<'w> Engine<'w> {
             submit_ms: w.jobs.iter().map(|j| j.submit_ms).collect(),
             finish_ms: vec![None; w.jobs.len()],
             am_start_ms: vec![None; w.jobs.len()],
+            job_map_levels: vec![[0; 4]; w.jobs.len()],
             job_public_cost: vec![0.0; w.jobs.len()],
             job_queues: job_queues(w, &core, cfg.queue_assignment),
             ..Default::default()
