@@ -46,6 +46,36 @@ pub const DEMO_9BAFCA6_LOCUS: ([RealJob; 6], f64) = (
     ],
     113.1,
 );
+/// `./locus demo` at commit 75510bb (this branch, after Demo read its batch from Demo.BATCH;
+/// docs/sim-validation.md), on a machine also compiling and testing: a second real sample.
+pub const DEMO_75510BB_CS: ([RealJob; 6], f64) = (
+    [
+        ("wc-small", 2, Some((1, 0, 1)), 68.7),
+        ("wc-medium", 4, Some((4, 0, 0)), 68.7),
+        ("wc-wide", 4, Some((4, 0, 0)), 65.3),
+        ("ex-wordcount", 4, Some((4, 0, 0)), 142.4),
+        ("ex-terasort", 4, Some((3, 0, 1)), 136.5),
+        ("ex-teragen", 2, None, 120.6),
+    ],
+    147.0,
+);
+pub const DEMO_75510BB_LOCUS: ([RealJob; 6], f64) = (
+    [
+        ("wc-small", 2, Some((2, 0, 0)), 128.0),
+        ("wc-medium", 4, Some((4, 0, 0)), 123.0),
+        ("wc-wide", 4, Some((4, 0, 0)), 128.1),
+        ("ex-wordcount", 4, Some((4, 0, 0)), 126.3),
+        ("ex-terasort", 4, Some((4, 0, 0)), 126.4),
+        ("ex-teragen", 2, None, 107.6),
+    ],
+    131.7,
+);
+/// Overheads measured in the RM log of the 75510bb run's CapacityScheduler half (three jobs at
+/// a time on two real cores), medians over its six jobs: AM container granted to AM registered
+/// 18.3 s; task container granted to completed 31.7 s, less the 0.5 s of AM pick-up and
+/// NodeManager report the simulator models itself. No other value was tried.
+pub const DEMO_MEASURED_OVERHEADS: [&str; 4] =
+    ["--am-launch-ms", "18300", "--task-overhead-ms", "31200"];
 /// The demo's two configurations as `--policy` items: Locus's default, CapacityScheduler's.
 pub const DEMO_POLICIES: [(&str, &str); 2] = [
     ("Locus default (fsp + delay)", "fsp;locus.locality=delay"),
@@ -641,6 +671,12 @@ fn fresh(base: &Args) -> Result<Vec<Table>, String> {
     Ok(vec![t, f5])
 }
 
+/// Node-local share of `sim` minus that of `real`, in percentage points.
+fn points(sim: [u32; 3], real: [u32; 3]) -> String {
+    let share = |x: [u32; 3]| x[0] as f64 * 100.0 / x.iter().sum::<u32>().max(1) as f64;
+    format!("{:+.1}", share(sim) - share(real))
+}
+
 /// `(sim - real) / real` as a signed percentage.
 fn err_pct(sim: f64, real: f64) -> String {
     if real > 0.0 {
@@ -660,26 +696,31 @@ fn demo_tables(base: &Args, flags: &[&str], what: &str) -> Result<Vec<Table>, St
     let mut out = Vec::new();
     for ((label, item), real) in DEMO_POLICIES
         .iter()
-        .zip([&DEMO_9BAFCA6_LOCUS, &DEMO_9BAFCA6_CS])
+        .zip([
+            (&DEMO_9BAFCA6_LOCUS, &DEMO_75510BB_LOCUS),
+            (&DEMO_9BAFCA6_CS, &DEMO_75510BB_CS),
+        ])
     {
         let o = sim(base, &f, item)?;
         let raw = &o.raws[0];
         let mut t = Table::new(
-            format!("demo batch, {label}: real (./locus demo at 9bafca6) vs simulated ({what})"),
+            format!("demo batch, {label}: real (./locus demo at 9bafca6 | at 75510bb) vs simulated ({what})"),
             &[
                 "job",
                 "maps",
                 "node/rack/off real",
-                "node/rack/off sim",
+                "sim",
                 "turnaround real (s)",
                 "sim (s)",
                 "error",
             ],
         );
         let (mut loc_real, mut loc_sim) = ([0u32; 3], [0u32; 3]);
-        let (mut sum_real, mut sum_sim, mut n) = (0.0, 0.0, 0.0);
+        let (mut sum_real, mut sum_real2, mut sum_sim, mut n) = (0.0, 0.0, 0.0, 0.0);
+        let mut loc_real2 = [0u32; 3];
         for (j, spec) in o.workload.jobs.iter().enumerate() {
-            let r = real.0.iter().find(|r| r.0 == spec.name).ok_or_else(|| {
+            let r2 = real.1 .0.iter().find(|r| r.0 == spec.name);
+            let r = real.0 .0.iter().find(|r| r.0 == spec.name).ok_or_else(|| {
                 format!(
                     "demo: no real figure for job {} (README and demo.json differ)",
                     spec.name
@@ -691,17 +732,25 @@ fn demo_tables(base: &Args, flags: &[&str], what: &str) -> Result<Vec<Table>, St
                 .map(|f| f.saturating_sub(raw.submit_ms[j]) as f64 / 1000.0)
                 .ok_or_else(|| format!("demo: {} did not finish under {item}", spec.name))?;
             let fmt = |x: [u32; 3]| format!("{} / {} / {}", x[0], x[1], x[2]);
-            let (real_cell, sim_cell) = match r.2 {
-                Some((a, b, c)) => {
+            let (real_cell, sim_cell) = match (r.2, r2.and_then(|r| r.2)) {
+                (Some((a, b, c)), second) => {
                     for (i, v) in [a, b, c].into_iter().enumerate() {
                         loc_real[i] += v;
                         loc_sim[i] += sim_loc[i];
                     }
-                    (fmt([a, b, c]), fmt(sim_loc))
+                    if let Some((a, b, c)) = second {
+                        for (i, v) in [a, b, c].into_iter().enumerate() {
+                            loc_real2[i] += v;
+                        }
+                    }
+                    let second = second.map_or("-".into(), |(a, b, c)| fmt([a, b, c]));
+                    (format!("{} | {second}", fmt([a, b, c])), fmt(sim_loc))
                 }
-                None => ("no input".into(), "no input".into()),
+                (None, _) => ("no input".into(), "no input".into()),
             };
+            let t2 = r2.map_or(f64::NAN, |r| r.3);
             sum_real += r.3;
+            sum_real2 += t2;
             sum_sim += turnaround;
             n += 1.0;
             t.row(vec![
@@ -709,9 +758,9 @@ fn demo_tables(base: &Args, flags: &[&str], what: &str) -> Result<Vec<Table>, St
                 format!("{} ({})", spec.maps.len(), r.1),
                 real_cell,
                 sim_cell,
-                format!("{:.1}", r.3),
+                format!("{:.1} | {t2:.1}", r.3),
                 format!("{turnaround:.1}"),
-                err_pct(turnaround, r.3),
+                format!("{} | {}", err_pct(turnaround, r.3), err_pct(turnaround, t2)),
             ]);
         }
         let makespan = o.summaries[0].makespan_s;
@@ -720,19 +769,23 @@ fn demo_tables(base: &Args, flags: &[&str], what: &str) -> Result<Vec<Table>, St
             String::new(),
             String::new(),
             String::new(),
-            format!("{:.1}", real.1),
+            format!("{:.1} | {:.1}", real.0 .1, real.1 .1),
             format!("{makespan:.1}"),
-            err_pct(makespan, real.1),
+            format!(
+                "{} | {}",
+                err_pct(makespan, real.0 .1),
+                err_pct(makespan, real.1 .1)
+            ),
         ]);
-        let (mr, ms) = (sum_real / n, sum_sim / n);
+        let (mr, mr2, ms) = (sum_real / n, sum_real2 / n, sum_sim / n);
         t.row(vec![
             "mean turnaround".into(),
             String::new(),
             String::new(),
             String::new(),
-            format!("{mr:.1}"),
+            format!("{mr:.1} | {mr2:.1}"),
             format!("{ms:.1}"),
-            err_pct(ms, mr),
+            format!("{} | {}", err_pct(ms, mr), err_pct(ms, mr2)),
         ]);
         let share = |x: [u32; 3]| {
             let total = x.iter().sum::<u32>().max(1) as f64;
@@ -746,18 +799,18 @@ fn demo_tables(base: &Args, flags: &[&str], what: &str) -> Result<Vec<Table>, St
         t.row(vec![
             "map locality".into(),
             String::new(),
-            share(loc_real),
+            format!("{} | {}", share(loc_real), share(loc_real2)),
             share(loc_sim),
             String::new(),
             String::new(),
             format!(
-                "{:+.1} points node-local",
-                (loc_sim[0] as f64 - loc_real[0] as f64) * 100.0
-                    / loc_real.iter().sum::<u32>().max(1) as f64
+                "node-local {} | {} points",
+                points(loc_sim, loc_real),
+                points(loc_sim, loc_real2)
             ),
         ]);
         t.notes.push(
-            "maps: simulated (real); error: (sim - real) / real; locality over the maps that read input".into(),
+            "maps: simulated (real); error: (sim - real) / real against each real run; locality over the maps that read input".into(),
         );
         out.push(t);
     }
@@ -914,7 +967,15 @@ pub fn run(base: &Args, which: &str) -> Result<String, String> {
             "td" => td(base)?,
             "matchmaking" => matchmaking(base)?,
             "fresh" => fresh(base)?,
-            "demo" => demo_tables(base, &[], "the simulator's default overheads")?,
+            "demo" => {
+                let mut t = demo_tables(base, &[], "the simulator's default overheads")?;
+                t.extend(demo_tables(
+                    base,
+                    &DEMO_MEASURED_OVERHEADS,
+                    "AM launch 18.3 s and task overhead 31.2 s, measured",
+                )?);
+                t
+            }
             _ => mrosa(base)?,
         };
         for t in tables {
