@@ -3,6 +3,7 @@
 
 pub mod am;
 pub mod cluster;
+pub mod cs_default;
 pub mod engine;
 pub mod hdfs;
 pub mod limits;

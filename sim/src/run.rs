@@ -11,9 +11,10 @@ use crate::engine::{Bandwidths, Engine, QueueAssignment, Raw, SimConfig};
 use crate::hdfs::Placement;
 use crate::report::{self, Summary};
 use crate::rng::Rng;
-use crate::workload::{facebook, fresh, joss, mrosa, sls, swim, synthetic, td, Shape, Workload};
+use crate::workload::{demo, facebook, fresh, joss, mrosa, sls, swim, synthetic, td, Shape, Workload};
 
 pub const WORKLOADS: &[&str] = &[
+    "demo",
     "facebook",
     "swim",
     "sls",
@@ -43,7 +44,9 @@ pub struct Args {
     /// facebook (Matchmaking Table 4 bins, 100 jobs), swim (FB-2009 trace), sls (Hadoop SLS JSON), synthetic;
     /// the papers' own (their cluster and shape replace --nodes, --block-mb ...): joss-small,
     /// joss-mixed, mrosa-exp1, mrosa-exp2, mrosa-exp3 (needs --public-pool), td-small, td-mix, td-large, fresh-a .. fresh-e
-    /// (fresh-*: on --nodes nodes, the paper's 10 or 20)
+    /// (fresh-*: on --nodes nodes, the paper's 10 or 20); demo = the batch of `./locus demo`
+    /// (sim/workloads/demo.json: its cluster, block size, containers, and its node and AM
+    /// heartbeats and slow-start replace --heartbeat-ms, --am-heartbeat-ms and --slowstart)
     #[arg(long, default_value = "facebook")]
     pub workload: String,
     /// Trace file for swim or sls.
@@ -157,7 +160,9 @@ pub struct Args {
     /// Comma-separated locus.policy values, each run on the same workload. An item may add
     /// settings after semicolons: "fifo;locus.locality=delay". A comma followed by something
     /// that is not a policy name (it has ':' or '=') stays in the setting's value:
-    /// "capacity;locus.capacity.queues=a:50:90,b:50:90,fifo" is two runs.
+    /// "capacity;locus.capacity.queues=a:50:90,b:50:90,fifo" is two runs. `cs-default` is
+    /// Hadoop 3.5 CapacityScheduler's defaults built from the core's pieces (one queue, FIFO,
+    /// AM share 0.1, node-locality-delay 40, asynchronous scheduling; docs/sim-validation.md).
     #[arg(long, default_value = "fifo")]
     pub policy: String,
     /// KEY=VALUE locus.* setting for every run. Repeatable.
@@ -224,8 +229,13 @@ pub fn policies(args: &Args) -> Result<Vec<PolicyRun>, String> {
         let item = item.as_str();
         let mut parts = item.split(';');
         let mut props = common.clone();
-        if let Some(p) = parts.next().filter(|p| !p.trim().is_empty()) {
-            props.insert("locus.policy".into(), p.trim().to_string());
+        match parts.next().map(str::trim).filter(|p| !p.is_empty()) {
+            // A baseline of several settings; its own win over --set, the item's extras over it.
+            Some(crate::cs_default::NAME) => props.extend(crate::cs_default::props()),
+            Some(p) => {
+                props.insert("locus.policy".into(), p.to_string());
+            }
+            None => {}
         }
         for extra in parts {
             let (k, v) = kv(extra, "--policy item")?;
@@ -428,12 +438,19 @@ pub fn config(args: &Args, cluster: &Cluster) -> Result<SimConfig, String> {
         };
         failures.push((idx, (secs * 1000.0) as u64));
     }
+    let (heartbeat_ms, am_heartbeat_ms, slowstart) = if args.workload == "demo" {
+        // The embedded cluster's own settings (EmbeddedCluster.configureYarn).
+        let y = demo::definition()?.yarn;
+        (y.node_heartbeat_ms, y.am_heartbeat_ms, y.reduce_slowstart)
+    } else {
+        (args.heartbeat_ms, args.am_heartbeat_ms, args.slowstart)
+    };
     Ok(SimConfig {
-        heartbeat_ms: args.heartbeat_ms,
-        am_heartbeat_ms: args.am_heartbeat_ms,
+        heartbeat_ms,
+        am_heartbeat_ms,
         am_launch_ms: args.am_launch_ms,
         task_overhead_ms: args.task_overhead_ms,
-        slowstart: args.slowstart,
+        slowstart,
         map_mb_per_s: positive("--map-mb-per-s", args.map_mb_per_s)?,
         reduce_mb_per_s: positive("--reduce-mb-per-s", args.reduce_mb_per_s)?,
         bw: Bandwidths {
@@ -480,6 +497,7 @@ fn build_workload(args: &Args) -> Result<Workload, String> {
     let mut rng = Rng::new(args.seed);
     let cluster = || Cluster::uniform(args.nodes, args.racks, args.datacenters, cap);
     match args.workload.as_str() {
+        "demo" => demo::definition().and_then(|d| demo::build(&d)),
         "facebook" => facebook::generate(
             cluster()?,
             &shape,
@@ -578,7 +596,8 @@ pub fn run_on(args: &Args, w: Workload) -> Result<Outcome, String> {
             args.workload
         ));
     }
-    for (label, props) in pols {
+    for (label, mut props) in pols {
+        crate::cs_default::fit_to_cluster(&mut props, w.cluster.nodes.len());
         let pool = args
             .public_pool
             .as_deref()

@@ -14,6 +14,73 @@ use crate::run::{self, Args, Outcome};
 use crate::workload::mrosa;
 
 pub const PAPERS: [&str; 5] = ["joss", "td", "matchmaking", "fresh", "mrosa"];
+/// Validations against real runs (not papers): `demo`, the embedded cluster's batch.
+pub const VALIDATIONS: [&str; 1] = ["demo"];
+
+/// One job of a real `./locus demo` run: name, maps, (node, rack, off-switch) maps from its
+/// counters (`None`: reads no input), turnaround in seconds.
+pub type RealJob = (&'static str, u32, Option<(u32, u32, u32)>, f64);
+
+/// `./locus demo` at commit 9bafca6 (README.md, "Locus default vs CapacityScheduler on real
+/// jobs"): CapacityScheduler with Hadoop 3.5.0's defaults, then Locus's default (fsp + delay);
+/// makespan in seconds last.
+pub const DEMO_9BAFCA6_CS: ([RealJob; 6], f64) = (
+    [
+        ("wc-small", 2, Some((2, 0, 0)), 52.6),
+        ("wc-medium", 4, Some((3, 1, 0)), 53.1),
+        ("wc-wide", 4, Some((4, 0, 0)), 54.8),
+        ("ex-wordcount", 4, Some((4, 0, 0)), 103.7),
+        ("ex-terasort", 4, Some((4, 0, 0)), 103.3),
+        ("ex-teragen", 2, None, 101.7),
+    ],
+    107.5,
+);
+pub const DEMO_9BAFCA6_LOCUS: ([RealJob; 6], f64) = (
+    [
+        ("wc-small", 2, Some((2, 0, 0)), 107.3),
+        ("wc-medium", 4, Some((4, 0, 0)), 105.9),
+        ("wc-wide", 4, Some((4, 0, 0)), 109.4),
+        ("ex-wordcount", 4, Some((4, 0, 0)), 105.4),
+        ("ex-terasort", 4, Some((4, 0, 0)), 107.1),
+        ("ex-teragen", 2, None, 90.4),
+    ],
+    113.1,
+);
+/// `./locus demo` at commit 75510bb (this branch, after Demo read its batch from Demo.BATCH;
+/// docs/sim-validation.md), on a machine also compiling and testing: a second real sample.
+pub const DEMO_75510BB_CS: ([RealJob; 6], f64) = (
+    [
+        ("wc-small", 2, Some((1, 0, 1)), 68.7),
+        ("wc-medium", 4, Some((4, 0, 0)), 68.7),
+        ("wc-wide", 4, Some((4, 0, 0)), 65.3),
+        ("ex-wordcount", 4, Some((4, 0, 0)), 142.4),
+        ("ex-terasort", 4, Some((3, 0, 1)), 136.5),
+        ("ex-teragen", 2, None, 120.6),
+    ],
+    147.0,
+);
+pub const DEMO_75510BB_LOCUS: ([RealJob; 6], f64) = (
+    [
+        ("wc-small", 2, Some((2, 0, 0)), 128.0),
+        ("wc-medium", 4, Some((4, 0, 0)), 123.0),
+        ("wc-wide", 4, Some((4, 0, 0)), 128.1),
+        ("ex-wordcount", 4, Some((4, 0, 0)), 126.3),
+        ("ex-terasort", 4, Some((4, 0, 0)), 126.4),
+        ("ex-teragen", 2, None, 107.6),
+    ],
+    131.7,
+);
+/// Overheads measured in the RM log of the 75510bb run's CapacityScheduler half (three jobs at
+/// a time on two real cores), medians over its six jobs: AM container granted to AM registered
+/// 18.3 s; task container granted to completed 31.7 s, less the 0.5 s of AM pick-up and
+/// NodeManager report the simulator models itself. No other value was tried.
+pub const DEMO_MEASURED_OVERHEADS: [&str; 4] =
+    ["--am-launch-ms", "18300", "--task-overhead-ms", "31200"];
+/// The demo's two configurations as `--policy` items: Locus's default, CapacityScheduler's.
+pub const DEMO_POLICIES: [(&str, &str); 2] = [
+    ("Locus default (fsp + delay)", "fsp;locus.locality=delay"),
+    ("CapacityScheduler 3.5 defaults (cs-default)", "cs-default"),
+];
 
 /// JoSS Table 8: normalised JTT (to JoSS-T) per benchmark, small workload.
 pub const JOSS_TABLE_8: [(&str, [f64; 5]); 4] = [
@@ -604,6 +671,152 @@ fn fresh(base: &Args) -> Result<Vec<Table>, String> {
     Ok(vec![t, f5])
 }
 
+/// Node-local share of `sim` minus that of `real`, in percentage points.
+fn points(sim: [u32; 3], real: [u32; 3]) -> String {
+    let share = |x: [u32; 3]| x[0] as f64 * 100.0 / x.iter().sum::<u32>().max(1) as f64;
+    format!("{:+.1}", share(sim) - share(real))
+}
+
+/// `(sim - real) / real` as a signed percentage.
+fn err_pct(sim: f64, real: f64) -> String {
+    if real > 0.0 {
+        format!("{:+.0}%", (sim - real) / real * 100.0)
+    } else {
+        "-".into()
+    }
+}
+
+/// The demo's batch in the simulator beside the real runs, per job and in total, for each
+/// configuration; `flags` are extra locus-sim flags (overheads) and `what` says which.
+fn demo_tables(base: &Args, flags: &[&str], what: &str) -> Result<Vec<Table>, String> {
+    let mut f = vec!["--workload", "demo"];
+    f.extend_from_slice(flags);
+    // Two runs, not one with both items: "fsp;...,cs-default" would read cs-default as part of
+    // the delay setting's value.
+    let mut out = Vec::new();
+    for ((label, item), real) in DEMO_POLICIES
+        .iter()
+        .zip([
+            (&DEMO_9BAFCA6_LOCUS, &DEMO_75510BB_LOCUS),
+            (&DEMO_9BAFCA6_CS, &DEMO_75510BB_CS),
+        ])
+    {
+        let o = sim(base, &f, item)?;
+        let raw = &o.raws[0];
+        let mut t = Table::new(
+            format!("demo batch, {label}: real (./locus demo at 9bafca6 | at 75510bb) vs simulated ({what})"),
+            &[
+                "job",
+                "maps",
+                "node/rack/off real",
+                "sim",
+                "turnaround real (s)",
+                "sim (s)",
+                "error",
+            ],
+        );
+        let (mut loc_real, mut loc_sim) = ([0u32; 3], [0u32; 3]);
+        let (mut sum_real, mut sum_real2, mut sum_sim, mut n) = (0.0, 0.0, 0.0, 0.0);
+        let mut loc_real2 = [0u32; 3];
+        for (j, spec) in o.workload.jobs.iter().enumerate() {
+            let r2 = real.1 .0.iter().find(|r| r.0 == spec.name);
+            let r = real.0 .0.iter().find(|r| r.0 == spec.name).ok_or_else(|| {
+                format!(
+                    "demo: no real figure for job {} (README and demo.json differ)",
+                    spec.name
+                )
+            })?;
+            let l = raw.job_map_levels[j];
+            let sim_loc = [l[0], l[1], l[2] + l[3]];
+            let turnaround = raw.finish_ms[j]
+                .map(|f| f.saturating_sub(raw.submit_ms[j]) as f64 / 1000.0)
+                .ok_or_else(|| format!("demo: {} did not finish under {item}", spec.name))?;
+            let fmt = |x: [u32; 3]| format!("{} / {} / {}", x[0], x[1], x[2]);
+            let (real_cell, sim_cell) = match (r.2, r2.and_then(|r| r.2)) {
+                (Some((a, b, c)), second) => {
+                    for (i, v) in [a, b, c].into_iter().enumerate() {
+                        loc_real[i] += v;
+                        loc_sim[i] += sim_loc[i];
+                    }
+                    if let Some((a, b, c)) = second {
+                        for (i, v) in [a, b, c].into_iter().enumerate() {
+                            loc_real2[i] += v;
+                        }
+                    }
+                    let second = second.map_or("-".into(), |(a, b, c)| fmt([a, b, c]));
+                    (format!("{} | {second}", fmt([a, b, c])), fmt(sim_loc))
+                }
+                (None, _) => ("no input".into(), "no input".into()),
+            };
+            let t2 = r2.map_or(f64::NAN, |r| r.3);
+            sum_real += r.3;
+            sum_real2 += t2;
+            sum_sim += turnaround;
+            n += 1.0;
+            t.row(vec![
+                spec.name.clone(),
+                format!("{} ({})", spec.maps.len(), r.1),
+                real_cell,
+                sim_cell,
+                format!("{:.1} | {t2:.1}", r.3),
+                format!("{turnaround:.1}"),
+                format!("{} | {}", err_pct(turnaround, r.3), err_pct(turnaround, t2)),
+            ]);
+        }
+        let makespan = o.summaries[0].makespan_s;
+        t.row(vec![
+            "makespan".into(),
+            String::new(),
+            String::new(),
+            String::new(),
+            format!("{:.1} | {:.1}", real.0 .1, real.1 .1),
+            format!("{makespan:.1}"),
+            format!(
+                "{} | {}",
+                err_pct(makespan, real.0 .1),
+                err_pct(makespan, real.1 .1)
+            ),
+        ]);
+        let (mr, mr2, ms) = (sum_real / n, sum_real2 / n, sum_sim / n);
+        t.row(vec![
+            "mean turnaround".into(),
+            String::new(),
+            String::new(),
+            String::new(),
+            format!("{mr:.1} | {mr2:.1}"),
+            format!("{ms:.1}"),
+            format!("{} | {}", err_pct(ms, mr), err_pct(ms, mr2)),
+        ]);
+        let share = |x: [u32; 3]| {
+            let total = x.iter().sum::<u32>().max(1) as f64;
+            format!(
+                "{} / {} / {}",
+                pct(x[0] as f64 / total),
+                pct(x[1] as f64 / total),
+                pct(x[2] as f64 / total)
+            )
+        };
+        t.row(vec![
+            "map locality".into(),
+            String::new(),
+            format!("{} | {}", share(loc_real), share(loc_real2)),
+            share(loc_sim),
+            String::new(),
+            String::new(),
+            format!(
+                "node-local {} | {} points",
+                points(loc_sim, loc_real),
+                points(loc_sim, loc_real2)
+            ),
+        ]);
+        t.notes.push(
+            "maps: simulated (real); error: (sim - real) / real against each real run; locality over the maps that read input".into(),
+        );
+        out.push(t);
+    }
+    Ok(out)
+}
+
 fn mrosa(base: &Args) -> Result<Vec<Table>, String> {
     let mut deadlines: Vec<u64> = if base.suite_quick {
         vec![90, 148, 190]
@@ -736,13 +949,14 @@ fn mrosa_cost_runs(base: &Args, pool: &str) -> Result<Table, String> {
 /// Runs the named paper's experiments (or all) and returns the printed report.
 pub fn run(base: &Args, which: &str) -> Result<String, String> {
     let papers: Vec<&str> = if which == "all" {
-        PAPERS.to_vec()
-    } else if PAPERS.contains(&which) {
+        PAPERS.iter().chain(&VALIDATIONS).copied().collect()
+    } else if PAPERS.contains(&which) || VALIDATIONS.contains(&which) {
         vec![which]
     } else {
         return Err(format!(
-            "--suite {which:?}: one of {} or all",
-            PAPERS.join(", ")
+            "--suite {which:?}: one of {}, {} or all",
+            PAPERS.join(", "),
+            VALIDATIONS.join(", ")
         ));
     };
     let mut out = String::new();
@@ -753,6 +967,15 @@ pub fn run(base: &Args, which: &str) -> Result<String, String> {
             "td" => td(base)?,
             "matchmaking" => matchmaking(base)?,
             "fresh" => fresh(base)?,
+            "demo" => {
+                let mut t = demo_tables(base, &[], "the simulator's default overheads")?;
+                t.extend(demo_tables(
+                    base,
+                    &DEMO_MEASURED_OVERHEADS,
+                    "AM launch 18.3 s and task overhead 31.2 s, measured",
+                )?);
+                t
+            }
             _ => mrosa(base)?,
         };
         for t in tables {

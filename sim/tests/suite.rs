@@ -22,6 +22,7 @@ fn quick_suite_runs_every_paper_and_prints_published_figures_beside_ours() {
         "FRESH Fig. 5/6",
         "MROSA Fig. 4",
         "MROSA Fig. 5",
+        "demo batch",
     ] {
         assert!(out.contains(title), "missing {title:?} in\n{out}");
     }
@@ -58,4 +59,26 @@ fn an_unknown_paper_is_named() {
         e.contains("\"hadoop\"") && e.contains("joss, td, matchmaking, fresh, mrosa"),
         "{e}"
     );
+}
+
+/// The demo's batch in the simulator, beside the real `./locus demo` figures, under both of the
+/// demo's configurations, every job finished and its error printed.
+#[test]
+fn demo_validation_prints_real_and_simulated_figures_per_job() {
+    let out = suite::run(&args(), "demo").unwrap();
+    for want in [
+        "demo batch, Locus default (fsp + delay)",
+        "demo batch, CapacityScheduler 3.5 defaults (cs-default)",
+        "ex-terasort",
+        "mean turnaround",
+        "map locality",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in\n{out}");
+    }
+    // CapacityScheduler's real wc-small: 52.6 s, 2 node-local maps.
+    assert!(out.contains("52.6"), "{out}");
+    // two tables per overhead setting (the simulator's defaults, the measured ones), teragen's
+    // "no input" twice in each
+    assert_eq!(out.matches("no input").count(), 8, "{out}");
+    assert!(out.contains("18.3 s"), "the measured overheads' run\n{out}");
 }

@@ -56,6 +56,7 @@ impl<'w> Engine<'w> {
         }
         let (source, level) = self.choose_source(&spec.replicas, g.node, NONE);
         self.raw.traffic.map_read(level, spec.input_bytes as f64);
+        self.raw.job_map_levels[t.job as usize][level.index()] += 1;
         let bytes = spec.input_bytes as f64;
         let task = self.task(t);
         task.level = Some(level);

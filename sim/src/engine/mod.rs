@@ -119,6 +119,8 @@ enum Ev {
     TaskDone(TaskRef, u32),
     NodeFail(u32),
     Sample,
+    /// A walk of the asynchronous scheduling thread over every node.
+    Pass,
 }
 
 const NONE: u32 = u32::MAX;
@@ -213,6 +215,11 @@ pub struct Raw {
     pub finished: usize,
     pub submit_ms: Vec<u64>,
     pub finish_ms: Vec<Option<u64>>,
+    /// Per job: when its (last) AM container was granted.
+    pub am_start_ms: Vec<Option<u64>>,
+    /// Per job: map attempts that read their input at each distance (`Distance::index`), as
+    /// the job's DATA_LOCAL_MAPS / RACK_LOCAL_MAPS / OTHER_LOCAL_MAPS counters count them.
+    pub job_map_levels: Vec<[u32; 4]>,
     pub traffic: Traffic,
     pub map_response_ms: Vec<f64>,
     pub hotspots: Vec<u64>,
@@ -283,7 +290,21 @@ pub struct Engine<'w> {
     used_mem: f64,
     /// Per node: its price in $/s when it is a public node.
     price: Vec<Option<f64>>,
+    /// The run's properties set [`ASYNC_SCHEDULING`]: new asks are tried on every node by a
+    /// pass ([`Ev::Pass`]) instead of waiting for node heartbeats.
+    async_scheduling: bool,
+    pass_pending: bool,
+    pass_start: usize,
+    /// The smallest container any job asks for: a pass skips nodes without room for it.
+    smallest: Resource,
 }
+
+/// A run property (not a `locus.*` key: the core ignores it) that turns on the approximation
+/// of CapacityScheduler's asynchronous scheduling, `cs-default`'s; "true" or absent.
+pub const ASYNC_SCHEDULING: &str = "yarn.scheduler.capacity.schedule-asynchronously.enable";
+/// CapacityScheduler's `schedule-asynchronously.scheduling-interval-ms` default: how long after
+/// an ask arrives the scheduling thread's next walk over the nodes starts, at the latest.
+pub const ASYNC_INTERVAL_MS: u64 = 5;
 
 /// MapReduce AM settings that are not worth a flag (Hadoop's defaults).
 const REDUCE_RAMPUP_LIMIT: f64 = 0.5;
@@ -336,6 +357,15 @@ impl<'w> Engine<'w> {
             .entry(locus_core::config::APP_MAX_ASK_ROWS.to_string())
             .or_insert_with(|| rows.to_string());
         let core = Core::new(&props).map_err(|e| format!("policy {label:?}: {e}"))?;
+        let async_scheduling = match props.get(ASYNC_SCHEDULING).map(String::as_str) {
+            None | Some("false") => false,
+            Some("true") => true,
+            Some(other) => {
+                return Err(format!(
+                    "policy {label:?}: {ASYNC_SCHEDULING}={other:?}; allowed: true, false"
+                ))
+            }
+        };
         let c: &Cluster = &w.cluster;
         let biggest = c.nodes.iter().fold(Resource::ZERO, |a, n| Resource {
             memory_mb: a.memory_mb.max(n.capability.memory_mb),
@@ -417,6 +447,8 @@ impl<'w> Engine<'w> {
             jobs: w.jobs.len(),
             submit_ms: w.jobs.iter().map(|j| j.submit_ms).collect(),
             finish_ms: vec![None; w.jobs.len()],
+            am_start_ms: vec![None; w.jobs.len()],
+            job_map_levels: vec![[0; 4]; w.jobs.len()],
             job_public_cost: vec![0.0; w.jobs.len()],
             job_queues: job_queues(w, &core, cfg.queue_assignment),
             ..Default::default()
@@ -443,6 +475,18 @@ impl<'w> Engine<'w> {
             cluster_mem,
             used_mem: 0.0,
             price: vec![None; c.nodes.len()],
+            async_scheduling,
+            pass_pending: false,
+            pass_start: 0,
+            smallest: w
+                .jobs
+                .iter()
+                .flat_map(|j| [j.am, j.map, j.reduce])
+                .reduce(|a, b| Resource {
+                    memory_mb: a.memory_mb.min(b.memory_mb),
+                    vcores: a.vcores.min(b.vcores),
+                })
+                .unwrap_or(Resource::ZERO),
         })
     }
 
@@ -557,6 +601,7 @@ impl<'w> Engine<'w> {
                 Ev::TaskDone(t, a) => self.task_done(t, a)?,
                 Ev::NodeFail(n) => self.node_fail(n)?,
                 Ev::Sample => self.sample(),
+                Ev::Pass => self.pass()?,
             }
             if self.raw.events.is_multiple_of(65_536) {
                 if self.now.saturating_sub(self.last_progress) > self.cfg.stall_ms

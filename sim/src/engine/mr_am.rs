@@ -66,7 +66,9 @@ impl<'w> Engine<'w> {
             self.set_rm_row(j, k, 0);
         }
         self.set_rm_row(j, (PRIORITY_AM, Loc::Any), 1);
-        self.send_snapshot(j)
+        self.send_snapshot(j)?;
+        self.request_pass();
+        Ok(())
     }
 
     pub(super) fn set_rm_row(&mut self, j: u32, key: RowKey, value: u32) {
@@ -295,15 +297,21 @@ impl<'w> Engine<'w> {
         {
             return Ok(());
         }
-        for cid in std::mem::take(&mut self.jobs[j as usize].to_release) {
+        let released = std::mem::take(&mut self.jobs[j as usize].to_release);
+        let freed = !released.is_empty();
+        for cid in released {
             self.release(cid)?;
         }
         let changes = self.jobs[j as usize].am.take_changes();
-        if !changes.is_empty() {
+        let asked = !changes.is_empty();
+        if asked {
             for (k, v) in changes {
                 self.set_rm_row(j, k, v);
             }
             self.send_changes(j)?;
+        }
+        if freed || asked {
+            self.request_pass();
         }
         let granted = std::mem::take(&mut self.jobs[j as usize].new);
         let assigned = self.jobs[j as usize].am.assign(&granted);

@@ -58,6 +58,13 @@ impl<'w> Engine<'w> {
             return Ok(());
         }
         self.push(self.now + self.cfg.heartbeat_ms, Ev::Heartbeat(n));
+        self.offer(n)
+    }
+
+    /// One scheduling opportunity on node `n`: the core decides on its unallocated room and the
+    /// decisions are executed. A node heartbeat does this for its own node; under asynchronous
+    /// scheduling a pass ([`Self::pass`]) does it for every node.
+    pub(super) fn offer(&mut self, n: u32) -> Result<(), String> {
         let node = &self.nodes[n as usize];
         let hb = Heartbeat {
             node: node.id.clone(),
@@ -88,6 +95,42 @@ impl<'w> Engine<'w> {
             self.send_changes(j)?;
         }
         self.note_queue_peaks();
+        Ok(())
+    }
+
+    /// Under asynchronous scheduling, new asks are tried on every node soon after they reach
+    /// the RM (CapacityScheduler's scheduling thread walks all nodes every
+    /// `schedule-asynchronously.scheduling-interval-ms`), not only at each node's next
+    /// heartbeat. At most one pass is pending at a time.
+    pub(super) fn request_pass(&mut self) {
+        if self.async_scheduling && !self.pass_pending {
+            self.pass_pending = true;
+            self.push(self.now + ASYNC_INTERVAL_MS, Ev::Pass);
+        }
+    }
+
+    /// One walk of the asynchronous scheduling thread: every live node with room for the
+    /// smallest container is offered once, starting one node further each pass (CS starts each
+    /// walk at a random node; rotating keeps runs deterministic and spreads the first pick).
+    pub(super) fn pass(&mut self) -> Result<(), String> {
+        self.pass_pending = false;
+        let count = self.nodes.len();
+        if count == 0 || self.pending_any <= 0 {
+            return Ok(());
+        }
+        let start = self.pass_start % count;
+        self.pass_start = self.pass_start.wrapping_add(1);
+        for k in 0..count {
+            let n = ((start + k) % count) as u32;
+            let node = &self.nodes[n as usize];
+            if !node.alive || !node.cap.saturating_sub(&node.used).fits(&self.smallest) {
+                continue;
+            }
+            self.offer(n)?;
+            if self.pending_any <= 0 {
+                break;
+            }
+        }
         Ok(())
     }
 
@@ -207,6 +250,7 @@ impl<'w> Engine<'w> {
                 let job = &mut self.jobs[j as usize];
                 job.am_container = Some(cid);
                 let attempt = job.attempt;
+                self.raw.am_start_ms[j as usize] = Some(self.now);
                 self.push(self.now + self.cfg.am_launch_ms, Ev::AmLaunched(j, attempt));
             } else {
                 self.jobs[j as usize].new.push(Granted {

@@ -60,7 +60,7 @@ public final class Corpus {
       Path file = new Path(dir, String.format("part-%03d.txt", i));
       InetSocketAddress[] target = {favoured[(i + offset) % favoured.length]};
       try (FSDataOutputStream raw = fs.create(file, FsPermission.getFileDefault(), true, 64 * 1024,
-              (short) 1, blockSize, null, target);
+              (short) EmbeddedCluster.REPLICATION, blockSize, null, target);
            Writer out = new OutputStreamWriter(raw, StandardCharsets.UTF_8)) {
         long written = 0;
         StringBuilder line = new StringBuilder();

@@ -53,6 +53,63 @@ public final class Demo {
   private static final String EXAMPLES = "examples";
   private static final String PROJECT = "locus-it";
   private static final long TERAGEN_ROWS = 30_000;
+  /** The embedded cluster: hosts and racks (EmbeddedCluster deals hosts to racks in contiguous groups). */
+  static final int HOSTS = 4;
+  static final int RACKS = 2;
+  /** TeraSort's input: GenSort rows per file (TeraInput.RECORD bytes each). */
+  static final long TERA_ROWS_PER_FILE = 10_000;
+
+  /**
+   * One input directory: {@code files} files of about {@code bytesPerFile} bytes (Corpus writes whole lines until
+   * it reaches it), file i on host {@code (i + firstHost) % HOSTS}; {@code seed} draws a corpus's words.
+   */
+  static final class InputSpec {
+    final String name;
+    final int files;
+    final long bytesPerFile;
+    final int firstHost;
+    final long seed;
+
+    InputSpec(String name, int files, long bytesPerFile, int firstHost, long seed) {
+      this.name = name;
+      this.files = files;
+      this.bytesPerFile = bytesPerFile;
+      this.firstHost = firstHost;
+      this.seed = seed;
+    }
+  }
+
+  /** A job of the batch: the input it reads (null: none, then {@code maps} maps) and its reduces. */
+  static final class JobSpec {
+    final String name;
+    final String input;
+    final int maps;
+    final int reduces;
+
+    JobSpec(String name, String input, int maps, int reduces) {
+      this.name = name;
+      this.input = input;
+      this.maps = maps;
+      this.reduces = reduces;
+    }
+  }
+
+  /**
+   * The inputs and the batch in submission order. sim/workloads/demo.json is the simulator's copy
+   * (docs/sim-validation.md); DemoWorkloadFileTest keeps the two equal.
+   */
+  static final List<InputSpec> INPUTS = List.of(
+      new InputSpec("small", 2, 600_000, 0, 101),
+      new InputSpec("medium", 4, 900_000, 1, 102),
+      new InputSpec("wide", 4, 500_000, 3, 104),
+      new InputSpec("tera", 4, TERA_ROWS_PER_FILE * TeraInput.RECORD, 2, 0));
+  static final List<JobSpec> BATCH = List.of(
+      new JobSpec("wc-small", "small", 0, 1),
+      new JobSpec("wc-medium", "medium", 0, 1),
+      new JobSpec("wc-wide", "wide", 0, 2),
+      new JobSpec("ex-wordcount", "medium", 0, 1),
+      new JobSpec("ex-terasort", "tera", 0, 1),
+      new JobSpec("ex-teragen", null, 2, 0));
   /** System property: CapacityScheduler settings over the defaults (Gradle: -Plocus.demo.capacity=...). */
   static final String CAPACITY_OVERRIDES = "locus.demo.capacity";
   /** System property: which scheduler runs the batch first, locus (default) or capacity (-Plocus.demo.first=...). */
@@ -113,9 +170,12 @@ public final class Demo {
   private static final class ExampleWordCount extends DemoJob {
     final Corpus corpus;
 
-    ExampleWordCount(String name, Corpus corpus) {
+    final int reduces;
+
+    ExampleWordCount(String name, Corpus corpus, int reduces) {
       super(name, EXAMPLES, true);
       this.corpus = corpus;
+      this.reduces = reduces;
     }
 
     @Override
@@ -129,6 +189,8 @@ public final class Demo {
       job.setOutputValueClass(IntWritable.class);
       FileInputFormat.addInputPath(job, corpus.dir());
       FileOutputFormat.setOutputPath(job, out);
+      // main leaves mapreduce.job.reduces at its default, 1; set from the batch so the simulator's copy holds.
+      job.setNumReduceTasks(reduces);
       job.submit();
       app = TypeConverter.toYarn(job.getJobID()).getAppId();
     }
@@ -315,33 +377,40 @@ public final class Demo {
       t.setDaemon(true);
       return t;
     });
-    try (EmbeddedCluster cluster = EmbeddedCluster.startHdfs("demo", 4, 2)) {
+    try (EmbeddedCluster cluster = EmbeddedCluster.startHdfs("demo", HOSTS, RACKS)) {
       DistributedFileSystem fs = cluster.fileSystem();
       long block = EmbeddedCluster.BLOCK_SIZE;
-      Corpus small = Corpus.write(fs, new Path("/demo/in/small"), 2, 600_000, 101, cluster.dataNodes(), 0, block);
-      Corpus medium = Corpus.write(fs, new Path("/demo/in/medium"), 4, 900_000, 102, cluster.dataNodes(), 1, block);
-      Corpus wide = Corpus.write(fs, new Path("/demo/in/wide"), 4, 500_000, 104, cluster.dataNodes(), 3, block);
-      TeraInput tera = TeraInput.write(fs, new Path("/demo/in/tera"), 4, 10_000, cluster.dataNodes(), 2, block,
-          new File(System.getProperty("locus.it.work.dir", "build/demo-cluster"), "gensort"));
+      Map<String, Corpus> corpora = new LinkedHashMap<>();
+      TeraInput tera = null;
+      for (InputSpec in : INPUTS) {
+        Path dir = new Path("/demo/in/" + in.name);
+        if (in.name.equals("tera")) {
+          tera = TeraInput.write(fs, dir, in.files, in.bytesPerFile / TeraInput.RECORD, cluster.dataNodes(),
+              in.firstHost, block, new File(System.getProperty("locus.it.work.dir", "build/demo-cluster"), "gensort"));
+        } else {
+          corpora.put(in.name, Corpus.write(fs, dir, in.files, in.bytesPerFile, in.seed, cluster.dataNodes(),
+              in.firstHost, block));
+        }
+      }
+      if (tera == null) {
+        throw new IllegalStateException("the batch has no tera input");
+      }
+      TeraInput teraInput = tera;
+      List<Path> dirs = new ArrayList<>();
+      corpora.values().forEach(c -> dirs.add(c.dir()));
+      dirs.add(tera.dir());
       System.out.println("Cluster: " + cluster.hosts().size() + " nodes " + racksLine(cluster)
           + "; HDFS block 1 MB, replication 1; containers 256 MB (maps, reduces), 512 MB (AMs), 4096 MB per node.");
-      System.out.println(describeBlocks(cluster, List.of(small.dir(), medium.dir(), wide.dir(), tera.dir())));
+      System.out.println(describeBlocks(cluster, dirs));
       System.out.println("Batch, submitted back to back in this order: wc-small, wc-medium, wc-wide (the project's"
           + " WordCount), ex-wordcount (examples' wordcount over wc-medium's input), ex-terasort ("
           + tera.rows() + " rows), ex-teragen (" + TERAGEN_ROWS + " rows, reads no input).");
 
       for (Run run : runs) {
         List<DemoJob> batch = new ArrayList<>();
-        batch.add(new ProjectWordCount("wc-small", small, 1));
-        batch.add(new ProjectWordCount("wc-medium", medium, 1));
-        batch.add(new ProjectWordCount("wc-wide", wide, 2));
-        batch.add(new ExampleWordCount("ex-wordcount", medium));
-        batch.add(new ExampleTool("ex-terasort", "TeraSort", true, TeraSort::new,
-            out -> new String[] {"-Dmapreduce.job.reduces=1", tera.dir().toString(), out.toString()},
-            (f, out) -> uncheck(() -> TeraInput.checkSorted(f, out, tera.rows())), threads));
-        batch.add(new ExampleTool("ex-teragen", "TeraGen", false, TeraGen::new,
-            out -> new String[] {"-Dmapreduce.job.maps=2", String.valueOf(TERAGEN_ROWS), out.toString()},
-            (f, out) -> uncheck(() -> TeraInput.checkGenerated(f, out, TERAGEN_ROWS)), threads));
+        for (JobSpec spec : BATCH) {
+          batch.add(demoJob(spec, corpora, teraInput, threads));
+        }
         runBatch(cluster, run, batch);
       }
 
@@ -372,6 +441,28 @@ public final class Demo {
       return failures.isEmpty() ? 0 : 1;
     } finally {
       threads.shutdownNow();
+    }
+  }
+
+  /** The DemoJob that runs {@code spec} (a fresh one per run). */
+  private static DemoJob demoJob(JobSpec spec, Map<String, Corpus> corpora, TeraInput tera, ExecutorService threads) {
+    switch (spec.name) {
+      case "ex-wordcount":
+        return new ExampleWordCount(spec.name, corpora.get(spec.input), spec.reduces);
+      case "ex-terasort":
+        return new ExampleTool(spec.name, "TeraSort", true, TeraSort::new,
+            out -> new String[] {"-Dmapreduce.job.reduces=" + spec.reduces, tera.dir().toString(), out.toString()},
+            (f, out) -> uncheck(() -> TeraInput.checkSorted(f, out, tera.rows())), threads);
+      case "ex-teragen":
+        return new ExampleTool(spec.name, "TeraGen", false, TeraGen::new,
+            out -> new String[] {"-Dmapreduce.job.maps=" + spec.maps, String.valueOf(TERAGEN_ROWS), out.toString()},
+            (f, out) -> uncheck(() -> TeraInput.checkGenerated(f, out, TERAGEN_ROWS)), threads);
+      default:
+        Corpus corpus = corpora.get(spec.input);
+        if (corpus == null) {
+          throw new IllegalArgumentException(spec.name + " reads unknown input " + spec.input);
+        }
+        return new ProjectWordCount(spec.name, corpus, spec.reduces);
     }
   }
 

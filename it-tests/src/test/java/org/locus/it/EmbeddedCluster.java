@@ -62,6 +62,16 @@ public final class EmbeddedCluster implements Closeable {
   public static final long BLOCK_SIZE = 1024 * 1024;
   public static final int NODE_MEMORY_MB = 4096;
   public static final int NODE_VCORES = 8;
+  /** HDFS replication of every file the tests and the demo write (Corpus, TeraInput). */
+  public static final int REPLICATION = 1;
+  /** NodeManager and MapReduce AM heartbeat intervals, ms. */
+  public static final int NM_HEARTBEAT_MS = 500;
+  public static final int AM_HEARTBEAT_MS = 500;
+  /** Container sizes, MB: MapReduce AMs, and maps and reduces. */
+  public static final int AM_MEMORY_MB = 512;
+  public static final int TASK_MEMORY_MB = 256;
+  /** mapreduce.job.reduce.slowstart.completedmaps. */
+  public static final float REDUCE_SLOWSTART = 0.8f;
 
   private final String name;
   private final File workDir;
@@ -146,16 +156,19 @@ public final class EmbeddedCluster implements Closeable {
     this.name = name;
     this.schedulerClass = schedulerClass;
     this.workDir = new File(System.getProperty("locus.it.work.dir", "build/it-cluster"), name).getAbsoluteFile();
-    List<String> h = new ArrayList<>();
+    Map<String, String> r = topology(nodes, racks);
+    this.hosts = Collections.unmodifiableList(new ArrayList<>(r.keySet()));
+    this.rackOfHost = Collections.unmodifiableMap(r);
+  }
+
+  /** Host to rack, in host order: 127.0.0.2, 127.0.0.3, ... dealt to racks /rack-a, /rack-b ... in contiguous groups. */
+  static Map<String, String> topology(int nodes, int racks) {
     Map<String, String> r = new LinkedHashMap<>();
     int perRack = (nodes + racks - 1) / racks;
     for (int i = 0; i < nodes; i++) {
-      String host = "127.0.0." + (i + 2);
-      h.add(host);
-      r.put(host, "/rack-" + (char) ('a' + i / perRack));
+      r.put("127.0.0." + (i + 2), "/rack-" + (char) ('a' + i / perRack));
     }
-    this.hosts = Collections.unmodifiableList(h);
-    this.rackOfHost = Collections.unmodifiableMap(r);
+    return r;
   }
 
   private void startHdfsAndTopology() throws Exception {
@@ -171,7 +184,7 @@ public final class EmbeddedCluster implements Closeable {
     Configuration base = new Configuration();
     base.set(CommonConfigurationKeysPublic.NET_TOPOLOGY_TABLE_MAPPING_FILE_KEY, table.getPath());
     base.setLong(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, BLOCK_SIZE);
-    base.setInt(DFSConfigKeys.DFS_REPLICATION_KEY, 1);
+    base.setInt(DFSConfigKeys.DFS_REPLICATION_KEY, REPLICATION);
     startHdfs(base);
     baseConf = base;
   }
@@ -264,7 +277,7 @@ public final class EmbeddedCluster implements Closeable {
     schedulerSettings.forEach(c::set);
     c.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 128);
     c.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, NODE_MEMORY_MB);
-    c.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 500);
+    c.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, NM_HEARTBEAT_MS);
     c.setLong(YarnConfiguration.RM_NM_EXPIRY_INTERVAL_MS, 20_000);
     c.setLong(YarnConfiguration.RESOURCEMANAGER_CONNECT_RETRY_INTERVAL_MS, 500);
     c.setLong(YarnConfiguration.RESOURCEMANAGER_CONNECT_MAX_WAIT_MS, 120_000);
@@ -288,17 +301,17 @@ public final class EmbeddedCluster implements Closeable {
     c.set(YarnConfiguration.YARN_APPLICATION_CLASSPATH, classpath);
     c.set(MRJobConfig.MAPREDUCE_APPLICATION_CLASSPATH, classpath);
     c.setBoolean("mapreduce.jvm.add-opens-as-default", true);
-    c.setInt(MRJobConfig.MR_AM_VMEM_MB, 512);
+    c.setInt(MRJobConfig.MR_AM_VMEM_MB, AM_MEMORY_MB);
     c.set(MRJobConfig.MR_AM_COMMAND_OPTS, "-Xmx384m");
-    c.setInt(MRJobConfig.MAP_MEMORY_MB, 256);
-    c.setInt(MRJobConfig.REDUCE_MEMORY_MB, 256);
+    c.setInt(MRJobConfig.MAP_MEMORY_MB, TASK_MEMORY_MB);
+    c.setInt(MRJobConfig.REDUCE_MEMORY_MB, TASK_MEMORY_MB);
     c.set(MRJobConfig.MAP_JAVA_OPTS, "-Xmx192m");
     c.set(MRJobConfig.REDUCE_JAVA_OPTS, "-Xmx192m");
     c.setInt(MRJobConfig.IO_SORT_MB, 32);
     c.setBoolean(MRJobConfig.MAP_SPECULATIVE, false);
     c.setBoolean(MRJobConfig.REDUCE_SPECULATIVE, false);
-    c.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, 0.8f);
-    c.setInt(MRJobConfig.MR_AM_TO_RM_HEARTBEAT_INTERVAL_MS, 500);
+    c.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, REDUCE_SLOWSTART);
+    c.setInt(MRJobConfig.MR_AM_TO_RM_HEARTBEAT_INTERVAL_MS, AM_HEARTBEAT_MS);
     c.set(MRConfig.FRAMEWORK_NAME, MRConfig.YARN_FRAMEWORK_NAME);
   }
 

@@ -60,7 +60,7 @@ public final class TeraInput {
       }
       InetSocketAddress[] target = {favoured[(i + offset) % favoured.length]};
       try (FSDataOutputStream out = fs.create(new Path(dir, String.format("part-m-%05d", i)),
-          FsPermission.getFileDefault(), true, 64 * 1024, (short) 1, blockSize, null, target)) {
+          FsPermission.getFileDefault(), true, 64 * 1024, (short) EmbeddedCluster.REPLICATION, blockSize, null, target)) {
         Files.copy(local.toPath(), out);
       }
       Files.delete(local.toPath());
