@@ -1,5 +1,6 @@
 package org.locus.yarn;
 
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongFunction;
 
@@ -17,6 +18,11 @@ public final class LocusCore implements AutoCloseable {
    */
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private volatile long handle;
+  /**
+   * What crossed into this core through events and heartbeats, in characters of JSON (bytes
+   * once binary frames carry them): the bridge's cost grows with it, so tests bound it.
+   */
+  private final AtomicLong sent = new AtomicLong();
 
   private LocusCore(long handle) {
     this.handle = handle;
@@ -44,6 +50,7 @@ public final class LocusCore implements AutoCloseable {
   }
 
   public void events(String eventsJsonArray) {
+    sent.addAndGet(eventsJsonArray.length());
     withHandle(h -> {
       LocusNative.events(h, eventsJsonArray);
       return null;
@@ -51,6 +58,7 @@ public final class LocusCore implements AutoCloseable {
   }
 
   public String heartbeat(String heartbeatJson) {
+    sent.addAndGet(heartbeatJson.length());
     return withHandle(h -> LocusNative.heartbeat(h, heartbeatJson));
   }
 
@@ -61,6 +69,11 @@ public final class LocusCore implements AutoCloseable {
   /** The capacity queues as JSON, or null when the policy is not {@code capacity}. */
   public String capacityQueues() {
     return withHandle(LocusNative::capacityQueues);
+  }
+
+  /** Characters (or frame bytes) handed to this core's events and heartbeats so far. */
+  public long sentToCore() {
+    return sent.get();
   }
 
   public boolean isClosed() {
