@@ -65,16 +65,24 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_reconfigure<'l>(
     })
 }
 
+/// `null` when every `asks_digest` matched, else a JSON array of the applications whose did
+/// not (the shim sends each a snapshot).
 #[no_mangle]
 pub extern "system" fn Java_org_locus_yarn_LocusNative_events<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
     events_json: JString<'l>,
-) {
-    with_guard(&mut env, (), |env| {
+) -> jstring {
+    with_guard(&mut env, std::ptr::null_mut(), |env| {
         let json = java_string(env, &events_json, "eventsJsonArray")?;
-        ops::events(handle, &json)
+        let drifted = ops::events(handle, &json)?;
+        if drifted.is_empty() {
+            return Ok(std::ptr::null_mut());
+        }
+        let text = serde_json::to_string(&drifted)
+            .map_err(|e| BridgeError::BadJson { what: "drifted applications", detail: e.to_string() })?;
+        Ok(env.new_string(text)?.into_raw())
     })
 }
 

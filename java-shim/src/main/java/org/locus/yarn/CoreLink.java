@@ -169,8 +169,9 @@ final class CoreLink {
     String json = CoreMessages.array(events);
     coreCalls.get()[0]++;
     try {
-      c.events(json);
-      return null;
+      String drifted = c.events(json);
+      List<ObjectNode> owed = AsksResync.snapshots(drifted, snapshotsFrom);
+      return owed.isEmpty() ? null : callEvents(c, owed, snapshotsFrom, logRefusal);
     } catch (LocusException e) {
       forgetSnapshots(snapshotsFrom);
       if (!inService(c)) {

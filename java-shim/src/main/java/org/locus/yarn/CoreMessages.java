@@ -155,8 +155,9 @@ final class CoreMessages {
   }
 
   /**
-   * A full snapshot of the outstanding asks. Rows are sorted so that two snapshots of the same
-   * asks serialise identically, which is how the shim tells whether anything changed.
+   * A full snapshot of the outstanding asks, sent only when the core may not hold the RM's view
+   * (a new or rebuilt core, a refused or failed update, a digest that differed). Rows are sorted
+   * so that two snapshots of the same asks serialise identically.
    */
   static ObjectNode asksUpdated(ApplicationId app, Collection<ResourceRequest> requests) {
     List<ResourceRequest> rows = new ArrayList<>();
@@ -169,7 +170,28 @@ final class CoreMessages {
         .comparingInt((ResourceRequest r) -> r.getPriority().getPriority())
         .thenComparingLong(ResourceRequest::getAllocationRequestId)
         .thenComparing(ResourceRequest::getResourceName));
-    ObjectNode o = event("asks_updated");
+    return asks("asks_updated", app, rows);
+  }
+
+  /**
+   * The rows the AM just sent, as it sent them (after the RM's normalisation): each sets its
+   * row's outstanding count, 0 removes it, and rows not named keep theirs in the core.
+   */
+  static ObjectNode asksChanged(ApplicationId app, Collection<ResourceRequest> rows) {
+    return asks("asks_changed", app, rows);
+  }
+
+  /** The RM's digest of the application's asks ({@link AsksDigest}), for the core to compare. */
+  static ObjectNode asksDigest(ApplicationId app, long digest) {
+    ObjectNode o = event("asks_digest");
+    o.put("app", app.toString());
+    o.put("digest", digest);
+    return o;
+  }
+
+  private static ObjectNode asks(String type, ApplicationId app,
+      Collection<ResourceRequest> rows) {
+    ObjectNode o = event(type);
     o.put("app", app.toString());
     ArrayNode asks = o.putArray("asks");
     for (ResourceRequest r : rows) {
@@ -178,7 +200,7 @@ final class CoreMessages {
       a.put("allocation_request_id", r.getAllocationRequestId());
       a.put("resource_name", r.getResourceName());
       a.set("capability", resource(r.getCapability()));
-      a.put("count", r.getNumContainers());
+      a.put("count", Math.max(0, r.getNumContainers()));
       a.put("relax_locality", r.getRelaxLocality());
     }
     return o;

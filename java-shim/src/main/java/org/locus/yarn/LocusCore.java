@@ -49,16 +49,17 @@ public final class LocusCore implements AutoCloseable {
     });
   }
 
-  public void events(String eventsJsonArray) {
-    sent.addAndGet(eventsJsonArray.length());
-    withHandle(h -> {
-      LocusNative.events(h, eventsJsonArray);
-      return null;
-    });
+  /**
+   * Null, or the JSON array of applications whose {@code asks_digest} differed from the core's
+   * (see {@link LocusNative#events}).
+   */
+  public String events(String eventsJsonArray) {
+    sent.addAndGet(eventsJsonArray == null ? 0 : eventsJsonArray.length());
+    return withHandle(h -> LocusNative.events(h, eventsJsonArray));
   }
 
   public String heartbeat(String heartbeatJson) {
-    sent.addAndGet(heartbeatJson.length());
+    sent.addAndGet(heartbeatJson == null ? 0 : heartbeatJson.length());
     return withHandle(h -> LocusNative.heartbeat(h, heartbeatJson));
   }
 
