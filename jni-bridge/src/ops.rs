@@ -87,6 +87,14 @@ pub fn events(h: i64, events_json: &str) -> Result<Vec<String>, BridgeError> {
     apply(h, decoded)
 }
 
+/// One binary asks frame (`locus_core::frame`: the rows an AM's allocate() set, or a snapshot,
+/// and the RM's digest), applied like the same events in JSON. A malformed frame is refused
+/// whole. Returns the drifted applications as [`events`] does.
+pub fn asks_frame(h: i64, frame: &[u8]) -> Result<Vec<String>, BridgeError> {
+    let decoded = locus_core::frame::decode(frame).map_err(BridgeError::BadFrame)?;
+    apply(h, decoded.into_iter().map(|e| (String::new(), Ok(e))).collect())
+}
+
 /// Applies decoded events in order under one lock; events that failed to decode or that the
 /// core refuses are skipped and reported together at the end.
 fn apply(
@@ -363,5 +371,55 @@ mod tests {
             .to_string();
         assert!(err.contains("application_9_0009"), "{err}");
         close(h).unwrap();
+    }
+
+    #[test]
+    fn an_asks_frame_applies_like_its_json_and_a_bad_one_changes_nothing() {
+        use locus_core::frame::{encode, KIND_CHANGED};
+        use locus_core::{Ask, Resource};
+        let h = create("{}").unwrap();
+        let app = "application_1_0002";
+        events(
+            h,
+            &format!(
+                r#"[{{"type":"node_added","node":"h1:8041","host":"h1","rack":"/r1","capability":{{"memory_mb":8192,"vcores":8}}}},
+                   {{"type":"app_added","app":"{app}","queue":"default","user":"u"}},
+                   {{"type":"attempt_added","app":"{app}","attempt":"appattempt_1_0002_000001"}}]"#
+            ),
+        )
+        .unwrap();
+        let row = |name: &str, count| Ask {
+            priority: 20,
+            allocation_request_id: 0,
+            resource_name: name.into(),
+            capability: Resource::new(1024, 1),
+            count,
+            relax_locality: true,
+        };
+        let key = locus_core::ask::SchedulerKey { priority: 20, allocation_request_id: 0 };
+        let rows = [row("h1", 3), row("/r1", 3), row("*", 3)];
+        let good = encode(KIND_CHANGED, app, &rows, Some(locus_core::digest::of_totals([(key, 3)])));
+        assert!(asks_frame(h, &good).unwrap().is_empty());
+        let pending = |h| {
+            let s: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
+            s["pending_containers"].as_u64().unwrap()
+        };
+        assert_eq!(pending(h), 3);
+        // A digest that differs names the app, as in JSON.
+        let drift = encode(KIND_CHANGED, app, &rows[2..], Some(1));
+        assert_eq!(asks_frame(h, &drift).unwrap(), vec![app.to_string()]);
+
+        let mut bad = encode(KIND_CHANGED, app, &[row("*", 9)], None);
+        let n = bad.len();
+        bad[n - 1] = 0xff;
+        let err = asks_frame(h, &bad).unwrap_err().to_string();
+        assert!(err.starts_with("malformed asks frame at byte") && err.contains("not UTF-8"), "{err}");
+        let err = asks_frame(h, &bad[..10]).unwrap_err().to_string();
+        assert!(err.contains("truncated"), "{err}");
+        assert_eq!(pending(h), 3, "a refused frame changes nothing");
+        let err = asks_frame(h, &encode(KIND_CHANGED, "application_9_9", &rows, None)).unwrap_err();
+        assert!(err.to_string().contains("application_9_9"), "{err}");
+        close(h).unwrap();
+        assert!(matches!(asks_frame(h, &good), Err(BridgeError::InvalidHandle(_))));
     }
 }

@@ -160,6 +160,11 @@ final class CoreMessages {
    * so that two snapshots of the same asks serialise identically.
    */
   static ObjectNode asksUpdated(ApplicationId app, Collection<ResourceRequest> requests) {
+    return asks("asks_updated", app, snapshotRows(requests));
+  }
+
+  /** The rows of a snapshot: those with containers outstanding, in a fixed order. */
+  static List<ResourceRequest> snapshotRows(Collection<ResourceRequest> requests) {
     List<ResourceRequest> rows = new ArrayList<>();
     for (ResourceRequest r : requests) {
       if (r.getNumContainers() > 0) {
@@ -170,12 +175,13 @@ final class CoreMessages {
         .comparingInt((ResourceRequest r) -> r.getPriority().getPriority())
         .thenComparingLong(ResourceRequest::getAllocationRequestId)
         .thenComparing(ResourceRequest::getResourceName));
-    return asks("asks_updated", app, rows);
+    return rows;
   }
 
   /**
    * The rows the AM just sent, as it sent them (after the RM's normalisation): each sets its
-   * row's outstanding count, 0 removes it, and rows not named keep theirs in the core.
+   * row's outstanding count, 0 removes it, and rows not named keep theirs in the core. The
+   * allocate() path sends them as a binary {@link AsksFrame}; this JSON form is the same event.
    */
   static ObjectNode asksChanged(ApplicationId app, Collection<ResourceRequest> rows) {
     return asks("asks_changed", app, rows);

@@ -1,9 +1,8 @@
 package org.locus.yarn;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.ArrayList;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -98,24 +97,29 @@ class LocusAppAttempt extends FiCaSchedulerApp {
 
   /**
    * What to tell the core after the AM's {@code allocate} set {@code rows} (already applied to
-   * the RM's asks): those rows and the digest, or a snapshot if one is owed; empty when there is
-   * nothing to say. Caller holds the application lock and must send what it gets.
+   * the RM's asks), as a binary {@link AsksFrame}: those rows and the digest, or a snapshot if
+   * one is owed; null when there is nothing to say. Caller holds the application lock and must
+   * send the frame before this thread writes another.
    */
-  synchronized List<ObjectNode> asksChanged(List<ResourceRequest> rows) {
+  synchronized ByteBuffer asksChanged(List<ResourceRequest> rows) {
     if (snapshotOwed && asksRefusal == null) {
-      return Collections.singletonList(asksSnapshot());
+      return snapshotFrame();
     }
     if (rows == null || rows.isEmpty()) {
-      return Collections.emptyList();
+      return null;
     }
     if (snapshotOwed) {
       // Refused before: the core kept older asks, so only a whole table can replace them.
-      return Collections.singletonList(asksSnapshot());
+      return snapshotFrame();
     }
-    List<ObjectNode> events = new ArrayList<>(2);
-    events.add(CoreMessages.asksChanged(getApplicationId(), rows));
-    events.add(asksDigest());
-    return events;
+    return AsksFrame.encode(AsksFrame.KIND_CHANGED, getApplicationId(), rows,
+        AsksDigest.of(this));
+  }
+
+  private ByteBuffer snapshotFrame() {
+    snapshotOwed = false;
+    return AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, getApplicationId(),
+        CoreMessages.snapshotRows(appSchedulingInfo.getAllResourceRequests()), null);
   }
 
   /**

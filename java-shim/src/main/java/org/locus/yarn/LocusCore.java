@@ -58,6 +58,15 @@ public final class LocusCore implements AutoCloseable {
     return withHandle(h -> LocusNative.events(h, eventsJsonArray));
   }
 
+  /**
+   * One binary asks frame (a direct buffer, position 0, limit its length); answered as
+   * {@link #events}.
+   */
+  public String asks(java.nio.ByteBuffer frame) {
+    sent.addAndGet(frame.limit());
+    return withHandle(h -> LocusNative.asks(h, frame, frame.limit()));
+  }
+
   public String heartbeat(String heartbeatJson) {
     sent.addAndGet(heartbeatJson == null ? 0 : heartbeatJson.length());
     return withHandle(h -> LocusNative.heartbeat(h, heartbeatJson));

@@ -30,6 +30,12 @@ public final class LocusNative {
    */
   public static native String events(long handle, String eventsJsonArray);
 
+  /**
+   * The first {@code length} bytes of the direct buffer {@code frame} are one binary asks frame
+   * ({@link AsksFrame}); applied and answered as {@link #events}.
+   */
+  public static native String asks(long handle, java.nio.ByteBuffer frame, int length);
+
   /** Node heartbeat → {@code {"decisions":[...]}}. */
   public static native String heartbeat(long handle, String heartbeatJson);
 

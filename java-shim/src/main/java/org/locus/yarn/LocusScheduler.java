@@ -615,12 +615,12 @@ public class LocusScheduler
       if (refused > 0) {
         LOG.warn("Refused {} container update requests of {}", refused, attemptId);
       }
-      List<ObjectNode> asks = attempt.asksChanged(ask);
-      if (!asks.isEmpty()) {
+      java.nio.ByteBuffer asks = attempt.asksChanged(ask);
+      if (asks != null) {
         // A refusal (e.g. over a per-application limit) is this application's alone: the
         // core keeps its previous asks, the RM log names the app once per minute, and the
         // snapshot is re-sent at the next change.
-        LocusException refusal = send(asks, Collections.singleton(attempt));
+        LocusException refusal = link.sendAsks(asks, attempt);
         if (refusal == null) {
           attempt.asksAccepted();
         } else if (!(refusal instanceof LocusCorePoisonedException)) {
