@@ -109,13 +109,6 @@ impl<'a> Reader<'a> {
             }),
         }
     }
-
-    fn non_negative(&self, v: i64, what: &str) -> Result<i64, FrameError> {
-        if v < 0 {
-            return self.fail(format!("{what} is {v}, must not be negative"));
-        }
-        Ok(v)
-    }
 }
 
 /// The events a frame stands for: `asks_changed` or `asks_updated`, then `asks_digest` when
@@ -163,11 +156,21 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Event>, FrameError> {
         let priority = r.i32("priority")?;
         let allocation_request_id = r.i64("allocation_request_id")?;
         let memory_mb = r.i64("memory_mb")?;
-        let memory_mb = r.non_negative(memory_mb, &format!("row {i}: memory_mb"))? as u64;
         let vcores = r.i32("vcores")?;
-        let vcores = r.non_negative(vcores as i64, &format!("row {i}: vcores"))? as u32;
         let count = r.i32("count")?;
-        let count = r.non_negative(count as i64, &format!("row {i}: count"))? as u32;
+        if memory_mb < 0 || vcores < 0 || count < 0 {
+            // Named only on failure: formatting per row would cost more than decoding it.
+            let (field, v, back) = if memory_mb < 0 {
+                ("memory_mb", memory_mb, 16)
+            } else if vcores < 0 {
+                ("vcores", vcores as i64, 8)
+            } else {
+                ("count", count as i64, 4)
+            };
+            r.at -= back;
+            return r.fail(format!("row {i}: {field} is {v}, must not be negative"));
+        }
+        let (memory_mb, vcores, count) = (memory_mb as u64, vcores as u32, count as u32);
         let relax_locality = match r.u8("relax_locality")? {
             0 => false,
             1 => true,
