@@ -565,7 +565,7 @@ fn bridge_error_size() -> Result<(), Failure> {
     let r = guard("events", || ops::events(h, &batch))?;
     let _ = ops::close(h);
     match r {
-        Ok(()) => Err(Failure::new(
+        Ok(_) => Err(Failure::new(
             "bridge_accepted_garbage",
             0,
             "100,000 malformed events accepted",

@@ -11,7 +11,7 @@ pub mod handle;
 pub mod logging;
 pub mod ops;
 
-use jni::objects::{JClass, JString};
+use jni::objects::{JByteBuffer, JClass, JString};
 use jni::sys::{jint, jlong, jstring};
 use jni::JNIEnv;
 
@@ -27,6 +27,18 @@ fn java_string(env: &mut JNIEnv, s: &JString, name: &'static str) -> Result<Stri
     // `get_string` would look up `java/lang/String` on every call (about 5x slower).
     let java = unsafe { env.get_string_unchecked(s)? };
     Ok(java.into())
+}
+
+/// `null` for none, else the JSON array of application ids the shim owes a snapshot.
+fn drifted_to_java(env: &mut JNIEnv, drifted: &[String]) -> Result<jstring, BridgeError> {
+    if drifted.is_empty() {
+        return Ok(std::ptr::null_mut());
+    }
+    let text = serde_json::to_string(drifted).map_err(|e| BridgeError::BadJson {
+        what: "drifted applications",
+        detail: e.to_string(),
+    })?;
+    Ok(env.new_string(text)?.into_raw())
 }
 
 #[no_mangle]
@@ -65,16 +77,49 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_reconfigure<'l>(
     })
 }
 
+/// `null` when every `asks_digest` matched, else a JSON array of the applications whose did
+/// not (the shim sends each a snapshot).
 #[no_mangle]
 pub extern "system" fn Java_org_locus_yarn_LocusNative_events<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
     events_json: JString<'l>,
-) {
-    with_guard(&mut env, (), |env| {
+) -> jstring {
+    with_guard(&mut env, std::ptr::null_mut(), |env| {
         let json = java_string(env, &events_json, "eventsJsonArray")?;
-        ops::events(handle, &json)
+        let drifted = ops::events(handle, &json)?;
+        drifted_to_java(env, &drifted)
+    })
+}
+
+/// The first `length` bytes of the direct buffer `frame` are one binary asks frame
+/// (`locus_core::frame`). Returns as `events` does.
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_asks<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    frame: JByteBuffer<'l>,
+    length: jint,
+) -> jstring {
+    with_guard(&mut env, std::ptr::null_mut(), |env| {
+        if frame.is_null() {
+            return Err(BridgeError::NullArgument("frame"));
+        }
+        let address = env.get_direct_buffer_address(&frame)?;
+        let capacity = env.get_direct_buffer_capacity(&frame)?;
+        let length = usize::try_from(length)
+            .ok()
+            .filter(|n| *n <= capacity)
+            .ok_or_else(|| BridgeError::Jni(format!("frame length {length} outside the buffer's {capacity} bytes")))?;
+        // SAFETY: a direct buffer's address and capacity come from the JVM and stay valid while
+        // the buffer is reachable, which `frame` (a live local reference) guarantees for this
+        // call; `length` was checked against the capacity. The shim's buffer is per thread and
+        // that thread is inside this call, so nothing writes to it meanwhile.
+        let bytes = unsafe { std::slice::from_raw_parts(address as *const u8, length) };
+        let drifted = ops::asks_frame(handle, bytes)?;
+        drifted_to_java(env, &drifted)
     })
 }
 

@@ -51,7 +51,10 @@ pub fn reconfigure(h: i64, properties_json: &str) -> Result<(), BridgeError> {
 /// Applies a JSON array of events in order. A bad or refused event does not stop the batch:
 /// the shim has already changed the RM's bookkeeping for every event in it, so each good one
 /// is applied and the error afterwards names every refused one by index and type.
-pub fn events(h: i64, events_json: &str) -> Result<(), BridgeError> {
+///
+/// Returns the applications whose `asks_digest` differed from the core's (each once): the shim
+/// owes each an `asks_updated` snapshot.
+pub fn events(h: i64, events_json: &str) -> Result<Vec<String>, BridgeError> {
     // Fast path: a well-formed batch decodes in one typed pass (about half the cost of going
     // through `Value`). Only a batch with a bad event takes the slow path that finds its index.
     if let Ok(batch) = serde_json::from_str::<Vec<Event>>(events_json) {
@@ -84,9 +87,20 @@ pub fn events(h: i64, events_json: &str) -> Result<(), BridgeError> {
     apply(h, decoded)
 }
 
+/// One binary asks frame (`locus_core::frame`: the rows an AM's allocate() set, or a snapshot,
+/// and the RM's digest), applied like the same events in JSON. A malformed frame is refused
+/// whole. Returns the drifted applications as [`events`] does.
+pub fn asks_frame(h: i64, frame: &[u8]) -> Result<Vec<String>, BridgeError> {
+    let decoded = locus_core::frame::decode(frame).map_err(BridgeError::BadFrame)?;
+    apply(h, decoded.into_iter().map(|e| (String::new(), Ok(e))).collect())
+}
+
 /// Applies decoded events in order under one lock; events that failed to decode or that the
 /// core refuses are skipped and reported together at the end.
-fn apply(h: i64, decoded: Vec<(String, Result<Event, String>)>) -> Result<(), BridgeError> {
+fn apply(
+    h: i64,
+    decoded: Vec<(String, Result<Event, String>)>,
+) -> Result<Vec<String>, BridgeError> {
     handle::with_scheduler(h, |s| {
         // One lock for the whole batch: the shim sends a batch for one RM event, and another
         // thread's heartbeat should not see half of it.
@@ -119,8 +133,11 @@ fn apply(h: i64, decoded: Vec<(String, Result<Event, String>)>) -> Result<(), Br
                 refuse(BridgeError::Event { index, kind, source: Box::new(BridgeError::Core(e)) });
             }
         }
+        // Taken on every outcome: a drift found in a batch that also had a refusal is not kept
+        // for a later call (the shim re-sends the snapshots of a refused batch anyway).
+        let drifted = core.take_drifted();
         match (refused.len(), omitted) {
-            (0, _) => Ok(()),
+            (0, _) => Ok(drifted),
             (1, 0) => Err(refused.remove(0)),
             _ => Err(BridgeError::Events { total, refused, omitted }),
         }
@@ -302,5 +319,107 @@ mod tests {
         let stats: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
         assert_eq!(stats.get("nodes").and_then(Value::as_u64), Some(2), "{stats}");
         close(h).unwrap();
+    }
+
+    /// Drift between the RM's asks and the core's is found by the digest, and only there: a
+    /// matching digest names nothing, a different one names the app once per call, and the
+    /// snapshot the shim then sends makes them agree again.
+    #[test]
+    fn a_different_asks_digest_names_the_app_until_a_snapshot_mends_it() {
+        use locus_core::ask::SchedulerKey;
+        use locus_core::digest::of_totals;
+        let key = SchedulerKey { priority: 20, allocation_request_id: 0 };
+        let h = create("{}").unwrap();
+        let app = "application_1_0001";
+        let row = |name: &str, count: u32| {
+            format!(
+                r#"{{"priority":20,"allocation_request_id":0,"resource_name":"{name}","capability":{{"memory_mb":1024,"vcores":1}},"count":{count},"relax_locality":true}}"#
+            )
+        };
+        let setup = format!(
+            r#"[{{"type":"node_added","node":"h1:8041","host":"h1","rack":"/r1","capability":{{"memory_mb":8192,"vcores":8}}}},
+               {{"type":"app_added","app":"{app}","queue":"default","user":"u"}},
+               {{"type":"attempt_added","app":"{app}","attempt":"appattempt_1_0001_000001"}},
+               {{"type":"asks_changed","app":"{app}","asks":[{},{},{}]}}]"#,
+            row("h1", 2),
+            row("/r1", 2),
+            row("*", 2)
+        );
+        assert!(events(h, &setup).unwrap().is_empty());
+        let check = |t: u64| {
+            format!(r#"{{"type":"asks_digest","app":"{app}","digest":{}}}"#, of_totals([(key, t)]))
+        };
+        let digest = |t: u64| format!("[{}]", check(t));
+        assert_eq!(events(h, &digest(2)).unwrap(), Vec::<String>::new());
+        // The RM holds 5 where the core holds 2: named once, however often the batch says so.
+        let twice = format!("[{},{}]", check(5), check(5));
+        assert_eq!(events(h, &twice).unwrap(), vec![app.to_string()]);
+        let snapshot = format!(r#"[{{"type":"asks_updated","app":"{app}","asks":[{}]}}]"#, row("*", 5));
+        assert!(events(h, &snapshot).unwrap().is_empty());
+        assert!(events(h, &digest(5)).unwrap().is_empty());
+        let stats: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
+        assert_eq!(stats["asks_drifts"], 1, "{stats}");
+
+        // A decision the shim has not executed yet is still in the RM's asks: no drift.
+        let hb = heartbeat(h, r#"{"node":"h1:8041","unallocated":{"memory_mb":8192,"vcores":8},"now_ms":1}"#)
+            .unwrap();
+        let decided: locus_core::HeartbeatResponse = serde_json::from_str(&hb).unwrap();
+        assert!(!decided.decisions.is_empty(), "{hb}");
+        assert!(events(h, &digest(5)).unwrap().is_empty());
+        let err = events(h, r#"[{"type":"asks_digest","app":"application_9_0009","digest":1}]"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("application_9_0009"), "{err}");
+        close(h).unwrap();
+    }
+
+    #[test]
+    fn an_asks_frame_applies_like_its_json_and_a_bad_one_changes_nothing() {
+        use locus_core::frame::{encode, KIND_CHANGED};
+        use locus_core::{Ask, Resource};
+        let h = create("{}").unwrap();
+        let app = "application_1_0002";
+        events(
+            h,
+            &format!(
+                r#"[{{"type":"node_added","node":"h1:8041","host":"h1","rack":"/r1","capability":{{"memory_mb":8192,"vcores":8}}}},
+                   {{"type":"app_added","app":"{app}","queue":"default","user":"u"}},
+                   {{"type":"attempt_added","app":"{app}","attempt":"appattempt_1_0002_000001"}}]"#
+            ),
+        )
+        .unwrap();
+        let row = |name: &str, count| Ask {
+            priority: 20,
+            allocation_request_id: 0,
+            resource_name: name.into(),
+            capability: Resource::new(1024, 1),
+            count,
+            relax_locality: true,
+        };
+        let key = locus_core::ask::SchedulerKey { priority: 20, allocation_request_id: 0 };
+        let rows = [row("h1", 3), row("/r1", 3), row("*", 3)];
+        let good = encode(KIND_CHANGED, app, &rows, Some(locus_core::digest::of_totals([(key, 3)])));
+        assert!(asks_frame(h, &good).unwrap().is_empty());
+        let pending = |h| {
+            let s: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
+            s["pending_containers"].as_u64().unwrap()
+        };
+        assert_eq!(pending(h), 3);
+        // A digest that differs names the app, as in JSON.
+        let drift = encode(KIND_CHANGED, app, &rows[2..], Some(1));
+        assert_eq!(asks_frame(h, &drift).unwrap(), vec![app.to_string()]);
+
+        let mut bad = encode(KIND_CHANGED, app, &[row("*", 9)], None);
+        let n = bad.len();
+        bad[n - 1] = 0xff;
+        let err = asks_frame(h, &bad).unwrap_err().to_string();
+        assert!(err.starts_with("malformed asks frame at byte") && err.contains("not UTF-8"), "{err}");
+        let err = asks_frame(h, &bad[..10]).unwrap_err().to_string();
+        assert!(err.contains("truncated"), "{err}");
+        assert_eq!(pending(h), 3, "a refused frame changes nothing");
+        let err = asks_frame(h, &encode(KIND_CHANGED, "application_9_9", &rows, None)).unwrap_err();
+        assert!(err.to_string().contains("application_9_9"), "{err}");
+        close(h).unwrap();
+        assert!(matches!(asks_frame(h, &good), Err(BridgeError::InvalidHandle(_))));
     }
 }

@@ -10,7 +10,7 @@
 //!   containers finish; it gets nothing more meanwhile).
 //! - Removing an unknown node/app/attempt or releasing an unknown container is logged and
 //!   ignored: it happens when a node or app was removed before its containers' releases.
-//! - `asks_updated`, `asks_changed`, `attempt_added` and `container_allocated` for an unknown app are
+//! - `asks_updated`, `asks_changed`, `asks_digest`, `attempt_added` and `container_allocated` for an unknown app are
 //!   `UnknownApp`; a heartbeat, `node_resource_updated` or container on an unknown node is
 //!   `UnknownNode`: those mean the shim and core disagree about what exists.
 //! - Applications are scheduled whenever they have asks; `attempt_removed` drops the asks.
@@ -68,6 +68,9 @@ pub struct Stats {
     pub lost_decisions: u64,
     /// (app, node) pairs backed off after rejections (see `rejections`).
     pub backed_off: u64,
+    /// `asks_digest` events whose digest differed from the core's (each answered by a
+    /// snapshot from the shim).
+    pub asks_drifts: u64,
     /// Events about things already gone (removing an unknown node, releasing an unknown
     /// container...), ignored.
     pub ignored_events: u64,
@@ -136,6 +139,9 @@ pub struct Core {
     /// Writes `locus.profile.store` off this thread; `None` while no store is configured (the
     /// simulator and most tests run without files).
     profile_writer: Option<ProfileWriter>,
+    /// Applications whose `asks_digest` differed since the last [`Core::take_drifted`], each
+    /// once, in the order found: the shim answers with a snapshot of each.
+    drifted: Vec<String>,
 }
 
 impl Core {
@@ -174,6 +180,7 @@ impl Core {
             rejections: Rejections::default(),
             stats: Stats::default(),
             profile_writer,
+            drifted: Vec::new(),
         })
     }
 
@@ -508,6 +515,20 @@ impl Core {
                     self.layers.observe(&self.state, &Observed::AsksUpdated(a));
                 }
             }
+            Event::AsksDigest { app, digest } => {
+                let a = self
+                    .state
+                    .app_by_id(&app)
+                    .ok_or_else(|| CoreError::UnknownApp(app.clone()))?;
+                let ours = crate::digest::expected(&a.asks, &self.in_flight.unconfirmed_of(&app));
+                if ours != digest && !self.drifted.contains(&app) {
+                    self.stats.asks_drifts += 1;
+                    log::info!(
+                        "application {app}: the ResourceManager's asks digest {digest} differs from the core's {ours}; asking for a snapshot"
+                    );
+                    self.drifted.push(app);
+                }
+            }
             Event::ContainerAllocated {
                 container,
                 locality,
@@ -651,6 +672,12 @@ impl Core {
         }
         self.stats.decisions += decisions.len() as u64;
         Ok(HeartbeatResponse { decisions })
+    }
+
+    /// The applications whose `asks_digest` differed from the core's since the last call (at
+    /// most one entry per application): the shim owes each an `asks_updated` snapshot.
+    pub fn take_drifted(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.drifted)
     }
 
     pub fn stats(&self) -> Stats {

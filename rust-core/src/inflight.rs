@@ -2,8 +2,9 @@
 //!
 //! The core takes a decision's containers off the app's asks as soon as it emits it, as YARN's
 //! own scheduler does, so the next heartbeat cannot hand the same ask out twice. The shim then
-//! either creates the containers (`container_allocated`, followed by a fresh `asks_updated`
-//! snapshot) or reports `decision_rejected`. Keeping the unconfirmed part lets the core
+//! either creates the containers (`container_allocated`, followed by the app's `asks_digest`,
+//! which counts unconfirmed decisions back in: `digest::expected`) or reports
+//! `decision_rejected`. Keeping the unconfirmed part lets the core
 //! (a) give rejected containers back to the asks so they are offered again and (b) re-apply
 //! the not-yet-executed part of a decision onto a new snapshot, which the RM took before
 //! executing it.

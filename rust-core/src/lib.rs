@@ -9,6 +9,8 @@
 //! - [`schedule`]: the decision procedure run on each node heartbeat (YARN's counting rules).
 //! - [`policy`]: the four policy layers the procedure consults.
 //! - [`inflight`]: decisions the shim has not executed or rejected yet.
+//! - [`digest`]: the per-application asks digest the shim and the core compare.
+//! - [`frame`]: the binary asks frame the shim sends on the allocate() path.
 //! - [`rejections`]: backing an app off a node where the shim keeps rejecting it.
 //! - [`hints`]: the `locus.*` application tags (deadline, budget, demand, fp, input type).
 //! - [`profile`]: job profiles learned from container run times, persisted across restarts.
@@ -21,8 +23,10 @@ pub mod ask;
 pub mod config;
 pub mod container;
 pub mod core;
+pub mod digest;
 pub mod error;
 pub mod fast_hash;
+pub mod frame;
 pub mod hints;
 pub mod inflight;
 pub mod names;

@@ -145,6 +145,11 @@ pub enum Event {
     /// outstanding count at (priority, allocation_request_id, resource_name), count 0 removes
     /// the row, rows not named keep theirs. Absolute values, so a repeated row cannot drift.
     AsksChanged { app: String, asks: Vec<Ask> },
+    /// The digest of the RM's asks for `app` (see `digest`), sent after each change and after
+    /// executed decisions. The core compares it with its own (decisions not yet executed added
+    /// back); a mismatch names the app in the answer to the `events` call, and the shim then
+    /// sends an `asks_updated` snapshot. Signed because Java's `long` carries it.
+    AsksDigest { app: String, digest: i64 },
     /// A container the RM created, either from a core decision or recovered after an RM restart.
     ContainerAllocated {
         #[serde(flatten)]
@@ -180,6 +185,7 @@ impl Event {
             Event::AttemptRemoved { .. } => "attempt_removed",
             Event::AsksUpdated { .. } => "asks_updated",
             Event::AsksChanged { .. } => "asks_changed",
+            Event::AsksDigest { .. } => "asks_digest",
             Event::ContainerAllocated { .. } => "container_allocated",
             Event::ContainerReleased { .. } => "container_released",
             Event::DecisionRejected { .. } => "decision_rejected",

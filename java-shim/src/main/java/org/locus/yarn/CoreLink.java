@@ -3,7 +3,9 @@ package org.locus.yarn;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -169,25 +171,52 @@ final class CoreLink {
     String json = CoreMessages.array(events);
     coreCalls.get()[0]++;
     try {
-      c.events(json);
-      return null;
+      String drifted = c.events(json);
+      List<ObjectNode> owed = AsksResync.snapshots(drifted, snapshotsFrom);
+      return owed.isEmpty() ? null : callEvents(c, owed, snapshotsFrom, logRefusal);
     } catch (LocusException e) {
-      forgetSnapshots(snapshotsFrom);
-      if (!inService(c)) {
-        // Replaced (or shut down) while this call ran: an "invalid handle" or a panic here is
-        // not the application's doing, and the new core gets the state by the replay.
-        LOG.debug("Locus core replaced during a call; {} events not sent", events.size());
-        return null;
-      }
-      if (e instanceof LocusCorePoisonedException) {
-        poisoned(c, (LocusCorePoisonedException) e);
-      } else if (logRefusal) {
-        failures.warn("Locus core update", subjectOf(events), e, json);
-      } else {
-        LOG.debug("Locus core refused {}: {}", json, e.getMessage());
-      }
-      return e;
+      return failed(c, e, snapshotsFrom, logRefusal, subjectOf(events), json, events.size());
     }
+  }
+
+  /**
+   * One binary asks frame ({@link AsksFrame}) for {@code attempt}, whose lock the caller holds;
+   * otherwise as {@link #send}. A refusal is logged without the frame.
+   */
+  LocusException sendAsks(ByteBuffer frame, LocusAppAttempt attempt) {
+    Collection<LocusAppAttempt> held = Collections.singleton(attempt);
+    LocusCore c = core;
+    if (!inService(c)) {
+      forgetSnapshots(held);
+      return null;
+    }
+    coreCalls.get()[0]++;
+    try {
+      List<ObjectNode> owed = AsksResync.snapshots(c.asks(frame), held);
+      return owed.isEmpty() ? null : callEvents(c, owed, held, true);
+    } catch (LocusException e) {
+      return failed(c, e, held, true, "application " + attempt.getApplicationId(), null, 1);
+    }
+  }
+
+  private LocusException failed(LocusCore c, LocusException e,
+      Collection<LocusAppAttempt> snapshotsFrom, boolean logRefusal, String subject,
+      String sent, int count) {
+    forgetSnapshots(snapshotsFrom);
+    if (!inService(c)) {
+      // Replaced (or shut down) while this call ran: an "invalid handle" or a panic here is
+      // not the application's doing, and the new core gets the state by the replay.
+      LOG.debug("Locus core replaced during a call; {} events not sent", count);
+      return null;
+    }
+    if (e instanceof LocusCorePoisonedException) {
+      poisoned(c, (LocusCorePoisonedException) e);
+    } else if (logRefusal) {
+      failures.warn("Locus core update", subject, e, sent);
+    } else {
+      LOG.debug("Locus core refused {}: {}", sent, e.getMessage());
+    }
+    return e;
   }
 
   /** The core's decisions for one heartbeat, or null when it could not decide. */

@@ -83,11 +83,8 @@ final class CoreRebuild {
       if (attempt instanceof LocusAppAttempt) {
         LocusAppAttempt locus = (LocusAppAttempt) attempt;
         synchronized (locus) {
-          locus.forgetAsksSent();
-          ObjectNode asks = locus.asksUpdateIfChanged();
-          if (asks != null) {
-            events.add(asks);
-          }
+          events.add(locus.asksSnapshot());
+          // Whatever the new core makes of the replay, the next message is a snapshot again.
           locus.forgetAsksSent();
         }
       }

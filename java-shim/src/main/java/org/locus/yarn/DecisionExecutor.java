@@ -86,8 +86,8 @@ final class DecisionExecutor {
   /**
    * Executes every decision of one heartbeat response and reports the outcome in one
    * {@code events} call: a {@code container_allocated} per container, a
-   * {@code decision_rejected} per decision not (fully) executed, and an {@code asks_updated}
-   * for every application whose asks changed.
+   * {@code decision_rejected} per decision not (fully) executed, and an {@code asks_digest}
+   * per application.
    */
   void run(JsonNode response) {
     JsonNode decisions = response == null ? null : response.get("decisions");
@@ -135,10 +135,12 @@ final class DecisionExecutor {
       // Should the RM's bookkeeping throw half way, the containers already created must still
       // reach the core: it would otherwise never learn that their resource is taken. The
       // decisions not reached stay in flight in the core and expire there.
+      // The core took the executed containers off its asks when it decided: only the digest
+      // goes over, and a drift it finds costs one snapshot.
       for (LocusAppAttempt attempt : apps) {
-        ObjectNode asks = attempt.asksUpdateIfChanged();
-        if (asks != null) {
-          events.add(asks);
+        ObjectNode check = attempt.asksCheck();
+        if (check != null) {
+          events.add(check);
         }
       }
       if (!events.isEmpty()) {

@@ -1,11 +1,13 @@
 package org.locus.yarn;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.UpdateContainerError;
 import org.apache.hadoop.yarn.api.records.UpdateContainerRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.RMAuditLogger;
@@ -27,16 +29,23 @@ import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
 
 /**
  * The RM's own attempt bookkeeping (asks, live containers, tokens, metrics) plus the two things
- * Locus needs on top: a one-step allocation at a known locality, and the last asks snapshot the
- * core was sent, so that a snapshot goes out only when the asks really changed.
+ * Locus needs on top: a one-step allocation at a known locality, and what the core must be told
+ * of the asks. The bridge carries changes, not states: the rows the AM sent go over as they are
+ * ({@code asks_changed}); decisions the shim executed send nothing of the asks (the core took
+ * those containers off when it decided), only the digest ({@link AsksDigest}) that lets the core
+ * find drift. A full snapshot goes out only when the core may not hold the RM's view: a new or
+ * rebuilt core, a refused or failed update, or a digest the core found different.
  *
  * <p>The attempt's monitor is "the application lock" of docs/architecture.md: whoever changes
  * the asks or executes a decision holds it while telling the core, so snapshots reach the core
  * in the order the asks changed.
  */
 class LocusAppAttempt extends FiCaSchedulerApp {
-  /** Guarded by {@code this}. */
-  private String lastAsksSent = "[]";
+  /**
+   * Guarded by {@code this}: the core may not hold this attempt's asks (a new core, a refused or
+   * failed update); the next message about them is a full snapshot.
+   */
+  private boolean snapshotOwed = true;
   /** Guarded by {@code this}: why the core refused the last asks snapshot; null if it did not. */
   private String asksRefusal;
   /** The refusal the RM's attempt diagnostics show now (null: none). */
@@ -87,18 +96,55 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   }
 
   /**
-   * The {@code asks_updated} event for the current asks, or null when the core already has
-   * exactly this snapshot. Caller holds the application lock and must send what it gets.
+   * What to tell the core after the AM's {@code allocate} set {@code rows} (already applied to
+   * the RM's asks), as a binary {@link AsksFrame}: those rows and the digest, or a snapshot if
+   * one is owed; null when there is nothing to say. Caller holds the application lock and must
+   * send the frame before this thread writes another.
    */
-  synchronized ObjectNode asksUpdateIfChanged() {
-    ObjectNode event = CoreMessages.asksUpdated(getApplicationId(),
-        appSchedulingInfo.getAllResourceRequests());
-    String text = CoreMessages.write(event.get("asks"));
-    if (text.equals(lastAsksSent)) {
+  synchronized ByteBuffer asksChanged(List<ResourceRequest> rows) {
+    if (snapshotOwed && asksRefusal == null) {
+      return snapshotFrame();
+    }
+    if (rows == null || rows.isEmpty()) {
       return null;
     }
-    lastAsksSent = text;
-    return event;
+    if (snapshotOwed) {
+      // Refused before: the core kept older asks, so only a whole table can replace them.
+      return snapshotFrame();
+    }
+    return AsksFrame.encode(AsksFrame.KIND_CHANGED, getApplicationId(), rows,
+        AsksDigest.of(this));
+  }
+
+  private ByteBuffer snapshotFrame() {
+    snapshotOwed = false;
+    return AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, getApplicationId(),
+        CoreMessages.snapshotRows(appSchedulingInfo.getAllResourceRequests()), null);
+  }
+
+  /**
+   * After the RM changed the asks itself (executed decisions, a completed container whose ask
+   * it may have put back): the digest, or the owed snapshot; null while the core refused this
+   * attempt's asks (the AM's next change re-sends them). Caller holds the application lock.
+   */
+  synchronized ObjectNode asksCheck() {
+    if (!snapshotOwed) {
+      return asksDigest();
+    }
+    return asksRefusal == null ? asksSnapshot() : null;
+  }
+
+  /**
+   * The full {@code asks_updated} snapshot, which settles what was owed. Caller holds the
+   * application lock and must send it (a rebuild replays it into the new core).
+   */
+  synchronized ObjectNode asksSnapshot() {
+    snapshotOwed = false;
+    return CoreMessages.asksUpdated(getApplicationId(), appSchedulingInfo.getAllResourceRequests());
+  }
+
+  private ObjectNode asksDigest() {
+    return CoreMessages.asksDigest(getApplicationId(), AsksDigest.of(this));
   }
 
   /**
@@ -164,8 +210,8 @@ class LocusAppAttempt extends FiCaSchedulerApp {
     }
   }
 
-  /** The core may not have applied the last snapshot: send the next one whatever it holds. */
+  /** The core may not have applied the last update: the next message is a full snapshot. */
   synchronized void forgetAsksSent() {
-    lastAsksSent = null;
+    snapshotOwed = true;
   }
 }

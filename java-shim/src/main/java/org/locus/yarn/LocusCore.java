@@ -1,5 +1,6 @@
 package org.locus.yarn;
 
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongFunction;
 
@@ -17,6 +18,11 @@ public final class LocusCore implements AutoCloseable {
    */
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private volatile long handle;
+  /**
+   * What crossed into this core through events and heartbeats, in characters of JSON (bytes
+   * once binary frames carry them): the bridge's cost grows with it, so tests bound it.
+   */
+  private final AtomicLong sent = new AtomicLong();
 
   private LocusCore(long handle) {
     this.handle = handle;
@@ -43,14 +49,26 @@ public final class LocusCore implements AutoCloseable {
     });
   }
 
-  public void events(String eventsJsonArray) {
-    withHandle(h -> {
-      LocusNative.events(h, eventsJsonArray);
-      return null;
-    });
+  /**
+   * Null, or the JSON array of applications whose {@code asks_digest} differed from the core's
+   * (see {@link LocusNative#events}).
+   */
+  public String events(String eventsJsonArray) {
+    sent.addAndGet(eventsJsonArray == null ? 0 : eventsJsonArray.length());
+    return withHandle(h -> LocusNative.events(h, eventsJsonArray));
+  }
+
+  /**
+   * One binary asks frame (a direct buffer, position 0, limit its length); answered as
+   * {@link #events}.
+   */
+  public String asks(java.nio.ByteBuffer frame) {
+    sent.addAndGet(frame.limit());
+    return withHandle(h -> LocusNative.asks(h, frame, frame.limit()));
   }
 
   public String heartbeat(String heartbeatJson) {
+    sent.addAndGet(heartbeatJson == null ? 0 : heartbeatJson.length());
     return withHandle(h -> LocusNative.heartbeat(h, heartbeatJson));
   }
 
@@ -61,6 +79,11 @@ public final class LocusCore implements AutoCloseable {
   /** The capacity queues as JSON, or null when the policy is not {@code capacity}. */
   public String capacityQueues() {
     return withHandle(LocusNative::capacityQueues);
+  }
+
+  /** Characters (or frame bytes) handed to this core's events and heartbeats so far. */
+  public long sentToCore() {
+    return sent.get();
   }
 
   public boolean isClosed() {

@@ -23,8 +23,18 @@ public final class LocusNative {
 
   public static native void reconfigure(long handle, String propertiesJson);
 
-  /** Applies every well-formed event in order; throws naming each refused one (by index and type) afterwards. */
-  public static native void events(long handle, String eventsJsonArray);
+  /**
+   * Applies every well-formed event in order; throws naming each refused one (by index and
+   * type) afterwards. Returns null, or a JSON array of the applications whose
+   * {@code asks_digest} differed from the core's (each is owed an {@code asks_updated}).
+   */
+  public static native String events(long handle, String eventsJsonArray);
+
+  /**
+   * The first {@code length} bytes of the direct buffer {@code frame} are one binary asks frame
+   * ({@link AsksFrame}); applied and answered as {@link #events}.
+   */
+  public static native String asks(long handle, java.nio.ByteBuffer frame, int length);
 
   /** Node heartbeat → {@code {"decisions":[...]}}. */
   public static native String heartbeat(long handle, String heartbeatJson);

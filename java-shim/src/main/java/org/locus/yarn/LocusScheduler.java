@@ -263,10 +263,10 @@ public class LocusScheduler
     return link.send(events, snapshotsFrom);
   }
 
-  /** Sends the attempt's asks if they changed since the core last saw them. */
+  /** After the RM changed the attempt's asks itself: the digest (a drift costs a snapshot). */
   private void pushAsks(LocusAppAttempt attempt) {
     synchronized (attempt) {
-      ObjectNode asks = attempt.asksUpdateIfChanged();
+      ObjectNode asks = attempt.asksCheck();
       if (asks != null) {
         send(Collections.singletonList(asks), Collections.singleton(attempt));
       }
@@ -615,13 +615,12 @@ public class LocusScheduler
       if (refused > 0) {
         LOG.warn("Refused {} container update requests of {}", refused, attemptId);
       }
-      ObjectNode asks = attempt.asksUpdateIfChanged();
+      java.nio.ByteBuffer asks = attempt.asksChanged(ask);
       if (asks != null) {
         // A refusal (e.g. over a per-application limit) is this application's alone: the
         // core keeps its previous asks, the RM log names the app once per minute, and the
         // snapshot is re-sent at the next change.
-        LocusException refusal =
-            send(Collections.singletonList(asks), Collections.singleton(attempt));
+        LocusException refusal = link.sendAsks(asks, attempt);
         if (refusal == null) {
           attempt.asksAccepted();
         } else if (!(refusal instanceof LocusCorePoisonedException)) {

@@ -276,8 +276,8 @@ public class CoreRecoveryTest {
     LogCapturer logs =
         LogCapturer.captureLogs(LoggerFactory.getLogger(LocusScheduler.class));
     try {
-      // The RM takes a negative priority; the core refuses the whole snapshot, every time the
-      // AM changes it.
+      // The RM takes a negative priority; the core refuses the changed rows, then the whole
+      // snapshot every time the AM changes it.
       for (int n = 1; n <= 5; n++) {
         badAm.allocate(Collections.singletonList(ResourceRequest.newInstance(
             Priority.newInstance(-1), ResourceRequest.ANY, Resource.newInstance(GB, 1), n)),
@@ -290,7 +290,7 @@ public class CoreRecoveryTest {
       String out = logs.getOutput();
       String line = "Locus core update failed for application " + bad.getApplicationId();
       assertEquals(out, out.indexOf(line), out.lastIndexOf(line));
-      assertTrue(out, out.contains(line + ": event 0 (asks_updated) rejected"));
+      assertTrue(out, out.contains(line + ": event 0 (asks_changed) rejected"));
       assertTrue(out, out.contains("negative priority"));
       assertFalse("no JSON dump in the RM log: " + out, out.contains("\"resource_name\""));
       assertEquals(RMAppState.RUNNING, bad.getState());

@@ -15,7 +15,12 @@ import org.locus.yarn.LocusNative;
  *
  * <p>System properties: {@code locus.bench.iterations} (per round, default 20000),
  * {@code locus.bench.rounds} (timed, default 10), {@code locus.bench.warmup} (default 5),
- * {@code locus.bench.logLevel} (0 off .. 5 trace, default 3 = the RM's usual INFO).
+ * {@code locus.bench.logLevel} (0 off .. 5 trace, default 3 = the RM's usual INFO),
+ * {@code locus.bench.only} ({@code jni}: only the round trips; {@code rm}: only the full path),
+ * {@code locus.bench.rmIterations} (per round of the full path, default 200).
+ *
+ * <p>Then the full path through a MockRM ({@link RmPathBench}): from ResourceRequest lists and
+ * NODE_UPDATE events to executed decisions, with a 5,000-host MapReduce job.
  */
 public final class JniBench {
   private static final int DECISIONS = 10;
@@ -25,11 +30,24 @@ public final class JniBench {
   private JniBench() {
   }
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws Exception {
     int iterations = Integer.getInteger("locus.bench.iterations", 20000);
     int rounds = Integer.getInteger("locus.bench.rounds", 10);
     int warmup = Integer.getInteger("locus.bench.warmup", 5);
     int logLevel = Integer.getInteger("locus.bench.logLevel", 3);
+    String only = System.getProperty("locus.bench.only", "");
+    if (!only.equals("rm")) {
+      roundTrips(iterations, rounds, warmup, logLevel);
+    }
+    if (!only.equals("jni")) {
+      int rmIterations = Integer.getInteger("locus.bench.rmIterations", 200);
+      System.out.printf(Locale.ROOT, "%nFull path in a MockRM (RM objects in, decisions executed):"
+          + " %d warm-up + %d timed rounds x %d ops%n", warmup, rounds, rmIterations);
+      RmPathBench.run(rmIterations, warmup, rounds);
+    }
+  }
+
+  private static void roundTrips(int iterations, int rounds, int warmup, int logLevel) {
     System.out.printf(Locale.ROOT, "JNI heartbeat round trip: %d warm-up + %d timed rounds x %d ops,"
         + " Rust log level %d, %s %s%n", warmup, rounds, iterations, logLevel,
         System.getProperty("java.vm.name"), System.getProperty("java.version"));

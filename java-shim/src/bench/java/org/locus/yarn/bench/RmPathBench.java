@@ -1,0 +1,230 @@
+package org.locus.yarn.bench;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import org.apache.hadoop.net.NetUtils;
+import org.apache.hadoop.test.GenericTestUtils;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.locus.yarn.AsksFrame;
+import org.locus.yarn.LocusCore;
+import org.locus.yarn.LocusScheduler;
+
+/**
+ * The whole path through the shim, from the RM's own objects to executed decisions: a MockRM
+ * running LocusScheduler, driven the way the RM drives it (the scheduler's {@code allocate}
+ * with ResourceRequest lists, {@code NODE_UPDATE} events for a FiCaSchedulerNode). Timed:
+ * <ul>
+ *   <li>allocate() carrying a change of all 5,000 host rows of a MapReduce job (plus rack and
+ *       {@code *}): normalisation, the RM's own ask bookkeeping, building the core's message,
+ *       JNI, the core applying it;</li>
+ *   <li>allocate() changing 3 rows of that 5,000-row table (what a MapReduce AM sends after
+ *       each container);</li>
+ *   <li>one NODE_UPDATE that places one container of that job: the heartbeat message, JNI, the
+ *       core's decision, executing it in the RM (RMContainer, node and app bookkeeping) and
+ *       telling the core.</li>
+ * </ul>
+ * Between timed calls the container is released and the asks restored, untimed. Two figures
+ * split the 5,000-row change: the bridge alone (frame, JNI, core; no RM) and the RM's own ask
+ * bookkeeping alone.
+ */
+final class RmPathBench {
+  private static final int GB = 1024;
+  private static final int HOSTS = 5_000;
+
+  private RmPathBench() {
+  }
+
+  static void run(int iterations, int warmup, int rounds) throws Exception {
+    bridgeOnly(iterations, warmup, rounds);
+    NetUtils.addStaticResolution("h1", "127.0.0.1");
+    File state = Files.createTempDirectory("locus-bench-rm-").toFile();
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class, ResourceScheduler.class);
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
+    conf.set(YarnConfiguration.FS_NODE_ATTRIBUTE_STORE_ROOT_DIR,
+        new File(state, "node-attribute").toURI().toString());
+    MockRM rm = new MockRM(conf);
+    GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.WARN);
+    rm.start();
+    try {
+      // Room for the AM and exactly one map: each NODE_UPDATE places one container.
+      MockNM nm = rm.registerNode("h1:1234", 2 * GB, 2);
+      RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+      MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
+      GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.WARN);
+      LocusScheduler scheduler = (LocusScheduler) rm.getResourceScheduler();
+      ApplicationAttemptId attempt = am.getApplicationAttemptId();
+      RMNode node = rm.getRMContext().getRMNodes().get(nm.getNodeId());
+
+      List<ResourceRequest> one = maps(1);
+      List<ResourceRequest> two = maps(2);
+      allocate(scheduler, attempt, copy(one), Collections.emptyList());
+      // The RM keeps (and later decrements) the AM's ResourceRequest objects, and over RPC
+      // every call brings new ones: each call gets fresh copies, made outside the clock.
+      int[] flip = {0};
+      List<List<ResourceRequest>> next = new ArrayList<>(Collections.singletonList(null));
+      report("allocate, 5,000-row change", measure(
+          () -> next.set(0, copy((flip[0]++ & 1) == 0 ? two : one)),
+          () -> allocate(scheduler, attempt, next.get(0), Collections.emptyList()),
+          null, iterations, warmup, rounds));
+      allocate(scheduler, attempt, copy(one), Collections.emptyList());
+      rm.drainEvents();
+
+      List<ResourceRequest> threeA = three(HOSTS - 1, 0);
+      List<ResourceRequest> threeB = three(HOSTS, 1);
+      report("allocate, 3 of 5,000 rows", measure(
+          () -> next.set(0, copy((flip[0]++ & 1) == 0 ? threeA : threeB)),
+          () -> allocate(scheduler, attempt, next.get(0), Collections.emptyList()),
+          null, iterations, warmup, rounds));
+      allocate(scheduler, attempt, copy(one), Collections.emptyList());
+      rm.drainEvents();
+
+      // The map on h1 is placed, then released with its asks restored (untimed).
+      List<ResourceRequest> restore = three(HOSTS, 1);
+      Runnable reset = () -> {
+        Allocation got = allocate(scheduler, attempt, Collections.emptyList(),
+            Collections.emptyList());
+        List<ContainerId> ids = new ArrayList<>();
+        for (Container c : got.getContainers()) {
+          ids.add(c.getId());
+        }
+        if (ids.size() != 1) {
+          throw new IllegalStateException("expected one container per NODE_UPDATE, got " + ids);
+        }
+        allocate(scheduler, attempt, copy(restore), ids);
+        rm.drainEvents();
+      };
+      report("NODE_UPDATE, 1 container", measure(null,
+          () -> scheduler.handle(new NodeUpdateSchedulerEvent(node)), reset, iterations, warmup,
+          rounds));
+      System.out.println("  core stats after the run: " + scheduler.getCoreStatsJson());
+
+      // What of the 5,000-row allocate() is the RM's own ask bookkeeping (not Locus's): the
+      // same rows applied to the attempt alone. Last, as the core is not told.
+      FiCaSchedulerApp rmAttempt = scheduler.getApplicationAttempt(attempt);
+      report("  of which RM bookkeeping", measure(
+          () -> next.set(0, copy((flip[0]++ & 1) == 0 ? two : one)),
+          () -> rmAttempt.updateResourceRequests(next.get(0)), null, iterations, warmup,
+          rounds));
+    } finally {
+      rm.stop();
+    }
+  }
+
+  /**
+   * The bridge's own share of a 5,000-row change, without the RM: the binary frame written from
+   * the ResourceRequests, the JNI call, the core decoding and applying it.
+   */
+  private static void bridgeOnly(int iterations, int warmup, int rounds) {
+    ApplicationId app = ApplicationId.newInstance(1700000000000L, 1);
+    try (LocusCore core = LocusCore.open("{}")) {
+      core.events("[{\"type\":\"node_added\",\"node\":\"h1:1234\",\"host\":\"h1\","
+          + "\"rack\":\"/default-rack\",\"capability\":{\"memory_mb\":8192,\"vcores\":8}},"
+          + "{\"type\":\"app_added\",\"app\":\"" + app + "\",\"queue\":\"default\","
+          + "\"user\":\"bench\"},{\"type\":\"attempt_added\",\"app\":\"" + app
+          + "\",\"attempt\":\"a1\"}]");
+      List<ResourceRequest> one = maps(1);
+      List<ResourceRequest> two = maps(2);
+      int[] flip = {0};
+      report("asks frame, 5,000 rows", measure(null, () -> {
+        List<ResourceRequest> rows = (flip[0]++ & 1) == 0 ? two : one;
+        core.asks(AsksFrame.encode(AsksFrame.KIND_CHANGED, app, rows, null));
+      }, null, iterations, warmup, rounds));
+    }
+  }
+
+  private static Allocation allocate(LocusScheduler scheduler, ApplicationAttemptId attempt,
+      List<ResourceRequest> asks, List<ContainerId> release) {
+    return scheduler.allocate(attempt, asks, null, release, null, null, null);
+  }
+
+  private static List<ResourceRequest> copy(List<ResourceRequest> rows) {
+    List<ResourceRequest> out = new ArrayList<>(rows.size());
+    for (ResourceRequest r : rows) {
+      out.add(ResourceRequest.clone(r));
+    }
+    return out;
+  }
+
+  /** One row per host (h1 among them) with {@code each} maps, plus the rack and {@code *}. */
+  static List<ResourceRequest> maps(int each) {
+    List<ResourceRequest> rows = new ArrayList<>();
+    Resource size = Resource.newInstance(GB, 1);
+    Priority p = Priority.newInstance(20);
+    rows.add(ResourceRequest.newInstance(p, "h1", size, each));
+    for (int i = 1; i < HOSTS; i++) {
+      rows.add(ResourceRequest.newInstance(p, "node-" + i + ".example", size, each));
+    }
+    rows.add(ResourceRequest.newInstance(p, "/default-rack", size, HOSTS * each));
+    rows.add(ResourceRequest.newInstance(p, ResourceRequest.ANY, size, HOSTS * each));
+    return rows;
+  }
+
+  /** h1, the rack and {@code *} rows. */
+  static List<ResourceRequest> three(int total, int onH1) {
+    Resource size = Resource.newInstance(GB, 1);
+    Priority p = Priority.newInstance(20);
+    return Arrays.asList(ResourceRequest.newInstance(p, "h1", size, onH1),
+        ResourceRequest.newInstance(p, "/default-rack", size, total),
+        ResourceRequest.newInstance(p, ResourceRequest.ANY, size, total));
+  }
+
+  /** Mean ns/op of each timed round; only the measured call is inside the clock. */
+  static double[] measure(Runnable prepare, Runnable op, Runnable reset, int iterations,
+      int warmup, int rounds) {
+    double[] perRound = new double[rounds];
+    for (int r = -warmup; r < rounds; r++) {
+      long total = 0;
+      for (int i = 0; i < iterations; i++) {
+        if (prepare != null) {
+          prepare.run();
+        }
+        long t0 = System.nanoTime();
+        op.run();
+        total += System.nanoTime() - t0;
+        if (reset != null) {
+          reset.run();
+        }
+      }
+      if (r >= 0) {
+        perRound[r] = (double) total / iterations;
+      }
+    }
+    return perRound;
+  }
+
+  static void report(String name, double[] perRound) {
+    double[] sorted = perRound.clone();
+    Arrays.sort(sorted);
+    StringBuilder all = new StringBuilder();
+    for (double d : perRound) {
+      all.append(String.format(Locale.ROOT, " %.1f", d / 1000));
+    }
+    System.out.printf(Locale.ROOT,
+        "%-28s median %9.1f us/op  min %9.1f  max %9.1f  rounds (us):%s%n", name,
+        sorted[sorted.length / 2] / 1000, sorted[0] / 1000, sorted[sorted.length - 1] / 1000,
+        all);
+  }
+}

@@ -1,0 +1,128 @@
+package org.locus.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.locus.yarn.LocusRmFixture.GB;
+import static org.locus.yarn.LocusRmFixture.heartbeatUntil;
+import static org.locus.yarn.LocusRmFixture.locusConf;
+import static org.locus.yarn.LocusRmFixture.scheduler;
+import static org.locus.yarn.LocusRmFixture.stats;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.junit.Rule;
+import org.junit.Test;
+
+/**
+ * The bridge carries changes, not states: what crosses into the core when a job whose maps
+ * name 5,000 hosts gets a container, or changes a few of its rows, is bounded by the rows that
+ * changed, never by the size of its ask table. And when the RM's asks drift from the core's
+ * (the RM changed them on a path the shim does not forward), the per-application digest finds
+ * it and one snapshot puts the core right.
+ */
+public class AskDeltaTest {
+  private static final int HOSTS = 5_000;
+  /** A few hundred bytes per event at most; the 5,000-row snapshot is about 775 KB. */
+  private static final long SMALL = 4_096;
+
+  @Rule
+  public final LocusRmFixture cluster = new LocusRmFixture();
+
+  /** Maps over {@code HOSTS} hosts (h1 among them), one container each, at priority 20. */
+  static List<ResourceRequest> mapsOverManyHosts(int hosts, int each) {
+    List<ResourceRequest> rows = new ArrayList<>();
+    Resource size = Resource.newInstance(GB, 1);
+    Priority p = Priority.newInstance(20);
+    rows.add(ResourceRequest.newInstance(p, "h1", size, each));
+    for (int i = 1; i < hosts; i++) {
+      rows.add(ResourceRequest.newInstance(p, "node-" + i + ".example", size, each));
+    }
+    rows.add(ResourceRequest.newInstance(p, "/default-rack", size, hosts * each));
+    rows.add(ResourceRequest.newInstance(p, ResourceRequest.ANY, size, hosts * each));
+    return rows;
+  }
+
+  @Test
+  public void aContainerForAJobOverFiveThousandHostsSendsOnlyWhatChanged() throws Exception {
+    MockRM rm = cluster.start(locusConf());
+    MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2); // the AM and one map
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+
+    am.allocate(mapsOverManyHosts(HOSTS, 1), new ArrayList<>());
+    rm.drainEvents();
+    assertEquals(HOSTS, stats(rm).get("pending_containers").asInt());
+
+    // One heartbeat places one map on h1 (node-local); nothing else changed.
+    long before = scheduler.currentCore().sentToCore();
+    List<Container> got = heartbeatUntil(rm, nm1, am, 1);
+    assertEquals(1, got.size());
+    long crossed = scheduler.currentCore().sentToCore() - before;
+    assertTrue("a container for a 5,000-host job sent " + crossed + " characters to the core",
+        crossed < SMALL);
+    assertEquals(HOSTS - 1, stats(rm).get("pending_containers").asInt());
+
+    // The AM lowers three rows (as MapReduce does after a container): three rows cross.
+    Resource size = Resource.newInstance(GB, 1);
+    Priority p = Priority.newInstance(20);
+    List<ResourceRequest> three = new ArrayList<>();
+    three.add(ResourceRequest.newInstance(p, "node-7.example", size, 0));
+    three.add(ResourceRequest.newInstance(p, "/default-rack", size, HOSTS - 2));
+    three.add(ResourceRequest.newInstance(p, ResourceRequest.ANY, size, HOSTS - 2));
+    before = scheduler.currentCore().sentToCore();
+    am.allocate(three, Collections.emptyList());
+    crossed = scheduler.currentCore().sentToCore() - before;
+    assertTrue("a 3-row change of a 5,000-row table sent " + crossed + " characters",
+        crossed < SMALL);
+    assertEquals(HOSTS - 2, stats(rm).get("pending_containers").asInt());
+
+    // An allocate that changes nothing sends nothing.
+    before = scheduler.currentCore().sentToCore();
+    am.allocate(Collections.emptyList(), Collections.emptyList());
+    assertEquals(0, scheduler.currentCore().sentToCore() - before);
+    assertEquals("no drift, no snapshot", 0, stats(rm).get("asks_drifts").asInt());
+  }
+
+  @Test
+  public void driftFoundByTheDigestIsMendedByOneSnapshot() throws Exception {
+    MockRM rm = cluster.start(locusConf());
+    MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2); // the AM and one map
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    am.allocate(mapsOverManyHosts(20, 1), new ArrayList<>());
+    rm.drainEvents();
+    assertEquals(20, stats(rm).get("pending_containers").asInt());
+
+    // The RM's asks change behind the shim's back (as when it puts back the ask of a container
+    // lost before its AM acquired it): 10 more maps the core was never told about.
+    LocusAppAttempt attempt =
+        (LocusAppAttempt) scheduler.getApplicationAttempt(am.getApplicationAttemptId());
+    Resource size = Resource.newInstance(GB, 1);
+    Priority p = Priority.newInstance(20);
+    synchronized (attempt) {
+      attempt.updateResourceRequests(Collections.singletonList(
+          ResourceRequest.newInstance(p, ResourceRequest.ANY, size, 30)));
+    }
+    assertEquals(20, stats(rm).get("pending_containers").asInt());
+
+    // The next decision for the app carries the RM's digest; the core sees it differs and the
+    // shim re-sends the app's asks once.
+    List<Container> got = heartbeatUntil(rm, nm1, am, 1);
+    assertEquals(1, got.size());
+    assertEquals("the core's view after the resync", 29,
+        stats(rm).get("pending_containers").asInt());
+    assertEquals(1, stats(rm).get("asks_drifts").asInt());
+  }
+}

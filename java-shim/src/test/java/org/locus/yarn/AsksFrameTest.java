@@ -1,0 +1,76 @@
+package org.locus.yarn;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Collections;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.junit.Test;
+
+/** The shim writes the frame rust-core/src/frame.rs reads, and the core applies it. */
+public class AsksFrameTest {
+  private static ResourceRequest row(String name, int count) {
+    ResourceRequest r = ResourceRequest.newInstance(Priority.newInstance(20), name,
+        Resource.newInstance(1024, 1), count);
+    r.setAllocationRequestId(3);
+    return r;
+  }
+
+  private static byte[] bytes(ByteBuffer b) {
+    byte[] out = new byte[b.remaining()];
+    b.duplicate().get(out);
+    return out;
+  }
+
+  /** The bytes of frame.rs's layout_is_the_documented_one test, for application "a". */
+  @Test
+  public void layoutIsTheDocumentedOne() {
+    ApplicationId id = ApplicationId.newInstance(1, 1);
+    byte[] f = bytes(AsksFrame.encode(AsksFrame.KIND_CHANGED, id,
+        Collections.singletonList(row("h", 2)), 1L));
+    String name = id.toString();
+    ByteBuffer expected = ByteBuffer.allocate(f.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    expected.put("LSK1".getBytes()).put((byte) 1).put((byte) 1)
+        .putShort((short) name.length()).putInt(1).putLong(1L).put(name.getBytes())
+        .putInt(20).putLong(3L).putLong(1024L).putInt(1).putInt(2).put((byte) 1)
+        .putShort((short) 1).put("h".getBytes());
+    assertArrayEquals(expected.array(), f);
+  }
+
+  @Test
+  public void theCoreAppliesAFrameAndRefusesABrokenOne() throws Exception {
+    ApplicationId id = ApplicationId.newInstance(1700000000000L, 1);
+    try (LocusCore core = LocusCore.open("{}")) {
+      core.events("[{\"type\":\"node_added\",\"node\":\"h1:8041\",\"host\":\"h1\",\"rack\":\"/r1\","
+          + "\"capability\":{\"memory_mb\":8192,\"vcores\":8}},"
+          + "{\"type\":\"app_added\",\"app\":\"" + id + "\",\"queue\":\"default\",\"user\":\"u\"},"
+          + "{\"type\":\"attempt_added\",\"app\":\"" + id + "\",\"attempt\":\"a1\"}]");
+      long digest = AsksDigest.term(20, 3, 4);
+      assertNull(core.asks(AsksFrame.encode(AsksFrame.KIND_CHANGED, id,
+          Arrays.asList(row("h1", 4), row("/r1", 4), row("*", 4)), digest)));
+      JsonNode stats = CoreMessages.JSON.readTree(core.stats());
+      assertEquals(4, stats.get("pending_containers").asInt());
+      String drifted = core.asks(AsksFrame.encode(AsksFrame.KIND_CHANGED, id,
+          Collections.singletonList(row("*", 4)), digest + 1));
+      assertEquals("[\"" + id + "\"]", drifted);
+
+      ByteBuffer cut = AsksFrame.encode(AsksFrame.KIND_CHANGED, id,
+          Collections.singletonList(row("*", 9)), null);
+      cut.limit(cut.limit() - 1);
+      LocusException e = assertThrows(LocusException.class, () -> core.asks(cut));
+      assertTrue(e.getMessage(), e.getMessage().startsWith("malformed asks frame at byte"));
+      assertTrue(e.getMessage(), e.getMessage().contains("truncated"));
+      assertEquals(4, CoreMessages.JSON.readTree(core.stats()).get("pending_containers").asInt());
+      assertThrows(LocusException.class, () -> LocusNative.asks(0, cut, cut.limit()));
+    }
+  }
+}

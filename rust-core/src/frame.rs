@@ -1,0 +1,400 @@
+//! The binary asks frame: what an AM's allocate() changed, as the shim sends it on the hot path
+//! instead of JSON (docs/architecture.md, "Binary asks frame", is the authority on the layout;
+//! the shim's `AsksFrame.java` writes it).
+//!
+//! Little-endian, fixed layout:
+//!
+//! ```text
+//! header (20 bytes)
+//!   0  u32  magic 0x314B_534C (the bytes "LSK1")
+//!   4  u8   kind: 1 = asks_changed (rows set), 2 = asks_updated (full snapshot)
+//!   5  u8   flags: bit 0 = an asks_digest follows the rows; other bits 0
+//!   6  u16  A, bytes of the application id (1..=255)
+//!   8  u32  N, rows
+//!  12  i64  digest (see `digest`; 0 without flag bit 0)
+//!  20  A bytes: the application id, UTF-8
+//! then N rows of 31 bytes plus the name:
+//!   i32 priority, i64 allocation_request_id, i64 memory_mb (>= 0), i32 vcores (>= 0),
+//!   i32 count (>= 0), u8 relax_locality (0 or 1), u16 L (1..=1024), L bytes resource name UTF-8
+//! ```
+//!
+//! Decoding is bounded by the frame's own length: the row count is checked against the bytes
+//! left before anything is allocated for it, every length is checked before it is read, and a
+//! frame must end exactly after its last row. A malformed frame is refused whole, with the
+//! offset and what was wrong; nothing of it is applied.
+
+use crate::ask::MAX_NAME_BYTES;
+use crate::protocol::{Ask, Event, Resource};
+
+pub const MAGIC: u32 = 0x314B_534C;
+pub const KIND_CHANGED: u8 = 1;
+pub const KIND_SNAPSHOT: u8 = 2;
+pub const FLAG_DIGEST: u8 = 1;
+pub const HEADER_BYTES: usize = 20;
+/// A row without its name.
+pub const ROW_FIXED_BYTES: usize = 31;
+/// Application ids are `application_<cluster timestamp>_<sequence>`: far below this.
+pub const MAX_APP_BYTES: usize = 255;
+
+/// Why a frame was refused: the byte offset where decoding stopped and what was wrong there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameError {
+    pub offset: usize,
+    pub what: String,
+}
+
+impl std::fmt::Display for FrameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "at byte {}: {}", self.offset, self.what)
+    }
+}
+
+impl std::error::Error for FrameError {}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn fail<T>(&self, what: impl Into<String>) -> Result<T, FrameError> {
+        Err(FrameError {
+            offset: self.at,
+            what: what.into(),
+        })
+    }
+
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], FrameError> {
+        let left = self.bytes.len() - self.at;
+        if n > left {
+            return self.fail(format!(
+                "{what} needs {n} bytes, {left} left (truncated frame)"
+            ));
+        }
+        let out = &self.bytes[self.at..self.at + n];
+        self.at += n;
+        Ok(out)
+    }
+
+    fn array<const K: usize>(&mut self, what: &str) -> Result<[u8; K], FrameError> {
+        let mut out = [0u8; K];
+        out.copy_from_slice(self.take(K, what)?);
+        Ok(out)
+    }
+
+    fn u8(&mut self, what: &str) -> Result<u8, FrameError> {
+        Ok(self.array::<1>(what)?[0])
+    }
+    fn u16(&mut self, what: &str) -> Result<u16, FrameError> {
+        Ok(u16::from_le_bytes(self.array(what)?))
+    }
+    fn u32(&mut self, what: &str) -> Result<u32, FrameError> {
+        Ok(u32::from_le_bytes(self.array(what)?))
+    }
+    fn i32(&mut self, what: &str) -> Result<i32, FrameError> {
+        Ok(i32::from_le_bytes(self.array(what)?))
+    }
+    fn i64(&mut self, what: &str) -> Result<i64, FrameError> {
+        Ok(i64::from_le_bytes(self.array(what)?))
+    }
+
+    fn text(&mut self, n: usize, what: &str) -> Result<String, FrameError> {
+        let start = self.at;
+        let raw = self.take(n, what)?;
+        match std::str::from_utf8(raw) {
+            Ok(s) => Ok(s.to_string()),
+            Err(e) => Err(FrameError {
+                offset: start,
+                what: format!("{what} is not UTF-8: {e}"),
+            }),
+        }
+    }
+}
+
+/// The events a frame stands for: `asks_changed` or `asks_updated`, then `asks_digest` when
+/// flagged. Applied like the same events in JSON.
+pub fn decode(bytes: &[u8]) -> Result<Vec<Event>, FrameError> {
+    let mut r = Reader { bytes, at: 0 };
+    let magic = r.u32("magic")?;
+    if magic != MAGIC {
+        r.at = 0;
+        return r.fail(format!(
+            "magic {magic:#010x} is not an asks frame's {MAGIC:#010x}"
+        ));
+    }
+    let kind = r.u8("kind")?;
+    if kind != KIND_CHANGED && kind != KIND_SNAPSHOT {
+        r.at -= 1;
+        return r.fail(format!(
+            "kind {kind} is neither 1 (asks_changed) nor 2 (asks_updated)"
+        ));
+    }
+    let flags = r.u8("flags")?;
+    if flags & !FLAG_DIGEST != 0 {
+        r.at -= 1;
+        return r.fail(format!("flags {flags:#04x} set bits no frame defines"));
+    }
+    let app_len = r.u16("application id length")? as usize;
+    if app_len == 0 || app_len > MAX_APP_BYTES {
+        r.at -= 2;
+        return r.fail(format!(
+            "application id of {app_len} bytes (1 to {MAX_APP_BYTES})"
+        ));
+    }
+    let rows = r.u32("row count")? as usize;
+    let digest = r.i64("digest")?;
+    let app = r.text(app_len, "application id")?;
+    let left = bytes.len() - r.at;
+    if rows > left / ROW_FIXED_BYTES {
+        return r.fail(format!(
+            "{rows} rows announced, but {left} bytes left hold at most {}",
+            left / ROW_FIXED_BYTES
+        ));
+    }
+    let mut asks = Vec::with_capacity(rows);
+    for i in 0..rows {
+        let priority = r.i32("priority")?;
+        let allocation_request_id = r.i64("allocation_request_id")?;
+        let memory_mb = r.i64("memory_mb")?;
+        let vcores = r.i32("vcores")?;
+        let count = r.i32("count")?;
+        if memory_mb < 0 || vcores < 0 || count < 0 {
+            // Named only on failure: formatting per row would cost more than decoding it.
+            let (field, v, back) = if memory_mb < 0 {
+                ("memory_mb", memory_mb, 16)
+            } else if vcores < 0 {
+                ("vcores", vcores as i64, 8)
+            } else {
+                ("count", count as i64, 4)
+            };
+            r.at -= back;
+            return r.fail(format!("row {i}: {field} is {v}, must not be negative"));
+        }
+        let (memory_mb, vcores, count) = (memory_mb as u64, vcores as u32, count as u32);
+        let relax_locality = match r.u8("relax_locality")? {
+            0 => false,
+            1 => true,
+            other => {
+                r.at -= 1;
+                return r.fail(format!(
+                    "row {i}: relax_locality {other} is neither 0 nor 1"
+                ));
+            }
+        };
+        let name_len = r.u16("resource_name length")? as usize;
+        if name_len == 0 || name_len > MAX_NAME_BYTES {
+            r.at -= 2;
+            return r.fail(format!(
+                "row {i}: resource_name of {name_len} bytes (1 to {MAX_NAME_BYTES})"
+            ));
+        }
+        let resource_name = r.text(name_len, "resource_name")?;
+        asks.push(Ask {
+            priority,
+            allocation_request_id,
+            resource_name,
+            capability: Resource { memory_mb, vcores },
+            count,
+            relax_locality,
+        });
+    }
+    if r.at != bytes.len() {
+        return r.fail(format!("{} bytes after the last row", bytes.len() - r.at));
+    }
+    let mut events = Vec::with_capacity(2);
+    events.push(if kind == KIND_CHANGED {
+        Event::AsksChanged {
+            app: app.clone(),
+            asks,
+        }
+    } else {
+        Event::AsksUpdated {
+            app: app.clone(),
+            asks,
+        }
+    });
+    if flags & FLAG_DIGEST != 0 {
+        events.push(Event::AsksDigest { app, digest });
+    }
+    Ok(events)
+}
+
+/// Writes `asks` for `app` as a frame (the shim's encoder in Rust: tests, benches, the fuzzer).
+pub fn encode(kind: u8, app: &str, asks: &[Ask], digest: Option<i64>) -> Vec<u8> {
+    let mut out =
+        Vec::with_capacity(HEADER_BYTES + app.len() + asks.len() * (ROW_FIXED_BYTES + 16));
+    out.extend_from_slice(&MAGIC.to_le_bytes());
+    out.push(kind);
+    out.push(if digest.is_some() { FLAG_DIGEST } else { 0 });
+    out.extend_from_slice(&(app.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(asks.len() as u32).to_le_bytes());
+    out.extend_from_slice(&digest.unwrap_or(0).to_le_bytes());
+    out.extend_from_slice(app.as_bytes());
+    for a in asks {
+        out.extend_from_slice(&a.priority.to_le_bytes());
+        out.extend_from_slice(&a.allocation_request_id.to_le_bytes());
+        out.extend_from_slice(&(a.capability.memory_mb as i64).to_le_bytes());
+        out.extend_from_slice(&(a.capability.vcores as i32).to_le_bytes());
+        out.extend_from_slice(&(a.count as i32).to_le_bytes());
+        out.push(a.relax_locality as u8);
+        out.extend_from_slice(&(a.resource_name.len() as u16).to_le_bytes());
+        out.extend_from_slice(a.resource_name.as_bytes());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(name: &str, count: u32) -> Ask {
+        Ask {
+            priority: 20,
+            allocation_request_id: 3,
+            resource_name: name.into(),
+            capability: Resource::new(1024, 1),
+            count,
+            relax_locality: name != "h2",
+        }
+    }
+
+    const APP: &str = "application_1700000000000_0001";
+
+    fn sample() -> Vec<u8> {
+        encode(
+            KIND_CHANGED,
+            APP,
+            &[ask("h1", 1), ask("h2", 0), ask("*", 5)],
+            Some(-7),
+        )
+    }
+
+    #[test]
+    fn round_trips_rows_and_digest() {
+        let events = decode(&sample()).unwrap();
+        assert_eq!(
+            events,
+            vec![
+                Event::AsksChanged {
+                    app: APP.into(),
+                    asks: vec![ask("h1", 1), ask("h2", 0), ask("*", 5)]
+                },
+                Event::AsksDigest {
+                    app: APP.into(),
+                    digest: -7
+                }
+            ]
+        );
+        let snap = decode(&encode(KIND_SNAPSHOT, APP, &[], None)).unwrap();
+        assert_eq!(
+            snap,
+            vec![Event::AsksUpdated {
+                app: APP.into(),
+                asks: vec![]
+            }]
+        );
+    }
+
+    /// The layout docs/architecture.md documents, byte for byte (the shim's AsksFrameTest
+    /// checks its encoder against the same bytes).
+    #[test]
+    fn layout_is_the_documented_one() {
+        let f = encode(KIND_CHANGED, "a", &[ask("h", 2)], Some(1));
+        let expected: Vec<u8> = [
+            &b"LSK1"[..],
+            &[1, 1],
+            &1u16.to_le_bytes(),
+            &1u32.to_le_bytes(),
+            &1i64.to_le_bytes(),
+            b"a",
+            &20i32.to_le_bytes(),
+            &3i64.to_le_bytes(),
+            &1024i64.to_le_bytes(),
+            &1i32.to_le_bytes(),
+            &2i32.to_le_bytes(),
+            &[1],
+            &1u16.to_le_bytes(),
+            b"h",
+        ]
+        .concat();
+        assert_eq!(f, expected);
+    }
+
+    /// Every prefix of a good frame is refused as truncated (or, for the empty prefix, short of
+    /// a magic), never read past its end and never half applied.
+    #[test]
+    fn every_truncation_is_refused_with_a_clear_error() {
+        let good = sample();
+        for n in 0..good.len() {
+            let err = decode(&good[..n]).unwrap_err();
+            assert!(
+                err.what.contains("truncated") || err.what.contains("rows announced"),
+                "prefix of {n} bytes: {err}"
+            );
+            assert!(err.offset <= n, "prefix of {n}: offset {}", err.offset);
+        }
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        let good = sample();
+        let with = |at: usize, bytes: &[u8]| {
+            let mut f = good.clone();
+            f[at..at + bytes.len()].copy_from_slice(bytes);
+            decode(&f).unwrap_err().to_string()
+        };
+        assert!(with(0, b"JSON").contains("magic"));
+        assert!(with(4, &[9]).contains("kind 9"));
+        assert!(with(5, &[0x81]).contains("flags"));
+        assert!(with(6, &0u16.to_le_bytes()).contains("application id of 0 bytes"));
+        let e = with(8, &u32::MAX.to_le_bytes());
+        assert!(e.contains("4294967295 rows announced"), "{e}");
+        let e = with(8, &4u32.to_le_bytes());
+        assert!(
+            e.contains("truncated") || e.contains("rows announced"),
+            "{e}"
+        );
+        let e = with(8, &2u32.to_le_bytes());
+        assert!(e.contains("bytes after the last row"), "{e}");
+        let row0 = HEADER_BYTES + APP.len();
+        assert!(with(row0 + 12, &(-1i64).to_le_bytes()).contains("row 0: memory_mb is -1"));
+        assert!(with(row0 + 20, &(-2i32).to_le_bytes()).contains("row 0: vcores is -2"));
+        assert!(with(row0 + 24, &(-3i32).to_le_bytes()).contains("row 0: count is -3"));
+        assert!(with(row0 + 28, &[7]).contains("relax_locality 7"));
+        assert!(with(row0 + 29, &0u16.to_le_bytes()).contains("resource_name of 0 bytes"));
+        assert!(with(row0 + 29, &2000u16.to_le_bytes()).contains("resource_name of 2000 bytes"));
+        assert!(with(row0 + 31, &[0xff]).contains("not UTF-8"));
+        assert!(with(HEADER_BYTES, &[0xc3]).contains("application id is not UTF-8"));
+    }
+
+    /// Garbage of every length, from a fixed-seed generator: refused or decoded, never a panic,
+    /// and nothing is allocated beyond what the bytes can hold.
+    #[test]
+    fn garbage_never_panics() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed = crate::digest::mix(seed.wrapping_add(0x9e37_79b9_7f4a_7c15));
+            seed
+        };
+        let good = sample();
+        for round in 0..20_000 {
+            let len = (next() % 200) as usize;
+            let mut f: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            if round % 2 == 0 && len >= 4 {
+                // Past the magic check, so the fields behind it are exercised too.
+                f[..4].copy_from_slice(&MAGIC.to_le_bytes());
+            }
+            if round % 3 == 0 {
+                // A good frame with a few bytes flipped.
+                f = good.clone();
+                for _ in 0..1 + next() % 4 {
+                    let at = (next() as usize) % f.len();
+                    f[at] ^= next() as u8 | 1;
+                }
+            }
+            if let Ok(events) = decode(&f) {
+                assert!(!events.is_empty() && events.len() <= 2);
+            }
+        }
+    }
+}
