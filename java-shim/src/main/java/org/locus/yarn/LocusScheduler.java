@@ -77,12 +77,13 @@ import org.locus.yarn.web.WebDefaults;
  *
  * <p>It keeps the RM's own bookkeeping (attempts, nodes, RMContainers, tokens, QueueMetrics) so
  * the rest of the RM sees a normal scheduler, and leaves every scheduling decision to the Locus
- * core: node and job events are forwarded as JSON messages, and on each node heartbeat the
- * core's decisions are validated and executed here (see docs/architecture.md).
+ * core: node and job events are forwarded as JSON messages, and the core's decisions are made
+ * and executed on Locus's scheduling thread ({@link SchedulingLoop}, see docs/architecture.md).
  *
  * <p>Threads: scheduler events arrive on the RM's scheduler dispatcher thread, {@code allocate}
- * on many IPC threads. Lock order: scheduler monitor, then application (attempt monitor), then
- * the core's own mutex; the core never calls back into the RM.
+ * on many IPC threads; neither waits on a decision. Lock order: scheduler monitor, then
+ * application (attempt monitor), then the core's own mutex; the core never calls back into the
+ * RM.
  */
 public class LocusScheduler
     extends AbstractYarnScheduler<FiCaSchedulerApp, FiCaSchedulerNode>
