@@ -86,9 +86,11 @@ public class SchedulingLoopTest {
   @Test(timeout = 120_000)
   public void asksArePlacedWithoutWaitingForANodeHeartbeat() throws Exception {
     MockRM rm = cluster.start(conf("async"));
+    // Submitted before any node exists: MockRM's submit waits for the attempt to be SCHEDULED,
+    // which async mode would otherwise skip past by placing the AM at once.
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     nm1.nodeHeartbeat(true);
-    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockAM am = launchWithoutHeartbeats(app, rm);
 
     // No NM heartbeats from here on: in async mode the scheduling thread places the new asks
