@@ -24,11 +24,13 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CONFIGS = ["capacity-default", "capacity-sync", "locus-default"]
+CONFIGS = ["capacity-default", "capacity-sync", "locus-default", "locus-async"]
 SCHEDULER = {
     "capacity-default": "org.locus.sls.CapacitySlsScheduler",
     "capacity-sync": "org.locus.sls.CapacitySlsScheduler",
     "locus-default": "org.locus.sls.LocusSlsScheduler",
+    # Locus's default with locus.scheduling.mode=async: CS's asynchronous way of scheduling.
+    "locus-async": "org.locus.sls.LocusSlsScheduler",
 }
 # (nodes, apps, arrival window in s). The default finishes in a few minutes on 2 cores.
 SCALES = {"default": (1000, 100, 60), "full": (5000, 500, 120)}
@@ -66,6 +68,8 @@ def write_conf(conf_dir, config, timer_window):
         "yarn.scheduler.maximum-allocation-mb": "8192",
         "yarn.scheduler.maximum-allocation-vcores": "8",
     }
+    if config == "locus-async":
+        yarn["locus.scheduling.mode"] = "async"
     with open(os.path.join(conf_dir, "yarn-site.xml"), "w") as f:
         f.write(xml(yarn))
     # The queue layout of Hadoop's shipped capacity-scheduler.xml (one queue, `default`, 100%);
@@ -299,6 +303,13 @@ def main():
     table(figs, nodes, apps, apps)
     by = {f["scheduler"]: f for f in figs}
     loc, cap = by.get("locus-default"), by.get("capacity-default")
+    asy = by.get("locus-async")
+    if asy and cap:
+        print(f"sls: nodes={nodes} locus-async/capacity-default: "
+              f"node_update={ratio(asy['node_update_median_us'], cap['node_update_median_us'])} "
+              f"allocate={ratio(asy['allocate_median_us'], cap['allocate_median_us'])} "
+              f"throughput={ratio(throughput(asy), throughput(cap))} "
+              f"latency={ratio(asy['latency_mean_ms'], cap['latency_mean_ms'])}")
     if loc and cap:
         print(f"sls: nodes={nodes} locus/capacity-default: "
               f"node_update={ratio(loc['node_update_median_us'], cap['node_update_median_us'])} "

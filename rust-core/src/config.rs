@@ -32,6 +32,7 @@
 //! | `locus.slots.map-share` | empty = no limit | for `static`: a number strictly between 0 and 1; map containers may hold at most that share of the cluster's memory and vcores, reduce containers at most the rest |
 //! | `locus.off-switch-per-heartbeat` | `1` | integer 1..=10000: off-switch containers per node heartbeat, over all apps; containers of asks that name no host or rack do not count |
 //! | `locus.assign-multiple` | `true` | `true`: fill a node with as many containers as fit per heartbeat; `false`: one container per heartbeat |
+//! | `locus.scheduling.mode` | `heartbeat` | when the shim's scheduling thread (never the RM's dispatcher) asks the core to decide; the core validates the value, the shim acts on it: `heartbeat` = one decision round per node heartbeat, as the locality layers and the papers' policies count opportunities; `async` = also passes over every live node with room, triggered by heartbeats, new asks and freed containers, like CapacityScheduler's asynchronous scheduling (README "Scheduling modes") |
 //! | `locus.datacenter.mapping.file` | empty = none | path of a `host datacenter` file (`#` comments) for nodes whose network location has one component (`/rack1`) |
 //!
 //! Keys not starting with `locus.` are ignored. An empty value means the default, because
@@ -52,6 +53,7 @@ pub const SLOTS: &str = "locus.slots";
 pub const SLOTS_MAP_SHARE: &str = "locus.slots.map-share";
 pub const OFF_SWITCH_PER_HEARTBEAT: &str = "locus.off-switch-per-heartbeat";
 pub const ASSIGN_MULTIPLE: &str = "locus.assign-multiple";
+pub const SCHEDULING_MODE: &str = "locus.scheduling.mode";
 pub const DATACENTER_MAPPING_FILE: &str = MAPPING_KEY;
 pub use crate::policy::capacity::CAPACITY_QUEUES;
 pub use crate::policy::capacity_tree::CAPACITY_TREE;
@@ -86,6 +88,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     SLOTS_MAP_SHARE,
     OFF_SWITCH_PER_HEARTBEAT,
     ASSIGN_MULTIPLE,
+    SCHEDULING_MODE,
     DATACENTER_MAPPING_FILE,
     FRESH_K,
     FRESH_TAU1,
@@ -157,6 +160,11 @@ choice!(
     planned: []
 );
 choice!(
+    /// When the shim asks for decisions: passes of its own, or one round per node heartbeat.
+    SchedulingModeKind, SCHEDULING_MODE, { Async = "async", Heartbeat = "heartbeat" },
+    planned: []
+);
+choice!(
     /// How capacity is split between map and reduce containers.
     SlotsKind, SLOTS, { Static = "static", FreshStatic = "fresh-static", FreshDynamic = "fresh-dynamic" },
     planned: []
@@ -184,6 +192,8 @@ pub struct Config {
     pub map_share: Option<f64>,
     pub off_switch_per_heartbeat: u32,
     pub assign_multiple: bool,
+    /// `None`: the policy's default ([`Config::scheduling_mode`]).
+    pub scheduling_mode: Option<SchedulingModeKind>,
     pub datacenter_mapping_file: Option<PathBuf>,
     /// The file's content, read once when the settings are (re)loaded.
     pub datacenter_mapping: DatacenterMapping,
@@ -227,6 +237,7 @@ impl Default for Config {
             map_share: None,
             off_switch_per_heartbeat: 1,
             assign_multiple: true,
+            scheduling_mode: None,
             datacenter_mapping_file: None,
             datacenter_mapping: DatacenterMapping::default(),
             delay_node_threshold: 1.0,
@@ -247,6 +258,14 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The mode in force: the setting, else `heartbeat` for every policy. Each locality layer
+    /// (`delay`, `hadoop`, `matchmaking`) and the papers' policies (JoSS, TD, FRESH, MROSA) count
+    /// or place per node heartbeat; under `async` every offer of a pass would count as a
+    /// scheduling opportunity, and `delay` would give up locality within one pass.
+    pub fn scheduling_mode(&self) -> SchedulingModeKind {
+        self.scheduling_mode.unwrap_or(SchedulingModeKind::Heartbeat)
+    }
+
     pub fn from_properties(props: &BTreeMap<String, String>) -> Result<Config, CoreError> {
         let mut cfg = Config::default();
         let mut locality_given = false;
@@ -288,6 +307,7 @@ impl Config {
                     cfg.off_switch_per_heartbeat = parse_int(key, value, 1, OFF_SWITCH_MAX)?
                 }
                 ASSIGN_MULTIPLE => cfg.assign_multiple = parse_bool(key, value)?,
+                SCHEDULING_MODE => cfg.scheduling_mode = Some(SchedulingModeKind::parse(value)?),
                 APP_MAX_ASK_ROWS => {
                     cfg.app_limits.max_rows = parse_u64(key, value, 1, APP_LIMIT_MAX)? as usize
                 }
@@ -564,6 +584,27 @@ mod tests {
         assert_eq!(c.map_share, Some(0.75));
         assert_eq!(c.off_switch_per_heartbeat, 3);
         assert!(!c.assign_multiple);
+    }
+
+    #[test]
+    fn scheduling_mode_defaults_to_heartbeat_and_names_bad_values() {
+        let mode = |pairs: &[(&str, &str)]| {
+            Config::from_properties(&props(pairs))
+                .unwrap()
+                .scheduling_mode()
+        };
+        assert_eq!(mode(&[]), SchedulingModeKind::Heartbeat);
+        assert_eq!(
+            mode(&[(POLICY, "capacity"), (SCHEDULING_MODE, "heartbeat")]),
+            SchedulingModeKind::Heartbeat
+        );
+        assert_eq!(
+            mode(&[(POLICY, "fresh"), (SCHEDULING_MODE, "async")]),
+            SchedulingModeKind::Async
+        );
+        let (key, message) = config_err(&[(SCHEDULING_MODE, "continuous")]);
+        assert_eq!(key, SCHEDULING_MODE);
+        assert!(message.contains("async, heartbeat"), "{message}");
     }
 
     #[test]

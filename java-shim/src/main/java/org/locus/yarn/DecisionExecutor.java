@@ -87,16 +87,18 @@ final class DecisionExecutor {
    * Executes every decision of one heartbeat response and reports the outcome in one
    * {@code events} call: a {@code container_allocated} per container, a
    * {@code decision_rejected} per decision not (fully) executed, and an {@code asks_digest}
-   * per application.
+   * per application. Caller holds the scheduler lock.
+   *
+   * @return the containers created
    */
-  void run(JsonNode response) {
+  int run(JsonNode response) {
     JsonNode decisions = response == null ? null : response.get("decisions");
     if (decisions == null || !decisions.isArray()) {
       LOG.error("Locus core answered a heartbeat without a decisions array: {}", response);
-      return;
+      return 0;
     }
     if (decisions.size() == 0) {
-      return;
+      return 0;
     }
     List<Planned> planned = new ArrayList<>();
     Set<LocusAppAttempt> apps = new LinkedHashSet<>();
@@ -112,7 +114,9 @@ final class DecisionExecutor {
     // One global order over application locks: no other thread holds two of them, but a
     // fixed order keeps it deadlock-free even if one ever does.
     lockOrder.sort(Comparator.comparing(LocusAppAttempt::getApplicationAttemptId));
-    holdingLocks(lockOrder, 0, () -> executeLocked(planned, apps));
+    int[] created = new int[1];
+    holdingLocks(lockOrder, 0, () -> created[0] = executeLocked(planned, apps));
+    return created[0];
   }
 
   private static void holdingLocks(List<LocusAppAttempt> locks, int i, Runnable body) {
@@ -125,12 +129,14 @@ final class DecisionExecutor {
     }
   }
 
-  private void executeLocked(List<Planned> planned, Set<LocusAppAttempt> apps) {
+  private int executeLocked(List<Planned> planned, Set<LocusAppAttempt> apps) {
     List<ObjectNode> events = new ArrayList<>();
+    int created = 0;
     try {
       for (Planned p : planned) {
-        execute(p, events);
+        created += execute(p, events);
       }
+      return created;
     } finally {
       // Should the RM's bookkeeping throw half way, the containers already created must still
       // reach the core: it would otherwise never learn that their resource is taken. The
@@ -160,12 +166,12 @@ final class DecisionExecutor {
     }
   }
 
-  /** Executes one decision; adds its events. */
-  private void execute(Planned p, List<ObjectNode> events) {
+  /** Executes one decision; adds its events and returns the containers created. */
+  private int execute(Planned p, List<ObjectNode> events) {
     String problem = precheck(p);
     if (problem != null) {
       events.add(CoreMessages.decisionRejected(p.raw, 0, problem));
-      return;
+      return 0;
     }
     LocusAppAttempt attempt = p.attempt;
     FiCaSchedulerNode node = cluster.node(NodeId.fromString(p.node));
@@ -208,6 +214,7 @@ final class DecisionExecutor {
       LOG.info("Decision {} executed {} of {}: {}", p.raw, executed, p.count, stopped);
       events.add(CoreMessages.decisionRejected(p.raw, executed, stopped));
     }
+    return executed;
   }
 
   /** Checks that do not change while the decision executes; null when all pass. */

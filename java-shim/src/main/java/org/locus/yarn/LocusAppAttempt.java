@@ -2,8 +2,11 @@ package org.locus.yarn;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -25,6 +28,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement.AppPlacementAllocator;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
 
 /**
@@ -114,6 +118,45 @@ class LocusAppAttempt extends FiCaSchedulerApp {
     }
     return AsksFrame.encode(AsksFrame.KIND_CHANGED, getApplicationId(), rows,
         AsksDigest.of(this));
+  }
+
+  /**
+   * allocate() set these rows in the RM's asks; the scheduling thread tells the core (see
+   * {@link #takeAsksFrame}). Keyed by scheduler key and resource name, so an AM repeating a row
+   * is sent once; bounded by the rows the RM itself holds for this attempt. Guarded by this.
+   */
+  private final Map<List<Object>, ResourceRequest> rowsNotSent = new LinkedHashMap<>();
+
+  /** allocate() applied {@code rows} to the RM's asks; they reach the core before a pass. */
+  synchronized void noteAsksChanged(List<ResourceRequest> rows) {
+    for (ResourceRequest r : rows) {
+      rowsNotSent.put(Arrays.asList(SchedulerRequestKey.create(r), r.getResourceName()), r);
+    }
+  }
+
+  /**
+   * What the scheduling thread tells the core about the rows allocate() changed since the last
+   * pass: each row as the RM holds it NOW (decisions executed since the AM's call have already
+   * lowered the RM's count, and the core consumed those asks when it decided), as a frame from
+   * {@link #asksChanged}; null when there is nothing to say. Caller holds the application lock
+   * and must send the frame before this thread writes another.
+   */
+  synchronized ByteBuffer takeAsksFrame() {
+    List<ResourceRequest> rows = new ArrayList<>(rowsNotSent.size());
+    for (ResourceRequest sent : rowsNotSent.values()) {
+      AppPlacementAllocator<?> placement =
+          appSchedulingInfo.getAppPlacementAllocator(SchedulerRequestKey.create(sent));
+      ResourceRequest now =
+          placement == null ? null : placement.getResourceRequests().get(sent.getResourceName());
+      if (now == null) {
+        // The RM dropped the row (its key has nothing left): the core must hold none either.
+        now = ResourceRequest.clone(sent);
+        now.setNumContainers(0);
+      }
+      rows.add(now);
+    }
+    rowsNotSent.clear();
+    return asksChanged(rows);
   }
 
   private ByteBuffer snapshotFrame() {

@@ -77,12 +77,13 @@ import org.locus.yarn.web.WebDefaults;
  *
  * <p>It keeps the RM's own bookkeeping (attempts, nodes, RMContainers, tokens, QueueMetrics) so
  * the rest of the RM sees a normal scheduler, and leaves every scheduling decision to the Locus
- * core: node and job events are forwarded as JSON messages, and on each node heartbeat the
- * core's decisions are validated and executed here (see docs/architecture.md).
+ * core: node and job events are forwarded as JSON messages, and the core's decisions are made
+ * and executed on Locus's scheduling thread ({@link SchedulingLoop}, see docs/architecture.md).
  *
  * <p>Threads: scheduler events arrive on the RM's scheduler dispatcher thread, {@code allocate}
- * on many IPC threads. Lock order: scheduler monitor, then application (attempt monitor), then
- * the core's own mutex; the core never calls back into the RM.
+ * on many IPC threads; neither waits on a decision. Lock order: scheduler monitor, then
+ * application (attempt monitor), then the core's own mutex; the core never calls back into the
+ * RM.
  */
 public class LocusScheduler
     extends AbstractYarnScheduler<FiCaSchedulerApp, FiCaSchedulerNode>
@@ -104,6 +105,8 @@ public class LocusScheduler
   private volatile ApplicationMoves moves;
   private volatile LabelPolicy labels;
   private boolean usePortForNodeName;
+  /** Locus's scheduling thread: where the core decides and decisions are committed. */
+  private volatile SchedulingLoop loop;
 
   public LocusScheduler() {
     super(LocusScheduler.class.getName());
@@ -148,12 +151,14 @@ public class LocusScheduler
     this.queueFile = QueueFile.read(conf, rmContext.getConfigurationProvider());
     link.open(LocusSettings.toJson(conf, queueFile), this, this::coreSettings,
         () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
+    this.loop = new SchedulingLoop(SchedulingMode.of(conf), link, executor, this,
+        new LoopView());
     if (LocusSettings.policyFromQueueFile(conf, queueFile)) {
       LOG.info("locus.policy is not set and capacity-scheduler.xml defines {} leaf queues: "
           + "Locus runs locus.policy=capacity over them", queueFile.leaves());
     }
-    LOG.info("Locus core started with settings {}; {}", LocusSettings.collect(conf),
-        configureQueues(link.current(), conf));
+    LOG.info("Locus core started with settings {}; {}; scheduling mode {}",
+        LocusSettings.collect(conf), configureQueues(link.current(), conf), loop.mode());
     super.serviceInit(conf);
     schedulingMonitorManager.initialize(rmContext, conf);
     WebDefaults.install(conf);
@@ -175,12 +180,16 @@ public class LocusScheduler
   @Override
   public void serviceStart() throws Exception {
     super.serviceStart();
+    loop.start();
     metrics.register();
   }
 
   @Override
   public void serviceStop() throws Exception {
     try {
+      if (loop != null) {
+        loop.stop();
+      }
       metrics.unregister();
       super.serviceStop();
     } finally {
@@ -202,6 +211,7 @@ public class LocusScheduler
     queueFile = file;
     String queues = configureQueues(c, newConf);
     priorities.readQueueSettings(newConf);
+    loop.setMode(SchedulingMode.of(newConf));
     setConf(newConf);
     super.reinitialize(newConf, rmContext);
     LOG.info("Locus core reconfigured with {}; {}", LocusSettings.collect(newConf), queues);
@@ -263,13 +273,63 @@ public class LocusScheduler
     return link.send(events, snapshotsFrom);
   }
 
-  /** After the RM changed the attempt's asks itself: the digest (a drift costs a snapshot). */
+  /** The attempt's asks may have changed: the scheduling thread sends them before its pass. */
   private void pushAsks(LocusAppAttempt attempt) {
-    synchronized (attempt) {
-      ObjectNode asks = attempt.asksCheck();
-      if (asks != null) {
-        send(Collections.singletonList(asks), Collections.singleton(attempt));
+    loop.asksChanged(attempt);
+  }
+
+  private final class LoopView implements SchedulingLoop.Cluster {
+    private final long heartbeatIntervalMs = getConfig().getLong(
+        YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS,
+        YarnConfiguration.DEFAULT_RM_NM_HEARTBEAT_INTERVAL_MS);
+
+    @Override
+    public List<FiCaSchedulerNode> nodes() {
+      return nodeTracker.getAllNodes();
+    }
+
+    @Override
+    public FiCaSchedulerNode node(NodeId id) {
+      return nodeTracker.getNode(id);
+    }
+
+    @Override
+    public boolean readyToAllocate() {
+      // After a restart, wait until the NMs have reported what is already running.
+      return !rmContext.isWorkPreservingRecoveryEnabled()
+          || rmContext.isSchedulerReadyForAllocatingContainers();
+    }
+
+    @Override
+    public boolean hasPendingAsks() {
+      LocusRootQueue r = root;
+      return r != null && r.getMetrics().getPendingContainers() > 0;
+    }
+
+    @Override
+    public long nowMs() {
+      return getClock().getTime();
+    }
+
+    @Override
+    public org.apache.hadoop.yarn.api.records.Resource minimumAllocation() {
+      return getMinimumResourceCapability();
+    }
+
+    @Override
+    public long nodeHeartbeatIntervalMs() {
+      return heartbeatIntervalMs;
+    }
+
+    @Override
+    public void afterPass() {
+      for (SchedulerApplication<FiCaSchedulerApp> app : applications.values()) {
+        FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
+        if (attempt != null) {
+          ((LocusQueue) app.getQueue()).updateHeadroom(attempt);
+        }
       }
+      root.updateAvailableMetrics();
     }
   }
 
@@ -513,32 +573,29 @@ public class LocusScheduler
 
   // ---------------------------------------------------------------- heartbeats and decisions
 
+  /**
+   * The RM's bookkeeping of a heartbeat (completed and launched containers) stays here, on the
+   * dispatcher; the core decides for the node on Locus's scheduling thread ({@link
+   * SchedulingLoop}), so a heartbeat never waits on a decision.
+   */
   @Override
   protected synchronized void nodeUpdate(RMNode rmNode) {
-    // Completed and newly launched containers first, so the heartbeat carries what is free now.
     super.nodeUpdate(rmNode);
-    FiCaSchedulerNode node = nodeTracker.getNode(rmNode.getNodeID());
-    if (node == null) {
-      return;
+    if (nodeTracker.getNode(rmNode.getNodeID()) != null) {
+      loop.nodeHeartbeat(rmNode.getNodeID());
     }
-    if (rmContext.isWorkPreservingRecoveryEnabled()
-        && !rmContext.isSchedulerReadyForAllocatingContainers()) {
-      // After a restart, wait until the NMs have reported what is already running.
-      return;
+  }
+
+  /** Tests hold or fail a scheduling pass after the core decided for a node. */
+  void setPassHook(java.util.function.BiConsumer<NodeId, JsonNode> hook) {
+    loop.setDecidedHook(hook);
+  }
+
+  /** Tests: waits (up to a minute) until the scheduling thread has nothing left to do. */
+  void awaitSchedulingIdle() throws InterruptedException {
+    if (!loop.awaitIdle(60_000)) {
+      throw new IllegalStateException("Locus's scheduling thread did not settle in a minute");
     }
-    String heartbeat = CoreMessages.heartbeat(node.getNodeID(),
-        node.getUnallocatedResource(), getClock().getTime());
-    JsonNode response = link.heartbeat(heartbeat, node.getNodeID().toString());
-    if (response != null) {
-      executor.run(response);
-    }
-    for (SchedulerApplication<FiCaSchedulerApp> app : applications.values()) {
-      FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
-      if (attempt != null) {
-        ((LocusQueue) app.getQueue()).updateHeadroom(attempt);
-      }
-    }
-    root.updateAvailableMetrics();
   }
 
   /**
@@ -615,17 +672,12 @@ public class LocusScheduler
       if (refused > 0) {
         LOG.warn("Refused {} container update requests of {}", refused, attemptId);
       }
-      java.nio.ByteBuffer asks = attempt.asksChanged(ask);
-      if (asks != null) {
-        // A refusal (e.g. over a per-application limit) is this application's alone: the
-        // core keeps its previous asks, the RM log names the app once per minute, and the
-        // snapshot is re-sent at the next change.
-        LocusException refusal = link.sendAsks(asks, attempt);
-        if (refusal == null) {
-          attempt.asksAccepted();
-        } else if (!(refusal instanceof LocusCorePoisonedException)) {
-          attempt.asksRefused(refusal.getMessage());
-        }
+      if (!ask.isEmpty()) {
+        // Recorded for the scheduling thread, which sends them to the core before its next
+        // pass: an AM never waits on a decision or on the core. Only the rows it changed
+        // cross (LocusAppAttempt#takeAsksFrame).
+        attempt.noteAsksChanged(ask);
+        loop.asksChanged(attempt);
       }
       org.apache.hadoop.yarn.api.records.Resource headroom = attempt.getHeadroom();
       attempt.setApplicationHeadroomForMetrics(headroom);
@@ -666,6 +718,7 @@ public class LocusScheduler
     ((LocusQueue) attempt.getQueue()).subtractUsed(container.getResource());
     send(CoreMessages.containerReleased(container.getId(), container.getNodeId(),
         container.getResource()));
+    loop.resourcesFreed();
     LOG.info("Attempt {} released container {} on {} ({})", attempt.getApplicationAttemptId(),
         container.getId(), container.getNodeId(), event);
   }

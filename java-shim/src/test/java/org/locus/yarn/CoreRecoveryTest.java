@@ -300,10 +300,13 @@ public class CoreRecoveryTest {
           + " requests") && diagnostics.contains("negative priority"));
       assertFalse(good.getDiagnostics().toString().contains("Locus refused"));
 
-      // Once the AM withdraws the bad row, the core takes its asks and the refusal is gone.
+      // Once the AM withdraws the bad row, the core takes its asks (on the scheduling thread,
+      // after allocate() returned) and the AM's next heartbeat clears the refusal.
       badAm.allocate(Collections.singletonList(ResourceRequest.newInstance(
           Priority.newInstance(-1), ResourceRequest.ANY, Resource.newInstance(GB, 1), 0)),
           new ArrayList<>());
+      scheduler(rm).awaitSchedulingIdle();
+      badAm.allocate(new ArrayList<>(), new ArrayList<>());
       assertFalse(bad.getDiagnostics().toString().contains("Locus refused"));
     } finally {
       logs.stopCapturing();

@@ -1,6 +1,7 @@
 package org.locus.yarn;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
@@ -151,5 +152,41 @@ public class SchedulerDispatcherTest {
     assertEquals("System.exit calls from the scheduler dispatcher", 0, trap.exits.get());
     assertEquals(1, scheduler.getCoreRebuilds());
     assertEquals("every node the RM tracks is in the new core", 3, coreNodes(scheduler));
+  }
+
+  private static boolean schedulingThreadAlive() {
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().equals("locus-scheduler") && t.isAlive()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Decisions are made on Locus's own thread, not the dispatcher's: a failure there (here a
+   * LinkageError, as from a broken native library) neither exits the RM nor ends the thread,
+   * and the RM's serviceStop ends it.
+   */
+  @Test
+  public void theSchedulingThreadSurvivesFailuresAndStopsWithTheRm() throws Exception {
+    LocusScheduler scheduler = startRm();
+    Semaphore offered = new Semaphore(0);
+    scheduler.setPassHook((node, response) -> {
+      offered.release();
+      throw new LinkageError("native library broken during a scheduling pass");
+    });
+    RMNode h1 = node("h1");
+    dispatch(new NodeAddedSchedulerEvent(h1));
+    dispatch(new NodeUpdateSchedulerEvent(h1));
+    assertTrue("the heartbeat reached the scheduling thread",
+        offered.tryAcquire(30, TimeUnit.SECONDS));
+    dispatch(new NodeUpdateSchedulerEvent(h1));
+    assertTrue("the thread offered the node again after the failure",
+        offered.tryAcquire(30, TimeUnit.SECONDS));
+    assertEquals("System.exit calls", 0, trap.exits.get());
+    assertTrue(schedulingThreadAlive());
+    rm.stop();
+    assertFalse("the scheduling thread outlived the RM", schedulingThreadAlive());
   }
 }

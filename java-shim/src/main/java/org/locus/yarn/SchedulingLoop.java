@@ -1,0 +1,364 @@
+package org.locus.yarn;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.NodeState;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.util.Time;
+import org.apache.hadoop.yarn.util.resource.Resources;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Locus's scheduling thread ({@code locus-scheduler}): the only place the core is asked to
+ * decide, so neither the RM's dispatcher nor an AM's allocate() ever waits on a decision.
+ *
+ * <p>Others only leave work in its inbox and return: the dispatcher the nodes that heartbeated
+ * (after the RM's own bookkeeping of the heartbeat), allocate() the attempts whose asks changed,
+ * a completion that it freed resources. Before each pass the thread sends the changed asks to
+ * the core (each attempt's snapshot under its lock, as allocate() did before), then offers nodes
+ * to the core one at a time: in {@link SchedulingMode#HEARTBEAT} the nodes that heartbeated, once
+ * per heartbeat (several heartbeats of a node while a pass runs make one offer); in
+ * {@link SchedulingMode#ASYNC} also, while any application has pending asks, every other live
+ * node with room for the smallest container, from a start that rotates per pass. A node is live
+ * while it is RUNNING and heartbeated within two heartbeat intervals: containers on a dead NM
+ * would only wait for the RM to expire them.
+ *
+ * <p>The core decides without any RM lock held; the shim commits each node's decisions holding
+ * the scheduler's lock, then the applications' (DecisionExecutor re-validates everything against
+ * the RM's state at that moment). Lock order stays scheduler, application, core.
+ *
+ * <p>The thread never dies of a Locus or RM failure: a failed offer is logged (rate-limited) and
+ * counted like a failed scheduler event, so a core that may have missed part of it is
+ * resynchronised; after each pass a poisoned core is rebuilt ({@link CoreLink}). Only a
+ * {@link VirtualMachineError} ends it. {@link #stop} ends it at the RM's serviceStop.
+ */
+final class SchedulingLoop implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(SchedulingLoop.class);
+  /**
+   * After an async pass that placed nothing, the next one triggered only by heartbeats or
+   * releases waits this long: asks that cannot be placed must not turn the thread into a spin
+   * over the cluster at the NMs' heartbeat rate. New asks start a pass at once.
+   */
+  static final long FRUITLESS_PASS_PAUSE_MS = 10;
+  private static final long STOP_WAIT_MS = 10_000;
+
+  /** What a pass needs from the scheduler. */
+  interface Cluster {
+    /** Every node the RM tracks (a copy). */
+    List<FiCaSchedulerNode> nodes();
+
+    FiCaSchedulerNode node(NodeId id);
+
+    /** False while a work-preserving restart waits for the NMs' reports. */
+    boolean readyToAllocate();
+
+    /** Whether any application has outstanding asks (the RM's pending-container count). */
+    boolean hasPendingAsks();
+
+    long nowMs();
+
+    Resource minimumAllocation();
+
+    long nodeHeartbeatIntervalMs();
+
+    /** After a pass that offered nodes; caller holds the scheduler lock (headroom, metrics). */
+    void afterPass();
+  }
+
+  private final CoreLink link;
+  private final DecisionExecutor executor;
+  private final Object schedulerLock;
+  private final Cluster cluster;
+  private volatile SchedulingMode mode;
+  /** Tests hold or fail a pass after the core decided for a node, before the commit. */
+  private volatile BiConsumer<NodeId, JsonNode> decidedHook;
+
+  // Guarded by this; each bounded by the cluster's nodes or applications.
+  private Map<NodeId, Boolean> heartbeated = new LinkedHashMap<>();
+  private Set<LocusAppAttempt> asksChanged = new LinkedHashSet<>();
+  private boolean freed;
+  private boolean placedLastPass;
+  private long notBeforeMs;
+  private boolean passing;
+  private boolean stopped;
+  private Thread thread;
+  private int rotation;
+
+  SchedulingLoop(SchedulingMode mode, CoreLink link, DecisionExecutor executor,
+      Object schedulerLock, Cluster cluster) {
+    this.mode = mode;
+    this.link = link;
+    this.executor = executor;
+    this.schedulerLock = schedulerLock;
+    this.cluster = cluster;
+  }
+
+  SchedulingMode mode() {
+    return mode;
+  }
+
+  /** {@code yarn rmadmin -refreshQueues}: the next pass runs in the new mode. */
+  void setMode(SchedulingMode mode) {
+    this.mode = mode;
+    wake();
+  }
+
+  void setDecidedHook(BiConsumer<NodeId, JsonNode> hook) {
+    decidedHook = hook;
+  }
+
+  synchronized void start() {
+    if (thread != null || stopped) {
+      return;
+    }
+    thread = new Thread(this, "locus-scheduler");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /** Ends the thread after the offer in progress; waits for it (10 s at most). */
+  void stop() {
+    Thread t;
+    synchronized (this) {
+      stopped = true;
+      notifyAll();
+      t = thread;
+    }
+    if (t == null || t == Thread.currentThread()) {
+      return;
+    }
+    try {
+      t.join(STOP_WAIT_MS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (t.isAlive()) {
+      LOG.warn("Locus scheduling thread still busy {} s after the scheduler stopped",
+          STOP_WAIT_MS / 1000);
+    }
+  }
+
+  /** The dispatcher handled a node heartbeat (the RM's bookkeeping is done). */
+  synchronized void nodeHeartbeat(NodeId node) {
+    heartbeated.put(node, Boolean.TRUE);
+    notifyAll();
+  }
+
+  /** allocate() (or the RM) changed {@code attempt}'s asks; they reach the core before a pass. */
+  synchronized void asksChanged(LocusAppAttempt attempt) {
+    asksChanged.add(attempt);
+    notifyAll();
+  }
+
+  /** A container ended: in async mode its room is offered without waiting for a heartbeat. */
+  synchronized void resourcesFreed() {
+    freed = true;
+    notifyAll();
+  }
+
+  private synchronized void wake() {
+    notifyAll();
+  }
+
+  private boolean hasWork(long now) {
+    if (!asksChanged.isEmpty()) {
+      return true;
+    }
+    boolean triggered = !heartbeated.isEmpty()
+        || (mode == SchedulingMode.ASYNC && (freed || placedLastPass));
+    return triggered
+        && (mode == SchedulingMode.HEARTBEAT || placedLastPass || now >= notBeforeMs);
+  }
+
+  /**
+   * Waits until no pass runs and none is due (tests: what the RM's bookkeeping shows then is
+   * what the core decided so far). False if that did not happen within {@code timeoutMs}.
+   */
+  synchronized boolean awaitIdle(long timeoutMs) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    while (!stopped && thread != null && (passing || hasWork(Long.MAX_VALUE))) {
+      long left = deadline - System.currentTimeMillis();
+      if (left <= 0) {
+        return false;
+      }
+      wait(left);
+    }
+    return true;
+  }
+
+  @Override
+  public void run() {
+    LOG.info("Locus scheduling thread started ({} mode)", mode);
+    try {
+      while (true) {
+        List<NodeId> nodes;
+        List<LocusAppAttempt> asks;
+        boolean sweep;
+        synchronized (this) {
+          long now = System.currentTimeMillis();
+          while (!stopped && !hasWork(now)) {
+            boolean pausing = !heartbeated.isEmpty() || freed;
+            wait(pausing ? Math.max(1, notBeforeMs - now) : 0);
+            now = System.currentTimeMillis();
+          }
+          if (stopped) {
+            return;
+          }
+          nodes = new ArrayList<>(heartbeated.keySet());
+          asks = new ArrayList<>(asksChanged);
+          heartbeated = new LinkedHashMap<>();
+          asksChanged = new LinkedHashSet<>();
+          sweep = mode == SchedulingMode.ASYNC;
+          freed = false;
+          passing = true;
+        }
+        int placed = 0;
+        try {
+          placed = pass(nodes, asks, sweep);
+        } catch (Throwable t) {
+          FailureLog.rethrowIfJvmBroken(t);
+          link.failures().warn("Locus scheduling pass", "the cluster", t, null);
+        } finally {
+          synchronized (this) {
+            passing = false;
+            placedLastPass = placed > 0;
+            notBeforeMs = System.currentTimeMillis() + FRUITLESS_PASS_PAUSE_MS;
+            notifyAll();
+          }
+        }
+        link.rebuildIfNeeded();
+      }
+    } catch (InterruptedException e) {
+      LOG.info("Locus scheduling thread interrupted; it stops");
+    } finally {
+      LOG.info("Locus scheduling thread stopped");
+    }
+  }
+
+  private synchronized boolean isStopped() {
+    return stopped;
+  }
+
+  /** One pass; returns the containers it placed. */
+  private int pass(List<NodeId> heartbeatedNodes, List<LocusAppAttempt> asks, boolean sweep) {
+    for (LocusAppAttempt attempt : asks) {
+      sendAsks(attempt);
+    }
+    if (!cluster.readyToAllocate()) {
+      return 0;
+    }
+    Set<FiCaSchedulerNode> offers = new LinkedHashSet<>();
+    for (NodeId id : heartbeatedNodes) {
+      FiCaSchedulerNode n = cluster.node(id);
+      if (n != null) {
+        offers.add(n);
+      }
+    }
+    if (sweep && cluster.hasPendingAsks()) {
+      List<FiCaSchedulerNode> all = cluster.nodes();
+      int size = all.size();
+      int start = size == 0 ? 0 : Math.floorMod(rotation++, size);
+      long now = Time.monotonicNow();
+      long liveWithin = 2 * cluster.nodeHeartbeatIntervalMs();
+      Resource smallest = cluster.minimumAllocation();
+      for (int i = 0; i < size; i++) {
+        FiCaSchedulerNode n = all.get((start + i) % size);
+        if (now - n.getLastHeartbeatMonotonicTime() <= liveWithin
+            && n.getRMNode().getState() == NodeState.RUNNING
+            && Resources.fitsIn(smallest, n.getUnallocatedResource())) {
+          offers.add(n);
+        }
+      }
+    }
+    int placed = 0;
+    for (FiCaSchedulerNode node : offers) {
+      if (isStopped()) {
+        break;
+      }
+      placed += offer(node);
+    }
+    if (!offers.isEmpty()) {
+      synchronized (schedulerLock) {
+        cluster.afterPass();
+      }
+    }
+    return placed;
+  }
+
+  /** Asks the core for {@code node}'s decisions and commits them; returns containers created. */
+  private int offer(FiCaSchedulerNode node) {
+    long calls = link.coreCallsOfThisThread();
+    try {
+      String heartbeat = CoreMessages.heartbeat(node.getNodeID(), node.getUnallocatedResource(),
+          cluster.nowMs());
+      JsonNode response = link.heartbeat(heartbeat, node.getNodeID().toString());
+      BiConsumer<NodeId, JsonNode> hook = decidedHook;
+      if (hook != null) {
+        hook.accept(node.getNodeID(), response);
+      }
+      if (response == null) {
+        return 0;
+      }
+      JsonNode decisions = response.get("decisions");
+      if (decisions != null && decisions.isArray() && decisions.size() == 0) {
+        return 0;
+      }
+      synchronized (schedulerLock) {
+        return executor.run(response);
+      }
+    } catch (Throwable t) {
+      FailureLog.rethrowIfJvmBroken(t);
+      link.failures().warn("Locus scheduling pass", "node " + node.getNodeID(), t, null);
+      link.eventFailed(t, calls);
+      return 0;
+    }
+  }
+
+  /**
+   * Sends {@code attempt}'s asks if they changed since the core last saw them. A refusal (e.g.
+   * over a per-application limit) is this application's alone: the core keeps its previous
+   * asks, the RM log names the app once per minute, the AM's next allocate() shows it in the
+   * attempt's diagnostics, and the snapshot is re-sent at the next change.
+   */
+  private void sendAsks(LocusAppAttempt attempt) {
+    long calls = link.coreCallsOfThisThread();
+    try {
+      synchronized (attempt) {
+        if (attempt.isStopped()) {
+          return;
+        }
+        java.nio.ByteBuffer frame = attempt.takeAsksFrame();
+        if (frame == null) {
+          // Nothing the AM changed: the RM's own changes (completions) are checked by digest.
+          ObjectNode check = attempt.asksCheck();
+          if (check != null) {
+            link.send(Collections.singletonList(check), Collections.singleton(attempt));
+          }
+          return;
+        }
+        LocusException refusal = link.sendAsks(frame, attempt);
+        if (refusal == null) {
+          attempt.asksAccepted();
+        } else if (!(refusal instanceof LocusCorePoisonedException)) {
+          attempt.asksRefused(refusal.getMessage());
+        }
+      }
+    } catch (Throwable t) {
+      FailureLog.rethrowIfJvmBroken(t);
+      link.failures().warn("Sending asks to the Locus core",
+          "application " + attempt.getApplicationId(), t, null);
+      link.eventFailed(t, calls);
+    }
+  }
+}

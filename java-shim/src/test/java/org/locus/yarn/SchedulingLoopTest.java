@@ -1,0 +1,210 @@
+package org.locus.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+import static org.locus.yarn.LocusRmFixture.GB;
+import static org.locus.yarn.LocusRmFixture.ROUNDS;
+import static org.locus.yarn.LocusRmFixture.heartbeatUntil;
+import static org.locus.yarn.LocusRmFixture.locusConf;
+import static org.locus.yarn.LocusRmFixture.scheduler;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.junit.Rule;
+import org.junit.Test;
+
+/**
+ * When and on which thread Locus decides: on a scheduling thread of its own, never on the RM's
+ * dispatcher, with allocate() recording asks for it instead of waiting on it.
+ */
+public class SchedulingLoopTest {
+  @Rule
+  public final LocusRmFixture cluster = new LocusRmFixture();
+
+  /** MockNMs heartbeat only when a test says so: they must not look dead in between. */
+  private static YarnConfiguration conf(String mode) {
+    YarnConfiguration conf = locusConf();
+    conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 600_000);
+    if (mode != null) {
+      conf.set("locus.scheduling.mode", mode);
+    }
+    return conf;
+  }
+
+  private static List<Container> pollWithoutNodeHeartbeats(MockAM am, int n, int rounds)
+      throws Exception {
+    List<Container> got = new ArrayList<>();
+    for (int i = 0; i < rounds && got.size() < n; i++) {
+      got.addAll(am.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers());
+      if (got.size() < n) {
+        Thread.sleep(50);
+      }
+    }
+    return got;
+  }
+
+  /**
+   * MockRM.launchAM waits for the attempt to be SCHEDULED, then heartbeats: in async mode the
+   * AM container is placed before that heartbeat, so the attempt is already ALLOCATED.
+   */
+  private static MockAM launchWithoutHeartbeats(RMApp app, MockRM rm) throws Exception {
+    rm.waitForState(app.getApplicationId(), RMAppState.ACCEPTED);
+    ApplicationAttemptId id = app.getCurrentAppAttempt().getAppAttemptId();
+    rm.waitForState(id, RMAppAttemptState.ALLOCATED);
+    rm.sendAMLaunched(id);
+    rm.waitForState(id, RMAppAttemptState.LAUNCHED);
+    MockAM am = new MockAM(rm.getRMContext(), rm.getApplicationMasterService(), id);
+    am.registerAppAttempt();
+    return am;
+  }
+
+  @Test(timeout = 120_000)
+  public void asksArePlacedWithoutWaitingForANodeHeartbeat() throws Exception {
+    MockRM rm = cluster.start(conf("async"));
+    // Submitted before any node exists: MockRM's submit waits for the attempt to be SCHEDULED,
+    // which async mode would otherwise skip past by placing the AM at once.
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    nm1.nodeHeartbeat(true);
+    MockAM am = launchWithoutHeartbeats(app, rm);
+
+    // No NM heartbeats from here on: in async mode the scheduling thread places the new asks
+    // on the idle, live node by itself.
+    am.allocate("h1", GB, 2, new ArrayList<>());
+    List<Container> got = pollWithoutNodeHeartbeats(am, 2, ROUNDS);
+    assertEquals("containers placed without a node heartbeat", 2, got.size());
+    for (Container c : got) {
+      assertEquals(nm1.getNodeId(), c.getNodeId());
+    }
+  }
+
+  @Test(timeout = 120_000)
+  public void heartbeatModeIsTheDefaultAndDecidesOnlyWhenTheNodeHeartbeats() throws Exception {
+    MockRM rm = cluster.start(conf(null));
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+
+    am.allocate("h1", GB, 2, new ArrayList<>());
+    scheduler(rm).awaitSchedulingIdle();
+    assertEquals("placed with no node heartbeat in heartbeat mode", 0,
+        pollWithoutNodeHeartbeats(am, 1, 5).size());
+    assertEquals(2, heartbeatUntil(rm, nm1, am, 2).size());
+  }
+
+  /**
+   * A scheduling pass held after the core decided (a test hook): the AM's next allocate(),
+   * with a new ask and a release, still returns; the held decisions are committed afterwards.
+   */
+  @Test(timeout = 300_000)
+  public void allocateReturnsWhileASchedulingPassIsHeld() throws Exception {
+    MockRM rm = cluster.start(conf("heartbeat"));
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    am.allocate("h2", GB, 1, new ArrayList<>());
+    List<Container> first = heartbeatUntil(rm, nm2, am, 1);
+    assertEquals(1, first.size());
+
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicBoolean once = new AtomicBoolean();
+    scheduler.setPassHook((node, response) -> {
+      if (response != null && response.path("decisions").size() > 0
+          && once.compareAndSet(false, true)) {
+        held.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    });
+    am.allocate("h2", GB, 2, new ArrayList<>());
+    nm2.nodeHeartbeat(true);
+    assertTrue("a scheduling pass decided for the new asks", held.await(60, TimeUnit.SECONDS));
+
+    ResourceRequest more = ResourceRequest.newInstance(Priority.newInstance(5),
+        ResourceRequest.ANY, Resource.newInstance(GB, 1), 1);
+    List<ContainerId> releases = Collections.singletonList(first.get(0).getId());
+    ExecutorService amThread = Executors.newSingleThreadExecutor();
+    try {
+      Future<AllocateResponse> call = amThread.submit(
+          () -> am.allocate(Collections.singletonList(more), releases));
+      try {
+        // A hang guard, not a speed requirement: the call must return while the pass is held.
+        call.get(60, TimeUnit.SECONDS);
+      } catch (TimeoutException e) {
+        fail("allocate() did not return while a scheduling pass was held");
+      }
+    } finally {
+      release.countDown();
+      amThread.shutdownNow();
+    }
+    // The held decisions (two on h2) and the new ask reach the AM afterwards.
+    List<Container> later = heartbeatUntil(rm, nm2, am, 3);
+    assertEquals(3, later.size());
+  }
+
+  @Test(timeout = 120_000)
+  public void aFailingPassIsLoggedAndTheNextOnePlaces() throws Exception {
+    MockRM rm = cluster.start(conf("heartbeat"));
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    AtomicInteger failed = new AtomicInteger();
+    scheduler.setPassHook((node, response) -> {
+      if (response != null && response.path("decisions").size() > 0
+          && failed.getAndIncrement() == 0) {
+        // An Error, not an Exception: only a VirtualMachineError may end the thread.
+        throw new AssertionError("injected failure inside a scheduling pass");
+      }
+    });
+    am.allocate("h1", GB, 1, new ArrayList<>());
+    List<Container> got = heartbeatUntil(rm, nm1, am, 1);
+    assertTrue("the failure was injected", failed.get() >= 2);
+    assertEquals(1, got.size());
+  }
+
+  @Test(timeout = 120_000)
+  public void schedulingSurvivesACoreRebuild() throws Exception {
+    MockRM rm = cluster.start(conf(null));
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    CoreFaults.panic(scheduler.currentCore(), "core bug during scheduling");
+    am.allocate("h1", GB, 2, new ArrayList<>());
+    List<Container> got = heartbeatUntil(rm, nm1, am, 2);
+    assertEquals(2, got.size());
+    assertEquals(1, scheduler.getCoreRebuilds());
+  }
+}
