@@ -62,6 +62,7 @@ public class AskDeltaTest {
 
     am.allocate(mapsOverManyHosts(HOSTS, 1), new ArrayList<>());
     rm.drainEvents();
+    scheduler.awaitSchedulingIdle(); // the scheduling thread sends the asks before its pass
     assertEquals(HOSTS, stats(rm).get("pending_containers").asInt());
 
     // One heartbeat places one map on h1 (node-local); nothing else changed.
@@ -82,6 +83,7 @@ public class AskDeltaTest {
     three.add(ResourceRequest.newInstance(p, ResourceRequest.ANY, size, HOSTS - 2));
     before = scheduler.currentCore().sentToCore();
     am.allocate(three, Collections.emptyList());
+    scheduler.awaitSchedulingIdle();
     crossed = scheduler.currentCore().sentToCore() - before;
     assertTrue("a 3-row change of a 5,000-row table sent " + crossed + " characters",
         crossed < SMALL);
@@ -90,6 +92,7 @@ public class AskDeltaTest {
     // An allocate that changes nothing sends nothing.
     before = scheduler.currentCore().sentToCore();
     am.allocate(Collections.emptyList(), Collections.emptyList());
+    scheduler.awaitSchedulingIdle();
     assertEquals(0, scheduler.currentCore().sentToCore() - before);
     assertEquals("no drift, no snapshot", 0, stats(rm).get("asks_drifts").asInt());
   }
@@ -103,6 +106,7 @@ public class AskDeltaTest {
     LocusScheduler scheduler = scheduler(rm);
     am.allocate(mapsOverManyHosts(20, 1), new ArrayList<>());
     rm.drainEvents();
+    scheduler.awaitSchedulingIdle();
     assertEquals(20, stats(rm).get("pending_containers").asInt());
 
     // The RM's asks change behind the shim's back (as when it puts back the ask of a container
@@ -121,6 +125,7 @@ public class AskDeltaTest {
     // shim re-sends the app's asks once.
     List<Container> got = heartbeatUntil(rm, nm1, am, 1);
     assertEquals(1, got.size());
+    scheduler.awaitSchedulingIdle();
     assertEquals("the core's view after the resync", 29,
         stats(rm).get("pending_containers").asInt());
     assertEquals(1, stats(rm).get("asks_drifts").asInt());
