@@ -155,14 +155,17 @@ class LocusAppAttempt extends FiCaSchedulerApp {
       }
       rows.add(now);
     }
+    // Cleared only once the frame exists: if encoding throws, the rows stay to be sent.
+    ByteBuffer frame = asksChanged(rows);
     rowsNotSent.clear();
-    return asksChanged(rows);
+    return frame;
   }
 
   private ByteBuffer snapshotFrame() {
-    snapshotOwed = false;
-    return AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, getApplicationId(),
+    ByteBuffer frame = AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, getApplicationId(),
         CoreMessages.snapshotRows(appSchedulingInfo.getAllResourceRequests()), null);
+    snapshotOwed = false;
+    return frame;
   }
 
   /**
@@ -172,7 +175,10 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    */
   synchronized ObjectNode asksCheck() {
     if (!snapshotOwed) {
-      return asksDigest();
+      // Rows allocate() changed that the scheduling thread has not sent yet make the RM's
+      // digest differ from the core's without any drift: they go, with the digest, in this
+      // attempt's next frame (it is in the scheduling thread's inbox).
+      return rowsNotSent.isEmpty() ? asksDigest() : null;
     }
     return asksRefusal == null ? asksSnapshot() : null;
   }

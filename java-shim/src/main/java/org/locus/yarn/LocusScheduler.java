@@ -567,8 +567,13 @@ public class LocusScheduler
       completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
           SchedulerUtils.COMPLETED_APPLICATION), RMContainerEventType.KILL);
     }
-    attempt.stop(finalState);
-    send(CoreMessages.attemptRemoved(attemptId));
+    // Under the attempt's lock (scheduler -> application, the usual order): the scheduling
+    // thread checks isStopped() and sends the attempt's asks under it, so no frame of the old
+    // attempt can reach the core after attempt_removed and bring its asks back.
+    synchronized (attempt) {
+      attempt.stop(finalState);
+      send(CoreMessages.attemptRemoved(attemptId));
+    }
   }
 
   // ---------------------------------------------------------------- heartbeats and decisions

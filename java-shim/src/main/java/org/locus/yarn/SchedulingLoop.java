@@ -208,7 +208,9 @@ final class SchedulingLoop implements Runnable {
         synchronized (this) {
           long now = System.currentTimeMillis();
           while (!stopped && !hasWork(now)) {
-            boolean pausing = !heartbeated.isEmpty() || freed;
+            // Only a trigger hasWork counts may pause with a timeout: in HEARTBEAT mode a
+            // freed container waits for a heartbeat, not for a 1 ms poll.
+            boolean pausing = !heartbeated.isEmpty() || (mode == SchedulingMode.ASYNC && freed);
             wait(pausing ? Math.max(1, notBeforeMs - now) : 0);
             now = System.currentTimeMillis();
           }
@@ -342,8 +344,10 @@ final class SchedulingLoop implements Runnable {
         if (frame == null) {
           // Nothing the AM changed: the RM's own changes (completions) are checked by digest.
           ObjectNode check = attempt.asksCheck();
-          if (check != null) {
-            link.send(Collections.singletonList(check), Collections.singleton(attempt));
+          LocusException refused = check == null ? null
+              : link.send(Collections.singletonList(check), Collections.singleton(attempt));
+          if (refused != null && !(refused instanceof LocusCorePoisonedException)) {
+            attempt.asksRefused(refused.getMessage());
           }
           return;
         }

@@ -11,6 +11,11 @@ import static org.locus.yarn.LocusRmFixture.stats;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
@@ -129,5 +134,58 @@ public class AskDeltaTest {
     assertEquals("the core's view after the resync", 29,
         stats(rm).get("pending_containers").asInt());
     assertEquals(1, stats(rm).get("asks_drifts").asInt());
+  }
+
+  /**
+   * An AM that changes its asks while a scheduling pass decides for it is not drift: its rows
+   * reach the core at the next pass, and the digest the executed decision carries must not make
+   * the shim send the whole table in the meantime.
+   */
+  @Test
+  public void anAskChangeDuringAPassIsNotTakenForDrift() throws Exception {
+    MockRM rm = cluster.start(locusConf());
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    Resource size = Resource.newInstance(GB, 1);
+    Priority p = Priority.newInstance(20);
+    am.allocate(Collections.singletonList(
+        ResourceRequest.newInstance(p, ResourceRequest.ANY, size, 1)), new ArrayList<>());
+    rm.drainEvents();
+    scheduler.awaitSchedulingIdle();
+
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicBoolean once = new AtomicBoolean();
+    scheduler.setPassHook((node, response) -> {
+      if (response != null && response.path("decisions").size() > 0
+          && once.compareAndSet(false, true)) {
+        held.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    });
+    nm1.nodeHeartbeat(true);
+    assertTrue("a pass decided for the app", held.await(60, TimeUnit.SECONDS));
+    // Decided, not yet executed: the AM now wants five more at the same key.
+    ExecutorService amThread = Executors.newSingleThreadExecutor();
+    try {
+      amThread.submit(() -> am.allocate(Collections.singletonList(
+          ResourceRequest.newInstance(p, ResourceRequest.ANY, size, 6)), new ArrayList<>()))
+          .get(60, TimeUnit.SECONDS);
+    } finally {
+      release.countDown();
+      amThread.shutdownNow();
+    }
+    scheduler.setPassHook(null);
+    rm.drainEvents();
+    scheduler.awaitSchedulingIdle();
+    assertEquals("an ask change during a pass counted as drift", 0,
+        stats(rm).get("asks_drifts").asInt());
+    assertEquals(5, stats(rm).get("pending_containers").asInt());
   }
 }
