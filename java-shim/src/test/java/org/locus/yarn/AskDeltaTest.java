@@ -11,11 +11,9 @@ import static org.locus.yarn.LocusRmFixture.stats;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
@@ -155,22 +153,9 @@ public class AskDeltaTest {
     rm.drainEvents();
     scheduler.awaitSchedulingIdle();
 
-    CountDownLatch held = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    AtomicBoolean once = new AtomicBoolean();
-    scheduler.setPassHook((node, response) -> {
-      if (response != null && response.path("decisions").size() > 0
-          && once.compareAndSet(false, true)) {
-        held.countDown();
-        try {
-          release.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    });
+    HeldPass pass = new HeldPass(scheduler);
     nm1.nodeHeartbeat(true);
-    assertTrue("a pass decided for the app", held.await(60, TimeUnit.SECONDS));
+    assertTrue("a pass decided for the app", pass.awaitHeld());
     // Decided, not yet executed: the AM now wants five more at the same key.
     ExecutorService amThread = Executors.newSingleThreadExecutor();
     try {
@@ -178,7 +163,7 @@ public class AskDeltaTest {
           ResourceRequest.newInstance(p, ResourceRequest.ANY, size, 6)), new ArrayList<>()))
           .get(60, TimeUnit.SECONDS);
     } finally {
-      release.countDown();
+      pass.release();
       amThread.shutdownNow();
     }
     scheduler.setPassHook(null);

@@ -12,13 +12,11 @@ import static org.locus.yarn.LocusRmFixture.scheduler;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -133,23 +131,10 @@ public class SchedulingLoopTest {
     List<Container> first = heartbeatUntil(rm, nm2, am, 1);
     assertEquals(1, first.size());
 
-    CountDownLatch held = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    AtomicBoolean once = new AtomicBoolean();
-    scheduler.setPassHook((node, response) -> {
-      if (response != null && response.path("decisions").size() > 0
-          && once.compareAndSet(false, true)) {
-        held.countDown();
-        try {
-          release.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    });
+    HeldPass pass = new HeldPass(scheduler);
     am.allocate("h2", GB, 2, new ArrayList<>());
     nm2.nodeHeartbeat(true);
-    assertTrue("a scheduling pass decided for the new asks", held.await(60, TimeUnit.SECONDS));
+    assertTrue("a scheduling pass decided for the new asks", pass.awaitHeld());
 
     ResourceRequest more = ResourceRequest.newInstance(Priority.newInstance(5),
         ResourceRequest.ANY, Resource.newInstance(GB, 1), 1);
@@ -165,7 +150,7 @@ public class SchedulingLoopTest {
         fail("allocate() did not return while a scheduling pass was held");
       }
     } finally {
-      release.countDown();
+      pass.release();
       amThread.shutdownNow();
     }
     // The held decisions (two on h2) and the new ask reach the AM afterwards.
