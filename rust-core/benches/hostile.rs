@@ -22,6 +22,10 @@ use locus_core::ask::{DEFAULT_MAX_ASK_ROWS, DEFAULT_MAX_RESOURCE_NAMES};
 use locus_core::fast_hash::colliding_names;
 use locus_core::{Ask, ContainerInfo, Core, Event, Heartbeat, Resource};
 
+#[path = "common/cpu_time.rs"]
+mod cpu_time;
+use cpu_time::cpu_time;
+
 const NODES: usize = 5_000;
 const RACKS: usize = 100;
 const GB: u64 = 1024;
@@ -276,27 +280,6 @@ fn bench(c: &mut Criterion) {
         }
     }
     case(c, "unknown_rows_at_default_limit", &[], rows, true);
-}
-
-/// Time this thread has spent on a CPU (Linux's CLOCK_THREAD_CPUTIME_ID, from the C library
-/// std already links); `None` elsewhere.
-fn cpu_time() -> Option<Duration> {
-    #[repr(C)]
-    struct Timespec {
-        sec: i64,
-        nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-    }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    if !cfg!(all(target_os = "linux", target_pointer_width = "64")) {
-        return None;
-    }
-    let mut ts = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    (rc == 0).then(|| Duration::new(ts.sec as u64, ts.nsec as u32))
 }
 
 criterion_group!(benches, bench);

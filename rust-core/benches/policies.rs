@@ -14,6 +14,10 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, Criterion};
 use locus_core::{Ask, Core, Event, Heartbeat, Resource};
 
+#[path = "common/cpu_time.rs"]
+mod cpu_time;
+use cpu_time::cpu_time;
+
 const HOSTS: usize = 5_000;
 const RACKS: usize = 100;
 const MAPS: u32 = 100_000;
@@ -174,28 +178,6 @@ fn steady(asks: &[Ask]) {
             times[BEATS - 1]
         );
     }
-}
-
-/// Time this thread has spent on a CPU (Linux's CLOCK_THREAD_CPUTIME_ID, from the C library
-/// std already links), which, unlike the wall clock, does not count the time the machine's
-/// other work held the CPU; `None` elsewhere.
-fn cpu_time() -> Option<Duration> {
-    #[repr(C)]
-    struct Timespec {
-        sec: i64,
-        nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-    }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    if !cfg!(all(target_os = "linux", target_pointer_width = "64")) {
-        return None;
-    }
-    let mut ts = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    (rc == 0).then(|| Duration::new(ts.sec as u64, ts.nsec as u32))
 }
 
 criterion_group!(benches, bench);
