@@ -33,29 +33,10 @@ use crate::workload::{Workload, MB};
 mod data;
 mod faults;
 mod mr_am;
+mod network;
 mod node_side;
 
-/// Bandwidths in MB/s.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Bandwidths {
-    pub disk: f64,
-    pub rack: f64,
-    pub datacenter: f64,
-    pub remote: f64,
-    /// What one node can serve to all its readers together.
-    pub serve: f64,
-}
-
-impl Bandwidths {
-    fn path(&self, d: Distance) -> f64 {
-        match d {
-            Distance::Node => self.disk,
-            Distance::Rack => self.rack,
-            Distance::Datacenter => self.datacenter,
-            Distance::Remote => self.remote,
-        }
-    }
-}
+pub use network::{Bandwidths, Uplink};
 
 #[derive(Debug, Clone)]
 pub struct SimConfig {
@@ -297,6 +278,8 @@ pub struct Engine<'w> {
     pass_start: usize,
     /// The smallest container any job asks for: a pass skips nodes without room for it.
     smallest: Resource,
+    /// The disks, NICs and rack uplinks input reads share.
+    links: network::Links,
 }
 
 /// A run property (not a `locus.*` key: the core ignores it) that turns on the approximation
@@ -487,6 +470,7 @@ impl<'w> Engine<'w> {
                     vcores: a.vcores.min(b.vcores),
                 })
                 .unwrap_or(Resource::ZERO),
+            links: network::Links::new(c, &cfg.bw),
         })
     }
 
