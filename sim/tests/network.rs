@@ -303,3 +303,28 @@ fn bad_network_and_dataset_flags_are_refused_naming_the_flag() {
     // the per-distance caps of the old model are gone, not silently ignored
     refused(&["--rack-mb-per-s", "110"], "--rack-mb-per-s");
 }
+
+/// The committed FB-2010 sample (SWIM's withInputPaths trace, first hour) replays with its
+/// datasets: its most read path, inputPath21, is read by 30 jobs, all of the same blocks.
+#[test]
+fn the_committed_fb2010_sample_replays_its_shared_input_paths() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/workloads/swim/FB-2010_withInputPaths_first_hour.tsv"
+    );
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let readers: Vec<usize> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.split('\t').nth(6) == Some("inputPath21"))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(readers.len(), 30);
+    let w = swim(path, &[]);
+    assert_eq!(w.jobs.len(), 1145);
+    assert!(w.name.contains("905 datasets"), "{}", w.name);
+    let first = &w.jobs[readers[0]].maps[0].replicas;
+    assert!(readers
+        .iter()
+        .all(|&i| &w.jobs[i].maps[0].replicas == first));
+}
