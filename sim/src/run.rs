@@ -151,7 +151,7 @@ pub struct Args {
     #[arg(long, default_value_t = 112.0)]
     pub nic_mb_per_s: f64,
     /// A rack's uplink each way, MB/s, shared by the reads leaving or entering the rack
-    /// (default: 4 Gbit/s, Facebook's 2009 warehouse cluster). Or give --oversubscription.
+    /// (default 448 = 4 Gbit/s, Facebook's 2009 warehouse cluster). Or give --oversubscription.
     #[arg(long)]
     pub uplink_mb_per_s: Option<f64>,
     /// Rack uplink = the rack's nodes x --nic-mb-per-s / this ratio (instead of --uplink-mb-per-s).
