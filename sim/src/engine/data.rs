@@ -122,7 +122,7 @@ impl<'w> Engine<'w> {
         }
         let path = self.links.path(&self.w.cluster, source, reader_node);
         self.links.join(t, &path);
-        self.retime_links(&path);
+        self.retime_links(&path, Some(t));
     }
 
     /// The read stops using its source: it progresses to now at its old rate and leaves its
@@ -147,7 +147,7 @@ impl<'w> Engine<'w> {
         }
         let path = self.links.path(&self.w.cluster, source, reader);
         self.links.leave(t, &path);
-        self.retime_links(&path);
+        self.retime_links(&path, None);
     }
 
     /// The reads `n` served continue from another live replica (the node is gone).
@@ -166,15 +166,27 @@ impl<'w> Engine<'w> {
         }
     }
 
-    /// Every read on the links of `path` progresses at its old rate up to now, then continues
-    /// at its new one (processor sharing on each link; `network`).
-    fn retime_links(&mut self, path: &network::Path) {
+    /// Every read on the links of `path` whose rate the change can move progresses at its old
+    /// rate up to now, then continues at its new one (processor sharing on each link;
+    /// `network`). `joined` is the read that just joined them; `None`: one just left.
+    fn retime_links(&mut self, path: &network::Path, joined: Option<TaskRef>) {
         for &l in path.links() {
+            // Only the reads this link holds back can speed up when one leaves (their rate is
+            // its old share), and only those faster than its new share slow down when one
+            // joins; the others keep their rate, and skipping them keeps a busy uplink from
+            // costing a pass over all its reads per change.
+            let n = self.links.readers(l);
+            let bound = match joined {
+                Some(_) => self.links.capacity(l) / n.max(1) as f64,
+                None => self.links.capacity(l) / (n + 1) as f64,
+            } * (1.0 - 1e-9);
             // By index: the list stays put while its reads are re-timed (a copy of it per read
             // started or ended was an allocation each).
-            for i in 0..self.links.readers(l) {
+            for i in 0..n {
                 let r = self.links.reader(l, i);
-                self.retime_read(r);
+                if Some(r) == joined || self.task(r).rate >= bound {
+                    self.retime_read(r);
+                }
             }
         }
     }

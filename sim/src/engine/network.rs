@@ -146,6 +146,11 @@ impl Links {
             .fold(f64::INFINITY, f64::min)
     }
 
+    /// Link `l`'s capacity in bytes per ms.
+    pub(super) fn capacity(&self, l: u32) -> f64 {
+        self.cap[l as usize]
+    }
+
     /// Reads on link `l`, for re-timing them in place.
     pub(super) fn readers(&self, l: u32) -> usize {
         self.reads[l as usize].len()
