@@ -7,10 +7,10 @@
 //!   reported (and its resource freed) on its node's next heartbeat, as YARN does.
 //! - An AM calls allocate every `am_heartbeat_ms` when it has something to say or to receive;
 //!   granted containers reach it on that call, and its changed ask rows overwrite the RM's.
-//! - A map reads its split from the closest live replica, then computes. All reads served by
-//!   one node share its serving bandwidth equally (processor sharing): when a read starts or
-//!   ends there, every read from that node is re-timed. Each read is also capped by the
-//!   path's bandwidth (local disk, same rack, same datacenter, across datacenters).
+//! - A map reads its split from the closest live replica, then computes. The read shares the
+//!   serving node's disk, both nodes' NICs and, across racks, both uplinks with every other
+//!   read on them (processor sharing per link, `network`): when a read starts or ends, the
+//!   reads on its links are re-timed. Each read is also capped by one stream's bandwidth.
 //! - A reduce holds its container from the moment it starts; it copies its share of every
 //!   map's output once all maps are done (path bandwidth, not shared), then computes.
 
