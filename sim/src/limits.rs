@@ -59,6 +59,10 @@ pub const MAX_INTERVAL_MS: u64 = 3600 * 1000;
 /// period over a day would hold 86 M of them.
 pub const MIN_SAMPLE_MS: u64 = 100;
 
+/// The largest Zipf exponent `--dataset-zipf` takes: at 10 the most popular dataset already
+/// draws 99.9 % of the jobs, so anything larger is a typo, not a workload.
+pub const MAX_ZIPF_S: f64 = 10.0;
+
 /// A whole number flag in `lo..=hi`, or an error naming the flag and the bounds.
 pub fn within<T>(flag: &str, v: T, lo: T, hi: T) -> Result<T, String>
 where

@@ -7,11 +7,13 @@ use locus_core::policy::mrosa::{PublicPool, MROSA_PUBLIC_FILE};
 use locus_core::Resource;
 
 use crate::cluster::Cluster;
-use crate::engine::{Bandwidths, Engine, QueueAssignment, Raw, SimConfig};
+use crate::engine::{Bandwidths, Engine, QueueAssignment, Raw, SimConfig, Uplink};
 use crate::hdfs::Placement;
 use crate::report::{self, Summary};
 use crate::rng::Rng;
-use crate::workload::{demo, facebook, fresh, joss, mrosa, sls, swim, synthetic, td, Shape, Workload};
+use crate::workload::{
+    demo, facebook, fresh, joss, mrosa, sls, swim, synthetic, td, Shape, Workload,
+};
 
 pub const WORKLOADS: &[&str] = &[
     "demo",
@@ -67,6 +69,14 @@ pub struct Args {
     /// Mean gap between submissions (facebook: 14000; synthetic: 14000 x 30 / nodes).
     #[arg(long)]
     pub mean_gap_ms: Option<f64>,
+    /// synthetic: jobs read datasets drawn from a pool of N (Zipf popularity, --dataset-zipf);
+    /// 0 = every job reads its own file.
+    #[arg(long, default_value_t = 0)]
+    pub dataset_pool: usize,
+    /// synthetic with --dataset-pool: the Zipf exponent s (dataset k read with weight 1/k^s;
+    /// 0 = uniform).
+    #[arg(long, default_value_t = 1.0)]
+    pub dataset_zipf: f64,
     /// facebook: use bins 1..=N of Table 4 (Matchmaking used 6).
     #[arg(long, default_value_t = 9)]
     pub fb_bins: usize,
@@ -133,15 +143,24 @@ pub struct Args {
     pub map_mb_per_s: f64,
     #[arg(long, default_value_t = 20.0)]
     pub reduce_mb_per_s: f64,
+    /// One local read stream from disk, MB/s (docs/simulator.md, "Reads and the network").
     #[arg(long, default_value_t = 120.0)]
     pub disk_mb_per_s: f64,
-    #[arg(long, default_value_t = 110.0)]
-    pub rack_mb_per_s: f64,
-    #[arg(long, default_value_t = 50.0)]
-    pub dc_mb_per_s: f64,
+    /// One node's NIC each way, MB/s, shared by the remote reads it serves and, separately, by
+    /// those it makes (default: 1 GbE's TCP payload).
+    #[arg(long, default_value_t = 112.0)]
+    pub nic_mb_per_s: f64,
+    /// A rack's uplink each way, MB/s, shared by the reads leaving or entering the rack
+    /// (default 448 = 4 Gbit/s, Facebook's 2009 warehouse cluster). Or give --oversubscription.
+    #[arg(long)]
+    pub uplink_mb_per_s: Option<f64>,
+    /// Rack uplink = the rack's nodes x --nic-mb-per-s / this ratio (instead of --uplink-mb-per-s).
+    #[arg(long)]
+    pub oversubscription: Option<f64>,
+    /// One read stream across datacenters, MB/s (the inter-datacenter link).
     #[arg(long, default_value_t = 10.0)]
     pub remote_mb_per_s: f64,
-    /// What one node serves to all its readers together (shared equally).
+    /// What one node's disk serves to all its readers together, local and remote (shared equally).
     #[arg(long, default_value_t = 120.0)]
     pub serve_mb_per_s: f64,
     /// TD's θ: a node with more concurrent remote readers is an actual hotspot.
@@ -288,6 +307,10 @@ fn policy_items(list: &str) -> Vec<String> {
     items
 }
 
+/// A rack's uplink when no flag sets it: 4 Gbit/s of TCP payload (4 x 1 GbE's 112 MB/s), the
+/// Facebook Hadoop/Hive warehouse's "4 Gbit/sec to top level rack switch" (2009; docs/simulator.md).
+pub const DEFAULT_UPLINK_MB_PER_S: f64 = 448.0;
+
 fn positive(name: &str, v: f64) -> Result<f64, String> {
     if v.is_finite() && v > 0.0 {
         Ok(v)
@@ -336,6 +359,19 @@ pub fn check_args(args: &Args) -> Result<(), String> {
         1,
         MAX_TASKS_PER_JOB,
     )?;
+    within("--dataset-pool", args.dataset_pool, 0, MAX_JOBS)?;
+    if !(args.dataset_zipf.is_finite() && (0.0..=MAX_ZIPF_S).contains(&args.dataset_zipf)) {
+        return Err(format!(
+            "--dataset-zipf {} is out of range: must be 0 to {MAX_ZIPF_S}",
+            args.dataset_zipf
+        ));
+    }
+    if args.dataset_pool > 0 && args.workload != "synthetic" {
+        return Err(format!(
+            "--dataset-pool is for --workload synthetic, not {} (swim reads a trace's dataset column; facebook has --dataset-blocks)",
+            args.workload
+        ));
+    }
     within("--block-mb", args.block_mb, 1, MAX_BLOCK_MB)?;
     within("--replication", args.replication, 1, MAX_REPLICATION)?;
     if matches!(args.workload.as_str(), "facebook" | "swim" | "synthetic")
@@ -455,10 +491,18 @@ pub fn config(args: &Args, cluster: &Cluster) -> Result<SimConfig, String> {
         reduce_mb_per_s: positive("--reduce-mb-per-s", args.reduce_mb_per_s)?,
         bw: Bandwidths {
             disk: positive("--disk-mb-per-s", args.disk_mb_per_s)?,
-            rack: positive("--rack-mb-per-s", args.rack_mb_per_s)?,
-            datacenter: positive("--dc-mb-per-s", args.dc_mb_per_s)?,
-            remote: positive("--remote-mb-per-s", args.remote_mb_per_s)?,
             serve: positive("--serve-mb-per-s", args.serve_mb_per_s)?,
+            nic: positive("--nic-mb-per-s", args.nic_mb_per_s)?,
+            uplink: match (args.uplink_mb_per_s, args.oversubscription) {
+                (Some(_), Some(_)) => return Err(
+                    "--uplink-mb-per-s and --oversubscription both set a rack's uplink; give one"
+                        .into(),
+                ),
+                (Some(mb), None) => Uplink::PerRack(positive("--uplink-mb-per-s", mb)?),
+                (None, Some(r)) => Uplink::Oversubscription(positive("--oversubscription", r)?),
+                (None, None) => Uplink::PerRack(DEFAULT_UPLINK_MB_PER_S),
+            },
+            remote: positive("--remote-mb-per-s", args.remote_mb_per_s)?,
         },
         hotspot_readers: args.hotspot_readers,
         failures,
@@ -517,6 +561,7 @@ fn build_workload(args: &Args) -> Result<Workload, String> {
                 jobs: args.jobs,
                 mean_gap_ms: args.mean_gap_ms,
                 max_maps: args.max_maps,
+                pool: (args.dataset_pool > 0).then_some((args.dataset_pool, args.dataset_zipf)),
             },
             &mut rng,
         ),

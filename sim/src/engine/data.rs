@@ -1,5 +1,5 @@
-//! Input reads and the shuffle over the modelled cluster: choosing a replica, processor-sharing
-//! of a serving node's bandwidth, path caps by distance, and hotspot counting.
+//! Input reads and the shuffle over the modelled cluster: choosing a replica, processor sharing
+//! of the links a read uses (`network`), stream caps by distance, and hotspot counting.
 
 use super::*;
 
@@ -120,12 +120,19 @@ impl<'w> Engine<'w> {
         if source != reader_node && node.remote_reads.start(self.cfg.hotspot_readers) {
             self.raw.hotspots.push(self.now);
         }
-        self.retime_reads(source);
+        let path = self.links.path(&self.w.cluster, source, reader_node);
+        self.links.join(t, &path);
+        self.retime_links(&path, Some(t));
     }
 
+    /// The read stops using its source: it progresses to now at its old rate and leaves its
+    /// links, whose other reads speed up.
     pub(super) fn detach_read(&mut self, t: TaskRef) {
+        let now = self.now;
         let task = self.task(t);
         let (source, reader) = (task.source, task.node);
+        task.remaining = (task.remaining - task.rate * (now - task.last) as f64).max(0.0);
+        task.last = now;
         task.reading = false;
         task.source = NONE;
         if source == NONE {
@@ -138,40 +145,78 @@ impl<'w> Engine<'w> {
                 node.remote_reads.end();
             }
         }
-        self.retime_reads(source);
+        let path = self.links.path(&self.w.cluster, source, reader);
+        self.links.leave(t, &path);
+        self.retime_links(&path, None);
     }
 
-    /// Processor sharing: every read served by `source` progresses at its old rate up to now,
-    /// then continues at min(path bandwidth, serving bandwidth / readers).
-    pub(super) fn retime_reads(&mut self, source: u32) {
-        let now = self.now;
-        let readers = self.nodes[source as usize].reads.len();
-        if readers == 0 {
-            return;
-        }
-        let share = Self::bytes_per_ms(self.cfg.bw.serve) / readers as f64;
-        // By index: the list stays put while its reads are re-timed (a copy of it per read
-        // started or ended was an allocation each).
-        for i in 0..readers {
-            let r = self.nodes[source as usize].reads[i];
-            let path = {
-                let level = self.task(r).level.unwrap_or(Distance::Remote);
-                Self::bytes_per_ms(self.cfg.bw.path(level))
-            };
+    /// The reads `n` served continue from another live replica (the node is gone).
+    pub(super) fn move_reads_off(&mut self, n: u32) {
+        let readers = std::mem::take(&mut self.nodes[n as usize].reads);
+        self.nodes[n as usize].remote_reads.clear();
+        for r in readers {
+            self.detach_read(r);
             let task = self.task(r);
-            task.remaining = (task.remaining - task.rate * (now - task.last) as f64).max(0.0);
-            task.last = now;
-            task.rate = path.min(share);
-            let at = now + (task.remaining / task.rate).ceil() as u64;
-            // A later finish keeps the queued event, which re-times itself when it fires; only
-            // an earlier one needs a new event. This keeps one live event per read instead of
-            // one per change at a busy node.
-            if at < task.read_event_at || task.read_event_at < now {
-                task.version += 1;
-                task.read_event_at = at;
-                let v = task.version;
-                self.push(at, Ev::ReadDone(r, v));
+            task.reading = true;
+            let reader = task.node;
+            let spec = &self.w.jobs[r.job as usize].maps[r.idx as usize];
+            let (src, level) = self.choose_source(&spec.replicas, reader, n);
+            self.task(r).level = Some(level);
+            self.attach_read(r, src);
+        }
+    }
+
+    /// Every read on the links of `path` whose rate the change can move progresses at its old
+    /// rate up to now, then continues at its new one (processor sharing on each link;
+    /// `network`). `joined` is the read that just joined them; `None`: one just left.
+    fn retime_links(&mut self, path: &network::Path, joined: Option<TaskRef>) {
+        for &l in path.links() {
+            // Only the reads this link holds back can speed up when one leaves (their rate is
+            // its old share), and only those faster than its new share slow down when one
+            // joins; the others keep their rate, and skipping them keeps a busy uplink from
+            // costing a pass over all its reads per change.
+            let n = self.links.readers(l);
+            let bound = match joined {
+                Some(_) => self.links.capacity(l) / n.max(1) as f64,
+                None => self.links.capacity(l) / (n + 1) as f64,
+            } * (1.0 - 1e-9);
+            // By index: the list stays put while its reads are re-timed (a copy of it per read
+            // started or ended was an allocation each).
+            for i in 0..n {
+                let r = self.links.reader(l, i);
+                if Some(r) == joined || self.task(r).rate >= bound {
+                    self.retime_read(r);
+                }
             }
+        }
+    }
+
+    fn retime_read(&mut self, r: TaskRef) {
+        let now = self.now;
+        let (source, reader, level) = {
+            let task = self.task(r);
+            (
+                task.source,
+                task.node,
+                task.level.unwrap_or(Distance::Remote),
+            )
+        };
+        let path = self.links.path(&self.w.cluster, source, reader);
+        let stream = Self::bytes_per_ms(self.cfg.bw.stream(level));
+        let rate = stream.min(self.links.share(&path));
+        let task = self.task(r);
+        task.remaining = (task.remaining - task.rate * (now - task.last) as f64).max(0.0);
+        task.last = now;
+        task.rate = rate;
+        let at = now + (task.remaining / task.rate).ceil() as u64;
+        // A later finish keeps the queued event, which re-times itself when it fires; only
+        // an earlier one needs a new event. This keeps one live event per read instead of
+        // one per change at a busy node.
+        if at < task.read_event_at || task.read_event_at < now {
+            task.version += 1;
+            task.read_event_at = at;
+            let v = task.version;
+            self.push(at, Ev::ReadDone(r, v));
         }
     }
 
@@ -224,7 +269,7 @@ impl<'w> Engine<'w> {
         for (src, bytes) in outs {
             let share = bytes / parts;
             let d = c.distance(src as usize, node as usize);
-            copy_ms += share / Self::bytes_per_ms(self.cfg.bw.path(d));
+            copy_ms += share / Self::bytes_per_ms(self.cfg.bw.stream(d));
             self.raw.traffic.shuffle(d, share);
             input += share;
         }

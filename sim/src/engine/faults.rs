@@ -99,20 +99,7 @@ impl<'w> Engine<'w> {
             }
         }
         // Reads it served move to another replica.
-        let readers = std::mem::take(&mut self.nodes[n as usize].reads);
-        self.nodes[n as usize].remote_reads.clear();
-        for r in readers {
-            let now = self.now;
-            let task = self.task(r);
-            task.remaining = (task.remaining - task.rate * (now - task.last) as f64).max(0.0);
-            task.last = now;
-            task.source = NONE;
-            let reader = task.node;
-            let spec = &self.w.jobs[r.job as usize].maps[r.idx as usize];
-            let (src, level) = self.choose_source(&spec.replicas, reader, n);
-            self.task(r).level = Some(level);
-            self.attach_read(r, src);
-        }
+        self.move_reads_off(n);
         for j in failed_ams {
             self.am_failed(j)?;
         }

@@ -7,10 +7,10 @@
 //!   reported (and its resource freed) on its node's next heartbeat, as YARN does.
 //! - An AM calls allocate every `am_heartbeat_ms` when it has something to say or to receive;
 //!   granted containers reach it on that call, and its changed ask rows overwrite the RM's.
-//! - A map reads its split from the closest live replica, then computes. All reads served by
-//!   one node share its serving bandwidth equally (processor sharing): when a read starts or
-//!   ends there, every read from that node is re-timed. Each read is also capped by the
-//!   path's bandwidth (local disk, same rack, same datacenter, across datacenters).
+//! - A map reads its split from the closest live replica, then computes. The read shares the
+//!   serving node's disk, both nodes' NICs and, across racks, both uplinks with every other
+//!   read on them (processor sharing per link, `network`): when a read starts or ends, the
+//!   reads on its links are re-timed. Each read is also capped by one stream's bandwidth.
 //! - A reduce holds its container from the moment it starts; it copies its share of every
 //!   map's output once all maps are done (path bandwidth, not shared), then computes.
 
@@ -33,29 +33,10 @@ use crate::workload::{Workload, MB};
 mod data;
 mod faults;
 mod mr_am;
+mod network;
 mod node_side;
 
-/// Bandwidths in MB/s.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Bandwidths {
-    pub disk: f64,
-    pub rack: f64,
-    pub datacenter: f64,
-    pub remote: f64,
-    /// What one node can serve to all its readers together.
-    pub serve: f64,
-}
-
-impl Bandwidths {
-    fn path(&self, d: Distance) -> f64 {
-        match d {
-            Distance::Node => self.disk,
-            Distance::Rack => self.rack,
-            Distance::Datacenter => self.datacenter,
-            Distance::Remote => self.remote,
-        }
-    }
-}
+pub use network::{Bandwidths, Uplink};
 
 #[derive(Debug, Clone)]
 pub struct SimConfig {
@@ -297,6 +278,8 @@ pub struct Engine<'w> {
     pass_start: usize,
     /// The smallest container any job asks for: a pass skips nodes without room for it.
     smallest: Resource,
+    /// The disks, NICs and rack uplinks input reads share.
+    links: network::Links,
 }
 
 /// A run property (not a `locus.*` key: the core ignores it) that turns on the approximation
@@ -487,6 +470,7 @@ impl<'w> Engine<'w> {
                     vcores: a.vcores.min(b.vcores),
                 })
                 .unwrap_or(Resource::ZERO),
+            links: network::Links::new(c, &cfg.bw),
         })
     }
 

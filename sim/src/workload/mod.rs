@@ -1,6 +1,7 @@
 //! Workloads: the jobs a run submits, each with its maps' input blocks already placed on the
 //! cluster. One module per source; paper-specific sets are added as new modules.
 
+pub mod datasets;
 pub mod demo;
 pub mod facebook;
 pub mod fresh;

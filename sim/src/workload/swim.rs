@@ -1,9 +1,12 @@
 //! SWIM trace replay (`FB-2009_samples_24_times_1hr_0.tsv`): tab-separated job id, submit
-//! time (s), gap (s), map input bytes, shuffle bytes, reduce output bytes. Maps = one per
-//! block of input (at least one); reduces = one per `bytes_per_reduce` of shuffle.
+//! time (s), gap (s), map input bytes, shuffle bytes, reduce output bytes, and optionally the
+//! anonymised input path (`FB-2010_samples_24_times_1hr_withInputPaths_0.tsv`). Maps = one per
+//! block of input (at least one); reduces = one per `bytes_per_reduce` of shuffle. Jobs naming
+//! the same input path read the same dataset (`datasets`); a job without one reads its own file.
 
 use crate::cluster::Cluster;
 use crate::rng::Rng;
+use crate::workload::datasets::Datasets;
 use crate::workload::{Bytes, Shape, Workload};
 
 /// One trace line: job id, submit time (ms) and its data volumes.
@@ -13,6 +16,8 @@ pub struct SwimJob {
     pub line: usize,
     pub submit_ms: u64,
     pub bytes: Bytes,
+    /// Column 7, the input path: jobs naming the same one read the same blocks.
+    pub dataset: Option<String>,
 }
 
 pub fn parse(text: &str, source: &str) -> Result<Vec<SwimJob>, String> {
@@ -57,6 +62,11 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<SwimJob>, String> {
                 shuffle: num(4, "shuffle bytes", crate::limits::MAX_JOB_BYTES)?,
                 output: num(5, "output bytes", crate::limits::MAX_JOB_BYTES)?,
             },
+            dataset: f
+                .get(6)
+                .map(|p| p.trim())
+                .filter(|p| !p.is_empty())
+                .map(str::to_string),
         });
     }
     if rows.is_empty() {
@@ -104,12 +114,21 @@ pub fn load(
         }
         budget.take(maps + reduces, || format!("{path}:{}", j.line))?;
     }
+    let mut datasets = Datasets::default();
     let jobs = rows
         .into_iter()
-        .map(|j| shape.job_with_own_input(&cluster, rng, j.id, j.submit_ms, j.bytes))
+        .map(|j| match &j.dataset {
+            Some(d) => datasets.job(d, shape, &cluster, rng, j.id, j.submit_ms, j.bytes),
+            None => shape.job_with_own_input(&cluster, rng, j.id, j.submit_ms, j.bytes),
+        })
         .collect();
+    let shared = if datasets.is_empty() {
+        String::new()
+    } else {
+        format!(", {} datasets", datasets.len())
+    };
     Ok(Workload {
-        name: format!("swim {path}"),
+        name: format!("swim {path}{shared}"),
         cluster,
         jobs,
     })

@@ -1,10 +1,12 @@
 //! Synthetic scale workload: job sizes drawn from the Facebook 2009 bin shares (Matchmaking
 //! Table 4, "%Jobs at Facebook"), a map count uniform within the bin, arrivals exponential. The
 //! default mean gap keeps the offered load per node of the 100-job schedule on 30 nodes
-//! (14 s x 30 / nodes), so a larger cluster gets proportionally more jobs per second.
+//! (14 s x 30 / nodes), so a larger cluster gets proportionally more jobs per second. Each job
+//! reads its own file, or with `--dataset-pool N` a dataset drawn from N with Zipf popularity.
 
 use crate::cluster::Cluster;
 use crate::rng::Rng;
+use crate::workload::datasets::{Datasets, Zipf};
 use crate::workload::{Bytes, Shape, Workload};
 
 /// (share of jobs in %, smallest maps, largest maps).
@@ -24,6 +26,9 @@ pub struct Params {
     pub jobs: usize,
     pub mean_gap_ms: Option<f64>,
     pub max_maps: usize,
+    /// Jobs read datasets drawn from a pool of this many with Zipf popularity (`--dataset-pool`,
+    /// `--dataset-zipf`); `None`: every job reads its own file.
+    pub pool: Option<(usize, f64)>,
 }
 
 pub fn generate(
@@ -37,6 +42,11 @@ pub fn generate(
     let gap = p
         .mean_gap_ms
         .unwrap_or(14_000.0 * 30.0 / cluster.nodes.len() as f64);
+    // Only a run with a pool draws from its own stream, so runs without one are unchanged.
+    let mut pool = match p.pool {
+        Some((n, s)) => Some((Zipf::new(n, s)?, rng.fork(), Datasets::default())),
+        None => None,
+    };
     let mut t = 0.0;
     let mut jobs = Vec::with_capacity(p.jobs);
     for i in 0..p.jobs {
@@ -69,17 +79,29 @@ pub fn generate(
                 p.jobs, p.max_maps
             )
         })?;
-        jobs.push(shape.job_with_own_input(
-            &cluster,
-            rng,
+        let (name, bytes) = (
             format!("synthetic-{i}"),
-            t as u64,
             Bytes {
                 input,
                 shuffle,
                 output: shuffle,
             },
-        ));
+        );
+        jobs.push(match &mut pool {
+            Some((zipf, draws, datasets)) => {
+                let d = zipf.draw(draws);
+                datasets.job(
+                    &format!("dataset{d}"),
+                    shape,
+                    &cluster,
+                    rng,
+                    name,
+                    t as u64,
+                    bytes,
+                )
+            }
+            None => shape.job_with_own_input(&cluster, rng, name, t as u64, bytes),
+        });
     }
     Ok(Workload {
         name: format!("synthetic {} jobs", p.jobs),
