@@ -153,6 +153,7 @@ public class LocusScheduler
         () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
     this.loop = new SchedulingLoop(SchedulingMode.of(conf), link, executor, this,
         new LoopView());
+    link.setResend(loop::asksChanged);
     if (LocusSettings.policyFromQueueFile(conf, queueFile)) {
       LOG.info("locus.policy is not set and capacity-scheduler.xml defines {} leaf queues: "
           + "Locus runs locus.policy=capacity over them", queueFile.leaves());
@@ -255,6 +256,11 @@ public class LocusScheduler
   /** The core in service now (tests inject faults into it). */
   LocusCore currentCore() {
     return link.current();
+  }
+
+  /** Tests: runs on a rebuild after the replay, before the new core goes into service. */
+  void setRebuildReplayedHook(Runnable hook) {
+    link.setReplayedHook(hook);
   }
 
   /** The core rebuild started last, or null (tests wait on it). */
