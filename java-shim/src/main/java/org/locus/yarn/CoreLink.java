@@ -195,7 +195,8 @@ final class CoreLink {
       List<ObjectNode> owed = AsksResync.snapshots(drifted, snapshotsFrom);
       return owed.isEmpty() ? null : callEvents(c, owed, snapshotsFrom, logRefusal);
     } catch (LocusException e) {
-      return failed(c, e, snapshotsFrom, logRefusal, subjectOf(events), json, events.size());
+      return failed(c, e, snapshotsFrom, logRefusal, subjectOf(events), json, events.size(),
+          recordsBookkeeping(events));
     }
   }
 
@@ -215,13 +216,14 @@ final class CoreLink {
       List<ObjectNode> owed = AsksResync.snapshots(c.asks(frame), held);
       return owed.isEmpty() ? null : callEvents(c, owed, held, true);
     } catch (LocusException e) {
-      return failed(c, e, held, true, "application " + attempt.getApplicationId(), null, 1);
+      return failed(c, e, held, true, "application " + attempt.getApplicationId(), null, 1,
+          false);
     }
   }
 
   private LocusException failed(LocusCore c, LocusException e,
       Collection<LocusAppAttempt> snapshotsFrom, boolean logRefusal, String subject,
-      String sent, int count) {
+      String sent, int count, boolean bookkeeping) {
     if (!inService(c)) {
       // Replaced (or shut down) while this call ran: an "invalid handle" or a panic here is
       // not the application's doing, and the new core gets the state by the replay.
@@ -232,7 +234,14 @@ final class CoreLink {
     forgetSnapshots(snapshotsFrom);
     if (e instanceof LocusCorePoisonedException) {
       poisoned(c, (LocusCorePoisonedException) e);
-    } else if (logRefusal) {
+      return e;
+    }
+    if (bookkeeping) {
+      // The RM has done what the event reports whatever the core says: a core refusing it is
+      // now short of the RM's view (e.g. of a node it lost), and nothing else would mend that.
+      resyncWanted.set(true);
+    }
+    if (logRefusal) {
       failures.warn("Locus core update", subject, e, sent);
     } else {
       LOG.debug("Locus core refused {}: {}", sent, e.getMessage());
@@ -521,6 +530,30 @@ final class CoreLink {
       c = core;
     }
     closeQuietly(c);
+  }
+
+  /**
+   * Whether {@code events} hold one that reports the RM's own bookkeeping (nodes, attempts,
+   * containers, removals): the RM has done it whatever the core says. The others are requests
+   * the core may refuse as a verdict the caller acts on: an application's asks (kept as they
+   * were, re-sent at its next change) and an admission, move or priority change (the RM
+   * rejects the application or the change, so both views stay alike).
+   */
+  static boolean recordsBookkeeping(List<ObjectNode> events) {
+    for (ObjectNode e : events) {
+      switch (e.path("type").asText()) {
+        case "asks_updated":
+        case "asks_changed":
+        case "asks_digest":
+        case "app_added":
+        case "app_moved":
+        case "app_priority_changed":
+          break;
+        default:
+          return true;
+      }
+    }
+    return false;
   }
 
   /** Names what a batch was about: its applications, else its nodes (at most three). */

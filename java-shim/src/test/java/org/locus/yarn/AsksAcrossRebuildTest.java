@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.Priority;
@@ -46,28 +47,35 @@ public class AsksAcrossRebuildTest {
    * core is in service, runs {@code change} (an AM's allocate()) and lets the scheduling thread
    * try to send it. Returns when the new core is in service.
    */
-  private static void changeDuringRebuild(MockRM rm, MockNM nm, Runnable change)
+  private static void changeDuringRebuild(MockRM rm, MockAM am, Runnable change)
       throws Exception {
     LocusScheduler scheduler = scheduler(rm);
+    LocusAppAttempt attempt =
+        (LocusAppAttempt) scheduler.getApplicationAttempt(am.getApplicationAttemptId());
     AtomicReference<Throwable> failed = new AtomicReference<>();
+    AtomicBoolean droppedInWindow = new AtomicBoolean();
     scheduler.setRebuildReplayedHook(() -> {
       try {
         change.run();
-        // The scheduling thread tries to send it now, to the old core out of service.
+        // The scheduling thread tries to send it now, to the old core out of service (no
+        // node offers are due, so its pass does not wait for the scheduler's lock held here).
         scheduler.awaitSchedulingIdle();
+        droppedInWindow.set(attempt.owesDroppedAsks());
       } catch (Throwable t) {
         failed.set(t);
       }
     });
     LocusCore broken = scheduler.currentCore();
     CoreFaults.panic(broken, "broken while an AM changes its asks");
-    // The next heartbeat's offer finds the core poisoned and starts the rebuild.
-    nm.nodeHeartbeat(true);
+    // The next scheduler event that reaches the core (a node registering) finds it poisoned
+    // and starts the rebuild.
+    rm.registerNode("h2:1234", GB, 1);
     rm.drainEvents();
-    scheduler.awaitSchedulingIdle();
     scheduler.lastCoreRebuild().get(60, TimeUnit.SECONDS);
     scheduler.setRebuildReplayedHook(null);
     assertNull("the AM's call during the rebuild", failed.get());
+    assertTrue("the change was dropped between the replay and the swap",
+        droppedInWindow.get());
     assertNotSame(broken, scheduler.currentCore());
     assertEquals(1, scheduler.getCoreRebuilds());
   }
@@ -79,7 +87,7 @@ public class AsksAcrossRebuildTest {
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
 
-    changeDuringRebuild(rm, nm1, () -> {
+    changeDuringRebuild(rm, am, () -> {
       try {
         am.allocate(Collections.singletonList(any(1, 1)), new ArrayList<>());
       } catch (Exception e) {
@@ -111,7 +119,7 @@ public class AsksAcrossRebuildTest {
     assertTrue(app.getDiagnostics().toString(),
         app.getDiagnostics().toString().contains("Locus refused"));
 
-    changeDuringRebuild(rm, nm1, () -> {
+    changeDuringRebuild(rm, am, () -> {
       try {
         List<ResourceRequest> rows = new ArrayList<>();
         rows.add(any(-1, 0));
