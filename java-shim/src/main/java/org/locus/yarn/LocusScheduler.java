@@ -406,6 +406,11 @@ public class LocusScheduler
       case NODE_RESOURCE_UPDATE: {
         NodeResourceUpdateSchedulerEvent e = (NodeResourceUpdateSchedulerEvent) event;
         updateNodeResource(e.getRMNode(), e.getResourceOption());
+        // AbstractYarnScheduler also tells the node label manager the node's resource, which
+        // only CapacityScheduler keeps (Locus has no node labels): once it holds any, every
+        // FiCaSchedulerApp usage report casts the queue to CS's AbstractCSQueue, and the RM's
+        // main dispatcher, storing a new attempt, exits on that ClassCastException.
+        rmContext.getNodeLabelManager().deactivateNode(e.getRMNode().getNodeID());
         FiCaSchedulerNode node = nodeTracker.getNode(e.getRMNode().getNodeID());
         if (node != null) {
           send(CoreMessages.nodeResourceUpdated(node.getNodeID(), node.getTotalResource()));
