@@ -10,7 +10,9 @@ import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
  * without either side sending a whole table. Bit for bit the function of
  * {@code rust-core/src/digest.rs} (its doc says what it covers and why): per scheduler key with
  * containers outstanding, a SplitMix64 mix of (priority, allocation request id, total at
- * {@code *}); the digest is their wrapping sum. O(scheduler keys): no host row is read.
+ * {@code *}); the digest is their wrapping sum. O(scheduler keys): no host row is read, by
+ * choice (digest.rs says why: host and rack rows would make every digest O(rows) on both
+ * sides, for locality only).
  */
 final class AsksDigest {
   private AsksDigest() {

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -70,6 +71,16 @@ final class CoreLink {
   private Object schedulerLock;
   private Supplier<String> settings;
   private Supplier<List<ObjectNode>> replay;
+  /** Hands an attempt back to the scheduling thread, which sends its asks before a pass. */
+  private volatile Consumer<LocusAppAttempt> resend = a -> { };
+  /**
+   * Attempts a message about whose asks was dropped while no core was in service: once one
+   * is, each the replay did not cover goes back to the scheduling thread. Guarded by this;
+   * bounded by the RM's attempts.
+   */
+  private Set<LocusAppAttempt> awaitingCore = new LinkedHashSet<>();
+  /** Tests act between the replay and the new core going into service (scheduler lock held). */
+  private volatile Runnable replayedHook;
 
   // Guarded by this.
   private CompletableFuture<Void> rebuilding;
@@ -99,6 +110,15 @@ final class CoreLink {
     this.settings = settings;
     this.replay = replay;
     core = opener.apply(settingsJson);
+  }
+
+  /** Where attempts go whose asks a core must still be sent after a rebuild. */
+  void setResend(Consumer<LocusAppAttempt> resend) {
+    this.resend = resend;
+  }
+
+  void setReplayedHook(Runnable hook) {
+    replayedHook = hook;
   }
 
   /** The core in service, or null before {@link #open}. */
@@ -156,7 +176,7 @@ final class CoreLink {
     LocusCore c = core;
     if (!inService(c)) {
       LOG.debug("Locus core closed or being rebuilt; not sending {} events", events.size());
-      forgetSnapshots(snapshotsFrom);
+      dropped(snapshotsFrom);
       return null;
     }
     return callEvents(c, events, snapshotsFrom, logRefusal);
@@ -175,7 +195,8 @@ final class CoreLink {
       List<ObjectNode> owed = AsksResync.snapshots(drifted, snapshotsFrom);
       return owed.isEmpty() ? null : callEvents(c, owed, snapshotsFrom, logRefusal);
     } catch (LocusException e) {
-      return failed(c, e, snapshotsFrom, logRefusal, subjectOf(events), json, events.size());
+      return failed(c, e, snapshotsFrom, logRefusal, subjectOf(events), json, events.size(),
+          recordsBookkeeping(events));
     }
   }
 
@@ -187,7 +208,7 @@ final class CoreLink {
     Collection<LocusAppAttempt> held = Collections.singleton(attempt);
     LocusCore c = core;
     if (!inService(c)) {
-      forgetSnapshots(held);
+      dropped(held);
       return null;
     }
     coreCalls.get()[0]++;
@@ -195,23 +216,32 @@ final class CoreLink {
       List<ObjectNode> owed = AsksResync.snapshots(c.asks(frame), held);
       return owed.isEmpty() ? null : callEvents(c, owed, held, true);
     } catch (LocusException e) {
-      return failed(c, e, held, true, "application " + attempt.getApplicationId(), null, 1);
+      return failed(c, e, held, true, "application " + attempt.getApplicationId(), null, 1,
+          false);
     }
   }
 
   private LocusException failed(LocusCore c, LocusException e,
       Collection<LocusAppAttempt> snapshotsFrom, boolean logRefusal, String subject,
-      String sent, int count) {
-    forgetSnapshots(snapshotsFrom);
+      String sent, int count, boolean bookkeeping) {
     if (!inService(c)) {
       // Replaced (or shut down) while this call ran: an "invalid handle" or a panic here is
       // not the application's doing, and the new core gets the state by the replay.
       LOG.debug("Locus core replaced during a call; {} events not sent", count);
+      dropped(snapshotsFrom);
       return null;
     }
+    forgetSnapshots(snapshotsFrom);
     if (e instanceof LocusCorePoisonedException) {
       poisoned(c, (LocusCorePoisonedException) e);
-    } else if (logRefusal) {
+      return e;
+    }
+    if (bookkeeping) {
+      // The RM has done what the event reports whatever the core says: a core refusing it is
+      // now short of the RM's view (e.g. of a node it lost), and nothing else would mend that.
+      resyncWanted.set(true);
+    }
+    if (logRefusal) {
       failures.warn("Locus core update", subject, e, sent);
     } else {
       LOG.debug("Locus core refused {}: {}", sent, e.getMessage());
@@ -290,6 +320,35 @@ final class CoreLink {
           e.getMessage());
     }
     rebuildIfNeeded();
+  }
+
+  /**
+   * A message about the asks of {@code attempts} (whose locks the caller holds) reached no
+   * core in service. The RM's other bookkeeping reaches a new core by the replay, which reads
+   * it under the scheduler's lock; asks change without that lock (allocate(), the scheduling
+   * thread), so a change can land after the replay read it and before the new core is in
+   * service. Such attempts wait here for the core (or, if one came into service meanwhile, go
+   * back to the scheduling thread at once): an AM that then waits must still be served.
+   */
+  private void dropped(Collection<LocusAppAttempt> attempts) {
+    if (attempts.isEmpty()) {
+      return;
+    }
+    for (LocusAppAttempt a : attempts) {
+      a.asksDropped();
+    }
+    boolean backInService;
+    synchronized (this) {
+      backInService = inService(core);
+      if (!backInService && !closed.get()) {
+        awaitingCore.addAll(attempts);
+      }
+    }
+    if (backInService) {
+      for (LocusAppAttempt a : attempts) {
+        resend.accept(a);
+      }
+    }
   }
 
   private static void forgetSnapshots(Collection<LocusAppAttempt> attempts) {
@@ -385,6 +444,11 @@ final class CoreLink {
       failures.warn("Replaying the ResourceManager's bookkeeping into a new Locus core",
           "the cluster", e, null);
     }
+    Runnable hook = replayedHook;
+    if (hook != null) {
+      hook.run();
+    }
+    Set<LocusAppAttempt> owed;
     synchronized (this) {
       if (closed.get()) {
         closeQuietly(fresh);
@@ -394,6 +458,15 @@ final class CoreLink {
       resyncWanted.set(false);
       outOfService.set(false);
       rebuilds.incrementAndGet();
+      owed = awaitingCore;
+      awaitingCore = new LinkedHashSet<>();
+    }
+    for (LocusAppAttempt a : owed) {
+      // Dropped before the replay read the asks: the new core has them (the snapshot the
+      // replay took cleared the mark).
+      if (a.owesDroppedAsks()) {
+        resend.accept(a);
+      }
     }
     return events.size();
   }
@@ -457,6 +530,30 @@ final class CoreLink {
       c = core;
     }
     closeQuietly(c);
+  }
+
+  /**
+   * Whether {@code events} hold one that reports the RM's own bookkeeping (nodes, attempts,
+   * containers, removals): the RM has done it whatever the core says. The others are requests
+   * the core may refuse as a verdict the caller acts on: an application's asks (kept as they
+   * were, re-sent at its next change) and an admission, move or priority change (the RM
+   * rejects the application or the change, so both views stay alike).
+   */
+  static boolean recordsBookkeeping(List<ObjectNode> events) {
+    for (ObjectNode e : events) {
+      switch (e.path("type").asText()) {
+        case "asks_updated":
+        case "asks_changed":
+        case "asks_digest":
+        case "app_added":
+        case "app_moved":
+        case "app_priority_changed":
+          break;
+        default:
+          return true;
+      }
+    }
+    return false;
   }
 
   /** Names what a batch was about: its applications, else its nodes (at most three). */

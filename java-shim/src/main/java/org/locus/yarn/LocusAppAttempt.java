@@ -50,6 +50,14 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    * failed update); the next message about them is a full snapshot.
    */
   private boolean snapshotOwed = true;
+  /**
+   * Guarded by {@code this}: a message about these asks was dropped because no core was in
+   * service (one is being rebuilt), and no snapshot has been taken since. A replay that reads
+   * the asks afterwards covers it; otherwise the link hands this attempt back to the scheduling
+   * thread once a core is in service ({@link CoreLink}). The next message is a snapshot even if
+   * the core refused the last one: the AM may have changed its asks since, and no core saw it.
+   */
+  private boolean dropped;
   /** Guarded by {@code this}: why the core refused the last asks snapshot; null if it did not. */
   private String asksRefusal;
   /** The refusal the RM's attempt diagnostics show now (null: none). */
@@ -106,7 +114,7 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    * send the frame before this thread writes another.
    */
   synchronized ByteBuffer asksChanged(List<ResourceRequest> rows) {
-    if (snapshotOwed && asksRefusal == null) {
+    if (snapshotOwed && (asksRefusal == null || dropped)) {
       return snapshotFrame();
     }
     if (rows == null || rows.isEmpty()) {
@@ -165,6 +173,7 @@ class LocusAppAttempt extends FiCaSchedulerApp {
     ByteBuffer frame = AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, getApplicationId(),
         CoreMessages.snapshotRows(appSchedulingInfo.getAllResourceRequests()), null);
     snapshotOwed = false;
+    dropped = false;
     return frame;
   }
 
@@ -180,7 +189,7 @@ class LocusAppAttempt extends FiCaSchedulerApp {
       // attempt's next frame (it is in the scheduling thread's inbox).
       return rowsNotSent.isEmpty() ? asksDigest() : null;
     }
-    return asksRefusal == null ? asksSnapshot() : null;
+    return asksRefusal == null || dropped ? asksSnapshot() : null;
   }
 
   /**
@@ -189,6 +198,7 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    */
   synchronized ObjectNode asksSnapshot() {
     snapshotOwed = false;
+    dropped = false;
     return CoreMessages.asksUpdated(getApplicationId(), appSchedulingInfo.getAllResourceRequests());
   }
 
@@ -232,9 +242,14 @@ class LocusAppAttempt extends FiCaSchedulerApp {
         + "until the next accepted update: " + FailureLog.abbreviate(reason);
   }
 
-  /** The core accepted a snapshot: a refusal shown before no longer holds. */
+  /**
+   * The send of this attempt's frame returned no refusal: the core accepted it, unless it was
+   * dropped for want of a core in service, which is no verdict (a refusal shown stays).
+   */
   synchronized void asksAccepted() {
-    asksRefusal = null;
+    if (!dropped) {
+      asksRefusal = null;
+    }
   }
 
   /**
@@ -262,5 +277,19 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   /** The core may not have applied the last update: the next message is a full snapshot. */
   synchronized void forgetAsksSent() {
     snapshotOwed = true;
+  }
+
+  /**
+   * No core was in service to take a message about these asks (see {@link #dropped}). Caller
+   * holds the application lock.
+   */
+  synchronized void asksDropped() {
+    snapshotOwed = true;
+    dropped = true;
+  }
+
+  /** Whether a dropped message is still owed to the core (no snapshot taken since). */
+  synchronized boolean owesDroppedAsks() {
+    return dropped;
   }
 }

@@ -153,6 +153,7 @@ public class LocusScheduler
         () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
     this.loop = new SchedulingLoop(SchedulingMode.of(conf), link, executor, this,
         new LoopView());
+    link.setResend(loop::asksChanged);
     if (LocusSettings.policyFromQueueFile(conf, queueFile)) {
       LOG.info("locus.policy is not set and capacity-scheduler.xml defines {} leaf queues: "
           + "Locus runs locus.policy=capacity over them", queueFile.leaves());
@@ -255,6 +256,11 @@ public class LocusScheduler
   /** The core in service now (tests inject faults into it). */
   LocusCore currentCore() {
     return link.current();
+  }
+
+  /** Tests: runs on a rebuild after the replay, before the new core goes into service. */
+  void setRebuildReplayedHook(Runnable hook) {
+    link.setReplayedHook(hook);
   }
 
   /** The core rebuild started last, or null (tests wait on it). */
@@ -400,6 +406,11 @@ public class LocusScheduler
       case NODE_RESOURCE_UPDATE: {
         NodeResourceUpdateSchedulerEvent e = (NodeResourceUpdateSchedulerEvent) event;
         updateNodeResource(e.getRMNode(), e.getResourceOption());
+        // AbstractYarnScheduler also tells the node label manager the node's resource, which
+        // only CapacityScheduler keeps (Locus has no node labels): once it holds any, every
+        // FiCaSchedulerApp usage report casts the queue to CS's AbstractCSQueue, and the RM's
+        // main dispatcher, storing a new attempt, exits on that ClassCastException.
+        rmContext.getNodeLabelManager().deactivateNode(e.getRMNode().getNodeID());
         FiCaSchedulerNode node = nodeTracker.getNode(e.getRMNode().getNodeID());
         if (node != null) {
           send(CoreMessages.nodeResourceUpdated(node.getNodeID(), node.getTotalResource()));

@@ -2,6 +2,7 @@ package org.locus.yarn;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNotSame;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
@@ -26,6 +27,7 @@ import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceOption;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
@@ -37,8 +39,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourceUpdateSchedulerEvent;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -156,6 +160,9 @@ public class CoreRecoveryTest {
         nm1.nodeHeartbeat(true);
         rm.drainEvents();
       }
+      // The scheduling thread's offer finds the core poisoned and starts the rebuild: wait
+      // for it, or lastCoreRebuild may still be null.
+      scheduler.awaitSchedulingIdle();
       // The first heartbeat found the core poisoned and started a rebuild, on its own thread.
       try {
         scheduler.lastCoreRebuild().get(30, TimeUnit.SECONDS);
@@ -286,6 +293,10 @@ public class CoreRecoveryTest {
       goodAm.allocate("h1", GB, 2, new ArrayList<>());
       assertEquals("the other application is served", 2,
           heartbeatUntil(rm, nm1, goodAm, 2).size());
+      // The scheduling thread refused the asks after allocate() returned: the AM's next call
+      // shows the verdict.
+      scheduler(rm).awaitSchedulingIdle();
+      badAm.allocate(new ArrayList<>(), new ArrayList<>());
 
       String out = logs.getOutput();
       String line = "Locus core update failed for application " + bad.getApplicationId();
@@ -311,6 +322,38 @@ public class CoreRecoveryTest {
     } finally {
       logs.stopCapturing();
     }
+  }
+
+  /**
+   * The RM's bookkeeping goes on whatever the core says: when the core refuses a bookkeeping
+   * event (here a node's new resource, for a node the core lost), its view is short of the
+   * RM's, and only a resync from the RM's bookkeeping mends it. An application refusal
+   * (asks, admission) is a verdict instead, and handled where it is made.
+   */
+  @Test
+  public void aRefusedBookkeepingEventResynchronisesTheCore() throws Exception {
+    MockRM rm = cluster.start();
+    MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    // The core loses h1 behind the shim's back (as a lost or misapplied event would).
+    scheduler.currentCore().events(CoreMessages.array(Collections.singletonList(
+        CoreMessages.nodeRemoved(nm1.getNodeId()))));
+    assertEquals(0, stats(rm).get("nodes").asInt());
+    // The operator gives h1 more room; the RM applies it, the core refuses it (unknown node).
+    RMNode h1 = rm.getRMContext().getRMNodes().get(nm1.getNodeId());
+    scheduler.handle(new NodeResourceUpdateSchedulerEvent(h1,
+        ResourceOption.newInstance(Resource.newInstance(8 * GB, 8), -1)));
+    // handle() ends by starting the resync (the core's stats are unreadable until it is done).
+    assertNotNull("a resync after the refused update", scheduler.lastCoreRebuild());
+    scheduler.lastCoreRebuild().get(30, TimeUnit.SECONDS);
+    JsonNode stats = stats(rm);
+    assertEquals("h1 in the core after the refused update", 1, stats.get("nodes").asInt());
+    assertEquals(1, stats.get("core_rebuilds").asInt());
+    // And the core schedules on h1 as the RM has it now: a 4 GB container beside the AM.
+    am.allocate(ResourceRequest.ANY, 4 * GB, 1, new ArrayList<>());
+    assertEquals(1, heartbeatUntil(rm, nm1, am, 1).size());
   }
 
   @Test

@@ -1,0 +1,55 @@
+package org.locus.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.locus.yarn.LocusRmFixture.GB;
+import static org.locus.yarn.LocusRmFixture.heartbeatUntil;
+import static org.locus.yarn.LocusRmFixture.scheduler;
+
+import java.util.ArrayList;
+import org.apache.hadoop.yarn.api.records.ApplicationResourceUsageReport;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceOption;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourceUpdateSchedulerEvent;
+import org.junit.Rule;
+import org.junit.Test;
+
+/**
+ * A node's resource changing ({@code yarn rmadmin -updateNodeResource}, or an NM re-registering
+ * with more memory) leaves applications' usage reports readable: the RM reads them on its main
+ * dispatcher when it stores a new attempt, where a throwable exits the RM.
+ */
+public class NodeResourceUpdateTest {
+  @Rule
+  public final LocusRmFixture cluster = new LocusRmFixture();
+
+  @Test
+  public void usageReportsAndNewAttemptsWorkAfterANodesResourceChanged() throws Exception {
+    MockRM rm = cluster.start();
+    MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2);
+    RMApp first = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM firstAm = MockRM.launchAndRegisterAM(first, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    RMNode h1 = rm.getRMContext().getRMNodes().get(nm1.getNodeId());
+    scheduler.handle(new NodeResourceUpdateSchedulerEvent(h1,
+        ResourceOption.newInstance(Resource.newInstance(8 * GB, 8), -1)));
+
+    ApplicationResourceUsageReport report =
+        scheduler.getAppResourceUsageReport(firstAm.getApplicationAttemptId());
+    assertNotNull(report);
+    assertEquals(1, report.getNumUsedContainers());
+    // A new application's attempt is stored (that reads its usage report) and launched.
+    RMApp second = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM secondAm = MockRM.launchAndRegisterAM(second, rm, nm1);
+    secondAm.allocate(ResourceRequest.ANY, 4 * GB, 1, new ArrayList<>());
+    assertEquals("the 8 GB node takes a 4 GB container beside the two AMs", 1,
+        heartbeatUntil(rm, nm1, secondAm, 1).size());
+  }
+}
