@@ -17,7 +17,7 @@ use crate::error::CoreError;
 use crate::fast_hash::FastMap;
 
 pub use profile::{JobObservation, JobProfile, JobSignature, ProfileStore, INPUT_TYPE_TAG};
-pub use queues::{Assigner, DatacenterQueues, MapLocality, MapQueue, MapTask, ReduceTask};
+pub use queues::{Assigner, BlockHosts, DatacenterQueues, JobBlocks, MapLocality, MapQueue, MapTask, ReduceTask};
 
 /// Eq. (8): the td that makes "RH" exactly the jobs whose worst-case inter-datacenter traffic is
 /// lower under policy A than under policy B (Eq. (7): FP_J > k/(k−1)). With one datacenter there
@@ -57,8 +57,10 @@ pub struct Topology {
     sizes: Vec<usize>,
     /// Each host's datacenter and VPS number (its place in the listing), for the queues' indexes.
     /// Keyed by the RM's node hosts (an AM's names are only looked up, never inserted), so the
-    /// fast hasher: the queues look up every replica of every queued task.
+    /// fast hasher.
     host_dc: FastMap<String, (usize, u32)>,
+    /// Each VPS's datacenter, by VPS number: tasks name their replicas by VPS number.
+    vps_dc: Vec<u32>,
 }
 
 impl Topology {
@@ -71,6 +73,7 @@ impl Topology {
         let mut names = Vec::new();
         let mut sizes = Vec::new();
         let mut host_dc = FastMap::default();
+        let mut vps_dc = Vec::new();
         for (c, (name, hosts)) in datacenters.into_iter().enumerate() {
             if names.contains(&name) {
                 return Err(cfg_err(format!("datacenter {name} listed twice")));
@@ -88,12 +91,13 @@ impl Topology {
                     None => {
                         let vps = host_dc.len() as u32;
                         host_dc.insert(h, (c, vps));
+                        vps_dc.push(c as u32);
                     }
                 }
             }
             names.push(name);
         }
-        Ok(Topology { names, sizes, host_dc })
+        Ok(Topology { names, sizes, host_dc, vps_dc })
     }
 
     /// k.
@@ -124,13 +128,28 @@ impl Topology {
         self.host_dc.get(host).map(|&(c, vps)| (vps, c as u32))
     }
 
-    /// Where a map task's block is relative to `host` (Eqs. (9)-(11) count these).
+    /// Each VPS's datacenter, by VPS number.
+    pub fn vps_datacenters(&self) -> &[u32] {
+        &self.vps_dc
+    }
+
+    /// The blocks of a job from the names of the hosts holding each block; a name that is no
+    /// VPS of this topology is left out (no VPS can be local to it).
+    pub fn blocks<'a, L: IntoIterator<Item = &'a str>>(&self, lists: impl IntoIterator<Item = L>) -> BlockHosts {
+        BlockHosts::from_lists(
+            lists.into_iter().map(|l| l.into_iter().filter_map(|h| self.locate(h).map(|(v, _)| v)).collect::<Vec<_>>()),
+        )
+    }
+
+    /// Where a map task's block is relative to `host` (Eqs. (9)-(11) count these); a host no
+    /// datacenter lists is off-Cen for every task.
     pub fn map_locality(&self, task: &MapTask, host: &str) -> MapLocality {
-        if task.replicas.iter().any(|r| &**r == host) {
-            return MapLocality::Vps;
-        }
-        let here = self.datacenter_of(host);
-        if here.is_some() && task.replicas.iter().any(|r| self.datacenter_of(r) == here) {
+        let Some((vps, dc)) = self.locate(host) else {
+            return MapLocality::OffCen;
+        };
+        if task.replicas().contains(&vps) {
+            MapLocality::Vps
+        } else if task.replicas().iter().any(|&r| self.vps_dc.get(r as usize) == Some(&dc)) {
             MapLocality::Cen
         } else {
             MapLocality::OffCen
@@ -143,9 +162,9 @@ impl Topology {
 pub struct JossJob {
     pub id: String,
     pub signature: JobSignature,
-    /// One entry per map task M_i: the hosts holding a replica of block B_i (shared names,
-    /// see [`MapTask`]).
-    pub blocks: Vec<Vec<Arc<str>>>,
+    /// One entry per map task M_i: the VPSs holding a replica of block B_i
+    /// ([`Topology::blocks`] makes them from host names).
+    pub blocks: BlockHosts,
     /// r, the number of reduce tasks.
     pub reduces: u32,
 }
@@ -258,20 +277,15 @@ impl JossScheduler {
         if !self.jobs.insert(job.id.clone()) {
             return Err(CoreError::Protocol(format!("JoSS: job {} submitted twice", job.id)));
         }
-        let id: Arc<str> = job.id.as_str().into();
-        let maps: Vec<MapTask> = job
-            .blocks
-            .into_iter()
-            .enumerate()
-            .map(|(i, replicas)| MapTask { job: id.clone(), block: i as u32, replicas })
-            .collect();
-        let reduces = (0..job.reduces).map(|i| ReduceTask { job: job.id.clone(), index: i });
-        let places = Places::of(&self.topology, &maps);
-        let locate = |h: &str| places.locate(h);
+        let id = job.id.clone();
+        let reduces = (0..job.reduces).map(move |i| ReduceTask { job: id.clone(), index: i });
+        let blocks = Arc::new(JobBlocks { id: job.id, hosts: job.blocks });
+        let maps: Vec<MapTask> = blocks.tasks().collect();
+        let vps_dc = self.topology.vps_datacenters();
 
         // lines 1-6
         let Some(fp) = self.profiles.known(job.signature).and_then(JobProfile::filtering_percentage) else {
-            self.mq_fifo.extend(maps, &locate);
+            self.mq_fifo.extend(maps, vps_dc);
             self.rq_fifo.extend(reduces);
             return Ok(Placement { policy: Policy::Fifo, class: None, maps: Vec::new(), reduces_at: None });
         };
@@ -281,7 +295,7 @@ impl JossScheduler {
             // lines 8-12, policy A
             let w = (0..self.dcs.len()).min_by_key(|&c| self.dcs[c].unprocessed()).unwrap_or(0);
             let blocks = maps.iter().map(|t| t.block).collect();
-            self.dcs[w].push_permanent_maps(maps, &locate);
+            self.dcs[w].push_permanent_maps(maps, vps_dc);
             self.dcs[w].push_permanent_reduces(reduces);
             let name = self.topology.label(w);
             return Ok(Placement {
@@ -297,8 +311,8 @@ impl JossScheduler {
         let k = self.dcs.len();
         let mut held: Vec<Vec<u32>> = vec![Vec::new(); k];
         for t in &maps {
-            for r in &t.replicas {
-                if let Some((_, c)) = places.locate(r) {
+            for &r in t.replicas() {
+                if let Some(&c) = vps_dc.get(r as usize) {
                     let c = c as usize;
                     // Tasks come in block order, so a repeat can only be the last entry (a scan
                     // of the whole list made a 100k-map job quadratic).
@@ -326,9 +340,9 @@ impl JossScheduler {
                 l.retain(|&b| by_block.get(b as usize).is_some_and(Option::is_some));
             }
             if large {
-                queue_of.insert(d, self.dcs[d].new_map_queue(tasks, &locate));
+                queue_of.insert(d, self.dcs[d].new_map_queue(tasks, vps_dc));
             } else {
-                self.dcs[d].push_permanent_maps(tasks, &locate);
+                self.dcs[d].push_permanent_maps(tasks, vps_dc);
             }
             placed.push((self.topology.label(d), chosen));
         }
@@ -338,10 +352,10 @@ impl JossScheduler {
         if !unlocated.is_empty() {
             let blocks: Vec<u32> = unlocated.iter().map(|t| t.block).collect();
             match (large, queue_of.get(&e)) {
-                (false, _) => self.dcs[e].push_permanent_maps(unlocated, &locate),
-                (true, Some(&p)) => self.dcs[e].extend_map_queue(p, unlocated, &locate),
+                (false, _) => self.dcs[e].push_permanent_maps(unlocated, vps_dc),
+                (true, Some(&p)) => self.dcs[e].extend_map_queue(p, unlocated, vps_dc),
                 (true, None) => {
-                    self.dcs[e].new_map_queue(unlocated, &locate);
+                    self.dcs[e].new_map_queue(unlocated, vps_dc);
                 }
             }
             placed.push((self.topology.label(e), blocks));
@@ -382,48 +396,11 @@ impl JossScheduler {
     /// A killed or finished job's leftover queued tasks go away.
     pub fn remove_job(&mut self, job: &str) {
         self.jobs.remove(job);
-        let topo = &self.topology;
-        let locate = |h: &str| topo.locate(h);
-        self.mq_fifo.remove_job(job, &locate);
+        let vps_dc = self.topology.vps_datacenters();
+        self.mq_fifo.remove_job(job, vps_dc);
         self.rq_fifo.retain(|t| t.job != job);
         for dc in &mut self.dcs {
-            dc.remove_job(job, &locate);
-        }
-    }
-}
-
-/// Where each distinct replica host of one submission is, looked up by name once: a job's
-/// tasks share their hosts' names (`Arc<str>`), so the same allocation stands for the same
-/// host, and a 65,536-block job names a few thousand hosts 200,000 times. A name this did not
-/// see is looked up in the topology, so the answer is always the topology's.
-struct Places<'a> {
-    topology: &'a Topology,
-    by_name: FastMap<u64, Option<(u32, u32)>>,
-}
-
-impl<'a> Places<'a> {
-    fn of(topology: &'a Topology, tasks: &[MapTask]) -> Self {
-        let mut by_name = FastMap::default();
-        for r in tasks.iter().flat_map(|t| &t.replicas) {
-            by_name.entry(Self::key(r)).or_insert_with(|| topology.locate(r));
-        }
-        Places { topology, by_name }
-    }
-
-    /// The allocation of a name the tasks keep alive for the whole submission (no two live
-    /// names share one; an empty name has no allocation and is looked up in the topology).
-    fn key(name: &str) -> u64 {
-        if name.is_empty() {
-            u64::MAX
-        } else {
-            name.as_ptr() as u64
-        }
-    }
-
-    fn locate(&self, host: &str) -> Option<(u32, u32)> {
-        match self.by_name.get(&Self::key(host)) {
-            Some(&at) => at,
-            None => self.topology.locate(host),
+            dc.remove_job(job, vps_dc);
         }
     }
 }
@@ -465,20 +442,28 @@ mod tests {
 
     /// Fig. 3: job Y, six blocks with two replicas each over three datacenters. cen_2 holds
     /// B1, B2, B3, B5; after those are taken cen_1 still holds B4 and cen_3 holds B4 and B6.
-    fn job_y(sig: JobSignature) -> JossJob {
+    fn job_y(s: &JossScheduler, sig: JobSignature) -> JossJob {
         JossJob {
             id: "Y".into(),
             signature: sig,
-            blocks: vec![
-                hosts(&["cen1-v1", "cen2-v1"]), // B1
-                hosts(&["cen2-v2", "cen3-v1"]), // B2
-                hosts(&["cen1-v2", "cen2-v3"]), // B3
-                hosts(&["cen1-v3", "cen3-v2"]), // B4
-                hosts(&["cen2-v4", "cen3-v3"]), // B5
-                hosts(&["cen3-v4", "cen3-v5"]), // B6
-            ],
+            blocks: on(
+                s,
+                vec![
+                    hosts(&["cen1-v1", "cen2-v1"]), // B1
+                    hosts(&["cen2-v2", "cen3-v1"]), // B2
+                    hosts(&["cen1-v2", "cen2-v3"]), // B3
+                    hosts(&["cen1-v3", "cen3-v2"]), // B4
+                    hosts(&["cen2-v4", "cen3-v3"]), // B5
+                    hosts(&["cen3-v4", "cen3-v5"]), // B6
+                ],
+            ),
             reduces: 2,
         }
+    }
+
+    /// Blocks from the names of their hosts, as `s`'s topology numbers them.
+    fn on(s: &JossScheduler, lists: Vec<Vec<&str>>) -> BlockHosts {
+        s.topology().blocks(lists)
     }
 
     fn blocks_in(q: &MapQueue) -> Vec<u32> {
@@ -526,7 +511,7 @@ mod tests {
         let sig = known(&mut store, "Y", 0.5);
         // 6 VPSs per datacenter: 6 maps ≤ N_avg_VPS, so Y is small; FP 0.5 ≤ 1.5, so map-heavy
         let mut s = JossScheduler::new(topology(3, 6), JossConfig::default(), store).unwrap();
-        let p = s.submit(job_y(sig)).unwrap();
+        let p = s.submit(job_y(&s, sig)).unwrap();
         assert_eq!(p.policy, Policy::B);
         assert_eq!(p.class, Some(JobClass::SmallMapHeavy));
         assert_eq!(p.maps, vec![("cen2".to_string(), vec![0, 1, 2, 4]), ("cen3".to_string(), vec![3, 5])]);
@@ -545,7 +530,7 @@ mod tests {
         let sig = known(&mut store, "Y", 0.5);
         // 5 VPSs per datacenter: 6 maps > N_avg_VPS = 5
         let mut s = JossScheduler::new(topology(3, 5), JossConfig::default(), store).unwrap();
-        let p = s.submit(job_y(sig)).unwrap();
+        let p = s.submit(job_y(&s, sig)).unwrap();
         assert_eq!(p.policy, Policy::C);
         assert_eq!(p.class, Some(JobClass::Large));
         assert_eq!(p.maps, vec![("cen2".to_string(), vec![0, 1, 2, 4]), ("cen3".to_string(), vec![3, 5])]);
@@ -565,14 +550,16 @@ mod tests {
         let rh = known(&mut store, "permu", 3.0);
         let mut s = JossScheduler::new(topology(3, 6), JossConfig::default(), store).unwrap();
         // load cen1 with 3 tasks and cen2 with 2 (one map, one reduce); cen3 stays empty
-        s.submit(JossJob { id: "a".into(), signature: mh, blocks: vec![hosts(&["cen1-v1"]); 2], reduces: 1 }).unwrap();
-        s.submit(JossJob { id: "b".into(), signature: mh, blocks: vec![hosts(&["cen2-v1"])], reduces: 1 }).unwrap();
+        s.submit(JossJob { id: "a".into(), signature: mh, blocks: on(&s, vec![hosts(&["cen1-v1"]); 2]), reduces: 1 })
+            .unwrap();
+        s.submit(JossJob { id: "b".into(), signature: mh, blocks: on(&s, vec![hosts(&["cen2-v1"])]), reduces: 1 })
+            .unwrap();
         let p = s
             .submit(JossJob {
                 id: "p".into(),
                 signature: rh,
                 // its blocks live in cen1, but reduce-data locality wins for an RH job
-                blocks: vec![hosts(&["cen1-v1"]), hosts(&["cen1-v2"])],
+                blocks: on(&s, vec![hosts(&["cen1-v1"]), hosts(&["cen1-v2"])]),
                 reduces: 1,
             })
             .unwrap();
@@ -586,7 +573,8 @@ mod tests {
     fn unknown_job_runs_through_the_fifo_queues_first_and_is_classified_next_time() {
         let mut s = JossScheduler::new(topology(2, 4), JossConfig::default(), ProfileStore::new()).unwrap();
         let sig = JobSignature::new("new job", "MAPREDUCE", "text");
-        let first = JossJob { id: "n1".into(), signature: sig, blocks: vec![hosts(&["cen2-v1"]); 2], reduces: 1 };
+        let first =
+            JossJob { id: "n1".into(), signature: sig, blocks: on(&s, vec![hosts(&["cen2-v1"]); 2]), reduces: 1 };
         let p = s.submit(first.clone()).unwrap();
         assert_eq!(p.policy, Policy::Fifo);
         assert_eq!(s.fifo_map_queue().len(), 2);
@@ -599,13 +587,13 @@ mod tests {
         let old = JossJob {
             id: "o".into(),
             signature: JobSignature::new("old", "MAPREDUCE", "text"),
-            blocks: vec![hosts(&["cen1-v1"])],
+            blocks: on(&s, vec![hosts(&["cen1-v1"])]),
             reduces: 1,
         };
         assert_eq!(s.submit(old).unwrap().policy, Policy::B);
-        assert_eq!(&*s.assign_map("cen1-v1").unwrap().unwrap().job, "n1");
-        assert_eq!(&*s.assign_map("cen1-v1").unwrap().unwrap().job, "n1");
-        assert_eq!(&*s.assign_map("cen1-v1").unwrap().unwrap().job, "o");
+        assert_eq!(s.assign_map("cen1-v1").unwrap().unwrap().job(), "n1");
+        assert_eq!(s.assign_map("cen1-v1").unwrap().unwrap().job(), "n1");
+        assert_eq!(s.assign_map("cen1-v1").unwrap().unwrap().job(), "o");
         assert_eq!(s.assign_reduce("cen1-v1").unwrap().unwrap().job, "n1");
         assert_eq!(s.assign_reduce("cen1-v1").unwrap().unwrap().job, "o");
 
@@ -632,7 +620,7 @@ mod tests {
             s.submit(JossJob {
                 id: "small".into(),
                 signature: mh,
-                blocks: vec![hosts(&["cen1-v2"]), hosts(&["cen1-v1"])],
+                blocks: on(&s, vec![hosts(&["cen1-v2"]), hosts(&["cen1-v1"])]),
                 reduces: 0,
             })
             .unwrap();
@@ -640,14 +628,14 @@ mod tests {
             s.submit(JossJob {
                 id: "large".into(),
                 signature: mh,
-                blocks: vec![hosts(&["cen1-v2"]), hosts(&["cen1-v2"]), hosts(&["cen1-v1"])],
+                blocks: on(&s, vec![hosts(&["cen1-v2"]), hosts(&["cen1-v2"]), hosts(&["cen1-v1"])]),
                 reduces: 0,
             })
             .unwrap();
             let mut got = Vec::new();
             while let Some(t) = s.assign_map("cen1-v1").unwrap() {
                 let loc = s.topology().map_locality(&t, "cen1-v1");
-                got.push((format!("{}{}", t.job, t.block), loc));
+                got.push((format!("{}{}", t.job(), t.block), loc));
             }
             got
         };
@@ -679,10 +667,11 @@ mod tests {
         let mut store = ProfileStore::new();
         let mh = known(&mut store, "wc", 1.0);
         let mut s = JossScheduler::new(topology(2, 2), JossConfig::default(), store).unwrap();
-        s.submit(JossJob { id: "j".into(), signature: mh, blocks: vec![hosts(&["cen2-v1"])], reduces: 1 }).unwrap();
+        s.submit(JossJob { id: "j".into(), signature: mh, blocks: on(&s, vec![hosts(&["cen2-v1"])]), reduces: 1 })
+            .unwrap();
         assert_eq!(s.assign_map("cen1-v1").unwrap(), None);
         assert_eq!(s.assign_reduce("cen1-v1").unwrap(), None);
-        assert_eq!(s.assign_map("cen2-v2").unwrap().map(|t| t.job), Some("j".into()));
+        assert_eq!(s.assign_map("cen2-v2").unwrap().map(|t| t.job().to_string()), Some("j".into()));
         assert_eq!(s.assign_reduce("cen2-v2").unwrap().map(|t| t.job), Some("j".into()));
     }
 
@@ -695,7 +684,7 @@ mod tests {
             .submit(JossJob {
                 id: "j".into(),
                 signature: mh,
-                blocks: vec![hosts(&["cen2-v1"]), hosts(&["nowhere"]), vec![]],
+                blocks: on(&s, vec![hosts(&["cen2-v1"]), hosts(&["nowhere"]), vec![]]),
                 reduces: 1,
             })
             .unwrap();
@@ -713,7 +702,7 @@ mod tests {
 
         let mut s = JossScheduler::new(topology(2, 2), JossConfig::default(), ProfileStore::new()).unwrap();
         assert_eq!(s.assign_map("stranger"), Err(CoreError::UnknownNode("stranger".into())));
-        let j = JossJob { id: "j".into(), signature: JobSignature(1), blocks: vec![], reduces: 0 };
+        let j = JossJob { id: "j".into(), signature: JobSignature(1), blocks: BlockHosts::default(), reduces: 0 };
         s.submit(j.clone()).unwrap();
         assert!(s.submit(j).unwrap_err().to_string().contains("j submitted twice"));
     }
@@ -723,12 +712,12 @@ mod tests {
         let mut store = ProfileStore::new();
         let mh = known(&mut store, "wc", 1.0);
         let mut s = JossScheduler::new(topology(2, 1), JossConfig::default(), store).unwrap();
-        s.submit(JossJob { id: "big".into(), signature: mh, blocks: vec![hosts(&["cen1-v1"]); 3], reduces: 1 })
+        s.submit(JossJob { id: "big".into(), signature: mh, blocks: on(&s, vec![hosts(&["cen1-v1"]); 3]), reduces: 1 })
             .unwrap();
         s.submit(JossJob {
             id: "new".into(),
             signature: JobSignature(7),
-            blocks: vec![hosts(&["cen1-v1"])],
+            blocks: on(&s, vec![hosts(&["cen1-v1"])]),
             reduces: 1,
         })
         .unwrap();

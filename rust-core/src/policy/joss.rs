@@ -19,9 +19,8 @@
 //! held: apps waiting for their AM come first, every app follows in FIFO order for the rest.
 //! Topology or profile changes rebuild JoSS's queues from the live jobs' outstanding asks.
 
-use super::map_asks::{map_asks, map_demand};
+use super::map_asks::{map_demand, map_host_rows};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use super::JobPolicy;
 use crate::app::{App, Arrival};
@@ -29,7 +28,8 @@ use crate::error::CoreError;
 use crate::fast_hash::FastMap;
 use crate::node::Node;
 use crate::papers::joss::{
-    Assigner, JossConfig, JossJob, JossScheduler, Placement, Policy, ProfileStore, Topology,
+    Assigner, BlockHosts, JossConfig, JossJob, JossScheduler, Placement, Policy, ProfileStore,
+    Topology,
 };
 use crate::protocol::Resource;
 use crate::state::ClusterState;
@@ -55,8 +55,8 @@ pub struct JossPolicy {
     assigner: Assigner,
     threshold: Option<f64>,
     js: Option<JossScheduler>,
-    /// Datacenters (with their hosts) and profile store the scheduler was built from.
-    built_for: Option<(Datacenters, ProfileStore)>,
+    /// The profile store the scheduler was built from (its datacenters are its topology's).
+    built_for: Option<ProfileStore>,
     /// Node count at the last topology check.
     built_nodes: usize,
     jobs: BTreeMap<Arrival, Job>,
@@ -93,21 +93,46 @@ impl JossPolicy {
 }
 
 fn datacenters(state: &ClusterState) -> Datacenters {
-    let mut by_dc: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut by_dc: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for n in state.nodes() {
         by_dc
-            .entry(n.datacenter.clone())
+            .entry(n.datacenter.as_str())
             .or_default()
-            .push(n.host.clone());
+            .push(n.host.as_str());
     }
     by_dc
         .into_iter()
         .map(|(dc, mut hosts)| {
-            hosts.sort();
+            hosts.sort_unstable();
             hosts.dedup();
-            (dc, hosts)
+            (
+                dc.to_string(),
+                hosts.into_iter().map(str::to_string).collect(),
+            )
         })
         .collect()
+}
+
+/// Whether `t` is what `Topology::new(datacenters(state))` would build: every node's host in
+/// its node's datacenter, and no other host. Answered from the nodes, without building the
+/// lists (they copy every host name).
+fn topology_matches(t: &Topology, state: &ClusterState) -> bool {
+    let mut seen = vec![false; t.vps_datacenters().len()];
+    let mut distinct = 0;
+    for n in state.nodes() {
+        let Some((vps, c)) = t.locate(&n.host) else {
+            return false;
+        };
+        if t.name(c as usize) != Some(n.datacenter.as_str()) {
+            return false;
+        }
+        if let Some(s) = seen.get_mut(vps as usize) {
+            if !std::mem::replace(s, true) {
+                distinct += 1;
+            }
+        }
+    }
+    distinct == seen.len()
 }
 
 /// Map tasks of one job JoSS's queues hold at most. The AM sets the outstanding count (up to
@@ -117,36 +142,72 @@ fn datacenters(state: &ClusterState) -> Datacenters {
 /// job is queued, and the queues' per-VPS indexes, are bounded by it.
 pub const MAX_QUEUED_MAPS_PER_JOB: u32 = 65_536;
 
-/// One replica list per map task, consistent with the per-host counts (see the module doc):
-/// hosts in descending count order (ties by host), each added to the `count` blocks with the
-/// fewest replicas so far, lowest index first. At most [`MAX_QUEUED_MAPS_PER_JOB`] blocks are
-/// built.
+/// Replicas a rebuilt block holds at most. The per-host counts are the AM's: 8,191 hosts each
+/// wanted by every map would deal 537 M replicas over the 65,536 queued blocks. Above HDFS's
+/// usual replication (3) and what a 3-replica job of up to 8 / 3 × 65,536 (174,762) maps leaves
+/// per queued block; the hosts wanted by the fewest maps are the ones left out. With 16, a job
+/// naming its 5,000 hosts with counts of 2^32-1 made a first heartbeat of 8-24 ms on the CPU.
+pub const MAX_REPLICAS_PER_BLOCK: u32 = 8;
+
+/// The VPS list of each map task, consistent with the per-host counts (see the module doc):
+/// hosts (name, VPS number if the topology has it, count) in descending count order (ties by
+/// name), each added to the `count` blocks with the fewest replicas so far, lowest index first.
+/// At most [`MAX_QUEUED_MAPS_PER_JOB`] blocks of at most [`MAX_REPLICAS_PER_BLOCK`] replicas are
+/// built. A host no VPS has takes its place in the deal but is no replica.
 ///
 /// Every host adds at most one replica per block, so replica counts differ by at most one and
 /// the blocks with L + 1 replicas are always a prefix `0..a` of the index range: the blocks with
 /// the fewest replicas, lowest index first, are `a, a+1, …` wrapping round to 0 once every
-/// block has L + 1. Each host therefore deals its replicas round-robin from a cursor, O(Σ
-/// count) with no sets or sorts of blocks (two ordered sets of block indexes made a 100k-map
-/// job's first JoSS heartbeat cost tens of milliseconds on 5,000 hosts).
-pub fn rebuild_blocks<H: Clone + Ord>(maps: u32, mut hosts: Vec<(H, u32)>) -> Vec<Vec<H>> {
+/// block has L + 1. The hosts therefore deal their replicas round-robin: the k-th replica dealt
+/// goes to block k mod m, as its (k div m)-th, so where it lands in one flat list is known
+/// before the deal and the lists are filled in place, O(Σ count), nothing grown or sorted per
+/// block.
+pub fn rebuild_blocks<H: Ord>(maps: u32, mut hosts: Vec<(H, Option<u32>, u32)>) -> BlockHosts {
     let n = maps.min(MAX_QUEUED_MAPS_PER_JOB) as usize;
-    let mut blocks: Vec<Vec<H>> = vec![Vec::new(); n];
     if n == 0 {
-        return blocks;
+        return BlockHosts::default();
     }
-    hosts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut next = 0;
-    for (host, count) in hosts {
-        // A host holds at most one replica of a block: a count above the blocks is capped.
-        for _ in 0..(count as usize).min(n) {
-            blocks[next].push(host.clone());
-            next += 1;
-            if next == n {
-                next = 0;
+    hosts.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+    // A host holds at most one replica of a block: a count above the blocks is capped.
+    let total = hosts
+        .iter()
+        .fold(0usize, |sum, h| sum.saturating_add((h.2 as usize).min(n)))
+        .min(n * MAX_REPLICAS_PER_BLOCK as usize);
+    let (rounds, longer) = (total / n, total % n);
+    // Blocks 0..longer hold rounds + 1 replicas, the rest rounds. Fits u32: total ≤ 2^20.
+    let starts: Vec<u32> = (0..=n)
+        .map(|b| (b * rounds + b.min(longer)) as u32)
+        .collect();
+    const NO_VPS: u32 = u32::MAX;
+    let mut vps = vec![NO_VPS; total];
+    let (mut block, mut round, mut dealt) = (0usize, 0usize, 0usize);
+    let mut unknown = false;
+    'deal: for (_, at, count) in &hosts {
+        unknown |= at.is_none();
+        for _ in 0..(*count as usize).min(n) {
+            if dealt == total {
+                break 'deal;
+            }
+            if let Some(slot) = vps.get_mut(starts[block] as usize + round) {
+                *slot = at.unwrap_or(NO_VPS);
+            }
+            dealt += 1;
+            block += 1;
+            if block == n {
+                block = 0;
+                round += 1;
             }
         }
     }
-    blocks
+    if !unknown {
+        return BlockHosts::from_parts(starts, vps);
+    }
+    BlockHosts::from_lists(starts.windows(2).map(|w| {
+        vps[w[0] as usize..w[1] as usize]
+            .iter()
+            .copied()
+            .filter(|&v| v != NO_VPS)
+    }))
 }
 
 impl JossPolicy {
@@ -158,20 +219,35 @@ impl JossPolicy {
         let Some(js) = self.js.as_mut() else {
             return Ok(None);
         };
-        let (remain, hosts, _) = map_asks::<Vec<(String, u32)>>(state, app);
+        let (remain, _) = map_demand(app);
         if remain == 0 {
             return Ok(None);
         }
+        // The per-host counts, borrowed, one entry per host summed over the map priorities
+        // (saturating: the counts are the AM's), each host located once.
+        let mut rows: Vec<(&str, u32)> = map_host_rows(state, app).collect();
+        rows.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        rows.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1 = kept.1.saturating_add(later.1);
+            }
+            same
+        });
+        let topology = js.topology();
+        let hosts: Vec<(&str, Option<u32>, u32)> = rows
+            .into_iter()
+            .map(|(h, c)| (h, topology.locate(h).map(|(vps, _)| vps), c))
+            .collect();
+        let blocks = rebuild_blocks(remain, hosts);
         // The profiles' key, which includes the user: another user's runs must not classify it.
         let signature = state.profiles().signature(app.arrival).unwrap_or_else(|| {
             crate::profile::job_signature(&app.user, &app.name, &app.app_type, "")
         });
-        // One shared name per host, cloned into its blocks by reference count.
-        let hosts: Vec<(Arc<str>, u32)> = hosts.into_iter().map(|(h, c)| (h.into(), c)).collect();
         let placement = js.submit(JossJob {
             id: app.id.clone(),
             signature,
-            blocks: rebuild_blocks(remain, hosts),
+            blocks,
             reduces: 0,
         })?;
         Ok(Some((placement, remain)))
@@ -214,9 +290,11 @@ impl JossPolicy {
             .apps()
             .any(|a| a.is_mapreduce && !self.jobs.contains_key(&a.arrival) && map_demand(a).0 > 0);
         let store = state.profiles().store();
-        let stale = match &self.built_for {
-            Some((t, s)) => (topo_moved && *t != datacenters(state)) || (newcomers && s != store),
-            None => true,
+        let stale = match (&self.js, &self.built_for) {
+            (Some(js), Some(s)) => {
+                (topo_moved && !topology_matches(js.topology(), state)) || (newcomers && s != store)
+            }
+            _ => true,
         };
         if stale {
             let topo = datacenters(state);
@@ -227,12 +305,10 @@ impl JossPolicy {
                 threshold: self.threshold,
                 assigner: self.assigner,
             };
-            match Topology::new(topo.clone())
-                .and_then(|t| JossScheduler::new(t, cfg, store.clone()))
-            {
+            match Topology::new(topo).and_then(|t| JossScheduler::new(t, cfg, store.clone())) {
                 Ok(js) => {
                     self.js = Some(js);
-                    self.built_for = Some((topo, store.clone()));
+                    self.built_for = Some(store.clone());
                     self.built_nodes = state.node_count();
                     // The live jobs are queued again, in arrival order, from what they still need.
                     self.jobs.clear();
@@ -303,7 +379,7 @@ impl JobPolicy for JossPolicy {
                         break;
                     }
                 };
-                let Some(&arrival) = self.ids.get(&*task.job) else {
+                let Some(&arrival) = self.ids.get(task.job()) else {
                     continue;
                 };
                 if let Some(q) = self.queued.get_mut(&arrival) {
@@ -375,36 +451,34 @@ impl JobPolicy for JossPolicy {
 mod tests {
     use super::*;
 
+    /// The blocks as lists of host names (`h<vps>`).
+    fn named(blocks: &BlockHosts) -> Vec<Vec<String>> {
+        (0..blocks.len())
+            .map(|b| blocks.of(b).iter().map(|v| format!("h{v}")).collect())
+            .collect()
+    }
+
     #[test]
     fn rebuilt_blocks_keep_every_hosts_count() {
         let blocks = rebuild_blocks(
             3,
-            vec![
-                ("a".to_string(), 3),
-                ("b".to_string(), 2),
-                ("c".to_string(), 1),
-            ],
+            vec![("a", Some(0), 3), ("b", Some(1), 2), ("c", Some(2), 1)],
         );
         assert_eq!(blocks.len(), 3);
-        for (host, count) in [("a", 3), ("b", 2), ("c", 1)] {
-            assert_eq!(
-                blocks
-                    .iter()
-                    .filter(|b| b.iter().any(|h| h == host))
-                    .count(),
-                count
-            );
+        for (vps, count) in [(0, 3), (1, 2), (2, 1)] {
+            let holding = (0..3).filter(|&b| blocks.of(b).contains(&vps)).count();
+            assert_eq!(holding, count);
         }
-        assert!(blocks.iter().all(|b| b.len() == 2));
+        assert!((0..3).all(|b| blocks.of(b).len() == 2));
         // More replicas than blocks for one host cannot happen in YARN; it is capped, not a panic.
         assert_eq!(
-            rebuild_blocks(1, vec![("a".to_string(), 5)]),
-            vec![vec!["a".to_string()]]
+            named(&rebuild_blocks(1, vec![("a", Some(0), 5)])),
+            vec![vec!["h0".to_string()]]
         );
     }
 
-    /// The per-host sort the round-robin deal replaces (as did two ordered sets of blocks before): each host on the `count` blocks with the
-    /// fewest replicas, lowest index first.
+    /// The per-host sort the round-robin deal replaces (as did two ordered sets of blocks
+    /// before): each host on the `count` blocks with the fewest replicas, lowest index first.
     fn rebuild_by_sorting(maps: u32, mut hosts: Vec<(String, u32)>) -> Vec<Vec<String>> {
         let mut blocks: Vec<Vec<String>> = vec![Vec::new(); maps as usize];
         hosts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -418,8 +492,30 @@ mod tests {
         blocks
     }
 
+    /// The deal as the previous version made it: a list of names per block, grown one push at
+    /// a time from a round-robin cursor.
+    fn rebuild_by_dealing_names(maps: u32, mut hosts: Vec<(String, u32)>) -> Vec<Vec<String>> {
+        let n = maps as usize;
+        let mut blocks: Vec<Vec<String>> = vec![Vec::new(); n];
+        if n == 0 {
+            return blocks;
+        }
+        hosts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut next = 0;
+        for (host, count) in hosts {
+            for _ in 0..(count as usize).min(n) {
+                blocks[next].push(host.clone());
+                next = (next + 1) % n;
+            }
+        }
+        blocks
+    }
+
+    /// The flat deal over VPS numbers gives both older builds' blocks (capped at
+    /// [`MAX_REPLICAS_PER_BLOCK`], hosts no VPS has left out) on random counts, names and
+    /// unknown hosts.
     #[test]
-    fn rebuilt_blocks_match_the_per_host_sort() {
+    fn rebuilt_blocks_match_the_per_host_sort_and_the_old_deal() {
         let mut seed = 7u64;
         let mut next = |m: u64| {
             seed = seed
@@ -427,30 +523,84 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (seed >> 33) % m
         };
-        for round in 0..600 {
-            // Mostly small cases, some with many hosts dealing round the blocks several times.
+        let cap = MAX_REPLICAS_PER_BLOCK as usize;
+        for round in 0..800 {
+            // Mostly small cases, some with many hosts dealing round the blocks several times
+            // (past the replica cap when the blocks are few).
             let maps = if round % 5 == 0 { next(300) } else { next(40) } as u32;
-            let hosts: Vec<(String, u32)> = (0..if round % 5 == 0 { next(60) } else { next(12) })
-                .map(|h| (format!("h{h}"), next(maps as u64 + 3) as u32))
+            let hosts = if round % 5 == 0 { next(60) } else { next(12) };
+            // Host h is VPS h, or (one in five) a host no VPS has, named `x<h>`.
+            let hosts: Vec<(String, Option<u32>, u32)> = (0..hosts)
+                .map(|h| {
+                    let count = next(maps as u64 + 3) as u32;
+                    if next(5) == 0 {
+                        (format!("x{h}"), None, count)
+                    } else {
+                        (format!("h{h}"), Some(h as u32), count)
+                    }
+                })
                 .collect();
+            let by_name: Vec<(String, u32)> =
+                hosts.iter().map(|(h, _, c)| (h.clone(), *c)).collect();
+            let known = |blocks: Vec<Vec<String>>| -> Vec<Vec<String>> {
+                blocks
+                    .into_iter()
+                    .map(|b| {
+                        b.into_iter()
+                            .take(cap)
+                            .filter(|h| h.starts_with('h'))
+                            .collect()
+                    })
+                    .collect()
+            };
+            let new = named(&rebuild_blocks(maps, hosts.clone()));
             assert_eq!(
-                rebuild_blocks(maps, hosts.clone()),
-                rebuild_by_sorting(maps, hosts.clone()),
+                new,
+                known(rebuild_by_dealing_names(maps, by_name.clone())),
                 "{maps} {hosts:?}"
             );
+            if hosts.iter().map(|h| h.2.min(maps) as usize).sum::<usize>() <= cap * maps as usize {
+                assert_eq!(
+                    new,
+                    known(rebuild_by_sorting(maps, by_name)),
+                    "{maps} {hosts:?}"
+                );
+            }
         }
     }
 
     #[test]
     fn rebuilt_blocks_are_bounded_whatever_the_count() {
-        let blocks = rebuild_blocks(
-            u32::MAX,
-            vec![("a".to_string(), u32::MAX), ("b".to_string(), 3)],
-        );
+        let blocks = rebuild_blocks(u32::MAX, vec![("a", Some(0), u32::MAX), ("b", Some(1), 3)]);
         assert_eq!(blocks.len(), MAX_QUEUED_MAPS_PER_JOB as usize);
-        assert!(blocks
-            .iter()
-            .all(|b| b.first().map(String::as_str) == Some("a")));
-        assert_eq!(blocks.iter().filter(|b| b.len() == 2).count(), 3);
+        assert!((0..blocks.len()).all(|b| blocks.of(b).first() == Some(&0)));
+        assert_eq!(
+            (0..blocks.len())
+                .filter(|&b| blocks.of(b).len() == 2)
+                .count(),
+            3
+        );
+    }
+
+    /// Every host of a hostile AM's asks wanting every one of 2^32-1 maps: the blocks are capped
+    /// at 65,536, and their replicas must be too (8,191 such hosts dealt whole made 537 M
+    /// replicas, gigabytes, in one heartbeat under the core lock).
+    #[test]
+    fn rebuilt_blocks_hold_a_bounded_number_of_replicas() {
+        let hosts: Vec<(String, Option<u32>, u32)> = (0..100)
+            .map(|h| (format!("h{h:03}"), Some(h), u32::MAX))
+            .collect();
+        let blocks = rebuild_blocks(u32::MAX, hosts);
+        let most = (0..blocks.len()).map(|b| blocks.of(b).len()).max();
+        assert_eq!(
+            most,
+            Some(MAX_REPLICAS_PER_BLOCK as usize),
+            "a block's replicas"
+        );
+        // The hosts wanted by the most maps (here: first by name) are the ones dealt.
+        assert_eq!(
+            blocks.of(0),
+            (0..MAX_REPLICAS_PER_BLOCK).collect::<Vec<u32>>()
+        );
     }
 }

@@ -5,15 +5,102 @@ use std::sync::Arc;
 
 use crate::fast_hash::FastMap;
 
-/// One map task M_i of a job: it processes block `block`, whose replicas sit on these VPSs.
-/// Names are shared (`Arc<str>`): a 65,536-block job names each of its few thousand hosts and
-/// its own id in every task, and copying those strings per task was most of the cost of
-/// queueing it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The VPSs holding a replica of each block of one job, by VPS number (the topology's numbering,
+/// see [`super::Topology::locate`]), blocks 0..m in order: one flat list for the whole job
+/// instead of a list per block (a 65,536-block job's first heartbeat spent milliseconds
+/// allocating, filling and freeing a list per block).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BlockHosts {
+    /// Block b's replicas are `vps[starts[b]..starts[b + 1]]`.
+    starts: Vec<u32>,
+    vps: Vec<u32>,
+}
+
+impl BlockHosts {
+    /// One list of VPS numbers per block, in block order.
+    pub fn from_lists<L: IntoIterator<Item = u32>>(lists: impl IntoIterator<Item = L>) -> Self {
+        let mut b = BlockHosts { starts: vec![0], vps: Vec::new() };
+        for list in lists {
+            b.vps.extend(list);
+            b.starts.push(b.vps.len() as u32);
+        }
+        b
+    }
+
+    /// Built from its parts: `starts` has one more entry than there are blocks, starts at 0,
+    /// never decreases and ends at `vps.len()` (the callers in this module build it so).
+    pub(crate) fn from_parts(starts: Vec<u32>, vps: Vec<u32>) -> Self {
+        debug_assert!(starts.first() == Some(&0) && starts.last() == Some(&(vps.len() as u32)));
+        BlockHosts { starts, vps }
+    }
+
+    /// m, the number of blocks.
+    pub fn len(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The VPSs holding block `b` (empty for a block this does not have).
+    pub fn of(&self, b: usize) -> &[u32] {
+        match (self.starts.get(b), self.starts.get(b + 1)) {
+            (Some(&lo), Some(&hi)) => self.vps.get(lo as usize..hi as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+}
+
+/// A job's id and its blocks' replicas, shared by all its map tasks.
+#[derive(Debug)]
+pub struct JobBlocks {
+    pub id: String,
+    pub hosts: BlockHosts,
+}
+
+impl JobBlocks {
+    /// One map task per block, M_0..M_{m-1}.
+    pub fn tasks(self: &Arc<Self>) -> impl Iterator<Item = MapTask> + '_ {
+        (0..self.hosts.len() as u32).map(move |block| MapTask { job: self.clone(), block })
+    }
+}
+
+/// One map task M_i of a job: it processes block `block`, whose replicas sit on the VPSs
+/// [`MapTask::replicas`] lists. The job's id and replica lists are shared by all its tasks.
+#[derive(Clone)]
 pub struct MapTask {
-    pub job: Arc<str>,
+    job: Arc<JobBlocks>,
     pub block: u32,
-    pub replicas: Vec<Arc<str>>,
+}
+
+impl MapTask {
+    pub fn job(&self) -> &str {
+        &self.job.id
+    }
+
+    /// VPS numbers of the hosts holding this task's block.
+    pub fn replicas(&self) -> &[u32] {
+        self.job.hosts.of(self.block as usize)
+    }
+}
+
+impl PartialEq for MapTask {
+    fn eq(&self, other: &Self) -> bool {
+        self.block == other.block && self.job() == other.job() && self.replicas() == other.replicas()
+    }
+}
+
+impl Eq for MapTask {}
+
+impl std::fmt::Debug for MapTask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MapTask")
+            .field("job", &self.job())
+            .field("block", &self.block)
+            .field("replicas", &self.replicas())
+            .finish()
+    }
 }
 
 /// One reduce task R_j of a job.
@@ -39,9 +126,154 @@ pub enum MapLocality {
     OffCen,
 }
 
-/// Where a replica host is: (VPS number, datacenter number), as the topology numbers them;
-/// `None` for a host no datacenter lists (no VPS can be local to it).
-pub type Locate<'a> = &'a dyn Fn(&str) -> Option<(u32, u32)>;
+/// Each VPS's datacenter, indexed by VPS number (the topology's numbering); a replica whose
+/// number is past its end is on no VPS of the topology.
+pub type VpsDatacenters<'a> = &'a [u32];
+
+/// Tasks one index batch lists at most: offsets in a batch (and offset + 1) are `u32`.
+const MAX_BATCH: usize = 1 << 31;
+
+/// Offsets `lo..hi` of one batch's tasks, all listed for one key.
+type Run = (u32, u32);
+
+/// A key's runs in one batch: `runs[lo..hi]` of batch number `batch`.
+#[derive(Debug, Clone, Copy)]
+struct Chunk {
+    batch: u64,
+    lo: u32,
+    hi: u32,
+}
+
+/// The tasks of one `extend` (a job's tasks, or a rebuilt queue's), as runs grouped by key.
+#[derive(Debug, Clone)]
+struct Batch {
+    first_seq: u64,
+    end_seq: u64,
+    /// Grouped by key, ascending within a key; a run's start moves up as its tasks are taken.
+    runs: Vec<Run>,
+}
+
+/// Sequence numbers of the queued tasks listed per key (a VPS or a datacenter number), in queue
+/// order, as runs of consecutive tasks: a job's blocks are dealt round-robin over its hosts
+/// ([`crate::policy::rebuild_blocks`]), so each host holds one or two runs of consecutive
+/// blocks, and a 65,536-task job lists a few thousand runs instead of 300,000 entries (pushed
+/// one at a time into a list per VPS, they were half of its first JoSS heartbeat). Each
+/// `extend` adds one batch; a key's list is its chunks of runs, oldest batch first.
+#[derive(Debug, Clone, Default)]
+struct Index {
+    lists: FastMap<u32, VecDeque<Chunk>>,
+    batches: VecDeque<Batch>,
+    /// Number of `batches[0]`; chunks of older batches are dead.
+    first_batch: u64,
+}
+
+impl Index {
+    /// The first sequence number listed for `key` that `live` accepts; the ones before it, which
+    /// `live` refused (taken tasks), leave the list for good.
+    fn first_live(&mut self, key: u32, live: impl Fn(u64) -> bool) -> Option<u64> {
+        let Index { lists, batches, first_batch } = self;
+        let list = lists.get_mut(&key)?;
+        while let Some(c) = list.front_mut() {
+            let batch = c.batch.checked_sub(*first_batch).and_then(|i| batches.get_mut(usize::try_from(i).ok()?));
+            if let Some(b) = batch {
+                while c.lo < c.hi {
+                    let Some(run) = b.runs.get_mut(c.lo as usize) else {
+                        break;
+                    };
+                    while run.0 < run.1 {
+                        let seq = b.first_seq + u64::from(run.0);
+                        if live(seq) {
+                            return Some(seq);
+                        }
+                        run.0 += 1;
+                    }
+                    c.lo += 1;
+                }
+            }
+            list.pop_front();
+        }
+        lists.remove(&key);
+        None
+    }
+
+    /// Forgets the batches whose tasks are all before `base` (taken or dropped).
+    fn drop_before(&mut self, base: u64) {
+        while self.batches.front().is_some_and(|b| b.end_seq <= base) {
+            self.batches.pop_front();
+            self.first_batch += 1;
+        }
+    }
+
+    fn clear(&mut self) {
+        self.lists.clear();
+        self.first_batch += self.batches.len() as u64;
+        self.batches.clear();
+    }
+}
+
+/// One batch of an [`Index`] being built over a dense key space, offsets in ascending order.
+struct Runs {
+    /// Per key: its open run (`(0, 0)` before its first offset).
+    open: Vec<Run>,
+    /// Runs closed by a gap, with their keys; each key's in ascending order.
+    closed: Vec<(u32, Run)>,
+}
+
+impl Runs {
+    fn new(keys: usize) -> Self {
+        Runs { open: vec![(0, 0); keys], closed: Vec::new() }
+    }
+
+    /// Lists `off` for `key`; false when it already was (the same task naming it twice).
+    fn add(&mut self, key: u32, off: u32) -> bool {
+        let Some(run) = self.open.get_mut(key as usize) else {
+            return false;
+        };
+        if run.1 == off + 1 {
+            return false;
+        }
+        if run.1 == off && run.0 < run.1 {
+            run.1 = off + 1;
+            return true;
+        }
+        if run.0 < run.1 {
+            self.closed.push((key, *run));
+        }
+        *run = (off, off + 1);
+        true
+    }
+
+    /// Adds the batch to `index`: its runs grouped by key (a stable counting sort), one chunk
+    /// per key.
+    fn finish(mut self, index: &mut Index, first_seq: u64, end_seq: u64) {
+        for (key, run) in self.open.iter().enumerate() {
+            if run.0 < run.1 {
+                self.closed.push((key as u32, *run));
+            }
+        }
+        let mut starts = vec![0u32; self.open.len() + 1];
+        for &(key, _) in &self.closed {
+            starts[key as usize + 1] += 1;
+        }
+        for k in 1..starts.len() {
+            starts[k] += starts[k - 1];
+        }
+        let mut next = starts.clone();
+        let mut runs: Vec<Run> = vec![(0, 0); self.closed.len()];
+        for &(key, run) in &self.closed {
+            let at = &mut next[key as usize];
+            runs[*at as usize] = run;
+            *at += 1;
+        }
+        let batch = index.first_batch + index.batches.len() as u64;
+        for (key, w) in starts.windows(2).enumerate() {
+            if w[1] > w[0] {
+                index.lists.entry(key as u32).or_default().push_back(Chunk { batch, lo: w[0], hi: w[1] });
+            }
+        }
+        index.batches.push_back(Batch { first_seq, end_seq, runs });
+    }
+}
 
 /// One map-task queue, FIFO, with Hadoop's FIFO-with-locality choice ([`MapQueue::take`])
 /// answered from per-VPS and per-datacenter indexes kept as tasks are queued and taken, not by
@@ -59,9 +291,9 @@ pub struct MapQueue {
     base: u64,
     live: usize,
     /// Sequence numbers of the tasks with a replica on each VPS, ascending.
-    by_vps: FastMap<u32, VecDeque<u64>>,
+    by_vps: Index,
     /// Same per datacenter.
-    by_dc: FastMap<u32, VecDeque<u64>>,
+    by_dc: Index,
 }
 
 impl MapQueue {
@@ -82,34 +314,35 @@ impl MapQueue {
         self.iter().next()
     }
 
-    /// Queues `tasks` at the end, in order.
-    pub fn extend(&mut self, tasks: impl IntoIterator<Item = MapTask>, locate: Locate) {
-        let tasks = tasks.into_iter();
-        self.slots.reserve(tasks.size_hint().0);
-        for t in tasks {
-            let seq = self.base + self.slots.len() as u64;
-            let mut dcs: [Option<u32>; 4] = [None; 4];
-            let mut extra: Vec<u32> = Vec::new();
-            for r in &t.replicas {
-                let Some((vps, dc)) = locate(r) else {
-                    continue;
-                };
-                let list = self.by_vps.entry(vps).or_default();
-                if list.back() != Some(&seq) {
-                    list.push_back(seq);
+    /// Queues `tasks` at the end, in order; `vps_dc` places their replicas.
+    pub fn extend(&mut self, tasks: impl IntoIterator<Item = MapTask>, vps_dc: VpsDatacenters) {
+        let start = self.slots.len();
+        self.slots.extend(tasks.into_iter().map(Some));
+        let end = self.slots.len();
+        self.live += end - start;
+        let datacenters = vps_dc.iter().max().map_or(0, |&d| d as usize + 1);
+        let mut lo = start;
+        while lo < end {
+            let hi = end.min(lo + MAX_BATCH);
+            let mut by_vps = Runs::new(vps_dc.len());
+            let mut by_dc = Runs::new(datacenters);
+            for (off, t) in self.slots.range(lo..hi).flatten().enumerate() {
+                let off = off as u32;
+                for &v in t.replicas() {
+                    // A task is listed once per VPS and once per datacenter however many of its
+                    // replicas are there; a replica on no VPS of the topology is not listed.
+                    let Some(&dc) = vps_dc.get(v as usize) else {
+                        continue;
+                    };
+                    if by_vps.add(v, off) {
+                        by_dc.add(dc, off);
+                    }
                 }
-                // A task is listed once per datacenter however many replicas it has there.
-                if dcs.contains(&Some(dc)) || extra.contains(&dc) {
-                    continue;
-                }
-                match dcs.iter_mut().find(|d| d.is_none()) {
-                    Some(free) => *free = Some(dc),
-                    None => extra.push(dc),
-                }
-                self.by_dc.entry(dc).or_default().push_back(seq);
             }
-            self.slots.push_back(Some(t));
-            self.live += 1;
+            let (first_seq, end_seq) = (self.base + lo as u64, self.base + hi as u64);
+            by_vps.finish(&mut self.by_vps, first_seq, end_seq);
+            by_dc.finish(&mut self.by_dc, first_seq, end_seq);
+            lo = hi;
         }
     }
 
@@ -131,9 +364,9 @@ impl MapQueue {
 
     /// Drops every queued task of `job`; rebuilds the queue when holes outnumber tasks, so a
     /// long-lived head job does not keep the holes of every job killed behind it.
-    pub fn remove_job(&mut self, job: &str, locate: Locate) {
+    pub fn remove_job(&mut self, job: &str, vps_dc: VpsDatacenters) {
         for slot in self.slots.iter_mut() {
-            if slot.as_ref().is_some_and(|t| &*t.job == job) {
+            if slot.as_ref().is_some_and(|t| t.job() == job) {
                 *slot = None;
                 self.live -= 1;
             }
@@ -142,7 +375,7 @@ impl MapQueue {
             let tasks: Vec<MapTask> = std::mem::take(&mut self.slots).into_iter().flatten().collect();
             let base = self.base;
             *self = MapQueue { base, ..MapQueue::default() };
-            self.extend(tasks, locate);
+            self.extend(tasks, vps_dc);
         } else {
             self.trim();
         }
@@ -162,22 +395,15 @@ impl MapQueue {
     /// The first live task one index lists for `at`, if it is of the head task's job.
     fn first_of_head_job(&mut self, head: u64, at: Option<u32>, vps: bool) -> Option<u64> {
         let at = at?;
-        let index = if vps { &mut self.by_vps } else { &mut self.by_dc };
-        let list = index.get_mut(&at)?;
-        // Taken tasks are dropped from the index once they reach its front.
-        while let Some(&seq) = list.front() {
-            let i = seq.checked_sub(self.base).and_then(|i| usize::try_from(i).ok());
-            if i.and_then(|i| self.slots.get(i)).is_some_and(Option::is_some) {
-                break;
-            }
-            list.pop_front();
-        }
-        let Some(&first) = list.front() else {
-            index.remove(&at);
-            return None;
+        let MapQueue { slots, base, by_vps, by_dc, .. } = self;
+        let index = if vps { by_vps } else { by_dc };
+        let live = |seq: u64| {
+            let i = seq.checked_sub(*base).and_then(|i| usize::try_from(i).ok());
+            i.and_then(|i| slots.get(i)).is_some_and(Option::is_some)
         };
-        let head_job = &self.task(head)?.job;
-        (self.task(first)?.job == *head_job).then_some(first)
+        // Taken tasks are dropped from the index once they reach its front.
+        let first = index.first_live(at, live)?;
+        (self.task(first)?.job() == self.task(head)?.job()).then_some(first)
     }
 
     fn take_seq(&mut self, seq: u64) -> Option<MapTask> {
@@ -188,7 +414,8 @@ impl MapQueue {
         Some(task)
     }
 
-    /// Drops the holes at the front; an empty queue forgets its indexes.
+    /// Drops the holes at the front and the index batches behind them; an empty queue forgets
+    /// its indexes.
     fn trim(&mut self) {
         while let Some(None) = self.slots.front() {
             self.slots.pop_front();
@@ -197,6 +424,9 @@ impl MapQueue {
         if self.live == 0 {
             self.by_vps.clear();
             self.by_dc.clear();
+        } else {
+            self.by_vps.drop_before(self.base);
+            self.by_dc.drop_before(self.base);
         }
     }
 }
@@ -243,8 +473,8 @@ impl DatacenterQueues {
         self.reduces.get(p)
     }
 
-    pub fn push_permanent_maps(&mut self, tasks: impl IntoIterator<Item = MapTask>, locate: Locate) {
-        self.maps[0].extend(tasks, locate);
+    pub fn push_permanent_maps(&mut self, tasks: impl IntoIterator<Item = MapTask>, vps_dc: VpsDatacenters) {
+        self.maps[0].extend(tasks, vps_dc);
     }
 
     pub fn push_permanent_reduces(&mut self, tasks: impl IntoIterator<Item = ReduceTask>) {
@@ -252,17 +482,17 @@ impl DatacenterQueues {
     }
 
     /// "Generate a new map-task queue MQ_{d,p+1}" (Fig. 4 line 25); returns p+1.
-    pub fn new_map_queue(&mut self, tasks: impl IntoIterator<Item = MapTask>, locate: Locate) -> usize {
+    pub fn new_map_queue(&mut self, tasks: impl IntoIterator<Item = MapTask>, vps_dc: VpsDatacenters) -> usize {
         let mut q = MapQueue::default();
-        q.extend(tasks, locate);
+        q.extend(tasks, vps_dc);
         self.maps.push(q);
         self.maps.len() - 1
     }
 
     /// Appends to an existing per-job queue (used for a large job's unlocated blocks).
-    pub fn extend_map_queue(&mut self, p: usize, tasks: impl IntoIterator<Item = MapTask>, locate: Locate) {
+    pub fn extend_map_queue(&mut self, p: usize, tasks: impl IntoIterator<Item = MapTask>, vps_dc: VpsDatacenters) {
         if let Some(q) = self.maps.get_mut(p) {
-            q.extend(tasks, locate);
+            q.extend(tasks, vps_dc);
         }
     }
 
@@ -274,7 +504,7 @@ impl DatacenterQueues {
 
     /// Figs. 5/6 lines 10-13: visit this datacenter's map queues round-robin from I_map; TTA takes
     /// the visited queue's head task, JTA applies Hadoop FIFO with locality inside it, for the
-    /// VPS `vps` in datacenter `dc` (see [`Locate`]).
+    /// VPS `vps` in datacenter `dc`.
     pub fn next_map(&mut self, assigner: Assigner, vps: Option<u32>, dc: Option<u32>) -> Option<MapTask> {
         let n = self.maps.len();
         for step in 0..n {
@@ -316,9 +546,9 @@ impl DatacenterQueues {
     }
 
     /// Drops every queued task of a killed job (and its now empty per-job queues).
-    pub fn remove_job(&mut self, job: &str, locate: Locate) {
+    pub fn remove_job(&mut self, job: &str, vps_dc: VpsDatacenters) {
         for q in &mut self.maps {
-            q.remove_job(job, locate);
+            q.remove_job(job, vps_dc);
         }
         for q in &mut self.reduces {
             q.retain(|t| &*t.job != job);
@@ -342,20 +572,36 @@ impl DatacenterQueues {
 mod tests {
     use super::*;
 
-    fn map(job: &str, block: u32, replicas: &[&str]) -> MapTask {
-        MapTask { job: job.into(), block, replicas: replicas.iter().map(|&r| r.into()).collect() }
+    /// The VPSs of the tests' topology, numbered by their place here: `dc<d>-<x>` is in
+    /// datacenter d.
+    const HOSTS: [&str; 15] = [
+        "dc0-h0", "dc1-h1", "dc2-h2", "dc0-h3", "dc1-h4", "dc2-h5", "dc0-h6", "dc1-h7", "dc2-h8", "dc0-h9", "dc1-h10",
+        "dc2-h11", "dc1-a", "dc1-b", "dc2-a",
+    ];
+    const VPS_DC: [u32; 15] = [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 1, 1, 2];
+    /// Any other host: on no VPS of the topology.
+    const NOWHERE: u32 = 99;
+
+    /// A host's VPS number and datacenter.
+    fn locate(host: &str) -> Option<(u32, u32)> {
+        let v = HOSTS.iter().position(|&h| h == host)?;
+        Some((v as u32, VPS_DC[v]))
     }
 
-    /// Hosts `dc<d>-<x>`: VPS number from the whole name's bytes, datacenter d. Hosts named
-    /// otherwise are in no datacenter.
-    fn locate(host: &str) -> Option<(u32, u32)> {
-        let dc = host.strip_prefix("dc")?.split('-').next()?.parse().ok()?;
-        Some((host.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(b as u32)), dc))
+    fn vps(host: &str) -> u32 {
+        locate(host).map_or(NOWHERE, |a| a.0)
+    }
+
+    /// Task `block` of `job`, its block on `replicas`.
+    fn map(job: &str, block: u32, replicas: &[&str]) -> MapTask {
+        let lists = (0..=block).map(|b| if b == block { replicas.iter().map(|&r| vps(r)).collect() } else { vec![] });
+        let job = Arc::new(JobBlocks { id: job.into(), hosts: BlockHosts::from_lists(lists) });
+        MapTask { job, block }
     }
 
     fn queue(tasks: Vec<MapTask>) -> MapQueue {
         let mut q = MapQueue::default();
-        q.extend(tasks, &locate);
+        q.extend(tasks, &VPS_DC);
         q
     }
 
@@ -368,14 +614,14 @@ mod tests {
     /// task's job first; among its tasks the first VPS-local one, else the first
     /// datacenter-local one, else the head task.
     fn take_by_scan(queue: &mut VecDeque<MapTask>, node: &str) -> Option<MapTask> {
-        let head_job = queue.front()?.job.clone();
-        let dc = locate(node).map(|a| a.1);
-        let same_dc = |r: &str| dc.is_some() && locate(r).map(|a| a.1) == dc;
-        let mine = |t: &&MapTask| t.job == head_job;
+        let head_job = queue.front()?.job().to_string();
+        let (v, dc) = locate(node).map_or((None, None), |(v, dc)| (Some(v), Some(dc)));
+        let same_dc = |r: u32| dc.is_some() && VPS_DC.get(r as usize).copied() == dc;
+        let mine = |t: &&MapTask| t.job() == head_job;
         let pick = queue
             .iter()
-            .position(|t| mine(&t) && t.replicas.iter().any(|r| &**r == node))
-            .or_else(|| queue.iter().position(|t| mine(&t) && t.replicas.iter().any(|r| same_dc(r))))
+            .position(|t| mine(&t) && t.replicas().iter().any(|&r| Some(r) == v))
+            .or_else(|| queue.iter().position(|t| mine(&t) && t.replicas().iter().any(|&r| same_dc(r))))
             .unwrap_or(0);
         queue.remove(pick)
     }
@@ -391,8 +637,8 @@ mod tests {
         assert_eq!(take_at(&mut q, "dc1-a").unwrap().block, 2, "VPS-local");
         assert_eq!(take_at(&mut q, "dc1-a").unwrap().block, 1, "Cen-local");
         let t = take_at(&mut q, "dc1-a").unwrap();
-        assert_eq!((&*t.job, t.block), ("head", 0), "off-Cen head task before the next job's local one");
-        assert_eq!(take_at(&mut q, "dc1-a").unwrap().job, "later".into());
+        assert_eq!((t.job(), t.block), ("head", 0), "off-Cen head task before the next job's local one");
+        assert_eq!(take_at(&mut q, "dc1-a").unwrap().job(), "later");
         assert!(take_at(&mut q, "dc1-a").is_none());
     }
 
@@ -405,8 +651,7 @@ mod tests {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (seed >> 33) % m
         };
-        let hosts: Vec<String> =
-            (0..12).map(|h| format!("dc{}-h{h}", h % 3)).chain(["elsewhere".to_string()]).collect();
+        let hosts: Vec<&str> = HOSTS[..12].iter().copied().chain(["elsewhere"]).collect();
         for round in 0..300 {
             let mut fast = MapQueue::default();
             let mut slow: VecDeque<MapTask> = VecDeque::new();
@@ -415,27 +660,24 @@ mod tests {
                 match next(10) {
                     0 | 1 => {
                         jobs += 1;
-                        let job = format!("j{jobs}");
-                        let tasks: Vec<MapTask> = (0..next(30))
-                            .map(|b| MapTask {
-                                job: job.as_str().into(),
-                                block: b as u32,
-                                replicas: (0..next(4))
-                                    .map(|_| hosts[next(hosts.len() as u64) as usize].as_str().into())
-                                    .collect(),
-                            })
+                        // Some jobs large enough that the batches hold many tasks per VPS.
+                        let blocks = if next(4) == 0 { next(300) } else { next(30) };
+                        let lists: Vec<Vec<u32>> = (0..blocks)
+                            .map(|_| (0..next(5)).map(|_| vps(hosts[next(hosts.len() as u64) as usize])).collect())
                             .collect();
+                        let job = Arc::new(JobBlocks { id: format!("j{jobs}"), hosts: BlockHosts::from_lists(lists) });
+                        let tasks: Vec<MapTask> = job.tasks().collect();
                         slow.extend(tasks.iter().cloned());
-                        fast.extend(tasks, &locate);
+                        fast.extend(tasks, &VPS_DC);
                     }
                     2 if jobs > 0 => {
                         let job = format!("j{}", 1 + next(jobs));
-                        slow.retain(|t| *t.job != *job);
-                        fast.remove_job(&job, &locate);
+                        slow.retain(|t| t.job() != job);
+                        fast.remove_job(&job, &VPS_DC);
                     }
                     3 => assert_eq!(fast.pop_front(), slow.pop_front(), "round {round}"),
                     _ => {
-                        let node = &hosts[next(hosts.len() as u64 - 1) as usize];
+                        let node = hosts[next(hosts.len() as u64 - 1) as usize];
                         assert_eq!(take_at(&mut fast, node), take_by_scan(&mut slow, node), "round {round} at {node}");
                     }
                 }
@@ -448,11 +690,11 @@ mod tests {
     #[test]
     fn map_queues_rotate_and_drained_job_queues_leave_the_rotation() {
         let mut dc = DatacenterQueues::default();
-        dc.push_permanent_maps([map("s", 0, &[]), map("s", 1, &[])], &locate);
-        dc.new_map_queue([map("big", 0, &[])], &locate);
-        dc.new_map_queue([map("huge", 0, &[]), map("huge", 1, &[])], &locate);
+        dc.push_permanent_maps([map("s", 0, &[]), map("s", 1, &[])], &VPS_DC);
+        dc.new_map_queue([map("big", 0, &[])], &VPS_DC);
+        dc.new_map_queue([map("huge", 0, &[]), map("huge", 1, &[])], &VPS_DC);
         let order: Vec<_> = std::iter::from_fn(|| dc.next_map(Assigner::Tta, None, None))
-            .map(|t| format!("{}{}", t.job, t.block))
+            .map(|t| format!("{}{}", t.job(), t.block))
             .collect();
         assert_eq!(order, vec!["s0", "big0", "huge0", "s1", "huge1"]);
         assert_eq!(dc.map_queue_count(), 1, "only the permanent queue remains");
@@ -471,10 +713,10 @@ mod tests {
     #[test]
     fn removing_a_job_empties_its_queues() {
         let mut dc = DatacenterQueues::default();
-        dc.push_permanent_maps([map("s", 0, &[]), map("k", 0, &[])], &locate);
-        dc.new_map_queue([map("k", 1, &[])], &locate);
+        dc.push_permanent_maps([map("s", 0, &[]), map("k", 0, &[])], &VPS_DC);
+        dc.new_map_queue([map("k", 1, &[])], &VPS_DC);
         dc.new_reduce_queue([ReduceTask { job: "k".into(), index: 0 }]);
-        dc.remove_job("k", &locate);
+        dc.remove_job("k", &VPS_DC);
         assert_eq!(dc.unprocessed(), 1);
         assert_eq!(dc.map_queue_count(), 1);
         assert_eq!(dc.reduce_queue_count(), 1);
