@@ -13,10 +13,10 @@ mod hotspot;
 
 pub use hotspot::HotQueue;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use crate::error::CoreError;
-use crate::fast_hash::{FastMap, IdHasher};
+use crate::fast_hash::{FastMap, FastSet, IdHasher};
 use std::hash::BuildHasherDefault;
 
 /// The paper's defaults are L = 0.7 and H = 1.3 (Section V); θ, δ and ρ have none there.
@@ -224,7 +224,9 @@ impl TdJob {
 #[derive(Debug, Clone)]
 pub struct TdScheduler {
     cfg: TdConfig,
-    jobs: HashMap<String, TdJob>,
+    /// By application id, which the ResourceManager assigns (so the fast hasher is safe): every
+    /// status rule looks jobs up here, several times per freed slot.
+    jobs: FastMap<String, TdJob>,
     waiting: VecDeque<String>,
     infantile: Option<String>,
     /// S_tee in the order jobs entered it ("the first job in S_tee").
@@ -237,7 +239,7 @@ pub struct TdScheduler {
     next_seq: u64,
     /// Jobs whose j.remain or rs_jn this module lowered itself (a committed task) since their
     /// last `set_tasks`: their counts no longer match the asks they were read from.
-    counted_down: HashSet<String>,
+    counted_down: FastSet<String>,
     /// R_n of the nodes asked for since it last changed, each equal bit for bit to
     /// [`remaining_workload_from_scratch`](Self::remaining_workload_from_scratch): an entry is
     /// dropped whenever one of its terms could change (an rs_jn of that node, a job entering,
@@ -255,7 +257,7 @@ impl TdScheduler {
         let hot = HotQueue::new(cfg.hotspot_readers, cfg.split_bytes, cfg.bandwidth_bytes_per_sec);
         Ok(TdScheduler {
             cfg,
-            jobs: HashMap::new(),
+            jobs: FastMap::default(),
             waiting: VecDeque::new(),
             infantile: None,
             teenaged: Vec::new(),
@@ -263,7 +265,7 @@ impl TdScheduler {
             senile: Vec::new(),
             hot,
             next_seq: 0,
-            counted_down: HashSet::new(),
+            counted_down: FastSet::default(),
             workload: Vec::new(),
             nodes: NodeIds::default(),
             by_amt: None,
@@ -753,7 +755,7 @@ impl TdScheduler {
 /// R_n from the cache, summed (and cached) when missing.
 fn workload_of(
     cache: &mut Vec<Option<f64>>,
-    jobs: &HashMap<String, TdJob>,
+    jobs: &FastMap<String, TdJob>,
     adult: &[String],
     teenaged: &[String],
     infantile: &Option<String>,
@@ -779,7 +781,7 @@ fn forget(cache: &mut [Option<f64>], node: NodeId) {
 }
 
 fn workload_from_scratch(
-    jobs: &HashMap<String, TdJob>,
+    jobs: &FastMap<String, TdJob>,
     adult: &[String],
     teenaged: &[String],
     infantile: &Option<String>,
