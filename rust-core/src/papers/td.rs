@@ -13,9 +13,11 @@ mod hotspot;
 
 pub use hotspot::HotQueue;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use crate::error::CoreError;
+use crate::fast_hash::{FastMap, FastSet, IdHasher};
+use std::hash::BuildHasherDefault;
 
 /// The paper's defaults are L = 0.7 and H = 1.3 (Section V); θ, δ and ρ have none there.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,13 +140,69 @@ struct TdJob {
     /// j.remain: untreated map tasks.
     remain: u32,
     /// rs_jn: untreated tasks of the job whose split is stored on node n.
-    on_node: HashMap<String, u32>,
+    on_node: FastMap<NodeId, Rs>,
     status: JobStatus,
     /// Submission order, to keep sorts deterministic on equal amt.
     seq: u64,
 }
 
+/// One rs_jn, plus the count being summed while [`TdScheduler::refresh_tasks`] reads new rows,
+/// so that only the nodes whose count changed lose their cached R_n.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Rs {
+    count: u32,
+    reading: u32,
+}
+
+fn rs_map(nodes: &mut NodeIds, on_node: HashMap<String, u32>) -> FastMap<NodeId, Rs> {
+    on_node.into_iter().map(|(n, count)| (nodes.intern(&n), Rs { count, reading: 0 })).collect()
+}
+
+/// A node by number: rs_jn, R_n and the hot queue are looked up once per holder of a job on
+/// every non-local pick, which with host names as keys meant hashing and comparing strings
+/// tens of thousands of times per heartbeat on a large cluster.
+type NodeId = u32;
+
+/// The node names this scheduler has been given, numbered in order of first appearance. Names
+/// are never forgotten: they are the adapter's registered hosts (the core only interns hosts of
+/// registered nodes), so there are as many as the cluster has had nodes.
+#[derive(Debug, Clone, Default)]
+struct NodeIds {
+    ids: HashMap<String, NodeId>,
+    names: Vec<String>,
+}
+
+impl NodeIds {
+    fn id(&self, name: &str) -> Option<NodeId> {
+        self.ids.get(name).copied()
+    }
+
+    fn intern(&mut self, name: &str) -> NodeId {
+        if let Some(id) = self.id(name) {
+            return id;
+        }
+        let id = self.names.len() as NodeId;
+        self.names.push(name.to_string());
+        self.ids.insert(name.to_string(), id);
+        id
+    }
+
+    fn name(&self, id: NodeId) -> &str {
+        &self.names[id as usize]
+    }
+}
+
 impl TdJob {
+    fn rs(&self, node: NodeId) -> u32 {
+        self.on_node.get(&node).map_or(0, |r| r.count)
+    }
+
+    /// Nodes holding at least one untreated task of the job: the only ones its term of R_n
+    /// touches (a count of 0 adds exactly 0.0).
+    fn holders(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.on_node.iter().filter(|(_, r)| r.count > 0).map(|(&n, _)| n)
+    }
+
     fn amt(&self) -> f64 {
         if self.observed_tasks > 0 {
             self.observed_secs / self.observed_tasks as f64
@@ -153,8 +211,8 @@ impl TdJob {
         }
     }
 
-    fn has_task_on(&self, node: &str) -> bool {
-        self.remain > 0 && self.on_node.get(node).copied().unwrap_or(0) > 0
+    fn has_task_on(&self, node: Option<NodeId>) -> bool {
+        self.remain > 0 && node.is_some_and(|n| self.rs(n) > 0)
     }
 
     fn below(&self, factor: f64) -> bool {
@@ -166,18 +224,31 @@ impl TdJob {
 #[derive(Debug, Clone)]
 pub struct TdScheduler {
     cfg: TdConfig,
-    jobs: HashMap<String, TdJob>,
+    /// By application id, which the ResourceManager assigns (so the fast hasher is safe): every
+    /// status rule looks jobs up here, several times per freed slot.
+    jobs: FastMap<String, TdJob>,
     waiting: VecDeque<String>,
     infantile: Option<String>,
     /// S_tee in the order jobs entered it ("the first job in S_tee").
     teenaged: Vec<String>,
     adult: Vec<String>,
     senile: Vec<String>,
-    hot: HotQueue,
+    /// Keyed by our own node numbers, so the fast unkeyed hasher is safe here.
+    hot: HotQueue<NodeId, BuildHasherDefault<IdHasher>>,
+    nodes: NodeIds,
     next_seq: u64,
     /// Jobs whose j.remain or rs_jn this module lowered itself (a committed task) since their
     /// last `set_tasks`: their counts no longer match the asks they were read from.
-    counted_down: HashSet<String>,
+    counted_down: FastSet<String>,
+    /// R_n of the nodes asked for since it last changed, each equal bit for bit to
+    /// [`remaining_workload_from_scratch`](Self::remaining_workload_from_scratch): an entry is
+    /// dropped whenever one of its terms could change (an rs_jn of that node, a job entering,
+    /// leaving or moving within S_adu ∪ S_tee ∪ S_inf, an amt) and summed again, in the same
+    /// order, when next asked for. Recomputing it for every holder of the job on every non-local
+    /// pick was |holders|·|S'_sch| lookups: most of a 10,000-node simulation under TD.
+    workload: Vec<Option<f64>>,
+    /// S'_sch sorted by amt, until a job enters or leaves S_adu or an amt changes.
+    by_amt: Option<Vec<String>>,
 }
 
 impl TdScheduler {
@@ -186,7 +257,7 @@ impl TdScheduler {
         let hot = HotQueue::new(cfg.hotspot_readers, cfg.split_bytes, cfg.bandwidth_bytes_per_sec);
         Ok(TdScheduler {
             cfg,
-            jobs: HashMap::new(),
+            jobs: FastMap::default(),
             waiting: VecDeque::new(),
             infantile: None,
             teenaged: Vec::new(),
@@ -194,7 +265,10 @@ impl TdScheduler {
             senile: Vec::new(),
             hot,
             next_seq: 0,
-            counted_down: HashSet::new(),
+            counted_down: FastSet::default(),
+            workload: Vec::new(),
+            nodes: NodeIds::default(),
+            by_amt: None,
         })
     }
 
@@ -238,7 +312,7 @@ impl TdScheduler {
                 observed_tasks: 0,
                 occupied: 0,
                 remain,
-                on_node,
+                on_node: rs_map(&mut self.nodes, on_node),
                 status: JobStatus::Waiting,
                 seq: self.next_seq,
             },
@@ -252,7 +326,10 @@ impl TdScheduler {
     /// nothing untreated becomes senile (Algorithm 1 lines 27-28).
     pub fn set_tasks(&mut self, job: &str, remain: u32, on_node: HashMap<String, u32>) -> Result<(), CoreError> {
         let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
-        j.on_node = on_node;
+        let old = std::mem::replace(&mut j.on_node, rs_map(&mut self.nodes, on_node));
+        for n in old.iter().filter(|(_, r)| r.count > 0).map(|(&n, _)| n).chain(j.holders()) {
+            forget(&mut self.workload, n);
+        }
         self.counted_down.remove(job);
         self.set_remain(job, remain)
     }
@@ -270,16 +347,19 @@ impl TdScheduler {
         on_node: impl IntoIterator<Item = (&'n str, u32)>,
     ) -> Result<(), CoreError> {
         let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
-        j.on_node.values_mut().for_each(|c| *c = 0);
+        j.on_node.values_mut().for_each(|r| r.reading = 0);
         for (node, count) in on_node {
-            match j.on_node.get_mut(node) {
-                Some(c) => *c = c.saturating_add(count),
-                None => {
-                    j.on_node.insert(node.to_string(), count);
-                }
-            }
+            let r = j.on_node.entry(self.nodes.intern(node)).or_default();
+            r.reading = r.reading.saturating_add(count);
         }
-        j.on_node.retain(|_, c| *c > 0);
+        let workload = &mut self.workload;
+        j.on_node.retain(|&n, r| {
+            if r.count != r.reading {
+                forget(workload, n);
+                r.count = r.reading;
+            }
+            r.count > 0
+        });
         self.counted_down.remove(job);
         self.set_remain(job, remain)
     }
@@ -319,6 +399,7 @@ impl TdScheduler {
         let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
         j.observed_secs += secs;
         j.observed_tasks += 1;
+        self.forget_terms_of(job);
         Ok(())
     }
 
@@ -329,6 +410,7 @@ impl TdScheduler {
 
     /// Forgets a killed or removed job wherever it is.
     pub fn remove_job(&mut self, job: &str) {
+        self.forget_terms_of(job);
         self.jobs.remove(job);
         self.counted_down.remove(job);
         self.waiting.retain(|j| j != job);
@@ -379,6 +461,13 @@ impl TdScheduler {
 
     /// S'_sch: adult jobs in ascending amt(j) — I/O-bound first, CPU-bound last.
     pub fn adults_by_amt(&self) -> Vec<String> {
+        match &self.by_amt {
+            Some(order) => order.clone(),
+            None => self.sort_adults(),
+        }
+    }
+
+    fn sort_adults(&self) -> Vec<String> {
         let mut ids: Vec<&String> = self.adult.iter().filter(|id| self.jobs.contains_key(*id)).collect();
         ids.sort_by(|a, b| {
             let (ja, jb) = (&self.jobs[*a], &self.jobs[*b]);
@@ -389,25 +478,49 @@ impl TdScheduler {
 
     /// R_n = Σ_{j ∈ S'_sch} amt(j)·rs_jn, the node's remaining untreated workload (potential hotspot).
     /// The infantile job is counted too: its splits are read from the same disks.
-    pub fn remaining_workload(&self, node: &str) -> f64 {
-        self.adult
-            .iter()
-            .chain(&self.teenaged)
-            .chain(self.infantile.iter())
-            .filter_map(|id| self.jobs.get(id))
-            .map(|j| j.amt() * j.on_node.get(node).copied().unwrap_or(0) as f64)
-            .sum()
+    pub fn remaining_workload(&mut self, node: &str) -> f64 {
+        match self.nodes.id(node) {
+            Some(n) => workload_of(&mut self.workload, &self.jobs, &self.adult, &self.teenaged, &self.infantile, n),
+            None => 0.0,
+        }
     }
 
-    /// Read access to the hot queue (for metrics and tests).
-    pub fn hot_queue(&self) -> &HotQueue {
-        &self.hot
+    /// R_n summed over S_adu, S_tee and S_inf in that order, ignoring what is cached: the value
+    /// the cache must hold (tests compare the two).
+    pub fn remaining_workload_from_scratch(&self, node: &str) -> f64 {
+        match self.nodes.id(node) {
+            Some(n) => workload_from_scratch(&self.jobs, &self.adult, &self.teenaged, &self.infantile, n),
+            None => 0.0,
+        }
+    }
+
+    /// The cached R_n of `node`, if it has one (for tests).
+    pub fn cached_workload(&self, node: &str) -> Option<f64> {
+        self.nodes.id(node).and_then(|n| self.workload.get(n as usize).copied().flatten())
+    }
+
+    /// A term amt(j)·rs_jn of every node holding tasks of `job` may change (its status, its
+    /// place in a status set, or its amt changes): those nodes' R_n are summed again. S'_sch's
+    /// order is sorted again too.
+    fn forget_terms_of(&mut self, job: &str) {
+        self.by_amt = None;
+        if let Some(j) = self.jobs.get(job) {
+            for n in j.holders() {
+                forget(&mut self.workload, n);
+            }
+        }
+    }
+
+    /// count_n of the hot queue's statistical table (for metrics and tests).
+    pub fn live_reads(&self, node: &str) -> u32 {
+        self.nodes.id(node).map_or(0, |n| self.hot.live_reads(&n))
     }
 
     /// Algorithm 1: a slot on `node` is free at `now_secs`; `last_job` ran its previous task
     /// (None for a slot that never ran one). Returns the task to start, or None to leave it idle.
     pub fn slot_freed(&mut self, now_secs: f64, node: &str, last_job: Option<&str>) -> Option<TdAssignment> {
         self.hot.expire(now_secs);
+        let here = self.nodes.id(node);
         let last = last_job.filter(|j| self.jobs.contains_key(*j));
         if let Some(j) = last {
             // line 1
@@ -420,8 +533,8 @@ impl TdScheduler {
                 matches!(job.status, JobStatus::Adult | JobStatus::Teenaged) && job.below(self.cfg.lower_bound)
             });
             if sticky {
-                if let Some(a) = self.assign_specific(j, node) {
-                    return Some(self.commit(now_secs, node, a));
+                if let Some(a) = self.assign_specific(j, here) {
+                    return Some(self.commit(now_secs, here, a));
                 }
             }
             // lines 6-8
@@ -434,13 +547,13 @@ impl TdScheduler {
         // lines 19-23
         let mut pick = None;
         if let Some(first) = self.teenaged.first().cloned() {
-            pick = self.assign_specific(&first, node);
+            pick = self.assign_specific(&first, here);
         }
         if pick.is_none() {
-            pick = self.assign_task(node);
+            pick = self.assign_task(here);
         }
         // lines 24-28
-        pick.map(|a| self.commit(now_secs, node, a))
+        pick.map(|a| self.commit(now_secs, here, a))
     }
 
     /// Algorithm 1 lines 9-18, one step: graduate the infantile job by formula (3), or if there is
@@ -482,19 +595,29 @@ impl TdScheduler {
     }
 
     /// Algorithm 2: AssignTask(n, s).
-    fn assign_task(&self, node: &str) -> Option<TdAssignment> {
+    fn assign_task(&mut self, node: Option<NodeId>) -> Option<TdAssignment> {
+        let order = match self.by_amt.take() {
+            Some(order) => order,
+            None => self.sort_adults(),
+        };
+        let a = self.assign_task_in(&order, node);
+        self.by_amt = Some(order);
+        a
+    }
+
+    /// Algorithm 2 over `order`, S'_sch in ascending amt(j).
+    fn assign_task_in(&mut self, order: &[String], node: Option<NodeId>) -> Option<TdAssignment> {
         let h = self.effective_upper_bound();
-        let order = self.adults_by_amt();
         // lines 1-5: the I/O-bound end of S'_sch gets local slots first
-        for id in &order {
+        for id in order {
             let j = &self.jobs[id];
             if j.has_task_on(node) && j.below(h) {
                 return Some(TdAssignment { job: id.clone(), source: TaskSource::Local });
             }
         }
         // lines 6-8
-        let inf = self.infantile.as_ref().filter(|id| self.jobs.contains_key(*id));
-        if let Some(id) = inf {
+        let inf = self.infantile.clone().filter(|id| self.jobs.contains_key(id));
+        if let Some(id) = &inf {
             let j = &self.jobs[id];
             if j.has_task_on(node) && j.below(h) {
                 return Some(TdAssignment { job: id.clone(), source: TaskSource::Local });
@@ -511,12 +634,12 @@ impl TdScheduler {
         }
         // lines 14-16: no H check here in the paper either
         let id = inf?;
-        let source = self.non_hotspot_source(id)?;
-        Some(TdAssignment { job: id.clone(), source })
+        let source = self.non_hotspot_source(&id)?;
+        Some(TdAssignment { job: id, source })
     }
 
     /// Algorithm 3: AssignTask_SpecificJob(j, n, s).
-    fn assign_specific(&self, job: &str, node: &str) -> Option<TdAssignment> {
+    fn assign_specific(&mut self, job: &str, node: Option<NodeId>) -> Option<TdAssignment> {
         let j = self.jobs.get(job)?;
         if j.remain == 0 {
             return None;
@@ -530,31 +653,41 @@ impl TdScheduler {
 
     /// GetNonHotspotNode(j), Section IV-A-2: among the nodes holding untreated tasks of j, drop
     /// those with θ live connections, then take the one with the largest R_n.
-    fn non_hotspot_source(&self, job: &str) -> Option<TaskSource> {
+    fn non_hotspot_source(&mut self, job: &str) -> Option<TaskSource> {
         let j = self.jobs.get(job)?;
-        let holders: Vec<&String> = j.on_node.iter().filter(|(_, &c)| c > 0).map(|(n, _)| n).collect();
-        if holders.is_empty() {
+        let mut holders = j.holders().peekable();
+        if holders.peek().is_none() {
             return (j.remain > 0).then_some(TaskSource::Anywhere);
         }
-        holders
-            .into_iter()
-            .filter(|n| !self.hot.is_hot(n))
-            .map(|n| (self.remaining_workload(n), n))
-            // ties go to the smaller node name so runs are reproducible
-            .max_by(|(ra, na), (rb, nb)| ra.total_cmp(rb).then(nb.cmp(na)))
-            .map(|(_, n)| TaskSource::Remote(n.clone()))
+        let (jobs, adult, teenaged, infantile) = (&self.jobs, &self.adult, &self.teenaged, &self.infantile);
+        let (hot, cache, nodes) = (&self.hot, &mut self.workload, &self.nodes);
+        // The largest R_n among the holders that are not hot, ties to the smaller node name so
+        // runs are reproducible. The hot queue is asked only about a holder that would beat the
+        // best so far: the order is total, so skipping the others cannot change the result.
+        let mut best: Option<(f64, NodeId)> = None;
+        for n in holders {
+            let r = workload_of(cache, jobs, adult, teenaged, infantile, n);
+            let beats = best.is_none_or(|(rb, nb)| {
+                r.total_cmp(&rb).then_with(|| nodes.name(nb).cmp(nodes.name(n))) == std::cmp::Ordering::Greater
+            });
+            if beats && !hot.is_hot(&n) {
+                best = Some((r, n));
+            }
+        }
+        best.map(|(_, n)| TaskSource::Remote(nodes.name(n).to_string()))
     }
 
     /// Algorithm 1 lines 24-28 plus the hot-queue tuple for a non-local read.
-    fn commit(&mut self, now_secs: f64, node: &str, a: TdAssignment) -> TdAssignment {
-        if let TaskSource::Remote(src) = &a.source {
-            self.hot.record_read(src, now_secs);
-        }
+    fn commit(&mut self, now_secs: f64, node: Option<NodeId>, a: TdAssignment) -> TdAssignment {
         // rs_jn drops on the node whose split is consumed; the adapter's next set_tasks corrects
         // the counts of the split's other replicas.
         let consumed = match &a.source {
-            TaskSource::Local => Some(node),
-            TaskSource::Remote(src) => Some(src.as_str()),
+            TaskSource::Local => node,
+            TaskSource::Remote(src) => {
+                let src = self.nodes.intern(src);
+                self.hot.record_read(&src, now_secs);
+                Some(src)
+            }
             TaskSource::Anywhere => None,
         };
         if let Some(j) = self.jobs.get_mut(&a.job) {
@@ -563,8 +696,11 @@ impl TdScheduler {
                 self.counted_down.insert(a.job.clone());
             }
             j.remain = j.remain.saturating_sub(1);
-            if let Some(c) = consumed.and_then(|n| j.on_node.get_mut(n)) {
-                *c = c.saturating_sub(1);
+            if let Some((n, r)) = consumed.and_then(|n| j.on_node.get_mut(&n).map(|r| (n, r))) {
+                if r.count > 0 {
+                    r.count -= 1;
+                    forget(&mut self.workload, n);
+                }
             }
         }
         self.settle_teenaged(&a.job);
@@ -597,6 +733,7 @@ impl TdScheduler {
 
     /// Moves a job into exactly one status set.
     fn place(&mut self, job: &str, status: JobStatus) {
+        self.forget_terms_of(job);
         self.teenaged.retain(|j| j != job);
         self.adult.retain(|j| j != job);
         self.senile.retain(|j| j != job);
@@ -613,6 +750,54 @@ impl TdScheduler {
             j.status = status;
         }
     }
+}
+
+/// R_n from the cache, summed (and cached) when missing.
+fn workload_of(
+    cache: &mut Vec<Option<f64>>,
+    jobs: &FastMap<String, TdJob>,
+    adult: &[String],
+    teenaged: &[String],
+    infantile: &Option<String>,
+    node: NodeId,
+) -> f64 {
+    let i = node as usize;
+    if let Some(Some(r)) = cache.get(i) {
+        return *r;
+    }
+    let r = workload_from_scratch(jobs, adult, teenaged, infantile, node);
+    if cache.len() <= i {
+        cache.resize(i + 1, None);
+    }
+    cache[i] = Some(r);
+    r
+}
+
+/// Drops a node's cached R_n.
+fn forget(cache: &mut [Option<f64>], node: NodeId) {
+    if let Some(slot) = cache.get_mut(node as usize) {
+        *slot = None;
+    }
+}
+
+fn workload_from_scratch(
+    jobs: &FastMap<String, TdJob>,
+    adult: &[String],
+    teenaged: &[String],
+    infantile: &Option<String>,
+    node: NodeId,
+) -> f64 {
+    adult
+        .iter()
+        .chain(teenaged)
+        .chain(infantile.iter())
+        .filter_map(|id| jobs.get(id))
+        .map(|j| j.amt() * j.rs(node) as f64)
+        // From +0.0, not `sum()`'s -0.0: a job with no task on the node then adds exactly
+        // nothing, so the cache need not forget nodes it holds no task on. The sums differ only
+        // in the sign of a zero R_n, and `sum()` gave -0.0 only while S'_sch and S_inf were
+        // empty, when nothing asks for R_n: picks are unchanged.
+        .fold(0.0, |sum, term| sum + term)
 }
 
 #[cfg(test)]
@@ -728,13 +913,92 @@ mod tests {
                 for j in ["a", "b"] {
                     let live = |td: &TdScheduler| -> Vec<(String, u32)> {
                         let mut v: Vec<(String, u32)> =
-                            td.jobs[j].on_node.iter().filter(|(_, &c)| c > 0).map(|(n, &c)| (n.clone(), c)).collect();
+                            td.jobs[j].on_node.iter().filter(|(_, r)| r.count > 0).map(|(&n, r)| (td.nodes.name(n).to_string(), r.count)).collect();
                         v.sort();
                         v
                     };
                     assert_eq!(live(&fresh), live(&in_place), "round {round} step {step}");
                     assert_eq!(fresh.status(j), in_place.status(j));
                     assert_eq!(fresh.counted_down(j), in_place.counted_down(j));
+                }
+            }
+        }
+    }
+
+    /// The cached R_n of every node equals the sum from scratch, bit for bit, whatever happens
+    /// in between: jobs submitted, re-read (whole or in place), counted down by picks, moved
+    /// between statuses, given new map times, removed. A stale entry would change which node a
+    /// non-local task reads from.
+    #[test]
+    fn cached_remaining_workload_matches_the_sum_from_scratch() {
+        let mut seed = 29u64;
+        let mut next = |m: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        let names: Vec<String> = (0..10).map(|n| format!("n{n}")).collect();
+        let jobs = ["a", "b", "c", "d", "e"];
+        for round in 0..300 {
+            let mut td = TdScheduler::new(TdConfig::with_slots(4 + next(30) as u32)).unwrap();
+            let mut step = 0;
+            let mut check = |td: &mut TdScheduler, what: &str| {
+                for n in &names {
+                    let scratch = td.remaining_workload_from_scratch(n);
+                    if let Some(cached) = td.cached_workload(n) {
+                        assert_eq!(cached.to_bits(), scratch.to_bits(), "round {round} step {step} after {what}: R_{n} cached {cached}, from scratch {scratch}");
+                    }
+                    assert_eq!(td.remaining_workload(n).to_bits(), scratch.to_bits());
+                }
+                step += 1;
+            };
+            for _ in 0..60 {
+                let job = jobs[next(jobs.len() as u64) as usize];
+                let rows = |next: &mut dyn FnMut(u64) -> u64| -> Vec<(&str, u32)> {
+                    (0..next(12)).map(|_| (names[next(10) as usize].as_str(), next(5) as u32)).collect()
+                };
+                let known = td.status(job).is_some();
+                match next(9) {
+                    _ if !known => {
+                        let on: HashMap<String, u32> =
+                            rows(&mut next).into_iter().map(|(n, c)| (n.to_string(), c)).collect();
+                        // amt with a fraction, so that the order of the sum shows in its rounding
+                        let amt = 0.5 + next(50) as f64 / 7.0;
+                        td.submit(job, 1 + next(8) as u32, amt, next(20) as u32, on).unwrap();
+                        check(&mut td, "submit");
+                    }
+                    0 => {
+                        let on: HashMap<String, u32> =
+                            rows(&mut next).into_iter().map(|(n, c)| (n.to_string(), c)).collect();
+                        td.set_tasks(job, next(20) as u32, on).unwrap();
+                        check(&mut td, "set_tasks");
+                    }
+                    1 => {
+                        let r = rows(&mut next);
+                        td.refresh_tasks(job, next(20) as u32, r).unwrap();
+                        check(&mut td, "refresh_tasks");
+                    }
+                    2 => {
+                        td.set_occupied(job, next(10) as u32).unwrap();
+                        check(&mut td, "set_occupied");
+                    }
+                    3 => {
+                        td.observe_map_time(job, next(40) as f64 / 3.0).unwrap();
+                        check(&mut td, "observe_map_time");
+                    }
+                    4 if next(4) == 0 => {
+                        td.remove_job(job);
+                        check(&mut td, "remove_job");
+                    }
+                    5 => {
+                        td.update_statuses();
+                        check(&mut td, "update_statuses");
+                    }
+                    _ => {
+                        let node = &names[next(10) as usize];
+                        let last = (next(2) == 0).then_some(job);
+                        td.slot_freed(next(100) as f64 / 4.0, node, last);
+                        check(&mut td, "slot_freed");
+                    }
                 }
             }
         }
