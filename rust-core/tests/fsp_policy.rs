@@ -22,7 +22,7 @@ fn offer(c: &mut Core, free_gb: u64, now_ms: u64, next_id: &mut u32) -> Vec<Stri
     let d: Vec<Decision> = heartbeat_free(c, "h1", free_gb, free_gb as u32, now_ms);
     execute(c, &d, next_id);
     d.iter()
-        .flat_map(|d| std::iter::repeat(d.app.clone()).take(d.count as usize))
+        .flat_map(|d| std::iter::repeat_n(d.app.clone(), d.count as usize))
         .collect()
 }
 
