@@ -223,22 +223,3 @@ fn a_burst_of_mapreduce_jobs_starts_only_the_ams_capacity_schedulers_am_share_ad
     let got = offer_all(&mut c, 2_000, &mut id);
     assert_eq!(got, ["j4"], "after j2 finished: {got:?}");
 }
-
-#[test]
-fn non_mapreduce_ams_are_bounded_by_the_same_am_share() {
-    // DistributedShell- or Spark-like applications: the RM asks for every application's AM at
-    // priority 0, and nothing else can be asked before that AM runs.
-    let mut c = demo_cluster();
-    for (i, app) in ["s1", "s2", "s3", "s4", "s5"].iter().enumerate() {
-        add_app_named(&mut c, app, app, i as u64, "YARN", &[]);
-        ask_am(&mut c, app, 0, 1, 512);
-    }
-    let mut id = 0;
-    let got = offer_all(&mut c, 1_000, &mut id);
-    assert_eq!(got, ["s1", "s2", "s3"], "AMs started: {got:?}");
-    // Once its AM runs, an application's own priority-0 containers are tasks, not AMs: s1 gets
-    // ten while the AM share is full.
-    ask_am(&mut c, "s1", 0, 10, 512);
-    let got = offer_all(&mut c, 2_000, &mut id);
-    assert_eq!(got.iter().filter(|a| *a == "s1").count(), 10, "{got:?}");
-}

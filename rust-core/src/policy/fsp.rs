@@ -39,8 +39,8 @@
 //!
 //! AMs: one pool, CapacityScheduler's default `maximum-am-resource-percent` (10 % of the
 //! cluster's memory, [`super::am_share::AM_SHARE`]) rather than FairScheduler's 50 %
-//! ([`super::MAX_AM_SHARE`]), for every application type (the RM asks for every AM at priority
-//! 0, [`crate::app::App::kind_of`]). A job waiting for its AM holds nothing, so it goes first
+//! ([`super::MAX_AM_SHARE`]), for MapReduce AMs (the core tells AMs of other types from their
+//! tasks only by MapReduce's priorities: not bounded yet). A job waiting for its AM holds nothing, so it goes first
 //! while its AM fits in the share; beyond it, it waits until an AM's memory frees (the oldest
 //! first: jobs holding nothing go in submission order), one AM always starting when none runs.
 //! With half the cluster, the demo's burst of six jobs started all six AMs at once on an idle
@@ -209,7 +209,7 @@ impl JobPolicy for Fsp {
         order.into_iter().map(|(_, _, _, _, a)| a).collect()
     }
 
-    /// CapacityScheduler's default AM share (module docs), for every application.
+    /// CapacityScheduler's default AM share (module docs).
     fn am_pool(&self, state: &ClusterState, _app: &App) -> Option<AmPool> {
         Some(AmPool {
             key: 0,
