@@ -22,7 +22,7 @@ fn offer(c: &mut Core, free_gb: u64, now_ms: u64, next_id: &mut u32) -> Vec<Stri
     let d: Vec<Decision> = heartbeat_free(c, "h1", free_gb, free_gb as u32, now_ms);
     execute(c, &d, next_id);
     d.iter()
-        .flat_map(|d| std::iter::repeat(d.app.clone()).take(d.count as usize))
+        .flat_map(|d| std::iter::repeat_n(d.app.clone(), d.count as usize))
         .collect()
 }
 
@@ -170,4 +170,56 @@ fn waiting_mapreduce_ams_go_before_running_jobs_tasks_only_within_capacity_sched
         (1, 1, 6, 0),
         "{got:?}"
     );
+}
+
+/// The demo's cluster: 4 x 4096 MB, 8 vcores; every AM asks 512 MB (MapReduce's default
+/// `yarn.app.mapreduce.am.resource.mb` in the demo).
+fn demo_cluster() -> Core {
+    let mut c = core_with(&[("locus.policy", "fsp"), ("locus.locality", "delay")]);
+    for h in ["h1", "h2", "h3", "h4"] {
+        add_node(&mut c, h, "/r1", 4, 8);
+    }
+    c
+}
+
+fn ask_am(c: &mut Core, app: &str, priority: i32, count: u32, mem_mb: u64) {
+    let mut a = asks(&[(priority, "*", count, 1, 1, true)]);
+    a[0].capability.memory_mb = mem_mb;
+    set_asks_vec(c, app, a);
+}
+
+/// Offers each of the demo's four nodes in turn, whole, and executes; returns the apps served.
+fn offer_all(c: &mut Core, now_ms: u64, id: &mut u32) -> Vec<String> {
+    let mut got = Vec::new();
+    for h in ["h1", "h2", "h3", "h4"] {
+        let d = heartbeat_free(c, h, 4, 8, now_ms);
+        execute(c, &d, id);
+        got.extend(
+            d.iter()
+                .flat_map(|d| std::iter::repeat_n(d.app.clone(), d.count as usize)),
+        );
+    }
+    got
+}
+
+#[test]
+fn a_burst_of_mapreduce_jobs_starts_only_the_ams_capacity_schedulers_am_share_admits() {
+    // The demo's batch: six MapReduce jobs submitted together on an idle 16 GB cluster. Hadoop's
+    // default maximum-am-resource-percent (10 %: 1638 MB) admits three 512 MB AMs; the rest wait
+    // even though no task asks for the room yet (their AMs would share the CPU with the first
+    // three's maps and slow every job).
+    let mut c = demo_cluster();
+    let jobs = ["j1", "j2", "j3", "j4", "j5", "j6"];
+    for (i, app) in jobs.iter().enumerate() {
+        add_app_named(&mut c, app, app, i as u64, "MAPREDUCE", &[]);
+        ask_am(&mut c, app, 0, 1, 512);
+    }
+    let mut id = 0;
+    let got = offer_all(&mut c, 1_000, &mut id);
+    assert_eq!(got, ["j1", "j2", "j3"], "AMs started: {got:?}");
+    // The oldest waiting job is the next one in when an AM's memory frees.
+    c.handle(locus_core::protocol::Event::AppRemoved { app: "j2".into() })
+        .unwrap();
+    let got = offer_all(&mut c, 2_000, &mut id);
+    assert_eq!(got, ["j4"], "after j2 finished: {got:?}");
 }

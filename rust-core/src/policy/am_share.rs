@@ -13,7 +13,9 @@ use crate::fast_hash::FastSet;
 use crate::app::{Arrival, TaskKind};
 use crate::state::ClusterState;
 
-/// CapacityScheduler's `yarn.scheduler.capacity.maximum-am-resource-percent` default.
+/// CapacityScheduler's `yarn.scheduler.capacity.maximum-am-resource-percent` default (Hadoop's
+/// shipped `capacity-scheduler.xml` and `CapacitySchedulerConfiguration`'s code default). `fsp`
+/// uses it as its AM pool's cap, the bound itself rather than an order.
 pub const AM_SHARE: f64 = 0.1;
 
 /// Applications whose next pending container is their AM, in submission order, as many as fit
