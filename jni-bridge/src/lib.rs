@@ -123,6 +123,47 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_asks<'l>(
     })
 }
 
+/// The first `length` bytes of the direct buffer `frame` as a slice; see `asks` for why this
+/// is sound.
+fn direct_bytes<'b>(
+    env: &mut JNIEnv,
+    frame: &'b JByteBuffer,
+    length: jint,
+) -> Result<&'b [u8], BridgeError> {
+    if frame.is_null() {
+        return Err(BridgeError::NullArgument("frame"));
+    }
+    let address = env.get_direct_buffer_address(frame)?;
+    let capacity = env.get_direct_buffer_capacity(frame)?;
+    let length = usize::try_from(length)
+        .ok()
+        .filter(|n| *n <= capacity)
+        .ok_or_else(|| BridgeError::Jni(format!("frame length {length} outside the buffer's {capacity} bytes")))?;
+    // SAFETY: as in `asks`: the JVM's address and capacity of a direct buffer the caller keeps
+    // reachable for this call, `length` checked against the capacity, the buffer per thread.
+    Ok(unsafe { std::slice::from_raw_parts(address as *const u8, length) })
+}
+
+/// The first `length` bytes of the direct buffer `frame` are one binary offers frame
+/// (`locus_core::offers`). Returns `null` when no node got a decision and none was refused,
+/// else the offers response JSON (`{"decisions":[...],"refused":[...]}`).
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_offers<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    frame: JByteBuffer<'l>,
+    length: jint,
+) -> jstring {
+    with_guard(&mut env, std::ptr::null_mut(), |env| {
+        let bytes = direct_bytes(env, &frame, length)?;
+        match ops::offers(handle, bytes)? {
+            Some(json) => Ok(env.new_string(json)?.into_raw()),
+            None => Ok(std::ptr::null_mut()),
+        }
+    })
+}
+
 #[no_mangle]
 pub extern "system" fn Java_org_locus_yarn_LocusNative_heartbeat<'l>(
     mut env: JNIEnv<'l>,
