@@ -4,11 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.BiConsumer;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.NodeState;
@@ -53,6 +54,20 @@ final class SchedulingLoop implements Runnable {
   static final long FRUITLESS_PASS_PAUSE_MS = 10;
   private static final long STOP_WAIT_MS = 10_000;
   /**
+   * While nodes keep heartbeating the thread looks for new ones every tick instead of being
+   * woken for each: a wake-up (an unpark, a system call) would be paid on the dispatcher, inside
+   * every NODE_UPDATE. A heartbeat waits at most one tick longer; a cluster quiet for
+   * {@link #QUIET_BEFORE_SLEEP_MS} puts the thread to sleep until the next one wakes it.
+   */
+  static final long TICK_MS = 1;
+  static final long QUIET_BEFORE_SLEEP_MS = 100;
+  /**
+   * Headroom and queue metrics are refreshed after every pass that placed a container, and at
+   * least this often otherwise (releases change them too): not after every pass, which would
+   * walk every application once per heartbeat under the scheduler's lock.
+   */
+  static final long AFTER_PASS_EVERY_MS = 100;
+  /**
    * Nodes per core call. Bounds the frame and, more to the point, how long one commit holds the
    * scheduler's lock (which every NODE_UPDATE takes): at most this many nodes' containers.
    */
@@ -90,7 +105,15 @@ final class SchedulingLoop implements Runnable {
   private volatile BiConsumer<List<NodeId>, JsonNode> decidedHook;
 
   // Guarded by this; each bounded by the cluster's nodes or applications.
-  private Map<NodeId, Boolean> heartbeated = new LinkedHashMap<>();
+  /**
+   * Nodes that heartbeated since they were last offered, in arrival order, each once: the
+   * dispatcher adds without taking this loop's lock. Bounded by the cluster's nodes.
+   */
+  private final Queue<NodeId> heartbeated = new ConcurrentLinkedQueue<>();
+  private final Set<NodeId> heartbeatQueued = ConcurrentHashMap.newKeySet();
+  /** True only while the thread waits without a tick: then a heartbeat must wake it. */
+  private volatile boolean asleep;
+  private long lastAfterPassMs;
   private Set<LocusAppAttempt> asksChanged = new LinkedHashSet<>();
   private boolean freed;
   private boolean placedLastPass;
@@ -155,9 +178,15 @@ final class SchedulingLoop implements Runnable {
   }
 
   /** The dispatcher handled a node heartbeat (the RM's bookkeeping is done). */
-  synchronized void nodeHeartbeat(NodeId node) {
-    heartbeated.put(node, Boolean.TRUE);
-    notifyAll();
+  void nodeHeartbeat(NodeId node) {
+    if (heartbeatQueued.add(node)) {
+      heartbeated.add(node);
+    }
+    // Read after the add (both are full fences): the thread sets asleep before it re-checks
+    // the queue under this lock and waits, so one of the two sees the other.
+    if (asleep) {
+      wake();
+    }
   }
 
   /** allocate() (or the RM) changed {@code attempt}'s asks; they reach the core before a pass. */
@@ -212,19 +241,35 @@ final class SchedulingLoop implements Runnable {
         boolean sweep;
         synchronized (this) {
           long now = System.currentTimeMillis();
+          long quietSince = now;
           while (!stopped && !hasWork(now)) {
             // Only a trigger hasWork counts may pause with a timeout: in HEARTBEAT mode a
             // freed container waits for a heartbeat, not for a 1 ms poll.
             boolean pausing = !heartbeated.isEmpty() || (mode == SchedulingMode.ASYNC && freed);
-            wait(pausing ? Math.max(1, notBeforeMs - now) : 0);
+            if (pausing) {
+              wait(Math.max(1, notBeforeMs - now));
+            } else if (now - quietSince < QUIET_BEFORE_SLEEP_MS) {
+              wait(TICK_MS);
+            } else {
+              asleep = true;
+              if (heartbeated.isEmpty()) {
+                wait(0);
+              }
+              asleep = false;
+              quietSince = System.currentTimeMillis();
+            }
             now = System.currentTimeMillis();
           }
           if (stopped) {
             return;
           }
-          nodes = new ArrayList<>(heartbeated.keySet());
+          nodes = new ArrayList<>();
+          for (NodeId n = heartbeated.poll(); n != null; n = heartbeated.poll()) {
+            // Removed before the offer: a heartbeat during the pass makes the next offer.
+            heartbeatQueued.remove(n);
+            nodes.add(n);
+          }
           asks = new ArrayList<>(asksChanged);
-          heartbeated = new LinkedHashMap<>();
           asksChanged = new LinkedHashSet<>();
           sweep = mode == SchedulingMode.ASYNC;
           freed = false;
@@ -303,7 +348,9 @@ final class SchedulingLoop implements Runnable {
     if (!batch.isEmpty() && !isStopped()) {
       placed += offer(batch);
     }
-    if (!offers.isEmpty()) {
+    long now = System.currentTimeMillis();
+    if (!offers.isEmpty() && (placed > 0 || now - lastAfterPassMs >= AFTER_PASS_EVERY_MS)) {
+      lastAfterPassMs = now;
       synchronized (schedulerLock) {
         cluster.afterPass();
       }
