@@ -3,7 +3,9 @@ package org.locus.yarn;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 
@@ -39,13 +41,24 @@ final class OffersFrame {
    * @throws IllegalArgumentException for a node id the layout cannot carry
    */
   static ByteBuffer encode(List<FiCaSchedulerNode> nodes, long nowMs) {
+    List<NodeId> ids = new ArrayList<>(nodes.size());
+    List<Resource> free = new ArrayList<>(nodes.size());
+    for (FiCaSchedulerNode n : nodes) {
+      ids.add(n.getNodeID());
+      free.add(n.getUnallocatedResource());
+    }
+    return encode(ids, free, nowMs);
+  }
+
+  /** As {@link #encode(List, long)}, from the ids and unallocated resources themselves. */
+  static ByteBuffer encode(List<NodeId> nodes, List<Resource> unallocated, long nowMs) {
     byte[][] ids = new byte[nodes.size()][];
     long size = HEADER_BYTES;
     for (int i = 0; i < ids.length; i++) {
-      byte[] id = nodes.get(i).getNodeID().toString().getBytes(StandardCharsets.UTF_8);
+      byte[] id = nodes.get(i).toString().getBytes(StandardCharsets.UTF_8);
       if (id.length == 0 || id.length > MAX_ID_BYTES) {
-        throw new IllegalArgumentException("node id " + nodes.get(i).getNodeID() + " of "
-            + id.length + " bytes does not fit an offers frame");
+        throw new IllegalArgumentException("node id " + nodes.get(i) + " of " + id.length
+            + " bytes does not fit an offers frame");
       }
       ids[i] = id;
       size += NODE_FIXED_BYTES + id.length;
@@ -61,7 +74,7 @@ final class OffersFrame {
     b.putInt(ids.length);
     b.putLong(Math.max(0L, nowMs));
     for (int i = 0; i < ids.length; i++) {
-      Resource free = nodes.get(i).getUnallocatedResource();
+      Resource free = unallocated.get(i);
       // As in JSON: a negative figure only comes from broken bookkeeping and means "nothing".
       b.putLong(Math.max(0L, free.getMemorySize()));
       b.putInt(Math.max(0, free.getVirtualCores()));

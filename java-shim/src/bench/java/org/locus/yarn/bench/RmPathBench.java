@@ -23,6 +23,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -178,13 +179,17 @@ final class RmPathBench {
       ApplicationAttemptId attempt = am.getApplicationAttemptId();
       List<ResourceRequest> one = maps(1);
       List<ResourceRequest> two = maps(2);
-      cs.allocate(attempt, copy(one), null, Collections.emptyList(), null, null, null);
+      // CapacityScheduler, unlike LocusScheduler, needs every list and the updates present.
+      ContainerUpdates none = new ContainerUpdates();
+      cs.allocate(attempt, copy(one), Collections.emptyList(), Collections.emptyList(),
+          Collections.emptyList(), Collections.emptyList(), none);
       int[] flip = {0};
       List<List<ResourceRequest>> next = new ArrayList<>(Collections.singletonList(null));
       report("CS allocate, 5,000-row change", measure(
           () -> next.set(0, copy((flip[0]++ & 1) == 0 ? two : one)),
-          () -> cs.allocate(attempt, next.get(0), null, Collections.emptyList(), null, null,
-              null), null, iterations, warmup, rounds));
+          () -> cs.allocate(attempt, next.get(0), Collections.emptyList(),
+              Collections.emptyList(), Collections.emptyList(), Collections.emptyList(), none),
+          null, iterations, warmup, rounds));
     } finally {
       rm.stop();
     }
