@@ -215,6 +215,15 @@ def throughput(fig):
     return fig["containers_allocated"] / span if span > 0 else float("nan")
 
 
+def locality(fig):
+    """The RM's own per-locality container counters (root queue metrics), AMs included."""
+    counts = [fig.get(k) for k in ("node_local", "rack_local", "off_switch")]
+    total = sum(c for c in counts if c is not None)
+    if None in counts or total == 0:
+        return "-"
+    return " / ".join(f"{100.0 * c / total:.1f}" for c in counts)
+
+
 def mb(b):
     return b / (1024.0 * 1024.0)
 
@@ -234,6 +243,7 @@ def table(figs, nodes, apps, expected_jobs):
         ("allocate() calls (timer window)",
          lambda f: f"{f['allocate_count']} ({f['allocate_window']})"),
         ("mean ask-to-allocation latency (ms)", lambda f: f"{f['latency_mean_ms']:.0f}"),
+        ("node-local / rack-local / off-switch (% of containers)", locality),
         ("jobs finished", lambda f: f"{len(f['jobs'])}/{expected_jobs}"),
         ("job completion mean / p95 (s)",
          lambda f: (f"{statistics.mean(f['jobs']):.1f} / {pct(f['jobs'], 95):.1f}"

@@ -30,6 +30,8 @@ pub enum BridgeError {
     BadJson { what: &'static str, detail: String },
     /// A binary asks frame that does not follow its layout (`locus_core::frame`).
     BadFrame(locus_core::frame::FrameError),
+    /// A binary offers frame that does not follow its layout (`locus_core::offers`).
+    BadOffersFrame(locus_core::frame::FrameError),
     /// A required argument was a Java `null`.
     NullArgument(&'static str),
     /// Zero, never issued, or already closed.
@@ -84,6 +86,7 @@ impl fmt::Display for BridgeError {
             }
             BridgeError::BadJson { what, detail } => write!(f, "malformed {what}: {detail}"),
             BridgeError::BadFrame(e) => write!(f, "malformed asks frame {e}"),
+            BridgeError::BadOffersFrame(e) => write!(f, "malformed offers frame {e}"),
             BridgeError::NullArgument(name) => write!(f, "{name} must not be null"),
             BridgeError::InvalidHandle(h) => write!(f, "invalid or closed Locus handle {h:#x}"),
             BridgeError::Panic(msg) => write!(f, "Locus core panicked: {msg}"),

@@ -104,22 +104,55 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_asks<'l>(
     length: jint,
 ) -> jstring {
     with_guard(&mut env, std::ptr::null_mut(), |env| {
-        if frame.is_null() {
-            return Err(BridgeError::NullArgument("frame"));
-        }
-        let address = env.get_direct_buffer_address(&frame)?;
-        let capacity = env.get_direct_buffer_capacity(&frame)?;
-        let length = usize::try_from(length)
-            .ok()
-            .filter(|n| *n <= capacity)
-            .ok_or_else(|| BridgeError::Jni(format!("frame length {length} outside the buffer's {capacity} bytes")))?;
-        // SAFETY: a direct buffer's address and capacity come from the JVM and stay valid while
-        // the buffer is reachable, which `frame` (a live local reference) guarantees for this
-        // call; `length` was checked against the capacity. The shim's buffer is per thread and
-        // that thread is inside this call, so nothing writes to it meanwhile.
-        let bytes = unsafe { std::slice::from_raw_parts(address as *const u8, length) };
+        let bytes = direct_bytes(env, &frame, length)?;
         let drifted = ops::asks_frame(handle, bytes)?;
         drifted_to_java(env, &drifted)
+    })
+}
+
+/// The first `length` bytes of the direct buffer `frame` (asks and offers frames) as a slice.
+fn direct_bytes<'b>(
+    env: &mut JNIEnv,
+    frame: &'b JByteBuffer,
+    length: jint,
+) -> Result<&'b [u8], BridgeError> {
+    if frame.is_null() {
+        return Err(BridgeError::NullArgument("frame"));
+    }
+    let address = env.get_direct_buffer_address(frame)?;
+    let capacity = env.get_direct_buffer_capacity(frame)?;
+    let length = usize::try_from(length)
+        .ok()
+        .filter(|n| *n <= capacity)
+        .ok_or_else(|| {
+            BridgeError::Jni(format!(
+                "frame length {length} outside the buffer's {capacity} bytes"
+            ))
+        })?;
+    // SAFETY: a direct buffer's address and capacity come from the JVM and stay valid while the
+    // buffer is reachable, which `frame` (a live local reference held by the caller for the whole
+    // native call) guarantees; `length` was checked against the capacity. The shim's buffers are
+    // per thread and that thread is inside this call, so nothing writes to them meanwhile.
+    Ok(unsafe { std::slice::from_raw_parts(address as *const u8, length) })
+}
+
+/// The first `length` bytes of the direct buffer `frame` are one binary offers frame
+/// (`locus_core::offers`). Returns `null` when no node got a decision and none was refused,
+/// else the offers response JSON (`{"decisions":[...],"refused":[...]}`).
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_offers<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    frame: JByteBuffer<'l>,
+    length: jint,
+) -> jstring {
+    with_guard(&mut env, std::ptr::null_mut(), |env| {
+        let bytes = direct_bytes(env, &frame, length)?;
+        match ops::offers(handle, bytes)? {
+            Some(json) => Ok(env.new_string(json)?.into_raw()),
+            None => Ok(std::ptr::null_mut()),
+        }
     })
 }
 

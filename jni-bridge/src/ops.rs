@@ -152,6 +152,18 @@ pub fn heartbeat(h: i64, heartbeat_json: &str) -> Result<String, BridgeError> {
     to_json(&response, "heartbeat response")
 }
 
+/// One binary offers frame (`locus_core::offers`: the nodes of a scheduling pass with their
+/// unallocated resources) decided under one lock. `None` when no node got a decision and none
+/// was refused (most offers of a pass), else the `OffersResponse` JSON.
+pub fn offers(h: i64, frame: &[u8]) -> Result<Option<String>, BridgeError> {
+    let batch = locus_core::offers::decode(frame).map_err(BridgeError::BadOffersFrame)?;
+    let response = handle::with_scheduler(h, |s| Ok(s.core.lock().offers(&batch)))?;
+    if response.decisions.is_empty() && response.refused.is_empty() {
+        return Ok(None);
+    }
+    to_json(&response, "offers response").map(Some)
+}
+
 pub fn stats(h: i64) -> Result<String, BridgeError> {
     let stats = handle::with_scheduler(h, |s| Ok(s.core.lock().stats()))?;
     to_json(&stats, "stats")
@@ -241,6 +253,29 @@ mod tests {
         let err = events(h, batch).unwrap_err().to_string();
         assert!(err.starts_with("event 1 (asks_updated) rejected:"), "{err}");
         assert!(err.contains("application_9_0001"), "{err}");
+        close(h).unwrap();
+    }
+
+    #[test]
+    fn offers_decide_a_batch_and_name_a_bad_frame() {
+        use locus_core::Resource;
+        let h = create("{}").unwrap();
+        let added = r#"[{"type":"node_added","node":"h1:8041","host":"h1","rack":"/r1","capability":{"memory_mb":8192,"vcores":8}}]"#;
+        events(h, added).unwrap();
+        let idle = locus_core::offers::encode(1, &[("h1:8041", Resource::new(8192, 8))]);
+        assert_eq!(offers(h, &idle).unwrap(), None, "no asks, nothing to say");
+        let ghost = locus_core::offers::encode(
+            1,
+            &[("h1:8041", Resource::new(8192, 8)), ("ghost:1", Resource::new(1, 1))],
+        );
+        let json = offers(h, &ghost).unwrap().expect("the refusal is reported");
+        let parsed: locus_core::OffersResponse = serde_json::from_str(&json).unwrap();
+        assert_eq!(parsed.refused.len(), 1, "{json}");
+        assert_eq!(parsed.refused[0].node, "ghost:1");
+        let err = offers(h, &idle[..idle.len() - 1]).unwrap_err().to_string();
+        assert!(err.starts_with("malformed offers frame at byte"), "{err}");
+        let stats: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
+        assert_eq!(stats["heartbeats"], 2, "{stats}");
         close(h).unwrap();
     }
 

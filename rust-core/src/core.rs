@@ -29,7 +29,9 @@ use crate::error::CoreError;
 use crate::ask::SchedulerKey;
 use crate::inflight::InFlight;
 use crate::policy::{CapacityQueue, FlaggedJob, QueueState, Layers, Observed, PolicyReport, ScaleOutAdvice};
-use crate::protocol::{Decision, Event, Heartbeat, HeartbeatResponse, Locality};
+use crate::protocol::{
+    Decision, Event, Heartbeat, HeartbeatResponse, Locality, OffersResponse, RefusedOffer,
+};
 use crate::rejections::Rejections;
 use crate::papers::joss::ProfileStore;
 use crate::profile::{Profiles, PROFILE_STORE_KEY};
@@ -672,6 +674,23 @@ impl Core {
         }
         self.stats.decisions += decisions.len() as u64;
         Ok(HeartbeatResponse { decisions })
+    }
+
+    /// Several node heartbeats in one call, in order, each exactly as [`Core::heartbeat`]
+    /// (a node's decisions count the asks earlier nodes of the batch already took). A node the
+    /// core cannot decide for is named in `refused` and does not cost the others theirs.
+    pub fn offers(&mut self, offers: &[Heartbeat]) -> OffersResponse {
+        let mut out = OffersResponse::default();
+        for hb in offers {
+            match self.heartbeat(hb) {
+                Ok(r) => out.decisions.extend(r.decisions),
+                Err(e) => out.refused.push(RefusedOffer {
+                    node: hb.node.clone(),
+                    reason: e.to_string(),
+                }),
+            }
+        }
+        out
     }
 
     /// The applications whose `asks_digest` differed from the core's since the last call (at

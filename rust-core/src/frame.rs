@@ -51,20 +51,21 @@ impl std::fmt::Display for FrameError {
 
 impl std::error::Error for FrameError {}
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+/// A bounds-checked little-endian reader over one frame (shared with `offers`).
+pub(crate) struct Reader<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) at: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn fail<T>(&self, what: impl Into<String>) -> Result<T, FrameError> {
+    pub(crate) fn fail<T>(&self, what: impl Into<String>) -> Result<T, FrameError> {
         Err(FrameError {
             offset: self.at,
             what: what.into(),
         })
     }
 
-    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], FrameError> {
+    pub(crate) fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], FrameError> {
         let left = self.bytes.len() - self.at;
         if n > left {
             return self.fail(format!(
@@ -76,29 +77,29 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
-    fn array<const K: usize>(&mut self, what: &str) -> Result<[u8; K], FrameError> {
+    pub(crate) fn array<const K: usize>(&mut self, what: &str) -> Result<[u8; K], FrameError> {
         let mut out = [0u8; K];
         out.copy_from_slice(self.take(K, what)?);
         Ok(out)
     }
 
-    fn u8(&mut self, what: &str) -> Result<u8, FrameError> {
+    pub(crate) fn u8(&mut self, what: &str) -> Result<u8, FrameError> {
         Ok(self.array::<1>(what)?[0])
     }
-    fn u16(&mut self, what: &str) -> Result<u16, FrameError> {
+    pub(crate) fn u16(&mut self, what: &str) -> Result<u16, FrameError> {
         Ok(u16::from_le_bytes(self.array(what)?))
     }
-    fn u32(&mut self, what: &str) -> Result<u32, FrameError> {
+    pub(crate) fn u32(&mut self, what: &str) -> Result<u32, FrameError> {
         Ok(u32::from_le_bytes(self.array(what)?))
     }
-    fn i32(&mut self, what: &str) -> Result<i32, FrameError> {
+    pub(crate) fn i32(&mut self, what: &str) -> Result<i32, FrameError> {
         Ok(i32::from_le_bytes(self.array(what)?))
     }
-    fn i64(&mut self, what: &str) -> Result<i64, FrameError> {
+    pub(crate) fn i64(&mut self, what: &str) -> Result<i64, FrameError> {
         Ok(i64::from_le_bytes(self.array(what)?))
     }
 
-    fn text(&mut self, n: usize, what: &str) -> Result<String, FrameError> {
+    pub(crate) fn text(&mut self, n: usize, what: &str) -> Result<String, FrameError> {
         let start = self.at;
         let raw = self.take(n, what)?;
         match std::str::from_utf8(raw) {

@@ -31,6 +31,7 @@ pub mod hints;
 pub mod inflight;
 pub mod names;
 pub mod node;
+pub mod offers;
 pub mod papers;
 pub mod policy;
 pub mod profile;

@@ -225,6 +225,23 @@ pub struct HeartbeatResponse {
     pub decisions: Vec<Decision>,
 }
 
+/// A node of an offers batch the core could not decide for (an unknown node), with why. The
+/// other nodes of the batch are decided as usual.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedOffer {
+    pub node: String,
+    pub reason: String,
+}
+
+/// What an offers batch (`offers::decode`) returns: every offered node's decisions, in the
+/// order the nodes were offered, and the nodes refused.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OffersResponse {
+    pub decisions: Vec<Decision>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<RefusedOffer>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

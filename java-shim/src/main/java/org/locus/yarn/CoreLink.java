@@ -273,6 +273,40 @@ final class CoreLink {
   }
 
   /**
+   * The core's decisions for the nodes of one offers frame ({@link OffersFrame}): null when it
+   * decided nothing or could not decide (logged as {@link #heartbeat} does); nodes it refused
+   * are logged here and left out.
+   */
+  JsonNode offers(ByteBuffer frame, String nodes) {
+    LocusCore c = core;
+    if (!inService(c)) {
+      return null;
+    }
+    coreCalls.get()[0]++;
+    try {
+      String answer = c.offers(frame);
+      if (answer == null) {
+        return null;
+      }
+      JsonNode response = CoreMessages.JSON.readTree(answer);
+      for (JsonNode refused : response.path("refused")) {
+        failures.warn("Locus heartbeat", "node " + refused.path("node").asText(),
+            new LocusException(refused.path("reason").asText()), null);
+      }
+      return response;
+    } catch (LocusCorePoisonedException e) {
+      poisoned(c, e);
+    } catch (LocusException e) {
+      if (inService(c)) {
+        failures.warn("Locus heartbeat", nodes, e, null);
+      }
+    } catch (IOException e) {
+      failures.warn("Locus heartbeat", nodes, e, null);
+    }
+    return null;
+  }
+
+  /**
    * {@code yarn rmadmin -refreshQueues}: the core in service takes the new settings, or the
    * refresh is refused with a reason that says whether the settings or the core are at fault.
    * Caller holds the scheduler lock, so no rebuild puts a core in service meanwhile.

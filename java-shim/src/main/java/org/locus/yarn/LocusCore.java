@@ -67,6 +67,15 @@ public final class LocusCore implements AutoCloseable {
     return withHandle(h -> LocusNative.asks(h, frame, frame.limit()));
   }
 
+  /**
+   * One binary offers frame (a direct buffer, position 0, limit its length): null when no node
+   * got a decision and none was refused, else the decisions and refusals as JSON.
+   */
+  public String offers(java.nio.ByteBuffer frame) {
+    sent.addAndGet(frame.limit());
+    return withHandle(h -> LocusNative.offers(h, frame, frame.limit()));
+  }
+
   public String heartbeat(String heartbeatJson) {
     sent.addAndGet(heartbeatJson == null ? 0 : heartbeatJson.length());
     return withHandle(h -> LocusNative.heartbeat(h, heartbeatJson));

@@ -36,6 +36,14 @@ public final class LocusNative {
    */
   public static native String asks(long handle, java.nio.ByteBuffer frame, int length);
 
+  /**
+   * The first {@code length} bytes of the direct buffer {@code frame} are one binary offers
+   * frame ({@link OffersFrame}): every node in it is decided in order under one lock. Returns
+   * null when no node got a decision and none was refused, else
+   * {@code {"decisions":[...],"refused":[{"node":..,"reason":..}]}}.
+   */
+  public static native String offers(long handle, java.nio.ByteBuffer frame, int length);
+
   /** Node heartbeat → {@code {"decisions":[...]}}. */
   public static native String heartbeat(long handle, String heartbeatJson);
 

@@ -602,8 +602,8 @@ public class LocusScheduler
     }
   }
 
-  /** Tests hold or fail a scheduling pass after the core decided for a node. */
-  void setPassHook(java.util.function.BiConsumer<NodeId, JsonNode> hook) {
+  /** Tests hold or fail a scheduling pass after the core decided for a batch of nodes. */
+  void setPassHook(java.util.function.BiConsumer<List<NodeId>, JsonNode> hook) {
     loop.setDecidedHook(hook);
   }
 

@@ -4,11 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.BiConsumer;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.NodeState;
@@ -27,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * (after the RM's own bookkeeping of the heartbeat), allocate() the attempts whose asks changed,
  * a completion that it freed resources. Before each pass the thread sends the changed asks to
  * the core (each attempt's snapshot under its lock, as allocate() did before), then offers nodes
- * to the core one at a time: in {@link SchedulingMode#HEARTBEAT} the nodes that heartbeated, once
+ * to the core, up to {@link #OFFERS_PER_CALL} in one call: in {@link SchedulingMode#HEARTBEAT} the nodes that heartbeated, once
  * per heartbeat (several heartbeats of a node while a pass runs make one offer); in
  * {@link SchedulingMode#ASYNC} also, while any application has pending asks, every other live
  * node with room for the smallest container, from a start that rotates per pass. A node is live
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The core decides without any RM lock held; the shim commits each node's decisions holding
  * the scheduler's lock, then the applications' (DecisionExecutor re-validates everything against
- * the RM's state at that moment). Lock order stays scheduler, application, core.
+ * the RM's state at that moment), a batch of nodes at a time. Lock order stays scheduler, application, core.
  *
  * <p>The thread never dies of a Locus or RM failure: a failed offer is logged (rate-limited) and
  * counted like a failed scheduler event, so a core that may have missed part of it is
@@ -52,6 +53,25 @@ final class SchedulingLoop implements Runnable {
    */
   static final long FRUITLESS_PASS_PAUSE_MS = 10;
   private static final long STOP_WAIT_MS = 10_000;
+  /**
+   * While nodes keep heartbeating the thread looks for new ones every tick instead of being
+   * woken for each: a wake-up (an unpark, a system call) would be paid on the dispatcher, inside
+   * every NODE_UPDATE. A heartbeat waits at most one tick longer; a cluster quiet for
+   * {@link #QUIET_BEFORE_SLEEP_MS} puts the thread to sleep until the next one wakes it.
+   */
+  static final long TICK_MS = 1;
+  static final long QUIET_BEFORE_SLEEP_MS = 100;
+  /**
+   * Headroom and queue metrics are refreshed after every pass that placed a container, and at
+   * least this often otherwise (releases change them too): not after every pass, which would
+   * walk every application once per heartbeat under the scheduler's lock.
+   */
+  static final long AFTER_PASS_EVERY_MS = 100;
+  /**
+   * Nodes per core call. Bounds the frame and, more to the point, how long one commit holds the
+   * scheduler's lock (which every NODE_UPDATE takes): at most this many nodes' containers.
+   */
+  static final int OFFERS_PER_CALL = 32;
 
   /** What a pass needs from the scheduler. */
   interface Cluster {
@@ -81,11 +101,19 @@ final class SchedulingLoop implements Runnable {
   private final Object schedulerLock;
   private final Cluster cluster;
   private volatile SchedulingMode mode;
-  /** Tests hold or fail a pass after the core decided for a node, before the commit. */
-  private volatile BiConsumer<NodeId, JsonNode> decidedHook;
+  /** Tests hold or fail a pass after the core decided for a batch of nodes, before the commit. */
+  private volatile BiConsumer<List<NodeId>, JsonNode> decidedHook;
 
   // Guarded by this; each bounded by the cluster's nodes or applications.
-  private Map<NodeId, Boolean> heartbeated = new LinkedHashMap<>();
+  /**
+   * Nodes that heartbeated since they were last offered, in arrival order, each once: the
+   * dispatcher adds without taking this loop's lock. Bounded by the cluster's nodes.
+   */
+  private final Queue<NodeId> heartbeated = new ConcurrentLinkedQueue<>();
+  private final Set<NodeId> heartbeatQueued = ConcurrentHashMap.newKeySet();
+  /** True only while the thread waits without a tick: then a heartbeat must wake it. */
+  private volatile boolean asleep;
+  private long lastAfterPassMs;
   private Set<LocusAppAttempt> asksChanged = new LinkedHashSet<>();
   private boolean freed;
   private boolean placedLastPass;
@@ -114,7 +142,7 @@ final class SchedulingLoop implements Runnable {
     wake();
   }
 
-  void setDecidedHook(BiConsumer<NodeId, JsonNode> hook) {
+  void setDecidedHook(BiConsumer<List<NodeId>, JsonNode> hook) {
     decidedHook = hook;
   }
 
@@ -150,9 +178,15 @@ final class SchedulingLoop implements Runnable {
   }
 
   /** The dispatcher handled a node heartbeat (the RM's bookkeeping is done). */
-  synchronized void nodeHeartbeat(NodeId node) {
-    heartbeated.put(node, Boolean.TRUE);
-    notifyAll();
+  void nodeHeartbeat(NodeId node) {
+    if (heartbeatQueued.add(node)) {
+      heartbeated.add(node);
+    }
+    // Read after the add (both are full fences): the thread sets asleep before it re-checks
+    // the queue under this lock and waits, so one of the two sees the other.
+    if (asleep) {
+      wake();
+    }
   }
 
   /** allocate() (or the RM) changed {@code attempt}'s asks; they reach the core before a pass. */
@@ -207,19 +241,35 @@ final class SchedulingLoop implements Runnable {
         boolean sweep;
         synchronized (this) {
           long now = System.currentTimeMillis();
+          long quietSince = now;
           while (!stopped && !hasWork(now)) {
             // Only a trigger hasWork counts may pause with a timeout: in HEARTBEAT mode a
             // freed container waits for a heartbeat, not for a 1 ms poll.
             boolean pausing = !heartbeated.isEmpty() || (mode == SchedulingMode.ASYNC && freed);
-            wait(pausing ? Math.max(1, notBeforeMs - now) : 0);
+            if (pausing) {
+              wait(Math.max(1, notBeforeMs - now));
+            } else if (now - quietSince < QUIET_BEFORE_SLEEP_MS) {
+              wait(TICK_MS);
+            } else {
+              asleep = true;
+              if (heartbeated.isEmpty()) {
+                wait(0);
+              }
+              asleep = false;
+              quietSince = System.currentTimeMillis();
+            }
             now = System.currentTimeMillis();
           }
           if (stopped) {
             return;
           }
-          nodes = new ArrayList<>(heartbeated.keySet());
+          nodes = new ArrayList<>();
+          for (NodeId n = heartbeated.poll(); n != null; n = heartbeated.poll()) {
+            // Removed before the offer: a heartbeat during the pass makes the next offer.
+            heartbeatQueued.remove(n);
+            nodes.add(n);
+          }
           asks = new ArrayList<>(asksChanged);
-          heartbeated = new LinkedHashMap<>();
           asksChanged = new LinkedHashSet<>();
           sweep = mode == SchedulingMode.ASYNC;
           freed = false;
@@ -284,13 +334,23 @@ final class SchedulingLoop implements Runnable {
       }
     }
     int placed = 0;
+    List<FiCaSchedulerNode> batch = new ArrayList<>(Math.min(offers.size(), OFFERS_PER_CALL));
     for (FiCaSchedulerNode node : offers) {
-      if (isStopped()) {
-        break;
+      batch.add(node);
+      if (batch.size() == OFFERS_PER_CALL) {
+        if (isStopped()) {
+          break;
+        }
+        placed += offer(batch);
+        batch.clear();
       }
-      placed += offer(node);
     }
-    if (!offers.isEmpty()) {
+    if (!batch.isEmpty() && !isStopped()) {
+      placed += offer(batch);
+    }
+    long now = System.currentTimeMillis();
+    if (!offers.isEmpty() && (placed > 0 || now - lastAfterPassMs >= AFTER_PASS_EVERY_MS)) {
+      lastAfterPassMs = now;
       synchronized (schedulerLock) {
         cluster.afterPass();
       }
@@ -298,22 +358,27 @@ final class SchedulingLoop implements Runnable {
     return placed;
   }
 
-  /** Asks the core for {@code node}'s decisions and commits them; returns containers created. */
-  private int offer(FiCaSchedulerNode node) {
+  /**
+   * Asks the core for the decisions of {@code nodes} in one call (one offers frame, one JNI
+   * crossing, one lock of the core) and commits them in one hold of the scheduler's lock (one
+   * {@code events} call back); returns the containers created. The core decides the nodes in
+   * order exactly as it decides one heartbeat each, so batching changes what crosses, not what
+   * is decided.
+   */
+  private int offer(List<FiCaSchedulerNode> nodes) {
     long calls = link.coreCallsOfThisThread();
+    List<NodeId> ids = new ArrayList<>(nodes.size());
+    for (FiCaSchedulerNode n : nodes) {
+      ids.add(n.getNodeID());
+    }
     try {
-      String heartbeat = CoreMessages.heartbeat(node.getNodeID(), node.getUnallocatedResource(),
-          cluster.nowMs());
-      JsonNode response = link.heartbeat(heartbeat, node.getNodeID().toString());
-      BiConsumer<NodeId, JsonNode> hook = decidedHook;
+      JsonNode response = link.offers(OffersFrame.encode(nodes, cluster.nowMs()),
+          subject(ids));
+      BiConsumer<List<NodeId>, JsonNode> hook = decidedHook;
       if (hook != null) {
-        hook.accept(node.getNodeID(), response);
+        hook.accept(ids, response);
       }
-      if (response == null) {
-        return 0;
-      }
-      JsonNode decisions = response.get("decisions");
-      if (decisions != null && decisions.isArray() && decisions.size() == 0) {
+      if (response == null || response.path("decisions").size() == 0) {
         return 0;
       }
       synchronized (schedulerLock) {
@@ -321,10 +386,15 @@ final class SchedulingLoop implements Runnable {
       }
     } catch (Throwable t) {
       FailureLog.rethrowIfJvmBroken(t);
-      link.failures().warn("Locus scheduling pass", "node " + node.getNodeID(), t, null);
+      link.failures().warn("Locus scheduling pass", subject(ids), t, null);
       link.eventFailed(t, calls);
       return 0;
     }
+  }
+
+  private static String subject(List<NodeId> ids) {
+    return ids.size() == 1 ? "node " + ids.get(0)
+        : ids.size() + " nodes from " + ids.get(0);
   }
 
   /**

@@ -23,7 +23,7 @@ public class CapacitySlsScheduler extends SLSCapacityScheduler {
   @Override
   public void setConf(Configuration conf) {
     super.setConf(conf);
-    RunFigures.get().start("capacity", getSchedulerMetrics());
+    RunFigures.get().start("capacity", getSchedulerMetrics(), this::getRootQueueMetrics);
   }
 
   @Override

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,6 +24,7 @@ import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.sls.scheduler.SchedulerMetrics;
 import org.apache.hadoop.yarn.sls.scheduler.SlsTimers;
 
@@ -58,6 +60,8 @@ public final class RunFigures {
   private volatile long lastNative;
   private volatile String scheduler = "?";
   private volatile SchedulerMetrics slsMetrics;
+  /** The scheduler's root queue metrics: containers by locality (the RM's own counters). */
+  private volatile Supplier<QueueMetrics> rootMetrics;
   private boolean started;
 
   private static final Pattern NMT_TOTAL =
@@ -71,7 +75,9 @@ public final class RunFigures {
   }
 
   /** Called once from the wrapper's setConf: starts the memory sampler and the exit hook. */
-  public synchronized void start(String schedulerName, SchedulerMetrics metrics) {
+  public synchronized void start(String schedulerName, SchedulerMetrics metrics,
+      Supplier<QueueMetrics> root) {
+    this.rootMetrics = root;
     // -Dlocus.sls.label names the configuration (capacity-default, capacity-sync, locus-default).
     this.scheduler = System.getProperty("locus.sls.label", schedulerName);
     this.slsMetrics = metrics;
@@ -227,6 +233,14 @@ public final class RunFigures {
     field(j, "peak_native_bytes", Long.toString(peakNative));
     field(j, "first_native_bytes", Long.toString(firstNative));
     field(j, "last_native_bytes", Long.toString(lastNative));
+    QueueMetrics q = rootMetrics == null ? null : rootMetrics.get();
+    if (q != null) {
+      // AppSchedulingInfo counts every container it allocates by locality, under either
+      // scheduler: how much locality a scheduling mode gives up is read here.
+      field(j, "node_local", Long.toString(q.getAggregateNodeLocalContainersAllocated()));
+      field(j, "rack_local", Long.toString(q.getAggregateRackLocalContainersAllocated()));
+      field(j, "off_switch", Long.toString(q.getAggregateOffSwitchContainersAllocated()));
+    }
     SchedulerMetrics m = slsMetrics;
     if (m != null) {
       timer(j, "node_update", SlsTimers.nodeUpdate(m), SlsTimers.nodeUpdateCount(m));

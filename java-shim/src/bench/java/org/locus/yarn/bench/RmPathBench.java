@@ -23,11 +23,14 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.locus.yarn.AsksFrame;
+import org.locus.yarn.BenchAccess;
 import org.locus.yarn.LocusCore;
 import org.locus.yarn.LocusScheduler;
 
@@ -88,7 +91,15 @@ final class RmPathBench {
       report("allocate, 5,000-row change", measure(
           () -> next.set(0, copy((flip[0]++ & 1) == 0 ? two : one)),
           () -> allocate(scheduler, attempt, next.get(0), Collections.emptyList()),
-          null, iterations, warmup, rounds));
+          () -> BenchAccess.awaitSchedulingIdle(scheduler), iterations, warmup, rounds));
+      // End to end: the AM's call plus the scheduling thread sending the changed rows (frame,
+      // JNI, the core applying them), until the core holds the RM's view.
+      report("  + until the core has it", measure(
+          () -> next.set(0, copy((flip[0]++ & 1) == 0 ? two : one)),
+          () -> {
+            allocate(scheduler, attempt, next.get(0), Collections.emptyList());
+            BenchAccess.awaitSchedulingIdle(scheduler);
+          }, null, iterations, warmup, rounds));
       allocate(scheduler, attempt, copy(one), Collections.emptyList());
       rm.drainEvents();
 
@@ -116,9 +127,19 @@ final class RmPathBench {
         allocate(scheduler, attempt, copy(restore), ids);
         rm.drainEvents();
       };
-      report("NODE_UPDATE, 1 container", measure(null,
-          () -> scheduler.handle(new NodeUpdateSchedulerEvent(node)), reset, iterations, warmup,
-          rounds));
+      // The dispatcher's share (the RM's bookkeeping of the heartbeat, the hand-over), then the
+      // whole way to the executed decision on Locus's scheduling thread.
+      Runnable settledReset = () -> {
+        BenchAccess.awaitSchedulingIdle(scheduler);
+        reset.run();
+      };
+      report("NODE_UPDATE (dispatcher)", measure(null,
+          () -> scheduler.handle(new NodeUpdateSchedulerEvent(node)), settledReset, iterations,
+          warmup, rounds));
+      report("NODE_UPDATE to 1 placed", measure(null, () -> {
+        scheduler.handle(new NodeUpdateSchedulerEvent(node));
+        BenchAccess.awaitSchedulingIdle(scheduler);
+      }, reset, iterations, warmup, rounds));
       System.out.println("  core stats after the run: " + scheduler.getCoreStatsJson());
 
       // What of the 5,000-row allocate() is the RM's own ask bookkeeping (not Locus's): the
@@ -128,6 +149,47 @@ final class RmPathBench {
           () -> next.set(0, copy((flip[0]++ & 1) == 0 ? two : one)),
           () -> rmAttempt.updateResourceRequests(next.get(0)), null, iterations, warmup,
           rounds));
+    } finally {
+      rm.stop();
+    }
+    capacityPath(iterations, warmup, rounds);
+  }
+
+  /**
+   * The same 5,000-row change through CapacityScheduler's allocate() (Hadoop's defaults): what
+   * the scheduler Locus replaces pays on the same path, for a fair comparison.
+   */
+  private static void capacityPath(int iterations, int warmup, int rounds) throws Exception {
+    File state = Files.createTempDirectory("locus-bench-cs-").toFile();
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.setClass(YarnConfiguration.RM_SCHEDULER, CapacityScheduler.class,
+        ResourceScheduler.class);
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
+    conf.set(YarnConfiguration.FS_NODE_ATTRIBUTE_STORE_ROOT_DIR,
+        new File(state, "node-attribute").toURI().toString());
+    MockRM rm = new MockRM(conf);
+    GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.WARN);
+    rm.start();
+    try {
+      MockNM nm = rm.registerNode("h1:1234", 2 * GB, 2);
+      RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+      MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
+      GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.WARN);
+      CapacityScheduler cs = (CapacityScheduler) rm.getResourceScheduler();
+      ApplicationAttemptId attempt = am.getApplicationAttemptId();
+      List<ResourceRequest> one = maps(1);
+      List<ResourceRequest> two = maps(2);
+      // CapacityScheduler, unlike LocusScheduler, needs every list and the updates present.
+      ContainerUpdates none = new ContainerUpdates();
+      cs.allocate(attempt, copy(one), Collections.emptyList(), Collections.emptyList(),
+          Collections.emptyList(), Collections.emptyList(), none);
+      int[] flip = {0};
+      List<List<ResourceRequest>> next = new ArrayList<>(Collections.singletonList(null));
+      report("CS allocate, 5,000-row change", measure(
+          () -> next.set(0, copy((flip[0]++ & 1) == 0 ? two : one)),
+          () -> cs.allocate(attempt, next.get(0), Collections.emptyList(),
+              Collections.emptyList(), Collections.emptyList(), Collections.emptyList(), none),
+          null, iterations, warmup, rounds));
     } finally {
       rm.stop();
     }
