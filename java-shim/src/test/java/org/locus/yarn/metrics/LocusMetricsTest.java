@@ -90,18 +90,21 @@ public class LocusMetricsTest {
 
     // Hadoop's metrics system answers JMX from a snapshot it refreshes at most once per period
     // (10 s by default), so a read right after start can show the counters as they were then.
+    // The core counts node offers: the scheduling thread folds several heartbeats of a node that
+    // arrive during one pass into one offer, so only two are certain (the AM's container, then
+    // the tasks', which were asked for after the AM registered). Every NODE_UPDATE is timed.
     long deadline = System.nanoTime() + 15_000_000_000L;
-    while (attr("Heartbeats") < 3 && System.nanoTime() < deadline) {
+    while ((attr("Heartbeats") < 2 || attr("Allocations") < 3) && System.nanoTime() < deadline) {
       Thread.sleep(200);
     }
-    assertTrue("heartbeats " + attr("Heartbeats"), attr("Heartbeats") >= 3);
+    assertTrue("heartbeats " + attr("Heartbeats"), attr("Heartbeats") >= 2);
     assertTrue(attr("Decisions") >= 2);
     // The AM container and both tasks were placed on h1, which the tasks named.
     assertEquals(3, attr("Allocations"));
     assertTrue(attr("NodeLocalAllocations") >= 2);
     assertEquals(0, attr("Rejections"));
     assertEquals(0, attr("CoreRebuilds"));
-    assertTrue(attr("HeartbeatTimeNumOps") >= 3);
+    assertTrue("timed heartbeats " + attr("HeartbeatTimeNumOps"), attr("HeartbeatTimeNumOps") >= 2);
     assertTrue(attr("AllocateTimeNumOps") >= 2);
     MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
     String policy = (String) mbs.getAttribute(
