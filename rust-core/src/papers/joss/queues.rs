@@ -151,6 +151,8 @@ struct Batch {
     end_seq: u64,
     /// Grouped by key, ascending within a key; a run's start moves up as its tasks are taken.
     runs: Vec<Run>,
+    /// Keys this batch added a chunk for.
+    keys: usize,
 }
 
 /// Sequence numbers of the queued tasks listed per key (a VPS or a datacenter number), in queue
@@ -165,13 +167,16 @@ struct Index {
     batches: VecDeque<Batch>,
     /// Number of `batches[0]`; chunks of older batches are dead.
     first_batch: u64,
+    /// Chunks the batches dropped since the last sweep added (some may have left already): a
+    /// key nobody asks for (a VPS of another datacenter) would keep its dead chunks forever.
+    dead: usize,
 }
 
 impl Index {
     /// The first sequence number listed for `key` that `live` accepts; the ones before it, which
     /// `live` refused (taken tasks), leave the list for good.
     fn first_live(&mut self, key: u32, live: impl Fn(u64) -> bool) -> Option<u64> {
-        let Index { lists, batches, first_batch } = self;
+        let Index { lists, batches, first_batch, .. } = self;
         let list = lists.get_mut(&key)?;
         while let Some(c) = list.front_mut() {
             let batch = c.batch.checked_sub(*first_batch).and_then(|i| batches.get_mut(usize::try_from(i).ok()?));
@@ -196,16 +201,49 @@ impl Index {
         None
     }
 
-    /// Forgets the batches whose tasks are all before `base` (taken or dropped).
+    /// Forgets the batches whose tasks are all before `base` (taken or dropped), and their chunks
+    /// once they are as many as the lists: a sweep costs one step per list plus one per chunk it
+    /// drops, paid for by the chunks dropped since the last one, and leaves fewer dead chunks
+    /// than keys whichever keys are asked.
     fn drop_before(&mut self, base: u64) {
-        while self.batches.front().is_some_and(|b| b.end_seq <= base) {
+        while let Some(b) = self.batches.front().filter(|b| b.end_seq <= base) {
+            self.dead += b.keys;
             self.batches.pop_front();
             self.first_batch += 1;
         }
+        if self.dead > 0 && self.dead >= self.lists.len() {
+            self.sweep();
+        }
+    }
+
+    /// Drops every list's chunks of forgotten batches (always its front ones: a list is in
+    /// batch order) and the lists left empty.
+    fn sweep(&mut self) {
+        let first_batch = self.first_batch;
+        self.lists.retain(|_, list| {
+            while list.front().is_some_and(|c| c.batch < first_batch) {
+                list.pop_front();
+            }
+            !list.is_empty()
+        });
+        self.dead = 0;
+    }
+
+    /// Chunks listed over all keys, dead or live.
+    #[cfg(test)]
+    fn chunk_count(&self) -> usize {
+        self.lists.values().map(VecDeque::len).sum()
+    }
+
+    /// Chunks the live batches added.
+    #[cfg(test)]
+    fn live_chunk_count(&self) -> usize {
+        self.batches.iter().map(|b| b.keys).sum()
     }
 
     fn clear(&mut self) {
         self.lists.clear();
+        self.dead = 0;
         self.first_batch += self.batches.len() as u64;
         self.batches.clear();
     }
@@ -266,12 +304,14 @@ impl Runs {
             *at += 1;
         }
         let batch = index.first_batch + index.batches.len() as u64;
+        let mut keys = 0;
         for (key, w) in starts.windows(2).enumerate() {
             if w[1] > w[0] {
                 index.lists.entry(key as u32).or_default().push_back(Chunk { batch, lo: w[0], hi: w[1] });
+                keys += 1;
             }
         }
-        index.batches.push_back(Batch { first_seq, end_seq, runs });
+        index.batches.push_back(Batch { first_seq, end_seq, runs, keys });
     }
 }
 
@@ -720,5 +760,27 @@ mod tests {
         assert_eq!(dc.unprocessed(), 1);
         assert_eq!(dc.map_queue_count(), 1);
         assert_eq!(dc.reduce_queue_count(), 1);
+    }
+
+    /// A queue that never drains, fed jobs whose replicas are on VPSs that never ask it (another
+    /// datacenter's), keeps an index no larger than its live tasks' chunks plus one per key.
+    #[test]
+    fn index_of_a_never_drained_queue_stays_bounded_by_its_live_tasks() {
+        let mut q = MapQueue::default();
+        // Replicas on every dc2 VPS; only dc0 VPSs ask.
+        let far: Vec<&str> = HOSTS.iter().copied().filter(|h| h.starts_with("dc2")).collect();
+        q.extend((0..3).map(|b| map("j0", b, &far)), &VPS_DC);
+        for j in 1..2000 {
+            q.extend((0..3).map(|b| map(&format!("j{j}"), b, &far)), &VPS_DC);
+            for _ in 0..3 {
+                assert!(take_at(&mut q, "dc0-h0").is_some());
+            }
+            assert_eq!(q.len(), 3, "one job always queued");
+            let keys = VPS_DC.len() + 3;
+            for index in [&q.by_vps, &q.by_dc] {
+                let (all, live) = (index.chunk_count(), index.live_chunk_count());
+                assert!(all <= live + keys, "after {j} jobs: {all} chunks listed, {live} of live batches");
+            }
+        }
     }
 }
