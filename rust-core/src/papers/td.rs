@@ -477,6 +477,11 @@ impl TdScheduler {
         self.jobs.get(job).map(|j| j.status)
     }
 
+    /// j.remain as this module holds it (counted down by its own picks).
+    pub fn remain(&self, job: &str) -> Option<u32> {
+        self.jobs.get(job).map(|j| j.remain)
+    }
+
     pub fn occupied(&self, job: &str) -> Option<u32> {
         self.jobs.get(job).map(|j| j.occupied)
     }
@@ -1135,6 +1140,17 @@ mod tests {
                     }
                 };
                 assert_eq!(td.totals(), td.totals_from_scratch(), "round {round} step {step} after {what}");
+                // The TD policy skips giving a job the j.remain and j.occupied it already holds:
+                // that must change nothing, for any job, whatever the statuses.
+                for j in jobs {
+                    let (Some(remain), Some(occupied)) = (td.remain(j), td.occupied(j)) else { continue };
+                    let mut again = td.clone();
+                    again.set_remain(j, remain).unwrap();
+                    again.set_occupied(j, occupied).unwrap();
+                    for k in jobs {
+                        assert_eq!(again.status(k), td.status(k), "round {round} step {step} after {what}: {j} given its own counts");
+                    }
+                }
             }
         }
     }

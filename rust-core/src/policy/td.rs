@@ -80,6 +80,12 @@ pub struct TdPolicy {
     /// every ask table of every app twice per heartbeat was a quarter of a 10,000-node
     /// simulation under TD, and the asks of most apps do not change between two heartbeats.
     demand_read: FastMap<Arrival, DemandRead>,
+    /// Per job, the asks version, j.remain and j.occupied the paper module was last given, for
+    /// jobs no `slot_freed` has touched since (picked, or named as a freed slot's last job).
+    /// Giving such a job the same values again changes nothing (j.remain and j.occupied are
+    /// already those, and its status already agrees with them), so `sync` skips it: passing
+    /// every job's counts on every heartbeat was most of what was left of a heartbeat.
+    synced: FastMap<Arrival, (u64, u32, u32)>,
     /// Map containers running at the previous heartbeat (any node), kept from the core's events.
     running: MapContainers,
     /// T, with the map container size and node set it was counted for.
@@ -100,6 +106,7 @@ impl TdPolicy {
             ids: FastMap::default(),
             asks_read: FastMap::default(),
             demand_read: FastMap::default(),
+            synced: FastMap::default(),
             running: MapContainers::default(),
             total_slots: None,
             freed: HashMap::new(),
@@ -179,6 +186,11 @@ impl TdPolicy {
                 }
                 continue;
             }
+            let occupied = self.running.running(app.arrival);
+            let given = (app.asks_version, remain, occupied);
+            if self.synced.get(&app.arrival) == Some(&given) {
+                continue;
+            }
             // Read rs_jn again only when the asks changed or TD counted them down itself;
             // otherwise it already holds those counts. It is updated in place, without copying
             // the job's host names.
@@ -190,8 +202,8 @@ impl TdPolicy {
                 log_err("set_tasks", self.td.refresh_tasks(&app.id, remain, rows));
                 self.asks_read.insert(app.arrival, app.asks_version);
             }
-            let occupied = self.running.running(app.arrival);
             log_err("set_occupied", self.td.set_occupied(&app.id, occupied));
+            self.synced.insert(app.arrival, given);
         }
         each
     }
@@ -249,6 +261,7 @@ impl JobPolicy for TdPolicy {
             let Some(id) = self.jobs.get(&app).cloned() else {
                 continue;
             };
+            self.synced.remove(&app);
             // The paper's slot still counts as occupied until line 1 of Algorithm 1.
             let held = self.td.occupied(&id).unwrap_or(0);
             log_err("set_occupied", self.td.set_occupied(&id, held + 1));
@@ -270,6 +283,7 @@ impl JobPolicy for TdPolicy {
         }
         self.picks.clear();
         for &a in &picks {
+            self.synced.remove(&a);
             *self.picks.entry(a).or_insert(0) += 1;
         }
         // An AM is what lets a job make progress at all: apps waiting for theirs go first.
@@ -303,6 +317,7 @@ impl JobPolicy for TdPolicy {
         }
         self.asks_read.remove(&app);
         self.demand_read.remove(&app);
+        self.synced.remove(&app);
         self.running.app_removed(app);
         for per_node in self.freed.values_mut() {
             per_node.retain(|a| *a != app);
