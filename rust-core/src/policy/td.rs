@@ -70,8 +70,10 @@ fn cached_map_demand(
 pub struct TdPolicy {
     td: TdScheduler,
     default_map_secs: f64,
-    /// TD jobs by arrival, with the id the paper module knows them by.
-    jobs: HashMap<Arrival, String>,
+    /// TD jobs by arrival, with the id the paper module knows them by. This policy's maps are
+    /// keyed by arrivals, RM-assigned ids and registered node ids only, so they use the fast
+    /// hasher (SipHash on `jobs` alone was 2 % of a 10,000-node simulation).
+    jobs: FastMap<Arrival, String>,
     /// `jobs` the other way round: the paper module names its picks by id.
     ids: FastMap<String, Arrival>,
     /// The `App::asks_version` each job's rs_jn was last read from.
@@ -92,9 +94,9 @@ pub struct TdPolicy {
     total_slots: Option<(Resource, u64, u32)>,
     /// Per node, the jobs whose map containers there ended and whose slots the node's next
     /// heartbeat offers (one entry per container).
-    freed: HashMap<String, Vec<Arrival>>,
+    freed: FastMap<String, Vec<Arrival>>,
     /// This heartbeat's map picks per app.
-    picks: HashMap<Arrival, u32>,
+    picks: FastMap<Arrival, u32>,
 }
 
 impl TdPolicy {
@@ -102,15 +104,15 @@ impl TdPolicy {
         Ok(TdPolicy {
             td: TdScheduler::new(cfg.clone())?,
             default_map_secs,
-            jobs: HashMap::new(),
+            jobs: FastMap::default(),
             ids: FastMap::default(),
             asks_read: FastMap::default(),
             demand_read: FastMap::default(),
             synced: FastMap::default(),
             running: MapContainers::default(),
             total_slots: None,
-            freed: HashMap::new(),
-            picks: HashMap::new(),
+            freed: FastMap::default(),
+            picks: FastMap::default(),
         })
     }
 
