@@ -4,12 +4,16 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationResourceUsageReport;
 import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.UpdateContainerError;
 import org.apache.hadoop.yarn.api.records.UpdateContainerRequest;
@@ -30,6 +34,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement.AppPlacementAllocator;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
+import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.Resources;
 
 /**
  * The RM's own attempt bookkeeping (asks, live containers, tokens, metrics) plus the two things
@@ -66,6 +72,69 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   LocusAppAttempt(ApplicationAttemptId attemptId, String user, Queue queue,
       ActiveUsersManager users, RMContext rmContext) {
     super(attemptId, user, queue, users, rmContext);
+  }
+
+  /**
+   * The application's usage as the RM shows it ({@code yarn application -status}, the UI, and
+   * every attempt the RM stores), with the figures CapacityScheduler reports, computed here:
+   * FiCaSchedulerApp's own version casts the queue to CapacityScheduler's queue class as soon as
+   * the node label manager holds any resource for the AM's partition. Locus keeps it empty, but
+   * Hadoop's updateNodeResource tells it of a node before Locus can take it back, and the RM's
+   * main dispatcher, which exits on anything thrown, reads this report meanwhile.
+   */
+  @Override
+  public ApplicationResourceUsageReport getResourceUsageReport() {
+    readLock.lock();
+    try {
+      Resource used = Resources.clone(attemptResourceUsage.getAllUsed());
+      Resource reserved = Resources.clone(attemptResourceUsage.getAllReserved());
+      Resource cluster = rmContext.getScheduler().getClusterResource();
+      ResourceCalculator calc = rmContext.getScheduler().getResourceCalculator();
+      float clusterPercent = 0f;
+      float queuePercent = 0f;
+      if (!calc.isAllInvalidDivisor(cluster)) {
+        clusterPercent = calc.divide(cluster, used, cluster) * 100f;
+        Resource guaranteed = Resources.multiply(cluster, guaranteedShare());
+        queuePercent = calc.divide(cluster, used, guaranteed) * 100f;
+        if (Float.isNaN(queuePercent) || Float.isInfinite(queuePercent)) {
+          queuePercent = 0f;
+        }
+      }
+      Map<String, Long> preempted = new HashMap<>();
+      preempted.put(ResourceInformation.MEMORY_MB.getName(), 0L);
+      preempted.put(ResourceInformation.VCORES.getName(), 0L);
+      return ApplicationResourceUsageReport.newInstance(liveContainers.size(),
+          getReservedContainers().size(), used, reserved, Resources.add(used, reserved),
+          runningResourceSeconds(), queuePercent, clusterPercent, preempted);
+    } finally {
+      readLock.unlock();
+    }
+  }
+
+  /** The queue's guaranteed share of the cluster, as a fraction (Locus has no node labels). */
+  private double guaranteedShare() {
+    Queue q = getQueue();
+    if (q instanceof LocusQueue) {
+      return ((LocusQueue) q).guaranteedPercent() / 100.0;
+    }
+    return q.getQueueInfo(false, false).getCapacity();
+  }
+
+  /**
+   * Resource-seconds held so far by the containers still running (completed ones the RM's
+   * attempt metrics add up): each resource's amount times how long each container has lived.
+   * One walk over the containers the RM already holds for this attempt.
+   */
+  private Map<String, Long> runningResourceSeconds() {
+    long now = System.currentTimeMillis();
+    Map<String, Long> seconds = new HashMap<>();
+    for (RMContainer c : liveContainers.values()) {
+      long lived = Math.max(0L, now - c.getCreationTime());
+      for (ResourceInformation r : c.getContainer().getResource().getResources()) {
+        seconds.merge(r.getName(), r.getValue() * lived / 1000L, Long::sum);
+      }
+    }
+    return seconds;
   }
 
   /**

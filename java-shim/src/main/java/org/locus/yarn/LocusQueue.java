@@ -214,8 +214,20 @@ final class LocusQueue extends OpenQueue {
    */
   private float currentCapacity(Limits l) {
     long clusterMb = parent.clusterResource().getMemorySize();
-    double guaranteed = clusterMb * (l.capacity > 0 ? l.capacity : 100.0) / 100.0;
+    double guaranteed = clusterMb * guaranteedPercent(l) / 100.0;
     return guaranteed <= 0 ? 0f : (float) (getUsed().getMemorySize() / guaranteed);
+  }
+
+  /**
+   * The percent of the cluster this queue is guaranteed, what its usage is reported against; a
+   * draining queue has none, and its share of the cluster is reported instead.
+   */
+  double guaranteedPercent() {
+    return guaranteedPercent(limits);
+  }
+
+  private static double guaranteedPercent(Limits l) {
+    return l.capacity > 0 ? l.capacity : 100.0;
   }
 
   @Override

@@ -392,6 +392,22 @@ public class LocusScheduler
     link.rebuildIfNeeded();
   }
 
+  /**
+   * AbstractYarnScheduler's updateNodeResource also tells the node label manager the node's
+   * resource, which only CapacityScheduler keeps (Locus has no node labels); the manager is
+   * left as empty as Locus found it. Usage reports no longer depend on it (see
+   * {@link LocusAppAttempt#getResourceUsageReport}), so a failure here is logged, not the
+   * event's: the core already has the update.
+   */
+  private void forgetNodeInLabelManager(NodeId id) {
+    try {
+      rmContext.getNodeLabelManager().deactivateNode(id);
+    } catch (Throwable t) {
+      FailureLog.rethrowIfJvmBroken(t);
+      link.failures().warn("Removing a node from the node label manager", "node " + id, t, null);
+    }
+  }
+
   private void dispatch(SchedulerEvent event) {
     switch (event.getType()) {
       case NODE_ADDED: {
@@ -405,16 +421,18 @@ public class LocusScheduler
         break;
       case NODE_RESOURCE_UPDATE: {
         NodeResourceUpdateSchedulerEvent e = (NodeResourceUpdateSchedulerEvent) event;
-        updateNodeResource(e.getRMNode(), e.getResourceOption());
-        // AbstractYarnScheduler also tells the node label manager the node's resource, which
-        // only CapacityScheduler keeps (Locus has no node labels): once it holds any, every
-        // FiCaSchedulerApp usage report casts the queue to CS's AbstractCSQueue, and the RM's
-        // main dispatcher, storing a new attempt, exits on that ClassCastException.
-        rmContext.getNodeLabelManager().deactivateNode(e.getRMNode().getNodeID());
-        FiCaSchedulerNode node = nodeTracker.getNode(e.getRMNode().getNodeID());
-        if (node != null) {
-          send(CoreMessages.nodeResourceUpdated(node.getNodeID(), node.getTotalResource()));
+        NodeId id = e.getRMNode().getNodeID();
+        try {
+          updateNodeResource(e.getRMNode(), e.getResourceOption());
+        } finally {
+          // Whatever the RM now holds as the node's total reaches the core, even if the RM's
+          // update failed part-way (handle() then has the core resynchronised).
+          FiCaSchedulerNode node = nodeTracker.getNode(id);
+          if (node != null) {
+            send(CoreMessages.nodeResourceUpdated(node.getNodeID(), node.getTotalResource()));
+          }
         }
+        forgetNodeInLabelManager(id);
         break;
       }
       case NODE_UPDATE: {

@@ -8,6 +8,7 @@ import java.util.List;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes the binary offers frame of {@code rust-core/src/offers.rs} (layout in
@@ -22,6 +23,10 @@ final class OffersFrame {
   /** The core refuses longer node ids; the RM never makes one (a host name is at most 253). */
   static final int MAX_ID_BYTES = 1024;
   private static final int INITIAL_BYTES = 16 * 1024;
+  /** A node left out is named once a minute, not on every pass that would have offered it. */
+  private static final FailureLog LEFT_OUT =
+      new FailureLog(LoggerFactory.getLogger(OffersFrame.class), 60_000,
+          System::currentTimeMillis);
 
   private static final ThreadLocal<ByteBuffer> BUFFER =
       ThreadLocal.withInitial(() -> allocate(INITIAL_BYTES));
@@ -36,9 +41,8 @@ final class OffersFrame {
   /**
    * The frame offering {@code nodes} at {@code nowMs}, in this thread's buffer (position 0,
    * limit its length), valid until this thread's next frame. The unallocated resource is read
-   * here, as late as possible before the core decides.
-   *
-   * @throws IllegalArgumentException for a node id the layout cannot carry
+   * here, as late as possible before the core decides. A node whose id the layout cannot carry
+   * is left out (and logged): it must not cost the other nodes of its batch their offer.
    */
   static ByteBuffer encode(List<FiCaSchedulerNode> nodes, long nowMs) {
     List<NodeId> ids = new ArrayList<>(nodes.size());
@@ -52,15 +56,21 @@ final class OffersFrame {
 
   /** As {@link #encode(List, long)}, from the ids and unallocated resources themselves. */
   static ByteBuffer encode(List<NodeId> nodes, List<Resource> unallocated, long nowMs) {
-    byte[][] ids = new byte[nodes.size()][];
+    List<byte[]> ids = new ArrayList<>(nodes.size());
+    List<Resource> free = new ArrayList<>(nodes.size());
     long size = HEADER_BYTES;
-    for (int i = 0; i < ids.length; i++) {
-      byte[] id = nodes.get(i).toString().getBytes(StandardCharsets.UTF_8);
+    for (int i = 0; i < nodes.size(); i++) {
+      String name = nodes.get(i).toString();
+      byte[] id = name.getBytes(StandardCharsets.UTF_8);
       if (id.length == 0 || id.length > MAX_ID_BYTES) {
-        throw new IllegalArgumentException("node id " + nodes.get(i) + " of " + id.length
-            + " bytes does not fit an offers frame");
+        LEFT_OUT.warn("Offering a node to Locus", "node " + FailureLog.abbreviate(name),
+            new IllegalArgumentException("its id of " + id.length + " bytes does not fit an "
+                + "offers frame (1 to " + MAX_ID_BYTES + "); the node gets no containers"),
+            null);
+        continue;
       }
-      ids[i] = id;
+      ids.add(id);
+      free.add(unallocated.get(i));
       size += NODE_FIXED_BYTES + id.length;
     }
     ByteBuffer b = BUFFER.get();
@@ -71,15 +81,15 @@ final class OffersFrame {
     }
     b.clear();
     b.putInt(MAGIC);
-    b.putInt(ids.length);
+    b.putInt(ids.size());
     b.putLong(Math.max(0L, nowMs));
-    for (int i = 0; i < ids.length; i++) {
-      Resource free = unallocated.get(i);
+    for (int i = 0; i < ids.size(); i++) {
+      Resource r = free.get(i);
       // As in JSON: a negative figure only comes from broken bookkeeping and means "nothing".
-      b.putLong(Math.max(0L, free.getMemorySize()));
-      b.putInt(Math.max(0, free.getVirtualCores()));
-      b.putShort((short) ids[i].length);
-      b.put(ids[i]);
+      b.putLong(Math.max(0L, r.getMemorySize()));
+      b.putInt(Math.max(0, r.getVirtualCores()));
+      b.putShort((short) ids.get(i).length);
+      b.put(ids.get(i));
     }
     b.flip();
     return b;

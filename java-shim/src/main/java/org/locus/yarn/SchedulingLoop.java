@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * (after the RM's own bookkeeping of the heartbeat), allocate() the attempts whose asks changed,
  * a completion that it freed resources. Before each pass the thread sends the changed asks to
  * the core (each attempt's snapshot under its lock, as allocate() did before), then offers nodes
- * to the core, up to {@link #OFFERS_PER_CALL} in one call: in {@link SchedulingMode#HEARTBEAT} the nodes that heartbeated, once
- * per heartbeat (several heartbeats of a node while a pass runs make one offer); in
+ * to the core, up to {@link #OFFERS_PER_CALL} in one call: in {@link SchedulingMode#HEARTBEAT}
+ * the nodes that heartbeated, once per heartbeat (several heartbeats of a node while a pass runs
+ * make one offer); in
  * {@link SchedulingMode#ASYNC} also, while any application has pending asks, every other live
  * node with room for the smallest container, from a start that rotates per pass. A node is live
  * while it is RUNNING and heartbeated within two heartbeat intervals: containers on a dead NM
@@ -37,7 +38,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The core decides without any RM lock held; the shim commits each node's decisions holding
  * the scheduler's lock, then the applications' (DecisionExecutor re-validates everything against
- * the RM's state at that moment), a batch of nodes at a time. Lock order stays scheduler, application, core.
+ * the RM's state at that moment), a batch of nodes at a time. Lock order stays scheduler,
+ * application, core.
+ *
+ * <p>While nodes heartbeat less than {@link #QUIET_BEFORE_SLEEP_MS} apart the thread polls its
+ * inbox every {@link #TICK_MS} ms, about 1,000 wake-ups a second even when there is nothing to
+ * do. That is by design: the alternative, waking the thread per heartbeat, would put an unpark
+ * (a system call) on the RM's dispatcher inside every NODE_UPDATE, and the dispatcher is the
+ * RM's bottleneck, while a timed wait on the scheduling thread delays no one.
  *
  * <p>The thread never dies of a Locus or RM failure: a failed offer is logged (rate-limited) and
  * counted like a failed scheduler event, so a core that may have missed part of it is

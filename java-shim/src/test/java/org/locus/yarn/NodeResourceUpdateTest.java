@@ -52,4 +52,33 @@ public class NodeResourceUpdateTest {
     assertEquals("the 8 GB node takes a 4 GB container beside the two AMs", 1,
         heartbeatUntil(rm, nm1, secondAm, 1).size());
   }
+
+  /**
+   * The node label manager holding a node's resource is the state Hadoop's own
+   * updateNodeResource leaves for a moment (and any other path that tells it of a node would
+   * leave for good): a usage report read then must still come back, with the figures the RM
+   * shows for the application.
+   */
+  @Test
+  public void usageReportsWorkWhileTheNodeLabelManagerHoldsANode() throws Exception {
+    MockRM rm = cluster.start();
+    MockNM nm1 = rm.registerNode("h1:1234", 4 * GB, 4);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    rm.getRMContext().getNodeLabelManager().activateNode(nm1.getNodeId(),
+        Resource.newInstance(4 * GB, 4));
+
+    ApplicationResourceUsageReport report =
+        scheduler(rm).getAppResourceUsageReport(am.getApplicationAttemptId());
+    assertNotNull(report);
+    assertEquals(1, report.getNumUsedContainers());
+    assertEquals(GB, report.getUsedResources().getMemorySize());
+    assertEquals("1 GB of the 4 GB cluster", 25f, report.getClusterUsagePercentage(), 0.01f);
+    assertEquals("default holds the whole cluster", 25f, report.getQueueUsagePercentage(),
+        0.01f);
+    // The RM reads the report on its main dispatcher when it stores an attempt.
+    MockAM second = MockRM.launchAndRegisterAM(MockRMAppSubmitter.submitWithMemory(GB, rm), rm,
+        nm1);
+    assertNotNull(second);
+  }
 }

@@ -55,6 +55,26 @@ public class OffersFrameTest {
   }
 
   @Test
+  public void aNodeWhoseIdDoesNotFitIsLeftOutAndTheOthersAreOffered() throws Exception {
+    StringBuilder host = new StringBuilder();
+    for (int i = 0; i <= OffersFrame.MAX_ID_BYTES; i++) {
+      host.append('h');
+    }
+    try (LocusCore core = LocusCore.open("{}")) {
+      core.events(SETUP);
+      JsonNode got = CoreMessages.JSON.readTree(
+          core.offers(frame(1_000, "h1:8041", host + ":1", "h2:8041")));
+      int placed = 0;
+      for (JsonNode d : got.get("decisions")) {
+        placed += d.get("count").asInt();
+      }
+      assertEquals("the three asked containers, over the two nodes that fit", 3, placed);
+      assertEquals(0, got.path("refused").size());
+      assertEquals(2, CoreMessages.JSON.readTree(core.stats()).get("heartbeats").asInt());
+    }
+  }
+
+  @Test
   public void aBrokenFrameIsAnExceptionNamingTheByte() throws Exception {
     try (LocusCore core = LocusCore.open("{}")) {
       core.events(SETUP);
