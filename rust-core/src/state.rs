@@ -177,6 +177,17 @@ impl ClusterState {
             .filter_map(|k| self.apps.get(&k.arrival))
     }
 
+    /// The first app with outstanding asks after `after` in FIFO order (the first of all for
+    /// `None`), as [`Self::pending_apps_by_submission`] lists them: a walk that may stop early
+    /// without listing the rest. Every listed key's app exists (`remove_app` unlists it).
+    pub fn next_pending_by_submission(&self, after: Option<FifoKey>) -> Option<FifoKey> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        match after {
+            None => self.pending_apps.iter().next().copied(),
+            Some(k) => self.pending_apps.range((Excluded(k), Unbounded)).next().copied(),
+        }
+    }
+
     /// False when `room` is below every pending app's floor: no app could use it.
     pub fn any_pending_might_fit(&self, room: &Resource) -> bool {
         match (
