@@ -256,7 +256,14 @@ fn assign_node(
     if !state.any_pending_might_fit(&budget.room) {
         return decisions;
     }
-    let order = layers.job.order(state, node, now_ms);
+    // Under FIFO the order is the pending index itself: walk it lazily, so a heartbeat that
+    // fills the node early does not first list every waiting app.
+    let lazy = layers.job.order_is_pending_by_submission() && !layers.locality.reads_order();
+    let order = if lazy {
+        Vec::new()
+    } else {
+        layers.job.order(state, node, now_ms)
+    };
     layers.locality.heartbeat(state, node, &order, now_ms);
     layers.hotspot.heartbeat(state, node, now_ms);
     let mut slot_room = [None, None];
@@ -278,7 +285,18 @@ fn assign_node(
     let mut spare_maps: u32 = 0;
     // AM memory placed on this heartbeat, per AM pool (few: the cluster, or one per queue).
     let mut am_placed: Vec<(u32, u64)> = Vec::new();
-    for arrival in order {
+    let mut listed = order.into_iter();
+    // The walk changes asks (`record`) but not the pending index, which only `sync_pending`
+    // above brings up to date: the lazy walk sees the same apps `order` would have listed.
+    let mut cursor = None;
+    loop {
+        let next = if lazy {
+            cursor = state.next_pending_by_submission(cursor);
+            cursor.map(|k| k.arrival)
+        } else {
+            listed.next()
+        };
+        let Some(arrival) = next else { break };
         if budget.containers == 0 || budget.room == Resource::ZERO {
             break;
         }

@@ -177,6 +177,17 @@ impl ClusterState {
             .filter_map(|k| self.apps.get(&k.arrival))
     }
 
+    /// The first app with outstanding asks after `after` in FIFO order (the first of all for
+    /// `None`), as [`Self::pending_apps_by_submission`] lists them: a walk that may stop early
+    /// without listing the rest. Every listed key's app exists (`remove_app` unlists it).
+    pub fn next_pending_by_submission(&self, after: Option<FifoKey>) -> Option<FifoKey> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        match after {
+            None => self.pending_apps.iter().next().copied(),
+            Some(k) => self.pending_apps.range((Excluded(k), Unbounded)).next().copied(),
+        }
+    }
+
     /// False when `room` is below every pending app's floor: no app could use it.
     pub fn any_pending_might_fit(&self, room: &Resource) -> bool {
         match (
@@ -684,5 +695,87 @@ impl ClusterState {
         } else {
             pool.saturating_sub(&c.resource)
         };
+    }
+}
+
+#[cfg(test)]
+mod pending_walk_tests {
+    use super::*;
+
+    fn spec(id: &str, submit_ms: u64) -> AppSpec {
+        AppSpec {
+            id: id.into(),
+            queue: "default".into(),
+            user: "u".into(),
+            name: "n".into(),
+            app_type: "MAPREDUCE".into(),
+            tags: vec![],
+            submit_ms,
+            priority: 0,
+        }
+    }
+
+    fn ask(count: u32) -> Ask {
+        Ask {
+            priority: 20,
+            allocation_request_id: 0,
+            resource_name: "*".into(),
+            capability: Resource::new(1024, 1),
+            count,
+            relax_locality: true,
+        }
+    }
+
+    /// The FIFO heartbeat's lazy walk must visit exactly the apps, in the order, that listing
+    /// the pending index gave, through submissions, asks coming and going, priority changes
+    /// and removals (random sequences, fixed seeds).
+    #[test]
+    fn cursor_walk_matches_the_listed_order() {
+        for seed in 1..=20u64 {
+            let mut rng = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let mut next = |n: u64| {
+                rng = rng
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (rng >> 33) % n
+            };
+            let mut s = ClusterState::default();
+            s.add_node("h1:1", "h1", "/r1", Resource::new(8192, 8));
+            for step in 0..400u64 {
+                let id = format!("a{}", next(60));
+                match next(4) {
+                    0 => {
+                        s.add_app(spec(&id, next(50)));
+                    }
+                    1 => {
+                        let _ = s.replace_asks(&id, vec![ask(next(3) as u32)]);
+                    }
+                    2 => {
+                        let _ = s.set_app_priority(&id, next(5) as i32 - 2);
+                    }
+                    _ => {
+                        if next(3) == 0 {
+                            s.remove_app(&id);
+                        }
+                    }
+                }
+                s.sync_pending();
+                let listed: Vec<Arrival> =
+                    s.pending_apps_by_submission().map(|a| a.arrival).collect();
+                let mut walked = Vec::new();
+                let mut cursor = None;
+                while let Some(k) = s.next_pending_by_submission(cursor) {
+                    assert!(
+                        s.app(k.arrival).is_some(),
+                        "seed {seed} step {step}: unknown app listed"
+                    );
+                    walked.push(k.arrival);
+                    cursor = Some(k);
+                }
+                assert_eq!(walked, listed, "seed {seed} step {step}");
+            }
+        }
     }
 }

@@ -19,4 +19,8 @@ impl JobPolicy for Fifo {
             .map(|a| a.arrival)
             .collect()
     }
+
+    fn order_is_pending_by_submission(&self) -> bool {
+        true
+    }
 }

@@ -105,6 +105,10 @@ impl LocalityTechnique for MatchmakingLocality {
         "matchmaking"
     }
 
+    fn reads_order(&self) -> bool {
+        true
+    }
+
     fn heartbeat(&mut self, state: &ClusterState, node: &Node, order: &[Arrival], _: u64) {
         self.quota = 0;
         if state.node_count() != self.nodes.len() || !self.nodes.contains(&node.id) {

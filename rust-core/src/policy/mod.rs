@@ -81,6 +81,14 @@ pub trait JobPolicy: Send {
     /// this heartbeat; apps with nothing outstanding may be left out.
     fn order(&mut self, state: &ClusterState, node: &Node, now_ms: u64) -> Vec<Arrival>;
 
+    /// True when `order` is always exactly the apps with outstanding asks in FIFO order
+    /// ([`ClusterState::pending_apps_by_submission`]). The heartbeat then walks that index
+    /// itself and stops when the node is full, instead of listing every waiting app first:
+    /// with thousands of jobs waiting, the list was most of a heartbeat's cost.
+    fn order_is_pending_by_submission(&self) -> bool {
+        false
+    }
+
     /// Containers `app` may take each time it comes up in `order` (an order may list an app
     /// several times, e.g. fair sharing one container at a time).
     fn turn_limit(&mut self, _app: Arrival) -> u32 {
@@ -177,6 +185,12 @@ pub trait LocalityTechnique: Send {
 
     /// Start of a heartbeat of `node` that will offer it to the apps in `order`.
     fn heartbeat(&mut self, _state: &ClusterState, _node: &Node, _order: &[Arrival], _now_ms: u64) {}
+
+    /// Whether `heartbeat` reads its `order`; when not, a policy whose order is the pending
+    /// index (see [`JobPolicy::order_is_pending_by_submission`]) passes an empty one.
+    fn reads_order(&self) -> bool {
+        false
+    }
 
     /// Most non-local (rack-local or off-switch) containers the key may take on `node` now.
     fn non_local_cap(&mut self, _app: &App, _key: SchedulerKey, _node: &Node) -> u32 {
