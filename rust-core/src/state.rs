@@ -698,22 +698,26 @@ impl ClusterState {
     }
 }
 
+/// A MapReduce app in queue `default`, for the tests of this crate's modules.
+#[cfg(test)]
+pub(crate) fn test_spec(id: &str, submit_ms: u64) -> AppSpec {
+    AppSpec {
+        id: id.into(),
+        queue: "default".into(),
+        user: "u".into(),
+        name: "n".into(),
+        app_type: "MAPREDUCE".into(),
+        tags: vec![],
+        submit_ms,
+        priority: 0,
+    }
+}
+
 #[cfg(test)]
 mod pending_walk_tests {
     use super::*;
 
-    fn spec(id: &str, submit_ms: u64) -> AppSpec {
-        AppSpec {
-            id: id.into(),
-            queue: "default".into(),
-            user: "u".into(),
-            name: "n".into(),
-            app_type: "MAPREDUCE".into(),
-            tags: vec![],
-            submit_ms,
-            priority: 0,
-        }
-    }
+    use crate::state::test_spec as spec;
 
     fn ask(count: u32) -> Ask {
         Ask {

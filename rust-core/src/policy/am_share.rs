@@ -76,20 +76,8 @@ pub fn order_around(
 mod tests {
     use super::*;
     use crate::protocol::{Ask, ContainerInfo, Resource};
-    use crate::state::AppSpec;
 
-    fn spec(id: &str, submit_ms: u64) -> AppSpec {
-        AppSpec {
-            id: id.into(),
-            queue: "default".into(),
-            user: "u".into(),
-            name: "n".into(),
-            app_type: "MAPREDUCE".into(),
-            tags: vec![],
-            submit_ms,
-            priority: 0,
-        }
-    }
+    use crate::state::test_spec as spec;
 
     /// A running AM near u64::MAX MiB plus another AM ask of that size: the AM share sum must
     /// saturate (and keep the second AM out), not panic inside the ResourceManager.
