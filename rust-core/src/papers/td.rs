@@ -12,12 +12,12 @@
 mod hotspot;
 
 pub use hotspot::HotQueue;
+use hotspot::NodeHotQueue;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use crate::error::CoreError;
-use crate::fast_hash::{FastMap, FastSet, IdHasher};
-use std::hash::BuildHasherDefault;
+use crate::fast_hash::{FastMap, FastSet};
 
 /// The paper's defaults are L = 0.7 and H = 1.3 (Section V); θ, δ and ρ have none there.
 #[derive(Debug, Clone, PartialEq)]
@@ -258,8 +258,8 @@ pub struct TdScheduler {
     teenaged: Vec<String>,
     adult: Vec<String>,
     senile: Vec<String>,
-    /// Keyed by our own node numbers, so the fast unkeyed hasher is safe here.
-    hot: HotQueue<NodeId, BuildHasherDefault<IdHasher>>,
+    /// Keyed by our own node numbers.
+    hot: NodeHotQueue,
     nodes: NodeIds,
     next_seq: u64,
     /// Jobs whose j.remain or rs_jn this module lowered itself (a committed task) since their
@@ -328,7 +328,7 @@ impl Totals {
 impl TdScheduler {
     pub fn new(cfg: TdConfig) -> Result<Self, CoreError> {
         cfg.validate()?;
-        let hot = HotQueue::new(cfg.hotspot_readers, cfg.split_bytes, cfg.bandwidth_bytes_per_sec);
+        let hot = NodeHotQueue::new(cfg.hotspot_readers, cfg.split_bytes, cfg.bandwidth_bytes_per_sec);
         Ok(TdScheduler {
             cfg,
             jobs: FastMap::default(),
@@ -623,7 +623,7 @@ impl TdScheduler {
 
     /// count_n of the hot queue's statistical table (for metrics and tests).
     pub fn live_reads(&self, node: &str) -> u32 {
-        self.nodes.id(node).map_or(0, |n| self.hot.live_reads(&n))
+        self.nodes.id(node).map_or(0, |n| self.hot.live_reads(n))
     }
 
     /// Algorithm 1: a slot on `node` is free at `now_secs`; `last_job` ran its previous task
@@ -781,7 +781,7 @@ impl TdScheduler {
             let beats = best.is_none_or(|(rb, nb)| {
                 r.total_cmp(&rb).then_with(|| nodes.cmp_names(nb, n)) == std::cmp::Ordering::Greater
             });
-            if beats && !hot.is_hot(&n) {
+            if beats && !hot.is_hot(n) {
                 best = Some((r, n));
             }
         }
@@ -796,7 +796,7 @@ impl TdScheduler {
             TaskSource::Local => node,
             TaskSource::Remote(src) => {
                 let src = self.nodes.intern(src);
-                self.hot.record_read(&src, now_secs);
+                self.hot.record_read(src, now_secs);
                 Some(src)
             }
             TaskSource::Anywhere => None,
