@@ -12,12 +12,12 @@
 mod hotspot;
 
 pub use hotspot::HotQueue;
+use hotspot::NodeHotQueue;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use crate::error::CoreError;
-use crate::fast_hash::{FastMap, FastSet, IdHasher};
-use std::hash::BuildHasherDefault;
+use crate::fast_hash::{FastMap, FastSet};
 
 /// The paper's defaults are L = 0.7 and H = 1.3 (Section V); θ, δ and ρ have none there.
 #[derive(Debug, Clone, PartialEq)]
@@ -141,6 +141,13 @@ struct TdJob {
     remain: u32,
     /// rs_jn: untreated tasks of the job whose split is stored on node n.
     on_node: FastMap<NodeId, Rs>,
+    /// Set when GetNonHotspotNode found every node holding the job's tasks hot: they all stay
+    /// hot while the hot queue's latest expiry is below this (the earliest
+    /// [`cools_at`](NodeHotQueue::cools_at) among them) and rs_jn is untouched, so the answer
+    /// stays "no node" without looking at them again. On a large cluster with few jobs, every
+    /// idle slot asked this about every job whose holders were all serving θ readers: 290 M
+    /// holders looked at in a 100-job, 10,000-node simulation. Cleared whenever rs_jn changes.
+    all_hot_until: Option<f64>,
     status: JobStatus,
     /// Submission order, to keep sorts deterministic on equal amt.
     seq: u64,
@@ -175,7 +182,14 @@ struct NodeIds {
     /// simulation. Names numbered since the last [`rank_all`](Self::rank_all) are not yet in.
     by_name: Vec<NodeId>,
     rank: Vec<u32>,
+    /// Our number for each number a caller of [`TdScheduler::refresh_tasks_numbered`] gave a
+    /// name ([`UNNUMBERED`] where none yet): re-reading a job's rows after every pick of TD's
+    /// own hashed each host name with SipHash (18 % of a 10,000-node simulation) although the
+    /// caller had them numbered already.
+    by_caller: Vec<NodeId>,
 }
+
+const UNNUMBERED: NodeId = NodeId::MAX;
 
 impl NodeIds {
     fn id(&self, name: &str) -> Option<NodeId> {
@@ -189,6 +203,21 @@ impl NodeIds {
         let id = self.names.len() as NodeId;
         self.names.push(name.to_string());
         self.ids.insert(name.to_string(), id);
+        id
+    }
+
+    /// [`intern`](Self::intern) for a name the caller numbers `key`.
+    fn intern_numbered(&mut self, key: u32, name: &str) -> NodeId {
+        let k = key as usize;
+        if let Some(&id) = self.by_caller.get(k).filter(|&&id| id != UNNUMBERED) {
+            debug_assert_eq!(self.name(id), name, "caller number {key} given to two names");
+            return id;
+        }
+        let id = self.intern(name);
+        if self.by_caller.len() <= k {
+            self.by_caller.resize(k + 1, UNNUMBERED);
+        }
+        self.by_caller[k] = id;
         id
     }
 
@@ -258,8 +287,8 @@ pub struct TdScheduler {
     teenaged: Vec<String>,
     adult: Vec<String>,
     senile: Vec<String>,
-    /// Keyed by our own node numbers, so the fast unkeyed hasher is safe here.
-    hot: HotQueue<NodeId, BuildHasherDefault<IdHasher>>,
+    /// Keyed by our own node numbers.
+    hot: NodeHotQueue,
     nodes: NodeIds,
     next_seq: u64,
     /// Jobs whose j.remain or rs_jn this module lowered itself (a committed task) since their
@@ -328,7 +357,7 @@ impl Totals {
 impl TdScheduler {
     pub fn new(cfg: TdConfig) -> Result<Self, CoreError> {
         cfg.validate()?;
-        let hot = HotQueue::new(cfg.hotspot_readers, cfg.split_bytes, cfg.bandwidth_bytes_per_sec);
+        let hot = NodeHotQueue::new(cfg.hotspot_readers, cfg.split_bytes, cfg.bandwidth_bytes_per_sec);
         Ok(TdScheduler {
             cfg,
             jobs: FastMap::default(),
@@ -388,6 +417,7 @@ impl TdScheduler {
                 occupied: 0,
                 remain,
                 on_node: rs_map(&mut self.nodes, on_node),
+                all_hot_until: None,
                 status: JobStatus::Waiting,
                 seq: self.next_seq,
             },
@@ -402,6 +432,7 @@ impl TdScheduler {
     pub fn set_tasks(&mut self, job: &str, remain: u32, on_node: HashMap<String, u32>) -> Result<(), CoreError> {
         let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
         let old = std::mem::replace(&mut j.on_node, rs_map(&mut self.nodes, on_node));
+        j.all_hot_until = None;
         for n in old.iter().filter(|(_, r)| r.count > 0).map(|(&n, _)| n).chain(j.holders()) {
             forget(&mut self.workload, n);
         }
@@ -422,19 +453,25 @@ impl TdScheduler {
         on_node: impl IntoIterator<Item = (&'n str, u32)>,
     ) -> Result<(), CoreError> {
         let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
-        j.on_node.values_mut().for_each(|r| r.reading = 0);
-        for (node, count) in on_node {
-            let r = j.on_node.entry(self.nodes.intern(node)).or_default();
-            r.reading = r.reading.saturating_add(count);
-        }
-        let workload = &mut self.workload;
-        j.on_node.retain(|&n, r| {
-            if r.count != r.reading {
-                forget(workload, n);
-                r.count = r.reading;
-            }
-            r.count > 0
-        });
+        let nodes = &mut self.nodes;
+        refresh_rs(j, &mut self.workload, on_node.into_iter().map(|(n, c)| (nodes.intern(n), c)));
+        self.counted_down.remove(job);
+        self.set_remain(job, remain)
+    }
+
+    /// [`refresh_tasks`](Self::refresh_tasks) from rows `(key, node, count)` where `key` is the
+    /// caller's number for the node: always the same for the same name, and small, as TD keeps
+    /// a table up to the largest key it was given (the adapter passes the core's name ids,
+    /// which only node registrations create).
+    pub fn refresh_tasks_numbered<'n>(
+        &mut self,
+        job: &str,
+        remain: u32,
+        on_node: impl IntoIterator<Item = (u32, &'n str, u32)>,
+    ) -> Result<(), CoreError> {
+        let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
+        let nodes = &mut self.nodes;
+        refresh_rs(j, &mut self.workload, on_node.into_iter().map(|(k, n, c)| (nodes.intern_numbered(k, n), c)));
         self.counted_down.remove(job);
         self.set_remain(job, remain)
     }
@@ -623,7 +660,7 @@ impl TdScheduler {
 
     /// count_n of the hot queue's statistical table (for metrics and tests).
     pub fn live_reads(&self, node: &str) -> u32 {
-        self.nodes.id(node).map_or(0, |n| self.hot.live_reads(&n))
+        self.nodes.id(node).map_or(0, |n| self.hot.live_reads(n))
     }
 
     /// Algorithm 1: a slot on `node` is free at `now_secs`; `last_job` ran its previous task
@@ -764,8 +801,11 @@ impl TdScheduler {
     /// GetNonHotspotNode(j), Section IV-A-2: among the nodes holding untreated tasks of j, drop
     /// those with θ live connections, then take the one with the largest R_n.
     fn non_hotspot_source(&mut self, job: &str) -> Option<TaskSource> {
-        self.nodes.rank_all();
         let j = self.jobs.get(job)?;
+        if j.all_hot_until.is_some_and(|until| self.hot.latest_expiry() < until) {
+            return None;
+        }
+        self.nodes.rank_all();
         let mut holders = j.holders().peekable();
         if holders.peek().is_none() {
             return (j.remain > 0).then_some(TaskSource::Anywhere);
@@ -775,17 +815,50 @@ impl TdScheduler {
         // The largest R_n among the holders that are not hot, ties to the smaller node name so
         // runs are reproducible. The hot queue is asked only about a holder that would beat the
         // best so far: the order is total, so skipping the others cannot change the result.
+        // While nothing qualifies, every holder beats and is asked: `cools` then ends as the
+        // earliest time any holder may cool.
         let mut best: Option<(f64, NodeId)> = None;
+        let mut cools = f64::INFINITY;
         for n in holders {
             let r = workload_of(cache, jobs, adult, teenaged, infantile, n);
             let beats = best.is_none_or(|(rb, nb)| {
                 r.total_cmp(&rb).then_with(|| nodes.cmp_names(nb, n)) == std::cmp::Ordering::Greater
             });
-            if beats && !hot.is_hot(&n) {
-                best = Some((r, n));
+            if beats {
+                if !hot.is_hot(n) {
+                    best = Some((r, n));
+                } else if let Some(at) = hot.cools_at(n) {
+                    cools = cools.min(at);
+                }
             }
         }
-        best.map(|(_, n)| TaskSource::Remote(nodes.name(n).to_string()))
+        match best {
+            Some((_, n)) => Some(TaskSource::Remote(nodes.name(n).to_string())),
+            None => {
+                if let Some(j) = self.jobs.get_mut(job) {
+                    j.all_hot_until = Some(cools);
+                }
+                None
+            }
+        }
+    }
+
+    /// GetNonHotspotNode(j) by its definition, ignoring every cache (R_n, name ranks, the
+    /// all-hot memo): the answer [`non_hotspot_source`](Self::non_hotspot_source) must give.
+    #[cfg(test)]
+    fn non_hotspot_source_from_scratch(&self, job: &str) -> Option<TaskSource> {
+        let j = self.jobs.get(job)?;
+        let holders: Vec<NodeId> = j.holders().collect();
+        if holders.is_empty() {
+            return (j.remain > 0).then_some(TaskSource::Anywhere);
+        }
+        let workload = |n| workload_from_scratch(&self.jobs, &self.adult, &self.teenaged, &self.infantile, n);
+        holders
+            .into_iter()
+            .filter(|&n| !self.hot.is_hot(n))
+            .map(|n| (workload(n), n))
+            .max_by(|(ra, a), (rb, b)| ra.total_cmp(rb).then_with(|| self.nodes.name(*b).cmp(self.nodes.name(*a))))
+            .map(|(_, n)| TaskSource::Remote(self.nodes.name(n).to_string()))
     }
 
     /// Algorithm 1 lines 24-28 plus the hot-queue tuple for a non-local read.
@@ -796,7 +869,7 @@ impl TdScheduler {
             TaskSource::Local => node,
             TaskSource::Remote(src) => {
                 let src = self.nodes.intern(src);
-                self.hot.record_read(&src, now_secs);
+                self.hot.record_read(src, now_secs);
                 Some(src)
             }
             TaskSource::Anywhere => None,
@@ -807,6 +880,7 @@ impl TdScheduler {
                 self.counted_down.insert(a.job.clone());
             }
             j.remain = j.remain.saturating_sub(1);
+            j.all_hot_until = None;
             if let Some((n, r)) = consumed.and_then(|n| j.on_node.get_mut(&n).map(|r| (n, r))) {
                 if r.count > 0 {
                     r.count -= 1;
@@ -859,6 +933,24 @@ impl TdScheduler {
         }
         self.recount(job, |j| j.status = status);
     }
+}
+
+/// rs_jn of `j` set in place to the rows' sums (a node may appear in several); only the nodes
+/// whose count changed lose their cached R_n, and nodes left with 0 are dropped.
+fn refresh_rs(j: &mut TdJob, workload: &mut [Option<f64>], rows: impl Iterator<Item = (NodeId, u32)>) {
+    j.on_node.values_mut().for_each(|r| r.reading = 0);
+    j.all_hot_until = None;
+    for (node, count) in rows {
+        let r = j.on_node.entry(node).or_default();
+        r.reading = r.reading.saturating_add(count);
+    }
+    j.on_node.retain(|&n, r| {
+        if r.count != r.reading {
+            forget(workload, n);
+            r.count = r.reading;
+        }
+        r.count > 0
+    });
 }
 
 /// R_n from the cache, summed (and cached) when missing.
@@ -974,8 +1066,9 @@ mod tests {
         assert!(!td.counted_down("j2"));
     }
 
-    /// `refresh_tasks` leaves every job where `set_tasks` with the summed map would, whatever
-    /// the rows (repeated nodes, zero counts) and the commits TD made in between.
+    /// `refresh_tasks` and `refresh_tasks_numbered` leave every job where `set_tasks` with the
+    /// summed map would, whatever the rows (repeated nodes, zero counts) and the commits TD made
+    /// in between.
     #[test]
     fn refreshing_in_place_matches_setting_a_fresh_map() {
         let mut seed = 11u64;
@@ -990,6 +1083,9 @@ mod tests {
                 fresh.submit(j, 1 + next(6) as u32, 1.0 + next(5) as f64, next(30) as u32, HashMap::new()).unwrap();
             }
             let mut in_place = fresh.clone();
+            // the caller's own numbers, unrelated to TD's order of first appearance
+            let mut numbered = fresh.clone();
+            let key = |n: &str| 20 - n[1..].parse::<u32>().unwrap() * 2;
             for step in 0..40 {
                 let job = ["a", "b"][next(2) as usize];
                 match next(3) {
@@ -1002,21 +1098,21 @@ mod tests {
                         }
                         let remain = next(20) as u32;
                         fresh.set_tasks(job, remain, summed).unwrap();
+                        numbered.refresh_tasks_numbered(job, remain, rows.iter().map(|&(n, c)| (key(n), n, c))).unwrap();
                         in_place.refresh_tasks(job, remain, rows).unwrap();
                     }
                     1 => {
                         let o = next(8) as u32;
                         fresh.set_occupied(job, o).unwrap();
                         in_place.set_occupied(job, o).unwrap();
+                        numbered.set_occupied(job, o).unwrap();
                     }
                     _ => {
                         let node = &names[next(8) as usize];
                         let now = step as f64;
-                        assert_eq!(
-                            fresh.slot_freed(now, node, Some(job)),
-                            in_place.slot_freed(now, node, Some(job)),
-                            "round {round} step {step}"
-                        );
+                        let pick = fresh.slot_freed(now, node, Some(job));
+                        assert_eq!(pick, in_place.slot_freed(now, node, Some(job)), "round {round} step {step}");
+                        assert_eq!(pick, numbered.slot_freed(now, node, Some(job)), "round {round} step {step}");
                     }
                 }
                 for j in ["a", "b"] {
@@ -1027,8 +1123,11 @@ mod tests {
                         v
                     };
                     assert_eq!(live(&fresh), live(&in_place), "round {round} step {step}");
-                    assert_eq!(fresh.status(j), in_place.status(j));
-                    assert_eq!(fresh.counted_down(j), in_place.counted_down(j));
+                    assert_eq!(live(&fresh), live(&numbered), "round {round} step {step}");
+                    for td in [&in_place, &numbered] {
+                        assert_eq!(fresh.status(j), td.status(j));
+                        assert_eq!(fresh.counted_down(j), td.counted_down(j));
+                    }
                 }
             }
         }
@@ -1111,6 +1210,90 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// GetNonHotspotNode with its memo of jobs whose holders are all hot answers as the
+    /// definition does after every event: reads recorded and expiring (θ of 1 or 2, time
+    /// mostly moving on, sometimes back), rs_jn re-read or counted down by picks, jobs moving
+    /// between statuses and removed. A memo kept too long leaves slots idle that a node could
+    /// serve; one dropped too early only costs time.
+    #[test]
+    fn remembered_all_hot_jobs_get_the_same_source_as_from_scratch() {
+        let mut seed = 61u64;
+        let mut next = |m: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        let names: Vec<String> = (0..6).map(|n| format!("n{n}")).collect();
+        let jobs = ["a", "b", "c", "d"];
+        let (mut memo_hits, mut none_answers, mut remote_answers) = (0, 0, 0);
+        for round in 0..300 {
+            let mut cfg = TdConfig::with_slots(4 + next(20) as u32);
+            cfg.hotspot_readers = 1 + next(2) as u32;
+            // θ·δ/ρ = θ·2 s
+            cfg.split_bytes = 2_000_000;
+            cfg.bandwidth_bytes_per_sec = 1_000_000.0;
+            let mut td = TdScheduler::new(cfg).unwrap();
+            let mut now = 0.0;
+            for step in 0..80 {
+                let job = jobs[next(jobs.len() as u64) as usize];
+                let rows = |next: &mut dyn FnMut(u64) -> u64| -> Vec<(&str, u32)> {
+                    (0..next(5)).map(|_| (names[next(6) as usize].as_str(), 1 + next(3) as u32)).collect()
+                };
+                let what = match next(8) {
+                    _ if td.status(job).is_none() => {
+                        let on: HashMap<String, u32> =
+                            rows(&mut next).into_iter().map(|(n, c)| (n.to_string(), c)).collect();
+                        td.submit(job, 1 + next(4) as u32, 1.0 + next(9) as f64, 1 + next(12) as u32, on).unwrap();
+                        "submit"
+                    }
+                    0 => {
+                        let r = rows(&mut next);
+                        td.refresh_tasks(job, next(12) as u32, r).unwrap();
+                        "refresh_tasks"
+                    }
+                    1 if next(3) == 0 => {
+                        let on: HashMap<String, u32> =
+                            rows(&mut next).into_iter().map(|(n, c)| (n.to_string(), c)).collect();
+                        td.set_tasks(job, next(12) as u32, on).unwrap();
+                        "set_tasks"
+                    }
+                    2 => {
+                        td.set_occupied(job, next(3) as u32).unwrap();
+                        "set_occupied"
+                    }
+                    3 if next(6) == 0 => {
+                        td.remove_job(job);
+                        "remove_job"
+                    }
+                    _ => {
+                        now += if next(10) == 0 { -(next(3) as f64) } else { next(7) as f64 / 4.0 };
+                        // a node the jobs hold no task on, so every pick but a sticky or
+                        // teenaged local one asks GetNonHotspotNode
+                        let node = if next(2) == 0 { "elsewhere" } else { names[next(6) as usize].as_str() };
+                        let last = (next(2) == 0).then_some(job);
+                        td.slot_freed(now, node, last);
+                        "slot_freed"
+                    }
+                };
+                for j in jobs {
+                    let memo = td.jobs.get(j).and_then(|x| x.all_hot_until);
+                    let scratch = td.non_hotspot_source_from_scratch(j);
+                    let got = td.non_hotspot_source(j);
+                    assert_eq!(got, scratch, "round {round} step {step} after {what}: job {j} (memo {memo:?})");
+                    if memo.is_some_and(|until| td.hot.latest_expiry() < until) {
+                        memo_hits += 1;
+                    }
+                    match got {
+                        None if td.jobs.contains_key(j) => none_answers += 1,
+                        Some(TaskSource::Remote(_)) => remote_answers += 1,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        // the sequences exercise the memo, and both answers
+        assert!(memo_hits > 1_000 && none_answers > 1_000 && remote_answers > 1_000, "{memo_hits} {none_answers} {remote_answers}");
     }
 
     /// D, d_max, O_sen and the count of idle senile jobs, kept as running totals, equal their

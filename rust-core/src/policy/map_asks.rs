@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::app::App;
-use crate::names::ANY_ID;
+use crate::names::{NameId, ANY_ID};
 use crate::protocol::Resource;
 use crate::state::ClusterState;
 
@@ -39,13 +39,22 @@ pub fn map_host_rows<'s>(
     state: &'s ClusterState,
     app: &'s App,
 ) -> impl Iterator<Item = (&'s str, u32)> + 's {
+    map_host_rows_by_id(state, app).map(|(_, name, count)| (name, count))
+}
+
+/// [`map_host_rows`] with each host's [`NameId`] in the core's name table, for a caller that
+/// numbers hosts itself and need not hash the name again.
+pub fn map_host_rows_by_id<'s>(
+    state: &'s ClusterState,
+    app: &'s App,
+) -> impl Iterator<Item = (NameId, &'s str, u32)> + 's {
     app.asks
         .tables()
         .filter(move |(key, _)| app.kind_of(key.priority).is_map())
         .flat_map(|(_, table)| table.wanted_locations())
-        .map(move |(name, row)| (state.names().name(name), row.count))
+        .map(move |(id, row)| (id, state.names().name(id), row.count))
         // Racks are network locations (`/rack1`); only hosts count here.
-        .filter(|(name, _)| !name.starts_with('/'))
+        .filter(|(_, name, _)| !name.starts_with('/'))
 }
 
 /// [`map_asks`] without the per-host counts: outstanding maps and the smallest map container.

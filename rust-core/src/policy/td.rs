@@ -14,7 +14,7 @@
 //! job enters Q (waiting) when its first map asks arrive, with j.demand from its
 //! `locus.demand=` tag, else the profile of earlier runs, else its map count, capped at T.
 
-use super::map_asks::{map_asks, map_demand, map_host_rows};
+use super::map_asks::{map_asks, map_demand, map_host_rows_by_id};
 use super::map_containers::MapContainers;
 use std::collections::HashMap;
 
@@ -200,8 +200,10 @@ impl TdPolicy {
             if unchanged && !self.td.counted_down(&app.id) {
                 log_err("set_tasks", self.td.set_remain(&app.id, remain));
             } else {
-                let rows = map_host_rows(state, app);
-                log_err("set_tasks", self.td.refresh_tasks(&app.id, remain, rows));
+                // Numbered by the core's name table, which only node registrations add to, so
+                // TD's table from those numbers is bounded by the cluster's hosts and racks.
+                let rows = map_host_rows_by_id(state, app).map(|(id, name, count)| (id.0, name, count));
+                log_err("set_tasks", self.td.refresh_tasks_numbered(&app.id, remain, rows));
                 self.asks_read.insert(app.arrival, app.asks_version);
             }
             log_err("set_occupied", self.td.set_occupied(&app.id, occupied));
