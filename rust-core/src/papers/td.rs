@@ -191,6 +191,11 @@ struct NodeIds {
 
 const UNNUMBERED: NodeId = NodeId::MAX;
 
+/// The largest table of caller numbers TD keeps (4 MiB of `NodeId`s): well above the core's
+/// name ids on any cluster (one per registered host and rack), far below what an arbitrary
+/// `u32` key would size.
+const MAX_CALLER_KEYS: usize = 1 << 20;
+
 impl NodeIds {
     fn id(&self, name: &str) -> Option<NodeId> {
         self.ids.get(name).copied()
@@ -206,18 +211,24 @@ impl NodeIds {
         id
     }
 
-    /// [`intern`](Self::intern) for a name the caller numbers `key`.
+    /// [`intern`](Self::intern) for a name the caller numbers `key`. The caller's promises
+    /// (one name per key, small keys) are checked rather than trusted: a key given to another
+    /// name is re-interned by name, and a key at or past [`MAX_CALLER_KEYS`] is hashed by name
+    /// every time instead of sizing the table, so no caller can make TD allocate by its key.
     fn intern_numbered(&mut self, key: u32, name: &str) -> NodeId {
         let k = key as usize;
         if let Some(&id) = self.by_caller.get(k).filter(|&&id| id != UNNUMBERED) {
-            debug_assert_eq!(self.name(id), name, "caller number {key} given to two names");
-            return id;
+            if self.name(id) == name {
+                return id;
+            }
         }
         let id = self.intern(name);
-        if self.by_caller.len() <= k {
-            self.by_caller.resize(k + 1, UNNUMBERED);
+        if k < MAX_CALLER_KEYS {
+            if self.by_caller.len() <= k {
+                self.by_caller.resize(k + 1, UNNUMBERED);
+            }
+            self.by_caller[k] = id;
         }
-        self.by_caller[k] = id;
         id
     }
 
@@ -1067,8 +1078,8 @@ mod tests {
     }
 
     /// `refresh_tasks` and `refresh_tasks_numbered` leave every job where `set_tasks` with the
-    /// summed map would, whatever the rows (repeated nodes, zero counts) and the commits TD made
-    /// in between.
+    /// summed map would, whatever the rows (repeated nodes, zero counts), the commits TD made
+    /// in between, and whatever numbers the caller gives (huge ones, one for several names).
     #[test]
     fn refreshing_in_place_matches_setting_a_fresh_map() {
         let mut seed = 11u64;
@@ -1086,6 +1097,12 @@ mod tests {
             // the caller's own numbers, unrelated to TD's order of first appearance
             let mut numbered = fresh.clone();
             let key = |n: &str| 20 - n[1..].parse::<u32>().unwrap() * 2;
+            // a caller breaking both promises: keys near u32::MAX, and one key for four names
+            let mut broken = fresh.clone();
+            let broken_key = |n: &str| match n[1..].parse::<u32>().unwrap() {
+                i @ 0..=3 => u32::MAX - i,
+                _ => 3,
+            };
             for step in 0..40 {
                 let job = ["a", "b"][next(2) as usize];
                 match next(3) {
@@ -1099,6 +1116,7 @@ mod tests {
                         let remain = next(20) as u32;
                         fresh.set_tasks(job, remain, summed).unwrap();
                         numbered.refresh_tasks_numbered(job, remain, rows.iter().map(|&(n, c)| (key(n), n, c))).unwrap();
+                        broken.refresh_tasks_numbered(job, remain, rows.iter().map(|&(n, c)| (broken_key(n), n, c))).unwrap();
                         in_place.refresh_tasks(job, remain, rows).unwrap();
                     }
                     1 => {
@@ -1106,6 +1124,7 @@ mod tests {
                         fresh.set_occupied(job, o).unwrap();
                         in_place.set_occupied(job, o).unwrap();
                         numbered.set_occupied(job, o).unwrap();
+                        broken.set_occupied(job, o).unwrap();
                     }
                     _ => {
                         let node = &names[next(8) as usize];
@@ -1113,6 +1132,7 @@ mod tests {
                         let pick = fresh.slot_freed(now, node, Some(job));
                         assert_eq!(pick, in_place.slot_freed(now, node, Some(job)), "round {round} step {step}");
                         assert_eq!(pick, numbered.slot_freed(now, node, Some(job)), "round {round} step {step}");
+                        assert_eq!(pick, broken.slot_freed(now, node, Some(job)), "round {round} step {step}");
                     }
                 }
                 for j in ["a", "b"] {
@@ -1124,12 +1144,14 @@ mod tests {
                     };
                     assert_eq!(live(&fresh), live(&in_place), "round {round} step {step}");
                     assert_eq!(live(&fresh), live(&numbered), "round {round} step {step}");
-                    for td in [&in_place, &numbered] {
+                    assert_eq!(live(&fresh), live(&broken), "round {round} step {step}");
+                    for td in [&in_place, &numbered, &broken] {
                         assert_eq!(fresh.status(j), td.status(j));
                         assert_eq!(fresh.counted_down(j), td.counted_down(j));
                     }
                 }
             }
+            assert!(broken.nodes.by_caller.len() <= 4, "a table sized by a caller's key: {}", broken.nodes.by_caller.len());
         }
     }
 
