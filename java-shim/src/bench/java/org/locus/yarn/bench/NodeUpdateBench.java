@@ -87,6 +87,8 @@ final class NodeUpdateBench {
       Consumer<NodeId> handOver = BenchAccess.handOver(s);
       report("  hand-over alone", time(nodes, n -> handOver.accept(n.getNodeID()), batch,
           warmup, rounds));
+      report("  node lookup (getSchedulerNode)", time(nodes,
+          n -> s.getSchedulerNode(n.getNodeID()), batch, warmup, rounds));
       LocusMetrics metrics = s.getLocusMetrics();
       report("  heartbeat timing metrics", time(nodes, n -> metrics.heartbeatHandled(3_000),
           batch, warmup, rounds));
