@@ -75,15 +75,33 @@ final class NodeUpdateBench {
   }
 
   private static void locus(int batch, int warmup, int rounds) throws Exception {
-    MockRM rm = start(LocusScheduler.class);
+    MockRM rm = start(ProbedLocusScheduler.class);
     try {
-      LocusScheduler s = (LocusScheduler) rm.getResourceScheduler();
+      ProbedLocusScheduler s = (ProbedLocusScheduler) rm.getResourceScheduler();
       List<RMNode> nodes = cluster(rm);
       System.out.println("LocusScheduler (default settings)");
       report("Locus handle(NODE_UPDATE)", time(nodes,
           n -> s.handle(new NodeUpdateSchedulerEvent(n)), batch, warmup, rounds));
       report("  nodeUpdate (RM + hand-over)", time(nodes,
           n -> BenchAccess.nodeUpdate(s, n), batch, warmup, rounds));
+      // The steps of the RM's AbstractYarnScheduler.nodeUpdate that can be called alone (the
+      // rest, completed-container processing of an empty list and the overcommit check, are
+      // private to it): what CapacityScheduler runs as well.
+      report("    RM: RMNode.pullContainerUpdates", time(nodes, RMNode::pullContainerUpdates,
+          batch, warmup, rounds));
+      report("    RM: getNode+notifyNodeUpdate", time(nodes,
+          n -> s.getNode(n.getNodeID()).notifyNodeUpdate(), batch, warmup, rounds));
+      report("    RM: getClusterResource (debug)", time(nodes, n -> s.getClusterResource(),
+          batch, warmup, rounds));
+      report("    RM: updateSchedulerHealthInfo", time(nodes, n -> s.probeSchedulerHealth(),
+          batch, warmup, rounds));
+      report("    RM: updateNodeResourceUtil", time(nodes, s::probeNodeUtilization, batch,
+          warmup, rounds));
+      report("    scheduler monitor enter+exit", time(nodes, n -> {
+        synchronized (s) {
+          s.hashCode();
+        }
+      }, batch, warmup, rounds));
       Consumer<NodeId> handOver = BenchAccess.handOver(s);
       report("  hand-over alone", time(nodes, n -> handOver.accept(n.getNodeID()), batch,
           warmup, rounds));
