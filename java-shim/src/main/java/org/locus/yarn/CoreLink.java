@@ -398,7 +398,17 @@ final class CoreLink {
    *
    * @return the rebuild started or under way, or null when none is
    */
-  synchronized CompletableFuture<Void> rebuildIfNeeded() {
+  CompletableFuture<Void> rebuildIfNeeded() {
+    // Every scheduler event ends here (on the RM's dispatcher, each NODE_UPDATE): while the
+    // core serves and no resync is wanted there is nothing to start or report, and no lock to
+    // take. A rebuild under way keeps outOfService set until its core is in service.
+    if (!outOfService.get() && !resyncWanted.get()) {
+      return null;
+    }
+    return startRebuildIfDue();
+  }
+
+  private synchronized CompletableFuture<Void> startRebuildIfDue() {
     if (closed.get() || schedulerLock == null) {
       return null;
     }

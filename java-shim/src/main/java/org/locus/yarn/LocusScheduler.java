@@ -615,9 +615,8 @@ public class LocusScheduler
   @Override
   protected synchronized void nodeUpdate(RMNode rmNode) {
     super.nodeUpdate(rmNode);
-    if (nodeTracker.getNode(rmNode.getNodeID()) != null) {
-      loop.nodeHeartbeat(rmNode.getNodeID());
-    }
+    // No lookup of the node here: the scheduling thread skips a node the RM no longer tracks.
+    loop.nodeHeartbeat(rmNode.getNodeID());
   }
 
   /** Tests hold or fail a scheduling pass after the core decided for a batch of nodes. */

@@ -17,7 +17,9 @@ import org.locus.yarn.LocusNative;
  * {@code locus.bench.rounds} (timed, default 10), {@code locus.bench.warmup} (default 5),
  * {@code locus.bench.logLevel} (0 off .. 5 trace, default 3 = the RM's usual INFO),
  * {@code locus.bench.only} ({@code jni}: only the round trips; {@code rm}: only the full path),
- * {@code locus.bench.rmIterations} (per round of the full path, default 200).
+ * {@code locus.bench.rmIterations} (per round of the full path, default 200);
+ * {@code locus.bench.only=node}: only {@link NodeUpdateBench} ({@code locus.bench.nodeBatch}
+ * NODE_UPDATEs per round, default 20,000).
  *
  * <p>Then the full path through a MockRM ({@link RmPathBench}): from ResourceRequest lists and
  * NODE_UPDATE events to executed decisions, with a 5,000-host MapReduce job.
@@ -36,6 +38,11 @@ public final class JniBench {
     int warmup = Integer.getInteger("locus.bench.warmup", 5);
     int logLevel = Integer.getInteger("locus.bench.logLevel", 3);
     String only = System.getProperty("locus.bench.only", "");
+    if (only.equals("node")) {
+      // The dispatcher's share of an empty NODE_UPDATE, CapacityScheduler against Locus.
+      NodeUpdateBench.run(Integer.getInteger("locus.bench.nodeBatch", 20_000), warmup, rounds);
+      return;
+    }
     if (!only.equals("rm")) {
       roundTrips(iterations, rounds, warmup, logLevel);
     }

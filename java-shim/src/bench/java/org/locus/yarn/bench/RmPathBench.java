@@ -142,6 +142,30 @@ final class RmPathBench {
       }, reset, iterations, warmup, rounds));
       System.out.println("  core stats after the run: " + scheduler.getCoreStatsJson());
 
+      // Locus's own part of the 5,000-row change, on this thread: noting the rows the AM set,
+      // then what the scheduling thread does with them (each row as the RM now holds it, the
+      // frame, JNI, the core decoding and applying it). The RM's asks already hold the rows.
+      FiCaSchedulerApp locusAttempt = scheduler.getApplicationAttempt(attempt);
+      BenchAccess.awaitSchedulingIdle(scheduler);
+      report("  Locus's part (note+send)", measure(
+          () -> {
+            next.set(0, copy((flip[0]++ & 1) == 0 ? two : one));
+            rmAttemptUpdate(scheduler, attempt, next.get(0));
+          },
+          () -> BenchAccess.noteAndSendAsks(scheduler, locusAttempt, next.get(0)), null,
+          iterations, warmup, rounds));
+      System.out.printf(Locale.ROOT, "    CPU per send: taking the frame %.1f us, JNI+core %.1f us%n",
+          BenchAccess.SEND_SPLIT[0] / 1000.0 / BenchAccess.SEND_SPLIT[2],
+          BenchAccess.SEND_SPLIT[1] / 1000.0 / BenchAccess.SEND_SPLIT[2]);
+      report("    of which noting the rows", measure(
+          () -> {
+            next.set(0, copy((flip[0]++ & 1) == 0 ? two : one));
+            rmAttemptUpdate(scheduler, attempt, next.get(0));
+          },
+          () -> BenchAccess.noteAsks(locusAttempt, next.get(0)),
+          () -> BenchAccess.sendNotedAsks(scheduler, locusAttempt), iterations, warmup,
+          rounds));
+
       // What of the 5,000-row allocate() is the RM's own ask bookkeeping (not Locus's): the
       // same rows applied to the attempt alone. Last, as the core is not told.
       FiCaSchedulerApp rmAttempt = scheduler.getApplicationAttempt(attempt);
@@ -214,6 +238,31 @@ final class RmPathBench {
         List<ResourceRequest> rows = (flip[0]++ & 1) == 0 ? two : one;
         core.asks(AsksFrame.encode(AsksFrame.KIND_CHANGED, app, rows, null));
       }, null, iterations, warmup, rounds));
+      report("  encoding the frame alone", measure(null, () -> {
+        List<ResourceRequest> rows = (flip[0]++ & 1) == 0 ? two : one;
+        AsksFrame.encode(AsksFrame.KIND_CHANGED, app, rows, null);
+      }, null, iterations, warmup, rounds));
+      // The same with every host a node the core knows (a real cluster's MapReduce splits).
+      StringBuilder nodes = new StringBuilder("[");
+      for (int i = 1; i < HOSTS; i++) {
+        nodes.append(i > 1 ? "," : "").append("{\"type\":\"node_added\",\"node\":\"node-")
+            .append(i).append(".example:1234\",\"host\":\"node-").append(i)
+            .append(".example\",\"rack\":\"/default-rack\",\"capability\":{\"memory_mb\":8192,"
+            + "\"vcores\":8}}");
+      }
+      core.events(nodes.append("]").toString());
+      report("  same, every host a node", measure(null, () -> {
+        List<ResourceRequest> rows = (flip[0]++ & 1) == 0 ? two : one;
+        core.asks(AsksFrame.encode(AsksFrame.KIND_CHANGED, app, rows, null));
+      }, null, iterations, warmup, rounds));
+    }
+  }
+
+  private static void rmAttemptUpdate(LocusScheduler scheduler, ApplicationAttemptId attempt,
+      List<ResourceRequest> rows) {
+    FiCaSchedulerApp a = scheduler.getApplicationAttempt(attempt);
+    synchronized (a) {
+      a.updateResourceRequests(rows);
     }
   }
 
@@ -253,40 +302,48 @@ final class RmPathBench {
         ResourceRequest.newInstance(p, ResourceRequest.ANY, size, total));
   }
 
-  /** Mean ns/op of each timed round; only the measured call is inside the clock. */
-  static double[] measure(Runnable prepare, Runnable op, Runnable reset, int iterations,
+  private static final java.lang.management.ThreadMXBean CPU =
+      java.lang.management.ManagementFactory.getThreadMXBean();
+
+  /**
+   * Mean ns/op of each timed round, wall clock ([0]) and this thread's CPU time ([1]); only the
+   * measured call is inside the clocks.
+   */
+  static double[][] measure(Runnable prepare, Runnable op, Runnable reset, int iterations,
       int warmup, int rounds) {
-    double[] perRound = new double[rounds];
+    double[][] perRound = new double[2][rounds];
     for (int r = -warmup; r < rounds; r++) {
       long total = 0;
+      long cpu = 0;
       for (int i = 0; i < iterations; i++) {
         if (prepare != null) {
           prepare.run();
         }
+        long c0 = CPU.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
         op.run();
         total += System.nanoTime() - t0;
+        cpu += CPU.getCurrentThreadCpuTime() - c0;
         if (reset != null) {
           reset.run();
         }
       }
       if (r >= 0) {
-        perRound[r] = (double) total / iterations;
+        perRound[0][r] = (double) total / iterations;
+        perRound[1][r] = (double) cpu / iterations;
       }
     }
     return perRound;
   }
 
-  static void report(String name, double[] perRound) {
-    double[] sorted = perRound.clone();
+  static void report(String name, double[][] wallCpu) {
+    double[] sorted = wallCpu[0].clone();
     Arrays.sort(sorted);
-    StringBuilder all = new StringBuilder();
-    for (double d : perRound) {
-      all.append(String.format(Locale.ROOT, " %.1f", d / 1000));
-    }
+    double[] cpu = wallCpu[1].clone();
+    Arrays.sort(cpu);
     System.out.printf(Locale.ROOT,
-        "%-28s median %9.1f us/op  min %9.1f  max %9.1f  rounds (us):%s%n", name,
+        "%-32s wall median %9.1f us/op (%.1f-%.1f)   CPU median %9.1f us/op (%.1f-%.1f)%n", name,
         sorted[sorted.length / 2] / 1000, sorted[0] / 1000, sorted[sorted.length - 1] / 1000,
-        all);
+        cpu[cpu.length / 2] / 1000, cpu[0] / 1000, cpu[cpu.length - 1] / 1000);
   }
 }

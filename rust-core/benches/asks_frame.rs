@@ -1,0 +1,106 @@
+//! A MapReduce AM changing all 5,002 rows of its asks (one row per host of 5,000, its rack and
+//! `*`) in one binary asks frame, as the shim sends it: the frame decoded, then applied.
+//! Alternates between 1 and 2 maps per host so every row changes each time. Two cluster shapes:
+//! no host a node the core knows (rows wait as unknown names) and every host a node.
+//! Plain loop, CPU of this thread only: `cargo bench -p locus-core --bench asks_frame`.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use locus_core::frame;
+use locus_core::{Ask, Core, Event, Resource};
+
+const HOSTS: usize = 5_000;
+const APP: &str = "application_1700000000000_0001";
+const ROUNDS: usize = 7;
+const PER_ROUND: usize = 100;
+
+fn rows(each: u32) -> Vec<Ask> {
+    let ask = |name: String, count: u32| Ask {
+        priority: 20,
+        allocation_request_id: 0,
+        resource_name: name,
+        capability: Resource::new(1024, 1),
+        count,
+        relax_locality: true,
+    };
+    let mut out: Vec<Ask> = (0..HOSTS)
+        .map(|i| ask(format!("node-{i}.example"), each))
+        .collect();
+    out.push(ask("/default-rack".into(), HOSTS as u32 * each));
+    out.push(ask("*".into(), HOSTS as u32 * each));
+    out
+}
+
+fn core(nodes: usize) -> Core {
+    let mut core = Core::new(&BTreeMap::new()).expect("default settings");
+    for i in 0..nodes.max(1) {
+        core.handle(Event::NodeAdded {
+            node: format!("node-{i}.example:1234"),
+            host: format!("node-{i}.example"),
+            rack: "/default-rack".into(),
+            capability: Resource::new(8192, 8),
+        })
+        .expect("node");
+    }
+    core.handle(Event::AppAdded {
+        app: APP.into(),
+        queue: "default".into(),
+        user: "bench".into(),
+        name: "wordcount".into(),
+        app_type: "MAPREDUCE".into(),
+        tags: vec![],
+        submit_ms: 0,
+        priority: 0,
+        recovered: false,
+    })
+    .expect("app");
+    core.handle(Event::AttemptAdded {
+        app: APP.into(),
+        attempt: "appattempt_1700000000000_0001_000001".into(),
+    })
+    .expect("attempt");
+    core
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn run(label: &str, nodes: usize) {
+    let mut core = core(nodes);
+    let frames = [
+        frame::encode(frame::KIND_CHANGED, APP, &rows(1), None),
+        frame::encode(frame::KIND_CHANGED, APP, &rows(2), None),
+    ];
+    let (mut decode, mut apply) = (Vec::new(), Vec::new());
+    for round in 0..ROUNDS + 2 {
+        let (mut d, mut a) = (0u128, 0u128);
+        for i in 0..PER_ROUND {
+            let t0 = Instant::now();
+            let events = frame::decode(&frames[i & 1]).expect("frame");
+            let t1 = Instant::now();
+            for e in events {
+                core.handle(e).expect("asks");
+            }
+            let t2 = Instant::now();
+            d += (t1 - t0).as_nanos();
+            a += (t2 - t1).as_nanos();
+        }
+        if round >= 2 {
+            decode.push(d as f64 / PER_ROUND as f64 / 1000.0);
+            apply.push(a as f64 / PER_ROUND as f64 / 1000.0);
+        }
+    }
+    println!(
+        "{label}: decode median {:.1} us, apply median {:.1} us (per 5,002-row frame)",
+        median(decode),
+        median(apply)
+    );
+}
+
+fn main() {
+    run("no host known", 0);
+    run("every host a node", HOSTS);
+}
