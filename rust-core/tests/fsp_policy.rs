@@ -223,3 +223,54 @@ fn a_burst_of_mapreduce_jobs_starts_only_the_ams_capacity_schedulers_am_share_ad
     let got = offer_all(&mut c, 2_000, &mut id);
     assert_eq!(got, ["j4"], "after j2 finished: {got:?}");
 }
+
+#[test]
+fn a_flood_of_non_mapreduce_applications_starts_only_the_ams_the_am_share_admits() {
+    // DistributedShell- or Spark-like applications (type YARN) submitted together on the demo's
+    // idle 16 GB cluster. The RM asks for every application's AM at priority 0, whatever its
+    // type, and nothing else can be asked before that AM runs; CapacityScheduler's
+    // maximum-am-resource-percent (10 %: 1638 MB) holds them like MapReduce's: three 512 MB AMs.
+    let mut c = demo_cluster();
+    let apps = ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"];
+    for (i, app) in apps.iter().enumerate() {
+        add_app_named(&mut c, app, app, i as u64, "YARN", &[]);
+        ask_am(&mut c, app, 0, 1, 512);
+    }
+    let mut id = 0;
+    let got = offer_all(&mut c, 1_000, &mut id);
+    assert_eq!(got, ["s1", "s2", "s3"], "AMs started: {got:?}");
+    // Once its AM runs, an application's own priority-0 containers are its tasks, not AMs: s1
+    // gets ten while the AM share is full.
+    ask_am(&mut c, "s1", 0, 10, 512);
+    let got = offer_all(&mut c, 2_000, &mut id);
+    assert_eq!(got.iter().filter(|a| *a == "s1").count(), 10, "{got:?}");
+    // The oldest waiting application is the next one in when an AM's memory frees.
+    c.handle(locus_core::protocol::Event::AppRemoved { app: "s2".into() })
+        .unwrap();
+    let got = offer_all(&mut c, 3_000, &mut id);
+    assert_eq!(got, ["s4"], "after s2 finished: {got:?}");
+}
+
+#[test]
+fn a_queue_whose_ams_hold_nothing_starts_one_am_beyond_the_share() {
+    // CapacityScheduler lets a queue with no active application start one AM even when the AM
+    // limit is exceeded. Under fsp the share is the cluster's, but an application still runs in
+    // its queue (a capacity queue draining after a switch to fsp keeps its jobs): a 2 GB AM in
+    // queue a, above the 1638 MB share, must not keep default's first AM out.
+    let mut c = demo_cluster();
+    add_app_in(&mut c, "big", "a", "alice", "big", 0, "MAPREDUCE", &[]);
+    ask_am(&mut c, "big", 0, 1, 2048);
+    let mut id = 0;
+    let got = offer_all(&mut c, 1_000, &mut id);
+    assert_eq!(
+        got,
+        ["big"],
+        "the first AM starts whatever its size: {got:?}"
+    );
+    for (i, app) in ["d1", "d2"].iter().enumerate() {
+        add_app_named(&mut c, app, app, 10 + i as u64, "MAPREDUCE", &[]);
+        ask_am(&mut c, app, 0, 1, 512);
+    }
+    let got = offer_all(&mut c, 2_000, &mut id);
+    assert_eq!(got, ["d1"], "default's first AM, and only it: {got:?}");
+}

@@ -210,11 +210,12 @@ impl JobPolicy for Fsp {
     }
 
     /// CapacityScheduler's default AM share (module docs).
-    fn am_pool(&self, state: &ClusterState, _app: &App) -> Option<AmPool> {
+    fn am_pool(&self, state: &ClusterState, app: &App) -> Option<AmPool> {
         Some(AmPool {
             key: 0,
             cap_mb: share_of(state.capacity().memory_mb, AM_SHARE),
             used_mb: state.am_used().memory_mb,
+            queue_used_mb: Some(super::queue_am_mb(state, app)),
         })
     }
 
