@@ -363,7 +363,9 @@ fn assign_node(
                     let fit = (pool.cap_mb.saturating_sub(used) / size).min(u32::MAX as u64) as u32;
                     let queue_idle =
                         pool.queue_used_mb == Some(0) && !am_queues.contains(&app.queue);
-                    let fit = if used == 0 || queue_idle {
+                    let beyond =
+                        fit == 0 && placed == 0 && used.saturating_add(size) <= pool.stretch_mb;
+                    let fit = if used == 0 || queue_idle || beyond {
                         fit.max(1)
                     } else {
                         fit

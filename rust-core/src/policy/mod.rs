@@ -70,6 +70,10 @@ pub struct AmPool {
     /// starts one AM in a queue whose AMs hold nothing whatever its AM limit, so such an AM may
     /// start beyond the pool's cap. `None`: the pool is one queue's (its `used_mb` says it).
     pub queue_used_mb: Option<u64>,
+    /// The most AMs may hold beyond `cap_mb`, reached one AM per heartbeat and only by an AM
+    /// that does not fit under `cap_mb` (0: nothing beyond). `fsp` lets one more start while no
+    /// admitted AM is still starting.
+    pub stretch_mb: u64,
 }
 
 /// AM memory `app`'s queue holds ([`AmPool::queue_used_mb`]).
@@ -129,6 +133,7 @@ pub trait JobPolicy: Send {
             cap_mb: share_of(state.capacity().memory_mb, MAX_AM_SHARE),
             used_mb: state.am_used().memory_mb,
             queue_used_mb: Some(queue_am_mb(state, app)),
+            stretch_mb: 0,
         })
     }
 
