@@ -24,10 +24,11 @@ pub struct FifoKey {
 
 /// What a container at a given priority is for. Only MapReduce's AM gives its priorities a
 /// fixed meaning (RMContainerAllocator's PRIORITY_* constants); other frameworks' containers
-/// are `Generic`.
+/// are `Generic`, apart from their AM ([`App::kind_of`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TaskKind {
-    /// Priority 0: the MapReduce ApplicationMaster container.
+    /// Priority 0: the ApplicationMaster container (a non-MapReduce application's only while it
+    /// holds nothing: [`App::kind_of`]).
     ApplicationMaster,
     /// Priority 5: a map re-run after a fetch failure.
     FastFailMap,
@@ -37,7 +38,7 @@ pub enum TaskKind {
     OpportunisticMap,
     /// Priority 20.
     Map,
-    /// Any other priority, or any container of a non-MapReduce application.
+    /// Any other priority, or a non-MapReduce application's container other than its AM.
     Generic,
 }
 
@@ -82,6 +83,10 @@ pub enum SlotKind {
     Reduce,
 }
 
+/// The priority the RM asks for every application's AM container at (`RMAppAttemptImpl`'s
+/// `AM_CONTAINER_PRIORITY`), whatever the application's type.
+pub const AM_PRIORITY: i32 = 0;
+
 /// True for app_type MAPREDUCE in any case, as YARN reports it.
 pub fn is_mapreduce(app_type: &str) -> bool {
     app_type.eq_ignore_ascii_case("MAPREDUCE")
@@ -116,7 +121,15 @@ pub struct App {
 }
 
 impl App {
+    /// What a container of `priority` is for. An application of any type that holds no container
+    /// is waiting for its AM: the RM asks for every AM at [`AM_PRIORITY`], and nothing else can
+    /// be asked before an AM runs. So a non-MapReduce application's first priority-0 container
+    /// is its AM, held by the AM limits like MapReduce's, as CapacityScheduler holds every
+    /// application's AM; its later ones are `Generic`.
     pub fn kind_of(&self, priority: i32) -> TaskKind {
+        if !self.is_mapreduce && priority == AM_PRIORITY && self.running == 0 {
+            return TaskKind::ApplicationMaster;
+        }
         TaskKind::classify(self.is_mapreduce, priority)
     }
 

@@ -285,6 +285,9 @@ fn assign_node(
     let mut spare_maps: u32 = 0;
     // AM memory placed on this heartbeat, per AM pool (few: the cluster, or one per queue).
     let mut am_placed: Vec<(u32, u64)> = Vec::new();
+    // Queues that started an AM on this heartbeat, for pools that span queues (one AM at most
+    // goes past such a pool's cap per queue whose AMs hold nothing).
+    let mut am_queues: Vec<String> = Vec::new();
     let mut listed = order.into_iter();
     // The walk changes asks (`record`) but not the pending index, which only `sync_pending`
     // above brings up to date: the lazy walk sees the same apps `order` would have listed.
@@ -358,7 +361,15 @@ fn assign_node(
                     let used = pool.used_mb.saturating_add(placed);
                     let size = row.capability.memory_mb.max(1);
                     let fit = (pool.cap_mb.saturating_sub(used) / size).min(u32::MAX as u64) as u32;
-                    let fit = if used == 0 { fit.max(1) } else { fit };
+                    let queue_idle =
+                        pool.queue_used_mb == Some(0) && !am_queues.contains(&app.queue);
+                    let beyond =
+                        fit == 0 && placed == 0 && used.saturating_add(size) <= pool.stretch_mb;
+                    let fit = if used == 0 || queue_idle || beyond {
+                        fit.max(1)
+                    } else {
+                        fit
+                    };
                     job_allowance = job_allowance.min(fit);
                 }
                 let job_room = layers.job.room(state, app);
@@ -412,6 +423,9 @@ fn assign_node(
                     match am_placed.iter_mut().find(|(k, _)| *k == pool.key) {
                         Some((_, placed)) => *placed = placed.saturating_add(mb),
                         None => am_placed.push((pool.key, mb)),
+                    }
+                    if mb > 0 && pool.queue_used_mb.is_some() && !am_queues.contains(&app.queue) {
+                        am_queues.push(app.queue.clone());
                     }
                 }
                 match kind.slot() {

@@ -223,3 +223,133 @@ fn a_burst_of_mapreduce_jobs_starts_only_the_ams_capacity_schedulers_am_share_ad
     let got = offer_all(&mut c, 2_000, &mut id);
     assert_eq!(got, ["j4"], "after j2 finished: {got:?}");
 }
+
+#[test]
+fn a_flood_of_non_mapreduce_applications_starts_only_the_ams_the_am_share_admits() {
+    // DistributedShell- or Spark-like applications (type YARN) submitted together on the demo's
+    // idle 16 GB cluster. The RM asks for every application's AM at priority 0, whatever its
+    // type, and nothing else can be asked before that AM runs; CapacityScheduler's
+    // maximum-am-resource-percent (10 %: 1638 MB) holds them like MapReduce's: three 512 MB AMs.
+    let mut c = demo_cluster();
+    let apps = ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"];
+    for (i, app) in apps.iter().enumerate() {
+        add_app_named(&mut c, app, app, i as u64, "YARN", &[]);
+        ask_am(&mut c, app, 0, 1, 512);
+    }
+    let mut id = 0;
+    let got = offer_all(&mut c, 1_000, &mut id);
+    assert_eq!(got, ["s1", "s2", "s3"], "AMs started: {got:?}");
+    // Once its AM runs, an application's own priority-0 containers are its tasks, not AMs: s1
+    // gets ten while the AM share is full.
+    ask_am(&mut c, "s1", 0, 10, 512);
+    let got = offer_all(&mut c, 2_000, &mut id);
+    assert_eq!(got.iter().filter(|a| *a == "s1").count(), 10, "{got:?}");
+    // The oldest waiting application is the next one in when an AM's memory frees.
+    c.handle(locus_core::protocol::Event::AppRemoved { app: "s2".into() })
+        .unwrap();
+    let got = offer_all(&mut c, 3_000, &mut id);
+    assert_eq!(got, ["s4"], "after s2 finished: {got:?}");
+}
+
+#[test]
+fn a_queue_whose_ams_hold_nothing_starts_one_am_beyond_the_share() {
+    // CapacityScheduler lets a queue with no active application start one AM even when the AM
+    // limit is exceeded. Under fsp the share is the cluster's, but an application still runs in
+    // its queue (a capacity queue draining after a switch to fsp keeps its jobs): a 2 GB AM in
+    // queue a, above the 1638 MB share, must not keep default's first AM out.
+    let mut c = demo_cluster();
+    add_app_in(&mut c, "big", "a", "alice", "big", 0, "MAPREDUCE", &[]);
+    ask_am(&mut c, "big", 0, 1, 2048);
+    let mut id = 0;
+    let got = offer_all(&mut c, 1_000, &mut id);
+    assert_eq!(
+        got,
+        ["big"],
+        "the first AM starts whatever its size: {got:?}"
+    );
+    for (i, app) in ["d1", "d2"].iter().enumerate() {
+        add_app_named(&mut c, app, app, 10 + i as u64, "MAPREDUCE", &[]);
+        ask_am(&mut c, app, 0, 1, 512);
+    }
+    let got = offer_all(&mut c, 2_000, &mut id);
+    assert_eq!(got, ["d1"], "default's first AM, and only it: {got:?}");
+}
+
+/// The AMs among `got` (the apps of `jobs` not in `running`).
+fn new_ams<'a>(got: &[String], jobs: &[&'a str], running: &[&str]) -> Vec<&'a str> {
+    jobs.iter()
+        .copied()
+        .filter(|j| !running.contains(j) && got.iter().any(|g| g == j))
+        .collect()
+}
+
+#[test]
+fn beyond_the_am_share_one_am_starts_once_no_admitted_am_is_still_starting() {
+    // The demo's burst: the 10 % share admits three 512 MB AMs. Beyond it an AM starts only
+    // while no admitted AM is still starting (holds its AM and has asked for nothing yet): an
+    // idle cluster still launches AMs in waves, a loaded one is not idled by the share.
+    let mut c = demo_cluster();
+    let jobs = ["j1", "j2", "j3", "j4", "j5", "j6"];
+    for (i, app) in jobs.iter().enumerate() {
+        add_app_named(&mut c, app, app, i as u64, "MAPREDUCE", &[]);
+        ask_am(&mut c, app, 0, 1, 512);
+    }
+    let mut id = 0;
+    let got = offer_all(&mut c, 1_000, &mut id);
+    assert_eq!(got, ["j1", "j2", "j3"], "AMs started: {got:?}");
+    // j1 and j2 ask for maps; j3 is still starting, so no AM goes beyond the share.
+    set_small_asks(&mut c, "j1", &[(20, "*", 2)]);
+    set_small_asks(&mut c, "j2", &[(20, "*", 2)]);
+    let got = offer_all(&mut c, 2_000, &mut id);
+    let started = new_ams(&got, &jobs, &["j1", "j2", "j3"]);
+    assert!(
+        started.is_empty(),
+        "AMs beyond the share while j3 starts: {got:?}"
+    );
+    // j3 asks too: one AM starts beyond the share, the oldest waiting, and only one.
+    set_small_asks(&mut c, "j3", &[(20, "*", 2)]);
+    let got = offer_all(&mut c, 3_000, &mut id);
+    let started = new_ams(&got, &jobs, &["j1", "j2", "j3"]);
+    assert_eq!(started, ["j4"], "{got:?}");
+    // j4 is starting: j5 waits until it asks.
+    let got = offer_all(&mut c, 4_000, &mut id);
+    let started = new_ams(&got, &jobs, &["j1", "j2", "j3", "j4"]);
+    assert!(
+        started.is_empty(),
+        "AMs beyond the share while j4 starts: {got:?}"
+    );
+    set_small_asks(&mut c, "j4", &[(20, "*", 2)]);
+    let got = offer_all(&mut c, 5_000, &mut id);
+    let started = new_ams(&got, &jobs, &["j1", "j2", "j3", "j4"]);
+    assert_eq!(started, ["j5"], "{got:?}");
+}
+
+#[test]
+fn an_am_beyond_the_share_takes_only_room_no_running_job_asks_for() {
+    // A loaded cluster: the three admitted jobs ask for more maps than the nodes hold. An AM
+    // beyond the share would hold a container for its job's whole life while the jobs ahead of
+    // it wait for that room; it only takes what their tasks leave.
+    let mut c = demo_cluster();
+    let jobs = ["j1", "j2", "j3", "j4"];
+    for (i, app) in jobs.iter().enumerate() {
+        add_app_named(&mut c, app, app, i as u64, "MAPREDUCE", &[]);
+        ask_am(&mut c, app, 0, 1, 512);
+    }
+    let mut id = 0;
+    let got = offer_all(&mut c, 1_000, &mut id);
+    assert_eq!(got, ["j1", "j2", "j3"], "AMs started: {got:?}");
+    for app in ["j1", "j2", "j3"] {
+        set_small_asks(&mut c, app, &[(20, "*", 100)]);
+    }
+    let got = offer_all(&mut c, 2_000, &mut id);
+    assert!(
+        !got.iter().any(|a| a == "j4"),
+        "j4's AM took a task's room: {got:?}"
+    );
+    // Room the tasks leave (j1..j3 ask for no more): the AM beyond the share takes it.
+    for app in ["j1", "j2", "j3"] {
+        set_small_asks(&mut c, app, &[(20, "*", 0)]);
+    }
+    let got = offer_all(&mut c, 3_000, &mut id);
+    assert_eq!(got, ["j4"], "{got:?}");
+}

@@ -708,6 +708,8 @@ impl JobPolicy for CapacityPolicy {
                 key: 0,
                 cap_mb: share_of(state.capacity().memory_mb, MAX_AM_SHARE),
                 used_mb: state.am_used().memory_mb,
+                queue_used_mb: Some(super::queue_am_mb(state, app)),
+                stretch_mb: 0,
             });
         };
         let used_mb = state
@@ -719,6 +721,8 @@ impl JobPolicy for CapacityPolicy {
             key: i as u32 + 1,
             cap_mb: self.queue_am_cap_mb(state, i),
             used_mb,
+            queue_used_mb: None,
+            stretch_mb: 0,
         })
     }
 

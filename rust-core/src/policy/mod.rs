@@ -66,6 +66,22 @@ pub struct AmPool {
     pub key: u32,
     pub cap_mb: u64,
     pub used_mb: u64,
+    /// For a pool that spans queues: AM memory the app's own queue holds. CapacityScheduler
+    /// starts one AM in a queue whose AMs hold nothing whatever its AM limit, so such an AM may
+    /// start beyond the pool's cap. `None`: the pool is one queue's (its `used_mb` says it).
+    pub queue_used_mb: Option<u64>,
+    /// The most AMs may hold beyond `cap_mb`, reached one AM per heartbeat and only by an AM
+    /// that does not fit under `cap_mb` (0: nothing beyond). `fsp` lets one more start while no
+    /// admitted AM is still starting.
+    pub stretch_mb: u64,
+}
+
+/// AM memory `app`'s queue holds ([`AmPool::queue_used_mb`]).
+pub fn queue_am_mb(state: &ClusterState, app: &App) -> u64 {
+    state
+        .queues()
+        .get(&app.queue)
+        .map_or(0, |q| q.am_used.memory_mb)
 }
 
 /// `share` (0..=1) of `mb`, rounded down.
@@ -107,15 +123,17 @@ pub trait JobPolicy: Send {
         u32::MAX
     }
 
-    /// The AM bound `app`'s MapReduce AMs fall under (one AM may always start in a pool that runs
-    /// none); `None`: no bound. An AM holds its container for its job's whole life: without a
+    /// The AM bound `app`'s AM falls under (one AM may always start in a pool, or a queue, whose
+    /// AMs hold nothing); `None`: no bound. An AM holds its container for its job's whole life: without a
     /// bound, a burst of submissions fills the nodes with AMs whose tasks never find room
     /// (docs/liveness.md). Default: one pool, [`MAX_AM_SHARE`] of the cluster's memory.
-    fn am_pool(&self, state: &ClusterState, _app: &App) -> Option<AmPool> {
+    fn am_pool(&self, state: &ClusterState, app: &App) -> Option<AmPool> {
         Some(AmPool {
             key: 0,
             cap_mb: share_of(state.capacity().memory_mb, MAX_AM_SHARE),
             used_mb: state.am_used().memory_mb,
+            queue_used_mb: Some(queue_am_mb(state, app)),
+            stretch_mb: 0,
         })
     }
 

@@ -293,13 +293,15 @@ public class OperatorsCapacityFileTest {
     List<ApplicationId> bobs = new ArrayList<>();
     List<ApplicationId> carols = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      // Not MapReduce: Locus's AM limits leave bob's AMs alone, so only his user limit binds.
+      // Not MapReduce: the AM limits hold all the same (the RM asks for every AM at priority 0),
+      // as in CapacityScheduler.
       bobs.add(submit("bob", "adhoc", "YARN"));
       carols.add(submit("carol", "ops"));
     }
-    // adhoc is guaranteed 18 % of 8192 MB, 1474 MB; user-limit-factor 0.5 gives bob 737 MB:
-    // he gets containers while he holds at most that, so two 512 MB AMs of three.
-    assertEquals("bob's AMs in adhoc", 2, amsStartedWhenSettled(bobs));
+    // adhoc is guaranteed 18 % of 8192 MB, 1474 MB; bob's user AM limit is the global
+    // maximum-am-resource-percent (0.5) of that times user-limit-factor 0.5, 368 MB, below one
+    // 512 MB AM: only the first, which a queue whose AMs hold nothing starts anyway.
+    assertEquals("bob's AMs in adhoc", 1, amsStartedWhenSettled(bobs));
     // carol's user AM limit in ops, as CapacityScheduler computes it: 15 % of ops's 1638 MB
     // guarantee times user-limit-factor 1, 245 MB, below one AM; the queue running no AM starts
     // one anyway. ops's own AM limit (15 % of 8192 MB it may use, 1228 MB) would allow two and

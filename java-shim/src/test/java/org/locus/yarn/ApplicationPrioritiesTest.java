@@ -83,17 +83,22 @@ public class ApplicationPrioritiesTest {
   /**
    * Two jobs wait for 4 containers each on a node with room for 2; the later one is raised to
    * priority 5 before the node heartbeats: it gets both, the earlier one nothing.
+   *
+   * <p>8 GB, so that both 1 GB AMs start under the AM limits as CapacityScheduler computes
+   * them: in a 4 GB cluster queue a (50 %, AM share 0.5) would admit one user's second AM
+   * neither in CS (its user AM limit, 0.5 of a's 2 GB guarantee, is 1 GB) nor in Locus.
    */
   private void updateReordersPendingApps(String policy, String queues, String queue)
       throws Exception {
     start(policy, queues);
-    MockNM nm = rm.registerNode("h1:1234", 4 * GB, 4);
+    MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp early = submit(queue, Priority.newInstance(0));
     MockAM amEarly = MockRM.launchAndRegisterAM(early, rm, nm);
     RMApp late = submit(queue, Priority.newInstance(0));
     MockAM amLate = MockRM.launchAndRegisterAM(late, rm, nm);
-    amEarly.allocate("*", GB, 4, new ArrayList<>());
-    amLate.allocate("*", GB, 4, new ArrayList<>());
+    // 6 GB left after the two AMs: room for two 3 GB containers.
+    amEarly.allocate("*", 3 * GB, 4, new ArrayList<>());
+    amLate.allocate("*", 3 * GB, 4, new ArrayList<>());
 
     rm.getClientRMService().updateApplicationPriority(UpdateApplicationPriorityRequest
         .newInstance(late.getApplicationId(), Priority.newInstance(5)));

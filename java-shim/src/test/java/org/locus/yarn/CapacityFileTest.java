@@ -277,22 +277,24 @@ public class CapacityFileTest {
   @Test
   public void aUserLimitAndAnAmLimitHold() throws Exception {
     MockRM rm = start(conf());
-    // 10 GB: adhoc is guaranteed 18 % = 1843 MB, bob's limit half of it (factor 0.5), 921 MB;
-    // ops's AMs 10 % of its usable memory (its maximum, the whole idle cluster), 1024 MB, and
-    // carol's (the user AM limit) 10 % of ops's 2048 MB guarantee times factor 1, 204 MB.
+    // 10 GB: adhoc is guaranteed 18 % = 1843 MB; bob's user AM limit is adhoc's AM share (the
+    // global 0.5) of that guarantee times factor 0.5, 460 MB; ops's AMs 10 % of its usable memory
+    // (its maximum, the whole idle cluster), 1024 MB, and carol's (the user AM limit) 10 % of
+    // ops's 2048 MB guarantee times factor 1, 204 MB.
     MockNM nm = rm.registerNode("h1:1234", 10 * GB, 10);
     List<RMApp> bobs = new ArrayList<>();
     List<RMApp> carols = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      // Not MapReduce: no AM limit applies, only bob's user limit.
+      // Not MapReduce: the AM limits hold all the same (the RM asks for every AM at priority 0),
+      // as in CapacityScheduler.
       bobs.add(submit(rm, "adhoc", "bob", "YARN"));
       carols.add(submit(rm, "ops", "carol"));
     }
     for (RMApp app : bobs) {
       assertEquals(RMAppState.ACCEPTED, settle(rm, app));
     }
-    // bob below his limit gets one more container: 0 and 512 MB are at most 921, 1024 is not.
-    assertEquals("bob's AMs in adhoc", 2, amsStarted(rm, nm, bobs));
+    // Above bob's user AM limit: only the first, started in a queue whose AMs hold nothing.
+    assertEquals("bob's AMs in adhoc", 1, amsStarted(rm, nm, bobs));
     // Below one AM: only the first, which CapacityScheduler starts in a queue running none.
     assertEquals("carol's AMs in ops", 1, amsStarted(rm, nm, carols));
   }

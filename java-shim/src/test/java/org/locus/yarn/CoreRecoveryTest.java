@@ -275,7 +275,9 @@ public class CoreRecoveryTest {
   @Test
   public void asksTheCoreRefusesAreThatApplicationsAloneAndLoggedOnce() throws Exception {
     MockRM rm = cluster.start();
-    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    // 20 GB: the default AM share (CapacityScheduler's 10 %, 2 GB) starts both 1 GB AMs; on
+    // 8 GB it is one AM's worth, in CapacityScheduler as in Locus.
+    MockNM nm1 = rm.registerNode("h1:1234", 20 * GB, 8);
     RMApp bad = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockAM badAm = MockRM.launchAndRegisterAM(bad, rm, nm1);
     RMApp good = MockRMAppSubmitter.submitWithMemory(GB, rm);

@@ -38,8 +38,10 @@ public class NodeResourceUpdateTest {
     MockAM firstAm = MockRM.launchAndRegisterAM(first, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
     RMNode h1 = rm.getRMContext().getRMNodes().get(nm1.getNodeId());
+    // 20 GB: the default AM share (CapacityScheduler's 10 %, 2 GB) starts the second 1 GB AM
+    // beside the first; of 8 GB it would be one AM's worth, in CapacityScheduler as in Locus.
     scheduler.handle(new NodeResourceUpdateSchedulerEvent(h1,
-        ResourceOption.newInstance(Resource.newInstance(8 * GB, 8), -1)));
+        ResourceOption.newInstance(Resource.newInstance(20 * GB, 8), -1)));
 
     ApplicationResourceUsageReport report =
         scheduler.getAppResourceUsageReport(firstAm.getApplicationAttemptId());
@@ -49,7 +51,7 @@ public class NodeResourceUpdateTest {
     RMApp second = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockAM secondAm = MockRM.launchAndRegisterAM(second, rm, nm1);
     secondAm.allocate(ResourceRequest.ANY, 4 * GB, 1, new ArrayList<>());
-    assertEquals("the 8 GB node takes a 4 GB container beside the two AMs", 1,
+    assertEquals("the 20 GB node takes a 4 GB container beside the two AMs", 1,
         heartbeatUntil(rm, nm1, secondAm, 1).size());
   }
 
@@ -62,19 +64,21 @@ public class NodeResourceUpdateTest {
   @Test
   public void usageReportsWorkWhileTheNodeLabelManagerHoldsANode() throws Exception {
     MockRM rm = cluster.start();
-    MockNM nm1 = rm.registerNode("h1:1234", 4 * GB, 4);
+    // 20 GB: the default AM share (CapacityScheduler's 10 %, 2 GB) starts the second 1 GB AM
+    // below; of 4 GB it would be one AM's worth, in CapacityScheduler as in Locus.
+    MockNM nm1 = rm.registerNode("h1:1234", 20 * GB, 4);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
     rm.getRMContext().getNodeLabelManager().activateNode(nm1.getNodeId(),
-        Resource.newInstance(4 * GB, 4));
+        Resource.newInstance(20 * GB, 4));
 
     ApplicationResourceUsageReport report =
         scheduler(rm).getAppResourceUsageReport(am.getApplicationAttemptId());
     assertNotNull(report);
     assertEquals(1, report.getNumUsedContainers());
     assertEquals(GB, report.getUsedResources().getMemorySize());
-    assertEquals("1 GB of the 4 GB cluster", 25f, report.getClusterUsagePercentage(), 0.01f);
-    assertEquals("default holds the whole cluster", 25f, report.getQueueUsagePercentage(),
+    assertEquals("1 GB of the 20 GB cluster", 5f, report.getClusterUsagePercentage(), 0.01f);
+    assertEquals("default holds the whole cluster", 5f, report.getQueueUsagePercentage(),
         0.01f);
     // The RM reads the report on its main dispatcher when it stores an attempt.
     MockAM second = MockRM.launchAndRegisterAM(MockRMAppSubmitter.submitWithMemory(GB, rm), rm,
