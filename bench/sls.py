@@ -93,9 +93,10 @@ def write_conf(conf_dir, config, timer_window, rumen_trace):
         "yarn.sls.nm.heartbeat.interval.ms": "1000",
         "yarn.sls.am.heartbeat.interval.ms": "1000",
         # SLS's MRAMSimulator, started at its job's submit time in the trace: SLS 3.4.3 starts
-        # every Rumen job at 0 (docs/sls.md, "Arrivals").
+        # every Rumen job at 0 (docs/sls.md, "Arrivals"). Not a locus.* key: Locus rejects
+        # unknown keys of its own namespace.
         "yarn.sls.am.type.mapreduce": "org.locus.sls.ArrivingMRAMSimulator",
-        "locus.sls.rumen.trace": rumen_trace,
+        "sls-bench.rumen.trace": rumen_trace,
         "yarn.sls.container.memory.mb": "1024",
         "yarn.sls.container.vcores": "1",
         "yarn.sls.metrics.switch": "true",

@@ -13,11 +13,11 @@ import org.apache.hadoop.yarn.sls.appmaster.MRAMSimulator;
 /**
  * SLS's MapReduce AM, started when the Rumen trace submitted its job (relative to the trace's
  * first job) rather than at 0: SLS 3.4.3 drops every Rumen job's submit time (TraceArrivals says
- * where). Set as `yarn.sls.am.type.mapreduce`; `locus.sls.rumen.trace` in sls-runner.xml names
+ * where). Set as `yarn.sls.am.type.mapreduce`; `sls-bench.rumen.trace` in sls-runner.xml names
  * the trace SLS replays. Everything else is MRAMSimulator's.
  */
 public class ArrivingMRAMSimulator extends MRAMSimulator {
-  static final String TRACE_KEY = "locus.sls.rumen.trace";
+  static final String TRACE_KEY = "sls-bench.rumen.trace";
   private static TraceArrivals arrivals;
 
   @Override
