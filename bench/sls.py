@@ -52,7 +52,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def write_conf(conf_dir, config, timer_window, rumen_trace):
+def write_conf(conf_dir, config, timer_window, rumen_trace, extra=()):
     os.makedirs(conf_dir, exist_ok=True)
     local = "127.0.0.1:0"
     yarn = {
@@ -70,6 +70,9 @@ def write_conf(conf_dir, config, timer_window, rumen_trace):
     }
     if config == "locus-async":
         yarn["locus.scheduling.mode"] = "async"
+    for kv in extra:
+        k, _, v = kv.partition("=")
+        yarn[k] = v
     with open(os.path.join(conf_dir, "yarn-site.xml"), "w") as f:
         f.write(xml(yarn))
     # The queue layout of Hadoop's shipped capacity-scheduler.xml (one queue, `default`, 100%);
@@ -147,13 +150,14 @@ def sample_memory(pid, started, out):
     out.flush()
 
 
-def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window, sample_s=0):
+def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window, sample_s=0,
+            extra=()):
     run_dir = os.path.join(work, config)
     shutil.rmtree(run_dir, ignore_errors=True)
     conf_dir = os.path.join(run_dir, "conf")
     out_dir = os.path.join(run_dir, "sls-output")
     os.makedirs(out_dir)
-    write_conf(conf_dir, config, timer_window, os.path.join(trace_dir, "rumen.json"))
+    write_conf(conf_dir, config, timer_window, os.path.join(trace_dir, "rumen.json"), extra)
     figures = os.path.join(run_dir, "figures.json")
     cmd = (["java", f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC", "-XX:+AlwaysPreTouch",
             "-XX:NativeMemoryTracking=summary"]
@@ -322,11 +326,18 @@ def main():
     ap.add_argument("--sample-memory", type=int, default=0, metavar="S",
                     help="every S seconds, record the RM JVM's RSS and NMT committed total in "
                          "<run>/memory.csv (for the long memory run)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="an extra yarn-site key for every run (e.g. a locus.* setting)")
     ap.add_argument("--work", default=os.path.join(ROOT, "sls-bench", "build", "sls-runs"))
     a = ap.parse_args()
+    # Each JVM runs in its own run directory: relative paths would not reach the configuration.
+    a.work = os.path.abspath(a.work)
     nodes, apps, window = SCALES["full" if a.full else "default"]
     nodes, apps, window = a.nodes or nodes, a.apps or apps, a.window or window
     configs = a.only.split(",") if a.only else CONFIGS
+    for kv in a.set:
+        if "=" not in kv or not kv.partition("=")[0]:
+            sys.exit(f"[sls] --set wants KEY=VALUE, got '{kv}'")
     for c in configs:
         if c not in SCHEDULER:
             sys.exit(f"[sls] unknown configuration '{c}' (known: {', '.join(CONFIGS)})")
@@ -338,7 +349,7 @@ def main():
                     str(window), str(a.seed), trace_dir], check=True, stdout=sys.stderr)
     write_hosts(os.path.join(trace_dir, "hosts"))
     figs = [run_one(c, classpath, trace_dir, a.work, a.heap, a.timeout, a.timer_window,
-                    a.sample_memory) for c in configs]
+                    a.sample_memory, a.set) for c in configs]
     figs = [f for f in figs if f is not None]
     if not figs:
         sys.exit("[sls] no run produced figures")
