@@ -52,7 +52,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def write_conf(conf_dir, config, timer_window):
+def write_conf(conf_dir, config, timer_window, rumen_trace, extra=()):
     os.makedirs(conf_dir, exist_ok=True)
     local = "127.0.0.1:0"
     yarn = {
@@ -70,6 +70,9 @@ def write_conf(conf_dir, config, timer_window):
     }
     if config == "locus-async":
         yarn["locus.scheduling.mode"] = "async"
+    for kv in extra:
+        k, _, v = kv.partition("=")
+        yarn[k] = v
     with open(os.path.join(conf_dir, "yarn-site.xml"), "w") as f:
         f.write(xml(yarn))
     # The queue layout of Hadoop's shipped capacity-scheduler.xml (one queue, `default`, 100%);
@@ -92,7 +95,11 @@ def write_conf(conf_dir, config, timer_window):
         "yarn.sls.nm.vcores": "8",
         "yarn.sls.nm.heartbeat.interval.ms": "1000",
         "yarn.sls.am.heartbeat.interval.ms": "1000",
-        "yarn.sls.am.type.mapreduce": "org.apache.hadoop.yarn.sls.appmaster.MRAMSimulator",
+        # SLS's MRAMSimulator, started at its job's submit time in the trace: SLS 3.4.3 starts
+        # every Rumen job at 0 (docs/sls.md, "Arrivals"). Not a locus.* key: Locus rejects
+        # unknown keys of its own namespace.
+        "yarn.sls.am.type.mapreduce": "org.locus.sls.ArrivingMRAMSimulator",
+        "sls-bench.rumen.trace": rumen_trace,
         "yarn.sls.container.memory.mb": "1024",
         "yarn.sls.container.vcores": "1",
         "yarn.sls.metrics.switch": "true",
@@ -112,25 +119,45 @@ def write_conf(conf_dir, config, timer_window):
                 "log4j.logger.org.apache.hadoop.yarn.sls.SLSRunner=INFO\n")
 
 
-def write_hosts(hosts_file, nodes_file):
-    """Every simulated host (and this machine) at 127.0.0.1, for -Djdk.net.hosts.file."""
+def write_hosts(hosts_file):
+    """This machine's names only, for -Djdk.net.hosts.file: a simulated host then fails to resolve
+    at once, without asking the machine's DNS server. It must not resolve: the RM's rack
+    resolver (CachedDNSToSwitchMapping over SLS's TableMapping) looks a node up by its address
+    when it has one, and SLS's table lists names, so hosts at 127.0.0.1 all landed in
+    /default-rack and no ask's host or rack row ever matched a node (docs/sls.md, "Locality")."""
     names = ["localhost", socket.gethostname()]
-    with open(nodes_file) as f:
-        for line in f:
-            if line.strip():
-                names += [n["node"] for n in json.loads(line)["nodes"]]
     with open(hosts_file, "w") as f:
         for n in names:
             f.write(f"127.0.0.1 {n}\n")
 
 
-def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window):
+def sample_memory(pid, started, out):
+    """One row of the RM JVM's memory, read from outside: RSS and Native Memory Tracking's
+    committed total (MB), and what lies outside what the JVM accounts for (under Locus essentially
+    the Rust core)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            rss_kb = next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
+        nmt = subprocess.run(["jcmd", str(pid), "VM.native_memory", "summary"],
+                             capture_output=True, text=True, timeout=60).stdout
+        line = next(l for l in nmt.splitlines() if l.startswith("Total:"))
+        committed_kb = int(line.split("committed=")[1].split("KB")[0])
+    except (OSError, StopIteration, ValueError, IndexError, subprocess.TimeoutExpired):
+        return
+    out.write(f"{time.strftime('%H:%M:%S', time.gmtime())},{time.time() - started:.0f},"
+              f"{rss_kb / 1024:.1f},{committed_kb / 1024:.1f},"
+              f"{(rss_kb - committed_kb) / 1024:.1f}\n")
+    out.flush()
+
+
+def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window, sample_s=0,
+            extra=()):
     run_dir = os.path.join(work, config)
     shutil.rmtree(run_dir, ignore_errors=True)
     conf_dir = os.path.join(run_dir, "conf")
     out_dir = os.path.join(run_dir, "sls-output")
     os.makedirs(out_dir)
-    write_conf(conf_dir, config, timer_window)
+    write_conf(conf_dir, config, timer_window, os.path.join(trace_dir, "rumen.json"), extra)
     figures = os.path.join(run_dir, "figures.json")
     cmd = (["java", f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC", "-XX:+AlwaysPreTouch",
             "-XX:NativeMemoryTracking=summary"]
@@ -147,6 +174,10 @@ def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window):
     log_path = os.path.join(run_dir, "sls.log")
     print(f"[sls] {config}: running (log {log_path})", file=sys.stderr, flush=True)
     started = time.time()
+    mem = open(os.path.join(run_dir, "memory.csv"), "w") if sample_s else None
+    if mem:
+        mem.write("utc,elapsed_s,rss_mb,nmt_committed_mb,outside_jvm_mb\n")
+    next_sample = started + sample_s
     with open(log_path, "w") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=run_dir)
         rc = None
@@ -154,6 +185,9 @@ def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window):
             try:
                 rc = proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
+                if mem and time.time() >= next_sample:
+                    sample_memory(proc.pid, started, mem)
+                    next_sample += sample_s
                 # SLS's main thread can die (a bad trace, a missing class) while the RM's
                 # threads keep the JVM up: stop at once rather than at the time-out.
                 if time.time() - started > timeout_s or main_died(log_path):
@@ -167,6 +201,8 @@ def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window):
                         proc.kill()
                         proc.wait()
     wall = time.time() - started
+    if mem:
+        mem.close()
     if not os.path.exists(figures):
         print(f"[sls] {config}: no figures (exit {rc} after {wall:.0f} s); see {log_path}",
               file=sys.stderr)
@@ -287,11 +323,21 @@ def main():
     ap.add_argument("--timeout", type=int, default=1800, help="per scheduler, s")
     ap.add_argument("--timer-window", type=int, default=200000,
                     help="SLS timer sliding window (samples kept per timer)")
+    ap.add_argument("--sample-memory", type=int, default=0, metavar="S",
+                    help="every S seconds, record the RM JVM's RSS and NMT committed total in "
+                         "<run>/memory.csv (for the long memory run)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="an extra yarn-site key for every run (e.g. a locus.* setting)")
     ap.add_argument("--work", default=os.path.join(ROOT, "sls-bench", "build", "sls-runs"))
     a = ap.parse_args()
+    # Each JVM runs in its own run directory: relative paths would not reach the configuration.
+    a.work = os.path.abspath(a.work)
     nodes, apps, window = SCALES["full" if a.full else "default"]
     nodes, apps, window = a.nodes or nodes, a.apps or apps, a.window or window
     configs = a.only.split(",") if a.only else CONFIGS
+    for kv in a.set:
+        if "=" not in kv or not kv.partition("=")[0]:
+            sys.exit(f"[sls] --set wants KEY=VALUE, got '{kv}'")
     for c in configs:
         if c not in SCHEDULER:
             sys.exit(f"[sls] unknown configuration '{c}' (known: {', '.join(CONFIGS)})")
@@ -301,9 +347,9 @@ def main():
     trace_dir = os.path.join(a.work, "trace")
     subprocess.run(["java", "-cp", classpath, "org.locus.sls.SlsTrace", str(nodes), str(apps),
                     str(window), str(a.seed), trace_dir], check=True, stdout=sys.stderr)
-    write_hosts(os.path.join(trace_dir, "hosts"), os.path.join(trace_dir, "nodes.json"))
-    figs = [run_one(c, classpath, trace_dir, a.work, a.heap, a.timeout, a.timer_window)
-            for c in configs]
+    write_hosts(os.path.join(trace_dir, "hosts"))
+    figs = [run_one(c, classpath, trace_dir, a.work, a.heap, a.timeout, a.timer_window,
+                    a.sample_memory, a.set) for c in configs]
     figs = [f for f in figs if f is not None]
     if not figs:
         sys.exit("[sls] no run produced figures")

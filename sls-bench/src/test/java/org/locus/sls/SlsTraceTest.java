@@ -65,4 +65,25 @@ public class SlsTraceTest {
     // A large job's map asks name most of the cluster's hosts (one ask row each).
     assertTrue("largest job's distinct map hosts: " + largest, largest > 200);
   }
+
+  @Test
+  public void arrivalsAreEachJobsSubmitTimeAfterTheFirstSpreadOverTheWindow() throws Exception {
+    Path dir = tmp.newFolder("w").toPath();
+    SlsTrace.main(new String[] {"80", "50", "600", "9", dir.toString()});
+    TraceArrivals a = TraceArrivals.read(dir.resolve("rumen.json").toString());
+    assertEquals(50, a.jobs());
+    assertEquals(0, a.offsetMs("job_1700000000000_0001"));
+    long last = a.offsetMs("job_1700000000000_0050");
+    // Exponential gaps averaging 12 s: the 50th job arrives minutes after the first.
+    assertTrue("50th job at " + last + " ms", last > 300_000 && last < 1_200_000);
+    // Its maps (5-20 s), then its reduces (10-30 s), at least 20 s after it arrived.
+    long finish = a.finishOffsetMs("job_1700000000000_0050");
+    assertTrue("50th job finishes at " + finish + " ms", finish >= last + 20_000);
+    try {
+      a.offsetMs("job_1700000000000_0051");
+      org.junit.Assert.fail("a job the trace does not name has no arrival");
+    } catch (IllegalStateException expected) {
+      assertTrue(expected.getMessage().contains("job_1700000000000_0051"));
+    }
+  }
 }
