@@ -1,6 +1,7 @@
 //! Input reads and the shuffle over the modelled cluster: choosing a replica, processor sharing
 //! of the links a read uses (`network`), stream caps by distance, and hotspot counting.
 
+use super::network::ceil_ms;
 use super::*;
 
 impl<'w> Engine<'w> {
@@ -100,39 +101,58 @@ impl<'w> Engine<'w> {
     }
 
     pub(super) fn attach_read(&mut self, t: TaskRef, source: u32) {
-        let reader_node = self.task(t).node;
-        self.task(t).source = source;
+        let now = self.now;
+        let task = self.task(t);
+        task.source = source;
+        let (reader_node, level) = (task.node, task.level.unwrap_or(Distance::Remote));
+        let mut read = network::Live {
+            version: task.version,
+            path: network::Path::default(),
+            stream: 0.0,
+            remaining: task.remaining,
+            last: task.last,
+            event_at: task.read_event_at,
+        };
         if source == NONE {
             // The data is gone from every live replica; model the read as a remote fetch
-            // nobody else shares, so the job can still finish.
+            // nobody else shares (it is on no link), so the job can still finish.
             let rate = Self::bytes_per_ms(self.cfg.bw.remote);
-            let now = self.now;
-            let task = self.task(t);
-            task.rate = rate;
-            task.version += 1;
-            let (v, at) = (task.version, now + (task.remaining / rate).ceil() as u64);
-            task.read_event_at = at;
+            let at = now + ceil_ms(read.remaining / rate);
+            read.stream = rate;
+            read.event_at = at;
+            read.version += 1;
+            let v = read.version;
+            self.task(t).read = self.links.join(t, read, rate);
             self.push(at, Ev::ReadDone(t, v));
             return;
         }
+        let rate = task.rate;
         let node = &mut self.nodes[source as usize];
         node.reads.push(t);
         if source != reader_node && node.remote_reads.start(self.cfg.hotspot_readers) {
             self.raw.hotspots.push(self.now);
         }
-        let path = self.links.path(&self.w.cluster, source, reader_node);
-        self.links.join(t, &path);
-        self.retime_links(&path, Some(t));
+        read.path = self.links.path(&self.w.cluster, source, reader_node);
+        read.stream = Self::bytes_per_ms(self.cfg.bw.stream(level));
+        let slot = self.links.join(t, read, rate);
+        self.task(t).read = slot;
+        self.retime_links(&read.path, Some(slot));
     }
 
     /// The read stops using its source: it progresses to now at its old rate and leaves its
-    /// links, whose other reads speed up.
+    /// links, whose other reads speed up. The task keeps where the read got to (a read moved
+    /// to another replica continues from there).
     pub(super) fn detach_read(&mut self, t: TaskRef) {
         let now = self.now;
+        let slot = self.task(t).read;
+        let (read, rate) = self.links.leave(slot);
         let task = self.task(t);
         let (source, reader) = (task.source, task.node);
-        task.remaining = (task.remaining - task.rate * (now - task.last) as f64).max(0.0);
+        task.remaining = (read.remaining - rate * (now - read.last) as f64).max(0.0);
         task.last = now;
+        task.rate = rate;
+        task.read_event_at = read.event_at;
+        task.version = read.version;
         task.reading = false;
         task.source = NONE;
         if source == NONE {
@@ -145,9 +165,7 @@ impl<'w> Engine<'w> {
                 node.remote_reads.end();
             }
         }
-        let path = self.links.path(&self.w.cluster, source, reader);
-        self.links.leave(t, &path);
-        self.retime_links(&path, None);
+        self.retime_links(&read.path, None);
     }
 
     /// The reads `n` served continue from another live replica (the node is gone).
@@ -168,55 +186,13 @@ impl<'w> Engine<'w> {
 
     /// Every read on the links of `path` whose rate the change can move progresses at its old
     /// rate up to now, then continues at its new one (processor sharing on each link;
-    /// `network`). `joined` is the read that just joined them; `None`: one just left.
-    fn retime_links(&mut self, path: &network::Path, joined: Option<TaskRef>) {
+    /// `network`). `joined` is the slot of the read that just joined them; `None`: one just left.
+    fn retime_links(&mut self, path: &network::Path, joined: Option<u32>) {
         for &l in path.links() {
-            // Only the reads this link holds back can speed up when one leaves (their rate is
-            // its old share), and only those faster than its new share slow down when one
-            // joins; the others keep their rate, and skipping them keeps a busy uplink from
-            // costing a pass over all its reads per change.
-            let n = self.links.readers(l);
-            let bound = match joined {
-                Some(_) => self.links.capacity(l) / n.max(1) as f64,
-                None => self.links.capacity(l) / (n + 1) as f64,
-            } * (1.0 - 1e-9);
-            // By index: the list stays put while its reads are re-timed (a copy of it per read
-            // started or ended was an allocation each).
-            for i in 0..n {
-                let r = self.links.reader(l, i);
-                if Some(r) == joined || self.task(r).rate >= bound {
-                    self.retime_read(r);
-                }
+            for i in 0..self.links.retime(l, joined, self.now) {
+                let (t, at, v) = self.links.due(i);
+                self.push(at, Ev::ReadDone(t, v));
             }
-        }
-    }
-
-    fn retime_read(&mut self, r: TaskRef) {
-        let now = self.now;
-        let (source, reader, level) = {
-            let task = self.task(r);
-            (
-                task.source,
-                task.node,
-                task.level.unwrap_or(Distance::Remote),
-            )
-        };
-        let path = self.links.path(&self.w.cluster, source, reader);
-        let stream = Self::bytes_per_ms(self.cfg.bw.stream(level));
-        let rate = stream.min(self.links.share(&path));
-        let task = self.task(r);
-        task.remaining = (task.remaining - task.rate * (now - task.last) as f64).max(0.0);
-        task.last = now;
-        task.rate = rate;
-        let at = now + (task.remaining / task.rate).ceil() as u64;
-        // A later finish keeps the queued event, which re-times itself when it fires; only
-        // an earlier one needs a new event. This keeps one live event per read instead of
-        // one per change at a busy node.
-        if at < task.read_event_at || task.read_event_at < now {
-            task.version += 1;
-            task.read_event_at = at;
-            let v = task.version;
-            self.push(at, Ev::ReadDone(r, v));
         }
     }
 
@@ -226,15 +202,21 @@ impl<'w> Engine<'w> {
         }
         let now = self.now;
         let task = self.task(t);
-        if !task.running || !task.reading || task.version != version {
+        if !task.running || !task.reading {
             return;
         }
-        task.remaining = (task.remaining - task.rate * (now - task.last) as f64).max(0.0);
-        task.last = now;
-        if task.remaining > task.rate * 0.5 {
+        let slot = task.read;
+        let rate = self.links.rate(slot);
+        let read = self.links.live(slot);
+        if read.version != version {
+            return;
+        }
+        read.remaining = (read.remaining - rate * (now - read.last) as f64).max(0.0);
+        read.last = now;
+        if read.remaining > rate * 0.5 {
             // The rate dropped since this event was queued.
-            let at = now + (task.remaining / task.rate).ceil() as u64;
-            task.read_event_at = at;
+            let at = now + ceil_ms(read.remaining / rate);
+            read.event_at = at;
             self.push(at, Ev::ReadDone(t, version));
             return;
         }

@@ -150,8 +150,10 @@ struct TaskRt {
     rate: f64,
     last: u64,
     version: u32,
-    /// When the live ReadDone event of this read fires.
+    /// When the live ReadDone event of this read fires (while it is on no link).
     read_event_at: u64,
+    /// The read's slot in `links` while it is reading.
+    read: u32,
     waiting_shuffle: bool,
 }
 
