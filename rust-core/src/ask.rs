@@ -4,14 +4,14 @@
 //! those the application would like there. Rows are indexed by resource name so a heartbeat
 //! looks up exactly three rows per key (the node's host, its rack, `*`).
 
-use std::collections::hash_map::{Entry, RandomState};
+use std::collections::hash_map::RandomState;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 
 use crate::error::CoreError;
 use crate::fast_hash::IdHasher;
 use crate::names::{IdMap, NameId, Names, ANY_ID};
-use crate::protocol::{Ask, Locality, Resource};
+use crate::protocol::{Ask, AskRef, Locality, Resource};
 
 /// YARN's `ResourceRequest.ANY`.
 pub const ANY: &str = "*";
@@ -174,16 +174,16 @@ fn lower(floor: Option<Resource>, c: Resource) -> Resource {
 pub type ChangedRows = HashSet<(SchedulerKey, NameId), BuildHasherDefault<IdHasher>>;
 
 /// Where a row points: a name some node carries (interned), or one no node has carried.
-enum Place {
+enum Place<'a> {
     Known(NameId),
-    /// The message's own string, moved rather than copied.
-    Unknown(String),
+    /// The message's own bytes: copied only if the name is new to this application.
+    Unknown(&'a str),
 }
 
 /// One validated row of an ask message.
-struct CheckedRow {
+struct CheckedRow<'a> {
     key: SchedulerKey,
-    place: Place,
+    place: Place<'a>,
     row: Row,
 }
 
@@ -193,12 +193,12 @@ struct CheckedRow {
 /// named by application, priority, allocation request id and resource name. Also returns the
 /// set of known rows named. Rows naming unknown hosts twice are found by the caller
 /// ([`unknown_twice`] or the fresh table a snapshot builds), which hashes their names once.
-fn check_rows(
+fn check_rows<'a>(
     app: &str,
-    asks: Vec<Ask>,
+    asks: &[AskRef<'a>],
     names: &Names,
     limits: AskLimits,
-) -> Result<(Vec<CheckedRow>, ChangedRows), CoreError> {
+) -> Result<(Vec<CheckedRow<'a>>, ChangedRows), CoreError> {
     // Before any per-row work: no message may carry more rows than the app may hold.
     if asks.len() > limits.max_rows {
         return Err(CoreError::OverLimit {
@@ -210,7 +210,7 @@ fn check_rows(
     }
     let mut seen = ChangedRows::with_capacity_and_hasher(asks.len(), Default::default());
     let mut out = Vec::with_capacity(asks.len());
-    for ask in asks {
+    for ask in asks.iter().copied() {
         let where_ = || {
             format!(
                 "application {app}, priority {}, allocation_request_id {}, resource_name {:?}",
@@ -255,11 +255,11 @@ fn check_rows(
             priority: ask.priority,
             allocation_request_id: ask.allocation_request_id,
         };
-        let place = match names.id(&ask.resource_name) {
+        let place = match names.id(ask.resource_name) {
             Some(id) => {
                 // Two values for one row in one message: which one the AM meant is unknowable.
                 if !seen.insert((key, id)) {
-                    return Err(twice(app, key, &ask.resource_name));
+                    return Err(twice(app, key, ask.resource_name));
                 }
                 Place::Known(id)
             }
@@ -286,7 +286,7 @@ fn twice(app: &str, key: SchedulerKey, name: &str) -> CoreError {
 }
 
 /// The first unknown-name row `rows` names twice, as the error that refuses the message.
-fn unknown_twice(app: &str, rows: &[CheckedRow]) -> Result<(), CoreError> {
+fn unknown_twice(app: &str, rows: &[CheckedRow<'_>]) -> Result<(), CoreError> {
     let mut seen: HashSet<(SchedulerKey, &str), RandomState> = HashSet::default();
     if let Some(first) = rows
         .iter()
@@ -404,6 +404,17 @@ impl AppAsks {
         names: &Names,
         limits: AskLimits,
     ) -> Result<AppAsks, CoreError> {
+        let rows: Vec<AskRef<'_>> = asks.iter().map(Ask::view).collect();
+        Self::from_snapshot_rows(app, &rows, names, limits)
+    }
+
+    /// [`from_snapshot`](Self::from_snapshot) of borrowed rows (a decoded asks frame's).
+    pub fn from_snapshot_rows(
+        app: &str,
+        asks: &[AskRef<'_>],
+        names: &Names,
+        limits: AskLimits,
+    ) -> Result<AppAsks, CoreError> {
         let (rows, _) = check_rows(app, asks, names, limits)?;
         unknown_twice(app, &rows)?;
         // A fresh table, so building it first and checking its counts after is as atomic as
@@ -434,6 +445,18 @@ impl AppAsks {
         names: &Names,
         limits: AskLimits,
     ) -> Result<ChangedRows, CoreError> {
+        let rows: Vec<AskRef<'_>> = asks.iter().map(Ask::view).collect();
+        self.apply_change_rows(app, &rows, names, limits)
+    }
+
+    /// [`apply_changes`](Self::apply_changes) of borrowed rows (a decoded asks frame's).
+    pub fn apply_change_rows(
+        &mut self,
+        app: &str,
+        asks: &[AskRef<'_>],
+        names: &Names,
+        limits: AskLimits,
+    ) -> Result<ChangedRows, CoreError> {
         let (rows, set) = check_rows(app, asks, names, limits)?;
         unknown_twice(app, &rows)?;
         self.check_limits(app, &rows, limits)?;
@@ -447,7 +470,7 @@ impl AppAsks {
     fn check_limits(
         &self,
         app: &str,
-        rows: &[CheckedRow],
+        rows: &[CheckedRow<'_>],
         limits: AskLimits,
     ) -> Result<(), CoreError> {
         let mut row_count = self.row_count as i64;
@@ -459,10 +482,7 @@ impl AppAsks {
                     .tables
                     .get(&r.key)
                     .is_some_and(|t| t.rows.contains_key(id)),
-                Place::Unknown(s) => self
-                    .unknown
-                    .get(s.as_str())
-                    .is_some_and(|m| m.contains(&r.key)),
+                Place::Unknown(s) => self.unknown.get(*s).is_some_and(|m| m.contains(&r.key)),
             };
             let d = match (exists, r.row.count > 0) {
                 (true, false) => -1,
@@ -472,7 +492,7 @@ impl AppAsks {
             row_count += d;
             match &r.place {
                 Place::Known(id) => *known.entry(*id).or_default() += d,
-                Place::Unknown(s) => *unknown.entry(s.as_str()).or_default() += d,
+                Place::Unknown(s) => *unknown.entry(*s).or_default() += d,
             }
         }
         let mut names = (self.held.len() + self.unknown.len()) as i64;
@@ -561,7 +581,7 @@ impl AppAsks {
         true
     }
 
-    fn set_one(&mut self, r: CheckedRow) {
+    fn set_one(&mut self, r: CheckedRow<'_>) {
         match r.place {
             Place::Known(name) => {
                 if r.row.count == 0 && !self.tables.contains_key(&r.key) {
@@ -588,10 +608,10 @@ impl AppAsks {
             }
             Place::Unknown(name) => {
                 if r.row.count == 0 {
-                    if let Some(m) = self.unknown.get_mut(&name) {
+                    if let Some(m) = self.unknown.get_mut(name) {
                         let (removed, empty) = m.remove(&r.key);
                         if empty {
-                            self.unknown.remove(&name);
+                            self.unknown.remove(name);
                         }
                         if removed {
                             self.row_count -= 1;
@@ -599,10 +619,12 @@ impl AppAsks {
                         }
                     }
                 } else {
-                    let new = match self.unknown.entry(name) {
-                        Entry::Occupied(mut e) => e.get_mut().insert(r.key, r.row),
-                        Entry::Vacant(e) => {
-                            e.insert(Waiting::One(r.key, r.row));
+                    // Looked up by the borrowed name: only a name new to the app is copied.
+                    let new = match self.unknown.get_mut(name) {
+                        Some(w) => w.insert(r.key, r.row),
+                        None => {
+                            self.unknown
+                                .insert(name.to_string(), Waiting::One(r.key, r.row));
                             true
                         }
                     };
@@ -622,7 +644,7 @@ impl AppAsks {
         }
     }
 
-    fn set_rows(&mut self, rows: Vec<CheckedRow>) {
+    fn set_rows(&mut self, rows: Vec<CheckedRow<'_>>) {
         for r in rows {
             self.set_one(r);
         }

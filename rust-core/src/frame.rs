@@ -24,7 +24,7 @@
 //! offset and what was wrong; nothing of it is applied.
 
 use crate::ask::MAX_NAME_BYTES;
-use crate::protocol::{Ask, Event, Resource};
+use crate::protocol::{Ask, AskRef, Event, Resource};
 
 pub const MAGIC: u32 = 0x314B_534C;
 pub const KIND_CHANGED: u8 = 1;
@@ -99,11 +99,11 @@ impl<'a> Reader<'a> {
         Ok(i64::from_le_bytes(self.array(what)?))
     }
 
-    pub(crate) fn text(&mut self, n: usize, what: &str) -> Result<String, FrameError> {
+    pub(crate) fn text(&mut self, n: usize, what: &str) -> Result<&'a str, FrameError> {
         let start = self.at;
         let raw = self.take(n, what)?;
         match std::str::from_utf8(raw) {
-            Ok(s) => Ok(s.to_string()),
+            Ok(s) => Ok(s),
             Err(e) => Err(FrameError {
                 offset: start,
                 what: format!("{what} is not UTF-8: {e}"),
@@ -112,9 +112,48 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The events a frame stands for: `asks_changed` or `asks_updated`, then `asks_digest` when
-/// flagged. Applied like the same events in JSON.
+/// A decoded frame whose names point into the frame's bytes (no `String` per row).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AsksFrame<'a> {
+    /// `asks_updated` (a full snapshot) rather than `asks_changed`.
+    pub snapshot: bool,
+    pub app: &'a str,
+    pub rows: Vec<AskRef<'a>>,
+    pub digest: Option<i64>,
+}
+
+impl AsksFrame<'_> {
+    /// The events the frame stands for: `asks_changed` or `asks_updated`, then `asks_digest`
+    /// when flagged. Applied like the same events in JSON.
+    pub fn to_events(&self) -> Vec<Event> {
+        let app = self.app.to_string();
+        let asks: Vec<Ask> = self.rows.iter().map(AskRef::to_ask).collect();
+        let mut events = Vec::with_capacity(2);
+        events.push(if self.snapshot {
+            Event::AsksUpdated {
+                app: app.clone(),
+                asks,
+            }
+        } else {
+            Event::AsksChanged {
+                app: app.clone(),
+                asks,
+            }
+        });
+        if let Some(digest) = self.digest {
+            events.push(Event::AsksDigest { app, digest });
+        }
+        events
+    }
+}
+
+/// The events a frame stands for (see [`AsksFrame::to_events`]).
 pub fn decode(bytes: &[u8]) -> Result<Vec<Event>, FrameError> {
+    decode_view(bytes).map(|f| f.to_events())
+}
+
+/// Decodes a frame without copying its names: what the core applies on the hot path.
+pub fn decode_view(bytes: &[u8]) -> Result<AsksFrame<'_>, FrameError> {
     let mut r = Reader { bytes, at: 0 };
     let magic = r.u32("magic")?;
     if magic != MAGIC {
@@ -190,7 +229,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Event>, FrameError> {
             ));
         }
         let resource_name = r.text(name_len, "resource_name")?;
-        asks.push(Ask {
+        asks.push(AskRef {
             priority,
             allocation_request_id,
             resource_name,
@@ -202,22 +241,12 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Event>, FrameError> {
     if r.at != bytes.len() {
         return r.fail(format!("{} bytes after the last row", bytes.len() - r.at));
     }
-    let mut events = Vec::with_capacity(2);
-    events.push(if kind == KIND_CHANGED {
-        Event::AsksChanged {
-            app: app.clone(),
-            asks,
-        }
-    } else {
-        Event::AsksUpdated {
-            app: app.clone(),
-            asks,
-        }
-    });
-    if flags & FLAG_DIGEST != 0 {
-        events.push(Event::AsksDigest { app, digest });
-    }
-    Ok(events)
+    Ok(AsksFrame {
+        snapshot: kind == KIND_SNAPSHOT,
+        app,
+        rows: asks,
+        digest: (flags & FLAG_DIGEST != 0).then_some(digest),
+    })
 }
 
 /// Writes `asks` for `app` as a frame (the shim's encoder in Rust: tests, benches, the fuzzer).
