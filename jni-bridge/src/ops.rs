@@ -91,8 +91,32 @@ pub fn events(h: i64, events_json: &str) -> Result<Vec<String>, BridgeError> {
 /// and the RM's digest), applied like the same events in JSON. A malformed frame is refused
 /// whole. Returns the drifted applications as [`events`] does.
 pub fn asks_frame(h: i64, frame: &[u8]) -> Result<Vec<String>, BridgeError> {
-    let decoded = locus_core::frame::decode(frame).map_err(BridgeError::BadFrame)?;
-    apply(h, decoded.into_iter().map(|e| (String::new(), Ok(e))).collect())
+    // Decoded in place: the rows' names stay in the frame's bytes (no String per row).
+    let decoded = locus_core::frame::decode_view(frame).map_err(BridgeError::BadFrame)?;
+    handle::with_scheduler(h, |s| {
+        let mut core = s.core.lock();
+        let kinds = [if decoded.snapshot { "asks_updated" } else { "asks_changed" }, "asks_digest"];
+        let outcomes = core.handle_asks_frame(&decoded);
+        let total = outcomes.len();
+        let mut refused: Vec<BridgeError> = outcomes
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, r)| {
+                r.err().map(|e| BridgeError::Event {
+                    index,
+                    kind: kinds[index].to_string(),
+                    source: Box::new(BridgeError::Core(e)),
+                })
+            })
+            .collect();
+        // As `apply`: a drift found alongside a refusal is not kept for a later call.
+        let drifted = core.take_drifted();
+        match refused.len() {
+            0 => Ok(drifted),
+            1 => Err(refused.remove(0)),
+            _ => Err(BridgeError::Events { total, refused, omitted: 0 }),
+        }
+    })
 }
 
 /// Applies decoded events in order under one lock; events that failed to decode or that the

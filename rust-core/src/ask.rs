@@ -4,14 +4,15 @@
 //! those the application would like there. Rows are indexed by resource name so a heartbeat
 //! looks up exactly three rows per key (the node's host, its rack, `*`).
 
-use std::collections::hash_map::{Entry, RandomState};
+use std::collections::hash_map::RandomState;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 
 use crate::error::CoreError;
-use crate::fast_hash::IdHasher;
+use crate::fast_hash::{FastMap, FastSet, IdHasher};
 use crate::names::{IdMap, NameId, Names, ANY_ID};
-use crate::protocol::{Ask, Locality, Resource};
+use crate::protocol::{Ask, AskRef, Locality, Resource};
+use crate::waiting::WaitingNames;
 
 /// YARN's `ResourceRequest.ANY`.
 pub const ANY: &str = "*";
@@ -174,16 +175,21 @@ fn lower(floor: Option<Resource>, c: Resource) -> Resource {
 pub type ChangedRows = HashSet<(SchedulerKey, NameId), BuildHasherDefault<IdHasher>>;
 
 /// Where a row points: a name some node carries (interned), or one no node has carried.
-enum Place {
+#[derive(Clone, Copy)]
+enum Place<'a> {
     Known(NameId),
-    /// The message's own string, moved rather than copied.
-    Unknown(String),
+    /// A name no node carries that the application already names: its slot among the
+    /// application's waiting names (and the name, to free it once no row is left).
+    Waiting(u32, &'a str),
+    /// A name no node carries that is new to the application (the message's own bytes, copied
+    /// only when the row is kept).
+    New(&'a str),
 }
 
 /// One validated row of an ask message.
-struct CheckedRow {
+struct CheckedRow<'a> {
     key: SchedulerKey,
-    place: Place,
+    place: Place<'a>,
     row: Row,
 }
 
@@ -193,12 +199,13 @@ struct CheckedRow {
 /// named by application, priority, allocation request id and resource name. Also returns the
 /// set of known rows named. Rows naming unknown hosts twice are found by the caller
 /// ([`unknown_twice`] or the fresh table a snapshot builds), which hashes their names once.
-fn check_rows(
+fn check_rows<'a>(
     app: &str,
-    asks: Vec<Ask>,
+    asks: &[AskRef<'a>],
     names: &Names,
+    waiting: Option<&WaitingNames>,
     limits: AskLimits,
-) -> Result<(Vec<CheckedRow>, ChangedRows), CoreError> {
+) -> Result<(Vec<CheckedRow<'a>>, ChangedRows), CoreError> {
     // Before any per-row work: no message may carry more rows than the app may hold.
     if asks.len() > limits.max_rows {
         return Err(CoreError::OverLimit {
@@ -210,7 +217,7 @@ fn check_rows(
     }
     let mut seen = ChangedRows::with_capacity_and_hasher(asks.len(), Default::default());
     let mut out = Vec::with_capacity(asks.len());
-    for ask in asks {
+    for ask in asks.iter().copied() {
         let where_ = || {
             format!(
                 "application {app}, priority {}, allocation_request_id {}, resource_name {:?}",
@@ -255,15 +262,18 @@ fn check_rows(
             priority: ask.priority,
             allocation_request_id: ask.allocation_request_id,
         };
-        let place = match names.id(&ask.resource_name) {
+        let place = match names.id(ask.resource_name) {
             Some(id) => {
                 // Two values for one row in one message: which one the AM meant is unknowable.
                 if !seen.insert((key, id)) {
-                    return Err(twice(app, key, &ask.resource_name));
+                    return Err(twice(app, key, ask.resource_name));
                 }
                 Place::Known(id)
             }
-            None => Place::Unknown(ask.resource_name),
+            None => match waiting.and_then(|w| w.slot(ask.resource_name)) {
+                Some(slot) => Place::Waiting(slot, ask.resource_name),
+                None => Place::New(ask.resource_name),
+            },
         };
         out.push(CheckedRow {
             key,
@@ -285,94 +295,26 @@ fn twice(app: &str, key: SchedulerKey, name: &str) -> CoreError {
     ))
 }
 
-/// The first unknown-name row `rows` names twice, as the error that refuses the message.
-fn unknown_twice(app: &str, rows: &[CheckedRow]) -> Result<(), CoreError> {
-    let mut seen: HashSet<(SchedulerKey, &str), RandomState> = HashSet::default();
-    if let Some(first) = rows
-        .iter()
-        .position(|r| matches!(r.place, Place::Unknown(_)))
-    {
-        seen.reserve(rows.len() - first);
-    }
+/// The first unknown-name row `rows` names twice, as the error that refuses the message. Names
+/// the application already has are compared by slot; only names new to it are hashed again.
+fn unknown_twice(app: &str, rows: &[CheckedRow<'_>]) -> Result<(), CoreError> {
+    let mut held: FastSet<(SchedulerKey, u32)> = FastSet::default();
+    let mut new: HashSet<(SchedulerKey, &str), RandomState> = HashSet::default();
     for r in rows {
-        if let Place::Unknown(name) = &r.place {
-            if !seen.insert((r.key, name)) {
-                return Err(twice(app, r.key, name));
-            }
+        let fresh = match r.place {
+            Place::Known(_) => continue,
+            Place::Waiting(slot, _) => held.insert((r.key, slot)),
+            Place::New(name) => new.insert((r.key, name)),
+        };
+        if !fresh {
+            let name = match r.place {
+                Place::Waiting(_, name) | Place::New(name) => name,
+                Place::Known(_) => "",
+            };
+            return Err(twice(app, r.key, name));
         }
     }
     Ok(())
-}
-
-/// The rows waiting for one unknown name. Nearly always one scheduler key (a map's host row),
-/// held in place: a map per name was an allocation of hundreds of bytes per row, and most of
-/// the cost of a snapshot naming many unknown hosts (and of dropping it).
-#[derive(Debug, Clone)]
-enum Waiting {
-    One(SchedulerKey, Row),
-    Many(BTreeMap<SchedulerKey, Row>),
-}
-
-impl Waiting {
-    fn contains(&self, key: &SchedulerKey) -> bool {
-        match self {
-            Waiting::One(k, _) => k == key,
-            Waiting::Many(m) => m.contains_key(key),
-        }
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            Waiting::One(..) => 1,
-            Waiting::Many(m) => m.len(),
-        }
-    }
-
-    /// Sets `key`'s row; true when it is new.
-    fn insert(&mut self, key: SchedulerKey, row: Row) -> bool {
-        match self {
-            Waiting::One(k, r) if *k == key => {
-                *r = row;
-                false
-            }
-            Waiting::One(k, r) => {
-                let mut m = BTreeMap::new();
-                m.insert(*k, r.clone());
-                m.insert(key, row);
-                *self = Waiting::Many(m);
-                true
-            }
-            Waiting::Many(m) => m.insert(key, row).is_none(),
-        }
-    }
-
-    /// Removes `key`'s row: (whether there was one, whether none is left).
-    fn remove(&mut self, key: &SchedulerKey) -> (bool, bool) {
-        match self {
-            Waiting::One(k, _) => {
-                let hit = k == key;
-                (hit, hit)
-            }
-            Waiting::Many(m) => {
-                let hit = m.remove(key).is_some();
-                (hit, m.is_empty())
-            }
-        }
-    }
-
-    fn iter(&self) -> Box<dyn Iterator<Item = (&SchedulerKey, &Row)> + '_> {
-        match self {
-            Waiting::One(k, r) => Box::new(std::iter::once((k, r))),
-            Waiting::Many(m) => Box::new(m.iter()),
-        }
-    }
-
-    fn into_rows(self) -> Vec<(SchedulerKey, Row)> {
-        match self {
-            Waiting::One(k, r) => vec![(k, r)],
-            Waiting::Many(m) => m.into_iter().collect(),
-        }
-    }
 }
 
 /// All of an application's asks.
@@ -388,7 +330,7 @@ pub struct AppAsks {
     /// Rows naming hosts or racks no node has carried: not schedulable (no heartbeat can come
     /// from there) and not interned, kept so nothing is lost when such a node registers later
     /// ([`adopt`](Self::adopt)). Keyed by AM-chosen strings, so hashed with a random key.
-    unknown: HashMap<String, Waiting, RandomState>,
+    unknown: WaitingNames,
     /// Rows per interned name, for the distinct-names bound.
     held: IdMap<u32>,
     /// Rows in `tables` and `unknown`, for the rows bound.
@@ -404,14 +346,25 @@ impl AppAsks {
         names: &Names,
         limits: AskLimits,
     ) -> Result<AppAsks, CoreError> {
-        let (rows, _) = check_rows(app, asks, names, limits)?;
+        let rows: Vec<AskRef<'_>> = asks.iter().map(Ask::view).collect();
+        Self::from_snapshot_rows(app, &rows, names, limits)
+    }
+
+    /// [`from_snapshot`](Self::from_snapshot) of borrowed rows (a decoded asks frame's).
+    pub fn from_snapshot_rows(
+        app: &str,
+        asks: &[AskRef<'_>],
+        names: &Names,
+        limits: AskLimits,
+    ) -> Result<AppAsks, CoreError> {
+        let (rows, _) = check_rows(app, asks, names, None, limits)?;
         unknown_twice(app, &rows)?;
         // A fresh table, so building it first and checking its counts after is as atomic as
         // `check_limits` and spares a second map over every name.
         let mut table = AppAsks::default();
         let unknown = rows
             .iter()
-            .filter(|r| matches!(r.place, Place::Unknown(_)))
+            .filter(|r| matches!(r.place, Place::New(_)))
             .count();
         table.unknown.reserve(unknown);
         table.set_rows(rows);
@@ -434,7 +387,19 @@ impl AppAsks {
         names: &Names,
         limits: AskLimits,
     ) -> Result<ChangedRows, CoreError> {
-        let (rows, set) = check_rows(app, asks, names, limits)?;
+        let rows: Vec<AskRef<'_>> = asks.iter().map(Ask::view).collect();
+        self.apply_change_rows(app, &rows, names, limits)
+    }
+
+    /// [`apply_changes`](Self::apply_changes) of borrowed rows (a decoded asks frame's).
+    pub fn apply_change_rows(
+        &mut self,
+        app: &str,
+        asks: &[AskRef<'_>],
+        names: &Names,
+        limits: AskLimits,
+    ) -> Result<ChangedRows, CoreError> {
+        let (rows, set) = check_rows(app, asks, names, Some(&self.unknown), limits)?;
         unknown_twice(app, &rows)?;
         self.check_limits(app, &rows, limits)?;
         self.set_rows(rows);
@@ -447,22 +412,23 @@ impl AppAsks {
     fn check_limits(
         &self,
         app: &str,
-        rows: &[CheckedRow],
+        rows: &[CheckedRow<'_>],
         limits: AskLimits,
     ) -> Result<(), CoreError> {
         let mut row_count = self.row_count as i64;
         let mut known: IdMap<i64> = IdMap::default();
-        let mut unknown: HashMap<&str, i64, RandomState> = HashMap::default();
+        let mut held: FastMap<u32, i64> = FastMap::default();
+        let mut new: HashMap<&str, i64, RandomState> = HashMap::default();
         for r in rows {
-            let exists = match &r.place {
+            let exists = match r.place {
                 Place::Known(id) => self
                     .tables
                     .get(&r.key)
-                    .is_some_and(|t| t.rows.contains_key(id)),
-                Place::Unknown(s) => self
-                    .unknown
-                    .get(s.as_str())
-                    .is_some_and(|m| m.contains(&r.key)),
+                    .is_some_and(|t| t.rows.contains_key(&id)),
+                Place::Waiting(slot, _) => {
+                    self.unknown.rows(slot).is_some_and(|w| w.contains(&r.key))
+                }
+                Place::New(_) => false,
             };
             let d = match (exists, r.row.count > 0) {
                 (true, false) => -1,
@@ -470,9 +436,10 @@ impl AppAsks {
                 _ => continue,
             };
             row_count += d;
-            match &r.place {
-                Place::Known(id) => *known.entry(*id).or_default() += d,
-                Place::Unknown(s) => *unknown.entry(s.as_str()).or_default() += d,
+            match r.place {
+                Place::Known(id) => *known.entry(id).or_default() += d,
+                Place::Waiting(slot, _) => *held.entry(slot).or_default() += d,
+                Place::New(s) => *new.entry(s).or_default() += d,
             }
         }
         let mut names = (self.held.len() + self.unknown.len()) as i64;
@@ -484,8 +451,11 @@ impl AppAsks {
         for (id, d) in known {
             names += crossing(self.held.get(&id).copied().unwrap_or(0) as i64, d);
         }
-        for (s, d) in unknown {
-            names += crossing(self.unknown.get(s).map_or(0, |m| m.len()) as i64, d);
+        for (slot, d) in held {
+            names += crossing(self.unknown.rows(slot).map_or(0, |w| w.len()) as i64, d);
+        }
+        for (_, d) in new {
+            names += crossing(0, d);
         }
         self.check_counts(app, row_count, names, limits)
     }
@@ -525,7 +495,7 @@ impl AppAsks {
     pub fn waiting_rows(&self) -> impl Iterator<Item = (SchedulerKey, &str, &Row)> {
         self.unknown
             .iter()
-            .flat_map(|(name, rows)| rows.iter().map(move |(k, r)| (*k, name.as_str(), r)))
+            .flat_map(|(name, rows)| rows.iter().map(move |(k, r)| (*k, name, r)))
     }
 
     /// Rows held, known and waiting (what `locus.app.max-ask-rows` bounds).
@@ -561,11 +531,13 @@ impl AppAsks {
         true
     }
 
-    fn set_one(&mut self, r: CheckedRow) {
+    /// Sets one checked row. Returns the waiting name (and its slot) the row was removed from,
+    /// which the caller frees once the whole message is set if no row is left in it.
+    fn set_one<'a>(&mut self, r: CheckedRow<'a>) -> Option<(&'a str, u32)> {
         match r.place {
             Place::Known(name) => {
                 if r.row.count == 0 && !self.tables.contains_key(&r.key) {
-                    return;
+                    return None;
                 }
                 let has = r.row.count > 0;
                 let had = self.tables.entry(r.key).or_default().set(name, r.row);
@@ -586,25 +558,21 @@ impl AppAsks {
                     _ => {}
                 }
             }
-            Place::Unknown(name) => {
+            Place::Waiting(slot, name) => {
                 if r.row.count == 0 {
-                    if let Some(m) = self.unknown.get_mut(&name) {
-                        let (removed, empty) = m.remove(&r.key);
-                        if empty {
-                            self.unknown.remove(&name);
-                        }
-                        if removed {
-                            self.row_count -= 1;
-                            self.unpark(&r.key, 1);
-                        }
+                    let removed = self
+                        .unknown
+                        .rows_mut(slot)
+                        .is_some_and(|w| w.remove(&r.key));
+                    if removed {
+                        self.row_count -= 1;
+                        self.unpark(&r.key, 1);
+                        return Some((name, slot));
                     }
                 } else {
-                    let new = match self.unknown.entry(name) {
-                        Entry::Occupied(mut e) => e.get_mut().insert(r.key, r.row),
-                        Entry::Vacant(e) => {
-                            e.insert(Waiting::One(r.key, r.row));
-                            true
-                        }
+                    let new = match self.unknown.rows_mut(slot) {
+                        Some(w) => w.insert(r.key, r.row),
+                        None => self.unknown.insert_named(name, r.key, r.row),
                     };
                     if new {
                         self.row_count += 1;
@@ -612,7 +580,17 @@ impl AppAsks {
                     }
                 }
             }
+            // No row of this key existed when the message was checked (nor can an earlier row
+            // of the message have set it: that would be the same row twice).
+            Place::New(_) if r.row.count == 0 => {}
+            Place::New(name) => {
+                if self.unknown.insert_named(name, r.key, r.row) {
+                    self.row_count += 1;
+                    self.tables.entry(r.key).or_default().waiting += 1;
+                }
+            }
         }
+        None
     }
 
     /// `n` rows of `key` left the unknown names.
@@ -622,9 +600,15 @@ impl AppAsks {
         }
     }
 
-    fn set_rows(&mut self, rows: Vec<CheckedRow>) {
+    fn set_rows(&mut self, rows: Vec<CheckedRow<'_>>) {
+        let mut emptied = Vec::new();
         for r in rows {
-            self.set_one(r);
+            emptied.extend(self.set_one(r));
+        }
+        // Only now: a slot freed mid-message could be handed to another name while later rows
+        // of the message still point to it.
+        for (name, slot) in emptied {
+            self.unknown.drop_if_empty(name, slot);
         }
         self.finish_rows();
     }
@@ -946,6 +930,56 @@ mod tests {
             .unwrap();
         assert!(!a.has_unknown(), "a name no row holds is freed");
         assert_eq!(a.row_count(), 2);
+    }
+
+    /// One message that empties a waiting name, names a new one and sets the first again:
+    /// each row lands on its own name (a slot freed mid-message and handed to the new name
+    /// would put the last row under the wrong host), and the distinct-names bound counts both.
+    #[test]
+    fn a_waiting_name_emptied_and_refilled_in_one_message_keeps_its_rows() {
+        let names = Names::default();
+        let limits = AskLimits::default();
+        let mut a = AppAsks::from_snapshot(
+            "app4",
+            vec![ask(1, "ghost", 1), ask(1, ANY, 1)],
+            &names,
+            limits,
+        )
+        .unwrap();
+        a.apply_changes(
+            "app4",
+            vec![ask(1, "ghost", 0), ask(1, "spook", 2), ask(2, "ghost", 3)],
+            &names,
+            limits,
+        )
+        .unwrap();
+        let mut waiting: Vec<_> = a
+            .waiting_rows()
+            .map(|(k, n, r)| (k.priority, n.to_string(), r.count))
+            .collect();
+        waiting.sort();
+        assert_eq!(
+            waiting,
+            vec![(1, "spook".to_string(), 2), (2, "ghost".to_string(), 3)]
+        );
+        assert_eq!((a.row_count(), a.distinct_names()), (3, 3));
+        let two_names = AskLimits {
+            max_rows: 100,
+            max_names: 3,
+        };
+        let err = a
+            .apply_changes("app4", vec![ask(1, "third", 1)], &names, two_names)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("4 distinct resource names"), "{err}");
+        a.apply_changes(
+            "app4",
+            vec![ask(1, "spook", 0), ask(1, "third", 1)],
+            &names,
+            two_names,
+        )
+        .unwrap();
+        assert_eq!((a.row_count(), a.distinct_names()), (3, 3));
     }
 
     #[test]

@@ -30,7 +30,8 @@ use crate::ask::SchedulerKey;
 use crate::inflight::InFlight;
 use crate::policy::{CapacityQueue, FlaggedJob, QueueState, Layers, Observed, PolicyReport, ScaleOutAdvice};
 use crate::protocol::{
-    Decision, Event, Heartbeat, HeartbeatResponse, Locality, OffersResponse, RefusedOffer,
+    Ask, AskRef, Decision, Event, Heartbeat, HeartbeatResponse, Locality, OffersResponse,
+    RefusedOffer,
 };
 use crate::rejections::Rejections;
 use crate::papers::joss::ProfileStore;
@@ -366,6 +367,73 @@ impl Core {
         &self.state
     }
 
+    /// A binary asks frame, decoded without copying its names: its rows, then its digest,
+    /// each applied as the same event in JSON would be. Returns each event's outcome (the rows,
+    /// then the digest when the frame has one), so the caller can report a refusal per event.
+    pub fn handle_asks_frame(
+        &mut self,
+        frame: &crate::frame::AsksFrame<'_>,
+    ) -> Vec<Result<(), CoreError>> {
+        let mut out = Vec::with_capacity(2);
+        out.push(if frame.snapshot {
+            self.asks_updated(frame.app, &frame.rows)
+        } else {
+            self.asks_changed(frame.app, &frame.rows)
+        });
+        if let Some(digest) = frame.digest {
+            out.push(self.asks_digest(frame.app, digest));
+        }
+        out
+    }
+
+    fn asks_updated(&mut self, app: &str, rows: &[AskRef<'_>]) -> Result<(), CoreError> {
+        self.state.replace_ask_rows(app, rows)?;
+        let unconfirmed = self.in_flight.unconfirmed_of(app);
+        if let Some(a) = self.state.app_mut_by_id(app) {
+            for (key, locality, host, rack, n) in unconfirmed {
+                a.asks.consume(&key, locality, host, rack, n);
+            }
+        }
+        if let Some(a) = self.state.app_by_id(app) {
+            self.layers.observe(&self.state, &Observed::AsksUpdated(a));
+            log::debug!(
+                "application {app}: {} containers outstanding",
+                a.asks.pending_containers()
+            );
+        }
+        Ok(())
+    }
+
+    fn asks_changed(&mut self, app: &str, rows: &[AskRef<'_>]) -> Result<(), CoreError> {
+        let changed = self.state.change_ask_rows(app, rows)?;
+        let unconfirmed = self.in_flight.unconfirmed_of(app);
+        if let Some(a) = self.state.app_mut_by_id(app) {
+            for (key, locality, host, rack, n) in unconfirmed {
+                a.asks.consume_changed(&key, locality, host, rack, n, &changed);
+            }
+        }
+        if let Some(a) = self.state.app_by_id(app) {
+            self.layers.observe(&self.state, &Observed::AsksUpdated(a));
+        }
+        Ok(())
+    }
+
+    fn asks_digest(&mut self, app: &str, digest: i64) -> Result<(), CoreError> {
+        let a = self
+            .state
+            .app_by_id(app)
+            .ok_or_else(|| CoreError::UnknownApp(app.to_string()))?;
+        let ours = crate::digest::expected(&a.asks, &self.in_flight.unconfirmed_of(app));
+        if ours != digest && !self.drifted.iter().any(|d| d == app) {
+            self.stats.asks_drifts += 1;
+            log::info!(
+                "application {app}: the ResourceManager's asks digest {digest} differs from the core's {ours}; asking for a snapshot"
+            );
+            self.drifted.push(app.to_string());
+        }
+        Ok(())
+    }
+
     pub fn handle(&mut self, event: Event) -> Result<(), CoreError> {
         match event {
             Event::NodeAdded {
@@ -490,47 +558,14 @@ impl Core {
                 )),
             },
             Event::AsksUpdated { app, asks } => {
-                self.state.replace_asks(&app, asks)?;
-                let unconfirmed = self.in_flight.unconfirmed_of(&app);
-                if let Some(a) = self.state.app_mut_by_id(&app) {
-                    for (key, locality, host, rack, n) in unconfirmed {
-                        a.asks.consume(&key, locality, host, rack, n);
-                    }
-                }
-                if let Some(a) = self.state.app_by_id(&app) {
-                    self.layers.observe(&self.state, &Observed::AsksUpdated(a));
-                    log::debug!(
-                        "application {app}: {} containers outstanding",
-                        a.asks.pending_containers()
-                    );
-                }
+                let rows: Vec<AskRef<'_>> = asks.iter().map(Ask::view).collect();
+                self.asks_updated(&app, &rows)?;
             }
             Event::AsksChanged { app, asks } => {
-                let changed = self.state.change_asks(&app, asks)?;
-                let unconfirmed = self.in_flight.unconfirmed_of(&app);
-                if let Some(a) = self.state.app_mut_by_id(&app) {
-                    for (key, locality, host, rack, n) in unconfirmed {
-                        a.asks.consume_changed(&key, locality, host, rack, n, &changed);
-                    }
-                }
-                if let Some(a) = self.state.app_by_id(&app) {
-                    self.layers.observe(&self.state, &Observed::AsksUpdated(a));
-                }
+                let rows: Vec<AskRef<'_>> = asks.iter().map(Ask::view).collect();
+                self.asks_changed(&app, &rows)?;
             }
-            Event::AsksDigest { app, digest } => {
-                let a = self
-                    .state
-                    .app_by_id(&app)
-                    .ok_or_else(|| CoreError::UnknownApp(app.clone()))?;
-                let ours = crate::digest::expected(&a.asks, &self.in_flight.unconfirmed_of(&app));
-                if ours != digest && !self.drifted.contains(&app) {
-                    self.stats.asks_drifts += 1;
-                    log::info!(
-                        "application {app}: the ResourceManager's asks digest {digest} differs from the core's {ours}; asking for a snapshot"
-                    );
-                    self.drifted.push(app);
-                }
-            }
+            Event::AsksDigest { app, digest } => self.asks_digest(&app, digest)?,
             Event::ContainerAllocated {
                 container,
                 locality,

@@ -24,7 +24,7 @@
 //! offset and what was wrong; nothing of it is applied.
 
 use crate::ask::MAX_NAME_BYTES;
-use crate::protocol::{Ask, Event, Resource};
+use crate::protocol::{Ask, AskRef, Event, Resource};
 
 pub const MAGIC: u32 = 0x314B_534C;
 pub const KIND_CHANGED: u8 = 1;
@@ -99,11 +99,11 @@ impl<'a> Reader<'a> {
         Ok(i64::from_le_bytes(self.array(what)?))
     }
 
-    pub(crate) fn text(&mut self, n: usize, what: &str) -> Result<String, FrameError> {
+    pub(crate) fn text(&mut self, n: usize, what: &str) -> Result<&'a str, FrameError> {
         let start = self.at;
         let raw = self.take(n, what)?;
         match std::str::from_utf8(raw) {
-            Ok(s) => Ok(s.to_string()),
+            Ok(s) => Ok(s),
             Err(e) => Err(FrameError {
                 offset: start,
                 what: format!("{what} is not UTF-8: {e}"),
@@ -112,9 +112,54 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The events a frame stands for: `asks_changed` or `asks_updated`, then `asks_digest` when
-/// flagged. Applied like the same events in JSON.
+fn i64_at(f: &[u8], at: usize) -> i64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&f[at..at + 8]);
+    i64::from_le_bytes(b)
+}
+
+/// A decoded frame whose names point into the frame's bytes (no `String` per row).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AsksFrame<'a> {
+    /// `asks_updated` (a full snapshot) rather than `asks_changed`.
+    pub snapshot: bool,
+    pub app: &'a str,
+    pub rows: Vec<AskRef<'a>>,
+    pub digest: Option<i64>,
+}
+
+impl AsksFrame<'_> {
+    /// The events the frame stands for: `asks_changed` or `asks_updated`, then `asks_digest`
+    /// when flagged. Applied like the same events in JSON.
+    pub fn to_events(&self) -> Vec<Event> {
+        let app = self.app.to_string();
+        let asks: Vec<Ask> = self.rows.iter().map(AskRef::to_ask).collect();
+        let mut events = Vec::with_capacity(2);
+        events.push(if self.snapshot {
+            Event::AsksUpdated {
+                app: app.clone(),
+                asks,
+            }
+        } else {
+            Event::AsksChanged {
+                app: app.clone(),
+                asks,
+            }
+        });
+        if let Some(digest) = self.digest {
+            events.push(Event::AsksDigest { app, digest });
+        }
+        events
+    }
+}
+
+/// The events a frame stands for (see [`AsksFrame::to_events`]).
 pub fn decode(bytes: &[u8]) -> Result<Vec<Event>, FrameError> {
+    decode_view(bytes).map(|f| f.to_events())
+}
+
+/// Decodes a frame without copying its names: what the core applies on the hot path.
+pub fn decode_view(bytes: &[u8]) -> Result<AsksFrame<'_>, FrameError> {
     let mut r = Reader { bytes, at: 0 };
     let magic = r.u32("magic")?;
     if magic != MAGIC {
@@ -154,35 +199,39 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Event>, FrameError> {
     }
     let mut asks = Vec::with_capacity(rows);
     for i in 0..rows {
-        let priority = r.i32("priority")?;
-        let allocation_request_id = r.i64("allocation_request_id")?;
-        let memory_mb = r.i64("memory_mb")?;
-        let vcores = r.i32("vcores")?;
-        let count = r.i32("count")?;
+        // The fixed part of a row taken in one bounds check, its fields read at constant
+        // offsets (a field at a time cost a check and a copy each, a third of the decode).
+        let start = r.at;
+        let f = r.take(ROW_FIXED_BYTES, "row")?;
+        let priority = i32::from_le_bytes([f[0], f[1], f[2], f[3]]);
+        let allocation_request_id = i64_at(f, 4);
+        let memory_mb = i64_at(f, 12);
+        let vcores = i32::from_le_bytes([f[20], f[21], f[22], f[23]]);
+        let count = i32::from_le_bytes([f[24], f[25], f[26], f[27]]);
         if memory_mb < 0 || vcores < 0 || count < 0 {
             // Named only on failure: formatting per row would cost more than decoding it.
-            let (field, v, back) = if memory_mb < 0 {
-                ("memory_mb", memory_mb, 16)
+            let (field, v, at) = if memory_mb < 0 {
+                ("memory_mb", memory_mb, 12)
             } else if vcores < 0 {
-                ("vcores", vcores as i64, 8)
+                ("vcores", vcores as i64, 20)
             } else {
-                ("count", count as i64, 4)
+                ("count", count as i64, 24)
             };
-            r.at -= back;
+            r.at = start + at;
             return r.fail(format!("row {i}: {field} is {v}, must not be negative"));
         }
         let (memory_mb, vcores, count) = (memory_mb as u64, vcores as u32, count as u32);
-        let relax_locality = match r.u8("relax_locality")? {
+        let relax_locality = match f[28] {
             0 => false,
             1 => true,
             other => {
-                r.at -= 1;
+                r.at = start + 28;
                 return r.fail(format!(
                     "row {i}: relax_locality {other} is neither 0 nor 1"
                 ));
             }
         };
-        let name_len = r.u16("resource_name length")? as usize;
+        let name_len = u16::from_le_bytes([f[29], f[30]]) as usize;
         if name_len == 0 || name_len > MAX_NAME_BYTES {
             r.at -= 2;
             return r.fail(format!(
@@ -190,7 +239,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Event>, FrameError> {
             ));
         }
         let resource_name = r.text(name_len, "resource_name")?;
-        asks.push(Ask {
+        asks.push(AskRef {
             priority,
             allocation_request_id,
             resource_name,
@@ -202,22 +251,12 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Event>, FrameError> {
     if r.at != bytes.len() {
         return r.fail(format!("{} bytes after the last row", bytes.len() - r.at));
     }
-    let mut events = Vec::with_capacity(2);
-    events.push(if kind == KIND_CHANGED {
-        Event::AsksChanged {
-            app: app.clone(),
-            asks,
-        }
-    } else {
-        Event::AsksUpdated {
-            app: app.clone(),
-            asks,
-        }
-    });
-    if flags & FLAG_DIGEST != 0 {
-        events.push(Event::AsksDigest { app, digest });
-    }
-    Ok(events)
+    Ok(AsksFrame {
+        snapshot: kind == KIND_SNAPSHOT,
+        app,
+        rows: asks,
+        digest: (flags & FLAG_DIGEST != 0).then_some(digest),
+    })
 }
 
 /// Writes `asks` for `app` as a frame (the shim's encoder in Rust: tests, benches, the fuzzer).

@@ -42,6 +42,7 @@ pub mod rejections;
 pub mod schedule;
 pub mod state;
 pub mod topology;
+mod waiting;
 
 pub use crate::app::{SlotKind, TaskKind};
 pub use crate::config::Config;

@@ -73,7 +73,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Heartbeat>, FrameError> {
                 "node {i}: node id of {id_len} bytes (1 to {MAX_NAME_BYTES})"
             ));
         }
-        let node = r.text(id_len, "node id")?;
+        let node = r.text(id_len, "node id")?.to_string();
         offers.push(Heartbeat {
             node,
             unallocated: Resource {

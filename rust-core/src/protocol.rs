@@ -86,6 +86,45 @@ fn default_true() -> bool {
     true
 }
 
+/// An [`Ask`] whose resource name is borrowed: from a binary asks frame's bytes, or from an
+/// owned `Ask`. The core checks and applies rows in this form, so a 5,000-row frame costs no
+/// `String` per row; only a name the core must keep (a host no node has carried yet) is copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AskRef<'a> {
+    pub priority: i32,
+    pub allocation_request_id: i64,
+    pub resource_name: &'a str,
+    pub capability: Resource,
+    pub count: u32,
+    pub relax_locality: bool,
+}
+
+impl Ask {
+    pub fn view(&self) -> AskRef<'_> {
+        AskRef {
+            priority: self.priority,
+            allocation_request_id: self.allocation_request_id,
+            resource_name: &self.resource_name,
+            capability: self.capability,
+            count: self.count,
+            relax_locality: self.relax_locality,
+        }
+    }
+}
+
+impl AskRef<'_> {
+    pub fn to_ask(&self) -> Ask {
+        Ask {
+            priority: self.priority,
+            allocation_request_id: self.allocation_request_id,
+            resource_name: self.resource_name.to_string(),
+            capability: self.capability,
+            count: self.count,
+            relax_locality: self.relax_locality,
+        }
+    }
+}
+
 /// A container the RM holds for an application.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContainerInfo {

@@ -13,7 +13,7 @@ use crate::fast_hash::FastMap;
 use crate::names::Names;
 use crate::node::Node;
 use crate::profile::Profiles;
-use crate::protocol::{Ask, ContainerInfo, Resource};
+use crate::protocol::{Ask, AskRef, ContainerInfo, Resource};
 use crate::queue::Queues;
 use crate::topology::{locate, DatacenterMapping};
 
@@ -558,11 +558,17 @@ impl ClusterState {
     }
 
     pub fn replace_asks(&mut self, id: &str, asks: Vec<Ask>) -> Result<&App, CoreError> {
+        let rows: Vec<AskRef<'_>> = asks.iter().map(Ask::view).collect();
+        self.replace_ask_rows(id, &rows)
+    }
+
+    /// [`replace_asks`](Self::replace_asks) of borrowed rows (a decoded asks frame's).
+    pub fn replace_ask_rows(&mut self, id: &str, asks: &[AskRef<'_>]) -> Result<&App, CoreError> {
         let arrival = *self
             .app_ids
             .get(id)
             .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
-        let table = AppAsks::from_snapshot(id, asks, &self.names, self.ask_limits)?;
+        let table = AppAsks::from_snapshot_rows(id, asks, &self.names, self.ask_limits)?;
         self.asks_touched.push(arrival);
         self.asks_versions += 1;
         let app = self
@@ -579,6 +585,16 @@ impl ClusterState {
 
     /// Sets the rows an `asks_changed` names; on error the app's asks are untouched.
     pub fn change_asks(&mut self, id: &str, asks: Vec<Ask>) -> Result<ChangedRows, CoreError> {
+        let rows: Vec<AskRef<'_>> = asks.iter().map(Ask::view).collect();
+        self.change_ask_rows(id, &rows)
+    }
+
+    /// [`change_asks`](Self::change_asks) of borrowed rows (a decoded asks frame's).
+    pub fn change_ask_rows(
+        &mut self,
+        id: &str,
+        asks: &[AskRef<'_>],
+    ) -> Result<ChangedRows, CoreError> {
         let arrival = *self
             .app_ids
             .get(id)
@@ -592,7 +608,7 @@ impl ClusterState {
         app.asks_version = self.asks_versions;
         let changed = app
             .asks
-            .apply_changes(id, asks, &self.names, self.ask_limits)?;
+            .apply_change_rows(id, asks, &self.names, self.ask_limits)?;
         self.note_unknown(arrival);
         Ok(changed)
     }

@@ -46,36 +46,28 @@ public final class AsksFrame {
     if (appBytes.length == 0 || appBytes.length > 255) {
       throw new IllegalArgumentException("application id " + app + " does not fit an asks frame");
     }
-    byte[][] names = new byte[rows.size()][];
-    long size = HEADER_BYTES + appBytes.length;
-    int i = 0;
-    for (ResourceRequest r : rows) {
-      byte[] name = r.getResourceName().getBytes(StandardCharsets.UTF_8);
-      if (name.length > 0xffff) {
-        throw new IllegalArgumentException("resource name of " + name.length + " bytes in the asks"
-            + " of " + app);
-      }
-      names[i++] = name;
-      size += ROW_FIXED_BYTES + name.length;
-    }
-    if (size > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException("asks of " + app + " need a frame of " + size + " bytes");
-    }
+    // One pass over the rows, each written straight into the buffer (grown as needed): a
+    // pass to size the frame first, with a byte array per name, read every one of 5,000 RM
+    // objects twice.
     ByteBuffer b = BUFFER.get();
-    if (b.capacity() < size) {
-      b = allocate((int) Math.min(Integer.MAX_VALUE, Math.max(size, 2L * b.capacity())));
-      BUFFER.set(b);
-    }
     b.clear();
     b.putInt(MAGIC);
     b.put(kind);
     b.put(digest == null ? 0 : FLAG_DIGEST);
     b.putShort((short) appBytes.length);
-    b.putInt(names.length);
+    b.putInt(rows.size());
     b.putLong(digest == null ? 0L : digest);
     b.put(appBytes);
-    i = 0;
     for (ResourceRequest r : rows) {
+      String name = r.getResourceName();
+      if (name.length() > 0xffff) {
+        throw tooLong(name.length(), app);
+      }
+      // UTF-8 takes at most three bytes per UTF-16 char.
+      int most = ROW_FIXED_BYTES + 3 * name.length();
+      if (b.remaining() < most) {
+        b = grow(b, most, app);
+      }
       Resource c = r.getCapability();
       b.putInt(r.getPriority().getPriority());
       b.putLong(r.getAllocationRequestId());
@@ -84,11 +76,50 @@ public final class AsksFrame {
       b.putInt(Math.max(0, c.getVirtualCores()));
       b.putInt(Math.max(0, r.getNumContainers()));
       b.put(r.getRelaxLocality() ? (byte) 1 : (byte) 0);
-      byte[] name = names[i++];
-      b.putShort((short) name.length);
-      b.put(name);
+      int lengthAt = b.position();
+      b.putShort((short) 0);
+      int length = putName(b, name);
+      if (length > 0xffff) {
+        throw tooLong(length, app);
+      }
+      b.putShort(lengthAt, (short) length);
     }
     b.flip();
     return b;
+  }
+
+  /** Writes {@code name} as UTF-8; host and rack names are ASCII, copied a char at a time. */
+  private static int putName(ByteBuffer b, String name) {
+    int start = b.position();
+    int n = name.length();
+    for (int k = 0; k < n; k++) {
+      char ch = name.charAt(k);
+      if (ch >= 0x80) {
+        b.position(start);
+        b.put(name.getBytes(StandardCharsets.UTF_8));
+        return b.position() - start;
+      }
+      b.put((byte) ch);
+    }
+    return n;
+  }
+
+  /** A larger buffer holding what {@code b} has written, with room for {@code more} bytes. */
+  private static ByteBuffer grow(ByteBuffer b, int more, ApplicationId app) {
+    long want = Math.max(2L * b.capacity(), (long) b.position() + more);
+    if (want > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("asks of " + app + " need a frame of over "
+          + Integer.MAX_VALUE + " bytes");
+    }
+    ByteBuffer g = allocate((int) want);
+    b.flip();
+    g.put(b);
+    BUFFER.set(g);
+    return g;
+  }
+
+  private static IllegalArgumentException tooLong(int bytes, ApplicationId app) {
+    return new IllegalArgumentException("resource name of " + bytes + " bytes in the asks of "
+        + app);
   }
 }

@@ -46,6 +46,40 @@ public class AsksFrameTest {
     assertArrayEquals(expected.array(), f);
   }
 
+  /**
+   * Names are UTF-8 whatever their characters, each row's length is its bytes (not its chars),
+   * and a frame larger than the thread's buffer grows it without losing what was written.
+   */
+  @Test
+  public void namesAreUtf8AndLargeFramesGrowTheBuffer() {
+    ApplicationId id = ApplicationId.newInstance(1, 1);
+    String odd = "h\u00e9te-\u6f22.example";
+    java.util.List<ResourceRequest> rows = new java.util.ArrayList<>();
+    StringBuilder longName = new StringBuilder();
+    for (int i = 0; i < 200; i++) {
+      longName.append("node-").append(i).append(".example.");
+    }
+    for (int i = 0; i < 4_000; i++) {
+      rows.add(row(i == 1234 ? odd : longName + "-" + i, 1));
+    }
+    ByteBuffer f = AsksFrame.encode(AsksFrame.KIND_CHANGED, id, rows, null);
+    String app = id.toString();
+    int at = AsksFrame.HEADER_BYTES + app.length();
+    assertEquals(4_000, f.getInt(8));
+    for (int i = 0; i < rows.size(); i++) {
+      byte[] want = rows.get(i).getResourceName().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      int len = f.getShort(at + AsksFrame.ROW_FIXED_BYTES - 2) & 0xffff;
+      assertEquals("row " + i, want.length, len);
+      byte[] got = new byte[len];
+      ByteBuffer d = f.duplicate();
+      d.position(at + AsksFrame.ROW_FIXED_BYTES);
+      d.get(got);
+      assertArrayEquals("row " + i, want, got);
+      at += AsksFrame.ROW_FIXED_BYTES + len;
+    }
+    assertEquals(f.limit(), at);
+  }
+
   @Test
   public void theCoreAppliesAFrameAndRefusesABrokenOne() throws Exception {
     ApplicationId id = ApplicationId.newInstance(1700000000000L, 1);
