@@ -299,6 +299,32 @@ public class CapacityFileTest {
     assertEquals("carol's AMs in ops", 1, amsStarted(rm, nm, carols));
   }
 
+  /**
+   * The user limit on task containers (the AM limits are above): since every AM type is under the
+   * AM share, {@link #aUserLimitAndAnAmLimitHold} no longer reaches it.
+   */
+  @Test
+  public void aUserStopsNearHisUserLimitThoughHisQueueHasRoom() throws Exception {
+    MockRM rm = start(conf());
+    // 10 GB: adhoc is guaranteed 18 % = 1843 MB and may grow to 50 % of eng's 80 % (4096 MB);
+    // user-limit-factor 0.5 caps one user at 921 MB, which CapacityScheduler rounds up to the
+    // 512 MB minimum allocation and may pass by the one container that crosses it.
+    MockNM nm = rm.registerNode("h1:1234", 10 * GB, 10);
+    RMApp app = submit(rm, "adhoc", "bob", "YARN");
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
+    am.allocate("*", 512, 6, new ArrayList<>());
+    int tasks = 0;
+    for (int i = 0; i < 30; i++) {
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      Thread.sleep(20);
+      tasks += am.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers().size();
+    }
+    int heldMb = 512 + 512 * tasks;
+    assertTrue("bob holds " + heldMb + " MB with his AM", heldMb > 921 && heldMb <= 1024 + 512);
+    assertEquals(RMAppState.RUNNING, app.getState());
+  }
+
   @Test
   public void refreshReReadsTheTreeStopsAQueueAndRefusesDeletingABusyOne() throws Exception {
     MockRM rm = start(conf());
