@@ -64,6 +64,17 @@ impl TaskKind {
         )
     }
 
+    /// Whether a locality technique may hold this kind of container back for a node nearer
+    /// the data its asks name: any task (a MapReduce map, a Spark executor with preferred
+    /// locations, a Tez task, a DistributedShell container placed on a host), as
+    /// CapacityScheduler and FairScheduler delay every application's located asks. Not an AM:
+    /// nothing of its job runs before it, and the AM share's "one may always start" must not
+    /// wait behind a locality count. Not a MapReduce reduce: it reads every map's output, so
+    /// no node holds its data (MapReduce asks for reduces at `*` only).
+    pub fn waits_for_locality(self) -> bool {
+        !matches!(self, TaskKind::ApplicationMaster | TaskKind::Reduce)
+    }
+
     /// The slot pool a container of this kind counts against, if any.
     pub fn slot(self) -> Option<SlotKind> {
         if self.is_map() {

@@ -33,7 +33,7 @@ use crate::ask::{AskTable, SchedulerKey, ANY};
 use crate::config::Config;
 use crate::names::{NameId, ANY_ID};
 use crate::node::Node;
-use crate::policy::Layers;
+use crate::policy::{locality_applies, Layers};
 use crate::protocol::{Decision, Locality, Resource};
 use crate::state::ClusterState;
 
@@ -337,12 +337,13 @@ fn assign_node(
                     continue;
                 };
                 let kind = app.kind_of(key.priority);
-                let ceiling = if kind.is_map() && !table.locality_free() {
+                let held_for_locality = locality_applies(kind, table);
+                let ceiling = if held_for_locality {
                     layers.locality.allowed(app, key, table, node, now_ms)
                 } else {
                     Locality::OffSwitch
                 };
-                let mut non_local_left = if kind.is_map() && !table.locality_free() {
+                let mut non_local_left = if held_for_locality {
                     layers.locality.non_local_cap(app, key, node)
                 } else {
                     u32::MAX
@@ -440,7 +441,7 @@ fn assign_node(
                     }
                     slot_floor[i] = limits.slot_floor;
                 }
-                if kind.is_map() && !table.locality_free() {
+                if held_for_locality {
                     let got = placements.iter().map(|p| p.locality).min();
                     layers.locality.offered(arrival, key, node, got, now_ms);
                 }

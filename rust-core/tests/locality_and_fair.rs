@@ -135,6 +135,95 @@ fn delay_node_local_needs_no_wait() {
     assert_eq!(summary(&ds), vec![("mr".into(), Locality::NodeLocal, 2)]);
 }
 
+/// Locus's default settings (not `core_with`'s fifo + hadoop): two nodes on two racks and a
+/// non-MapReduce app whose AM already runs on h2 and which asks for one 1 GB container on h1
+/// (an executor with a preferred location, a DistributedShell `-placement` ask).
+fn default_cluster_with_a_host_ask(app_type: &str) -> Core {
+    let mut c = Core::new(&common::props(&[])).expect("default settings");
+    add_node(&mut c, "h1", "/r1", 8, 8);
+    add_node(&mut c, "h2", "/r2", 8, 8);
+    add_app(&mut c, "app", 1, app_type);
+    set_asks(&mut c, "app", &[(0, "*", 1)]);
+    let ds = heartbeat_at(&mut c, "h2", 8, 1_000);
+    assert_eq!(
+        summary(&ds),
+        vec![("app".into(), Locality::OffSwitch, 1)],
+        "the AM"
+    );
+    let mut next = 0;
+    execute(&mut c, &ds, &mut next);
+    set_asks(&mut c, "app", &[(1, "h1", 1), (1, "/r1", 1), (1, "*", 1)]);
+    c
+}
+
+#[test]
+fn delay_holds_any_apps_host_asks_for_their_host_under_the_default() {
+    for app_type in ["YARN", "SPARK"] {
+        let mut c = default_cluster_with_a_host_ask(app_type);
+        let ds = heartbeat_at(&mut c, "h2", 7, 2_000);
+        assert!(
+            ds.is_empty(),
+            "{app_type}: h2 (another rack) must not take the h1 ask off-switch on its first offer: {:?}",
+            summary(&ds)
+        );
+        let ds = heartbeat_at(&mut c, "h1", 8, 2_100);
+        assert_eq!(
+            summary(&ds),
+            vec![("app".into(), Locality::NodeLocal, 1)],
+            "{app_type}"
+        );
+    }
+}
+
+#[test]
+fn delay_serves_any_apps_host_ask_off_switch_within_the_bound_when_its_host_has_no_room() {
+    // docs/liveness.md: delay's bound is ceil(t_node·N) + ceil(t_rack·N) heartbeats, then 1;
+    // thresholds 1.0 on 2 nodes: 2 + 2 + 1.
+    for app_type in ["YARN", "SPARK"] {
+        let mut c = default_cluster_with_a_host_ask(app_type);
+        let mut served = None;
+        for i in 1..=5u64 {
+            // h1 is full on every heartbeat: it never has room for the ask.
+            assert!(heartbeat_at(&mut c, "h1", 0, 2_000 + 2 * i * 1_000).is_empty());
+            let ds = heartbeat_at(&mut c, "h2", 7, 3_000 + 2 * i * 1_000);
+            if !ds.is_empty() {
+                assert_eq!(
+                    summary(&ds),
+                    vec![("app".into(), Locality::OffSwitch, 1)],
+                    "{app_type}"
+                );
+                served = Some(i);
+                break;
+            }
+        }
+        assert_eq!(
+            served,
+            Some(5),
+            "{app_type}: waits the thresholds, then is served off-switch"
+        );
+    }
+}
+
+#[test]
+fn delay_keeps_any_apps_strict_host_asks_strict() {
+    // relaxLocality=false at the rack and `*`: only h1 may run it, however long it waits.
+    let mut c = default_cluster_with_a_host_ask("YARN");
+    common::set_asks_rows(
+        &mut c,
+        "app",
+        &[
+            (1, "h1", 1, 1, 1, true),
+            (1, "/r1", 1, 1, 1, false),
+            (1, "*", 1, 1, 1, false),
+        ],
+    );
+    for i in 1..=10u64 {
+        assert!(heartbeat_at(&mut c, "h2", 7, 2_000 + i * 1_000).is_empty());
+    }
+    let ds = heartbeat_at(&mut c, "h1", 8, 20_000);
+    assert_eq!(summary(&ds), vec![("app".into(), Locality::NodeLocal, 1)]);
+}
+
 // ---- matchmaking --------------------------------------------------------------------------
 
 fn mm_cluster(policy: &str) -> Core {
@@ -214,7 +303,7 @@ fn matchmaking_relaxes_the_job_order_for_local_maps_under_fifo_and_fair() {
 }
 
 #[test]
-fn matchmaking_never_holds_ams_or_generic_apps() {
+fn matchmaking_never_holds_ams_or_star_asks_and_marks_for_any_apps_located_tasks() {
     let mut c = mm_cluster("fifo");
     add_app(&mut c, "mr", 1, "MAPREDUCE");
     set_asks(
@@ -224,13 +313,31 @@ fn matchmaking_never_holds_ams_or_generic_apps() {
     );
     add_app(&mut c, "spark", 2, "SPARK");
     set_asks(&mut c, "spark", &[(1, "h3", 2), (1, "/r1", 2), (1, "*", 2)]);
+    add_app(&mut c, "dshell", 3, "YARN");
+    set_asks(&mut c, "dshell", &[(1, "*", 2)]);
     let ds = heartbeat(&mut c, "h1", 8);
     assert_eq!(given_to(&ds, "mr"), 1, "{:?}", summary(&ds));
-    assert_eq!(ds[0].priority, 0);
+    assert_eq!(ds[0].priority, 0, "the AM is never held");
     assert_eq!(
         given_to(&ds, "spark"),
+        0,
+        "the executors' data is on h3: h1's first miss gives them nothing, as to maps"
+    );
+    assert_eq!(
+        given_to(&ds, "dshell"),
         2,
-        "generic containers are not map tasks"
+        "asks at `*` only are never held"
+    );
+    // Second miss: one non-local task, to the first job in the order.
+    let ds = heartbeat(&mut c, "h1", 5);
+    assert_eq!(summary(&ds), vec![("mr".into(), Locality::RackLocal, 1)]);
+    let ds = heartbeat(&mut c, "h3", 8);
+    assert_eq!(
+        summary(&ds),
+        vec![
+            ("mr".into(), Locality::NodeLocal, 2),
+            ("spark".into(), Locality::NodeLocal, 2)
+        ]
     );
 }
 

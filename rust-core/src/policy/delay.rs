@@ -1,7 +1,11 @@
 //! `delay`: delay scheduling (Zaharia et al., EuroSys 2010) with the thresholds FairScheduler
 //! ships (`yarn.scheduler.fair.locality.threshold.node` / `.rack`): a threshold is a *fraction
-//! of the cluster size*, and a map key that has been offered `threshold × nodes` nodes in a row
+//! of the cluster size*, and a key that has been offered `threshold × nodes` nodes in a row
 //! without getting a container at its allowed level may relax one level (node → rack → any).
+//! As in both Hadoop schedulers, that is any application's task key whose asks name a host or
+//! rack (a MapReduce map, a Spark executor with preferred locations, a DistributedShell
+//! placement: [`super::locality_applies`]), not only MapReduce maps; the papers say "map" for
+//! the task whose data it waits for.
 //!
 //! As in FairScheduler's FSAppAttempt, the wait is per application and scheduler key; a container
 //! at node or rack level sets the allowed level back to the level it got and restarts the count;
@@ -16,7 +20,7 @@
 //! the local slot must first be released by a running container, after an unknown time, and the
 //! skipped node is not free either: under a size-based or FIFO order it goes to the jobs behind,
 //! whose maps then start (and whose reduces, past slow-start, hold containers), delaying the
-//! job in front; on a small cluster nobody takes it and it idles. So a map key waits for a
+//! job in front; on a small cluster nobody takes it and it idles. So a key waits for a
 //! node-local container only while one of its data hosts has room, and for a rack-local one
 //! only while a node in one of its data racks has room; otherwise it takes what this node
 //! offers. The FairScheduler thresholds still bound each wait (a data node with room may keep

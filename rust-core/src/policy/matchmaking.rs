@@ -9,6 +9,9 @@
 //! (node-local unless the heartbeat's non-local map is still to be given) and a non-local quota
 //! of one, spent by the first job in the policy's order that places a map non-locally here.
 //! Any application arriving resets every marker (Algorithm 2); a node that leaves loses its own.
+//! The paper's "maps" are the tasks the locality layer decides for ([`super::locality_applies`]):
+//! any application's task keys whose asks name a host or rack, so a Spark executor with
+//! preferred locations waits for a marker as a map does, and counts as local or pending work.
 //!
 //! Liveness (docs/liveness.md): the paper hands the non-local task to "the first job that has
 //! any". On YARN a job may have maps that cannot run on this node at all (bigger than its free
@@ -18,7 +21,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::LocalityTechnique;
+use super::{locality_applies, LocalityTechnique};
 use crate::app::{App, Arrival};
 use crate::ask::{AskTable, SchedulerKey};
 use crate::names::{NameId, ANY_ID};
@@ -67,7 +70,7 @@ impl MatchmakingLocality {
 fn demand(app: &App, host: NameId, rack: NameId, room: Resource) -> (u32, u32, Option<Resource>) {
     let (mut local, mut pending, mut size): (u32, u32, Option<Resource>) = (0, 0, None);
     for (key, table) in app.asks.tables() {
-        if !app.kind_of(key.priority).is_map() || table.locality_free() {
+        if !locality_applies(app.kind_of(key.priority), table) {
             continue;
         }
         let any = table.outstanding();

@@ -3,7 +3,7 @@
 //! | layer | setting | question it answers |
 //! | --- | --- | --- |
 //! | [`JobPolicy`] | `locus.policy` | which job is offered a node's free capacity first |
-//! | [`LocalityTechnique`] | `locus.locality` | how far from its data a map task may run right now |
+//! | [`LocalityTechnique`] | `locus.locality` | how far from its data a task may run right now |
 //! | [`HotspotGuard`] | `locus.hotspot` | how many containers a node may still take this heartbeat |
 //! | [`SlotConfigurator`] | `locus.slots` | how much of the cluster map and reduce containers may hold |
 //!
@@ -194,10 +194,18 @@ pub struct PolicyReport {
     pub scale_out: Vec<ScaleOutAdvice>,
 }
 
-/// Locality technique for map tasks: the loosest locality a key may take on a node now.
-/// The core asks only for map keys with host or rack rows; containers of other kinds and asks
-/// that name only `*` are never held back (so AMs, reduces and Spark executors cannot starve
-/// behind a locality wait).
+/// Whether the locality technique decides how far from its data `table`'s key may run: a
+/// task that may wait for locality ([`TaskKind::waits_for_locality`]: any application's tasks,
+/// not AMs or MapReduce reduces) whose asks name a host or rack. A key asking for `*` only
+/// has no data to wait for and is never held.
+pub fn locality_applies(kind: TaskKind, table: &AskTable) -> bool {
+    kind.waits_for_locality() && !table.locality_free()
+}
+
+/// Locality technique: the loosest locality a key may take on a node now. The core asks only
+/// for keys [`locality_applies`] to (every application type's tasks with host or rack rows);
+/// AMs, MapReduce reduces and asks that name only `*` are never held back, so they cannot
+/// starve behind a locality wait.
 pub trait LocalityTechnique: Send {
     fn name(&self) -> &'static str;
 
