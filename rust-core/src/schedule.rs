@@ -294,7 +294,10 @@ fn assign_node(
     let mut cursor = None;
     loop {
         let next = if lazy {
-            cursor = state.next_pending_by_submission(cursor);
+            // Apps whose floor the room is below are passed over in one search: they would
+            // only `continue` below, and an order that is the pending index picks no maps
+            // (`map_limit` unlimited), so there is no spare to carry.
+            cursor = state.next_pending_fitting(cursor, &budget.room);
             cursor.map(|k| k.arrival)
         } else {
             listed.next()

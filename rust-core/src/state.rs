@@ -71,7 +71,9 @@ pub struct ClusterState {
     clock_ms: u64,
     /// Apps with outstanding containers, in FIFO order: a heartbeat on a cluster with thousands
     /// of apps walks only those that want something. Brought up to date by `sync_pending`.
-    pending_apps: BTreeSet<FifoKey>,
+    /// Each carries the app's floor, so a walk can pass over apps a room cannot fit without
+    /// looking each one up.
+    pending_apps: BTreeMap<FifoKey, Resource>,
     /// The floor (see [`AppAsks::might_fit`]) of each app in `pending_apps`, and how many of
     /// them have each memory and each vcores floor: a room below the smallest fits no app.
     pending_floor: FastMap<Arrival, (FifoKey, Resource)>,
@@ -144,7 +146,7 @@ impl ClusterState {
                 .map(|a| (a.fifo_key(), a.asks.floor()));
             self.unlist(arrival);
             if let Some((key, floor)) = now {
-                self.pending_apps.insert(key);
+                self.pending_apps.insert(key, floor);
                 self.pending_floor.insert(arrival, (key, floor));
                 *self.floor_memory.entry(floor.memory_mb).or_default() += 1;
                 *self.floor_vcores.entry(floor.vcores).or_default() += 1;
@@ -173,7 +175,7 @@ impl ClusterState {
     /// then submit time, then arrival), as of the last `sync_pending`.
     pub fn pending_apps_by_submission(&self) -> impl Iterator<Item = &App> {
         self.pending_apps
-            .iter()
+            .keys()
             .filter_map(|k| self.apps.get(&k.arrival))
     }
 
@@ -183,9 +185,25 @@ impl ClusterState {
     pub fn next_pending_by_submission(&self, after: Option<FifoKey>) -> Option<FifoKey> {
         use std::ops::Bound::{Excluded, Unbounded};
         match after {
-            None => self.pending_apps.iter().next().copied(),
-            Some(k) => self.pending_apps.range((Excluded(k), Unbounded)).next().copied(),
+            None => self.pending_apps.keys().next().copied(),
+            Some(k) => self
+                .pending_apps
+                .range((Excluded(k), Unbounded))
+                .next()
+                .map(|(k, _)| *k),
         }
+    }
+
+    /// The first app after `after` in [`Self::next_pending_by_submission`]'s order whose floor
+    /// (as of the last `sync_pending`) `room` fits: one range search for a stretch of apps that
+    /// cannot use the room, where a step per app would search from the root and look each up.
+    pub fn next_pending_fitting(&self, after: Option<FifoKey>, room: &Resource) -> Option<FifoKey> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        let lower = after.map_or(Unbounded, Excluded);
+        self.pending_apps
+            .range((lower, Unbounded))
+            .find(|(_, floor)| room.fits(floor))
+            .map(|(k, _)| *k)
     }
 
     /// False when `room` is below every pending app's floor: no app could use it.
@@ -196,9 +214,7 @@ impl ClusterState {
         ) {
             (Some(&memory_mb), Some(&vcores)) => {
                 room.fits(&Resource { memory_mb, vcores })
-                    && self
-                        .pending_apps_by_submission()
-                        .any(|a| a.asks.might_fit(room))
+                    && self.pending_apps.values().any(|floor| room.fits(floor))
             }
             _ => false,
         }
@@ -507,8 +523,9 @@ impl ClusterState {
             self.submission.insert(new_key);
         }
         if let Some((key, _)) = self.pending_floor.get_mut(&arrival) {
-            self.pending_apps.remove(key);
-            self.pending_apps.insert(new_key);
+            if let Some(floor) = self.pending_apps.remove(key) {
+                self.pending_apps.insert(new_key, floor);
+            }
             *key = new_key;
         }
         old
@@ -551,7 +568,8 @@ impl ClusterState {
         for c in &gone {
             self.account_finished_on_node(c);
             self.account_slot(c, false);
-            self.queues.container_finished(&app.queue, &c.resource, c.is_am());
+            self.queues
+                .container_finished(&app.queue, &c.resource, c.is_am());
         }
         self.queues.app_left(&app.queue);
         Some(app)
@@ -650,7 +668,8 @@ impl ClusterState {
             app.am_used = plus(app.am_used, &c.resource);
         }
         app.running += 1;
-        self.queues.container_started(&app.queue, &c.resource, c.is_am());
+        self.queues
+            .container_started(&app.queue, &c.resource, c.is_am());
         if let Some(n) = self.nodes.get_mut(&c.node) {
             n.allocated = plus(n.allocated, &c.resource);
             n.running += 1;
@@ -688,7 +707,8 @@ impl ClusterState {
                 app.am_used = app.am_used.saturating_sub(&c.resource);
             }
             app.running = app.running.saturating_sub(1);
-            self.queues.container_finished(&app.queue, &c.resource, c.is_am());
+            self.queues
+                .container_finished(&app.queue, &c.resource, c.is_am());
         }
     }
 
@@ -770,7 +790,9 @@ mod pending_walk_tests {
                         s.add_app(spec(&id, next(50)));
                     }
                     1 => {
-                        let _ = s.replace_asks(&id, vec![ask(next(3) as u32)]);
+                        let mut a = ask(next(3) as u32);
+                        a.capability = Resource::new(1024 * (1 + next(3)), 1 + next(2) as u32);
+                        let _ = s.replace_asks(&id, vec![a]);
                     }
                     2 => {
                         let _ = s.set_app_priority(&id, next(5) as i32 - 2);
@@ -795,6 +817,24 @@ mod pending_walk_tests {
                     cursor = Some(k);
                 }
                 assert_eq!(walked, listed, "seed {seed} step {step}");
+                let room = Resource::new(1024 * next(4), next(3) as u32);
+                let fitting: Vec<Arrival> = s
+                    .pending_apps_by_submission()
+                    .filter(|a| a.asks.might_fit(&room))
+                    .map(|a| a.arrival)
+                    .collect();
+                let mut walked = Vec::new();
+                let mut cursor = None;
+                while let Some(k) = s.next_pending_fitting(cursor, &room) {
+                    walked.push(k.arrival);
+                    cursor = Some(k);
+                }
+                assert_eq!(walked, fitting, "seed {seed} step {step}: fitting {room:?}");
+                assert_eq!(
+                    s.any_pending_might_fit(&room),
+                    !fitting.is_empty(),
+                    "seed {seed} step {step}: {room:?}"
+                );
             }
         }
     }

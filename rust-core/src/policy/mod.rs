@@ -100,7 +100,8 @@ pub trait JobPolicy: Send {
     /// True when `order` is always exactly the apps with outstanding asks in FIFO order
     /// ([`ClusterState::pending_apps_by_submission`]). The heartbeat then walks that index
     /// itself and stops when the node is full, instead of listing every waiting app first:
-    /// with thousands of jobs waiting, the list was most of a heartbeat's cost.
+    /// with thousands of jobs waiting, the list was most of a heartbeat's cost. Such a policy
+    /// leaves `map_limit` unlimited: the walk passes over apps the room cannot fit unasked.
     fn order_is_pending_by_submission(&self) -> bool {
         false
     }
