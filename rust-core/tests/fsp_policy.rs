@@ -353,3 +353,25 @@ fn an_am_beyond_the_share_takes_only_room_no_running_job_asks_for() {
     let got = offer_all(&mut c, 3_000, &mut id);
     assert_eq!(got, ["j4"], "{got:?}");
 }
+
+#[test]
+fn a_batch_of_node_offers_starts_one_am_per_idle_queue_not_one_per_node() {
+    // The shim offers up to 32 nodes per core call and executes the decisions afterwards: an
+    // AM decided on h1 and not yet created still counts against its queue on h2, or every node
+    // of the batch would start another AM beyond the share in the same idle queue.
+    let mut c = demo_cluster();
+    add_app_in(&mut c, "big", "a", "alice", "big", 0, "MAPREDUCE", &[]);
+    ask_am(&mut c, "big", 0, 1, 2048);
+    let mut id = 0;
+    assert_eq!(offer_all(&mut c, 1_000, &mut id), ["big"]);
+    for (i, app) in ["d1", "d2", "d3"].iter().enumerate() {
+        add_app_named(&mut c, app, app, 10 + i as u64, "MAPREDUCE", &[]);
+        ask_am(&mut c, app, 0, 1, 512);
+    }
+    let mut batch = Vec::new();
+    for h in ["h1", "h2", "h3", "h4"] {
+        batch.extend(heartbeat_free(&mut c, h, 4, 8, 2_000));
+    }
+    let got: Vec<&str> = batch.iter().map(|d| d.app.as_str()).collect();
+    assert_eq!(got, ["d1"], "AMs decided in one batch: {got:?}");
+}
