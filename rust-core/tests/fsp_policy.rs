@@ -375,3 +375,30 @@ fn a_batch_of_node_offers_starts_one_am_per_idle_queue_not_one_per_node() {
     let got: Vec<&str> = batch.iter().map(|d| d.app.as_str()).collect();
     assert_eq!(got, ["d1"], "AMs decided in one batch: {got:?}");
 }
+
+#[test]
+fn an_am_that_never_asks_stops_holding_ams_beyond_the_share_back() {
+    // An uber job, an idle Spark session or an unmanaged AM holds its AM and asks for nothing.
+    // It counts as starting only for a bounded time, or one such AM would pin every fsp
+    // cluster at the strict 10 % share for its whole life.
+    let mut c = demo_cluster();
+    let jobs = ["j1", "j2", "j3", "j4"];
+    for (i, app) in jobs.iter().enumerate() {
+        add_app_named(&mut c, app, app, i as u64, "MAPREDUCE", &[]);
+        ask_am(&mut c, app, 0, 1, 512);
+    }
+    let mut id = 0;
+    assert_eq!(offer_all(&mut c, 1_000, &mut id), ["j1", "j2", "j3"]);
+    set_small_asks(&mut c, "j2", &[(20, "*", 2)]);
+    set_small_asks(&mut c, "j3", &[(20, "*", 2)]);
+    // j1 may still be launching: the AMs wait as before.
+    let got = offer_all(&mut c, 2_000, &mut id);
+    assert!(
+        new_ams(&got, &jobs, &["j1", "j2", "j3"]).is_empty(),
+        "an AM beyond the share while j1 may still start: {got:?}"
+    );
+    // j1 never asks: past the bound it no longer counts as starting.
+    let got = offer_all(&mut c, 1_000 + locus_core::policy::AM_STARTING_MS, &mut id);
+    let started = new_ams(&got, &jobs, &["j1", "j2", "j3"]);
+    assert_eq!(started, ["j4"], "{got:?}");
+}

@@ -44,7 +44,7 @@ pub use capacity::{CapacityPolicy, CapacityQueue, CapacityQueues, ParentQueue, Q
 pub use delay::DelayScheduling;
 pub use fair::{dominant_share, Fair};
 pub use fifo::Fifo;
-pub use fsp::Fsp;
+pub use fsp::{Fsp, AM_STARTING_MS};
 pub use fresh::FreshPolicy;
 pub use fresh_slots::{FreshDynamicSlots, FreshStaticSlots};
 pub use mrosa::{FlaggedJob, MrosaPolicy, ScaleOutAdvice};
