@@ -375,3 +375,30 @@ fn the_first_am_of_a_queue_starts_even_above_the_user_am_limit() {
     let started = (0..3).filter(|i| app_gb(&c, &format!("u{i}")) > 0).count();
     assert_eq!(started, 1);
 }
+
+#[test]
+fn a_users_am_limit_holds_across_a_batch_of_node_offers() {
+    // The shim offers up to 32 nodes per core call and creates the containers after the batch:
+    // AMs decided on earlier nodes count against the user's AM limit on later ones.
+    let mut c = tree_core(&[
+        ROOT,
+        (
+            "root.a",
+            50.0,
+            100.0,
+            r#""maximum_am_resource_percent":0.1,"user_limit_factor":1"#,
+        ),
+        ("root.b", 50.0, 100.0, ""),
+    ]);
+    add_nodes(&mut c);
+    for i in 0..10 {
+        add_mr(&mut c, &format!("alice{i}"), "a", "alice", i);
+    }
+    let mut ams = 0;
+    for i in 0..NODES {
+        let ds = common::heartbeat_free(&mut c, &host(i), NODE_GB, NODE_GB as u32, 1_000);
+        ams += ds.iter().map(|d| d.count).sum::<u32>();
+    }
+    // alice's user AM limit is 5 GB (a_users_ams_stay_within_the_user_am_limit): five 1 GB AMs.
+    assert_eq!(ams, 5, "AMs decided in one batch");
+}
