@@ -693,6 +693,7 @@ impl Core {
                 hb.node
             );
         }
+        self.state.set_am_in_flight(self.in_flight.unconfirmed_ams());
         let sitting_out = self.rejections.sitting_out(&hb.node);
         let decisions = schedule::assign(
             &mut self.state,
@@ -704,7 +705,10 @@ impl Core {
             &sitting_out,
         );
         for d in &decisions {
-            self.in_flight.add(d, node.host_id, node.rack_id);
+            let am = self.state.app_by_id(&d.app).is_some_and(|a| {
+                a.kind_of(d.priority) == crate::app::TaskKind::ApplicationMaster
+            });
+            self.in_flight.add(d, node.host_id, node.rack_id, am);
             self.stats.decided_containers += d.count as u64;
         }
         self.stats.decisions += decisions.len() as u64;

@@ -11,7 +11,7 @@
 
 use crate::ask::SchedulerKey;
 use crate::names::NameId;
-use crate::protocol::{Decision, Locality};
+use crate::protocol::{Decision, Locality, Resource};
 
 #[derive(Debug, Clone)]
 struct Entry {
@@ -22,6 +22,8 @@ struct Entry {
     unconfirmed: u32,
     /// Set at the node's next heartbeat; the one after that drops the entry.
     stale: bool,
+    /// The containers are ApplicationMasters: until settled they count against the AM share.
+    am: bool,
 }
 
 /// Asks to give back or take again: (key, locality, host, rack, containers).
@@ -33,8 +35,9 @@ pub struct InFlight {
 }
 
 impl InFlight {
-    pub fn add(&mut self, decision: &Decision, host: NameId, rack: NameId) {
+    pub fn add(&mut self, decision: &Decision, host: NameId, rack: NameId, am: bool) {
         self.entries.push(Entry {
+            am,
             unconfirmed: decision.count,
             decision: decision.clone(),
             host,
@@ -114,6 +117,24 @@ impl InFlight {
                 )
             })
             .collect()
+    }
+
+    /// The AM containers decided and not yet settled: (app, their resource).
+    pub fn unconfirmed_ams(&self) -> impl Iterator<Item = (&str, Resource)> + '_ {
+        self.entries
+            .iter()
+            .filter(|e| e.am && e.unconfirmed > 0)
+            .map(|e| {
+                let c = e.decision.capability;
+                let n = e.unconfirmed;
+                (
+                    e.decision.app.as_str(),
+                    Resource {
+                        memory_mb: c.memory_mb.saturating_mul(n as u64),
+                        vcores: c.vcores.saturating_mul(n),
+                    },
+                )
+            })
     }
 
     /// Called on each heartbeat of `node`. The shim settles a heartbeat's decisions before the

@@ -61,6 +61,11 @@ pub struct ClusterState {
     /// Held by ApplicationMaster containers (the AM share's measure), kept as containers start
     /// and finish so the AM share costs nothing per heartbeat.
     am_used: Resource,
+    /// AM containers decided and not yet created or refused (the core's in-flight decisions),
+    /// per app with its queue: set before every heartbeat ([`Self::set_am_in_flight`]), so
+    /// the AM share holds across a batch of node offers the RM executes only after the batch.
+    am_in_flight: Vec<(Arrival, String, Resource)>,
+    am_in_flight_total: Resource,
     /// Bumped whenever a node joins, leaves or changes size, so a policy can keep a figure
     /// computed over all nodes until it changes.
     nodes_version: u64,
@@ -255,9 +260,40 @@ impl ClusterState {
         self.capacity
     }
 
-    /// Resource held by ApplicationMaster containers.
+    /// Resource held by ApplicationMaster containers, counting those decided and not yet
+    /// created or refused: the AM share's measure.
     pub fn am_used(&self) -> Resource {
-        self.am_used
+        plus(self.am_used, &self.am_in_flight_total)
+    }
+
+    /// AM memory of `queue`'s apps decided and not yet created or refused.
+    pub fn queue_am_in_flight_mb(&self, queue: &str) -> u64 {
+        self.am_in_flight
+            .iter()
+            .filter(|(_, q, _)| q == queue)
+            .fold(0u64, |sum, (_, _, r)| sum.saturating_add(r.memory_mb))
+    }
+
+    /// AM memory of `app` decided and not yet created or refused.
+    pub fn app_am_in_flight_mb(&self, app: Arrival) -> u64 {
+        self.am_in_flight
+            .iter()
+            .filter(|(a, _, _)| *a == app)
+            .fold(0u64, |sum, (_, _, r)| sum.saturating_add(r.memory_mb))
+    }
+
+    /// Replaces the AM containers in flight: (app id, resource of the unsettled part) for each
+    /// unconfirmed AM decision. Apps no longer known are skipped.
+    pub fn set_am_in_flight<'a>(&mut self, ams: impl Iterator<Item = (&'a str, Resource)>) {
+        self.am_in_flight.clear();
+        self.am_in_flight_total = Resource::ZERO;
+        for (id, r) in ams {
+            let Some(app) = self.app_ids.get(id).and_then(|a| self.apps.get(a)) else {
+                continue;
+            };
+            self.am_in_flight_total = plus(self.am_in_flight_total, &r);
+            self.am_in_flight.push((app.arrival, app.queue.clone(), r));
+        }
     }
 
     /// Changes whenever a node is added, removed or resized.

@@ -353,3 +353,52 @@ fn an_am_beyond_the_share_takes_only_room_no_running_job_asks_for() {
     let got = offer_all(&mut c, 3_000, &mut id);
     assert_eq!(got, ["j4"], "{got:?}");
 }
+
+#[test]
+fn a_batch_of_node_offers_starts_one_am_per_idle_queue_not_one_per_node() {
+    // The shim offers up to 32 nodes per core call and executes the decisions afterwards: an
+    // AM decided on h1 and not yet created still counts against its queue on h2, or every node
+    // of the batch would start another AM beyond the share in the same idle queue.
+    let mut c = demo_cluster();
+    add_app_in(&mut c, "big", "a", "alice", "big", 0, "MAPREDUCE", &[]);
+    ask_am(&mut c, "big", 0, 1, 2048);
+    let mut id = 0;
+    assert_eq!(offer_all(&mut c, 1_000, &mut id), ["big"]);
+    for (i, app) in ["d1", "d2", "d3"].iter().enumerate() {
+        add_app_named(&mut c, app, app, 10 + i as u64, "MAPREDUCE", &[]);
+        ask_am(&mut c, app, 0, 1, 512);
+    }
+    let mut batch = Vec::new();
+    for h in ["h1", "h2", "h3", "h4"] {
+        batch.extend(heartbeat_free(&mut c, h, 4, 8, 2_000));
+    }
+    let got: Vec<&str> = batch.iter().map(|d| d.app.as_str()).collect();
+    assert_eq!(got, ["d1"], "AMs decided in one batch: {got:?}");
+}
+
+#[test]
+fn an_am_that_never_asks_stops_holding_ams_beyond_the_share_back() {
+    // An uber job, an idle Spark session or an unmanaged AM holds its AM and asks for nothing.
+    // It counts as starting only for a bounded time, or one such AM would pin every fsp
+    // cluster at the strict 10 % share for its whole life.
+    let mut c = demo_cluster();
+    let jobs = ["j1", "j2", "j3", "j4"];
+    for (i, app) in jobs.iter().enumerate() {
+        add_app_named(&mut c, app, app, i as u64, "MAPREDUCE", &[]);
+        ask_am(&mut c, app, 0, 1, 512);
+    }
+    let mut id = 0;
+    assert_eq!(offer_all(&mut c, 1_000, &mut id), ["j1", "j2", "j3"]);
+    set_small_asks(&mut c, "j2", &[(20, "*", 2)]);
+    set_small_asks(&mut c, "j3", &[(20, "*", 2)]);
+    // j1 may still be launching: the AMs wait as before.
+    let got = offer_all(&mut c, 2_000, &mut id);
+    assert!(
+        new_ams(&got, &jobs, &["j1", "j2", "j3"]).is_empty(),
+        "an AM beyond the share while j1 may still start: {got:?}"
+    );
+    // j1 never asks: past the bound it no longer counts as starting.
+    let got = offer_all(&mut c, 1_000 + locus_core::policy::AM_STARTING_MS, &mut id);
+    let started = new_ams(&got, &jobs, &["j1", "j2", "j3"]);
+    assert_eq!(started, ["j4"], "{got:?}");
+}

@@ -480,7 +480,9 @@ impl CapacityPolicy {
         self.am_used_mb.iter_mut().for_each(|u| *u = 0);
         for (name, q) in state.queues().iter() {
             if let Some(i) = self.queues.index_of(name) {
-                self.am_used_mb[i] = self.am_used_mb[i].saturating_add(q.am_used.memory_mb);
+                self.am_used_mb[i] = self.am_used_mb[i]
+                    .saturating_add(q.am_used.memory_mb)
+                    .saturating_add(state.queue_am_in_flight_mb(name));
             }
         }
         // Users are keyed by (leaf, name) for this heartbeat only; std's hasher is keyed, so
@@ -505,7 +507,10 @@ impl CapacityPolicy {
             });
             let u = &mut self.users[slot];
             u.used_mb = u.used_mb.saturating_add(app.used.memory_mb);
-            u.am_used_mb = u.am_used_mb.saturating_add(app.am_used.memory_mb);
+            u.am_used_mb = u
+                .am_used_mb
+                .saturating_add(app.am_used.memory_mb)
+                .saturating_add(state.app_am_in_flight_mb(app.arrival));
             self.app_user.insert(app.arrival, slot);
         }
         let mut counted: HashMap<usize, ()> = HashMap::new();
@@ -716,7 +721,10 @@ impl JobPolicy for CapacityPolicy {
             .queues()
             .iter()
             .filter(|(name, _)| self.queues.index_of(name) == Some(i))
-            .fold(0u64, |sum, (_, q)| sum.saturating_add(q.am_used.memory_mb));
+            .fold(0u64, |sum, (name, q)| {
+                sum.saturating_add(q.am_used.memory_mb)
+                    .saturating_add(state.queue_am_in_flight_mb(name))
+            });
         Some(AmPool {
             key: i as u32 + 1,
             cap_mb: self.queue_am_cap_mb(state, i),

@@ -57,7 +57,15 @@
 //! (docs/default-policy.md "AMs beyond the share").
 
 use std::cmp::Reverse;
-use std::collections::{HashMap, HashSet};
+
+/// How long an AM counts as still starting after it was given its container, if it asks for
+/// nothing else (docs/default-policy.md "AMs beyond the share"): about three times the demo's
+/// measured AM launch, container grant to registration, 18.3 s median on two real cores
+/// (sim/src/suite.rs), so a slow launch still holds the next wave back, while an AM that asks
+/// for nothing (an uber job, an idle Spark session, an unmanaged AM) stops holding every AM
+/// beyond the share back for its whole life.
+pub const AM_STARTING_MS: u64 = 60_000;
+use std::collections::HashMap;
 
 use super::am_share::AM_SHARE;
 use super::{share_of, AmPool, JobPolicy, MAX_AM_SHARE};
@@ -78,8 +86,11 @@ pub struct Fsp {
     /// Counts orders, to tell the jobs pending in this one.
     generation: u64,
     jobs: HashMap<Arrival, VirtualJob>,
-    /// Apps given their AM that have asked for nothing else yet (and hold nothing else).
-    starting: HashSet<Arrival>,
+    /// Apps given their AM that have asked for nothing else yet (and hold nothing else), with
+    /// when the AM was given (the RM clock of the heartbeat); at most [`AM_STARTING_MS`].
+    starting: HashMap<Arrival, u64>,
+    /// The RM clock of the last order.
+    now_ms: u64,
 }
 
 struct VirtualJob {
@@ -166,7 +177,8 @@ impl JobPolicy for Fsp {
         "fsp"
     }
 
-    fn order(&mut self, state: &ClusterState, _node: &Node, _now_ms: u64) -> Vec<Arrival> {
+    fn order(&mut self, state: &ClusterState, _node: &Node, now_ms: u64) -> Vec<Arrival> {
+        self.now_ms = now_ms;
         self.total = state.capacity();
         self.generation = self.generation.wrapping_add(1);
         let clock = self.clock;
@@ -233,8 +245,11 @@ impl JobPolicy for Fsp {
         }
         // An AM still starting holds its container (or is being given it) and nothing else; one
         // that was refused asks for it again and still counts: no AM goes past the share for it.
-        self.starting
-            .retain(|a| state.app(*a).is_some_and(|app| app.used == app.am_used));
+        // One that asked for nothing within AM_STARTING_MS is not starting but idle.
+        self.starting.retain(|a, since| {
+            now_ms.saturating_sub(*since) < AM_STARTING_MS
+                && state.app(*a).is_some_and(|app| app.used == app.am_used)
+        });
         self.active = self
             .jobs
             .values()
@@ -270,7 +285,7 @@ impl JobPolicy for Fsp {
 
     fn placed(&mut self, app: Arrival, kind: TaskKind, count: u32, capability: Resource) {
         if kind == TaskKind::ApplicationMaster {
-            self.starting.insert(app);
+            self.starting.insert(app, self.now_ms);
         } else {
             self.starting.remove(&app);
         }

@@ -44,7 +44,7 @@ pub use capacity::{CapacityPolicy, CapacityQueue, CapacityQueues, ParentQueue, Q
 pub use delay::DelayScheduling;
 pub use fair::{dominant_share, Fair};
 pub use fifo::Fifo;
-pub use fsp::Fsp;
+pub use fsp::{Fsp, AM_STARTING_MS};
 pub use fresh::FreshPolicy;
 pub use fresh_slots::{FreshDynamicSlots, FreshStaticSlots};
 pub use mrosa::{FlaggedJob, MrosaPolicy, ScaleOutAdvice};
@@ -76,12 +76,13 @@ pub struct AmPool {
     pub stretch_mb: u64,
 }
 
-/// AM memory `app`'s queue holds ([`AmPool::queue_used_mb`]).
+/// AM memory `app`'s queue holds or has been decided for ([`AmPool::queue_used_mb`]).
 pub fn queue_am_mb(state: &ClusterState, app: &App) -> u64 {
     state
         .queues()
         .get(&app.queue)
         .map_or(0, |q| q.am_used.memory_mb)
+        .saturating_add(state.queue_am_in_flight_mb(&app.queue))
 }
 
 /// `share` (0..=1) of `mb`, rounded down.
