@@ -43,11 +43,26 @@ struct Wait {
     missed: u64,
 }
 
+/// An app's waits, one per scheduler key it was offered a node for. Keys are the AM's own
+/// (priority, allocation request id): an AM that asks each container under a new id would add
+/// one per container for its whole life, so the waits of keys it no longer asks for are swept
+/// whenever the map doubles past [`SWEEP_FLOOR`]: at most twice its live keys (themselves
+/// bounded by `locus.app.max-ask-rows`) plus the floor, at an amortised O(1) per new key.
+#[derive(Debug, Default)]
+struct AppWaits {
+    keys: HashMap<SchedulerKey, Wait>,
+    sweep_at: usize,
+}
+
+/// Below this many waits an app's are never swept: a MapReduce job has at most three keys that
+/// wait (maps at priorities 20, 19 and 5), so its waits, and the simulator's results, never are.
+const SWEEP_FLOOR: usize = 16;
+
 pub struct DelayScheduling {
     node_threshold: f64,
     rack_threshold: f64,
     nodes: usize,
-    waits: HashMap<(Arrival, SchedulerKey), Wait>,
+    waits: HashMap<Arrival, AppWaits>,
     /// `delay-room`: wait only while a node holding the data has room.
     room_aware: bool,
     /// The hosts that had room left after their latest heartbeat: their rack and the room. At
@@ -164,7 +179,12 @@ impl LocalityTechnique for DelayScheduling {
     ) -> Locality {
         let node_limit = self.limit(self.node_threshold);
         let rack_limit = self.limit(self.rack_threshold);
-        let w = self.waits.entry((app.arrival, key)).or_insert(Wait {
+        let waits = self.waits.entry(app.arrival).or_default();
+        if !waits.keys.contains_key(&key) && waits.keys.len() >= waits.sweep_at.max(SWEEP_FLOOR) {
+            waits.keys.retain(|k, _| app.asks.table(k).is_some());
+            waits.sweep_at = 2 * waits.keys.len();
+        }
+        let w = waits.keys.entry(key).or_insert(Wait {
             level: Locality::NodeLocal,
             missed: 0,
         });
@@ -236,7 +256,7 @@ impl LocalityTechnique for DelayScheduling {
         got: Option<Locality>,
         _: u64,
     ) {
-        let Some(w) = self.waits.get_mut(&(app, key)) else {
+        let Some(w) = self.waits.get_mut(&app).and_then(|a| a.keys.get_mut(&key)) else {
             return;
         };
         match got {
@@ -256,6 +276,58 @@ impl LocalityTechnique for DelayScheduling {
     }
 
     fn app_removed(&mut self, app: Arrival) {
-        self.waits.retain(|(a, _), _| *a != app);
+        self.waits.remove(&app);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Ask;
+    use crate::state::test_spec;
+
+    fn located(id: i64, count: u32) -> Vec<Ask> {
+        ["h1", "/r1", "*"]
+            .iter()
+            .map(|name| Ask {
+                priority: 1,
+                allocation_request_id: id,
+                resource_name: (*name).into(),
+                capability: Resource::new(1024, 1),
+                count,
+                relax_locality: true,
+            })
+            .collect()
+    }
+
+    /// A long-running service AM that asks every replacement container under a fresh
+    /// allocation request id (YARN services, DistributedShell with placement) must not grow
+    /// the technique's memory by one wait per key it ever asked for.
+    #[test]
+    fn waits_of_keys_an_app_no_longer_asks_for_do_not_accumulate() {
+        let mut s = ClusterState::default();
+        s.add_node("h1:1", "h1", "/r1", Resource::new(8192, 8));
+        s.add_node("h2:1", "h2", "/r2", Resource::new(8192, 8));
+        let mut spec = test_spec("svc", 0);
+        spec.app_type = "YARN".into();
+        s.add_app(spec);
+        let mut delay = DelayScheduling::new(1.0, 1.0);
+        let h2 = s.node("h2:1").unwrap().clone();
+        for id in 0..10_000i64 {
+            s.replace_asks("svc", located(id, 1)).unwrap();
+            let app = s.app_by_id("svc").unwrap();
+            let key = SchedulerKey {
+                priority: 1,
+                allocation_request_id: id,
+            };
+            let table = app.asks.table(&key).unwrap();
+            delay.allowed(app, key, table, &h2, 0);
+            delay.offered(app.arrival, key, &h2, None, 0);
+        }
+        let kept: usize = delay.waits.values().map(|w| w.keys.len()).sum();
+        assert!(
+            kept <= 2 * SWEEP_FLOOR,
+            "{kept} waits kept for an app asking under one key"
+        );
     }
 }
