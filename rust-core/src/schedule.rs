@@ -293,6 +293,10 @@ fn assign_node(
     // above brings up to date: the lazy walk sees the same apps `order` would have listed.
     let mut cursor = None;
     loop {
+        // Before the search: a full node would otherwise have the lazy walk scan every app left.
+        if budget.containers == 0 || budget.room == Resource::ZERO {
+            break;
+        }
         let next = if lazy {
             // Apps whose floor the room is below are passed over in one search: they would
             // only `continue` below, and an order that is the pending index picks no maps
@@ -303,9 +307,6 @@ fn assign_node(
             listed.next()
         };
         let Some(arrival) = next else { break };
-        if budget.containers == 0 || budget.room == Resource::ZERO {
-            break;
-        }
         if sitting_out.contains(&arrival)
             || !state
                 .app(arrival)
