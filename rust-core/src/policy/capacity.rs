@@ -30,7 +30,7 @@
 //! apps could use that room, the first takes all of it while ParentQueue would still alternate
 //! between queues: the prediction cannot know which apps will be held back. And an app listed
 //! several times is offered the node several times in one heartbeat, so under `delay` its
-//! waiting map key counts several missed nodes per heartbeat (as under `fair`).
+//! waiting located key counts several missed nodes per heartbeat (as under `fair`).
 //!
 //! Applications waiting for their ApplicationMaster take their place in their queue's line like
 //! any other (its container is the one the prediction charges them), as in a LeafQueue: unlike

@@ -244,7 +244,7 @@ impl JobPolicy for Fsp {
             }
         }
         // An AM still starting holds its container (or is being given it) and nothing else; one
-        // that was refused asks for it again and still counts: no AM goes past the share for it.
+        // that was refused asks for it again and still counts (for at most AM_STARTING_MS).
         // One that asked for nothing within AM_STARTING_MS is not starting but idle.
         self.starting.retain(|a, since| {
             now_ms.saturating_sub(*since) < AM_STARTING_MS

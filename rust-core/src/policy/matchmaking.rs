@@ -1,8 +1,8 @@
 //! `matchmaking`: locality markers (He, Lu, Swanson 2011) over any job-level policy.
 //!
 //! On each heartbeat with room for a map container the adapter hands [`Matchmaker::assign`] the
-//! jobs in the job policy's order, each with its outstanding map asks at this node's host
-//! ("local") and in total. The paper module keeps the markers and says whether the node gets
+//! jobs in the job policy's order, each with its outstanding located asks (maps, or any
+//! application's tasks with host rows) at this node's host ("local") and in total. The paper module keeps the markers and says whether the node gets
 //! only local maps (from any job: the job order is relaxed for local work, which the decision
 //! procedure does by skipping a job with nothing here), nothing at all (first miss), or exactly
 //! one non-local map (second miss in a row). The adapter enforces that by the locality ceiling
