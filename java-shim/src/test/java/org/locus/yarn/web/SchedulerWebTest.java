@@ -150,7 +150,10 @@ public class SchedulerWebTest {
     assertEquals(3, locus.path("allocations").path("nodeLocal").asLong()
         + locus.path("allocations").path("rackLocal").asLong()
         + locus.path("allocations").path("offSwitch").asLong());
-    assertTrue(locus.path("heartbeats").asLong() >= 3);
+    // Core rounds, not NODE_UPDATEs: the scheduling thread folds a node's heartbeats that arrive
+    // while it is busy into one round, so only causality bounds them: one round gave the AM its
+    // container, a later one (after the AM asked) its tasks.
+    assertTrue(locus.toString(), locus.path("heartbeats").asLong() >= 2);
     assertTrue(locus.path("heartbeatTimeUs").path("count").asLong() >= 3);
     assertTrue(locus.path("allocateTimeUs").path("count").asLong() >= 2);
     assertEquals(0, locus.path("rejections").asLong());
