@@ -172,6 +172,14 @@ fn waiting_mapreduce_ams_go_before_running_jobs_tasks_only_within_capacity_sched
     );
 }
 
+/// `jobs` submitted in that order, each a MapReduce job asking for its 512 MB AM.
+fn submit_mapreduce_jobs(c: &mut Core, jobs: &[&str]) {
+    for (i, app) in jobs.iter().enumerate() {
+        add_app_named(c, app, app, i as u64, "MAPREDUCE", &[]);
+        ask_am(c, app, 0, 1, 512);
+    }
+}
+
 /// The demo's cluster: 4 x 4096 MB, 8 vcores; every AM asks 512 MB (MapReduce's default
 /// `yarn.app.mapreduce.am.resource.mb` in the demo).
 fn demo_cluster() -> Core {
@@ -210,10 +218,7 @@ fn a_burst_of_mapreduce_jobs_starts_only_the_ams_capacity_schedulers_am_share_ad
     // three's maps and slow every job).
     let mut c = demo_cluster();
     let jobs = ["j1", "j2", "j3", "j4", "j5", "j6"];
-    for (i, app) in jobs.iter().enumerate() {
-        add_app_named(&mut c, app, app, i as u64, "MAPREDUCE", &[]);
-        ask_am(&mut c, app, 0, 1, 512);
-    }
+    submit_mapreduce_jobs(&mut c, &jobs);
     let mut id = 0;
     let got = offer_all(&mut c, 1_000, &mut id);
     assert_eq!(got, ["j1", "j2", "j3"], "AMs started: {got:?}");
@@ -290,10 +295,7 @@ fn beyond_the_am_share_one_am_starts_once_no_admitted_am_is_still_starting() {
     // idle cluster still launches AMs in waves, a loaded one is not idled by the share.
     let mut c = demo_cluster();
     let jobs = ["j1", "j2", "j3", "j4", "j5", "j6"];
-    for (i, app) in jobs.iter().enumerate() {
-        add_app_named(&mut c, app, app, i as u64, "MAPREDUCE", &[]);
-        ask_am(&mut c, app, 0, 1, 512);
-    }
+    submit_mapreduce_jobs(&mut c, &jobs);
     let mut id = 0;
     let got = offer_all(&mut c, 1_000, &mut id);
     assert_eq!(got, ["j1", "j2", "j3"], "AMs started: {got:?}");
@@ -331,10 +333,7 @@ fn an_am_beyond_the_share_takes_only_room_no_running_job_asks_for() {
     // it wait for that room; it only takes what their tasks leave.
     let mut c = demo_cluster();
     let jobs = ["j1", "j2", "j3", "j4"];
-    for (i, app) in jobs.iter().enumerate() {
-        add_app_named(&mut c, app, app, i as u64, "MAPREDUCE", &[]);
-        ask_am(&mut c, app, 0, 1, 512);
-    }
+    submit_mapreduce_jobs(&mut c, &jobs);
     let mut id = 0;
     let got = offer_all(&mut c, 1_000, &mut id);
     assert_eq!(got, ["j1", "j2", "j3"], "AMs started: {got:?}");
@@ -383,10 +382,7 @@ fn an_am_that_never_asks_stops_holding_ams_beyond_the_share_back() {
     // cluster at the strict 10 % share for its whole life.
     let mut c = demo_cluster();
     let jobs = ["j1", "j2", "j3", "j4"];
-    for (i, app) in jobs.iter().enumerate() {
-        add_app_named(&mut c, app, app, i as u64, "MAPREDUCE", &[]);
-        ask_am(&mut c, app, 0, 1, 512);
-    }
+    submit_mapreduce_jobs(&mut c, &jobs);
     let mut id = 0;
     assert_eq!(offer_all(&mut c, 1_000, &mut id), ["j1", "j2", "j3"]);
     set_small_asks(&mut c, "j2", &[(20, "*", 2)]);
