@@ -154,7 +154,10 @@ public class SchedulerWebTest {
     // while it is busy into one round, so only causality bounds them: one round gave the AM its
     // container, a later one (after the AM asked) its tasks.
     assertTrue(locus.toString(), locus.path("heartbeats").asLong() >= 2);
-    assertTrue(locus.path("heartbeatTimeUs").path("count").asLong() >= 3);
+    // NODE_UPDATEs timed on the dispatcher: the same causality, one heartbeat after the
+    // submission and one after the asks. A third happens only when the scheduling thread has not
+    // placed the tasks before the test's next allocate() looks, which is timing.
+    assertTrue(locus.toString(), locus.path("heartbeatTimeUs").path("count").asLong() >= 2);
     assertTrue(locus.path("allocateTimeUs").path("count").asLong() >= 2);
     assertEquals(0, locus.path("rejections").asLong());
 
