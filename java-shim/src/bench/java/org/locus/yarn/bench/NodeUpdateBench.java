@@ -47,7 +47,8 @@ import org.locus.yarn.metrics.LocusMetrics;
  */
 final class NodeUpdateBench {
   private static final int GB = 1024;
-  private static final int NODES = 200;
+  /** {@code locus.bench.nodes}: more nodes than the caches hold, as in an SLS run, if set. */
+  private static final int NODES = Integer.getInteger("locus.bench.nodes", 200);
   /** The sample window docs/sls.md's runs used ({@code --timer-window}). */
   private static final int SLS_TIMER_WINDOW = 200_000;
   private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
@@ -98,7 +99,7 @@ final class NodeUpdateBench {
       // the shim does; see README): the dispatcher would keep handle()'s guard, the timing and
       // the hand-over, plus parking the RMNode for the thread; the thread would then run
       // "nodeUpdate (RM + hand-over)" below. Nothing takes the parked node here, so the map
-      // only ever holds the 200 nodes.
+      // only ever holds the bench's nodes.
       Runnable modelGuard = BenchAccess.eventGuard(s);
       Consumer<NodeId> modelHandOver = BenchAccess.handOver(s);
       LocusMetrics modelMetrics = s.getLocusMetrics();
