@@ -10,16 +10,24 @@ import static org.locus.yarn.LocusRmFixture.scheduler;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.security.Permission;
+import java.util.Collections;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerState;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.event.EventDispatcher;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNodes;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.UpdatedContainerInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
@@ -188,5 +196,48 @@ public class SchedulerDispatcherTest {
     assertTrue(schedulingThreadAlive());
     rm.stop();
     assertFalse("the scheduling thread outlived the RM", schedulingThreadAlive());
+  }
+
+  /**
+   * Hadoop's contract for a heartbeat whose node is gone (AbstractYarnScheduler.nodeUpdate
+   * skips the node's own updates when the scheduler no longer tracks it, and processes the
+   * reported completions, which the removal already made; RMNodeImpl's reconnect and
+   * deactivation queue NODE_REMOVED beside heartbeats). Locus runs that bookkeeping on the
+   * dispatcher in event order (README, "NODE_UPDATE"): a completion reported after the removal
+   * changes nothing, counts stay equal in the RM, the shim and the core, and the RM keeps going.
+   */
+  @Test
+  public void aHeartbeatAfterItsNodesRemovalCompletesNothingTwice() throws Exception {
+    LocusScheduler scheduler = startRm();
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockRM.launchAndRegisterAM(app, rm, nm1);
+    ContainerId am = app.getCurrentAppAttempt().getMasterContainer().getId();
+    assertEquals(GB, scheduler.getUsedResource().getMemorySize());
+
+    // The NM's report of the AM container's end, still queued when the node is removed.
+    RMNode late = mock(RMNode.class);
+    when(late.getNodeID()).thenReturn(nm1.getNodeId());
+    when(late.pullContainerUpdates()).thenReturn(Collections.singletonList(
+        new UpdatedContainerInfo(Collections.emptyList(), Collections.singletonList(
+            ContainerStatus.newInstance(am, ContainerState.COMPLETE, "exited", 0)),
+        Collections.emptyList())));
+    dispatch(new NodeRemovedSchedulerEvent(rm.getRMContext().getRMNodes().get(nm1.getNodeId())));
+    dispatch(new NodeUpdateSchedulerEvent(late));
+    rm.drainEvents();
+
+    assertEquals("System.exit calls from the scheduler dispatcher", 0, trap.exits.get());
+    assertEquals(0, scheduler.getNumClusterNodes());
+    JsonNode stats = CoreMessages.JSON.readTree(scheduler.getCoreStatsJson());
+    assertEquals(0, stats.get("nodes").asInt());
+    // Once, by the removal: a second completion would take the queue's use below zero.
+    assertEquals(0, scheduler.getUsedResource().getMemorySize());
+    assertEquals(0, scheduler.getRootQueueMetrics().getAllocatedMB());
+    assertEquals(0, stats.get("running_containers").asInt());
+    assertEquals(0, stats.get("core_rebuilds").asInt());
+
+    dispatch(new NodeAddedSchedulerEvent(node("h2")));
+    assertEquals(1, scheduler.getNumClusterNodes());
+    assertEquals(1, coreNodes(scheduler));
   }
 }

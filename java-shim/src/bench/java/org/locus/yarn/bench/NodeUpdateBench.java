@@ -1,5 +1,7 @@
 package org.locus.yarn.bench;
 
+import com.codahale.metrics.SlidingWindowReservoir;
+import com.codahale.metrics.Timer;
 import java.io.File;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -8,6 +10,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.test.GenericTestUtils;
@@ -43,7 +47,10 @@ import org.locus.yarn.metrics.LocusMetrics;
  */
 final class NodeUpdateBench {
   private static final int GB = 1024;
-  private static final int NODES = 200;
+  /** {@code locus.bench.nodes}: more nodes than the caches hold, as in an SLS run, if set. */
+  private static final int NODES = Integer.getInteger("locus.bench.nodes", 200);
+  /** The sample window docs/sls.md's runs used ({@code --timer-window}). */
+  private static final int SLS_TIMER_WINDOW = 200_000;
   private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
   private NodeUpdateBench() {
@@ -69,6 +76,10 @@ final class NodeUpdateBench {
           CapacitySchedulerConfiguration.DEFAULT_SCHEDULE_ASYNCHRONOUSLY_ENABLE);
       report("CS handle(NODE_UPDATE)", time(nodes,
           n -> cs.handle(new NodeUpdateSchedulerEvent(n)), batch, warmup, rounds));
+      reportSls("CS, SLS's NODE_UPDATE timer", slsTimer(nodes,
+          n -> cs.handle(new NodeUpdateSchedulerEvent(n)), batch, warmup, rounds));
+      reportSls("no-op handle, SLS's timer", slsTimer(nodes, n -> n.getNodeID(), batch, warmup,
+          rounds));
     } finally {
       rm.stop();
     }
@@ -82,6 +93,28 @@ final class NodeUpdateBench {
       System.out.println("LocusScheduler (default settings)");
       report("Locus handle(NODE_UPDATE)", time(nodes,
           n -> s.handle(new NodeUpdateSchedulerEvent(n)), batch, warmup, rounds));
+      reportSls("Locus, SLS's NODE_UPDATE timer", slsTimer(nodes,
+          n -> s.handle(new NodeUpdateSchedulerEvent(n)), batch, warmup, rounds));
+      // A model of moving the RM's heartbeat bookkeeping to the scheduling thread (not what
+      // the shim does; see README): the dispatcher would keep handle()'s guard, the timing and
+      // the hand-over, plus parking the RMNode for the thread; the thread would then run
+      // "nodeUpdate (RM + hand-over)" below. Nothing takes the parked node here, so the map
+      // only ever holds the bench's nodes.
+      Runnable modelGuard = BenchAccess.eventGuard(s);
+      Consumer<NodeId> modelHandOver = BenchAccess.handOver(s);
+      LocusMetrics modelMetrics = s.getLocusMetrics();
+      Map<NodeId, RMNode> parked = new ConcurrentHashMap<>();
+      Consumer<RMNode> handOffOnly = n -> {
+        RMNode event = new NodeUpdateSchedulerEvent(n).getRMNode();
+        modelGuard.run();
+        long start = System.nanoTime();
+        parked.put(event.getNodeID(), event);
+        modelHandOver.accept(event.getNodeID());
+        modelMetrics.heartbeatHandled(System.nanoTime() - start);
+      };
+      report("model: dispatcher if moved", time(nodes, handOffOnly, batch, warmup, rounds));
+      reportSls("model, SLS's NODE_UPDATE timer", slsTimer(nodes, handOffOnly, batch, warmup,
+          rounds));
       report("  nodeUpdate (RM + hand-over)", time(nodes,
           n -> BenchAccess.nodeUpdate(s, n), batch, warmup, rounds));
       // The steps of the RM's AbstractYarnScheduler.nodeUpdate that can be called alone (the
@@ -185,6 +218,41 @@ final class NodeUpdateBench {
       }
     }
     return perRound;
+  }
+
+  /**
+   * What SLS records as a NODE_UPDATE's time: {@code SLSSchedulerCommons.handle} (hadoop-sls
+   * 3.4.3) starts its all-events timer, then the per-type timer, calls the scheduler, stops the
+   * all-events timer (a clock read, a meter mark, a synchronized reservoir update) and then the
+   * per-type one, so the NODE_UPDATE sample holds the scheduler's call plus the other timer's
+   * stop. Rebuilt here with the same metrics-core timers and reservoirs; per round, the median
+   * of the per-type timer's samples (wall ns). The SLS run's wrapper of the event (it pulls the
+   * node's container updates) happens before both timers and is left out, as in SLS.
+   */
+  private static double[] slsTimer(List<RMNode> nodes, Consumer<RMNode> handle, int batch,
+      int warmup, int rounds) {
+    double[] perRound = new double[rounds];
+    int size = nodes.size();
+    for (int r = -warmup; r < rounds; r++) {
+      Timer all = new Timer(new SlidingWindowReservoir(SLS_TIMER_WINDOW));
+      Timer nodeUpdate = new Timer(new SlidingWindowReservoir(SLS_TIMER_WINDOW));
+      for (int i = 0; i < batch; i++) {
+        Timer.Context a = all.time();
+        Timer.Context u = nodeUpdate.time();
+        handle.accept(nodes.get(i % size));
+        a.stop();
+        u.stop();
+      }
+      if (r >= 0) {
+        perRound[r] = nodeUpdate.getSnapshot().getMedian();
+      }
+    }
+    return perRound;
+  }
+
+  private static void reportSls(String name, double[] medians) {
+    System.out.printf(Locale.ROOT, "%-32s median sample %7.0f ns (%.0f-%.0f)%n", name,
+        median(medians), min(medians), max(medians));
   }
 
   private static void report(String name, double[][] cpuWall) {
