@@ -213,6 +213,11 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   /** Rows in {@link #rowsNotSent}. Guarded by this. */
   private int rowsNotSentCount;
 
+  /** Scheduler keys whose noted-rows map is kept (see {@link #rowsNotSent}); for tests. */
+  synchronized int notedKeys() {
+    return rowsNotSent.size();
+  }
+
   /** allocate() applied {@code rows} to the RM's asks; they reach the core before a pass. */
   synchronized void noteAsksChanged(List<ResourceRequest> rows) {
     Map<String, ResourceRequest> byName = null;
