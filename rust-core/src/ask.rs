@@ -316,14 +316,19 @@ fn twice(app: &str, key: SchedulerKey, name: &str) -> CoreError {
 /// The first unknown-name row `rows` names twice, as the error that refuses the message. Names
 /// the application already has are compared by slot; only names new to it are hashed again.
 fn unknown_twice(app: &str, rows: &[CheckedRow<'_>]) -> Result<(), CoreError> {
-    // Sized once: grown from empty, a 5,000-row message rehashed it a dozen times.
-    let mut held: FastSet<(SchedulerKey, u32)> =
-        FastSet::with_capacity_and_hasher(rows.len(), Default::default());
+    // Sized once, at the first waiting row: grown from empty, a 5,000-row message rehashed it
+    // a dozen times; a message naming only hosts nodes carry needs none.
+    let mut held: FastSet<(SchedulerKey, u32)> = FastSet::default();
     let mut new: HashSet<(SchedulerKey, &str), RandomState> = HashSet::default();
     for r in rows {
         let fresh = match r.place {
             Place::Known(_) => continue,
-            Place::Waiting(slot, _) => held.insert((r.key, slot)),
+            Place::Waiting(slot, _) => {
+                if held.capacity() == 0 {
+                    held.reserve(rows.len());
+                }
+                held.insert((r.key, slot))
+            }
             Place::New(name) => new.insert((r.key, name)),
         };
         if !fresh {
