@@ -217,6 +217,8 @@ fn check_rows<'a>(
     }
     let mut seen = ChangedRows::with_capacity_and_hasher(asks.len(), Default::default());
     let mut out = Vec::with_capacity(asks.len());
+    let has_waiting = waiting.is_some_and(|w| !w.is_empty());
+    let mut waiting_first = has_waiting;
     for ask in asks.iter().copied() {
         let where_ = || {
             format!(
@@ -262,19 +264,35 @@ fn check_rows<'a>(
             priority: ask.priority,
             allocation_request_id: ask.allocation_request_id,
         };
-        let place = match names.id(ask.resource_name) {
-            Some(id) => {
-                // Two values for one row in one message: which one the AM meant is unknowable.
-                if !seen.insert((key, id)) {
-                    return Err(twice(app, key, ask.resource_name));
+        // A name is either one a node carries or one of the app's waiting names, never both
+        // (a node bringing a waiting name adopts its rows: `ClusterState::adopt_name`), so
+        // whichever table holds it answers alone. The one that held the last row's name is asked
+        // first: an AM's hosts are nearly all NodeManagers or nearly all not, so a row costs
+        // one keyed hash of its name, not two.
+        let slot = if waiting_first {
+            waiting.and_then(|w| w.slot(ask.resource_name))
+        } else {
+            None
+        };
+        let place = match slot {
+            Some(slot) => Place::Waiting(slot, ask.resource_name),
+            None => match names.id(ask.resource_name) {
+                Some(id) => {
+                    // Two values for one row in one message: which one the AM meant is
+                    // unknowable.
+                    if !seen.insert((key, id)) {
+                        return Err(twice(app, key, ask.resource_name));
+                    }
+                    Place::Known(id)
                 }
-                Place::Known(id)
-            }
-            None => match waiting.and_then(|w| w.slot(ask.resource_name)) {
-                Some(slot) => Place::Waiting(slot, ask.resource_name),
-                None => Place::New(ask.resource_name),
+                None if waiting_first => Place::New(ask.resource_name),
+                None => match waiting.and_then(|w| w.slot(ask.resource_name)) {
+                    Some(slot) => Place::Waiting(slot, ask.resource_name),
+                    None => Place::New(ask.resource_name),
+                },
             },
         };
+        waiting_first = !matches!(place, Place::Known(_)) && has_waiting;
         out.push(CheckedRow {
             key,
             place,
@@ -298,12 +316,19 @@ fn twice(app: &str, key: SchedulerKey, name: &str) -> CoreError {
 /// The first unknown-name row `rows` names twice, as the error that refuses the message. Names
 /// the application already has are compared by slot; only names new to it are hashed again.
 fn unknown_twice(app: &str, rows: &[CheckedRow<'_>]) -> Result<(), CoreError> {
+    // Sized once, at the first waiting row: grown from empty, a 5,000-row message rehashed it
+    // a dozen times; a message naming only hosts nodes carry needs none.
     let mut held: FastSet<(SchedulerKey, u32)> = FastSet::default();
     let mut new: HashSet<(SchedulerKey, &str), RandomState> = HashSet::default();
     for r in rows {
         let fresh = match r.place {
             Place::Known(_) => continue,
-            Place::Waiting(slot, _) => held.insert((r.key, slot)),
+            Place::Waiting(slot, _) => {
+                if held.capacity() == 0 {
+                    held.reserve(rows.len());
+                }
+                held.insert((r.key, slot))
+            }
             Place::New(name) => new.insert((r.key, name)),
         };
         if !fresh {
@@ -930,6 +955,73 @@ mod tests {
             .unwrap();
         assert!(!a.has_unknown(), "a name no row holds is freed");
         assert_eq!(a.row_count(), 2);
+    }
+
+    /// A message alternating names nodes carry, the app's waiting names and new ones: each
+    /// row lands where its name belongs whichever table the name lookup asks first (it asks
+    /// the one that held the last row's name), and a row named twice is refused either way.
+    #[test]
+    fn known_and_waiting_names_interleaved_each_land_where_they_belong() {
+        let mut names = Names::default();
+        let [h1, h2, r1] = ["h1", "h2", "/r1"].map(|n| names.intern(n));
+        let limits = AskLimits::default();
+        let mut a = AppAsks::from_snapshot(
+            "app4",
+            vec![ask(1, "w1", 1), ask(1, "w2", 1), ask(1, ANY, 2)],
+            &names,
+            limits,
+        )
+        .unwrap();
+        let rows = vec![
+            ask(1, "w1", 3),
+            ask(1, "h1", 4),
+            ask(1, "w2", 5),
+            ask(1, "w3", 6),
+            ask(1, "h2", 7),
+            ask(1, "/r1", 8),
+            ask(1, "w4", 9),
+            ask(1, ANY, 10),
+        ];
+        a.apply_changes("app4", rows.clone(), &names, limits)
+            .unwrap();
+        let key = SchedulerKey {
+            priority: 1,
+            allocation_request_id: 0,
+        };
+        let t = a.table(&key).unwrap();
+        assert_eq!(
+            (t.count(h1), t.count(h2), t.count(r1), t.count(ANY_ID)),
+            (4, 7, 8, 10)
+        );
+        let mut waiting: Vec<_> = a
+            .waiting_rows()
+            .map(|(_, n, r)| (n.to_string(), r.count))
+            .collect();
+        waiting.sort();
+        let expected: Vec<(String, u32)> = [("w1", 3), ("w2", 5), ("w3", 6), ("w4", 9)]
+            .map(|(n, c)| (n.to_string(), c))
+            .to_vec();
+        assert_eq!(waiting, expected);
+        assert_eq!((a.row_count(), a.distinct_names()), (8, 8));
+        // A known name right after a waiting one, and a waiting name right after a known one,
+        // each named twice.
+        for (twice_name, rows) in [
+            (
+                "h1",
+                vec![ask(1, "h1", 1), ask(1, "w1", 1), ask(1, "h1", 2)],
+            ),
+            (
+                "w1",
+                vec![ask(1, "w1", 1), ask(1, "h1", 1), ask(1, "w1", 2)],
+            ),
+        ] {
+            let err = a
+                .clone()
+                .apply_changes("app4", rows, &names, limits)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("twice") && err.contains(twice_name), "{err}");
+        }
     }
 
     /// One message that empties a waiting name, names a new one and sets the first again:

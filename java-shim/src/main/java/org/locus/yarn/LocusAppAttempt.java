@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -202,12 +203,20 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    * {@link #takeAsksFrame}). Per scheduler key, then resource name, so an AM repeating a row is
    * sent once and a MapReduce AM's 5,000 host rows of one key cost one key lookup, not 5,000
    * (a map keyed by (key, name) lists cost about 130 ns a row to fill); bounded by the rows the
-   * RM itself holds for this attempt. Guarded by this.
+   * RM itself holds for this attempt. A key's map is kept, emptied, from one send to the next
+   * while the AM keeps changing that key: made afresh for each change, a 5,000-row map regrew
+   * from 16 buckets, a dozen rehashes, every time. A key left unchanged for a whole round is
+   * dropped, so what is kept is bounded by the keys of the last round. Guarded by this.
    */
   private final Map<SchedulerRequestKey, Map<String, ResourceRequest>> rowsNotSent =
       new LinkedHashMap<>();
   /** Rows in {@link #rowsNotSent}. Guarded by this. */
   private int rowsNotSentCount;
+
+  /** Scheduler keys whose noted-rows map is kept (see {@link #rowsNotSent}); for tests. */
+  synchronized int notedKeys() {
+    return rowsNotSent.size();
+  }
 
   /** allocate() applied {@code rows} to the RM's asks; they reach the core before a pass. */
   synchronized void noteAsksChanged(List<ResourceRequest> rows) {
@@ -238,10 +247,48 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    * and must send the frame before this thread writes another.
    */
   synchronized ByteBuffer takeAsksFrame() {
-    List<ResourceRequest> rows = new ArrayList<>(rowsNotSentCount);
+    ByteBuffer frame;
+    if (snapshotOwed && (asksRefusal == null || dropped || rowsNotSentCount > 0)) {
+      // Owed, or refused before: the core kept older asks, so only a whole table (which covers
+      // the noted rows) can replace them. As asksChanged decides.
+      frame = snapshotFrame();
+    } else if (rowsNotSentCount == 0 || snapshotOwed) {
+      frame = null;
+    } else {
+      frame = changedFrame();
+    }
+    // Cleared only once the frame exists: if encoding throws, the rows stay to be sent. A key
+    // not changed since the last send loses its map (see rowsNotSent), whichever frame went.
+    for (Iterator<Map<String, ResourceRequest>> it = rowsNotSent.values().iterator();
+        it.hasNext();) {
+      Map<String, ResourceRequest> noted = it.next();
+      if (noted.isEmpty()) {
+        it.remove();
+      } else {
+        noted.clear();
+      }
+    }
+    rowsNotSentCount = 0;
+    return frame;
+  }
+
+  /**
+   * The noted rows as the RM holds them now, written straight into the frame: no list of
+   * them, and each key's priority and allocation request id read once, not per row.
+   */
+  private ByteBuffer changedFrame() {
+    org.apache.hadoop.yarn.api.records.ApplicationId app = getApplicationId();
+    ByteBuffer b = AsksFrame.start(AsksFrame.KIND_CHANGED, app);
+    int rows = 0;
     for (Map.Entry<SchedulerRequestKey, Map<String, ResourceRequest>> e :
         rowsNotSent.entrySet()) {
-      AppPlacementAllocator<?> placement = appSchedulingInfo.getAppPlacementAllocator(e.getKey());
+      if (e.getValue().isEmpty()) {
+        continue;
+      }
+      SchedulerRequestKey key = e.getKey();
+      int priority = key.getPriority().getPriority();
+      long id = key.getAllocationRequestId();
+      AppPlacementAllocator<?> placement = appSchedulingInfo.getAppPlacementAllocator(key);
       Map<String, ResourceRequest> held =
           placement == null ? null : placement.getResourceRequests();
       for (ResourceRequest sent : e.getValue().values()) {
@@ -251,14 +298,11 @@ class LocusAppAttempt extends FiCaSchedulerApp {
           now = ResourceRequest.clone(sent);
           now.setNumContainers(0);
         }
-        rows.add(now);
+        b = AsksFrame.row(b, app, priority, id, now);
+        rows++;
       }
     }
-    // Cleared only once the frame exists: if encoding throws, the rows stay to be sent.
-    ByteBuffer frame = asksChanged(rows);
-    rowsNotSent.clear();
-    rowsNotSentCount = 0;
-    return frame;
+    return AsksFrame.finish(b, rows, AsksDigest.of(this));
   }
 
   private ByteBuffer snapshotFrame() {
@@ -279,7 +323,7 @@ class LocusAppAttempt extends FiCaSchedulerApp {
       // Rows allocate() changed that the scheduling thread has not sent yet make the RM's
       // digest differ from the core's without any drift: they go, with the digest, in this
       // attempt's next frame (it is in the scheduling thread's inbox).
-      return rowsNotSent.isEmpty() ? asksDigest() : null;
+      return rowsNotSentCount == 0 ? asksDigest() : null;
     }
     return asksRefusal == null || dropped ? asksSnapshot() : null;
   }

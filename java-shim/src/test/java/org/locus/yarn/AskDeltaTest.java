@@ -100,6 +100,33 @@ public class AskDeltaTest {
     assertEquals("no drift, no snapshot", 0, stats(rm).get("asks_drifts").asInt());
   }
 
+  /**
+   * The maps the shim keeps between sends, to note the rows allocate() changes, are bounded
+   * by the keys the AM changed in the last round: an AM that changes a new allocation request
+   * id in every call does not make them grow.
+   */
+  @Test
+  public void notedRowsKeptBetweenSendsAreBoundedByTheLastRound() throws Exception {
+    MockRM rm = cluster.start(locusConf());
+    MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    LocusAppAttempt attempt =
+        (LocusAppAttempt) scheduler.getApplicationAttempt(am.getApplicationAttemptId());
+    Resource size = Resource.newInstance(GB, 1);
+    Priority p = Priority.newInstance(20);
+    for (long id = 1; id <= 40; id++) {
+      ResourceRequest r = ResourceRequest.newInstance(p, ResourceRequest.ANY, size, 1);
+      r.setAllocationRequestId(id);
+      am.allocate(Collections.singletonList(r), Collections.emptyList());
+      scheduler.awaitSchedulingIdle();
+      assertTrue("after " + id + " keys, the shim keeps maps for " + attempt.notedKeys(),
+          attempt.notedKeys() <= 2);
+    }
+    assertEquals(40, stats(rm).get("pending_containers").asInt());
+  }
+
   @Test
   public void driftFoundByTheDigestIsMendedByOneSnapshot() throws Exception {
     MockRM rm = cluster.start(locusConf());
