@@ -220,6 +220,7 @@ def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window, s
     fig["wall_s"] = wall
     fig["jobs"] = job_times(os.path.join(out_dir, "jobruntime.csv"))
     fig["launcher_race"] = sls_launcher_race(log_text)
+    fig["run_dir"] = run_dir
     # A job without a completion time is not a failed run (the table's jobs row shows it).
     fig["failure"] = failure_reason(log_text, rc) if os.path.exists(figures) \
         else (failure_reason(log_text, rc) or "no figures written")
@@ -235,6 +236,12 @@ def run_with_retry(run, config):
     if not fig.get("launcher_race"):
         return fig
     first = fig["failure"]
+    if fig.get("run_dir") and os.path.isdir(fig["run_dir"]):
+        # Kept for reading: the retry starts from an empty run directory.
+        kept = fig["run_dir"] + ".first-attempt"
+        shutil.rmtree(kept, ignore_errors=True)
+        os.rename(fig["run_dir"], kept)
+        first += f" (log kept in {kept})"
     print(f"[sls] {config}: retrying once in a fresh JVM ({first})", file=sys.stderr, flush=True)
     fig = run()
     fig["retried"] = first

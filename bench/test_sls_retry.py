@@ -81,6 +81,19 @@ class Retry(unittest.TestCase):
         self.assertIsNone(fig["failure"])
         self.assertIn("application_1795467726058_0043", fig["retried"])
 
+    def test_the_first_attempts_run_directory_is_kept_beside_the_retry(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            run_dir = os.path.join(tmp, "capacity-sync")
+            first = Runs(RACE_LOG, "")
+
+            def run():
+                os.makedirs(run_dir, exist_ok=True)
+                return dict(first(), run_dir=run_dir)
+            fig = sls.run_with_retry(run, "capacity-sync")
+            self.assertTrue(os.path.isdir(run_dir + ".first-attempt"))
+            self.assertIn(".first-attempt", fig["retried"])
+
     def test_a_second_race_is_reported_not_retried_again(self):
         runs = Runs(RACE_LOG, RACE_LOG)
         fig = sls.run_with_retry(runs, "capacity-sync")
