@@ -32,8 +32,14 @@ SCHEDULER = {
     # Locus's default with locus.scheduling.mode=async: CS's asynchronous way of scheduling.
     "locus-async": "org.locus.sls.LocusSlsScheduler",
 }
-# (nodes, apps, arrival window in s). The default finishes in a few minutes on 2 cores.
-SCALES = {"default": (1000, 100, 60), "full": (5000, 500, 120)}
+# (nodes, apps, arrival window in s), chosen from the trace's offered load (SlsTrace prints it;
+# docs/sls.md, "The trace"), not from any run's result. Default: 300 jobs' 848,013 task
+# container-seconds arrive over 60 s, 14,134 slots' worth against 1,000 nodes x 8 = 8,000 slots
+# (offered load 1.77): a backlog builds and the cluster stays full until it drains (>= 106 s at
+# full occupancy). --full: 5,000 nodes could be filled only at >= 3,000 containers/s, beyond this
+# harness on 2 cores; 500 jobs over 60 s offer ~1,470 containers/s, more than it allocates, so
+# asks wait for most of the run.
+SCALES = {"default": (1000, 300, 60), "full": (5000, 500, 60)}
 
 JDK17_OPENS = ["java.lang", "java.lang.reflect", "java.io", "java.net", "java.nio", "java.util",
                "java.util.concurrent", "java.util.concurrent.atomic", "sun.nio.ch",
@@ -168,7 +174,8 @@ def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window, s
               # 100 SLS threads in InetAddress.getByName. Java resolves from this file instead.
               f"-Djdk.net.hosts.file={os.path.join(trace_dir, 'hosts')}",
               "-cp", conf_dir + os.pathsep + classpath,
-              "org.apache.hadoop.yarn.sls.SLSRunner",
+              # SLS's SLSRunner without its AM-launch race (LocusSlsRunner says where it is).
+              "org.locus.sls.LocusSlsRunner",
               "-tracetype", "RUMEN", "-tracelocation", os.path.join(trace_dir, "rumen.json"),
               "-nodes", os.path.join(trace_dir, "nodes.json"), "-output", out_dir])
     log_path = os.path.join(run_dir, "sls.log")
@@ -203,22 +210,85 @@ def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window, s
     wall = time.time() - started
     if mem:
         mem.close()
-    if not os.path.exists(figures):
-        print(f"[sls] {config}: no figures (exit {rc} after {wall:.0f} s); see {log_path}",
-              file=sys.stderr)
-        return None
-    with open(figures) as f:
-        fig = json.load(f)
+    with open(log_path, errors="replace") as f:
+        log_text = f.read()
+    fig = {"scheduler": config}
+    if os.path.exists(figures):
+        with open(figures) as f:
+            fig = json.load(f)
     fig["exit"] = rc
     fig["wall_s"] = wall
     fig["jobs"] = job_times(os.path.join(out_dir, "jobruntime.csv"))
-    print(f"[sls] {config}: done in {wall:.0f} s (exit {rc})", file=sys.stderr, flush=True)
+    fig["launcher_race"] = sls_launcher_race(log_text)
+    fig["run_dir"] = run_dir
+    # A job without a completion time is not a failed run (the table's jobs row shows it).
+    fig["failure"] = failure_reason(log_text, rc) if os.path.exists(figures) \
+        else (failure_reason(log_text, rc) or "no figures written")
+    print(f"[sls] {config}: {'FAILED: ' + fig['failure'] if fig['failure'] else 'done'} in "
+          f"{wall:.0f} s (exit {rc}); log {log_path}", file=sys.stderr, flush=True)
+    return fig
+
+
+def run_with_retry(run, config):
+    """Runs `run()` (one SLS JVM); once more in a fresh JVM only if SLS's own AM-launcher race
+    stopped it. The figures then say so (`retried`), with the first attempt's reason."""
+    fig = run()
+    if not fig.get("launcher_race"):
+        return fig
+    first = fig["failure"]
+    if fig.get("run_dir") and os.path.isdir(fig["run_dir"]):
+        # Kept for reading: the retry starts from an empty run directory.
+        kept = fig["run_dir"] + ".first-attempt"
+        shutil.rmtree(kept, ignore_errors=True)
+        os.rename(fig["run_dir"], kept)
+        first += f" (log kept in {kept})"
+    print(f"[sls] {config}: retrying once in a fresh JVM ({first})", file=sys.stderr, flush=True)
+    fig = run()
+    fig["retried"] = first
     return fig
 
 
 def main_died(log_path):
     with open(log_path, errors="replace") as f:
         return 'Exception in thread "main"' in f.read()
+
+
+# SLS 3.4.3's MockAMLauncher, when the RM launches an AM container before SLS has mapped the
+# application to its simulated AM (AMSimulator.firstStep maps it only after submitting). Thrown on
+# the RM's dispatcher, it stops the RM. LocusSlsRunner removes the race; should it still happen,
+# the run is SLS's failure, not the scheduler's, and is retried once.
+SLS_LAUNCHER_RACE = "Didn't find any AMSimulator for applicationId="
+
+
+def sls_launcher_race(log_text):
+    """True only for SLS's own AM-launcher failure: its message, thrown from MockAMLauncher. Any
+    other error (a scheduler's exception, an RM shutdown for another reason) is not retried."""
+    for i, line in enumerate(log_text.splitlines()):
+        if SLS_LAUNCHER_RACE in line:
+            following = log_text.splitlines()[i + 1:i + 3]
+            if any("sls.resourcemanager.MockAMLauncher.handle" in l for l in following):
+                return True
+    return False
+
+
+def failure_reason(log_text, rc):
+    """One line saying why a run failed, from its exit and its log; None if it did not."""
+    if sls_launcher_race(log_text):
+        line = next(l for l in log_text.splitlines() if SLS_LAUNCHER_RACE in l)
+        return "SLS MockAMLauncher race: " + line.split("YarnRuntimeException: ")[-1].strip()
+    lines = log_text.splitlines()
+    for marker in ('Exception in thread "main"', "Error in dispatcher thread",
+                   "java.lang.OutOfMemoryError"):
+        for i, line in enumerate(lines):
+            if marker in line:
+                detail = line if "Exception in thread" in line or "OutOfMemoryError" in line \
+                    else (lines[i + 1] if i + 1 < len(lines) else line)
+                return detail.strip()[:200]
+    if rc == "timeout":
+        return "timed out"
+    if rc not in (0, None):
+        return f"exit {rc}"
+    return None
 
 
 def job_times(path):
@@ -288,10 +358,15 @@ def table(figs, nodes, apps, expected_jobs):
         ("native outside the JVM (RSS - NMT), first / last / peak (MB)",
          lambda f: (f"{mb(max(0, f['first_native_bytes'])):.0f} / "
                     f"{mb(f['last_native_bytes']):.0f} / {mb(f['peak_native_bytes']):.0f}")),
+        ("cluster >= 90% allocated / asks outstanding (s, 2 s samples)",
+         lambda f: f"{f['full_s']} / {f['waiting_s']} of {2 * f['load_samples']}"),
+        ("peak outstanding container asks", lambda f: f"{f['peak_waiting']}"),
         ("run wall time (s), exit", lambda f: f"{f['wall_s']:.0f}, {f['exit']}"),
+        ("failed: why", lambda f: f["failure"] or "-"),
+        ("retried: why (first attempt)", lambda f: f.get("retried") or "-"),
     ]
     names = [f["scheduler"] for f in figs]
-    cells = [[fn(f) for f in figs] for _, fn in rows]
+    cells = [[cell(fn, f) for f in figs] for _, fn in rows]
     width = max(len(r[0]) for r in rows)
     cols = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(names)]
     print(f"SLS (hadoop-sls 3.4.3 on the 3.5.0 RM): {nodes} NodeManagers, {apps} MapReduce jobs")
@@ -301,6 +376,27 @@ def table(figs, nodes, apps, expected_jobs):
     for (label, _), values in zip(rows, cells):
         print("| " + label.ljust(width) + " | "
               + " | ".join(v.ljust(c) for v, c in zip(values, cols)) + " |")
+
+
+def cell(fn, fig):
+    """A figure a failed run did not write shows as '-' (its failure row says why)."""
+    try:
+        return fn(fig)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, statistics.StatisticsError):
+        return "-"
+
+
+def ratios(run, base):
+    """Run over base for the last line's four figures; nan for a failed or missing run."""
+    def get(f, key):
+        if f is None or f.get("failure") or key not in f:
+            return None
+        return f[key]
+    tp = (lambda f: throughput(f) if get(f, "containers_allocated") is not None else None)
+    return (f"node_update={ratio(get(run, 'node_update_median_us'), get(base, 'node_update_median_us'))} "
+            f"allocate={ratio(get(run, 'allocate_median_us'), get(base, 'allocate_median_us'))} "
+            f"throughput={ratio(tp(run), tp(base))} "
+            f"latency={ratio(get(run, 'latency_mean_ms'), get(base, 'latency_mean_ms'))}")
 
 
 def ratio(a, b):
@@ -348,30 +444,26 @@ def main():
     subprocess.run(["java", "-cp", classpath, "org.locus.sls.SlsTrace", str(nodes), str(apps),
                     str(window), str(a.seed), trace_dir], check=True, stdout=sys.stderr)
     write_hosts(os.path.join(trace_dir, "hosts"))
-    figs = [run_one(c, classpath, trace_dir, a.work, a.heap, a.timeout, a.timer_window,
-                    a.sample_memory, a.set) for c in configs]
-    figs = [f for f in figs if f is not None]
-    if not figs:
-        sys.exit("[sls] no run produced figures")
+    figs = [run_with_retry(lambda c=c: run_one(c, classpath, trace_dir, a.work, a.heap,
+                                               a.timeout, a.timer_window, a.sample_memory,
+                                               a.set), c)
+            for c in configs]
     with open(os.path.join(a.work, "results.json"), "w") as f:
         json.dump({"nodes": nodes, "apps": apps, "window_s": window, "seed": a.seed,
                    "runs": figs}, f, indent=1)
     table(figs, nodes, apps, apps)
     by = {f["scheduler"]: f for f in figs}
-    loc, cap = by.get("locus-default"), by.get("capacity-default")
-    asy = by.get("locus-async")
-    if asy and cap:
+    for f in figs:
+        if f["failure"]:
+            print(f"sls: {f['scheduler']} FAILED: {f['failure']}")
+    if "locus-async" in by and "capacity-default" in by:
         print(f"sls: nodes={nodes} locus-async/capacity-default: "
-              f"node_update={ratio(asy['node_update_median_us'], cap['node_update_median_us'])} "
-              f"allocate={ratio(asy['allocate_median_us'], cap['allocate_median_us'])} "
-              f"throughput={ratio(throughput(asy), throughput(cap))} "
-              f"latency={ratio(asy['latency_mean_ms'], cap['latency_mean_ms'])}")
-    if loc and cap:
+              + ratios(by["locus-async"], by["capacity-default"]))
+    if "locus-default" in by and "capacity-default" in by:
         print(f"sls: nodes={nodes} locus/capacity-default: "
-              f"node_update={ratio(loc['node_update_median_us'], cap['node_update_median_us'])} "
-              f"allocate={ratio(loc['allocate_median_us'], cap['allocate_median_us'])} "
-              f"throughput={ratio(throughput(loc), throughput(cap))} "
-              f"latency={ratio(loc['latency_mean_ms'], cap['latency_mean_ms'])}")
+              + ratios(by["locus-default"], by["capacity-default"]))
+    if any(f["failure"] for f in figs):
+        sys.exit(1)
 
 
 if __name__ == "__main__":

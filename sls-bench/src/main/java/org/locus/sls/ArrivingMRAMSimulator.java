@@ -3,6 +3,8 @@ package org.locus.sls;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.sls.AMDefinition;
@@ -19,6 +21,8 @@ import org.apache.hadoop.yarn.sls.appmaster.MRAMSimulator;
 public class ArrivingMRAMSimulator extends MRAMSimulator {
   static final String TRACE_KEY = "sls-bench.rumen.trace";
   private static TraceArrivals arrivals;
+  /** Every AM of this run, for LocusSlsRunner: SLS maps an AM by application id too late. */
+  private static final Set<ArrivingMRAMSimulator> AMS = ConcurrentHashMap.newKeySet();
 
   @Override
   public void init(AMDefinition def, ResourceManager rm, SLSRunner se, boolean tracked,
@@ -32,6 +36,25 @@ public class ArrivingMRAMSimulator extends MRAMSimulator {
     traceStartTimeMS = offset;
     // jobruntime.csv's real_* columns: the trace's times, on the same baseline.
     traceFinishTimeMS = trace.finishOffsetMs(def.getOldAppId());
+    track(this);
+  }
+
+  static void track(ArrivingMRAMSimulator am) {
+    AMS.add(am);
+  }
+
+  /**
+   * The AM that submitted {@code appId}, or null. AMSimulator.submitApp sets its application id
+   * before it submits, so this finds the AM from the moment the RM knows the application, which
+   * SLS's own map does only after submitApp returned (LocusSlsRunner says why that matters).
+   */
+  static AMSimulator submitted(ApplicationId appId) {
+    for (ArrivingMRAMSimulator am : AMS) {
+      if (appId.equals(am.getApplicationId())) {
+        return am;
+      }
+    }
+    return null;
   }
 
   private static synchronized TraceArrivals arrivals(SLSRunner se) {

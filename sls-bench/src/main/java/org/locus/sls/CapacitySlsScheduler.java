@@ -23,7 +23,8 @@ public class CapacitySlsScheduler extends SLSCapacityScheduler {
   @Override
   public void setConf(Configuration conf) {
     super.setConf(conf);
-    RunFigures.get().start("capacity", getSchedulerMetrics(), this::getRootQueueMetrics);
+    RunFigures.get().start("capacity", getSchedulerMetrics(), this::getRootQueueMetrics,
+        () -> getNodeTracker().getAllNodes());
   }
 
   @Override

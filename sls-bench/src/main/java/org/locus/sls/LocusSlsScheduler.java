@@ -35,7 +35,8 @@ public class LocusSlsScheduler extends LocusScheduler implements SchedulerWrappe
     Configuration metricsConf = new Configuration(conf);
     metricsConf.set(LocusScheduler.class.getName(), LocusSchedulerMetrics.class.getName());
     commons.initMetrics(LocusScheduler.class, metricsConf);
-    RunFigures.get().start("locus", commons.getSchedulerMetrics(), this::getRootQueueMetrics);
+    RunFigures.get().start("locus", commons.getSchedulerMetrics(), this::getRootQueueMetrics,
+        () -> getNodeTracker().getAllNodes());
   }
 
   @Override

@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.function.Supplier;
 import java.util.Locale;
@@ -25,6 +27,7 @@ import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.sls.scheduler.SchedulerMetrics;
 import org.apache.hadoop.yarn.sls.scheduler.SlsTimers;
 
@@ -40,6 +43,11 @@ import org.apache.hadoop.yarn.sls.scheduler.SlsTimers;
  * (the AM withdrew asks) drops the newest; each container the scheduler allocated takes the
  * oldest ask time of its priority, and its latency ends at the RMContainer's creation (the
  * moment the scheduler decided), not when the AM next heartbeats to collect it.
+ *
+ * <p>Load: every 2 s, how much of the cluster's memory the scheduler's nodes hold allocated and
+ * how many container asks the AMs have outstanding (the same {@code *} counts), into
+ * {@code load.csv} beside the figures: whether the trace kept the cluster full, i.e. whether
+ * containers per second measured the scheduler or only the trace's arrival rate.
  */
 public final class RunFigures {
   private static final RunFigures INSTANCE = new RunFigures();
@@ -62,6 +70,16 @@ public final class RunFigures {
   private volatile SchedulerMetrics slsMetrics;
   /** The scheduler's root queue metrics: containers by locality (the RM's own counters). */
   private volatile Supplier<QueueMetrics> rootMetrics;
+  /** The scheduler's nodes (its node tracker): allocated and total memory, for the load. */
+  private volatile Supplier<? extends Collection<? extends SchedulerNode>> nodes;
+  /** One row per load sample; at most MAX_LOAD_ROWS (over 55 hours at one per 2 s). */
+  private final List<String> loadRows = new ArrayList<>();
+  private static final int MAX_LOAD_ROWS = 100_000;
+  private long loadSamples;
+  private long fullSamples;
+  private long waitingSamples;
+  private long peakWaiting;
+  private long startedMs;
   private boolean started;
 
   private static final Pattern NMT_TOTAL =
@@ -76,8 +94,9 @@ public final class RunFigures {
 
   /** Called once from the wrapper's setConf: starts the memory sampler and the exit hook. */
   public synchronized void start(String schedulerName, SchedulerMetrics metrics,
-      Supplier<QueueMetrics> root) {
+      Supplier<QueueMetrics> root, Supplier<? extends Collection<? extends SchedulerNode>> nodes) {
     this.rootMetrics = root;
+    this.nodes = nodes;
     // -Dlocus.sls.label names the configuration (capacity-default, capacity-sync, locus-default).
     this.scheduler = System.getProperty("locus.sls.label", schedulerName);
     this.slsMetrics = metrics;
@@ -85,9 +104,11 @@ public final class RunFigures {
       return;
     }
     started = true;
+    startedMs = System.currentTimeMillis();
     Thread sampler = new Thread(() -> {
       while (true) {
         sampleMemory();
+        sampleLoad();
         try {
           Thread.sleep(2000);
         } catch (InterruptedException e) {
@@ -191,6 +212,48 @@ public final class RunFigures {
     }
   }
 
+  /**
+   * Allocated against total memory over the scheduler's nodes, and the container asks the AMs
+   * have outstanding; counted from the first allocation on (before it the cluster is empty by
+   * construction and the RM is still starting).
+   */
+  private void sampleLoad() {
+    Supplier<? extends Collection<? extends SchedulerNode>> source = nodes;
+    if (source == null || allocated.get() == 0) {
+      return;
+    }
+    long usedMb = 0;
+    long totalMb = 0;
+    try {
+      for (SchedulerNode n : source.get()) {
+        usedMb += n.getAllocatedResource().getMemorySize();
+        totalMb += n.getTotalResource().getMemorySize();
+      }
+    } catch (RuntimeException e) {
+      return;
+    }
+    long waiting = 0;
+    for (ArrayDeque<Long> times : outstanding.values()) {
+      synchronized (times) {
+        waiting += times.size();
+      }
+    }
+    synchronized (this) {
+      loadSamples++;
+      if (totalMb > 0 && usedMb * 10 >= totalMb * 9) {
+        fullSamples++;
+      }
+      if (waiting > 0) {
+        waitingSamples++;
+      }
+      peakWaiting = Math.max(peakWaiting, waiting);
+      if (loadRows.size() < MAX_LOAD_ROWS) {
+        loadRows.add(String.format(Locale.ROOT, "%.1f,%d,%d,%d",
+            (System.currentTimeMillis() - startedMs) / 1000.0, usedMb, totalMb, waiting));
+      }
+    }
+  }
+
   /** NMT's "Total: ... committed=NKB", read in-process through the DiagnosticCommand MBean. */
   private static long nmtCommittedBytes() {
     try {
@@ -241,6 +304,11 @@ public final class RunFigures {
       field(j, "rack_local", Long.toString(q.getAggregateRackLocalContainersAllocated()));
       field(j, "off_switch", Long.toString(q.getAggregateOffSwitchContainersAllocated()));
     }
+    // Load samples are 2 s apart (the sampler's period).
+    field(j, "load_samples", Long.toString(loadSamples));
+    field(j, "full_s", Long.toString(2 * fullSamples));
+    field(j, "waiting_s", Long.toString(2 * waitingSamples));
+    field(j, "peak_waiting", Long.toString(peakWaiting));
     SchedulerMetrics m = slsMetrics;
     if (m != null) {
       timer(j, "node_update", SlsTimers.nodeUpdate(m), SlsTimers.nodeUpdateCount(m));
@@ -250,6 +318,13 @@ public final class RunFigures {
     j.append("}\n");
     try {
       Files.write(out, j.toString().getBytes(StandardCharsets.UTF_8));
+      Path load = out.resolveSibling("load.csv");
+      StringBuilder csv = new StringBuilder(
+          "elapsed_s,allocated_mb,cluster_mb,outstanding_container_asks\n");
+      for (String row : loadRows) {
+        csv.append(row).append('\n');
+      }
+      Files.write(load, csv.toString().getBytes(StandardCharsets.UTF_8));
     } catch (IOException e) {
       System.err.println("locus-sls: cannot write " + out + ": " + e);
     }

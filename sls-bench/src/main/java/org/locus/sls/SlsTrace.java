@@ -24,6 +24,8 @@ import java.util.SplittableRandom;
  */
 public final class SlsTrace {
   static final int HOSTS_PER_RACK = 40;
+  /** 8 GB / 8 vcore NodeManagers (bench/sls.py) running 1 GB / 1 vcore containers. */
+  static final int SLOTS_PER_NODE = 8;
   /** Submit times are offsets from this (SLS replays them relative to the first job). */
   static final long EPOCH_MS = 1_700_000_000_000L;
 
@@ -42,10 +44,29 @@ public final class SlsTrace {
     Path out = Paths.get(args[4]);
     Files.createDirectories(out);
     writeNodes(out.resolve("nodes.json"), nodes);
-    long containers = writeJobs(out.resolve("rumen.json"), nodes, apps, windowS, seed);
+    long[] work = writeJobs(out.resolve("rumen.json"), nodes, apps, windowS, seed);
     System.out.println("sls trace: " + nodes + " nodes on " + racks(nodes) + " racks, " + apps
-        + " jobs, " + containers + " task containers, arrivals over " + windowS + " s, seed "
+        + " jobs, " + work[0] + " task containers, arrivals over " + windowS + " s, seed "
         + seed + " -> " + out);
+    System.out.println(offeredLoad(nodes, windowS, work[0], work[1]));
+  }
+
+  /**
+   * The trace's demand against the cluster, before any scheduler ran: task container-seconds
+   * (every task's runtime; AM containers excluded) and how many container slots they would keep
+   * busy if spread evenly over the arrival window. Above 1, jobs arrive faster than the cluster
+   * can run them, so a backlog builds and containers per second measures the scheduler, not
+   * the arrival rate.
+   */
+  static String offeredLoad(int nodes, int windowS, long containers, long taskMs) {
+    long slots = (long) nodes * SLOTS_PER_NODE;
+    double containerS = taskMs / 1000.0;
+    return String.format(java.util.Locale.ROOT,
+        "sls trace load: %.0f task container-seconds (mean %.1f s per container) over a %d s "
+            + "window = %.0f slots busy on average against %d slots (%d nodes x %d): offered "
+            + "load %.2f; at full occupancy the tasks need at least %.0f s",
+        containerS, containerS / Math.max(1, containers), windowS, containerS / windowS, slots,
+        nodes, SLOTS_PER_NODE, containerS / windowS / slots, containerS / slots);
   }
 
   private static int positive(String v, String name) {
@@ -86,12 +107,14 @@ public final class SlsTrace {
     }
   }
 
-  private static long writeJobs(Path file, int nodes, int apps, int windowS, long seed)
+  /** Writes the jobs; returns {task containers, the sum of their runtimes in ms}. */
+  private static long[] writeJobs(Path file, int nodes, int apps, int windowS, long seed)
       throws IOException {
     SplittableRandom rnd = new SplittableRandom(seed);
     double meanGapMs = windowS * 1000.0 / apps;
     double t = 0;
     long containers = 0;
+    long taskMs = 0;
     try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
       for (int a = 0; a < apps; a++) {
         long start = EPOCH_MS + Math.round(t);
@@ -109,21 +132,25 @@ public final class SlsTrace {
             + ",\"submitTime\":" + start + ",\"launchTime\":" + start + ",\"finishTime\":" + end
             + ",\"totalMaps\":" + maps + ",\"totalReduces\":" + reduces + ",\"mapTasks\":[");
         for (int m = 0; m < maps; m++) {
-          task(w, m > 0, job, 'm', m, rnd.nextInt(nodes), start, jitter(rnd, mapMs));
+          taskMs += task(w, m > 0, job, 'm', m, rnd.nextInt(nodes), start, jitter(rnd, mapMs));
         }
         w.write("],\"reduceTasks\":[");
         for (int r = 0; r < reduces; r++) {
-          task(w, r > 0, job, 'r', r, rnd.nextInt(nodes), start + mapMs, jitter(rnd, reduceMs));
+          taskMs += task(w, r > 0, job, 'r', r, rnd.nextInt(nodes), start + mapMs,
+              jitter(rnd, reduceMs));
         }
         w.write("],\"otherTasks\":[]}\n");
         containers += maps + reduces;
       }
     }
-    return containers;
+    return new long[] {containers, taskMs};
   }
 
-  /** One task with one successful attempt on `node`: SLS takes its host and its duration. */
-  private static void task(BufferedWriter w, boolean comma, String job, char type, int index,
+  /**
+   * One task with one successful attempt on `node`: SLS takes its host and its duration (the
+   * return value, ms).
+   */
+  private static long task(BufferedWriter w, boolean comma, String job, char type, int index,
       int node, long startMs, long durationMs) throws IOException {
     String id = String.format("%s_%c_%06d", job, type, index);
     String kind = type == 'm' ? "MAP" : "REDUCE";
@@ -132,6 +159,7 @@ public final class SlsTrace {
         + (startMs + durationMs) + ",\"attempts\":[{\"attemptID\":\"attempt_" + id
         + "_0\",\"result\":\"SUCCESS\",\"hostName\":\"/" + rack(node) + "/" + host(node)
         + "\",\"startTime\":" + startMs + ",\"finishTime\":" + (startMs + durationMs) + "}]}");
+    return durationMs;
   }
 
   private static int between(SplittableRandom rnd, int lo, int hi) {

@@ -86,4 +86,13 @@ public class SlsTraceTest {
       assertTrue(expected.getMessage().contains("job_1700000000000_0051"));
     }
   }
+
+  @Test
+  public void offeredLoadIsTaskSecondsPerWindowSecondOverTheClustersSlots() {
+    // 848,013 task container-seconds arriving over 60 s on 1,000 nodes of 8 slots.
+    String line = SlsTrace.offeredLoad(1000, 60, 64118, 848_013_000L);
+    assertTrue(line, line.contains("= 14134 slots busy on average against 8000 slots"));
+    assertTrue(line, line.contains("offered load 1.77"));
+    assertTrue(line, line.contains("at least 106 s"));
+  }
 }
