@@ -423,6 +423,7 @@ impl Model {
             node: node_id(host),
             unallocated,
             now_ms: self.round * 1000,
+            sweep: false,
         };
         let resp = match guarded(step, "heartbeat", || self.core.heartbeat(&hb))? {
             Ok(r) => r,

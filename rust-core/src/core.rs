@@ -702,6 +702,7 @@ impl Core {
             &node,
             hb.unallocated,
             hb.now_ms,
+            hb.sweep,
             &sitting_out,
         );
         for d in &decisions {

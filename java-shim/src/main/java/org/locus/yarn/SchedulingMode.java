@@ -11,9 +11,11 @@ import org.apache.hadoop.conf.Configuration;
  * {@code hadoop} relax after a number of them, matchmaking marks a job per heartbeat) and the
  * papers define JoSS, TD, FRESH and MROSA per heartbeat. {@link #ASYNC}: also passes over every
  * live node with room, started by heartbeats, new asks and freed containers, the way
- * CapacityScheduler schedules asynchronously (Hadoop 3.5's default); each offer of a pass then
- * counts as an opportunity, so {@code delay} gives up locality within one pass. The core
- * validates the value (a typo is refused naming the key) and holds the same default.
+ * CapacityScheduler schedules asynchronously (Hadoop 3.5's default). A pass's offers are marked
+ * as sweeps in the offers frame: they place what a key's locality level already allows, but
+ * only heartbeats count as scheduling opportunities, so {@code delay} and {@code matchmaking}
+ * wait as many heartbeat intervals in both modes. The core validates the value (a typo is
+ * refused naming the key) and holds the same default.
  */
 enum SchedulingMode {
   ASYNC, HEARTBEAT;
