@@ -698,7 +698,11 @@ impl Core {
             );
         }
         self.state.set_am_in_flight(self.in_flight.unconfirmed_ams());
-        let sitting_out = self.rejections.sitting_out(&hb.node);
+        let sitting_out = if hb.sweep {
+            self.rejections.paused(&hb.node)
+        } else {
+            self.rejections.sitting_out(&hb.node)
+        };
         let decisions = schedule::assign(
             &mut self.state,
             &mut self.layers,

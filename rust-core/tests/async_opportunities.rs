@@ -106,3 +106,34 @@ fn matchmaking_markers_advance_on_heartbeats_only() {
     let got = offer(&mut c, &["h1"], false, 2_000);
     assert_eq!(placed(&got), vec![(node_id("h1"), Locality::RackLocal)]);
 }
+
+/// An application the shim rejected on a node (blacklisted there, say) sits out the node's next
+/// heartbeat (docs: crate::rejections). Sweeps come every few milliseconds: if each counted as
+/// that heartbeat, the app would be planned on the node again at once, rejected again, sweep
+/// after sweep.
+#[test]
+fn a_rejected_app_sits_out_sweeps_until_the_nodes_next_heartbeat() {
+    let mut c = core_with(&[("locus.policy", "fsp"), ("locus.locality", "delay")]);
+    add_node(&mut c, "h1", "/r1", 4, 4);
+    add_app_named(&mut c, "app_1", "svc", 1, "YARN", &[]);
+    set_small_asks(&mut c, "app_1", &[(1, "*", 1)]);
+    let ds = offer(&mut c, &["h1"], false, 1_000);
+    assert_eq!(ds.len(), 1);
+    c.handle(locus_core::Event::DecisionRejected {
+        decision: ds[0].clone(),
+        executed: 0,
+        reason: "node blacklisted for the app".into(),
+    })
+    .unwrap();
+    for s in 1..50u64 {
+        let got = offer(&mut c, &["h1"], true, 1_000 + 5 * s);
+        assert!(
+            got.is_empty(),
+            "sweep {s} planned the rejected app on h1 again: {:?}",
+            placed(&got)
+        );
+    }
+    // Its next heartbeat is the one it sits out; the one after offers it again.
+    assert!(offer(&mut c, &["h1"], false, 2_000).is_empty());
+    assert_eq!(offer(&mut c, &["h1"], false, 3_000).len(), 1);
+}
