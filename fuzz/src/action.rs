@@ -51,6 +51,11 @@ pub enum Action {
     Heartbeat {
         host: u32,
     },
+    /// An async sweep's offer of the node (`locus.scheduling.mode=async`): decided like a
+    /// heartbeat but not a scheduling opportunity, and no completions are reported with it.
+    Sweep {
+        host: u32,
+    },
     /// Switch to the layer combination at this index of [`crate::combos::valid`].
     Reconfigure {
         combo: usize,

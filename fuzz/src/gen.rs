@@ -219,9 +219,13 @@ pub fn case(seed: u64, steps: usize) -> Case {
                 combo: rng.below(combos as u64) as usize,
             },
             _ => {
-                // A burst: every node heartbeats once.
+                // A burst: every node heartbeats once, then an async sweep offers each again
+                // (no draw from the generator, so the other actions of a seed stay as they were).
                 for h in 0..MAX_HOSTS {
                     actions.push(Action::Heartbeat { host: h });
+                }
+                for h in 0..MAX_HOSTS {
+                    actions.push(Action::Sweep { host: h });
                 }
                 continue;
             }

@@ -434,6 +434,7 @@ fn colliding_names() -> Result<(), Failure> {
         node: "h0:8041".into(),
         unallocated: Resource::new(8192, 8),
         now_ms: 1000,
+        sweep: false,
     };
     let _ = guard("heartbeat", || c.heartbeat(&hb))?;
     Ok(())

@@ -338,6 +338,11 @@ impl Model {
                     self.heartbeat(step, *host)?;
                 }
             }
+            Action::Sweep { host } => {
+                if self.nodes.contains_key(host) {
+                    self.offer(step, *host, true)?;
+                }
+            }
             Action::Reconfigure { combo } => {
                 let all = combos::valid();
                 let props = all[combo % all.len()].clone();
@@ -418,11 +423,18 @@ impl Model {
         for k in due {
             self.release(step, k)?;
         }
+        self.offer(step, host, false)
+    }
+
+    /// The core decides `host` on its unallocated room (a heartbeat, or an async sweep's offer
+    /// within the same round), the decisions are checked, then executed.
+    fn offer(&mut self, step: usize, host: u32, sweep: bool) -> Result<(), Failure> {
         let unallocated = self.nodes[&host].unallocated;
         let hb = Heartbeat {
             node: node_id(host),
             unallocated,
-            now_ms: self.round * 1000,
+            now_ms: self.round * 1000 + if sweep { 5 } else { 0 },
+            sweep,
         };
         let resp = match guarded(step, "heartbeat", || self.core.heartbeat(&hb))? {
             Ok(r) => r,

@@ -132,6 +132,7 @@ fn bench(c: &mut Criterion) {
                     node: format!("{}:8041", host(i)),
                     unallocated: Resource::new(16 * GB, 8),
                     now_ms: i as u64,
+                    sweep: false,
                 };
                 let start = Instant::now();
                 let resp = core.heartbeat(&hb).expect("heartbeat");
@@ -181,6 +182,7 @@ fn bench(c: &mut Criterion) {
                 node: format!("{}:8041", host(i)),
                 unallocated: Resource::new(GB, 8),
                 now_ms: i as u64,
+                sweep: false,
             };
             let resp = core.heartbeat(&hb).expect("heartbeat");
             assert!(resp.decisions.is_empty());
@@ -194,6 +196,7 @@ fn bench(c: &mut Criterion) {
                 node: format!("{}:8041", host(NODES + i)),
                 unallocated: Resource::new(64 * GB, 32),
                 now_ms: i as u64,
+                sweep: false,
             };
             let resp = strict.heartbeat(&hb).expect("heartbeat");
             assert!(resp.decisions.is_empty());

@@ -158,6 +158,7 @@ fn case(c: &mut Criterion, name: &str, props: &[(&str, &str)], asks: Vec<Ask>, a
                     node: format!("{}:8041", host(i)),
                     unallocated: Resource::new(32 * GB, 16),
                     now_ms: next,
+                    sweep: false,
                 };
                 let start = Instant::now();
                 let resp = core.heartbeat(&hb).expect("heartbeat");

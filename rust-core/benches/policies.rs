@@ -120,6 +120,7 @@ fn heartbeat(core: &mut Core, i: usize, now_ms: u64) -> usize {
         node: format!("{}:8041", host(i % HOSTS)),
         unallocated: Resource::new(8 * GB, 8),
         now_ms,
+        sweep: false,
     };
     core.heartbeat(&hb).expect("heartbeat").decisions.len()
 }

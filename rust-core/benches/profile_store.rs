@@ -72,6 +72,7 @@ fn one_finished_job(c: &mut Core, n: u64) -> Duration {
         node: "h1:8041".into(),
         unallocated: Resource::new(8 * GB, 8),
         now_ms,
+        sweep: false,
     };
     let ds = c.heartbeat(&hb(n * 10)).unwrap().decisions;
     let container = format!("container_{n}");

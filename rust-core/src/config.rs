@@ -32,7 +32,7 @@
 //! | `locus.slots.map-share` | empty = no limit | for `static`: a number strictly between 0 and 1; map containers may hold at most that share of the cluster's memory and vcores, reduce containers at most the rest |
 //! | `locus.off-switch-per-heartbeat` | `1` | integer 1..=10000: off-switch containers per node heartbeat, over all apps; containers of asks that name no host or rack do not count |
 //! | `locus.assign-multiple` | `true` | `true`: fill a node with as many containers as fit per heartbeat; `false`: one container per heartbeat |
-//! | `locus.scheduling.mode` | `heartbeat` | when the shim's scheduling thread (never the RM's dispatcher) asks the core to decide; the core validates the value, the shim acts on it: `heartbeat` = one decision round per node heartbeat, as the locality layers and the papers' policies count opportunities; `async` = also passes over every live node with room, triggered by heartbeats, new asks and freed containers, like CapacityScheduler's asynchronous scheduling (README "Scheduling modes") |
+//! | `locus.scheduling.mode` | `auto` | when the shim's scheduling thread (never the RM's dispatcher) asks the core to decide; the core validates and resolves the value (`Stats::scheduling_mode`), the shim acts on it: `heartbeat` = one decision round per node heartbeat; `async` = also passes over every live node with room, triggered by heartbeats, new asks and freed containers, like CapacityScheduler's asynchronous scheduling, the passes' offers not counted as scheduling opportunities by the locality layers; `auto` = `async` for `fifo`, `fair`, `fsp`, `capacity`, `heartbeat` for `td`, `joss-t`, `joss-j`, `fresh`, `mrosa` and under `locus.hotspot=hot-queue` ([`Config::scheduling_mode`]; README "Scheduling modes") |
 //! | `locus.datacenter.mapping.file` | empty = none | path of a `host datacenter` file (`#` comments) for nodes whose network location has one component (`/rack1`) |
 //!
 //! Keys not starting with `locus.` are ignored. An empty value means the default, because
@@ -161,7 +161,7 @@ choice!(
 );
 choice!(
     /// When the shim asks for decisions: passes of its own, or one round per node heartbeat.
-    SchedulingModeKind, SCHEDULING_MODE, { Async = "async", Heartbeat = "heartbeat" },
+    SchedulingModeKind, SCHEDULING_MODE, { Auto = "auto", Async = "async", Heartbeat = "heartbeat" },
     planned: []
 );
 choice!(
@@ -258,12 +258,36 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The mode in force: the setting, else `heartbeat` for every policy. Each locality layer
-    /// (`delay`, `hadoop`, `matchmaking`) and the papers' policies (JoSS, TD, FRESH, MROSA) count
-    /// or place per node heartbeat; under `async` every offer of a pass would count as a
-    /// scheduling opportunity, and `delay` would give up locality within one pass.
+    /// The mode in force, `async` or `heartbeat` (never `auto`): the setting, and for `auto`
+    /// (the default) the mode the configured layers keep their meaning in. `async` for the
+    /// Hadoop-style job orders (`fifo`, `fair`, `fsp`, `capacity`): the locality layers count
+    /// scheduling opportunities in node heartbeats whichever mode offers the node (a sweep's
+    /// offer places only what a key's wait already allows, [`crate::Heartbeat::sweep`]), so they
+    /// mean the same under `async`, and CapacityScheduler schedules asynchronously by default.
+    /// `heartbeat` for the papers' job policies (JoSS, TD, FRESH, MROSA) and TD's `hot-queue`
+    /// guard: they are defined per node heartbeat (a slot at a time, one off-switch or one
+    /// non-local reader per host per heartbeat), and a sweep offering every node every few
+    /// milliseconds would multiply those per-heartbeat allowances.
     pub fn scheduling_mode(&self) -> SchedulingModeKind {
-        self.scheduling_mode.unwrap_or(SchedulingModeKind::Heartbeat)
+        match self.scheduling_mode {
+            Some(SchedulingModeKind::Async) => SchedulingModeKind::Async,
+            Some(SchedulingModeKind::Heartbeat) => SchedulingModeKind::Heartbeat,
+            None | Some(SchedulingModeKind::Auto) => {
+                let papers = matches!(
+                    self.policy,
+                    JobPolicyKind::JossT
+                        | JobPolicyKind::JossJ
+                        | JobPolicyKind::Td
+                        | JobPolicyKind::Fresh
+                        | JobPolicyKind::Mrosa
+                );
+                if papers || self.hotspot == HotspotKind::HotQueue {
+                    SchedulingModeKind::Heartbeat
+                } else {
+                    SchedulingModeKind::Async
+                }
+            }
+        }
     }
 
     pub fn from_properties(props: &BTreeMap<String, String>) -> Result<Config, CoreError> {
@@ -587,13 +611,29 @@ mod tests {
     }
 
     #[test]
-    fn scheduling_mode_defaults_to_heartbeat_and_names_bad_values() {
+    fn scheduling_mode_is_auto_by_default_and_names_bad_values() {
         let mode = |pairs: &[(&str, &str)]| {
             Config::from_properties(&props(pairs))
                 .unwrap()
                 .scheduling_mode()
         };
-        assert_eq!(mode(&[]), SchedulingModeKind::Heartbeat);
+        // auto: the default fsp + delay, and the other Hadoop-style orders, run async ...
+        assert_eq!(mode(&[]), SchedulingModeKind::Async);
+        for policy in ["fifo", "fair", "fsp", "capacity"] {
+            assert_eq!(mode(&[(POLICY, policy)]), SchedulingModeKind::Async, "{policy}");
+        }
+        // ... the papers' policies, and anything under TD's per-heartbeat hot queue, heartbeat.
+        for policy in ["td", "joss-t", "joss-j", "fresh", "mrosa"] {
+            assert_eq!(
+                mode(&[(POLICY, policy), (SCHEDULING_MODE, "auto")]),
+                SchedulingModeKind::Heartbeat,
+                "{policy}"
+            );
+        }
+        assert_eq!(
+            mode(&[(POLICY, "fsp"), (HOTSPOT, "hot-queue")]),
+            SchedulingModeKind::Heartbeat
+        );
         assert_eq!(
             mode(&[(POLICY, "capacity"), (SCHEDULING_MODE, "heartbeat")]),
             SchedulingModeKind::Heartbeat
@@ -604,7 +644,7 @@ mod tests {
         );
         let (key, message) = config_err(&[(SCHEDULING_MODE, "continuous")]);
         assert_eq!(key, SCHEDULING_MODE);
-        assert!(message.contains("async, heartbeat"), "{message}");
+        assert!(message.contains("auto, async, heartbeat"), "{message}");
     }
 
     #[test]

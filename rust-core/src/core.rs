@@ -81,6 +81,10 @@ pub struct Stats {
     pub locality: String,
     pub hotspot: String,
     pub slots: String,
+    /// The `locus.scheduling.mode` in force, `async` or `heartbeat` (`auto` resolved for the
+    /// policy: [`crate::config::Config::scheduling_mode`]); the shim runs its scheduling thread
+    /// in this mode, so the rule lives in one place.
+    pub scheduling_mode: String,
     /// Jobs the policy flagged since start (MROSA: no public instance type meets the deadline).
     pub deadline_flagged_jobs: u64,
     /// Jobs flagged now, with the reason.
@@ -694,7 +698,11 @@ impl Core {
             );
         }
         self.state.set_am_in_flight(self.in_flight.unconfirmed_ams());
-        let sitting_out = self.rejections.sitting_out(&hb.node);
+        let sitting_out = if hb.sweep {
+            self.rejections.paused(&hb.node)
+        } else {
+            self.rejections.sitting_out(&hb.node)
+        };
         let decisions = schedule::assign(
             &mut self.state,
             &mut self.layers,
@@ -702,6 +710,7 @@ impl Core {
             &node,
             hb.unallocated,
             hb.now_ms,
+            hb.sweep,
             &sitting_out,
         );
         for d in &decisions {
@@ -751,6 +760,7 @@ impl Core {
         s.locality = self.layers.locality.name().to_string();
         s.hotspot = self.layers.hotspot.name().to_string();
         s.slots = self.layers.slots.name().to_string();
+        s.scheduling_mode = self.config.scheduling_mode().as_str().to_string();
         let report = self.layers.job.report();
         s.deadline_flagged_jobs = report.flagged_total;
         s.flagged_jobs = report.flagged_jobs;

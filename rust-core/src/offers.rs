@@ -7,13 +7,18 @@
 //!
 //! ```text
 //! header (16 bytes)
-//!   0  u32  magic 0x314F_534C (the bytes "LSO1")
+//!   0  u32  magic 0x324F_534C (the bytes "LSO2")
 //!   4  u32  N, nodes
 //!   8  i64  now_ms (>= 0), the RM clock of the pass
-//! then N nodes of 14 bytes plus the id:
+//! then N nodes of 15 bytes plus the id:
 //!   i64 unallocated memory_mb (>= 0), i32 unallocated vcores (>= 0),
+//!   u8 offer kind (0 = the node's heartbeat, 1 = an async sweep's extra offer),
 //!   u16 L (1..=1024), L bytes node id (`host:port`) UTF-8
 //! ```
+//!
+//! The kind is what lets the locality layers count scheduling opportunities in heartbeats in
+//! both scheduling modes ([`Heartbeat::sweep`]); the magic changed with it (`LSO1` had none), so a
+//! shim and core of different layouts refuse each other's frames by name.
 //!
 //! Decoding is bounded by the frame's own length exactly as the asks frame's is (the node count
 //! is checked against the bytes left before anything is allocated for it); a malformed frame is
@@ -23,10 +28,13 @@ use crate::ask::MAX_NAME_BYTES;
 use crate::frame::{FrameError, Reader};
 use crate::protocol::{Heartbeat, Resource};
 
-pub const MAGIC: u32 = 0x314F_534C;
+pub const MAGIC: u32 = 0x324F_534C;
 pub const HEADER_BYTES: usize = 16;
 /// A node without its id.
-pub const NODE_FIXED_BYTES: usize = 14;
+pub const NODE_FIXED_BYTES: usize = 15;
+/// The offer kinds of a node's kind byte.
+pub const KIND_HEARTBEAT: u8 = 0;
+pub const KIND_SWEEP: u8 = 1;
 
 /// The heartbeats a frame stands for, in the frame's order, all at the frame's `now_ms`.
 pub fn decode(bytes: &[u8]) -> Result<Vec<Heartbeat>, FrameError> {
@@ -66,6 +74,16 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Heartbeat>, FrameError> {
                 "node {i}: unallocated {field} is {v}, must not be negative"
             ));
         }
+        let sweep = match r.u8("offer kind")? {
+            KIND_HEARTBEAT => false,
+            KIND_SWEEP => true,
+            other => {
+                r.at -= 1;
+                return r.fail(format!(
+                    "node {i}: offer kind {other} (0 = heartbeat, 1 = sweep)"
+                ));
+            }
+        };
         let id_len = r.u16("node id length")? as usize;
         if id_len == 0 || id_len > MAX_NAME_BYTES {
             r.at -= 2;
@@ -81,6 +99,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Heartbeat>, FrameError> {
                 vcores: vcores as u32,
             },
             now_ms: now_ms as u64,
+            sweep,
         });
     }
     if r.at != bytes.len() {
@@ -89,15 +108,23 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Heartbeat>, FrameError> {
     Ok(offers)
 }
 
-/// Writes `offers` as a frame at `now_ms` (the shim's encoder in Rust: tests and benches).
+/// Writes `offers` as a frame of heartbeats at `now_ms` (the shim's encoder in Rust: tests and
+/// benches).
 pub fn encode(now_ms: u64, offers: &[(&str, Resource)]) -> Vec<u8> {
+    let marked: Vec<(&str, Resource, bool)> = offers.iter().map(|(n, r)| (*n, *r, false)).collect();
+    encode_marked(now_ms, &marked)
+}
+
+/// As [`encode`], each node with whether its offer is a sweep's (`true`) or its heartbeat.
+pub fn encode_marked(now_ms: u64, offers: &[(&str, Resource, bool)]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_BYTES + offers.len() * (NODE_FIXED_BYTES + 24));
     out.extend_from_slice(&MAGIC.to_le_bytes());
     out.extend_from_slice(&(offers.len() as u32).to_le_bytes());
     out.extend_from_slice(&(now_ms as i64).to_le_bytes());
-    for (node, free) in offers {
+    for (node, free, sweep) in offers {
         out.extend_from_slice(&(free.memory_mb as i64).to_le_bytes());
         out.extend_from_slice(&(free.vcores as i32).to_le_bytes());
+        out.push(if *sweep { KIND_SWEEP } else { KIND_HEARTBEAT });
         out.extend_from_slice(&(node.len() as u16).to_le_bytes());
         out.extend_from_slice(node.as_bytes());
     }
@@ -109,11 +136,11 @@ mod tests {
     use super::*;
 
     fn two() -> Vec<u8> {
-        encode(
+        encode_marked(
             77,
             &[
-                ("h1:8041", Resource::new(8192, 8)),
-                ("h2:8041", Resource::new(0, 0)),
+                ("h1:8041", Resource::new(8192, 8), false),
+                ("h2:8041", Resource::new(0, 0), true),
             ],
         )
     }
@@ -126,6 +153,12 @@ mod tests {
         assert_eq!(got[0].unallocated, Resource::new(8192, 8));
         assert_eq!(got[1].node, "h2:8041");
         assert!(got.iter().all(|h| h.now_ms == 77));
+        assert_eq!((got[0].sweep, got[1].sweep), (false, true));
+        let plain = encode(5, &[("h1:8041", Resource::new(1, 1))]);
+        assert!(
+            !decode(&plain).unwrap()[0].sweep,
+            "encode writes heartbeats"
+        );
         assert!(decode(&encode(5, &[])).unwrap().is_empty());
     }
 
@@ -165,15 +198,31 @@ mod tests {
         assert!(decode(&cores).unwrap_err().what.contains("vcores is -3"));
 
         let mut empty_id = two();
-        empty_id[HEADER_BYTES + 12..HEADER_BYTES + 14].copy_from_slice(&0u16.to_le_bytes());
+        empty_id[HEADER_BYTES + 13..HEADER_BYTES + 15].copy_from_slice(&0u16.to_le_bytes());
         assert!(decode(&empty_id)
             .unwrap_err()
             .what
             .contains("node id of 0 bytes"));
 
         let mut utf = two();
-        utf[HEADER_BYTES + 14] = 0xff;
+        utf[HEADER_BYTES + 15] = 0xff;
         assert!(decode(&utf).unwrap_err().what.contains("not UTF-8"));
+
+        let mut kind = two();
+        kind[HEADER_BYTES + 12] = 2;
+        let err = decode(&kind).unwrap_err();
+        assert_eq!(err.offset, HEADER_BYTES + 12);
+        assert!(err.what.contains("node 0: offer kind 2"), "{err}");
+
+        let mut old = two();
+        old[0..4].copy_from_slice(&0x314F_534Cu32.to_le_bytes());
+        assert!(
+            decode(&old)
+                .unwrap_err()
+                .what
+                .contains("not an offers frame"),
+            "a frame of the layout without offer kinds (LSO1) is refused"
+        );
 
         let mut magic = two();
         magic[0] ^= 1;

@@ -240,6 +240,14 @@ pub struct Heartbeat {
     pub node: String,
     pub unallocated: Resource,
     pub now_ms: u64,
+    /// True for an extra offer of the node by an asynchronous sweep (`locus.scheduling.mode`
+    /// `async`), false for the node's own heartbeat. The node is decided the same way either
+    /// way, but only a heartbeat is a *scheduling opportunity* for the locality layers: delay
+    /// scheduling's and matchmaking's waits are counted in heartbeats (one per node per
+    /// interval), so a sweep that offers every node every few milliseconds must not run them
+    /// down (docs/default-policy.md, "Delay under async scheduling").
+    #[serde(default)]
+    pub sweep: bool,
 }
 
 /// "Give `app` up to `count` containers of `capability` for the ask at (`priority`,

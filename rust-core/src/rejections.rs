@@ -68,6 +68,19 @@ impl Rejections {
         out
     }
 
+    /// The apps sitting out `node` now, for an async sweep's offer of it: a sweep is not one of
+    /// the node's heartbeats, so it passes no pause (every few milliseconds it would end one
+    /// after another and plan the rejected app there again at once).
+    pub fn paused(&self, node: &str) -> Vec<Arrival> {
+        self.by_node.get(node).map_or_else(Vec::new, |pauses| {
+            pauses
+                .iter()
+                .filter(|p| p.left > 0)
+                .map(|p| p.app)
+                .collect()
+        })
+    }
+
     pub fn forget_app(&mut self, app: Arrival) {
         self.by_node.retain(|_, pauses| {
             pauses.retain(|p| p.app != app);

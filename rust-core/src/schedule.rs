@@ -201,9 +201,11 @@ fn plan_key(
     (out, stop)
 }
 
-/// Runs the procedure for a heartbeat of `node` with `unallocated` free, leaving out the apps
-/// `sitting_out` (see [`crate::rejections`]); applies the decisions to the asks (as YARN would
-/// once they execute) and returns them.
+/// Runs the procedure for a heartbeat of `node` (or, `sweep`, an async sweep's offer of it: the
+/// same procedure, but not a scheduling opportunity for the locality layer) with `unallocated`
+/// free, leaving out the apps `sitting_out` (see [`crate::rejections`]); applies the decisions
+/// to the asks (as YARN would once they execute) and returns them.
+#[allow(clippy::too_many_arguments)]
 pub fn assign(
     state: &mut ClusterState,
     layers: &mut Layers,
@@ -211,9 +213,10 @@ pub fn assign(
     node: &Node,
     unallocated: Resource,
     now_ms: u64,
+    sweep: bool,
     sitting_out: &[Arrival],
 ) -> Vec<Decision> {
-    let decisions = assign_node(state, layers, cfg, node, unallocated, now_ms, sitting_out);
+    let decisions = assign_node(state, layers, cfg, node, unallocated, now_ms, sweep, sitting_out);
     let placed = decisions.iter().fold(Resource::ZERO, |sum, d| Resource {
         memory_mb: sum
             .memory_mb
@@ -228,6 +231,7 @@ pub fn assign(
     decisions
 }
 
+#[allow(clippy::too_many_arguments)]
 fn assign_node(
     state: &mut ClusterState,
     layers: &mut Layers,
@@ -235,6 +239,7 @@ fn assign_node(
     node: &Node,
     unallocated: Resource,
     now_ms: u64,
+    sweep: bool,
     sitting_out: &[Arrival],
 ) -> Vec<Decision> {
     let mut budget = Budget {
@@ -264,7 +269,7 @@ fn assign_node(
     } else {
         layers.job.order(state, node, now_ms)
     };
-    layers.locality.heartbeat(state, node, &order, now_ms);
+    layers.locality.heartbeat(state, node, &order, now_ms, sweep);
     layers.hotspot.heartbeat(state, node, now_ms);
     let mut slot_room = [None, None];
     let mut slot_floor = [false, false];

@@ -593,6 +593,7 @@ fn run_twins(t: &mut Twins) -> Vec<Vec<locus_core::Decision>> {
                     node: node.clone(),
                     unallocated: free,
                     now_ms,
+                    sweep: false,
                 })
                 .unwrap()
                 .decisions

@@ -1,16 +1,20 @@
 //! Every combination of layers the settings accept runs a small mixed workload to the end:
 //! MapReduce jobs (AM, then maps with block locations, then reduces) next to a generic
 //! application, on two racks, with containers finishing after a few heartbeats. No job, AM or
-//! generic container may starve under any accepted combination; refused combinations must be
-//! refused with a config error naming the setting.
+//! generic container may starve under any accepted combination, in either scheduling mode (under
+//! `async` each round's heartbeats are followed by sweeps offering every node with room, which
+//! are not scheduling opportunities); refused combinations must be refused with a config error
+//! naming the setting.
 
 mod common;
 
 use std::collections::BTreeMap;
 
 use common::GB;
-use locus_core::config::{HotspotKind, JobPolicyKind, LocalityKind};
-use locus_core::{Ask, Core, CoreError, Event, Resource};
+use locus_core::config::{HotspotKind, JobPolicyKind, LocalityKind, SchedulingModeKind};
+use locus_core::{Ask, Core, CoreError, Event, Heartbeat, Resource};
+/// Sweeps over every node with room after each round's heartbeats, in `async` mode.
+const SWEEPS: u64 = 3;
 const HOSTS: [(&str, &str); 4] = [("h1", "/r1"), ("h2", "/r1"), ("h3", "/r2"), ("h4", "/r2")];
 
 fn ask(priority: i32, name: &str, count: u32) -> Ask {
@@ -94,7 +98,12 @@ fn run(c: &mut Core) -> Result<u32, String> {
             common::try_release(c, &r.app, &r.id, &r.node, r.resource)
                 .map_err(|e| e.to_string())?;
         }
-        for (host, _) in HOSTS {
+        let sweeps = match c.config().scheduling_mode() {
+            SchedulingModeKind::Async => SWEEPS,
+            _ => 0,
+        };
+        for (pass, (host, _)) in (0..=sweeps).flat_map(|pass| HOSTS.iter().map(move |h| (pass, *h)))
+        {
             let node = format!("{host}:1");
             let used: u64 = running
                 .iter()
@@ -102,9 +111,17 @@ fn run(c: &mut Core) -> Result<u32, String> {
                 .map(|r| r.resource.memory_mb)
                 .sum();
             let free = 4 * GB - used;
+            if pass > 0 && free == 0 {
+                continue;
+            }
             let unallocated = Resource::new(free, (free / GB) as u32);
-            let ds =
-                common::try_heartbeat(c, &node, unallocated, now_ms).map_err(|e| e.to_string())?;
+            let hb = Heartbeat {
+                node: node.clone(),
+                unallocated,
+                now_ms: now_ms + 5 * pass,
+                sweep: pass > 0,
+            };
+            let ds = c.heartbeat(&hb).map_err(|e| e.to_string())?.decisions;
             for d in ds {
                 for _ in 0..d.count {
                     next += 1;
@@ -167,46 +184,51 @@ fn every_accepted_combination_runs_the_workload_to_the_end() {
     let _ = env_logger::builder().is_test(true).try_init();
     let mut ran = 0;
     let mut refused = 0;
-    for policy in JobPolicyKind::ALLOWED {
-        for locality in LocalityKind::ALLOWED {
-            for hotspot in HotspotKind::ALLOWED {
-                let mut props: BTreeMap<String, String> = [
-                    ("locus.policy", *policy),
-                    ("locus.locality", *locality),
-                    ("locus.hotspot", *hotspot),
-                    // Short non-local reads so the hot queue cools down within the run.
-                    ("locus.td.split-bytes", "1000"),
-                    ("locus.td.bandwidth", "1000"),
-                    ("locus.delay.node-locality-threshold", "0.5"),
-                    ("locus.delay.rack-locality-threshold", "0.5"),
-                ]
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-                if *policy == "capacity" {
-                    // Two queues below the whole cluster each, so neither alone may take it all.
-                    props.insert(
-                        "locus.capacity.queues".into(),
-                        "default:60:90,etl:40:80".into(),
-                    );
-                }
-                let combo = format!("policy={policy} locality={locality} hotspot={hotspot}");
-                let mut c = match Core::new(&props) {
-                    Ok(c) => c,
-                    Err(CoreError::Config { key, message }) => {
-                        assert!(key.starts_with("locus."), "{combo}: {key}: {message}");
-                        refused += 1;
-                        continue;
+    for mode in ["heartbeat", "async"] {
+        for policy in JobPolicyKind::ALLOWED {
+            for locality in LocalityKind::ALLOWED {
+                for hotspot in HotspotKind::ALLOWED {
+                    let mut props: BTreeMap<String, String> = [
+                        ("locus.scheduling.mode", mode),
+                        ("locus.policy", *policy),
+                        ("locus.locality", *locality),
+                        ("locus.hotspot", *hotspot),
+                        // Short non-local reads so the hot queue cools down within the run.
+                        ("locus.td.split-bytes", "1000"),
+                        ("locus.td.bandwidth", "1000"),
+                        ("locus.delay.node-locality-threshold", "0.5"),
+                        ("locus.delay.rack-locality-threshold", "0.5"),
+                    ]
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+                    if *policy == "capacity" {
+                        // Two queues below the whole cluster each, so neither alone may take it all.
+                        props.insert(
+                            "locus.capacity.queues".into(),
+                            "default:60:90,etl:40:80".into(),
+                        );
                     }
-                    Err(e) => panic!("{combo}: {e}"),
-                };
-                if let Err(e) = run(&mut c) {
-                    panic!("{combo}: {e}");
+                    let combo = format!(
+                        "mode={mode} policy={policy} locality={locality} hotspot={hotspot}"
+                    );
+                    let mut c = match Core::new(&props) {
+                        Ok(c) => c,
+                        Err(CoreError::Config { key, message }) => {
+                            assert!(key.starts_with("locus."), "{combo}: {key}: {message}");
+                            refused += 1;
+                            continue;
+                        }
+                        Err(e) => panic!("{combo}: {e}"),
+                    };
+                    if let Err(e) = run(&mut c) {
+                        panic!("{combo}: {e}");
+                    }
+                    ran += 1;
                 }
-                ran += 1;
             }
         }
     }
-    // 7 policies before capacity ran 30 combinations; capacity adds its 6.
-    assert!(ran >= 36, "ran {ran}, refused {refused}");
+    // 7 policies before capacity ran 30 combinations; capacity adds its 6; in both modes.
+    assert!(ran >= 72, "ran {ran}, refused {refused}");
 }

@@ -34,6 +34,7 @@ fn hb(host: &str, free_gb: u64, now_ms: u64) -> Heartbeat {
         node: node_id(host),
         unallocated: Resource::new(free_gb * GB, free_gb as u32),
         now_ms,
+        sweep: false,
     }
 }
 

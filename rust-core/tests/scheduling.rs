@@ -494,6 +494,7 @@ fn node_removal_forgets_the_node_and_its_containers() {
             node: node_id("h1"),
             unallocated: Resource::new(GB, 1),
             now_ms: 2,
+            sweep: false,
         })
         .unwrap_err();
     assert_eq!(err, CoreError::UnknownNode(node_id("h1")));
@@ -697,6 +698,7 @@ fn errors_name_the_culprit() {
             node: "ghost:1".into(),
             unallocated: Resource::new(1, 1),
             now_ms: 0,
+            sweep: false,
         })
         .unwrap_err();
     assert_eq!(err, CoreError::UnknownNode("ghost:1".into()));

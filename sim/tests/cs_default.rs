@@ -102,6 +102,7 @@ fn offer(core: &mut Core, cluster: &Cluster, node: usize, now_ms: u64) -> Vec<De
         node: cluster.node_id(node),
         unallocated: NODE,
         now_ms,
+        sweep: false,
     };
     match core.heartbeat(&hb) {
         Ok(r) => r.decisions,

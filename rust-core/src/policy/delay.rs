@@ -12,6 +12,17 @@
 //! the count restarts when a level is relaxed, so rack → any needs the rack threshold's misses on
 //! top of the node threshold's. Threshold 0 means no wait at that level.
 //!
+//! A scheduling opportunity is a node's *heartbeat*, in both `locus.scheduling.mode`s. Under
+//! `async` the shim also offers every live node with room on every sweep (milliseconds apart);
+//! those offers (`Heartbeat::sweep`) place what a key's level already allows (node-local at once
+//! when its split's node has room) but are not misses, so a key waits about `threshold`
+//! heartbeat intervals for its data whichever mode runs, as the paper's wait is meant: long
+//! enough for every node to have heartbeated. Counting sweeps gave locality up within a few
+//! sweeps, before the data's node heartbeated once (tests/async_opportunities.rs). A wait in
+//! milliseconds (FairScheduler's continuous scheduling) was the other way: it needs a setting
+//! in time units that the paper's fraction-of-the-cluster thresholds do not have, and would
+//! make the simulator's heartbeat-driven results depend on a second clock.
+//!
 //! `delay-room` (the same struct, `room_aware`) waits only while waiting pays. Zaharia et al.'s
 //! case for waiting is that a local slot comes soon: a job skipped on one node is offered a
 //! node holding its data shortly after, and a skipped node goes to another job meanwhile. What
@@ -74,6 +85,9 @@ pub struct DelayScheduling {
     rack_room: HashMap<NameId, Resource>,
     /// The non-local cap `allowed` computed for the key it was last asked about.
     non_local: u32,
+    /// Whether the current offer is a node's heartbeat, i.e. a scheduling opportunity a key
+    /// misses when it gets nothing; false for an async sweep's offer (module docs).
+    opportunity: bool,
 }
 
 impl DelayScheduling {
@@ -87,6 +101,7 @@ impl DelayScheduling {
             room: HashMap::new(),
             rack_room: HashMap::new(),
             non_local: u32::MAX,
+            opportunity: true,
         }
     }
 
@@ -165,8 +180,9 @@ impl LocalityTechnique for DelayScheduling {
         }
     }
 
-    fn heartbeat(&mut self, state: &ClusterState, _: &Node, _: &[Arrival], _: u64) {
+    fn heartbeat(&mut self, state: &ClusterState, _: &Node, _: &[Arrival], _: u64, sweep: bool) {
         self.nodes = state.node_count();
+        self.opportunity = !sweep;
     }
 
     fn allowed(
@@ -260,7 +276,10 @@ impl LocalityTechnique for DelayScheduling {
             return;
         };
         match got {
-            None => w.missed += 1,
+            // Only a heartbeat is an opportunity missed; a sweep's offer places at the level
+            // the key already has and leaves the count alone.
+            None if self.opportunity => w.missed += 1,
+            None => {}
             Some(Locality::OffSwitch) => w.missed = 0,
             // A level `delay-room` relaxed to because no data node had room is not one the
             // wait reached: the key keeps its own level.

@@ -9,6 +9,8 @@
 //! (node-local unless the heartbeat's non-local map is still to be given) and a non-local quota
 //! of one, spent by the first job in the policy's order that places a map non-locally here.
 //! Any application arriving resets every marker (Algorithm 2); a node that leaves loses its own.
+//! Markers move on heartbeats only: an async sweep's offer of a node (`Heartbeat::sweep`) gives
+//! it local maps but is no miss, so the non-local map still waits two heartbeat intervals.
 //! The paper's "maps" are the tasks the locality layer decides for ([`super::locality_applies`]):
 //! any application's task keys whose asks name a host or rack, so a Spark executor with
 //! preferred locations waits for a marker as a map does, and counts as local or pending work.
@@ -112,7 +114,14 @@ impl LocalityTechnique for MatchmakingLocality {
         true
     }
 
-    fn heartbeat(&mut self, state: &ClusterState, node: &Node, order: &[Arrival], _: u64) {
+    fn heartbeat(
+        &mut self,
+        state: &ClusterState,
+        node: &Node,
+        order: &[Arrival],
+        _: u64,
+        sweep: bool,
+    ) {
         self.quota = 0;
         if state.node_count() != self.nodes.len() || !self.nodes.contains(&node.id) {
             let now: HashSet<String> = state.nodes().map(|n| n.id.clone()).collect();
@@ -125,6 +134,12 @@ impl LocalityTechnique for MatchmakingLocality {
         if newest > self.newest {
             self.mm.job_added();
             self.newest = newest;
+        }
+        if sweep {
+            // Not a heartbeat: the node takes local maps only (quota 0) and its marker stays
+            // as its last heartbeat left it, so a node misses "in a row" per heartbeat interval
+            // as the paper counts, however often async sweeps offer it.
+            return;
         }
         // The job policy may list an app several times (fair); the paper's queue has it once.
         let mut seen: HashMap<Arrival, ()> = HashMap::new();

@@ -211,8 +211,19 @@ pub fn locality_applies(kind: TaskKind, table: &AskTable) -> bool {
 pub trait LocalityTechnique: Send {
     fn name(&self) -> &'static str;
 
-    /// Start of a heartbeat of `node` that will offer it to the apps in `order`.
-    fn heartbeat(&mut self, _state: &ClusterState, _node: &Node, _order: &[Arrival], _now_ms: u64) {}
+    /// Start of an offer of `node` to the apps in `order`. `sweep`: the offer is an async
+    /// sweep's, not the node's heartbeat ([`crate::Heartbeat::sweep`]); it is not a scheduling
+    /// opportunity, so a technique that counts opportunities (delay's misses, matchmaking's
+    /// markers) lets it place only what its count already allows and does not advance the count.
+    fn heartbeat(
+        &mut self,
+        _state: &ClusterState,
+        _node: &Node,
+        _order: &[Arrival],
+        _now_ms: u64,
+        _sweep: bool,
+    ) {
+    }
 
     /// Whether `heartbeat` reads its `order`; when not, a policy whose order is the pending
     /// index (see [`JobPolicy::order_is_pending_by_submission`]) passes an empty one.

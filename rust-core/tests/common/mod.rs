@@ -161,6 +161,7 @@ pub fn try_heartbeat(
         node: node.into(),
         unallocated,
         now_ms,
+        sweep: false,
     })?
     .decisions)
 }

@@ -70,6 +70,10 @@ impl<'w> Engine<'w> {
             node: node.id.clone(),
             unallocated: node.cap.saturating_sub(&node.used),
             now_ms: self.now,
+            // Passes model CapacityScheduler's asynchronous thread, whose delay counts every
+            // offer as a missed opportunity (cs_default.rs): they stay opportunities here, unlike
+            // the shim's async sweeps of Locus's own policies.
+            sweep: false,
         };
         let t0 = Instant::now();
         let resp = self.core.heartbeat(&hb).map_err(|e| {

@@ -151,7 +151,7 @@ public class LocusScheduler
     this.queueFile = QueueFile.read(conf, rmContext.getConfigurationProvider());
     link.open(LocusSettings.toJson(conf, queueFile), this, this::coreSettings,
         () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
-    this.loop = new SchedulingLoop(SchedulingMode.of(conf), link, executor, this,
+    this.loop = new SchedulingLoop(SchedulingMode.of(link.current()), link, executor, this,
         new LoopView());
     link.setResend(loop::asksChanged);
     if (LocusSettings.policyFromQueueFile(conf, queueFile)) {
@@ -212,7 +212,7 @@ public class LocusScheduler
     queueFile = file;
     String queues = configureQueues(c, newConf);
     priorities.readQueueSettings(newConf);
-    loop.setMode(SchedulingMode.of(newConf));
+    loop.setMode(SchedulingMode.of(c));
     setConf(newConf);
     super.reinitialize(newConf, rmContext);
     LOG.info("Locus core reconfigured with {}; {}", LocusSettings.collect(newConf), queues);

@@ -4,7 +4,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
@@ -13,13 +15,18 @@ import org.slf4j.LoggerFactory;
 /**
  * Writes the binary offers frame of {@code rust-core/src/offers.rs} (layout in
  * docs/architecture.md): the nodes of one scheduling pass, each with its unallocated resource,
- * cross into the core in one call instead of one JSON heartbeat each. One direct buffer per
- * thread (only the scheduling thread writes offers), grown when a batch does not fit.
+ * cross into the core in one call instead of one JSON heartbeat each. Each node's kind byte
+ * says whether the offer is its heartbeat or an async sweep's extra offer: the locality layers
+ * count scheduling opportunities in heartbeats only, so {@code delay} waits as long in both
+ * scheduling modes. One direct buffer per thread (only the scheduling thread writes offers),
+ * grown when a batch does not fit.
  */
 final class OffersFrame {
-  static final int MAGIC = 0x314F534C;
+  static final int MAGIC = 0x324F534C;
   static final int HEADER_BYTES = 16;
-  static final int NODE_FIXED_BYTES = 14;
+  static final int NODE_FIXED_BYTES = 15;
+  static final byte KIND_HEARTBEAT = 0;
+  static final byte KIND_SWEEP = 1;
   /** The core refuses longer node ids; the RM never makes one (a host name is at most 253). */
   static final int MAX_ID_BYTES = 1024;
   private static final int INITIAL_BYTES = 16 * 1024;
@@ -44,20 +51,30 @@ final class OffersFrame {
    * here, as late as possible before the core decides. A node whose id the layout cannot carry
    * is left out (and logged): it must not cost the other nodes of its batch their offer.
    */
-  static ByteBuffer encode(List<FiCaSchedulerNode> nodes, long nowMs) {
+  static ByteBuffer encode(List<FiCaSchedulerNode> nodes, Set<FiCaSchedulerNode> swept,
+      long nowMs) {
     List<NodeId> ids = new ArrayList<>(nodes.size());
     List<Resource> free = new ArrayList<>(nodes.size());
+    List<Boolean> sweep = new ArrayList<>(nodes.size());
     for (FiCaSchedulerNode n : nodes) {
       ids.add(n.getNodeID());
       free.add(n.getUnallocatedResource());
+      sweep.add(swept.contains(n));
     }
-    return encode(ids, free, nowMs);
+    return encode(ids, free, sweep, nowMs);
   }
 
-  /** As {@link #encode(List, long)}, from the ids and unallocated resources themselves. */
+  /** The nodes' heartbeats, from the ids and unallocated resources themselves. */
   static ByteBuffer encode(List<NodeId> nodes, List<Resource> unallocated, long nowMs) {
+    return encode(nodes, unallocated, Collections.nCopies(nodes.size(), false), nowMs);
+  }
+
+  /** As {@link #encode(List, List, long)}, each node marked a sweep's offer or a heartbeat. */
+  static ByteBuffer encode(List<NodeId> nodes, List<Resource> unallocated, List<Boolean> sweep,
+      long nowMs) {
     List<byte[]> ids = new ArrayList<>(nodes.size());
     List<Resource> free = new ArrayList<>(nodes.size());
+    List<Boolean> kinds = new ArrayList<>(nodes.size());
     long size = HEADER_BYTES;
     for (int i = 0; i < nodes.size(); i++) {
       String name = nodes.get(i).toString();
@@ -71,6 +88,7 @@ final class OffersFrame {
       }
       ids.add(id);
       free.add(unallocated.get(i));
+      kinds.add(sweep.get(i));
       size += NODE_FIXED_BYTES + id.length;
     }
     ByteBuffer b = BUFFER.get();
@@ -88,6 +106,7 @@ final class OffersFrame {
       // As in JSON: a negative figure only comes from broken bookkeeping and means "nothing".
       b.putLong(Math.max(0L, r.getMemorySize()));
       b.putInt(Math.max(0, r.getVirtualCores()));
+      b.put(kinds.get(i) ? KIND_SWEEP : KIND_HEARTBEAT);
       b.putShort((short) ids.get(i).length);
       b.put(ids.get(i));
     }

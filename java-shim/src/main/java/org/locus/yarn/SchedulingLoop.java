@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * the nodes that heartbeated, once per heartbeat (several heartbeats of a node while a pass runs
  * make one offer); in
  * {@link SchedulingMode#ASYNC} also, while any application has pending asks, every other live
- * node with room for the smallest container, from a start that rotates per pass. A node is live
+ * node with room for the smallest container, from a start that rotates per pass (marked in the
+ * offers frame as a sweep's offer, not a heartbeat: the locality layers count only heartbeats
+ * as scheduling opportunities, so {@code delay} waits as long in both modes). A node is live
  * while it is RUNNING and heartbeated within two heartbeat intervals: containers on a dead NM
  * would only wait for the RM to expire them.
  *
@@ -319,6 +321,8 @@ final class SchedulingLoop implements Runnable {
       return 0;
     }
     Set<FiCaSchedulerNode> offers = new LinkedHashSet<>();
+    // Offered without having heartbeated: not a scheduling opportunity for the locality layers.
+    Set<FiCaSchedulerNode> swept = new java.util.HashSet<>();
     for (NodeId id : heartbeatedNodes) {
       FiCaSchedulerNode n = cluster.node(id);
       if (n != null) {
@@ -336,8 +340,9 @@ final class SchedulingLoop implements Runnable {
         FiCaSchedulerNode n = all.get((start + i) % size);
         if (now - n.getLastHeartbeatMonotonicTime() <= liveWithin
             && n.getRMNode().getState() == NodeState.RUNNING
-            && Resources.fitsIn(smallest, n.getUnallocatedResource())) {
-          offers.add(n);
+            && Resources.fitsIn(smallest, n.getUnallocatedResource())
+            && offers.add(n)) {
+          swept.add(n);
         }
       }
     }
@@ -349,12 +354,12 @@ final class SchedulingLoop implements Runnable {
         if (isStopped()) {
           break;
         }
-        placed += offer(batch);
+        placed += offer(batch, swept);
         batch.clear();
       }
     }
     if (!batch.isEmpty() && !isStopped()) {
-      placed += offer(batch);
+      placed += offer(batch, swept);
     }
     long now = System.currentTimeMillis();
     if (!offers.isEmpty() && (placed > 0 || now - lastAfterPassMs >= AFTER_PASS_EVERY_MS)) {
@@ -373,14 +378,14 @@ final class SchedulingLoop implements Runnable {
    * order exactly as it decides one heartbeat each, so batching changes what crosses, not what
    * is decided.
    */
-  private int offer(List<FiCaSchedulerNode> nodes) {
+  private int offer(List<FiCaSchedulerNode> nodes, Set<FiCaSchedulerNode> swept) {
     long calls = link.coreCallsOfThisThread();
     List<NodeId> ids = new ArrayList<>(nodes.size());
     for (FiCaSchedulerNode n : nodes) {
       ids.add(n.getNodeID());
     }
     try {
-      JsonNode response = link.offers(OffersFrame.encode(nodes, cluster.nowMs()),
+      JsonNode response = link.offers(OffersFrame.encode(nodes, swept, cluster.nowMs()),
           subject(ids));
       BiConsumer<List<NodeId>, JsonNode> hook = decidedHook;
       if (hook != null) {

@@ -1,28 +1,52 @@
 package org.locus.yarn;
 
+import java.io.IOException;
 import java.util.Locale;
-import org.apache.hadoop.conf.Configuration;
 
 /**
  * When the scheduling thread asks the core to decide ({@code locus.scheduling.mode}).
  *
- * <p>{@link #HEARTBEAT} (the default): one round for a node each time it heartbeats. Every
- * locality layer counts scheduling opportunities per heartbeat ({@code delay} and
- * {@code hadoop} relax after a number of them, matchmaking marks a job per heartbeat) and the
- * papers define JoSS, TD, FRESH and MROSA per heartbeat. {@link #ASYNC}: also passes over every
- * live node with room, started by heartbeats, new asks and freed containers, the way
- * CapacityScheduler schedules asynchronously (Hadoop 3.5's default); each offer of a pass then
- * counts as an opportunity, so {@code delay} gives up locality within one pass. The core
- * validates the value (a typo is refused naming the key) and holds the same default.
+ * <p>{@link #HEARTBEAT}: one round for a node each time it heartbeats. {@link #ASYNC}: also
+ * passes over every live node with room, started by heartbeats, new asks and freed containers,
+ * the way CapacityScheduler schedules asynchronously (Hadoop 3.5's default). A pass's offers are
+ * marked as sweeps in the offers frame: they place what a key's locality level already allows,
+ * but only heartbeats count as scheduling opportunities, so {@code delay} and
+ * {@code matchmaking} wait as many heartbeat intervals in both modes.
+ *
+ * <p>The setting also takes {@code auto}, the default: {@code async} for {@code fifo},
+ * {@code fair}, {@code fsp} and {@code capacity}, {@code heartbeat} for the papers' policies
+ * defined per heartbeat ({@code td}, {@code joss-t}, {@code joss-j}, {@code fresh},
+ * {@code mrosa}) and under {@code locus.hotspot=hot-queue}. The core validates the value (a
+ * typo is refused naming the key) and resolves it, so the shim reads the mode in force from the
+ * core rather than repeating the rule.
  */
 enum SchedulingMode {
   ASYNC, HEARTBEAT;
 
   static final String KEY = "locus.scheduling.mode";
 
-  /** The mode these settings ask for. */
-  static SchedulingMode of(Configuration conf) {
-    return "async".equals(conf.getTrimmed(KEY, "")) ? ASYNC : HEARTBEAT;
+  /** The mode {@code core}'s settings resolve to (its stats' {@code scheduling_mode}). */
+  static SchedulingMode of(LocusCore core) {
+    String mode;
+    try {
+      mode = CoreMessages.JSON.readTree(core.stats()).path("scheduling_mode").asText("");
+    } catch (IOException e) {
+      throw new IllegalStateException("Locus core answered stats with malformed JSON", e);
+    }
+    return of(mode);
+  }
+
+  /** {@code async} or {@code heartbeat}, as the core resolves the setting. */
+  static SchedulingMode of(String resolved) {
+    switch (resolved) {
+      case "async":
+        return ASYNC;
+      case "heartbeat":
+        return HEARTBEAT;
+      default:
+        throw new IllegalStateException("Locus core reported scheduling mode '" + resolved
+            + "'; expected async or heartbeat");
+    }
   }
 
   @Override

@@ -68,6 +68,8 @@ public class CapacityFileTest {
     conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class, ResourceScheduler.class);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 512);
     conf.set("locus.policy", "capacity");
+    // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
+    conf.set(SchedulingMode.KEY, "heartbeat");
     conf.set(CS + "root.queues", "default,eng,ops");
     conf.set(CS + "root.default.capacity", "20");
     conf.set(CS + "root.eng.capacity", "60");

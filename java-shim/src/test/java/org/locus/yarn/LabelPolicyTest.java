@@ -68,6 +68,8 @@ public class LabelPolicyTest {
     conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class, ResourceScheduler.class);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
     conf.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
+    // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
+    conf.set("locus.scheduling.mode", "heartbeat");
     rm = new MockRM(conf);
     GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
     rm.start();

@@ -87,4 +87,42 @@ public class OffersFrameTest {
       assertThrows(LocusException.class, () -> LocusNative.offers(0, cut, cut.limit()));
     }
   }
+
+  /** A map whose split is on h2 (host, rack and * rows), under the default fsp + delay. */
+  private static final String LOCATED = "[{\"type\":\"asks_updated\",\"app\":"
+      + "\"application_1_0001\",\"asks\":["
+      + "{\"priority\":20,\"resource_name\":\"h2\",\"capability\":{\"memory_mb\":1024,"
+      + "\"vcores\":1},\"count\":1,\"relax_locality\":true},"
+      + "{\"priority\":20,\"resource_name\":\"/r1\",\"capability\":{\"memory_mb\":1024,"
+      + "\"vcores\":1},\"count\":1,\"relax_locality\":true},"
+      + "{\"priority\":20,\"resource_name\":\"*\",\"capability\":{\"memory_mb\":1024,"
+      + "\"vcores\":1},\"count\":1,\"relax_locality\":true}]}]";
+
+  private static ByteBuffer offer(long nowMs, String node, boolean sweep) {
+    return OffersFrame.encode(Arrays.asList(NodeId.fromString(node)),
+        Arrays.asList(Resource.newInstance(8192, 8)), Arrays.asList(sweep), nowMs);
+  }
+
+  /**
+   * An async sweep's offers of h1 are not the scheduling opportunities delay counts: however
+   * many, the h2 map keeps waiting for h2, while two heartbeats of h1 (threshold 1.0 x 2 nodes)
+   * end the wait.
+   */
+  @Test
+  public void sweepOffersDoNotRunDownTheLocalityWaitButHeartbeatsDo() throws Exception {
+    try (LocusCore core = LocusCore.open("{}")) {
+      core.events(SETUP);
+      core.events(LOCATED);
+      for (int i = 0; i < 100; i++) {
+        assertNull("sweep " + i + " placed the h2 map on h1",
+            core.offers(offer(i, "h1:8041", true)));
+      }
+      assertNull(core.offers(offer(1_000, "h1:8041", false)));
+      assertNull(core.offers(offer(2_000, "h1:8041", false)));
+      JsonNode got = CoreMessages.JSON.readTree(core.offers(offer(2_005, "h1:8041", true)));
+      assertEquals(1, got.get("decisions").size());
+      assertEquals("h1:8041", got.get("decisions").get(0).get("node").asText());
+      assertEquals("rack_local", got.get("decisions").get(0).get("locality").asText());
+    }
+  }
 }

@@ -50,6 +50,8 @@ public class SchedulingLoopTest {
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 600_000);
     if (mode != null) {
       conf.set("locus.scheduling.mode", mode);
+    } else {
+      conf.unset("locus.scheduling.mode");
     }
     return conf;
   }
@@ -83,7 +85,17 @@ public class SchedulingLoopTest {
 
   @Test(timeout = 120_000)
   public void asksArePlacedWithoutWaitingForANodeHeartbeat() throws Exception {
-    MockRM rm = cluster.start(conf("async"));
+    placedWithoutNodeHeartbeats(conf("async"));
+  }
+
+  /** auto, the default, runs the default fsp + delay asynchronously. */
+  @Test(timeout = 120_000)
+  public void theDefaultFspRunsAsync() throws Exception {
+    placedWithoutNodeHeartbeats(conf(null));
+  }
+
+  private void placedWithoutNodeHeartbeats(YarnConfiguration conf) throws Exception {
+    MockRM rm = cluster.start(conf);
     // Submitted before any node exists: MockRM's submit waits for the attempt to be SCHEDULED,
     // which async mode would otherwise skip past by placing the AM at once.
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
@@ -101,9 +113,43 @@ public class SchedulingLoopTest {
     }
   }
 
+  /**
+   * Under async, the sweeps offer h1 and h3 while the map waits for h2 (full): they are not
+   * scheduling opportunities, so however many there are the map keeps waiting (before the offers
+   * frame marked them, the first sweep placed it on h3). A heartbeat of h1 is one: with the
+   * node threshold at 0.3 x 3 nodes, one missed heartbeat ends the wait.
+   */
   @Test(timeout = 120_000)
-  public void heartbeatModeIsTheDefaultAndDecidesOnlyWhenTheNodeHeartbeats() throws Exception {
-    MockRM rm = cluster.start(conf(null));
+  public void inAsyncModeSweepsDoNotEndALocalityWaitButAHeartbeatDoes() throws Exception {
+    YarnConfiguration conf = conf("async");
+    conf.set("locus.delay.node-locality-threshold", "0.3");
+    MockRM rm = cluster.start(conf);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    // h2 has room for the AM only.
+    MockNM nm2 = rm.registerNode("h2:1234", GB, 1);
+    nm2.nodeHeartbeat(true);
+    MockAM am = launchWithoutHeartbeats(app, rm);
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    MockNM nm3 = rm.registerNode("h3:1234", 8 * GB, 8);
+    nm1.nodeHeartbeat(true);
+    nm3.nodeHeartbeat(true);
+    scheduler(rm).awaitSchedulingIdle();
+
+    am.allocate("h2", GB, 1, new ArrayList<>());
+    scheduler(rm).awaitSchedulingIdle();
+    assertEquals("placed away from h2 by sweeps, before any node heartbeated", 0,
+        pollWithoutNodeHeartbeats(am, 1, 5).size());
+
+    nm1.nodeHeartbeat(true);
+    List<Container> got = pollWithoutNodeHeartbeats(am, 1, ROUNDS);
+    assertEquals(1, got.size());
+    assertTrue("on h1 or h3: " + got.get(0).getNodeId(),
+        !got.get(0).getNodeId().equals(nm2.getNodeId()));
+  }
+
+  @Test(timeout = 120_000)
+  public void heartbeatModeDecidesOnlyWhenTheNodeHeartbeats() throws Exception {
+    MockRM rm = cluster.start(conf("heartbeat"));
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
@@ -181,7 +227,7 @@ public class SchedulingLoopTest {
 
   @Test(timeout = 120_000)
   public void schedulingSurvivesACoreRebuild() throws Exception {
-    MockRM rm = cluster.start(conf(null));
+    MockRM rm = cluster.start(conf("heartbeat"));
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);

@@ -64,6 +64,8 @@ public class LocusMetricsTest {
     YarnConfiguration conf = new YarnConfiguration();
     conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class, ResourceScheduler.class);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
+    // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
+    conf.set("locus.scheduling.mode", "heartbeat");
     rm = new MockRM(conf);
     GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
     rm.start();
@@ -133,6 +135,8 @@ public class LocusMetricsTest {
     YarnConfiguration conf = new YarnConfiguration();
     conf.setClass(YarnConfiguration.RM_SCHEDULER, LocusScheduler.class, ResourceScheduler.class);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
+    // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
+    conf.set("locus.scheduling.mode", "heartbeat");
     rm = new MockRM(conf);
     rm.start();
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);

@@ -66,6 +66,8 @@ public class SchedulerWebTest {
     conf.setClass(YarnConfiguration.RM_SCHEDULER, scheduler, ResourceScheduler.class);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
     conf.setBoolean("mockrm.webapp.enabled", true);
+    // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
+    conf.set("locus.scheduling.mode", "heartbeat");
     conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + freePort());
     MockRM rm = new MockRM(conf);
     rms.add(rm);
