@@ -245,3 +245,25 @@ pub extern "system" fn Java_org_locus_yarn_CoreFaults_injectPanic<'l>(
         ops::inject_panic_for_tests(handle, &message)
     })
 }
+
+/// Test support, `test-hooks` builds only: runs the `java.lang.Runnable` `during` while holding
+/// the core's lock, as a long scheduling pass does, so the shim's tests can call in meanwhile.
+#[cfg(feature = "test-hooks")]
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_CoreFaults_holdCore<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    during: jni::objects::JObject<'l>,
+) {
+    with_guard(&mut env, (), |env| {
+        if during.is_null() {
+            return Err(BridgeError::NullArgument("during"));
+        }
+        handle::hold_core_for_tests(handle, || {
+            // A Java exception from `run` stays pending and is what the caller sees.
+            env.call_method(&during, "run", "()V", &[])?;
+            Ok(())
+        })
+    })
+}
