@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::panic::{self, AssertUnwindSafe};
 
 use locus_core::Core;
-use parking_lot::{Mutex, MutexGuard, RwLock};
+use parking_lot::{Mutex, MutexGuard, RwLock, RwLockReadGuard};
 
 use crate::deferred::DeferredEvents;
 use crate::error::BridgeError;
@@ -75,7 +75,26 @@ pub fn with_scheduler<T>(
     handle: i64,
     f: impl FnOnce(&NativeScheduler) -> Result<T, BridgeError>,
 ) -> Result<T, BridgeError> {
-    let live = LIVE.read();
+    run(handle, LIVE.read(), f)
+}
+
+/// As [`with_scheduler`], for calls that must never wait on another call (the deferrable
+/// events): parking_lot's registry lock makes new readers wait behind a writer (a `create` or
+/// `close` on any thread), and the writer waits for every running call, so a plain read would
+/// wait for a scheduling pass after all. These calls are microseconds long and only slip in
+/// beside readers already in, so they cannot keep a waiting `close` out for long.
+pub fn with_scheduler_without_waiting<T>(
+    handle: i64,
+    f: impl FnOnce(&NativeScheduler) -> Result<T, BridgeError>,
+) -> Result<T, BridgeError> {
+    run(handle, LIVE.read_recursive(), f)
+}
+
+fn run<T>(
+    handle: i64,
+    live: RwLockReadGuard<'_, BTreeSet<usize>>,
+    f: impl FnOnce(&NativeScheduler) -> Result<T, BridgeError>,
+) -> Result<T, BridgeError> {
     if handle == 0 || !live.contains(&(handle as usize)) {
         return Err(BridgeError::InvalidHandle(handle));
     }

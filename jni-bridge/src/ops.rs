@@ -112,7 +112,7 @@ pub fn events_deferrable(h: i64, events_json: &str) -> Result<Option<String>, Br
             }
         }
     }
-    handle::with_scheduler(h, |s| {
+    handle::with_scheduler_without_waiting(h, |s| {
         if decoded.iter().any(|(_, e)| e.is_err()) {
             // A malformed batch is the shim's bug: answered now, naming each bad event, with
             // the good ones applied (no drift can come of deferrable kinds).
