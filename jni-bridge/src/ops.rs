@@ -631,4 +631,29 @@ mod tests {
         assert!(err.starts_with("event 0 (container_released) rejected:"), "{err}");
         close(h).unwrap();
     }
+
+    /// A panic poisons the handle with its queue: later releases are refused (the shim rebuilds
+    /// and replays the RM's bookkeeping into a new handle, whose queue is empty), never queued.
+    #[test]
+    fn a_poisoned_core_queues_nothing_and_its_queue_dies_with_it() {
+        crate::guard::install_panic_hook();
+        let (h, released) = one_running_container();
+        handle::hold_core_for_tests(h, || {
+            assert_eq!(events_deferrable(h, &released).unwrap(), None);
+            Ok(())
+        })
+        .unwrap();
+        // The panic comes after the drain (inject_panic takes the lock as every call does).
+        assert!(matches!(
+            inject_panic_for_tests(h, "core bug"),
+            Err(BridgeError::Poisoned { .. })
+        ));
+        let err = events_deferrable(h, &released).unwrap_err();
+        assert!(matches!(err, BridgeError::Poisoned { .. }), "{err}");
+        close(h).unwrap();
+        let fresh = create("{}").unwrap();
+        let counts = handle::with_scheduler(fresh, |s| Ok(s.deferred().counts())).unwrap();
+        assert_eq!(counts, (0, 0, 0));
+        close(fresh).unwrap();
+    }
 }
