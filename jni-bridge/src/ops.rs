@@ -236,9 +236,18 @@ pub fn offers(h: i64, frame: &[u8]) -> Result<Option<String>, BridgeError> {
     to_json(&response, "offers response").map(Some)
 }
 
+/// The core's counters plus the bridge's own: `deferred_events` (events queued because a call
+/// held the core, since it was created) and `deferred_events_refused` (refused among them).
 pub fn stats(h: i64) -> Result<String, BridgeError> {
-    let stats = handle::with_scheduler(h, |s| Ok(s.lock_core().stats()))?;
-    to_json(&stats, "stats")
+    let (stats, (_, queued, refused)) =
+        handle::with_scheduler(h, |s| Ok((s.lock_core().stats(), s.deferred().counts())))?;
+    let mut value = serde_json::to_value(&stats)
+        .map_err(|e| BridgeError::BadJson { what: "stats", detail: e.to_string() })?;
+    if let Value::Object(fields) = &mut value {
+        fields.insert("deferred_events".into(), queued.into());
+        fields.insert("deferred_events_refused".into(), refused.into());
+    }
+    to_json(&value, "stats")
 }
 
 /// Under `locus.policy=capacity`, the configured queues as a JSON array of
@@ -610,6 +619,9 @@ mod tests {
             .unwrap();
         assert_eq!(counts(h), (0, 1, 0));
         assert_eq!(running(h), 0);
+        let stats: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
+        assert_eq!(stats["deferred_events"], 1, "{stats}");
+        assert_eq!(stats["deferred_events_refused"], 0, "{stats}");
         close(h).unwrap();
     }
 
