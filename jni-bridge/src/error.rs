@@ -26,6 +26,9 @@ pub enum BridgeError {
         refused: Vec<BridgeError>,
         omitted: usize,
     },
+    /// An event sent to the deferrable entry point whose answer a caller needs; nothing of the
+    /// batch was applied.
+    NotDeferrable { index: usize, kind: String },
     /// The text is not the JSON the entry point expects.
     BadJson { what: &'static str, detail: String },
     /// A binary asks frame that does not follow its layout (`locus_core::frame`).
@@ -84,6 +87,10 @@ impl fmt::Display for BridgeError {
                 }
                 Ok(())
             }
+            BridgeError::NotDeferrable { index, kind } => write!(
+                f,
+                "event {index} ({kind}) cannot be queued: its answer is needed, send it with events"
+            ),
             BridgeError::BadJson { what, detail } => write!(f, "malformed {what}: {detail}"),
             BridgeError::BadFrame(e) => write!(f, "malformed asks frame {e}"),
             BridgeError::BadOffersFrame(e) => write!(f, "malformed offers frame {e}"),

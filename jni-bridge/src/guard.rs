@@ -146,7 +146,7 @@ mod tests {
         let h = crate::handle::register(locus_core::Core::new(&BTreeMap::new()).unwrap());
         let err = catch_panics::<()>(|| {
             crate::handle::with_scheduler(h, |s| {
-                let _core = s.core.lock();
+                let _core = s.lock_core();
                 panic!("boom inside the core");
             })
         })

@@ -13,19 +13,47 @@ use std::collections::BTreeSet;
 use std::panic::{self, AssertUnwindSafe};
 
 use locus_core::Core;
-use parking_lot::{Mutex, RwLock};
+use parking_lot::{Mutex, MutexGuard, RwLock, RwLockReadGuard};
 
+use crate::deferred::DeferredEvents;
 use crate::error::BridgeError;
 use crate::guard::panic_message;
 
 /// One scheduler instance. The core is not thread-safe; the RM calls in from many IPC threads
-/// (allocate) and the dispatcher thread (events, heartbeats), so every call takes the mutex.
+/// (allocate) and the dispatcher thread (events, heartbeats), so every call takes the mutex,
+/// through [`NativeScheduler::lock_core`] only: events that no caller waits on may be queued in
+/// `deferred` while the core is busy, and every holder of the lock must apply them first.
 pub struct NativeScheduler {
-    pub core: Mutex<Core>,
+    /// Private so no path can take the lock without draining `deferred` first.
+    core: Mutex<Core>,
+    /// Events queued while another call held `core` (see [`crate::deferred`]). Belongs to this
+    /// handle: a rebuilt core is a new handle and never sees the queue of the old one.
+    deferred: DeferredEvents,
     /// Set by the first panic inside a call on this scheduler, with the panic's message. A
     /// panic can leave the core half-updated (parking_lot's mutex does not poison), so from
     /// then on every call but `close` fails with `BridgeError::Poisoned`.
     poisoned: Mutex<Option<String>>,
+}
+
+impl NativeScheduler {
+    /// The core, after applying every event queued while it was busy (in the order queued).
+    /// The only way to the core: a call that skipped the queue could see a core behind the RM.
+    pub fn lock_core(&self) -> MutexGuard<'_, Core> {
+        let mut core = self.core.lock();
+        self.deferred.drain_into(&mut core);
+        core
+    }
+
+    /// As [`Self::lock_core`] but `None`, queueing nothing, when another call holds the core.
+    pub fn try_lock_core(&self) -> Option<MutexGuard<'_, Core>> {
+        let mut core = self.core.try_lock()?;
+        self.deferred.drain_into(&mut core);
+        Some(core)
+    }
+
+    pub fn deferred(&self) -> &DeferredEvents {
+        &self.deferred
+    }
 }
 
 static LIVE: RwLock<BTreeSet<usize>> = RwLock::new(BTreeSet::new());
@@ -34,6 +62,7 @@ static LIVE: RwLock<BTreeSet<usize>> = RwLock::new(BTreeSet::new());
 pub fn register(core: Core) -> i64 {
     let ptr = Box::into_raw(Box::new(NativeScheduler {
         core: Mutex::new(core),
+        deferred: DeferredEvents::default(),
         poisoned: Mutex::new(None),
     }));
     LIVE.write().insert(ptr as usize);
@@ -46,7 +75,26 @@ pub fn with_scheduler<T>(
     handle: i64,
     f: impl FnOnce(&NativeScheduler) -> Result<T, BridgeError>,
 ) -> Result<T, BridgeError> {
-    let live = LIVE.read();
+    run(handle, LIVE.read(), f)
+}
+
+/// As [`with_scheduler`], for calls that must never wait on another call (the deferrable
+/// events): parking_lot's registry lock makes new readers wait behind a writer (a `create` or
+/// `close` on any thread), and the writer waits for every running call, so a plain read would
+/// wait for a scheduling pass after all. These calls are microseconds long and only slip in
+/// beside readers already in, so they cannot keep a waiting `close` out for long.
+pub fn with_scheduler_without_waiting<T>(
+    handle: i64,
+    f: impl FnOnce(&NativeScheduler) -> Result<T, BridgeError>,
+) -> Result<T, BridgeError> {
+    run(handle, LIVE.read_recursive(), f)
+}
+
+fn run<T>(
+    handle: i64,
+    live: RwLockReadGuard<'_, BTreeSet<usize>>,
+    f: impl FnOnce(&NativeScheduler) -> Result<T, BridgeError>,
+) -> Result<T, BridgeError> {
     if handle == 0 || !live.contains(&(handle as usize)) {
         return Err(BridgeError::InvalidHandle(handle));
     }
@@ -71,8 +119,21 @@ pub fn with_scheduler<T>(
 #[cfg(any(test, feature = "test-hooks"))]
 pub fn inject_panic_for_tests(handle: i64, message: &str) -> Result<(), BridgeError> {
     with_scheduler(handle, |s| {
-        let _core = s.core.lock();
+        let _core = s.lock_core();
         panic!("{message}");
+    })
+}
+
+/// Test support: runs `during` while holding the core's lock, as a long scheduling pass
+/// (`offers`) does, so tests can call in from other threads meanwhile. Not shipped.
+#[cfg(any(test, feature = "test-hooks"))]
+pub fn hold_core_for_tests<T>(
+    handle: i64,
+    during: impl FnOnce() -> Result<T, BridgeError>,
+) -> Result<T, BridgeError> {
+    with_scheduler(handle, |s| {
+        let _core = s.lock_core();
+        during()
     })
 }
 
@@ -121,7 +182,7 @@ mod tests {
     #[test]
     fn a_handle_is_usable_until_closed_and_closes_once() {
         let h = register(core());
-        assert!(with_scheduler(h, |s| Ok(s.core.lock().stats().heartbeats)).is_ok());
+        assert!(with_scheduler(h, |s| Ok(s.lock_core().stats().heartbeats)).is_ok());
         close(h).unwrap();
         let again = close(h).unwrap_err();
         assert!(
@@ -143,7 +204,7 @@ mod tests {
             matches!(&err, BridgeError::Poisoned { cause, .. } if cause == "half-updated core"),
             "{err}"
         );
-        let later = with_scheduler(h, |s| Ok(s.core.lock().stats().nodes)).unwrap_err();
+        let later = with_scheduler(h, |s| Ok(s.lock_core().stats().nodes)).unwrap_err();
         assert!(
             later
                 .to_string()
@@ -164,7 +225,7 @@ mod tests {
                 entered_tx.send(()).unwrap();
                 release_rx.recv().unwrap();
                 // Still dereferenceable: close cannot have freed it yet.
-                Ok(s.core.lock().stats().nodes)
+                Ok(s.lock_core().stats().nodes)
             })
         });
         entered_rx.recv().unwrap();

@@ -5,6 +5,7 @@
 //! `LocusException` / `LocusConfigException`. Nothing else in this crate touches JNI except
 //! the log forwarder.
 
+pub mod deferred;
 pub mod error;
 pub mod guard;
 pub mod handle;
@@ -90,6 +91,25 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_events<'l>(
         let json = java_string(env, &events_json, "eventsJsonArray")?;
         let drifted = ops::events(handle, &json)?;
         drifted_to_java(env, &drifted)
+    })
+}
+
+/// Events no caller waits on (`deferred::DEFERRABLE`): applied now if the core is free, else
+/// queued for its next call. `null`, or the refusals of earlier queued events since the last
+/// report (the shim resynchronises the core as for a refused event).
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_deferrableEvents<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    events_json: JString<'l>,
+) -> jstring {
+    with_guard(&mut env, std::ptr::null_mut(), |env| {
+        let json = java_string(env, &events_json, "eventsJsonArray")?;
+        match ops::events_deferrable(handle, &json)? {
+            Some(report) => Ok(env.new_string(report)?.into_raw()),
+            None => Ok(std::ptr::null_mut()),
+        }
     })
 }
 
@@ -223,5 +243,27 @@ pub extern "system" fn Java_org_locus_yarn_CoreFaults_injectPanic<'l>(
     with_guard(&mut env, (), |env| {
         let message = java_string(env, &message, "message")?;
         ops::inject_panic_for_tests(handle, &message)
+    })
+}
+
+/// Test support, `test-hooks` builds only: runs the `java.lang.Runnable` `during` while holding
+/// the core's lock, as a long scheduling pass does, so the shim's tests can call in meanwhile.
+#[cfg(feature = "test-hooks")]
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_CoreFaults_holdCore<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    during: jni::objects::JObject<'l>,
+) {
+    with_guard(&mut env, (), |env| {
+        if during.is_null() {
+            return Err(BridgeError::NullArgument("during"));
+        }
+        handle::hold_core_for_tests(handle, || {
+            // A Java exception from `run` stays pending and is what the caller sees.
+            env.call_method(&during, "run", "()V", &[])?;
+            Ok(())
+        })
     })
 }

@@ -45,7 +45,7 @@ pub fn create(properties_json: &str) -> Result<i64, BridgeError> {
 
 pub fn reconfigure(h: i64, properties_json: &str) -> Result<(), BridgeError> {
     let props = parse_properties(properties_json)?;
-    handle::with_scheduler(h, |s| Ok(s.core.lock().reconfigure(&props)?))
+    handle::with_scheduler(h, |s| Ok(s.lock_core().reconfigure(&props)?))
 }
 
 /// Applies a JSON array of events in order. A bad or refused event does not stop the batch:
@@ -55,10 +55,20 @@ pub fn reconfigure(h: i64, properties_json: &str) -> Result<(), BridgeError> {
 /// Returns the applications whose `asks_digest` differed from the core's (each once): the shim
 /// owes each an `asks_updated` snapshot.
 pub fn events(h: i64, events_json: &str) -> Result<Vec<String>, BridgeError> {
+    let decoded = decode_events(events_json)?;
+    handle::with_scheduler(h, |s| apply(&mut s.lock_core(), decoded))
+}
+
+/// An event batch as decoded before taking the core's lock, so heartbeats on other threads
+/// wait only for the core's own work: each event with the sender's type tag (empty when the
+/// whole batch decoded at once) or why it did not decode.
+type Decoded = Vec<(String, Result<Event, String>)>;
+
+fn decode_events(events_json: &str) -> Result<Decoded, BridgeError> {
     // Fast path: a well-formed batch decodes in one typed pass (about half the cost of going
     // through `Value`). Only a batch with a bad event takes the slow path that finds its index.
     if let Ok(batch) = serde_json::from_str::<Vec<Event>>(events_json) {
-        return apply(h, batch.into_iter().map(|e| (String::new(), Ok(e))).collect());
+        return Ok(batch.into_iter().map(|e| (String::new(), Ok(e))).collect());
     }
     let value: Value = serde_json::from_str(events_json)
         .map_err(|e| BridgeError::BadJson { what: "events JSON", detail: e.to_string() })?;
@@ -68,9 +78,8 @@ pub fn events(h: i64, events_json: &str) -> Result<Vec<String>, BridgeError> {
             detail: format!("expected an array of events, got {}", kind_of(&value)),
         });
     };
-    // Decoded before taking the core's lock, so heartbeats on other threads wait only for the
-    // core's own work. A bad event stays in the list as an error, reported after the rest.
-    let decoded: Vec<(String, Result<Event, String>)> = items
+    // A bad event stays in the list as an error, reported after the rest.
+    Ok(items
         .into_iter()
         .map(|item| {
             // The tag is the sender's text: only its start goes into an error message.
@@ -83,8 +92,53 @@ pub fn events(h: i64, events_json: &str) -> Result<Vec<String>, BridgeError> {
                 .collect();
             (kind, serde_json::from_value(item).map_err(|e| e.to_string()))
         })
-        .collect();
-    apply(h, decoded)
+        .collect())
+}
+
+/// Events whose answer no caller waits on (kinds in [`crate::deferred::DEFERRABLE`]): applied
+/// now when the core is free, else queued and applied, in order, before the core's next call
+/// (see [`crate::deferred`]). Never waits for another call's hold of the core unless the queue
+/// is full. A refusal of this batch applied now fails the call as [`events`] does; refusals of
+/// events queued earlier come back as `Some(message)` on the next call that succeeds.
+pub fn events_deferrable(h: i64, events_json: &str) -> Result<Option<String>, BridgeError> {
+    let decoded = decode_events(events_json)?;
+    // Checked before anything is applied: an event whose answer a caller needs (a drift, an
+    // admission verdict) must not vanish into the queue.
+    for (index, (kind, event)) in decoded.iter().enumerate() {
+        if let Ok(event) = event {
+            if !crate::deferred::DEFERRABLE.contains(&event.kind()) {
+                let kind = if kind.is_empty() { event.kind().to_string() } else { kind.clone() };
+                return Err(BridgeError::NotDeferrable { index, kind });
+            }
+        }
+    }
+    handle::with_scheduler_without_waiting(h, |s| {
+        if decoded.iter().any(|(_, e)| e.is_err()) {
+            // A malformed batch is the shim's bug: answered now, naming each bad event, with
+            // the good ones applied (no drift can come of deferrable kinds).
+            apply(&mut s.lock_core(), decoded)?;
+            return Ok(s.deferred().take_report());
+        }
+        let events: Vec<Event> = decoded.into_iter().filter_map(|(_, e)| e.ok()).collect();
+        let mut core = match s.try_lock_core() {
+            Some(core) => core,
+            None => match s.deferred().push(events) {
+                Ok(()) => return Ok(s.deferred().take_report()),
+                // Queue full: wait for the lock; nothing is dropped.
+                Err(events) => return apply_now(s, &mut s.lock_core(), events),
+            },
+        };
+        apply_now(s, &mut core, events)
+    })
+}
+
+fn apply_now(
+    s: &handle::NativeScheduler,
+    core: &mut Core,
+    events: Vec<Event>,
+) -> Result<Option<String>, BridgeError> {
+    apply(core, events.into_iter().map(|e| (String::new(), Ok(e))).collect())?;
+    Ok(s.deferred().take_report())
 }
 
 /// One binary asks frame (`locus_core::frame`: the rows an AM's allocate() set, or a snapshot,
@@ -94,7 +148,7 @@ pub fn asks_frame(h: i64, frame: &[u8]) -> Result<Vec<String>, BridgeError> {
     // Decoded in place: the rows' names stay in the frame's bytes (no String per row).
     let decoded = locus_core::frame::decode_view(frame).map_err(BridgeError::BadFrame)?;
     handle::with_scheduler(h, |s| {
-        let mut core = s.core.lock();
+        let mut core = s.lock_core();
         let kinds = [if decoded.snapshot { "asks_updated" } else { "asks_changed" }, "asks_digest"];
         let outcomes = core.handle_asks_frame(&decoded);
         let total = outcomes.len();
@@ -121,58 +175,52 @@ pub fn asks_frame(h: i64, frame: &[u8]) -> Result<Vec<String>, BridgeError> {
 
 /// Applies decoded events in order under one lock; events that failed to decode or that the
 /// core refuses are skipped and reported together at the end.
-fn apply(
-    h: i64,
-    decoded: Vec<(String, Result<Event, String>)>,
-) -> Result<Vec<String>, BridgeError> {
-    handle::with_scheduler(h, |s| {
-        // One lock for the whole batch: the shim sends a batch for one RM event, and another
-        // thread's heartbeat should not see half of it.
-        let mut core = s.core.lock();
-        let total = decoded.len();
-        // A bad event must not cost the good ones after it (a container_allocated behind a
-        // refused asks_updated would otherwise be lost): apply every event, report every refusal.
-        let mut refused = Vec::new();
-        let mut omitted = 0usize;
-        let mut refuse = |e: BridgeError| {
-            if refused.len() < MAX_REPORTED_EVENTS {
-                refused.push(e);
-            } else {
-                omitted += 1;
+/// The caller holds the lock for the whole batch: the shim sends a batch for one RM event, and
+/// another thread's heartbeat should not see half of it.
+fn apply(core: &mut Core, decoded: Decoded) -> Result<Vec<String>, BridgeError> {
+    let total = decoded.len();
+    // A bad event must not cost the good ones after it (a container_allocated behind a
+    // refused asks_updated would otherwise be lost): apply every event, report every refusal.
+    let mut refused = Vec::new();
+    let mut omitted = 0usize;
+    let mut refuse = |e: BridgeError| {
+        if refused.len() < MAX_REPORTED_EVENTS {
+            refused.push(e);
+        } else {
+            omitted += 1;
+        }
+    };
+    for (index, (kind, event)) in decoded.into_iter().enumerate() {
+        let event = match event {
+            Ok(event) => event,
+            Err(detail) => {
+                let source = Box::new(BridgeError::BadJson { what: "event", detail });
+                refuse(BridgeError::Event { index, kind, source });
+                continue;
             }
         };
-        for (index, (kind, event)) in decoded.into_iter().enumerate() {
-            let event = match event {
-                Ok(event) => event,
-                Err(detail) => {
-                    let source = Box::new(BridgeError::BadJson { what: "event", detail });
-                    refuse(BridgeError::Event { index, kind, source });
-                    continue;
-                }
-            };
-            // The tag is a constant: naming it must not cost a re-encoding of every event.
-            let tag = event.kind();
-            if let Err(e) = core.handle(event) {
-                let kind = if kind.is_empty() { tag.to_string() } else { kind };
-                refuse(BridgeError::Event { index, kind, source: Box::new(BridgeError::Core(e)) });
-            }
+        // The tag is a constant: naming it must not cost a re-encoding of every event.
+        let tag = event.kind();
+        if let Err(e) = core.handle(event) {
+            let kind = if kind.is_empty() { tag.to_string() } else { kind };
+            refuse(BridgeError::Event { index, kind, source: Box::new(BridgeError::Core(e)) });
         }
-        // Taken on every outcome: a drift found in a batch that also had a refusal is not kept
-        // for a later call (the shim re-sends the snapshots of a refused batch anyway).
-        let drifted = core.take_drifted();
-        match (refused.len(), omitted) {
-            (0, _) => Ok(drifted),
-            (1, 0) => Err(refused.remove(0)),
-            _ => Err(BridgeError::Events { total, refused, omitted }),
-        }
-    })
+    }
+    // Taken on every outcome: a drift found in a batch that also had a refusal is not kept
+    // for a later call (the shim re-sends the snapshots of a refused batch anyway).
+    let drifted = core.take_drifted();
+    match (refused.len(), omitted) {
+        (0, _) => Ok(drifted),
+        (1, 0) => Err(refused.remove(0)),
+        _ => Err(BridgeError::Events { total, refused, omitted }),
+    }
 }
 
 /// Node heartbeat → `HeartbeatResponse` JSON.
 pub fn heartbeat(h: i64, heartbeat_json: &str) -> Result<String, BridgeError> {
     let hb: Heartbeat = serde_json::from_str(heartbeat_json)
         .map_err(|e| BridgeError::BadJson { what: "heartbeat JSON", detail: e.to_string() })?;
-    let response = handle::with_scheduler(h, |s| Ok(s.core.lock().heartbeat(&hb)?))?;
+    let response = handle::with_scheduler(h, |s| Ok(s.lock_core().heartbeat(&hb)?))?;
     to_json(&response, "heartbeat response")
 }
 
@@ -181,16 +229,25 @@ pub fn heartbeat(h: i64, heartbeat_json: &str) -> Result<String, BridgeError> {
 /// was refused (most offers of a pass), else the `OffersResponse` JSON.
 pub fn offers(h: i64, frame: &[u8]) -> Result<Option<String>, BridgeError> {
     let batch = locus_core::offers::decode(frame).map_err(BridgeError::BadOffersFrame)?;
-    let response = handle::with_scheduler(h, |s| Ok(s.core.lock().offers(&batch)))?;
+    let response = handle::with_scheduler(h, |s| Ok(s.lock_core().offers(&batch)))?;
     if response.decisions.is_empty() && response.refused.is_empty() {
         return Ok(None);
     }
     to_json(&response, "offers response").map(Some)
 }
 
+/// The core's counters plus the bridge's own: `deferred_events` (events queued because a call
+/// held the core, since it was created) and `deferred_events_refused` (refused among them).
 pub fn stats(h: i64) -> Result<String, BridgeError> {
-    let stats = handle::with_scheduler(h, |s| Ok(s.core.lock().stats()))?;
-    to_json(&stats, "stats")
+    let (stats, (_, queued, refused)) =
+        handle::with_scheduler(h, |s| Ok((s.lock_core().stats(), s.deferred().counts())))?;
+    let mut value = serde_json::to_value(&stats)
+        .map_err(|e| BridgeError::BadJson { what: "stats", detail: e.to_string() })?;
+    if let Value::Object(fields) = &mut value {
+        fields.insert("deferred_events".into(), queued.into());
+        fields.insert("deferred_events_refused".into(), refused.into());
+    }
+    to_json(&value, "stats")
 }
 
 /// Under `locus.policy=capacity`, the configured queues as a JSON array of
@@ -198,7 +255,7 @@ pub fn stats(h: i64) -> Result<String, BridgeError> {
 /// configured); `None` under every other policy, where the shim keeps its single queue.
 pub fn capacity_queues(h: i64) -> Result<Option<String>, BridgeError> {
     handle::with_scheduler(h, |s| {
-        s.core.lock().capacity_queues().map(|q| to_json(&q, "capacity queues")).transpose()
+        s.lock_core().capacity_queues().map(|q| to_json(&q, "capacity queues")).transpose()
     })
 }
 
@@ -480,5 +537,135 @@ mod tests {
         assert!(err.to_string().contains("application_9_9"), "{err}");
         close(h).unwrap();
         assert!(matches!(asks_frame(h, &good), Err(BridgeError::InvalidHandle(_))));
+    }
+
+    /// A cluster with one running container, and the release of it, as the shim sends them.
+    fn one_running_container() -> (i64, String) {
+        let h = create("{}").unwrap();
+        let app = "application_1_0003";
+        let container = "container_1_0003_01_000002";
+        let setup = format!(
+            r#"[{{"type":"node_added","node":"h1:8041","host":"h1","rack":"/r1","capability":{{"memory_mb":8192,"vcores":8}}}},
+               {{"type":"app_added","app":"{app}","queue":"default","user":"u"}},
+               {{"type":"attempt_added","app":"{app}","attempt":"appattempt_1_0003_000001"}},
+               {{"type":"container_allocated","container":"{container}","app":"{app}","node":"h1:8041","priority":20,
+                 "allocation_request_id":0,"resource":{{"memory_mb":1024,"vcores":1}},"locality":"off_switch","recovered":true}}]"#
+        );
+        assert!(events(h, &setup).unwrap().is_empty());
+        assert_eq!(running(h), 1);
+        let released = format!(
+            r#"[{{"type":"container_released","app":"{app}","container":"{container}","node":"h1:8041","resource":{{"memory_mb":1024,"vcores":1}}}}]"#
+        );
+        (h, released)
+    }
+
+    fn running(h: i64) -> u64 {
+        let s: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
+        s["running_containers"].as_u64().unwrap()
+    }
+
+    /// Issue 9 item 3: the RM's dispatcher (a NODE_UPDATE reporting a finished container) and
+    /// allocate() (an AM releasing one) must not wait for a scheduling pass holding the core.
+    #[test]
+    fn a_released_container_does_not_wait_for_a_pass_holding_the_core() {
+        use std::sync::mpsc;
+        use std::time::Duration;
+        let (h, released) = one_running_container();
+        let (held_tx, held_rx) = mpsc::channel();
+        let (end_tx, end_rx) = mpsc::channel::<()>();
+        let pass = std::thread::spawn(move || {
+            handle::hold_core_for_tests(h, || {
+                held_tx.send(()).unwrap();
+                end_rx.recv().unwrap();
+                Ok(())
+            })
+        });
+        held_rx.recv().unwrap();
+        let (done_tx, done_rx) = mpsc::channel();
+        let dispatcher = std::thread::spawn(move || {
+            done_tx.send(events_deferrable(h, &released)).unwrap();
+        });
+        // Ordering, not timing: the answer must arrive while the pass still holds the core. The
+        // timeout only turns a call stuck behind the pass into a failure instead of a hang.
+        let answer = done_rx.recv_timeout(Duration::from_secs(30));
+        end_tx.send(()).unwrap();
+        pass.join().unwrap().unwrap();
+        dispatcher.join().unwrap();
+        let answer = answer.expect("container_released waited for the pass holding the core");
+        assert_eq!(answer.unwrap(), None, "nothing refused");
+        // Queued, then applied before the next call (here stats) saw the core.
+        assert_eq!(running(h), 0);
+        close(h).unwrap();
+    }
+
+    #[test]
+    fn a_release_on_a_free_core_is_applied_at_once_and_the_queue_empties_on_every_path() {
+        let (h, released) = one_running_container();
+        assert_eq!(events_deferrable(h, &released).unwrap(), None);
+        let counts = |h| handle::with_scheduler(h, |s| Ok(s.deferred().counts())).unwrap();
+        assert_eq!(counts(h), (0, 0, 0), "a free core takes the event itself");
+        assert_eq!(running(h), 0);
+        close(h).unwrap();
+
+        // Queued behind a held core, applied by whichever call comes next: a heartbeat here.
+        let (h, released) = one_running_container();
+        handle::hold_core_for_tests(h, || {
+            assert_eq!(events_deferrable(h, &released).unwrap(), None);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(counts(h), (1, 1, 0));
+        heartbeat(h, r#"{"node":"h1:8041","unallocated":{"memory_mb":8192,"vcores":8},"now_ms":1}"#)
+            .unwrap();
+        assert_eq!(counts(h), (0, 1, 0));
+        assert_eq!(running(h), 0);
+        let stats: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
+        assert_eq!(stats["deferred_events"], 1, "{stats}");
+        assert_eq!(stats["deferred_events_refused"], 0, "{stats}");
+        close(h).unwrap();
+    }
+
+    #[test]
+    fn an_event_whose_answer_is_needed_is_never_queued() {
+        let h = create("{}").unwrap();
+        let batch = r#"[{"type":"app_added","app":"application_1_0004","queue":"default","user":"u"}]"#;
+        let err = events_deferrable(h, batch).unwrap_err().to_string();
+        assert!(
+            err.starts_with("event 0 (app_added) cannot be queued: its answer is needed"),
+            "{err}"
+        );
+        let stats: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
+        assert_eq!(stats["apps"], 0, "nothing of the batch applied: {stats}");
+        // A malformed one is answered now, naming the culprit, as by `events`.
+        let err = events_deferrable(h, r#"[{"type":"container_released","app":"a"}]"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("event 0 (container_released) rejected:"), "{err}");
+        close(h).unwrap();
+    }
+
+    /// A panic poisons the handle with its queue: later releases are refused (the shim rebuilds
+    /// and replays the RM's bookkeeping into a new handle, whose queue is empty), never queued.
+    #[test]
+    fn a_poisoned_core_queues_nothing_and_its_queue_dies_with_it() {
+        crate::guard::install_panic_hook();
+        let (h, released) = one_running_container();
+        handle::hold_core_for_tests(h, || {
+            assert_eq!(events_deferrable(h, &released).unwrap(), None);
+            Ok(())
+        })
+        .unwrap();
+        // The panic comes after the drain (inject_panic takes the lock as every call does).
+        assert!(matches!(
+            inject_panic_for_tests(h, "core bug"),
+            Err(BridgeError::Poisoned { .. })
+        ));
+        let err = events_deferrable(h, &released).unwrap_err();
+        assert!(matches!(err, BridgeError::Poisoned { .. }), "{err}");
+        close(h).unwrap();
+        let fresh = create("{}").unwrap();
+        let counts = handle::with_scheduler(fresh, |s| Ok(s.deferred().counts())).unwrap();
+        assert_eq!(counts, (0, 0, 0));
+        close(fresh).unwrap();
     }
 }

@@ -201,6 +201,48 @@ final class CoreLink {
   }
 
   /**
+   * Events reporting what the RM has already done whose answer nobody acts on (a container
+   * released): they reach the core without waiting for a scheduling pass that holds it (the
+   * bridge queues them and applies them before the core's next call). A refusal comes back now
+   * if the core was free, else with a later call's answer; either way the core is
+   * resynchronised as for any refused bookkeeping event. Returns the refusal of this batch.
+   */
+  LocusException sendDeferrable(List<ObjectNode> events) {
+    if (events.isEmpty()) {
+      return null;
+    }
+    LocusCore c = core;
+    if (!inService(c)) {
+      // The rebuild's replay of the RM's bookkeeping covers it.
+      return null;
+    }
+    String json = CoreMessages.array(events);
+    coreCalls.get()[0]++;
+    try {
+      String earlier = c.deferrableEvents(json);
+      if (earlier != null) {
+        queuedRefused(c, earlier);
+      }
+      return null;
+    } catch (LocusException e) {
+      return failed(c, e, Collections.emptySet(), true, subjectOf(events), json, events.size(),
+          recordsBookkeeping(events));
+    }
+  }
+
+  /**
+   * Events queued in {@code c} while it was busy were refused ({@code report} names them): the
+   * core may be short of the RM's view, as after a refused event sent directly.
+   */
+  void queuedRefused(LocusCore c, String report) {
+    if (!inService(c)) {
+      return;
+    }
+    resyncWanted.set(true);
+    failures.warn("Locus core update", "the cluster", new LocusException(report), null);
+  }
+
+  /**
    * One binary asks frame ({@link AsksFrame}) for {@code attempt}, whose lock the caller holds;
    * otherwise as {@link #send}. A refusal is logged without the frame.
    */

@@ -59,6 +59,15 @@ public final class LocusCore implements AutoCloseable {
   }
 
   /**
+   * Null, or the refusals of earlier queued events (see {@link LocusNative#deferrableEvents}):
+   * never waits for another call holding the core.
+   */
+  public String deferrableEvents(String eventsJsonArray) {
+    sent.addAndGet(eventsJsonArray == null ? 0 : eventsJsonArray.length());
+    return withHandle(h -> LocusNative.deferrableEvents(h, eventsJsonArray));
+  }
+
+  /**
    * One binary asks frame (a direct buffer, position 0, limit its length); answered as
    * {@link #events}.
    */

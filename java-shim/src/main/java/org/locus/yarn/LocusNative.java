@@ -31,6 +31,15 @@ public final class LocusNative {
   public static native String events(long handle, String eventsJsonArray);
 
   /**
+   * Events whose answer no caller waits on (only {@code container_released} so far): applied now
+   * if the core is free, else queued in the bridge and applied, in order, before the core's next
+   * call, so the caller never waits for a scheduling pass. Throws as {@link #events} for a
+   * refusal of this batch applied now, and for an event of another type (nothing applied).
+   * Returns null, or the refusals of events queued earlier since the last report.
+   */
+  public static native String deferrableEvents(long handle, String eventsJsonArray);
+
+  /**
    * The first {@code length} bytes of the direct buffer {@code frame} are one binary asks frame
    * ({@link AsksFrame}); applied and answered as {@link #events}.
    */

@@ -749,8 +749,9 @@ public class LocusScheduler
       node.releaseContainer(container.getId(), false);
     }
     ((LocusQueue) attempt.getQueue()).subtractUsed(container.getResource());
-    send(CoreMessages.containerReleased(container.getId(), container.getNodeId(),
-        container.getResource()));
+    // Never waits for a scheduling pass holding the core (issue 9 item 3): see CoreLink.
+    link.sendDeferrable(Collections.singletonList(CoreMessages.containerReleased(
+        container.getId(), container.getNodeId(), container.getResource())));
     loop.resourcesFreed();
     LOG.info("Attempt {} released container {} on {} ({})", attempt.getApplicationAttemptId(),
         container.getId(), container.getNodeId(), event);

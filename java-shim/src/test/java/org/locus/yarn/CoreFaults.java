@@ -12,6 +12,17 @@ final class CoreFaults {
   /** Makes the core panic inside its lock, as a core bug would; its handle is poisoned after. */
   private static native void injectPanic(long handle, String message);
 
+  /** Runs {@code during} while holding the core's lock, as a long scheduling pass does. */
+  private static native void holdCore(long handle, Runnable during);
+
+  /** Runs {@code during} on this thread while {@code core}'s lock is held, as by a pass. */
+  static void hold(LocusCore core, Runnable during) {
+    core.withHandle(h -> {
+      holdCore(h, during);
+      return null;
+    });
+  }
+
   /** Panics {@code core}; returns the exception the panicking call threw. */
   static LocusCorePoisonedException panic(LocusCore core, String message) {
     try {

@@ -20,6 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.junit.After;
@@ -193,5 +196,70 @@ public class CoreLinkTest {
     assertEquals(1, link.rebuilds());
     assertNotNull(link.heartbeat(
         CoreMessages.heartbeat(H1, Resource.newInstance(8192, 8), 2), H1.toString()));
+  }
+
+  /**
+   * Issue 9 item 3: a container released while a scheduling pass holds the core reaches the
+   * core without waiting for the pass, and every later call sees it.
+   */
+  @Test
+  public void aReleaseDoesNotWaitForAPassHoldingTheCore() throws Exception {
+    open();
+    ContainerId container = ContainerId.newContainerId(ApplicationAttemptId.newInstance(
+        ApplicationId.newInstance(1, 1), 1), 2);
+    ApplicationId app = container.getApplicationAttemptId().getApplicationId();
+    assertNull(link.send(java.util.Arrays.asList(node(),
+        CoreMessages.appAdded(app, "default", "u", "job", "MAPREDUCE",
+            Collections.emptySet(), 1, 0),
+        CoreMessages.attemptAdded(container.getApplicationAttemptId()),
+        CoreMessages.containerAllocated(container, H1, 1, 0, Resource.newInstance(1024, 1),
+            org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType.OFF_SWITCH, true)),
+        Collections.emptySet()));
+    assertEquals(1, running());
+    AtomicReference<Object> answer = new AtomicReference<>();
+    CountDownLatch answered = new CountDownLatch(1);
+    AtomicBoolean answeredWhileHeld = new AtomicBoolean();
+    CoreFaults.hold(link.current(), () -> {
+      Thread dispatcher = new Thread(() -> {
+        answer.set(link.sendDeferrable(Collections.singletonList(
+            CoreMessages.containerReleased(container, H1, Resource.newInstance(1024, 1)))));
+        answered.countDown();
+      }, "dispatcher");
+      dispatcher.start();
+      try {
+        // Ordering, not timing: the timeout only turns a stuck call into a failure.
+        answeredWhileHeld.set(answered.await(30, TimeUnit.SECONDS));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    assertTrue(answered.await(30, TimeUnit.SECONDS));
+    assertTrue("container_released waited for the pass holding the core",
+        answeredWhileHeld.get());
+    assertNull("nothing refused", answer.get());
+    assertEquals("applied before the next call saw the core", 0, running());
+    assertNull("nothing to resynchronise", link.rebuildIfNeeded());
+  }
+
+  /** A queued event the core refused later is resynchronised as a refused event sent now. */
+  @Test
+  public void aRefusedQueuedEventResynchronisesTheCore() throws Exception {
+    open();
+    assertNull(link.rebuildIfNeeded());
+    LogCapturer logs = LogCapturer.captureLogs(LoggerFactory.getLogger(LocusScheduler.class));
+    try {
+      link.queuedRefused(link.current(), "queued while the core was busy: 1 of 1 events "
+          + "rejected, the others applied: event 0 (container_released) rejected: a test");
+    } finally {
+      logs.stopCapturing();
+    }
+    assertTrue(logs.getOutput(), logs.getOutput().contains(
+        "Locus core update failed for the cluster: queued while the core was busy"));
+    await(link.rebuildIfNeeded(), true);
+    assertEquals(1, link.rebuilds());
+  }
+
+  private int running() throws Exception {
+    return CoreMessages.JSON.readTree(link.statsJson()).get("running_containers").asInt();
   }
 }
