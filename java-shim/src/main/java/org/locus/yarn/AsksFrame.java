@@ -22,6 +22,11 @@ public final class AsksFrame {
   static final int HEADER_BYTES = 20;
   static final int ROW_FIXED_BYTES = 31;
   private static final int INITIAL_BYTES = 64 * 1024;
+  /**
+   * The core's {@code MAX_NAME_BYTES} (rust-core/src/ask.rs), which refuses a frame with a
+   * longer resource name; AsksFrameTest pins the two together against the core itself.
+   */
+  static final int MAX_NAME_BYTES = 1024;
 
   private static final ThreadLocal<ByteBuffer> BUFFER =
       ThreadLocal.withInitial(() -> allocate(INITIAL_BYTES));
@@ -37,8 +42,9 @@ public final class AsksFrame {
    * The frame for {@code rows} of {@code app} in this thread's buffer (position 0, limit its
    * length), valid until this thread's next frame. {@code digest} null: none follows.
    *
-   * @throws IllegalArgumentException for an application id or resource name the layout cannot
-   *     carry (the core would refuse such a name anyway; the RM never makes such an id)
+   * @throws IllegalArgumentException for an application id the layout cannot carry (the RM
+   *     never makes one)
+   * @throws RowRefused for a row the core would refuse
    */
   public static ByteBuffer encode(byte kind, ApplicationId app, Collection<ResourceRequest> rows,
       Long digest) {
@@ -81,15 +87,17 @@ public final class AsksFrame {
    * to a frame begun by {@link #start}; returns the buffer to go on with (a larger one when it
    * had to grow).
    *
-   * @throws IllegalArgumentException for a resource name the layout cannot carry (the core
-   *     would refuse such a name anyway)
+   * @throws RowRefused for a resource name over {@link #MAX_NAME_BYTES}, which the core would
+   *     refuse (a row of count 0 with such a name is one the core cannot hold: see
+   *     {@link #carries})
    */
   static ByteBuffer row(ByteBuffer frame, ApplicationId app, int priority,
       long allocationRequestId, ResourceRequest r) {
     ByteBuffer b = frame;
     String name = r.getResourceName();
-    if (name.length() > 0xffff) {
-      throw tooLong(name.length(), app);
+    // Checked before growing: an AM's 70,000-char name must not size the buffer.
+    if (name.length() > MAX_NAME_BYTES) {
+      throw new RowRefused(app, priority, allocationRequestId, name, utf8Length(name));
     }
     // UTF-8 takes at most three bytes per UTF-16 char.
     int most = ROW_FIXED_BYTES + 3 * name.length();
@@ -107,8 +115,8 @@ public final class AsksFrame {
     int lengthAt = b.position();
     b.putShort((short) 0);
     int length = putName(b, name);
-    if (length > 0xffff) {
-      throw tooLong(length, app);
+    if (length > MAX_NAME_BYTES) {
+      throw new RowRefused(app, priority, allocationRequestId, name, length);
     }
     b.putShort(lengthAt, (short) length);
     return b;
@@ -160,8 +168,52 @@ public final class AsksFrame {
     return g;
   }
 
-  private static IllegalArgumentException tooLong(int bytes, ApplicationId app) {
-    return new IllegalArgumentException("resource name of " + bytes + " bytes in the asks of "
-        + app);
+  /**
+   * Whether the core can hold a row named {@code name}: one it could not is one it holds none
+   * of, so a row setting it to 0 has nothing to say.
+   */
+  static boolean carries(String name) {
+    // UTF-8 takes at most three bytes per UTF-16 char: only a long name is measured.
+    int n = name.length();
+    return n <= MAX_NAME_BYTES && (3 * n <= MAX_NAME_BYTES || utf8Length(name) <= MAX_NAME_BYTES);
+  }
+
+  private static int utf8Length(String name) {
+    int bytes = 0;
+    int n = name.length();
+    for (int k = 0; k < n; k++) {
+      char ch = name.charAt(k);
+      if (ch < 0x80) {
+        bytes += 1;
+      } else if (ch < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(ch) && k + 1 < n
+          && Character.isLowSurrogate(name.charAt(k + 1))) {
+        bytes += 4;
+        k++;
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
+  }
+
+  /**
+   * A row the core would refuse, so its frame is not sent: the application's owner is told as
+   * for the core's own refusals (LocusAppAttempt#asksRefused). Worded as the core words it.
+   */
+  static final class RowRefused extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    RowRefused(ApplicationId app, int priority, long allocationRequestId, String name,
+        int bytes) {
+      super("application " + app + ", priority " + priority + ", allocation_request_id "
+          + allocationRequestId + ": resource_name of " + bytes + " bytes (at most "
+          + MAX_NAME_BYTES + "), starting " + quoted(name));
+    }
+
+    private static String quoted(String name) {
+      return '"' + (name.length() <= 40 ? name : name.substring(0, 40) + "...") + '"';
+    }
   }
 }

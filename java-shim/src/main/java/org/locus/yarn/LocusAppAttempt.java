@@ -178,38 +178,24 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   }
 
   /**
-   * What to tell the core after the AM's {@code allocate} set {@code rows} (already applied to
-   * the RM's asks), as a binary {@link AsksFrame}: those rows and the digest, or a snapshot if
-   * one is owed; null when there is nothing to say. Caller holds the application lock and must
-   * send the frame before this thread writes another.
-   */
-  synchronized ByteBuffer asksChanged(List<ResourceRequest> rows) {
-    if (snapshotOwed && (asksRefusal == null || dropped)) {
-      return snapshotFrame();
-    }
-    if (rows == null || rows.isEmpty()) {
-      return null;
-    }
-    if (snapshotOwed) {
-      // Refused before: the core kept older asks, so only a whole table can replace them.
-      return snapshotFrame();
-    }
-    return AsksFrame.encode(AsksFrame.KIND_CHANGED, getApplicationId(), rows,
-        AsksDigest.of(this));
-  }
-
-  /**
    * allocate() set these rows in the RM's asks; the scheduling thread tells the core (see
    * {@link #takeAsksFrame}). Per scheduler key, then resource name, so an AM repeating a row is
    * sent once and a MapReduce AM's 5,000 host rows of one key cost one key lookup, not 5,000
    * (a map keyed by (key, name) lists cost about 130 ns a row to fill); bounded by the rows the
    * RM itself holds for this attempt. A key's map is kept, emptied, from one send to the next
    * while the AM keeps changing that key: made afresh for each change, a 5,000-row map regrew
-   * from 16 buckets, a dozen rehashes, every time. A key left unchanged for a whole round is
-   * dropped, so what is kept is bounded by the keys of the last round. Guarded by this.
+   * from 16 buckets, a dozen rehashes, every time. Only maps worth keeping are kept: at most
+   * {@link #MAX_KEPT_KEYS}, each of at least {@link #KEPT_ROWS} rows, and only for keys the
+   * last round changed; the rest are dropped at each send. So between sends this holds at most
+   * {@code MAX_KEPT_KEYS} tables, each no larger than the rows the RM holds for its key.
+   * Guarded by this.
    */
   private final Map<SchedulerRequestKey, Map<String, ResourceRequest>> rowsNotSent =
       new LinkedHashMap<>();
+  /** Most emptied noted-rows maps kept from one send to the next (see {@link #rowsNotSent}). */
+  static final int MAX_KEPT_KEYS = 8;
+  /** Fewest rows for which a key's emptied map is kept: a smaller one is cheap to remake. */
+  static final int KEPT_ROWS = 64;
   /** Rows in {@link #rowsNotSent}. Guarded by this. */
   private int rowsNotSentCount;
 
@@ -242,34 +228,57 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   /**
    * What the scheduling thread tells the core about the rows allocate() changed since the last
    * pass: each row as the RM holds it NOW (decisions executed since the AM's call have already
-   * lowered the RM's count, and the core consumed those asks when it decided), as a frame from
-   * {@link #asksChanged}; null when there is nothing to say. Caller holds the application lock
-   * and must send the frame before this thread writes another.
+   * lowered the RM's count, and the core consumed those asks when it decided), with the
+   * digest; or the whole table when a snapshot is owed, or the core refused the last one and
+   * the AM changed something since; null when there is nothing to say. Caller holds the
+   * application lock and must send the frame before this thread writes another.
+   *
+   * @throws AsksFrame.RowRefused when the asks hold a row the core would refuse: nothing is
+   *     sent, the refusal is recorded as the core's are ({@link #asksRefused}), and the AM's
+   *     next change sends a snapshot
    */
   synchronized ByteBuffer takeAsksFrame() {
     ByteBuffer frame;
-    if (snapshotOwed && (asksRefusal == null || dropped || rowsNotSentCount > 0)) {
-      // Owed, or refused before: the core kept older asks, so only a whole table (which covers
-      // the noted rows) can replace them. As asksChanged decides.
-      frame = snapshotFrame();
-    } else if (rowsNotSentCount == 0 || snapshotOwed) {
-      frame = null;
-    } else {
-      frame = changedFrame();
+    try {
+      if (snapshotOwed && (asksRefusal == null || dropped || rowsNotSentCount > 0)) {
+        // Owed, or refused before: the core kept older asks, so only a whole table (which
+        // covers the noted rows) can replace them.
+        frame = snapshotFrame();
+      } else if (rowsNotSentCount == 0 || snapshotOwed) {
+        frame = null;
+      } else {
+        frame = changedFrame();
+      }
+    } catch (AsksFrame.RowRefused e) {
+      // The core would refuse this frame: the same verdict, without the call. Its older asks
+      // stand; the snapshot at the AM's next change covers the noted rows.
+      asksRefused(e.getMessage());
+      snapshotOwed = true;
+      dropped = false;
+      forgetNotedRows();
+      throw e;
     }
-    // Cleared only once the frame exists: if encoding throws, the rows stay to be sent. A key
-    // not changed since the last send loses its map (see rowsNotSent), whichever frame went.
+    // Cleared only once the frame exists: if encoding fails otherwise, the rows stay to be
+    // sent.
+    forgetNotedRows();
+    return frame;
+  }
+
+  /** Empties {@link #rowsNotSent}, keeping only the maps worth keeping (see there). */
+  private void forgetNotedRows() {
+    int kept = 0;
     for (Iterator<Map<String, ResourceRequest>> it = rowsNotSent.values().iterator();
         it.hasNext();) {
       Map<String, ResourceRequest> noted = it.next();
-      if (noted.isEmpty()) {
-        it.remove();
-      } else {
+      // An empty map's key was not changed for a whole round.
+      if (noted.size() >= KEPT_ROWS && kept < MAX_KEPT_KEYS) {
         noted.clear();
+        kept++;
+      } else {
+        it.remove();
       }
     }
     rowsNotSentCount = 0;
-    return frame;
   }
 
   /**
@@ -297,6 +306,10 @@ class LocusAppAttempt extends FiCaSchedulerApp {
           // The RM dropped the row (its key has nothing left): the core must hold none either.
           now = ResourceRequest.clone(sent);
           now.setNumContainers(0);
+        }
+        if (now.getNumContainers() == 0 && !AsksFrame.carries(now.getResourceName())) {
+          // A name the core refuses is one it holds no row of: nothing to withdraw.
+          continue;
         }
         b = AsksFrame.row(b, app, priority, id, now);
         rows++;

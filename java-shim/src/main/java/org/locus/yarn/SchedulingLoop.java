@@ -423,7 +423,15 @@ final class SchedulingLoop implements Runnable {
         if (attempt.isStopped()) {
           return;
         }
-        java.nio.ByteBuffer frame = attempt.takeAsksFrame();
+        java.nio.ByteBuffer frame;
+        try {
+          frame = attempt.takeAsksFrame();
+        } catch (AsksFrame.RowRefused refused) {
+          // Refused by the shim as the core would refuse it (the attempt recorded it).
+          link.failures().warn("Locus core update", "application " + attempt.getApplicationId(),
+              refused, null);
+          return;
+        }
         if (frame == null) {
           // Nothing the AM changed: the RM's own changes (completions) are checked by digest.
           ObjectNode check = attempt.asksCheck();

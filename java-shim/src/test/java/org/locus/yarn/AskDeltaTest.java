@@ -127,6 +127,74 @@ public class AskDeltaTest {
     assertEquals(40, stats(rm).get("pending_containers").asInt());
   }
 
+  /**
+   * An AM's one allocate naming thousands of keys at count 0, then only heartbeats: the maps
+   * the shim keeps to note rows do not stay one per key for the attempt's life.
+   */
+  @Test
+  public void notedMapsOfKeysSentOnceAreNotKept() throws Exception {
+    MockRM rm = cluster.start(locusConf());
+    MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    LocusAppAttempt attempt =
+        (LocusAppAttempt) scheduler.getApplicationAttempt(am.getApplicationAttemptId());
+    Resource size = Resource.newInstance(GB, 1);
+    Priority p = Priority.newInstance(20);
+    List<ResourceRequest> rows = new ArrayList<>();
+    for (long id = 1; id <= 10_000; id++) {
+      ResourceRequest r = ResourceRequest.newInstance(p, ResourceRequest.ANY, size, 0);
+      r.setAllocationRequestId(id);
+      rows.add(r);
+    }
+    am.allocate(rows, Collections.emptyList());
+    scheduler.awaitSchedulingIdle();
+    am.allocate(Collections.emptyList(), Collections.emptyList());
+    scheduler.awaitSchedulingIdle();
+    assertTrue("after one allocate of 10,000 keys, the shim keeps maps for "
+        + attempt.notedKeys(), attempt.notedKeys() <= LocusAppAttempt.MAX_KEPT_KEYS);
+  }
+
+  /**
+   * A resource name longer than the core takes (a broken or hostile AM): the owner is told,
+   * naming the row, as for any asks the core refuses; once the AM withdraws that row, the rest
+   * of its asks are scheduled.
+   */
+  @Test
+  public void aResourceNameTooLongIsRefusedToItsOwnerAndCanBeWithdrawn() throws Exception {
+    MockRM rm = cluster.start(locusConf());
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    Resource size = Resource.newInstance(GB, 1);
+    Priority p = Priority.newInstance(20);
+    StringBuilder host = new StringBuilder();
+    while (host.length() < 70_000) {
+      host.append("h");
+    }
+    List<ResourceRequest> rows = new ArrayList<>();
+    rows.add(ResourceRequest.newInstance(p, host.toString(), size, 1));
+    rows.add(ResourceRequest.newInstance(p, ResourceRequest.ANY, size, 1));
+    am.allocate(rows, Collections.emptyList());
+    rm.drainEvents();
+    scheduler.awaitSchedulingIdle();
+    am.allocate(Collections.emptyList(), Collections.emptyList());
+    String shown = app.getDiagnostics().toString();
+    assertTrue(shown, shown.contains("Locus refused"));
+    assertTrue("the row is named: " + shown,
+        shown.contains("resource_name of 70000 bytes") && shown.contains("priority 20"));
+
+    am.allocate(Collections.singletonList(
+        ResourceRequest.newInstance(p, host.toString(), size, 0)), Collections.emptyList());
+    List<Container> got = heartbeatUntil(rm, nm1, am, 1);
+    assertEquals("containers for the asks left", 1, got.size());
+    am.allocate(Collections.emptyList(), Collections.emptyList());
+    shown = app.getDiagnostics().toString();
+    assertTrue(shown, !shown.contains("Locus refused"));
+  }
+
   @Test
   public void driftFoundByTheDigestIsMendedByOneSnapshot() throws Exception {
     MockRM rm = cluster.start(locusConf());

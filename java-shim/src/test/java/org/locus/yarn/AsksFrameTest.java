@@ -56,7 +56,7 @@ public class AsksFrameTest {
     String odd = "h\u00e9te-\u6f22.example";
     java.util.List<ResourceRequest> rows = new java.util.ArrayList<>();
     StringBuilder longName = new StringBuilder();
-    for (int i = 0; i < 200; i++) {
+    for (int i = 0; i < 40; i++) { // under the core's MAX_NAME_BYTES, 4,000 of them
       longName.append("node-").append(i).append(".example.");
     }
     for (int i = 0; i < 4_000; i++) {
@@ -106,5 +106,59 @@ public class AsksFrameTest {
       assertEquals(4, CoreMessages.JSON.readTree(core.stats()).get("pending_containers").asInt());
       assertThrows(LocusException.class, () -> LocusNative.asks(0, cut, cut.limit()));
     }
+  }
+
+  private static String repeat(String s, int n) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      b.append(s);
+    }
+    return b.toString();
+  }
+
+  /** A one-row changed frame naming {@code name}, written by hand (no check of its length). */
+  private static ByteBuffer rawFrame(ApplicationId id, byte[] name) {
+    byte[] app = id.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    ByteBuffer b = ByteBuffer.allocateDirect(AsksFrame.HEADER_BYTES + app.length
+        + AsksFrame.ROW_FIXED_BYTES + name.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    b.put("LSK1".getBytes()).put((byte) 1).put((byte) 0).putShort((short) app.length)
+        .putInt(1).putLong(0L).put(app)
+        .putInt(20).putLong(3L).putLong(1024L).putInt(1).putInt(1).put((byte) 1)
+        .putShort((short) name.length).put(name);
+    b.flip();
+    return b;
+  }
+
+  /**
+   * The shim's bound on a resource name is the core's: the core takes a name of
+   * MAX_NAME_BYTES and refuses one a byte longer, which the shim refuses itself (counted in
+   * UTF-8 bytes, not chars), naming the row, before writing it.
+   */
+  @Test
+  public void theShimRefusesExactlyTheNamesTheCoreRefuses() throws Exception {
+    ApplicationId id = ApplicationId.newInstance(1700000000000L, 1);
+    String longest = repeat("h", AsksFrame.MAX_NAME_BYTES);
+    try (LocusCore core = LocusCore.open("{}")) {
+      core.events("[{\"type\":\"app_added\",\"app\":\"" + id
+          + "\",\"queue\":\"default\",\"user\":\"u\"},"
+          + "{\"type\":\"attempt_added\",\"app\":\"" + id + "\",\"attempt\":\"a1\"}]");
+      assertNull(core.asks(AsksFrame.encode(AsksFrame.KIND_CHANGED, id,
+          Collections.singletonList(row(longest, 1)), null)));
+      LocusException e = assertThrows(LocusException.class,
+          () -> core.asks(rawFrame(id, (longest + "h").getBytes())));
+      assertTrue(e.getMessage(), e.getMessage().contains("resource_name of "
+          + (AsksFrame.MAX_NAME_BYTES + 1) + " bytes"));
+    }
+    for (String name : Arrays.asList(longest + "h", repeat("\u00e9", 513), repeat("h", 70_000))) {
+      AsksFrame.RowRefused refused = assertThrows(AsksFrame.RowRefused.class,
+          () -> AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, id,
+              Collections.singletonList(row(name, 1)), null));
+      int bytes = name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+      assertTrue(refused.getMessage(), refused.getMessage().contains(
+          "priority 20, allocation_request_id 3: resource_name of " + bytes + " bytes"));
+      assertTrue(name.length() + " chars", !AsksFrame.carries(name));
+    }
+    assertTrue(AsksFrame.carries(longest));
+    assertTrue(AsksFrame.carries(repeat("\u00e9", 512)));
   }
 }
