@@ -698,6 +698,9 @@ impl Core {
             );
         }
         self.state.set_am_in_flight(self.in_flight.unconfirmed_ams());
+        if !hb.sweep {
+            self.state.grant_opportunity(&hb.node);
+        }
         let sitting_out = if hb.sweep {
             self.rejections.paused(&hb.node)
         } else {

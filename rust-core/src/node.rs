@@ -22,4 +22,9 @@ pub struct Node {
     pub allocated: Resource,
     pub running: u32,
     pub last_heartbeat_ms: Option<u64>,
+    /// The node heartbeated since an offer of it last walked the apps. A heartbeat is the
+    /// scheduling opportunity (delay's misses, matchmaking's markers); it is taken by the first
+    /// offer that can place anything, the heartbeat itself or, when that found the node full,
+    /// the async sweep that finds the room freed after it (`schedule::assign`).
+    pub opportunity: bool,
 }

@@ -269,7 +269,13 @@ fn assign_node(
     } else {
         layers.job.order(state, node, now_ms)
     };
-    layers.locality.heartbeat(state, node, &order, now_ms, sweep);
+    // The node's heartbeat is the opportunity, missed here or at the first sweep after it that
+    // finds room: under async a sweep fills freed room before the heartbeat sees it, and a wait
+    // counted only on heartbeats that find room would never end (tests/async_opportunities.rs).
+    let opportunity = state.take_opportunity(&node.id);
+    layers
+        .locality
+        .heartbeat(state, node, &order, now_ms, sweep && !opportunity);
     layers.hotspot.heartbeat(state, node, now_ms);
     let mut slot_room = [None, None];
     let mut slot_floor = [false, false];

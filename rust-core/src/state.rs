@@ -413,6 +413,7 @@ impl ClusterState {
                 allocated: Resource::ZERO,
                 running: 0,
                 last_heartbeat_ms: None,
+                opportunity: false,
             },
         );
         true
@@ -467,6 +468,20 @@ impl ClusterState {
         self.clock_ms = self.clock_ms.max(now_ms);
         self.profiles.node_heartbeat(id, now_ms);
         Ok(n)
+    }
+
+    /// The node heartbeated: its next offer that walks the apps is a scheduling opportunity.
+    pub fn grant_opportunity(&mut self, id: &str) {
+        if let Some(n) = self.nodes.get_mut(id) {
+            n.opportunity = true;
+        }
+    }
+
+    /// Whether this offer of the node is a scheduling opportunity, taking it if so.
+    pub fn take_opportunity(&mut self, id: &str) -> bool {
+        self.nodes
+            .get_mut(id)
+            .is_some_and(|n| std::mem::take(&mut n.opportunity))
     }
 
     /// Re-resolves every node's datacenter after the mapping file changed.

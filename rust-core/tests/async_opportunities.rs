@@ -137,3 +137,56 @@ fn a_rejected_app_sits_out_sweeps_until_the_nodes_next_heartbeat() {
     assert!(offer(&mut c, &["h1"], false, 2_000).is_empty());
     assert_eq!(offer(&mut c, &["h1"], false, 3_000).len(), 1);
 }
+
+/// As [`offer`], with `free_gb` free on each node.
+fn offer_with_room(
+    c: &mut Core,
+    hosts: &[&str],
+    free_gb: u64,
+    sweep: bool,
+    now_ms: u64,
+) -> Vec<Decision> {
+    let ids: Vec<String> = hosts.iter().map(|h| node_id(h)).collect();
+    let marked: Vec<(&str, Resource, bool)> = ids
+        .iter()
+        .map(|id| (id.as_str(), Resource::new(free_gb * GB, free_gb as u32), sweep))
+        .collect();
+    let batch = offers::decode(&offers::encode_marked(now_ms, &marked)).expect("valid frame");
+    let got = c.offers(&batch);
+    assert!(got.refused.is_empty(), "{:?}", got.refused);
+    got.decisions
+}
+
+/// On a busy async cluster room is found by sweeps: a container ends (an AM's release, a kill,
+/// a completion the loop sees before the node's heartbeat) and the next sweep fills it, so the
+/// node's own heartbeat finds it full. A heartbeat that finds no room walks no app; if only
+/// such offers counted, the map waiting for h2 (always full) would miss nothing, never relax,
+/// and watch the other app take every container (found by review: "heartbeat-only: (true,
+/// 199); sweeps: (false, 200)"). A node's heartbeat is the opportunity; the first offer of the
+/// node that can place anything after it, heartbeat or sweep, is where it is missed.
+#[test]
+fn a_heartbeat_that_finds_the_node_full_is_missed_at_the_next_sweep_with_room() {
+    for locality in ["delay", "matchmaking"] {
+        let mut c = cluster(locality);
+        add_app_named(&mut c, "app_2", "backlog", 2, "YARN", &[]);
+        set_small_asks(&mut c, "app_2", &[(1, "*", 100_000)]);
+        let mut map_placed = None;
+        for round in 0..100u64 {
+            let now = 1_000 * (round + 1);
+            let got = offer_with_room(&mut c, &["h1", "h3"], 1, true, now);
+            if got.iter().any(|d| d.app == "app_1") {
+                map_placed = Some(round);
+                break;
+            }
+            assert!(
+                offer_with_room(&mut c, &["h1", "h2", "h3"], 0, false, now + 500).is_empty(),
+                "{locality}: a full node placed something"
+            );
+        }
+        assert!(
+            map_placed.is_some(),
+            "{locality}: the map waiting for h2 was never placed in 100 heartbeat intervals of \
+             sweeps finding room on h1 and h3"
+        );
+    }
+}
