@@ -60,7 +60,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def write_conf(conf_dir, config, timer_window, rumen_trace, extra=()):
+def write_conf(conf_dir, config, timer_window, rumen_trace, extra=(), logs=()):
     os.makedirs(conf_dir, exist_ok=True)
     local = "127.0.0.1:0"
     yarn = {
@@ -125,6 +125,9 @@ def write_conf(conf_dir, config, timer_window, rumen_trace, extra=()):
                 "log4j.appender.stdout.layout=org.apache.log4j.PatternLayout\n"
                 "log4j.appender.stdout.layout.ConversionPattern=%d{ISO8601} %p %c{1}: %m%n\n"
                 "log4j.logger.org.apache.hadoop.yarn.sls.SLSRunner=INFO\n")
+        for kv in logs:
+            logger, _, level = kv.partition("=")
+            f.write(f"log4j.logger.{logger}={level}\n")
 
 
 def write_hosts(hosts_file):
@@ -159,13 +162,13 @@ def sample_memory(pid, started, out):
 
 
 def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window, sample_s=0,
-            extra=()):
+            extra=(), logs=()):
     run_dir = os.path.join(work, config)
     shutil.rmtree(run_dir, ignore_errors=True)
     conf_dir = os.path.join(run_dir, "conf")
     out_dir = os.path.join(run_dir, "sls-output")
     os.makedirs(out_dir)
-    write_conf(conf_dir, config, timer_window, os.path.join(trace_dir, "rumen.json"), extra)
+    write_conf(conf_dir, config, timer_window, os.path.join(trace_dir, "rumen.json"), extra, logs)
     figures = os.path.join(run_dir, "figures.json")
     cmd = (["java", f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC", "-XX:+AlwaysPreTouch",
             "-XX:NativeMemoryTracking=summary"]
@@ -426,6 +429,9 @@ def main():
                          "<run>/memory.csv (for the long memory run)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="an extra yarn-site key for every run (e.g. a locus.* setting)")
+    ap.add_argument("--log", action="append", default=[], metavar="LOGGER=LEVEL",
+                    help="a log4j level for one logger in every run's sls.log (e.g. "
+                         "org.locus.yarn=INFO); the rest stays at WARN")
     ap.add_argument("--work", default=os.path.join(ROOT, "sls-bench", "build", "sls-runs"))
     a = ap.parse_args()
     # Each JVM runs in its own run directory: relative paths would not reach the configuration.
@@ -436,6 +442,12 @@ def main():
     for kv in a.set:
         if "=" not in kv or not kv.partition("=")[0]:
             sys.exit(f"[sls] --set wants KEY=VALUE, got '{kv}'")
+    levels = {"ALL", "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF"}
+    for kv in a.log:
+        logger, _, level = kv.partition("=")
+        if not logger or level.upper() not in levels or any(c.isspace() for c in kv):
+            sys.exit(f"[sls] --log wants LOGGER=LEVEL (LEVEL one of {', '.join(sorted(levels))}), "
+                     f"got '{kv}'")
     for c in configs:
         if c not in SCHEDULER:
             sys.exit(f"[sls] unknown configuration '{c}' (known: {', '.join(CONFIGS)})")
@@ -448,7 +460,7 @@ def main():
     write_hosts(os.path.join(trace_dir, "hosts"))
     figs = [run_with_retry(lambda c=c: run_one(c, classpath, trace_dir, a.work, a.heap,
                                                a.timeout, a.timer_window, a.sample_memory,
-                                               a.set), c)
+                                               a.set, a.log), c)
             for c in configs]
     with open(os.path.join(a.work, "results.json"), "w") as f:
         json.dump({"nodes": nodes, "apps": apps, "window_s": window, "seed": a.seed,

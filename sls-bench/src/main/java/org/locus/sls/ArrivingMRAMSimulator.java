@@ -2,27 +2,43 @@ package org.locus.sls;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.security.PrivilegedExceptionAction;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.token.Token;
+import org.apache.hadoop.yarn.api.protocolrecords.FinishApplicationMasterRequest;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.security.AMRMTokenIdentifier;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.sls.AMDefinition;
 import org.apache.hadoop.yarn.sls.SLSRunner;
 import org.apache.hadoop.yarn.sls.appmaster.AMSimulator;
 import org.apache.hadoop.yarn.sls.appmaster.MRAMSimulator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * SLS's MapReduce AM, started when the Rumen trace submitted its job (relative to the trace's
  * first job) rather than at 0: SLS 3.4.3 drops every Rumen job's submit time (TraceArrivals says
  * where). Set as `yarn.sls.am.type.mapreduce`; `sls-bench.rumen.trace` in sls-runner.xml names
- * the trace SLS replays. Everything else is MRAMSimulator's.
+ * the trace SLS replays. It also unregisters before its container ends ({@link #lastStep}).
+ * Everything else is MRAMSimulator's.
  */
 public class ArrivingMRAMSimulator extends MRAMSimulator {
+  private static final Logger LOG = LoggerFactory.getLogger(ArrivingMRAMSimulator.class);
   static final String TRACE_KEY = "sls-bench.rumen.trace";
+  /** How often and how long lastStep asks the RM whether the unregistration is through. */
+  private static final long UNREGISTER_POLL_MS = 10;
+  private static final long UNREGISTER_WAIT_MS = 10_000;
   private static TraceArrivals arrivals;
   /** Every AM of this run, for LocusSlsRunner: SLS maps an AM by application id too late. */
   private static final Set<ArrivingMRAMSimulator> AMS = ConcurrentHashMap.newKeySet();
+  /** lastStep has unregistered this AM (or tried to): SLS calls lastStep more than once. */
+  private volatile boolean unregistered;
 
   @Override
   public void init(AMDefinition def, ResourceManager rm, SLSRunner se, boolean tracked,
@@ -37,6 +53,60 @@ public class ArrivingMRAMSimulator extends MRAMSimulator {
     // jobruntime.csv's real_* columns: the trace's times, on the same baseline.
     traceFinishTimeMS = trace.finishOffsetMs(def.getOldAppId());
     track(this);
+  }
+
+  /**
+   * Unregisters the AM, as a real MapReduce AM does before it exits, then SLS's own last step.
+   *
+   * <p>SLS 3.4.3's AMSimulator.lastStep first tells the AM container's simulated NM that the
+   * container has ended (NMSimulator.cleanupContainer: COMPLETE, exit 0 on the NM's next
+   * heartbeat) and only then calls finishApplicationMaster. When that heartbeat falls in between
+   * and the RM acts on it first, the attempt is still RUNNING, so its AM container "exited":
+   * the RM fails the attempt ("AM Container for appattempt_... exited with exitCode: 0"; SLS
+   * allows one attempt), the job fails, and SLS's finishApplicationMaster either throws
+   * "Application doesn't exist in cache" or returns on the stored FAILED state; either way
+   * jobruntime.csv lacks or misreports the job (docs/sls.md, "An AM's end"). Any scheduler can
+   * lose that race; a faster NODE_UPDATE path loses it more often.
+   *
+   * <p>So the first call asks finishApplicationMaster until the RM says the application is
+   * unregistered (a MapReduce AM's own loop), then lets SLS report the container's end; SLS's
+   * second finishApplicationMaster returns at once on the stored final state. Later calls
+   * (MRAMSimulator calls lastStep once per completed container after the last) go straight to
+   * SLS's, which skips them.
+   */
+  @Override
+  public void lastStep() throws Exception {
+    if (!unregistered && appAttemptId != null) {
+      unregistered = true;
+      try {
+        unregister();
+      } catch (Exception e) {
+        // The attempt ended another way (killed, failed): SLS's own step then reports it as before.
+        LOG.warn("{}: unregistering before the AM container's end failed", appAttemptId, e);
+      }
+    }
+    super.lastStep();
+  }
+
+  private void unregister() throws Exception {
+    FinishApplicationMasterRequest finish =
+        FinishApplicationMasterRequest.newInstance(FinalApplicationStatus.SUCCEEDED, "", "");
+    UserGroupInformation ugi = UserGroupInformation.createRemoteUser(appAttemptId.toString());
+    Token<AMRMTokenIdentifier> token = rm.getRMContext().getRMApps().get(appId)
+        .getRMAppAttempt(appAttemptId).getAMRMToken();
+    ugi.addTokenIdentifier(token.decodeIdentifier());
+    PrivilegedExceptionAction<Boolean> ask = () ->
+        rm.getApplicationMasterService().finishApplicationMaster(finish).getIsUnregistered();
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(UNREGISTER_WAIT_MS);
+    while (!ugi.doAs(ask)) {
+      if (System.nanoTime() - deadline > 0) {
+        // Never hold SLS's thread for good: SLS's own step then runs as it would have.
+        LOG.warn("{}: the RM has not confirmed the unregistration after {} ms", appAttemptId,
+            UNREGISTER_WAIT_MS);
+        return;
+      }
+      Thread.sleep(UNREGISTER_POLL_MS);
+    }
   }
 
   static void track(ArrivingMRAMSimulator am) {

@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""bench/sls.py's run configuration: `--log LOGGER=LEVEL` reaches the run's log4j.properties and
+nothing else changes. Pure Python, under a second: python3 -m unittest bench/test_sls_conf.py
+"""
+
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sls  # noqa: E402
+
+
+class LogLevels(unittest.TestCase):
+    def log4j(self, logs):
+        with tempfile.TemporaryDirectory() as d:
+            sls.write_conf(d, "locus-default", 1000, "/trace/rumen.json", (), logs)
+            with open(os.path.join(d, "log4j.properties")) as f:
+                return f.read().splitlines()
+
+    def test_a_logger_named_gets_its_level(self):
+        lines = self.log4j(["org.locus.yarn=INFO",
+                            "org.apache.hadoop.yarn.sls.nodemanager.NMSimulator=DEBUG"])
+        self.assertIn("log4j.logger.org.locus.yarn=INFO", lines)
+        self.assertIn("log4j.logger.org.apache.hadoop.yarn.sls.nodemanager.NMSimulator=DEBUG",
+                      lines)
+        self.assertIn("log4j.rootLogger=WARN, stdout", lines)
+
+    def test_without_log_the_configuration_is_the_default(self):
+        lines = self.log4j([])
+        self.assertEqual([l for l in lines if l.startswith("log4j.logger.")],
+                         ["log4j.logger.org.apache.hadoop.yarn.sls.SLSRunner=INFO"])
+
+
+if __name__ == "__main__":
+    unittest.main()
