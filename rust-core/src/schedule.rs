@@ -259,6 +259,12 @@ fn assign_node(
     // the policies or walking any app's rows.
     state.sync_pending();
     if !state.any_pending_might_fit(&budget.room) {
+        // Room and nobody waiting: the heartbeat is an opportunity nobody missed, and must not
+        // count against asks that arrive later (a full node's stays for the sweep that finds
+        // its room, below).
+        if state.nothing_pending() {
+            state.take_opportunity(&node.id);
+        }
         return decisions;
     }
     // Under FIFO the order is the pending index itself: walk it lazily, so a heartbeat that

@@ -190,3 +190,33 @@ fn a_heartbeat_that_finds_the_node_full_is_missed_at_the_next_sweep_with_room() 
         );
     }
 }
+
+/// A heartbeat that found room and nothing waiting was an opportunity nobody missed: an ask
+/// that arrives after it must not be charged for it at the next sweep (the shim's
+/// SchedulingLoopTest caught the first version of the fix above doing so: the map was placed
+/// away from h2 by sweeps before any node heartbeated after it asked).
+#[test]
+fn a_heartbeat_before_anything_waits_is_not_missed_by_later_asks() {
+    let mut c = core_with(&[
+        ("locus.policy", "fsp"),
+        ("locus.locality", "delay"),
+        ("locus.delay.node-locality-threshold", "0.3"),
+    ]);
+    add_node(&mut c, "h1", "/r1", 4, 4);
+    add_node(&mut c, "h2", "/r1", 4, 4);
+    add_node(&mut c, "h3", "/r2", 4, 4);
+    assert!(offer(&mut c, &["h1", "h3"], false, 1_000).is_empty());
+    add_app_named(&mut c, "app_1", "wordcount", 1, "MAPREDUCE", &[]);
+    set_small_asks(
+        &mut c,
+        "app_1",
+        &[(20, "h2", 1), (20, "/r1", 1), (20, "*", 1)],
+    );
+    for s in 1..50u64 {
+        let got = offer(&mut c, &["h1", "h3"], true, 1_000 + 5 * s);
+        assert!(got.is_empty(), "sweep {s}: {:?}", placed(&got));
+    }
+    // One heartbeat after the ask is the one missed opportunity the threshold allows.
+    assert!(offer(&mut c, &["h1"], false, 2_000).is_empty());
+    assert_eq!(offer(&mut c, &["h1"], true, 2_005).len(), 1);
+}
