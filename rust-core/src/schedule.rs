@@ -259,12 +259,10 @@ fn assign_node(
     // the policies or walking any app's rows.
     state.sync_pending();
     if !state.any_pending_might_fit(&budget.room) {
-        // Room and nobody waiting: the heartbeat is an opportunity nobody missed, and must not
-        // count against asks that arrive later (a full node's stays for the sweep that finds
-        // its room, below).
-        if state.nothing_pending() {
-            state.take_opportunity(&node.id);
-        }
+        // The node had room and nothing waiting could use it: the heartbeat is an opportunity
+        // nobody missed, and must not count against asks that arrive later. Only a heartbeat
+        // that found the node full (above) stays for the sweep that finds its room.
+        state.take_opportunity(&node.id);
         return decisions;
     }
     // Under FIFO the order is the pending index itself: walk it lazily, so a heartbeat that

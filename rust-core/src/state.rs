@@ -212,11 +212,6 @@ impl ClusterState {
     }
 
     /// False when `room` is below every pending app's floor: no app could use it.
-    /// No application has outstanding asks.
-    pub fn nothing_pending(&self) -> bool {
-        self.pending_apps.is_empty()
-    }
-
     pub fn any_pending_might_fit(&self, room: &Resource) -> bool {
         match (
             self.floor_memory.keys().next(),
