@@ -29,15 +29,7 @@ fn cluster(locality: &str) -> Core {
 /// Offers `hosts` (each with 4 GB free) through the binary offers frame, as the shim does; `sweep`
 /// marks them as an async sweep's offers rather than the nodes' heartbeats.
 fn offer(c: &mut Core, hosts: &[&str], sweep: bool, now_ms: u64) -> Vec<Decision> {
-    let ids: Vec<String> = hosts.iter().map(|h| node_id(h)).collect();
-    let marked: Vec<(&str, Resource, bool)> = ids
-        .iter()
-        .map(|id| (id.as_str(), Resource::new(4 * GB, 4), sweep))
-        .collect();
-    let batch = offers::decode(&offers::encode_marked(now_ms, &marked)).expect("valid frame");
-    let got = c.offers(&batch);
-    assert!(got.refused.is_empty(), "{:?}", got.refused);
-    got.decisions
+    offer_with_room(c, hosts, 4, sweep, now_ms)
 }
 
 fn placed(ds: &[Decision]) -> Vec<(String, Locality)> {
