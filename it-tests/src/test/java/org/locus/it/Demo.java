@@ -112,6 +112,8 @@ public final class Demo {
       new JobSpec("ex-teragen", null, 2, 0));
   /** System property: CapacityScheduler settings over the defaults (Gradle: -Plocus.demo.capacity=...). */
   static final String CAPACITY_OVERRIDES = "locus.demo.capacity";
+  /** System property: Locus settings for the Locus run, {@code locus.key=value[,...]} (Gradle: -Plocus.demo.locus=...). */
+  static final String LOCUS_OVERRIDES = "locus.demo.locus";
   /** System property: which scheduler runs the batch first, locus (default) or capacity (-Plocus.demo.first=...). */
   static final String FIRST = "locus.demo.first";
 
@@ -345,6 +347,28 @@ public final class Demo {
     return out;
   }
 
+  /**
+   * Parses {@value #LOCUS_OVERRIDES}, {@code locus.key=value[,...]}, for the Locus run (e.g.
+   * {@code locus.scheduling.mode=heartbeat}); fails naming the bad entry. The core checks the values themselves.
+   */
+  static Map<String, String> locusOverrides(String spec) {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (spec.trim().isEmpty()) {
+      return out;
+    }
+    for (String entry : spec.split(",")) {
+      int eq = entry.indexOf('=');
+      String key = eq < 0 ? "" : entry.substring(0, eq).trim();
+      String value = eq < 0 ? "" : entry.substring(eq + 1).trim();
+      if (!key.startsWith("locus.") || key.length() == "locus.".length() || value.isEmpty()) {
+        throw new IllegalArgumentException(LOCUS_OVERRIDES + ": '" + entry + "' is not locus.key=value"
+            + " (e.g. locus.scheduling.mode=heartbeat)");
+      }
+      out.put(key, value);
+    }
+    return out;
+  }
+
   private static String shortKeys(Map<String, String> overrides) {
     List<String> parts = new ArrayList<>();
     overrides.forEach((k, v) -> parts.add(k.substring("yarn.scheduler.capacity.".length()) + "=" + v));
@@ -355,7 +379,10 @@ public final class Demo {
     quietJavaUtilLogging();
     List<Run> runs = new ArrayList<>();
     // Locus first by default: any warm-up the second run enjoys goes to the baseline.
-    runs.add(new Run("locus", "Locus default (fsp + delay)", EmbeddedCluster.LOCUS_SCHEDULER, Map.of()));
+    Map<String, String> locusSettings = locusOverrides(System.getProperty(LOCUS_OVERRIDES, ""));
+    runs.add(new Run("locus", locusSettings.isEmpty() ? "Locus default (fsp + delay)"
+        : "Locus default (fsp + delay) but " + locusSettings.toString().replaceAll("[{}]", ""),
+        EmbeddedCluster.LOCUS_SCHEDULER, locusSettings));
     Map<String, String> overrides = capacityOverrides(System.getProperty(CAPACITY_OVERRIDES, ""));
     Map<String, String> cs = capacitySchedulerDefaults();
     cs.putAll(overrides);

@@ -35,4 +35,21 @@ public class DemoOptionsTest {
       }
     }
   }
+
+  @Test
+  public void locusOverridesTakeLocusKeysAndRefuseOthersNamingTheEntry() {
+    Map<String, String> o = Demo.locusOverrides("locus.scheduling.mode=heartbeat, locus.policy=fifo");
+    assertEquals("heartbeat", o.get("locus.scheduling.mode"));
+    assertEquals("fifo", o.get("locus.policy"));
+    assertTrue(Demo.locusOverrides("").isEmpty());
+    for (String bad : new String[] {"scheduling.mode=heartbeat", "locus.=x", "locus.policy=", "locus.policy"}) {
+      try {
+        Demo.locusOverrides("locus.policy=fsp," + bad);
+        fail("accepted " + bad);
+      } catch (IllegalArgumentException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains("'" + bad + "'")
+            && e.getMessage().contains(Demo.LOCUS_OVERRIDES));
+      }
+    }
+  }
 }
