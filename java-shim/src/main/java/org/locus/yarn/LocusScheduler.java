@@ -151,15 +151,16 @@ public class LocusScheduler
     this.queueFile = QueueFile.read(conf, rmContext.getConfigurationProvider());
     link.open(LocusSettings.toJson(conf, queueFile), this, this::coreSettings,
         () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
-    this.loop = new SchedulingLoop(SchedulingMode.of(link.current()), link, executor, this,
-        new LoopView());
+    this.loop = new SchedulingLoop(link, executor, this, new LoopView());
     link.setResend(loop::asksChanged);
+    link.setModeChanged(loop::modeChanged);
     if (LocusSettings.policyFromQueueFile(conf, queueFile)) {
       LOG.info("locus.policy is not set and capacity-scheduler.xml defines {} leaf queues: "
           + "Locus runs locus.policy=capacity over them", queueFile.leaves());
     }
     LOG.info("Locus core started with settings {}; {}; scheduling mode {}",
-        LocusSettings.collect(conf), configureQueues(link.current(), conf), loop.mode());
+        LocusSettings.collect(conf), configureQueues(link.current().capacityQueues(), conf),
+        loop.mode());
     super.serviceInit(conf);
     schedulingMonitorManager.initialize(rmContext, conf);
     WebDefaults.install(conf);
@@ -208,11 +209,11 @@ public class LocusScheduler
     // The core validates first: a refused refresh must leave the scheduler's Configuration as
     // well as the core on the settings that are still running.
     QueueFile file = QueueFile.read(newConf, rmContext.getConfigurationProvider());
-    LocusCore c = link.reconfigure(LocusSettings.toJson(newConf, file));
+    // The scheduling thread follows the core's mode from here (CoreLink#reconfigure).
+    String capacityQueues = link.reconfigure(LocusSettings.toJson(newConf, file));
     queueFile = file;
-    String queues = configureQueues(c, newConf);
+    String queues = configureQueues(capacityQueues, newConf);
     priorities.readQueueSettings(newConf);
-    loop.setMode(SchedulingMode.of(c));
     setConf(newConf);
     super.reinitialize(newConf, rmContext);
     LOG.info("Locus core reconfigured with {}; {}", LocusSettings.collect(newConf), queues);
@@ -222,8 +223,8 @@ public class LocusScheduler
    * Rebuilds the queue tree from the core's queues. Runs under the scheduler's lock, as does
    * every submission, so an application is always placed against the queues the core has.
    */
-  private String configureQueues(LocusCore c, Configuration conf) throws IOException {
-    String queues = root.configure(CoreMessages.capacityQueues(c.capacityQueues()), queueFile);
+  private String configureQueues(String capacityQueues, Configuration conf) throws IOException {
+    String queues = root.configure(CoreMessages.capacityQueues(capacityQueues), queueFile);
     return queues + QueueFileSetup.apply(queueFile, root, conf, rmContext);
   }
 
@@ -261,6 +262,16 @@ public class LocusScheduler
   /** Tests: runs on a rebuild after the replay, before the new core goes into service. */
   void setRebuildReplayedHook(Runnable hook) {
     link.setReplayedHook(hook);
+  }
+
+  /** Tests: runs on a refresh right after the core in service took the new settings. */
+  void setReconfiguredHook(Runnable hook) {
+    link.setReconfiguredHook(hook);
+  }
+
+  /** The mode Locus's scheduling thread runs in now. */
+  SchedulingMode schedulingMode() {
+    return loop.mode();
   }
 
   /** The core rebuild started last, or null (tests wait on it). */
