@@ -34,13 +34,8 @@ import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
-import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
@@ -104,6 +99,7 @@ public class LocusScheduler
   private volatile ApplicationPriorities priorities;
   private volatile ApplicationMoves moves;
   private volatile LabelPolicy labels;
+  private volatile ApplicationLifecycle lifecycle;
   private boolean usePortForNodeName;
   /** Locus's scheduling thread: where the core decides and decisions are committed. */
   private volatile SchedulingLoop loop;
@@ -145,6 +141,8 @@ public class LocusScheduler
     this.priorities = new ApplicationPriorities(applications, link, rmContext, this::queuePath);
     this.moves = new ApplicationMoves(root, applications, link);
     this.labels = new LabelPolicy(rmContext);
+    this.lifecycle = new ApplicationLifecycle(this, applications, root, link, rmContext, labels,
+        admission, priorities);
     priorities.readQueueSettings(conf);
     // Opened here so a bad locus.* key stops the RM before it serves anyone; the exception's
     // message is the core's and names the key.
@@ -454,24 +452,24 @@ public class LocusScheduler
       }
       case APP_ADDED: {
         AppAddedSchedulerEvent e = (AppAddedSchedulerEvent) event;
-        addApplication(e.getApplicationId(), e.getQueue(), e.getUser(),
+        lifecycle.addApplication(e.getApplicationId(), e.getQueue(), e.getUser(),
             e.getIsAppRecovering(), e.isUnmanagedAM());
         break;
       }
       case APP_REMOVED: {
         AppRemovedSchedulerEvent e = (AppRemovedSchedulerEvent) event;
-        doneApplication(e.getApplicationID(), e.getFinalState());
+        lifecycle.doneApplication(e.getApplicationID(), e.getFinalState());
         break;
       }
       case APP_ATTEMPT_ADDED: {
         AppAttemptAddedSchedulerEvent e = (AppAttemptAddedSchedulerEvent) event;
-        addApplicationAttempt(e.getApplicationAttemptId(),
+        lifecycle.addApplicationAttempt(e.getApplicationAttemptId(),
             e.getTransferStateFromPreviousAttempt(), e.getIsAttemptRecovering());
         break;
       }
       case APP_ATTEMPT_REMOVED: {
         AppAttemptRemovedSchedulerEvent e = (AppAttemptRemovedSchedulerEvent) event;
-        doneApplicationAttempt(e.getApplicationAttemptID(), e.getFinalAttemptState(),
+        lifecycle.doneApplicationAttempt(e.getApplicationAttemptID(), e.getFinalAttemptState(),
             e.getKeepContainersAcrossAppAttempts());
         break;
       }
@@ -531,16 +529,6 @@ public class LocusScheduler
     LOG.info("Removed node {}", rmNode.getNodeID());
   }
 
-  /** Places the application in its queue, or fails it naming why (see ApplicationAdmission). */
-  synchronized void addApplication(ApplicationId appId, String requestedQueue, String user,
-      boolean isAppRecovering, boolean unmanagedAM) {
-    if (labels.refusedAtSubmission(appId, isAppRecovering)) {
-      return;
-    }
-    admission.admit(appId, requestedQueue, user, isAppRecovering, unmanagedAM);
-    priorities.admitted(appId);
-  }
-
   /** The path of the leaf a queue name the RM passes stands for (the name if none). */
   private String queuePath(String queue) {
     LocusQueue leaf = root.leafForSubmission(queue);
@@ -551,69 +539,6 @@ public class LocusScheduler
   private LocusQueue queueOf(ApplicationId appId) {
     SchedulerApplication<FiCaSchedulerApp> app = applications.get(appId);
     return app == null ? null : (LocusQueue) app.getQueue();
-  }
-
-  synchronized void addApplicationAttempt(ApplicationAttemptId attemptId,
-      boolean transferStateFromPreviousAttempt, boolean isAttemptRecovering) {
-    SchedulerApplication<FiCaSchedulerApp> app =
-        applications.get(attemptId.getApplicationId());
-    if (app == null) {
-      LOG.warn("Attempt {} added for an application the scheduler does not know", attemptId);
-      return;
-    }
-    LocusQueue leaf = (LocusQueue) app.getQueue();
-    LocusAppAttempt attempt = new LocusAppAttempt(attemptId, app.getUser(), leaf,
-        leaf.getAbstractUsersManager(), rmContext);
-    if (transferStateFromPreviousAttempt && app.getCurrentAppAttempt() != null) {
-      attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
-    }
-    app.setCurrentAppAttempt(attempt);
-    leaf.getMetrics().submitAppAttempt(app.getUser(), app.isUnmanagedAM());
-    send(CoreMessages.attemptAdded(attemptId));
-    LOG.info("Added attempt {} of user {}", attemptId, app.getUser());
-    if (!isAttemptRecovering) {
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppAttemptEvent(attemptId, RMAppAttemptEventType.ATTEMPT_ADDED));
-    }
-  }
-
-  private synchronized void doneApplication(ApplicationId appId, RMAppState finalState) {
-    SchedulerApplication<FiCaSchedulerApp> app = applications.get(appId);
-    if (app == null) {
-      LOG.warn("Removal of unknown application {} ignored", appId);
-      return;
-    }
-    LocusQueue leaf = (LocusQueue) app.getQueue();
-    leaf.getAbstractUsersManager().deactivateApplication(app.getUser(), appId);
-    app.stop(finalState);
-    applications.remove(appId);
-    leaf.applicationRemoved();
-    root.dropIfDrained(leaf);
-    send(CoreMessages.appRemoved(appId));
-  }
-
-  private synchronized void doneApplicationAttempt(ApplicationAttemptId attemptId,
-      RMAppAttemptState finalState, boolean keepContainers) {
-    FiCaSchedulerApp attempt = getApplicationAttempt(attemptId);
-    if (attempt == null) {
-      LOG.warn("Removal of unknown attempt {} ignored", attemptId);
-      return;
-    }
-    for (RMContainer c : attempt.getLiveContainers()) {
-      if (keepContainers && c.getState() == RMContainerState.RUNNING) {
-        // Work-preserving AM restart: the next attempt inherits the running containers.
-        continue;
-      }
-      completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
-          SchedulerUtils.COMPLETED_APPLICATION), RMContainerEventType.KILL);
-    }
-    // Under the attempt's lock (scheduler -> application, the usual order): the scheduling
-    // thread checks isStopped() and sends the attempt's asks under it, so no frame of the old
-    // attempt can reach the core after attempt_removed and bring its asks back.
-    synchronized (attempt) {
-      attempt.stop(finalState);
-      send(CoreMessages.attemptRemoved(attemptId));
-    }
   }
 
   // ---------------------------------------------------------------- heartbeats and decisions
