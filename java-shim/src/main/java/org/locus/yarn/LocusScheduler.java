@@ -47,17 +47,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicat
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptAddedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppRemovedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerPreemptEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourceUpdateSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
 import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
@@ -99,7 +88,7 @@ public class LocusScheduler
   private volatile ApplicationPriorities priorities;
   private volatile ApplicationMoves moves;
   private volatile LabelPolicy labels;
-  private volatile ApplicationLifecycle lifecycle;
+  private volatile SchedulerEventRouter router;
   private boolean usePortForNodeName;
   /** Locus's scheduling thread: where the core decides and decisions are committed. */
   private volatile SchedulingLoop loop;
@@ -141,8 +130,8 @@ public class LocusScheduler
     this.priorities = new ApplicationPriorities(applications, link, rmContext, this::queuePath);
     this.moves = new ApplicationMoves(root, applications, link);
     this.labels = new LabelPolicy(rmContext);
-    this.lifecycle = new ApplicationLifecycle(this, applications, root, link, rmContext, labels,
-        admission, priorities);
+    this.router = new SchedulerEventRouter(this, new ApplicationLifecycle(this, applications, root,
+        link, rmContext, labels, admission, priorities), link, rmContext, metrics);
     priorities.readQueueSettings(conf);
     // Opened here so a bad locus.* key stops the RM before it serves anyone; the exception's
     // message is the core's and names the key.
@@ -391,7 +380,7 @@ public class LocusScheduler
   public void handle(SchedulerEvent event) {
     long coreCalls = link.coreCallsOfThisThread();
     try {
-      dispatch(event);
+      router.dispatch(event);
     } catch (Throwable t) {
       FailureLog.rethrowIfJvmBroken(t);
       link.failures().warn("Scheduler event " + event.getType(), SchedulerEvents.subject(event),
@@ -401,108 +390,7 @@ public class LocusScheduler
     link.rebuildIfNeeded();
   }
 
-  /**
-   * AbstractYarnScheduler's updateNodeResource also tells the node label manager the node's
-   * resource, which only CapacityScheduler keeps (Locus has no node labels); the manager is
-   * left as empty as Locus found it. Usage reports no longer depend on it (see
-   * {@link LocusAppAttempt#getResourceUsageReport}), so a failure here is logged, not the
-   * event's: the core already has the update.
-   */
-  private void forgetNodeInLabelManager(NodeId id) {
-    try {
-      rmContext.getNodeLabelManager().deactivateNode(id);
-    } catch (Throwable t) {
-      FailureLog.rethrowIfJvmBroken(t);
-      link.failures().warn("Removing a node from the node label manager", "node " + id, t, null);
-    }
-  }
-
-  private void dispatch(SchedulerEvent event) {
-    switch (event.getType()) {
-      case NODE_ADDED: {
-        NodeAddedSchedulerEvent e = (NodeAddedSchedulerEvent) event;
-        addNode(e.getAddedRMNode());
-        recoverContainersOnNode(e.getContainerReports(), e.getAddedRMNode());
-        break;
-      }
-      case NODE_REMOVED:
-        removeNode(((NodeRemovedSchedulerEvent) event).getRemovedRMNode());
-        break;
-      case NODE_RESOURCE_UPDATE: {
-        NodeResourceUpdateSchedulerEvent e = (NodeResourceUpdateSchedulerEvent) event;
-        NodeId id = e.getRMNode().getNodeID();
-        try {
-          updateNodeResource(e.getRMNode(), e.getResourceOption());
-        } finally {
-          // Whatever the RM now holds as the node's total reaches the core, even if the RM's
-          // update failed part-way (handle() then has the core resynchronised).
-          FiCaSchedulerNode node = nodeTracker.getNode(id);
-          if (node != null) {
-            send(CoreMessages.nodeResourceUpdated(node.getNodeID(), node.getTotalResource()));
-          }
-        }
-        forgetNodeInLabelManager(id);
-        break;
-      }
-      case NODE_UPDATE: {
-        long start = System.nanoTime();
-        nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode());
-        metrics.heartbeatHandled(System.nanoTime() - start);
-        break;
-      }
-      case APP_ADDED: {
-        AppAddedSchedulerEvent e = (AppAddedSchedulerEvent) event;
-        lifecycle.addApplication(e.getApplicationId(), e.getQueue(), e.getUser(),
-            e.getIsAppRecovering(), e.isUnmanagedAM());
-        break;
-      }
-      case APP_REMOVED: {
-        AppRemovedSchedulerEvent e = (AppRemovedSchedulerEvent) event;
-        lifecycle.doneApplication(e.getApplicationID(), e.getFinalState());
-        break;
-      }
-      case APP_ATTEMPT_ADDED: {
-        AppAttemptAddedSchedulerEvent e = (AppAttemptAddedSchedulerEvent) event;
-        lifecycle.addApplicationAttempt(e.getApplicationAttemptId(),
-            e.getTransferStateFromPreviousAttempt(), e.getIsAttemptRecovering());
-        break;
-      }
-      case APP_ATTEMPT_REMOVED: {
-        AppAttemptRemovedSchedulerEvent e = (AppAttemptRemovedSchedulerEvent) event;
-        lifecycle.doneApplicationAttempt(e.getApplicationAttemptID(), e.getFinalAttemptState(),
-            e.getKeepContainersAcrossAppAttempts());
-        break;
-      }
-      case CONTAINER_EXPIRED: {
-        ContainerId id = ((ContainerExpiredSchedulerEvent) event).getContainerId();
-        completedContainer(getRMContainer(id),
-            SchedulerUtils.createAbnormalContainerStatus(id, SchedulerUtils.EXPIRED_CONTAINER),
-            RMContainerEventType.EXPIRE);
-        break;
-      }
-      case RELEASE_CONTAINER: {
-        RMContainer c = ((ReleaseContainerEvent) event).getContainer();
-        completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
-            SchedulerUtils.RELEASED_CONTAINER), RMContainerEventType.RELEASED);
-        break;
-      }
-      case MARK_CONTAINER_FOR_KILLABLE: {
-        // The RM's own verdict (a node shrunk below what runs on it and its overcommit
-        // timeout passed): the container must go, whatever the core thinks.
-        RMContainer c = ((ContainerPreemptEvent) event).getContainer();
-        completedContainer(c, SchedulerUtils.createPreemptedContainerStatus(c.getContainerId(),
-            SchedulerUtils.PREEMPTED_CONTAINER), RMContainerEventType.KILL);
-        break;
-      }
-      default:
-        // Node labels/attributes, reservations, preemption marks and dynamic queue
-        // management are not supported (queues come from the locus.* settings only); new
-        // event types of a later Hadoop land here too rather than failing the dispatcher.
-        LOG.warn("LocusScheduler ignores scheduler event {}", event.getType());
-    }
-  }
-
-  private synchronized void addNode(RMNode rmNode) {
+  synchronized void addNode(RMNode rmNode) {
     FiCaSchedulerNode node = new FiCaSchedulerNode(rmNode, usePortForNodeName);
     nodeTracker.addNode(node);
     // "host" is the name this node's asks use (host, or host:port when the RM is configured
@@ -514,7 +402,7 @@ public class LocusScheduler
         rmNode.getRackName(), rmNode.getTotalCapability());
   }
 
-  private synchronized void removeNode(RMNode rmNode) {
+  synchronized void removeNode(RMNode rmNode) {
     FiCaSchedulerNode node = nodeTracker.getNode(rmNode.getNodeID());
     if (node == null) {
       return;
