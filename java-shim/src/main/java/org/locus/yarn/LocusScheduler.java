@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -40,7 +39,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
@@ -92,6 +90,7 @@ public class LocusScheduler
   private boolean usePortForNodeName;
   /** Locus's scheduling thread: where the core decides and decisions are committed. */
   private volatile SchedulingLoop loop;
+  private volatile ContainerRecovery recovery;
 
   public LocusScheduler() {
     super(LocusScheduler.class.getName());
@@ -141,6 +140,7 @@ public class LocusScheduler
     this.loop = new SchedulingLoop(link, executor, this, new LoopView());
     link.setResend(loop::asksChanged);
     link.setModeChanged(loop::modeChanged);
+    this.recovery = new ContainerRecovery(this, link, loop);
     if (LocusSettings.policyFromQueueFile(conf, queueFile)) {
       LOG.info("locus.policy is not set and capacity-scheduler.xml defines {} leaf queues: "
           + "Locus runs locus.policy=capacity over them", queueFile.leaves());
@@ -609,46 +609,9 @@ public class LocusScheduler
   @Override
   public synchronized void recoverContainersOnNode(List<NMContainerStatus> reports,
       RMNode rmNode) {
-    Set<ContainerId> liveBefore = new HashSet<>();
-    if (reports != null) {
-      for (NMContainerStatus r : reports) {
-        if (isLive(r.getContainerId())) {
-          liveBefore.add(r.getContainerId());
-        }
-      }
-    }
+    Set<ContainerId> liveBefore = recovery.liveAmong(reports);
     super.recoverContainersOnNode(reports, rmNode);
-    if (reports == null || reports.isEmpty()) {
-      return;
-    }
-    List<ObjectNode> events = new ArrayList<>();
-    Set<LocusAppAttempt> apps = new HashSet<>();
-    for (NMContainerStatus r : reports) {
-      ContainerId id = r.getContainerId();
-      if (liveBefore.contains(id) || !isLive(id)) {
-        continue;
-      }
-      FiCaSchedulerApp attempt = getCurrentAttemptForContainer(id);
-      RMContainer c = attempt.getRMContainer(id);
-      // The original locality is not in the NM's report; recovered=true tells the core not
-      // to count it as a placement outcome.
-      events.add(CoreMessages.containerAllocated(id, rmNode.getNodeID(),
-          c.getContainer().getPriority().getPriority(),
-          c.getContainer().getAllocationRequestId(), c.getAllocatedResource(),
-          NodeType.OFF_SWITCH, true));
-      if (attempt instanceof LocusAppAttempt) {
-        apps.add((LocusAppAttempt) attempt);
-      }
-    }
-    send(events, Collections.emptySet());
-    for (LocusAppAttempt a : apps) {
-      pushAsks(a);
-    }
-  }
-
-  private boolean isLive(ContainerId id) {
-    FiCaSchedulerApp attempt = getCurrentAttemptForContainer(id);
-    return attempt != null && attempt.getLiveContainersMap().containsKey(id);
+    recovery.recovered(reports, liveBefore, rmNode);
   }
 
   // ---------------------------------------------------------------- queue and cluster queries
