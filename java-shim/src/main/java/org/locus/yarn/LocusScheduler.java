@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
@@ -41,7 +40,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
@@ -73,8 +71,8 @@ public class LocusScheduler
   private static final Logger LOG = LoggerFactory.getLogger(LocusScheduler.class);
 
   private final ResourceCalculator resourceCalculator = new DefaultResourceCalculator();
-  private final DecisionExecutor executor = new DecisionExecutor(new ExecutorView());
   private final CoreLink link = new CoreLink();
+  private final DecisionExecutor executor = new DecisionExecutor(new ExecutorView(this, link));
   private final LocusMetrics metrics = new LocusMetrics(this::getCoreStatsJson);
 
   private Configuration conf;
@@ -137,7 +135,7 @@ public class LocusScheduler
     this.queueFile = QueueFile.read(conf, rmContext.getConfigurationProvider());
     link.open(LocusSettings.toJson(conf, queueFile), this, this::coreSettings,
         () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
-    this.loop = new SchedulingLoop(link, executor, this, new LoopView());
+    this.loop = new SchedulingLoop(link, executor, this, new LoopView(this, rmContext, root));
     link.setResend(loop::asksChanged);
     link.setModeChanged(loop::modeChanged);
     this.recovery = new ContainerRecovery(this, link, loop);
@@ -272,96 +270,9 @@ public class LocusScheduler
     return link.send(Collections.singletonList(event), Collections.emptySet());
   }
 
-  private LocusException send(List<ObjectNode> events,
-      Collection<LocusAppAttempt> snapshotsFrom) {
-    return link.send(events, snapshotsFrom);
-  }
-
   /** The attempt's asks may have changed: the scheduling thread sends them before its pass. */
   private void pushAsks(LocusAppAttempt attempt) {
     loop.asksChanged(attempt);
-  }
-
-  private final class LoopView implements SchedulingLoop.Cluster {
-    private final long heartbeatIntervalMs = getConfig().getLong(
-        YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS,
-        YarnConfiguration.DEFAULT_RM_NM_HEARTBEAT_INTERVAL_MS);
-
-    @Override
-    public List<FiCaSchedulerNode> nodes() {
-      return nodeTracker.getAllNodes();
-    }
-
-    @Override
-    public FiCaSchedulerNode node(NodeId id) {
-      return nodeTracker.getNode(id);
-    }
-
-    @Override
-    public boolean readyToAllocate() {
-      // After a restart, wait until the NMs have reported what is already running.
-      return !rmContext.isWorkPreservingRecoveryEnabled()
-          || rmContext.isSchedulerReadyForAllocatingContainers();
-    }
-
-    @Override
-    public boolean hasPendingAsks() {
-      LocusRootQueue r = root;
-      return r != null && r.getMetrics().getPendingContainers() > 0;
-    }
-
-    @Override
-    public long nowMs() {
-      return getClock().getTime();
-    }
-
-    @Override
-    public org.apache.hadoop.yarn.api.records.Resource minimumAllocation() {
-      return getMinimumResourceCapability();
-    }
-
-    @Override
-    public long nodeHeartbeatIntervalMs() {
-      return heartbeatIntervalMs;
-    }
-
-    @Override
-    public void afterPass() {
-      for (SchedulerApplication<FiCaSchedulerApp> app : applications.values()) {
-        FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
-        if (attempt != null) {
-          ((LocusQueue) app.getQueue()).updateHeadroom(attempt);
-        }
-      }
-      root.updateAvailableMetrics();
-    }
-  }
-
-  private final class ExecutorView implements DecisionExecutor.Cluster {
-    @Override
-    public LocusAppAttempt currentAttempt(ApplicationId app) {
-      SchedulerApplication<FiCaSchedulerApp> a = applications.get(app);
-      FiCaSchedulerApp attempt = a == null ? null : a.getCurrentAppAttempt();
-      return attempt instanceof LocusAppAttempt ? (LocusAppAttempt) attempt : null;
-    }
-
-    @Override
-    public FiCaSchedulerNode node(NodeId node) {
-      return nodeTracker.getNode(node);
-    }
-
-    @Override
-    public void containerCreated(RMContainer container) {
-      LocusQueue leaf = queueOf(container.getApplicationAttemptId().getApplicationId());
-      if (leaf != null) {
-        leaf.addUsed(container.getAllocatedResource());
-      }
-    }
-
-    @Override
-    public void send(List<ObjectNode> events, Set<LocusAppAttempt> heldApps) {
-      LocusScheduler.this.send(events, heldApps);
-    }
   }
 
   // ---------------------------------------------------------------- scheduler events
@@ -421,12 +332,6 @@ public class LocusScheduler
   private String queuePath(String queue) {
     LocusQueue leaf = root.leafForSubmission(queue);
     return leaf == null ? queue : leaf.path();
-  }
-
-  /** The leaf an application runs in; null once it is gone. */
-  private LocusQueue queueOf(ApplicationId appId) {
-    SchedulerApplication<FiCaSchedulerApp> app = applications.get(appId);
-    return app == null ? null : (LocusQueue) app.getQueue();
   }
 
   // ---------------------------------------------------------------- heartbeats and decisions
