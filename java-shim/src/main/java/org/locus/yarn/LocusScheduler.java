@@ -3,7 +3,6 @@ package org.locus.yarn;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
@@ -22,8 +21,6 @@ import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
-import org.apache.hadoop.yarn.api.records.RejectedSchedulingRequest;
-import org.apache.hadoop.yarn.api.records.RejectionReason;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -89,6 +86,7 @@ public class LocusScheduler
   /** Locus's scheduling thread: where the core decides and decisions are committed. */
   private volatile SchedulingLoop loop;
   private volatile ContainerRecovery recovery;
+  private volatile AllocateHandler allocations;
 
   public LocusScheduler() {
     super(LocusScheduler.class.getName());
@@ -139,6 +137,8 @@ public class LocusScheduler
     link.setResend(loop::asksChanged);
     link.setModeChanged(loop::modeChanged);
     this.recovery = new ContainerRecovery(this, link, loop);
+    this.allocations = new AllocateHandler(this::getApplicationAttempt,
+        this::normalizeResourceRequests, this::releaseContainers, link, loop, EMPTY_ALLOCATION);
     if (LocusSettings.policyFromQueueFile(conf, queueFile)) {
       LOG.info("locus.policy is not set and capacity-scheduler.xml defines {} leaf queues: "
           + "Locus runs locus.policy=capacity over them", queueFile.leaves());
@@ -382,8 +382,8 @@ public class LocusScheduler
     LabelPolicy.refuseLabelledAsks(attemptId, ask);
     long start = System.nanoTime();
     try {
-      return allocateGuarded(attemptId, ask, schedulingRequests, release, blacklistAdditions,
-          blacklistRemovals, updateRequests);
+      return allocations.allocate(attemptId, ask, schedulingRequests, release,
+          blacklistAdditions, blacklistRemovals, updateRequests);
     } catch (Throwable t) {
       FailureLog.rethrowIfJvmBroken(t);
       link.failures().warn("allocate", "attempt " + attemptId, t, ask);
@@ -391,69 +391,6 @@ public class LocusScheduler
     } finally {
       metrics.allocateHandled(System.nanoTime() - start);
     }
-  }
-
-  private Allocation allocateGuarded(ApplicationAttemptId attemptId,
-      List<ResourceRequest> ask, List<SchedulingRequest> schedulingRequests,
-      List<ContainerId> release, List<String> blacklistAdditions,
-      List<String> blacklistRemovals, ContainerUpdates updateRequests) {
-    FiCaSchedulerApp found = getApplicationAttempt(attemptId);
-    if (!(found instanceof LocusAppAttempt)
-        || !found.getApplicationAttemptId().equals(attemptId)) {
-      // A late call from a finished or superseded attempt must not touch the current one.
-      LOG.error("allocate called by {}, which is not a running attempt", attemptId);
-      return EMPTY_ALLOCATION;
-    }
-    LocusAppAttempt attempt = (LocusAppAttempt) found;
-    // Placement constraints (SchedulingRequests) are not part of the core's model: the AM
-    // gets them back as rejected rather than waiting for containers that never come.
-    List<RejectedSchedulingRequest> rejected = null;
-    if (schedulingRequests != null && !schedulingRequests.isEmpty()) {
-      LOG.warn("Application {} sent {} SchedulingRequests (placement constraints); Locus "
-          + "schedules ResourceRequests only and rejects them", attemptId.getApplicationId(),
-          schedulingRequests.size());
-      rejected = new ArrayList<>();
-      for (SchedulingRequest r : schedulingRequests) {
-        rejected.add(RejectedSchedulingRequest.newInstance(
-            RejectionReason.COULD_NOT_SCHEDULE_ON_NODE, r));
-      }
-    }
-    normalizeResourceRequests(ask);
-    releaseContainers(release, attempt);
-    Allocation allocation;
-    synchronized (attempt) {
-      if (attempt.isStopped()) {
-        LOG.info("allocate called by stopped attempt {}", attemptId);
-        return EMPTY_ALLOCATION;
-      }
-      if (!ask.isEmpty()) {
-        attempt.updateResourceRequests(ask);
-      }
-      attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
-      int refused = attempt.refuseContainerUpdates(updateRequests);
-      if (refused > 0) {
-        LOG.warn("Refused {} container update requests of {}", refused, attemptId);
-      }
-      if (!ask.isEmpty()) {
-        // Recorded for the scheduling thread, which sends them to the core before its next
-        // pass: an AM never waits on a decision or on the core. Only the rows it changed
-        // cross (LocusAppAttempt#takeAsksFrame).
-        attempt.noteAsksChanged(ask);
-        loop.asksChanged(attempt);
-      }
-      org.apache.hadoop.yarn.api.records.Resource headroom = attempt.getHeadroom();
-      attempt.setApplicationHeadroomForMetrics(headroom);
-      allocation = new Allocation(attempt.pullNewlyAllocatedContainers(), headroom, null, null,
-          null, attempt.pullUpdatedNMTokens(), null, null, null, null, null, rejected);
-    }
-    try {
-      attempt.showAsksVerdict();
-    } catch (Throwable t) {
-      FailureLog.rethrowIfJvmBroken(t);
-      // Diagnostics only: the containers just pulled from the attempt must reach the AM.
-      link.failures().warn("Showing Locus's verdict on the asks", "attempt " + attemptId, t, null);
-    }
-    return allocation;
   }
 
   // ---------------------------------------------------------------- containers
