@@ -19,16 +19,22 @@
 //! are full and free one container at a time while other nodes report room nobody takes: each
 //! container restarts the count before it reaches the threshold, so the key runs only where its
 //! data is while the rest of the cluster idles, for as long as its data hosts have work (the
-//! end of a saturated SLS run: docs/sls.md "Session 9"). So a miss whose room, fitting the key,
-//! was still unused at the end of the heartbeat (nobody in the order took it) also counts
-//! apart, and a container does not restart that count: the key relaxes after the threshold of
-//! misses in a row or after the threshold of such idle misses since its level last changed,
-//! whichever comes first. Skipped room another job takes is the paper's case and waits as
+//! end of a saturated SLS run: docs/sls.md "Session 9"). So a miss on a node whose room went
+//! unused at its previous heartbeat and, fitting the key, is still unused at the end of this
+//! one (nobody in the order took it for a whole interval) also counts apart, and a container
+//! does not restart that count: the key relaxes after the threshold of misses in a row or after
+//! the threshold of such idle misses since its level last changed, whichever comes first.
+//! "Two heartbeats in a row" is the Matchmaking paper's rule for the same waste (a node that
+//! found no local task a whole heartbeat interval later takes a non-local one, "to avoid
+//! wasting computing resources"): room idle at one heartbeat only may be taken at the next by
+//! a key whose data is there. Skipped room another job takes is the paper's case and waits as
 //! before; the threshold is the same number of scheduling opportunities, so no setting is
 //! added. Spark made the same correction to its delay scheduling (SPARK-18886, Spark 3.1: the
-//! locality wait restarts on a launch only if the task set declined no offered resources), and
-//! the Matchmaking paper's rule for the same waste is that a node which found no local task a
-//! whole heartbeat interval takes a non-local one "to avoid wasting computing resources".
+//! locality wait restarts on a launch only if the task set declined no offered resources).
+//! Where a remote read costs more than an idle slot (a network-bound cluster), waiting with
+//! idle room can still pay: `locus.delay.idle-room=false` keeps FairScheduler's rule alone, and
+//! the simulator's CapacityScheduler model (`cs-default`) sets it, as CapacityScheduler resets
+//! its missed opportunities at every container (docs/default-policy.md "Room left idle").
 //!
 //! A scheduling opportunity is a node's *heartbeat*, in both `locus.scheduling.mode`s. Under
 //! `async` the shim also offers every live node with room on every sweep (milliseconds apart);
@@ -56,7 +62,7 @@
 //! going to other jobs). What is compared against is measured, not configured: the room each
 //! node reported left at its latest heartbeat (docs/default-policy.md "A wait that pays").
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::LocalityTechnique;
 use crate::app::{App, Arrival};
@@ -71,8 +77,9 @@ struct Wait {
     level: Locality,
     /// Heartbeats missed in a row: a container restarts the count (FSAppAttempt's rule).
     missed: u64,
-    /// Heartbeats missed at this level whose room, fitting the key, nobody took: only a
-    /// relaxation restarts this count (module docs, "Room left idle").
+    /// Heartbeats missed at this level on a node whose room, fitting the key, nobody took at
+    /// this heartbeat or the one before: only a relaxation restarts this count (module docs,
+    /// "Room left idle").
     idle: u64,
 }
 
@@ -116,6 +123,14 @@ pub struct DelayScheduling {
     /// those the room left would have fitted declined room that went unused. At most one entry
     /// per key offered on one heartbeat; emptied at every offer's end.
     held: Vec<(Arrival, SchedulerKey, Resource)>,
+    /// Whether the offer under way is a heartbeat this technique was told of (`heartbeat`
+    /// with `sweep` false); cleared at `settled`.
+    in_heartbeat: bool,
+    /// Hosts whose room went unused at their latest heartbeat (at most one entry per host;
+    /// host ids are node names, not application input).
+    idle_hosts: HashSet<NameId>,
+    /// `locus.delay.idle-room`: whether idle misses count (module docs, "Room left idle").
+    idle_room: bool,
 }
 
 impl DelayScheduling {
@@ -132,7 +147,16 @@ impl DelayScheduling {
             opportunity: true,
             asked: Resource::ZERO,
             held: Vec::new(),
+            in_heartbeat: false,
+            idle_hosts: HashSet::new(),
+            idle_room: true,
         }
+    }
+
+    /// `false`: FairScheduler's rule alone, every container restarts the wait
+    /// (`locus.delay.idle-room`).
+    pub fn counting_idle_room(self, idle_room: bool) -> Self {
+        DelayScheduling { idle_room, ..self }
     }
 
     /// `delay-room` (module docs).
@@ -213,6 +237,7 @@ impl LocalityTechnique for DelayScheduling {
     fn heartbeat(&mut self, state: &ClusterState, _: &Node, _: &[Arrival], _: u64, sweep: bool) {
         self.nodes = state.node_count();
         self.opportunity = !sweep;
+        self.in_heartbeat = !sweep;
         self.held.clear();
     }
 
@@ -280,8 +305,19 @@ impl LocalityTechnique for DelayScheduling {
     }
 
     fn settled(&mut self, node: &Node, room_left: Resource) {
+        // Room unused at two heartbeats of the node in a row: every key has had a whole
+        // interval to find it (module docs, "Room left idle").
+        let idle_before = if std::mem::take(&mut self.in_heartbeat) && self.idle_room {
+            if room_left == Resource::ZERO {
+                self.idle_hosts.remove(&node.host_id)
+            } else {
+                !self.idle_hosts.insert(node.host_id)
+            }
+        } else {
+            false
+        };
         for (app, key, size) in self.held.drain(..) {
-            if room_left.fits(&size) {
+            if idle_before && room_left.fits(&size) {
                 if let Some(w) = self.waits.get_mut(&app).and_then(|a| a.keys.get_mut(&key)) {
                     w.idle += 1;
                 }
