@@ -8,6 +8,7 @@
 //! | `locus.locality` | empty = `delay`, or `hadoop` under `td`/`joss-t`/`joss-j` (they place maps themselves) | locality technique for every application's tasks whose asks name hosts or racks (MapReduce maps, Spark executors with preferred locations, DistributedShell placements; never AMs, MapReduce reduces or `*`-only asks): `hadoop` = node-local, then rack-local, then off-switch, no waiting; `delay` = delay scheduling (thresholds below); `delay-room` = delay scheduling that waits only while a node (for rack-local: a rack) holding the task's data reported room at its latest heartbeat, the thresholds still bounding the wait (docs/default-policy.md); `matchmaking` = locality markers (He et al. 2011) |
 //! | `locus.delay.node-locality-threshold` | `1.0` | for `delay`: a number from 0 to 10, a fraction of the cluster's node count (FairScheduler's `locality.threshold.node`): a key relaxes from node-local to rack-local after missing that many nodes in a row; 0 = no wait |
 //! | `locus.delay.rack-locality-threshold` | `1.0` | for `delay`: the same for rack-local → off-switch, counted after the key reached rack level |
+//! | `locus.delay.idle-room` | `true` | for `delay` and `delay-room`: a miss on a node whose room nobody took at two heartbeats in a row also counts toward the threshold across the key's containers, so a key whose data hosts free one container at a time does not idle the rest of the cluster; `false` = FairScheduler's rule only (every container restarts the wait), for clusters where a remote read costs more than an idle slot |
 //! | `locus.hotspot` | `off` | hotspot guard: `off`; `hot-queue` = TD's hot queue, at most θ concurrent non-local readers per host |
 //! | `locus.joss.threshold` | empty = k/(k−1) | JoSS's td for `joss-t`/`joss-j`, the filtering percentage above which a small job is reduce-heavy: a positive number; default Eq. (8) for the k datacenters present |
 //! | `locus.td.lower-bound` | `0.7` | TD's L for `td`: every co-scheduled job keeps at least L·demand map containers; a number strictly between 0 and 1 |
@@ -65,6 +66,7 @@ pub use crate::policy::mrosa::{
 pub use crate::profile::{PROFILE_DEFAULT_MAP_SECS, PROFILE_DEFAULT_REDUCE_SECS, PROFILE_STORE_KEY as PROFILE_STORE};
 pub const DELAY_NODE_THRESHOLD: &str = "locus.delay.node-locality-threshold";
 pub const DELAY_RACK_THRESHOLD: &str = "locus.delay.rack-locality-threshold";
+pub const DELAY_IDLE_ROOM: &str = "locus.delay.idle-room";
 pub const JOSS_THRESHOLD: &str = "locus.joss.threshold";
 pub const TD_LOWER_BOUND: &str = "locus.td.lower-bound";
 pub const TD_UPPER_BOUND: &str = "locus.td.upper-bound";
@@ -105,6 +107,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     MROSA_SPLIT_MB,
     DELAY_NODE_THRESHOLD,
     DELAY_RACK_THRESHOLD,
+    DELAY_IDLE_ROOM,
     JOSS_THRESHOLD,
     TD_LOWER_BOUND,
     TD_UPPER_BOUND,
@@ -200,6 +203,8 @@ pub struct Config {
     /// `delay`'s thresholds, as fractions of the cluster's node count.
     pub delay_node_threshold: f64,
     pub delay_rack_threshold: f64,
+    /// Whether `delay` counts misses on room left idle across a key's containers.
+    pub delay_idle_room: bool,
     /// TD's parameters (θ, δ, ρ for the hot queue), validated by the paper module.
     pub td: TdConfig,
     /// JoSS's td; `None` = k/(k−1) for k datacenters (Eq. 8).
@@ -242,6 +247,7 @@ impl Default for Config {
             datacenter_mapping: DatacenterMapping::default(),
             delay_node_threshold: 1.0,
             delay_rack_threshold: 1.0,
+            delay_idle_room: true,
             // T is not a setting: the TD policy counts the cluster's map slots itself.
             td: TdConfig::with_slots(0),
             joss_threshold: None,
@@ -349,6 +355,7 @@ impl Config {
                 }
                 DELAY_NODE_THRESHOLD => cfg.delay_node_threshold = parse_threshold(key, value)?,
                 DELAY_RACK_THRESHOLD => cfg.delay_rack_threshold = parse_threshold(key, value)?,
+                DELAY_IDLE_ROOM => cfg.delay_idle_room = parse_bool(key, value)?,
                 JOSS_THRESHOLD => cfg.joss_threshold = Some(parse_positive(key, value)?),
                 TD_LOWER_BOUND => cfg.td.lower_bound = parse_positive(key, value)?,
                 TD_UPPER_BOUND => cfg.td.upper_bound = parse_positive(key, value)?,

@@ -8,6 +8,7 @@
 //! | `maximum-am-resource-percent` 0.1 | the tree's leaf: AMs may hold 10 % of the queue's usable memory, one AM always admitted when none runs (LeafQueue's activation rule) |
 //! | `node-locality-delay` 40 | `delay`'s node threshold: a map key goes rack-local after min(40, nodes) missed opportunities (RegularContainerAllocator caps the delay at the node count) |
 //! | `rack-locality-additional-delay` -1 | `delay`'s rack threshold: off-switch once nodes opportunities were missed since the key's last node- or rack-local container, the "locality wait factor" bound for a job whose blocks cover the cluster (see below) |
+//! | missed opportunities reset at every container (`SchedulerApplicationAttempt.resetSchedulingOpportunities`) | `locus.delay.idle-room=false`: `delay`'s count of misses on idle room, which a container does not restart, is off |
 //! | `per-node-heartbeat.maximum-offswitch-assignments` 1, multiple assignments on | the core's defaults (`locus.off-switch-per-heartbeat` 1, `locus.assign-multiple` true) |
 //! | `schedule-asynchronously.enable` true | the engine's passes ([`ASYNC_SCHEDULING`]): an ask reaching the RM is tried on every node with room 5 ms later (the thread's default interval), not only at each node's next heartbeat |
 //!
@@ -26,7 +27,7 @@
 use std::collections::BTreeMap;
 
 use locus_core::config::{
-    CAPACITY_TREE, DELAY_NODE_THRESHOLD, DELAY_RACK_THRESHOLD, LOCALITY, POLICY,
+    CAPACITY_TREE, DELAY_IDLE_ROOM, DELAY_NODE_THRESHOLD, DELAY_RACK_THRESHOLD, LOCALITY, POLICY,
 };
 
 pub use crate::engine::ASYNC_SCHEDULING;
@@ -72,6 +73,7 @@ pub fn props() -> BTreeMap<String, String> {
     p.insert(POLICY.to_string(), "capacity".to_string());
     p.insert(CAPACITY_TREE.to_string(), tree_json());
     p.insert(LOCALITY.to_string(), "delay".to_string());
+    p.insert(DELAY_IDLE_ROOM.to_string(), "false".to_string());
     p.insert(
         format!("{CS}node-locality-delay"),
         NODE_LOCALITY_DELAY.to_string(),

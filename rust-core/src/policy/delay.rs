@@ -12,6 +12,30 @@
 //! the count restarts when a level is relaxed, so rack → any needs the rack threshold's misses on
 //! top of the node threshold's. Threshold 0 means no wait at that level.
 //!
+//! **Room left idle.** Zaharia et al.'s case for the wait is that it costs the cluster almost
+//! nothing: the node a job skips goes to another job meanwhile, and a node holding the job's
+//! data frees a slot soon. Restarting the count at every container (the paper's `skipcount =
+//! 0` on a local launch, FSAppAttempt's reset) rests on both. It fails when the key's data hosts
+//! are full and free one container at a time while other nodes report room nobody takes: each
+//! container restarts the count before it reaches the threshold, so the key runs only where its
+//! data is while the rest of the cluster idles, for as long as its data hosts have work (the
+//! end of a saturated SLS run: docs/sls.md "Session 9"). So a miss on a node whose room went
+//! unused at its previous heartbeat and, fitting the key, is still unused at the end of this
+//! one (nobody in the order took it for a whole interval) also counts apart, and a container
+//! does not restart that count: the key relaxes after the threshold of misses in a row or after
+//! the threshold of such idle misses since its level last changed, whichever comes first.
+//! "Two heartbeats in a row" is the Matchmaking paper's rule for the same waste (a node that
+//! found no local task a whole heartbeat interval later takes a non-local one, "to avoid
+//! wasting computing resources"): room idle at one heartbeat only may be taken at the next by
+//! a key whose data is there. Skipped room another job takes is the paper's case and waits as
+//! before; the threshold is the same number of scheduling opportunities, so no setting is
+//! added. Spark made the same correction to its delay scheduling (SPARK-18886, Spark 3.1: the
+//! locality wait restarts on a launch only if the task set declined no offered resources).
+//! Where a remote read costs more than an idle slot (a network-bound cluster), waiting with
+//! idle room can still pay: `locus.delay.idle-room=false` keeps FairScheduler's rule alone, and
+//! the simulator's CapacityScheduler model (`cs-default`) sets it, as CapacityScheduler resets
+//! its missed opportunities at every container (docs/default-policy.md "Room left idle").
+//!
 //! A scheduling opportunity is a node's *heartbeat*, in both `locus.scheduling.mode`s. Under
 //! `async` the shim also offers every live node with room on every sweep (milliseconds apart);
 //! those offers (`Heartbeat::sweep`) place what a key's level already allows (node-local at once
@@ -38,12 +62,12 @@
 //! going to other jobs). What is compared against is measured, not configured: the room each
 //! node reported left at its latest heartbeat (docs/default-policy.md "A wait that pays").
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::LocalityTechnique;
 use crate::app::{App, Arrival};
 use crate::ask::{AskTable, SchedulerKey};
-use crate::names::NameId;
+use crate::names::{NameId, ANY_ID};
 use crate::node::Node;
 use crate::protocol::{Locality, Resource};
 use crate::state::ClusterState;
@@ -51,7 +75,12 @@ use crate::state::ClusterState;
 #[derive(Debug, Clone, Copy)]
 struct Wait {
     level: Locality,
+    /// Heartbeats missed in a row: a container restarts the count (FSAppAttempt's rule).
     missed: u64,
+    /// Heartbeats missed at this level on a node whose room, fitting the key, nobody took at
+    /// this heartbeat or the one before: only a relaxation restarts this count (module docs,
+    /// "Room left idle").
+    idle: u64,
 }
 
 /// An app's waits, one per scheduler key it was offered a node for. Keys are the AM's own
@@ -88,6 +117,20 @@ pub struct DelayScheduling {
     /// Whether the current offer is a node's heartbeat, i.e. a scheduling opportunity a key
     /// misses when it gets nothing; false for an async sweep's offer (module docs).
     opportunity: bool,
+    /// The container size of the key `allowed` was last asked about.
+    asked: Resource,
+    /// The keys that missed the current heartbeat, with their container size: at `settled`,
+    /// those the room left would have fitted declined room that went unused. At most one entry
+    /// per key offered on one heartbeat; emptied at every offer's end.
+    held: Vec<(Arrival, SchedulerKey, Resource)>,
+    /// Whether the offer under way is a heartbeat this technique was told of (`heartbeat`
+    /// with `sweep` false); cleared at `settled`.
+    in_heartbeat: bool,
+    /// Hosts whose room went unused at their latest heartbeat (at most one entry per host;
+    /// host ids are node names, not application input).
+    idle_hosts: HashSet<NameId>,
+    /// `locus.delay.idle-room`: whether idle misses count (module docs, "Room left idle").
+    idle_room: bool,
 }
 
 impl DelayScheduling {
@@ -102,7 +145,18 @@ impl DelayScheduling {
             rack_room: HashMap::new(),
             non_local: u32::MAX,
             opportunity: true,
+            asked: Resource::ZERO,
+            held: Vec::new(),
+            in_heartbeat: false,
+            idle_hosts: HashSet::new(),
+            idle_room: true,
         }
+    }
+
+    /// `false`: FairScheduler's rule alone, every container restarts the wait
+    /// (`locus.delay.idle-room`).
+    pub fn counting_idle_room(self, idle_room: bool) -> Self {
+        DelayScheduling { idle_room, ..self }
     }
 
     /// `delay-room` (module docs).
@@ -183,6 +237,8 @@ impl LocalityTechnique for DelayScheduling {
     fn heartbeat(&mut self, state: &ClusterState, _: &Node, _: &[Arrival], _: u64, sweep: bool) {
         self.nodes = state.node_count();
         self.opportunity = !sweep;
+        self.in_heartbeat = !sweep;
+        self.held.clear();
     }
 
     fn allowed(
@@ -203,15 +259,22 @@ impl LocalityTechnique for DelayScheduling {
         let w = waits.keys.entry(key).or_insert(Wait {
             level: Locality::NodeLocal,
             missed: 0,
+            idle: 0,
         });
-        if w.level == Locality::NodeLocal && w.missed >= node_limit {
+        if w.level == Locality::NodeLocal && w.missed.max(w.idle) >= node_limit {
             w.level = Locality::RackLocal;
             w.missed = 0;
+            w.idle = 0;
         }
-        if w.level == Locality::RackLocal && w.missed >= rack_limit {
+        if w.level == Locality::RackLocal && w.missed.max(w.idle) >= rack_limit {
             w.level = Locality::OffSwitch;
             w.missed = 0;
+            w.idle = 0;
         }
+        self.asked = table
+            .row(ANY_ID)
+            .or_else(|| table.rows().next().map(|(_, row)| row))
+            .map_or(Resource::ZERO, |row| row.capability);
         let mut level = w.level;
         self.non_local = u32::MAX;
         if self.room_aware && level < Locality::OffSwitch {
@@ -242,6 +305,24 @@ impl LocalityTechnique for DelayScheduling {
     }
 
     fn settled(&mut self, node: &Node, room_left: Resource) {
+        // Room unused at two heartbeats of the node in a row: every key has had a whole
+        // interval to find it (module docs, "Room left idle").
+        let idle_before = if std::mem::take(&mut self.in_heartbeat) && self.idle_room {
+            if room_left == Resource::ZERO {
+                self.idle_hosts.remove(&node.host_id)
+            } else {
+                !self.idle_hosts.insert(node.host_id)
+            }
+        } else {
+            false
+        };
+        for (app, key, size) in self.held.drain(..) {
+            if idle_before && room_left.fits(&size) {
+                if let Some(w) = self.waits.get_mut(&app).and_then(|a| a.keys.get_mut(&key)) {
+                    w.idle += 1;
+                }
+            }
+        }
         if !self.room_aware {
             return;
         }
@@ -278,7 +359,10 @@ impl LocalityTechnique for DelayScheduling {
         match got {
             // Only a heartbeat is an opportunity missed; a sweep's offer places at the level
             // the key already has and leaves the count alone.
-            None if self.opportunity => w.missed += 1,
+            None if self.opportunity => {
+                w.missed += 1;
+                self.held.push((app, key, self.asked));
+            }
             None => {}
             Some(Locality::OffSwitch) => w.missed = 0,
             // A level `delay-room` relaxed to because no data node had room is not one the

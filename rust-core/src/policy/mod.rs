@@ -335,14 +335,14 @@ impl Layers {
             },
             locality: match cfg.locality {
                 LocalityKind::Hadoop => Box::new(HadoopLocality),
-                LocalityKind::Delay => Box::new(DelayScheduling::new(
-                    cfg.delay_node_threshold,
-                    cfg.delay_rack_threshold,
-                )),
-                LocalityKind::DelayRoom => Box::new(DelayScheduling::room_aware(
-                    cfg.delay_node_threshold,
-                    cfg.delay_rack_threshold,
-                )),
+                LocalityKind::Delay => Box::new(
+                    DelayScheduling::new(cfg.delay_node_threshold, cfg.delay_rack_threshold)
+                        .counting_idle_room(cfg.delay_idle_room),
+                ),
+                LocalityKind::DelayRoom => Box::new(
+                    DelayScheduling::room_aware(cfg.delay_node_threshold, cfg.delay_rack_threshold)
+                        .counting_idle_room(cfg.delay_idle_room),
+                ),
                 LocalityKind::Matchmaking => Box::new(MatchmakingLocality::new()),
             },
             hotspot: match cfg.hotspot {
@@ -383,6 +383,7 @@ impl Layers {
         if old.locality != new.locality
             || old.delay_node_threshold != new.delay_node_threshold
             || old.delay_rack_threshold != new.delay_rack_threshold
+            || old.delay_idle_room != new.delay_idle_room
         {
             self.locality = fresh.locality;
         }
