@@ -97,6 +97,9 @@ pub struct AskRef<'a> {
     pub capability: Resource,
     pub count: u32,
     pub relax_locality: bool,
+    /// The name as the id the core published for it (a numbered row of an asks frame:
+    /// `resource_name` is then empty); `None` for a row that names it in text.
+    pub name_id: Option<u32>,
 }
 
 impl Ask {
@@ -108,6 +111,7 @@ impl Ask {
             capability: self.capability,
             count: self.count,
             relax_locality: self.relax_locality,
+            name_id: None,
         }
     }
 }
