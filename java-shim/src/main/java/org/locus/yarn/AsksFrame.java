@@ -168,9 +168,29 @@ public final class AsksFrame {
     b.put(r.getRelaxLocality() ? (byte) 1 : (byte) 0);
   }
 
-  /** Whether {@code frame} (as {@link #finish} left it) numbers names. */
+  /** Whether {@code frame} (as {@link #finish} left it) may number names. */
   static boolean numbered(ByteBuffer frame) {
     return (frame.get(5) & FLAG_NAME_IDS) != 0;
+  }
+
+  /**
+   * Whether some row of {@code frame} (as {@link #finish} left it) carries a numbered name: a
+   * walk over the rows, for the rare frame the core refused, never on the hot path.
+   */
+  static boolean hasNumberedRow(ByteBuffer frame) {
+    if (!numbered(frame)) {
+      return false;
+    }
+    int rows = frame.getInt(8);
+    int at = HEADER_BYTES + (frame.getShort(6) & 0xffff) + 8;
+    for (int i = 0; i < rows && at + ROW_FIXED_BYTES <= frame.limit(); i++) {
+      int length = frame.getShort(at + ROW_FIXED_BYTES - 2) & 0xffff;
+      if (length == 0) {
+        return true;
+      }
+      at += ROW_FIXED_BYTES + length;
+    }
+    return false;
   }
 
   /**

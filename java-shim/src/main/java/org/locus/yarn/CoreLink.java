@@ -250,9 +250,9 @@ final class CoreLink {
 
   /**
    * One binary asks frame ({@link AsksFrame}) for {@code attempt}, whose lock the caller holds;
-   * otherwise as {@link #send}. A refusal is logged without the frame. A numbered frame the
-   * core refuses is followed at once by the attempt's whole table by name, whose verdict is the
-   * one returned: its ids may be of a node removed since the frame was written, or of a core a
+   * otherwise as {@link #send}. A refusal is logged without the frame. A frame with numbered
+   * rows the core refuses is followed at once by the attempt's whole table by name, whose
+   * verdict is the one returned: its ids may be of a node removed since the frame was written, or of a core a
    * rebuild replaced, which is no fault of the application.
    */
   LocusException sendAsks(ByteBuffer frame, LocusAppAttempt attempt) {
@@ -267,8 +267,8 @@ final class CoreLink {
       List<ObjectNode> owed = AsksResync.snapshots(c.asks(frame), held);
       return owed.isEmpty() ? null : callEvents(c, owed, held, true);
     } catch (LocusException e) {
-      if (AsksFrame.numbered(frame) && !(e instanceof LocusCorePoisonedException)
-          && inService(c)) {
+      if (!(e instanceof LocusCorePoisonedException) && inService(c)
+          && AsksFrame.hasNumberedRow(frame)) {
         LOG.debug("Locus core refused numbered asks of {} ({}); re-sending them by name",
             attempt.getApplicationId(), e.getMessage());
         return sendAsks(attempt.snapshotByName(), attempt);

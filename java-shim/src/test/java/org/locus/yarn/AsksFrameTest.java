@@ -124,6 +124,11 @@ public class AsksFrameTest {
     ByteBuffer frame = AsksFrame.encode(AsksFrame.KIND_CHANGED, id,
         Arrays.asList(row("h", 2), row("*", 2)), null, ids);
     assertTrue(AsksFrame.numbered(frame));
+    assertTrue(AsksFrame.hasNumberedRow(frame));
+    assertTrue("numbers nothing it was not given", !AsksFrame.hasNumberedRow(AsksFrame.encode(
+        AsksFrame.KIND_CHANGED, id, Arrays.asList(row("gone", 1), row("*", 2)), null, ids)));
+    frame = AsksFrame.encode(AsksFrame.KIND_CHANGED, id,
+        Arrays.asList(row("h", 2), row("*", 2)), null, ids);
     byte[] f = bytes(frame);
     String name = id.toString();
     ByteBuffer expected = ByteBuffer.allocate(f.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
