@@ -221,32 +221,8 @@ fn check_rows<'a>(
     let mut waiting_first = has_waiting;
     for (index, ask) in asks.iter().copied().enumerate() {
         if let Some(raw) = ask.name_id {
-            // A name sent as the id the core published: an array index, no hashing. Only a
-            // name some live node carries has one, never an application's waiting name.
-            let key = SchedulerKey {
-                priority: ask.priority,
-                allocation_request_id: ask.allocation_request_id,
-            };
-            let Some(id) = names.published(raw) else {
-                return Err(CoreError::Protocol(format!(
-                    "application {app}, row {index} (priority {}, allocation_request_id {}): resource name id {raw} is not one this core gave a live node's host or rack (never given, or its node was removed)",
-                    ask.priority, ask.allocation_request_id
-                )));
-            };
-            check_numbers(app, &ask, names.name(id))?;
-            if !seen.insert((key, id)) {
-                return Err(twice(app, key, names.name(id)));
-            }
+            out.push(numbered_row(app, index, &ask, raw, names, &mut seen)?);
             waiting_first = false;
-            out.push(CheckedRow {
-                key,
-                place: Place::Known(id),
-                row: Row {
-                    capability: ask.capability,
-                    count: ask.count,
-                    relax_locality: ask.relax_locality,
-                },
-            });
             continue;
         }
         let where_ = || {
@@ -332,7 +308,45 @@ fn check_rows<'a>(
     Ok((out, seen))
 }
 
+/// A row whose name is the id the core published: an array index, no hashing. Only a name
+/// some live node carries has one, never an application's waiting name. Out of the loop of
+/// [`check_rows`], which it made slower for rows by name when inlined there.
+#[inline(never)]
+fn numbered_row<'a>(
+    app: &str,
+    index: usize,
+    ask: &AskRef<'a>,
+    raw: u32,
+    names: &Names,
+    seen: &mut ChangedRows,
+) -> Result<CheckedRow<'a>, CoreError> {
+    let key = SchedulerKey {
+        priority: ask.priority,
+        allocation_request_id: ask.allocation_request_id,
+    };
+    let Some(id) = names.published(raw) else {
+        return Err(CoreError::Protocol(format!(
+            "application {app}, row {index} (priority {}, allocation_request_id {}): resource name id {raw} is not one this core gave a live node's host or rack (never given, or its node was removed)",
+            ask.priority, ask.allocation_request_id
+        )));
+    };
+    check_numbers(app, ask, names.name(id))?;
+    if !seen.insert((key, id)) {
+        return Err(twice(app, key, names.name(id)));
+    }
+    Ok(CheckedRow {
+        key,
+        place: Place::Known(id),
+        row: Row {
+            capability: ask.capability,
+            count: ask.count,
+            relax_locality: ask.relax_locality,
+        },
+    })
+}
+
 /// The checks of a row's numbers (its name checked apart), for named and numbered rows alike.
+#[inline(always)]
 fn check_numbers(app: &str, ask: &AskRef<'_>, name: &str) -> Result<(), CoreError> {
     if ask.priority < 0 {
         return Err(CoreError::Protocol(format!(
