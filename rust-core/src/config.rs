@@ -259,15 +259,18 @@ impl Default for Config {
 
 impl Config {
     /// The mode in force, `async` or `heartbeat` (never `auto`): the setting, and for `auto`
-    /// (the default) the mode the configured layers keep their meaning in. `async` for the
-    /// Hadoop-style job orders (`fifo`, `fair`, `fsp`, `capacity`): the locality layers count
-    /// scheduling opportunities in node heartbeats whichever mode offers the node (a sweep's
-    /// offer places only what a key's wait already allows, [`crate::Heartbeat::sweep`]), so they
-    /// mean the same under `async`, and CapacityScheduler schedules asynchronously by default.
+    /// (the default) `heartbeat` wherever something counts node heartbeats, `async` elsewhere.
     /// `heartbeat` for the papers' job policies (JoSS, TD, FRESH, MROSA) and TD's `hot-queue`
     /// guard: they are defined per node heartbeat (a slot at a time, one off-switch or one
     /// non-local reader per host per heartbeat), and a sweep offering every node every few
-    /// milliseconds would multiply those per-heartbeat allowances.
+    /// milliseconds would multiply those per-heartbeat allowances. `heartbeat` too under a
+    /// locality wait (`delay`, `delay-room`, `matchmaking`), the default fsp + delay included:
+    /// their waits are counted in heartbeats in both modes, so a sweep can only place what a
+    /// heartbeat already allowed, and on real MapReduce jobs `async` finished the batch later in
+    /// every paired run (README's first table; docs/default-policy.md "Scheduling mode"), while
+    /// SLS measured no gain from it at the saturating scale. `async` for the Hadoop-style orders
+    /// (`fifo`, `fair`, `fsp`, `capacity`) with `hadoop` locality, which waits for nothing, as
+    /// CapacityScheduler schedules asynchronously by default.
     pub fn scheduling_mode(&self) -> SchedulingModeKind {
         match self.scheduling_mode {
             Some(SchedulingModeKind::Async) => SchedulingModeKind::Async,
@@ -281,7 +284,8 @@ impl Config {
                         | JobPolicyKind::Fresh
                         | JobPolicyKind::Mrosa
                 );
-                if papers || self.hotspot == HotspotKind::HotQueue {
+                let waits = self.locality != LocalityKind::Hadoop;
+                if papers || waits || self.hotspot == HotspotKind::HotQueue {
                     SchedulingModeKind::Heartbeat
                 } else {
                     SchedulingModeKind::Async
@@ -617,10 +621,25 @@ mod tests {
                 .unwrap()
                 .scheduling_mode()
         };
-        // auto: the default fsp + delay, and the other Hadoop-style orders, run async ...
-        assert_eq!(mode(&[]), SchedulingModeKind::Async);
+        // auto: the Hadoop-style orders run async where no layer waits for heartbeats ...
         for policy in ["fifo", "fair", "fsp", "capacity"] {
-            assert_eq!(mode(&[(POLICY, policy)]), SchedulingModeKind::Async, "{policy}");
+            assert_eq!(
+                mode(&[(POLICY, policy), (LOCALITY, "hadoop")]),
+                SchedulingModeKind::Async,
+                "{policy}"
+            );
+        }
+        // ... and heartbeat under a locality wait, the default fsp + delay included: real jobs
+        // finished later under async (README's first table, docs/default-policy.md).
+        assert_eq!(mode(&[]), SchedulingModeKind::Heartbeat);
+        for locality in ["delay", "delay-room", "matchmaking"] {
+            for policy in ["fifo", "fair", "fsp", "capacity"] {
+                assert_eq!(
+                    mode(&[(POLICY, policy), (LOCALITY, locality)]),
+                    SchedulingModeKind::Heartbeat,
+                    "{policy} + {locality}"
+                );
+            }
         }
         // ... the papers' policies, and anything under TD's per-heartbeat hot queue, heartbeat.
         for policy in ["td", "joss-t", "joss-j", "fresh", "mrosa"] {

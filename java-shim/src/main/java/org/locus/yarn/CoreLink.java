@@ -59,6 +59,14 @@ final class CoreLink {
   private final Function<String, LocusCore> opener;
 
   private volatile LocusCore core;
+  /**
+   * The scheduling mode {@link #core} resolved from its settings: set with it whenever a core
+   * goes into service or takes new settings, so the scheduling thread never runs one mode
+   * while the core runs another.
+   */
+  private volatile SchedulingMode mode;
+  /** Wakes the scheduling thread when {@link #mode} changed. */
+  private volatile Runnable modeChanged = () -> { };
   /** The core in service panicked, or is being replaced: no call reaches it. */
   private final AtomicBoolean outOfService = new AtomicBoolean();
   private final AtomicBoolean resyncWanted = new AtomicBoolean();
@@ -87,6 +95,8 @@ final class CoreLink {
   private volatile NameIds names = NameIds.NONE;
   /** Tests act between the replay and the new core going into service (scheduler lock held). */
   private volatile Runnable replayedHook;
+  /** Tests act right after the core in service took new settings (scheduler lock held). */
+  private volatile Runnable reconfiguredHook;
 
   // Guarded by this.
   private CompletableFuture<Void> rebuilding;
@@ -116,6 +126,7 @@ final class CoreLink {
     this.settings = settings;
     this.replay = replay;
     core = opener.apply(settingsJson);
+    mode = SchedulingMode.of(core);
   }
 
   /** Where attempts go whose asks a core must still be sent after a rebuild. */
@@ -123,8 +134,21 @@ final class CoreLink {
     this.resend = resend;
   }
 
+  void setModeChanged(Runnable listener) {
+    modeChanged = listener;
+  }
+
   void setReplayedHook(Runnable hook) {
     replayedHook = hook;
+  }
+
+  void setReconfiguredHook(Runnable hook) {
+    reconfiguredHook = hook;
+  }
+
+  /** The mode of the core in service (or of the one last in service), null before open. */
+  SchedulingMode mode() {
+    return mode;
   }
 
   /** The core in service, or null before {@link #open}. */
@@ -413,8 +437,10 @@ final class CoreLink {
    * {@code yarn rmadmin -refreshQueues}: the core in service takes the new settings, or the
    * refresh is refused with a reason that says whether the settings or the core are at fault.
    * Caller holds the scheduler lock, so no rebuild puts a core in service meanwhile.
+   *
+   * @return the capacity queues the core now runs ({@link LocusCore#capacityQueues})
    */
-  LocusCore reconfigure(String settingsJson) throws IOException {
+  String reconfigure(String settingsJson) throws IOException {
     LocusCore c = core;
     if (c == null || closed.get()) {
       throw new IOException("Locus core is not running; cannot refresh its settings");
@@ -424,7 +450,6 @@ final class CoreLink {
     }
     try {
       c.reconfigure(settingsJson);
-      return c;
     } catch (LocusCorePoisonedException e) {
       poisoned(c, e);
       throw beingRebuilt(e);
@@ -434,9 +459,33 @@ final class CoreLink {
       }
       throw new IOException("Locus refused the new settings: " + e.getMessage(), e);
     }
+    // The core runs the new settings from here, and what the scheduler takes from them (the
+    // queues, the mode) is read from it before anything else changes. If that fails the
+    // scheduler keeps the old settings, so the core must not keep the new ones: it is rebuilt
+    // from the settings still in force, and the refresh fails as one that changed nothing.
+    try {
+      Runnable hook = reconfiguredHook;
+      if (hook != null) {
+        hook.run();
+      }
+      String queues = c.capacityQueues();
+      mode = SchedulingMode.of(c);
+      modeChanged.run();
+      return queues;
+    } catch (RuntimeException e) {
+      if (e instanceof LocusCorePoisonedException) {
+        poisoned(c, (LocusCorePoisonedException) e);
+      } else if (inService(c)) {
+        LOG.error("Locus core took new settings but could not report them ({}); LocusScheduler "
+            + "rebuilds it from the settings still in force", e.getMessage());
+        outOfService.set(true);
+        rebuildIfNeeded();
+      }
+      throw beingRebuilt(e);
+    }
   }
 
-  private static IOException beingRebuilt(LocusException cause) {
+  private static IOException beingRebuilt(RuntimeException cause) {
     // Not a verdict on the new settings: the core failed and a new one is being built from
     // the settings still in force.
     return new IOException("Locus core is being rebuilt after a failure; the settings still in "
@@ -606,6 +655,9 @@ final class CoreLink {
     if (hook != null) {
       hook.run();
     }
+    // Read before it goes into service (a failure fails this rebuild, which is retried): the
+    // scheduling thread runs the new core's mode from its first pass.
+    SchedulingMode freshMode = SchedulingMode.of(fresh);
     Set<LocusAppAttempt> owed;
     synchronized (this) {
       if (closed.get()) {
@@ -613,12 +665,14 @@ final class CoreLink {
         return -1;
       }
       core = fresh;
+      mode = freshMode;
       resyncWanted.set(false);
       outOfService.set(false);
       rebuilds.incrementAndGet();
       owed = awaitingCore;
       awaitingCore = new LinkedHashSet<>();
     }
+    modeChanged.run();
     for (LocusAppAttempt a : owed) {
       // Dropped before the replay read the asks: the new core has them (the snapshot the
       // replay took cleared the mark).

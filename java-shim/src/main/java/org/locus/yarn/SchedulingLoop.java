@@ -110,7 +110,6 @@ final class SchedulingLoop implements Runnable {
   private final DecisionExecutor executor;
   private final Object schedulerLock;
   private final Cluster cluster;
-  private volatile SchedulingMode mode;
   /** Tests hold or fail a pass after the core decided for a batch of nodes, before the commit. */
   private volatile BiConsumer<List<NodeId>, JsonNode> decidedHook;
 
@@ -133,22 +132,21 @@ final class SchedulingLoop implements Runnable {
   private Thread thread;
   private int rotation;
 
-  SchedulingLoop(SchedulingMode mode, CoreLink link, DecisionExecutor executor,
-      Object schedulerLock, Cluster cluster) {
-    this.mode = mode;
+  SchedulingLoop(CoreLink link, DecisionExecutor executor, Object schedulerLock,
+      Cluster cluster) {
     this.link = link;
     this.executor = executor;
     this.schedulerLock = schedulerLock;
     this.cluster = cluster;
   }
 
+  /** The mode of the core in service ({@link CoreLink#mode}), read afresh by every pass. */
   SchedulingMode mode() {
-    return mode;
+    return link.mode();
   }
 
-  /** {@code yarn rmadmin -refreshQueues}: the next pass runs in the new mode. */
-  void setMode(SchedulingMode mode) {
-    this.mode = mode;
+  /** The core in service resolves another mode (a refresh, a rebuild): the next pass runs it. */
+  void modeChanged() {
     wake();
   }
 
@@ -220,9 +218,9 @@ final class SchedulingLoop implements Runnable {
       return true;
     }
     boolean triggered = !heartbeated.isEmpty()
-        || (mode == SchedulingMode.ASYNC && (freed || placedLastPass));
+        || (mode() == SchedulingMode.ASYNC && (freed || placedLastPass));
     return triggered
-        && (mode == SchedulingMode.HEARTBEAT || placedLastPass || now >= notBeforeMs);
+        && (mode() == SchedulingMode.HEARTBEAT || placedLastPass || now >= notBeforeMs);
   }
 
   /**
@@ -243,7 +241,7 @@ final class SchedulingLoop implements Runnable {
 
   @Override
   public void run() {
-    LOG.info("Locus scheduling thread started ({} mode)", mode);
+    LOG.info("Locus scheduling thread started ({} mode)", mode());
     try {
       while (true) {
         List<NodeId> nodes;
@@ -255,7 +253,7 @@ final class SchedulingLoop implements Runnable {
           while (!stopped && !hasWork(now)) {
             // Only a trigger hasWork counts may pause with a timeout: in HEARTBEAT mode a
             // freed container waits for a heartbeat, not for a 1 ms poll.
-            boolean pausing = !heartbeated.isEmpty() || (mode == SchedulingMode.ASYNC && freed);
+            boolean pausing = !heartbeated.isEmpty() || (mode() == SchedulingMode.ASYNC && freed);
             if (pausing) {
               wait(Math.max(1, notBeforeMs - now));
             } else if (now - quietSince < QUIET_BEFORE_SLEEP_MS) {
@@ -281,7 +279,7 @@ final class SchedulingLoop implements Runnable {
           }
           asks = new ArrayList<>(asksChanged);
           asksChanged = new LinkedHashSet<>();
-          sweep = mode == SchedulingMode.ASYNC;
+          sweep = mode() == SchedulingMode.ASYNC;
           freed = false;
           passing = true;
         }

@@ -18,7 +18,8 @@ import java.util.Locale;
  * defined per heartbeat ({@code td}, {@code joss-t}, {@code joss-j}, {@code fresh},
  * {@code mrosa}) and under {@code locus.hotspot=hot-queue}. The core validates the value (a
  * typo is refused naming the key) and resolves it, so the shim reads the mode in force from the
- * core rather than repeating the rule.
+ * core rather than repeating the rule: {@link CoreLink} reads it whenever a core goes into service
+ * or takes new settings, and the scheduling thread runs the mode of the core in service.
  */
 enum SchedulingMode {
   ASYNC, HEARTBEAT;

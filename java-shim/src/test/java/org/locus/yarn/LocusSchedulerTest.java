@@ -164,6 +164,8 @@ public class LocusSchedulerTest {
         ResourceRequest.ANY, Resource.newInstance(4 * GB, 1), 2);
     any.setAllocationRequestId(0L);
     am.allocate(Arrays.asList(any), new ArrayList<>());
+    // allocate() only notes the rows; the scheduling thread sends them to the core.
+    scheduler.awaitSchedulingIdle();
 
     String appId = app.getApplicationId().toString();
     String node = nm1.getNodeId().toString();
@@ -181,6 +183,8 @@ public class LocusSchedulerTest {
     assertEquals(4 * GB, got.get(0).getResource().getMemorySize());
     assertEquals(3 * GB, scheduler.getSchedulerNode(nm1.getNodeId())
         .getUnallocatedResource().getMemorySize());
+    // What the RM changed after the rejections reaches the core on the scheduling thread too.
+    scheduler.awaitSchedulingIdle();
     JsonNode stats = stats(rm);
     assertEquals(rejectedBefore + 2, stats.get("rejected").asInt());
     // The core's view of the asks follows the RM's: one 4 GB container still wanted.

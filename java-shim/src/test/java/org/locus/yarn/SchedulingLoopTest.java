@@ -88,10 +88,31 @@ public class SchedulingLoopTest {
     placedWithoutNodeHeartbeats(conf("async"));
   }
 
-  /** auto, the default, runs the default fsp + delay asynchronously. */
+  /** auto, the default mode, runs fsp asynchronously where no locality layer waits. */
   @Test(timeout = 120_000)
-  public void theDefaultFspRunsAsync() throws Exception {
-    placedWithoutNodeHeartbeats(conf(null));
+  public void autoRunsFspWithoutALocalityWaitAsync() throws Exception {
+    YarnConfiguration conf = conf(null);
+    conf.set("locus.locality", "hadoop");
+    placedWithoutNodeHeartbeats(conf);
+  }
+
+  /**
+   * ... and the default fsp + delay on heartbeats (real jobs finished later under async,
+   * docs/default-policy.md): a new ask waits for its node's heartbeat.
+   */
+  @Test(timeout = 120_000)
+  public void autoRunsTheDefaultFspAndDelayOnHeartbeats() throws Exception {
+    MockRM rm = cluster.start(conf(null));
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    nm1.nodeHeartbeat(true);
+    MockAM am = launchWithoutHeartbeats(app, rm);
+
+    am.allocate("h1", GB, 2, new ArrayList<>());
+    assertEquals("placed without a node heartbeat", 0, pollWithoutNodeHeartbeats(am, 2, 10).size());
+    nm1.nodeHeartbeat(true);
+    List<Container> got = pollWithoutNodeHeartbeats(am, 2, ROUNDS);
+    assertEquals("containers placed after h1's heartbeat", 2, got.size());
   }
 
   private void placedWithoutNodeHeartbeats(YarnConfiguration conf) throws Exception {

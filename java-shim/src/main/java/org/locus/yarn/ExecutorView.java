@@ -1,0 +1,53 @@
+package org.locus.yarn;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Set;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+
+/** What {@link DecisionExecutor} reads of the RM through the scheduler, and where it sends. */
+final class ExecutorView implements DecisionExecutor.Cluster {
+  private final LocusScheduler scheduler;
+  private final CoreLink link;
+
+  ExecutorView(LocusScheduler scheduler, CoreLink link) {
+    this.scheduler = scheduler;
+    this.link = link;
+  }
+
+  @Override
+  public LocusAppAttempt currentAttempt(ApplicationId app) {
+    SchedulerApplication<FiCaSchedulerApp> a = scheduler.getSchedulerApplications().get(app);
+    FiCaSchedulerApp attempt = a == null ? null : a.getCurrentAppAttempt();
+    return attempt instanceof LocusAppAttempt ? (LocusAppAttempt) attempt : null;
+  }
+
+  @Override
+  public FiCaSchedulerNode node(NodeId node) {
+    return scheduler.getSchedulerNode(node);
+  }
+
+  @Override
+  public void containerCreated(RMContainer container) {
+    LocusQueue leaf = queueOf(container.getApplicationAttemptId().getApplicationId());
+    if (leaf != null) {
+      leaf.addUsed(container.getAllocatedResource());
+    }
+  }
+
+  @Override
+  public void send(List<ObjectNode> events, Set<LocusAppAttempt> heldApps) {
+    link.send(events, heldApps);
+  }
+
+  /** The leaf an application runs in; null once it is gone. */
+  private LocusQueue queueOf(ApplicationId appId) {
+    SchedulerApplication<FiCaSchedulerApp> app = scheduler.getSchedulerApplications().get(appId);
+    return app == null ? null : (LocusQueue) app.getQueue();
+  }
+}
