@@ -135,13 +135,21 @@ final class RmPathBench {
         BenchAccess.awaitSchedulingIdle(scheduler);
         reset.run();
       };
-      report("NODE_UPDATE (dispatcher)", measure(null,
-          () -> scheduler.handle(new NodeUpdateSchedulerEvent(node)), settledReset, iterations,
-          warmup, rounds));
-      report("NODE_UPDATE to 1 placed", measure(null, () -> {
-        scheduler.handle(new NodeUpdateSchedulerEvent(node));
-        BenchAccess.awaitSchedulingIdle(scheduler);
-      }, reset, iterations, warmup, rounds));
+      try {
+        report("NODE_UPDATE (dispatcher)", measure(null,
+            () -> scheduler.handle(new NodeUpdateSchedulerEvent(node)), settledReset,
+            iterations, warmup, rounds));
+        report("NODE_UPDATE to 1 placed", measure(null, () -> {
+          scheduler.handle(new NodeUpdateSchedulerEvent(node));
+          BenchAccess.awaitSchedulingIdle(scheduler);
+        }, reset, iterations, warmup, rounds));
+      } catch (IllegalStateException e) {
+        // Seen on main at a8e5945 (not caused by the ask path): said, and the ask figures
+        // below are still taken.
+        System.out.println("NODE_UPDATE figures not taken: " + e.getMessage());
+        allocate(scheduler, attempt, copy(one), Collections.emptyList());
+        rm.drainEvents();
+      }
       System.out.println("  core stats after the run: " + scheduler.getCoreStatsJson());
 
       // Locus's own part of the 5,000-row change, on this thread: noting the rows the AM set,
