@@ -220,7 +220,7 @@ fn check_rows<'a>(
     let has_waiting = waiting.is_some_and(|w| !w.is_empty());
     let mut waiting_first = has_waiting;
     for (index, ask) in asks.iter().copied().enumerate() {
-        if let Some(raw) = ask.name_id {
+        if let Some(raw) = ask.numbered() {
             out.push(numbered_row(app, index, &ask, raw, names, &mut seen)?);
             waiting_first = false;
             continue;

@@ -257,6 +257,10 @@ pub fn decode_view(bytes: &[u8]) -> Result<AsksFrame<'_>, FrameError> {
         if name_len == 0 && numbered {
             // The name as the core's id: checked against the core's names when applied.
             let id = r.u32("name id")?;
+            if id == AskRef::BY_NAME {
+                r.at -= 4;
+                return r.fail(format!("row {i}: name id {id} is no id"));
+            }
             asks.push(AskRef {
                 priority,
                 allocation_request_id,
@@ -264,7 +268,7 @@ pub fn decode_view(bytes: &[u8]) -> Result<AsksFrame<'_>, FrameError> {
                 capability: Resource { memory_mb, vcores },
                 count,
                 relax_locality,
-                name_id: Some(id),
+                name_id: id,
             });
             continue;
         }
@@ -282,7 +286,7 @@ pub fn decode_view(bytes: &[u8]) -> Result<AsksFrame<'_>, FrameError> {
             capability: Resource { memory_mb, vcores },
             count,
             relax_locality,
-            name_id: None,
+            name_id: AskRef::BY_NAME,
         });
     }
     if r.at != bytes.len() {
@@ -464,8 +468,12 @@ mod tests {
         assert_eq!(f, expected);
         let v = decode_view(&f).unwrap();
         assert_eq!(v.names_epoch, Some(-5));
-        assert_eq!((v.rows[0].name_id, v.rows[0].resource_name), (Some(7), ""));
-        assert_eq!((v.rows[1].name_id, v.rows[1].resource_name), (None, "*"));
+        assert_eq!((v.rows[0].numbered(), v.rows[0].resource_name), (Some(7), ""));
+        assert_eq!((v.rows[1].numbered(), v.rows[1].resource_name), (None, "*"));
+        let mut reserved = f.clone();
+        let id_at = HEADER_BYTES + 1 + 8 + ROW_FIXED_BYTES;
+        reserved[id_at..id_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(decode_view(&reserved).unwrap_err().what.contains("is no id"));
         // Only the core that numbered the names can read them.
         assert!(decode(&f).unwrap_err().what.contains("numbered names"));
         for n in 0..f.len() {

@@ -79,7 +79,7 @@ fn numbered_rows_apply_as_the_same_rows_by_name() {
         .unwrap()
         .rows
         .iter()
-        .filter(|r| r.name_id.is_some())
+        .filter(|r| r.numbered().is_some())
         .count();
     assert_eq!(
         numbered_rows, 3,
