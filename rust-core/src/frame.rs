@@ -468,12 +468,18 @@ mod tests {
         assert_eq!(f, expected);
         let v = decode_view(&f).unwrap();
         assert_eq!(v.names_epoch, Some(-5));
-        assert_eq!((v.rows[0].numbered(), v.rows[0].resource_name), (Some(7), ""));
+        assert_eq!(
+            (v.rows[0].numbered(), v.rows[0].resource_name),
+            (Some(7), "")
+        );
         assert_eq!((v.rows[1].numbered(), v.rows[1].resource_name), (None, "*"));
         let mut reserved = f.clone();
         let id_at = HEADER_BYTES + 1 + 8 + ROW_FIXED_BYTES;
         reserved[id_at..id_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(decode_view(&reserved).unwrap_err().what.contains("is no id"));
+        assert!(decode_view(&reserved)
+            .unwrap_err()
+            .what
+            .contains("is no id"));
         // Only the core that numbered the names can read them.
         assert!(decode(&f).unwrap_err().what.contains("numbered names"));
         for n in 0..f.len() {
