@@ -380,7 +380,15 @@ impl Core {
     ) -> Vec<Result<(), CoreError>> {
         let mut out = Vec::with_capacity(2);
         let epoch = self.state.names().epoch();
-        if let Some(theirs) = frame.names_epoch.filter(|e| *e != epoch) {
+        // Only a row carrying an id can be misread; a frame whose table numbered none of its
+        // rows (the shim's before any node was added) is taken whatever its epoch.
+        let stale = frame.names_epoch.filter(|e| *e != epoch).filter(|_| {
+            frame
+                .rows
+                .iter()
+                .any(|r| r.name_id != crate::protocol::AskRef::BY_NAME)
+        });
+        if let Some(theirs) = stale {
             // Numbered by another core (the one a rebuild replaced): its ids mean other names
             // here. Refused whole; the shim re-sends the rows by name.
             out.push(Err(CoreError::Protocol(format!(

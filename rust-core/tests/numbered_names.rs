@@ -229,3 +229,23 @@ fn a_row_by_id_and_by_name_in_one_frame_is_named_twice() {
         "{err}"
     );
 }
+
+/// A frame written with a table that numbers none of its rows (the shim's table before any
+/// node was added, or another core's) carries nothing to misread: applied, whatever its epoch.
+/// (It was refused whole, so an application submitted before the first node registered never
+/// had its asks taken: SchedulingLoopTest, "expected ALLOCATED but was SCHEDULED".)
+#[test]
+fn a_flagged_frame_without_numbered_rows_is_applied_whatever_its_epoch() {
+    let mut c = core();
+    let (epoch, _) = c.name_ids([]);
+    let f = frame::encode_numbered(
+        KIND_SNAPSHOT,
+        APP,
+        &rows(&[(1, "h1", 1), (1, "*", 1)]),
+        None,
+        Some(epoch.wrapping_add(1)),
+        |_| None,
+    );
+    apply(&mut c, &f).unwrap();
+    assert_eq!(held(&c).len(), 2);
+}

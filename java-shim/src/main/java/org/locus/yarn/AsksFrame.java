@@ -96,7 +96,8 @@ public final class AsksFrame {
     b.putInt(0);
     b.putLong(0L);
     b.put(appBytes);
-    if (ids != null) {
+    if (ids != null && ids != NameIds.NONE) {
+      // NONE (no core answered yet) numbers nothing: the frame goes without the flag.
       b.put(5, FLAG_NAME_IDS);
       b.putLong(ids.epoch());
     }
