@@ -82,7 +82,7 @@ pub struct Stats {
     pub hotspot: String,
     pub slots: String,
     /// The `locus.scheduling.mode` in force, `async` or `heartbeat` (`auto` resolved for the
-    /// policy: [`crate::config::Config::scheduling_mode`]); the shim runs its scheduling thread
+    /// policy and locality layer: [`crate::config::Config::scheduling_mode`]); the shim runs its scheduling thread
     /// in this mode, so the rule lives in one place.
     pub scheduling_mode: String,
     /// Jobs the policy flagged since start (MROSA: no public instance type meets the deadline).

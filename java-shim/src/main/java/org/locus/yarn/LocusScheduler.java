@@ -194,14 +194,39 @@ public class LocusScheduler
     // The core validates first: a refused refresh must leave the scheduler's Configuration as
     // well as the core on the settings that are still running.
     QueueFile file = QueueFile.read(newConf, rmContext.getConfigurationProvider());
+    QueueFile inForce = queueFile;
     // The scheduling thread follows the core's mode from here (CoreLink#reconfigure).
     String capacityQueues = link.reconfigure(LocusSettings.toJson(newConf, file));
     queueFile = file;
-    String queues = configureQueues(capacityQueues, newConf);
-    priorities.readQueueSettings(newConf);
+    String queues;
+    try {
+      queues = configureQueues(capacityQueues, newConf);
+      priorities.readQueueSettings(newConf);
+    } catch (IOException | RuntimeException e) {
+      // What only the shim reads (Hadoop's parsers of mappings, ACLs, priorities) refused the
+      // file after the core took it: the core and the tree go back to the settings in force,
+      // so the refresh changes nothing, as one the core refused.
+      queueFile = inForce;
+      restoreSettingsInForce(e);
+      throw new IOException("Locus refused the refreshed configuration: " + e.getMessage()
+          + "; the settings in force are unchanged", e);
+    }
     setConf(newConf);
     super.reinitialize(newConf, rmContext);
     LOG.info("Locus core reconfigured with {}; {}", LocusSettings.collect(newConf), queues);
+  }
+
+  /** After a refused refresh: the core, the tree and the priorities on {@link #coreSettings}. */
+  private void restoreSettingsInForce(Exception refused) {
+    try {
+      configureQueues(link.reconfigure(coreSettings()), conf != null ? conf : getConfig());
+      priorities.readQueueSettings(conf != null ? conf : getConfig());
+    } catch (IOException | RuntimeException e) {
+      // The settings in force were accepted before; if they no longer are, the core is rebuilt
+      // from them (CoreLink) and this refresh's error is still the one the operator sees.
+      refused.addSuppressed(e);
+      LOG.error("Locus could not restore the settings in force after a refused refresh", e);
+    }
   }
 
   /**

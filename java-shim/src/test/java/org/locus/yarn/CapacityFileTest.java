@@ -366,6 +366,35 @@ public class CapacityFileTest {
     assertEquals(RMAppState.RUNNING, running.getState());
   }
 
+  /**
+   * A refresh the core accepts but the shim's own reading refuses (here a malformed queue
+   * mapping, which only Hadoop's parser on the Java side reads) changes nothing: the core, the
+   * queue tree and the mappings stay on the settings in force, and the error names the culprit.
+   */
+  @Test
+  public void aRefreshRefusedAfterTheCoreTookItLeavesEverythingAsItWas() throws Exception {
+    MockRM rm = start(conf());
+    rm.registerNode("h1:1234", 8 * GB, 8);
+    LocusScheduler s = scheduler(rm);
+    String coreQueues = s.currentCore().capacityQueues();
+    YarnConfiguration bad = conf();
+    bad.set(CS + "root.default.capacity", "30");
+    bad.set(CS + "root.eng.capacity", "50");
+    bad.set(CS + "queue-mappings", "u:alice");
+    try {
+      s.reinitialize(bad, rm.getRMContext());
+      fail("a malformed queue mapping was accepted");
+    } catch (IOException e) {
+      assertTrue(messages(e), messages(e).contains("u:alice"));
+    }
+    assertEquals("the core's queues", coreQueues, s.currentCore().capacityQueues());
+    assertEquals("default keeps 20 %", 0.2f,
+        s.getQueueInfo("default", false, false).getCapacity(), 1e-4);
+    RMApp mapped = submit(rm, null, "alice");
+    assertEquals(RMAppState.ACCEPTED, settle(rm, mapped));
+    assertEquals("alice is still mapped to etl", "root.eng.etl", mapped.getQueue());
+  }
+
   @Test
   public void absoluteCapacitiesAreRefusedAtStartNamingTheKey() {
     YarnConfiguration conf = conf();

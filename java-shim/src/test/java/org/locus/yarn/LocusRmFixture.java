@@ -55,9 +55,9 @@ public final class LocusRmFixture extends ExternalResource {
         ResourceScheduler.class);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
     // These tests step NMs by hand and were written for decisions at heartbeats; MockRM's own
-    // helpers need that too (submitApp waits for the attempt to be SCHEDULED, which async mode,
-    // auto's choice for fsp, passes at once by placing the AM). SchedulingLoopTest covers async
-    // and the default.
+    // helpers need that too (submitApp waits for the attempt to be SCHEDULED, which async mode
+    // passes at once by placing the AM). heartbeat is also auto's choice for the default fsp +
+    // delay; SchedulingLoopTest and SchedulingModeTest cover async and auto.
     conf.set(SchedulingMode.KEY, "heartbeat");
     conf.set(YarnConfiguration.FS_NODE_ATTRIBUTE_STORE_ROOT_DIR,
         new File(STATE_DIR, "node-attribute").toURI().toString());

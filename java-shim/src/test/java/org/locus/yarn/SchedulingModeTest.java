@@ -18,18 +18,24 @@ import org.junit.Test;
 
 /**
  * The mode Locus's scheduling thread runs in is the one the core in service resolved from its
- * settings ({@code locus.scheduling.mode=auto}: async for fifo, heartbeat for td), whatever
+ * settings ({@code locus.scheduling.mode=auto}: async for fifo with hadoop locality, heartbeat for
+ * td), whatever
  * happened to the core: refreshed, refused a refresh, panicked and was rebuilt.
  */
 public class SchedulingModeTest {
   @Rule
   public final LocusRmFixture cluster = new LocusRmFixture();
 
-  /** fifo under auto: async. No node heartbeats on their own (MockNMs step by hand). */
+  /**
+   * fifo with hadoop locality under auto: async (with a locality wait auto would pick heartbeat,
+   * the same as td's, and a mode change would go unseen). No node heartbeats on their own
+   * (MockNMs step by hand).
+   */
   private MockRM startFifo() {
     YarnConfiguration conf = locusConf();
     conf.unset(SchedulingMode.KEY);
     conf.set("locus.policy", "fifo");
+    conf.set("locus.locality", "hadoop");
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 600_000);
     return cluster.start(conf);
   }
