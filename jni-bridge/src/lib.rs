@@ -130,6 +130,22 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_asks<'l>(
     })
 }
 
+/// The ids the core published for the names in `namesJson` (a JSON array), with its epoch:
+/// `{"epoch":E,"ids":[...]}` (see `ops::name_ids`).
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_nameIds<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    names_json: JString<'l>,
+) -> jstring {
+    with_guard(&mut env, std::ptr::null_mut(), |env| {
+        let json = java_string(env, &names_json, "namesJson")?;
+        let answer = ops::name_ids(handle, &json)?;
+        Ok(env.new_string(answer)?.into_raw())
+    })
+}
+
 /// The first `length` bytes of the direct buffer `frame` (asks and offers frames) as a slice.
 fn direct_bytes<'b>(
     env: &mut JNIEnv,

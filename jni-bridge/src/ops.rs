@@ -238,6 +238,19 @@ pub fn offers(h: i64, frame: &[u8]) -> Result<Option<String>, BridgeError> {
 
 /// The core's counters plus the bridge's own: `deferred_events` (events queued because a call
 /// held the core, since it was created) and `deferred_events_refused` (refused among them).
+/// The ids the core published for `names_json` (a JSON array of host and rack names of nodes
+/// the RM has), for the shim to send instead of the names in asks frames:
+/// `{"epoch":E,"ids":[id or null, ...]}` in the array's order; null for a name no live node
+/// carries. Work and answer are proportional to the array the shim sent.
+pub fn name_ids(h: i64, names_json: &str) -> Result<String, BridgeError> {
+    let names: Vec<String> = serde_json::from_str(names_json)
+        .map_err(|e| BridgeError::BadJson { what: "names JSON", detail: e.to_string() })?;
+    let (epoch, ids) = handle::with_scheduler(h, |s| {
+        Ok(s.lock_core().name_ids(names.iter().map(String::as_str)))
+    })?;
+    Ok(serde_json::json!({ "epoch": epoch, "ids": ids }).to_string())
+}
+
 pub fn stats(h: i64) -> Result<String, BridgeError> {
     let (stats, (_, queued, refused)) =
         handle::with_scheduler(h, |s| Ok((s.lock_core().stats(), s.deferred().counts())))?;
@@ -537,6 +550,45 @@ mod tests {
         assert!(err.to_string().contains("application_9_9"), "{err}");
         close(h).unwrap();
         assert!(matches!(asks_frame(h, &good), Err(BridgeError::InvalidHandle(_))));
+    }
+
+    /// The ids the core publishes answer the names asked, in order; a numbered frame built from
+    /// them applies; malformed names JSON and a closed handle are errors, not panics.
+    #[test]
+    fn name_ids_answer_the_names_asked_and_number_a_frame() {
+        use locus_core::frame::{encode_numbered, KIND_SNAPSHOT};
+        use locus_core::{Ask, Resource};
+        let h = create("{}").unwrap();
+        let app = "application_1_0003";
+        events(
+            h,
+            &format!(
+                r#"[{{"type":"node_added","node":"h1:8041","host":"h1","rack":"/r1","capability":{{"memory_mb":8192,"vcores":8}}}},
+                   {{"type":"app_added","app":"{app}","queue":"default","user":"u"}},
+                   {{"type":"attempt_added","app":"{app}","attempt":"appattempt_1_0003_000001"}}]"#
+            ),
+        )
+        .unwrap();
+        let answer: Value = serde_json::from_str(&name_ids(h, r#"["ghost","h1"]"#).unwrap()).unwrap();
+        assert!(answer["ids"][0].is_null(), "{answer}");
+        let id = answer["ids"][1].as_u64().expect("h1 numbered") as u32;
+        let epoch = answer["epoch"].as_i64().expect("epoch");
+        let row = |name: &str| Ask {
+            priority: 20,
+            allocation_request_id: 0,
+            resource_name: name.into(),
+            capability: Resource::new(1024, 1),
+            count: 2,
+            relax_locality: true,
+        };
+        let f = encode_numbered(KIND_SNAPSHOT, app, &[row("h1"), row("*")], None, Some(epoch), |n| {
+            (n == "h1").then_some(id)
+        });
+        assert!(asks_frame(h, &f).unwrap().is_empty());
+        let err = name_ids(h, r#"{"not":"an array"}"#).unwrap_err().to_string();
+        assert!(err.contains("names JSON"), "{err}");
+        close(h).unwrap();
+        assert!(matches!(name_ids(h, "[]"), Err(BridgeError::InvalidHandle(_))));
     }
 
     /// A cluster with one running container, and the release of it, as the shim sends them.

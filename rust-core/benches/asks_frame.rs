@@ -1,7 +1,8 @@
 //! A MapReduce AM changing all 5,002 rows of its asks (one row per host of 5,000, its rack and
 //! `*`) in one binary asks frame, as the shim sends it: the frame decoded, then applied.
 //! Alternates between 1 and 2 maps per host so every row changes each time. Two cluster shapes:
-//! no host a node the core knows (rows wait as unknown names) and every host a node.
+//! no host a node the core knows (rows wait as unknown names) and every host a node, the latter
+//! also with each host row numbered by the id the core published (`frame::FLAG_NAME_IDS`).
 //! Plain loop, CPU of this thread only: `cargo bench -p locus-core --bench asks_frame`.
 
 use std::collections::BTreeMap;
@@ -68,12 +69,26 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn run(label: &str, nodes: usize) {
+fn run(label: &str, nodes: usize, numbered: bool) {
     let mut core = core(nodes);
-    let frames = [
-        frame::encode(frame::KIND_CHANGED, APP, &rows(1), None),
-        frame::encode(frame::KIND_CHANGED, APP, &rows(2), None),
-    ];
+    let encode = |asks: &[Ask]| {
+        if !numbered {
+            return frame::encode(frame::KIND_CHANGED, APP, asks, None);
+        }
+        // As the shim: the ids the core published for its nodes' hosts.
+        let hosts: Vec<&str> = asks.iter().map(|a| a.resource_name.as_str()).collect();
+        let (epoch, ids) = core.name_ids(hosts.iter().copied());
+        let by_host: std::collections::HashMap<&str, u32> = hosts
+            .iter()
+            .zip(ids)
+            .filter_map(|(h, id)| Some((*h, id?)))
+            .filter(|(h, _)| !h.starts_with('/'))
+            .collect();
+        frame::encode_numbered(frame::KIND_CHANGED, APP, asks, None, Some(epoch), |n| {
+            by_host.get(n).copied()
+        })
+    };
+    let frames = [encode(&rows(1)), encode(&rows(2))];
     let (mut decode, mut apply) = (Vec::new(), Vec::new());
     for round in 0..ROUNDS + 2 {
         let (mut d, mut a) = (0u128, 0u128);
@@ -102,6 +117,7 @@ fn run(label: &str, nodes: usize) {
 }
 
 fn main() {
-    run("no host known", 0);
-    run("every host a node", HOSTS);
+    run("no host known", 0, false);
+    run("every host a node", HOSTS, false);
+    run("every host a node, numbered", HOSTS, true);
 }

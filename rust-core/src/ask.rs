@@ -219,19 +219,19 @@ fn check_rows<'a>(
     let mut out = Vec::with_capacity(asks.len());
     let has_waiting = waiting.is_some_and(|w| !w.is_empty());
     let mut waiting_first = has_waiting;
-    for ask in asks.iter().copied() {
+    for (index, ask) in asks.iter().copied().enumerate() {
+        if let Some(raw) = ask.numbered() {
+            out.push(numbered_row(app, index, &ask, raw, names, &mut seen)?);
+            waiting_first = false;
+            continue;
+        }
         let where_ = || {
             format!(
                 "application {app}, priority {}, allocation_request_id {}, resource_name {:?}",
                 ask.priority, ask.allocation_request_id, ask.resource_name
             )
         };
-        if ask.priority < 0 {
-            return Err(CoreError::Protocol(format!(
-                "{}: negative priority (YARN priorities are 0 or more)",
-                where_()
-            )));
-        }
+        check_numbers(app, &ask, ask.resource_name)?;
         // A name starting with anything but whitespace is not blank: only the rare other case
         // pays for trimming (this runs for every row of every ask message).
         let blank = ask
@@ -251,13 +251,6 @@ fn check_rows<'a>(
                 "application {app}, priority {}: resource_name of {} bytes (at most {MAX_NAME_BYTES})",
                 ask.priority,
                 ask.resource_name.len()
-            )));
-        }
-        if ask.count > 0 && ask.capability == Resource::ZERO {
-            return Err(CoreError::Protocol(format!(
-                "{}: asks for {} containers of zero memory and zero vcores",
-                where_(),
-                ask.count
             )));
         }
         let key = SchedulerKey {
@@ -313,6 +306,61 @@ fn check_rows<'a>(
         });
     }
     Ok((out, seen))
+}
+
+/// A row whose name is the id the core published: an array index, no hashing. Only a name
+/// some live node carries has one, never an application's waiting name. Out of the loop of
+/// [`check_rows`], which it made slower for rows by name when inlined there.
+#[inline(never)]
+fn numbered_row<'a>(
+    app: &str,
+    index: usize,
+    ask: &AskRef<'a>,
+    raw: u32,
+    names: &Names,
+    seen: &mut ChangedRows,
+) -> Result<CheckedRow<'a>, CoreError> {
+    let key = SchedulerKey {
+        priority: ask.priority,
+        allocation_request_id: ask.allocation_request_id,
+    };
+    let Some(id) = names.published(raw) else {
+        return Err(CoreError::Protocol(format!(
+            "application {app}, row {index} (priority {}, allocation_request_id {}): resource name id {raw} is not one this core gave a live node's host or rack (never given, or its node was removed)",
+            ask.priority, ask.allocation_request_id
+        )));
+    };
+    check_numbers(app, ask, names.name(id))?;
+    if !seen.insert((key, id)) {
+        return Err(twice(app, key, names.name(id)));
+    }
+    Ok(CheckedRow {
+        key,
+        place: Place::Known(id),
+        row: Row {
+            capability: ask.capability,
+            count: ask.count,
+            relax_locality: ask.relax_locality,
+        },
+    })
+}
+
+/// The checks of a row's numbers (its name checked apart), for named and numbered rows alike.
+#[inline(always)]
+fn check_numbers(app: &str, ask: &AskRef<'_>, name: &str) -> Result<(), CoreError> {
+    if ask.priority < 0 {
+        return Err(CoreError::Protocol(format!(
+            "application {app}, priority {}, allocation_request_id {}, resource_name {name:?}: negative priority (YARN priorities are 0 or more)",
+            ask.priority, ask.allocation_request_id
+        )));
+    }
+    if ask.count > 0 && ask.capability == Resource::ZERO {
+        return Err(CoreError::Protocol(format!(
+            "application {app}, priority {}, allocation_request_id {}, resource_name {name:?}: asks for {} containers of zero memory and zero vcores",
+            ask.priority, ask.allocation_request_id, ask.count
+        )));
+    }
+    Ok(())
 }
 
 fn twice(app: &str, key: SchedulerKey, name: &str) -> CoreError {

@@ -379,15 +379,47 @@ impl Core {
         frame: &crate::frame::AsksFrame<'_>,
     ) -> Vec<Result<(), CoreError>> {
         let mut out = Vec::with_capacity(2);
-        out.push(if frame.snapshot {
-            self.asks_updated(frame.app, &frame.rows)
-        } else {
-            self.asks_changed(frame.app, &frame.rows)
+        let epoch = self.state.names().epoch();
+        // Only a row carrying an id can be misread; a frame whose table numbered none of its
+        // rows (the shim's before any node was added) is taken whatever its epoch.
+        let stale = frame.names_epoch.filter(|e| *e != epoch).filter(|_| {
+            frame
+                .rows
+                .iter()
+                .any(|r| r.name_id != crate::protocol::AskRef::BY_NAME)
         });
+        if let Some(theirs) = stale {
+            // Numbered by another core (the one a rebuild replaced): its ids mean other names
+            // here. Refused whole; the shim re-sends the rows by name.
+            out.push(Err(CoreError::Protocol(format!(
+                "application {}: asks frame numbers its resource names for core epoch {theirs}, this core's is {epoch} (ids of a replaced core); nothing applied",
+                frame.app
+            ))));
+        } else {
+            out.push(if frame.snapshot {
+                self.asks_updated(frame.app, &frame.rows)
+            } else {
+                self.asks_changed(frame.app, &frame.rows)
+            });
+        }
         if let Some(digest) = frame.digest {
             out.push(self.asks_digest(frame.app, digest));
         }
         out
+    }
+
+    /// The ids the shim may send instead of `names` in an asks frame (`None` for a name no
+    /// live node carries as host or rack), with the epoch such a frame must carry.
+    pub fn name_ids<'n>(
+        &self,
+        names: impl IntoIterator<Item = &'n str>,
+    ) -> (i64, Vec<Option<u32>>) {
+        let table = self.state.names();
+        let ids = names
+            .into_iter()
+            .map(|n| table.published_id(n).map(|id| id.0))
+            .collect();
+        (table.epoch(), ids)
     }
 
     fn asks_updated(&mut self, app: &str, rows: &[AskRef<'_>]) -> Result<(), CoreError> {

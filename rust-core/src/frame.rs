@@ -8,14 +8,18 @@
 //! header (20 bytes)
 //!   0  u32  magic 0x314B_534C (the bytes "LSK1")
 //!   4  u8   kind: 1 = asks_changed (rows set), 2 = asks_updated (full snapshot)
-//!   5  u8   flags: bit 0 = an asks_digest follows the rows; other bits 0
+//!   5  u8   flags: bit 0 = an asks_digest follows the rows; bit 1 = rows may carry numbered
+//!           names (the names epoch below follows the application id); other bits 0
 //!   6  u16  A, bytes of the application id (1..=255)
 //!   8  u32  N, rows
 //!  12  i64  digest (see `digest`; 0 without flag bit 0)
 //!  20  A bytes: the application id, UTF-8
+//!  with flag bit 1: i64 names epoch, the core's (`Names::epoch`) whose ids the rows use
 //! then N rows of 31 bytes plus the name:
 //!   i32 priority, i64 allocation_request_id, i64 memory_mb (>= 0), i32 vcores (>= 0),
 //!   i32 count (>= 0), u8 relax_locality (0 or 1), u16 L (1..=1024), L bytes resource name UTF-8
+//!   or, with flag bit 1 only, L = 0 and a u32 name id the core published (a live node's host
+//!   or rack: `Names::published`) instead of the name
 //! ```
 //!
 //! Decoding is bounded by the frame's own length: the row count is checked against the bytes
@@ -30,6 +34,8 @@ pub const MAGIC: u32 = 0x314B_534C;
 pub const KIND_CHANGED: u8 = 1;
 pub const KIND_SNAPSHOT: u8 = 2;
 pub const FLAG_DIGEST: u8 = 1;
+/// Rows may name a resource by the id the core published for it (see the layout).
+pub const FLAG_NAME_IDS: u8 = 2;
 pub const HEADER_BYTES: usize = 20;
 /// A row without its name.
 pub const ROW_FIXED_BYTES: usize = 31;
@@ -126,6 +132,8 @@ pub struct AsksFrame<'a> {
     pub app: &'a str,
     pub rows: Vec<AskRef<'a>>,
     pub digest: Option<i64>,
+    /// With numbered names: the epoch of the core whose ids the rows use.
+    pub names_epoch: Option<i64>,
 }
 
 impl AsksFrame<'_> {
@@ -153,9 +161,17 @@ impl AsksFrame<'_> {
     }
 }
 
-/// The events a frame stands for (see [`AsksFrame::to_events`]).
+/// The events a frame stands for (see [`AsksFrame::to_events`]). A frame with numbered names
+/// is refused: only the core that published the ids can read it (`Core::handle_asks_frame`).
 pub fn decode(bytes: &[u8]) -> Result<Vec<Event>, FrameError> {
-    decode_view(bytes).map(|f| f.to_events())
+    let f = decode_view(bytes)?;
+    if f.names_epoch.is_some() {
+        return Err(FrameError {
+            offset: 5,
+            what: "numbered names need the core that published them".into(),
+        });
+    }
+    Ok(f.to_events())
 }
 
 /// Decodes a frame without copying its names: what the core applies on the hot path.
@@ -176,7 +192,7 @@ pub fn decode_view(bytes: &[u8]) -> Result<AsksFrame<'_>, FrameError> {
         ));
     }
     let flags = r.u8("flags")?;
-    if flags & !FLAG_DIGEST != 0 {
+    if flags & !(FLAG_DIGEST | FLAG_NAME_IDS) != 0 {
         r.at -= 1;
         return r.fail(format!("flags {flags:#04x} set bits no frame defines"));
     }
@@ -190,6 +206,12 @@ pub fn decode_view(bytes: &[u8]) -> Result<AsksFrame<'_>, FrameError> {
     let rows = r.u32("row count")? as usize;
     let digest = r.i64("digest")?;
     let app = r.text(app_len, "application id")?;
+    let numbered = flags & FLAG_NAME_IDS != 0;
+    let names_epoch = if numbered {
+        Some(r.i64("names epoch")?)
+    } else {
+        None
+    };
     let left = bytes.len() - r.at;
     if rows > left / ROW_FIXED_BYTES {
         return r.fail(format!(
@@ -232,6 +254,24 @@ pub fn decode_view(bytes: &[u8]) -> Result<AsksFrame<'_>, FrameError> {
             }
         };
         let name_len = u16::from_le_bytes([f[29], f[30]]) as usize;
+        if name_len == 0 && numbered {
+            // The name as the core's id: checked against the core's names when applied.
+            let id = r.u32("name id")?;
+            if id == AskRef::BY_NAME {
+                r.at -= 4;
+                return r.fail(format!("row {i}: name id {id} is no id"));
+            }
+            asks.push(AskRef {
+                priority,
+                allocation_request_id,
+                resource_name: "",
+                capability: Resource { memory_mb, vcores },
+                count,
+                relax_locality,
+                name_id: id,
+            });
+            continue;
+        }
         if name_len == 0 || name_len > MAX_NAME_BYTES {
             r.at -= 2;
             return r.fail(format!(
@@ -246,6 +286,7 @@ pub fn decode_view(bytes: &[u8]) -> Result<AsksFrame<'_>, FrameError> {
             capability: Resource { memory_mb, vcores },
             count,
             relax_locality,
+            name_id: AskRef::BY_NAME,
         });
     }
     if r.at != bytes.len() {
@@ -256,20 +297,39 @@ pub fn decode_view(bytes: &[u8]) -> Result<AsksFrame<'_>, FrameError> {
         app,
         rows: asks,
         digest: (flags & FLAG_DIGEST != 0).then_some(digest),
+        names_epoch,
     })
 }
 
 /// Writes `asks` for `app` as a frame (the shim's encoder in Rust: tests, benches, the fuzzer).
 pub fn encode(kind: u8, app: &str, asks: &[Ask], digest: Option<i64>) -> Vec<u8> {
+    encode_numbered(kind, app, asks, digest, None, |_| None)
+}
+
+/// [`encode`] with numbered names: with `epoch`, each row whose name `id_of` numbers carries
+/// the id instead of the name (as the shim does with the ids the core published).
+pub fn encode_numbered(
+    kind: u8,
+    app: &str,
+    asks: &[Ask],
+    digest: Option<i64>,
+    epoch: Option<i64>,
+    id_of: impl Fn(&str) -> Option<u32>,
+) -> Vec<u8> {
     let mut out =
-        Vec::with_capacity(HEADER_BYTES + app.len() + asks.len() * (ROW_FIXED_BYTES + 16));
+        Vec::with_capacity(HEADER_BYTES + 8 + app.len() + asks.len() * (ROW_FIXED_BYTES + 16));
     out.extend_from_slice(&MAGIC.to_le_bytes());
     out.push(kind);
-    out.push(if digest.is_some() { FLAG_DIGEST } else { 0 });
+    let flags = if digest.is_some() { FLAG_DIGEST } else { 0 }
+        | if epoch.is_some() { FLAG_NAME_IDS } else { 0 };
+    out.push(flags);
     out.extend_from_slice(&(app.len() as u16).to_le_bytes());
     out.extend_from_slice(&(asks.len() as u32).to_le_bytes());
     out.extend_from_slice(&digest.unwrap_or(0).to_le_bytes());
     out.extend_from_slice(app.as_bytes());
+    if let Some(e) = epoch {
+        out.extend_from_slice(&e.to_le_bytes());
+    }
     for a in asks {
         out.extend_from_slice(&a.priority.to_le_bytes());
         out.extend_from_slice(&a.allocation_request_id.to_le_bytes());
@@ -277,8 +337,16 @@ pub fn encode(kind: u8, app: &str, asks: &[Ask], digest: Option<i64>) -> Vec<u8>
         out.extend_from_slice(&(a.capability.vcores as i32).to_le_bytes());
         out.extend_from_slice(&(a.count as i32).to_le_bytes());
         out.push(a.relax_locality as u8);
-        out.extend_from_slice(&(a.resource_name.len() as u16).to_le_bytes());
-        out.extend_from_slice(a.resource_name.as_bytes());
+        match epoch.and(id_of(&a.resource_name)) {
+            Some(id) => {
+                out.extend_from_slice(&0u16.to_le_bytes());
+                out.extend_from_slice(&id.to_le_bytes());
+            }
+            None => {
+                out.extend_from_slice(&(a.resource_name.len() as u16).to_le_bytes());
+                out.extend_from_slice(a.resource_name.as_bytes());
+            }
+        }
     }
     out
 }
@@ -358,6 +426,69 @@ mod tests {
         ]
         .concat();
         assert_eq!(f, expected);
+    }
+
+    /// Numbered names: flag bit 1, the epoch after the application id, a numbered row's L = 0
+    /// and its u32 id; rows the encoder cannot number keep their names in the same frame.
+    #[test]
+    fn numbered_rows_have_the_documented_layout_and_decode_to_ids() {
+        let id_of = |n: &str| (n == "h").then_some(7u32);
+        let f = encode_numbered(
+            KIND_CHANGED,
+            "a",
+            &[ask("h", 2), ask("*", 2)],
+            None,
+            Some(-5),
+            id_of,
+        );
+        let row = |name: &[u8]| -> Vec<u8> {
+            [
+                &20i32.to_le_bytes()[..],
+                &3i64.to_le_bytes(),
+                &1024i64.to_le_bytes(),
+                &1i32.to_le_bytes(),
+                &2i32.to_le_bytes(),
+                &[1],
+                name,
+            ]
+            .concat()
+        };
+        let expected: Vec<u8> = [
+            &b"LSK1"[..],
+            &[1, FLAG_NAME_IDS],
+            &1u16.to_le_bytes(),
+            &2u32.to_le_bytes(),
+            &0i64.to_le_bytes(),
+            b"a",
+            &(-5i64).to_le_bytes(),
+            &row(&[&0u16.to_le_bytes()[..], &7u32.to_le_bytes()].concat()),
+            &row(&[&1u16.to_le_bytes()[..], b"*"].concat()),
+        ]
+        .concat();
+        assert_eq!(f, expected);
+        let v = decode_view(&f).unwrap();
+        assert_eq!(v.names_epoch, Some(-5));
+        assert_eq!(
+            (v.rows[0].numbered(), v.rows[0].resource_name),
+            (Some(7), "")
+        );
+        assert_eq!((v.rows[1].numbered(), v.rows[1].resource_name), (None, "*"));
+        let mut reserved = f.clone();
+        let id_at = HEADER_BYTES + 1 + 8 + ROW_FIXED_BYTES;
+        reserved[id_at..id_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(decode_view(&reserved)
+            .unwrap_err()
+            .what
+            .contains("is no id"));
+        // Only the core that numbered the names can read them.
+        assert!(decode(&f).unwrap_err().what.contains("numbered names"));
+        for n in 0..f.len() {
+            let err = decode_view(&f[..n]).unwrap_err();
+            assert!(
+                err.what.contains("truncated") || err.what.contains("rows announced"),
+                "prefix of {n} bytes: {err}"
+            );
+        }
     }
 
     /// Every prefix of a good frame is refused as truncated (or, for the empty prefix, short of

@@ -3,6 +3,12 @@
 //! Every heartbeat looks up the node's host, its rack and `*` in every pending scheduler key;
 //! hashing and comparing strings there dominated the heartbeat's cost. Names are interned once,
 //! when asks or nodes arrive, and heartbeats hash integers (see [`crate::fast_hash`]).
+//!
+//! The ids of names a live node carries (its host, its rack) are also published to the shim
+//! ([`Names::published`]), which then sends such a row as the id instead of the name's bytes:
+//! the core skips hashing the name (docs/architecture.md, "Binary asks frame"). An id is only
+//! good for the core that gave it: each table has a random [`Names::epoch`], which a frame
+//! with numbered names must carry.
 
 use std::borrow::Borrow;
 use std::collections::hash_map::RandomState;
@@ -87,6 +93,22 @@ pub struct Names {
     /// heartbeats use the ids.
     ids: HashMap<Key, NameId, RandomState>,
     names: Vec<String>,
+    /// Per id, how many live nodes carry the name (as host or rack): a name with none is not
+    /// published, and an ask row naming it by id is refused. Bounded like `names`.
+    carriers: Vec<u32>,
+    /// Which table numbered the ids: random per table, so a frame numbered by a core that was
+    /// replaced (a rebuild) is refused instead of read against another numbering.
+    epoch: i64,
+}
+
+/// A fresh random epoch: std's `RandomState` keys are random per process and differ per
+/// instance, so hashing a constant under a new one gives a new value (no new dependency).
+fn random_epoch() -> i64 {
+    use std::hash::BuildHasher;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    RandomState::new().hash_one(nanos) as i64
 }
 
 impl Default for Names {
@@ -94,6 +116,8 @@ impl Default for Names {
         let mut n = Names {
             ids: HashMap::default(),
             names: Vec::new(),
+            carriers: Vec::new(),
+            epoch: random_epoch(),
         };
         n.intern(ANY);
         n
@@ -107,10 +131,47 @@ impl Names {
         }
         let id = NameId(self.names.len() as u32);
         self.names.push(name.to_string());
+        self.carriers.push(0);
         self.ids.insert(Key::new(name), id);
         id
     }
 
+    /// One more live node carries `id` (as host or rack).
+    pub fn carry(&mut self, id: NameId) {
+        if let Some(c) = self.carriers.get_mut(id.0 as usize) {
+            *c += 1;
+        }
+    }
+
+    /// One live node fewer carries `id`.
+    pub fn uncarry(&mut self, id: NameId) {
+        if let Some(c) = self.carriers.get_mut(id.0 as usize) {
+            *c = c.saturating_sub(1);
+        }
+    }
+
+    /// `raw` as an id this table gave to a name some live node carries now; `None` for an id
+    /// it never gave, or whose nodes are all gone. An array index: no hashing.
+    pub fn published(&self, raw: u32) -> Option<NameId> {
+        match self.carriers.get(raw as usize) {
+            Some(&c) if c > 0 => Some(NameId(raw)),
+            _ => None,
+        }
+    }
+
+    /// The id of `name` if a live node carries it (what the shim may send instead of it).
+    pub fn published_id(&self, name: &str) -> Option<NameId> {
+        self.id(name).and_then(|id| self.published(id.0))
+    }
+
+    /// Which numbering this table's ids belong to (see the field).
+    pub fn epoch(&self) -> i64 {
+        self.epoch
+    }
+
+    // Kept out of line: inlined into `ask::check_rows` it made a by-name row about 20 ns
+    // slower (benches/asks_frame.rs, both cluster shapes).
+    #[inline(never)]
     pub fn id(&self, name: &str) -> Option<NameId> {
         self.ids.get(name.as_bytes()).copied()
     }
@@ -158,6 +219,27 @@ mod tests {
             .filter(|n| a.hash_of(n) == b.hash_of(n))
             .count();
         assert!(same < 10, "{same} of 200 names hash alike in two tables");
+    }
+
+    /// Only names a live node carries are published; two tables number apart.
+    #[test]
+    fn published_ids_follow_live_nodes() {
+        let mut n = Names::default();
+        let h = n.intern("h1");
+        assert_eq!(n.published(h.0), None, "interned, no node yet");
+        n.carry(h);
+        n.carry(h);
+        assert_eq!((n.published(h.0), n.published_id("h1")), (Some(h), Some(h)));
+        n.uncarry(h);
+        assert_eq!(
+            n.published(h.0),
+            Some(h),
+            "one of two nodes on the host left"
+        );
+        n.uncarry(h);
+        assert_eq!(n.published(h.0), None, "the last one left");
+        assert_eq!(n.published(7_000_000), None, "never given");
+        assert_ne!(n.epoch(), Names::default().epoch());
     }
 
     #[test]

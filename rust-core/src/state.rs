@@ -386,6 +386,12 @@ impl ClusterState {
             self.adopt_name(rack, rack_id);
         }
         if let Some(n) = self.nodes.get_mut(id) {
+            // Carried by this node from now on: its old names lose it (a re-registration may
+            // move the node to another rack).
+            self.names.uncarry(n.host_id);
+            self.names.uncarry(n.rack_id);
+            self.names.carry(host_id);
+            self.names.carry(rack_id);
             self.capacity = plus(self.capacity.saturating_sub(&n.capability), &capability);
             n.host = host.to_string();
             n.rack = loc.rack;
@@ -398,6 +404,8 @@ impl ClusterState {
             }
             return false;
         }
+        self.names.carry(host_id);
+        self.names.carry(rack_id);
         self.capacity = plus(self.capacity, &capability);
         self.nodes.insert(
             id.to_string(),
@@ -423,6 +431,9 @@ impl ClusterState {
     /// still arrive and are then ignored).
     pub fn remove_node(&mut self, id: &str) -> Option<(Node, Vec<Container>)> {
         let node = self.nodes.remove(id)?;
+        // Its names stay interned (rows keep naming them), but no longer published by id.
+        self.names.uncarry(node.host_id);
+        self.names.uncarry(node.rack_id);
         self.nodes_version += 1;
         let now = self.clock_ms;
         self.profiles.node_removed(id, now);

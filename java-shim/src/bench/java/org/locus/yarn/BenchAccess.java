@@ -57,11 +57,17 @@ public final class BenchAccess {
 
   /** What the scheduling thread does with an attempt's noted rows: frame, JNI, core. */
   public static void sendNotedAsks(LocusScheduler scheduler, FiCaSchedulerApp app) {
+    sendNotedAsks(scheduler, app, true);
+  }
+
+  /** As above; {@code numbered} false: every name as text, for comparison. */
+  public static void sendNotedAsks(LocusScheduler scheduler, FiCaSchedulerApp app,
+      boolean numbered) {
     LocusAppAttempt attempt = (LocusAppAttempt) app;
     CoreLink link = field(scheduler, "link", CoreLink.class);
     synchronized (attempt) {
       long c0 = CPU.getCurrentThreadCpuTime();
-      java.nio.ByteBuffer frame = attempt.takeAsksFrame();
+      java.nio.ByteBuffer frame = attempt.takeAsksFrame(numbered ? link.nameIds() : null);
       long c1 = CPU.getCurrentThreadCpuTime();
       if (frame != null && link.sendAsks(frame, attempt) != null) {
         throw new IllegalStateException("the core refused the asks");
@@ -79,8 +85,38 @@ public final class BenchAccess {
 
   public static void noteAndSendAsks(LocusScheduler scheduler, FiCaSchedulerApp attempt,
       java.util.List<org.apache.hadoop.yarn.api.records.ResourceRequest> rows) {
+    noteAndSendAsks(scheduler, attempt, rows, true);
+  }
+
+  public static void noteAndSendAsks(LocusScheduler scheduler, FiCaSchedulerApp attempt,
+      java.util.List<org.apache.hadoop.yarn.api.records.ResourceRequest> rows,
+      boolean numbered) {
     noteAsks(attempt, rows);
-    sendNotedAsks(scheduler, attempt);
+    sendNotedAsks(scheduler, attempt, numbered);
+  }
+
+  /** Hosts the link has ids for (the nodes the core published). */
+  public static int numberedHosts(LocusScheduler scheduler) {
+    return field(scheduler, "link", CoreLink.class).nameIds().size();
+  }
+
+  /**
+   * An encoder of changed frames for {@code app} numbering the hosts {@code core} published
+   * of {@code hosts}, as the link does with its table.
+   */
+  public static java.util.function.Function<java.util.List<
+      org.apache.hadoop.yarn.api.records.ResourceRequest>, java.nio.ByteBuffer> numberedEncoder(
+      LocusCore core, org.apache.hadoop.yarn.api.records.ApplicationId app,
+      java.util.List<String> hosts) {
+    try {
+      NameIds.Answer answer = NameIds.Answer.parse(
+          core.nameIds(CoreMessages.JSON.writeValueAsString(hosts)), hosts.size());
+      NameIds ids = new NameIds(answer.epoch);
+      ids.learn(hosts, answer);
+      return rows -> AsksFrame.encode(AsksFrame.KIND_CHANGED, app, rows, null, ids);
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** Until Locus's scheduling thread has sent every noted ask change and offered every node. */

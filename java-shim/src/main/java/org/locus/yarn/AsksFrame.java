@@ -19,6 +19,8 @@ public final class AsksFrame {
   public static final byte KIND_CHANGED = 1;
   static final byte KIND_SNAPSHOT = 2;
   static final byte FLAG_DIGEST = 1;
+  /** Rows may carry a host as the id the core published ({@link NameIds}). */
+  static final byte FLAG_NAME_IDS = 2;
   static final int HEADER_BYTES = 20;
   static final int ROW_FIXED_BYTES = 31;
   private static final int INITIAL_BYTES = 64 * 1024;
@@ -48,9 +50,15 @@ public final class AsksFrame {
    */
   public static ByteBuffer encode(byte kind, ApplicationId app, Collection<ResourceRequest> rows,
       Long digest) {
-    ByteBuffer b = start(kind, app);
+    return encode(kind, app, rows, digest, null);
+  }
+
+  /** As {@link #encode(byte, ApplicationId, Collection, Long)}, numbering what {@code ids} does. */
+  static ByteBuffer encode(byte kind, ApplicationId app, Collection<ResourceRequest> rows,
+      Long digest, NameIds ids) {
+    ByteBuffer b = start(kind, app, ids);
     for (ResourceRequest r : rows) {
-      b = row(b, app, r.getPriority().getPriority(), r.getAllocationRequestId(), r);
+      b = row(b, app, r.getPriority().getPriority(), r.getAllocationRequestId(), r, ids);
     }
     return finish(b, rows.size(), digest);
   }
@@ -63,6 +71,15 @@ public final class AsksFrame {
    * @throws IllegalArgumentException for an application id the layout cannot carry
    */
   static ByteBuffer start(byte kind, ApplicationId app) {
+    return start(kind, app, null);
+  }
+
+  /**
+   * As {@link #start(byte, ApplicationId)}; with {@code ids} (not null), rows whose host it
+   * numbers carry the id instead of the name ({@link #row(ByteBuffer, ApplicationId, int, long,
+   * ResourceRequest, NameIds)}), and the frame carries the table's epoch.
+   */
+  static ByteBuffer start(byte kind, ApplicationId app, NameIds ids) {
     byte[] appBytes = app.toString().getBytes(StandardCharsets.UTF_8);
     if (appBytes.length == 0 || appBytes.length > 255) {
       throw new IllegalArgumentException("application id " + app + " does not fit an asks frame");
@@ -79,6 +96,11 @@ public final class AsksFrame {
     b.putInt(0);
     b.putLong(0L);
     b.put(appBytes);
+    if (ids != null && ids != NameIds.NONE) {
+      // NONE (no core answered yet) numbers nothing: the frame goes without the flag.
+      b.put(5, FLAG_NAME_IDS);
+      b.putLong(ids.epoch());
+    }
     return b;
   }
 
@@ -93,8 +115,27 @@ public final class AsksFrame {
    */
   static ByteBuffer row(ByteBuffer frame, ApplicationId app, int priority,
       long allocationRequestId, ResourceRequest r) {
+    return row(frame, app, priority, allocationRequestId, r, null);
+  }
+
+  /**
+   * As {@link #row(ByteBuffer, ApplicationId, int, long, ResourceRequest)}; a name {@code ids}
+   * numbers (the frame was started with the same table) goes as L = 0 and its 4-byte id.
+   */
+  static ByteBuffer row(ByteBuffer frame, ApplicationId app, int priority,
+      long allocationRequestId, ResourceRequest r, NameIds ids) {
     ByteBuffer b = frame;
     String name = r.getResourceName();
+    Integer id = ids == null ? null : ids.id(name);
+    if (id != null) {
+      if (b.remaining() < ROW_FIXED_BYTES + 4) {
+        b = grow(b, ROW_FIXED_BYTES + 4, app);
+      }
+      putFixed(b, priority, allocationRequestId, r);
+      b.putShort((short) 0);
+      b.putInt(id);
+      return b;
+    }
     // Checked before growing: an AM's 70,000-char name must not size the buffer.
     if (name.length() > MAX_NAME_BYTES) {
       throw new RowRefused(app, priority, allocationRequestId, name, utf8Length(name));
@@ -104,14 +145,7 @@ public final class AsksFrame {
     if (b.remaining() < most) {
       b = grow(b, most, app);
     }
-    Resource c = r.getCapability();
-    b.putInt(priority);
-    b.putLong(allocationRequestId);
-    // As in JSON: negative sizes only come from a broken request and mean "nothing".
-    b.putLong(Math.max(0L, c.getMemorySize()));
-    b.putInt(Math.max(0, c.getVirtualCores()));
-    b.putInt(Math.max(0, r.getNumContainers()));
-    b.put(r.getRelaxLocality() ? (byte) 1 : (byte) 0);
+    putFixed(b, priority, allocationRequestId, r);
     int lengthAt = b.position();
     b.putShort((short) 0);
     int length = putName(b, name);
@@ -122,12 +156,50 @@ public final class AsksFrame {
     return b;
   }
 
+  /** A row's fields before its name. */
+  private static void putFixed(ByteBuffer b, int priority, long allocationRequestId,
+      ResourceRequest r) {
+    Resource c = r.getCapability();
+    b.putInt(priority);
+    b.putLong(allocationRequestId);
+    // As in JSON: negative sizes only come from a broken request and mean "nothing".
+    b.putLong(Math.max(0L, c.getMemorySize()));
+    b.putInt(Math.max(0, c.getVirtualCores()));
+    b.putInt(Math.max(0, r.getNumContainers()));
+    b.put(r.getRelaxLocality() ? (byte) 1 : (byte) 0);
+  }
+
+  /** Whether {@code frame} (as {@link #finish} left it) may number names. */
+  static boolean numbered(ByteBuffer frame) {
+    return (frame.get(5) & FLAG_NAME_IDS) != 0;
+  }
+
+  /**
+   * Whether some row of {@code frame} (as {@link #finish} left it) carries a numbered name: a
+   * walk over the rows, for the rare frame the core refused, never on the hot path.
+   */
+  static boolean hasNumberedRow(ByteBuffer frame) {
+    if (!numbered(frame)) {
+      return false;
+    }
+    int rows = frame.getInt(8);
+    int at = HEADER_BYTES + (frame.getShort(6) & 0xffff) + 8;
+    for (int i = 0; i < rows && at + ROW_FIXED_BYTES <= frame.limit(); i++) {
+      int length = frame.getShort(at + ROW_FIXED_BYTES - 2) & 0xffff;
+      if (length == 0) {
+        return true;
+      }
+      at += ROW_FIXED_BYTES + length;
+    }
+    return false;
+  }
+
   /**
    * Closes a frame of {@code rows} rows begun by {@link #start}: the row count and the digest
    * (null: none follows) go into its header. The frame is valid until this thread's next one.
    */
   static ByteBuffer finish(ByteBuffer b, int rows, Long digest) {
-    b.put(5, digest == null ? 0 : FLAG_DIGEST);
+    b.put(5, (byte) ((b.get(5) & FLAG_NAME_IDS) | (digest == null ? 0 : FLAG_DIGEST)));
     b.putInt(8, rows);
     b.putLong(12, digest == null ? 0L : digest);
     b.flip();

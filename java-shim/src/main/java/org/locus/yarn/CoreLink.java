@@ -87,6 +87,12 @@ final class CoreLink {
    * bounded by the RM's attempts.
    */
   private Set<LocusAppAttempt> awaitingCore = new LinkedHashSet<>();
+  /**
+   * The ids the core in service published for the RM's hosts ({@link NameIds}); changed only
+   * under the scheduler's lock (node events, a rebuild's install), read by the scheduling
+   * thread for every asks frame.
+   */
+  private volatile NameIds names = NameIds.NONE;
   /** Tests act between the replay and the new core going into service (scheduler lock held). */
   private volatile Runnable replayedHook;
   /** Tests act right after the core in service took new settings (scheduler lock held). */
@@ -268,7 +274,10 @@ final class CoreLink {
 
   /**
    * One binary asks frame ({@link AsksFrame}) for {@code attempt}, whose lock the caller holds;
-   * otherwise as {@link #send}. A refusal is logged without the frame.
+   * otherwise as {@link #send}. A refusal is logged without the frame. A frame with numbered
+   * rows the core refuses is followed at once by the attempt's whole table by name, whose
+   * verdict is the one returned: its ids may be of a node removed since the frame was written, or of a core a
+   * rebuild replaced, which is no fault of the application.
    */
   LocusException sendAsks(ByteBuffer frame, LocusAppAttempt attempt) {
     Collection<LocusAppAttempt> held = Collections.singleton(attempt);
@@ -282,8 +291,60 @@ final class CoreLink {
       List<ObjectNode> owed = AsksResync.snapshots(c.asks(frame), held);
       return owed.isEmpty() ? null : callEvents(c, owed, held, true);
     } catch (LocusException e) {
+      if (!(e instanceof LocusCorePoisonedException) && inService(c)
+          && AsksFrame.hasNumberedRow(frame)) {
+        LOG.debug("Locus core refused numbered asks of {} ({}); re-sending them by name",
+            attempt.getApplicationId(), e.getMessage());
+        return sendAsks(attempt.snapshotByName(), attempt);
+      }
       return failed(c, e, held, true, "application " + attempt.getApplicationId(), null, 1,
           false);
+    }
+  }
+
+  /** The ids asks frames may use now ({@link NameIds#NONE} until a core published any). */
+  NameIds nameIds() {
+    return names;
+  }
+
+  /**
+   * A node of {@code host} was added and told to the core in service: learns the host's id.
+   * Caller holds the scheduler lock. Ids only save work, so a failure costs nothing but that.
+   */
+  void learnHost(String host) {
+    LocusCore c = core;
+    if (inService(c)) {
+      learn(c, Collections.singletonList(host), false);
+    }
+  }
+
+  /**
+   * A node of {@code host} is being removed (before the core is told): frames stop numbering
+   * the host, so none names an id the core is about to stop publishing. Its other nodes, if
+   * any, relearn it when they re-register; until then its rows go by name.
+   */
+  void forgetHost(String host) {
+    names.forget(host);
+  }
+
+  /** Asks {@code c} for the ids of {@code hosts}; {@code fresh}: a new table for a new core. */
+  private void learn(LocusCore c, List<String> hosts, boolean fresh) {
+    try {
+      NameIds.Answer answer =
+          NameIds.Answer.parse(c.nameIds(CoreMessages.JSON.writeValueAsString(hosts)),
+              hosts.size());
+      NameIds table = names;
+      if (fresh || table == NameIds.NONE || table.epoch() != answer.epoch) {
+        // The first answer of this core: its numbering, not the last core's.
+        table = new NameIds(answer.epoch);
+      }
+      table.learn(hosts, answer);
+      names = table;
+    } catch (LocusCorePoisonedException e) {
+      names = NameIds.NONE;
+    } catch (RuntimeException | IOException e) {
+      FailureLog.rethrowIfJvmBroken(e);
+      failures.warn("Learning host ids from the Locus core", "the cluster", e, null);
     }
   }
 
@@ -579,6 +640,17 @@ final class CoreLink {
       failures.warn("Replaying the ResourceManager's bookkeeping into a new Locus core",
           "the cluster", e, null);
     }
+    // The new core numbers names its own way: before it goes into service, the table of its
+    // ids for every host the replay added replaces the old core's (frames numbered from the
+    // old one meanwhile are refused by their epoch and re-sent by name).
+    List<String> hosts = new java.util.ArrayList<>();
+    for (ObjectNode e : events) {
+      if ("node_added".equals(e.path("type").asText()) && e.hasNonNull("host")) {
+        hosts.add(e.get("host").asText());
+      }
+    }
+    names = NameIds.NONE;
+    learn(fresh, hosts, true);
     Runnable hook = replayedHook;
     if (hook != null) {
       hook.run();

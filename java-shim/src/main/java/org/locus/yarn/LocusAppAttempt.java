@@ -238,16 +238,24 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    *     next change sends a snapshot
    */
   synchronized ByteBuffer takeAsksFrame() {
+    return takeAsksFrame(null);
+  }
+
+  /**
+   * As {@link #takeAsksFrame()}, each host {@code ids} numbers sent as its id (null: every
+   * name as text).
+   */
+  synchronized ByteBuffer takeAsksFrame(NameIds ids) {
     ByteBuffer frame;
     try {
       if (snapshotOwed && (asksRefusal == null || dropped || rowsNotSentCount > 0)) {
         // Owed, or refused before: the core kept older asks, so only a whole table (which
         // covers the noted rows) can replace them.
-        frame = snapshotFrame();
+        frame = snapshotFrame(ids);
       } else if (rowsNotSentCount == 0 || snapshotOwed) {
         frame = null;
       } else {
-        frame = changedFrame();
+        frame = changedFrame(ids);
       }
     } catch (AsksFrame.RowRefused e) {
       // The core would refuse this frame: the same verdict, without the call. Its older asks
@@ -285,9 +293,9 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    * The noted rows as the RM holds them now, written straight into the frame: no list of
    * them, and each key's priority and allocation request id read once, not per row.
    */
-  private ByteBuffer changedFrame() {
+  private ByteBuffer changedFrame(NameIds ids) {
     org.apache.hadoop.yarn.api.records.ApplicationId app = getApplicationId();
-    ByteBuffer b = AsksFrame.start(AsksFrame.KIND_CHANGED, app);
+    ByteBuffer b = AsksFrame.start(AsksFrame.KIND_CHANGED, app, ids);
     int rows = 0;
     for (Map.Entry<SchedulerRequestKey, Map<String, ResourceRequest>> e :
         rowsNotSent.entrySet()) {
@@ -311,19 +319,36 @@ class LocusAppAttempt extends FiCaSchedulerApp {
           // A name the core refuses is one it holds no row of: nothing to withdraw.
           continue;
         }
-        b = AsksFrame.row(b, app, priority, id, now);
+        b = AsksFrame.row(b, app, priority, id, now, ids);
         rows++;
       }
     }
     return AsksFrame.finish(b, rows, AsksDigest.of(this));
   }
 
-  private ByteBuffer snapshotFrame() {
+  private ByteBuffer snapshotFrame(NameIds ids) {
     ByteBuffer frame = AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, getApplicationId(),
-        CoreMessages.snapshotRows(appSchedulingInfo.getAllResourceRequests()), null);
+        CoreMessages.snapshotRows(appSchedulingInfo.getAllResourceRequests()), null, ids);
     snapshotOwed = false;
     dropped = false;
     return frame;
+  }
+
+  /**
+   * The whole table with every name as text: what replaces a numbered frame the core refused
+   * (ids of a node removed meanwhile, or of a core a rebuild replaced), so the asks reach the
+   * core whatever the ids were. Caller holds the application lock and sends it at once.
+   *
+   * @throws AsksFrame.RowRefused as {@link #takeAsksFrame()}
+   */
+  synchronized ByteBuffer snapshotByName() {
+    try {
+      return snapshotFrame(null);
+    } catch (AsksFrame.RowRefused e) {
+      asksRefused(e.getMessage());
+      snapshotOwed = true;
+      throw e;
+    }
   }
 
   /**

@@ -76,6 +76,11 @@ public final class LocusCore implements AutoCloseable {
     return withHandle(h -> LocusNative.asks(h, frame, frame.limit()));
   }
 
+  /** The ids this core published for {@code namesJson}'s names (see {@link LocusNative#nameIds}). */
+  public String nameIds(String namesJson) {
+    return withHandle(h -> LocusNative.nameIds(h, namesJson));
+  }
+
   /**
    * One binary offers frame (a direct buffer, position 0, limit its length): null when no node
    * got a decision and none was refused, else the decisions and refusals as JSON.

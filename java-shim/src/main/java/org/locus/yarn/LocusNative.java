@@ -46,6 +46,13 @@ public final class LocusNative {
   public static native String asks(long handle, java.nio.ByteBuffer frame, int length);
 
   /**
+   * The ids the core published for the names in {@code namesJson} (a JSON array of hosts of the
+   * RM's nodes): {@code {"epoch":E,"ids":[id or null,...]}}, null for a name no live node
+   * carries. An asks frame may carry a name as its id ({@link AsksFrame}, {@link NameIds}).
+   */
+  public static native String nameIds(long handle, String namesJson);
+
+  /**
    * The first {@code length} bytes of the direct buffer {@code frame} are one binary offers
    * frame ({@link OffersFrame}): every node in it is decided in order under one lock. Returns
    * null when no node got a decision and none was refused, else

@@ -333,6 +333,7 @@ public class LocusScheduler
     // to include the port), so the core can match resource_name against it.
     send(CoreMessages.nodeAdded(rmNode.getNodeID(), node.getNodeName(), rmNode.getRackName(),
         rmNode.getTotalCapability()));
+    link.learnHost(node.getNodeName());
     root.updateAvailableMetrics();
     LOG.info("Added node {} (rack {}) capability {}", rmNode.getNodeID(),
         rmNode.getRackName(), rmNode.getTotalCapability());
@@ -348,6 +349,7 @@ public class LocusScheduler
           SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
     }
     nodeTracker.removeNode(rmNode.getNodeID());
+    link.forgetHost(node.getNodeName());
     send(CoreMessages.nodeRemoved(rmNode.getNodeID()));
     root.updateAvailableMetrics();
     LOG.info("Removed node {}", rmNode.getNodeID());

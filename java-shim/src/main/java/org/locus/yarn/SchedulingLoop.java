@@ -423,7 +423,7 @@ final class SchedulingLoop implements Runnable {
         }
         java.nio.ByteBuffer frame;
         try {
-          frame = attempt.takeAsksFrame();
+          frame = attempt.takeAsksFrame(link.nameIds());
         } catch (AsksFrame.RowRefused refused) {
           // Refused by the shim as the core would refuse it (the attempt recorded it).
           link.failures().warn("Locus core update", "application " + attempt.getApplicationId(),

@@ -108,6 +108,85 @@ public class AsksFrameTest {
     }
   }
 
+  /**
+   * The numbered form of frame.rs's numbered_rows_have_the_documented_layout_and_decode_to_ids:
+   * flag bit 1, the epoch after the application id, a numbered row as L = 0 and its id, a name
+   * the table does not number as text in the same frame.
+   */
+  @Test
+  public void numberedRowsHaveTheDocumentedLayout() {
+    ApplicationId id = ApplicationId.newInstance(1, 1);
+    NameIds ids = new NameIds(-5L);
+    ids.learn(Arrays.asList("h", "gone"),
+        NameIds.Answer.parse("{\"epoch\":-5,\"ids\":[7,null]}", 2));
+    assertEquals(Integer.valueOf(7), ids.id("h"));
+    assertNull(ids.id("gone"));
+    ByteBuffer frame = AsksFrame.encode(AsksFrame.KIND_CHANGED, id,
+        Arrays.asList(row("h", 2), row("*", 2)), null, ids);
+    assertTrue(AsksFrame.numbered(frame));
+    assertTrue(AsksFrame.hasNumberedRow(frame));
+    assertTrue("numbers nothing it was not given", !AsksFrame.hasNumberedRow(AsksFrame.encode(
+        AsksFrame.KIND_CHANGED, id, Arrays.asList(row("gone", 1), row("*", 2)), null, ids)));
+    frame = AsksFrame.encode(AsksFrame.KIND_CHANGED, id,
+        Arrays.asList(row("h", 2), row("*", 2)), null, ids);
+    byte[] f = bytes(frame);
+    String name = id.toString();
+    ByteBuffer expected = ByteBuffer.allocate(f.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    expected.put("LSK1".getBytes()).put((byte) 1).put(AsksFrame.FLAG_NAME_IDS)
+        .putShort((short) name.length()).putInt(2).putLong(0L).put(name.getBytes())
+        .putLong(-5L)
+        .putInt(20).putLong(3L).putLong(1024L).putInt(1).putInt(2).put((byte) 1)
+        .putShort((short) 0).putInt(7)
+        .putInt(20).putLong(3L).putLong(1024L).putInt(1).putInt(2).put((byte) 1)
+        .putShort((short) 1).put("*".getBytes());
+    assertArrayEquals(expected.array(), f);
+    // Another core's answer is not taken into this table.
+    assertTrue(!ids.learn(Arrays.asList("x"),
+        NameIds.Answer.parse("{\"epoch\":9,\"ids\":[1]}", 1)));
+    assertNull(ids.id("x"));
+  }
+
+  /**
+   * Round trip through the core: the ids it publishes for its nodes' hosts number a frame it
+   * applies as the same rows by name; an id it never gave is refused naming the application
+   * and the row, with nothing applied; a removed node's host is no longer published.
+   */
+  @Test
+  public void theCoreAppliesNumberedRowsAndRefusesAnIdItNeverGave() throws Exception {
+    ApplicationId id = ApplicationId.newInstance(1700000000000L, 1);
+    try (LocusCore core = LocusCore.open("{}")) {
+      core.events("[{\"type\":\"node_added\",\"node\":\"h1:8041\",\"host\":\"h1\",\"rack\":\"/r1\","
+          + "\"capability\":{\"memory_mb\":8192,\"vcores\":8}},"
+          + "{\"type\":\"app_added\",\"app\":\"" + id + "\",\"queue\":\"default\",\"user\":\"u\"},"
+          + "{\"type\":\"attempt_added\",\"app\":\"" + id + "\",\"attempt\":\"a1\"}]");
+      java.util.List<String> hosts = Arrays.asList("h1", "ghost");
+      NameIds.Answer answer = NameIds.Answer.parse(core.nameIds("[\"h1\",\"ghost\"]"), 2);
+      NameIds ids = new NameIds(answer.epoch);
+      assertTrue(ids.learn(hosts, answer));
+      assertTrue("h1 is a node's host", ids.id("h1") != null);
+      assertNull("no node carries ghost", ids.id("ghost"));
+      assertNull(core.asks(AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, id,
+          Arrays.asList(row("h1", 4), row("ghost", 1), row("*", 4)), null, ids)));
+      assertEquals(4, CoreMessages.JSON.readTree(core.stats()).get("pending_containers").asInt());
+
+      NameIds wrong = new NameIds(answer.epoch);
+      wrong.learn(Collections.singletonList("h2"),
+          NameIds.Answer.parse("{\"epoch\":" + answer.epoch + ",\"ids\":[40000]}", 1));
+      LocusException e = assertThrows(LocusException.class,
+          () -> core.asks(AsksFrame.encode(AsksFrame.KIND_CHANGED, id,
+              Arrays.asList(row("*", 9), row("h2", 1)), null, wrong)));
+      assertTrue(e.getMessage(), e.getMessage().contains(id.toString())
+          && e.getMessage().contains("row 1") && e.getMessage().contains("id 40000"));
+      assertEquals("nothing applied", 4,
+          CoreMessages.JSON.readTree(core.stats()).get("pending_containers").asInt());
+
+      core.events("[{\"type\":\"node_removed\",\"node\":\"h1:8041\"}]");
+      NameIds.Answer after = NameIds.Answer.parse(core.nameIds("[\"h1\"]"), 1);
+      assertNull("gone with its node", after.ids[0]);
+      assertEquals("same core, same numbering", answer.epoch, after.epoch);
+    }
+  }
+
   private static String repeat(String s, int n) {
     StringBuilder b = new StringBuilder();
     for (int i = 0; i < n; i++) {

@@ -17,6 +17,7 @@ import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNodes;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
@@ -25,6 +26,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
@@ -133,13 +135,21 @@ final class RmPathBench {
         BenchAccess.awaitSchedulingIdle(scheduler);
         reset.run();
       };
-      report("NODE_UPDATE (dispatcher)", measure(null,
-          () -> scheduler.handle(new NodeUpdateSchedulerEvent(node)), settledReset, iterations,
-          warmup, rounds));
-      report("NODE_UPDATE to 1 placed", measure(null, () -> {
-        scheduler.handle(new NodeUpdateSchedulerEvent(node));
-        BenchAccess.awaitSchedulingIdle(scheduler);
-      }, reset, iterations, warmup, rounds));
+      try {
+        report("NODE_UPDATE (dispatcher)", measure(null,
+            () -> scheduler.handle(new NodeUpdateSchedulerEvent(node)), settledReset,
+            iterations, warmup, rounds));
+        report("NODE_UPDATE to 1 placed", measure(null, () -> {
+          scheduler.handle(new NodeUpdateSchedulerEvent(node));
+          BenchAccess.awaitSchedulingIdle(scheduler);
+        }, reset, iterations, warmup, rounds));
+      } catch (IllegalStateException e) {
+        // Seen on main at a8e5945 (not caused by the ask path): said, and the ask figures
+        // below are still taken.
+        System.out.println("NODE_UPDATE figures not taken: " + e.getMessage());
+        allocate(scheduler, attempt, copy(one), Collections.emptyList());
+        rm.drainEvents();
+      }
       System.out.println("  core stats after the run: " + scheduler.getCoreStatsJson());
 
       // Locus's own part of the 5,000-row change, on this thread: noting the rows the AM set,
@@ -165,6 +175,31 @@ final class RmPathBench {
           () -> BenchAccess.noteAsks(locusAttempt, next.get(0)),
           () -> BenchAccess.sendNotedAsks(scheduler, locusAttempt), iterations, warmup,
           rounds));
+
+      // Locus's part again with every host a node the core knows (a real cluster's MapReduce
+      // splits), the host rows numbered (the ids the core published) or by name, in turn. The
+      // nodes are too small for the 1 GB maps, so no pass places any.
+      for (int i = 1; i < HOSTS; i++) {
+        scheduler.handle(new NodeAddedSchedulerEvent(MockNodes.newNodeInfo(1,
+            Resource.newInstance(GB / 2, 1), i, "node-" + i + ".example")));
+      }
+      BenchAccess.awaitSchedulingIdle(scheduler);
+      System.out.println("  hosts numbered by the link: " + BenchAccess.numberedHosts(scheduler));
+      for (int pass = 0; pass < 2; pass++) {
+        for (boolean numberedHosts : new boolean[] {false, true}) {
+          java.util.Arrays.fill(BenchAccess.SEND_SPLIT, 0L);
+          report(numberedHosts ? "  every host a node, numbered" : "  every host a node, by name",
+              measure(() -> {
+                next.set(0, copy((flip[0]++ & 1) == 0 ? two : one));
+                rmAttemptUpdate(scheduler, attempt, next.get(0));
+              }, () -> BenchAccess.noteAndSendAsks(scheduler, locusAttempt, next.get(0),
+                  numberedHosts), null, iterations, warmup, rounds));
+          System.out.printf(Locale.ROOT,
+              "    CPU per send: taking the frame %.1f us, JNI+core %.1f us%n",
+              BenchAccess.SEND_SPLIT[0] / 1000.0 / BenchAccess.SEND_SPLIT[2],
+              BenchAccess.SEND_SPLIT[1] / 1000.0 / BenchAccess.SEND_SPLIT[2]);
+        }
+      }
 
       // What of the 5,000-row allocate() is the RM's own ask bookkeeping (not Locus's): the
       // same rows applied to the attempt alone. Last, as the core is not told.
@@ -251,10 +286,27 @@ final class RmPathBench {
             + "\"vcores\":8}}");
       }
       core.events(nodes.append("]").toString());
-      report("  same, every host a node", measure(null, () -> {
-        List<ResourceRequest> rows = (flip[0]++ & 1) == 0 ? two : one;
-        core.asks(AsksFrame.encode(AsksFrame.KIND_CHANGED, app, rows, null));
-      }, null, iterations, warmup, rounds));
+      List<String> hosts = new ArrayList<>();
+      for (int i = 1; i < HOSTS; i++) {
+        hosts.add("node-" + i + ".example");
+      }
+      java.util.function.Function<List<ResourceRequest>, java.nio.ByteBuffer> numbered =
+          BenchAccess.numberedEncoder(core, app, hosts);
+      // By name and numbered in turn, twice, so neither gets the quieter minute.
+      for (int pass = 0; pass < 2; pass++) {
+        report("  same, every host a node", measure(null, () -> {
+          List<ResourceRequest> rows = (flip[0]++ & 1) == 0 ? two : one;
+          core.asks(AsksFrame.encode(AsksFrame.KIND_CHANGED, app, rows, null));
+        }, null, iterations, warmup, rounds));
+        report("  same, hosts numbered", measure(null, () -> {
+          List<ResourceRequest> rows = (flip[0]++ & 1) == 0 ? two : one;
+          core.asks(numbered.apply(rows));
+        }, null, iterations, warmup, rounds));
+        report("    encoding numbered alone", measure(null, () -> {
+          List<ResourceRequest> rows = (flip[0]++ & 1) == 0 ? two : one;
+          numbered.apply(rows);
+        }, null, iterations, warmup, rounds));
+      }
     }
   }
 
