@@ -227,7 +227,7 @@ pub fn assign(
     });
     layers
         .locality
-        .settled(node, unallocated.saturating_sub(&placed));
+        .settled(node, unallocated, unallocated.saturating_sub(&placed));
     decisions
 }
 

@@ -9,9 +9,10 @@
 mod common;
 
 use common::{
-    add_app_named, add_node, core_with, execute, heartbeat_free, props, release, summary,
+    add_app_named, add_node, core_with, execute, heartbeat_free, props, release, set_asks_rows,
+    set_small_asks, summary, GB,
 };
-use locus_core::{Core, Decision, Locality};
+use locus_core::{Core, Decision, Heartbeat, Locality, Resource};
 
 fn heartbeat(c: &mut Core, host: &str, free_gb: u64) -> Vec<Decision> {
     heartbeat_free(c, host, free_gb, free_gb as u32, 1_000)
@@ -138,4 +139,123 @@ fn with_idle_room_off_every_container_restarts_the_wait_as_in_fairscheduler() {
         .err()
         .expect("a value that is not true or false is refused");
     assert!(err.to_string().contains("locus.delay.idle-room"), "{err}");
+}
+
+fn hb(c: &mut Core, host: &str, gb: u64) -> Vec<Decision> {
+    heartbeat_free(c, host, gb, gb as u32, 1_000)
+}
+
+// The two tests below are the session-9 reviewer's, as written (scenarios in their comments).
+
+/// A relaxed key's idle count survives its return to NodeLocal.
+#[test]
+fn idle_count_restarts_when_a_node_local_container_sets_the_level_back() {
+    let mut c = core_with(&[
+        ("locus.policy", "fsp"),
+        ("locus.locality", "delay"),
+        ("locus.delay.idle-room", "true"),
+    ]);
+    add_node(&mut c, "h1", "/r1", 8, 8);
+    add_node(&mut c, "h2", "/r1", 8, 8);
+    add_node(&mut c, "h3", "/r2", 8, 8);
+    add_node(&mut c, "h4", "/r2", 8, 8);
+    add_app_named(&mut c, "mr", "mr", 1, "MAPREDUCE", &[]);
+    set_small_asks(
+        &mut c,
+        "mr",
+        &[(20, "h1", 40), (20, "/r1", 40), (20, "*", 40)],
+    );
+    let mut next = 0;
+    let ds = hb(&mut c, "h1", 8);
+    let mut on_h1 = execute(&mut c, &ds, &mut next);
+    // limit = 4: h3,h4,h3,h4 miss (missed 4, idle 2); then relaxed to RackLocal, h3,h4 miss
+    // at rack level (idle 2 at RackLocal).
+    for h in ["h3", "h4", "h3", "h4", "h3", "h4"] {
+        assert!(hb(&mut c, h, 8).is_empty(), "{h}");
+    }
+    // h1 frees one: node-local container, level back to NodeLocal (missed 0).
+    let done = on_h1.remove(0);
+    release(&mut c, "mr", &done, "h1", 1, 1);
+    let ds = hb(&mut c, "h1", 1);
+    assert_eq!(summary(&ds), vec![("mr".into(), Locality::NodeLocal, 1)]);
+    execute(&mut c, &ds, &mut next);
+    // Two idle misses at NodeLocal since the level changed: below the threshold of 4.
+    assert!(hb(&mut c, "h3", 8).is_empty());
+    assert!(hb(&mut c, "h4", 8).is_empty());
+    let got = hb(&mut c, "h2", 1);
+    assert!(
+        got.is_empty(),
+        "relaxed after 2 idle misses at NodeLocal: {:?}",
+        summary(&got)
+    );
+}
+
+/// Room used between two heartbeats (by sweeps; the node reported full in between) still
+/// counts as "unused at its previous heartbeat".
+#[test]
+fn a_full_heartbeat_in_between_breaks_two_idle_heartbeats_in_a_row() {
+    let mut c = core_with(&[
+        ("locus.policy", "fifo"),
+        ("locus.locality", "delay"),
+        ("locus.scheduling.mode", "async"),
+        ("locus.delay.node-locality-threshold", "0.5"),
+        ("locus.delay.idle-room", "true"),
+    ]);
+    add_node(&mut c, "h1", "/r1", 8, 8);
+    add_node(&mut c, "h2", "/r1", 8, 8);
+    add_node(&mut c, "h3", "/r2", 8, 8);
+    add_node(&mut c, "h4", "/r2", 8, 8);
+    add_app_named(&mut c, "mr", "mr", 1, "MAPREDUCE", &[]);
+    set_small_asks(
+        &mut c,
+        "mr",
+        &[(20, "h1", 40), (20, "/r1", 40), (20, "*", 40)],
+    );
+    let mut next = 0;
+    let ds = hb(&mut c, "h1", 8);
+    let mut on_h1 = execute(&mut c, &ds, &mut next);
+    assert_eq!(on_h1.len(), 8);
+    // h3 heartbeat: room left unused (first time).
+    assert!(hb(&mut c, "h3", 8).is_empty());
+    // big arrives; a sweep of h3 fills it.
+    add_app_named(&mut c, "big", "big", 1, "MAPREDUCE", &[]);
+    set_asks_rows(&mut c, "big", &[(20, "*", 1, 8, 8, true)]);
+    let ds = c
+        .heartbeat(&Heartbeat {
+            node: "h3:8041".into(),
+            unallocated: Resource::new(8 * GB, 8),
+            now_ms: 1_005,
+            sweep: true,
+        })
+        .map(|r| r.decisions);
+    let ds = match ds {
+        Ok(d) => d,
+        Err(e) => panic!("{e} (node id?)"),
+    };
+    assert_eq!(summary(&ds), vec![("big".into(), Locality::OffSwitch, 1)]);
+    let big = execute(&mut c, &ds, &mut next);
+    // h1 frees one: node-local, missed back to 0.
+    let done = on_h1.remove(0);
+    release(&mut c, "mr", &done, "h1", 1, 1);
+    let ds = hb(&mut c, "h1", 1);
+    assert_eq!(summary(&ds), vec![("mr".into(), Locality::NodeLocal, 1)]);
+    on_h1.extend(execute(&mut c, &ds, &mut next));
+    // h3 heartbeats full.
+    assert!(hb(&mut c, "h3", 0).is_empty());
+    // big's container ends; h3's next heartbeat leaves room unused: the first idle heartbeat.
+    release(&mut c, "big", &big[0], "h3", 8, 8);
+    assert!(hb(&mut c, "h3", 8).is_empty());
+    let done = on_h1.remove(0);
+    release(&mut c, "mr", &done, "h1", 1, 1);
+    let ds = hb(&mut c, "h1", 1);
+    assert_eq!(summary(&ds), vec![("mr".into(), Locality::NodeLocal, 1)]);
+    execute(&mut c, &ds, &mut next);
+    // Second idle heartbeat in a row of h3: one legitimate idle miss (limit 2).
+    assert!(hb(&mut c, "h3", 8).is_empty());
+    let got = hb(&mut c, "h2", 1);
+    assert!(
+        got.is_empty(),
+        "relaxed on one idle miss plus one across a full heartbeat: {:?}",
+        summary(&got)
+    );
 }

@@ -21,7 +21,8 @@
 //! data is while the rest of the cluster idles, for as long as its data hosts have work (the
 //! end of a saturated SLS run: docs/sls.md "Session 9"). So a miss on a node whose room went
 //! unused at its previous heartbeat and, fitting the key, is still unused at the end of this
-//! one (nobody in the order took it for a whole interval) also counts apart, and a container
+//! one, with no offer in between placing anything there or finding the node full (nobody in
+//! the order took it for a whole interval, under `async` sweeps included), also counts apart, and a container
 //! does not restart that count: the key relaxes after the threshold of misses in a row or after
 //! the threshold of such idle misses since its level last changed, whichever comes first.
 //! "Two heartbeats in a row" is the Matchmaking paper's rule for the same waste (a node that
@@ -121,7 +122,8 @@ pub struct DelayScheduling {
     asked: Resource,
     /// The keys that missed the current heartbeat, with their container size: at `settled`,
     /// those the room left would have fitted declined room that went unused. At most one entry
-    /// per key offered on one heartbeat; emptied at every offer's end.
+    /// per time an app is listed in the heartbeat's order (`fair` and `capacity` may list one
+    /// several times, as they count `missed`); emptied at every offer's end.
     held: Vec<(Arrival, SchedulerKey, Resource)>,
     /// Whether the offer under way is a heartbeat this technique was told of (`heartbeat`
     /// with `sweep` false); cleared at `settled`.
@@ -304,15 +306,18 @@ impl LocalityTechnique for DelayScheduling {
         self.non_local
     }
 
-    fn settled(&mut self, node: &Node, room_left: Resource) {
+    fn settled(&mut self, node: &Node, room_before: Resource, room_left: Resource) {
         // Room unused at two heartbeats of the node in a row: every key has had a whole
-        // interval to find it (module docs, "Room left idle").
-        let idle_before = if std::mem::take(&mut self.in_heartbeat) && self.idle_room {
-            if room_left == Resource::ZERO {
-                self.idle_hosts.remove(&node.host_id)
-            } else {
-                !self.idle_hosts.insert(node.host_id)
-            }
+        // interval to find it (module docs, "Room left idle"). Any offer that placed something
+        // or found the node full, a sweep's or a heartbeat's that walked no app, breaks the run.
+        let in_heartbeat = std::mem::take(&mut self.in_heartbeat);
+        let idle_before = if !self.idle_room {
+            false
+        } else if room_left == Resource::ZERO || room_left != room_before {
+            self.idle_hosts.remove(&node.host_id);
+            false
+        } else if in_heartbeat {
+            !self.idle_hosts.insert(node.host_id)
         } else {
             false
         };
@@ -368,10 +373,18 @@ impl LocalityTechnique for DelayScheduling {
             // A level `delay-room` relaxed to because no data node had room is not one the
             // wait reached: the key keeps its own level.
             Some(level) if self.room_aware => {
-                w.level = w.level.min(level);
+                let now = w.level.min(level);
+                if now != w.level {
+                    // The idle count runs since the level last changed (module docs).
+                    w.idle = 0;
+                }
+                w.level = now;
                 w.missed = 0;
             }
             Some(level) => {
+                if level != w.level {
+                    w.idle = 0;
+                }
                 w.level = level;
                 w.missed = 0;
             }

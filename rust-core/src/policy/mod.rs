@@ -258,9 +258,9 @@ pub trait LocalityTechnique: Send {
 
     fn app_removed(&mut self, _app: Arrival) {}
 
-    /// End of a heartbeat of `node`, with `room_left` unused (every heartbeat, also those that
-    /// placed nothing).
-    fn settled(&mut self, _node: &Node, _room_left: Resource) {}
+    /// End of an offer of `node` (a heartbeat or a sweep's, also one that placed nothing), with
+    /// `room_before` free at its start and `room_left` unused at its end.
+    fn settled(&mut self, _node: &Node, _room_before: Resource, _room_left: Resource) {}
 }
 
 /// Hotspot guard: how many more containers of this kind and locality `node` may take on this
