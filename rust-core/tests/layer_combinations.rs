@@ -184,7 +184,13 @@ fn every_accepted_combination_runs_the_workload_to_the_end() {
     let _ = env_logger::builder().is_test(true).try_init();
     let mut ran = 0;
     let mut refused = 0;
-    for mode in ["heartbeat", "async"] {
+    // Both of delay's rules for a container after idle misses (locus.delay.idle-room).
+    for (mode, idle_room) in [
+        ("heartbeat", "true"),
+        ("async", "true"),
+        ("heartbeat", "false"),
+        ("async", "false"),
+    ] {
         for policy in JobPolicyKind::ALLOWED {
             for locality in LocalityKind::ALLOWED {
                 for hotspot in HotspotKind::ALLOWED {
@@ -198,6 +204,7 @@ fn every_accepted_combination_runs_the_workload_to_the_end() {
                         ("locus.td.bandwidth", "1000"),
                         ("locus.delay.node-locality-threshold", "0.5"),
                         ("locus.delay.rack-locality-threshold", "0.5"),
+                        ("locus.delay.idle-room", idle_room),
                     ]
                     .iter()
                     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -210,7 +217,8 @@ fn every_accepted_combination_runs_the_workload_to_the_end() {
                         );
                     }
                     let combo = format!(
-                        "mode={mode} policy={policy} locality={locality} hotspot={hotspot}"
+                        "mode={mode} idle-room={idle_room} policy={policy} locality={locality} \
+                         hotspot={hotspot}"
                     );
                     let mut c = match Core::new(&props) {
                         Ok(c) => c,
@@ -229,6 +237,7 @@ fn every_accepted_combination_runs_the_workload_to_the_end() {
             }
         }
     }
-    // 7 policies before capacity ran 30 combinations; capacity adds its 6; in both modes.
-    assert!(ran >= 72, "ran {ran}, refused {refused}");
+    // 7 policies before capacity ran 30 combinations; capacity adds its 6; in both modes, under
+    // both idle-room rules.
+    assert!(ran >= 144, "ran {ran}, refused {refused}");
 }
