@@ -331,19 +331,9 @@ public final class Demo {
    */
   static Map<String, String> capacityOverrides(String spec) {
     Map<String, String> out = new LinkedHashMap<>();
-    if (spec.trim().isEmpty()) {
-      return out;
-    }
-    for (String entry : spec.split(",")) {
-      int eq = entry.indexOf('=');
-      String key = eq < 0 ? "" : entry.substring(0, eq).trim();
-      String value = eq < 0 ? "" : entry.substring(eq + 1).trim();
-      if (key.isEmpty() || value.isEmpty() || key.startsWith("yarn.")) {
-        throw new IllegalArgumentException(CAPACITY_OVERRIDES + ": '" + entry + "' is not key=value with a key"
-            + " after yarn.scheduler.capacity. (e.g. maximum-am-resource-percent=0.2)");
-      }
-      out.put("yarn.scheduler.capacity." + key, value);
-    }
+    keyValues(CAPACITY_OVERRIDES, spec, key -> !key.isEmpty() && !key.startsWith("yarn."),
+        "key=value with a key after yarn.scheduler.capacity. (e.g. maximum-am-resource-percent=0.2)")
+        .forEach((k, v) -> out.put("yarn.scheduler.capacity." + k, v));
     return out;
   }
 
@@ -352,6 +342,14 @@ public final class Demo {
    * {@code locus.scheduling.mode=heartbeat}); fails naming the bad entry. The core checks the values themselves.
    */
   static Map<String, String> locusOverrides(String spec) {
+    return keyValues(LOCUS_OVERRIDES, spec,
+        key -> key.startsWith("locus.") && key.length() > "locus.".length(),
+        "locus.key=value (e.g. locus.scheduling.mode=heartbeat)");
+  }
+
+  /** {@code key=value[,...]} of system property {@code property}; an entry that is not one fails naming it. */
+  private static Map<String, String> keyValues(String property, String spec,
+      java.util.function.Predicate<String> keyOk, String expected) {
     Map<String, String> out = new LinkedHashMap<>();
     if (spec.trim().isEmpty()) {
       return out;
@@ -360,9 +358,8 @@ public final class Demo {
       int eq = entry.indexOf('=');
       String key = eq < 0 ? "" : entry.substring(0, eq).trim();
       String value = eq < 0 ? "" : entry.substring(eq + 1).trim();
-      if (!key.startsWith("locus.") || key.length() == "locus.".length() || value.isEmpty()) {
-        throw new IllegalArgumentException(LOCUS_OVERRIDES + ": '" + entry + "' is not locus.key=value"
-            + " (e.g. locus.scheduling.mode=heartbeat)");
+      if (!keyOk.test(key) || value.isEmpty()) {
+        throw new IllegalArgumentException(property + ": '" + entry + "' is not " + expected);
       }
       out.put(key, value);
     }
