@@ -219,8 +219,9 @@ public class LocusScheduler
   /** After a refused refresh: the core, the tree and the priorities on {@link #coreSettings}. */
   private void restoreSettingsInForce(Exception refused) {
     try {
-      configureQueues(link.reconfigure(coreSettings()), conf != null ? conf : getConfig());
-      priorities.readQueueSettings(conf != null ? conf : getConfig());
+      Configuration inForce = confInForce();
+      configureQueues(link.reconfigure(coreSettings()), inForce);
+      priorities.readQueueSettings(inForce);
     } catch (IOException | RuntimeException e) {
       // The settings in force were accepted before; if they no longer are, the core is rebuilt
       // from them (CoreLink) and this refresh's error is still the one the operator sees.
@@ -241,7 +242,12 @@ public class LocusScheduler
   /** The settings a rebuilt core opens with: those in force now. */
   private synchronized String coreSettings() {
     QueueFile file = queueFile;
-    return LocusSettings.toJson(conf != null ? conf : getConfig(), file);
+    return LocusSettings.toJson(confInForce(), file);
+  }
+
+  /** The Configuration the running settings came from. */
+  private synchronized Configuration confInForce() {
+    return conf != null ? conf : getConfig();
   }
 
   /** Work-preserving restart recovers through APP_ADDED events and NM reports instead. */
