@@ -370,15 +370,20 @@ public class LocusScheduler
   // ---------------------------------------------------------------- heartbeats and decisions
 
   /**
-   * The RM's bookkeeping of a heartbeat (completed and launched containers) stays here, on the
-   * dispatcher; the core decides for the node on Locus's scheduling thread ({@link
-   * SchedulingLoop}), so a heartbeat never waits on a decision.
+   * On the RM's dispatcher: hands the heartbeat to Locus's scheduling thread ({@link
+   * SchedulingLoop}), which does the RM's bookkeeping of it and then decides for the node, so
+   * a heartbeat never waits on a decision or on the scheduler's lock. Not synchronized: a pass
+   * commits holding that lock, and every other scheduler event queues behind this one.
    */
   @Override
-  protected synchronized void nodeUpdate(RMNode rmNode) {
+  protected void nodeUpdate(RMNode rmNode) {
+    // No lookup of the node here: the bookkeeping skips a node the RM no longer tracks.
+    loop.nodeHeartbeat(rmNode);
+  }
+
+  /** The RM's bookkeeping of a heartbeat (completed and launched containers), on the loop. */
+  synchronized void heartbeatBookkeeping(RMNode rmNode) {
     super.nodeUpdate(rmNode);
-    // No lookup of the node here: the scheduling thread skips a node the RM no longer tracks.
-    loop.nodeHeartbeat(rmNode.getNodeID());
   }
 
   /** Tests hold or fail a scheduling pass after the core decided for a batch of nodes. */

@@ -5,6 +5,7 @@ import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
@@ -61,6 +62,11 @@ final class LoopView implements SchedulingLoop.Cluster {
   @Override
   public long nodeHeartbeatIntervalMs() {
     return heartbeatIntervalMs;
+  }
+
+  @Override
+  public void nodeUpdate(RMNode node) {
+    scheduler.heartbeatBookkeeping(node);
   }
 
   @Override

@@ -14,6 +14,7 @@ import java.util.function.BiConsumer;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.util.Time;
 import org.apache.hadoop.yarn.util.resource.Resources;
@@ -24,9 +25,13 @@ import org.slf4j.LoggerFactory;
  * Locus's scheduling thread ({@code locus-scheduler}): the only place the core is asked to
  * decide, so neither the RM's dispatcher nor an AM's allocate() ever waits on a decision.
  *
- * <p>Others only leave work in its inbox and return: the dispatcher the nodes that heartbeated
- * (after the RM's own bookkeeping of the heartbeat), allocate() the attempts whose asks changed,
- * a completion that it freed resources. Before each pass the thread sends the changed asks to
+ * <p>Others only leave work in its inbox and return: the dispatcher the nodes that heartbeated,
+ * allocate() the attempts whose asks changed, a completion that it freed resources. The RM's
+ * own bookkeeping of a heartbeat (the containers the NM reports launched or completed) runs
+ * here too, first thing, under the scheduler's lock: on the dispatcher it waited for that lock
+ * whenever a pass was committing, and the dispatcher carries every other scheduler event. A
+ * node is offered only after its heartbeat's bookkeeping, so its completed containers' room is
+ * in the offer. Before each pass the thread sends the changed asks to
  * the core (each attempt's snapshot under its lock, as allocate() did before), then offers nodes
  * to the core, up to {@link #OFFERS_PER_CALL} in one call: in {@link SchedulingMode#HEARTBEAT}
  * the nodes that heartbeated, once per heartbeat (several heartbeats of a node while a pass runs
@@ -104,6 +109,12 @@ final class SchedulingLoop implements Runnable {
 
     /** After a pass that offered nodes; caller holds the scheduler lock (headroom, metrics). */
     void afterPass();
+
+    /**
+     * The RM's bookkeeping of one heartbeat of {@code node} (AbstractYarnScheduler#nodeUpdate:
+     * launched and completed containers, utilisation); takes the scheduler's lock.
+     */
+    void nodeUpdate(RMNode node);
   }
 
   private final CoreLink link;
@@ -114,6 +125,14 @@ final class SchedulingLoop implements Runnable {
   private volatile BiConsumer<List<NodeId>, JsonNode> decidedHook;
 
   // Guarded by this; each bounded by the cluster's nodes or applications.
+  /**
+   * Heartbeats whose RM bookkeeping is still to do, in arrival order; the dispatcher adds
+   * without a lock. Bounded by the nodes: the RM sends a node's next NODE_UPDATE only after the
+   * scheduler pulled the previous one's container updates (RMNodeImpl's nextHeartBeat), which
+   * is this bookkeeping. (A wrapper that pulls them itself, as SLS's does, gets one per
+   * heartbeat, as the RM's own event queue would hold them.)
+   */
+  private final Queue<RMNode> updates = new ConcurrentLinkedQueue<>();
   /**
    * Nodes that heartbeated since they were last offered, in arrival order, each once: the
    * dispatcher adds without taking this loop's lock. Bounded by the cluster's nodes.
@@ -185,11 +204,9 @@ final class SchedulingLoop implements Runnable {
     }
   }
 
-  /** The dispatcher handled a node heartbeat (the RM's bookkeeping is done). */
-  void nodeHeartbeat(NodeId node) {
-    if (heartbeatQueued.add(node)) {
-      heartbeated.add(node);
-    }
+  /** A node heartbeated (NODE_UPDATE on the RM's dispatcher): queued, nothing waited for. */
+  void nodeHeartbeat(RMNode node) {
+    updates.add(node);
     // Read after the add (both are full fences): the thread sets asleep before it re-checks
     // the queue under this lock and waits, so one of the two sees the other.
     if (asleep) {
@@ -229,7 +246,8 @@ final class SchedulingLoop implements Runnable {
    */
   synchronized boolean awaitIdle(long timeoutMs) throws InterruptedException {
     long deadline = System.currentTimeMillis() + timeoutMs;
-    while (!stopped && thread != null && (passing || hasWork(Long.MAX_VALUE))) {
+    while (!stopped && thread != null
+        && (passing || !updates.isEmpty() || hasWork(Long.MAX_VALUE))) {
       long left = deadline - System.currentTimeMillis();
       if (left <= 0) {
         return false;
@@ -250,7 +268,7 @@ final class SchedulingLoop implements Runnable {
         synchronized (this) {
           long now = System.currentTimeMillis();
           long quietSince = now;
-          while (!stopped && !hasWork(now)) {
+          while (!stopped && updates.isEmpty() && !hasWork(now)) {
             // Only a trigger hasWork counts may pause with a timeout: in HEARTBEAT mode a
             // freed container waits for a heartbeat, not for a 1 ms poll.
             boolean pausing = !heartbeated.isEmpty() || (mode() == SchedulingMode.ASYNC && freed);
@@ -260,7 +278,7 @@ final class SchedulingLoop implements Runnable {
               wait(TICK_MS);
             } else {
               asleep = true;
-              if (heartbeated.isEmpty()) {
+              if (updates.isEmpty()) {
                 wait(0);
               }
               asleep = false;
@@ -270,6 +288,27 @@ final class SchedulingLoop implements Runnable {
           }
           if (stopped) {
             return;
+          }
+          passing = true;
+        }
+        try {
+          bookkeepHeartbeats();
+        } catch (Throwable t) {
+          synchronized (this) {
+            passing = false;
+            notifyAll();
+          }
+          throw t;
+        }
+        synchronized (this) {
+          if (stopped) {
+            return;
+          }
+          if (!hasWork(System.currentTimeMillis())) {
+            // Bookkeeping only (an async pause, or nodes a pass offers later).
+            passing = false;
+            notifyAll();
+            continue;
           }
           nodes = new ArrayList<>();
           for (NodeId n = heartbeated.poll(); n != null; n = heartbeated.poll()) {
@@ -308,6 +347,29 @@ final class SchedulingLoop implements Runnable {
 
   private synchronized boolean isStopped() {
     return stopped;
+  }
+
+  /**
+   * The RM's bookkeeping of every heartbeat queued, each node then due an offer. A failure is
+   * that heartbeat's alone (logged, rate-limited, and the core resynchronised as for a failed
+   * scheduler event); the node is still offered.
+   */
+  private void bookkeepHeartbeats() {
+    for (RMNode node = updates.poll(); node != null; node = updates.poll()) {
+      long calls = link.coreCallsOfThisThread();
+      try {
+        cluster.nodeUpdate(node);
+      } catch (Throwable t) {
+        FailureLog.rethrowIfJvmBroken(t);
+        link.failures().warn("Scheduler event NODE_UPDATE", "node " + node.getNodeID(), t,
+            null);
+        link.eventFailed(t, calls);
+      }
+      NodeId id = node.getNodeID();
+      if (heartbeatQueued.add(id)) {
+        heartbeated.add(id);
+      }
+    }
   }
 
   /** One pass; returns the containers it placed. */

@@ -12,6 +12,7 @@ import static org.locus.yarn.LocusRmFixture.scheduler;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -22,6 +23,8 @@ import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerState;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
@@ -33,6 +36,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.junit.Rule;
 import org.junit.Test;
 
@@ -227,6 +231,65 @@ public class SchedulingLoopTest {
     // The held decisions (two on h2) and the new ask reach the AM afterwards.
     List<Container> later = heartbeatUntil(rm, nm2, am, 3);
     assertEquals(3, later.size());
+  }
+
+  /**
+   * The RM's dispatcher hands a heartbeat over and returns, even while the scheduling thread
+   * (here: a test) holds the scheduler's lock to commit decisions. Before, NODE_UPDATE did the
+   * RM's bookkeeping of the heartbeat on the dispatcher under that lock and waited for it; the
+   * heartbeat's completed containers are still released, by the scheduling thread.
+   */
+  @Test(timeout = 300_000)
+  public void aNodeHeartbeatDoesNotWaitForTheSchedulersLock() throws Exception {
+    MockRM rm = cluster.start(conf("heartbeat"));
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    am.allocate("h1", GB, 1, new ArrayList<>());
+    List<Container> got = heartbeatUntil(rm, nm1, am, 1);
+    assertEquals(1, got.size());
+    ContainerId task = got.get(0).getId();
+    rm.waitForState(nm1, task, RMContainerState.ALLOCATED);
+
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch handedOver = new CountDownLatch(1);
+    Thread holder = new Thread(() -> {
+      synchronized (scheduler) {
+        held.countDown();
+        try {
+          handedOver.await(120, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }, "holds-the-scheduler-lock");
+    holder.start();
+    assertTrue(held.await(60, TimeUnit.SECONDS));
+    ExecutorService nm = Executors.newSingleThreadExecutor();
+    try {
+      // The NM reports the task done; the RM's dispatcher delivers the NODE_UPDATE.
+      Future<?> call = nm.submit(() -> {
+        nm1.nodeHeartbeat(Collections.singletonList(ContainerStatus.newInstance(task,
+            ContainerState.COMPLETE, "done", 0)), true);
+        rm.drainEvents();
+        return null;
+      });
+      try {
+        // A hang guard, not a speed requirement: the dispatcher must not wait for the lock.
+        call.get(60, TimeUnit.SECONDS);
+      } catch (TimeoutException e) {
+        fail("NODE_UPDATE waited for the scheduler's lock on the RM's dispatcher");
+      }
+    } finally {
+      handedOver.countDown();
+      holder.join();
+      nm.shutdownNow();
+    }
+    scheduler.awaitSchedulingIdle();
+    rm.waitForState(nm1, task, RMContainerState.COMPLETED);
+    assertEquals("the completed task's memory is back on h1", 7 * GB,
+        scheduler.getSchedulerNode(nm1.getNodeId()).getUnallocatedResource().getMemorySize());
   }
 
   @Test(timeout = 120_000)
