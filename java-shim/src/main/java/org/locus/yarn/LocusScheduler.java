@@ -378,7 +378,14 @@ public class LocusScheduler
   @Override
   protected void nodeUpdate(RMNode rmNode) {
     // No lookup of the node here: the bookkeeping skips a node the RM no longer tracks.
-    loop.nodeHeartbeat(rmNode);
+    if (!loop.nodeHeartbeat(rmNode)) {
+      heartbeatBookkeeping(rmNode);
+    }
+  }
+
+  /** Before any other scheduler event: the heartbeats queued before it are booked first. */
+  void bookkeepQueuedHeartbeats() {
+    loop.bookkeepQueuedHeartbeats();
   }
 
   /** The RM's bookkeeping of a heartbeat (completed and launched containers), on the loop. */
@@ -389,6 +396,11 @@ public class LocusScheduler
   /** Tests hold or fail a scheduling pass after the core decided for a batch of nodes. */
   void setPassHook(java.util.function.BiConsumer<List<NodeId>, JsonNode> hook) {
     loop.setDecidedHook(hook);
+  }
+
+  /** Tests hold the scheduling thread just before it books the heartbeats queued. */
+  void setBookkeepingHook(Runnable hook) {
+    loop.setBookkeepingHook(hook);
   }
 
   /** Tests: waits (up to a minute) until the scheduling thread has nothing left to do. */

@@ -20,6 +20,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourc
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEventType;
 import org.locus.yarn.metrics.LocusMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,6 +66,10 @@ final class SchedulerEventRouter {
   }
 
   void dispatch(SchedulerEvent event) {
+    if (event.getType() != SchedulerEventType.NODE_UPDATE) {
+      // Heartbeats are booked on locus-scheduler; those the RM sent before this event first.
+      scheduler.bookkeepQueuedHeartbeats();
+    }
     switch (event.getType()) {
       case NODE_ADDED: {
         NodeAddedSchedulerEvent e = (NodeAddedSchedulerEvent) event;

@@ -123,6 +123,8 @@ final class SchedulingLoop implements Runnable {
   private final Cluster cluster;
   /** Tests hold or fail a pass after the core decided for a batch of nodes, before the commit. */
   private volatile BiConsumer<List<NodeId>, JsonNode> decidedHook;
+  /** Tests hold this thread just before it books the heartbeats queued. */
+  private volatile Runnable bookkeepingHook;
 
   // Guarded by this; each bounded by the cluster's nodes or applications.
   /**
@@ -148,7 +150,7 @@ final class SchedulingLoop implements Runnable {
   private long notBeforeMs;
   private boolean passing;
   private boolean stopped;
-  private Thread thread;
+  private volatile Thread thread;
   private int rotation;
 
   SchedulingLoop(CoreLink link, DecisionExecutor executor, Object schedulerLock,
@@ -171,6 +173,10 @@ final class SchedulingLoop implements Runnable {
 
   void setDecidedHook(BiConsumer<List<NodeId>, JsonNode> hook) {
     decidedHook = hook;
+  }
+
+  void setBookkeepingHook(Runnable hook) {
+    bookkeepingHook = hook;
   }
 
   synchronized void start() {
@@ -204,14 +210,24 @@ final class SchedulingLoop implements Runnable {
     }
   }
 
-  /** A node heartbeated (NODE_UPDATE on the RM's dispatcher): queued, nothing waited for. */
-  void nodeHeartbeat(RMNode node) {
+  /**
+   * A node heartbeated (NODE_UPDATE on the RM's dispatcher): queued, nothing waited for. False
+   * when this thread is not running (not started, stopped, or ended by a VirtualMachineError):
+   * the caller books the heartbeat itself, so the RM's bookkeeping never stops with Locus's
+   * placement.
+   */
+  boolean nodeHeartbeat(RMNode node) {
+    Thread t = thread;
+    if (t == null || !t.isAlive()) {
+      return false;
+    }
     updates.add(node);
     // Read after the add (both are full fences): the thread sets asleep before it re-checks
     // the queue under this lock and waits, so one of the two sees the other.
     if (asleep) {
       wake();
     }
+    return true;
   }
 
   /** allocate() (or the RM) changed {@code attempt}'s asks; they reach the core before a pass. */
@@ -350,12 +366,47 @@ final class SchedulingLoop implements Runnable {
   }
 
   /**
-   * The RM's bookkeeping of every heartbeat queued, each node then due an offer. A failure is
-   * that heartbeat's alone (logged, rate-limited, and the core resynchronised as for a failed
-   * scheduler event); the node is still offered.
+   * On locus-scheduler: the RM's bookkeeping of every heartbeat queued, each node then due an
+   * offer; {@link #OFFERS_PER_CALL} heartbeats per hold of the scheduler's lock, so that a
+   * flood of them does not keep the RM's other users of the lock out.
    */
   private void bookkeepHeartbeats() {
-    for (RMNode node = updates.poll(); node != null; node = updates.poll()) {
+    Runnable hook = bookkeepingHook;
+    if (hook != null && !updates.isEmpty()) {
+      hook.run();
+    }
+    while (!updates.isEmpty()) {
+      synchronized (schedulerLock) {
+        bookUnderLock(OFFERS_PER_CALL);
+      }
+    }
+  }
+
+  /**
+   * On the RM's dispatcher, before every scheduler event but NODE_UPDATE: books the heartbeats
+   * still queued, so the RM's order of events holds for the bookkeeping (a task its NM reported
+   * finished is finished before its application's removal kills what is left, a node's last
+   * heartbeat is booked before its NODE_REMOVED). The queue is polled only under the scheduler's
+   * lock, so once this holds the lock no earlier heartbeat is half-booked elsewhere. Those
+   * events are rare next to heartbeats, and most take the lock anyway.
+   */
+  void bookkeepQueuedHeartbeats() {
+    synchronized (schedulerLock) {
+      bookUnderLock(Integer.MAX_VALUE);
+    }
+  }
+
+  /**
+   * Books up to {@code max} queued heartbeats; the caller holds the scheduler's lock. A failure
+   * is that heartbeat's alone (logged, rate-limited, and the core resynchronised as for a failed
+   * scheduler event); the node is still offered.
+   */
+  private void bookUnderLock(int max) {
+    for (int i = 0; i < max; i++) {
+      RMNode node = updates.poll();
+      if (node == null) {
+        return;
+      }
       long calls = link.coreCallsOfThisThread();
       try {
         cluster.nodeUpdate(node);
@@ -414,6 +465,9 @@ final class SchedulingLoop implements Runnable {
         if (isStopped()) {
           break;
         }
+        // A long async pass must not hold back the heartbeats that came in meanwhile: their
+        // completions are booked between batches (the nodes are offered by the next pass).
+        bookkeepHeartbeats();
         placed += offer(batch, swept);
         batch.clear();
       }

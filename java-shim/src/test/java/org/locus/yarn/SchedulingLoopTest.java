@@ -36,6 +36,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.junit.Rule;
 import org.junit.Test;
@@ -290,6 +291,51 @@ public class SchedulingLoopTest {
     rm.waitForState(nm1, task, RMContainerState.COMPLETED);
     assertEquals("the completed task's memory is back on h1", 7 * GB,
         scheduler.getSchedulerNode(nm1.getNodeId()).getUnallocatedResource().getMemorySize());
+  }
+
+  /**
+   * A heartbeat queued for locus-scheduler is booked before any scheduler event the RM sent
+   * after it: a task its NM reported finished (exit 0) and whose application is then killed
+   * stays a finished task, as when the dispatcher booked heartbeats itself, not one killed
+   * with its application.
+   */
+  @Test(timeout = 300_000)
+  public void aQueuedHeartbeatIsBookedBeforeTheEventsThatFollowIt() throws Exception {
+    MockRM rm = cluster.start(conf("heartbeat"));
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    am.allocate("h1", GB, 1, new ArrayList<>());
+    List<Container> got = heartbeatUntil(rm, nm1, am, 1);
+    assertEquals(1, got.size());
+    ContainerId task = got.get(0).getId();
+    rm.waitForState(nm1, task, RMContainerState.ALLOCATED);
+    RMContainer container = scheduler.getRMContainer(task);
+
+    CountDownLatch release = new CountDownLatch(1);
+    scheduler.setBookkeepingHook(() -> {
+      try {
+        release.await(120, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    try {
+      nm1.nodeHeartbeat(Collections.singletonList(ContainerStatus.newInstance(task,
+          ContainerState.COMPLETE, "done", 0)), true);
+      rm.drainEvents();
+      rm.killApp(app.getApplicationId());
+      rm.waitForState(app.getApplicationId(), RMAppState.KILLED);
+      rm.drainEvents();
+    } finally {
+      release.countDown();
+      scheduler.setBookkeepingHook(null);
+    }
+    scheduler.awaitSchedulingIdle();
+    assertEquals("the task its NM reported finished", RMContainerState.COMPLETED,
+        container.getState());
+    assertEquals(0, container.getContainerExitStatus());
   }
 
   @Test(timeout = 120_000)
