@@ -54,6 +54,24 @@ fn positive(v: f64) -> bool {
     v.is_finite() && v > 0.0
 }
 
+/// A machine's `Mips_j` and `Band_j` (an instance type or a private container): eqs. 2-4
+/// divide by them, so each must be positive; `bad` names the machine.
+fn check_speeds(
+    mips: f64,
+    band_mb_s: f64,
+    bad: impl Fn(String) -> MrosaError,
+) -> Result<(), MrosaError> {
+    if !positive(mips) {
+        return Err(bad(format!("MIPS must be positive, got {mips}")));
+    }
+    if !positive(band_mb_s) {
+        return Err(bad(format!(
+            "bandwidth must be positive, got {band_mb_s} MB/s"
+        )));
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------------
 // Jobs and tasks (Section III-B-1)
 // ---------------------------------------------------------------------------------------------
@@ -269,15 +287,7 @@ impl InstanceType {
             instance: self.name.clone(),
             message: m,
         };
-        if !positive(self.mips) {
-            return Err(bad(format!("MIPS must be positive, got {}", self.mips)));
-        }
-        if !positive(self.band_mb_s) {
-            return Err(bad(format!(
-                "bandwidth must be positive, got {} MB/s",
-                self.band_mb_s
-            )));
-        }
+        check_speeds(self.mips, self.band_mb_s, bad)?;
         for (what, v) in [
             ("price", self.price_per_sec),
             ("storage cost", self.storage_per_mb),
@@ -371,15 +381,7 @@ impl PrivateContainer {
             container: self.id.clone(),
             message: m,
         };
-        if !positive(self.mips) {
-            return Err(bad(format!("MIPS must be positive, got {}", self.mips)));
-        }
-        if !positive(self.band_mb_s) {
-            return Err(bad(format!(
-                "bandwidth must be positive, got {} MB/s",
-                self.band_mb_s
-            )));
-        }
+        check_speeds(self.mips, self.band_mb_s, bad)?;
         if !non_negative(self.ready_in) {
             return Err(bad(format!(
                 "ready time must be >= 0 s, got {}",
@@ -1294,6 +1296,26 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("node-7:1"), "{e}");
+        let e = Mrosa::new(
+            vec![PrivateContainer::new("node-8:1", 1.0, f64::NAN)],
+            table_iv(),
+            0.5,
+            0.0,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("node-8:1") && e.to_string().contains("bandwidth"),
+            "{e}"
+        );
+        let slow = InstanceType {
+            band_mb_s: 0.0,
+            ..it("ec2-2c")
+        };
+        let e = Mrosa::new(vec![], vec![slow], 0.5, 0.0).unwrap_err();
+        assert!(
+            e.to_string().contains("ec2-2c") && e.to_string().contains("bandwidth"),
+            "{e}"
+        );
         let mut s = Mrosa::new(vec![], table_iv(), 0.5, 0.0).unwrap();
         let e = s
             .plan(&[job("app_42", vec![], vec![], 0.0, None)])
