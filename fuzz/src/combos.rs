@@ -1,11 +1,12 @@
 //! Every layer combination the settings accept (policy x locality x hotspot x slots, with
-//! capacity's queues), found by asking `Core::new` itself so the list follows the config rules.
+//! capacity's queues), found by asking `Core::new` itself so the list follows the config rules,
+//! each with both values of `locus.delay.idle-room` where the locality layer reads it.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use locus_core::config::{HotspotKind, JobPolicyKind, LocalityKind, SlotsKind};
-use locus_core::Core;
+use locus_core::config::{HotspotKind, JobPolicyKind, LocalityKind, SlotsKind, DELAY_IDLE_ROOM};
+use locus_core::{Config, Core};
 
 /// Queues the capacity combinations use; the model checks their maxima.
 pub const CAPACITY_QUEUES: &str = "default:60:90,etl:40:70";
@@ -34,29 +35,55 @@ fn props_for(policy: &str, locality: &str, hotspot: &str, slots: &str) -> Props 
     p
 }
 
-/// Every accepted combination, in a fixed order (an index names one in a reproducer).
+/// `p` once `locus.delay.idle-room` is drawn: both of its values (the default `true` first)
+/// where the locality layer in force, given or by default, reads it (`delay`, `delay-room`);
+/// `p` alone elsewhere, where the key changes nothing.
+pub fn with_idle_room(p: Props) -> Vec<Props> {
+    let reads = Config::from_properties(&p)
+        .is_ok_and(|c| matches!(c.locality, LocalityKind::Delay | LocalityKind::DelayRoom));
+    if !reads {
+        return vec![p];
+    }
+    [true, false]
+        .iter()
+        .map(|v| {
+            let mut q = p.clone();
+            q.insert(DELAY_IDLE_ROOM.into(), v.to_string());
+            q
+        })
+        .collect()
+}
+
+/// Every accepted combination, in a fixed order (an index names one in a reproducer). The
+/// `locus.delay.idle-room=false` variants come after all the others, so the indexes that
+/// reproducers written before the fuzzer drew that key name keep their layers.
 pub fn valid() -> &'static [Props] {
     static VALID: OnceLock<Vec<Props>> = OnceLock::new();
     VALID.get_or_init(|| {
         let mut out = Vec::new();
+        let mut later = Vec::new();
         for policy in JobPolicyKind::ALLOWED {
             for locality in LocalityKind::ALLOWED {
                 for hotspot in HotspotKind::ALLOWED {
                     for slots in SlotsKind::ALLOWED {
                         let p = props_for(policy, locality, hotspot, slots);
-                        if Core::new(&p).is_ok() {
-                            out.push(p);
+                        if Core::new(&p).is_err() {
+                            continue;
                         }
+                        let mut variants = with_idle_room(p).into_iter();
+                        out.extend(variants.next());
+                        later.extend(variants);
                     }
                 }
             }
         }
+        out.append(&mut later);
         out
     })
 }
 
 pub fn describe(p: &Props) -> String {
-    [
+    let mut shown = [
         "locus.policy",
         "locus.locality",
         "locus.hotspot",
@@ -70,8 +97,11 @@ pub fn describe(p: &Props) -> String {
             p.get(*k).map(String::as_str).unwrap_or("?")
         )
     })
-    .collect::<Vec<_>>()
-    .join(" ")
+    .collect::<Vec<_>>();
+    if let Some(v) = p.get(DELAY_IDLE_ROOM) {
+        shown.push(format!("{}={v}", &DELAY_IDLE_ROOM[6..]));
+    }
+    shown.join(" ")
 }
 
 pub fn is_capacity(p: &Props) -> bool {
@@ -88,4 +118,45 @@ pub fn off_switch_limit(p: &Props) -> u32 {
     p.get("locus.off-switch-per-heartbeat")
         .and_then(|v| v.parse().ok())
         .unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn locality(p: &Props) -> &str {
+        p.get("locus.locality").map(String::as_str).unwrap_or("?")
+    }
+
+    #[test]
+    fn the_delay_layers_come_with_both_idle_room_values_and_the_rest_without_it() {
+        let all = valid();
+        for p in all {
+            let reads = matches!(locality(p), "delay" | "delay-room");
+            assert_eq!(p.contains_key(DELAY_IDLE_ROOM), reads, "{}", describe(p));
+            if reads {
+                let mut other = p.clone();
+                let flipped = if p[DELAY_IDLE_ROOM] == "true" {
+                    "false"
+                } else {
+                    "true"
+                };
+                other.insert(DELAY_IDLE_ROOM.into(), flipped.into());
+                assert!(all.contains(&other), "{} has no twin", describe(p));
+            }
+        }
+        assert!(all.iter().any(|p| locality(p) == "delay-room"));
+    }
+
+    #[test]
+    fn the_idle_room_false_variants_follow_every_other_combination() {
+        let all = valid();
+        let first_false = all
+            .iter()
+            .position(|p| p.get(DELAY_IDLE_ROOM).is_some_and(|v| v == "false"))
+            .expect("some combination draws idle-room=false");
+        assert!(all[first_false..]
+            .iter()
+            .all(|p| p.get(DELAY_IDLE_ROOM).is_some_and(|v| v == "false")));
+    }
 }

@@ -12,6 +12,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use locus_core::config::DELAY_IDLE_ROOM;
 use locus_core::{Ask, Core, Event, Heartbeat, Resource};
 
 use crate::action::Action;
@@ -137,10 +138,33 @@ fn hostile_asks(m: &mut Model, step: usize, action: Action) -> Result<bool, Fail
     }
 }
 
+/// Runs `case` under `policy`'s settings with each value of `locus.delay.idle-room` its
+/// locality layer reads; a failure names the value it showed under.
+fn under_each_idle_room(
+    policy: &str,
+    mut case: impl FnMut(Props) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    for p in crate::combos::with_idle_room(props(policy)) {
+        let mut layers = format!("policy={policy}");
+        if let Some(v) = p.get(DELAY_IDLE_ROOM) {
+            layers.push_str(&format!(" {}={v}", &DELAY_IDLE_ROOM[6..]));
+        }
+        case(p).map_err(|mut f| {
+            f.layers = layers;
+            f
+        })?;
+    }
+    Ok(())
+}
+
 /// An AM asking for 2^31-1 maps at each host and u32::MAX at `*`, then heartbeats under the
 /// model's invariants: the core must refuse the rows or schedule within the nodes.
 fn huge_count(policy: &str, deadline: bool) -> Result<(), Failure> {
-    let mut m = Model::new(props(policy))?;
+    under_each_idle_room(policy, |p| huge_count_under(p, deadline))
+}
+
+fn huge_count_under(p: Props, deadline: bool) -> Result<(), Failure> {
+    let mut m = Model::new(p)?;
     for host in 0..4 {
         m.apply(
             0,
@@ -190,8 +214,11 @@ fn huge_count(policy: &str, deadline: bool) -> Result<(), Failure> {
 /// Nodes and asks with sizes near the integer limits: sums (cluster capacity, AM share, map
 /// demand) must not overflow, decisions must stay within the node.
 fn huge_sizes(policy: &str) -> Result<(), Failure> {
-    let mut p = props(policy);
-    if policy == "capacity" {
+    under_each_idle_room(policy, huge_sizes_under)
+}
+
+fn huge_sizes_under(mut p: Props) -> Result<(), Failure> {
+    if crate::combos::is_capacity(&p) {
         p.insert(
             "locus.capacity.queues".into(),
             crate::combos::CAPACITY_QUEUES.into(),
@@ -274,8 +301,11 @@ fn guard<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, Failure> {
 }
 
 fn simple_core() -> Result<Core, Failure> {
-    let mut c = Core::new(&props("fifo"))
-        .map_err(|e| Failure::new("refused_valid_config", 0, e.to_string()))?;
+    simple_core_under(&props("fifo"))
+}
+
+fn simple_core_under(p: &Props) -> Result<Core, Failure> {
+    let mut c = Core::new(p).map_err(|e| Failure::new("refused_valid_config", 0, e.to_string()))?;
     let ev = |e: Event, c: &mut Core| {
         c.handle(e)
             .map_err(|e| Failure::new("refused_valid_event", 0, e.to_string()))
@@ -422,22 +452,24 @@ fn colliding_names() -> Result<(), Failure> {
             "crafted names do not collide",
         ));
     }
-    let mut c = simple_core()?;
-    let rows = name_rows(names.into_iter());
-    let _ = guard("asks_updated", || {
-        c.handle(Event::AsksUpdated {
-            app: app_id(0),
-            asks: rows,
-        })
-    })?;
-    let hb = Heartbeat {
-        node: "h0:8041".into(),
-        unallocated: Resource::new(8192, 8),
-        now_ms: 1000,
-        sweep: false,
-    };
-    let _ = guard("heartbeat", || c.heartbeat(&hb))?;
-    Ok(())
+    under_each_idle_room("fifo", |p| {
+        let mut c = simple_core_under(&p)?;
+        let rows = name_rows(names.iter().cloned());
+        let _ = guard("asks_updated", || {
+            c.handle(Event::AsksUpdated {
+                app: app_id(0),
+                asks: rows,
+            })
+        })?;
+        let hb = Heartbeat {
+            node: "h0:8041".into(),
+            unallocated: Resource::new(8192, 8),
+            now_ms: 1000,
+            sweep: false,
+        };
+        let _ = guard("heartbeat", || c.heartbeat(&hb))?;
+        Ok(())
+    })
 }
 
 /// Malformed and adversarial JSON into the bridge's ops: every call returns an error (or a

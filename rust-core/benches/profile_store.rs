@@ -21,7 +21,10 @@ fn core_with_store(profiles: u64, dir: &std::path::Path) -> Core {
     let mut run = JobObservation::default();
     run.map_finished(10_000, 0, 0);
     for i in 0..profiles {
-        store.record_run(job_signature("alice", &format!("job{i}"), "MAPREDUCE", ""), &run);
+        store.record_run(
+            job_signature("alice", &format!("job{i}"), "MAPREDUCE", ""),
+            &run,
+        );
     }
     let path = dir.join(format!("profiles-{profiles}.json"));
     std::fs::write(&path, store_to_json(&store).unwrap()).unwrap();

@@ -63,7 +63,9 @@ pub use crate::policy::mrosa::{
     MROSA_INIT_SECS, MROSA_PRIVATE_BANDWIDTH, MROSA_PRIVATE_MIPS, MROSA_PUBLIC_FILE, MROSA_RHO,
     MROSA_SPLIT_MB,
 };
-pub use crate::profile::{PROFILE_DEFAULT_MAP_SECS, PROFILE_DEFAULT_REDUCE_SECS, PROFILE_STORE_KEY as PROFILE_STORE};
+pub use crate::profile::{
+    PROFILE_DEFAULT_MAP_SECS, PROFILE_DEFAULT_REDUCE_SECS, PROFILE_STORE_KEY as PROFILE_STORE,
+};
 pub const DELAY_NODE_THRESHOLD: &str = "locus.delay.node-locality-threshold";
 pub const DELAY_RACK_THRESHOLD: &str = "locus.delay.rack-locality-threshold";
 pub const DELAY_IDLE_ROOM: &str = "locus.delay.idle-room";
@@ -366,12 +368,14 @@ impl Config {
                 PROFILE_DEFAULT_MAP_SECS | PROFILE_DEFAULT_REDUCE_SECS => {
                     cfg.profile_defaults.set(key, value)?
                 }
-                HINTS_TRUSTED => {
-                    cfg.hints_trusted = crate::hints::TrustedSubmitters::parse(value)?
-                }
+                HINTS_TRUSTED => cfg.hints_trusted = crate::hints::TrustedSubmitters::parse(value)?,
                 PROFILE_STORE => cfg.profile_store = Some(PathBuf::from(value)),
-                MROSA_PUBLIC_FILE | MROSA_RHO | MROSA_INIT_SECS | MROSA_PRIVATE_MIPS
-                | MROSA_PRIVATE_BANDWIDTH | MROSA_SPLIT_MB => cfg.mrosa.set(key, value)?,
+                MROSA_PUBLIC_FILE
+                | MROSA_RHO
+                | MROSA_INIT_SECS
+                | MROSA_PRIVATE_MIPS
+                | MROSA_PRIVATE_BANDWIDTH
+                | MROSA_SPLIT_MB => cfg.mrosa.set(key, value)?,
                 _ => {
                     // KNOWN_KEYS and this match are kept in step by the tests below; an entry in
                     // one but not the other is reported rather than silently ignored.
@@ -583,7 +587,10 @@ mod tests {
     #[test]
     fn default_is_fsp_with_delay_and_td_joss_keep_hadoop_locality() {
         let c = Config::from_properties(&BTreeMap::new()).unwrap();
-        assert_eq!((c.policy, c.locality), (JobPolicyKind::Fsp, LocalityKind::Delay));
+        assert_eq!(
+            (c.policy, c.locality),
+            (JobPolicyKind::Fsp, LocalityKind::Delay)
+        );
         // A policy that places maps itself gets hadoop unless the operator names another
         // technique, which is then refused rather than silently replaced.
         for p in ["td", "joss-t", "joss-j"] {
@@ -694,7 +701,10 @@ mod tests {
 
         let (key, message) = config_err(&[(POLICY, "joss-j"), (LOCALITY, "matchmaking")]);
         assert_eq!(key, LOCALITY);
-        assert!(message.contains("own assigner") && message.contains("locality=hadoop"), "{message}");
+        assert!(
+            message.contains("own assigner") && message.contains("locality=hadoop"),
+            "{message}"
+        );
         let (key, message) = config_err(&[(POLICY, "td"), (LOCALITY, "delay")]);
         assert_eq!(key, LOCALITY);
         assert!(message.contains("TD decides locality"), "{message}");
@@ -703,7 +713,10 @@ mod tests {
 
         let (key, message) = config_err(&[(LOCALITY, "wait")]);
         assert_eq!(key, LOCALITY);
-        assert!(message.contains("allowed: hadoop, delay, delay-room, matchmaking"), "{message}");
+        assert!(
+            message.contains("allowed: hadoop, delay, delay-room, matchmaking"),
+            "{message}"
+        );
 
         let (key, _) = config_err(&[(HOTSPOT, "on")]);
         assert_eq!(key, HOTSPOT);
@@ -756,7 +769,10 @@ mod tests {
         );
         let (key, message) = config_err(&[(POLICY, "fair"), (CAPACITY_QUEUES, "a:50,b:50")]);
         assert_eq!(key, CAPACITY_QUEUES);
-        assert!(message.contains("only locus.policy=capacity") && message.contains("fair"), "{message}");
+        assert!(
+            message.contains("only locus.policy=capacity") && message.contains("fair"),
+            "{message}"
+        );
     }
 
     #[test]

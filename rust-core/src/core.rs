@@ -24,19 +24,21 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::ask::SchedulerKey;
 use crate::config::{Config, JobPolicyKind, CAPACITY_QUEUES};
 use crate::error::CoreError;
-use crate::ask::SchedulerKey;
 use crate::inflight::InFlight;
-use crate::policy::{CapacityQueue, FlaggedJob, QueueState, Layers, Observed, PolicyReport, ScaleOutAdvice};
+use crate::papers::joss::ProfileStore;
+use crate::policy::{
+    CapacityQueue, FlaggedJob, Layers, Observed, PolicyReport, QueueState, ScaleOutAdvice,
+};
+use crate::profile::{Profiles, PROFILE_STORE_KEY};
+use crate::profile_writer::ProfileWriter;
 use crate::protocol::{
     Ask, AskRef, Decision, Event, Heartbeat, HeartbeatResponse, Locality, OffersResponse,
     RefusedOffer,
 };
 use crate::rejections::Rejections;
-use crate::papers::joss::ProfileStore;
-use crate::profile::{Profiles, PROFILE_STORE_KEY};
-use crate::profile_writer::ProfileWriter;
 use crate::schedule;
 use crate::state::{AppSpec, ClusterState};
 
@@ -118,8 +120,15 @@ fn log_queues(cfg: &Config) {
         .queues()
         .iter()
         .map(|q| {
-            let state = if q.state == QueueState::Stopped { " STOPPED" } else { "" };
-            format!("{} {}% (max {}%){state}", q.path, q.capacity, q.maximum_capacity)
+            let state = if q.state == QueueState::Stopped {
+                " STOPPED"
+            } else {
+                ""
+            };
+            format!(
+                "{} {}% (max {}%){state}",
+                q.path, q.capacity, q.maximum_capacity
+            )
         })
         .collect();
     let parents: Vec<String> = cfg
@@ -128,11 +137,19 @@ fn log_queues(cfg: &Config) {
         .iter()
         .map(|p| format!("{} {}% (max {}%)", p.path, p.capacity, p.maximum_capacity))
         .collect();
-    let source = if cfg.capacity.from_file() { "capacity-scheduler.xml" } else { CAPACITY_QUEUES };
+    let source = if cfg.capacity.from_file() {
+        "capacity-scheduler.xml"
+    } else {
+        CAPACITY_QUEUES
+    };
     log::info!(
         "capacity queues from {source}: leaves {}{}",
         list.join(", "),
-        if parents.is_empty() { String::new() } else { format!("; parents {}", parents.join(", ")) }
+        if parents.is_empty() {
+            String::new()
+        } else {
+            format!("; parents {}", parents.join(", "))
+        }
     );
 }
 
@@ -167,7 +184,9 @@ impl Core {
         };
         *state.profiles_mut() = Profiles::with_store(store);
         state.profiles_mut().set_persisted(profile_writer.is_some());
-        state.profiles_mut().set_trusted(config.hints_trusted.clone());
+        state
+            .profiles_mut()
+            .set_trusted(config.hints_trusted.clone());
         state.set_ask_limits(config.app_limits);
         log::info!(
             "Locus core started: policy={} locality={} hotspot={} slots={} off-switch-per-heartbeat={} assign-multiple={}",
@@ -213,7 +232,9 @@ impl Core {
         if store_moved {
             self.move_profile_store(&new, new_store);
         }
-        self.state.profiles_mut().set_trusted(new.hints_trusted.clone());
+        self.state
+            .profiles_mut()
+            .set_trusted(new.hints_trusted.clone());
         if new.datacenter_mapping != self.config.datacenter_mapping {
             self.state.set_mapping(new.datacenter_mapping.clone());
         }
@@ -271,7 +292,11 @@ impl Core {
         if self.config.policy != JobPolicyKind::Capacity {
             return Ok(queue);
         }
-        let named = if queue.trim().is_empty() { "default" } else { queue.as_str() };
+        let named = if queue.trim().is_empty() {
+            "default"
+        } else {
+            queue.as_str()
+        };
         let queues = &self.config.capacity;
         let Some(i) = queues.index_of(named) else {
             return Err(CoreError::UnknownQueue {
@@ -325,7 +350,9 @@ impl Core {
             return Ok(());
         }
         let old = &self.config.capacity;
-        if self.config.policy == JobPolicyKind::Capacity && old.from_file() && new.capacity.from_file()
+        if self.config.policy == JobPolicyKind::Capacity
+            && old.from_file()
+            && new.capacity.from_file()
         {
             for q in old.queues() {
                 if new.capacity.index_of(&q.path).is_some() {
@@ -445,7 +472,8 @@ impl Core {
         let unconfirmed = self.in_flight.unconfirmed_of(app);
         if let Some(a) = self.state.app_mut_by_id(app) {
             for (key, locality, host, rack, n) in unconfirmed {
-                a.asks.consume_changed(&key, locality, host, rack, n, &changed);
+                a.asks
+                    .consume_changed(&key, locality, host, rack, n, &changed);
             }
         }
         if let Some(a) = self.state.app_by_id(app) {
@@ -498,7 +526,8 @@ impl Core {
             Event::NodeRemoved { node } => match self.state.remove_node(&node) {
                 Some((_, lost)) => {
                     for c in &lost {
-                        self.layers.observe(&self.state, &Observed::ContainerFinished(c));
+                        self.layers
+                            .observe(&self.state, &Observed::ContainerFinished(c));
                     }
                     self.in_flight.forget_node(&node);
                     self.rejections.forget_node(&node);
@@ -558,7 +587,11 @@ impl Core {
             Event::AppMoved { app, queue } => {
                 // The app is known, so only the queue's name is resolved here; the shim refuses
                 // a move to a queue that is not RUNNING before it asks (ApplicationMoves).
-                let user = self.state.app_by_id(&app).map(|a| a.user.clone()).unwrap_or_default();
+                let user = self
+                    .state
+                    .app_by_id(&app)
+                    .map(|a| a.user.clone())
+                    .unwrap_or_default();
                 let queue = self.admit_queue(&app, queue, &user, false)?;
                 let old = self.state.move_app(&app, &queue)?;
                 log::info!("application {app} moved from queue {old} to {queue}");
@@ -568,7 +601,8 @@ impl Core {
                     self.in_flight.forget_app(&app);
                     self.rejections.forget_app(a.arrival);
                     self.layers.app_removed(a.arrival);
-                    self.layers.observe(&self.state, &Observed::AppRemoved(a.arrival));
+                    self.layers
+                        .observe(&self.state, &Observed::AppRemoved(a.arrival));
                     log::info!("application {app} removed");
                     self.save_profiles();
                 }
@@ -628,7 +662,8 @@ impl Core {
                     );
                 } else {
                     if let Some(c) = self.state.containers().get(&container.container) {
-                        self.layers.observe(&self.state, &Observed::ContainerStarted(c));
+                        self.layers
+                            .observe(&self.state, &Observed::ContainerStarted(c));
                     }
                     self.stats.allocations += 1;
                     match locality {
@@ -655,14 +690,14 @@ impl Core {
                 container,
                 node,
                 ..
-            } => {
-                match self.state.container_released(&container) {
-                    Some(c) => self.layers.observe(&self.state, &Observed::ContainerFinished(&c)),
-                    None => self.ignore(format_args!(
-                        "release of unknown container {container} of {app} on {node}"
-                    )),
-                }
-            }
+            } => match self.state.container_released(&container) {
+                Some(c) => self
+                    .layers
+                    .observe(&self.state, &Observed::ContainerFinished(&c)),
+                None => self.ignore(format_args!(
+                    "release of unknown container {container} of {app} on {node}"
+                )),
+            },
             Event::DecisionRejected {
                 decision,
                 executed,
@@ -729,7 +764,8 @@ impl Core {
                 hb.node
             );
         }
-        self.state.set_am_in_flight(self.in_flight.unconfirmed_ams());
+        self.state
+            .set_am_in_flight(self.in_flight.unconfirmed_ams());
         if !hb.sweep {
             self.state.grant_opportunity(&hb.node);
         }
@@ -749,9 +785,10 @@ impl Core {
             &sitting_out,
         );
         for d in &decisions {
-            let am = self.state.app_by_id(&d.app).is_some_and(|a| {
-                a.kind_of(d.priority) == crate::app::TaskKind::ApplicationMaster
-            });
+            let am = self
+                .state
+                .app_by_id(&d.app)
+                .is_some_and(|a| a.kind_of(d.priority) == crate::app::TaskKind::ApplicationMaster);
             self.in_flight.add(d, node.host_id, node.rack_id, am);
             self.stats.decided_containers += d.count as u64;
         }

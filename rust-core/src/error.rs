@@ -5,7 +5,10 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CoreError {
     /// A `locus.*` setting is unknown or has an invalid value.
-    Config { key: String, message: String },
+    Config {
+        key: String,
+        message: String,
+    },
     /// A message is malformed (bad JSON, missing field, nonsense value).
     Protocol(String),
     UnknownNode(String),

@@ -307,7 +307,11 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
         // A FIFO there must not block the writer (opening one for writing waits for a reader).
         let fifo = d.join("fifo.tmp");
-        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
         let err = open_exclusive(&fifo).unwrap_err();
         assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
         std::fs::remove_dir_all(&d).ok();

@@ -18,7 +18,10 @@ pub struct Resource {
 }
 
 impl Resource {
-    pub const ZERO: Resource = Resource { memory_mb: 0, vcores: 0 };
+    pub const ZERO: Resource = Resource {
+        memory_mb: 0,
+        vcores: 0,
+    };
 
     pub fn new(memory_mb: u64, vcores: u32) -> Self {
         Resource { memory_mb, vcores }
@@ -52,8 +55,14 @@ impl Resource {
             return 0;
         }
         // A zero dimension does not limit the count.
-        let by_mem = self.memory_mb.checked_div(each.memory_mb).unwrap_or(u64::MAX);
-        let by_cpu = self.vcores.checked_div(each.vcores).map_or(u64::MAX, u64::from);
+        let by_mem = self
+            .memory_mb
+            .checked_div(each.memory_mb)
+            .unwrap_or(u64::MAX);
+        let by_cpu = self
+            .vcores
+            .checked_div(each.vcores)
+            .map_or(u64::MAX, u64::from);
         by_mem.min(by_cpu).min(u32::MAX as u64) as u32
     }
 }
@@ -155,9 +164,19 @@ pub struct ContainerInfo {
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Event {
     /// `node` is the NodeId (`host:port`); `rack` the RM-resolved network location.
-    NodeAdded { node: String, host: String, rack: String, capability: Resource },
-    NodeRemoved { node: String },
-    NodeResourceUpdated { node: String, capability: Resource },
+    NodeAdded {
+        node: String,
+        host: String,
+        rack: String,
+        capability: Resource,
+    },
+    NodeRemoved {
+        node: String,
+    },
+    NodeResourceUpdated {
+        node: String,
+        capability: Resource,
+    },
     AppAdded {
         app: String,
         queue: String,
@@ -184,25 +203,48 @@ pub enum Event {
     },
     /// `yarn application -updatePriority`: the app takes its new place in the FIFO order at
     /// the next heartbeat.
-    AppPriorityChanged { app: String, priority: i32 },
+    AppPriorityChanged {
+        app: String,
+        priority: i32,
+    },
     /// moveApplication: the app and what it holds (used, AM used, running containers) now count
     /// in `queue`; its outstanding asks are served as the new queue's.
-    AppMoved { app: String, queue: String },
-    AppRemoved { app: String },
-    AttemptAdded { app: String, attempt: String },
+    AppMoved {
+        app: String,
+        queue: String,
+    },
+    AppRemoved {
+        app: String,
+    },
+    AttemptAdded {
+        app: String,
+        attempt: String,
+    },
     /// The attempt's asks are gone; its containers are released through `ContainerReleased`.
-    AttemptRemoved { app: String, attempt: String },
+    AttemptRemoved {
+        app: String,
+        attempt: String,
+    },
     /// Full snapshot of the application's outstanding asks (rows with count 0 may be omitted).
-    AsksUpdated { app: String, asks: Vec<Ask> },
+    AsksUpdated {
+        app: String,
+        asks: Vec<Ask>,
+    },
     /// Only the rows that changed, as YARN's allocate call sends them: each row SETS the
     /// outstanding count at (priority, allocation_request_id, resource_name), count 0 removes
     /// the row, rows not named keep theirs. Absolute values, so a repeated row cannot drift.
-    AsksChanged { app: String, asks: Vec<Ask> },
+    AsksChanged {
+        app: String,
+        asks: Vec<Ask>,
+    },
     /// The digest of the RM's asks for `app` (see `digest`), sent after each change and after
     /// executed decisions. The core compares it with its own (decisions not yet executed added
     /// back); a mismatch names the app in the answer to the `events` call, and the shim then
     /// sends an `asks_updated` snapshot. Signed because Java's `long` carries it.
-    AsksDigest { app: String, digest: i64 },
+    AsksDigest {
+        app: String,
+        digest: i64,
+    },
     /// A container the RM created, either from a core decision or recovered after an RM restart.
     ContainerAllocated {
         #[serde(flatten)]
@@ -218,9 +260,18 @@ pub enum Event {
         recovered: bool,
     },
     /// Completed, killed, expired or released: the resource is free again.
-    ContainerReleased { app: String, container: String, node: String, resource: Resource },
+    ContainerReleased {
+        app: String,
+        container: String,
+        node: String,
+        resource: Resource,
+    },
     /// The shim could not execute (part of) a decision; `executed` containers were created.
-    DecisionRejected { decision: Decision, executed: u32, reason: String },
+    DecisionRejected {
+        decision: Decision,
+        executed: u32,
+        reason: String,
+    },
 }
 
 impl Event {

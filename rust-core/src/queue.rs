@@ -43,7 +43,14 @@ impl Queues {
     /// An application filed again under another queue (a re-added app, CapacityScheduler's
     /// moveApplication): what it holds moves with it, or the old queue would keep phantom usage
     /// forever and the new one could grow past its maximum-capacity.
-    pub fn app_moved(&mut self, from: &str, to: &str, used: &Resource, am_used: &Resource, running: u32) {
+    pub fn app_moved(
+        &mut self,
+        from: &str,
+        to: &str,
+        used: &Resource,
+        am_used: &Resource,
+        running: u32,
+    ) {
         let q = self.by_name.entry(to.to_string()).or_default();
         q.apps += 1;
         q.used = crate::state::plus(q.used, used);

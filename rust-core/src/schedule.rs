@@ -216,7 +216,16 @@ pub fn assign(
     sweep: bool,
     sitting_out: &[Arrival],
 ) -> Vec<Decision> {
-    let decisions = assign_node(state, layers, cfg, node, unallocated, now_ms, sweep, sitting_out);
+    let decisions = assign_node(
+        state,
+        layers,
+        cfg,
+        node,
+        unallocated,
+        now_ms,
+        sweep,
+        sitting_out,
+    );
     let placed = decisions.iter().fold(Resource::ZERO, |sum, d| Resource {
         memory_mb: sum
             .memory_mb

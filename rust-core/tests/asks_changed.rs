@@ -91,7 +91,12 @@ fn changed_rows_are_set_and_the_others_keep_their_counts() {
     snapshot(
         &mut c,
         "job",
-        &[(20, "h1", 2, 1), (20, "h2", 1, 1), (20, "/r1", 3, 1), (20, "*", 3, 1)],
+        &[
+            (20, "h1", 2, 1),
+            (20, "h2", 1, 1),
+            (20, "/r1", 3, 1),
+            (20, "*", 3, 1),
+        ],
     );
     // One map ran elsewhere: the AM lowers h2's and `*`'s rows and drops h1's.
     change(&mut c, "job", &[(20, "h1", 0, 1), (20, "*", 2, 1)]).unwrap();
@@ -147,7 +152,11 @@ fn a_new_key_can_be_added_and_a_key_whose_rows_all_go_disappears() {
 fn a_bad_row_refuses_the_whole_message_and_names_it() {
     let mut c = core();
     add_app(&mut c, "application_7_0001");
-    snapshot(&mut c, "application_7_0001", &[(20, "h1", 1, 1), (20, "*", 1, 1)]);
+    snapshot(
+        &mut c,
+        "application_7_0001",
+        &[(20, "h1", 1, 1), (20, "*", 1, 1)],
+    );
     let before = held(&c, "application_7_0001");
     // A good row first, then a negative priority: neither may be applied.
     let err = change(
@@ -173,9 +182,13 @@ fn a_bad_row_refuses_the_whole_message_and_names_it() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("zero memory"), "{err}");
-    let err = change(&mut c, "application_7_0001", &[(20, "h9", 1, 1), (20, "h9", 2, 1)])
-        .unwrap_err()
-        .to_string();
+    let err = change(
+        &mut c,
+        "application_7_0001",
+        &[(20, "h9", 1, 1), (20, "h9", 2, 1)],
+    )
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("twice") && err.contains("h9"), "{err}");
     let err = change(&mut c, "application_7_0001", &[(20, " ", 1, 1)])
         .unwrap_err()
@@ -195,17 +208,31 @@ fn rows_the_shim_has_not_executed_yet_stay_taken() {
     add_node(&mut c, "h1", "/r1", 64);
     add_node(&mut c, "h2", "/r1", 64);
     add_app(&mut c, "job");
-    snapshot(&mut c, "job", &[(20, "h1", 3, 1), (20, "/r1", 3, 1), (20, "*", 3, 1)]);
+    snapshot(
+        &mut c,
+        "job",
+        &[(20, "h1", 3, 1), (20, "/r1", 3, 1), (20, "*", 3, 1)],
+    );
     // Two containers decided on h1, not executed yet.
     let ds = heartbeat(&mut c, "h1", 2);
     assert_eq!(ds.iter().map(|d| d.count).sum::<u32>(), 2);
     // The RM's view of `*` (taken before it executed them) says 3; h1 and /r1 are not named.
     change(&mut c, "job", &[(20, "*", 3, 1)]).unwrap();
-    assert_eq!(pending(&c, "job"), 1, "the two in flight are still taken off `*`");
+    assert_eq!(
+        pending(&c, "job"),
+        1,
+        "the two in flight are still taken off `*`"
+    );
     let h = held(&c, "job");
     assert_eq!(h[&(20, "h1".to_string())].0, 1, "h1 keeps its own count");
     assert_eq!(h[&(20, "/r1".to_string())].0, 1, "/r1 is not taken twice");
-    assert_eq!(heartbeat(&mut c, "h2", 64).iter().map(|d| d.count).sum::<u32>(), 1);
+    assert_eq!(
+        heartbeat(&mut c, "h2", 64)
+            .iter()
+            .map(|d| d.count)
+            .sum::<u32>(),
+        1
+    );
     // h1's two are executed, h2's one is not: the RM now says 1, which h2's decision takes.
     let mut ids = 0;
     execute(&mut c, &ds, &mut ids);
@@ -259,13 +286,20 @@ fn changes_and_snapshots_agree_over_a_random_run() {
         change(&mut by_change, "job", &delta).unwrap();
         let full: Vec<Row> = model.iter().map(|(&(p, n), &v)| (p, n, v, 1)).collect();
         snapshot(&mut by_snapshot, "job", &full);
-        assert_eq!(held(&by_change, "job"), held(&by_snapshot, "job"), "step {step}");
+        assert_eq!(
+            held(&by_change, "job"),
+            held(&by_snapshot, "job"),
+            "step {step}"
+        );
         assert_eq!(pending(&by_change, "job"), pending(&by_snapshot, "job"));
         if step % 50 == 49 {
             // Decisions from identical asks must be identical; drop them without executing
             // (a lost decision) and resynchronise both from the model.
             let host = if step % 100 == 49 { "h1" } else { "h3" };
-            assert_eq!(heartbeat(&mut by_change, host, 4), heartbeat(&mut by_snapshot, host, 4));
+            assert_eq!(
+                heartbeat(&mut by_change, host, 4),
+                heartbeat(&mut by_snapshot, host, 4)
+            );
             for c in [&mut by_change, &mut by_snapshot] {
                 snapshot(c, "job", &full);
                 heartbeat(c, host, 0);

@@ -141,7 +141,13 @@ fn offer_with_room(
     let ids: Vec<String> = hosts.iter().map(|h| node_id(h)).collect();
     let marked: Vec<(&str, Resource, bool)> = ids
         .iter()
-        .map(|id| (id.as_str(), Resource::new(free_gb * GB, free_gb as u32), sweep))
+        .map(|id| {
+            (
+                id.as_str(),
+                Resource::new(free_gb * GB, free_gb as u32),
+                sweep,
+            )
+        })
         .collect();
     let batch = offers::decode(&offers::encode_marked(now_ms, &marked)).expect("valid frame");
     let got = c.offers(&batch);

@@ -197,7 +197,10 @@ fn room_one_queue_cannot_use_goes_to_the_other_queue() {
     // Queue a is first in line (both empty, a configured first) but cannot use h0, so every
     // container of h0 goes to b, as ParentQueue tries its next child when one assigns nothing.
     let ds = common::heartbeat_free(&mut c, &host(0), NODE_GB, NODE_GB as u32, 1_000);
-    assert_eq!(common::summary(&ds), [("b1".to_string(), locus_core::Locality::OffSwitch, 10)]);
+    assert_eq!(
+        common::summary(&ds),
+        [("b1".to_string(), locus_core::Locality::OffSwitch, 10)]
+    );
     // On h5 both queues get the node, a1 its five.
     let ds = common::heartbeat_free(&mut c, &host(5), NODE_GB, NODE_GB as u32, 1_000);
     let per_app = |app: &str| -> u32 { ds.iter().filter(|d| d.app == app).map(|d| d.count).sum() };
@@ -746,7 +749,14 @@ fn one_queues_waiting_ams_do_not_hold_back_another_queues_am() {
     for _ in 0..5 {
         cl.round(&mut c);
     }
-    assert_eq!(cl.held("b0"), 1, "queue b's AM starts although a's AMs fill a's share");
+    assert_eq!(
+        cl.held("b0"),
+        1,
+        "queue b's AM starts although a's AMs fill a's share"
+    );
     let a_ams: usize = (0..50).map(|i| cl.held(&format!("a{i}"))).sum();
-    assert!(a_ams < 50, "queue a's AMs are bounded by its own share, got {a_ams}");
+    assert!(
+        a_ams < 50,
+        "queue a's AMs are bounded by its own share, got {a_ams}"
+    );
 }

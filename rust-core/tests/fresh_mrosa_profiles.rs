@@ -116,7 +116,13 @@ impl Cluster {
         self.hosts.push(format!("h{i}"));
         self.racks.push(format!("/rack{}", i % 2));
         self.node_gb.push(gb);
-        common::add_node(&mut self.core, &self.hosts[i], &self.racks[i], gb, gb as u32);
+        common::add_node(
+            &mut self.core,
+            &self.hosts[i],
+            &self.racks[i],
+            gb,
+            gb as u32,
+        );
         i
     }
 
@@ -551,7 +557,11 @@ fn fresh_admission_control_k_holds_later_jobs_until_the_map_phase_ends() {
     // B waits in J before its AM starts (an AM would hold its container for the whole wait),
     // and its maps start only once A left the map phase (k = 1).
     let a_last_map_done = cl.last(a, Kind::Map).unwrap() + 3;
-    assert!(cl.first(b, Kind::Am).unwrap() >= a_last_map_done, "{:?}", cl.jobs[b].got);
+    assert!(
+        cl.first(b, Kind::Am).unwrap() >= a_last_map_done,
+        "{:?}",
+        cl.jobs[b].got
+    );
     assert!(
         cl.first(b, Kind::Map).unwrap() >= a_last_map_done,
         "{:?} {:?}",
@@ -814,7 +824,8 @@ fn mrosa_sends_only_late_tasks_to_public_nodes_and_advises_scale_out() {
     // h1 is a running public instance; ali-8c / ec2-4c can be started (TABLE IV prices, MIPS).
     let file = write_public(&dir, "h1 ec2-2c 0.000027 4800 1.25\n* ec2-4c 0.000065 9600 3.75 Amazon EC2\n* ali-8c 0.000235 20800 6.25 Ali Cloud\n");
     let settings = [
-        ("locus.policy", "mrosa"), TRUSTED,
+        ("locus.policy", "mrosa"),
+        TRUSTED,
         ("locus.mrosa.public.file", file.as_str()),
         ("locus.mrosa.init-secs", "10"),
         ("locus.mrosa.split-mb", "16"),
@@ -861,7 +872,8 @@ fn mrosa_sends_only_late_tasks_to_public_nodes_and_advises_scale_out() {
     let file = write_public(&dir, "* slow 0.00001 10 0.1\n");
     let mut cl = Cluster::new(
         core_with(&[
-            ("locus.policy", "mrosa"), TRUSTED,
+            ("locus.policy", "mrosa"),
+            TRUSTED,
             ("locus.mrosa.public.file", file.as_str()),
             ("locus.profile.default-map-secs", "50"),
         ]),
@@ -891,7 +903,8 @@ fn mrosa_sends_only_late_tasks_to_public_nodes_and_advises_scale_out() {
     );
     let mut cl = Cluster::new(
         core_with(&[
-            ("locus.policy", "mrosa"), TRUSTED,
+            ("locus.policy", "mrosa"),
+            TRUSTED,
             ("locus.mrosa.public.file", file.as_str()),
             ("locus.mrosa.init-secs", "10"),
             ("locus.profile.default-map-secs", "50"),
@@ -983,7 +996,8 @@ fn mrosa_late_tasks_go_to_the_cheapest_public_type_that_meets_the_deadline() {
     let run = |deadline: &str, maps: u32| {
         let mut cl = Cluster::new(
             core_with(&[
-                ("locus.policy", "mrosa"), TRUSTED,
+                ("locus.policy", "mrosa"),
+                TRUSTED,
                 ("locus.mrosa.public.file", file.as_str()),
                 ("locus.mrosa.split-mb", "16"),
                 ("locus.profile.default-map-secs", "20"),
@@ -1035,7 +1049,8 @@ fn mrosa_runs_late_reduces_on_idle_private_containers_instead_of_queueing_for_a_
     let file = write_public(&dir, "h1 fast 0.0001 26000 16\n");
     let mut cl = Cluster::new(
         core_with(&[
-            ("locus.policy", "mrosa"), TRUSTED,
+            ("locus.policy", "mrosa"),
+            TRUSTED,
             ("locus.mrosa.public.file", file.as_str()),
         ]),
         1,
@@ -1059,7 +1074,10 @@ fn mrosa_runs_late_reduces_on_idle_private_containers_instead_of_queueing_for_a_
         "a reduce waited for the busy public instance until tick {last_reduce} while private containers were free: {:?}",
         cl.jobs[j].got
     );
-    assert!(reduces_on[public] >= 1, "the free public instance still takes a late reduce: {reduces_on:?}");
+    assert!(
+        reduces_on[public] >= 1,
+        "the free public instance still takes a late reduce: {reduces_on:?}"
+    );
     assert_eq!(reduces_on[0] + reduces_on[public], 4);
     let done = cl.jobs[j].finished.expect("the job finishes");
     assert!(done <= 15, "finished at tick {done}: {:?}", cl.jobs[j].got);
@@ -1080,7 +1098,8 @@ fn mrosa_counts_a_running_public_instance_as_room_for_one_task() {
     );
     let mut cl = Cluster::new(
         core_with(&[
-            ("locus.policy", "mrosa"), TRUSTED,
+            ("locus.policy", "mrosa"),
+            TRUSTED,
             ("locus.mrosa.public.file", file.as_str()),
             ("locus.mrosa.init-secs", "10"),
             ("locus.mrosa.split-mb", "16"),

@@ -387,8 +387,16 @@ fn a_container_confirms_the_decision_of_its_own_allocation_request_id() {
     common::set_asks_vec(&mut c, "a", rows);
     let ds = heartbeat(&mut c, "h1", 8, 8);
     assert_eq!(total(&ds), 2, "{ds:?}");
-    let first = ds.iter().find(|d| d.allocation_request_id == 1).unwrap().clone();
-    let second = ds.iter().find(|d| d.allocation_request_id == 2).unwrap().clone();
+    let first = ds
+        .iter()
+        .find(|d| d.allocation_request_id == 1)
+        .unwrap()
+        .clone();
+    let second = ds
+        .iter()
+        .find(|d| d.allocation_request_id == 2)
+        .unwrap()
+        .clone();
     // The RM created the container of request 2 and could not create request 1's.
     let mut ids = 0;
     execute(&mut c, &[second], &mut ids);
@@ -403,7 +411,10 @@ fn a_container_confirms_the_decision_of_its_own_allocation_request_id() {
     add_node(&mut c, "h2", "/r1", 8, 8);
     let again = heartbeat(&mut c, "h2", 8, 8);
     assert_eq!(
-        again.iter().map(|d| (d.allocation_request_id, d.count)).collect::<Vec<_>>(),
+        again
+            .iter()
+            .map(|d| (d.allocation_request_id, d.count))
+            .collect::<Vec<_>>(),
         vec![(1, 1)],
         "request 1 is offered again, request 2 is not: {again:?}"
     );

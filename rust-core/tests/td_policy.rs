@@ -64,7 +64,12 @@ fn td_keeps_a_job_below_h_times_its_demand_and_generic_apps_get_the_rest() {
 fn td_takes_a_demand_tag_only_from_a_trusted_submitter() {
     // demand 2 caps the job at 3 map containers (H = 1.3); untrusted, the tag is ignored and
     // TD uses the job's map count (10, capped at T = 4): the node's 4 slots.
-    for (trusted, want_maps) in [(None, 4), (Some("bob"), 4), (Some("alice"), 3), (Some("*"), 3)] {
+    for (trusted, want_maps) in [
+        (None, 4),
+        (Some("bob"), 4),
+        (Some("alice"), 3),
+        (Some("*"), 3),
+    ] {
         let mut settings = vec![("locus.policy", "td")];
         settings.extend(trusted.map(|t| ("locus.hints.trusted", t)));
         let mut c = core_with(&settings);
@@ -245,7 +250,8 @@ fn switching_to_td_at_refresh_applies_it_and_a_refused_combination_changes_nothi
         .to_string();
     assert!(err.contains("locus.locality"), "{err}");
     assert_eq!(c.stats().policy, "fifo");
-    c.reconfigure(&props(&[("locus.policy", "td"), TRUSTED])).unwrap();
+    c.reconfigure(&props(&[("locus.policy", "td"), TRUSTED]))
+        .unwrap();
     assert_eq!(c.stats().policy, "td");
     let ds = heartbeat(&mut c, "h1", 4, 1_000);
     assert_eq!(

@@ -57,19 +57,33 @@ impl fmt::Display for SlotKind {
 /// Every input FRESH refuses, naming the parameter, job or task at fault.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FreshError {
-    Parameter { name: &'static str, message: String },
-    Job { job: String, message: String },
+    Parameter {
+        name: &'static str,
+        message: String,
+    },
+    Job {
+        job: String,
+        message: String,
+    },
     UnknownJob(String),
-    Task { job: String, task: u64, message: String },
+    Task {
+        job: String,
+        task: u64,
+        message: String,
+    },
 }
 
 impl fmt::Display for FreshError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FreshError::Parameter { name, message } => write!(f, "FRESH parameter {name}: {message}"),
+            FreshError::Parameter { name, message } => {
+                write!(f, "FRESH parameter {name}: {message}")
+            }
             FreshError::Job { job, message } => write!(f, "FRESH job {job}: {message}"),
             FreshError::UnknownJob(job) => write!(f, "FRESH does not know job {job}"),
-            FreshError::Task { job, task, message } => write!(f, "FRESH job {job} task {task}: {message}"),
+            FreshError::Task { job, task, message } => {
+                write!(f, "FRESH job {job} task {task}: {message}")
+            }
         }
     }
 }
@@ -94,7 +108,10 @@ fn check_secs(job: &str, what: &str, v: f64) -> Result<(), FreshError> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
-        Err(job_err(job, format!("{what} must be a positive number of seconds, got {v}")))
+        Err(job_err(
+            job,
+            format!("{what} must be a positive number of seconds, got {v}"),
+        ))
     }
 }
 
@@ -172,7 +189,11 @@ pub struct PhaseFairTrace {
 impl PhaseFairTrace {
     /// Jain's index over eq. 1 at the makespan, all jobs having started at 0.
     pub fn overall_fairness(&self) -> Option<f64> {
-        let r: Vec<f64> = self.slot_units.iter().map(|&u| u as f64 / self.makespan.max(1) as f64).collect();
+        let r: Vec<f64> = self
+            .slot_units
+            .iter()
+            .map(|&u| u as f64 / self.makespan.max(1) as f64)
+            .collect();
         jain_index(&r)
     }
 }
@@ -184,12 +205,22 @@ impl PhaseFairTrace {
 /// Slots are handed out one at a time to the job holding the fewest this time unit; ties go to the
 /// job that has used the fewest slot-units of this phase so far, then to the earlier job. The paper
 /// does not state a tie rule; this one reproduces its table exactly.
-pub fn simulate_phase_fair(jobs: &[(u32, u32)], map_slots: u32, reduce_slots: u32) -> Result<PhaseFairTrace, FreshError> {
+pub fn simulate_phase_fair(
+    jobs: &[(u32, u32)],
+    map_slots: u32,
+    reduce_slots: u32,
+) -> Result<PhaseFairTrace, FreshError> {
     if map_slots == 0 && jobs.iter().any(|j| j.0 > 0) {
-        return Err(param("map_slots", "must be at least 1 when a job has map tasks"));
+        return Err(param(
+            "map_slots",
+            "must be at least 1 when a job has map tasks",
+        ));
     }
     if reduce_slots == 0 && jobs.iter().any(|j| j.1 > 0) {
-        return Err(param("reduce_slots", "must be at least 1 when a job has reduce tasks"));
+        return Err(param(
+            "reduce_slots",
+            "must be at least 1 when a job has reduce tasks",
+        ));
     }
     let n = jobs.len();
     let mut left_m: Vec<u32> = jobs.iter().map(|j| j.0).collect();
@@ -200,7 +231,9 @@ pub fn simulate_phase_fair(jobs: &[(u32, u32)], map_slots: u32, reduce_slots: u3
     while left_m.iter().chain(left_r.iter()).any(|&x| x > 0) {
         // A job enters its reduce phase only at a time point after its last map finished.
         let in_map: Vec<usize> = (0..n).filter(|&i| left_m[i] > 0).collect();
-        let in_reduce: Vec<usize> = (0..n).filter(|&i| left_m[i] == 0 && left_r[i] > 0).collect();
+        let in_reduce: Vec<usize> = (0..n)
+            .filter(|&i| left_m[i] == 0 && left_r[i] > 0)
+            .collect();
         let got_m = share(&in_map, map_slots, &left_m, &used_m);
         let got_r = share(&in_reduce, reduce_slots, &left_r, &used_r);
         let mut step = vec![None; n];
@@ -256,7 +289,13 @@ pub struct JobProfile {
 }
 
 impl JobProfile {
-    pub fn new(job: impl Into<String>, maps: u32, reduces: u32, map_secs: f64, reduce_secs: f64) -> Self {
+    pub fn new(
+        job: impl Into<String>,
+        maps: u32,
+        reduces: u32,
+        map_secs: f64,
+        reduce_secs: f64,
+    ) -> Self {
         JobProfile {
             job: job.into(),
             maps,
@@ -297,7 +336,11 @@ pub struct StaticPlan {
 
 /// Algorithm 1: try every `s_m` in `1..=S` and keep the one whose estimated makespan is least
 /// (the first of equals). Jobs are admitted in slice order, at most `k` per phase.
-pub fn static_slot_configuration(jobs: &[JobProfile], total_slots: u32, k: u32) -> Result<StaticPlan, FreshError> {
+pub fn static_slot_configuration(
+    jobs: &[JobProfile],
+    total_slots: u32,
+    k: u32,
+) -> Result<StaticPlan, FreshError> {
     if total_slots == 0 {
         return Err(param("total_slots", "the cluster needs at least one slot"));
     }
@@ -330,7 +373,12 @@ pub fn static_slot_configuration(jobs: &[JobProfile], total_slots: u32, k: u32) 
 /// Lines 2-21 of Algorithm 1 for one `(s_m, s_r)`: the estimated makespan of the batch when map
 /// (reduce) slots are shared evenly among the jobs in their map (reduce) phase. `None` when
 /// some phase has work but no slot.
-pub fn static_makespan(jobs: &[JobProfile], map_slots: u32, reduce_slots: u32, k: u32) -> Result<Option<f64>, FreshError> {
+pub fn static_makespan(
+    jobs: &[JobProfile],
+    map_slots: u32,
+    reduce_slots: u32,
+    k: u32,
+) -> Result<Option<f64>, FreshError> {
     if k == 0 {
         return Err(param("k", "admission control needs k >= 1"));
     }
@@ -363,8 +411,16 @@ pub fn static_makespan(jobs: &[JobProfile], map_slots: u32, reduce_slots: u32, k
     // Line 7.
     while !in_map.is_empty() || !in_reduce.is_empty() {
         // Lines 8-9: c_m = s_m/|M|, c_r = s_r/|R|.
-        let c_m = if in_map.is_empty() { 0.0 } else { s_m / in_map.len() as f64 };
-        let c_r = if in_reduce.is_empty() { 0.0 } else { s_r / in_reduce.len() as f64 };
+        let c_m = if in_map.is_empty() {
+            0.0
+        } else {
+            s_m / in_map.len() as f64
+        };
+        let c_r = if in_reduce.is_empty() {
+            0.0
+        } else {
+            s_r / in_reduce.len() as f64
+        };
         let map_next = time_left(&in_map, &w, s_m);
         let red_next = time_left(&in_reduce, &w, s_r);
         let tu = map_next.map_or(f64::INFINITY, |x| x.1);
@@ -430,7 +486,11 @@ pub fn theorem1_eta(w_rem_a: f64, m_a: f64, theta_cur: f64, r: f64, k: f64) -> f
     }
     let c = theta_cur / (2.0 * r * k.max(1.0));
     if c <= 0.0 {
-        return if m_a > 0.0 { w_rem_a / (m_a * r) } else { f64::INFINITY };
+        return if m_a > 0.0 {
+            w_rem_a / (m_a * r)
+        } else {
+            f64::INFINITY
+        };
     }
     ((m_a * m_a + 4.0 * c * w_rem_a).sqrt() - m_a) / (2.0 * c * r)
 }
@@ -464,10 +524,16 @@ impl FreshParams {
             return Err(param("k", "admission control needs k >= 1"));
         }
         if !(self.tau1.is_finite() && (0.0..=1.0).contains(&self.tau1)) {
-            return Err(param("tau1", format!("is a map-progress fraction in [0, 1], got {}", self.tau1)));
+            return Err(param(
+                "tau1",
+                format!("is a map-progress fraction in [0, 1], got {}", self.tau1),
+            ));
         }
         if !(self.tau2.is_finite() && self.tau2 >= 0.0) {
-            return Err(param("tau2", format!("is a non-negative relative difference, got {}", self.tau2)));
+            return Err(param(
+                "tau2",
+                format!("is a non-negative relative difference, got {}", self.tau2),
+            ));
         }
         Ok(self)
     }
@@ -686,7 +752,10 @@ impl DynamicSlotConfigurator {
 
     /// A job left (finished, killed): drop it and its slots, admitting the next ones.
     pub fn remove(&mut self, job: &str, now: f64) -> Result<(), FreshError> {
-        let j = self.jobs.remove(job).ok_or_else(|| FreshError::UnknownJob(job.to_string()))?;
+        let j = self
+            .jobs
+            .remove(job)
+            .ok_or_else(|| FreshError::UnknownJob(job.to_string()))?;
         self.busy_map -= j.running_maps;
         self.busy_reduce -= j.running_reduces;
         self.queued.retain(|x| x != job);
@@ -699,9 +768,21 @@ impl DynamicSlotConfigurator {
 
     /// The job's task counts changed: in YARN the ResourceManager learns them from the AM's asks
     /// (finished + running + outstanding), so they can grow after submission.
-    pub fn set_task_counts(&mut self, job: &str, maps: u32, reduces: u32, now: f64) -> Result<(), FreshError> {
-        let j = self.jobs.get_mut(job).ok_or_else(|| FreshError::UnknownJob(job.to_string()))?;
-        let (min_m, min_r) = (j.done_maps + j.running_maps, j.done_reduces + j.running_reduces);
+    pub fn set_task_counts(
+        &mut self,
+        job: &str,
+        maps: u32,
+        reduces: u32,
+        now: f64,
+    ) -> Result<(), FreshError> {
+        let j = self
+            .jobs
+            .get_mut(job)
+            .ok_or_else(|| FreshError::UnknownJob(job.to_string()))?;
+        let (min_m, min_r) = (
+            j.done_maps + j.running_maps,
+            j.done_reduces + j.running_reduces,
+        );
         if maps < min_m || reduces < min_r {
             return Err(job_err(
                 job,
@@ -711,7 +792,10 @@ impl DynamicSlotConfigurator {
         if j.phase != JobPhase::Queued && j.phase != JobPhase::Map && maps != j.maps {
             return Err(job_err(
                 job,
-                format!("map count changed to {maps} after the map phase ended with {}", j.maps),
+                format!(
+                    "map count changed to {maps} after the map phase ended with {}",
+                    j.maps
+                ),
             ));
         }
         j.maps = maps;
@@ -722,8 +806,17 @@ impl DynamicSlotConfigurator {
 
     /// A task of `job` started in a slot of `kind` (the adapter executed our choice, or another
     /// layer's). Only a job in `M` may start maps and only a job in `R` reduces.
-    pub fn task_started(&mut self, job: &str, task: u64, kind: SlotKind, now: f64) -> Result<(), FreshError> {
-        let j = self.jobs.get_mut(job).ok_or_else(|| FreshError::UnknownJob(job.to_string()))?;
+    pub fn task_started(
+        &mut self,
+        job: &str,
+        task: u64,
+        kind: SlotKind,
+        now: f64,
+    ) -> Result<(), FreshError> {
+        let j = self
+            .jobs
+            .get_mut(job)
+            .ok_or_else(|| FreshError::UnknownJob(job.to_string()))?;
         let allowed = match kind {
             SlotKind::Map => j.phase == JobPhase::Map,
             SlotKind::Reduce => j.phase == JobPhase::Reduce,
@@ -753,7 +846,10 @@ impl DynamicSlotConfigurator {
             task,
             DynTask {
                 kind,
-                span: TaskSpan { start: now, finish: None },
+                span: TaskSpan {
+                    start: now,
+                    finish: None,
+                },
             },
         );
         match kind {
@@ -772,7 +868,10 @@ impl DynamicSlotConfigurator {
     /// Algorithm 2 lines 1-4: a task finished; update `t̄`, `n'`, `w'` (and so `RW_m`/`RW_r`),
     /// then move jobs between `J`, `M`, `R'` and `R`.
     pub fn task_finished(&mut self, job: &str, task: u64, now: f64) -> Result<(), FreshError> {
-        let j = self.jobs.get_mut(job).ok_or_else(|| FreshError::UnknownJob(job.to_string()))?;
+        let j = self
+            .jobs
+            .get_mut(job)
+            .ok_or_else(|| FreshError::UnknownJob(job.to_string()))?;
         let t = j.tasks.get_mut(&task).ok_or_else(|| FreshError::Task {
             job: job.into(),
             task,
@@ -810,7 +909,9 @@ impl DynamicSlotConfigurator {
         loop {
             let mut changed = false;
             while self.map_set.len() < self.params.k as usize {
-                let Some(id) = self.queued.pop_front() else { break };
+                let Some(id) = self.queued.pop_front() else {
+                    break;
+                };
                 if let Some(j) = self.jobs.get_mut(&id) {
                     j.phase = JobPhase::Map;
                     j.start = Some(now);
@@ -835,7 +936,11 @@ impl DynamicSlotConfigurator {
             let finished: Vec<String> = self
                 .reduce_set
                 .iter()
-                .filter(|id| self.jobs.get(*id).is_some_and(|j| j.done_reduces >= j.reduces))
+                .filter(|id| {
+                    self.jobs
+                        .get(*id)
+                        .is_some_and(|j| j.done_reduces >= j.reduces)
+                })
                 .cloned()
                 .collect();
             for id in finished {
@@ -846,7 +951,9 @@ impl DynamicSlotConfigurator {
                 changed = true;
             }
             while self.reduce_set.len() < self.params.k as usize {
-                let Some(id) = self.reduce_waiting.pop_front() else { break };
+                let Some(id) = self.reduce_waiting.pop_front() else {
+                    break;
+                };
                 if let Some(j) = self.jobs.get_mut(&id) {
                     j.phase = JobPhase::Reduce;
                     self.reduce_set.push(id);
@@ -900,7 +1007,9 @@ impl DynamicSlotConfigurator {
 
     /// `w'_m(i)`, `w'_r(i)`.
     pub fn remaining_workload(&self, job: &str) -> Option<(f64, f64)> {
-        self.jobs.get(job).map(|j| (j.rem_map_work(), j.rem_reduce_work()))
+        self.jobs
+            .get(job)
+            .map(|j| (j.rem_map_work(), j.rem_reduce_work()))
     }
 
     /// `RW_m = Σ_{i∈M} w'_m(i)`.
@@ -948,7 +1057,11 @@ impl DynamicSlotConfigurator {
         let s = self.params.total_slots as f64;
         let (rw_m, rw_r) = (self.rw_m(), self.rw_r());
         // Line 1; with no work left at all there is nothing to split.
-        let theta_cur = if rw_m + rw_r > 0.0 { rw_m / (rw_m + rw_r) } else { 0.0 };
+        let theta_cur = if rw_m + rw_r > 0.0 {
+            rw_m / (rw_m + rw_r)
+        } else {
+            0.0
+        };
         let mut trace = ExpSmTrace {
             theta_cur,
             job_a: None,
@@ -960,12 +1073,22 @@ impl DynamicSlotConfigurator {
             expected_map_slots: theta_cur * s,
         };
         // Line 2.
-        let Some(ai) = argmin_by(&self.map_set, |id| self.jobs.get(id).map_or(f64::INFINITY, DynJob::rem_map_work)) else {
+        let Some(ai) = argmin_by(&self.map_set, |id| {
+            self.jobs
+                .get(id)
+                .map_or(f64::INFINITY, DynJob::rem_map_work)
+        }) else {
             return trace;
         };
         let a_id = &self.map_set[ai];
-        let Some(a) = self.jobs.get(a_id) else { return trace };
-        let progress = if a.maps == 0 { 1.0 } else { a.done_maps as f64 / a.maps as f64 };
+        let Some(a) = self.jobs.get(a_id) else {
+            return trace;
+        };
+        let progress = if a.maps == 0 {
+            1.0
+        } else {
+            a.done_maps as f64 / a.maps as f64
+        };
         trace.job_a = Some(a_id.clone());
         trace.progress_a = Some(progress);
         // Line 3.
@@ -981,7 +1104,11 @@ impl DynamicSlotConfigurator {
             .map_or(0.0, |b| b.maps as f64 * b.avg_map());
         let rw_m2 = (rw_m - a.rem_map_work() * k + w_b).max(0.0);
         let rw_r2 = rw_r + a.reduces as f64 * a.avg_reduce();
-        let theta_exp = if rw_m2 + rw_r2 > 0.0 { rw_m2 / (rw_m2 + rw_r2) } else { theta_cur };
+        let theta_exp = if rw_m2 + rw_r2 > 0.0 {
+            rw_m2 / (rw_m2 + rw_r2)
+        } else {
+            theta_cur
+        };
         // Line 9.
         let eta = match self.reduce_completion_interval() {
             Some(r) => theorem1_eta(a.rem_map_work(), a.running_maps as f64, theta_cur, r, k),
@@ -1046,7 +1173,9 @@ impl DynamicSlotConfigurator {
         }
         .filter(|id| self.jobs.get(*id).is_some_and(|j| j.unscheduled(kind) > 0))
         .collect();
-        let best = argmin_by(&candidates, |id| self.resource_consumption(id, now).unwrap_or(f64::INFINITY))?;
+        let best = argmin_by(&candidates, |id| {
+            self.resource_consumption(id, now).unwrap_or(f64::INFINITY)
+        })?;
         Some(candidates[best].clone())
     }
 
@@ -1054,9 +1183,10 @@ impl DynamicSlotConfigurator {
     /// has a task to start, the slot serves the other kind rather than idle (the paper is silent).
     pub fn next_assignment(&self, now: f64) -> Option<(SlotKind, String)> {
         let kind = self.configure_free_slot();
-        self.choose_job(kind, now)
-            .map(|j| (kind, j))
-            .or_else(|| self.choose_job(kind.other(), now).map(|j| (kind.other(), j)))
+        self.choose_job(kind, now).map(|j| (kind, j)).or_else(|| {
+            self.choose_job(kind.other(), now)
+                .map(|j| (kind.other(), j))
+        })
     }
 
     /// [`next_assignment`](Self::next_assignment) for `free` slots freed at the same instant (one
@@ -1067,9 +1197,14 @@ impl DynamicSlotConfigurator {
         let mut sim = self.clone();
         let mut out = Vec::new();
         for i in 0..free {
-            let Some((kind, job)) = sim.next_assignment(now) else { break };
+            let Some((kind, job)) = sim.next_assignment(now) else {
+                break;
+            };
             // Ids from the top of the range cannot collide with container ids the adapter uses.
-            if sim.task_started(&job, u64::MAX - i as u64, kind, now).is_err() {
+            if sim
+                .task_started(&job, u64::MAX - i as u64, kind, now)
+                .is_err()
+            {
                 break;
             }
             out.push((kind, job));
@@ -1093,9 +1228,27 @@ mod tests {
         let trace = simulate_phase_fair(&[(2, 9), (3, 4), (7, 3)], 4, 4).unwrap();
         use SlotKind::{Map as M, Reduce as R};
         let table = [
-            [Some((2, M)), Some((4, R)), Some((2, R)), Some((1, R)), Some((2, R))],
-            [Some((1, M)), Some((2, M)), Some((2, R)), Some((1, R)), Some((1, R))],
-            [Some((1, M)), Some((2, M)), Some((4, M)), Some((2, R)), Some((1, R))],
+            [
+                Some((2, M)),
+                Some((4, R)),
+                Some((2, R)),
+                Some((1, R)),
+                Some((2, R)),
+            ],
+            [
+                Some((1, M)),
+                Some((2, M)),
+                Some((2, R)),
+                Some((1, R)),
+                Some((1, R)),
+            ],
+            [
+                Some((1, M)),
+                Some((2, M)),
+                Some((4, M)),
+                Some((2, R)),
+                Some((1, R)),
+            ],
         ];
         assert_eq!(trace.makespan, 5);
         for (job, row) in table.iter().enumerate() {
@@ -1129,7 +1282,10 @@ mod tests {
                 start: 10.0,
                 finish: Some(14.0),
             },
-            TaskSpan { start: 12.0, finish: None },
+            TaskSpan {
+                start: 12.0,
+                finish: None,
+            },
             TaskSpan {
                 start: 11.0,
                 finish: Some(12.0),
@@ -1220,8 +1376,16 @@ mod tests {
             if m.is_empty() && r.is_empty() {
                 break;
             }
-            let cm = if m.is_empty() { 0.0 } else { s_m as f64 / m.len() as f64 };
-            let cr = if r.is_empty() { 0.0 } else { s_r as f64 / r.len() as f64 };
+            let cm = if m.is_empty() {
+                0.0
+            } else {
+                s_m as f64 / m.len() as f64
+            };
+            let cr = if r.is_empty() {
+                0.0
+            } else {
+                s_r as f64 / r.len() as f64
+            };
             if cm == 0.0 && cr == 0.0 {
                 return None;
             }
@@ -1260,13 +1424,27 @@ mod tests {
         for case in 0..40 {
             let n = rnd(1, 5) as usize;
             let jobs: Vec<JobProfile> = (0..n)
-                .map(|i| JobProfile::new(format!("j{i}"), rnd(1, 12), rnd(0, 12), rnd(1, 6) as f64, rnd(1, 9) as f64))
+                .map(|i| {
+                    JobProfile::new(
+                        format!("j{i}"),
+                        rnd(1, 12),
+                        rnd(0, 12),
+                        rnd(1, 6) as f64,
+                        rnd(1, 9) as f64,
+                    )
+                })
                 .collect();
             let s = rnd(2, 9);
             let k = rnd(1, 3);
             let plan = static_slot_configuration(&jobs, s, k).unwrap();
-            let brute: Vec<Option<f64>> = (1..=s).map(|sm| stepped_makespan(&jobs, sm, s - sm, k as usize)).collect();
-            let best = brute.iter().flatten().cloned().fold(f64::INFINITY, f64::min);
+            let brute: Vec<Option<f64>> = (1..=s)
+                .map(|sm| stepped_makespan(&jobs, sm, s - sm, k as usize))
+                .collect();
+            let best = brute
+                .iter()
+                .flatten()
+                .cloned()
+                .fold(f64::INFINITY, f64::min);
             let chosen = brute[(plan.map_slots - 1) as usize].unwrap();
             assert!(
                 chosen <= best + 1e-6,
@@ -1275,7 +1453,9 @@ mod tests {
             );
             for (sm, t) in &plan.makespans {
                 match (t, brute[(*sm - 1) as usize]) {
-                    (Some(a), Some(b)) => assert!((a - b).abs() < 1e-6, "case {case} s_m={sm}: {a} vs {b}"),
+                    (Some(a), Some(b)) => {
+                        assert!((a - b).abs() < 1e-6, "case {case} s_m={sm}: {a} vs {b}")
+                    }
                     (None, None) => {}
                     other => panic!("case {case} s_m={sm}: feasibility differs {other:?}"),
                 }
@@ -1285,7 +1465,8 @@ mod tests {
 
     #[test]
     fn algorithm1_names_the_bad_profile_and_parameter() {
-        let err = static_slot_configuration(&[JobProfile::new("job_7", 3, 3, -1.0, 1.0)], 4, 1).unwrap_err();
+        let err = static_slot_configuration(&[JobProfile::new("job_7", 3, 3, -1.0, 1.0)], 4, 1)
+            .unwrap_err();
         assert!(err.to_string().contains("job_7"), "{err}");
         let err = static_slot_configuration(&[p(1, 1, 1.0, 1.0)], 4, 0).unwrap_err();
         assert!(err.to_string().contains('k'), "{err}");
@@ -1346,14 +1527,25 @@ mod tests {
     #[test]
     fn task_events_are_validated_naming_job_and_task() {
         let mut c = conf(4, 2);
-        assert!(c.submit("A", 1, 1, 0.0, 1.0, 0.0).unwrap_err().to_string().contains("job A"));
+        assert!(c
+            .submit("A", 1, 1, 0.0, 1.0, 0.0)
+            .unwrap_err()
+            .to_string()
+            .contains("job A"));
         c.submit("A", 1, 1, 1.0, 1.0, 0.0).unwrap();
         assert!(c.submit("A", 1, 1, 1.0, 1.0, 0.0).is_err());
         c.task_started("A", 9, SlotKind::Map, 0.0).unwrap();
         let err = c.task_started("A", 10, SlotKind::Map, 0.0).unwrap_err();
         assert!(err.to_string().contains("task 10"), "{err}");
-        assert!(c.task_finished("A", 11, 1.0).unwrap_err().to_string().contains("task 11"));
-        assert!(matches!(c.task_finished("Z", 9, 1.0), Err(FreshError::UnknownJob(_))));
+        assert!(c
+            .task_finished("A", 11, 1.0)
+            .unwrap_err()
+            .to_string()
+            .contains("task 11"));
+        assert!(matches!(
+            c.task_finished("Z", 9, 1.0),
+            Err(FreshError::UnknownJob(_))
+        ));
         c.task_finished("A", 9, 1.0).unwrap();
         assert!(c.task_finished("A", 9, 1.0).is_err());
     }
@@ -1365,7 +1557,11 @@ mod tests {
         c.task_started("A", 1, SlotKind::Map, 0.0).unwrap();
         c.set_task_counts("A", 3, 2, 0.0).unwrap();
         assert_eq!(c.remaining_workload("A"), Some((3.0, 2.0)));
-        assert!(c.set_task_counts("A", 0, 2, 0.0).unwrap_err().to_string().contains("job A"));
+        assert!(c
+            .set_task_counts("A", 0, 2, 0.0)
+            .unwrap_err()
+            .to_string()
+            .contains("job A"));
         c.task_started("A", 2, SlotKind::Map, 0.0).unwrap();
         c.task_started("A", 3, SlotKind::Map, 0.0).unwrap();
         for t in 1..=3 {
@@ -1526,7 +1722,10 @@ mod tests {
         let plan = c.plan_free_slots(4, 1.0);
         let kinds: Vec<(SlotKind, &str)> = plan.iter().map(|(k, j)| (*k, j.as_str())).collect();
         use SlotKind::{Map, Reduce};
-        assert_eq!(kinds, vec![(Map, "B"), (Map, "B"), (Map, "B"), (Reduce, "A")]);
+        assert_eq!(
+            kinds,
+            vec![(Map, "B"), (Map, "B"), (Map, "B"), (Reduce, "A")]
+        );
         // Planning recorded nothing.
         assert_eq!(c.busy_slots(), (0, 0));
     }
@@ -1571,10 +1770,16 @@ mod tests {
         let mut busy = vec![0.0; jobs.len()];
         loop {
             while free > 0 {
-                let Some((kind, job)) = c.next_assignment(now) else { break };
+                let Some((kind, job)) = c.next_assignment(now) else {
+                    break;
+                };
                 let i = names.iter().position(|n| *n == job).unwrap();
                 c.task_started(&job, next_id, kind, now).unwrap();
-                let d = if kind == SlotKind::Map { jobs[i].2 } else { jobs[i].3 };
+                let d = if kind == SlotKind::Map {
+                    jobs[i].2
+                } else {
+                    jobs[i].3
+                };
                 running.push((now + d, i, next_id));
                 busy[i] += d;
                 next_id += 1;
@@ -1646,7 +1851,11 @@ mod tests {
                     let Some(job) = pick else { break };
                     let i = names.iter().position(|n| *n == job).unwrap();
                     c.task_started(&job, next_id, kind, now).unwrap();
-                    let d = if kind == SlotKind::Map { jobs[i].2 } else { jobs[i].3 };
+                    let d = if kind == SlotKind::Map {
+                        jobs[i].2
+                    } else {
+                        jobs[i].3
+                    };
                     running.push((now + d, i, next_id, kind));
                     next_id += 1;
                     free[slot] -= 1;
@@ -1671,7 +1880,12 @@ mod tests {
     fn dynamic_configuration_beats_every_static_fair_split_on_mixed_batches() {
         // Map-heavy and reduce-heavy jobs alternating (the paper's Sets D/E in miniature).
         let batches: [&[(u32, u32, f64, f64)]; 2] = [
-            &[(20, 2, 2.0, 1.0), (4, 30, 1.0, 3.0), (20, 2, 2.0, 1.0), (4, 30, 1.0, 3.0)],
+            &[
+                (20, 2, 2.0, 1.0),
+                (4, 30, 1.0, 3.0),
+                (20, 2, 2.0, 1.0),
+                (4, 30, 1.0, 3.0),
+            ],
             &[
                 (40, 4, 2.0, 2.0),
                 (40, 4, 2.0, 2.0),
@@ -1684,7 +1898,9 @@ mod tests {
         for (b, batch) in batches.iter().enumerate() {
             for k in 1..=3 {
                 let (dynamic, _, _) = run_dynamic(batch, 8, k);
-                let best_static = (1..8).map(|sm| run_static_fair(batch, sm, 8 - sm, k)).fold(f64::INFINITY, f64::min);
+                let best_static = (1..8)
+                    .map(|sm| run_static_fair(batch, sm, 8 - sm, k))
+                    .fold(f64::INFINITY, f64::min);
                 assert!(
                     dynamic < best_static,
                     "batch {b} k={k}: FRESH {dynamic} vs best static Fair {best_static}"

@@ -17,7 +17,9 @@ use crate::error::CoreError;
 use crate::fast_hash::FastMap;
 
 pub use profile::{JobObservation, JobProfile, JobSignature, ProfileStore, INPUT_TYPE_TAG};
-pub use queues::{Assigner, BlockHosts, DatacenterQueues, JobBlocks, MapLocality, MapQueue, MapTask, ReduceTask};
+pub use queues::{
+    Assigner, BlockHosts, DatacenterQueues, JobBlocks, MapLocality, MapQueue, MapTask, ReduceTask,
+};
 
 /// Eq. (8): the td that makes "RH" exactly the jobs whose worst-case inter-datacenter traffic is
 /// lower under policy A than under policy B (Eq. (7): FP_J > k/(k−1)). With one datacenter there
@@ -40,7 +42,12 @@ pub enum JobClass {
 
 /// Eq. (4) then Eq. (3): small when `m ≤ N_avg_VPS`; a small job is reduce-heavy when
 /// `FP_J > td`. Large jobs are not split further (policy C serves both).
-pub fn classify(maps: usize, filtering_percentage: f64, avg_vps_per_datacenter: f64, td: f64) -> JobClass {
+pub fn classify(
+    maps: usize,
+    filtering_percentage: f64,
+    avg_vps_per_datacenter: f64,
+    td: f64,
+) -> JobClass {
     if maps as f64 > avg_vps_per_datacenter {
         JobClass::Large
     } else if filtering_percentage > td {
@@ -66,7 +73,10 @@ pub struct Topology {
 impl Topology {
     /// `datacenters` in cen_1..cen_k order (the order breaks ties, as "the first largest set").
     pub fn new(datacenters: Vec<(String, Vec<String>)>) -> Result<Self, CoreError> {
-        let cfg_err = |message: String| CoreError::Config { key: "locus.joss.datacenters".into(), message };
+        let cfg_err = |message: String| CoreError::Config {
+            key: "locus.joss.datacenters".into(),
+            message,
+        };
         if datacenters.is_empty() {
             return Err(cfg_err("no datacenter configured".into()));
         }
@@ -85,7 +95,10 @@ impl Topology {
             for h in hosts {
                 match host_dc.get(&h) {
                     Some(&(prev, _)) if prev != c => {
-                        return Err(cfg_err(format!("host {h} is in both {} and {name}", names[prev])));
+                        return Err(cfg_err(format!(
+                            "host {h} is in both {} and {name}",
+                            names[prev]
+                        )));
                     }
                     Some(_) => {}
                     None => {
@@ -97,7 +110,12 @@ impl Topology {
             }
             names.push(name);
         }
-        Ok(Topology { names, sizes, host_dc, vps_dc })
+        Ok(Topology {
+            names,
+            sizes,
+            host_dc,
+            vps_dc,
+        })
     }
 
     /// k.
@@ -135,10 +153,15 @@ impl Topology {
 
     /// The blocks of a job from the names of the hosts holding each block; a name that is no
     /// VPS of this topology is left out (no VPS can be local to it).
-    pub fn blocks<'a, L: IntoIterator<Item = &'a str>>(&self, lists: impl IntoIterator<Item = L>) -> BlockHosts {
-        BlockHosts::from_lists(
-            lists.into_iter().map(|l| l.into_iter().filter_map(|h| self.locate(h).map(|(v, _)| v)).collect::<Vec<_>>()),
-        )
+    pub fn blocks<'a, L: IntoIterator<Item = &'a str>>(
+        &self,
+        lists: impl IntoIterator<Item = L>,
+    ) -> BlockHosts {
+        BlockHosts::from_lists(lists.into_iter().map(|l| {
+            l.into_iter()
+                .filter_map(|h| self.locate(h).map(|(v, _)| v))
+                .collect::<Vec<_>>()
+        }))
     }
 
     /// Where a map task's block is relative to `host` (Eqs. (9)-(11) count these); a host no
@@ -149,7 +172,11 @@ impl Topology {
         };
         if task.replicas().contains(&vps) {
             MapLocality::Vps
-        } else if task.replicas().iter().any(|&r| self.vps_dc.get(r as usize) == Some(&dc)) {
+        } else if task
+            .replicas()
+            .iter()
+            .any(|&r| self.vps_dc.get(r as usize) == Some(&dc))
+        {
             MapLocality::Cen
         } else {
             MapLocality::OffCen
@@ -199,7 +226,10 @@ pub struct JossConfig {
 
 impl Default for JossConfig {
     fn default() -> Self {
-        JossConfig { threshold: None, assigner: Assigner::Tta }
+        JossConfig {
+            threshold: None,
+            assigner: Assigner::Tta,
+        }
     }
 }
 
@@ -218,7 +248,11 @@ pub struct JossScheduler {
 }
 
 impl JossScheduler {
-    pub fn new(topology: Topology, cfg: JossConfig, profiles: ProfileStore) -> Result<Self, CoreError> {
+    pub fn new(
+        topology: Topology,
+        cfg: JossConfig,
+        profiles: ProfileStore,
+    ) -> Result<Self, CoreError> {
         let td = match cfg.threshold {
             None => best_threshold(topology.datacenters()),
             Some(t) if t >= 0.0 && !t.is_nan() => t,
@@ -275,25 +309,45 @@ impl JossScheduler {
     /// The task scheduler, Fig. 4.
     pub fn submit(&mut self, job: JossJob) -> Result<Placement, CoreError> {
         if !self.jobs.insert(job.id.clone()) {
-            return Err(CoreError::Protocol(format!("JoSS: job {} submitted twice", job.id)));
+            return Err(CoreError::Protocol(format!(
+                "JoSS: job {} submitted twice",
+                job.id
+            )));
         }
         let id = job.id.clone();
-        let reduces = (0..job.reduces).map(move |i| ReduceTask { job: id.clone(), index: i });
-        let blocks = Arc::new(JobBlocks { id: job.id, hosts: job.blocks });
+        let reduces = (0..job.reduces).map(move |i| ReduceTask {
+            job: id.clone(),
+            index: i,
+        });
+        let blocks = Arc::new(JobBlocks {
+            id: job.id,
+            hosts: job.blocks,
+        });
         let maps: Vec<MapTask> = blocks.tasks().collect();
         let vps_dc = self.topology.vps_datacenters();
 
         // lines 1-6
-        let Some(fp) = self.profiles.known(job.signature).and_then(JobProfile::filtering_percentage) else {
+        let Some(fp) = self
+            .profiles
+            .known(job.signature)
+            .and_then(JobProfile::filtering_percentage)
+        else {
             self.mq_fifo.extend(maps, vps_dc);
             self.rq_fifo.extend(reduces);
-            return Ok(Placement { policy: Policy::Fifo, class: None, maps: Vec::new(), reduces_at: None });
+            return Ok(Placement {
+                policy: Policy::Fifo,
+                class: None,
+                maps: Vec::new(),
+                reduces_at: None,
+            });
         };
         let class = classify(maps.len(), fp, self.topology.avg_vps(), self.td);
 
         if class == JobClass::SmallReduceHeavy {
             // lines 8-12, policy A
-            let w = (0..self.dcs.len()).min_by_key(|&c| self.dcs[c].unprocessed()).unwrap_or(0);
+            let w = (0..self.dcs.len())
+                .min_by_key(|&c| self.dcs[c].unprocessed())
+                .unwrap_or(0);
             let blocks = maps.iter().map(|t| t.block).collect();
             self.dcs[w].push_permanent_maps(maps, vps_dc);
             self.dcs[w].push_permanent_reduces(reduces);
@@ -334,8 +388,10 @@ impl JossScheduler {
             if chosen.is_empty() {
                 break;
             }
-            let tasks: Vec<MapTask> =
-                chosen.iter().filter_map(|&b| by_block.get_mut(b as usize).and_then(Option::take)).collect();
+            let tasks: Vec<MapTask> = chosen
+                .iter()
+                .filter_map(|&b| by_block.get_mut(b as usize).and_then(Option::take))
+                .collect();
             for l in held.iter_mut() {
                 l.retain(|&b| by_block.get(b as usize).is_some_and(Option::is_some));
             }
@@ -376,7 +432,10 @@ impl JossScheduler {
     /// An idle map slot on `host` (TTA Fig. 5 / JTA Fig. 6, lines 5-13): MQ_FIFO first, by Hadoop
     /// FIFO; then this datacenter's map queues in turn.
     pub fn assign_map(&mut self, host: &str) -> Result<Option<MapTask>, CoreError> {
-        let (vps, c) = self.topology.locate(host).ok_or_else(|| CoreError::UnknownNode(host.to_string()))?;
+        let (vps, c) = self
+            .topology
+            .locate(host)
+            .ok_or_else(|| CoreError::UnknownNode(host.to_string()))?;
         if let Some(t) = self.mq_fifo.take(Some(vps), Some(c)) {
             return Ok(Some(t));
         }
@@ -386,7 +445,10 @@ impl JossScheduler {
     /// An idle reduce slot on `host` (lines 14-22): RQ_FIFO's head first, then this datacenter's
     /// reduce queues in turn.
     pub fn assign_reduce(&mut self, host: &str) -> Result<Option<ReduceTask>, CoreError> {
-        let c = self.topology.datacenter_of(host).ok_or_else(|| CoreError::UnknownNode(host.to_string()))?;
+        let c = self
+            .topology
+            .datacenter_of(host)
+            .ok_or_else(|| CoreError::UnknownNode(host.to_string()))?;
         if let Some(t) = self.rq_fifo.pop_front() {
             return Ok(Some(t));
         }
@@ -423,7 +485,14 @@ mod tests {
     /// k datacenters named cen1.., each with `per_dc` hosts named cen<c>-v<l>.
     fn topology(k: usize, per_dc: usize) -> Topology {
         Topology::new(
-            (1..=k).map(|c| (format!("cen{c}"), (1..=per_dc).map(|l| format!("cen{c}-v{l}")).collect())).collect(),
+            (1..=k)
+                .map(|c| {
+                    (
+                        format!("cen{c}"),
+                        (1..=per_dc).map(|l| format!("cen{c}-v{l}")).collect(),
+                    )
+                })
+                .collect(),
         )
         .unwrap()
     }
@@ -476,7 +545,8 @@ mod tests {
         assert_eq!(best_threshold(3), 1.5);
         assert_eq!(best_threshold(5), 1.25);
         assert!(best_threshold(1).is_infinite());
-        let s = JossScheduler::new(topology(2, 15), JossConfig::default(), ProfileStore::new()).unwrap();
+        let s = JossScheduler::new(topology(2, 15), JossConfig::default(), ProfileStore::new())
+            .unwrap();
         assert_eq!(s.threshold(), 2.0);
     }
 
@@ -488,7 +558,11 @@ mod tests {
         for (name, fp) in [("WC", 1.039), ("SC", 0.569), ("II", 1.166), ("Grep", 0.10)] {
             assert_eq!(classify(8, fp, avg, td), JobClass::SmallMapHeavy, "{name}");
         }
-        assert_eq!(classify(8, 3.0, avg, td), JobClass::SmallReduceHeavy, "Permu");
+        assert_eq!(
+            classify(8, 3.0, avg, td),
+            JobClass::SmallReduceHeavy,
+            "Permu"
+        );
         // a 12 GB job of 128 MB blocks (96 maps) is large whatever its FP
         assert_eq!(classify(96, 3.0, avg, td), JobClass::Large);
         assert_eq!(classify(96, 0.1, avg, td), JobClass::Large);
@@ -496,10 +570,12 @@ mod tests {
 
     #[test]
     fn small_means_at_most_the_average_datacenter_size() {
-        let avg =
-            Topology::new(vec![("a".into(), hosts(&["a1", "a2", "a3", "a4"])), ("b".into(), hosts(&["b1", "b2"]))])
-                .unwrap()
-                .avg_vps();
+        let avg = Topology::new(vec![
+            ("a".into(), hosts(&["a1", "a2", "a3", "a4"])),
+            ("b".into(), hosts(&["b1", "b2"])),
+        ])
+        .unwrap()
+        .avg_vps();
         assert_eq!(avg, 3.0);
         assert_eq!(classify(3, 0.5, avg, 2.0), JobClass::SmallMapHeavy);
         assert_eq!(classify(4, 0.5, avg, 2.0), JobClass::Large);
@@ -514,7 +590,13 @@ mod tests {
         let p = s.submit(job_y(&s, sig)).unwrap();
         assert_eq!(p.policy, Policy::B);
         assert_eq!(p.class, Some(JobClass::SmallMapHeavy));
-        assert_eq!(p.maps, vec![("cen2".to_string(), vec![0, 1, 2, 4]), ("cen3".to_string(), vec![3, 5])]);
+        assert_eq!(
+            p.maps,
+            vec![
+                ("cen2".to_string(), vec![0, 1, 2, 4]),
+                ("cen3".to_string(), vec![3, 5])
+            ]
+        );
         assert_eq!(p.reduces_at.as_deref(), Some("cen2"));
         let q = |c: usize| s.datacenter_queues(c).unwrap();
         assert_eq!(blocks_in(q(1).map_queue(0).unwrap()), vec![0, 1, 2, 4]);
@@ -533,10 +615,19 @@ mod tests {
         let p = s.submit(job_y(&s, sig)).unwrap();
         assert_eq!(p.policy, Policy::C);
         assert_eq!(p.class, Some(JobClass::Large));
-        assert_eq!(p.maps, vec![("cen2".to_string(), vec![0, 1, 2, 4]), ("cen3".to_string(), vec![3, 5])]);
+        assert_eq!(
+            p.maps,
+            vec![
+                ("cen2".to_string(), vec![0, 1, 2, 4]),
+                ("cen3".to_string(), vec![3, 5])
+            ]
+        );
         let q = |c: usize| s.datacenter_queues(c).unwrap();
         assert_eq!(q(1).map_queue_count(), 2);
-        assert!(q(1).map_queue(0).unwrap().is_empty(), "MQ_{{2,0}} is reserved for small jobs");
+        assert!(
+            q(1).map_queue(0).unwrap().is_empty(),
+            "MQ_{{2,0}} is reserved for small jobs"
+        );
         assert_eq!(blocks_in(q(1).map_queue(1).unwrap()), vec![0, 1, 2, 4]);
         assert_eq!(blocks_in(q(2).map_queue(1).unwrap()), vec![3, 5]);
         assert_eq!(q(1).reduce_queue_count(), 2);
@@ -550,10 +641,20 @@ mod tests {
         let rh = known(&mut store, "permu", 3.0);
         let mut s = JossScheduler::new(topology(3, 6), JossConfig::default(), store).unwrap();
         // load cen1 with 3 tasks and cen2 with 2 (one map, one reduce); cen3 stays empty
-        s.submit(JossJob { id: "a".into(), signature: mh, blocks: on(&s, vec![hosts(&["cen1-v1"]); 2]), reduces: 1 })
-            .unwrap();
-        s.submit(JossJob { id: "b".into(), signature: mh, blocks: on(&s, vec![hosts(&["cen2-v1"])]), reduces: 1 })
-            .unwrap();
+        s.submit(JossJob {
+            id: "a".into(),
+            signature: mh,
+            blocks: on(&s, vec![hosts(&["cen1-v1"]); 2]),
+            reduces: 1,
+        })
+        .unwrap();
+        s.submit(JossJob {
+            id: "b".into(),
+            signature: mh,
+            blocks: on(&s, vec![hosts(&["cen2-v1"])]),
+            reduces: 1,
+        })
+        .unwrap();
         let p = s
             .submit(JossJob {
                 id: "p".into(),
@@ -571,10 +672,15 @@ mod tests {
 
     #[test]
     fn unknown_job_runs_through_the_fifo_queues_first_and_is_classified_next_time() {
-        let mut s = JossScheduler::new(topology(2, 4), JossConfig::default(), ProfileStore::new()).unwrap();
+        let mut s =
+            JossScheduler::new(topology(2, 4), JossConfig::default(), ProfileStore::new()).unwrap();
         let sig = JobSignature::new("new job", "MAPREDUCE", "text");
-        let first =
-            JossJob { id: "n1".into(), signature: sig, blocks: on(&s, vec![hosts(&["cen2-v1"]); 2]), reduces: 1 };
+        let first = JossJob {
+            id: "n1".into(),
+            signature: sig,
+            blocks: on(&s, vec![hosts(&["cen2-v1"]); 2]),
+            reduces: 1,
+        };
         let p = s.submit(first.clone()).unwrap();
         assert_eq!(p.policy, Policy::Fifo);
         assert_eq!(s.fifo_map_queue().len(), 2);
@@ -601,7 +707,10 @@ mod tests {
         let mut run = JobObservation::default();
         run.map_finished(900, 100, 40);
         s.record_completed_job(sig, &run);
-        let again = JossJob { id: "n2".into(), ..first };
+        let again = JossJob {
+            id: "n2".into(),
+            ..first
+        };
         let p = s.submit(again).unwrap();
         assert_eq!(p.policy, Policy::B);
         assert_eq!(p.maps, vec![("cen2".to_string(), vec![0, 1])]);
@@ -614,7 +723,10 @@ mod tests {
         let run = |assigner: Assigner| {
             let mut store = ProfileStore::new();
             let mh = known(&mut store, "wc", 1.0);
-            let cfg = JossConfig { threshold: None, assigner };
+            let cfg = JossConfig {
+                threshold: None,
+                assigner,
+            };
             let mut s = JossScheduler::new(topology(2, 2), cfg, store).unwrap();
             // small job: 2 blocks, both in cen1 (one per VPS) → MQ_{1,0}
             s.submit(JossJob {
@@ -628,7 +740,14 @@ mod tests {
             s.submit(JossJob {
                 id: "large".into(),
                 signature: mh,
-                blocks: on(&s, vec![hosts(&["cen1-v2"]), hosts(&["cen1-v2"]), hosts(&["cen1-v1"])]),
+                blocks: on(
+                    &s,
+                    vec![
+                        hosts(&["cen1-v2"]),
+                        hosts(&["cen1-v2"]),
+                        hosts(&["cen1-v1"]),
+                    ],
+                ),
                 reduces: 0,
             })
             .unwrap();
@@ -667,12 +786,25 @@ mod tests {
         let mut store = ProfileStore::new();
         let mh = known(&mut store, "wc", 1.0);
         let mut s = JossScheduler::new(topology(2, 2), JossConfig::default(), store).unwrap();
-        s.submit(JossJob { id: "j".into(), signature: mh, blocks: on(&s, vec![hosts(&["cen2-v1"])]), reduces: 1 })
-            .unwrap();
+        s.submit(JossJob {
+            id: "j".into(),
+            signature: mh,
+            blocks: on(&s, vec![hosts(&["cen2-v1"])]),
+            reduces: 1,
+        })
+        .unwrap();
         assert_eq!(s.assign_map("cen1-v1").unwrap(), None);
         assert_eq!(s.assign_reduce("cen1-v1").unwrap(), None);
-        assert_eq!(s.assign_map("cen2-v2").unwrap().map(|t| t.job().to_string()), Some("j".into()));
-        assert_eq!(s.assign_reduce("cen2-v2").unwrap().map(|t| t.job), Some("j".into()));
+        assert_eq!(
+            s.assign_map("cen2-v2")
+                .unwrap()
+                .map(|t| t.job().to_string()),
+            Some("j".into())
+        );
+        assert_eq!(
+            s.assign_reduce("cen2-v2").unwrap().map(|t| t.job),
+            Some("j".into())
+        );
     }
 
     #[test]
@@ -688,23 +820,55 @@ mod tests {
                 reduces: 1,
             })
             .unwrap();
-        assert_eq!(p.maps, vec![("cen2".to_string(), vec![0]), ("cen2".to_string(), vec![1, 2])]);
+        assert_eq!(
+            p.maps,
+            vec![
+                ("cen2".to_string(), vec![0]),
+                ("cen2".to_string(), vec![1, 2])
+            ]
+        );
     }
 
     #[test]
     fn bad_topology_and_bad_input_are_refused_by_name() {
-        let err = Topology::new(vec![("a".into(), hosts(&["h1"])), ("b".into(), hosts(&["h1"]))]).unwrap_err();
+        let err = Topology::new(vec![
+            ("a".into(), hosts(&["h1"])),
+            ("b".into(), hosts(&["h1"])),
+        ])
+        .unwrap_err();
         assert!(err.to_string().contains("h1"), "{err}");
-        assert!(Topology::new(vec![]).unwrap_err().to_string().contains("locus.joss.datacenters"));
-        assert!(Topology::new(vec![("a".into(), vec![])]).unwrap_err().to_string().contains("a has no hosts"));
-        let cfg = JossConfig { threshold: Some(-1.0), assigner: Assigner::Tta };
+        assert!(Topology::new(vec![])
+            .unwrap_err()
+            .to_string()
+            .contains("locus.joss.datacenters"));
+        assert!(Topology::new(vec![("a".into(), vec![])])
+            .unwrap_err()
+            .to_string()
+            .contains("a has no hosts"));
+        let cfg = JossConfig {
+            threshold: Some(-1.0),
+            assigner: Assigner::Tta,
+        };
         assert!(JossScheduler::new(topology(2, 2), cfg, ProfileStore::new()).is_err());
 
-        let mut s = JossScheduler::new(topology(2, 2), JossConfig::default(), ProfileStore::new()).unwrap();
-        assert_eq!(s.assign_map("stranger"), Err(CoreError::UnknownNode("stranger".into())));
-        let j = JossJob { id: "j".into(), signature: JobSignature(1), blocks: BlockHosts::default(), reduces: 0 };
+        let mut s =
+            JossScheduler::new(topology(2, 2), JossConfig::default(), ProfileStore::new()).unwrap();
+        assert_eq!(
+            s.assign_map("stranger"),
+            Err(CoreError::UnknownNode("stranger".into()))
+        );
+        let j = JossJob {
+            id: "j".into(),
+            signature: JobSignature(1),
+            blocks: BlockHosts::default(),
+            reduces: 0,
+        };
         s.submit(j.clone()).unwrap();
-        assert!(s.submit(j).unwrap_err().to_string().contains("j submitted twice"));
+        assert!(s
+            .submit(j)
+            .unwrap_err()
+            .to_string()
+            .contains("j submitted twice"));
     }
 
     #[test]
@@ -712,8 +876,13 @@ mod tests {
         let mut store = ProfileStore::new();
         let mh = known(&mut store, "wc", 1.0);
         let mut s = JossScheduler::new(topology(2, 1), JossConfig::default(), store).unwrap();
-        s.submit(JossJob { id: "big".into(), signature: mh, blocks: on(&s, vec![hosts(&["cen1-v1"]); 3]), reduces: 1 })
-            .unwrap();
+        s.submit(JossJob {
+            id: "big".into(),
+            signature: mh,
+            blocks: on(&s, vec![hosts(&["cen1-v1"]); 3]),
+            reduces: 1,
+        })
+        .unwrap();
         s.submit(JossJob {
             id: "new".into(),
             signature: JobSignature(7),

@@ -21,7 +21,11 @@ pub struct MapDemand {
 
 impl MapDemand {
     pub fn new(job: impl Into<String>, local: u32, pending: u32) -> Self {
-        MapDemand { job: job.into(), local, pending }
+        MapDemand {
+            job: job.into(),
+            local,
+            pending,
+        }
     }
 }
 
@@ -64,19 +68,30 @@ impl Matchmaker {
     /// Algorithm 1, as described in Section III's prose: fill `free_slots` with local map tasks,
     /// relaxing the job order; on the first miss in a row mark the node and stop; on the second
     /// miss in a row give it exactly one non-local task from the first job that has any.
-    pub fn assign(&mut self, node: &str, free_slots: u32, jobs: &[MapDemand]) -> Vec<MatchAssignment> {
+    pub fn assign(
+        &mut self,
+        node: &str,
+        free_slots: u32,
+        jobs: &[MapDemand],
+    ) -> Vec<MatchAssignment> {
         let mut left: Vec<(u32, u32)> = jobs.iter().map(|j| (j.local, j.pending)).collect();
         let mut out = Vec::new();
         let mut slots = free_slots;
         while slots > 0 {
             let previous = self.marker(node);
-            let local_job = left.iter().position(|&(local, pending)| local > 0 && pending > 0);
+            let local_job = left
+                .iter()
+                .position(|&(local, pending)| local > 0 && pending > 0);
             if let Some(idx) = local_job {
                 left[idx].0 -= 1;
                 left[idx].1 -= 1;
                 slots -= 1;
-                out.push(MatchAssignment { job: jobs[idx].job.clone(), local: true });
-                self.markers.insert(node.to_string(), previous.map_or(1, |m| m + 1));
+                out.push(MatchAssignment {
+                    job: jobs[idx].job.clone(),
+                    local: true,
+                });
+                self.markers
+                    .insert(node.to_string(), previous.map_or(1, |m| m + 1));
                 continue;
             }
             if previous == Some(0) {
@@ -85,7 +100,10 @@ impl Matchmaker {
                 // 0 so the node keeps receiving (one) non-local task per heartbeat until it finds
                 // local work again.
                 if let Some(idx) = left.iter().position(|&(_, pending)| pending > 0) {
-                    out.push(MatchAssignment { job: jobs[idx].job.clone(), local: false });
+                    out.push(MatchAssignment {
+                        job: jobs[idx].job.clone(),
+                        local: false,
+                    });
                 }
             } else {
                 self.markers.insert(node.to_string(), 0);
@@ -101,14 +119,19 @@ mod tests {
     use super::*;
 
     fn jobs(rows: &[(&str, u32, u32)]) -> Vec<MapDemand> {
-        rows.iter().map(|&(j, l, p)| MapDemand::new(j, l, p)).collect()
+        rows.iter()
+            .map(|&(j, l, p)| MapDemand::new(j, l, p))
+            .collect()
     }
 
     #[test]
     fn first_miss_marks_the_node_and_gives_it_nothing() {
         let mut mm = Matchmaker::new();
         let got = mm.assign("n1", 2, &jobs(&[("j1", 0, 5)]));
-        assert!(got.is_empty(), "a node that just missed must wait one interval, got {got:?}");
+        assert!(
+            got.is_empty(),
+            "a node that just missed must wait one interval, got {got:?}"
+        );
         assert_eq!(mm.marker("n1"), Some(0));
     }
 
@@ -118,7 +141,13 @@ mod tests {
         let queue = jobs(&[("j1", 0, 0), ("j2", 0, 3), ("j3", 0, 9)]);
         assert!(mm.assign("n1", 4, &queue).is_empty());
         let got = mm.assign("n1", 4, &queue);
-        assert_eq!(got, vec![MatchAssignment { job: "j2".into(), local: false }]);
+        assert_eq!(
+            got,
+            vec![MatchAssignment {
+                job: "j2".into(),
+                local: false
+            }]
+        );
         // still no local work: one more non-local task per heartbeat, never more
         assert_eq!(mm.assign("n1", 4, &queue).len(), 1);
         assert_eq!(mm.marker("n1"), Some(0));
@@ -131,21 +160,37 @@ mod tests {
         let got = mm.assign("n1", 3, &queue);
         let names: Vec<_> = got.iter().map(|a| (a.job.as_str(), a.local)).collect();
         assert_eq!(names, vec![("j1", true), ("j1", true), ("j2", true)]);
-        assert_eq!(mm.marker("n1"), Some(3), "null -> 1 on the first local task, then += 1");
+        assert_eq!(
+            mm.marker("n1"),
+            Some(3),
+            "null -> 1 on the first local task, then += 1"
+        );
     }
 
     #[test]
     fn job_order_is_relaxed_for_local_tasks() {
         let mut mm = Matchmaker::new();
         let got = mm.assign("n1", 1, &jobs(&[("head", 0, 10), ("second", 1, 1)]));
-        assert_eq!(got, vec![MatchAssignment { job: "second".into(), local: true }]);
+        assert_eq!(
+            got,
+            vec![MatchAssignment {
+                job: "second".into(),
+                local: true
+            }]
+        );
     }
 
     #[test]
     fn running_out_of_local_tasks_mid_heartbeat_marks_without_a_non_local_task() {
         let mut mm = Matchmaker::new();
         let got = mm.assign("n1", 3, &jobs(&[("j1", 1, 4)]));
-        assert_eq!(got, vec![MatchAssignment { job: "j1".into(), local: true }]);
+        assert_eq!(
+            got,
+            vec![MatchAssignment {
+                job: "j1".into(),
+                local: true
+            }]
+        );
         assert_eq!(mm.marker("n1"), Some(0));
     }
 
@@ -154,8 +199,18 @@ mod tests {
         let mut mm = Matchmaker::new();
         assert!(mm.assign("n1", 1, &jobs(&[("j1", 0, 4)])).is_empty());
         let got = mm.assign("n1", 1, &jobs(&[("j1", 1, 4)]));
-        assert_eq!(got, vec![MatchAssignment { job: "j1".into(), local: true }]);
-        assert_eq!(mm.marker("n1"), Some(1), "a marked node that finds local work goes 0 -> 1");
+        assert_eq!(
+            got,
+            vec![MatchAssignment {
+                job: "j1".into(),
+                local: true
+            }]
+        );
+        assert_eq!(
+            mm.marker("n1"),
+            Some(1),
+            "a marked node that finds local work goes 0 -> 1"
+        );
         // the next miss is a first miss again: no non-local task
         assert!(mm.assign("n1", 1, &jobs(&[("j1", 0, 3)])).is_empty());
         assert_eq!(mm.marker("n1"), Some(0));

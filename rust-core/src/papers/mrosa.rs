@@ -30,10 +30,16 @@ pub enum MrosaError {
 impl fmt::Display for MrosaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            MrosaError::Parameter { name, message } => write!(f, "MROSA parameter {name}: {message}"),
+            MrosaError::Parameter { name, message } => {
+                write!(f, "MROSA parameter {name}: {message}")
+            }
             MrosaError::Job { job, message } => write!(f, "MROSA job {job}: {message}"),
-            MrosaError::Container { container, message } => write!(f, "MROSA private container {container}: {message}"),
-            MrosaError::Instance { instance, message } => write!(f, "MROSA public instance type {instance}: {message}"),
+            MrosaError::Container { container, message } => {
+                write!(f, "MROSA private container {container}: {message}")
+            }
+            MrosaError::Instance { instance, message } => {
+                write!(f, "MROSA public instance type {instance}: {message}")
+            }
         }
     }
 }
@@ -46,6 +52,24 @@ fn non_negative(v: f64) -> bool {
 
 fn positive(v: f64) -> bool {
     v.is_finite() && v > 0.0
+}
+
+/// A machine's `Mips_j` and `Band_j` (an instance type or a private container): eqs. 2-4
+/// divide by them, so each must be positive; `bad` names the machine.
+fn check_speeds(
+    mips: f64,
+    band_mb_s: f64,
+    bad: impl Fn(String) -> MrosaError,
+) -> Result<(), MrosaError> {
+    if !positive(mips) {
+        return Err(bad(format!("MIPS must be positive, got {mips}")));
+    }
+    if !positive(band_mb_s) {
+        return Err(bad(format!(
+            "bandwidth must be positive, got {band_mb_s} MB/s"
+        )));
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -133,7 +157,12 @@ impl MrosaJob {
 
     /// `Σ_k mD_ik + Σ_k rD_ik`.
     pub fn total_data_mb(&self) -> f64 {
-        self.maps.iter().map(|m| m.input_mb).sum::<f64>() + self.reduces.iter().map(|r| self.reduce_input_mb(r)).sum::<f64>()
+        self.maps.iter().map(|m| m.input_mb).sum::<f64>()
+            + self
+                .reduces
+                .iter()
+                .map(|r| self.reduce_input_mb(r))
+                .sum::<f64>()
     }
 
     /// Eq. 8: `priority_i = (Σ mD_ik + Σ rD_ik) · (ρ/C_i + (1−ρ)/D_i)`; larger is served first.
@@ -150,7 +179,10 @@ impl MrosaJob {
 
     pub fn validate(&self) -> Result<(), MrosaError> {
         if !positive(self.deadline_secs) {
-            return Err(self.err(format!("deadline must be a positive number of seconds, got {}", self.deadline_secs)));
+            return Err(self.err(format!(
+                "deadline must be a positive number of seconds, got {}",
+                self.deadline_secs
+            )));
         }
         if let Some(c) = self.budget {
             if !positive(c) {
@@ -158,7 +190,10 @@ impl MrosaJob {
             }
         }
         if !positive(self.output_ratio) {
-            return Err(self.err(format!("map output ratio f must be positive, got {}", self.output_ratio)));
+            return Err(self.err(format!(
+                "map output ratio f must be positive, got {}",
+                self.output_ratio
+            )));
         }
         for (k, m) in self.maps.iter().enumerate() {
             if !non_negative(m.workload_mi) || !non_negative(m.input_mb) {
@@ -169,11 +204,19 @@ impl MrosaJob {
             }
         }
         for (k, r) in self.reduces.iter().enumerate() {
-            if !non_negative(r.workload_mi) || !non_negative(r.map_input_mb) || !non_negative(r.sort_secs) {
-                return Err(self.err(format!("reduce {k} has a negative or non-finite workload, input or sort time")));
+            if !non_negative(r.workload_mi)
+                || !non_negative(r.map_input_mb)
+                || !non_negative(r.sort_secs)
+            {
+                return Err(self.err(format!(
+                    "reduce {k} has a negative or non-finite workload, input or sort time"
+                )));
             }
             if r.maps_fed == 0 && r.map_input_mb > 0.0 {
-                return Err(self.err(format!("reduce {k} fetches {} MB from zero maps (γ must be >= 1)", r.map_input_mb)));
+                return Err(self.err(format!(
+                    "reduce {k} fetches {} MB from zero maps (γ must be >= 1)",
+                    r.map_input_mb
+                )));
             }
         }
         Ok(())
@@ -244,12 +287,7 @@ impl InstanceType {
             instance: self.name.clone(),
             message: m,
         };
-        if !positive(self.mips) {
-            return Err(bad(format!("MIPS must be positive, got {}", self.mips)));
-        }
-        if !positive(self.band_mb_s) {
-            return Err(bad(format!("bandwidth must be positive, got {} MB/s", self.band_mb_s)));
-        }
+        check_speeds(self.mips, self.band_mb_s, bad)?;
         for (what, v) in [
             ("price", self.price_per_sec),
             ("storage cost", self.storage_per_mb),
@@ -274,7 +312,9 @@ pub fn map_cost(task: &MapTask, it: &InstanceType) -> f64 {
 /// Eq. 7: `rCostF = Cost_j · rW_ik + Stg_j · rD_ik + rD_ik · (Cin_j + Cout_j)`.
 pub fn reduce_cost(task: &ReduceTask, output_ratio: f64, it: &InstanceType) -> f64 {
     let rd = output_ratio * task.map_input_mb;
-    it.cost_per_mi() * task.workload_mi + it.storage_per_mb * rd + rd * (it.transfer_in_per_mb + it.transfer_out_per_mb)
+    it.cost_per_mi() * task.workload_mi
+        + it.storage_per_mb * rd
+        + rd * (it.transfer_in_per_mb + it.transfer_out_per_mb)
 }
 
 /// The paper's TABLE IV. MIPS is not in the table: we take one instruction per cycle per core
@@ -293,18 +333,20 @@ pub fn table_iv() -> Vec<InstanceType> {
         ("Ali Cloud", "ali-8c", 8, 16.0, 50.0, 2.6, 235.0),
     ];
     rows.iter()
-        .map(|&(provider, name, cores, ram_gb, mbps, ghz, micro_dollars)| InstanceType {
-            provider: provider.to_string(),
-            name: name.to_string(),
-            cores,
-            ram_gb,
-            mips: cores as f64 * ghz * 1000.0,
-            band_mb_s: mbps / 8.0,
-            price_per_sec: micro_dollars * 1e-6,
-            storage_per_mb: 0.0,
-            transfer_in_per_mb: 0.0,
-            transfer_out_per_mb: 0.0,
-        })
+        .map(
+            |&(provider, name, cores, ram_gb, mbps, ghz, micro_dollars)| InstanceType {
+                provider: provider.to_string(),
+                name: name.to_string(),
+                cores,
+                ram_gb,
+                mips: cores as f64 * ghz * 1000.0,
+                band_mb_s: mbps / 8.0,
+                price_per_sec: micro_dollars * 1e-6,
+                storage_per_mb: 0.0,
+                transfer_in_per_mb: 0.0,
+                transfer_out_per_mb: 0.0,
+            },
+        )
         .collect()
 }
 
@@ -339,14 +381,12 @@ impl PrivateContainer {
             container: self.id.clone(),
             message: m,
         };
-        if !positive(self.mips) {
-            return Err(bad(format!("MIPS must be positive, got {}", self.mips)));
-        }
-        if !positive(self.band_mb_s) {
-            return Err(bad(format!("bandwidth must be positive, got {} MB/s", self.band_mb_s)));
-        }
+        check_speeds(self.mips, self.band_mb_s, bad)?;
         if !non_negative(self.ready_in) {
-            return Err(bad(format!("ready time must be >= 0 s, got {}", self.ready_in)));
+            return Err(bad(format!(
+                "ready time must be >= 0 s, got {}",
+                self.ready_in
+            )));
         }
         Ok(())
     }
@@ -376,7 +416,11 @@ fn task_order(job: &MrosaJob) -> Vec<TaskRef> {
     let mut maps: Vec<usize> = (0..job.maps.len()).collect();
     maps.sort_by(|&a, &b| job.maps[b].workload_mi.total_cmp(&job.maps[a].workload_mi));
     let mut reduces: Vec<usize> = (0..job.reduces.len()).collect();
-    reduces.sort_by(|&a, &b| job.reduces[b].workload_mi.total_cmp(&job.reduces[a].workload_mi));
+    reduces.sort_by(|&a, &b| {
+        job.reduces[b]
+            .workload_mi
+            .total_cmp(&job.reduces[a].workload_mi)
+    });
     maps.into_iter()
         .map(TaskRef::map)
         .chain(reduces.into_iter().map(TaskRef::reduce))
@@ -386,7 +430,12 @@ fn task_order(job: &MrosaJob) -> Vec<TaskRef> {
 fn private_eet(job: &MrosaJob, task: TaskRef, c: &PrivateContainer) -> f64 {
     match task.kind {
         TaskKind::Map => map_eet(&job.maps[task.index], c.mips, c.band_mb_s),
-        TaskKind::Reduce => reduce_eet(&job.reduces[task.index], job.output_ratio, c.mips, c.band_mb_s),
+        TaskKind::Reduce => reduce_eet(
+            &job.reduces[task.index],
+            job.output_ratio,
+            c.mips,
+            c.band_mb_s,
+        ),
     }
 }
 
@@ -537,7 +586,10 @@ pub fn schedule_public(
     }
     let mut scale_out: Vec<ScaleOut> = Vec::new();
     for p in &placements {
-        match scale_out.iter_mut().find(|s| s.instance_type == p.instance_type) {
+        match scale_out
+            .iter_mut()
+            .find(|s| s.instance_type == p.instance_type)
+        {
             Some(s) => {
                 s.count += 1;
                 s.estimated_cost += p.cost;
@@ -601,7 +653,11 @@ pub struct RunningPlan {
 /// the task's finish, as Algorithm I moves `Rft_j`. A task no room finishes in time is
 /// `unplaced` (the caller may ask [`schedule_public`] about new instances for it). A task
 /// reference outside the job is refused.
-pub fn schedule_running(job: &MrosaJob, to_public: &[TaskRef], slots: &mut [PublicSlot]) -> Result<RunningPlan, MrosaError> {
+pub fn schedule_running(
+    job: &MrosaJob,
+    to_public: &[TaskRef],
+    slots: &mut [PublicSlot],
+) -> Result<RunningPlan, MrosaError> {
     for t in to_public {
         let n = match t.kind {
             TaskKind::Map => job.maps.len(),
@@ -627,7 +683,10 @@ pub fn schedule_running(job: &MrosaJob, to_public: &[TaskRef], slots: &mut [Publ
             let (cost, secs) = match task.kind {
                 TaskKind::Map => {
                     let m = &job.maps[task.index];
-                    (map_cost(m, &s.instance), map_eet(m, s.instance.mips, s.instance.band_mb_s))
+                    (
+                        map_cost(m, &s.instance),
+                        map_eet(m, s.instance.mips, s.instance.band_mb_s),
+                    )
                 }
                 TaskKind::Reduce => {
                     let r = &job.reduces[task.index];
@@ -638,7 +697,9 @@ pub fn schedule_running(job: &MrosaJob, to_public: &[TaskRef], slots: &mut [Publ
                 }
             };
             let finish = s.ready_in + secs;
-            if finish < job.deadline_secs && best.is_none_or(|(_, c, f)| cost < c || (cost == c && finish < f)) {
+            if finish < job.deadline_secs
+                && best.is_none_or(|(_, c, f)| cost < c || (cost == c && finish < f))
+            {
                 best = Some((j, cost, finish));
             }
         }
@@ -702,7 +763,12 @@ pub struct Mrosa {
 }
 
 impl Mrosa {
-    pub fn new(containers: Vec<PrivateContainer>, catalog: Vec<InstanceType>, rho: f64, init_secs: f64) -> Result<Self, MrosaError> {
+    pub fn new(
+        containers: Vec<PrivateContainer>,
+        catalog: Vec<InstanceType>,
+        rho: f64,
+        init_secs: f64,
+    ) -> Result<Self, MrosaError> {
         if !(rho.is_finite() && (0.0..=1.0).contains(&rho)) {
             return Err(MrosaError::Parameter {
                 name: "rho",
@@ -773,7 +839,11 @@ impl Mrosa {
         for j in jobs {
             j.validate()?;
         }
-        let mut order: Vec<(usize, f64)> = jobs.iter().enumerate().map(|(i, j)| (i, j.priority(self.rho))).collect();
+        let mut order: Vec<(usize, f64)> = jobs
+            .iter()
+            .enumerate()
+            .map(|(i, j)| (i, j.priority(self.rho)))
+            .collect();
         order.sort_by(|a, b| b.1.total_cmp(&a.1));
         let mut out = Vec::with_capacity(jobs.len());
         for (i, priority) in order {
@@ -782,7 +852,12 @@ impl Mrosa {
             let public = if private.to_public.is_empty() {
                 None
             } else {
-                Some(schedule_public(job, &private.to_public, &self.catalog, self.init_secs)?)
+                Some(schedule_public(
+                    job,
+                    &private.to_public,
+                    &self.catalog,
+                    self.init_secs,
+                )?)
             };
             out.push(JobPlan {
                 job: job.job.clone(),
@@ -803,7 +878,13 @@ mod tests {
         (a - b).abs() < 1e-9 * (1.0 + a.abs().max(b.abs()))
     }
 
-    fn job(name: &str, maps: Vec<MapTask>, reduces: Vec<ReduceTask>, deadline: f64, budget: Option<f64>) -> MrosaJob {
+    fn job(
+        name: &str,
+        maps: Vec<MapTask>,
+        reduces: Vec<ReduceTask>,
+        deadline: f64,
+        budget: Option<f64>,
+    ) -> MrosaJob {
         MrosaJob {
             job: name.into(),
             maps,
@@ -841,12 +922,24 @@ mod tests {
         // mid 400 · (0.5 + 0.005) = 202.
         let big = job("big-lax", vec![m(1.0, 1000.0)], vec![], 1000.0, Some(1.0));
         let small = job("small-tight", vec![m(1.0, 100.0)], vec![], 10.0, Some(0.1));
-        let mid = job("mid", vec![m(1.0, 200.0)], vec![r(1.0, 400.0, 2, 0.0)], 100.0, Some(1.0));
+        let mid = job(
+            "mid",
+            vec![m(1.0, 200.0)],
+            vec![r(1.0, 400.0, 2, 0.0)],
+            100.0,
+            Some(1.0),
+        );
         assert!(close(mid.total_data_mb(), 400.0));
         assert!(close(small.priority(0.5), 505.0));
         assert!(close(big.priority(0.5), 500.5));
         assert!(close(mid.priority(0.5), 202.0));
-        let mut s = Mrosa::new(vec![PrivateContainer::new("n1", 1e6, 1e6)], table_iv(), 0.5, 0.0).unwrap();
+        let mut s = Mrosa::new(
+            vec![PrivateContainer::new("n1", 1e6, 1e6)],
+            table_iv(),
+            0.5,
+            0.0,
+        )
+        .unwrap();
         let order: Vec<String> = s
             .plan(&[mid.clone(), big.clone(), small.clone()])
             .unwrap()
@@ -855,8 +948,19 @@ mod tests {
             .collect();
         assert_eq!(order, ["small-tight", "big-lax", "mid"]);
         // ρ = 0 ranks by deadline alone: 100/10, 400/100, 1000/1000.
-        let mut s = Mrosa::new(vec![PrivateContainer::new("n1", 1e6, 1e6)], table_iv(), 0.0, 0.0).unwrap();
-        let order: Vec<String> = s.plan(&[big, mid, small]).unwrap().into_iter().map(|p| p.job).collect();
+        let mut s = Mrosa::new(
+            vec![PrivateContainer::new("n1", 1e6, 1e6)],
+            table_iv(),
+            0.0,
+            0.0,
+        )
+        .unwrap();
+        let order: Vec<String> = s
+            .plan(&[big, mid, small])
+            .unwrap()
+            .into_iter()
+            .map(|p| p.job)
+            .collect();
         assert_eq!(order, ["small-tight", "mid", "big-lax"]);
     }
 
@@ -889,7 +993,10 @@ mod tests {
         assert!(close(x.cost_per_mi(), 1e-6));
         assert!(close(map_cost(&m(4000.0, 100.0), &x), 0.004 + 0.015));
         // rD = 0.5 · 200 = 100 MB.
-        assert!(close(reduce_cost(&r(4000.0, 200.0, 2, 0.0), 0.5, &x), 0.004 + 0.015));
+        assert!(close(
+            reduce_cost(&r(4000.0, 200.0, 2, 0.0), 0.5, &x),
+            0.004 + 0.015
+        ));
         // TABLE IV ec2-4c: 4 cores · 2.4 GHz, 30 Mbps, 65 µ$/s.
         let e = it("ec2-4c");
         assert!(close(e.mips, 9600.0));
@@ -910,10 +1017,20 @@ mod tests {
         // Maps take 11 s on n1, 21 s on n2. Deadline 30:
         // map0 → n1 (11), map1 → n2 (21 < 22), map2 → n1 (22), map3 would end at 33 → public;
         // reduce: 5 + 200/(4·100) + 1 = 6.5 s on n1 → 28.5 ≤ 30.
-        let j = job("j", vec![m(10000.0, 100.0); 4], vec![r(5000.0, 400.0, 4, 1.0)], 30.0, None);
+        let j = job(
+            "j",
+            vec![m(10000.0, 100.0); 4],
+            vec![r(5000.0, 400.0, 4, 1.0)],
+            30.0,
+            None,
+        );
         let mut nodes = two_nodes();
         let plan = schedule_private(&j, &mut nodes);
-        let got: Vec<(TaskRef, &str, f64)> = plan.placements.iter().map(|p| (p.task, p.container.as_str(), p.finish)).collect();
+        let got: Vec<(TaskRef, &str, f64)> = plan
+            .placements
+            .iter()
+            .map(|p| (p.task, p.container.as_str(), p.finish))
+            .collect();
         assert_eq!(
             got,
             vec![
@@ -931,7 +1048,13 @@ mod tests {
 
     #[test]
     fn algorithm1_takes_the_largest_task_first() {
-        let j = job("j", vec![m(1000.0, 0.0), m(9000.0, 0.0)], vec![], 100.0, None);
+        let j = job(
+            "j",
+            vec![m(1000.0, 0.0), m(9000.0, 0.0)],
+            vec![],
+            100.0,
+            None,
+        );
         let mut nodes = vec![
             PrivateContainer::new("fast", 1000.0, 100.0),
             PrivateContainer::new("slow", 100.0, 100.0),
@@ -972,7 +1095,8 @@ mod tests {
         ];
         for (deadline, want, cost) in cases {
             let j = job("j", vec![big_map()], vec![], deadline, None);
-            let (p, _, total, ok) = placed(schedule_public(&j, &[TaskRef::map(0)], &cat, 10.0).unwrap());
+            let (p, _, total, ok) =
+                placed(schedule_public(&j, &[TaskRef::map(0)], &cat, 10.0).unwrap());
             assert_eq!(p[0].instance_type, want, "deadline {deadline}");
             assert!(close(total, cost), "deadline {deadline}: {total} vs {cost}");
             assert!(ok);
@@ -1007,13 +1131,20 @@ mod tests {
         let (_, advice, total, ok) = placed(schedule_public(&j, &tasks, &cat, 10.0).unwrap());
         assert_eq!(advice.len(), 1);
         assert_eq!(
-            (advice[0].provider.as_str(), advice[0].instance_type.as_str(), advice[0].count),
+            (
+                advice[0].provider.as_str(),
+                advice[0].instance_type.as_str(),
+                advice[0].count
+            ),
             ("Amazon EC2", "ec2-4c", 3)
         );
         assert!(close(advice[0].estimated_cost, 975e-6));
         assert!(close(total, 975e-6));
         assert!(ok);
-        let tight = MrosaJob { budget: Some(900e-6), ..j };
+        let tight = MrosaJob {
+            budget: Some(900e-6),
+            ..j
+        };
         let (_, _, _, ok) = placed(schedule_public(&tight, &tasks, &cat, 10.0).unwrap());
         assert!(!ok, "975 µ$ exceeds a 900 µ$ budget");
     }
@@ -1026,24 +1157,43 @@ mod tests {
         let cat = table_iv();
         let ty = |n: &str| cat.iter().find(|t| t.name == n).unwrap().clone();
         let mut slots = vec![
-            PublicSlot { id: "a#0".into(), instance: ty("ali-8c"), ready_in: 0.0 },
-            PublicSlot { id: "e#0".into(), instance: ty("ec2-4c"), ready_in: 0.0 },
+            PublicSlot {
+                id: "a#0".into(),
+                instance: ty("ali-8c"),
+                ready_in: 0.0,
+            },
+            PublicSlot {
+                id: "e#0".into(),
+                instance: ty("ec2-4c"),
+                ready_in: 0.0,
+            },
         ];
         let j = job("j", vec![big_map(); 3], vec![], 45.0, None);
         let tasks = [TaskRef::map(0), TaskRef::map(1), TaskRef::map(2)];
         let plan = schedule_running(&j, &tasks, &mut slots).unwrap();
         let rooms: Vec<&str> = plan.placements.iter().map(|p| p.slot.as_str()).collect();
         assert_eq!(rooms, ["e#0", "a#0"]);
-        assert!(close(plan.placements[0].finish, 48000.0 / 9600.0 + 128.0 / 3.75));
+        assert!(close(
+            plan.placements[0].finish,
+            48000.0 / 9600.0 + 128.0 / 3.75
+        ));
         assert!(close(plan.placements[0].cost, 65e-6 * 5.0));
         assert_eq!(plan.unplaced, vec![TaskRef::map(2)]);
         assert!(close(slots[1].ready_in, plan.placements[0].finish));
         // A busy room counts its wait like T_init: ec2-4c free in 5 s ends the map at 44.1 s, in
         // 6 s at 45.1 s (too late).
-        let mut slots = vec![PublicSlot { id: "e#0".into(), instance: ty("ec2-4c"), ready_in: 5.0 }];
+        let mut slots = vec![PublicSlot {
+            id: "e#0".into(),
+            instance: ty("ec2-4c"),
+            ready_in: 5.0,
+        }];
         let plan = schedule_running(&j, &tasks[..1], &mut slots).unwrap();
         assert_eq!(plan.placements[0].start, 5.0);
-        let mut slots = vec![PublicSlot { id: "e#0".into(), instance: ty("ec2-4c"), ready_in: 6.0 }];
+        let mut slots = vec![PublicSlot {
+            id: "e#0".into(),
+            instance: ty("ec2-4c"),
+            ready_in: 6.0,
+        }];
         let plan = schedule_running(&j, &tasks[..1], &mut slots).unwrap();
         assert!(plan.placements.is_empty());
         assert_eq!(plan.unplaced, vec![TaskRef::map(0)]);
@@ -1070,7 +1220,14 @@ mod tests {
         assert_eq!(plans[0].scale_out()[0].instance_type, "ec2-4c");
         assert!(!plans[0].rejected());
         assert_eq!(plans[1].job, "lax");
-        assert_eq!(plans[1].private.iter().map(|p| p.finish).collect::<Vec<_>>(), vec![64.0, 71.0]);
+        assert_eq!(
+            plans[1]
+                .private
+                .iter()
+                .map(|p| p.finish)
+                .collect::<Vec<_>>(),
+            vec![64.0, 71.0]
+        );
         assert!(plans[1].public.is_none());
         assert_eq!(s.containers()[0].ready_in, 71.0);
         s.elapse(30.0);
@@ -1086,7 +1243,9 @@ mod tests {
             DEFAULT_INIT_SECS,
         )
         .unwrap();
-        let plans = s.plan(&[job("hopeless", vec![big_map()], vec![], 20.0, None)]).unwrap();
+        let plans = s
+            .plan(&[job("hopeless", vec![big_map()], vec![], 20.0, None)])
+            .unwrap();
         assert!(plans[0].rejected());
         assert!(plans[0].scale_out().is_empty());
         assert_eq!(s.containers()[0].ready_in, 0.0);
@@ -1097,7 +1256,10 @@ mod tests {
         let json = serde_json::to_string(&table_iv()).unwrap();
         let back: Vec<InstanceType> = serde_json::from_str(&json).unwrap();
         for (a, b) in back.iter().zip(table_iv().iter()) {
-            assert_eq!((&a.name, a.cores, a.mips, a.band_mb_s), (&b.name, b.cores, b.mips, b.band_mb_s));
+            assert_eq!(
+                (&a.name, a.cores, a.mips, a.band_mb_s),
+                (&b.name, b.cores, b.mips, b.band_mb_s)
+            );
             assert!(close(a.price_per_sec, b.price_per_sec));
         }
         assert_eq!(back.len(), 9);
@@ -1106,7 +1268,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(one[0].storage_per_mb, 0.0);
-        let e = serde_json::from_str::<Vec<InstanceType>>(r#"[{"provider":"lab","name":"big"}]"#).unwrap_err();
+        let e = serde_json::from_str::<Vec<InstanceType>>(r#"[{"provider":"lab","name":"big"}]"#)
+            .unwrap_err();
         assert!(e.to_string().contains("cores"), "{e}");
         let e = Mrosa::new(
             vec![],
@@ -1125,20 +1288,69 @@ mod tests {
     fn bad_input_names_the_culprit() {
         let e = Mrosa::new(vec![], table_iv(), 1.5, 0.0).unwrap_err();
         assert!(e.to_string().contains("rho"), "{e}");
-        let e = Mrosa::new(vec![PrivateContainer::new("node-7:1", 0.0, 1.0)], table_iv(), 0.5, 0.0).unwrap_err();
+        let e = Mrosa::new(
+            vec![PrivateContainer::new("node-7:1", 0.0, 1.0)],
+            table_iv(),
+            0.5,
+            0.0,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("node-7:1"), "{e}");
+        let e = Mrosa::new(
+            vec![PrivateContainer::new("node-8:1", 1.0, f64::NAN)],
+            table_iv(),
+            0.5,
+            0.0,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("node-8:1") && e.to_string().contains("bandwidth"),
+            "{e}"
+        );
+        let slow = InstanceType {
+            band_mb_s: 0.0,
+            ..it("ec2-2c")
+        };
+        let e = Mrosa::new(vec![], vec![slow], 0.5, 0.0).unwrap_err();
+        assert!(
+            e.to_string().contains("ec2-2c") && e.to_string().contains("bandwidth"),
+            "{e}"
+        );
         let mut s = Mrosa::new(vec![], table_iv(), 0.5, 0.0).unwrap();
-        let e = s.plan(&[job("app_42", vec![], vec![], 0.0, None)]).unwrap_err();
-        assert!(e.to_string().contains("app_42") && e.to_string().contains("deadline"), "{e}");
         let e = s
-            .plan(&[job("app_43", vec![], vec![r(1.0, 10.0, 0, 0.0)], 10.0, None)])
+            .plan(&[job("app_42", vec![], vec![], 0.0, None)])
             .unwrap_err();
-        assert!(e.to_string().contains("app_43") && e.to_string().contains("reduce 0"), "{e}");
-        let e = s.plan(&[job("app_44", vec![], vec![], 10.0, Some(-1.0))]).unwrap_err();
+        assert!(
+            e.to_string().contains("app_42") && e.to_string().contains("deadline"),
+            "{e}"
+        );
+        let e = s
+            .plan(&[job(
+                "app_43",
+                vec![],
+                vec![r(1.0, 10.0, 0, 0.0)],
+                10.0,
+                None,
+            )])
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("app_43") && e.to_string().contains("reduce 0"),
+            "{e}"
+        );
+        let e = s
+            .plan(&[job("app_44", vec![], vec![], 10.0, Some(-1.0))])
+            .unwrap_err();
         assert!(e.to_string().contains("budget"), "{e}");
-        assert!(s.set_ready_in("ghost", 1.0).unwrap_err().to_string().contains("ghost"));
+        assert!(s
+            .set_ready_in("ghost", 1.0)
+            .unwrap_err()
+            .to_string()
+            .contains("ghost"));
         let j = job("app_45", vec![big_map()], vec![], 10.0, None);
         let e = schedule_public(&j, &[TaskRef::reduce(0)], &table_iv(), 0.0).unwrap_err();
-        assert!(e.to_string().contains("app_45") && e.to_string().contains("Reduce task 0"), "{e}");
+        assert!(
+            e.to_string().contains("app_45") && e.to_string().contains("Reduce task 0"),
+            "{e}"
+        );
     }
 }

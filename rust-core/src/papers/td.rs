@@ -50,12 +50,23 @@ impl TdConfig {
     }
 
     pub fn validate(&self) -> Result<(), CoreError> {
-        let bad = |key: &str, message: String| Err(CoreError::Config { key: format!("locus.td.{key}"), message });
+        let bad = |key: &str, message: String| {
+            Err(CoreError::Config {
+                key: format!("locus.td.{key}"),
+                message,
+            })
+        };
         if !(self.lower_bound > 0.0 && self.lower_bound < 1.0) {
-            return bad("lower-bound", format!("L must lie in (0, 1), got {}", self.lower_bound));
+            return bad(
+                "lower-bound",
+                format!("L must lie in (0, 1), got {}", self.lower_bound),
+            );
         }
         if !(self.upper_bound > 1.0 && self.upper_bound.is_finite()) {
-            return bad("upper-bound", format!("H must be a finite number > 1, got {}", self.upper_bound));
+            return bad(
+                "upper-bound",
+                format!("H must be a finite number > 1, got {}", self.upper_bound),
+            );
         }
         if self.hotspot_readers == 0 {
             return bad("hotspot-readers", "θ must be at least 1".into());
@@ -64,7 +75,13 @@ impl TdConfig {
             return bad("split-bytes", "δ must be positive".into());
         }
         if !(self.bandwidth_bytes_per_sec > 0.0 && self.bandwidth_bytes_per_sec.is_finite()) {
-            return bad("bandwidth", format!("ρ must be a positive number, got {}", self.bandwidth_bytes_per_sec));
+            return bad(
+                "bandwidth",
+                format!(
+                    "ρ must be a positive number, got {}",
+                    self.bandwidth_bytes_per_sec
+                ),
+            );
         }
         Ok(())
     }
@@ -89,7 +106,12 @@ pub fn demand_from_tags(app: &str, tags: &[String]) -> Result<Option<u32>, CoreE
 
 /// Formula (1): `H < (T − L·D)/d_max + L`. Above this, one job at `H·demand` would push the
 /// others below `L·demand` and create sticky slots. `None` when nothing is co-scheduled.
-pub fn upper_bound_limit(total_slots: u32, lower: f64, demand_sum: u64, max_demand: u32) -> Option<f64> {
+pub fn upper_bound_limit(
+    total_slots: u32,
+    lower: f64,
+    demand_sum: u64,
+    max_demand: u32,
+) -> Option<f64> {
     if max_demand == 0 {
         return None;
     }
@@ -162,7 +184,10 @@ struct Rs {
 }
 
 fn rs_map(nodes: &mut NodeIds, on_node: HashMap<String, u32>) -> FastMap<NodeId, Rs> {
-    on_node.into_iter().map(|(n, count)| (nodes.intern(&n), Rs { count, reading: 0 })).collect()
+    on_node
+        .into_iter()
+        .map(|(n, count)| (nodes.intern(&n), Rs { count, reading: 0 }))
+        .collect()
 }
 
 /// A node by number: rs_jn, R_n and the hot queue are looked up once per holder of a job on
@@ -243,8 +268,10 @@ impl NodeIds {
             return;
         }
         let names = &self.names;
-        self.by_name.extend(self.rank.len() as NodeId..names.len() as NodeId);
-        self.by_name.sort_by(|&a, &b| names[a as usize].cmp(&names[b as usize]));
+        self.by_name
+            .extend(self.rank.len() as NodeId..names.len() as NodeId);
+        self.by_name
+            .sort_by(|&a, &b| names[a as usize].cmp(&names[b as usize]));
         self.rank.resize(names.len(), 0);
         for (r, &n) in self.by_name.iter().enumerate() {
             self.rank[n as usize] = r as u32;
@@ -265,7 +292,10 @@ impl TdJob {
     /// Nodes holding at least one untreated task of the job: the only ones its term of R_n
     /// touches (a count of 0 adds exactly 0.0).
     fn holders(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.on_node.iter().filter(|(_, r)| r.count > 0).map(|(&n, _)| n)
+        self.on_node
+            .iter()
+            .filter(|(_, r)| r.count > 0)
+            .map(|(&n, _)| n)
     }
 
     fn amt(&self) -> f64 {
@@ -353,7 +383,11 @@ impl Totals {
             JobStatus::Senile => {
                 step(&mut self.senile_occupied, j.occupied as u64);
                 if j.occupied == 0 {
-                    self.senile_idle = if add { self.senile_idle + 1 } else { self.senile_idle - 1 };
+                    self.senile_idle = if add {
+                        self.senile_idle + 1
+                    } else {
+                        self.senile_idle - 1
+                    };
                 }
             }
             JobStatus::Waiting | JobStatus::Infantile | JobStatus::Finished => {}
@@ -368,7 +402,11 @@ impl Totals {
 impl TdScheduler {
     pub fn new(cfg: TdConfig) -> Result<Self, CoreError> {
         cfg.validate()?;
-        let hot = NodeHotQueue::new(cfg.hotspot_readers, cfg.split_bytes, cfg.bandwidth_bytes_per_sec);
+        let hot = NodeHotQueue::new(
+            cfg.hotspot_readers,
+            cfg.split_bytes,
+            cfg.bandwidth_bytes_per_sec,
+        );
         Ok(TdScheduler {
             cfg,
             jobs: FastMap::default(),
@@ -408,10 +446,14 @@ impl TdScheduler {
         on_node: HashMap<String, u32>,
     ) -> Result<(), CoreError> {
         if self.jobs.contains_key(job) {
-            return Err(CoreError::Protocol(format!("TD: job {job} submitted twice")));
+            return Err(CoreError::Protocol(format!(
+                "TD: job {job} submitted twice"
+            )));
         }
         if demand == 0 {
-            return Err(CoreError::Protocol(format!("TD: job {job} demands 0 slots; demand must be at least 1")));
+            return Err(CoreError::Protocol(format!(
+                "TD: job {job} demands 0 slots; demand must be at least 1"
+            )));
         }
         if !(default_amt_secs > 0.0 && default_amt_secs.is_finite()) {
             return Err(CoreError::Protocol(format!(
@@ -440,11 +482,24 @@ impl TdScheduler {
 
     /// Refreshes j.remain and rs_jn from the job's outstanding asks. A processing job left with
     /// nothing untreated becomes senile (Algorithm 1 lines 27-28).
-    pub fn set_tasks(&mut self, job: &str, remain: u32, on_node: HashMap<String, u32>) -> Result<(), CoreError> {
-        let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
+    pub fn set_tasks(
+        &mut self,
+        job: &str,
+        remain: u32,
+        on_node: HashMap<String, u32>,
+    ) -> Result<(), CoreError> {
+        let j = self
+            .jobs
+            .get_mut(job)
+            .ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
         let old = std::mem::replace(&mut j.on_node, rs_map(&mut self.nodes, on_node));
         j.all_hot_until = None;
-        for n in old.iter().filter(|(_, r)| r.count > 0).map(|(&n, _)| n).chain(j.holders()) {
+        for n in old
+            .iter()
+            .filter(|(_, r)| r.count > 0)
+            .map(|(&n, _)| n)
+            .chain(j.holders())
+        {
             forget(&mut self.workload, n);
         }
         self.counted_down.remove(job);
@@ -463,9 +518,16 @@ impl TdScheduler {
         remain: u32,
         on_node: impl IntoIterator<Item = (&'n str, u32)>,
     ) -> Result<(), CoreError> {
-        let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
+        let j = self
+            .jobs
+            .get_mut(job)
+            .ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
         let nodes = &mut self.nodes;
-        refresh_rs(j, &mut self.workload, on_node.into_iter().map(|(n, c)| (nodes.intern(n), c)));
+        refresh_rs(
+            j,
+            &mut self.workload,
+            on_node.into_iter().map(|(n, c)| (nodes.intern(n), c)),
+        );
         self.counted_down.remove(job);
         self.set_remain(job, remain)
     }
@@ -480,9 +542,18 @@ impl TdScheduler {
         remain: u32,
         on_node: impl IntoIterator<Item = (u32, &'n str, u32)>,
     ) -> Result<(), CoreError> {
-        let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
+        let j = self
+            .jobs
+            .get_mut(job)
+            .ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
         let nodes = &mut self.nodes;
-        refresh_rs(j, &mut self.workload, on_node.into_iter().map(|(k, n, c)| (nodes.intern_numbered(k, n), c)));
+        refresh_rs(
+            j,
+            &mut self.workload,
+            on_node
+                .into_iter()
+                .map(|(k, n, c)| (nodes.intern_numbered(k, n), c)),
+        );
         self.counted_down.remove(job);
         self.set_remain(job, remain)
     }
@@ -491,7 +562,10 @@ impl TdScheduler {
     /// not change since its last `set_tasks` and [`counted_down`](Self::counted_down) is false,
     /// so rs_jn already holds what it would pass.
     pub fn set_remain(&mut self, job: &str, remain: u32) -> Result<(), CoreError> {
-        let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
+        let j = self
+            .jobs
+            .get_mut(job)
+            .ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
         j.remain = remain;
         let (status, low) = (j.status, j.below(self.cfg.lower_bound));
         if remain == 0 {
@@ -501,14 +575,22 @@ impl TdScheduler {
             // carried out): the job was admitted once, so it rejoins the co-scheduled set
             // rather than idling forever with work left. Not in the paper, whose tasks never
             // return.
-            self.place(job, if low { JobStatus::Teenaged } else { JobStatus::Adult });
+            self.place(
+                job,
+                if low {
+                    JobStatus::Teenaged
+                } else {
+                    JobStatus::Adult
+                },
+            );
         }
         Ok(())
     }
 
     /// Overrides j.occupied, e.g. with the containers recovered after an RM restart.
     pub fn set_occupied(&mut self, job: &str, occupied: u32) -> Result<(), CoreError> {
-        self.recount(job, |j| j.occupied = occupied).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
+        self.recount(job, |j| j.occupied = occupied)
+            .ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
         self.settle_teenaged(job);
         Ok(())
     }
@@ -516,9 +598,14 @@ impl TdScheduler {
     /// One finished map task's run time; amt(j) becomes the mean of all observed tasks.
     pub fn observe_map_time(&mut self, job: &str, secs: f64) -> Result<(), CoreError> {
         if !(secs >= 0.0 && secs.is_finite()) {
-            return Err(CoreError::Protocol(format!("TD: job {job} reported map time {secs}")));
+            return Err(CoreError::Protocol(format!(
+                "TD: job {job} reported map time {secs}"
+            )));
         }
-        let j = self.jobs.get_mut(job).ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
+        let j = self
+            .jobs
+            .get_mut(job)
+            .ok_or_else(|| CoreError::UnknownApp(job.to_string()))?;
         j.observed_secs += secs;
         j.observed_tasks += 1;
         self.forget_terms_of(job);
@@ -576,7 +663,12 @@ impl TdScheduler {
     /// D, d_max, O_sen and the number of idle senile jobs summed over the status sets, ignoring
     /// the running totals: the values those must hold (tests compare the two).
     pub fn totals_from_scratch(&self) -> (u64, Option<u32>, u64, usize) {
-        let sch = || self.adult.iter().chain(&self.teenaged).filter_map(|id| self.jobs.get(id));
+        let sch = || {
+            self.adult
+                .iter()
+                .chain(&self.teenaged)
+                .filter_map(|id| self.jobs.get(id))
+        };
         let sen = || self.senile.iter().filter_map(|id| self.jobs.get(id));
         (
             sch().map(|j| j.demand as u64).sum(),
@@ -595,7 +687,12 @@ impl TdScheduler {
     /// Formula (1) for the current S'_sch (adult and teenaged jobs).
     pub fn upper_bound_limit(&self) -> Option<f64> {
         let dmax = self.totals.max_demand();
-        upper_bound_limit(self.cfg.total_slots, self.cfg.lower_bound, self.co_scheduled_demand(), dmax.unwrap_or(0))
+        upper_bound_limit(
+            self.cfg.total_slots,
+            self.cfg.lower_bound,
+            self.co_scheduled_demand(),
+            dmax.unwrap_or(0),
+        )
     }
 
     /// Changes a job through `change`, keeping its share of the running totals right. `None`
@@ -626,7 +723,11 @@ impl TdScheduler {
     }
 
     fn sort_adults(&self) -> Vec<String> {
-        let mut ids: Vec<&String> = self.adult.iter().filter(|id| self.jobs.contains_key(*id)).collect();
+        let mut ids: Vec<&String> = self
+            .adult
+            .iter()
+            .filter(|id| self.jobs.contains_key(*id))
+            .collect();
         ids.sort_by(|a, b| {
             let (ja, jb) = (&self.jobs[*a], &self.jobs[*b]);
             ja.amt().total_cmp(&jb.amt()).then(ja.seq.cmp(&jb.seq))
@@ -638,7 +739,14 @@ impl TdScheduler {
     /// The infantile job is counted too: its splits are read from the same disks.
     pub fn remaining_workload(&mut self, node: &str) -> f64 {
         match self.nodes.id(node) {
-            Some(n) => workload_of(&mut self.workload, &self.jobs, &self.adult, &self.teenaged, &self.infantile, n),
+            Some(n) => workload_of(
+                &mut self.workload,
+                &self.jobs,
+                &self.adult,
+                &self.teenaged,
+                &self.infantile,
+                n,
+            ),
             None => 0.0,
         }
     }
@@ -647,14 +755,18 @@ impl TdScheduler {
     /// the cache must hold (tests compare the two).
     pub fn remaining_workload_from_scratch(&self, node: &str) -> f64 {
         match self.nodes.id(node) {
-            Some(n) => workload_from_scratch(&self.jobs, &self.adult, &self.teenaged, &self.infantile, n),
+            Some(n) => {
+                workload_from_scratch(&self.jobs, &self.adult, &self.teenaged, &self.infantile, n)
+            }
             None => 0.0,
         }
     }
 
     /// The cached R_n of `node`, if it has one (for tests).
     pub fn cached_workload(&self, node: &str) -> Option<f64> {
-        self.nodes.id(node).and_then(|n| self.workload.get(n as usize).copied().flatten())
+        self.nodes
+            .id(node)
+            .and_then(|n| self.workload.get(n as usize).copied().flatten())
     }
 
     /// A term amt(j)·rs_jn of every node holding tasks of `job` may change (its status, its
@@ -676,7 +788,12 @@ impl TdScheduler {
 
     /// Algorithm 1: a slot on `node` is free at `now_secs`; `last_job` ran its previous task
     /// (None for a slot that never ran one). Returns the task to start, or None to leave it idle.
-    pub fn slot_freed(&mut self, now_secs: f64, node: &str, last_job: Option<&str>) -> Option<TdAssignment> {
+    pub fn slot_freed(
+        &mut self,
+        now_secs: f64,
+        node: &str,
+        last_job: Option<&str>,
+    ) -> Option<TdAssignment> {
         self.hot.expire(now_secs);
         let here = self.nodes.id(node);
         let last = last_job.filter(|j| self.jobs.contains_key(*j));
@@ -686,7 +803,8 @@ impl TdScheduler {
             // lines 2-4: the sticky slot — a job that just fell below L·demand keeps the slot,
             // local or not.
             let sticky = self.jobs.get(j).is_some_and(|job| {
-                matches!(job.status, JobStatus::Adult | JobStatus::Teenaged) && job.below(self.cfg.lower_bound)
+                matches!(job.status, JobStatus::Adult | JobStatus::Teenaged)
+                    && job.below(self.cfg.lower_bound)
             });
             if sticky {
                 if let Some(a) = self.assign_specific(j, here) {
@@ -694,7 +812,11 @@ impl TdScheduler {
                 }
             }
             // lines 6-8
-            if self.jobs.get(j).is_some_and(|job| job.status == JobStatus::Senile && job.occupied == 0) {
+            if self
+                .jobs
+                .get(j)
+                .is_some_and(|job| job.status == JobStatus::Senile && job.occupied == 0)
+            {
                 self.finish(j);
             }
         }
@@ -736,7 +858,11 @@ impl TdScheduler {
             };
             // formula (3): O_sen + D + j_i.demand ≤ T
             if base + job.demand as u64 <= t {
-                let status = if job.below(self.cfg.lower_bound) { JobStatus::Teenaged } else { JobStatus::Adult };
+                let status = if job.below(self.cfg.lower_bound) {
+                    JobStatus::Teenaged
+                } else {
+                    JobStatus::Adult
+                };
                 self.infantile = None;
                 self.place(&inf, status);
             }
@@ -770,15 +896,24 @@ impl TdScheduler {
         for id in order {
             let j = &self.jobs[id];
             if j.has_task_on(node) && j.below(h) {
-                return Some(TdAssignment { job: id.clone(), source: TaskSource::Local });
+                return Some(TdAssignment {
+                    job: id.clone(),
+                    source: TaskSource::Local,
+                });
             }
         }
         // lines 6-8
-        let inf = self.infantile.clone().filter(|id| self.jobs.contains_key(id));
+        let inf = self
+            .infantile
+            .clone()
+            .filter(|id| self.jobs.contains_key(id));
         if let Some(id) = &inf {
             let j = &self.jobs[id];
             if j.has_task_on(node) && j.below(h) {
-                return Some(TdAssignment { job: id.clone(), source: TaskSource::Local });
+                return Some(TdAssignment {
+                    job: id.clone(),
+                    source: TaskSource::Local,
+                });
             }
         }
         // lines 9-13: the CPU-bound end suffers least from a remote read
@@ -786,7 +921,10 @@ impl TdScheduler {
             let j = &self.jobs[id];
             if j.remain > 0 && j.below(h) {
                 if let Some(source) = self.non_hotspot_source(id) {
-                    return Some(TdAssignment { job: id.clone(), source });
+                    return Some(TdAssignment {
+                        job: id.clone(),
+                        source,
+                    });
                 }
             }
         }
@@ -803,17 +941,25 @@ impl TdScheduler {
             return None;
         }
         if j.has_task_on(node) {
-            return Some(TdAssignment { job: job.to_string(), source: TaskSource::Local });
+            return Some(TdAssignment {
+                job: job.to_string(),
+                source: TaskSource::Local,
+            });
         }
         let source = self.non_hotspot_source(job)?;
-        Some(TdAssignment { job: job.to_string(), source })
+        Some(TdAssignment {
+            job: job.to_string(),
+            source,
+        })
     }
 
     /// GetNonHotspotNode(j), Section IV-A-2: among the nodes holding untreated tasks of j, drop
     /// those with θ live connections, then take the one with the largest R_n.
     fn non_hotspot_source(&mut self, job: &str) -> Option<TaskSource> {
         let j = self.jobs.get(job)?;
-        if j.all_hot_until.is_some_and(|until| self.hot.latest_expiry() < until) {
+        if j.all_hot_until
+            .is_some_and(|until| self.hot.latest_expiry() < until)
+        {
             return None;
         }
         self.nodes.rank_all();
@@ -821,7 +967,8 @@ impl TdScheduler {
         if holders.peek().is_none() {
             return (j.remain > 0).then_some(TaskSource::Anywhere);
         }
-        let (jobs, adult, teenaged, infantile) = (&self.jobs, &self.adult, &self.teenaged, &self.infantile);
+        let (jobs, adult, teenaged, infantile) =
+            (&self.jobs, &self.adult, &self.teenaged, &self.infantile);
         let (hot, cache, nodes) = (&self.hot, &mut self.workload, &self.nodes);
         // The largest R_n among the holders that are not hot, ties to the smaller node name so
         // runs are reproducible. The hot queue is asked only about a holder that would beat the
@@ -863,12 +1010,16 @@ impl TdScheduler {
         if holders.is_empty() {
             return (j.remain > 0).then_some(TaskSource::Anywhere);
         }
-        let workload = |n| workload_from_scratch(&self.jobs, &self.adult, &self.teenaged, &self.infantile, n);
+        let workload =
+            |n| workload_from_scratch(&self.jobs, &self.adult, &self.teenaged, &self.infantile, n);
         holders
             .into_iter()
             .filter(|&n| !self.hot.is_hot(n))
             .map(|n| (workload(n), n))
-            .max_by(|(ra, a), (rb, b)| ra.total_cmp(rb).then_with(|| self.nodes.name(*b).cmp(self.nodes.name(*a))))
+            .max_by(|(ra, a), (rb, b)| {
+                ra.total_cmp(rb)
+                    .then_with(|| self.nodes.name(*b).cmp(self.nodes.name(*a)))
+            })
             .map(|(_, n)| TaskSource::Remote(self.nodes.name(n).to_string()))
     }
 
@@ -908,7 +1059,10 @@ impl TdScheduler {
 
     /// Lines 25-26: a teenaged job that reached L·demand becomes adult.
     fn settle_teenaged(&mut self, job: &str) {
-        let grown = self.jobs.get(job).is_some_and(|j| j.status == JobStatus::Teenaged && !j.below(self.cfg.lower_bound));
+        let grown = self
+            .jobs
+            .get(job)
+            .is_some_and(|j| j.status == JobStatus::Teenaged && !j.below(self.cfg.lower_bound));
         if grown {
             self.place(job, JobStatus::Adult);
         }
@@ -916,7 +1070,10 @@ impl TdScheduler {
 
     fn make_senile(&mut self, job: &str) {
         let processing = self.jobs.get(job).is_some_and(|j| {
-            matches!(j.status, JobStatus::Infantile | JobStatus::Teenaged | JobStatus::Adult)
+            matches!(
+                j.status,
+                JobStatus::Infantile | JobStatus::Teenaged | JobStatus::Adult
+            )
         });
         if processing {
             self.place(job, JobStatus::Senile);
@@ -948,7 +1105,11 @@ impl TdScheduler {
 
 /// rs_jn of `j` set in place to the rows' sums (a node may appear in several); only the nodes
 /// whose count changed lose their cached R_n, and nodes left with 0 are dropped.
-fn refresh_rs(j: &mut TdJob, workload: &mut [Option<f64>], rows: impl Iterator<Item = (NodeId, u32)>) {
+fn refresh_rs(
+    j: &mut TdJob,
+    workload: &mut [Option<f64>],
+    rows: impl Iterator<Item = (NodeId, u32)>,
+) {
     j.on_node.values_mut().for_each(|r| r.reading = 0);
     j.all_hot_until = None;
     for (node, count) in rows {
@@ -1029,11 +1190,15 @@ mod tests {
     /// Figure 3(a): T = 1000, five jobs with their demands and amt.
     fn figure3() -> TdScheduler {
         let mut td = TdScheduler::new(TdConfig::with_slots(1000)).unwrap();
-        td.submit("j1", 200, 23.0, 200, nodes(&[("n3", 14)])).unwrap();
-        td.submit("j2", 300, 4.0, 300, nodes(&[("n3", 17)])).unwrap();
-        td.submit("j3", 100, 10.0, 100, nodes(&[("n4", 5)])).unwrap();
+        td.submit("j1", 200, 23.0, 200, nodes(&[("n3", 14)]))
+            .unwrap();
+        td.submit("j2", 300, 4.0, 300, nodes(&[("n3", 17)]))
+            .unwrap();
+        td.submit("j3", 100, 10.0, 100, nodes(&[("n4", 5)]))
+            .unwrap();
         td.submit("j4", 350, 5.0, 350, nodes(&[("n4", 9)])).unwrap();
-        td.submit("j5", 350, 7.0, 350, nodes(&[("n2", 27)])).unwrap();
+        td.submit("j5", 350, 7.0, 350, nodes(&[("n2", 27)]))
+            .unwrap();
         settle(&mut td);
         td
     }
@@ -1059,18 +1224,30 @@ mod tests {
         assert_eq!(td.status("j"), Some(JobStatus::Finished));
         td.set_tasks("j", 1, HashMap::new()).unwrap();
         assert_eq!(td.status("j"), Some(JobStatus::Teenaged));
-        assert_eq!(td.slot_freed(1.0, "n2", None).map(|a| a.job), Some("j".to_string()));
+        assert_eq!(
+            td.slot_freed(1.0, "n2", None).map(|a| a.job),
+            Some("j".to_string())
+        );
     }
 
     #[test]
     fn a_committed_task_marks_the_counts_stale_until_they_are_read_again() {
         let mut td = figure3();
-        make_adult(&mut td, &[("j1", 140), ("j2", 210), ("j3", 70), ("j4", 245)]);
+        make_adult(
+            &mut td,
+            &[("j1", 140), ("j2", 210), ("j3", 70), ("j4", 245)],
+        );
         // set_remain keeps rs_jn: j2 still has its 17 tasks on n3 and takes n3's slot locally.
         td.set_remain("j2", 300).unwrap();
         assert!(!td.counted_down("j2"));
         let a = td.slot_freed(0.0, "n3", None).unwrap();
-        assert_eq!(a, TdAssignment { job: "j2".into(), source: TaskSource::Local });
+        assert_eq!(
+            a,
+            TdAssignment {
+                job: "j2".into(),
+                source: TaskSource::Local
+            }
+        );
         // TD took one off j2's remain and rs_jn itself: the adapter must read the asks again.
         assert!(td.counted_down("j2") && !td.counted_down("j1"));
         td.set_tasks("j2", 299, nodes(&[("n3", 16)])).unwrap();
@@ -1084,14 +1261,24 @@ mod tests {
     fn refreshing_in_place_matches_setting_a_fresh_map() {
         let mut seed = 11u64;
         let mut next = |m: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (seed >> 33) % m
         };
         let names: Vec<String> = (0..8).map(|n| format!("n{n}")).collect();
         for round in 0..200 {
             let mut fresh = TdScheduler::new(TdConfig::with_slots(20)).unwrap();
             for j in ["a", "b"] {
-                fresh.submit(j, 1 + next(6) as u32, 1.0 + next(5) as f64, next(30) as u32, HashMap::new()).unwrap();
+                fresh
+                    .submit(
+                        j,
+                        1 + next(6) as u32,
+                        1.0 + next(5) as f64,
+                        next(30) as u32,
+                        HashMap::new(),
+                    )
+                    .unwrap();
             }
             let mut in_place = fresh.clone();
             // the caller's own numbers, unrelated to TD's order of first appearance
@@ -1107,16 +1294,29 @@ mod tests {
                 let job = ["a", "b"][next(2) as usize];
                 match next(3) {
                     0 => {
-                        let rows: Vec<(&str, u32)> =
-                            (0..next(10)).map(|_| (names[next(8) as usize].as_str(), next(4) as u32)).collect();
+                        let rows: Vec<(&str, u32)> = (0..next(10))
+                            .map(|_| (names[next(8) as usize].as_str(), next(4) as u32))
+                            .collect();
                         let mut summed: HashMap<String, u32> = HashMap::new();
                         for &(n, c) in &rows {
                             *summed.entry(n.to_string()).or_insert(0) += c;
                         }
                         let remain = next(20) as u32;
                         fresh.set_tasks(job, remain, summed).unwrap();
-                        numbered.refresh_tasks_numbered(job, remain, rows.iter().map(|&(n, c)| (key(n), n, c))).unwrap();
-                        broken.refresh_tasks_numbered(job, remain, rows.iter().map(|&(n, c)| (broken_key(n), n, c))).unwrap();
+                        numbered
+                            .refresh_tasks_numbered(
+                                job,
+                                remain,
+                                rows.iter().map(|&(n, c)| (key(n), n, c)),
+                            )
+                            .unwrap();
+                        broken
+                            .refresh_tasks_numbered(
+                                job,
+                                remain,
+                                rows.iter().map(|&(n, c)| (broken_key(n), n, c)),
+                            )
+                            .unwrap();
                         in_place.refresh_tasks(job, remain, rows).unwrap();
                     }
                     1 => {
@@ -1130,15 +1330,31 @@ mod tests {
                         let node = &names[next(8) as usize];
                         let now = step as f64;
                         let pick = fresh.slot_freed(now, node, Some(job));
-                        assert_eq!(pick, in_place.slot_freed(now, node, Some(job)), "round {round} step {step}");
-                        assert_eq!(pick, numbered.slot_freed(now, node, Some(job)), "round {round} step {step}");
-                        assert_eq!(pick, broken.slot_freed(now, node, Some(job)), "round {round} step {step}");
+                        assert_eq!(
+                            pick,
+                            in_place.slot_freed(now, node, Some(job)),
+                            "round {round} step {step}"
+                        );
+                        assert_eq!(
+                            pick,
+                            numbered.slot_freed(now, node, Some(job)),
+                            "round {round} step {step}"
+                        );
+                        assert_eq!(
+                            pick,
+                            broken.slot_freed(now, node, Some(job)),
+                            "round {round} step {step}"
+                        );
                     }
                 }
                 for j in ["a", "b"] {
                     let live = |td: &TdScheduler| -> Vec<(String, u32)> {
-                        let mut v: Vec<(String, u32)> =
-                            td.jobs[j].on_node.iter().filter(|(_, r)| r.count > 0).map(|(&n, r)| (td.nodes.name(n).to_string(), r.count)).collect();
+                        let mut v: Vec<(String, u32)> = td.jobs[j]
+                            .on_node
+                            .iter()
+                            .filter(|(_, r)| r.count > 0)
+                            .map(|(&n, r)| (td.nodes.name(n).to_string(), r.count))
+                            .collect();
                         v.sort();
                         v
                     };
@@ -1151,7 +1367,11 @@ mod tests {
                     }
                 }
             }
-            assert!(broken.nodes.by_caller.len() <= 4, "a table sized by a caller's key: {}", broken.nodes.by_caller.len());
+            assert!(
+                broken.nodes.by_caller.len() <= 4,
+                "a table sized by a caller's key: {}",
+                broken.nodes.by_caller.len()
+            );
         }
     }
 
@@ -1163,7 +1383,9 @@ mod tests {
     fn cached_remaining_workload_matches_the_sum_from_scratch() {
         let mut seed = 29u64;
         let mut next = |m: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (seed >> 33) % m
         };
         let names: Vec<String> = (0..10).map(|n| format!("n{n}")).collect();
@@ -1184,21 +1406,28 @@ mod tests {
             for _ in 0..60 {
                 let job = jobs[next(jobs.len() as u64) as usize];
                 let rows = |next: &mut dyn FnMut(u64) -> u64| -> Vec<(&str, u32)> {
-                    (0..next(12)).map(|_| (names[next(10) as usize].as_str(), next(5) as u32)).collect()
+                    (0..next(12))
+                        .map(|_| (names[next(10) as usize].as_str(), next(5) as u32))
+                        .collect()
                 };
                 let known = td.status(job).is_some();
                 match next(9) {
                     _ if !known => {
-                        let on: HashMap<String, u32> =
-                            rows(&mut next).into_iter().map(|(n, c)| (n.to_string(), c)).collect();
+                        let on: HashMap<String, u32> = rows(&mut next)
+                            .into_iter()
+                            .map(|(n, c)| (n.to_string(), c))
+                            .collect();
                         // amt with a fraction, so that the order of the sum shows in its rounding
                         let amt = 0.5 + next(50) as f64 / 7.0;
-                        td.submit(job, 1 + next(8) as u32, amt, next(20) as u32, on).unwrap();
+                        td.submit(job, 1 + next(8) as u32, amt, next(20) as u32, on)
+                            .unwrap();
                         check(&mut td, "submit");
                     }
                     0 => {
-                        let on: HashMap<String, u32> =
-                            rows(&mut next).into_iter().map(|(n, c)| (n.to_string(), c)).collect();
+                        let on: HashMap<String, u32> = rows(&mut next)
+                            .into_iter()
+                            .map(|(n, c)| (n.to_string(), c))
+                            .collect();
                         td.set_tasks(job, next(20) as u32, on).unwrap();
                         check(&mut td, "set_tasks");
                     }
@@ -1243,7 +1472,9 @@ mod tests {
     fn remembered_all_hot_jobs_get_the_same_source_as_from_scratch() {
         let mut seed = 61u64;
         let mut next = |m: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (seed >> 33) % m
         };
         let names: Vec<String> = (0..6).map(|n| format!("n{n}")).collect();
@@ -1260,13 +1491,24 @@ mod tests {
             for step in 0..80 {
                 let job = jobs[next(jobs.len() as u64) as usize];
                 let rows = |next: &mut dyn FnMut(u64) -> u64| -> Vec<(&str, u32)> {
-                    (0..next(5)).map(|_| (names[next(6) as usize].as_str(), 1 + next(3) as u32)).collect()
+                    (0..next(5))
+                        .map(|_| (names[next(6) as usize].as_str(), 1 + next(3) as u32))
+                        .collect()
                 };
                 let what = match next(8) {
                     _ if td.status(job).is_none() => {
-                        let on: HashMap<String, u32> =
-                            rows(&mut next).into_iter().map(|(n, c)| (n.to_string(), c)).collect();
-                        td.submit(job, 1 + next(4) as u32, 1.0 + next(9) as f64, 1 + next(12) as u32, on).unwrap();
+                        let on: HashMap<String, u32> = rows(&mut next)
+                            .into_iter()
+                            .map(|(n, c)| (n.to_string(), c))
+                            .collect();
+                        td.submit(
+                            job,
+                            1 + next(4) as u32,
+                            1.0 + next(9) as f64,
+                            1 + next(12) as u32,
+                            on,
+                        )
+                        .unwrap();
                         "submit"
                     }
                     0 => {
@@ -1275,8 +1517,10 @@ mod tests {
                         "refresh_tasks"
                     }
                     1 if next(3) == 0 => {
-                        let on: HashMap<String, u32> =
-                            rows(&mut next).into_iter().map(|(n, c)| (n.to_string(), c)).collect();
+                        let on: HashMap<String, u32> = rows(&mut next)
+                            .into_iter()
+                            .map(|(n, c)| (n.to_string(), c))
+                            .collect();
                         td.set_tasks(job, next(12) as u32, on).unwrap();
                         "set_tasks"
                     }
@@ -1289,10 +1533,18 @@ mod tests {
                         "remove_job"
                     }
                     _ => {
-                        now += if next(10) == 0 { -(next(3) as f64) } else { next(7) as f64 / 4.0 };
+                        now += if next(10) == 0 {
+                            -(next(3) as f64)
+                        } else {
+                            next(7) as f64 / 4.0
+                        };
                         // a node the jobs hold no task on, so every pick but a sticky or
                         // teenaged local one asks GetNonHotspotNode
-                        let node = if next(2) == 0 { "elsewhere" } else { names[next(6) as usize].as_str() };
+                        let node = if next(2) == 0 {
+                            "elsewhere"
+                        } else {
+                            names[next(6) as usize].as_str()
+                        };
                         let last = (next(2) == 0).then_some(job);
                         td.slot_freed(now, node, last);
                         "slot_freed"
@@ -1302,7 +1554,10 @@ mod tests {
                     let memo = td.jobs.get(j).and_then(|x| x.all_hot_until);
                     let scratch = td.non_hotspot_source_from_scratch(j);
                     let got = td.non_hotspot_source(j);
-                    assert_eq!(got, scratch, "round {round} step {step} after {what}: job {j} (memo {memo:?})");
+                    assert_eq!(
+                        got, scratch,
+                        "round {round} step {step} after {what}: job {j} (memo {memo:?})"
+                    );
                     if memo.is_some_and(|until| td.hot.latest_expiry() < until) {
                         memo_hits += 1;
                     }
@@ -1315,7 +1570,10 @@ mod tests {
             }
         }
         // the sequences exercise the memo, and both answers
-        assert!(memo_hits > 1_000 && none_answers > 1_000 && remote_answers > 1_000, "{memo_hits} {none_answers} {remote_answers}");
+        assert!(
+            memo_hits > 1_000 && none_answers > 1_000 && remote_answers > 1_000,
+            "{memo_hits} {none_answers} {remote_answers}"
+        );
     }
 
     /// D, d_max, O_sen and the count of idle senile jobs, kept as running totals, equal their
@@ -1326,7 +1584,9 @@ mod tests {
     fn running_totals_match_the_sums_from_scratch() {
         let mut seed = 43u64;
         let mut next = |m: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (seed >> 33) % m
         };
         let names: Vec<String> = (0..6).map(|n| format!("n{n}")).collect();
@@ -1335,12 +1595,20 @@ mod tests {
             let mut td = TdScheduler::new(TdConfig::with_slots(4 + next(30) as u32)).unwrap();
             for step in 0..80 {
                 let job = jobs[next(jobs.len() as u64) as usize];
-                let rows: Vec<(&str, u32)> =
-                    (0..next(6)).map(|_| (names[next(6) as usize].as_str(), next(4) as u32)).collect();
+                let rows: Vec<(&str, u32)> = (0..next(6))
+                    .map(|_| (names[next(6) as usize].as_str(), next(4) as u32))
+                    .collect();
                 let what = match next(8) {
                     _ if td.status(job).is_none() => {
                         let on = rows.iter().map(|&(n, c)| (n.to_string(), c)).collect();
-                        td.submit(job, 1 + next(8) as u32, 1.0 + next(9) as f64, next(12) as u32, on).unwrap();
+                        td.submit(
+                            job,
+                            1 + next(8) as u32,
+                            1.0 + next(9) as f64,
+                            next(12) as u32,
+                            on,
+                        )
+                        .unwrap();
                         "submit"
                     }
                     0 => {
@@ -1370,16 +1638,26 @@ mod tests {
                         "slot_freed"
                     }
                 };
-                assert_eq!(td.totals(), td.totals_from_scratch(), "round {round} step {step} after {what}");
+                assert_eq!(
+                    td.totals(),
+                    td.totals_from_scratch(),
+                    "round {round} step {step} after {what}"
+                );
                 // The TD policy skips giving a job the j.remain and j.occupied it already holds:
                 // that must change nothing, for any job, whatever the statuses.
                 for j in jobs {
-                    let (Some(remain), Some(occupied)) = (td.remain(j), td.occupied(j)) else { continue };
+                    let (Some(remain), Some(occupied)) = (td.remain(j), td.occupied(j)) else {
+                        continue;
+                    };
                     let mut again = td.clone();
                     again.set_remain(j, remain).unwrap();
                     again.set_occupied(j, occupied).unwrap();
                     for k in jobs {
-                        assert_eq!(again.status(k), td.status(k), "round {round} step {step} after {what}: {j} given its own counts");
+                        assert_eq!(
+                            again.status(k),
+                            td.status(k),
+                            "round {round} step {step} after {what}: {j} given its own counts"
+                        );
                     }
                 }
             }
@@ -1409,14 +1687,33 @@ mod tests {
     #[test]
     fn figure3_local_slot_goes_to_the_io_bound_job_and_remote_slot_to_the_cpu_bound_job() {
         let mut td = figure3();
-        make_adult(&mut td, &[("j1", 140), ("j2", 210), ("j3", 70), ("j4", 245)]);
-        assert_eq!(td.adults_by_amt(), vec!["j2", "j4", "j3", "j1"], "S'_sch in ascending amt");
+        make_adult(
+            &mut td,
+            &[("j1", 140), ("j2", 210), ("j3", 70), ("j4", 245)],
+        );
+        assert_eq!(
+            td.adults_by_amt(),
+            vec!["j2", "j4", "j3", "j1"],
+            "S'_sch in ascending amt"
+        );
         // n3 holds tasks of j1 and j2: the former job in S'_sch, j2, gets the local slot
         let a = td.slot_freed(0.0, "n3", None).unwrap();
-        assert_eq!(a, TdAssignment { job: "j2".into(), source: TaskSource::Local });
+        assert_eq!(
+            a,
+            TdAssignment {
+                job: "j2".into(),
+                source: TaskSource::Local
+            }
+        );
         // n1 holds nothing: the latter job, j1, runs non-locally, reading from n3
         let a = td.slot_freed(0.0, "n1", None).unwrap();
-        assert_eq!(a, TdAssignment { job: "j1".into(), source: TaskSource::Remote("n3".into()) });
+        assert_eq!(
+            a,
+            TdAssignment {
+                job: "j1".into(),
+                source: TaskSource::Remote("n3".into())
+            }
+        );
         assert_eq!(td.occupied("j1"), Some(141));
         assert_eq!(td.occupied("j2"), Some(211));
     }
@@ -1425,9 +1722,15 @@ mod tests {
     fn a_job_at_its_upper_bound_gets_no_more_slots() {
         let mut td = figure3();
         // j2 holds H·demand = 1.3·300 = 390 slots
-        make_adult(&mut td, &[("j1", 140), ("j2", 390), ("j3", 70), ("j4", 245)]);
+        make_adult(
+            &mut td,
+            &[("j1", 140), ("j2", 390), ("j3", 70), ("j4", 245)],
+        );
         let a = td.slot_freed(0.0, "n3", None).unwrap();
-        assert_eq!(a.job, "j1", "j2 is capped, j1 is the next job with a task on n3");
+        assert_eq!(
+            a.job, "j1",
+            "j2 is capped, j1 is the next job with a task on n3"
+        );
         assert_eq!(a.source, TaskSource::Local);
     }
 
@@ -1437,7 +1740,13 @@ mod tests {
         // all four are teenaged; the first to enter S_tee (j1) gets the slot although j2 also
         // has a local task here and is I/O-bound
         let a = td.slot_freed(0.0, "n3", None).unwrap();
-        assert_eq!(a, TdAssignment { job: "j1".into(), source: TaskSource::Local });
+        assert_eq!(
+            a,
+            TdAssignment {
+                job: "j1".into(),
+                source: TaskSource::Local
+            }
+        );
     }
 
     #[test]
@@ -1459,18 +1768,31 @@ mod tests {
     #[test]
     fn sticky_slot_keeps_a_job_at_its_lower_bound() {
         let mut td = TdScheduler::new(TdConfig::with_slots(200)).unwrap();
-        td.submit("cpu", 100, 40.0, 500, nodes(&[("far", 500)])).unwrap();
+        td.submit("cpu", 100, 40.0, 500, nodes(&[("far", 500)]))
+            .unwrap();
         td.submit("io", 80, 5.0, 500, nodes(&[("s", 500)])).unwrap();
         settle(&mut td);
         make_adult(&mut td, &[("cpu", 70), ("io", 60)]);
         let a = td.slot_freed(0.0, "s", Some("cpu")).unwrap();
-        assert_eq!(a, TdAssignment { job: "cpu".into(), source: TaskSource::Remote("far".into()) });
+        assert_eq!(
+            a,
+            TdAssignment {
+                job: "cpu".into(),
+                source: TaskSource::Remote("far".into())
+            }
+        );
         assert_eq!(td.occupied("cpu"), Some(70));
 
         // one slot more and the job can let the slot go to the local I/O job
         td.set_occupied("cpu", 71).unwrap();
         let a = td.slot_freed(1.0, "s", Some("cpu")).unwrap();
-        assert_eq!(a, TdAssignment { job: "io".into(), source: TaskSource::Local });
+        assert_eq!(
+            a,
+            TdAssignment {
+                job: "io".into(),
+                source: TaskSource::Local
+            }
+        );
         assert_eq!(td.occupied("cpu"), Some(70));
     }
 
@@ -1481,7 +1803,11 @@ mod tests {
         settle(&mut td);
         let a = td.slot_freed(0.0, "n1", None).unwrap();
         assert_eq!(a.job, "j");
-        assert_eq!(td.status("j"), Some(JobStatus::Senile), "remain == 0 with one task running");
+        assert_eq!(
+            td.status("j"),
+            Some(JobStatus::Senile),
+            "remain == 0 with one task running"
+        );
         assert_eq!(td.slot_freed(1.0, "n1", Some("j")), None);
         assert_eq!(td.status("j"), Some(JobStatus::Finished));
     }
@@ -1491,32 +1817,68 @@ mod tests {
     #[test]
     fn infantile_job_fills_slots_a_senile_job_leaves_idle() {
         let mut td = TdScheduler::new(TdConfig::with_slots(1000)).unwrap();
-        td.submit("j1", 400, 10.0, 400, nodes(&[("a", 400)])).unwrap();
-        td.submit("j2", 200, 10.0, 900, nodes(&[("b", 900)])).unwrap();
-        td.submit("j3", 200, 10.0, 900, nodes(&[("b", 900)])).unwrap();
-        td.submit("j4", 200, 10.0, 900, nodes(&[("b", 900)])).unwrap();
-        td.submit("j5", 300, 10.0, 900, nodes(&[("c", 900)])).unwrap();
+        td.submit("j1", 400, 10.0, 400, nodes(&[("a", 400)]))
+            .unwrap();
+        td.submit("j2", 200, 10.0, 900, nodes(&[("b", 900)]))
+            .unwrap();
+        td.submit("j3", 200, 10.0, 900, nodes(&[("b", 900)]))
+            .unwrap();
+        td.submit("j4", 200, 10.0, 900, nodes(&[("b", 900)]))
+            .unwrap();
+        td.submit("j5", 300, 10.0, 900, nodes(&[("c", 900)]))
+            .unwrap();
         settle(&mut td);
-        assert_eq!(td.status("j5"), Some(JobStatus::Waiting), "D = 1000 leaves no room");
+        assert_eq!(
+            td.status("j5"),
+            Some(JobStatus::Waiting),
+            "D = 1000 leaves no room"
+        );
 
-        make_adult(&mut td, &[("j1", 150), ("j2", 260), ("j3", 260), ("j4", 260)]);
+        make_adult(
+            &mut td,
+            &[("j1", 150), ("j2", 260), ("j3", 260), ("j4", 260)],
+        );
         td.set_tasks("j1", 0, HashMap::new()).unwrap();
         assert_eq!(td.status("j1"), Some(JobStatus::Senile));
         td.update_statuses();
-        assert_eq!(td.status("j5"), Some(JobStatus::Infantile), "O_sen + D = 750 < 1000");
+        assert_eq!(
+            td.status("j5"),
+            Some(JobStatus::Infantile),
+            "O_sen + D = 750 < 1000"
+        );
         td.update_statuses();
-        assert_eq!(td.status("j5"), Some(JobStatus::Infantile), "750 + 300 > 1000");
+        assert_eq!(
+            td.status("j5"),
+            Some(JobStatus::Infantile),
+            "750 + 300 > 1000"
+        );
 
         // every co-scheduled job is at H·demand: the idle slots go to the infantile job
         let a = td.slot_freed(0.0, "c", None).unwrap();
-        assert_eq!(a, TdAssignment { job: "j5".into(), source: TaskSource::Local });
+        assert_eq!(
+            a,
+            TdAssignment {
+                job: "j5".into(),
+                source: TaskSource::Local
+            }
+        );
         let a = td.slot_freed(0.0, "b", None).unwrap();
-        assert_eq!(a, TdAssignment { job: "j5".into(), source: TaskSource::Remote("c".into()) });
+        assert_eq!(
+            a,
+            TdAssignment {
+                job: "j5".into(),
+                source: TaskSource::Remote("c".into())
+            }
+        );
 
         // as j1's tasks drain, formula (3) holds (100 + 600 + 300 ≤ 1000) and j5 is promoted
         td.set_occupied("j1", 100).unwrap();
         td.update_statuses();
-        assert_eq!(td.status("j5"), Some(JobStatus::Teenaged), "2 slots < 0.7·300");
+        assert_eq!(
+            td.status("j5"),
+            Some(JobStatus::Teenaged),
+            "2 slots < 0.7·300"
+        );
     }
 
     /// One job walks the whole of Figure 6 driven only by freed slots: it waits while A fills
@@ -1540,16 +1902,32 @@ mod tests {
             note(&td);
         }
         assert_eq!(td.status("A"), Some(Senile));
-        assert_eq!(td.status("B"), Some(Waiting), "D = 4 = T until A turned senile");
+        assert_eq!(
+            td.status("B"),
+            Some(Waiting),
+            "D = 4 = T until A turned senile"
+        );
 
         // O_sen + D = 3 < 4: B is infantile and takes the slot non-locally
         let a = td.slot_freed(1.0, "n1", Some("A")).unwrap();
-        assert_eq!(a, TdAssignment { job: "B".into(), source: TaskSource::Remote("n2".into()) });
+        assert_eq!(
+            a,
+            TdAssignment {
+                job: "B".into(),
+                source: TaskSource::Remote("n2".into())
+            }
+        );
         assert_eq!(td.status("B"), Some(Infantile));
         note(&td);
         // O_sen + D + 2 = 2 + 0 + 2 ≤ 4: promoted to teenaged (1 < 0.7·2), then adult at 2 slots
         let a = td.slot_freed(2.0, "n2", Some("A")).unwrap();
-        assert_eq!(a, TdAssignment { job: "B".into(), source: TaskSource::Local });
+        assert_eq!(
+            a,
+            TdAssignment {
+                job: "B".into(),
+                source: TaskSource::Local
+            }
+        );
         note(&td);
         assert_eq!(td.status("B"), Some(Adult));
         td.slot_freed(3.0, "n2", Some("A")).unwrap();
@@ -1572,32 +1950,49 @@ mod tests {
         cfg.split_bytes = 100;
         cfg.bandwidth_bytes_per_sec = 10.0; // window θ·δ/ρ = 10 s
         let mut td = TdScheduler::new(cfg).unwrap();
-        td.submit("cpu", 10, 30.0, 20, nodes(&[("busy", 15), ("quiet", 5)])).unwrap();
+        td.submit("cpu", 10, 30.0, 20, nodes(&[("busy", 15), ("quiet", 5)]))
+            .unwrap();
         settle(&mut td);
         td.set_occupied("cpu", 7).unwrap();
         let src = |a: Option<TdAssignment>| a.map(|a| a.source);
         // most remaining workload first
-        assert_eq!(src(td.slot_freed(0.0, "x", None)), Some(TaskSource::Remote("busy".into())));
+        assert_eq!(
+            src(td.slot_freed(0.0, "x", None)),
+            Some(TaskSource::Remote("busy".into()))
+        );
         // "busy" now serves θ = 1 reader: the next reader goes elsewhere
-        assert_eq!(src(td.slot_freed(1.0, "y", None)), Some(TaskSource::Remote("quiet".into())));
+        assert_eq!(
+            src(td.slot_freed(1.0, "y", None)),
+            Some(TaskSource::Remote("quiet".into()))
+        );
         // both are hot: the slot stays idle rather than create a hotspot
         assert_eq!(td.slot_freed(2.0, "z", None), None);
         // the first read is overdue at 0 + 10 s
-        assert_eq!(src(td.slot_freed(10.0, "z", None)), Some(TaskSource::Remote("busy".into())));
+        assert_eq!(
+            src(td.slot_freed(10.0, "z", None)),
+            Some(TaskSource::Remote("busy".into()))
+        );
     }
 
     #[test]
     fn remote_source_is_the_node_with_most_remaining_workload_across_jobs() {
         let mut td = TdScheduler::new(TdConfig::with_slots(100)).unwrap();
         // R_a = 10·1 + 4·5 = 30, R_b = 10·2 = 20: although b holds more of x's tasks, a is fuller
-        td.submit("x", 10, 10.0, 3, nodes(&[("a", 1), ("b", 2)])).unwrap();
+        td.submit("x", 10, 10.0, 3, nodes(&[("a", 1), ("b", 2)]))
+            .unwrap();
         td.submit("y", 10, 4.0, 5, nodes(&[("a", 5)])).unwrap();
         settle(&mut td);
         make_adult(&mut td, &[("x", 7), ("y", 13)]); // y is at H·demand
         assert_eq!(td.remaining_workload("a"), 30.0);
         assert_eq!(td.remaining_workload("b"), 20.0);
         let a = td.slot_freed(0.0, "elsewhere", None).unwrap();
-        assert_eq!(a, TdAssignment { job: "x".into(), source: TaskSource::Remote("a".into()) });
+        assert_eq!(
+            a,
+            TdAssignment {
+                job: "x".into(),
+                source: TaskSource::Remote("a".into())
+            }
+        );
     }
 
     /// Equal R_n goes to the node whose name sorts first, whatever order the names were first
@@ -1605,17 +2000,20 @@ mod tests {
     #[test]
     fn equal_remaining_workload_goes_to_the_smaller_node_name() {
         let mut td = TdScheduler::new(TdConfig::with_slots(100)).unwrap();
-        td.submit("x", 10, 10.0, 6, nodes(&[("n9", 2), ("n5", 2), ("n7", 2)])).unwrap();
+        td.submit("x", 10, 10.0, 6, nodes(&[("n9", 2), ("n5", 2), ("n7", 2)]))
+            .unwrap();
         settle(&mut td);
         make_adult(&mut td, &[("x", 7)]);
-        let remote = |td: &mut TdScheduler| match td.slot_freed(0.0, "elsewhere", None).map(|a| a.source) {
-            Some(TaskSource::Remote(n)) => n,
-            other => panic!("expected a remote read, got {other:?}"),
-        };
+        let remote =
+            |td: &mut TdScheduler| match td.slot_freed(0.0, "elsewhere", None).map(|a| a.source) {
+                Some(TaskSource::Remote(n)) => n,
+                other => panic!("expected a remote read, got {other:?}"),
+            };
         assert_eq!(remote(&mut td), "n5");
         // n5 now holds 1: n7 and n9 tie at 2, then a newly seen n0 ties with them.
         assert_eq!(remote(&mut td), "n7");
-        td.refresh_tasks("x", 6, [("n9", 2), ("n0", 2), ("n7", 2)]).unwrap();
+        td.refresh_tasks("x", 6, [("n9", 2), ("n0", 2), ("n7", 2)])
+            .unwrap();
         assert_eq!(remote(&mut td), "n0");
     }
 
@@ -1636,10 +2034,21 @@ mod tests {
     #[test]
     fn demand_comes_from_the_application_tag() {
         let tags = |v: &[&str]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>();
-        assert_eq!(demand_from_tags("app_1", &tags(&["x", "locus.demand=120"])), Ok(Some(120)));
-        assert_eq!(demand_from_tags("app_1", &tags(&["locus.deadline=60"])), Ok(None));
-        let err = demand_from_tags("app_7", &tags(&["locus.demand=lots"])).unwrap_err().to_string();
-        assert!(err.contains("app_7") && err.contains("locus.demand=lots"), "{err}");
+        assert_eq!(
+            demand_from_tags("app_1", &tags(&["x", "locus.demand=120"])),
+            Ok(Some(120))
+        );
+        assert_eq!(
+            demand_from_tags("app_1", &tags(&["locus.deadline=60"])),
+            Ok(None)
+        );
+        let err = demand_from_tags("app_7", &tags(&["locus.demand=lots"]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("app_7") && err.contains("locus.demand=lots"),
+            "{err}"
+        );
         assert!(demand_from_tags("app_7", &tags(&["locus.demand=0"])).is_err());
     }
 
@@ -1651,12 +2060,18 @@ mod tests {
         assert!(err.to_string().contains("locus.td.lower-bound"), "{err}");
         let mut cfg = TdConfig::with_slots(10);
         cfg.upper_bound = 0.9;
-        assert!(TdScheduler::new(cfg).unwrap_err().to_string().contains("locus.td.upper-bound"));
+        assert!(TdScheduler::new(cfg)
+            .unwrap_err()
+            .to_string()
+            .contains("locus.td.upper-bound"));
 
         let mut td = TdScheduler::new(TdConfig::with_slots(10)).unwrap();
         let err = td.submit("zero", 0, 1.0, 1, HashMap::new()).unwrap_err();
         assert!(err.to_string().contains("zero"), "{err}");
-        assert_eq!(td.set_tasks("ghost", 1, HashMap::new()), Err(CoreError::UnknownApp("ghost".into())));
+        assert_eq!(
+            td.set_tasks("ghost", 1, HashMap::new()),
+            Err(CoreError::UnknownApp("ghost".into()))
+        );
         td.submit("j", 1, 1.0, 1, HashMap::new()).unwrap();
         assert!(td.submit("j", 1, 1.0, 1, HashMap::new()).is_err());
     }

@@ -322,7 +322,10 @@ impl FreshModel {
         self.reduce_size = o.reduce_size.or(self.reduce_size);
         let c = self.counts.get(&app.arrival).copied().unwrap_or_default();
         // The outstanding counts are the AM's: the sums saturate rather than wrap.
-        let maps = c.done_maps.saturating_add(c.running_maps).saturating_add(o.maps);
+        let maps = c
+            .done_maps
+            .saturating_add(c.running_maps)
+            .saturating_add(o.maps);
         let reduces = c
             .done_reduces
             .saturating_add(c.running_reduces)

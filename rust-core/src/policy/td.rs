@@ -202,8 +202,12 @@ impl TdPolicy {
             } else {
                 // Numbered by the core's name table, which only node registrations add to, so
                 // TD's table from those numbers is bounded by the cluster's hosts and racks.
-                let rows = map_host_rows_by_id(state, app).map(|(id, name, count)| (id.0, name, count));
-                log_err("set_tasks", self.td.refresh_tasks_numbered(&app.id, remain, rows));
+                let rows =
+                    map_host_rows_by_id(state, app).map(|(id, name, count)| (id.0, name, count));
+                log_err(
+                    "set_tasks",
+                    self.td.refresh_tasks_numbered(&app.id, remain, rows),
+                );
                 self.asks_read.insert(app.arrival, app.asks_version);
             }
             log_err("set_occupied", self.td.set_occupied(&app.id, occupied));

@@ -35,7 +35,10 @@ impl JobSignature {
     /// Signature of a YARN application: its name, its type and the `locus.input-type=` tag
     /// (empty when the submitter gave none).
     pub fn from_app(app_name: &str, app_type: &str, tags: &[String]) -> Self {
-        let input = tags.iter().find_map(|t| t.strip_prefix(INPUT_TYPE_TAG)).unwrap_or("");
+        let input = tags
+            .iter()
+            .find_map(|t| t.strip_prefix(INPUT_TYPE_TAG))
+            .unwrap_or("");
         JobSignature::new(app_name, app_type, input)
     }
 }
@@ -95,7 +98,8 @@ impl JobProfile {
     }
 
     pub fn avg_reduce_ms(&self) -> Option<f64> {
-        (self.totals.reduces > 0).then(|| self.totals.reduce_ms_total as f64 / self.totals.reduces as f64)
+        (self.totals.reduces > 0)
+            .then(|| self.totals.reduce_ms_total as f64 / self.totals.reduces as f64)
     }
 
     /// FP_J, Eq. (2): S_reduce / S_map = map-output bytes over map-input bytes. Summing bytes
@@ -128,7 +132,9 @@ impl ProfileStore {
     /// A signature counts as known (line 4's "hash value is in H") only once a run finished with
     /// a measurable FP; before that JoSS cannot classify the job.
     pub fn known(&self, sig: JobSignature) -> Option<&JobProfile> {
-        self.profiles.get(&sig).filter(|p| p.filtering_percentage().is_some())
+        self.profiles
+            .get(&sig)
+            .filter(|p| p.filtering_percentage().is_some())
     }
 
     /// Whatever was learned about `sig`, FP or not (task times are useful without it).
@@ -196,9 +202,18 @@ mod tests {
         assert_ne!(wc_web, JobSignature::new("word count", "SPARK", "web"));
         assert_ne!(wc_web, JobSignature::new("grep", "MAPREDUCE", "web"));
         // the separator keeps field boundaries: ("ab","c") is not ("a","bc")
-        assert_ne!(JobSignature::new("ab", "c", ""), JobSignature::new("a", "bc", ""));
-        let tags = vec!["locus.deadline=600".to_string(), "locus.input-type=web".to_string()];
-        assert_eq!(JobSignature::from_app("word count", "MAPREDUCE", &tags), wc_web);
+        assert_ne!(
+            JobSignature::new("ab", "c", ""),
+            JobSignature::new("a", "bc", "")
+        );
+        let tags = vec![
+            "locus.deadline=600".to_string(),
+            "locus.input-type=web".to_string(),
+        ];
+        assert_eq!(
+            JobSignature::from_app("word count", "MAPREDUCE", &tags),
+            wc_web
+        );
     }
 
     #[test]

@@ -19,7 +19,10 @@ pub struct BlockHosts {
 impl BlockHosts {
     /// One list of VPS numbers per block, in block order.
     pub fn from_lists<L: IntoIterator<Item = u32>>(lists: impl IntoIterator<Item = L>) -> Self {
-        let mut b = BlockHosts { starts: vec![0], vps: Vec::new() };
+        let mut b = BlockHosts {
+            starts: vec![0],
+            vps: Vec::new(),
+        };
         for list in lists {
             b.vps.extend(list);
             b.starts.push(b.vps.len() as u32);
@@ -62,7 +65,10 @@ pub struct JobBlocks {
 impl JobBlocks {
     /// One map task per block, M_0..M_{m-1}.
     pub fn tasks(self: &Arc<Self>) -> impl Iterator<Item = MapTask> + '_ {
-        (0..self.hosts.len() as u32).map(move |block| MapTask { job: self.clone(), block })
+        (0..self.hosts.len() as u32).map(move |block| MapTask {
+            job: self.clone(),
+            block,
+        })
     }
 }
 
@@ -87,7 +93,9 @@ impl MapTask {
 
 impl PartialEq for MapTask {
     fn eq(&self, other: &Self) -> bool {
-        self.block == other.block && self.job() == other.job() && self.replicas() == other.replicas()
+        self.block == other.block
+            && self.job() == other.job()
+            && self.replicas() == other.replicas()
     }
 }
 
@@ -176,10 +184,18 @@ impl Index {
     /// The first sequence number listed for `key` that `live` accepts; the ones before it, which
     /// `live` refused (taken tasks), leave the list for good.
     fn first_live(&mut self, key: u32, live: impl Fn(u64) -> bool) -> Option<u64> {
-        let Index { lists, batches, first_batch, .. } = self;
+        let Index {
+            lists,
+            batches,
+            first_batch,
+            ..
+        } = self;
         let list = lists.get_mut(&key)?;
         while let Some(c) = list.front_mut() {
-            let batch = c.batch.checked_sub(*first_batch).and_then(|i| batches.get_mut(usize::try_from(i).ok()?));
+            let batch = c
+                .batch
+                .checked_sub(*first_batch)
+                .and_then(|i| batches.get_mut(usize::try_from(i).ok()?));
             if let Some(b) = batch {
                 while c.lo < c.hi {
                     let Some(run) = b.runs.get_mut(c.lo as usize) else {
@@ -259,7 +275,10 @@ struct Runs {
 
 impl Runs {
     fn new(keys: usize) -> Self {
-        Runs { open: vec![(0, 0); keys], closed: Vec::new() }
+        Runs {
+            open: vec![(0, 0); keys],
+            closed: Vec::new(),
+        }
     }
 
     /// Lists `off` for `key`; false when it already was (the same task naming it twice).
@@ -307,11 +326,20 @@ impl Runs {
         let mut keys = 0;
         for (key, w) in starts.windows(2).enumerate() {
             if w[1] > w[0] {
-                index.lists.entry(key as u32).or_default().push_back(Chunk { batch, lo: w[0], hi: w[1] });
+                index.lists.entry(key as u32).or_default().push_back(Chunk {
+                    batch,
+                    lo: w[0],
+                    hi: w[1],
+                });
                 keys += 1;
             }
         }
-        index.batches.push_back(Batch { first_seq, end_seq, runs, keys });
+        index.batches.push_back(Batch {
+            first_seq,
+            end_seq,
+            runs,
+            keys,
+        });
     }
 }
 
@@ -397,8 +425,10 @@ impl MapQueue {
     /// datacenter-local one, else the head task.
     pub fn take(&mut self, vps: Option<u32>, dc: Option<u32>) -> Option<MapTask> {
         let head = self.head()?;
-        let pick =
-            self.first_of_head_job(head, vps, true).or_else(|| self.first_of_head_job(head, dc, false)).unwrap_or(head);
+        let pick = self
+            .first_of_head_job(head, vps, true)
+            .or_else(|| self.first_of_head_job(head, dc, false))
+            .unwrap_or(head);
         self.take_seq(pick)
     }
 
@@ -412,9 +442,15 @@ impl MapQueue {
             }
         }
         if self.slots.len() > 2 * self.live + 64 {
-            let tasks: Vec<MapTask> = std::mem::take(&mut self.slots).into_iter().flatten().collect();
+            let tasks: Vec<MapTask> = std::mem::take(&mut self.slots)
+                .into_iter()
+                .flatten()
+                .collect();
             let base = self.base;
-            *self = MapQueue { base, ..MapQueue::default() };
+            *self = MapQueue {
+                base,
+                ..MapQueue::default()
+            };
             self.extend(tasks, vps_dc);
         } else {
             self.trim();
@@ -435,7 +471,13 @@ impl MapQueue {
     /// The first live task one index lists for `at`, if it is of the head task's job.
     fn first_of_head_job(&mut self, head: u64, at: Option<u32>, vps: bool) -> Option<u64> {
         let at = at?;
-        let MapQueue { slots, base, by_vps, by_dc, .. } = self;
+        let MapQueue {
+            slots,
+            base,
+            by_vps,
+            by_dc,
+            ..
+        } = self;
         let index = if vps { by_vps } else { by_dc };
         let live = |seq: u64| {
             let i = seq.checked_sub(*base).and_then(|i| usize::try_from(i).ok());
@@ -485,14 +527,20 @@ pub struct DatacenterQueues {
 
 impl Default for DatacenterQueues {
     fn default() -> Self {
-        DatacenterQueues { maps: vec![MapQueue::default()], reduces: vec![VecDeque::new()], i_map: 0, i_red: 0 }
+        DatacenterQueues {
+            maps: vec![MapQueue::default()],
+            reduces: vec![VecDeque::new()],
+            i_map: 0,
+            i_red: 0,
+        }
     }
 }
 
 impl DatacenterQueues {
     /// Policy A's "amount of unprocessed tasks": everything queued here, maps and reduces.
     pub fn unprocessed(&self) -> usize {
-        self.maps.iter().map(MapQueue::len).sum::<usize>() + self.reduces.iter().map(VecDeque::len).sum::<usize>()
+        self.maps.iter().map(MapQueue::len).sum::<usize>()
+            + self.reduces.iter().map(VecDeque::len).sum::<usize>()
     }
 
     /// Number of map-task queues, the permanent one included.
@@ -513,7 +561,11 @@ impl DatacenterQueues {
         self.reduces.get(p)
     }
 
-    pub fn push_permanent_maps(&mut self, tasks: impl IntoIterator<Item = MapTask>, vps_dc: VpsDatacenters) {
+    pub fn push_permanent_maps(
+        &mut self,
+        tasks: impl IntoIterator<Item = MapTask>,
+        vps_dc: VpsDatacenters,
+    ) {
         self.maps[0].extend(tasks, vps_dc);
     }
 
@@ -522,7 +574,11 @@ impl DatacenterQueues {
     }
 
     /// "Generate a new map-task queue MQ_{d,p+1}" (Fig. 4 line 25); returns p+1.
-    pub fn new_map_queue(&mut self, tasks: impl IntoIterator<Item = MapTask>, vps_dc: VpsDatacenters) -> usize {
+    pub fn new_map_queue(
+        &mut self,
+        tasks: impl IntoIterator<Item = MapTask>,
+        vps_dc: VpsDatacenters,
+    ) -> usize {
         let mut q = MapQueue::default();
         q.extend(tasks, vps_dc);
         self.maps.push(q);
@@ -530,7 +586,12 @@ impl DatacenterQueues {
     }
 
     /// Appends to an existing per-job queue (used for a large job's unlocated blocks).
-    pub fn extend_map_queue(&mut self, p: usize, tasks: impl IntoIterator<Item = MapTask>, vps_dc: VpsDatacenters) {
+    pub fn extend_map_queue(
+        &mut self,
+        p: usize,
+        tasks: impl IntoIterator<Item = MapTask>,
+        vps_dc: VpsDatacenters,
+    ) {
         if let Some(q) = self.maps.get_mut(p) {
             q.extend(tasks, vps_dc);
         }
@@ -545,7 +606,12 @@ impl DatacenterQueues {
     /// Figs. 5/6 lines 10-13: visit this datacenter's map queues round-robin from I_map; TTA takes
     /// the visited queue's head task, JTA applies Hadoop FIFO with locality inside it, for the
     /// VPS `vps` in datacenter `dc`.
-    pub fn next_map(&mut self, assigner: Assigner, vps: Option<u32>, dc: Option<u32>) -> Option<MapTask> {
+    pub fn next_map(
+        &mut self,
+        assigner: Assigner,
+        vps: Option<u32>,
+        dc: Option<u32>,
+    ) -> Option<MapTask> {
         let n = self.maps.len();
         for step in 0..n {
             let i = (self.i_map + step) % n;
@@ -615,8 +681,8 @@ mod tests {
     /// The VPSs of the tests' topology, numbered by their place here: `dc<d>-<x>` is in
     /// datacenter d.
     const HOSTS: [&str; 15] = [
-        "dc0-h0", "dc1-h1", "dc2-h2", "dc0-h3", "dc1-h4", "dc2-h5", "dc0-h6", "dc1-h7", "dc2-h8", "dc0-h9", "dc1-h10",
-        "dc2-h11", "dc1-a", "dc1-b", "dc2-a",
+        "dc0-h0", "dc1-h1", "dc2-h2", "dc0-h3", "dc1-h4", "dc2-h5", "dc0-h6", "dc1-h7", "dc2-h8",
+        "dc0-h9", "dc1-h10", "dc2-h11", "dc1-a", "dc1-b", "dc2-a",
     ];
     const VPS_DC: [u32; 15] = [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 1, 1, 2];
     /// Any other host: on no VPS of the topology.
@@ -634,8 +700,17 @@ mod tests {
 
     /// Task `block` of `job`, its block on `replicas`.
     fn map(job: &str, block: u32, replicas: &[&str]) -> MapTask {
-        let lists = (0..=block).map(|b| if b == block { replicas.iter().map(|&r| vps(r)).collect() } else { vec![] });
-        let job = Arc::new(JobBlocks { id: job.into(), hosts: BlockHosts::from_lists(lists) });
+        let lists = (0..=block).map(|b| {
+            if b == block {
+                replicas.iter().map(|&r| vps(r)).collect()
+            } else {
+                vec![]
+            }
+        });
+        let job = Arc::new(JobBlocks {
+            id: job.into(),
+            hosts: BlockHosts::from_lists(lists),
+        });
         MapTask { job, block }
     }
 
@@ -661,7 +736,11 @@ mod tests {
         let pick = queue
             .iter()
             .position(|t| mine(&t) && t.replicas().iter().any(|&r| Some(r) == v))
-            .or_else(|| queue.iter().position(|t| mine(&t) && t.replicas().iter().any(|&r| same_dc(r))))
+            .or_else(|| {
+                queue
+                    .iter()
+                    .position(|t| mine(&t) && t.replicas().iter().any(|&r| same_dc(r)))
+            })
             .unwrap_or(0);
         queue.remove(pick)
     }
@@ -677,7 +756,11 @@ mod tests {
         assert_eq!(take_at(&mut q, "dc1-a").unwrap().block, 2, "VPS-local");
         assert_eq!(take_at(&mut q, "dc1-a").unwrap().block, 1, "Cen-local");
         let t = take_at(&mut q, "dc1-a").unwrap();
-        assert_eq!((t.job(), t.block), ("head", 0), "off-Cen head task before the next job's local one");
+        assert_eq!(
+            (t.job(), t.block),
+            ("head", 0),
+            "off-Cen head task before the next job's local one"
+        );
         assert_eq!(take_at(&mut q, "dc1-a").unwrap().job(), "later");
         assert!(take_at(&mut q, "dc1-a").is_none());
     }
@@ -688,7 +771,9 @@ mod tests {
     fn indexed_picks_match_the_scan() {
         let mut seed = 5u64;
         let mut next = |m: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (seed >> 33) % m
         };
         let hosts: Vec<&str> = HOSTS[..12].iter().copied().chain(["elsewhere"]).collect();
@@ -703,9 +788,16 @@ mod tests {
                         // Some jobs large enough that the batches hold many tasks per VPS.
                         let blocks = if next(4) == 0 { next(300) } else { next(30) };
                         let lists: Vec<Vec<u32>> = (0..blocks)
-                            .map(|_| (0..next(5)).map(|_| vps(hosts[next(hosts.len() as u64) as usize])).collect())
+                            .map(|_| {
+                                (0..next(5))
+                                    .map(|_| vps(hosts[next(hosts.len() as u64) as usize]))
+                                    .collect()
+                            })
                             .collect();
-                        let job = Arc::new(JobBlocks { id: format!("j{jobs}"), hosts: BlockHosts::from_lists(lists) });
+                        let job = Arc::new(JobBlocks {
+                            id: format!("j{jobs}"),
+                            hosts: BlockHosts::from_lists(lists),
+                        });
                         let tasks: Vec<MapTask> = job.tasks().collect();
                         slow.extend(tasks.iter().cloned());
                         fast.extend(tasks, &VPS_DC);
@@ -718,7 +810,11 @@ mod tests {
                     3 => assert_eq!(fast.pop_front(), slow.pop_front(), "round {round}"),
                     _ => {
                         let node = hosts[next(hosts.len() as u64 - 1) as usize];
-                        assert_eq!(take_at(&mut fast, node), take_by_scan(&mut slow, node), "round {round} at {node}");
+                        assert_eq!(
+                            take_at(&mut fast, node),
+                            take_by_scan(&mut slow, node),
+                            "round {round} at {node}"
+                        );
                     }
                 }
                 assert_eq!(fast.len(), slow.len());
@@ -743,10 +839,15 @@ mod tests {
     #[test]
     fn reduce_queues_rotate_too() {
         let mut dc = DatacenterQueues::default();
-        let r = |job: &str, index| ReduceTask { job: job.into(), index };
+        let r = |job: &str, index| ReduceTask {
+            job: job.into(),
+            index,
+        };
         dc.push_permanent_reduces([r("s", 0), r("s", 1)]);
         dc.new_reduce_queue([r("big", 0), r("big", 1)]);
-        let order: Vec<_> = std::iter::from_fn(|| dc.next_reduce()).map(|t| format!("{}{}", t.job, t.index)).collect();
+        let order: Vec<_> = std::iter::from_fn(|| dc.next_reduce())
+            .map(|t| format!("{}{}", t.job, t.index))
+            .collect();
         assert_eq!(order, vec!["s0", "big0", "s1", "big1"]);
     }
 
@@ -755,7 +856,10 @@ mod tests {
         let mut dc = DatacenterQueues::default();
         dc.push_permanent_maps([map("s", 0, &[]), map("k", 0, &[])], &VPS_DC);
         dc.new_map_queue([map("k", 1, &[])], &VPS_DC);
-        dc.new_reduce_queue([ReduceTask { job: "k".into(), index: 0 }]);
+        dc.new_reduce_queue([ReduceTask {
+            job: "k".into(),
+            index: 0,
+        }]);
         dc.remove_job("k", &VPS_DC);
         assert_eq!(dc.unprocessed(), 1);
         assert_eq!(dc.map_queue_count(), 1);
@@ -768,7 +872,11 @@ mod tests {
     fn index_of_a_never_drained_queue_stays_bounded_by_its_live_tasks() {
         let mut q = MapQueue::default();
         // Replicas on every dc2 VPS; only dc0 VPSs ask.
-        let far: Vec<&str> = HOSTS.iter().copied().filter(|h| h.starts_with("dc2")).collect();
+        let far: Vec<&str> = HOSTS
+            .iter()
+            .copied()
+            .filter(|h| h.starts_with("dc2"))
+            .collect();
         q.extend((0..3).map(|b| map("j0", b, &far)), &VPS_DC);
         for j in 1..2000 {
             q.extend((0..3).map(|b| map(&format!("j{j}"), b, &far)), &VPS_DC);
@@ -779,7 +887,10 @@ mod tests {
             let keys = VPS_DC.len() + 3;
             for index in [&q.by_vps, &q.by_dc] {
                 let (all, live) = (index.chunk_count(), index.live_chunk_count());
-                assert!(all <= live + keys, "after {j} jobs: {all} chunks listed, {live} of live batches");
+                assert!(
+                    all <= live + keys,
+                    "after {j} jobs: {all} chunks listed, {live} of live batches"
+                );
             }
         }
     }

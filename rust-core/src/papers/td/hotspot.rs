@@ -2,8 +2,8 @@
 //! concurrent non-local readers off any one node (an "actual hotspot").
 
 use std::borrow::Borrow;
-use std::collections::{HashMap, VecDeque};
 use std::collections::hash_map::RandomState;
+use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
 /// Tuples `(n, t)` for every non-local read started from node `n` at time `t`, oldest first,
@@ -225,7 +225,9 @@ mod tests {
     fn numbered_queue_agrees_with_the_named_one() {
         let mut seed = 7u64;
         let mut next = |m: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (seed >> 33) % m
         };
         let mut named: HotQueue = HotQueue::new(3, 64 * MB, 125_000_000.0);
@@ -262,7 +264,10 @@ mod tests {
         hq.expire(3.0);
         assert_eq!((hq.cools_at(4), hq.cools_at(7)), (Some(4.5), Some(3.5)));
         hq.expire(4.5);
-        assert_eq!((hq.cools_at(4), hq.cools_at(7), hq.latest_expiry()), (None, None, 4.5));
+        assert_eq!(
+            (hq.cools_at(4), hq.cools_at(7), hq.latest_expiry()),
+            (None, None, 4.5)
+        );
         hq.record_read(7, 5.0);
         assert_eq!(hq.cools_at(7), Some(7.0));
     }

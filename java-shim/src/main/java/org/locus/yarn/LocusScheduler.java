@@ -202,24 +202,32 @@ public class LocusScheduler
     try {
       queues = configureQueues(capacityQueues, newConf);
       priorities.readQueueSettings(newConf);
+      // Hadoop's part (the scheduling monitors of yarn.resourcemanager.scheduler.monitor.*)
+      // refuses a policy class that is missing, is not a SchedulingEditPolicy or fails its init
+      // (ProportionalCapacityPreemptionPolicy wants CapacityScheduler), after starting the ones
+      // before it: inside the rollback, so such a file changes nothing either.
+      super.reinitialize(newConf, rmContext);
     } catch (IOException | RuntimeException e) {
-      // What only the shim reads (Hadoop's parsers of mappings, ACLs, priorities) refused the
-      // file after the core took it: the core and the tree go back to the settings in force,
-      // so the refresh changes nothing, as one the core refused.
+      // What only the shim or Hadoop reads (parsers of mappings, ACLs, priorities; the
+      // monitors) refused the file after the core took it: the core, the tree and the monitors
+      // go back to the settings in force, so the refresh changes nothing, as one the core
+      // refused.
       queueFile = inForce;
-      restoreSettingsInForce(e);
+      restoreSettingsInForce(e, rmContext);
       throw new IOException("Locus refused the refreshed configuration: " + e.getMessage()
           + "; the settings in force are unchanged", e);
     }
     setConf(newConf);
-    super.reinitialize(newConf, rmContext);
     LOG.info("Locus core reconfigured with {}; {}", LocusSettings.collect(newConf), queues);
   }
 
-  /** After a refused refresh: the core, the tree and the priorities on {@link #coreSettings}. */
-  private void restoreSettingsInForce(Exception refused) {
+  /**
+   * After a refused refresh: the core, the tree, the priorities and the scheduling monitors on
+   * {@link #coreSettings}.
+   */
+  private void restoreSettingsInForce(Exception refused, RMContext rmContext) {
+    Configuration inForce = confInForce();
     try {
-      Configuration inForce = confInForce();
       configureQueues(link.reconfigure(coreSettings()), inForce);
       priorities.readQueueSettings(inForce);
     } catch (IOException | RuntimeException e) {
@@ -227,6 +235,14 @@ public class LocusScheduler
       // from them (CoreLink) and this refresh's error is still the one the operator sees.
       refused.addSuppressed(e);
       LOG.error("Locus could not restore the settings in force after a refused refresh", e);
+    }
+    try {
+      // Stops the monitors the refused file started; those in force are still running.
+      schedulingMonitorManager.reinitialize(rmContext, inForce);
+    } catch (YarnException | RuntimeException e) {
+      refused.addSuppressed(e);
+      LOG.error("Locus could not restore the scheduling monitors in force after a refused "
+          + "refresh", e);
     }
   }
 

@@ -7,7 +7,9 @@ import static org.junit.Assert.fail;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.net.NetUtils;
@@ -393,6 +395,43 @@ public class CapacityFileTest {
     RMApp mapped = submit(rm, null, "alice");
     assertEquals(RMAppState.ACCEPTED, settle(rm, mapped));
     assertEquals("alice is still mapped to etl", "root.eng.etl", mapped.getQueue());
+  }
+
+  /**
+   * A refresh the core and the shim's own reading accept but Hadoop's part refuses (the
+   * scheduling monitors AbstractYarnScheduler#reinitialize starts from the new file; here one
+   * policy that starts and one that does not exist) changes nothing either: the core, the queue
+   * tree, the Configuration a rebuilt core would open with and the running monitors stay on the
+   * settings in force, and the error names the culprit.
+   */
+  @Test
+  public void aRefreshTheSchedulingMonitorsRefuseLeavesEverythingAsItWas() throws Exception {
+    MockRM rm = start(conf());
+    rm.registerNode("h1:1234", 8 * GB, 8);
+    LocusScheduler s = scheduler(rm);
+    String coreQueues = s.currentCore().capacityQueues();
+    String idle = IdleEditPolicy.class.getName();
+    String missing = "org.locus.yarn.NoSuchEditPolicy";
+    // Hadoop starts the policies in HashSet order: the idle one first, so the refusal of the
+    // missing one finds it already running.
+    assertEquals(idle, new HashSet<>(Arrays.asList(missing, idle)).iterator().next());
+    YarnConfiguration bad = conf();
+    bad.set(CS + "root.default.capacity", "30");
+    bad.set(CS + "root.eng.capacity", "50");
+    bad.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
+    bad.setStrings(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES, idle, missing);
+    try {
+      s.reinitialize(bad, rm.getRMContext());
+      fail("a missing scheduling monitor policy was accepted");
+    } catch (IOException e) {
+      assertTrue(messages(e), messages(e).contains(missing));
+    }
+    assertEquals("the core's queues", coreQueues, s.currentCore().capacityQueues());
+    assertEquals("default keeps 20 %", 0.2f,
+        s.getQueueInfo("default", false, false).getCapacity(), 1e-4);
+    assertEquals("the Configuration in force", "20", s.getConf().get(CS + "root.default.capacity"));
+    assertTrue("a monitor of the refused file still runs",
+        s.getSchedulingMonitorManager().isRSMEmpty());
   }
 
   @Test
