@@ -213,21 +213,20 @@ final class SchedulingLoop implements Runnable {
   /**
    * A node heartbeated (NODE_UPDATE on the RM's dispatcher): queued, nothing waited for. False
    * when this thread is not running (not started, stopped, or ended by a VirtualMachineError):
-   * the caller books the heartbeat itself, so the RM's bookkeeping never stops with Locus's
-   * placement.
+   * the caller then books the queue itself ({@link #bookkeepQueuedHeartbeats}), so the RM's
+   * bookkeeping never stops with Locus's placement.
    */
   boolean nodeHeartbeat(RMNode node) {
-    Thread t = thread;
-    if (t == null || !t.isAlive()) {
-      return false;
-    }
     updates.add(node);
     // Read after the add (both are full fences): the thread sets asleep before it re-checks
     // the queue under this lock and waits, so one of the two sees the other.
     if (asleep) {
       wake();
     }
-    return true;
+    // Queued first either way: a thread that ended after this check leaves nothing behind
+    // that the caller's booking of the whole queue does not take.
+    Thread t = thread;
+    return t != null && t.isAlive();
   }
 
   /** allocate() (or the RM) changed {@code attempt}'s asks; they reach the core before a pass. */
@@ -294,7 +293,9 @@ final class SchedulingLoop implements Runnable {
               wait(TICK_MS);
             } else {
               asleep = true;
-              if (updates.isEmpty()) {
+              // Both queues: the dispatcher's booking before another event may have moved a
+              // node from one to the other since the loop's condition was read.
+              if (updates.isEmpty() && heartbeated.isEmpty()) {
                 wait(0);
               }
               asleep = false;
@@ -419,6 +420,11 @@ final class SchedulingLoop implements Runnable {
       NodeId id = node.getNodeID();
       if (heartbeatQueued.add(id)) {
         heartbeated.add(id);
+      }
+      // Booked by the dispatcher (before another event): the node is due an offer, and this
+      // thread may have gone to sleep meanwhile (the same handshake as nodeHeartbeat's).
+      if (asleep) {
+        wake();
       }
     }
   }

@@ -128,6 +128,7 @@ public class ApplicationMovesTest {
           ContainerState.COMPLETE);
     }
     rm.drainEvents();
+    scheduler.awaitSchedulingIdle();
     assertEquals(2, heartbeatUntil(rm, nm, am, 2).size());
     assertEquals(3 * GB, metrics("b").getAllocatedMB());
     assertEquals(8 * GB, metrics("b").getPendingMB());

@@ -138,6 +138,7 @@ public class CapacityQueuesTest {
     // A finished task frees room in a; a's app, still asking for two, gets one back, not two.
     nm.nodeHeartbeat(attemptA, tasks.get(0).getId().getContainerId(), ContainerState.COMPLETE);
     rm.drainEvents();
+    scheduler.awaitSchedulingIdle();
     assertEquals(1, heartbeatUntil(rm, nm, amA, 2).size());
     assertEquals(9 * GB, metricsA.getAllocatedMB());
   }

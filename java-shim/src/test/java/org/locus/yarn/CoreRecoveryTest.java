@@ -132,6 +132,7 @@ public class CoreRecoveryTest {
     nm1.nodeHeartbeat(am.getApplicationAttemptId(), maps.get(0).getId().getContainerId(),
         ContainerState.COMPLETE);
     rm.drainEvents();
+    scheduler(rm).awaitSchedulingIdle();
     MockRM.finishAMAndVerifyAppState(app, rm, nm1, am);
     rm.drainEvents();
     assertEquals("the finished job's profile", 1, stats(rm).get("profiles").asInt());

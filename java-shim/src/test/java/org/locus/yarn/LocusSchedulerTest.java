@@ -88,7 +88,9 @@ public class LocusSchedulerTest {
     for (Container c : tasks) {
       nm2.nodeHeartbeat(attempt, c.getId().getContainerId(), ContainerState.COMPLETE);
     }
+    // The dispatcher hands heartbeats over; locus-scheduler books them.
     rm.drainEvents();
+    scheduler.awaitSchedulingIdle();
     assertEquals(0, node2.getAllocatedResource().getMemorySize());
     assertEquals(GB, rm.getResourceScheduler().getRootQueueMetrics().getAllocatedMB());
     assertEquals(1, stats(rm).get("running_containers").asInt());

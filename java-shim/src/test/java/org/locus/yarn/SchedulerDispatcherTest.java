@@ -202,9 +202,10 @@ public class SchedulerDispatcherTest {
    * Hadoop's contract for a heartbeat whose node is gone (AbstractYarnScheduler.nodeUpdate
    * skips the node's own updates when the scheduler no longer tracks it, and processes the
    * reported completions, which the removal already made; RMNodeImpl's reconnect and
-   * deactivation queue NODE_REMOVED beside heartbeats). Locus runs that bookkeeping on the
-   * dispatcher in event order (README, "NODE_UPDATE"): a completion reported after the removal
-   * changes nothing, counts stay equal in the RM, the shim and the core, and the RM keeps going.
+   * deactivation queue NODE_REMOVED beside heartbeats). Locus runs that bookkeeping on
+   * locus-scheduler, in event order (README, "The heartbeat's bookkeeping runs on
+   * locus-scheduler"): a completion reported after the removal changes nothing, counts stay
+   * equal in the RM, the shim and the core, and the RM keeps going.
    */
   @Test
   public void aHeartbeatAfterItsNodesRemovalCompletesNothingTwice() throws Exception {
@@ -225,6 +226,8 @@ public class SchedulerDispatcherTest {
     dispatch(new NodeRemovedSchedulerEvent(rm.getRMContext().getRMNodes().get(nm1.getNodeId())));
     dispatch(new NodeUpdateSchedulerEvent(late));
     rm.drainEvents();
+    // locus-scheduler books the late heartbeat: nothing of it may be completed twice.
+    scheduler.awaitSchedulingIdle();
 
     assertEquals("System.exit calls from the scheduler dispatcher", 0, trap.exits.get());
     assertEquals(0, scheduler.getNumClusterNodes());

@@ -55,7 +55,8 @@ public final class LocusMetrics implements MetricsSource {
   // threads (a MutableRate and a MutableQuantiles per call took a lock each and cost about
   // 300 ns of every NODE_UPDATE).
   private final MutableRate heartbeat =
-      registry.newRate("HeartbeatTime", "Time the scheduler spent on one node heartbeat (us)");
+      registry.newRate("HeartbeatTime",
+          "Time the RM's dispatcher spent handing one node heartbeat to Locus (us)");
   private final MutableRate allocate =
       registry.newRate("AllocateTime", "Time one AM allocate() call spent in the scheduler (us)");
   private final Timing heartbeatTotals = new Timing();
