@@ -12,7 +12,7 @@ use common::{
     add_app_named, add_node, core_with, execute, heartbeat_free, props, release, set_asks_rows,
     set_small_asks, summary, GB,
 };
-use locus_core::{Core, Decision, Heartbeat, Locality, Resource};
+use locus_core::{Core, Decision, Event, Heartbeat, Locality, Resource};
 
 fn heartbeat(c: &mut Core, host: &str, free_gb: u64) -> Vec<Decision> {
     heartbeat_free(c, host, free_gb, free_gb as u32, 1_000)
@@ -256,6 +256,44 @@ fn a_full_heartbeat_in_between_breaks_two_idle_heartbeats_in_a_row() {
     assert!(
         got.is_empty(),
         "relaxed on one idle miss plus one across a full heartbeat: {:?}",
+        summary(&got)
+    );
+}
+
+/// A node that leaves takes its idle mark with it: its first heartbeat after re-registering is
+/// a first idle one, not the second in a row (the node had no interval of room nobody took).
+#[test]
+fn a_removed_node_forgets_its_idle_mark() {
+    let (mut c, mut on_h1, mut next) = hotspot("fsp", "delay");
+    let mut h1_frees_one = |c: &mut Core| {
+        let done = on_h1.remove(0);
+        release(c, "mr", &done, "h1", 1, 1);
+        let ds = hb(c, "h1", 1);
+        assert_eq!(summary(&ds), vec![("mr".into(), Locality::NodeLocal, 1)]);
+        on_h1.extend(execute(c, &ds, &mut next));
+    };
+    // h2 and h3 report room nobody takes (their first idle heartbeat), then leave and come back.
+    assert!(hb(&mut c, "h2", 8).is_empty());
+    assert!(hb(&mut c, "h3", 8).is_empty());
+    for h in ["h2", "h3"] {
+        c.handle(Event::NodeRemoved {
+            node: common::node_id(h),
+        })
+        .unwrap();
+        add_node(&mut c, h, "/r1", 8, 8);
+    }
+    // Each round: h1 feeds mr one node-local container (missed back to 0), then h2 and h3 report
+    // their room again. Only the second round's are idle misses (2, threshold 4).
+    for _ in 0..2 {
+        h1_frees_one(&mut c);
+        assert!(hb(&mut c, "h2", 8).is_empty());
+        assert!(hb(&mut c, "h3", 8).is_empty());
+    }
+    let got = hb(&mut c, "h4", 8);
+    assert!(
+        got.is_empty(),
+        "relaxed after 2 idle misses and 2 first heartbeats of re-registered nodes counted as \
+         idle: {:?}",
         summary(&got)
     );
 }

@@ -107,9 +107,8 @@ pub struct DelayScheduling {
     /// `delay-room`: wait only while a node holding the data has room.
     room_aware: bool,
     /// The hosts that had room left after their latest heartbeat: their rack and the room. At
-    /// most one entry per host (host and rack ids are node names, not application input).
-    /// A node that left keeps its last entry (no hook tells the technique): a key may then wait
-    /// for it, but never past the thresholds, as under `delay`.
+    /// most one entry per host (host and rack ids are node names, not application input);
+    /// forgotten when the node is removed.
     room: HashMap<NameId, (NameId, Resource)>,
     /// Per rack, the sum of its hosts' entries in `room` (racks with some room only).
     rack_room: HashMap<NameId, Resource>,
@@ -129,7 +128,7 @@ pub struct DelayScheduling {
     /// with `sweep` false); cleared at `settled`.
     in_heartbeat: bool,
     /// Hosts whose room went unused at their latest heartbeat (at most one entry per host;
-    /// host ids are node names, not application input).
+    /// host ids are node names, not application input); forgotten when the node is removed.
     idle_hosts: HashSet<NameId>,
     /// `locus.delay.idle-room`: whether idle misses count (module docs, "Room left idle").
     idle_room: bool,
@@ -393,6 +392,20 @@ impl LocalityTechnique for DelayScheduling {
 
     fn app_removed(&mut self, app: Arrival) {
         self.waits.remove(&app);
+    }
+
+    fn node_removed(&mut self, node: &Node) {
+        // A node that re-registers starts a new run of idle heartbeats, and a key must not wait
+        // for room a node that left reported.
+        self.idle_hosts.remove(&node.host_id);
+        if let Some((rack, old)) = self.room.remove(&node.host_id) {
+            if let Some(total) = self.rack_room.get_mut(&rack) {
+                *total = total.saturating_sub(&old);
+                if *total == Resource::ZERO {
+                    self.rack_room.remove(&rack);
+                }
+            }
+        }
     }
 }
 
