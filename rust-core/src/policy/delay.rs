@@ -436,7 +436,6 @@ fn room_idles_elsewhere(unused: &HashMap<NameId, Resource>, node: &Node, size: &
         .any(|(host, room)| *host != node.host_id && room.fits(size))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
