@@ -524,7 +524,8 @@ impl Core {
                 }
             }
             Event::NodeRemoved { node } => match self.state.remove_node(&node) {
-                Some((_, lost)) => {
+                Some((gone, lost)) => {
+                    self.layers.node_removed(&gone);
                     for c in &lost {
                         self.layers
                             .observe(&self.state, &Observed::ContainerFinished(c));

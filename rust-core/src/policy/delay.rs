@@ -32,6 +32,21 @@
 //! before; the threshold is the same number of scheduling opportunities, so no setting is
 //! added. Spark made the same correction to its delay scheduling (SPARK-18886, Spark 3.1: the
 //! locality wait restarts on a launch only if the task set declined no offered resources).
+//!
+//! For the same reason a container does not set a relaxed key's level back while room idles.
+//! FSAppAttempt and the paper return a key to node-local at its next node-local container, on
+//! the premise that its data hosts now give it slots soon. A node-local container says nothing
+//! about the room the key declines elsewhere: while some node other than this one left room the
+//! key fits unused at its latest heartbeat (every key in the order had it and nobody took it),
+//! the key keeps its level, and its idle count, which runs since the level last changed, goes
+//! on. Without that, a key whose data host freed a container every interval went back to
+//! node-local at once, restarted its idle count, and waited a whole threshold of idle misses
+//! again before each short spell at the looser level (the SLS tail of docs/sls.md "Session
+//! 10"). Spark's correction has the same shape: its locality level and wait are reset by a
+//! launch only when the task set declined no offered resources since the last reset. Once no
+//! node has room the key would decline left over, the next node-local container sets the level
+//! back as before.
+//!
 //! Where a remote read costs more than an idle slot (a network-bound cluster), waiting with
 //! idle room can still pay: `locus.delay.idle-room=false` keeps FairScheduler's rule alone, and
 //! the simulator's CapacityScheduler model (`cs-default`) sets it, as CapacityScheduler resets
@@ -63,7 +78,7 @@
 //! going to other jobs). What is compared against is measured, not configured: the room each
 //! node reported left at its latest heartbeat (docs/default-policy.md "A wait that pays").
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::LocalityTechnique;
 use crate::app::{App, Arrival};
@@ -107,9 +122,8 @@ pub struct DelayScheduling {
     /// `delay-room`: wait only while a node holding the data has room.
     room_aware: bool,
     /// The hosts that had room left after their latest heartbeat: their rack and the room. At
-    /// most one entry per host (host and rack ids are node names, not application input).
-    /// A node that left keeps its last entry (no hook tells the technique): a key may then wait
-    /// for it, but never past the thresholds, as under `delay`.
+    /// most one entry per host (host and rack ids are node names, not application input);
+    /// forgotten when the node is removed.
     room: HashMap<NameId, (NameId, Resource)>,
     /// Per rack, the sum of its hosts' entries in `room` (racks with some room only).
     rack_room: HashMap<NameId, Resource>,
@@ -128,9 +142,10 @@ pub struct DelayScheduling {
     /// Whether the offer under way is a heartbeat this technique was told of (`heartbeat`
     /// with `sweep` false); cleared at `settled`.
     in_heartbeat: bool,
-    /// Hosts whose room went unused at their latest heartbeat (at most one entry per host;
-    /// host ids are node names, not application input).
-    idle_hosts: HashSet<NameId>,
+    /// Hosts whose room went unused at their latest heartbeat, with that room; an offer that
+    /// placed something there or found the host full, and the node's removal, forget the entry
+    /// (at most one per host; host ids are node names, not application input).
+    unused: HashMap<NameId, Resource>,
     /// `locus.delay.idle-room`: whether idle misses count (module docs, "Room left idle").
     idle_room: bool,
 }
@@ -150,7 +165,7 @@ impl DelayScheduling {
             asked: Resource::ZERO,
             held: Vec::new(),
             in_heartbeat: false,
-            idle_hosts: HashSet::new(),
+            unused: HashMap::new(),
             idle_room: true,
         }
     }
@@ -314,10 +329,10 @@ impl LocalityTechnique for DelayScheduling {
         let idle_before = if !self.idle_room {
             false
         } else if room_left == Resource::ZERO || room_left != room_before {
-            self.idle_hosts.remove(&node.host_id);
+            self.unused.remove(&node.host_id);
             false
         } else if in_heartbeat {
-            !self.idle_hosts.insert(node.host_id)
+            self.unused.insert(node.host_id, room_left).is_some()
         } else {
             false
         };
@@ -354,10 +369,11 @@ impl LocalityTechnique for DelayScheduling {
         &mut self,
         app: Arrival,
         key: SchedulerKey,
-        _: &Node,
+        node: &Node,
         got: Option<Locality>,
         _: u64,
     ) {
+        let (unused, asked) = (&self.unused, self.asked);
         let Some(w) = self.waits.get_mut(&app).and_then(|a| a.keys.get_mut(&key)) else {
             return;
         };
@@ -370,23 +386,23 @@ impl LocalityTechnique for DelayScheduling {
             }
             None => {}
             Some(Locality::OffSwitch) => w.missed = 0,
-            // A level `delay-room` relaxed to because no data node had room is not one the
-            // wait reached: the key keeps its own level.
-            Some(level) if self.room_aware => {
-                let now = w.level.min(level);
-                if now != w.level {
-                    // The idle count runs since the level last changed (module docs).
-                    w.idle = 0;
-                }
-                w.level = now;
-                w.missed = 0;
-            }
             Some(level) => {
-                if level != w.level {
+                // A level `delay-room` relaxed to because no data node had room is not one the
+                // wait reached: the key keeps its own level.
+                let now = if self.room_aware {
+                    w.level.min(level)
+                } else {
+                    level
+                };
+                w.missed = 0;
+                // A container does not set a relaxed key back while room it declines idles
+                // (module docs, "Room left idle"); the idle count runs since the level last
+                // changed.
+                if now != w.level && !(now < w.level && room_idles_elsewhere(unused, node, &asked))
+                {
+                    w.level = now;
                     w.idle = 0;
                 }
-                w.level = level;
-                w.missed = 0;
             }
         }
     }
@@ -394,6 +410,30 @@ impl LocalityTechnique for DelayScheduling {
     fn app_removed(&mut self, app: Arrival) {
         self.waits.remove(&app);
     }
+
+    fn node_removed(&mut self, node: &Node) {
+        // A node that re-registers starts a new run of idle heartbeats, and a key must not wait
+        // for room a node that left reported.
+        self.unused.remove(&node.host_id);
+        if let Some((rack, old)) = self.room.remove(&node.host_id) {
+            if let Some(total) = self.rack_room.get_mut(&rack) {
+                *total = total.saturating_sub(&old);
+                if *total == Resource::ZERO {
+                    self.rack_room.remove(&rack);
+                }
+            }
+        }
+    }
+}
+
+/// Whether some host other than `node` left room that fits `size` unused at its latest heartbeat
+/// and every offer since: room a key waiting for its data declines and nobody takes. Asked only
+/// when a container would set a relaxed key back; walks the hosts with room left (at most one
+/// per node of the cluster) and stops at the first that fits.
+fn room_idles_elsewhere(unused: &HashMap<NameId, Resource>, node: &Node, size: &Resource) -> bool {
+    unused
+        .iter()
+        .any(|(host, room)| *host != node.host_id && room.fits(size))
 }
 
 #[cfg(test)]

@@ -258,6 +258,9 @@ pub trait LocalityTechnique: Send {
 
     fn app_removed(&mut self, _app: Arrival) {}
 
+    /// `node` left the cluster (the RM removed it; it may register again later).
+    fn node_removed(&mut self, _node: &Node) {}
+
     /// End of an offer of `node` (a heartbeat or a sweep's, also one that placed nothing), with
     /// `room_before` free at its start and `room_left` unused at its end.
     fn settled(&mut self, _node: &Node, _room_before: Resource, _room_left: Resource) {}
@@ -403,6 +406,10 @@ impl Layers {
     pub fn app_removed(&mut self, app: Arrival) {
         self.job.app_removed(app);
         self.locality.app_removed(app);
+    }
+
+    pub fn node_removed(&mut self, node: &Node) {
+        self.locality.node_removed(node);
     }
 
     /// Tells the layers that keep a model what changed.
