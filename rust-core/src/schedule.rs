@@ -216,6 +216,7 @@ pub fn assign(
     sweep: bool,
     sitting_out: &[Arrival],
 ) -> Vec<Decision> {
+    layers.locality.offer_started(sweep);
     let decisions = assign_node(
         state,
         layers,

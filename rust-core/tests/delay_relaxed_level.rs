@@ -72,3 +72,42 @@ fn a_node_local_container_does_not_set_the_wait_back_while_declined_room_idles()
         summary(&taken)
     );
 }
+
+/// The evidence that keeps a relaxed key relaxed is its own recent idle misses, not room some
+/// node reported once: when the nodes it declined stop offering room (here they stop
+/// heartbeating, as a lost NM does for the ten minutes before the RM expires it), a round of
+/// the cluster's heartbeats later the next node-local container sets the key back to waiting
+/// for its data, as FairScheduler's rule does.
+#[test]
+fn a_relaxed_key_goes_back_to_node_local_once_it_declines_no_idle_room_for_a_round() {
+    let (mut c, mut on_h1, mut next) = two_racks();
+    // Rounds 2 and 3 make 4 idle misses on h3 and h4: mr may go rack-local from round 4.
+    for _ in 0..4 {
+        let done = on_h1.remove(0);
+        release(&mut c, "mr", &done, "h1", 1, 1);
+        let ds = hb(&mut c, "h1", 1);
+        assert_eq!(summary(&ds), vec![("mr".into(), Locality::NodeLocal, 1)]);
+        on_h1.extend(execute(&mut c, &ds, &mut next));
+        for h in ["h3", "h4"] {
+            let ds = hb(&mut c, h, 8);
+            assert!(ds.is_empty(), "{h}: {:?}", summary(&ds));
+        }
+    }
+    // h3 and h4 fall silent; h2 (mr's rack) is full. Two rounds of four heartbeats without an
+    // idle miss of mr's, each with a node-local container on h1.
+    for _ in 0..4 {
+        let done = on_h1.remove(0);
+        release(&mut c, "mr", &done, "h1", 1, 1);
+        let ds = hb(&mut c, "h1", 1);
+        assert_eq!(summary(&ds), vec![("mr".into(), Locality::NodeLocal, 1)]);
+        on_h1.extend(execute(&mut c, &ds, &mut next));
+        assert!(hb(&mut c, "h2", 0).is_empty());
+    }
+    // mr waits for h1 again: h2's room is a first miss, not a rack-local container.
+    let ds = hb(&mut c, "h2", 8);
+    assert!(
+        ds.is_empty(),
+        "mr stayed relaxed on room h3 and h4 reported before they fell silent: {:?}",
+        summary(&ds)
+    );
+}

@@ -33,19 +33,21 @@
 //! added. Spark made the same correction to its delay scheduling (SPARK-18886, Spark 3.1: the
 //! locality wait restarts on a launch only if the task set declined no offered resources).
 //!
-//! For the same reason a container does not set a relaxed key's level back while room idles.
-//! FSAppAttempt and the paper return a key to node-local at its next node-local container, on
-//! the premise that its data hosts now give it slots soon. A node-local container says nothing
-//! about the room the key declines elsewhere: while some node other than this one left room the
-//! key fits unused at its latest heartbeat (every key in the order had it and nobody took it),
-//! the key keeps its level, and its idle count, which runs since the level last changed, goes
-//! on. Without that, a key whose data host freed a container every interval went back to
-//! node-local at once, restarted its idle count, and waited a whole threshold of idle misses
-//! again before each short spell at the looser level (the SLS tail of docs/sls.md "Session
-//! 10"). Spark's correction has the same shape: its locality level and wait are reset by a
-//! launch only when the task set declined no offered resources since the last reset. Once no
-//! node has room the key would decline left over, the next node-local container sets the level
-//! back as before.
+//! For the same reason a container does not set a relaxed key's level back while the key is
+//! still declining room that goes unused. FSAppAttempt and the paper return a key to node-local
+//! at its next node-local container, on the premise that its data hosts now give it slots soon.
+//! A node-local container says nothing about the room the key declines elsewhere: while the key
+//! itself had an idle miss (above) within the last round of the cluster's heartbeats (as many
+//! heartbeats as the cluster has nodes, the thresholds' unit), the container leaves its level,
+//! and its idle count, which runs since the level last changed, goes on. Without that, a key
+//! whose data host freed a container every interval went back to node-local at once, restarted
+//! its idle count, and waited a whole threshold of idle misses again before each short spell at
+//! the looser level (the SLS tail of docs/sls.md "Session 10"). The evidence is the key's own:
+//! room other keys cannot take (a cap, a partition) or a node that stopped heartbeating does
+//! not keep it relaxed, and once a round passes without such a miss the next node-local
+//! container sets the level back as FairScheduler does. Spark's correction is close in shape:
+//! its locality level and wait are reset by a launch only when the task set declined no offer
+//! for locality since (SPARK-18886).
 //!
 //! Where a remote read costs more than an idle slot (a network-bound cluster), waiting with
 //! idle room can still pay: `locus.delay.idle-room=false` keeps FairScheduler's rule alone, and
@@ -97,6 +99,9 @@ struct Wait {
     /// this heartbeat or the one before: only a relaxation restarts this count (module docs,
     /// "Room left idle").
     idle: u64,
+    /// The heartbeat (of [`DelayScheduling::beats`]) of the key's latest idle miss: within a
+    /// round of the cluster's heartbeats, a more local container leaves a relaxed level alone.
+    idle_at: Option<u64>,
 }
 
 /// An app's waits, one per scheduler key it was offered a node for. Keys are the AM's own
@@ -148,6 +153,9 @@ pub struct DelayScheduling {
     unused: HashMap<NameId, Resource>,
     /// `locus.delay.idle-room`: whether idle misses count (module docs, "Room left idle").
     idle_room: bool,
+    /// Node heartbeats seen, full ones included, sweeps not ([`LocalityTechnique::offer_started`]):
+    /// the clock of [`Wait::idle_at`].
+    beats: u64,
 }
 
 impl DelayScheduling {
@@ -167,6 +175,7 @@ impl DelayScheduling {
             in_heartbeat: false,
             unused: HashMap::new(),
             idle_room: true,
+            beats: 0,
         }
     }
 
@@ -251,6 +260,13 @@ impl LocalityTechnique for DelayScheduling {
         }
     }
 
+    fn offer_started(&mut self, sweep: bool) {
+        // Every node heartbeat, full ones included: a round is one per node, whatever room.
+        if !sweep {
+            self.beats = self.beats.wrapping_add(1);
+        }
+    }
+
     fn heartbeat(&mut self, state: &ClusterState, _: &Node, _: &[Arrival], _: u64, sweep: bool) {
         self.nodes = state.node_count();
         self.opportunity = !sweep;
@@ -277,6 +293,7 @@ impl LocalityTechnique for DelayScheduling {
             level: Locality::NodeLocal,
             missed: 0,
             idle: 0,
+            idle_at: None,
         });
         if w.level == Locality::NodeLocal && w.missed.max(w.idle) >= node_limit {
             w.level = Locality::RackLocal;
@@ -340,6 +357,7 @@ impl LocalityTechnique for DelayScheduling {
             if idle_before && room_left.fits(&size) {
                 if let Some(w) = self.waits.get_mut(&app).and_then(|a| a.keys.get_mut(&key)) {
                     w.idle += 1;
+                    w.idle_at = Some(self.beats);
                 }
             }
         }
@@ -369,11 +387,11 @@ impl LocalityTechnique for DelayScheduling {
         &mut self,
         app: Arrival,
         key: SchedulerKey,
-        node: &Node,
+        _: &Node,
         got: Option<Locality>,
         _: u64,
     ) {
-        let (unused, asked) = (&self.unused, self.asked);
+        let (beats, round) = (self.beats, self.nodes as u64);
         let Some(w) = self.waits.get_mut(&app).and_then(|a| a.keys.get_mut(&key)) else {
             return;
         };
@@ -395,11 +413,13 @@ impl LocalityTechnique for DelayScheduling {
                     level
                 };
                 w.missed = 0;
-                // A container does not set a relaxed key back while room it declines idles
-                // (module docs, "Room left idle"); the idle count runs since the level last
-                // changed.
-                if now != w.level && !(now < w.level && room_idles_elsewhere(unused, node, &asked))
-                {
+                // A container does not set a relaxed key back while the key had an idle miss
+                // within the last round of heartbeats (module docs, "Room left idle"); the idle
+                // count runs since the level last changed.
+                let idled_lately = w
+                    .idle_at
+                    .is_some_and(|at| beats.wrapping_sub(at) <= round);
+                if now != w.level && !(now < w.level && idled_lately) {
                     w.level = now;
                     w.idle = 0;
                 }
@@ -424,16 +444,6 @@ impl LocalityTechnique for DelayScheduling {
             }
         }
     }
-}
-
-/// Whether some host other than `node` left room that fits `size` unused at its latest heartbeat
-/// and every offer since: room a key waiting for its data declines and nobody takes. Asked only
-/// when a container would set a relaxed key back; walks the hosts with room left (at most one
-/// per node of the cluster) and stops at the first that fits.
-fn room_idles_elsewhere(unused: &HashMap<NameId, Resource>, node: &Node, size: &Resource) -> bool {
-    unused
-        .iter()
-        .any(|(host, room)| *host != node.host_id && room.fits(size))
 }
 
 #[cfg(test)]

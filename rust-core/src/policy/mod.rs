@@ -211,6 +211,11 @@ pub fn locality_applies(kind: TaskKind, table: &AskTable) -> bool {
 pub trait LocalityTechnique: Send {
     fn name(&self) -> &'static str;
 
+    /// Every offer of a node, before anything else, even one that finds the node full or with no
+    /// room a pending ask could use (which reach no other method but `settled`). `sweep` as
+    /// below. Delay's clock of heartbeats (its "round of the cluster's heartbeats").
+    fn offer_started(&mut self, _sweep: bool) {}
+
     /// Start of an offer of `node` to the apps in `order`. `sweep`: the offer is an async
     /// sweep's, not the node's heartbeat ([`crate::Heartbeat::sweep`]); it is not a scheduling
     /// opportunity, so a technique that counts opportunities (delay's misses, matchmaking's
