@@ -235,6 +235,9 @@ public class CoreRecoveryTest {
         && scheduler.getApplicationAttempt(attempt).getLiveContainers().size() < 3; i++) {
       nm1.nodeHeartbeat(true);
       rm.drainEvents();
+      // locus-scheduler books the heartbeat, then places: without waiting, the rounds can all
+      // pass before it does (RMNodeImpl sends no new NODE_UPDATE until the last is booked).
+      scheduler.awaitSchedulingIdle();
     }
     assertEquals("AM + 2 placed, not yet pulled", 3,
         scheduler.getApplicationAttempt(attempt).getLiveContainers().size());
