@@ -33,6 +33,15 @@ fn two_racks() -> (Core, Vec<String>, u32) {
     (c, on_h1, next)
 }
 
+/// One of mr's maps on h1 ends; h1's heartbeat gives mr the room back, node-local.
+fn h1_frees_one(c: &mut Core, on_h1: &mut Vec<String>, next: &mut u32) {
+    let done = on_h1.remove(0);
+    release(c, "mr", &done, "h1", 1, 1);
+    let ds = hb(c, "h1", 1);
+    assert_eq!(summary(&ds), vec![("mr".into(), Locality::NodeLocal, 1)]);
+    on_h1.extend(execute(c, &ds, next));
+}
+
 /// The SLS tail after the idle count's review fix (docs/sls.md "Session 10"): a key relaxed by
 /// the idle count was set back to node-local by the next container its data host freed, and
 /// its idle count restarted, so it spent a whole threshold of idle misses waiting again before
@@ -44,11 +53,7 @@ fn a_node_local_container_does_not_set_the_wait_back_while_declined_room_idles()
     let mut idle_heartbeats = 0;
     let mut taken = Vec::new();
     for _ in 0..12 {
-        let done = on_h1.remove(0);
-        release(&mut c, "mr", &done, "h1", 1, 1);
-        let ds = hb(&mut c, "h1", 1);
-        assert_eq!(summary(&ds), vec![("mr".into(), Locality::NodeLocal, 1)]);
-        on_h1.extend(execute(&mut c, &ds, &mut next));
+        h1_frees_one(&mut c, &mut on_h1, &mut next);
         for h in ["h3", "h4"] {
             let ds = hb(&mut c, h, 8);
             execute(&mut c, &ds, &mut next);
@@ -83,11 +88,7 @@ fn a_relaxed_key_goes_back_to_node_local_once_it_declines_no_idle_room_for_a_rou
     let (mut c, mut on_h1, mut next) = two_racks();
     // Rounds 2 and 3 make 4 idle misses on h3 and h4: mr may go rack-local from round 4.
     for _ in 0..4 {
-        let done = on_h1.remove(0);
-        release(&mut c, "mr", &done, "h1", 1, 1);
-        let ds = hb(&mut c, "h1", 1);
-        assert_eq!(summary(&ds), vec![("mr".into(), Locality::NodeLocal, 1)]);
-        on_h1.extend(execute(&mut c, &ds, &mut next));
+        h1_frees_one(&mut c, &mut on_h1, &mut next);
         for h in ["h3", "h4"] {
             let ds = hb(&mut c, h, 8);
             assert!(ds.is_empty(), "{h}: {:?}", summary(&ds));
@@ -96,11 +97,7 @@ fn a_relaxed_key_goes_back_to_node_local_once_it_declines_no_idle_room_for_a_rou
     // h3 and h4 fall silent; h2 (mr's rack) is full. Two rounds of four heartbeats without an
     // idle miss of mr's, each with a node-local container on h1.
     for _ in 0..4 {
-        let done = on_h1.remove(0);
-        release(&mut c, "mr", &done, "h1", 1, 1);
-        let ds = hb(&mut c, "h1", 1);
-        assert_eq!(summary(&ds), vec![("mr".into(), Locality::NodeLocal, 1)]);
-        on_h1.extend(execute(&mut c, &ds, &mut next));
+        h1_frees_one(&mut c, &mut on_h1, &mut next);
         assert!(hb(&mut c, "h2", 0).is_empty());
     }
     // mr waits for h1 again: h2's room is a first miss, not a rack-local container.

@@ -416,9 +416,7 @@ impl LocalityTechnique for DelayScheduling {
                 // A container does not set a relaxed key back while the key had an idle miss
                 // within the last round of heartbeats (module docs, "Room left idle"); the idle
                 // count runs since the level last changed.
-                let idled_lately = w
-                    .idle_at
-                    .is_some_and(|at| beats.wrapping_sub(at) <= round);
+                let idled_lately = w.idle_at.is_some_and(|at| beats.wrapping_sub(at) <= round);
                 if now != w.level && !(now < w.level && idled_lately) {
                     w.level = now;
                     w.idle = 0;

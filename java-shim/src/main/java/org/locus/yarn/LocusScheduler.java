@@ -395,7 +395,7 @@ public class LocusScheduler
   protected void nodeUpdate(RMNode rmNode) {
     // No lookup of the node here: the bookkeeping skips a node the RM no longer tracks.
     if (!loop.nodeHeartbeat(rmNode)) {
-      loop.bookkeepQueuedHeartbeats();
+      bookkeepQueuedHeartbeats();
     }
   }
 

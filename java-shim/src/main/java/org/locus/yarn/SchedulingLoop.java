@@ -150,7 +150,12 @@ final class SchedulingLoop implements Runnable {
   private long notBeforeMs;
   private boolean passing;
   private boolean stopped;
-  private volatile Thread thread;
+  private Thread thread;
+  /**
+   * True from the start of {@link #run} to its end, however it ends: read on every NODE_UPDATE,
+   * where a volatile read is cheaper than asking the thread whether it is alive.
+   */
+  private volatile boolean running;
   private int rotation;
 
   SchedulingLoop(CoreLink link, DecisionExecutor executor, Object schedulerLock,
@@ -225,8 +230,7 @@ final class SchedulingLoop implements Runnable {
     }
     // Queued first either way: a thread that ended after this check leaves nothing behind
     // that the caller's booking of the whole queue does not take.
-    Thread t = thread;
-    return t != null && t.isAlive();
+    return running;
   }
 
   /** allocate() (or the RM) changed {@code attempt}'s asks; they reach the core before a pass. */
@@ -274,6 +278,7 @@ final class SchedulingLoop implements Runnable {
 
   @Override
   public void run() {
+    running = true;
     LOG.info("Locus scheduling thread started ({} mode)", mode());
     try {
       while (true) {
@@ -358,6 +363,7 @@ final class SchedulingLoop implements Runnable {
     } catch (InterruptedException e) {
       LOG.info("Locus scheduling thread interrupted; it stops");
     } finally {
+      running = false;
       LOG.info("Locus scheduling thread stopped");
     }
   }

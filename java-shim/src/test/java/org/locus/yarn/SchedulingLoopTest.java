@@ -240,18 +240,24 @@ public class SchedulingLoopTest {
    * RM's bookkeeping of the heartbeat on the dispatcher under that lock and waited for it; the
    * heartbeat's completed containers are still released, by the scheduling thread.
    */
-  @Test(timeout = 300_000)
-  public void aNodeHeartbeatDoesNotWaitForTheSchedulersLock() throws Exception {
-    MockRM rm = cluster.start(conf("heartbeat"));
-    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
-    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+  /** {@code app}'s AM and one task placed on h1; returns the task. */
+  private static ContainerId taskOnH1(MockRM rm, MockNM nm1, RMApp app) throws Exception {
     MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
-    LocusScheduler scheduler = scheduler(rm);
     am.allocate("h1", GB, 1, new ArrayList<>());
     List<Container> got = heartbeatUntil(rm, nm1, am, 1);
     assertEquals(1, got.size());
     ContainerId task = got.get(0).getId();
     rm.waitForState(nm1, task, RMContainerState.ALLOCATED);
+    return task;
+  }
+
+  @Test(timeout = 300_000)
+  public void aNodeHeartbeatDoesNotWaitForTheSchedulersLock() throws Exception {
+    MockRM rm = cluster.start(conf("heartbeat"));
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    LocusScheduler scheduler = scheduler(rm);
+    ContainerId task = taskOnH1(rm, nm1, app);
 
     CountDownLatch held = new CountDownLatch(1);
     CountDownLatch handedOver = new CountDownLatch(1);
@@ -304,13 +310,8 @@ public class SchedulingLoopTest {
     MockRM rm = cluster.start(conf("heartbeat"));
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
-    am.allocate("h1", GB, 1, new ArrayList<>());
-    List<Container> got = heartbeatUntil(rm, nm1, am, 1);
-    assertEquals(1, got.size());
-    ContainerId task = got.get(0).getId();
-    rm.waitForState(nm1, task, RMContainerState.ALLOCATED);
+    ContainerId task = taskOnH1(rm, nm1, app);
     RMContainer container = scheduler.getRMContainer(task);
 
     CountDownLatch release = new CountDownLatch(1);
