@@ -295,7 +295,7 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    */
   private ByteBuffer changedFrame(NameIds ids) {
     org.apache.hadoop.yarn.api.records.ApplicationId app = getApplicationId();
-    ByteBuffer b = AsksFrame.start(AsksFrame.KIND_CHANGED, app, ids);
+    AsksFrame.Writer w = AsksFrame.start(AsksFrame.KIND_CHANGED, app, ids);
     int rows = 0;
     for (Map.Entry<SchedulerRequestKey, Map<String, ResourceRequest>> e :
         rowsNotSent.entrySet()) {
@@ -319,11 +319,11 @@ class LocusAppAttempt extends FiCaSchedulerApp {
           // A name the core refuses is one it holds no row of: nothing to withdraw.
           continue;
         }
-        b = AsksFrame.row(b, app, priority, id, now, ids);
+        AsksFrame.row(w, app, priority, id, now, ids);
         rows++;
       }
     }
-    return AsksFrame.finish(b, rows, AsksDigest.of(this));
+    return AsksFrame.finish(w, rows, AsksDigest.of(this));
   }
 
   private ByteBuffer snapshotFrame(NameIds ids) {
