@@ -16,8 +16,9 @@ public final class BenchAccess {
     scheduler.nodeUpdate(node);
   }
 
-  /** The hand-over alone: the node into the scheduling thread's inbox. */
-  public static java.util.function.Consumer<org.apache.hadoop.yarn.api.records.NodeId> handOver(
+  /** The hand-over alone: the node into the scheduling thread's queue of heartbeats. */
+  public static java.util.function.Consumer<
+      org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode> handOver(
       LocusScheduler scheduler) {
     SchedulingLoop loop = loop(scheduler);
     return loop::nodeHeartbeat;

@@ -1,8 +1,11 @@
 package org.locus.yarn;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Collection;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Resource;
@@ -11,8 +14,8 @@ import org.apache.hadoop.yarn.api.records.ResourceRequest;
 /**
  * Writes the binary asks frame of {@code rust-core/src/frame.rs} (layout in
  * docs/architecture.md): the hot allocate() path's rows go to the core without a JSON tree or
- * text. One direct buffer per thread, grown when a frame does not fit, so a call allocates
- * nothing but the names' bytes.
+ * text. One heap array and one direct buffer per thread ({@link Writer}), grown when a frame
+ * does not fit, so a call allocates nothing but the bytes of names with non-ASCII characters.
  */
 public final class AsksFrame {
   static final int MAGIC = 0x314B534C;
@@ -30,10 +33,64 @@ public final class AsksFrame {
    */
   static final int MAX_NAME_BYTES = 1024;
 
-  private static final ThreadLocal<ByteBuffer> BUFFER =
-      ThreadLocal.withInitial(() -> allocate(INITIAL_BYTES));
+  private static final VarHandle I16 =
+      MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle I32 =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle I64 =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  private static final ThreadLocal<Writer> WRITER = ThreadLocal.withInitial(Writer::new);
 
   private AsksFrame() {
+  }
+
+  /**
+   * A frame being written, per thread. Rows go into a heap array and the finished frame is
+   * copied into a direct buffer in one bulk copy: per-byte puts into the direct buffer (each
+   * with its bounds and scope checks) were about half of the encoding in a JFR profile. Both
+   * grow to the thread's largest frame: the rows the RM holds for one application, each name
+   * at most {@link #MAX_NAME_BYTES}.
+   */
+  static final class Writer {
+    private byte[] buf = new byte[INITIAL_BYTES];
+    private int pos;
+    private ByteBuffer out = allocate(INITIAL_BYTES);
+
+    private Writer() {
+    }
+
+    /** Room for {@code more} bytes after what is written. */
+    private void ensure(int more, ApplicationId app) {
+      if (buf.length - pos >= more) {
+        return;
+      }
+      long want = Math.max(2L * buf.length, (long) pos + more);
+      if (want > Integer.MAX_VALUE - 8) {
+        throw new IllegalArgumentException("asks of " + app + " need a frame of over "
+            + (Integer.MAX_VALUE - 8) + " bytes");
+      }
+      buf = Arrays.copyOf(buf, (int) want);
+    }
+
+    private void i8(int v) {
+      buf[pos++] = (byte) v;
+    }
+
+    private void i16(int v) {
+      I16.set(buf, pos, (short) v);
+      pos += 2;
+    }
+
+    private void i32(int v) {
+      I32.set(buf, pos, v);
+      pos += 4;
+    }
+
+    private void i64(long v) {
+      I64.set(buf, pos, v);
+      pos += 8;
+    }
   }
 
   private static ByteBuffer allocate(int bytes) {
@@ -56,30 +113,23 @@ public final class AsksFrame {
   /** As {@link #encode(byte, ApplicationId, Collection, Long)}, numbering what {@code ids} does. */
   static ByteBuffer encode(byte kind, ApplicationId app, Collection<ResourceRequest> rows,
       Long digest, NameIds ids) {
-    ByteBuffer b = start(kind, app, ids);
+    Writer w = start(kind, app, ids);
     for (ResourceRequest r : rows) {
-      b = row(b, app, r.getPriority().getPriority(), r.getAllocationRequestId(), r, ids);
+      row(w, app, r.getPriority().getPriority(), r.getAllocationRequestId(), r, ids);
     }
-    return finish(b, rows.size(), digest);
+    return finish(w, rows.size(), digest);
   }
 
   /**
-   * Starts a frame in this thread's buffer, to be filled by {@link #row} and closed by
-   * {@link #finish}: for a caller that has the rows one by one (no list of them) and knows
-   * their scheduler key already (no two getters per row).
+   * Starts a frame in this thread's writer, to be filled by the {@code row} methods and closed
+   * by {@link #finish}: for a caller that has the rows one by one (no list of them) and knows
+   * their scheduler key already (no two getters per row). With {@code ids} (not null, not
+   * {@link NameIds#NONE}) the frame carries the table's epoch, and rows may carry the ids it
+   * gives instead of names.
    *
    * @throws IllegalArgumentException for an application id the layout cannot carry
    */
-  static ByteBuffer start(byte kind, ApplicationId app) {
-    return start(kind, app, null);
-  }
-
-  /**
-   * As {@link #start(byte, ApplicationId)}; with {@code ids} (not null), rows whose host it
-   * numbers carry the id instead of the name ({@link #row(ByteBuffer, ApplicationId, int, long,
-   * ResourceRequest, NameIds)}), and the frame carries the table's epoch.
-   */
-  static ByteBuffer start(byte kind, ApplicationId app, NameIds ids) {
+  static Writer start(byte kind, ApplicationId app, NameIds ids) {
     byte[] appBytes = app.toString().getBytes(StandardCharsets.UTF_8);
     if (appBytes.length == 0 || appBytes.length > 255) {
       throw new IllegalArgumentException("application id " + app + " does not fit an asks frame");
@@ -87,86 +137,77 @@ public final class AsksFrame {
     // One pass over the rows, each written straight into the buffer (grown as needed): a
     // pass to size the frame first, with a byte array per name, read every one of 5,000 RM
     // objects twice.
-    ByteBuffer b = BUFFER.get();
-    b.clear();
-    b.putInt(MAGIC);
-    b.put(kind);
-    b.put((byte) 0);
-    b.putShort((short) appBytes.length);
-    b.putInt(0);
-    b.putLong(0L);
-    b.put(appBytes);
-    if (ids != null && ids != NameIds.NONE) {
-      // NONE (no core answered yet) numbers nothing: the frame goes without the flag.
-      b.put(5, FLAG_NAME_IDS);
-      b.putLong(ids.epoch());
+    Writer w = WRITER.get();
+    w.pos = 0;
+    w.i32(MAGIC);
+    w.i8(kind);
+    // NONE (no core answered yet) numbers nothing: the frame goes without the flag.
+    boolean numbered = ids != null && ids != NameIds.NONE;
+    w.i8(numbered ? FLAG_NAME_IDS : 0);
+    w.i16(appBytes.length);
+    w.i32(0);
+    w.i64(0L);
+    System.arraycopy(appBytes, 0, w.buf, w.pos, appBytes.length);
+    w.pos += appBytes.length;
+    if (numbered) {
+      w.i64(ids.epoch());
     }
-    return b;
+    return w;
   }
 
   /**
    * Appends {@code r} as a row of scheduler key ({@code priority}, {@code allocationRequestId})
-   * to a frame begun by {@link #start}; returns the buffer to go on with (a larger one when it
-   * had to grow).
+   * to a frame begun by {@link #start}; a name {@code ids} numbers (the frame was started with
+   * the same table) goes as L = 0 and its 4-byte id.
    *
    * @throws RowRefused for a resource name over {@link #MAX_NAME_BYTES}, which the core would
    *     refuse (a row of count 0 with such a name is one the core cannot hold: see
    *     {@link #carries})
    */
-  static ByteBuffer row(ByteBuffer frame, ApplicationId app, int priority,
-      long allocationRequestId, ResourceRequest r) {
-    return row(frame, app, priority, allocationRequestId, r, null);
-  }
-
-  /**
-   * As {@link #row(ByteBuffer, ApplicationId, int, long, ResourceRequest)}; a name {@code ids}
-   * numbers (the frame was started with the same table) goes as L = 0 and its 4-byte id.
-   */
-  static ByteBuffer row(ByteBuffer frame, ApplicationId app, int priority,
-      long allocationRequestId, ResourceRequest r, NameIds ids) {
-    ByteBuffer b = frame;
+  static void row(Writer w, ApplicationId app, int priority, long allocationRequestId,
+      ResourceRequest r, NameIds ids) {
     String name = r.getResourceName();
     Integer id = ids == null ? null : ids.id(name);
     if (id != null) {
-      if (b.remaining() < ROW_FIXED_BYTES + 4) {
-        b = grow(b, ROW_FIXED_BYTES + 4, app);
-      }
-      putFixed(b, priority, allocationRequestId, r);
-      b.putShort((short) 0);
-      b.putInt(id);
-      return b;
+      numberedRow(w, app, priority, allocationRequestId, r, id);
+      return;
     }
     // Checked before growing: an AM's 70,000-char name must not size the buffer.
     if (name.length() > MAX_NAME_BYTES) {
       throw new RowRefused(app, priority, allocationRequestId, name, utf8Length(name));
     }
     // UTF-8 takes at most three bytes per UTF-16 char.
-    int most = ROW_FIXED_BYTES + 3 * name.length();
-    if (b.remaining() < most) {
-      b = grow(b, most, app);
-    }
-    putFixed(b, priority, allocationRequestId, r);
-    int lengthAt = b.position();
-    b.putShort((short) 0);
-    int length = putName(b, name);
+    w.ensure(ROW_FIXED_BYTES + 3 * name.length(), app);
+    putFixed(w, priority, allocationRequestId, r);
+    int lengthAt = w.pos;
+    w.pos += 2;
+    int length = putName(w, name);
     if (length > MAX_NAME_BYTES) {
       throw new RowRefused(app, priority, allocationRequestId, name, length);
     }
-    b.putShort(lengthAt, (short) length);
-    return b;
+    I16.set(w.buf, lengthAt, (short) length);
+  }
+
+  /** As {@link #row}, the name being the id {@code id} of the table the frame started with. */
+  static void numberedRow(Writer w, ApplicationId app, int priority, long allocationRequestId,
+      ResourceRequest r, int id) {
+    w.ensure(ROW_FIXED_BYTES + 4, app);
+    putFixed(w, priority, allocationRequestId, r);
+    w.i16(0);
+    w.i32(id);
   }
 
   /** A row's fields before its name. */
-  private static void putFixed(ByteBuffer b, int priority, long allocationRequestId,
+  private static void putFixed(Writer w, int priority, long allocationRequestId,
       ResourceRequest r) {
     Resource c = r.getCapability();
-    b.putInt(priority);
-    b.putLong(allocationRequestId);
+    w.i32(priority);
+    w.i64(allocationRequestId);
     // As in JSON: negative sizes only come from a broken request and mean "nothing".
-    b.putLong(Math.max(0L, c.getMemorySize()));
-    b.putInt(Math.max(0, c.getVirtualCores()));
-    b.putInt(Math.max(0, r.getNumContainers()));
-    b.put(r.getRelaxLocality() ? (byte) 1 : (byte) 0);
+    w.i64(Math.max(0L, c.getMemorySize()));
+    w.i32(Math.max(0, c.getVirtualCores()));
+    w.i32(Math.max(0, r.getNumContainers()));
+    w.i8(r.getRelaxLocality() ? 1 : 0);
   }
 
   /** Whether {@code frame} (as {@link #finish} left it) may number names. */
@@ -196,14 +237,22 @@ public final class AsksFrame {
 
   /**
    * Closes a frame of {@code rows} rows begun by {@link #start}: the row count and the digest
-   * (null: none follows) go into its header. The frame is valid until this thread's next one.
+   * (null: none follows) go into its header, and the frame into this thread's direct buffer
+   * (position 0, limit its length), valid until this thread's next frame.
    */
-  static ByteBuffer finish(ByteBuffer b, int rows, Long digest) {
-    b.put(5, (byte) ((b.get(5) & FLAG_NAME_IDS) | (digest == null ? 0 : FLAG_DIGEST)));
-    b.putInt(8, rows);
-    b.putLong(12, digest == null ? 0L : digest);
-    b.flip();
-    return b;
+  static ByteBuffer finish(Writer w, int rows, Long digest) {
+    byte[] b = w.buf;
+    b[5] = (byte) ((b[5] & FLAG_NAME_IDS) | (digest == null ? 0 : FLAG_DIGEST));
+    I32.set(b, 8, rows);
+    I64.set(b, 12, digest == null ? 0L : digest);
+    if (w.out.capacity() < w.pos) {
+      w.out = allocate(Math.max(w.pos, 2 * w.out.capacity()));
+    }
+    ByteBuffer out = w.out;
+    out.clear();
+    out.put(b, 0, w.pos);
+    out.flip();
+    return out;
   }
 
   /**
@@ -211,33 +260,22 @@ public final class AsksFrame {
    * bulk copy of {@code getBytes} was tried: faster once compiled, but its array per name made
    * RmPathBench's encoding rounds spread to twice the median; see README.)
    */
-  private static int putName(ByteBuffer b, String name) {
-    int start = b.position();
+  private static int putName(Writer w, String name) {
+    int start = w.pos;
+    byte[] b = w.buf;
     int n = name.length();
     for (int k = 0; k < n; k++) {
       char ch = name.charAt(k);
       if (ch >= 0x80) {
-        b.position(start);
-        b.put(name.getBytes(StandardCharsets.UTF_8));
-        return b.position() - start;
+        byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(utf8, 0, b, start, utf8.length);
+        w.pos = start + utf8.length;
+        return utf8.length;
       }
-      b.put((byte) ch);
+      b[start + k] = (byte) ch;
     }
+    w.pos = start + n;
     return n;
-  }
-
-  /** A larger buffer holding what {@code b} has written, with room for {@code more} bytes. */
-  private static ByteBuffer grow(ByteBuffer b, int more, ApplicationId app) {
-    long want = Math.max(2L * b.capacity(), (long) b.position() + more);
-    if (want > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException("asks of " + app + " need a frame of over "
-          + Integer.MAX_VALUE + " bytes");
-    }
-    ByteBuffer g = allocate((int) want);
-    b.flip();
-    g.put(b);
-    BUFFER.set(g);
-    return g;
   }
 
   /**

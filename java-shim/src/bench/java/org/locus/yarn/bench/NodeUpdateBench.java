@@ -101,7 +101,7 @@ final class NodeUpdateBench {
       // "nodeUpdate (RM + hand-over)" below. Nothing takes the parked node here, so the map
       // only ever holds the bench's nodes.
       Runnable modelGuard = BenchAccess.eventGuard(s);
-      Consumer<NodeId> modelHandOver = BenchAccess.handOver(s);
+      Consumer<RMNode> modelHandOver = BenchAccess.handOver(s);
       LocusMetrics modelMetrics = s.getLocusMetrics();
       Map<NodeId, RMNode> parked = new ConcurrentHashMap<>();
       Consumer<RMNode> handOffOnly = n -> {
@@ -109,7 +109,7 @@ final class NodeUpdateBench {
         modelGuard.run();
         long start = System.nanoTime();
         parked.put(event.getNodeID(), event);
-        modelHandOver.accept(event.getNodeID());
+        modelHandOver.accept(event);
         modelMetrics.heartbeatHandled(System.nanoTime() - start);
       };
       report("model: dispatcher if moved", time(nodes, handOffOnly, batch, warmup, rounds));
@@ -135,8 +135,8 @@ final class NodeUpdateBench {
           s.hashCode();
         }
       }, batch, warmup, rounds));
-      Consumer<NodeId> handOver = BenchAccess.handOver(s);
-      report("  hand-over alone", time(nodes, n -> handOver.accept(n.getNodeID()), batch,
+      Consumer<RMNode> handOver = BenchAccess.handOver(s);
+      report("  hand-over alone", time(nodes, handOver, batch,
           warmup, rounds));
       report("  node lookup (getSchedulerNode)", time(nodes,
           n -> s.getSchedulerNode(n.getNodeID()), batch, warmup, rounds));

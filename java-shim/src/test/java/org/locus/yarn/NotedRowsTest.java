@@ -1,0 +1,127 @@
+package org.locus.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.locus.yarn.LocusRmFixture.GB;
+import static org.locus.yarn.LocusRmFixture.locusConf;
+import static org.locus.yarn.LocusRmFixture.scheduler;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerRequest;
+import org.junit.Rule;
+import org.junit.Test;
+
+/**
+ * A changed frame carries each noted row as the RM holds it when the frame is taken. The RM
+ * keeps the AM's own ResourceRequest objects and lowers their counts in place, so the frame
+ * reads the noted objects without looking each row up; these pin that contract and the two
+ * ways the RM replaces rows itself between the AM's call and the frame. Each test does the
+ * AM's calls and the take in one hold of the attempt's lock, as allocate() and the scheduling
+ * thread do, so no pass of the scheduling thread falls between them.
+ */
+public class NotedRowsTest {
+  @Rule
+  public final LocusRmFixture cluster = new LocusRmFixture();
+
+  private static final Priority P = Priority.newInstance(20);
+  private static final Resource SIZE = Resource.newInstance(GB, 1);
+
+  private LocusAppAttempt attempt() throws Exception {
+    MockRM rm = cluster.start(locusConf());
+    MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    return (LocusAppAttempt) scheduler(rm).getApplicationAttempt(am.getApplicationAttemptId());
+  }
+
+  /** What allocate() does with the AM's rows (AllocateHandler), without the scheduling thread. */
+  private static void amSets(LocusAppAttempt attempt, ResourceRequest... rows) {
+    List<ResourceRequest> ask = Arrays.asList(rows);
+    attempt.updateResourceRequests(ask);
+    attempt.noteAsksChanged(ask);
+  }
+
+  private static ResourceRequest row(String name, int count) {
+    return ResourceRequest.newInstance(P, name, SIZE, count);
+  }
+
+  /** The count of each row of a changed frame written by name. */
+  static Map<String, Integer> counts(ByteBuffer frame) {
+    Map<String, Integer> out = new HashMap<>();
+    int rows = frame.getInt(8);
+    int at = AsksFrame.HEADER_BYTES + (frame.getShort(6) & 0xffff);
+    if (AsksFrame.numbered(frame)) {
+      at += 8;
+    }
+    for (int i = 0; i < rows; i++) {
+      int count = frame.getInt(at + 24);
+      int length = frame.getShort(at + AsksFrame.ROW_FIXED_BYTES - 2) & 0xffff;
+      byte[] name = new byte[length];
+      for (int k = 0; k < length; k++) {
+        name[k] = frame.get(at + AsksFrame.ROW_FIXED_BYTES + k);
+      }
+      out.put(new String(name, StandardCharsets.UTF_8), count);
+      at += AsksFrame.ROW_FIXED_BYTES + length;
+    }
+    return out;
+  }
+
+  /** The contract the frame relies on: if the RM copied the AM's rows, every row is looked up. */
+  @Test
+  public void theRmHoldsTheAmsOwnRowsSoTheFrameReadsThemWithoutLookingThemUp() throws Exception {
+    LocusAppAttempt attempt = attempt();
+    synchronized (attempt) {
+      amSets(attempt, row("h2", 2), row("/default-rack", 2), row(ResourceRequest.ANY, 2));
+      Map<String, Integer> sent = counts(attempt.takeAsksFrame(null));
+      assertEquals(Integer.valueOf(2), sent.get("h2"));
+      assertEquals(3, sent.size());
+      assertEquals("rows read as noted", 3, attempt.rowsReadAsNoted());
+    }
+  }
+
+  /** A container's asks put back after the AM's call: the RM's new rows go, not the noted ones. */
+  @Test
+  public void rowsTheRmPutBackAfterTheAmsCallAreSentAsTheRmHoldsThem() throws Exception {
+    LocusAppAttempt attempt = attempt();
+    synchronized (attempt) {
+      amSets(attempt, row("h2", 2), row("/default-rack", 2), row(ResourceRequest.ANY, 2));
+      // As when a container is lost before the AM acquired it: the RM puts copies back, one
+      // more than it held.
+      attempt.recoverResourceRequestsForContainer(new ContainerRequest(Arrays.asList(
+          row("h2", 1), row("/default-rack", 1), row(ResourceRequest.ANY, 1))));
+      Map<String, Integer> sent = counts(attempt.takeAsksFrame(null));
+      assertEquals(Integer.valueOf(3), sent.get("h2"));
+      assertEquals(Integer.valueOf(3), sent.get(ResourceRequest.ANY));
+    }
+  }
+
+  /**
+   * The AM sets a key's {@code *} to 0 (the RM drops the key's table), then asks again without
+   * its host row: the RM holds no row of that host, whatever the noted object still says.
+   */
+  @Test
+  public void aKeysTableRemadeByTheRmSendsTheRowsItNoLongerHoldsAsZero() throws Exception {
+    LocusAppAttempt attempt = attempt();
+    synchronized (attempt) {
+      amSets(attempt, row("h2", 5), row("/default-rack", 5), row(ResourceRequest.ANY, 5));
+      amSets(attempt, row(ResourceRequest.ANY, 0));
+      amSets(attempt, row("/default-rack", 3), row(ResourceRequest.ANY, 3));
+      Map<String, Integer> sent = counts(attempt.takeAsksFrame(null));
+      assertEquals(Integer.valueOf(0), sent.get("h2"));
+      assertEquals(Integer.valueOf(3), sent.get("/default-rack"));
+      assertEquals(Integer.valueOf(3), sent.get(ResourceRequest.ANY));
+    }
+  }
+}
