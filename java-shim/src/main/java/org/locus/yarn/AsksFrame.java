@@ -160,8 +160,8 @@ public final class AsksFrame {
    * to a frame begun by {@link #start}; a name {@code ids} numbers (the frame was started with
    * the same table) goes as L = 0 and its 4-byte id.
    *
-   * @throws RowRefused for a resource name over {@link #MAX_NAME_BYTES}, which the core would
-   *     refuse (a row of count 0 with such a name is one the core cannot hold: see
+   * @throws RowRefused for an empty resource name or one over {@link #MAX_NAME_BYTES}, which
+   *     the core would refuse (a row of count 0 with such a name is one the core cannot hold: see
    *     {@link #carries})
    */
   static void row(Writer w, ApplicationId app, int priority, long allocationRequestId,
@@ -172,8 +172,9 @@ public final class AsksFrame {
       numberedRow(w, app, priority, allocationRequestId, r, id);
       return;
     }
-    // Checked before growing: an AM's 70,000-char name must not size the buffer.
-    if (name.length() > MAX_NAME_BYTES) {
+    // Checked before growing: an AM's 70,000-char name must not size the buffer. An empty name
+    // the core refuses too, and its length 0 would read as "an id follows" in a numbered frame.
+    if (name.isEmpty() || name.length() > MAX_NAME_BYTES) {
       throw new RowRefused(app, priority, allocationRequestId, name, utf8Length(name));
     }
     // UTF-8 takes at most three bytes per UTF-16 char.
@@ -285,7 +286,7 @@ public final class AsksFrame {
   static boolean carries(String name) {
     // UTF-8 takes at most three bytes per UTF-16 char: only a long name is measured.
     int n = name.length();
-    return n <= MAX_NAME_BYTES && (3 * n <= MAX_NAME_BYTES || utf8Length(name) <= MAX_NAME_BYTES);
+    return n >= 1 && n <= MAX_NAME_BYTES && (3 * n <= MAX_NAME_BYTES || utf8Length(name) <= MAX_NAME_BYTES);
   }
 
   private static int utf8Length(String name) {
@@ -318,7 +319,7 @@ public final class AsksFrame {
     RowRefused(ApplicationId app, int priority, long allocationRequestId, String name,
         int bytes) {
       super("application " + app + ", priority " + priority + ", allocation_request_id "
-          + allocationRequestId + ": resource_name of " + bytes + " bytes (at most "
+          + allocationRequestId + ": resource_name of " + bytes + " bytes (1 to "
           + MAX_NAME_BYTES + "), starting " + quoted(name));
     }
 

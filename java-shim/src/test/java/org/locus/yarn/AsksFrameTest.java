@@ -2,6 +2,7 @@ package org.locus.yarn;
 
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
@@ -239,5 +240,27 @@ public class AsksFrameTest {
     }
     assertTrue(AsksFrame.carries(longest));
     assertTrue(AsksFrame.carries(repeat("\u00e9", 512)));
+  }
+  /**
+   * An empty resource name is one the core refuses (by name: "resource_name of 0 bytes"). In a
+   * frame that may carry ids its length 0 would also read as "an id follows", and the core would
+   * take the next row's first bytes for a host's id. The shim refuses it before writing, as it
+   * refuses a name too long, and a row setting it to 0 has nothing to withdraw.
+   */
+  @Test
+  public void anEmptyNameIsRefusedByTheShimAndNeverReadAsAnId() {
+    ApplicationId id = ApplicationId.newInstance(1700000000000L, 1);
+    NameIds ids = new NameIds(7L);
+    // The id the next row's priority (20) would be read as.
+    assertTrue(ids.learn(Collections.singletonList("h1"),
+        NameIds.Answer.parse("{\"epoch\":7,\"ids\":[20]}", 1)));
+    for (NameIds table : Arrays.asList(ids, null)) {
+      AsksFrame.RowRefused refused = assertThrows(AsksFrame.RowRefused.class,
+          () -> AsksFrame.encode(AsksFrame.KIND_CHANGED, id,
+              Arrays.asList(row("", 1), row("h1", 1), row("*", 1)), null, table));
+      assertTrue(refused.getMessage(), refused.getMessage().contains(
+          "priority 20, allocation_request_id 3: resource_name of 0 bytes"));
+    }
+    assertFalse(AsksFrame.carries(""));
   }
 }
