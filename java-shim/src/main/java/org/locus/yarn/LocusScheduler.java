@@ -70,7 +70,8 @@ public class LocusScheduler
   private final ResourceCalculator resourceCalculator = new DefaultResourceCalculator();
   private final CoreLink link = new CoreLink();
   private final DecisionExecutor executor = new DecisionExecutor(new ExecutorView(this, link));
-  private final LocusMetrics metrics = new LocusMetrics(this::getCoreStatsJson);
+  private final LocusMetrics metrics = new LocusMetrics(this::getCoreStatsJson,
+      this::queuedHeartbeats, this::oldestQueuedHeartbeatAgeMs);
 
   private Configuration conf;
   private volatile LocusRootQueue root;
@@ -397,6 +398,18 @@ public class LocusScheduler
     if (!loop.nodeHeartbeat(rmNode)) {
       bookkeepQueuedHeartbeats();
     }
+  }
+
+  /** Heartbeats waiting for their bookkeeping on locus-scheduler (0 before the service starts). */
+  public int queuedHeartbeats() {
+    SchedulingLoop l = loop;
+    return l == null ? 0 : l.queuedHeartbeats();
+  }
+
+  /** How long the oldest of them has waited, ms (0 if none waits). */
+  public long oldestQueuedHeartbeatAgeMs() {
+    SchedulingLoop l = loop;
+    return l == null ? 0 : l.oldestQueuedHeartbeatAgeMs();
   }
 
   /** Before any other scheduler event: the heartbeats queued before it are booked first. */

@@ -134,13 +134,24 @@ final class SchedulingLoop implements Runnable {
    * is this bookkeeping. (A wrapper that pulls them itself, as SLS's does, gets one per
    * heartbeat, as the RM's own event queue would hold them.)
    */
-  private final Queue<RMNode> updates = new ConcurrentLinkedQueue<>();
+  private final Queue<QueuedHeartbeat> updates = new ConcurrentLinkedQueue<>();
   /**
    * Nodes that heartbeated since they were last offered, in arrival order, each once: the
    * dispatcher adds without taking this loop's lock. Bounded by the cluster's nodes.
    */
   private final Queue<NodeId> heartbeated = new ConcurrentLinkedQueue<>();
   private final Set<NodeId> heartbeatQueued = ConcurrentHashMap.newKeySet();
+  /** A heartbeat still to book, and when it arrived: its wait is an operator's gauge. */
+  private static final class QueuedHeartbeat {
+    final RMNode node;
+    final long arrivedNanos;
+
+    QueuedHeartbeat(RMNode node, long arrivedNanos) {
+      this.node = node;
+      this.arrivedNanos = arrivedNanos;
+    }
+  }
+
   /** True only while the thread waits without a tick: then a heartbeat must wake it. */
   private volatile boolean asleep;
   private long lastAfterPassMs;
@@ -222,7 +233,7 @@ final class SchedulingLoop implements Runnable {
    * bookkeeping never stops with Locus's placement.
    */
   boolean nodeHeartbeat(RMNode node) {
-    updates.add(node);
+    updates.add(new QueuedHeartbeat(node, System.nanoTime()));
     // Read after the add (both are full fences): the thread sets asleep before it re-checks
     // the queue under this lock and waits, so one of the two sees the other.
     if (asleep) {
@@ -231,6 +242,20 @@ final class SchedulingLoop implements Runnable {
     // Queued first either way: a thread that ended after this check leaves nothing behind
     // that the caller's booking of the whole queue does not take.
     return running;
+  }
+
+  /**
+   * Heartbeats queued for their bookkeeping now (the metrics' gauge). Counts the queue, so at
+   * most one step per node (the queue's bound); read at metrics snapshots, never per heartbeat.
+   */
+  int queuedHeartbeats() {
+    return updates.size();
+  }
+
+  /** How long the oldest queued heartbeat has waited for its bookkeeping, ms; 0 if none waits. */
+  long oldestQueuedHeartbeatAgeMs() {
+    QueuedHeartbeat oldest = updates.peek();
+    return oldest == null ? 0 : (System.nanoTime() - oldest.arrivedNanos) / 1_000_000;
   }
 
   /** allocate() (or the RM) changed {@code attempt}'s asks; they reach the core before a pass. */
@@ -410,10 +435,11 @@ final class SchedulingLoop implements Runnable {
    */
   private void bookUnderLock(int max) {
     for (int i = 0; i < max; i++) {
-      RMNode node = updates.poll();
-      if (node == null) {
+      QueuedHeartbeat queued = updates.poll();
+      if (queued == null) {
         return;
       }
+      RMNode node = queued.node;
       long calls = link.coreCallsOfThisThread();
       try {
         cluster.nodeUpdate(node);

@@ -8,6 +8,9 @@ import static org.locus.yarn.LocusRmFixture.ROUNDS;
 import static org.locus.yarn.LocusRmFixture.heartbeatUntil;
 import static org.locus.yarn.LocusRmFixture.locusConf;
 import static org.locus.yarn.LocusRmFixture.scheduler;
+import static org.apache.hadoop.test.MetricsAsserts.getIntGauge;
+import static org.apache.hadoop.test.MetricsAsserts.getLongGauge;
+import static org.apache.hadoop.test.MetricsAsserts.getMetrics;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,6 +22,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.metrics2.MetricsSource;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -337,6 +341,50 @@ public class SchedulingLoopTest {
     assertEquals("the task its NM reported finished", RMContainerState.COMPLETED,
         container.getState());
     assertEquals(0, container.getContainerExitStatus());
+  }
+
+  /**
+   * An operator sees the heartbeats waiting for their bookkeeping on locus-scheduler: the
+   * LocusScheduler metrics source's depth and oldest-age gauges show one heartbeat held there,
+   * its age growing, and nothing once it is booked.
+   */
+  @Test(timeout = 300_000)
+  public void theQueuedHeartbeatsShowInTheMetrics() throws Exception {
+    MockRM rm = cluster.start(conf("heartbeat"));
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    LocusScheduler scheduler = scheduler(rm);
+    MetricsSource source = scheduler.getLocusMetrics();
+    scheduler.awaitSchedulingIdle();
+    assertEquals(0, getIntGauge("QueuedHeartbeats", getMetrics(source)));
+    assertEquals(0, getLongGauge("OldestQueuedHeartbeatAgeMs", getMetrics(source)));
+
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    scheduler.setBookkeepingHook(() -> {
+      held.countDown();
+      try {
+        release.await(120, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    try {
+      nm1.nodeHeartbeat(true);
+      rm.drainEvents();
+      assertTrue("locus-scheduler reached the queued heartbeat", held.await(60, TimeUnit.SECONDS));
+      assertEquals(1, getIntGauge("QueuedHeartbeats", getMetrics(source)));
+      long first = getLongGauge("OldestQueuedHeartbeatAgeMs", getMetrics(source));
+      Thread.sleep(50);
+      long later = getLongGauge("OldestQueuedHeartbeatAgeMs", getMetrics(source));
+      assertTrue("the oldest heartbeat's age grows while it waits: " + first + " then " + later,
+          later >= first + 50);
+    } finally {
+      release.countDown();
+      scheduler.setBookkeepingHook(null);
+    }
+    scheduler.awaitSchedulingIdle();
+    assertEquals(0, getIntGauge("QueuedHeartbeats", getMetrics(source)));
+    assertEquals(0, getLongGauge("OldestQueuedHeartbeatAgeMs", getMetrics(source)));
   }
 
   @Test(timeout = 120_000)
