@@ -432,6 +432,21 @@ public class LocusScheduler
     loop.setBookkeepingHook(hook);
   }
 
+  /** Tests hold a booking between the RM's bookkeeping of a heartbeat and its node's offer. */
+  void setBookedHook(Runnable hook) {
+    loop.setBookedHook(hook);
+  }
+
+  /** Tests: Locus's scheduling thread (null before the service starts). */
+  Thread schedulingThread() {
+    return loop.thread();
+  }
+
+  /** Tests: whether it sleeps until a heartbeat or a booking wakes it. */
+  boolean schedulingThreadAsleep() {
+    return loop.asleep();
+  }
+
   /** Tests: waits (up to a minute) until the scheduling thread has nothing left to do. */
   void awaitSchedulingIdle() throws InterruptedException {
     if (!loop.awaitIdle(60_000)) {

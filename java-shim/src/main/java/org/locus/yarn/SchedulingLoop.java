@@ -125,6 +125,11 @@ final class SchedulingLoop implements Runnable {
   private volatile BiConsumer<List<NodeId>, JsonNode> decidedHook;
   /** Tests hold this thread just before it books the heartbeats queued. */
   private volatile Runnable bookkeepingHook;
+  /**
+   * Tests hold a booking (on any thread) after the RM's bookkeeping of a heartbeat and before
+   * its node is due an offer: the moment neither queue holds the node.
+   */
+  private volatile Runnable bookedHook;
 
   // Guarded by this; each bounded by the cluster's nodes or applications.
   /**
@@ -193,6 +198,20 @@ final class SchedulingLoop implements Runnable {
 
   void setBookkeepingHook(Runnable hook) {
     bookkeepingHook = hook;
+  }
+
+  void setBookedHook(Runnable hook) {
+    bookedHook = hook;
+  }
+
+  /** Tests: the scheduling thread (null before start). */
+  synchronized Thread thread() {
+    return thread;
+  }
+
+  /** Tests: whether the thread has gone to sleep until a heartbeat (or a booking) wakes it. */
+  boolean asleep() {
+    return asleep;
   }
 
   synchronized void start() {
@@ -448,6 +467,10 @@ final class SchedulingLoop implements Runnable {
         link.failures().warn("Scheduler event NODE_UPDATE", "node " + node.getNodeID(), t,
             null);
         link.eventFailed(t, calls);
+      }
+      Runnable hook = bookedHook;
+      if (hook != null) {
+        hook.run();
       }
       NodeId id = node.getNodeID();
       if (heartbeatQueued.add(id)) {
