@@ -55,7 +55,7 @@ JDK17_OPENS = ["java.lang", "java.lang.reflect", "java.io", "java.net", "java.ni
 
 
 def jar_sources(root):
-    """The paths the shim jar is built from (java-shim/jar-sources.txt, shared with the jar's build)."""
+    """The paths the shim jar is built from (java-shim/jar-sources.txt, which its build reads)."""
     with open(os.path.join(root, "java-shim", "jar-sources.txt")) as f:
         return [p for p in (l.split("#", 1)[0].strip() for l in f) if p]
 
@@ -142,7 +142,8 @@ def shim_provenance(classpath, root):
         info["stale"] = ("the jar records no source fingerprint (built without git, or before "
                          "its build recorded one): which code it holds is unknown")
     elif tree is None:
-        info["stale"] = f"git cannot fingerprint the sources at {root}: cannot tell what the jar holds"
+        info["stale"] = (f"git cannot fingerprint the sources at {root}: cannot tell what the "
+                         f"jar holds")
     elif tree[2] != jar_id:
         info["stale"] = (f"the jar's sources are not the working tree's: the jar was built at "
                          f"{commit[:7]}{' with uncommitted source changes' if dirty else ''}, "
@@ -156,7 +157,11 @@ def shim_provenance(classpath, root):
 
 def check_shim(info, measures_locus, allow_stale):
     """Says which shim the run measures; refuses a stale one for a Locus run unless allowed."""
-    print(f"[sls] shim jar {info['jar']}: built at {info['label']}", file=sys.stderr, flush=True)
+    head = info.get("tree_head")
+    same = (f"; the working tree is at {head[:7]} with the same jar sources"
+            if head and not info["stale"] and head != info.get("commit") else "")
+    print(f"[sls] shim jar {info['jar']}: built at {info['label']}{same}", file=sys.stderr,
+          flush=True)
     if not info["stale"]:
         return
     if not measures_locus:

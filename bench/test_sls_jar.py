@@ -79,7 +79,7 @@ class StaleJar(unittest.TestCase):
         return os.pathsep.join(["/elsewhere/hadoop-sls-3.4.3.jar", path, "/elsewhere/classes"])
 
     def built_now(self):
-        """A jar built from the tree as it is (the fingerprint sls.py computes, as the build does)."""
+        """A jar built from the tree as it is (its fingerprint as sls.py and the build compute it)."""
         head, dirty, source_id = sls.source_fingerprint(self.root)
         return self.jar(**{"Locus-Commit": head, "Locus-Source-Dirty": str(dirty).lower(),
                            "Locus-Source-Id": source_id})
@@ -125,6 +125,11 @@ class StaleJar(unittest.TestCase):
         info = sls.shim_provenance(cp, self.root)
         self.assertIsNone(info["stale"])
         self.assertEqual(self.head[:7], info["label"])
+        err = io.StringIO()
+        with redirect_stderr(err):
+            sls.check_shim(info, measures_locus=True, allow_stale=False)
+        self.assertIn(f"the working tree is at {git(self.root, 'rev-parse', 'HEAD')[:7]} with the "
+                      "same jar sources", err.getvalue())
 
     def test_a_jar_built_from_uncommitted_sources_says_dirty(self):
         write(self.root, "rust-core/src/lib.rs", "pub fn f() { h() }\n")
