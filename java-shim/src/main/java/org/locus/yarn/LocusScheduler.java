@@ -394,8 +394,13 @@ public class LocusScheduler
    */
   @Override
   protected void nodeUpdate(RMNode rmNode) {
+    nodeUpdate(rmNode, System.nanoTime());
+  }
+
+  /** As {@link #nodeUpdate(RMNode)}, the heartbeat arriving at {@code arrivedNanos}. */
+  void nodeUpdate(RMNode rmNode, long arrivedNanos) {
     // No lookup of the node here: the bookkeeping skips a node the RM no longer tracks.
-    if (!loop.nodeHeartbeat(rmNode)) {
+    if (!loop.nodeHeartbeat(rmNode, arrivedNanos)) {
       bookkeepQueuedHeartbeats();
     }
   }

@@ -252,7 +252,16 @@ final class SchedulingLoop implements Runnable {
    * bookkeeping never stops with Locus's placement.
    */
   boolean nodeHeartbeat(RMNode node) {
-    updates.add(new QueuedHeartbeat(node, System.nanoTime()));
+    return nodeHeartbeat(node, System.nanoTime());
+  }
+
+  /**
+   * As {@link #nodeHeartbeat(RMNode)}, the heartbeat arriving at {@code arrivedNanos}
+   * ({@link System#nanoTime}): the dispatcher's timing of NODE_UPDATE already read the clock,
+   * and a second read was a fifth of the hand-over's cost.
+   */
+  boolean nodeHeartbeat(RMNode node, long arrivedNanos) {
+    updates.add(new QueuedHeartbeat(node, arrivedNanos));
     // Read after the add (both are full fences): the thread sets asleep before it re-checks
     // the queue under this lock and waits, so one of the two sees the other.
     if (asleep) {
