@@ -79,7 +79,7 @@ class StaleJar(unittest.TestCase):
         return os.pathsep.join(["/elsewhere/hadoop-sls-3.4.3.jar", path, "/elsewhere/classes"])
 
     def built_now(self):
-        """A jar built from the tree as it is (its fingerprint as sls.py and the build compute it)."""
+        """A jar built from the tree as it is (the fingerprint sls.py and the build compute)."""
         head, dirty, source_id = sls.source_fingerprint(self.root)
         return self.jar(**{"Locus-Commit": head, "Locus-Source-Dirty": str(dirty).lower(),
                            "Locus-Source-Id": source_id})
