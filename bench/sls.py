@@ -5,7 +5,10 @@
 and Locus's default configuration, one after another, one JVM each (so heap and native memory
 are each run's own). Prints a table and, last, the line scripts read:
 
-    sls: nodes=N locus/capacity-default: node_update=R1 allocate=R2 throughput=R3 latency=R4
+    sls: nodes=N shim=C locus/capacity-default: node_update=R1 allocate=R2 throughput=R3 latency=R4
+
+where C is the commit the shim jar was built from (+dirty if its sources had uncommitted changes);
+a jar whose sources are not the working tree's is refused unless --allow-stale-jar.
 
 Python 3 standard library only; ./locus builds sls-bench first and passes its classpath file.
 The trace comes from org.locus.sls.SlsTrace (deterministic for a seed); docs/sls.md says what is
@@ -14,6 +17,7 @@ measured where.
 
 import argparse
 import csv
+import hashlib
 import json
 import os
 import shutil
@@ -21,7 +25,9 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIGS = ["capacity-default", "capacity-sync", "locus-default", "locus-async"]
@@ -46,6 +52,127 @@ SCALES = {"default": (1000, 300, 60), "full": (5000, 500, 60)}
 JDK17_OPENS = ["java.lang", "java.lang.reflect", "java.io", "java.net", "java.nio", "java.util",
                "java.util.concurrent", "java.util.concurrent.atomic", "sun.nio.ch",
                "sun.security.util"]
+
+
+def jar_sources(root):
+    """The paths the shim jar is built from (java-shim/jar-sources.txt, which its build reads)."""
+    with open(os.path.join(root, "java-shim", "jar-sources.txt")) as f:
+        return [p for p in (l.split("#", 1)[0].strip() for l in f) if p]
+
+
+def source_fingerprint(root):
+    """(HEAD, whether the jar's sources differ from HEAD's, their fingerprint) for the working tree
+    at `root`, computed as java-shim/build.gradle's shimSourceId computes the jar's: sha-256 of
+    `git ls-tree` over the jar's source paths as they are on disk (staged or not, untracked files
+    included), through a throw-away index so the tree's own index is untouched. None if git
+    cannot say (no git, not a clone)."""
+    paths = jar_sources(root)
+    with tempfile.TemporaryDirectory(prefix="sls-jar-sources-") as d:
+        env = dict(os.environ, GIT_INDEX_FILE=os.path.join(d, "index"))
+
+        def git(*args):
+            try:
+                r = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True)
+            except OSError:
+                return None
+            return r.stdout if r.returncode == 0 else None
+
+        head = git("rev-parse", "HEAD")
+        if head is None or git("read-tree", "HEAD") is None \
+                or git("add", "-A", "--", *paths) is None:
+            return None
+        tree = git("write-tree")
+        listing = tree and git("ls-tree", tree.decode().strip(), "--", *paths)
+        head_listing = git("ls-tree", "HEAD", "--", *paths)
+        if listing is None or head_listing is None:
+            return None
+        return (head.decode().strip(), listing != head_listing,
+                hashlib.sha256(listing).hexdigest())
+
+
+def read_manifest(jar):
+    """A jar's main manifest attributes (continuation lines joined, as the jar spec wraps them at
+    72 bytes); {} if it has none."""
+    try:
+        with zipfile.ZipFile(jar) as z:
+            text = z.read("META-INF/MANIFEST.MF").decode("utf-8")
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return {}
+    attrs, last = {}, None
+    for line in text.replace("\r\n", "\n").split("\n"):
+        if not line:
+            if attrs:
+                break  # the main section ends at the first blank line
+            continue
+        if line.startswith(" ") and last:
+            attrs[last] += line[1:]
+        elif ":" in line:
+            last, _, value = line.partition(":")
+            attrs[last] = value.strip()
+    return attrs
+
+
+def shim_jar(classpath):
+    """The shim jar the classpath names (sls-bench copies it to build/shim/), or None."""
+    for entry in classpath.split(os.pathsep):
+        name = os.path.basename(entry)
+        if name.startswith("locus-shim-") and name.endswith(".jar"):
+            return entry
+    return None
+
+
+def shim_provenance(classpath, root):
+    """Which code the run measures: the shim jar, the commit it was built from ('label', e.g.
+    'c3235cb' or 'c3235cb+dirty'), and 'stale', why the jar is not the working tree's code (None
+    if it is). Session 9 published figures under a commit whose jar was not the one that ran:
+    `--classpath-file` runs whatever jar it names, and only `./locus bench sls` rebuilds it."""
+    jar = shim_jar(classpath)
+    if jar is None:
+        return {"jar": None, "label": "none", "stale": "no locus-shim-*.jar on the classpath"}
+    attrs = read_manifest(jar)
+    commit = attrs.get("Locus-Commit", "unknown")
+    dirty = attrs.get("Locus-Source-Dirty") == "true"
+    jar_id = attrs.get("Locus-Source-Id", "unknown")
+    info = {"jar": jar, "commit": commit, "source_dirty": dirty, "source_id": jar_id,
+            "label": "unknown" if commit == "unknown" else commit[:7] + ("+dirty" if dirty else "")}
+    tree = source_fingerprint(root)
+    if tree is not None:
+        info["tree_head"], info["tree_dirty"], info["tree_source_id"] = tree
+    if jar_id == "unknown":
+        info["stale"] = ("the jar records no source fingerprint (built without git, or before "
+                         "its build recorded one): which code it holds is unknown")
+    elif tree is None:
+        info["stale"] = (f"git cannot fingerprint the sources at {root}: cannot tell what the "
+                         f"jar holds")
+    elif tree[2] != jar_id:
+        info["stale"] = (f"the jar's sources are not the working tree's: the jar was built at "
+                         f"{commit[:7]}{' with uncommitted source changes' if dirty else ''}, "
+                         f"the tree is at {tree[0][:7]}"
+                         f"{' with uncommitted source changes' if tree[1] else ''} "
+                         f"(./locus bench sls or gradle :sls-bench:slsClasspath rebuilds it)")
+    else:
+        info["stale"] = None
+    return info
+
+
+def check_shim(info, measures_locus, allow_stale):
+    """Says which shim the run measures; refuses a stale one for a Locus run unless allowed."""
+    head = info.get("tree_head")
+    same = (f"; the working tree is at {head[:7]} with the same jar sources"
+            if head and not info["stale"] and head != info.get("commit") else "")
+    print(f"[sls] shim jar {info['jar']}: built at {info['label']}{same}", file=sys.stderr,
+          flush=True)
+    if not info["stale"]:
+        return
+    if not measures_locus:
+        print(f"[sls] note: {info['stale']} (no Locus run here)", file=sys.stderr, flush=True)
+        return
+    if not allow_stale:
+        sys.exit(f"[sls] refusing to measure a stale shim jar: {info['stale']}. "
+                 f"--allow-stale-jar runs it anyway, labelled with the jar's own commit.")
+    print("[sls] " + "!" * 72 + f"\n[sls] WARNING: STALE SHIM JAR: {info['stale']}\n[sls] "
+          f"the figures below measure {info['label']}, not the working tree\n[sls] " + "!" * 72,
+          file=sys.stderr, flush=True)
 
 
 def xml(props):
@@ -339,7 +466,7 @@ def mb(b):
     return b / (1024.0 * 1024.0)
 
 
-def table(figs, nodes, apps, expected_jobs):
+def table(figs, nodes, apps, expected_jobs, shim):
     rows = [
         ("containers allocated", lambda f: f"{f['containers_allocated']}"),
         ("containers / s (first to last allocation)", lambda f: f"{throughput(f):.1f}"),
@@ -374,7 +501,9 @@ def table(figs, nodes, apps, expected_jobs):
     cells = [[cell(fn, f) for f in figs] for _, fn in rows]
     width = max(len(r[0]) for r in rows)
     cols = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(names)]
-    print(f"SLS (hadoop-sls 3.4.3 on the 3.5.0 RM): {nodes} NodeManagers, {apps} MapReduce jobs")
+    print(f"SLS (hadoop-sls 3.4.3 on the 3.5.0 RM): {nodes} NodeManagers, {apps} MapReduce jobs; "
+          f"shim jar built at {shim['label']}"
+          + (f" -- STALE: {shim['stale']}" if shim["stale"] else ""))
     print("| " + "figure".ljust(width) + " | " + " | ".join(n.ljust(c) for n, c in zip(names, cols))
           + " |")
     print("|" + "-" * (width + 2) + "|" + "|".join("-" * (c + 2) for c in cols) + "|")
@@ -402,6 +531,16 @@ def ratios(run, base):
             f"allocate={ratio(get(run, 'allocate_median_us'), get(base, 'allocate_median_us'))} "
             f"throughput={ratio(tp(run), tp(base))} "
             f"latency={ratio(get(run, 'latency_mean_ms'), get(base, 'latency_mean_ms'))}")
+
+
+def summary_lines(by, nodes, shim):
+    """The lines scripts read: Locus over capacity-default, naming the shim's commit."""
+    lines = []
+    for run, name in (("locus-async", "locus-async"), ("locus-default", "locus")):
+        if run in by and "capacity-default" in by:
+            lines.append(f"sls: nodes={nodes} shim={shim['label']} {name}/capacity-default: "
+                         + ratios(by[run], by["capacity-default"]))
+    return lines
 
 
 def ratio(a, b):
@@ -433,6 +572,9 @@ def main():
                     help="a log4j level for one logger in every run's sls.log (e.g. "
                          "org.locus.yarn=INFO); the rest stays at WARN")
     ap.add_argument("--work", default=os.path.join(ROOT, "sls-bench", "build", "sls-runs"))
+    ap.add_argument("--allow-stale-jar", action="store_true",
+                    help="run a shim jar whose sources are not this working tree's (an A/B against "
+                         "another tree's jar); the figures are labelled with the jar's commit")
     a = ap.parse_args()
     # Each JVM runs in its own run directory: relative paths would not reach the configuration.
     a.work = os.path.abspath(a.work)
@@ -453,6 +595,8 @@ def main():
             sys.exit(f"[sls] unknown configuration '{c}' (known: {', '.join(CONFIGS)})")
     with open(a.classpath_file) as f:
         classpath = f.read().strip()
+    shim = shim_provenance(classpath, ROOT)
+    check_shim(shim, any(c.startswith("locus") for c in configs), a.allow_stale_jar)
     os.makedirs(a.work, exist_ok=True)
     trace_dir = os.path.join(a.work, "trace")
     subprocess.run(["java", "-cp", classpath, "org.locus.sls.SlsTrace", str(nodes), str(apps),
@@ -464,18 +608,14 @@ def main():
             for c in configs]
     with open(os.path.join(a.work, "results.json"), "w") as f:
         json.dump({"nodes": nodes, "apps": apps, "window_s": window, "seed": a.seed,
-                   "runs": figs}, f, indent=1)
-    table(figs, nodes, apps, apps)
+                   "shim": shim, "runs": figs}, f, indent=1)
+    table(figs, nodes, apps, apps, shim)
     by = {f["scheduler"]: f for f in figs}
     for f in figs:
         if f["failure"]:
             print(f"sls: {f['scheduler']} FAILED: {f['failure']}")
-    if "locus-async" in by and "capacity-default" in by:
-        print(f"sls: nodes={nodes} locus-async/capacity-default: "
-              + ratios(by["locus-async"], by["capacity-default"]))
-    if "locus-default" in by and "capacity-default" in by:
-        print(f"sls: nodes={nodes} locus/capacity-default: "
-              + ratios(by["locus-default"], by["capacity-default"]))
+    for line in summary_lines(by, nodes, shim):
+        print(line)
     if any(f["failure"] for f in figs):
         sys.exit(1)
 

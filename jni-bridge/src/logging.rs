@@ -113,8 +113,10 @@ impl Log for JavaLogger {
         // Attaching a thread that is already tearing down its locals panics inside the jni
         // crate; a panic escaping a logger (or a TLS destructor) would abort the RM.
         let delivered = !reentered
-            && panic::catch_unwind(AssertUnwindSafe(|| forward(level, record.target(), &message)))
-                .unwrap_or(false);
+            && panic::catch_unwind(AssertUnwindSafe(|| {
+                forward(level, record.target(), &message)
+            }))
+            .unwrap_or(false);
         if !reentered {
             let _ = IN_CALLBACK.try_with(|c| c.set(false));
         }
@@ -188,8 +190,17 @@ mod tests {
         assert_eq!(level_filter(0).unwrap(), LevelFilter::Off);
         assert_eq!(level_filter(1).unwrap(), LevelFilter::Error);
         assert_eq!(level_filter(5).unwrap(), LevelFilter::Trace);
-        for level in [Level::Error, Level::Warn, Level::Info, Level::Debug, Level::Trace] {
-            assert_eq!(level_filter(level_int(level)).unwrap(), level.to_level_filter());
+        for level in [
+            Level::Error,
+            Level::Warn,
+            Level::Info,
+            Level::Debug,
+            Level::Trace,
+        ] {
+            assert_eq!(
+                level_filter(level_int(level)).unwrap(),
+                level.to_level_filter()
+            );
         }
         let err = level_filter(9).unwrap_err().to_string();
         assert!(err.contains('9') && err.contains("log level"), "{err}");

@@ -16,7 +16,10 @@ use locus_jni::guard::with_guard;
 
 fn find_jar(group: &str, artifact: &str, file: &str) -> Option<PathBuf> {
     let home = std::env::var_os("HOME")?;
-    let base = Path::new(&home).join(".gradle/caches/modules-2/files-2.1").join(group).join(artifact);
+    let base = Path::new(&home)
+        .join(".gradle/caches/modules-2/files-2.1")
+        .join(group)
+        .join(artifact);
     for version in std::fs::read_dir(base).ok()? {
         for hash in std::fs::read_dir(version.ok()?.path()).ok()? {
             let candidate = hash.ok()?.path().join(file);
@@ -29,11 +32,19 @@ fn find_jar(group: &str, artifact: &str, file: &str) -> Option<PathBuf> {
 }
 
 fn classpath() -> Option<String> {
-    let classes = Path::new(env!("CARGO_MANIFEST_DIR")).join("../java-shim/build/classes/java/main");
-    if !classes.join("org/locus/yarn/LocusException.class").is_file() {
+    let classes =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../java-shim/build/classes/java/main");
+    if !classes
+        .join("org/locus/yarn/LocusException.class")
+        .is_file()
+    {
         return None;
     }
-    let yarn_api = find_jar("org.apache.hadoop", "hadoop-yarn-api", "hadoop-yarn-api-3.5.0.jar")?;
+    let yarn_api = find_jar(
+        "org.apache.hadoop",
+        "hadoop-yarn-api",
+        "hadoop-yarn-api-3.5.0.jar",
+    )?;
     let slf4j = find_jar("org.slf4j", "slf4j-api", "slf4j-api-1.7.36.jar")?;
     Some(
         [classes, yarn_api, slf4j]
@@ -75,9 +86,17 @@ fn take_exception(env: &mut JNIEnv) -> Option<(String, String)> {
     let ex: JThrowable = env.exception_occurred().unwrap();
     env.exception_clear().unwrap();
     let class = env.get_object_class(&ex).unwrap();
-    let name = env.call_method(&class, "getName", "()Ljava/lang/String;", &[]).unwrap().l().unwrap();
+    let name = env
+        .call_method(&class, "getName", "()Ljava/lang/String;", &[])
+        .unwrap()
+        .l()
+        .unwrap();
     let name: String = env.get_string(&JString::from(name)).unwrap().into();
-    let msg = env.call_method(&ex, "getMessage", "()Ljava/lang/String;", &[]).unwrap().l().unwrap();
+    let msg = env
+        .call_method(&ex, "getMessage", "()Ljava/lang/String;", &[])
+        .unwrap()
+        .l()
+        .unwrap();
     let msg: String = env.get_string(&JString::from(msg)).unwrap().into();
     Some((name, msg))
 }
@@ -110,7 +129,10 @@ fn config_errors_become_locus_config_exception() {
     assert!(msg.contains("locus.policy"), "{msg}");
 
     assert_eq!(with_guard(&mut env, 7, |_| Ok(7)), 7);
-    assert!(take_exception(&mut env).is_none(), "success must not leave an exception");
+    assert!(
+        take_exception(&mut env).is_none(),
+        "success must not leave an exception"
+    );
 }
 
 #[test]
@@ -143,12 +165,18 @@ fn entry_points_reject_bad_input_with_an_exception_not_a_crash() {
     assert!(take_exception(&mut call_env()).is_none());
     assert_ne!(h, 0);
     let stats = locus_jni::Java_org_locus_yarn_LocusNative_stats(call_env(), no_class(), h);
-    let stats: String = call_env().get_string(&unsafe { JString::from_raw(stats) }).unwrap().into();
+    let stats: String = call_env()
+        .get_string(&unsafe { JString::from_raw(stats) })
+        .unwrap()
+        .into();
     assert!(stats.contains("\"heartbeats\":0"), "{stats}");
     locus_jni::Java_org_locus_yarn_LocusNative_close(call_env(), no_class(), h);
     assert!(take_exception(&mut call_env()).is_none());
     locus_jni::Java_org_locus_yarn_LocusNative_close(call_env(), no_class(), h);
-    assert!(take_exception(&mut call_env()).unwrap().1.starts_with("invalid or closed Locus handle"));
+    assert!(take_exception(&mut call_env())
+        .unwrap()
+        .1
+        .starts_with("invalid or closed Locus handle"));
 }
 
 #[test]
@@ -162,7 +190,9 @@ fn logging_from_a_thread_java_never_saw_does_not_crash() {
     );
     assert!(take_exception(&mut unsafe { env.unsafe_clone() }).is_none());
     // A plain Rust thread: the forwarder must attach it (as a daemon) to reach Java.
-    std::thread::spawn(|| log::info!(target: "locus_jni", "from a native thread")).join().unwrap();
+    std::thread::spawn(|| log::info!(target: "locus_jni", "from a native thread"))
+        .join()
+        .unwrap();
     log::trace!(target: "locus_jni", "from a Java-attached thread");
     assert!(take_exception(&mut unsafe { env.unsafe_clone() }).is_none());
 }
@@ -203,24 +233,37 @@ fn capacity_queues_is_null_outside_capacity_and_json_under_it() {
     let call_env = || unsafe { env.unsafe_clone() };
     let no_class = || JClass::from(JObject::null());
     let read = |raw: jni::sys::jstring| -> String {
-        call_env().get_string(&unsafe { JString::from_raw(raw) }).unwrap().into()
+        call_env()
+            .get_string(&unsafe { JString::from_raw(raw) })
+            .unwrap()
+            .into()
     };
 
     let fifo = env.new_string("{}").unwrap();
     let h = locus_jni::Java_org_locus_yarn_LocusNative_create(call_env(), no_class(), fifo);
-    let queues = locus_jni::Java_org_locus_yarn_LocusNative_capacityQueues(call_env(), no_class(), h);
+    let queues =
+        locus_jni::Java_org_locus_yarn_LocusNative_capacityQueues(call_env(), no_class(), h);
     assert!(queues.is_null(), "fifo has no capacity queues");
-    assert!(take_exception(&mut call_env()).is_none(), "null is an answer, not an error");
+    assert!(
+        take_exception(&mut call_env()).is_none(),
+        "null is an answer, not an error"
+    );
 
     let capacity = env
         .new_string(r#"{"locus.policy":"capacity","locus.capacity.queues":"a:50:90,b:50:90"}"#)
         .unwrap();
     locus_jni::Java_org_locus_yarn_LocusNative_reconfigure(call_env(), no_class(), h, capacity);
     assert!(take_exception(&mut call_env()).is_none());
-    let queues = locus_jni::Java_org_locus_yarn_LocusNative_capacityQueues(call_env(), no_class(), h);
+    let queues =
+        locus_jni::Java_org_locus_yarn_LocusNative_capacityQueues(call_env(), no_class(), h);
     assert!(take_exception(&mut call_env()).is_none());
     let json: serde_json::Value = serde_json::from_str(&read(queues)).unwrap();
-    let names: Vec<&str> = json.as_array().unwrap().iter().filter_map(|q| q["name"].as_str()).collect();
+    let names: Vec<&str> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|q| q["name"].as_str())
+        .collect();
     assert_eq!(names, ["a", "b"]);
     assert_eq!(json[1]["maximum_capacity"].as_f64(), Some(90.0));
 
@@ -247,7 +290,10 @@ fn a_core_panic_poisons_the_handle_and_java_sees_locus_core_poisoned_exception()
     locus_jni::Java_org_locus_yarn_CoreFaults_injectPanic(call_env(), no_class(), h, message);
     let (class, msg) = take_exception(&mut call_env()).expect("the panicking call throws");
     assert_eq!(class, "org.locus.yarn.LocusCorePoisonedException");
-    assert!(msg.contains("out of service after a panic (invariant broken)"), "{msg}");
+    assert!(
+        msg.contains("out of service after a panic (invariant broken)"),
+        "{msg}"
+    );
 
     // Every later call on the handle throws the same class; the core is not trusted again.
     let stats = locus_jni::Java_org_locus_yarn_LocusNative_stats(call_env(), no_class(), h);
@@ -255,5 +301,8 @@ fn a_core_panic_poisons_the_handle_and_java_sees_locus_core_poisoned_exception()
     let (class, _) = take_exception(&mut call_env()).expect("a poisoned core refuses stats");
     assert_eq!(class, "org.locus.yarn.LocusCorePoisonedException");
     locus_jni::Java_org_locus_yarn_LocusNative_close(call_env(), no_class(), h);
-    assert!(take_exception(&mut call_env()).is_none(), "a poisoned core still closes");
+    assert!(
+        take_exception(&mut call_env()).is_none(),
+        "a poisoned core still closes"
+    );
 }

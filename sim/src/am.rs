@@ -401,12 +401,19 @@ mod tests {
         // Node 2 holds map 1's split: the middle request goes first.
         assert_eq!(am.assign(&[g(1, 2, 1)])[0].1, Assigned::Map(1));
         assert_eq!(am.scheduled_maps(), 2);
-        assert_eq!(am.maps_requested_by(10), 1, "map 0 waits since 0; map 1 is running");
+        assert_eq!(
+            am.maps_requested_by(10),
+            1,
+            "map 0 waits since 0; map 1 is running"
+        );
         assert_eq!(am.maps_requested_by(20), 2);
         // Off-switch containers take the remaining maps in request order.
         assert_eq!(am.assign(&[g(2, 4, 2)])[0].1, Assigned::Map(0));
         assert_eq!(am.assign(&[g(3, 4, 2)])[0].1, Assigned::Map(2));
-        assert_eq!((am.scheduled_maps(), am.maps_requested_by(u64::MAX)), (0, 0));
+        assert_eq!(
+            (am.scheduled_maps(), am.maps_requested_by(u64::MAX)),
+            (0, 0)
+        );
     }
 
     #[test]

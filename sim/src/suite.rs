@@ -614,7 +614,15 @@ fn fresh(base: &Args) -> Result<Vec<Table>, String> {
     };
     let mut f5 = Table::new(
         "FRESH Fig. 5/6 (Sets B-E, 10 nodes x 4 slots): makespan (s) and fairness",
-        &["set", "fifo", "fair", "fresh:1", "fresh:half", "fresh:all", "capacity"],
+        &[
+            "set",
+            "fifo",
+            "fair",
+            "fresh:1",
+            "fresh:half",
+            "fresh:all",
+            "capacity",
+        ],
     );
     let mut vs_fair = Vec::new();
     let mut vs_capacity = Vec::new();
@@ -694,13 +702,10 @@ fn demo_tables(base: &Args, flags: &[&str], what: &str) -> Result<Vec<Table>, St
     // Two runs, not one with both items: "fsp;...,cs-default" would read cs-default as part of
     // the delay setting's value.
     let mut out = Vec::new();
-    for ((label, item), real) in DEMO_POLICIES
-        .iter()
-        .zip([
-            (&DEMO_9BAFCA6_LOCUS, &DEMO_75510BB_LOCUS),
-            (&DEMO_9BAFCA6_CS, &DEMO_75510BB_CS),
-        ])
-    {
+    for ((label, item), real) in DEMO_POLICIES.iter().zip([
+        (&DEMO_9BAFCA6_LOCUS, &DEMO_75510BB_LOCUS),
+        (&DEMO_9BAFCA6_CS, &DEMO_75510BB_CS),
+    ]) {
         let o = sim(base, &f, item)?;
         let raw = &o.raws[0];
         let mut t = Table::new(

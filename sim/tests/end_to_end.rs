@@ -139,7 +139,10 @@ fn a_capacity_run_spreads_jobs_over_its_queues_and_finishes_every_job() {
     // Both queues ran work, neither beyond its maximum-capacity.
     assert_eq!(cap.queue_peak_share.len(), 2, "{:?}", cap.queue_peak_share);
     for (q, share) in &cap.queue_peak_share {
-        assert!(*share > 0.0 && *share <= 0.9 + 1e-9, "queue {q} peaked at {share}");
+        assert!(
+            *share > 0.0 && *share <= 0.9 + 1e-9,
+            "queue {q} peaked at {share}"
+        );
     }
     // Other policies keep the workload's queue.
     assert!(fifo.job_queues.iter().all(|q| q == "default"));
@@ -148,7 +151,10 @@ fn a_capacity_run_spreads_jobs_over_its_queues_and_finishes_every_job() {
     let err = run::run(&args(&["--queue-assignment", "random"]))
         .err()
         .unwrap_or_default();
-    assert!(err.contains("random") && err.contains("round-robin"), "{err}");
+    assert!(
+        err.contains("random") && err.contains("round-robin"),
+        "{err}"
+    );
 }
 
 #[test]

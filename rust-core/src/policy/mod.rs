@@ -17,25 +17,25 @@ pub mod capacity_tree;
 mod delay;
 mod fair;
 mod fifo;
-mod fsp;
 pub mod fresh;
 mod fresh_slots;
+mod fsp;
 mod hadoop;
 mod hot_queue;
 mod hotspot_off;
+mod joss;
 mod map_asks;
 mod map_containers;
 mod matchmaking;
 pub mod mrosa;
 mod static_slots;
-mod joss;
 mod td;
 
 use crate::app::{App, Arrival, SlotKind, TaskKind};
 use crate::ask::{AskTable, SchedulerKey};
-use crate::error::CoreError;
-use crate::container::Container;
 use crate::config::{Config, HotspotKind, JobPolicyKind, LocalityKind, SlotsKind};
+use crate::container::Container;
+use crate::error::CoreError;
 use crate::node::Node;
 use crate::protocol::{Locality, Resource};
 use crate::state::ClusterState;
@@ -44,16 +44,16 @@ pub use capacity::{CapacityPolicy, CapacityQueue, CapacityQueues, ParentQueue, Q
 pub use delay::DelayScheduling;
 pub use fair::{dominant_share, Fair};
 pub use fifo::Fifo;
-pub use fsp::{Fsp, AM_STARTING_MS};
 pub use fresh::FreshPolicy;
 pub use fresh_slots::{FreshDynamicSlots, FreshStaticSlots};
-pub use mrosa::{FlaggedJob, MrosaPolicy, ScaleOutAdvice};
-pub use hot_queue::HotQueueGuard;
-pub use matchmaking::MatchmakingLocality;
+pub use fsp::{Fsp, AM_STARTING_MS};
 pub use hadoop::HadoopLocality;
+pub use hot_queue::HotQueueGuard;
 pub use hotspot_off::NoHotspotGuard;
-pub use static_slots::StaticSlots;
 pub use joss::{rebuild_blocks, JossPolicy};
+pub use matchmaking::MatchmakingLocality;
+pub use mrosa::{FlaggedJob, MrosaPolicy, ScaleOutAdvice};
+pub use static_slots::StaticSlots;
 pub use td::TdPolicy;
 
 /// FairScheduler's default `maxAMShare`, the AM bound of every policy.
@@ -339,7 +339,9 @@ impl Layers {
                     crate::papers::joss::Assigner::Jta,
                     cfg.joss_threshold,
                 )),
-                JobPolicyKind::Td => Box::new(TdPolicy::new(&cfg.td, cfg.profile_defaults.map_secs)?),
+                JobPolicyKind::Td => {
+                    Box::new(TdPolicy::new(&cfg.td, cfg.profile_defaults.map_secs)?)
+                }
             },
             locality: match cfg.locality {
                 LocalityKind::Hadoop => Box::new(HadoopLocality),

@@ -70,7 +70,8 @@ public class LocusScheduler
   private final ResourceCalculator resourceCalculator = new DefaultResourceCalculator();
   private final CoreLink link = new CoreLink();
   private final DecisionExecutor executor = new DecisionExecutor(new ExecutorView(this, link));
-  private final LocusMetrics metrics = new LocusMetrics(this::getCoreStatsJson);
+  private final LocusMetrics metrics = new LocusMetrics(this::getCoreStatsJson,
+      this::queuedHeartbeats, this::oldestQueuedHeartbeatAgeMs);
 
   private Configuration conf;
   private volatile LocusRootQueue root;
@@ -393,10 +394,27 @@ public class LocusScheduler
    */
   @Override
   protected void nodeUpdate(RMNode rmNode) {
+    nodeUpdate(rmNode, System.nanoTime());
+  }
+
+  /** As {@link #nodeUpdate(RMNode)}, the heartbeat arriving at {@code arrivedNanos}. */
+  void nodeUpdate(RMNode rmNode, long arrivedNanos) {
     // No lookup of the node here: the bookkeeping skips a node the RM no longer tracks.
-    if (!loop.nodeHeartbeat(rmNode)) {
+    if (!loop.nodeHeartbeat(rmNode, arrivedNanos)) {
       bookkeepQueuedHeartbeats();
     }
+  }
+
+  /** Heartbeats waiting for their bookkeeping on locus-scheduler (0 before the service starts). */
+  public int queuedHeartbeats() {
+    SchedulingLoop l = loop;
+    return l == null ? 0 : l.queuedHeartbeats();
+  }
+
+  /** How long the oldest of them has waited, ms (0 if none waits). */
+  public long oldestQueuedHeartbeatAgeMs() {
+    SchedulingLoop l = loop;
+    return l == null ? 0 : l.oldestQueuedHeartbeatAgeMs();
   }
 
   /** Before any other scheduler event: the heartbeats queued before it are booked first. */
@@ -417,6 +435,21 @@ public class LocusScheduler
   /** Tests hold the scheduling thread just before it books the heartbeats queued. */
   void setBookkeepingHook(Runnable hook) {
     loop.setBookkeepingHook(hook);
+  }
+
+  /** Tests hold a booking between the RM's bookkeeping of a heartbeat and its node's offer. */
+  void setBookedHook(Runnable hook) {
+    loop.setBookedHook(hook);
+  }
+
+  /** Tests: Locus's scheduling thread (null before the service starts). */
+  Thread schedulingThread() {
+    return loop.thread();
+  }
+
+  /** Tests: whether it sleeps until a heartbeat or a booking wakes it. */
+  boolean schedulingThreadAsleep() {
+    return loop.asleep();
   }
 
   /** Tests: waits (up to a minute) until the scheduling thread has nothing left to do. */

@@ -99,7 +99,7 @@ final class SchedulerEventRouter {
       }
       case NODE_UPDATE: {
         long start = System.nanoTime();
-        scheduler.nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode());
+        scheduler.nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode(), start);
         metrics.heartbeatHandled(System.nanoTime() - start);
         break;
       }

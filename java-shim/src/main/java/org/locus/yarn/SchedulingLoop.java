@@ -125,6 +125,11 @@ final class SchedulingLoop implements Runnable {
   private volatile BiConsumer<List<NodeId>, JsonNode> decidedHook;
   /** Tests hold this thread just before it books the heartbeats queued. */
   private volatile Runnable bookkeepingHook;
+  /**
+   * Tests hold a booking (on any thread) after the RM's bookkeeping of a heartbeat and before
+   * its node is due an offer: the moment neither queue holds the node.
+   */
+  private volatile Runnable bookedHook;
 
   // Guarded by this; each bounded by the cluster's nodes or applications.
   /**
@@ -134,13 +139,24 @@ final class SchedulingLoop implements Runnable {
    * is this bookkeeping. (A wrapper that pulls them itself, as SLS's does, gets one per
    * heartbeat, as the RM's own event queue would hold them.)
    */
-  private final Queue<RMNode> updates = new ConcurrentLinkedQueue<>();
+  private final Queue<QueuedHeartbeat> updates = new ConcurrentLinkedQueue<>();
   /**
    * Nodes that heartbeated since they were last offered, in arrival order, each once: the
    * dispatcher adds without taking this loop's lock. Bounded by the cluster's nodes.
    */
   private final Queue<NodeId> heartbeated = new ConcurrentLinkedQueue<>();
   private final Set<NodeId> heartbeatQueued = ConcurrentHashMap.newKeySet();
+  /** A heartbeat still to book, and when it arrived: its wait is an operator's gauge. */
+  private static final class QueuedHeartbeat {
+    final RMNode node;
+    final long arrivedNanos;
+
+    QueuedHeartbeat(RMNode node, long arrivedNanos) {
+      this.node = node;
+      this.arrivedNanos = arrivedNanos;
+    }
+  }
+
   /** True only while the thread waits without a tick: then a heartbeat must wake it. */
   private volatile boolean asleep;
   private long lastAfterPassMs;
@@ -184,6 +200,20 @@ final class SchedulingLoop implements Runnable {
     bookkeepingHook = hook;
   }
 
+  void setBookedHook(Runnable hook) {
+    bookedHook = hook;
+  }
+
+  /** Tests: the scheduling thread (null before start). */
+  synchronized Thread thread() {
+    return thread;
+  }
+
+  /** Tests: whether the thread has gone to sleep until a heartbeat (or a booking) wakes it. */
+  boolean asleep() {
+    return asleep;
+  }
+
   synchronized void start() {
     if (thread != null || stopped) {
       return;
@@ -222,7 +252,16 @@ final class SchedulingLoop implements Runnable {
    * bookkeeping never stops with Locus's placement.
    */
   boolean nodeHeartbeat(RMNode node) {
-    updates.add(node);
+    return nodeHeartbeat(node, System.nanoTime());
+  }
+
+  /**
+   * As {@link #nodeHeartbeat(RMNode)}, the heartbeat arriving at {@code arrivedNanos}
+   * ({@link System#nanoTime}): the dispatcher's timing of NODE_UPDATE already read the clock,
+   * and a second read was a fifth of the hand-over's cost.
+   */
+  boolean nodeHeartbeat(RMNode node, long arrivedNanos) {
+    updates.add(new QueuedHeartbeat(node, arrivedNanos));
     // Read after the add (both are full fences): the thread sets asleep before it re-checks
     // the queue under this lock and waits, so one of the two sees the other.
     if (asleep) {
@@ -231,6 +270,20 @@ final class SchedulingLoop implements Runnable {
     // Queued first either way: a thread that ended after this check leaves nothing behind
     // that the caller's booking of the whole queue does not take.
     return running;
+  }
+
+  /**
+   * Heartbeats queued for their bookkeeping now (the metrics' gauge). Counts the queue, so at
+   * most one step per node (the queue's bound); read at metrics snapshots, never per heartbeat.
+   */
+  int queuedHeartbeats() {
+    return updates.size();
+  }
+
+  /** How long the oldest queued heartbeat has waited for its bookkeeping, ms; 0 if none waits. */
+  long oldestQueuedHeartbeatAgeMs() {
+    QueuedHeartbeat oldest = updates.peek();
+    return oldest == null ? 0 : (System.nanoTime() - oldest.arrivedNanos) / 1_000_000;
   }
 
   /** allocate() (or the RM) changed {@code attempt}'s asks; they reach the core before a pass. */
@@ -410,10 +463,11 @@ final class SchedulingLoop implements Runnable {
    */
   private void bookUnderLock(int max) {
     for (int i = 0; i < max; i++) {
-      RMNode node = updates.poll();
-      if (node == null) {
+      QueuedHeartbeat queued = updates.poll();
+      if (queued == null) {
         return;
       }
+      RMNode node = queued.node;
       long calls = link.coreCallsOfThisThread();
       try {
         cluster.nodeUpdate(node);
@@ -422,6 +476,10 @@ final class SchedulingLoop implements Runnable {
         link.failures().warn("Scheduler event NODE_UPDATE", "node " + node.getNodeID(), t,
             null);
         link.eventFailed(t, calls);
+      }
+      Runnable hook = bookedHook;
+      if (hook != null) {
+        hook.run();
       }
       NodeId id = node.getNodeID();
       if (heartbeatQueued.add(id)) {

@@ -8,6 +8,9 @@ import static org.locus.yarn.LocusRmFixture.ROUNDS;
 import static org.locus.yarn.LocusRmFixture.heartbeatUntil;
 import static org.locus.yarn.LocusRmFixture.locusConf;
 import static org.locus.yarn.LocusRmFixture.scheduler;
+import static org.apache.hadoop.test.MetricsAsserts.getIntGauge;
+import static org.apache.hadoop.test.MetricsAsserts.getLongGauge;
+import static org.apache.hadoop.test.MetricsAsserts.getMetrics;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,6 +22,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.metrics2.MetricsSource;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -337,6 +341,126 @@ public class SchedulingLoopTest {
     assertEquals("the task its NM reported finished", RMContainerState.COMPLETED,
         container.getState());
     assertEquals(0, container.getContainerExitStatus());
+  }
+
+  /**
+   * A heartbeat the dispatcher books (before another event) wakes a sleeping locus-scheduler.
+   * The window: the dispatcher has taken the heartbeat off the bookkeeping queue and not yet
+   * marked its node due an offer, so both queues look empty to a thread deciding to sleep.
+   * Here the dispatcher's booking (a test thread calling what the router calls before every
+   * event) is held in that window until locus-scheduler sleeps; once released, the node must
+   * be offered with no further heartbeat or event: the AM container is placed on it.
+   */
+  @Test(timeout = 300_000)
+  public void aBookingOnTheDispatcherWakesTheSleepingSchedulingThread() throws Exception {
+    MockRM rm = cluster.start(conf("heartbeat"));
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    LocusScheduler scheduler = scheduler(rm);
+    scheduler.awaitSchedulingIdle();
+    ApplicationAttemptId attempt = app.getCurrentAppAttempt().getAppAttemptId();
+    assertEquals("heartbeat mode: the AM waits for h1's heartbeat", RMAppAttemptState.SCHEDULED,
+        app.getCurrentAppAttempt().getAppAttemptState());
+
+    CountDownLatch loopHeld = new CountDownLatch(1);
+    CountDownLatch releaseLoop = new CountDownLatch(1);
+    scheduler.setBookkeepingHook(() -> {
+      loopHeld.countDown();
+      await(releaseLoop);
+    });
+    CountDownLatch bookingHeld = new CountDownLatch(1);
+    CountDownLatch releaseBooking = new CountDownLatch(1);
+    scheduler.setBookedHook(() -> {
+      if (Thread.currentThread().getName().equals("plays-the-dispatcher")) {
+        bookingHeld.countDown();
+        await(releaseBooking);
+      }
+    });
+    Thread dispatcher = new Thread(scheduler::bookkeepQueuedHeartbeats, "plays-the-dispatcher");
+    try {
+      // locus-scheduler wakes for the heartbeat and is held before it books it...
+      nm1.nodeHeartbeat(true);
+      rm.drainEvents();
+      assertTrue(loopHeld.await(60, TimeUnit.SECONDS));
+      // ... the "dispatcher" books it and is held in the window ...
+      dispatcher.start();
+      assertTrue(bookingHeld.await(60, TimeUnit.SECONDS));
+      // ... locus-scheduler finds nothing to book or offer and, 100 ms later, sleeps.
+      releaseLoop.countDown();
+      Thread loop = scheduler.schedulingThread();
+      long deadline = System.currentTimeMillis() + 60_000;
+      while (!(scheduler.schedulingThreadAsleep() && loop.getState() == Thread.State.WAITING)) {
+        assertTrue("locus-scheduler went to sleep", System.currentTimeMillis() < deadline);
+        Thread.sleep(5);
+      }
+    } finally {
+      releaseLoop.countDown();
+      releaseBooking.countDown();
+      dispatcher.join(60_000);
+      scheduler.setBookkeepingHook(null);
+      scheduler.setBookedHook(null);
+    }
+    // A hang guard, not a speed requirement: without a wake-up the node is never offered.
+    long deadline = System.currentTimeMillis() + 20_000;
+    while (scheduler.getSchedulerNode(nm1.getNodeId()).getNumContainers() == 0
+        && System.currentTimeMillis() < deadline) {
+      Thread.sleep(20);
+    }
+    assertEquals("h1, booked by the dispatcher, offered without another heartbeat: the AM on it",
+        1, scheduler.getSchedulerNode(nm1.getNodeId()).getNumContainers());
+    rm.waitForState(attempt, RMAppAttemptState.ALLOCATED);
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await(120, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * An operator sees the heartbeats waiting for their bookkeeping on locus-scheduler: the
+   * LocusScheduler metrics source's depth and oldest-age gauges show one heartbeat held there,
+   * its age growing, and nothing once it is booked.
+   */
+  @Test(timeout = 300_000)
+  public void theQueuedHeartbeatsShowInTheMetrics() throws Exception {
+    MockRM rm = cluster.start(conf("heartbeat"));
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    LocusScheduler scheduler = scheduler(rm);
+    MetricsSource source = scheduler.getLocusMetrics();
+    scheduler.awaitSchedulingIdle();
+    assertEquals(0, getIntGauge("QueuedHeartbeats", getMetrics(source)));
+    assertEquals(0, getLongGauge("OldestQueuedHeartbeatAgeMs", getMetrics(source)));
+
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    scheduler.setBookkeepingHook(() -> {
+      held.countDown();
+      try {
+        release.await(120, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    try {
+      nm1.nodeHeartbeat(true);
+      rm.drainEvents();
+      assertTrue("locus-scheduler reached the queued heartbeat", held.await(60, TimeUnit.SECONDS));
+      assertEquals(1, getIntGauge("QueuedHeartbeats", getMetrics(source)));
+      long first = getLongGauge("OldestQueuedHeartbeatAgeMs", getMetrics(source));
+      Thread.sleep(50);
+      long later = getLongGauge("OldestQueuedHeartbeatAgeMs", getMetrics(source));
+      assertTrue("the oldest heartbeat's age grows while it waits: " + first + " then " + later,
+          later >= first + 50);
+    } finally {
+      release.countDown();
+      scheduler.setBookkeepingHook(null);
+    }
+    scheduler.awaitSchedulingIdle();
+    assertEquals(0, getIntGauge("QueuedHeartbeats", getMetrics(source)));
+    assertEquals(0, getLongGauge("OldestQueuedHeartbeatAgeMs", getMetrics(source)));
   }
 
   @Test(timeout = 120_000)

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.hadoop.metrics2.MetricsCollector;
 import org.apache.hadoop.metrics2.MetricsInfo;
@@ -65,12 +67,35 @@ public final class LocusMetrics implements MetricsSource {
       heartbeatTotals);
   private final Window allocateWindow = new Window("AllocateTimeUs", "allocate() time",
       allocateTotals);
+  private static final MetricsInfo QUEUED_HEARTBEATS = Interns.info("QueuedHeartbeats",
+      "Node heartbeats queued for the RM's bookkeeping on locus-scheduler");
+  private static final MetricsInfo OLDEST_QUEUED_HEARTBEAT = Interns.info(
+      "OldestQueuedHeartbeatAgeMs", "How long the oldest queued node heartbeat has waited (ms)");
   private final Supplier<String> coreStats;
+  private final IntSupplier queuedHeartbeats;
+  private final LongSupplier oldestQueuedHeartbeatAgeMs;
   private volatile String registeredAs;
 
-  /** @param coreStats the core's counters as JSON ({@code LocusScheduler.getCoreStatsJson}). */
-  public LocusMetrics(Supplier<String> coreStats) {
+  /**
+   * @param coreStats the core's counters as JSON ({@code LocusScheduler.getCoreStatsJson})
+   * @param queuedHeartbeats heartbeats NODE_UPDATE queued and locus-scheduler has not booked
+   * @param oldestQueuedHeartbeatAgeMs how long the oldest of them has waited, ms (0 if none)
+   */
+  public LocusMetrics(Supplier<String> coreStats, IntSupplier queuedHeartbeats,
+      LongSupplier oldestQueuedHeartbeatAgeMs) {
     this.coreStats = coreStats;
+    this.queuedHeartbeats = queuedHeartbeats;
+    this.oldestQueuedHeartbeatAgeMs = oldestQueuedHeartbeatAgeMs;
+  }
+
+  /** Heartbeats waiting for their bookkeeping on locus-scheduler now. */
+  public int queuedHeartbeats() {
+    return queuedHeartbeats.getAsInt();
+  }
+
+  /** How long the oldest queued heartbeat has waited, ms; 0 if none waits. */
+  public long oldestQueuedHeartbeatAgeMs() {
+    return oldestQueuedHeartbeatAgeMs.getAsLong();
   }
 
   /** Registers under the RM's metrics system; replaces a source left by an earlier RM in this JVM. */
@@ -202,6 +227,9 @@ public final class LocusMetrics implements MetricsSource {
         rb.addGauge(info(g), stats.path(g[0]).asLong(0));
       }
     }
+    // The shim's own, so a core being rebuilt does not hide a backed-up queue.
+    rb.addGauge(QUEUED_HEARTBEATS, queuedHeartbeats());
+    rb.addGauge(OLDEST_QUEUED_HEARTBEAT, oldestQueuedHeartbeatAgeMs());
     // Not this object's monitor: register() holds it while calling into the metrics system,
     // which holds its own lock while it calls here.
     synchronized (heartbeatWindow) {

@@ -35,6 +35,8 @@ public final class LocusFigures {
   public final long allocateCount;
   public final double allocateMeanMicros;
   public final long allocateMaxMicros;
+  public final int queuedHeartbeats;
+  public final long oldestQueuedHeartbeatAgeMs;
 
   /** Null when the scheduler is not Locus. */
   public static LocusFigures of(ResourceScheduler scheduler) {
@@ -75,5 +77,7 @@ public final class LocusFigures {
     this.allocateCount = al.count();
     this.allocateMeanMicros = al.meanMicros();
     this.allocateMaxMicros = al.maxMicros();
+    this.queuedHeartbeats = metrics.queuedHeartbeats();
+    this.oldestQueuedHeartbeatAgeMs = metrics.oldestQueuedHeartbeatAgeMs();
   }
 }

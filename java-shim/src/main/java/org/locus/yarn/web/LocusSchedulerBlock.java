@@ -66,6 +66,8 @@ public class LocusSchedulerBlock extends HtmlBlock {
         f.heartbeatMeanMicros, f.heartbeatMaxMicros));
     row(t, "Scheduler time per allocate()", timing(f.allocateCount, f.allocateMeanMicros,
         f.allocateMaxMicros));
+    row(t, "Heartbeats queued for bookkeeping (oldest waited)", f.queuedHeartbeats + " ("
+        + f.oldestQueuedHeartbeatAgeMs + " ms)");
     t.__();
   }
 

@@ -103,6 +103,8 @@ public final class SchedulerInfoJson {
     n.set("heartbeatTimeUs", timing(f.heartbeatCount, f.heartbeatMeanMicros,
         f.heartbeatMaxMicros));
     n.set("allocateTimeUs", timing(f.allocateCount, f.allocateMeanMicros, f.allocateMaxMicros));
+    n.put("queuedHeartbeats", f.queuedHeartbeats);
+    n.put("oldestQueuedHeartbeatAgeMs", f.oldestQueuedHeartbeatAgeMs);
     return n;
   }
 

@@ -161,6 +161,9 @@ public class SchedulerWebTest {
     // placed the tasks before the test's next allocate() looks, which is timing.
     assertTrue(locus.toString(), locus.path("heartbeatTimeUs").path("count").asLong() >= 2);
     assertTrue(locus.path("allocateTimeUs").path("count").asLong() >= 2);
+    // Their values are the metrics gauges' (SchedulingLoopTest); here, that REST carries them.
+    assertTrue(locus.toString(), locus.path("queuedHeartbeats").isInt()
+        && locus.path("oldestQueuedHeartbeatAgeMs").isNumber());
     assertEquals(0, locus.path("rejections").asLong());
 
     // The rest of the RM's REST API is still Hadoop's own.
