@@ -5,9 +5,10 @@
 and Locus's default configuration, one after another, one JVM each (so heap and native memory
 are each run's own). Prints a table and, last, the line scripts read:
 
-    sls: nodes=N shim=C locus/capacity-default: node_update=R1 allocate=R2 throughput=R3 latency=R4
+    sls: nodes=N locus/capacity-default: node_update=R1 allocate=R2 throughput=R3 latency=R4
 
-where C is the commit the shim jar was built from (+dirty if its sources had uncommitted changes);
+after `sls: shim=C`, C being the commit the shim jar was built from (+dirty if its sources had
+uncommitted changes);
 a jar whose sources are not the working tree's is refused unless --allow-stale-jar.
 
 Python 3 standard library only; ./locus builds sls-bench first and passes its classpath file.
@@ -534,11 +535,12 @@ def ratios(run, base):
 
 
 def summary_lines(by, nodes, shim):
-    """The lines scripts read: Locus over capacity-default, naming the shim's commit."""
-    lines = []
+    """The lines scripts read: which shim jar ran, then Locus over capacity-default. The last line
+    keeps issue 9's exact form (`sls: nodes=N locus/capacity-default: ...`)."""
+    lines = [f"sls: shim={shim['label']}"]
     for run, name in (("locus-async", "locus-async"), ("locus-default", "locus")):
         if run in by and "capacity-default" in by:
-            lines.append(f"sls: nodes={nodes} shim={shim['label']} {name}/capacity-default: "
+            lines.append(f"sls: nodes={nodes} {name}/capacity-default: "
                          + ratios(by[run], by["capacity-default"]))
     return lines
 
