@@ -207,8 +207,10 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   /** A key whose noted rows the RM may not hold as noted (its table was dropped, remade). */
   private static final Object REMADE = new Object();
   /**
-   * Bumped (before) each time the RM puts a container's asks back, replacing rows with its own
-   * copies; read by the scheduling thread without this lock.
+   * Bumped before and again after each time the RM puts a container's asks back, replacing rows
+   * with its own copies: odd while one is under way. A put-back takes only the attempt's write
+   * lock, not this monitor, so it can count itself, wait for that lock while allocate() applies
+   * and notes the AM's rows, and replace them right after; or start while a frame is written.
    */
   private final AtomicLong rowsPutBack = new AtomicLong();
   /** {@link #rowsPutBack} before the RM applied the first change noted since the last send. */
@@ -225,7 +227,8 @@ class LocusAppAttempt extends FiCaSchedulerApp {
 
   /**
    * allocate()'s change of the RM's asks (then {@link #noteAsksChanged}). The count of put-backs
-   * is read before the RM applies the change: one racing with it counts as after the noting.
+   * is read before the RM applies the change: one under way then (odd) or after it moves the
+   * count, and the frame then looks every row up.
    */
   @Override
   public synchronized boolean updateResourceRequests(List<ResourceRequest> requests) {
@@ -238,9 +241,14 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   /** The RM puts a lost container's asks back as its own copies of the rows. */
   @Override
   public void recoverResourceRequestsForContainer(ContainerRequest containerRequest) {
-    // Before the rows change: a frame that reads the count after them reads them as changed.
+    // Odd from before the rows change until after: a frame that reads the count at any point
+    // of it, or across it, reads the rows as changed.
     rowsPutBack.incrementAndGet();
-    super.recoverResourceRequestsForContainer(containerRequest);
+    try {
+      super.recoverResourceRequestsForContainer(containerRequest);
+    } finally {
+      rowsPutBack.incrementAndGet();
+    }
   }
 
   /** allocate() applied {@code rows} to the RM's asks; they reach the core before a pass. */
@@ -352,11 +360,22 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    * them, and each key's priority and allocation request id read once, not per row.
    */
   private ByteBuffer changedFrame(NameIds ids) {
+    long putBacks = rowsPutBack.get();
+    boolean putBackNone = putBacks == rowsPutBackBeforeNoting && (putBacks & 1) == 0;
+    ByteBuffer frame = changedFrame(ids, putBackNone);
+    if (putBackNone && rowsReadAsNoted > 0 && rowsPutBack.get() != putBacks) {
+      // A put-back started while the rows were written: some noted objects may no longer be
+      // the RM's. Written again with every row looked up (the thread's frame is rewritten).
+      frame = changedFrame(ids, false);
+    }
+    return frame;
+  }
+
+  private ByteBuffer changedFrame(NameIds ids, boolean putBackNone) {
     org.apache.hadoop.yarn.api.records.ApplicationId app = getApplicationId();
     AsksFrame.Writer w = AsksFrame.start(AsksFrame.KIND_CHANGED, app, ids);
     int rows = 0;
     int asNotedRows = 0;
-    boolean putBackNone = rowsPutBack.get() == rowsPutBackBeforeNoting;
     for (Map.Entry<SchedulerRequestKey, Map<String, ResourceRequest>> e :
         rowsNotSent.entrySet()) {
       if (e.getValue().isEmpty()) {

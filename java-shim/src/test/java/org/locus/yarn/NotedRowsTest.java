@@ -124,4 +124,39 @@ public class NotedRowsTest {
       assertEquals(Integer.valueOf(3), sent.get(ResourceRequest.ANY));
     }
   }
+  /**
+   * A put-back racing the AM's call: it counted itself, then waited for the attempt's write
+   * lock while allocate() applied and noted the AM's rows, and replaced them right after. The
+   * frame must send the RM's rows (one more each), not the noted objects the RM no longer holds.
+   */
+  @Test
+  public void aPutBackRacingTheAmsCallIsNotReadAsTheNotedRows() throws Exception {
+    LocusAppAttempt attempt = attempt();
+    java.lang.reflect.Field f = org.apache.hadoop.yarn.server.resourcemanager.scheduler
+        .SchedulerApplicationAttempt.class.getDeclaredField("writeLock");
+    f.setAccessible(true);
+    java.util.concurrent.locks.Lock write = (java.util.concurrent.locks.Lock) f.get(attempt);
+    synchronized (attempt) {
+      Thread putBack = new Thread(() -> attempt.recoverResourceRequestsForContainer(
+          new ContainerRequest(Arrays.asList(row("h2", 1), row("/default-rack", 1),
+              row(ResourceRequest.ANY, 1)))), "put-back");
+      write.lock();
+      try {
+        putBack.start();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        while (putBack.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+          Thread.sleep(1);
+        }
+        assertEquals("the put-back waits for the write lock", Thread.State.WAITING,
+            putBack.getState());
+        amSets(attempt, row("h2", 2), row("/default-rack", 2), row(ResourceRequest.ANY, 2));
+      } finally {
+        write.unlock();
+      }
+      putBack.join(20_000);
+      Map<String, Integer> sent = counts(attempt.takeAsksFrame(null));
+      assertEquals(Integer.valueOf(3), sent.get("h2"));
+      assertEquals(Integer.valueOf(3), sent.get(ResourceRequest.ANY));
+    }
+  }
 }
