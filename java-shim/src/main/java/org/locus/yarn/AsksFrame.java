@@ -15,7 +15,8 @@ import org.apache.hadoop.yarn.api.records.ResourceRequest;
  * Writes the binary asks frame of {@code rust-core/src/frame.rs} (layout in
  * docs/architecture.md): the hot allocate() path's rows go to the core without a JSON tree or
  * text. One heap array and one direct buffer per thread ({@link Writer}), grown when a frame
- * does not fit, so a call allocates nothing but the bytes of names with non-ASCII characters.
+ * does not fit; per frame only the application id's bytes (and those of names with non-ASCII
+ * characters) are allocated.
  */
 public final class AsksFrame {
   static final int MAGIC = 0x314B534C;
@@ -27,6 +28,14 @@ public final class AsksFrame {
   static final int HEADER_BYTES = 20;
   static final int ROW_FIXED_BYTES = 31;
   private static final int INITIAL_BYTES = 64 * 1024;
+  /**
+   * What a thread's writer keeps between frames. The largest frame the core takes under its
+   * default bounds (`locus.app.max-ask-rows` 12,288 rows, names of at most 1,024 bytes) is about
+   * 13 MB; the RM bounds no application's rows, so a larger table grows the writer for its frame
+   * (which the core then refuses), and the next frame starts from fresh buffers instead of
+   * keeping that size for the thread's life.
+   */
+  static final int RETAINED_BYTES = 16 << 20;
   /**
    * The core's {@code MAX_NAME_BYTES} (rust-core/src/ask.rs), which refuses a frame with a
    * longer resource name; AsksFrameTest pins the two together against the core itself.
@@ -49,8 +58,7 @@ public final class AsksFrame {
    * A frame being written, per thread. Rows go into a heap array and the finished frame is
    * copied into a direct buffer in one bulk copy: per-byte puts into the direct buffer (each
    * with its bounds and scope checks) were about half of the encoding in a JFR profile. Both
-   * grow to the thread's largest frame: the rows the RM holds for one application, each name
-   * at most {@link #MAX_NAME_BYTES}.
+   * grow to the thread's largest frame and are kept up to {@link #RETAINED_BYTES}.
    */
   static final class Writer {
     private byte[] buf = new byte[INITIAL_BYTES];
@@ -91,6 +99,12 @@ public final class AsksFrame {
       I64.set(buf, pos, v);
       pos += 8;
     }
+  }
+
+  /** Bytes this thread's writer holds now (its array and its direct buffer); for tests. */
+  static long writerBytes() {
+    Writer w = WRITER.get();
+    return (long) w.buf.length + w.out.capacity();
   }
 
   private static ByteBuffer allocate(int bytes) {
@@ -138,6 +152,13 @@ public final class AsksFrame {
     // pass to size the frame first, with a byte array per name, read every one of 5,000 RM
     // objects twice.
     Writer w = WRITER.get();
+    if (w.buf.length > RETAINED_BYTES) {
+      w.buf = new byte[INITIAL_BYTES];
+    }
+    if (w.out.capacity() > RETAINED_BYTES) {
+      // The last frame, which is valid only until this one, is the only use of it.
+      w.out = allocate(INITIAL_BYTES);
+    }
     w.pos = 0;
     w.i32(MAGIC);
     w.i8(kind);

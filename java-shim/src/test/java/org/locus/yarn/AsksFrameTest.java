@@ -263,4 +263,29 @@ public class AsksFrameTest {
     }
     assertFalse(AsksFrame.carries(""));
   }
+  /**
+   * A table larger than any frame the core takes grows the thread's writer for its frame only:
+   * the next frame starts from fresh buffers, so a hostile application's table does not stay
+   * in the RM's memory for the thread's life. (Its own thread: the writer is per thread.)
+   */
+  @Test
+  public void aWriterGrownPastWhatItKeepsStartsTheNextFrameSmall() throws Exception {
+    ApplicationId id = ApplicationId.newInstance(1700000000000L, 1);
+    String name = repeat("h", 1000);
+    java.util.List<ResourceRequest> huge = new java.util.ArrayList<>();
+    for (int i = 0; i < AsksFrame.RETAINED_BYTES / 1000 + 100; i++) {
+      huge.add(row(name + i, 1));
+    }
+    long[] bytes = new long[2];
+    Thread t = new Thread(() -> {
+      AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, id, huge, null);
+      bytes[0] = AsksFrame.writerBytes();
+      AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, id, Collections.singletonList(row("h1", 1)), null);
+      bytes[1] = AsksFrame.writerBytes();
+    });
+    t.start();
+    t.join(60_000);
+    assertTrue("grown for the large frame: " + bytes[0], bytes[0] > 2L * AsksFrame.RETAINED_BYTES);
+    assertTrue("kept after it: " + bytes[1], bytes[1] <= AsksFrame.RETAINED_BYTES);
+  }
 }
