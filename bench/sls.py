@@ -139,12 +139,16 @@ def shim_provenance(classpath, root):
     tree = source_fingerprint(root)
     if tree is not None:
         info["tree_head"], info["tree_dirty"], info["tree_source_id"] = tree
-    if jar_id == "unknown":
+    info["unknown"] = None
+    if tree is None:
+        # No git here (a tarball, git missing): nothing says the jar is stale either, and
+        # ./locus bench sls has just built it from this tree. Said, not refused.
+        info["unknown"] = (f"git cannot fingerprint the sources at {root}, so sls.py cannot tell "
+                           f"whether the jar holds them")
+        info["stale"] = None
+    elif jar_id == "unknown":
         info["stale"] = ("the jar records no source fingerprint (built without git, or before "
                          "its build recorded one): which code it holds is unknown")
-    elif tree is None:
-        info["stale"] = (f"git cannot fingerprint the sources at {root}: cannot tell what the "
-                         f"jar holds")
     elif tree[2] != jar_id:
         info["stale"] = (f"the jar's sources are not the working tree's: the jar was built at "
                          f"{commit[:7]}{' with uncommitted source changes' if dirty else ''}, "
@@ -163,6 +167,9 @@ def check_shim(info, measures_locus, allow_stale):
             if head and not info["stale"] and head != info.get("commit") else "")
     print(f"[sls] shim jar {info['jar']}: built at {info['label']}{same}", file=sys.stderr,
           flush=True)
+    if info.get("unknown"):
+        print(f"[sls] WARNING: {info['unknown']}; the figures are labelled {info['label']}",
+              file=sys.stderr, flush=True)
     if not info["stale"]:
         return
     if not measures_locus:

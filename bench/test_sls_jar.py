@@ -7,6 +7,7 @@ tree's. Pure Python and git, about a second: python3 -m unittest bench/test_sls_
 import hashlib
 import io
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,9 +21,15 @@ import sls  # noqa: E402
 SOURCES = "# the jar's sources\njava-shim/src/main\nrust-core/src\n"
 
 
+def clean_env():
+    """The environment without GIT_* (a hook's GIT_DIR or GIT_INDEX_FILE would point the fake
+    repository's commands at the outer one)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+
+
 def git(root, *args):
     return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
-                          text=True).stdout.strip()
+                          text=True, env=clean_env()).stdout.strip()
 
 
 def write(root, path, text):
@@ -45,6 +52,7 @@ def manifest(attrs):
     return out + "\r\n"
 
 
+@unittest.skipUnless(shutil.which("git"), "git is not installed: nothing to fingerprint with")
 class StaleJar(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="sls-jar-test-")
@@ -141,6 +149,22 @@ class StaleJar(unittest.TestCase):
         info = sls.shim_provenance(self.jar(), self.root)
         self.assertIn("records no source fingerprint", info["stale"])
         self.assertEqual("unknown", info["label"])
+
+    def test_outside_a_git_checkout_a_jar_that_records_nothing_runs_with_a_warning(self):
+        # A tarball of the sources: the build records "unknown" and sls.py cannot fingerprint
+        # the tree either. Nothing says the jar is stale, so `./locus bench sls` must not refuse
+        # the jar it just built; it says it cannot tell.
+        tree = os.path.join(self.tmp.name, "tarball")
+        os.makedirs(tree)
+        write(tree, "java-shim/jar-sources.txt", SOURCES)
+        write(tree, "rust-core/src/lib.rs", "pub fn f() {}\n")
+        info = sls.shim_provenance(self.jar(**{"Locus-Commit": "unknown",
+                                               "Locus-Source-Id": "unknown"}), tree)
+        self.assertIsNone(info["stale"])
+        err = io.StringIO()
+        with redirect_stderr(err):
+            sls.check_shim(info, measures_locus=True, allow_stale=False)
+        self.assertIn("cannot tell", err.getvalue())
 
     def test_a_stale_jar_is_refused_for_a_locus_run_unless_allowed(self):
         write(self.root, "rust-core/src/lib.rs", "pub fn f() { h() }\n")
