@@ -83,6 +83,12 @@ impl<E: Copy + Ord> EventQueue<E> {
         }
     }
 
+    /// The event `k` places after the next one `pop` returns, if it is queued for the same
+    /// millisecond (what is certain to come soon, so its data can be fetched ahead).
+    pub fn ahead(&self, k: usize) -> Option<&E> {
+        self.ring[(self.now & MASK) as usize].get(self.taken + k)
+    }
+
     /// Moves the later events whose millisecond is now inside the window into the ring, in
     /// (time, sequence) order.
     fn admit_later(&mut self) {

@@ -196,6 +196,39 @@ impl<'w> Engine<'w> {
         }
     }
 
+    /// Loads, ahead of time, what the `ReadDone` events queued next in this millisecond will
+    /// check: most are stale (a read re-timed sooner leaves its earlier event behind), and
+    /// each check is a few cache misses spread over the job, task and read tables. Loading
+    /// job, task and read a few events apart lets the misses of consecutive events overlap.
+    pub(super) fn fetch_ahead(&self) {
+        use std::hint::black_box;
+        if let Some(&Ev::ReadDone(t, _)) = self.queue.ahead(12) {
+            let job = &self.jobs[t.job as usize];
+            black_box(job.finished.is_some());
+            black_box(job.maps.as_ptr());
+        }
+        if let Some(&Ev::ReadDone(t, _)) = self.queue.ahead(6) {
+            if let Some(task) = self.task_ref(t) {
+                black_box(task.running);
+                black_box(task.read);
+            }
+        }
+        if let Some(&Ev::ReadDone(t, _)) = self.queue.ahead(2) {
+            if let Some(task) = self.task_ref(t) {
+                self.links.touch(task.read);
+            }
+        }
+    }
+
+    fn task_ref(&self, t: TaskRef) -> Option<&super::TaskRt> {
+        let job = &self.jobs[t.job as usize];
+        if t.reduce {
+            job.reduces.get(t.idx as usize)
+        } else {
+            job.maps.get(t.idx as usize)
+        }
+    }
+
     pub(super) fn read_done(&mut self, t: TaskRef, version: u32) {
         if self.jobs[t.job as usize].finished.is_some() {
             return;
