@@ -83,6 +83,20 @@ impl<E: Copy + Ord> EventQueue<E> {
         }
     }
 
+    /// Starts loading what a `push` at `at` will touch: with `end`, the end of its bucket
+    /// (reading the bucket's header, so do that a few pushes after the header's own fetch).
+    pub fn prefetch(&self, at: u64, end: bool) {
+        if at < self.now || at - self.now >= WINDOW_MS {
+            return;
+        }
+        let bucket = &self.ring[(at & MASK) as usize];
+        if !end {
+            crate::prefetch::prefetch(bucket);
+        } else if let Some(last) = bucket.last() {
+            crate::prefetch::prefetch(last);
+        }
+    }
+
     /// The event `k` places after the next one `pop` returns, if it is queued for the same
     /// millisecond (what is certain to come soon, so its data can be fetched ahead).
     pub fn ahead(&self, k: usize) -> Option<&E> {

@@ -275,6 +275,11 @@ impl Links {
         (self.task[slot as usize], at, v)
     }
 
+    /// When the `i`th event the last `retime` asked for fires.
+    pub(super) fn due_at(&self, i: usize) -> u64 {
+        self.due[i].1
+    }
+
     pub(super) fn live(&mut self, slot: u32) -> &mut Live {
         &mut self.live[slot as usize]
     }
