@@ -182,4 +182,27 @@ mod tests {
         }
         assert!(q.pop().is_none() && reference.is_empty());
     }
+
+    #[test]
+    fn ahead_is_what_pop_returns_later_in_the_same_millisecond() {
+        let mut q: EventQueue<u32> = EventQueue::default();
+        for (at, ev) in [(5, 1), (5, 2), (6, 3), (5, 4), (WINDOW_MS + 5, 5), (5, 6)] {
+            q.push(at, ev);
+        }
+        assert_eq!(q.pop(), Some((5, 1)));
+        assert_eq!(
+            (0..4).map(|k| q.ahead(k).copied()).collect::<Vec<_>>(),
+            [Some(2), Some(4), Some(6), None],
+            "the rest of millisecond 5, not 6's or the later heap's"
+        );
+        q.push(5, 7);
+        assert_eq!(q.ahead(3), Some(&7), "one queued now comes last");
+        for ev in [2, 4, 6, 7] {
+            assert_eq!(q.pop(), Some((5, ev)));
+        }
+        q.prefetch(6, false);
+        q.prefetch(6, true);
+        q.prefetch(u64::MAX, true);
+        assert_eq!(q.pop(), Some((6, 3)), "a prefetch changes nothing");
+    }
 }
