@@ -8,6 +8,7 @@ pub mod engine;
 pub mod hdfs;
 pub mod limits;
 pub mod metrics;
+mod prefetch;
 pub mod queue;
 pub mod report;
 pub mod rng;

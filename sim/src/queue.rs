@@ -83,6 +83,26 @@ impl<E: Copy + Ord> EventQueue<E> {
         }
     }
 
+    /// Starts loading what a `push` at `at` will touch: with `end`, the end of its bucket
+    /// (reading the bucket's header, so do that a few pushes after the header's own fetch).
+    pub fn prefetch(&self, at: u64, end: bool) {
+        if at < self.now || at - self.now >= WINDOW_MS {
+            return;
+        }
+        let bucket = &self.ring[(at & MASK) as usize];
+        if !end {
+            crate::prefetch::prefetch(bucket);
+        } else if let Some(last) = bucket.last() {
+            crate::prefetch::prefetch(last);
+        }
+    }
+
+    /// The event `k` places after the next one `pop` returns, if it is queued for the same
+    /// millisecond (what is certain to come soon, so its data can be fetched ahead).
+    pub fn ahead(&self, k: usize) -> Option<&E> {
+        self.ring[(self.now & MASK) as usize].get(self.taken + k)
+    }
+
     /// Moves the later events whose millisecond is now inside the window into the ring, in
     /// (time, sequence) order.
     fn admit_later(&mut self) {
@@ -161,5 +181,28 @@ mod tests {
             }
         }
         assert!(q.pop().is_none() && reference.is_empty());
+    }
+
+    #[test]
+    fn ahead_is_what_pop_returns_later_in_the_same_millisecond() {
+        let mut q: EventQueue<u32> = EventQueue::default();
+        for (at, ev) in [(5, 1), (5, 2), (6, 3), (5, 4), (WINDOW_MS + 5, 5), (5, 6)] {
+            q.push(at, ev);
+        }
+        assert_eq!(q.pop(), Some((5, 1)));
+        assert_eq!(
+            (0..4).map(|k| q.ahead(k).copied()).collect::<Vec<_>>(),
+            [Some(2), Some(4), Some(6), None],
+            "the rest of millisecond 5, not 6's or the later heap's"
+        );
+        q.push(5, 7);
+        assert_eq!(q.ahead(3), Some(&7), "one queued now comes last");
+        for ev in [2, 4, 6, 7] {
+            assert_eq!(q.pop(), Some((5, ev)));
+        }
+        q.prefetch(6, false);
+        q.prefetch(6, true);
+        q.prefetch(u64::MAX, true);
+        assert_eq!(q.pop(), Some((6, 3)), "a prefetch changes nothing");
     }
 }

@@ -189,10 +189,52 @@ impl<'w> Engine<'w> {
     /// `network`). `joined` is the slot of the read that just joined them; `None`: one just left.
     fn retime_links(&mut self, path: &network::Path, joined: Option<u32>) {
         for &l in path.links() {
-            for i in 0..self.links.retime(l, joined, self.now) {
+            let due = self.links.retime(l, joined, self.now);
+            for i in 0..due {
+                // The events land in scattered buckets: fetch a bucket's header, then its
+                // end, a few events before the push.
+                if i + 8 < due {
+                    self.queue.prefetch(self.links.due_at(i + 8), false);
+                }
+                if i + 4 < due {
+                    self.queue.prefetch(self.links.due_at(i + 4), true);
+                }
                 let (t, at, v) = self.links.due(i);
                 self.push(at, Ev::ReadDone(t, v));
             }
+        }
+    }
+
+    /// Loads, ahead of time, what the `ReadDone` events queued next in this millisecond will
+    /// check: most are stale (a read re-timed sooner leaves its earlier event behind), and
+    /// each check is a few cache misses spread over the job, task and read tables. Loading
+    /// job, task and read a few events apart lets the misses of consecutive events overlap.
+    pub(super) fn fetch_ahead(&self) {
+        use crate::prefetch::prefetch;
+        if let Some(&Ev::ReadDone(t, _)) = self.queue.ahead(12) {
+            let job = &self.jobs[t.job as usize];
+            prefetch(&job.finished);
+            prefetch(&job.maps);
+        }
+        if let Some(&Ev::ReadDone(t, _)) = self.queue.ahead(6) {
+            if let Some(task) = self.task_ref(t) {
+                prefetch(&task.running);
+                prefetch(&task.read);
+            }
+        }
+        if let Some(&Ev::ReadDone(t, _)) = self.queue.ahead(2) {
+            if let Some(task) = self.task_ref(t) {
+                self.links.touch(task.read);
+            }
+        }
+    }
+
+    fn task_ref(&self, t: TaskRef) -> Option<&super::TaskRt> {
+        let job = &self.jobs[t.job as usize];
+        if t.reduce {
+            job.reduces.get(t.idx as usize)
+        } else {
+            job.maps.get(t.idx as usize)
         }
     }
 

@@ -573,6 +573,7 @@ impl<'w> Engine<'w> {
             };
             self.now = at;
             self.raw.events += 1;
+            self.fetch_ahead();
             match ev {
                 Ev::Submit(j) => self.submit(j)?,
                 Ev::Heartbeat(n) => self.heartbeat(n)?,

@@ -7,6 +7,11 @@
 use crate::cluster::{Cluster, Distance};
 
 use super::TaskRef;
+use crate::prefetch::prefetch;
+
+/// How many reads ahead `retime` starts loading a read's line: enough misses in flight to
+/// cover a load from the shared cache, few enough that the lines are still there when used.
+const AHEAD: usize = 8;
 
 /// Bandwidths in MB/s (MiB/s, as the rest of the simulator counts).
 #[derive(Debug, Clone, serde::Serialize)]
@@ -242,8 +247,8 @@ impl Links {
             // Touch a read a few ahead so that its cache miss overlaps this one's work (the
             // slots are scattered, and the loads of later reads are otherwise issued only once
             // this one's branches resolve).
-            if let Some(&ahead) = self.batch.get(i + 4) {
-                std::hint::black_box(self.live[ahead as usize].last);
+            if let Some(&ahead) = self.batch.get(i + AHEAD) {
+                prefetch(&self.live[ahead as usize]);
             }
             let read = &mut self.live[slot as usize];
             let rate = read.stream.min(narrowest(&self.share, &read.path));
@@ -270,8 +275,20 @@ impl Links {
         (self.task[slot as usize], at, v)
     }
 
+    /// When the `i`th event the last `retime` asked for fires.
+    pub(super) fn due_at(&self, i: usize) -> u64 {
+        self.due[i].1
+    }
+
     pub(super) fn live(&mut self, slot: u32) -> &mut Live {
         &mut self.live[slot as usize]
+    }
+
+    /// Loads the read in `slot` (if any) so a check of it soon finds it in cache.
+    pub(super) fn touch(&self, slot: u32) {
+        if let Some(r) = self.live.get(slot as usize) {
+            prefetch(r);
+        }
     }
 
     pub(super) fn rate(&self, slot: u32) -> f64 {
