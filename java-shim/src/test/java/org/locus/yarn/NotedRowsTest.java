@@ -38,8 +38,11 @@ public class NotedRowsTest {
   private static final Priority P = Priority.newInstance(20);
   private static final Resource SIZE = Resource.newInstance(GB, 1);
 
+  private MockRM rm;
+
   private LocusAppAttempt attempt() throws Exception {
     MockRM rm = cluster.start(locusConf());
+    this.rm = rm;
     MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
     MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
@@ -68,6 +71,12 @@ public class NotedRowsTest {
     for (int i = 0; i < rows; i++) {
       int count = frame.getInt(at + 24);
       int length = frame.getShort(at + AsksFrame.ROW_FIXED_BYTES - 2) & 0xffff;
+      if (length == 0 && AsksFrame.numbered(frame)) {
+        // A numbered row: its name is the id that follows, shown as "#id".
+        out.put("#" + frame.getInt(at + AsksFrame.ROW_FIXED_BYTES), count);
+        at += AsksFrame.ROW_FIXED_BYTES + 4;
+        continue;
+      }
       byte[] name = new byte[length];
       for (int k = 0; k < length; k++) {
         name[k] = frame.get(at + AsksFrame.ROW_FIXED_BYTES + k);
@@ -157,6 +166,29 @@ public class NotedRowsTest {
       Map<String, Integer> sent = counts(attempt.takeAsksFrame(null));
       assertEquals(Integer.valueOf(3), sent.get("h2"));
       assertEquals(Integer.valueOf(3), sent.get(ResourceRequest.ANY));
+    }
+  }
+  /**
+   * The same reading in a frame that numbers hosts (the scheduling thread's case once the core
+   * published ids): the noted objects are read, and a node's host goes as its id.
+   */
+  @Test
+  public void aNumberedFrameReadsTheNotedRowsToo() throws Exception {
+    LocusAppAttempt attempt = attempt();
+    java.lang.reflect.Field f = LocusScheduler.class.getDeclaredField("link");
+    f.setAccessible(true);
+    NameIds ids = ((CoreLink) f.get(scheduler(rm))).nameIds();
+    Integer h1 = ids.id("h1");
+    org.junit.Assert.assertNotNull("h1 is a node's host", h1);
+    synchronized (attempt) {
+      amSets(attempt, row("h1", 2), row("/default-rack", 2), row(ResourceRequest.ANY, 2));
+      ByteBuffer frame = attempt.takeAsksFrame(ids);
+      org.junit.Assert.assertTrue(AsksFrame.numbered(frame));
+      Map<String, Integer> sent = counts(frame);
+      assertEquals(Integer.valueOf(2), sent.get("#" + h1));
+      assertEquals(Integer.valueOf(2), sent.get(ResourceRequest.ANY));
+      assertEquals(3, sent.size());
+      assertEquals("rows read as noted", 3, attempt.rowsReadAsNoted());
     }
   }
 }
