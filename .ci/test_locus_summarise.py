@@ -51,6 +51,13 @@ class Summarise(unittest.TestCase):
         self.assertEqual(0, r.returncode, r.stderr)
         self.assertIn("locus: 6 passed, 3 failed, 0 skipped", r.stdout)
 
+    def test_expected_failures_are_not_failures_and_unexpected_successes_are(self):
+        # unittest counts an unexpected success as a failed run, an expected failure as fine.
+        r = run_summarise(CARGO_OK, "Ran 8 tests in 0.1s\n\n"
+                          "FAILED (failures=1, expected failures=4, unexpected successes=2)\n")
+        self.assertEqual(0, r.returncode, r.stderr)
+        self.assertIn("locus: 10 passed, 3 failed, 0 skipped", r.stdout)
+
     def test_a_run_whose_rust_did_not_compile_still_prints_a_summary(self):
         r = run_summarise("error[E0308]: mismatched types\n", "Ran 1 test in 0.0s\n\nOK\n")
         self.assertEqual(0, r.returncode, r.stderr)

@@ -140,12 +140,16 @@ def shim_provenance(classpath, root):
     if tree is not None:
         info["tree_head"], info["tree_dirty"], info["tree_source_id"] = tree
     info["unknown"] = None
-    if tree is None:
-        # No git here (a tarball, git missing): nothing says the jar is stale either, and
-        # ./locus bench sls has just built it from this tree. Said, not refused.
+    if tree is None and jar_id == "unknown":
+        # Neither side could fingerprint (a tarball, no git): the jar was built here without git,
+        # and ./locus bench sls has just built it from this tree. Said, not refused.
         info["unknown"] = (f"git cannot fingerprint the sources at {root}, so sls.py cannot tell "
                            f"whether the jar holds them")
         info["stale"] = None
+    elif tree is None:
+        # The jar names its sources, so git worked where it was built: not this tree's build.
+        info["stale"] = (f"git cannot fingerprint the sources at {root}, and the jar was built "
+                         f"from a tree it could fingerprint ({commit[:7]})")
     elif jar_id == "unknown":
         info["stale"] = ("the jar records no source fingerprint (built without git, or before "
                          "its build recorded one): which code it holds is unknown")

@@ -166,6 +166,15 @@ class StaleJar(unittest.TestCase):
             sls.check_shim(info, measures_locus=True, allow_stale=False)
         self.assertIn("cannot tell", err.getvalue())
 
+    def test_a_jar_that_records_its_sources_is_refused_when_git_fails_here(self):
+        # git is there but cannot fingerprint this tree (here: a listed source path is gone).
+        # The jar says which sources it holds, so it was built elsewhere: refused, not waved on.
+        write(self.root, "java-shim/jar-sources.txt", SOURCES + "java-shim/gone\n")
+        info = sls.shim_provenance(self.jar(**{"Locus-Commit": self.head,
+                                               "Locus-Source-Dirty": "false",
+                                               "Locus-Source-Id": "0" * 64}), self.root)
+        self.assertIsNotNone(info["stale"])
+
     def test_a_stale_jar_is_refused_for_a_locus_run_unless_allowed(self):
         write(self.root, "rust-core/src/lib.rs", "pub fn f() { h() }\n")
         cp = self.jar(**{"Locus-Commit": self.head, "Locus-Source-Dirty": "false",
