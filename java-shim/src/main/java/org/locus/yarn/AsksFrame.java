@@ -193,10 +193,14 @@ public final class AsksFrame {
       numberedRow(w, app, priority, allocationRequestId, r, id);
       return;
     }
-    // Checked before growing: an AM's 70,000-char name must not size the buffer. An empty name
-    // the core refuses too, and its length 0 would read as "an id follows" in a numbered frame.
-    if (name.isEmpty() || name.length() > MAX_NAME_BYTES) {
+    // Checked before growing: an AM's 70,000-char name must not size the buffer.
+    if (name.length() > MAX_NAME_BYTES) {
       throw new RowRefused(app, priority, allocationRequestId, name, utf8Length(name));
+    }
+    // The core refuses a blank name; an empty one would also read as "an id follows" in a
+    // numbered frame.
+    if (blank(name)) {
+      throw new RowRefused(app, priority, allocationRequestId, name);
     }
     // UTF-8 takes at most three bytes per UTF-16 char.
     w.ensure(ROW_FIXED_BYTES + 3 * name.length(), app);
@@ -307,7 +311,28 @@ public final class AsksFrame {
   static boolean carries(String name) {
     // UTF-8 takes at most three bytes per UTF-16 char: only a long name is measured.
     int n = name.length();
-    return n >= 1 && n <= MAX_NAME_BYTES && (3 * n <= MAX_NAME_BYTES || utf8Length(name) <= MAX_NAME_BYTES);
+    return n <= MAX_NAME_BYTES && !blank(name) && (3 * n <= MAX_NAME_BYTES || utf8Length(name) <= MAX_NAME_BYTES);
+  }
+
+  /**
+   * Whether the core refuses {@code name} as blank: empty, or only Unicode White_Space (what
+   * Rust's {@code char::is_whitespace} and {@code str::trim} go by; Java's own
+   * {@code isWhitespace} differs: it counts U+001C-U+001F and not the no-break spaces).
+   */
+  static boolean blank(String name) {
+    int n = name.length();
+    for (int k = 0; k < n; k++) {
+      if (!unicodeWhiteSpace(name.charAt(k))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean unicodeWhiteSpace(char c) {
+    return (c >= 0x09 && c <= 0x0d) || c == 0x20 || c == 0x85 || c == 0xa0 || c == 0x1680
+        || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f
+        || c == 0x205f || c == 0x3000;
   }
 
   private static int utf8Length(String name) {
@@ -342,6 +367,12 @@ public final class AsksFrame {
       super("application " + app + ", priority " + priority + ", allocation_request_id "
           + allocationRequestId + ": resource_name of " + bytes + " bytes (1 to "
           + MAX_NAME_BYTES + "), starting " + quoted(name));
+    }
+
+    /** A blank name, worded as the core words its refusal. */
+    RowRefused(ApplicationId app, int priority, long allocationRequestId, String name) {
+      super("application " + app + ", priority " + priority + ", allocation_request_id "
+          + allocationRequestId + ": empty resource_name " + quoted(name));
     }
 
     private static String quoted(String name) {

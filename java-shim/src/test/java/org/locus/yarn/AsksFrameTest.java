@@ -259,7 +259,7 @@ public class AsksFrameTest {
           () -> AsksFrame.encode(AsksFrame.KIND_CHANGED, id,
               Arrays.asList(row("", 1), row("h1", 1), row("*", 1)), null, table));
       assertTrue(refused.getMessage(), refused.getMessage().contains(
-          "priority 20, allocation_request_id 3: resource_name of 0 bytes"));
+          "priority 20, allocation_request_id 3: empty resource_name"));
     }
     assertFalse(AsksFrame.carries(""));
   }
@@ -287,5 +287,32 @@ public class AsksFrameTest {
     t.join(60_000);
     assertTrue("grown for the large frame: " + bytes[0], bytes[0] > 2L * AsksFrame.RETAINED_BYTES);
     assertTrue("kept after it: " + bytes[1], bytes[1] <= AsksFrame.RETAINED_BYTES);
+  }
+  /**
+   * A name of white space only is blank to the core (Rust's char::is_whitespace, Unicode's
+   * White_Space) and refused there with the whole frame; the shim refuses exactly those names
+   * itself, and a row setting one to 0 has nothing to withdraw. U+001C is white space to Java
+   * but not to Unicode: the core takes it, and so does the shim.
+   */
+  @Test
+  public void blankNamesAreRefusedAsTheCoreRefusesThem() throws Exception {
+    ApplicationId id = ApplicationId.newInstance(1700000000000L, 1);
+    for (String blank : Arrays.asList(" ", "\t", " \u00a0 ", "\u3000", "\u0085")) {
+      assertThrows(blank, AsksFrame.RowRefused.class,
+          () -> AsksFrame.encode(AsksFrame.KIND_CHANGED, id,
+              Collections.singletonList(row(blank, 1)), null));
+      assertFalse(AsksFrame.carries(blank));
+    }
+    try (LocusCore core = LocusCore.open("{}")) {
+      core.events("[{\"type\":\"app_added\",\"app\":\"" + id
+          + "\",\"queue\":\"default\",\"user\":\"u\"},"
+          + "{\"type\":\"attempt_added\",\"app\":\"" + id + "\",\"attempt\":\"a1\"}]");
+      LocusException e = assertThrows(LocusException.class,
+          () -> core.asks(rawFrame(id, "\u00a0".getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+      assertTrue(e.getMessage(), e.getMessage().contains("empty resource_name"));
+      assertNull("not white space to the core", core.asks(AsksFrame.encode(
+          AsksFrame.KIND_CHANGED, id, Collections.singletonList(row("\u001c", 1)), null)));
+    }
+    assertTrue(AsksFrame.carries("\u001c"));
   }
 }
