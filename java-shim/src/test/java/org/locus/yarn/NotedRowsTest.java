@@ -191,4 +191,55 @@ public class NotedRowsTest {
       assertEquals("rows read as noted", 3, attempt.rowsReadAsNoted());
     }
   }
+  /** An AM's row that runs {@link #onCount} once, the first time the frame reads its count. */
+  static final class HookedRow
+      extends org.apache.hadoop.yarn.api.records.impl.pb.ResourceRequestPBImpl {
+    volatile Runnable onCount;
+
+    @Override
+    public int getNumContainers() {
+      Runnable r = onCount;
+      if (r != null) {
+        onCount = null;
+        r.run();
+      }
+      return super.getNumContainers();
+    }
+  }
+
+  /**
+   * A put-back that starts while the frame is being written (after the frame checked the
+   * count): the rows already written may be the noted objects the RM has just replaced, so the
+   * frame is written again with every row looked up.
+   */
+  @Test
+  public void aPutBackDuringTheFrameHasTheFrameWrittenAgainByLookup() throws Exception {
+    LocusAppAttempt attempt = attempt();
+    HookedRow h2 = new HookedRow();
+    h2.setPriority(P);
+    h2.setResourceName("h2");
+    h2.setCapability(SIZE);
+    h2.setNumContainers(2);
+    h2.setRelaxLocality(true);
+    synchronized (attempt) {
+      amSets(attempt, h2, row("/default-rack", 2), row(ResourceRequest.ANY, 2));
+      h2.onCount = () -> {
+        // Another thread, as the RM's would be: it takes only the attempt's write lock.
+        Thread putBack = new Thread(() -> attempt.recoverResourceRequestsForContainer(
+            new ContainerRequest(Arrays.asList(row("h2", 1), row("/default-rack", 1),
+                row(ResourceRequest.ANY, 1)))), "put-back");
+        putBack.start();
+        try {
+          putBack.join(20_000);
+        } catch (InterruptedException e) {
+          throw new AssertionError(e);
+        }
+      };
+      Map<String, Integer> sent = counts(attempt.takeAsksFrame(null));
+      assertEquals("the hook ran", null, h2.onCount);
+      assertEquals(Integer.valueOf(3), sent.get("h2"));
+      assertEquals(Integer.valueOf(3), sent.get(ResourceRequest.ANY));
+      assertEquals("written again by lookup", 0, attempt.rowsReadAsNoted());
+    }
+  }
 }
