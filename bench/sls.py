@@ -69,7 +69,9 @@ def source_fingerprint(root):
     cannot say (no git, not a clone)."""
     paths = jar_sources(root)
     with tempfile.TemporaryDirectory(prefix="sls-jar-sources-") as d:
-        env = dict(os.environ, GIT_INDEX_FILE=os.path.join(d, "index"))
+        # Without an inherited GIT_DIR or GIT_WORK_TREE (a hook's), git reads the tree at `root`.
+        env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
+        env["GIT_INDEX_FILE"] = os.path.join(d, "index")
 
         def git(*args):
             try:

@@ -29,7 +29,7 @@ public final class AsksFrame {
   static final int ROW_FIXED_BYTES = 31;
   private static final int INITIAL_BYTES = 64 * 1024;
   /**
-   * What a thread's writer keeps between frames. The largest frame the core takes under its
+   * What a thread's writer keeps between frames, in its array and in its direct buffer each. The largest frame the core takes under its
    * default bounds (`locus.app.max-ask-rows` 12,288 rows, names of at most 1,024 bytes) is about
    * 13 MB; the RM bounds no application's rows, so a larger table grows the writer for its frame
    * (which the core then refuses), and the next frame starts from fresh buffers instead of
@@ -58,7 +58,7 @@ public final class AsksFrame {
    * A frame being written, per thread. Rows go into a heap array and the finished frame is
    * copied into a direct buffer in one bulk copy: per-byte puts into the direct buffer (each
    * with its bounds and scope checks) were about half of the encoding in a JFR profile. Both
-   * grow to the thread's largest frame and are kept up to {@link #RETAINED_BYTES}.
+   * grow to the thread's largest frame and are kept up to {@link #RETAINED_BYTES} each.
    */
   static final class Writer {
     private byte[] buf = new byte[INITIAL_BYTES];
