@@ -56,6 +56,12 @@ public class NotedRowsTest {
     attempt.noteAsksChanged(ask);
   }
 
+  /** A lost container's asks as the RM puts them back: one more at h2, its rack and `*`. */
+  private static ContainerRequest oneOfEachBack() {
+    return new ContainerRequest(Arrays.asList(row("h2", 1), row("/default-rack", 1),
+        row(ResourceRequest.ANY, 1)));
+  }
+
   private static ResourceRequest row(String name, int count) {
     return ResourceRequest.newInstance(P, name, SIZE, count);
   }
@@ -108,8 +114,7 @@ public class NotedRowsTest {
       amSets(attempt, row("h2", 2), row("/default-rack", 2), row(ResourceRequest.ANY, 2));
       // As when a container is lost before the AM acquired it: the RM puts copies back, one
       // more than it held.
-      attempt.recoverResourceRequestsForContainer(new ContainerRequest(Arrays.asList(
-          row("h2", 1), row("/default-rack", 1), row(ResourceRequest.ANY, 1))));
+      attempt.recoverResourceRequestsForContainer(oneOfEachBack());
       Map<String, Integer> sent = counts(attempt.takeAsksFrame(null));
       assertEquals(Integer.valueOf(3), sent.get("h2"));
       assertEquals(Integer.valueOf(3), sent.get(ResourceRequest.ANY));
@@ -147,8 +152,7 @@ public class NotedRowsTest {
     java.util.concurrent.locks.Lock write = (java.util.concurrent.locks.Lock) f.get(attempt);
     synchronized (attempt) {
       Thread putBack = new Thread(() -> attempt.recoverResourceRequestsForContainer(
-          new ContainerRequest(Arrays.asList(row("h2", 1), row("/default-rack", 1),
-              row(ResourceRequest.ANY, 1)))), "put-back");
+          oneOfEachBack()), "put-back");
       write.lock();
       try {
         putBack.start();
@@ -168,6 +172,7 @@ public class NotedRowsTest {
       assertEquals(Integer.valueOf(3), sent.get(ResourceRequest.ANY));
     }
   }
+
   /**
    * The same reading in a frame that numbers hosts (the scheduling thread's case once the core
    * published ids): the noted objects are read, and a node's host goes as its id.
@@ -226,8 +231,7 @@ public class NotedRowsTest {
       h2.onCount = () -> {
         // Another thread, as the RM's would be: it takes only the attempt's write lock.
         Thread putBack = new Thread(() -> attempt.recoverResourceRequestsForContainer(
-            new ContainerRequest(Arrays.asList(row("h2", 1), row("/default-rack", 1),
-                row(ResourceRequest.ANY, 1)))), "put-back");
+            oneOfEachBack()), "put-back");
         putBack.start();
         try {
           putBack.join(20_000);
