@@ -58,6 +58,14 @@ class Summarise(unittest.TestCase):
         self.assertEqual(0, r.returncode, r.stderr)
         self.assertIn("locus: 10 passed, 3 failed, 0 skipped", r.stdout)
 
+    def test_skipped_and_ignored_tests_are_not_counted_as_passed(self):
+        # A skipped Python test and an ignored Rust test ran nothing: they are skipped, not passed.
+        r = run_summarise(CARGO_OK.replace("0 ignored", "2 ignored", 1),
+                          "Ran 5 tests in 0.1s\n\nOK (skipped=3)\n"
+                          "Ran 2 tests in 0.1s\n\nFAILED (failures=1, skipped=1)\n")
+        self.assertEqual(0, r.returncode, r.stderr)
+        self.assertIn("locus: 7 passed, 1 failed, 6 skipped", r.stdout)
+
     def test_a_run_whose_rust_did_not_compile_still_prints_a_summary(self):
         r = run_summarise("error[E0308]: mismatched types\n", "Ran 1 test in 0.0s\n\nOK\n")
         self.assertEqual(0, r.returncode, r.stderr)
