@@ -52,7 +52,7 @@ public class AsksFrameTest {
    * and a frame larger than the thread's buffer grows it without losing what was written.
    */
   @Test
-  public void namesAreUtf8AndLargeFramesGrowTheBuffer() {
+  public void namesAreUtf8AndLargeFramesGrowTheBuffer() throws Exception {
     ApplicationId id = ApplicationId.newInstance(1, 1);
     String odd = "h\u00e9te-\u6f22.example";
     java.util.List<ResourceRequest> rows = new java.util.ArrayList<>();
@@ -63,7 +63,24 @@ public class AsksFrameTest {
     for (int i = 0; i < 4_000; i++) {
       rows.add(row(i == 1234 ? odd : longName + "-" + i, 1));
     }
-    ByteBuffer f = AsksFrame.encode(AsksFrame.KIND_CHANGED, id, rows, null);
+    // On a thread of its own: the writer is per thread, and one an earlier test on this thread
+    // grew would take the frame without growing.
+    ByteBuffer[] frame = new ByteBuffer[1];
+    long[] bytes = new long[2];
+    Thread t = new Thread(() -> {
+      bytes[0] = AsksFrame.writerBytes();
+      ByteBuffer written = AsksFrame.encode(AsksFrame.KIND_CHANGED, id, rows, null);
+      bytes[1] = AsksFrame.writerBytes();
+      // The writer's buffer is reused by the thread's next frame: keep a copy to check.
+      frame[0] = ByteBuffer.allocate(written.remaining()).order(written.order());
+      frame[0].put(written.duplicate()).flip();
+    });
+    t.start();
+    t.join(60_000);
+    ByteBuffer f = frame[0];
+    assertTrue("the frame is larger than a new writer's buffers: " + f.limit() + " > " + bytes[0],
+        f.limit() > bytes[0]);
+    assertTrue("grown for it: " + bytes[0] + " -> " + bytes[1], bytes[1] >= 2L * f.limit());
     String app = id.toString();
     int at = AsksFrame.HEADER_BYTES + app.length();
     assertEquals(4_000, f.getInt(8));
