@@ -565,3 +565,51 @@ fn an_overloaded_stream_does_not_end_with_only_ams_running() {
     }
     assert!(stalled.is_empty(), "{}", stalled.join("\n"));
 }
+
+/// Matchmaking's marker counts a node's local maps as work the node can take; a job policy or slot
+/// layer can hold those maps back (here CapacityScheduler's maximum-capacity: the queue may hold
+/// 4 GB and the local map wants 6 GB of the 8 GB node). Such maps must not keep the node from
+/// ever missing, or no other job gets the non-local map the node owes after two misses
+/// (the fuzzer's starvation, fuzz/findings/starvation-matchmaking-held-local-maps.json).
+#[test]
+fn matchmaking_local_maps_held_back_by_the_job_policy_do_not_starve_other_jobs() {
+    for slots in ["static", "fresh-static"] {
+        let mut c = core_with(&[
+            ("locus.policy", "capacity"),
+            ("locus.capacity.queues", "default:50:50,etl:50"),
+            ("locus.locality", "matchmaking"),
+            ("locus.slots", slots),
+        ]);
+        add_nodes(&mut c, &ONE_NODE);
+        add_mr(&mut c, "held", 0);
+        set_asks_rows(
+            &mut c,
+            "held",
+            &[
+                (20, "h1", 4, 6, 1, true),
+                (20, "/r1", 4, 6, 1, true),
+                (20, "*", 4, 6, 1, true),
+            ],
+        );
+        add_runnable(&mut c, "runnable", 30);
+        let rounds = idle_rounds(&mut c, &ONE_NODE, 60);
+        let served = first_served(&rounds, "runnable");
+        assert!(
+            served.is_some_and(|r| r <= 2),
+            "{slots}: the runnable job's map was first placed in round {served:?} of 60"
+        );
+        // Once the node has missed twice it keeps giving one non-local map per heartbeat while
+        // no local map can run there (the paper's marker stays 0).
+        let got: u32 = rounds
+            .iter()
+            .flatten()
+            .filter(|d| d.app == "runnable")
+            .map(|d| d.count)
+            .sum();
+        assert!(
+            got >= 30,
+            "{slots}: the runnable job got {got} of its 30 maps in 60 rounds"
+        );
+        assert_eq!(first_served(&rounds, "held"), None);
+    }
+}

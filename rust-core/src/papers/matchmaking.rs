@@ -60,6 +60,12 @@ impl Matchmaker {
         self.markers.clear();
     }
 
+    /// Marks `node` as a miss would (marker 0), for a heartbeat whose local tasks turned out not
+    /// to run there (the YARN adapter judges that after the walk: policy/matchmaking.rs).
+    pub fn mark(&mut self, node: &str) {
+        self.markers.insert(node.to_string(), 0);
+    }
+
     /// A node that left the cluster must not keep a marker a re-registered node would inherit.
     pub fn node_removed(&mut self, node: &str) {
         self.markers.remove(node);

@@ -20,6 +20,19 @@
 //! room, or relax_locality=false away from it); such maps count neither as local work nor as
 //! pending here, and the quota goes to the first job that actually places a map, so a job that
 //! cannot use the node never takes the one non-local map every other job waits for.
+//!
+//! A local map can also fit the node and still not run there: the job policy or the slot layer
+//! holds it back (a capacity queue at its maximum, a slot share, FRESH's admission). The marker
+//! cannot see those limits before the walk, so the adapter judges the heartbeat by what it
+//! placed: local maps were counted but none ran while the node kept room for one, so the node
+//! found no local task it could run, which is the paper's miss: the node is marked, and since its
+//! next heartbeat is the paper's second miss unless a local map runs then, that heartbeat and
+//! every later one may give one non-local map until a local map runs there again or a job
+//! arrives (the paper's marker stays 0 after a non-local task). If the held maps can run by then,
+//! they run locally as usual and one non-local map may run beside them, once. Without this a
+//! job whose local maps are held back kept the node counting up forever and no other job ever
+//! got the non-local map (the fuzzer's starvation,
+//! `fuzz/findings/starvation-matchmaking-held-local-maps.json`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -40,6 +53,19 @@ pub struct MatchmakingLocality {
     quota: u32,
     /// Node ids at the last membership check, so a node that left loses its marker.
     nodes: HashSet<String>,
+    /// The heartbeat being offered, to judge it by what it placed (module docs).
+    beat: Option<Beat>,
+    /// Nodes whose counted local maps could not run at their last heartbeat: each may give one
+    /// non-local map per heartbeat until a local map runs there. At most one entry per node.
+    owed: HashSet<String>,
+}
+
+/// What a heartbeat's marker update assumed, and what the walk then placed.
+struct Beat {
+    node: String,
+    /// Smallest local map the marker counted (`None`: it counted none).
+    local_size: Option<Resource>,
+    placed_local: bool,
 }
 
 impl Default for MatchmakingLocality {
@@ -49,6 +75,8 @@ impl Default for MatchmakingLocality {
             newest: None,
             quota: 0,
             nodes: HashSet::new(),
+            beat: None,
+            owed: HashSet::new(),
         }
     }
 }
@@ -69,8 +97,10 @@ impl MatchmakingLocality {
 /// maps the node could run non-locally (relaxable to its rack, or to `*` when the rack has none).
 /// Maps bigger than `room` count as neither: the node cannot run them now. Keys that name only
 /// `*` are not the technique's business: the procedure never holds them.
-fn demand(app: &App, host: NameId, rack: NameId, room: Resource) -> (u32, u32, Option<Resource>) {
+/// The last value is the smallest map counted as local.
+fn demand(app: &App, host: NameId, rack: NameId, room: Resource) -> Demand {
     let (mut local, mut pending, mut size): (u32, u32, Option<Resource>) = (0, 0, None);
+    let mut local_size: Option<Resource> = None;
     for (key, table) in app.asks.tables() {
         if !locality_applies(app.kind_of(key.priority), table) {
             continue;
@@ -93,16 +123,24 @@ fn demand(app: &App, host: NameId, rack: NameId, room: Resource) -> (u32, u32, O
             table.may_relax_to(ANY_ID)
         };
         local += here;
+        if here > 0 {
+            local_size = Some(smaller(local_size, c));
+        }
         pending += if non_local { any } else { here };
         if here > 0 || non_local {
-            size = Some(match size {
-                None => c,
-                Some(s) if c.memory_mb < s.memory_mb => c,
-                Some(s) => s,
-            });
+            size = Some(smaller(size, c));
         }
     }
-    (local, pending, size)
+    (local, pending, size, local_size)
+}
+
+type Demand = (u32, u32, Option<Resource>, Option<Resource>);
+
+fn smaller(a: Option<Resource>, b: Resource) -> Resource {
+    match a {
+        Some(a) if a.memory_mb <= b.memory_mb => a,
+        _ => b,
+    }
 }
 
 impl LocalityTechnique for MatchmakingLocality {
@@ -123,16 +161,19 @@ impl LocalityTechnique for MatchmakingLocality {
         sweep: bool,
     ) {
         self.quota = 0;
+        self.beat = None;
         if state.node_count() != self.nodes.len() || !self.nodes.contains(&node.id) {
             let now: HashSet<String> = state.nodes().map(|n| n.id.clone()).collect();
             for gone in self.nodes.difference(&now) {
                 self.mm.node_removed(gone);
+                self.owed.remove(gone);
             }
             self.nodes = now;
         }
         let newest = state.apps().map(|a| a.arrival).max();
         if newest > self.newest {
             self.mm.job_added();
+            self.owed.clear();
             self.newest = newest;
         }
         if sweep {
@@ -145,6 +186,7 @@ impl LocalityTechnique for MatchmakingLocality {
         let mut seen: HashMap<Arrival, ()> = HashMap::new();
         let mut jobs = Vec::new();
         let mut smallest: Option<Resource> = None;
+        let mut local_size: Option<Resource> = None;
         for &arrival in order {
             if seen.insert(arrival, ()).is_some() {
                 continue;
@@ -152,9 +194,13 @@ impl LocalityTechnique for MatchmakingLocality {
             let Some(app) = state.app(arrival) else {
                 continue;
             };
-            let (local, pending, size) = demand(app, node.host_id, node.rack_id, node.unallocated);
+            let (local, pending, size, local_at) =
+                demand(app, node.host_id, node.rack_id, node.unallocated);
             if pending == 0 {
                 continue;
+            }
+            if let Some(c) = local_at {
+                local_size = Some(smaller(local_size, c));
             }
             if let Some(s) = size {
                 if smallest.is_none_or(|m| s.memory_mb < m.memory_mb) {
@@ -171,14 +217,19 @@ impl LocalityTechnique for MatchmakingLocality {
         // The paper's pick (the first job with a map this node can run non-locally) is where
         // the quota would go; a hotspot guard, slot cap or job policy may still hold that job
         // back here, and then the quota passes to the next job in the order that can use it.
-        if self
-            .mm
-            .assign(&node.id, free_slots, &jobs)
-            .iter()
-            .any(|a| !a.local)
-        {
+        let picks = self.mm.assign(&node.id, free_slots, &jobs);
+        if picks.iter().any(|a| !a.local) || self.owed.contains(&node.id) {
             self.quota = 1;
         }
+        self.beat = Some(Beat {
+            node: node.id.clone(),
+            local_size: if picks.iter().any(|a| a.local) {
+                local_size
+            } else {
+                None
+            },
+            placed_local: false,
+        });
     }
 
     fn allowed(&mut self, _: &App, _: SchedulerKey, _: &AskTable, _: &Node, _: u64) -> Locality {
@@ -194,8 +245,31 @@ impl LocalityTechnique for MatchmakingLocality {
     }
 
     fn offered(&mut self, _: Arrival, _: SchedulerKey, _: &Node, got: Option<Locality>, _: u64) {
+        // `got` is the best locality among the key's placements here.
+        if let (Some(beat), Some(Locality::NodeLocal)) = (self.beat.as_mut(), got) {
+            beat.placed_local = true;
+        }
         if got.is_some_and(|l| l != Locality::NodeLocal) {
             self.quota = 0;
         }
+    }
+
+    fn settled(&mut self, node: &Node, _room_before: Resource, room_left: Resource) {
+        let Some(beat) = self.beat.take() else { return };
+        if beat.node != node.id {
+            return;
+        }
+        if beat.placed_local {
+            self.owed.remove(&node.id);
+            return;
+        }
+        // Local maps were counted, none ran, and the node still has room for one: they are held
+        // back here, so the node found no local map it could run (module docs).
+        let Some(size) = beat.local_size else { return };
+        if !room_left.fits(&size) {
+            return;
+        }
+        self.owed.insert(node.id.clone());
+        self.mm.mark(&node.id);
     }
 }
