@@ -1,0 +1,214 @@
+package org.locus.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertSame;
+import static org.junit.Assert.assertTrue;
+import static org.locus.yarn.LocusRmFixture.GB;
+import static org.locus.yarn.LocusRmFixture.scheduler;
+import static org.locus.yarn.LocusRmFixture.stats;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.junit.Rule;
+import org.junit.Test;
+
+/**
+ * Host rows naming hosts without a NodeManager (a MapReduce job's split hosts) cross as the ids
+ * the core gave the application's waiting names ({@link WaitingIds}): learned from the core's
+ * answer to a frame that sent them by name, refused by the core once the name no longer holds
+ * a row (the link then re-sends the asks by name), forgotten with a replaced core, and bounded
+ * whatever an AM names.
+ */
+public class WaitingIdsTest {
+  @Rule
+  public final LocusRmFixture cluster = new LocusRmFixture();
+
+  private static CoreLink link(MockRM rm) throws Exception {
+    java.lang.reflect.Field f = LocusScheduler.class.getDeclaredField("link");
+    f.setAccessible(true);
+    return (CoreLink) f.get(scheduler(rm));
+  }
+
+  private static LocusAppAttempt attempt(MockRM rm, MockAM am) {
+    return (LocusAppAttempt) scheduler(rm).getApplicationAttempt(am.getApplicationAttemptId());
+  }
+
+  /** One map's rows on each of {@code hosts} (count {@code n} each), the rack and `*`. */
+  private static List<ResourceRequest> splits(int n, String... hosts) {
+    Resource size = Resource.newInstance(GB, 1);
+    Priority p = Priority.newInstance(20);
+    List<ResourceRequest> rows = new ArrayList<>();
+    for (String h : hosts) {
+      rows.add(ResourceRequest.newInstance(p, h, size, n));
+    }
+    rows.add(ResourceRequest.newInstance(p, "/default-rack", size, n * hosts.length));
+    rows.add(ResourceRequest.newInstance(p, ResourceRequest.ANY, size, n * hosts.length));
+    return rows;
+  }
+
+  /** Rows of {@code frame} that carry an id instead of a name. */
+  private static int numberedRows(ByteBuffer frame) {
+    int rows = frame.getInt(8);
+    int at = AsksFrame.HEADER_BYTES + (frame.getShort(6) & 0xffff)
+        + (AsksFrame.numbered(frame) ? 8 : 0);
+    int numbered = 0;
+    for (int i = 0; i < rows; i++) {
+      int length = frame.getShort(at + AsksFrame.ROW_FIXED_BYTES - 2) & 0xffff;
+      if (length == 0) {
+        numbered++;
+        length = 4;
+      }
+      at += AsksFrame.ROW_FIXED_BYTES + length;
+    }
+    return numbered;
+  }
+
+  /** Notes {@code rows} as allocate() does and sends the frame; the refusal, or null. */
+  private static LocusException change(MockRM rm, LocusAppAttempt attempt,
+      List<ResourceRequest> rows, int[] numbered) throws Exception {
+    synchronized (attempt) {
+      attempt.updateResourceRequests(rows);
+      attempt.noteAsksChanged(rows);
+      ByteBuffer frame = attempt.takeAsksFrame(link(rm).nameIds());
+      numbered[0] = numberedRows(frame);
+      return link(rm).sendAsks(frame, attempt);
+    }
+  }
+
+  private static void assertNotRefused(RMApp app) {
+    assertFalse(app.getDiagnostics().toString(),
+        app.getDiagnostics().toString().contains("Locus refused"));
+  }
+
+  @Test
+  public void splitHostsAreLearnedAndThenCrossAsIds() throws Exception {
+    MockRM rm = cluster.start();
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    scheduler(rm).awaitSchedulingIdle();
+    LocusAppAttempt attempt = attempt(rm, am);
+    int[] numbered = new int[1];
+
+    assertNull(change(rm, attempt, splits(1, "g1", "g2", "g3"), numbered));
+    assertEquals("the first change names them", 0, numbered[0]);
+    synchronized (attempt) {
+      assertEquals(3, attempt.waitingIds().size());
+      assertNotNull(attempt.waitingIds().id("g1"));
+      assertNull("a rack of a live node is no waiting name",
+          attempt.waitingIds().id("/default-rack"));
+    }
+    assertNull(change(rm, attempt, splits(2, "g1", "g2", "g3"), numbered));
+    assertEquals("the next one numbers the three split hosts", 3, numbered[0]);
+    assertEquals(6, stats(rm).get("pending_containers").asInt());
+    assertNotRefused(app);
+  }
+
+  /**
+   * g1's last row withdrawn frees its name in the core; the shim still holds its id, and the
+   * AM asking for g1 again sends a frame the core refuses. The link re-sends the table by name:
+   * the core holds the rows, the owner sees no refusal, and the stale id is gone.
+   */
+  @Test
+  public void aFreedNamesIdIsRefusedAndTheRowsReachTheCoreByName() throws Exception {
+    MockRM rm = cluster.start();
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    scheduler(rm).awaitSchedulingIdle();
+    LocusAppAttempt attempt = attempt(rm, am);
+    int[] numbered = new int[1];
+    assertNull(change(rm, attempt, splits(1, "g1", "g2"), numbered));
+    Integer g1;
+    synchronized (attempt) {
+      g1 = attempt.waitingIds().id("g1");
+    }
+    assertNotNull(g1);
+    List<ResourceRequest> withdraw = splits(1, "g2");
+    withdraw.add(ResourceRequest.newInstance(Priority.newInstance(20), "g1",
+        Resource.newInstance(GB, 1), 0));
+    assertNull(change(rm, attempt, withdraw, numbered));
+    assertEquals(1, stats(rm).get("pending_containers").asInt());
+
+    assertNull("refused by id, accepted by name",
+        change(rm, attempt, splits(3, "g1", "g2"), numbered));
+    assertTrue("g1 went by its old id", numbered[0] >= 1);
+    assertEquals(6, stats(rm).get("pending_containers").asInt());
+    synchronized (attempt) {
+      assertNotEquals("not the freed id", g1, attempt.waitingIds().id("g1"));
+    }
+    assertNotRefused(app);
+  }
+
+  /** After a rebuild the ids learned from the old core are not used on the new one. */
+  @Test
+  public void aRebuiltCoresFramesDoNotCarryTheOldCoresWaitingIds() throws Exception {
+    MockRM rm = cluster.start();
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    scheduler.awaitSchedulingIdle();
+    LocusAppAttempt attempt = attempt(rm, am);
+    int[] numbered = new int[1];
+    assertNull(change(rm, attempt, splits(1, "g1", "g2"), numbered));
+    long oldEpoch = link(rm).nameIds().epoch();
+
+    CoreFaults.panic(scheduler.currentCore(), "broken to be rebuilt");
+    rm.registerNode("h2:1234", 8 * GB, 8);
+    rm.drainEvents();
+    scheduler.lastCoreRebuild().get(60, TimeUnit.SECONDS);
+    scheduler.awaitSchedulingIdle();
+    assertNotEquals(oldEpoch, link(rm).nameIds().epoch());
+
+    assertNull(change(rm, attempt, splits(2, "g1", "g2"), numbered));
+    assertEquals("the old core's ids are dropped, the names go by name", 0, numbered[0]);
+    assertEquals(4, stats(rm).get("pending_containers").asInt());
+    synchronized (attempt) {
+      assertEquals("and learned from the new core", 2, attempt.waitingIds().size());
+    }
+    assertNotRefused(app);
+  }
+
+  /** An AM naming far more hosts than any job holds cannot grow the table past its bound. */
+  @Test
+  public void aHostileAmsTableIsBounded() {
+    WaitingIds table = new WaitingIds();
+    NameIds core = new NameIds(7L);
+    assertSame(table, table.forFrame(core));
+    int batch = 1000;
+    String[] names = new String[batch];
+    int[] learned = new int[1 + 2 * batch];
+    int id = Integer.MIN_VALUE;
+    for (int round = 0; round < 100; round++) {
+      learned[0] = batch;
+      for (int i = 0; i < batch; i++) {
+        names[i] = "host-" + round + "-" + i;
+        learned[1 + 2 * i] = i;
+        learned[2 + 2 * i] = id++;
+      }
+      table.learn(7L, names, learned);
+      assertTrue(table.size() + " ids held", table.size() <= WaitingIds.MAX_NAMES);
+    }
+    assertNotNull("the last answer is kept", table.id("host-99-999"));
+    table.learn(8L, new String[] {"other"}, new int[] {1, 0, 5});
+    assertNull("another core's answer is not taken", table.id("other"));
+    assertNull("a frame by name (no core answered yet) numbers nothing",
+        table.forFrame(NameIds.NONE));
+    assertEquals("and forgets what it held", 0, table.size());
+  }
+}
