@@ -217,9 +217,13 @@ public final class AsksFrame {
   static void row(Writer w, ApplicationId app, int priority, long allocationRequestId,
       ResourceRequest r, NameIds ids, WaitingIds waiting) {
     String name = r.getResourceName();
-    Integer id = ids == null ? null : ids.id(name);
-    if (id == null && waiting != null) {
-      id = waiting.id(name);
+    // The attempt's waiting names first while it has any: an AM's hosts are nearly all
+    // NodeManagers or nearly all not, and a split host then costs one probe, not a miss in the
+    // node table too. A waiting id of a host a node took since is refused by the core and the
+    // rows re-sent by name (CoreLink#sendAsks), which empties the table.
+    Integer id = waiting == null || waiting.size() == 0 ? null : waiting.id(name);
+    if (id == null && ids != null) {
+      id = ids.id(name);
     }
     if (id != null) {
       numberedRow(w, app, priority, allocationRequestId, r, id);
