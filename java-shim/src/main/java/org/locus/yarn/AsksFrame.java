@@ -73,8 +73,9 @@ public final class AsksFrame {
     /** Rows written so far in this frame. */
     private int rows;
     /**
-     * In a numbered frame, the name of each row written by name (null for a row by id): the
-     * core's answer names waiting names by row ({@link WaitingIds#learn}).
+     * In a numbered frame, the name of each row written by name (the entries of rows by id are
+     * left as they were): the core's answer names waiting names by row
+     * ({@link WaitingIds#learn}).
      */
     private String[] rowNames = new String[INITIAL_ROWS];
     private boolean numbered;
@@ -258,8 +259,9 @@ public final class AsksFrame {
   }
 
   /**
-   * The names of the rows this thread's last frame sent by name, by row (null for a row by id,
-   * and for every row of a frame that numbers nothing); valid until the thread's next frame.
+   * The names of the rows this thread's last frame sent by name, by row, if the frame is
+   * numbered (other entries are stale: the core's answer names only rows sent by name in a
+   * numbered frame); valid until the thread's next frame.
    */
   static String[] rowNames() {
     return WRITER.get().rowNames;
@@ -277,12 +279,7 @@ public final class AsksFrame {
     putFixed(w, priority, allocationRequestId, r);
     w.i16(0);
     w.i32(id);
-    if (w.numbered) {
-      if (w.rows == w.rowNames.length) {
-        w.rowNames = Arrays.copyOf(w.rowNames, 2 * w.rowNames.length);
-      }
-      w.rowNames[w.rows] = null;
-    }
+    // No name recorded: the core teaches only rows sent by name.
     w.rows++;
   }
 
