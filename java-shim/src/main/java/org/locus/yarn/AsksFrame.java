@@ -250,8 +250,9 @@ public final class AsksFrame {
     }
     I16.set(w.buf, lengthAt, (short) length);
     if (w.numbered) {
-      if (w.rows == w.rowNames.length) {
-        w.rowNames = Arrays.copyOf(w.rowNames, 2 * w.rowNames.length);
+      // Rows by id advance the count without a record, so the record may be short by many.
+      if (w.rows >= w.rowNames.length) {
+        w.rowNames = Arrays.copyOf(w.rowNames, Math.max(2 * w.rowNames.length, w.rows + 1));
       }
       w.rowNames[w.rows] = name;
     }

@@ -184,6 +184,37 @@ public class WaitingIdsTest {
     assertNotRefused(app);
   }
 
+  /**
+   * A numbered frame records the names of its rows by name at their row numbers, also after
+   * thousands of rows by id (the writer's record then has to grow past its first size).
+   */
+  @Test
+  public void rowsByNameAfterManyRowsByIdAreRecordedAtTheirRowNumbers() {
+    int hosts = 3000;
+    List<String> names = new ArrayList<>();
+    StringBuilder answer = new StringBuilder("{\"epoch\":5,\"ids\":[");
+    for (int i = 0; i < hosts; i++) {
+      names.add("node-" + i);
+      answer.append(i == 0 ? "" : ",").append(i);
+    }
+    NameIds ids = new NameIds(5L);
+    assertTrue(ids.learn(names, NameIds.Answer.parse(answer.append("]}").toString(), hosts)));
+    Resource size = Resource.newInstance(GB, 1);
+    Priority p = Priority.newInstance(20);
+    List<ResourceRequest> rows = new ArrayList<>();
+    for (String h : names) {
+      rows.add(ResourceRequest.newInstance(p, h, size, 1));
+    }
+    rows.add(ResourceRequest.newInstance(p, "split-host", size, 1));
+    rows.add(ResourceRequest.newInstance(p, ResourceRequest.ANY, size, hosts + 1));
+    ByteBuffer frame = AsksFrame.encode(AsksFrame.KIND_CHANGED,
+        org.apache.hadoop.yarn.api.records.ApplicationId.newInstance(1L, 1), rows, null, ids);
+    assertEquals(hosts, numberedRows(frame));
+    String[] recorded = AsksFrame.rowNames();
+    assertEquals("split-host", recorded[hosts]);
+    assertEquals(ResourceRequest.ANY, recorded[hosts + 1]);
+  }
+
   /** An AM naming far more hosts than any job holds cannot grow the table past its bound. */
   @Test
   public void aHostileAmsTableIsBounded() {
