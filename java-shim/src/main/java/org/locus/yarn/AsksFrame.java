@@ -222,10 +222,12 @@ public final class AsksFrame {
     // NodeManagers or nearly all not, and a split host then costs one probe, not a miss in the
     // node table too. A waiting id of a host a node took since is refused by the core and the
     // rows re-sent by name (CoreLink#sendAsks), which empties the table.
-    Integer id = waiting == null || waiting.size() == 0 ? null : waiting.id(name);
-    if (id == null && ids != null) {
-      id = ids.id(name);
+    int waitingId = waiting == null || waiting.size() == 0 ? WaitingIds.NONE : waiting.id(name);
+    if (waitingId != WaitingIds.NONE) {
+      numberedRow(w, app, priority, allocationRequestId, r, waitingId);
+      return;
     }
+    Integer id = ids == null ? null : ids.id(name);
     if (id != null) {
       numberedRow(w, app, priority, allocationRequestId, r, id);
       return;

@@ -1,6 +1,6 @@
 package org.locus.yarn;
 
-import java.util.HashMap;
+import java.util.Arrays;
 
 /**
  * One attempt's ids for its waiting names: hosts (and racks) no node carries, such as a
@@ -18,6 +18,12 @@ import java.util.HashMap;
  * (withdrawn names the AM never names again) are not told to the shim, so an answer that would
  * pass the bound empties the table first, and the names of the latest frames are learned again.
  * Used under the attempt's lock.
+ *
+ * <p>Open addressing over {@code String.hashCode} with ids as plain ints: a frame looks up every
+ * row here, and a {@code HashMap}'s entry and boxed id were two more cache misses per row than
+ * writing the name. The AM chooses the names, so it can make their hash codes collide: no
+ * lookup or insertion probes more than {@link #MAX_PROBES} slots, and a name that finds no slot
+ * within them simply goes by name (the core's own table is keyed).
  */
 final class WaitingIds {
   /**
@@ -26,9 +32,17 @@ final class WaitingIds {
    * entries.
    */
   static final int MAX_NAMES = 16_384;
+  /** What {@link #id} answers for a name it holds no id of (waiting ids have bit 31 set). */
+  static final int NONE = 0;
+  /** Slots a lookup or insertion probes at most (see the class comment). */
+  static final int MAX_PROBES = 8;
+  private static final int MIN_SLOTS = 16;
 
-  private final HashMap<String, Integer> ids = new HashMap<>();
-  /** The numbering the ids belong to ({@link NameIds#epoch}); meaningful while ids is not empty. */
+  private String[] keys = new String[MIN_SLOTS];
+  private int[] hashes = new int[MIN_SLOTS];
+  private int[] values = new int[MIN_SLOTS];
+  private int size;
+  /** The numbering the ids belong to ({@link NameIds#epoch}); meaningful while size > 0. */
   private long epoch;
 
   /**
@@ -37,27 +51,49 @@ final class WaitingIds {
    */
   WaitingIds forFrame(NameIds names) {
     if (names == null || names == NameIds.NONE) {
-      ids.clear();
+      clear();
       return null;
     }
     if (names.epoch() != epoch) {
-      ids.clear();
+      clear();
       epoch = names.epoch();
     }
     return this;
   }
 
-  /** The id of {@code name}, or null: the frame then carries the name. */
-  Integer id(String name) {
-    return ids.get(name);
+  /** The id of {@code name}, or {@link #NONE}: the frame then carries the name. */
+  int id(String name) {
+    int h = name.hashCode();
+    int mask = keys.length - 1;
+    int i = slot(h, mask);
+    for (int p = 0; p < MAX_PROBES; p++, i = (i + 1) & mask) {
+      String k = keys[i];
+      if (k == null) {
+        return NONE;
+      }
+      if (k == name || (hashes[i] == h && k.equals(name))) {
+        return values[i];
+      }
+    }
+    return NONE;
   }
 
   int size() {
-    return ids.size();
+    return size;
   }
 
   void clear() {
-    ids.clear();
+    if (size == 0) {
+      return;
+    }
+    if (keys.length > MIN_SLOTS) {
+      keys = new String[MIN_SLOTS];
+      hashes = new int[MIN_SLOTS];
+      values = new int[MIN_SLOTS];
+    } else {
+      Arrays.fill(keys, null);
+    }
+    size = 0;
   }
 
   /**
@@ -70,14 +106,58 @@ final class WaitingIds {
       return;
     }
     int n = Math.max(0, Math.min(learned[0], (learned.length - 1) / 2));
-    if (ids.size() + n > MAX_NAMES) {
-      ids.clear();
+    if (size + n > MAX_NAMES) {
+      clear();
     }
-    for (int k = 0; k < n && ids.size() < MAX_NAMES; k++) {
+    for (int k = 0; k < n && size < MAX_NAMES; k++) {
       int row = learned[1 + 2 * k];
-      if (row >= 0 && row < names.length && names[row] != null) {
-        ids.put(names[row], learned[2 + 2 * k]);
+      int id = learned[2 + 2 * k];
+      if (row >= 0 && row < names.length && names[row] != null && id != NONE) {
+        put(names[row], id);
       }
     }
+  }
+
+  private void put(String name, int id) {
+    if (2 * (size + 1) > keys.length) {
+      grow();
+    }
+    int h = name.hashCode();
+    int mask = keys.length - 1;
+    int i = slot(h, mask);
+    for (int p = 0; p < MAX_PROBES; p++, i = (i + 1) & mask) {
+      String k = keys[i];
+      if (k == null) {
+        keys[i] = name;
+        hashes[i] = h;
+        values[i] = id;
+        size++;
+        return;
+      }
+      if (k == name || (hashes[i] == h && k.equals(name))) {
+        values[i] = id;
+        return;
+      }
+    }
+    // Crowded by names of one hash (an AM's crafting): this one goes by name.
+  }
+
+  private void grow() {
+    String[] oldKeys = keys;
+    int[] oldValues = values;
+    keys = new String[2 * oldKeys.length];
+    hashes = new int[keys.length];
+    values = new int[keys.length];
+    size = 0;
+    for (int i = 0; i < oldKeys.length; i++) {
+      if (oldKeys[i] != null) {
+        put(oldKeys[i], oldValues[i]);
+      }
+    }
+  }
+
+  /** Fibonacci hashing: spreads String hash codes that differ only in low bits. */
+  private static int slot(int h, int mask) {
+    return ((h * 0x9E3779B9) >>> 16) & mask;
   }
 }

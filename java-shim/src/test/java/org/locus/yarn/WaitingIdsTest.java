@@ -3,7 +3,6 @@ package org.locus.yarn;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
-import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertTrue;
@@ -108,8 +107,8 @@ public class WaitingIdsTest {
     assertEquals("the first change names them", 0, numbered[0]);
     synchronized (attempt) {
       assertEquals(3, attempt.waitingIds().size());
-      assertNotNull(attempt.waitingIds().id("g1"));
-      assertNull("a rack of a live node is no waiting name",
+      assertNotEquals(WaitingIds.NONE, attempt.waitingIds().id("g1"));
+      assertEquals("a rack of a live node is no waiting name", WaitingIds.NONE,
           attempt.waitingIds().id("/default-rack"));
     }
     assertNull(change(rm, attempt, splits(2, "g1", "g2", "g3"), numbered));
@@ -133,11 +132,11 @@ public class WaitingIdsTest {
     LocusAppAttempt attempt = attempt(rm, am);
     int[] numbered = new int[1];
     assertNull(change(rm, attempt, splits(1, "g1", "g2"), numbered));
-    Integer g1;
+    int g1;
     synchronized (attempt) {
       g1 = attempt.waitingIds().id("g1");
     }
-    assertNotNull(g1);
+    assertNotEquals(WaitingIds.NONE, g1);
     List<ResourceRequest> withdraw = splits(1, "g2");
     withdraw.add(ResourceRequest.newInstance(Priority.newInstance(20), "g1",
         Resource.newInstance(GB, 1), 0));
@@ -215,6 +214,47 @@ public class WaitingIdsTest {
     assertEquals(ResourceRequest.ANY, recorded[hosts + 1]);
   }
 
+  /**
+   * Names an AM crafted to share one hash code cost at most {@link WaitingIds#MAX_PROBES}
+   * probes each: the first few are numbered, the rest go by name, and other names are still
+   * found.
+   */
+  @Test
+  public void namesOfOneHashCodeCostBoundedProbes() {
+    WaitingIds table = new WaitingIds();
+    assertSame(table, table.forFrame(new NameIds(3L)));
+    // "Aa" and "BB" have one hash code, so every string of n such pairs shares one too.
+    int n = 10;
+    String[] names = new String[(1 << n) + 1];
+    int[] learned = new int[1 + 2 * names.length];
+    for (int i = 0; i < (1 << n); i++) {
+      StringBuilder b = new StringBuilder();
+      for (int bit = 0; bit < n; bit++) {
+        b.append((i & (1 << bit)) == 0 ? "Aa" : "BB");
+      }
+      names[i] = b.toString();
+    }
+    names[1 << n] = "honest-host";
+    learned[0] = names.length;
+    for (int i = 0; i < names.length; i++) {
+      learned[1 + 2 * i] = i;
+      learned[2 + 2 * i] = Integer.MIN_VALUE | i;
+    }
+    assertEquals(names[0].hashCode(), names[(1 << n) - 1].hashCode());
+    table.learn(3L, names, learned);
+    assertTrue(table.size() + " held", table.size() <= WaitingIds.MAX_PROBES + 1);
+    assertEquals(Integer.MIN_VALUE | (1 << n), table.id("honest-host"));
+    int numbered = 0;
+    for (int i = 0; i < (1 << n); i++) {
+      int id = table.id(new String(names[i].toCharArray()));
+      if (id != WaitingIds.NONE) {
+        assertEquals("never another name's id", Integer.MIN_VALUE | i, id);
+        numbered++;
+      }
+    }
+    assertTrue(numbered + " numbered", numbered >= 1 && numbered <= WaitingIds.MAX_PROBES);
+  }
+
   /** An AM naming far more hosts than any job holds cannot grow the table past its bound. */
   @Test
   public void aHostileAmsTableIsBounded() {
@@ -235,9 +275,9 @@ public class WaitingIdsTest {
       table.learn(7L, names, learned);
       assertTrue(table.size() + " ids held", table.size() <= WaitingIds.MAX_NAMES);
     }
-    assertNotNull("the last answer is kept", table.id("host-99-999"));
+    assertEquals("the last answer is kept", id - 1, table.id("host-99-999"));
     table.learn(8L, new String[] {"other"}, new int[] {1, 0, 5});
-    assertNull("another core's answer is not taken", table.id("other"));
+    assertEquals("another core's answer is not taken", WaitingIds.NONE, table.id("other"));
     assertNull("a frame by name (no core answered yet) numbers nothing",
         table.forFrame(NameIds.NONE));
     assertEquals("and forgets what it held", 0, table.size());
