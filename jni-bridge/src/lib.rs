@@ -12,7 +12,7 @@ pub mod handle;
 pub mod logging;
 pub mod ops;
 
-use jni::objects::{JByteBuffer, JClass, JString};
+use jni::objects::{JByteBuffer, JClass, JIntArray, JString};
 use jni::sys::{jint, jlong, jstring};
 use jni::JNIEnv;
 
@@ -114,7 +114,8 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_deferrableEvents<'l>(
 }
 
 /// The first `length` bytes of the direct buffer `frame` are one binary asks frame
-/// (`locus_core::frame`). Returns as `events` does.
+/// (`locus_core::frame`). Returns as `events` does. `learned` (may be null): set to what the
+/// frame taught, `[n, row, id, row, id, ...]`, as many pairs as fit (ids only save work).
 #[no_mangle]
 pub extern "system" fn Java_org_locus_yarn_LocusNative_asks<'l>(
     mut env: JNIEnv<'l>,
@@ -122,12 +123,37 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_asks<'l>(
     handle: jlong,
     frame: JByteBuffer<'l>,
     length: jint,
+    learned: JIntArray<'l>,
 ) -> jstring {
     with_guard(&mut env, std::ptr::null_mut(), |env| {
         let bytes = direct_bytes(env, &frame, length)?;
-        let drifted = ops::asks_frame(handle, bytes)?;
+        let (drifted, taught) = ops::asks_frame(handle, bytes)?;
+        if !learned.is_null() {
+            write_learned(env, &learned, &taught)?;
+        }
         drifted_to_java(env, &drifted)
     })
+}
+
+/// `taught` into `array` as `[n, row, id, ...]`, cut to the pairs that fit.
+fn write_learned(
+    env: &mut JNIEnv,
+    array: &JIntArray,
+    taught: &[(u32, u32)],
+) -> Result<(), BridgeError> {
+    let capacity = usize::try_from(env.get_array_length(array)?).unwrap_or(0);
+    if capacity == 0 {
+        return Ok(());
+    }
+    let pairs = taught.len().min((capacity - 1) / 2);
+    let mut out = Vec::with_capacity(1 + 2 * pairs);
+    out.push(pairs as i32);
+    for &(row, id) in &taught[..pairs] {
+        // Ids are u32 with the top bit set: the same 32 bits as a Java int.
+        out.extend([row as i32, id as i32]);
+    }
+    env.set_int_array_region(array, 0, &out)?;
+    Ok(())
 }
 
 /// The ids the core published for the names in `namesJson` (a JSON array), with its epoch:

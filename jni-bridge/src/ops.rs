@@ -141,10 +141,14 @@ fn apply_now(
     Ok(s.deferred().take_report())
 }
 
+/// What an asks frame taught (`Core::learned_ids`): (row of the frame, id) of waiting names
+/// the shim may send as ids from now on.
+pub type Taught = Vec<(u32, u32)>;
+
 /// One binary asks frame (`locus_core::frame`: the rows an AM's allocate() set, or a snapshot,
 /// and the RM's digest), applied like the same events in JSON. A malformed frame is refused
-/// whole. Returns the drifted applications as [`events`] does.
-pub fn asks_frame(h: i64, frame: &[u8]) -> Result<Vec<String>, BridgeError> {
+/// whole. Returns the drifted applications as [`events`] does, and what the frame taught.
+pub fn asks_frame(h: i64, frame: &[u8]) -> Result<(Vec<String>, Taught), BridgeError> {
     // Decoded in place: the rows' names stay in the frame's bytes (no String per row).
     let decoded = locus_core::frame::decode_view(frame).map_err(BridgeError::BadFrame)?;
     handle::with_scheduler(h, |s| {
@@ -166,7 +170,7 @@ pub fn asks_frame(h: i64, frame: &[u8]) -> Result<Vec<String>, BridgeError> {
         // As `apply`: a drift found alongside a refusal is not kept for a later call.
         let drifted = core.take_drifted();
         match refused.len() {
-            0 => Ok(drifted),
+            0 => Ok((drifted, core.learned_ids().to_vec())),
             1 => Err(refused.remove(0)),
             _ => Err(BridgeError::Events { total, refused, omitted: 0 }),
         }
@@ -528,7 +532,7 @@ mod tests {
         let key = locus_core::ask::SchedulerKey { priority: 20, allocation_request_id: 0 };
         let rows = [row("h1", 3), row("/r1", 3), row("*", 3)];
         let good = encode(KIND_CHANGED, app, &rows, Some(locus_core::digest::of_totals([(key, 3)])));
-        assert!(asks_frame(h, &good).unwrap().is_empty());
+        assert!(asks_frame(h, &good).unwrap().0.is_empty());
         let pending = |h| {
             let s: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
             s["pending_containers"].as_u64().unwrap()
@@ -536,7 +540,7 @@ mod tests {
         assert_eq!(pending(h), 3);
         // A digest that differs names the app, as in JSON.
         let drift = encode(KIND_CHANGED, app, &rows[2..], Some(1));
-        assert_eq!(asks_frame(h, &drift).unwrap(), vec![app.to_string()]);
+        assert_eq!(asks_frame(h, &drift).unwrap().0, vec![app.to_string()]);
 
         let mut bad = encode(KIND_CHANGED, app, &[row("*", 9)], None);
         let n = bad.len();
@@ -584,7 +588,7 @@ mod tests {
         let f = encode_numbered(KIND_SNAPSHOT, app, &[row("h1"), row("*")], None, Some(epoch), |n| {
             (n == "h1").then_some(id)
         });
-        assert!(asks_frame(h, &f).unwrap().is_empty());
+        assert!(asks_frame(h, &f).unwrap().0.is_empty());
         let err = name_ids(h, r#"{"not":"an array"}"#).unwrap_err().to_string();
         assert!(err.contains("names JSON"), "{err}");
         close(h).unwrap();

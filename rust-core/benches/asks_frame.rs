@@ -2,7 +2,9 @@
 //! `*`) in one binary asks frame, as the shim sends it: the frame decoded, then applied.
 //! Alternates between 1 and 2 maps per host so every row changes each time. Two cluster shapes:
 //! no host a node the core knows (rows wait as unknown names) and every host a node, the latter
-//! also with each host row numbered by the id the core published (`frame::FLAG_NAME_IDS`).
+//! also with each host row numbered by the id the core published (`frame::FLAG_NAME_IDS`), and
+//! the former also with each waiting host numbered by the id the core taught for it
+//! (`Core::learned_ids`).
 //! Plain loop, CPU of this thread only: `cargo bench -p locus-core --bench asks_frame`.
 
 use std::collections::BTreeMap;
@@ -71,6 +73,23 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn run(label: &str, nodes: usize, numbered: bool) {
     let mut core = core(nodes);
+    // The waiting names' ids, as the shim learns them: from the core's answer to a numbered
+    // frame that sets their rows by name.
+    let mut waiting: std::collections::HashMap<String, u32> = Default::default();
+    if numbered && nodes <= 1 {
+        let first = rows(1);
+        let (epoch, _) = core.name_ids([]);
+        let f = frame::encode_numbered(frame::KIND_CHANGED, APP, &first, None, Some(epoch), |_| {
+            None
+        });
+        let decoded = frame::decode_view(&f).expect("frame");
+        for outcome in core.handle_asks_frame(&decoded) {
+            outcome.expect("asks");
+        }
+        for &(row, id) in core.learned_ids() {
+            waiting.insert(first[row as usize].resource_name.clone(), id);
+        }
+    }
     let encode = |asks: &[Ask]| {
         if !numbered {
             return frame::encode(frame::KIND_CHANGED, APP, asks, None);
@@ -85,7 +104,7 @@ fn run(label: &str, nodes: usize, numbered: bool) {
             .filter(|(h, _)| !h.starts_with('/'))
             .collect();
         frame::encode_numbered(frame::KIND_CHANGED, APP, asks, None, Some(epoch), |n| {
-            by_host.get(n).copied()
+            by_host.get(n).or_else(|| waiting.get(n)).copied()
         })
     };
     let frames = [encode(&rows(1)), encode(&rows(2))];
@@ -118,6 +137,7 @@ fn run(label: &str, nodes: usize, numbered: bool) {
 
 fn main() {
     run("no host known", 0, false);
+    run("no host known, waiting hosts numbered", 0, true);
     run("every host a node", HOSTS, false);
     run("every host a node, numbered", HOSTS, true);
 }

@@ -12,7 +12,7 @@ use crate::error::CoreError;
 use crate::fast_hash::{FastMap, FastSet, IdHasher};
 use crate::names::{IdMap, NameId, Names, ANY_ID};
 use crate::protocol::{Ask, AskRef, Locality, Resource};
-use crate::waiting::WaitingNames;
+use crate::waiting::{WaitingNames, WAITING_ID};
 
 /// YARN's `ResourceRequest.ANY`.
 pub const ANY: &str = "*";
@@ -179,11 +179,24 @@ pub type ChangedRows = HashSet<(SchedulerKey, NameId), BuildHasherDefault<IdHash
 enum Place<'a> {
     Known(NameId),
     /// A name no node carries that the application already names: its slot among the
-    /// application's waiting names (and the name, to free it once no row is left).
-    Waiting(u32, &'a str),
+    /// application's waiting names, and whether the row named it by its id (else by name, and
+    /// the shim is told the id).
+    Waiting {
+        slot: u32,
+        by_id: bool,
+    },
     /// A name no node carries that is new to the application (the message's own bytes, copied
     /// only when the row is kept).
     New(&'a str),
+}
+
+/// What setting one row did to a waiting name.
+enum SetWaiting {
+    No,
+    /// The row's removal may have left the name (at this slot) without rows.
+    Emptied(u32),
+    /// A row by name set in the name's slot: the shim may send its id from now on.
+    Named(u32),
 }
 
 /// One validated row of an ask message.
@@ -221,8 +234,13 @@ fn check_rows<'a>(
     let mut waiting_first = has_waiting;
     for (index, ask) in asks.iter().copied().enumerate() {
         if let Some(raw) = ask.numbered() {
-            out.push(numbered_row(app, index, &ask, raw, names, &mut seen)?);
-            waiting_first = false;
+            if raw & WAITING_ID != 0 {
+                out.push(waiting_row(app, index, &ask, raw, waiting)?);
+                waiting_first = has_waiting;
+            } else {
+                out.push(numbered_row(app, index, &ask, raw, names, &mut seen)?);
+                waiting_first = false;
+            }
             continue;
         }
         let where_ = || {
@@ -276,7 +294,7 @@ fn check_rows<'a>(
                     "application {app}: waiting name {:?} is also a node's",
                     ask.resource_name
                 );
-                Place::Waiting(slot, ask.resource_name)
+                Place::Waiting { slot, by_id: false }
             }
             None => match names.id(ask.resource_name) {
                 Some(id) => {
@@ -289,7 +307,7 @@ fn check_rows<'a>(
                 }
                 None if waiting_first => Place::New(ask.resource_name),
                 None => match waiting.and_then(|w| w.slot(ask.resource_name)) {
-                    Some(slot) => Place::Waiting(slot, ask.resource_name),
+                    Some(slot) => Place::Waiting { slot, by_id: false },
                     None => Place::New(ask.resource_name),
                 },
             },
@@ -345,6 +363,40 @@ fn numbered_row<'a>(
     })
 }
 
+/// A row whose name is the id the application's waiting names gave it: an integer probe, no
+/// hashing of the name. Refused unless the name holds a row now (an id is never given twice, so
+/// a freed, adopted or replaced name's id names nothing). A snapshot has no table to read ids
+/// against (`waiting` is `None`): refused too.
+#[inline(never)]
+fn waiting_row<'a>(
+    app: &str,
+    index: usize,
+    ask: &AskRef<'a>,
+    raw: u32,
+    waiting: Option<&WaitingNames>,
+) -> Result<CheckedRow<'a>, CoreError> {
+    let found = waiting.and_then(|w| Some((w.slot_of_id(raw)?, w)));
+    let Some((slot, w)) = found else {
+        return Err(CoreError::Protocol(format!(
+            "application {app}, row {index} (priority {}, allocation_request_id {}): resource name id {raw} is not one of the application's waiting names now (its rows were withdrawn, a node took the name, or a snapshot replaced the asks)",
+            ask.priority, ask.allocation_request_id
+        )));
+    };
+    check_numbers(app, ask, w.name(slot).unwrap_or("?"))?;
+    Ok(CheckedRow {
+        key: SchedulerKey {
+            priority: ask.priority,
+            allocation_request_id: ask.allocation_request_id,
+        },
+        place: Place::Waiting { slot, by_id: true },
+        row: Row {
+            capability: ask.capability,
+            count: ask.count,
+            relax_locality: ask.relax_locality,
+        },
+    })
+}
+
 /// The checks of a row's numbers (its name checked apart), for named and numbered rows alike.
 #[inline(always)]
 fn check_numbers(app: &str, ask: &AskRef<'_>, name: &str) -> Result<(), CoreError> {
@@ -372,7 +424,11 @@ fn twice(app: &str, key: SchedulerKey, name: &str) -> CoreError {
 
 /// The first unknown-name row `rows` names twice, as the error that refuses the message. Names
 /// the application already has are compared by slot; only names new to it are hashed again.
-fn unknown_twice(app: &str, rows: &[CheckedRow<'_>]) -> Result<(), CoreError> {
+fn unknown_twice(
+    app: &str,
+    rows: &[CheckedRow<'_>],
+    waiting: Option<&WaitingNames>,
+) -> Result<(), CoreError> {
     // Sized once, at the first waiting row, for the waiting rows alone: grown from empty, a
     // 5,000-row message rehashed it a dozen times; a message naming only hosts nodes carry
     // needs none.
@@ -381,11 +437,11 @@ fn unknown_twice(app: &str, rows: &[CheckedRow<'_>]) -> Result<(), CoreError> {
     for (i, r) in rows.iter().enumerate() {
         let fresh = match r.place {
             Place::Known(_) => continue,
-            Place::Waiting(slot, _) => {
+            Place::Waiting { slot, .. } => {
                 if held.capacity() == 0 {
                     let waiting = rows[i..]
                         .iter()
-                        .filter(|r| matches!(r.place, Place::Waiting(..)))
+                        .filter(|r| matches!(r.place, Place::Waiting { .. }))
                         .count();
                     held.reserve(waiting);
                 }
@@ -395,7 +451,8 @@ fn unknown_twice(app: &str, rows: &[CheckedRow<'_>]) -> Result<(), CoreError> {
         };
         if !fresh {
             let name = match r.place {
-                Place::Waiting(_, name) | Place::New(name) => name,
+                Place::Waiting { slot, .. } => waiting.and_then(|w| w.name(slot)).unwrap_or("?"),
+                Place::New(name) => name,
                 Place::Known(_) => "",
             };
             return Err(twice(app, r.key, name));
@@ -422,6 +479,9 @@ pub struct AppAsks {
     held: IdMap<u32>,
     /// Rows in `tables` and `unknown`, for the rows bound.
     row_count: usize,
+    /// The waiting names' ids the last message set by name, as (row of the message, id):
+    /// what the shim may send instead of those names from now on. At most one per row.
+    learned: Vec<(u32, u32)>,
 }
 
 impl AppAsks {
@@ -444,11 +504,26 @@ impl AppAsks {
         names: &Names,
         limits: AskLimits,
     ) -> Result<AppAsks, CoreError> {
+        Self::from_snapshot_rows_after(app, asks, names, limits, None)
+    }
+
+    /// [`from_snapshot_rows`](Self::from_snapshot_rows) replacing `before`: the new table's
+    /// waiting names get ids `before` never gave, so none of its ids comes to mean another name.
+    pub fn from_snapshot_rows_after(
+        app: &str,
+        asks: &[AskRef<'_>],
+        names: &Names,
+        limits: AskLimits,
+        before: Option<&AppAsks>,
+    ) -> Result<AppAsks, CoreError> {
         let (rows, _) = check_rows(app, asks, names, None, limits)?;
-        unknown_twice(app, &rows)?;
+        unknown_twice(app, &rows, None)?;
         // A fresh table, so building it first and checking its counts after is as atomic as
         // `check_limits` and spares a second map over every name.
         let mut table = AppAsks::default();
+        if let Some(b) = before {
+            table.unknown.continue_ids(&b.unknown);
+        }
         let unknown = rows
             .iter()
             .filter(|r| matches!(r.place, Place::New(_)))
@@ -487,7 +562,7 @@ impl AppAsks {
         limits: AskLimits,
     ) -> Result<ChangedRows, CoreError> {
         let (rows, set) = check_rows(app, asks, names, Some(&self.unknown), limits)?;
-        unknown_twice(app, &rows)?;
+        unknown_twice(app, &rows, Some(&self.unknown))?;
         self.check_limits(app, &rows, limits)?;
         self.set_rows(rows);
         Ok(set)
@@ -512,7 +587,7 @@ impl AppAsks {
                     .tables
                     .get(&r.key)
                     .is_some_and(|t| t.rows.contains_key(&id)),
-                Place::Waiting(slot, _) => {
+                Place::Waiting { slot, .. } => {
                     self.unknown.rows(slot).is_some_and(|w| w.contains(&r.key))
                 }
                 Place::New(_) => false,
@@ -525,7 +600,7 @@ impl AppAsks {
             row_count += d;
             match r.place {
                 Place::Known(id) => *known.entry(id).or_default() += d,
-                Place::Waiting(slot, _) => *held.entry(slot).or_default() += d,
+                Place::Waiting { slot, .. } => *held.entry(slot).or_default() += d,
                 Place::New(s) => *new.entry(s).or_default() += d,
             }
         }
@@ -585,6 +660,11 @@ impl AppAsks {
             .flat_map(|(name, rows)| rows.iter().map(move |(k, r)| (*k, name, r)))
     }
 
+    /// The ids the last message's rows by name gave their waiting names, as (row, id); emptied.
+    pub fn take_learned(&mut self) -> Vec<(u32, u32)> {
+        std::mem::take(&mut self.learned)
+    }
+
     /// Rows held, known and waiting (what `locus.app.max-ask-rows` bounds).
     pub fn row_count(&self) -> usize {
         self.row_count
@@ -618,13 +698,14 @@ impl AppAsks {
         true
     }
 
-    /// Sets one checked row. Returns the waiting name (and its slot) the row was removed from,
-    /// which the caller frees once the whole message is set if no row is left in it.
-    fn set_one<'a>(&mut self, r: CheckedRow<'a>) -> Option<(&'a str, u32)> {
+    /// Sets one checked row. Returns what became of a waiting name: emptied (the caller frees
+    /// it once the whole message is set if no row is left in it) or given a row by name (the
+    /// shim is told its id).
+    fn set_one(&mut self, r: CheckedRow<'_>) -> SetWaiting {
         match r.place {
             Place::Known(name) => {
                 if r.row.count == 0 && !self.tables.contains_key(&r.key) {
-                    return None;
+                    return SetWaiting::No;
                 }
                 let has = r.row.count > 0;
                 let had = self.tables.entry(r.key).or_default().set(name, r.row);
@@ -645,7 +726,7 @@ impl AppAsks {
                     _ => {}
                 }
             }
-            Place::Waiting(slot, name) => {
+            Place::Waiting { slot, by_id } => {
                 if r.row.count == 0 {
                     let removed = self
                         .unknown
@@ -654,16 +735,20 @@ impl AppAsks {
                     if removed {
                         self.row_count -= 1;
                         self.unpark(&r.key, 1);
-                        return Some((name, slot));
+                        return SetWaiting::Emptied(slot);
                     }
                 } else {
-                    let new = match self.unknown.rows_mut(slot) {
-                        Some(w) => w.insert(r.key, r.row),
-                        None => self.unknown.insert_named(name, r.key, r.row),
-                    };
+                    // The slot holds the name until the whole message is set (see set_rows).
+                    let new = self
+                        .unknown
+                        .rows_mut(slot)
+                        .is_some_and(|w| w.insert(r.key, r.row));
                     if new {
                         self.row_count += 1;
                         self.tables.entry(r.key).or_default().waiting += 1;
+                    }
+                    if !by_id {
+                        return SetWaiting::Named(slot);
                     }
                 }
             }
@@ -671,13 +756,15 @@ impl AppAsks {
             // of the message have set it: that would be the same row twice).
             Place::New(_) if r.row.count == 0 => {}
             Place::New(name) => {
-                if self.unknown.insert_named(name, r.key, r.row) {
+                let (new, slot) = self.unknown.insert_named(name, r.key, r.row);
+                if new {
                     self.row_count += 1;
                     self.tables.entry(r.key).or_default().waiting += 1;
                 }
+                return SetWaiting::Named(slot);
             }
         }
-        None
+        SetWaiting::No
     }
 
     /// `n` rows of `key` left the unknown names.
@@ -689,14 +776,30 @@ impl AppAsks {
 
     fn set_rows(&mut self, rows: Vec<CheckedRow<'_>>) {
         let mut emptied = Vec::new();
-        for r in rows {
-            emptied.extend(self.set_one(r));
+        self.learned.clear();
+        for (index, r) in rows.into_iter().enumerate() {
+            match self.set_one(r) {
+                SetWaiting::No => {}
+                SetWaiting::Emptied(slot) => emptied.push(slot),
+                SetWaiting::Named(slot) => self.learned.push((index as u32, slot)),
+            }
         }
         // Only now: a slot freed mid-message could be handed to another name while later rows
         // of the message still point to it.
-        for (name, slot) in emptied {
-            self.unknown.drop_if_empty(name, slot);
+        for slot in emptied {
+            self.unknown.drop_if_empty(slot);
         }
+        // Slots to ids, once the message is set: a name emptied by a later row of the message
+        // has no id left to teach.
+        let unknown = &self.unknown;
+        self.learned
+            .retain_mut(|(_, slot)| match unknown.id(*slot) {
+                Some(id) => {
+                    *slot = id;
+                    true
+                }
+                None => false,
+            });
         self.finish_rows();
     }
 

@@ -166,6 +166,8 @@ pub struct Core {
     /// Applications whose `asks_digest` differed since the last [`Core::take_drifted`], each
     /// once, in the order found: the shim answers with a snapshot of each.
     drifted: Vec<String>,
+    /// What the last asks frame taught (see [`Core::learned_ids`]).
+    learned: Vec<(u32, u32)>,
 }
 
 impl Core {
@@ -207,6 +209,7 @@ impl Core {
             stats: Stats::default(),
             profile_writer,
             drifted: Vec::new(),
+            learned: Vec::new(),
         })
     }
 
@@ -406,6 +409,7 @@ impl Core {
         frame: &crate::frame::AsksFrame<'_>,
     ) -> Vec<Result<(), CoreError>> {
         let mut out = Vec::with_capacity(2);
+        self.learned.clear();
         let epoch = self.state.names().epoch();
         // Only a row carrying an id can be misread; a frame whose table numbered none of its
         // rows (the shim's before any node was added) is taken whatever its epoch.
@@ -428,6 +432,13 @@ impl Core {
             } else {
                 self.asks_changed(frame.app, &frame.rows)
             });
+            // Taught only under this core's epoch, which the shim's table is then tagged with
+            // (a frame by name, whose writer knew no epoch, teaches nothing).
+            if out[0].is_ok() && frame.names_epoch == Some(epoch) {
+                if let Some(a) = self.state.app_mut_by_id(frame.app) {
+                    self.learned = a.asks.take_learned();
+                }
+            }
         }
         if let Some(digest) = frame.digest {
             out.push(self.asks_digest(frame.app, digest));
@@ -818,6 +829,11 @@ impl Core {
     /// most one entry per application): the shim owes each an `asks_updated` snapshot.
     pub fn take_drifted(&mut self) -> Vec<String> {
         std::mem::take(&mut self.drifted)
+    }
+
+    /// The ids the last asks frame gave its waiting names, as (row of the frame, id).
+    pub fn learned_ids(&self) -> &[(u32, u32)] {
+        &self.learned
     }
 
     pub fn stats(&self) -> Stats {

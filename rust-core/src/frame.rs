@@ -18,8 +18,9 @@
 //! then N rows of 31 bytes plus the name:
 //!   i32 priority, i64 allocation_request_id, i64 memory_mb (>= 0), i32 vcores (>= 0),
 //!   i32 count (>= 0), u8 relax_locality (0 or 1), u16 L (1..=1024), L bytes resource name UTF-8
-//!   or, with flag bit 1 only, L = 0 and a u32 name id the core published (a live node's host
-//!   or rack: `Names::published`) instead of the name
+//!   or, with flag bit 1 only, L = 0 and a u32 name id instead of the name: below 2^31 one the
+//!   core published (a live node's host or rack: `Names::published`), with bit 31 set one of
+//!   the application's waiting names (`waiting::WAITING_ID`, taught by `Core::learned_ids`)
 //! ```
 //!
 //! Decoding is bounded by the frame's own length: the row count is checked against the bytes

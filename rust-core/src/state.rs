@@ -648,7 +648,11 @@ impl ClusterState {
             .app_ids
             .get(id)
             .ok_or_else(|| CoreError::UnknownApp(id.to_string()))?;
-        let table = AppAsks::from_snapshot_rows(id, asks, &self.names, self.ask_limits)?;
+        // Ids continue from the table replaced: one the shim learned from it must not come to
+        // name another of this snapshot's waiting names.
+        let before = self.apps.get(&arrival).map(|a| &a.asks);
+        let table =
+            AppAsks::from_snapshot_rows_after(id, asks, &self.names, self.ask_limits, before)?;
         self.asks_touched.push(arrival);
         self.asks_versions += 1;
         let app = self

@@ -7,10 +7,11 @@
 //! job whose 5,000 split hosts are not NodeManagers changes those rows on every allocate(),
 //! and hashing each name five times was most of that change's cost.
 
-use std::collections::hash_map::{Entry, RandomState};
+use std::collections::hash_map::RandomState;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::ask::{Row, SchedulerKey};
+use crate::fast_hash::FastMap;
 
 /// The rows waiting for one unknown name. Nearly always one scheduler key (a map's host row),
 /// held in place: a map per name was an allocation of hundreds of bytes per row, and most of
@@ -87,6 +88,15 @@ impl Waiting {
     }
 }
 
+/// Marks a resource name id as one of an application's waiting names (an id of
+/// [`WaitingNames`]), not a name the core published for a live node ([`crate::names::Names`],
+/// whose ids stay below it).
+pub const WAITING_ID: u32 = 1 << 31;
+
+/// The last id [`WaitingNames`] gives; past it names simply go by name. (`u32::MAX`, a frame's
+/// "no id", is never one.)
+const LAST_ID: u32 = u32::MAX - 1;
+
 /// The unknown names of one application, each with its rows, by name and by slot.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct WaitingNames {
@@ -94,8 +104,23 @@ pub(crate) struct WaitingNames {
     slots_by_name: HashMap<String, u32, RandomState>,
     /// By slot; `None` for a free slot. Never longer than the most names held at once plus
     /// those one message adds (both bounded by the app's limits), as freed slots are reused.
-    rows: Vec<Option<Waiting>>,
+    rows: Vec<Option<Slot>>,
     free: Vec<u32>,
+    /// Slot by id (see [`WaitingNames::id`]): only ids of names held now, so bounded like
+    /// `rows`. Keyed by ids the core chose, never by what an AM sends.
+    slots_by_id: FastMap<u32, u32>,
+    /// The id the next name to get a slot is given. Only grows, and a snapshot's table starts
+    /// where the one it replaces stopped ([`WaitingNames::continue_ids`]), so an id never
+    /// names two names of one application.
+    next_id: u32,
+}
+
+/// One held name: its rows, the name (to free its entry by slot) and its id.
+#[derive(Debug, Clone)]
+struct Slot {
+    waiting: Waiting,
+    name: Box<str>,
+    id: u32,
 }
 
 impl WaitingNames {
@@ -120,68 +145,121 @@ impl WaitingNames {
     }
 
     pub(crate) fn rows(&self, slot: u32) -> Option<&Waiting> {
-        self.rows.get(slot as usize).and_then(Option::as_ref)
+        self.rows
+            .get(slot as usize)
+            .and_then(Option::as_ref)
+            .map(|s| &s.waiting)
     }
 
     pub(crate) fn rows_mut(&mut self, slot: u32) -> Option<&mut Waiting> {
-        self.rows.get_mut(slot as usize).and_then(Option::as_mut)
+        self.rows
+            .get_mut(slot as usize)
+            .and_then(Option::as_mut)
+            .map(|s| &mut s.waiting)
+    }
+
+    /// The name held at `slot`.
+    pub(crate) fn name(&self, slot: u32) -> Option<&str> {
+        self.rows
+            .get(slot as usize)
+            .and_then(Option::as_ref)
+            .map(|s| &*s.name)
+    }
+
+    /// The id the shim may send instead of the name at `slot` (`None` once ids ran out). Good
+    /// while the name holds a row: freed, adopted by a node or replaced by a snapshot, the id is
+    /// never given again, so it cannot come to mean another name.
+    pub(crate) fn id(&self, slot: u32) -> Option<u32> {
+        self.rows
+            .get(slot as usize)
+            .and_then(Option::as_ref)
+            .map(|s| s.id)
+            .filter(|id| *id != u32::MAX)
+    }
+
+    /// The slot of the name `id` stands for, if it is held now: an integer probe, no hashing of
+    /// the name.
+    pub(crate) fn slot_of_id(&self, id: u32) -> Option<u32> {
+        self.slots_by_id.get(&id).copied()
+    }
+
+    /// Gives ids from where `before` (the table this one replaces) stopped.
+    pub(crate) fn continue_ids(&mut self, before: &WaitingNames) {
+        self.next_id = self.next_id.max(before.next_id);
+    }
+
+    /// The next unused id, or `u32::MAX` (no id) once they ran out.
+    fn new_id(&mut self) -> u32 {
+        if self.next_id > LAST_ID - WAITING_ID {
+            return u32::MAX;
+        }
+        let id = WAITING_ID | self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    fn free_slot(&mut self, slot: u32) -> Option<Waiting> {
+        let s = self.rows.get_mut(slot as usize).and_then(Option::take)?;
+        self.slots_by_id.remove(&s.id);
+        self.free.push(slot);
+        Some(s.waiting)
     }
 
     /// Sets `key`'s row of `name`, a name that had no slot when the message was checked (an
-    /// earlier row of the same message may have given it one). True when the row is new.
-    pub(crate) fn insert_named(&mut self, name: &str, key: SchedulerKey, row: Row) -> bool {
-        match self.slots_by_name.entry(name.to_string()) {
-            Entry::Occupied(e) => {
-                let slot = *e.get();
-                match self.rows.get_mut(slot as usize).and_then(Option::as_mut) {
-                    Some(w) => w.insert(key, row),
-                    None => {
-                        self.rows[slot as usize] = Some(Waiting::One(key, row));
-                        true
-                    }
-                }
-            }
-            Entry::Vacant(e) => {
-                let w = Some(Waiting::One(key, row));
-                let slot = match self.free.pop() {
-                    Some(s) => {
-                        self.rows[s as usize] = w;
-                        s
-                    }
-                    None => {
-                        self.rows.push(w);
-                        (self.rows.len() - 1) as u32
-                    }
-                };
-                e.insert(slot);
-                true
+    /// earlier row of the same message may have given it one). True when the row is new, and
+    /// the name's slot.
+    pub(crate) fn insert_named(&mut self, name: &str, key: SchedulerKey, row: Row) -> (bool, u32) {
+        if let Some(&slot) = self.slots_by_name.get(name) {
+            if let Some(w) = self.rows_mut(slot) {
+                return (w.insert(key, row), slot);
             }
         }
+        let id = self.new_id();
+        let s = Some(Slot {
+            waiting: Waiting::One(key, row),
+            name: name.into(),
+            id,
+        });
+        let slot = match self.free.pop() {
+            Some(free) => {
+                self.rows[free as usize] = s;
+                free
+            }
+            None => {
+                self.rows.push(s);
+                (self.rows.len() - 1) as u32
+            }
+        };
+        if id != u32::MAX {
+            self.slots_by_id.insert(id, slot);
+        }
+        self.slots_by_name.insert(name.to_string(), slot);
+        (true, slot)
     }
 
-    /// Frees `name` (at `slot`) if no row is left in it. Run after a whole message was set, so
-    /// a slot the message's rows point to is never reused for another name meanwhile.
-    pub(crate) fn drop_if_empty(&mut self, name: &str, slot: u32) {
-        if self.rows(slot).is_some_and(|w| w.len() == 0) && self.slot(name) == Some(slot) {
-            self.slots_by_name.remove(name);
-            self.rows[slot as usize] = None;
-            self.free.push(slot);
+    /// Frees `slot` if no row is left in it. Run after a whole message was set, so a slot the
+    /// message's rows point to is never reused for another name meanwhile.
+    pub(crate) fn drop_if_empty(&mut self, slot: u32) {
+        if self.rows(slot).is_some_and(|w| w.len() == 0) {
+            if let Some(s) = self.rows.get_mut(slot as usize).and_then(Option::take) {
+                self.slots_by_name.remove(&*s.name);
+                self.slots_by_id.remove(&s.id);
+                self.free.push(slot);
+            }
         }
     }
 
     /// Takes all of `name`'s rows (a node now carries it).
     pub(crate) fn remove(&mut self, name: &str) -> Option<Waiting> {
         let slot = self.slots_by_name.remove(name)?;
-        let w = self.rows.get_mut(slot as usize).and_then(Option::take);
-        self.free.push(slot);
-        w
+        self.free_slot(slot)
     }
 
     /// (name, rows) of every name held.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &Waiting)> {
-        self.slots_by_name
+        self.rows
             .iter()
-            .filter_map(|(name, slot)| Some((name.as_str(), self.rows(*slot)?)))
+            .filter_map(|s| s.as_ref().map(|s| (&*s.name, &s.waiting)))
     }
 }
 
@@ -209,21 +287,26 @@ mod tests {
     #[test]
     fn slots_are_reused_only_once_free() {
         let mut w = WaitingNames::default();
-        assert!(w.insert_named("ghost", key(1), row(1)));
+        assert!(w.insert_named("ghost", key(1), row(1)).0);
         let ghost = w.slot("ghost").unwrap();
+        let id = w.id(ghost).unwrap();
+        assert_eq!(w.slot_of_id(id), Some(ghost));
         assert!(
-            !w.insert_named("ghost", key(1), row(2)),
+            !w.insert_named("ghost", key(1), row(2)).0,
             "same row, not new"
         );
-        assert!(w.insert_named("ghost", key(2), row(2)));
-        w.drop_if_empty("ghost", ghost);
+        assert!(w.insert_named("ghost", key(2), row(2)).0);
+        w.drop_if_empty(ghost);
         assert_eq!(w.len(), 1, "rows left: kept");
         assert!(w.rows_mut(ghost).unwrap().remove(&key(1)));
         assert!(w.rows_mut(ghost).unwrap().remove(&key(2)));
-        w.drop_if_empty("ghost", ghost);
+        w.drop_if_empty(ghost);
         assert!(w.is_empty() && w.slot("ghost").is_none());
-        assert!(w.insert_named("spook", key(1), row(3)));
+        assert_eq!(w.slot_of_id(id), None, "a freed name's id names nothing");
+        assert_eq!(w.insert_named("spook", key(1), row(3)), (true, ghost));
         assert_eq!(w.slot("spook"), Some(ghost));
+        assert_ne!(w.id(ghost), Some(id), "the slot's next name gets a new id");
+        assert_eq!(w.slot_of_id(id), None);
         assert_eq!(w.iter().count(), 1);
         assert!(w.remove("spook").is_some() && w.is_empty());
     }

@@ -28,6 +28,12 @@ public final class AsksFrame {
   static final int HEADER_BYTES = 20;
   static final int ROW_FIXED_BYTES = 31;
   private static final int INITIAL_BYTES = 64 * 1024;
+  private static final int INITIAL_ROWS = 1024;
+  /**
+   * Rows' names a writer keeps between frames: {@code locus.app.max-ask-rows}' default and then
+   * some; a larger frame's array is dropped at the next frame, as {@link #RETAINED_BYTES}.
+   */
+  private static final int RETAINED_ROWS = 16_384;
   /**
    * What a thread's writer keeps between frames, in its array and in its direct buffer each. The largest frame the core takes under its
    * default bounds (`locus.app.max-ask-rows` 12,288 rows, names of at most 1,024 bytes) is about
@@ -64,6 +70,15 @@ public final class AsksFrame {
     private byte[] buf = new byte[INITIAL_BYTES];
     private int pos;
     private ByteBuffer out = allocate(INITIAL_BYTES);
+    /** Rows written so far in this frame. */
+    private int rows;
+    /**
+     * In a numbered frame, the name of each row written by name (the entries of rows by id are
+     * left as they were): the core's answer names waiting names by row
+     * ({@link WaitingIds#learn}).
+     */
+    private String[] rowNames = new String[INITIAL_ROWS];
+    private boolean numbered;
 
     private Writer() {
     }
@@ -160,10 +175,15 @@ public final class AsksFrame {
       w.out = allocate(INITIAL_BYTES);
     }
     w.pos = 0;
+    w.rows = 0;
+    if (w.rowNames.length > RETAINED_ROWS) {
+      w.rowNames = new String[INITIAL_ROWS];
+    }
     w.i32(MAGIC);
     w.i8(kind);
     // NONE (no core answered yet) numbers nothing: the frame goes without the flag.
     boolean numbered = ids != null && ids != NameIds.NONE;
+    w.numbered = numbered;
     w.i8(numbered ? FLAG_NAME_IDS : 0);
     w.i16(appBytes.length);
     w.i32(0);
@@ -187,7 +207,26 @@ public final class AsksFrame {
    */
   static void row(Writer w, ApplicationId app, int priority, long allocationRequestId,
       ResourceRequest r, NameIds ids) {
+    row(w, app, priority, allocationRequestId, r, ids, null);
+  }
+
+  /**
+   * As {@link #row(Writer, ApplicationId, int, long, ResourceRequest, NameIds)}, a name that
+   * neither a node's host id nor {@code waiting} (the attempt's waiting names' ids, for the
+   * numbering {@code ids} is; null: none) numbers going by name.
+   */
+  static void row(Writer w, ApplicationId app, int priority, long allocationRequestId,
+      ResourceRequest r, NameIds ids, WaitingIds waiting) {
     String name = r.getResourceName();
+    // The attempt's waiting names first while it has any: an AM's hosts are nearly all
+    // NodeManagers or nearly all not, and a split host then costs one probe, not a miss in the
+    // node table too. A waiting id of a host a node took since is refused by the core and the
+    // rows re-sent by name (CoreLink#sendAsks), which empties the table.
+    int waitingId = waiting == null || waiting.size() == 0 ? WaitingIds.NONE : waiting.id(name);
+    if (waitingId != WaitingIds.NONE) {
+      numberedRow(w, app, priority, allocationRequestId, r, waitingId);
+      return;
+    }
     Integer id = ids == null ? null : ids.id(name);
     if (id != null) {
       numberedRow(w, app, priority, allocationRequestId, r, id);
@@ -212,6 +251,28 @@ public final class AsksFrame {
       throw new RowRefused(app, priority, allocationRequestId, name, length);
     }
     I16.set(w.buf, lengthAt, (short) length);
+    if (w.numbered) {
+      // Rows by id advance the count without a record, so the record may be short by many.
+      if (w.rows >= w.rowNames.length) {
+        w.rowNames = Arrays.copyOf(w.rowNames, Math.max(2 * w.rowNames.length, w.rows + 1));
+      }
+      w.rowNames[w.rows] = name;
+    }
+    w.rows++;
+  }
+
+  /**
+   * The names of the rows this thread's last frame sent by name, by row, if the frame is
+   * numbered (other entries are stale: the core's answer names only rows sent by name in a
+   * numbered frame); valid until the thread's next frame.
+   */
+  static String[] rowNames() {
+    return WRITER.get().rowNames;
+  }
+
+  /** The names epoch {@code frame} (numbered, as {@link #finish} left it) carries. */
+  static long epoch(ByteBuffer frame) {
+    return frame.getLong(HEADER_BYTES + (frame.getShort(6) & 0xffff));
   }
 
   /** As {@link #row}, the name being the id {@code id} of the table the frame started with. */
@@ -221,6 +282,8 @@ public final class AsksFrame {
     putFixed(w, priority, allocationRequestId, r);
     w.i16(0);
     w.i32(id);
+    // No name recorded: the core teaches only rows sent by name.
+    w.rows++;
   }
 
   /** A row's fields before its name. */

@@ -288,19 +288,46 @@ final class CoreLink {
     }
     coreCalls.get()[0]++;
     try {
-      List<ObjectNode> owed = AsksResync.snapshots(c.asks(frame), held);
+      int[] learned = null;
+      if (AsksFrame.numbered(frame)) {
+        learned = learnedArray(frame.getInt(8));
+        learned[0] = 0;
+      }
+      List<ObjectNode> owed = AsksResync.snapshots(c.asks(frame, learned), held);
+      if (learned != null && learned[0] > 0) {
+        attempt.learnWaitingIds(frame, learned);
+      }
       return owed.isEmpty() ? null : callEvents(c, owed, held, true);
     } catch (LocusException e) {
       if (!(e instanceof LocusCorePoisonedException) && inService(c)
           && AsksFrame.hasNumberedRow(frame)) {
         LOG.debug("Locus core refused numbered asks of {} ({}); re-sending them by name",
             attempt.getApplicationId(), e.getMessage());
+        // The by-name snapshot also empties the attempt's waiting ids (stale ones among them).
         return sendAsks(attempt.snapshotByName(), attempt);
       }
       return failed(c, e, held, true, "application " + attempt.getApplicationId(), null, 1,
           false);
     }
   }
+
+  /**
+   * This thread's array for the core's answer to a frame of {@code rows} rows (at most one pair
+   * per row, after the count); kept while it is of a size the core's row bound allows.
+   */
+  private static int[] learnedArray(int rows) {
+    int want = 1 + 2 * Math.max(0, rows);
+    int[] a = LEARNED.get();
+    if (a.length < want) {
+      a = new int[want];
+      if (want <= 1 + 2 * WaitingIds.MAX_NAMES) {
+        LEARNED.set(a);
+      }
+    }
+    return a;
+  }
+
+  private static final ThreadLocal<int[]> LEARNED = ThreadLocal.withInitial(() -> new int[1]);
 
   /** The ids asks frames may use now ({@link NameIds#NONE} until a core published any). */
   NameIds nameIds() {

@@ -219,6 +219,8 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   private int rowsReadAsNoted;
   /** Rows in {@link #rowsNotSent}. Guarded by this. */
   private int rowsNotSentCount;
+  /** Ids the core gave this attempt's waiting names ({@link WaitingIds}); under this lock. */
+  private final WaitingIds waitingIds = new WaitingIds();
 
   /** Scheduler keys whose noted-rows map is kept (see {@link #rowsNotSent}); for tests. */
   synchronized int notedKeys() {
@@ -374,6 +376,7 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   private ByteBuffer changedFrame(NameIds ids, boolean putBackNone) {
     org.apache.hadoop.yarn.api.records.ApplicationId app = getApplicationId();
     AsksFrame.Writer w = AsksFrame.start(AsksFrame.KIND_CHANGED, app, ids);
+    WaitingIds waiting = waitingIds.forFrame(ids);
     int rows = 0;
     int asNotedRows = 0;
     for (Map.Entry<SchedulerRequestKey, Map<String, ResourceRequest>> e :
@@ -410,12 +413,25 @@ class LocusAppAttempt extends FiCaSchedulerApp {
           // A name the core refuses is one it holds no row of: nothing to withdraw.
           continue;
         }
-        AsksFrame.row(w, app, priority, id, now, ids);
+        AsksFrame.row(w, app, priority, id, now, ids, waiting);
         rows++;
       }
     }
     rowsReadAsNoted = asNotedRows;
     return AsksFrame.finish(w, rows, AsksDigest.of(this));
+  }
+
+  /** This attempt's waiting names' ids; caller holds this lock. */
+  WaitingIds waitingIds() {
+    return waitingIds;
+  }
+
+  /**
+   * What the core answered to {@code frame} (this thread's last, numbered) about the waiting
+   * names it sent by name: {@code [n, row, id, ...]}. Caller holds this lock.
+   */
+  synchronized void learnWaitingIds(ByteBuffer frame, int[] learned) {
+    waitingIds.learn(AsksFrame.epoch(frame), AsksFrame.rowNames(), learned);
   }
 
   /** Rows of the last changed frame read from the noted objects, not looked up; for tests. */
@@ -424,6 +440,10 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   }
 
   private ByteBuffer snapshotFrame(NameIds ids) {
+    // A snapshot replaces the core's table of this attempt's asks, whose ids die with it; its
+    // answer teaches the new ones.
+    waitingIds.clear();
+    waitingIds.forFrame(ids);
     ByteBuffer frame = AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, getApplicationId(),
         CoreMessages.snapshotRows(appSchedulingInfo.getAllResourceRequests()), null, ids);
     snapshotOwed = false;

@@ -72,8 +72,16 @@ public final class LocusCore implements AutoCloseable {
    * {@link #events}.
    */
   public String asks(java.nio.ByteBuffer frame) {
+    return asks(frame, null);
+  }
+
+  /**
+   * As {@link #asks(java.nio.ByteBuffer)}; {@code learned} (may be null) receives the ids the
+   * core gave the frame's waiting names (see {@link LocusNative#asks}).
+   */
+  public String asks(java.nio.ByteBuffer frame, int[] learned) {
     sent.addAndGet(frame.limit());
-    return withHandle(h -> LocusNative.asks(h, frame, frame.limit()));
+    return withHandle(h -> LocusNative.asks(h, frame, frame.limit(), learned));
   }
 
   /** The ids this core published for {@code namesJson}'s names (see {@link LocusNative#nameIds}). */

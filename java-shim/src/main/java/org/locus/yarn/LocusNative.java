@@ -41,9 +41,13 @@ public final class LocusNative {
 
   /**
    * The first {@code length} bytes of the direct buffer {@code frame} are one binary asks frame
-   * ({@link AsksFrame}); applied and answered as {@link #events}.
+   * ({@link AsksFrame}); applied and answered as {@link #events}. {@code learned} (may be
+   * null) is set to the ids the core gave the waiting names (hosts no node carries) the frame's
+   * rows set by name, when the frame is numbered by this core: {@code [n, row, id, row, id,
+   * ...]}, as many pairs as fit ({@link WaitingIds}).
    */
-  public static native String asks(long handle, java.nio.ByteBuffer frame, int length);
+  public static native String asks(long handle, java.nio.ByteBuffer frame, int length,
+      int[] learned);
 
   /**
    * The ids the core published for the names in {@code namesJson} (a JSON array of hosts of the

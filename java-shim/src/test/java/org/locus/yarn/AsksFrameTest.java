@@ -122,7 +122,7 @@ public class AsksFrameTest {
       assertTrue(e.getMessage(), e.getMessage().startsWith("malformed asks frame at byte"));
       assertTrue(e.getMessage(), e.getMessage().contains("truncated"));
       assertEquals(4, CoreMessages.JSON.readTree(core.stats()).get("pending_containers").asInt());
-      assertThrows(LocusException.class, () -> LocusNative.asks(0, cut, cut.limit()));
+      assertThrows(LocusException.class, () -> LocusNative.asks(0, cut, cut.limit(), null));
     }
   }
 

@@ -356,26 +356,35 @@ final class RmPathBench {
 
   private static final java.lang.management.ThreadMXBean CPU =
       java.lang.management.ManagementFactory.getThreadMXBean();
+  /**
+   * This thread's allocated bytes: garbage made inside the measured call is what brings the
+   * collections that fall in later rounds (a deterministic figure, unlike the times).
+   */
+  private static final com.sun.management.ThreadMXBean ALLOC =
+      (com.sun.management.ThreadMXBean) CPU;
 
   /**
-   * Mean ns/op of each timed round, wall clock ([0]) and this thread's CPU time ([1]); only the
-   * measured call is inside the clocks.
+   * Mean ns/op of each timed round, wall clock ([0]) and this thread's CPU time ([1]), and the
+   * bytes this thread allocated per op ([2]); only the measured call is inside the clocks.
    */
   static double[][] measure(Runnable prepare, Runnable op, Runnable reset, int iterations,
       int warmup, int rounds) {
-    double[][] perRound = new double[2][rounds];
+    double[][] perRound = new double[3][rounds];
     for (int r = -warmup; r < rounds; r++) {
       long total = 0;
       long cpu = 0;
+      long bytes = 0;
       for (int i = 0; i < iterations; i++) {
         if (prepare != null) {
           prepare.run();
         }
+        long b0 = ALLOC.getCurrentThreadAllocatedBytes();
         long c0 = CPU.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
         op.run();
         total += System.nanoTime() - t0;
         cpu += CPU.getCurrentThreadCpuTime() - c0;
+        bytes += ALLOC.getCurrentThreadAllocatedBytes() - b0;
         if (reset != null) {
           reset.run();
         }
@@ -383,6 +392,7 @@ final class RmPathBench {
       if (r >= 0) {
         perRound[0][r] = (double) total / iterations;
         perRound[1][r] = (double) cpu / iterations;
+        perRound[2][r] = (double) bytes / iterations;
       }
     }
     return perRound;
@@ -393,9 +403,13 @@ final class RmPathBench {
     Arrays.sort(sorted);
     double[] cpu = wallCpu[1].clone();
     Arrays.sort(cpu);
+    double[] bytes = wallCpu[2].clone();
+    Arrays.sort(bytes);
     System.out.printf(Locale.ROOT,
-        "%-32s wall median %9.1f us/op (%.1f-%.1f)   CPU median %9.1f us/op (%.1f-%.1f)%n", name,
+        "%-32s wall median %9.1f us/op (%.1f-%.1f)   CPU median %9.1f us/op (%.1f-%.1f)"
+            + "   alloc median %8.1f KB/op%n", name,
         sorted[sorted.length / 2] / 1000, sorted[0] / 1000, sorted[sorted.length - 1] / 1000,
-        cpu[cpu.length / 2] / 1000, cpu[0] / 1000, cpu[cpu.length - 1] / 1000);
+        cpu[cpu.length / 2] / 1000, cpu[0] / 1000, cpu[cpu.length - 1] / 1000,
+        bytes[bytes.length / 2] / 1024);
   }
 }
