@@ -26,10 +26,11 @@
 //! cannot see those limits before the walk, so the adapter judges the heartbeat by what it
 //! placed: local maps were counted but none ran while the node kept room for one, so the node
 //! found no local task it could run, which is the paper's miss: the node is marked, and since its
-//! next heartbeat is the paper's second miss unless a local map runs then, that heartbeat and
-//! every later one may give one non-local map until a local map runs there again or a job
-//! arrives (the paper's marker stays 0 after a non-local task). If the held maps can run by then,
-//! they run locally as usual and one non-local map may run beside them, once. Without this a
+//! next heartbeat is the paper's second miss unless a local map runs then, that heartbeat may give
+//! one non-local map. A heartbeat that ran anything is judged afresh at the next one, so while
+//! the held maps stay held the node gives a non-local map every second heartbeat, and a local map
+//! that can run is passed over at most once. If the held maps can run by then, they run locally
+//! as usual and one non-local map may run beside them, once. Without this a
 //! job whose local maps are held back kept the node counting up forever and no other job ever
 //! got the non-local map (the fuzzer's starvation,
 //! `fuzz/findings/starvation-matchmaking-held-local-maps.json`).
@@ -55,8 +56,8 @@ pub struct MatchmakingLocality {
     nodes: HashSet<String>,
     /// The heartbeat being offered, to judge it by what it placed (module docs).
     beat: Option<Beat>,
-    /// Nodes whose counted local maps could not run at their last heartbeat: each may give one
-    /// non-local map per heartbeat until a local map runs there. At most one entry per node.
+    /// Nodes whose last heartbeat ran nothing though local maps were counted: the next heartbeat
+    /// may give one non-local map. At most one entry per node.
     owed: HashSet<String>,
 }
 
@@ -254,16 +255,20 @@ impl LocalityTechnique for MatchmakingLocality {
         }
     }
 
-    fn settled(&mut self, node: &Node, _room_before: Resource, room_left: Resource) {
+    fn settled(&mut self, node: &Node, room_before: Resource, room_left: Resource) {
         let Some(beat) = self.beat.take() else { return };
         if beat.node != node.id {
             return;
         }
-        if beat.placed_local {
+        // A heartbeat that ran anything used the node: the next one is judged afresh, so a
+        // local map that can run by then is not passed over for a non-local one (the review of
+        // 4f5589e: an owed node gave its one free slot to an older job's non-local map at every
+        // heartbeat ahead of a newer job's local map).
+        if beat.placed_local || room_left != room_before {
             self.owed.remove(&node.id);
             return;
         }
-        // Local maps were counted, none ran, and the node still has room for one: they are held
+        // Local maps were counted, nothing ran, and the node has room for one: they are held
         // back here, so the node found no local map it could run (module docs).
         let Some(size) = beat.local_size else { return };
         if !room_left.fits(&size) {
