@@ -507,6 +507,14 @@ impl AppAsks {
         Self::from_snapshot_rows_after(app, asks, names, limits, None)
     }
 
+    /// No asks, with waiting-name ids going on from `before`'s (an application's next attempt:
+    /// an id of the earlier attempt's never names a row of the later one).
+    pub fn emptied_after(before: &AppAsks) -> AppAsks {
+        let mut table = AppAsks::default();
+        table.unknown.continue_ids(&before.unknown);
+        table
+    }
+
     /// [`from_snapshot_rows`](Self::from_snapshot_rows) replacing `before`: the new table's
     /// waiting names get ids `before` never gave, so none of its ids comes to mean another name.
     pub fn from_snapshot_rows_after(

@@ -631,7 +631,7 @@ impl Core {
             Event::AttemptRemoved { app, attempt } => match self.state.app_mut_by_id(&app) {
                 Some(a) => {
                     a.attempt = None;
-                    a.asks = Default::default();
+                    a.asks = crate::ask::AppAsks::emptied_after(&a.asks);
                     self.in_flight.forget_app(&app);
                     log::info!("application {app} attempt {attempt} removed; its asks are gone");
                 }

@@ -227,9 +227,12 @@ fn a_snapshot_ends_the_ids_before_it_and_teaches_new_ones() {
     assert_eq!(held(&c).get(&(1, "g1".into())), Some(&3));
 }
 
-/// Ids are per application: another application's id is refused, not read as its slot.
+/// Ids are per application and read in the table of the frame's application: an id that
+/// application was never given is refused. (Another application's ids are numbered from the same
+/// start, so one of them may name a slot here; the shim never sends one, its tables being per
+/// attempt.)
 #[test]
-fn another_applications_id_is_refused() {
+fn an_id_the_application_was_never_given_is_refused() {
     let mut c = core();
     const OTHER: &str = "application_1_0002";
     common::add_app_named(&mut c, OTHER, OTHER, 1, "MAPREDUCE", &[]);
@@ -302,4 +305,39 @@ fn ids_taught_are_bounded_by_the_frame_and_the_names_held() {
         |n| t.get(n).copied(),
     );
     assert!(apply(&mut c, &f, &mut t).is_err());
+}
+
+/// A new attempt starts with no asks, but its application's ids go on from where the last
+/// attempt's stopped (the review of cf8dfce: the counter restarted at 0, so an id of the old
+/// attempt's table named the new attempt's first waiting name).
+#[test]
+fn an_earlier_attempts_ids_never_name_a_later_attempts_rows() {
+    use locus_core::Event;
+    let mut c = core();
+    let mut old = Table::new();
+    send(&mut c, KIND_SNAPSHOT, &[(1, "g1", 2), (1, "*", 2)], &old)
+        .map(|l| old.extend(l))
+        .unwrap();
+    c.handle(Event::AttemptRemoved {
+        app: APP.into(),
+        attempt: "appattempt_1_0001_000001".into(),
+    })
+    .unwrap();
+    c.handle(Event::AttemptAdded {
+        app: APP.into(),
+        attempt: "appattempt_1_0001_000002".into(),
+    })
+    .unwrap();
+    let mut new = Table::new();
+    send(&mut c, KIND_SNAPSHOT, &[(1, "g2", 2), (1, "*", 2)], &new)
+        .map(|l| new.extend(l))
+        .unwrap();
+    assert_ne!(
+        old["g1"], new["g2"],
+        "the new attempt's g2 got the old attempt's id for g1"
+    );
+    // A frame written from the old attempt's table is refused, not applied to g2.
+    let f = frame_of(&c, KIND_CHANGED, &[(1, "g1", 5), (1, "*", 5)], &old);
+    assert!(apply(&mut c, &f, &mut Table::new()).is_err());
+    assert_eq!(held(&c).get(&(1, "g2".into())), Some(&2));
 }
