@@ -330,7 +330,18 @@ final class CoreLink {
         LOG.debug("Locus core refused numbered asks of {} ({}); re-sending them by name",
             attempt.getApplicationId(), e.getMessage());
         // The by-name snapshot also empties the attempt's waiting ids (stale ones among them).
-        return sendAsks(attempt.snapshotByName(maxAskRows), attempt);
+        ByteBuffer byName;
+        try {
+          byName = attempt.snapshotByName(maxAskRows);
+        } catch (AsksFrame.RowRefused refused) {
+          // The shim refused the table as the core would (a row it cannot hold, more rows than
+          // the limit; the attempt recorded it and owes a snapshot): the application's
+          // verdict, returned as the core's would be, never a failure of the core.
+          failures.warn("Locus core update", "application " + attempt.getApplicationId(),
+              refused, null);
+          return new LocusException(refused.getMessage(), refused);
+        }
+        return sendAsks(byName, attempt);
       }
       return failed(c, e, held, true, "application " + attempt.getApplicationId(), null, 1,
           false);

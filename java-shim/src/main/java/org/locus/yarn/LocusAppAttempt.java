@@ -317,11 +317,7 @@ class LocusAppAttempt extends FiCaSchedulerApp {
         frame = changedFrame(ids);
       }
     } catch (AsksFrame.RowRefused e) {
-      // The core would refuse this frame: the same verdict, without the call. Its older asks
-      // stand; the snapshot at the AM's next change covers the noted rows.
-      asksRefused(e.getMessage());
-      snapshotOwed = true;
-      dropped = false;
+      refusedHere(e);
       forgetNotedRows();
       throw e;
     }
@@ -449,6 +445,10 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   }
 
   private ByteBuffer snapshotFrame(NameIds ids, int maxRows) {
+    // A snapshot replaces the core's table of this attempt's asks, whose ids die with it; its
+    // answer teaches the new ones. Emptied even if this one is refused: it may follow a
+    // numbered frame refused for a stale id.
+    waitingIds.clear();
     // Counted before the table is copied, sorted or written: the RM bounds no application's
     // rows, and a table over the limit would cost all three at every change, for nothing.
     refuseOverLimit(outstandingRows(maxRows), maxRows);
@@ -456,9 +456,6 @@ class LocusAppAttempt extends FiCaSchedulerApp {
         CoreMessages.snapshotRows(appSchedulingInfo.getAllResourceRequests());
     // The RM may have changed the rows since they were counted.
     refuseOverLimit(rows.size(), maxRows);
-    // A snapshot replaces the core's table of this attempt's asks, whose ids die with it; its
-    // answer teaches the new ones.
-    waitingIds.clear();
     waitingIds.forFrame(ids);
     ByteBuffer frame =
         AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, getApplicationId(), rows, null, ids);
@@ -541,10 +538,19 @@ class LocusAppAttempt extends FiCaSchedulerApp {
     try {
       return snapshotFrame(null, maxRows);
     } catch (AsksFrame.RowRefused e) {
-      asksRefused(e.getMessage());
-      snapshotOwed = true;
+      refusedHere(e);
       throw e;
     }
+  }
+
+  /**
+   * The shim refused a frame the core would refuse: the same verdict, without the call. The
+   * core's older asks stand; the snapshot at the AM's next change covers what changed since.
+   */
+  private void refusedHere(AsksFrame.RowRefused e) {
+    asksRefused(e.getMessage());
+    snapshotOwed = true;
+    dropped = false;
   }
 
   /**
