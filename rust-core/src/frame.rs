@@ -187,7 +187,11 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Event>, FrameError> {
 pub fn decode_view(bytes: &[u8]) -> Result<AsksFrame<'_>, FrameError> {
     decode_view_within(bytes, usize::MAX).map_err(|e| match e {
         FrameRefused::Malformed(e) => e,
-        FrameRefused::OverLimit { .. } => unreachable!("no frame announces usize::MAX rows"),
+        // No u32 count passes usize::MAX; named as a frame error rather than a panic.
+        FrameRefused::OverLimit { error, .. } => FrameError {
+            offset: 8,
+            what: error.to_string(),
+        },
     })
 }
 

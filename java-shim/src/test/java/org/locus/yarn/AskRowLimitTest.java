@@ -86,4 +86,32 @@ public class AskRowLimitTest {
     shown = app.getDiagnostics().toString();
     assertTrue(shown, !shown.contains("Locus refused"));
   }
+
+  /** The shim refuses by the limit the core runs: a refresh that raises it lets the table in. */
+  @Test
+  public void aRefreshThatRaisesTheLimitLetsTheTableIn() throws Exception {
+    YarnConfiguration conf = locusConf();
+    conf.set("locus.app.max-ask-rows", Integer.toString(LIMIT));
+    MockRM rm = cluster.start(conf);
+    MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    am.allocate(AskDeltaTest.mapsOverManyHosts(LIMIT - 1, 1), Collections.emptyList());
+    rm.drainEvents();
+    scheduler.awaitSchedulingIdle();
+    assertEquals(0, stats(rm).get("pending_containers").asInt());
+
+    YarnConfiguration raised = new YarnConfiguration(rm.getConfig());
+    raised.set("locus.app.max-ask-rows", Integer.toString(LIMIT + 1));
+    scheduler.reinitialize(raised, rm.getRMContext());
+    am.allocate(Collections.singletonList(ResourceRequest.newInstance(Priority.newInstance(20),
+        ResourceRequest.ANY, Resource.newInstance(GB, 1), LIMIT + 5)), Collections.emptyList());
+    scheduler.awaitSchedulingIdle();
+    assertEquals("the whole table, taken", LIMIT + 5,
+        stats(rm).get("pending_containers").asInt());
+    am.allocate(Collections.emptyList(), Collections.emptyList());
+    String shown = app.getDiagnostics().toString();
+    assertTrue(shown, !shown.contains("Locus refused"));
+  }
 }
