@@ -11,6 +11,7 @@
 
 use std::collections::BTreeSet;
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use locus_core::Core;
 use parking_lot::{Mutex, MutexGuard, RwLock, RwLockReadGuard};
@@ -33,6 +34,10 @@ pub struct NativeScheduler {
     /// panic can leave the core half-updated (parking_lot's mutex does not poison), so from
     /// then on every call but `close` fails with `BridgeError::Poisoned`.
     poisoned: Mutex<Option<String>>,
+    /// The core's `locus.app.max-ask-rows`, read without its lock: an asks frame announcing more
+    /// rows is refused from its header before it is decoded (outside the lock) or anything is
+    /// reserved for it. Set from the core's settings at creation and after every reconfigure.
+    ask_row_limit: AtomicUsize,
 }
 
 impl NativeScheduler {
@@ -54,16 +59,28 @@ impl NativeScheduler {
     pub fn deferred(&self) -> &DeferredEvents {
         &self.deferred
     }
+
+    pub fn ask_row_limit(&self) -> usize {
+        self.ask_row_limit.load(Ordering::Relaxed)
+    }
+
+    /// The core took new settings: caller holds its lock, so no frame is applied meanwhile.
+    pub fn settings_changed(&self, core: &Core) {
+        self.ask_row_limit
+            .store(core.config().app_limits.max_rows, Ordering::Relaxed);
+    }
 }
 
 static LIVE: RwLock<BTreeSet<usize>> = RwLock::new(BTreeSet::new());
 
 /// Hands ownership of `core` to the registry and returns the handle Java will hold.
 pub fn register(core: Core) -> i64 {
+    let ask_row_limit = AtomicUsize::new(core.config().app_limits.max_rows);
     let ptr = Box::into_raw(Box::new(NativeScheduler {
         core: Mutex::new(core),
         deferred: DeferredEvents::default(),
         poisoned: Mutex::new(None),
+        ask_row_limit,
     }));
     LIVE.write().insert(ptr as usize);
     ptr as i64

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use locus_core::frame::{self, FrameRefused};
 use locus_core::{Core, Event, Heartbeat};
 use serde_json::Value;
 
@@ -45,7 +46,12 @@ pub fn create(properties_json: &str) -> Result<i64, BridgeError> {
 
 pub fn reconfigure(h: i64, properties_json: &str) -> Result<(), BridgeError> {
     let props = parse_properties(properties_json)?;
-    handle::with_scheduler(h, |s| Ok(s.lock_core().reconfigure(&props)?))
+    handle::with_scheduler(h, |s| {
+        let mut core = s.lock_core();
+        core.reconfigure(&props)?;
+        s.settings_changed(&core);
+        Ok(())
+    })
 }
 
 /// Applies a JSON array of events in order. A bad or refused event does not stop the batch:
@@ -149,11 +155,23 @@ pub type Taught = Vec<(u32, u32)>;
 /// and the RM's digest), applied like the same events in JSON. A malformed frame is refused
 /// whole. Returns the drifted applications as [`events`] does, and what the frame taught.
 pub fn asks_frame(h: i64, frame: &[u8]) -> Result<(Vec<String>, Taught), BridgeError> {
-    // Decoded in place: the rows' names stay in the frame's bytes (no String per row).
-    let decoded = locus_core::frame::decode_view(frame).map_err(BridgeError::BadFrame)?;
     handle::with_scheduler(h, |s| {
+        // Decoded in place (the rows' names stay in the frame's bytes, no String per row) and
+        // before the core's lock; a frame over the row limit is refused from its header, as
+        // the core refuses it, before anything is reserved for its rows.
+        let decoded = match frame::decode_view_within(frame, s.ask_row_limit()) {
+            Ok(decoded) => decoded,
+            Err(FrameRefused::Malformed(e)) => return Err(BridgeError::BadFrame(e)),
+            Err(FrameRefused::OverLimit { snapshot, error }) => {
+                return Err(BridgeError::Event {
+                    index: 0,
+                    kind: rows_event(snapshot).to_string(),
+                    source: Box::new(BridgeError::Core(error)),
+                })
+            }
+        };
         let mut core = s.lock_core();
-        let kinds = [if decoded.snapshot { "asks_updated" } else { "asks_changed" }, "asks_digest"];
+        let kinds = [rows_event(decoded.snapshot), "asks_digest"];
         let outcomes = core.handle_asks_frame(&decoded);
         let total = outcomes.len();
         let mut refused: Vec<BridgeError> = outcomes
@@ -175,6 +193,15 @@ pub fn asks_frame(h: i64, frame: &[u8]) -> Result<(Vec<String>, Taught), BridgeE
             _ => Err(BridgeError::Events { total, refused, omitted: 0 }),
         }
     })
+}
+
+/// The event an asks frame's rows stand for, as a refusal names it.
+fn rows_event(snapshot: bool) -> &'static str {
+    if snapshot {
+        "asks_updated"
+    } else {
+        "asks_changed"
+    }
 }
 
 /// Applies decoded events in order under one lock; events that failed to decode or that the
@@ -503,6 +530,53 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("application_9_0009"), "{err}");
+        close(h).unwrap();
+    }
+
+    /// A frame over `locus.app.max-ask-rows` is refused from its header in the words the core
+    /// uses, as an event of the application, and the limit read there follows a reconfigure
+    /// (a stale one would refuse what the core now takes, or reserve what it would refuse).
+    #[test]
+    fn an_asks_frame_over_the_row_limit_is_the_applications_refusal() {
+        use locus_core::frame::{encode, KIND_SNAPSHOT};
+        use locus_core::{Ask, Resource};
+        let h = create(r#"{"locus.app.max-ask-rows":"100"}"#).unwrap();
+        let app = "application_1_0003";
+        events(
+            h,
+            &format!(
+                r#"[{{"type":"app_added","app":"{app}","queue":"default","user":"u"}},
+                   {{"type":"attempt_added","app":"{app}","attempt":"appattempt_1_0003_000001"}}]"#
+            ),
+        )
+        .unwrap();
+        let rows: Vec<Ask> = (0..101)
+            .map(|i| Ask {
+                priority: 20,
+                allocation_request_id: 0,
+                resource_name: if i == 0 { "*".into() } else { format!("h{i}") },
+                capability: Resource::new(1024, 1),
+                count: 1,
+                relax_locality: true,
+            })
+            .collect();
+        let f = encode(KIND_SNAPSHOT, app, &rows, None);
+        let err = asks_frame(h, &f).unwrap_err().to_string();
+        assert!(
+            err.contains("asks_updated")
+                && err.contains(&format!(
+                    "application {app}: ask update refused, 101 rows in one message, over locus.app.max-ask-rows = 100"
+                )),
+            "{err}"
+        );
+        let limit = |h| {
+            let s: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
+            s["max_ask_rows"].as_u64().unwrap()
+        };
+        assert_eq!(limit(h), 100);
+        reconfigure(h, r#"{"locus.app.max-ask-rows":"101"}"#).unwrap();
+        assert_eq!(limit(h), 101);
+        assert!(asks_frame(h, &f).unwrap().0.is_empty());
         close(h).unwrap();
     }
 

@@ -87,6 +87,9 @@ pub struct Stats {
     /// policy and locality layer: [`crate::config::Config::scheduling_mode`]); the shim runs its scheduling thread
     /// in this mode, so the rule lives in one place.
     pub scheduling_mode: String,
+    /// The `locus.app.max-ask-rows` in force: the shim refuses a snapshot over it without
+    /// encoding it, reading the limit here so the default and the parsing live in one place.
+    pub max_ask_rows: u64,
     /// Jobs the policy flagged since start (MROSA: no public instance type meets the deadline).
     pub deadline_flagged_jobs: u64,
     /// Jobs flagged now, with the reason.
@@ -850,6 +853,7 @@ impl Core {
         s.hotspot = self.layers.hotspot.name().to_string();
         s.slots = self.layers.slots.name().to_string();
         s.scheduling_mode = self.config.scheduling_mode().as_str().to_string();
+        s.max_ask_rows = self.config.app_limits.max_rows as u64;
         let report = self.layers.job.report();
         s.deadline_flagged_jobs = report.flagged_total;
         s.flagged_jobs = report.flagged_jobs;

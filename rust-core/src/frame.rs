@@ -28,7 +28,8 @@
 //! frame must end exactly after its last row. A malformed frame is refused whole, with the
 //! offset and what was wrong; nothing of it is applied.
 
-use crate::ask::MAX_NAME_BYTES;
+use crate::ask::{MAX_ASK_ROWS_KEY, MAX_NAME_BYTES};
+use crate::error::CoreError;
 use crate::protocol::{Ask, AskRef, Event, Resource};
 
 pub const MAGIC: u32 = 0x314B_534C;
@@ -58,6 +59,12 @@ impl std::fmt::Display for FrameError {
 
 impl std::error::Error for FrameError {}
 
+impl From<FrameError> for FrameRefused {
+    fn from(e: FrameError) -> Self {
+        FrameRefused::Malformed(e)
+    }
+}
+
 /// A bounds-checked little-endian reader over one frame (shared with `offers`).
 pub(crate) struct Reader<'a> {
     pub(crate) bytes: &'a [u8],
@@ -65,11 +72,12 @@ pub(crate) struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    pub(crate) fn fail<T>(&self, what: impl Into<String>) -> Result<T, FrameError> {
+    pub(crate) fn fail<T, E: From<FrameError>>(&self, what: impl Into<String>) -> Result<T, E> {
         Err(FrameError {
             offset: self.at,
             what: what.into(),
-        })
+        }
+        .into())
     }
 
     pub(crate) fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], FrameError> {
@@ -175,8 +183,35 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Event>, FrameError> {
     Ok(f.to_events())
 }
 
-/// Decodes a frame without copying its names: what the core applies on the hot path.
+/// Decodes a frame without copying its names, whatever its row count (tests, the fuzzer).
 pub fn decode_view(bytes: &[u8]) -> Result<AsksFrame<'_>, FrameError> {
+    decode_view_within(bytes, usize::MAX).map_err(|e| match e {
+        FrameRefused::Malformed(e) => e,
+        // No u32 count passes usize::MAX; named as a frame error rather than a panic.
+        FrameRefused::OverLimit { error, .. } => FrameError {
+            offset: 8,
+            what: error.to_string(),
+        },
+    })
+}
+
+/// Why [`decode_view_within`] refused a frame.
+#[derive(Debug)]
+pub enum FrameRefused {
+    /// Not a well-formed frame (the shim's bug or garbage): nothing of it is applied.
+    Malformed(FrameError),
+    /// More rows than `locus.app.max-ask-rows`: the application's refusal, worded as the core
+    /// words it after applying (`ask::check_rows`), of an `asks_updated` frame when `snapshot`.
+    OverLimit { snapshot: bool, error: CoreError },
+}
+
+/// Decodes a frame without copying its names: what the core applies on the hot path. A frame
+/// announcing more than `max_rows` rows (the application's `locus.app.max-ask-rows`) is refused
+/// from its header, before a row is read or anything is reserved for them. The same bound
+/// serves both kinds: a snapshot's rows are the table, and a change naming more rows than the
+/// table may hold is refused by the core whatever its rows say (`ask::check_rows`), so the
+/// frame's bytes (at least 31 a row) are not the only bound on what is reserved.
+pub fn decode_view_within(bytes: &[u8], max_rows: usize) -> Result<AsksFrame<'_>, FrameRefused> {
     let mut r = Reader { bytes, at: 0 };
     let magic = r.u32("magic")?;
     if magic != MAGIC {
@@ -219,6 +254,17 @@ pub fn decode_view(bytes: &[u8]) -> Result<AsksFrame<'_>, FrameError> {
             "{rows} rows announced, but {left} bytes left hold at most {}",
             left / ROW_FIXED_BYTES
         ));
+    }
+    if rows > max_rows {
+        return Err(FrameRefused::OverLimit {
+            snapshot: kind == KIND_SNAPSHOT,
+            error: CoreError::OverLimit {
+                app: app.to_string(),
+                key: MAX_ASK_ROWS_KEY,
+                limit: max_rows,
+                found: format!("{rows} rows in one message"),
+            },
+        });
     }
     let mut asks = Vec::with_capacity(rows);
     for i in 0..rows {
@@ -402,6 +448,33 @@ mod tests {
                 asks: vec![]
             }]
         );
+    }
+
+    /// A frame announcing more rows than the application may hold is refused from its header,
+    /// in the core's own words, before a row is read or anything is reserved for them: its
+    /// first row here is malformed, and the refusal is still the row limit's.
+    #[test]
+    fn a_frame_over_the_row_limit_is_refused_from_its_header() {
+        let rows: Vec<Ask> = (0..101).map(|i| ask(&format!("h{i}"), 1)).collect();
+        for kind in [KIND_CHANGED, KIND_SNAPSHOT] {
+            let mut f = encode(kind, APP, &rows, None);
+            assert_eq!(decode_view_within(&f, 101).unwrap().rows.len(), 101);
+            let count_at = HEADER_BYTES + APP.len() + 24;
+            f[count_at..count_at + 4].copy_from_slice(&(-1i32).to_le_bytes());
+            match decode_view_within(&f, 100) {
+                Err(FrameRefused::OverLimit { snapshot, error }) => {
+                    assert_eq!(snapshot, kind == KIND_SNAPSHOT);
+                    assert_eq!(
+                        error.to_string(),
+                        format!(
+                            "application {APP}: ask update refused, 101 rows in one message, \
+                             over locus.app.max-ask-rows = 100; its previous asks stay in force"
+                        )
+                    );
+                }
+                other => panic!("expected the row limit's refusal, got {other:?}"),
+            }
+        }
     }
 
     /// The layout docs/architecture.md documents, byte for byte (the shim's AsksFrameTest

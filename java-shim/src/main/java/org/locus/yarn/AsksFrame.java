@@ -37,8 +37,9 @@ public final class AsksFrame {
   /**
    * What a thread's writer keeps between frames, in its array and in its direct buffer each. The largest frame the core takes under its
    * default bounds (`locus.app.max-ask-rows` 12,288 rows, names of at most 1,024 bytes) is about
-   * 13 MB; the RM bounds no application's rows, so a larger table grows the writer for its frame
-   * (which the core then refuses), and the next frame starts from fresh buffers instead of
+   * 13 MB. The RM bounds no application's rows, but a table over the core's limit is refused
+   * without being written (LocusAppAttempt#takeAsksFrame); a limit raised past the default
+   * grows the writer for a larger frame, and the next frame starts from fresh buffers instead of
    * keeping that size for the thread's life.
    */
   static final int RETAINED_BYTES = 16 << 20;
@@ -47,6 +48,8 @@ public final class AsksFrame {
    * longer resource name; AsksFrameTest pins the two together against the core itself.
    */
   static final int MAX_NAME_BYTES = 1024;
+  /** The core's setting bounding one application's rows; its value is the core's own. */
+  static final String MAX_ASK_ROWS_KEY = "locus.app.max-ask-rows";
 
   private static final VarHandle I16 =
       MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
@@ -419,8 +422,9 @@ public final class AsksFrame {
   }
 
   /**
-   * A row the core would refuse, so its frame is not sent: the application's owner is told as
-   * for the core's own refusals (LocusAppAttempt#asksRefused). Worded as the core words it.
+   * A row (or a number of rows) the core would refuse, so its frame is not sent: the
+   * application's owner is told as for the core's own refusals (LocusAppAttempt#asksRefused).
+   * Worded as the core words it.
    */
   static final class RowRefused extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
@@ -436,6 +440,20 @@ public final class AsksFrame {
     RowRefused(ApplicationId app, int priority, long allocationRequestId, String name) {
       super("application " + app + ", priority " + priority + ", allocation_request_id "
           + allocationRequestId + ": empty resource_name " + quoted(name));
+    }
+
+    private RowRefused(String message) {
+      super(message);
+    }
+
+    /**
+     * Asks of more rows than {@code locus.app.max-ask-rows} allows, worded as the core words
+     * its refusal of a message over the limit ({@code ask::check_rows}).
+     */
+    static RowRefused overRowLimit(ApplicationId app, int rows, int limit) {
+      return new RowRefused("application " + app + ": ask update refused, " + rows
+          + " rows in one message, over " + MAX_ASK_ROWS_KEY + " = " + limit
+          + "; its previous asks stay in force");
     }
 
     private static String quoted(String name) {

@@ -65,6 +65,12 @@ final class CoreLink {
    * while the core runs another.
    */
   private volatile SchedulingMode mode;
+  /**
+   * The {@code locus.app.max-ask-rows} of {@link #core}, read from its stats (the core parses
+   * the setting and holds its default) whenever a core goes into service or takes new
+   * settings; frames over it are refused by the shim without being written.
+   */
+  private volatile int maxAskRows = Integer.MAX_VALUE;
   /** Wakes the scheduling thread when {@link #mode} changed. */
   private volatile Runnable modeChanged = () -> { };
   /** The core in service panicked, or is being replaced: no call reaches it. */
@@ -127,6 +133,7 @@ final class CoreLink {
     this.replay = replay;
     core = opener.apply(settingsJson);
     mode = SchedulingMode.of(core);
+    maxAskRows = maxAskRows(core);
   }
 
   /** Where attempts go whose asks a core must still be sent after a rebuild. */
@@ -149,6 +156,25 @@ final class CoreLink {
   /** The mode of the core in service (or of the one last in service), null before open. */
   SchedulingMode mode() {
     return mode;
+  }
+
+  /** Most rows an application's asks frame may carry for the core in service. */
+  int maxAskRows() {
+    return maxAskRows;
+  }
+
+  /** {@code core}'s {@code locus.app.max-ask-rows} (its stats' {@code max_ask_rows}). */
+  static int maxAskRows(LocusCore core) {
+    long limit;
+    try {
+      limit = CoreMessages.JSON.readTree(core.stats()).path("max_ask_rows").asLong(-1);
+    } catch (IOException e) {
+      throw new IllegalStateException("Locus core answered stats with malformed JSON", e);
+    }
+    if (limit < 1) {
+      throw new IllegalStateException("Locus core reported no max_ask_rows");
+    }
+    return (int) Math.min(Integer.MAX_VALUE, limit);
   }
 
   /** The core in service, or null before {@link #open}. */
@@ -304,7 +330,18 @@ final class CoreLink {
         LOG.debug("Locus core refused numbered asks of {} ({}); re-sending them by name",
             attempt.getApplicationId(), e.getMessage());
         // The by-name snapshot also empties the attempt's waiting ids (stale ones among them).
-        return sendAsks(attempt.snapshotByName(), attempt);
+        ByteBuffer byName;
+        try {
+          byName = attempt.snapshotByName(maxAskRows);
+        } catch (AsksFrame.RowRefused refused) {
+          // The shim refused the table as the core would (a row it cannot hold, more rows than
+          // the limit; the attempt recorded it and owes a snapshot): the application's
+          // verdict, returned as the core's would be, never a failure of the core.
+          failures.warn("Locus core update", "application " + attempt.getApplicationId(),
+              refused, null);
+          return new LocusException(refused.getMessage(), refused);
+        }
+        return sendAsks(byName, attempt);
       }
       return failed(c, e, held, true, "application " + attempt.getApplicationId(), null, 1,
           false);
@@ -497,6 +534,7 @@ final class CoreLink {
       }
       String queues = c.capacityQueues();
       mode = SchedulingMode.of(c);
+      maxAskRows = maxAskRows(c);
       modeChanged.run();
       return queues;
     } catch (RuntimeException e) {
@@ -685,6 +723,7 @@ final class CoreLink {
     // Read before it goes into service (a failure fails this rebuild, which is retried): the
     // scheduling thread runs the new core's mode from its first pass.
     SchedulingMode freshMode = SchedulingMode.of(fresh);
+    int freshMaxAskRows = maxAskRows(fresh);
     Set<LocusAppAttempt> owed;
     synchronized (this) {
       if (closed.get()) {
@@ -693,6 +732,7 @@ final class CoreLink {
       }
       core = fresh;
       mode = freshMode;
+      maxAskRows = freshMaxAskRows;
       resyncWanted.set(false);
       outOfService.set(false);
       rebuilds.incrementAndGet();

@@ -288,31 +288,36 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    *     next change sends a snapshot
    */
   synchronized ByteBuffer takeAsksFrame() {
-    return takeAsksFrame(null);
+    return takeAsksFrame(null, Integer.MAX_VALUE);
+  }
+
+  /** As {@link #takeAsksFrame(NameIds, int)}, the core alone bounding the rows. */
+  synchronized ByteBuffer takeAsksFrame(NameIds ids) {
+    return takeAsksFrame(ids, Integer.MAX_VALUE);
   }
 
   /**
    * As {@link #takeAsksFrame()}, each host {@code ids} numbers sent as its id (null: every
-   * name as text).
+   * name as text), and a frame of more than {@code maxRows} rows (the core's
+   * {@code locus.app.max-ask-rows}, {@link CoreLink#maxAskRows}) refused without being
+   * written: the core would refuse it, and a snapshot over the limit would otherwise be built
+   * and sent again at every change the AM makes.
    */
-  synchronized ByteBuffer takeAsksFrame(NameIds ids) {
+  synchronized ByteBuffer takeAsksFrame(NameIds ids, int maxRows) {
     ByteBuffer frame;
     try {
       if (snapshotOwed && (asksRefusal == null || dropped || rowsNotSentCount > 0)) {
         // Owed, or refused before: the core kept older asks, so only a whole table (which
         // covers the noted rows) can replace them.
-        frame = snapshotFrame(ids);
+        frame = snapshotFrame(ids, maxRows);
       } else if (rowsNotSentCount == 0 || snapshotOwed) {
         frame = null;
       } else {
+        refuseChangeOverLimit(maxRows);
         frame = changedFrame(ids);
       }
     } catch (AsksFrame.RowRefused e) {
-      // The core would refuse this frame: the same verdict, without the call. Its older asks
-      // stand; the snapshot at the AM's next change covers the noted rows.
-      asksRefused(e.getMessage());
-      snapshotOwed = true;
-      dropped = false;
+      refusedHere(e);
       forgetNotedRows();
       throw e;
     }
@@ -439,16 +444,87 @@ class LocusAppAttempt extends FiCaSchedulerApp {
     return rowsReadAsNoted;
   }
 
-  private ByteBuffer snapshotFrame(NameIds ids) {
+  private ByteBuffer snapshotFrame(NameIds ids, int maxRows) {
     // A snapshot replaces the core's table of this attempt's asks, whose ids die with it; its
-    // answer teaches the new ones.
+    // answer teaches the new ones. Emptied even if this one is refused: it may follow a
+    // numbered frame refused for a stale id.
     waitingIds.clear();
+    // Counted before the table is copied, sorted or written: the RM bounds no application's
+    // rows, and a table over the limit would cost all three at every change, for nothing.
+    refuseOverLimit(outstandingRows(maxRows), maxRows);
+    List<ResourceRequest> rows =
+        CoreMessages.snapshotRows(appSchedulingInfo.getAllResourceRequests());
+    // The RM may have changed the rows since they were counted.
+    refuseOverLimit(rows.size(), maxRows);
     waitingIds.forFrame(ids);
-    ByteBuffer frame = AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, getApplicationId(),
-        CoreMessages.snapshotRows(appSchedulingInfo.getAllResourceRequests()), null, ids);
+    ByteBuffer frame =
+        AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, getApplicationId(), rows, null, ids);
     snapshotOwed = false;
     dropped = false;
     return frame;
+  }
+
+  /**
+   * The rows a snapshot would carry (those with containers outstanding), counted up to just
+   * past {@code maxRows}: O(scheduler keys) when the RM holds no more rows than that in all,
+   * else a walk of its rows without copying them.
+   */
+  private int outstandingRows(int maxRows) {
+    long held = 0;
+    for (SchedulerRequestKey key : appSchedulingInfo.getSchedulerKeys()) {
+      AppPlacementAllocator<?> placement = appSchedulingInfo.getAppPlacementAllocator(key);
+      held += placement == null ? 0 : placement.getResourceRequests().size();
+    }
+    if (held <= maxRows) {
+      return (int) held;
+    }
+    int outstanding = 0;
+    for (SchedulerRequestKey key : appSchedulingInfo.getSchedulerKeys()) {
+      AppPlacementAllocator<?> placement = appSchedulingInfo.getAppPlacementAllocator(key);
+      if (placement == null) {
+        continue;
+      }
+      for (ResourceRequest r : placement.getResourceRequests().values()) {
+        if (r.getNumContainers() > 0 && ++outstanding > maxRows) {
+          return outstanding;
+        }
+      }
+    }
+    return outstanding;
+  }
+
+  /**
+   * Refuses the noted change if its frame would carry more than {@code maxRows} rows, as the
+   * core refuses any message over the limit. The noted rows bound the frame's; only when they
+   * pass the limit are the rows the frame would leave out (count 0 under a name the core
+   * cannot hold) taken off, to refuse exactly what the core would.
+   */
+  private void refuseChangeOverLimit(int maxRows) {
+    if (rowsNotSentCount <= maxRows) {
+      return;
+    }
+    int rows = rowsNotSentCount;
+    for (Map.Entry<SchedulerRequestKey, Map<String, ResourceRequest>> e :
+        rowsNotSent.entrySet()) {
+      AppPlacementAllocator<?> placement = appSchedulingInfo.getAppPlacementAllocator(e.getKey());
+      Map<String, ResourceRequest> held =
+          placement == null ? null : placement.getResourceRequests();
+      for (String name : e.getValue().keySet()) {
+        if (!AsksFrame.carries(name)) {
+          ResourceRequest now = held == null ? null : held.get(name);
+          if (now == null || now.getNumContainers() == 0) {
+            rows--;
+          }
+        }
+      }
+    }
+    refuseOverLimit(rows, maxRows);
+  }
+
+  private void refuseOverLimit(int rows, int maxRows) {
+    if (rows > maxRows) {
+      throw AsksFrame.RowRefused.overRowLimit(getApplicationId(), rows, maxRows);
+    }
   }
 
   /**
@@ -458,14 +534,23 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    *
    * @throws AsksFrame.RowRefused as {@link #takeAsksFrame()}
    */
-  synchronized ByteBuffer snapshotByName() {
+  synchronized ByteBuffer snapshotByName(int maxRows) {
     try {
-      return snapshotFrame(null);
+      return snapshotFrame(null, maxRows);
     } catch (AsksFrame.RowRefused e) {
-      asksRefused(e.getMessage());
-      snapshotOwed = true;
+      refusedHere(e);
       throw e;
     }
+  }
+
+  /**
+   * The shim refused a frame the core would refuse: the same verdict, without the call. The
+   * core's older asks stand; the snapshot at the AM's next change covers what changed since.
+   */
+  private void refusedHere(AsksFrame.RowRefused e) {
+    asksRefused(e.getMessage());
+    snapshotOwed = true;
+    dropped = false;
   }
 
   /**

@@ -609,7 +609,7 @@ final class SchedulingLoop implements Runnable {
         }
         java.nio.ByteBuffer frame;
         try {
-          frame = attempt.takeAsksFrame(link.nameIds());
+          frame = attempt.takeAsksFrame(link.nameIds(), link.maxAskRows());
         } catch (AsksFrame.RowRefused refused) {
           // Refused by the shim as the core would refuse it (the attempt recorded it).
           link.failures().warn("Locus core update", "application " + attempt.getApplicationId(),
