@@ -694,3 +694,37 @@ fn matchmaking_runs_a_local_map_that_can_run_before_non_local_ones() {
         "newer's local map first ran at heartbeat {served:?} of 3 with one slot: {got:?}"
     );
 }
+
+/// The review of e6c6a01: a heartbeat that placed anything was judged afresh, so a stream of
+/// work no locality wait holds (reduces, AMs, asks on `*` only) placing on the node at every
+/// heartbeat kept its held local maps counted and no job got the node's non-local map until
+/// that stream ran out. Only maps placed there (local or not) count as the node's use now.
+#[test]
+fn matchmaking_work_on_star_only_does_not_keep_held_maps_counted() {
+    let mut c = matchmaking_with_held_local_maps();
+    set_asks_rows(
+        &mut c,
+        "older",
+        &[
+            (20, "h8", 9, 1, 1, true),
+            (20, "/r8", 9, 1, 1, true),
+            (20, "*", 9, 1, 1, true),
+        ],
+    );
+    add_app_in(&mut c, "stream", "etl", "u", "stream", 50, "MAPREDUCE", &[]);
+    let mut next = 0;
+    let mut got = Vec::new();
+    for round in 1..=10 {
+        // One reduce at each heartbeat, ahead of `older` in the queue's order, leaving room.
+        set_asks_rows(&mut c, "stream", &[(10, "*", 1, 1, 1, true)]);
+        got.push(heartbeat_h1(&mut c, 8, 1_000 * round, &mut next));
+    }
+    let served = got
+        .iter()
+        .position(|ds| ds.iter().any(|d| d.app == "older"))
+        .map(|i| i + 1);
+    assert!(
+        served.is_some_and(|h| h <= 3),
+        "older's non-local map first ran at heartbeat {served:?} of 10 while `stream` placed at each"
+    );
+}

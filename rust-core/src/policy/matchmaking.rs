@@ -27,7 +27,7 @@
 //! placed: local maps were counted but none ran while the node kept room for one, so the node
 //! found no local task it could run, which is the paper's miss: the node is marked, and since its
 //! next heartbeat is the paper's second miss unless a local map runs then, that heartbeat may give
-//! one non-local map. A heartbeat that ran anything is judged afresh at the next one, so while
+//! one non-local map. A heartbeat that ran a map is judged afresh at the next one, so while
 //! the held maps stay held the node gives a non-local map every second heartbeat, and a local map
 //! that can run is passed over at most once. If the held maps can run by then, they run locally
 //! as usual and one non-local map may run beside them, once. Without this a
@@ -56,7 +56,7 @@ pub struct MatchmakingLocality {
     nodes: HashSet<String>,
     /// The heartbeat being offered, to judge it by what it placed (module docs).
     beat: Option<Beat>,
-    /// Nodes whose last heartbeat ran nothing though local maps were counted: the next heartbeat
+    /// Nodes whose last heartbeat ran no map though local maps were counted: the next heartbeat
     /// may give one non-local map. At most one entry per node.
     owed: HashSet<String>,
 }
@@ -67,6 +67,8 @@ struct Beat {
     /// Smallest local map the marker counted (`None`: it counted none).
     local_size: Option<Resource>,
     placed_local: bool,
+    /// Any map (a key the locality layer decides for) placed here, local or not.
+    placed_map: bool,
 }
 
 impl Default for MatchmakingLocality {
@@ -230,6 +232,7 @@ impl LocalityTechnique for MatchmakingLocality {
                 None
             },
             placed_local: false,
+            placed_map: false,
         });
     }
 
@@ -247,28 +250,31 @@ impl LocalityTechnique for MatchmakingLocality {
 
     fn offered(&mut self, _: Arrival, _: SchedulerKey, _: &Node, got: Option<Locality>, _: u64) {
         // `got` is the best locality among the key's placements here.
-        if let (Some(beat), Some(Locality::NodeLocal)) = (self.beat.as_mut(), got) {
-            beat.placed_local = true;
+        if let (Some(beat), Some(l)) = (self.beat.as_mut(), got) {
+            beat.placed_map = true;
+            beat.placed_local |= l == Locality::NodeLocal;
         }
         if got.is_some_and(|l| l != Locality::NodeLocal) {
             self.quota = 0;
         }
     }
 
-    fn settled(&mut self, node: &Node, room_before: Resource, room_left: Resource) {
+    fn settled(&mut self, node: &Node, _room_before: Resource, room_left: Resource) {
         let Some(beat) = self.beat.take() else { return };
         if beat.node != node.id {
             return;
         }
-        // A heartbeat that ran anything used the node: the next one is judged afresh, so a
+        // A heartbeat that ran a map used the node for maps: the next one is judged afresh, so a
         // local map that can run by then is not passed over for a non-local one (the review of
         // 4f5589e: an owed node gave its one free slot to an older job's non-local map at every
-        // heartbeat ahead of a newer job's local map).
-        if beat.placed_local || room_left != room_before {
+        // heartbeat ahead of a newer job's local map). Work no locality wait holds (reduces,
+        // AMs, asks on `*` only) does not count: a stream of it would keep the held maps counted
+        // and every non-local map waiting (the review of e6c6a01).
+        if beat.placed_map {
             self.owed.remove(&node.id);
             return;
         }
-        // Local maps were counted, nothing ran, and the node has room for one: they are held
+        // Local maps were counted, no map ran, and the node has room for one: they are held
         // back here, so the node found no local map it could run (module docs).
         let Some(size) = beat.local_size else { return };
         if !room_left.fits(&size) {
