@@ -298,10 +298,11 @@ class LocusAppAttempt extends FiCaSchedulerApp {
 
   /**
    * As {@link #takeAsksFrame()}, each host {@code ids} numbers sent as its id (null: every
-   * name as text), and a frame of more than {@code maxRows} rows (the core's
+   * name as text), and a table of more than {@code maxRows} rows (the core's
    * {@code locus.app.max-ask-rows}, {@link CoreLink#maxAskRows}) refused without being
    * written: the core would refuse it, and a snapshot over the limit would otherwise be built
-   * and sent again at every change the AM makes.
+   * and sent again at every change the AM makes. A change of more rows than the limit goes as
+   * the table (the core refuses any message over the limit, whatever table it would leave).
    */
   synchronized ByteBuffer takeAsksFrame(NameIds ids, int maxRows) {
     ByteBuffer frame;
@@ -312,8 +313,13 @@ class LocusAppAttempt extends FiCaSchedulerApp {
         frame = snapshotFrame(ids, maxRows);
       } else if (rowsNotSentCount == 0 || snapshotOwed) {
         frame = null;
+      } else if (changeOverLimit(maxRows)) {
+        // More rows than the limit in one change can still leave a table under it (one key's
+        // rows withdrawn for another's): the table goes instead, counted itself, so only a table
+        // over the limit is refused (the review of rows13: the change was refused, and the new
+        // rows waited for the AM's next change).
+        frame = snapshotFrame(ids, maxRows);
       } else {
-        refuseChangeOverLimit(maxRows);
         frame = changedFrame(ids);
       }
     } catch (AsksFrame.RowRefused e) {
@@ -494,14 +500,14 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   }
 
   /**
-   * Refuses the noted change if its frame would carry more than {@code maxRows} rows, as the
-   * core refuses any message over the limit. The noted rows bound the frame's; only when they
-   * pass the limit are the rows the frame would leave out (count 0 under a name the core
-   * cannot hold) taken off, to refuse exactly what the core would.
+   * Whether the noted change's frame would carry more than {@code maxRows} rows, which the core
+   * refuses in any message. The noted rows bound the frame's; only when they pass the limit are
+   * the rows the frame would leave out (count 0 under a name the core cannot hold) taken off, to
+   * count exactly what the core would.
    */
-  private void refuseChangeOverLimit(int maxRows) {
+  private boolean changeOverLimit(int maxRows) {
     if (rowsNotSentCount <= maxRows) {
-      return;
+      return false;
     }
     int rows = rowsNotSentCount;
     for (Map.Entry<SchedulerRequestKey, Map<String, ResourceRequest>> e :
@@ -518,7 +524,7 @@ class LocusAppAttempt extends FiCaSchedulerApp {
         }
       }
     }
-    refuseOverLimit(rows, maxRows);
+    return rows > maxRows;
   }
 
   private void refuseOverLimit(int rows, int maxRows) {

@@ -114,4 +114,43 @@ public class AskRowLimitTest {
     String shown = app.getDiagnostics().toString();
     assertTrue(shown, !shown.contains("Locus refused"));
   }
+
+  /**
+   * A change may carry more rows than the limit and still leave a table under it (an AM that
+   * withdraws one key's rows and asks for another's in one call): sent as the table, not refused
+   * (the review of rows13: the shim refused it, and the AM's new key waited for its next change).
+   */
+  @Test
+  public void aChangeOfMoreRowsThanTheLimitThatLeavesATableUnderItIsTaken() throws Exception {
+    YarnConfiguration conf = locusConf();
+    conf.set("locus.app.max-ask-rows", "5");
+    MockRM rm = cluster.start(conf);
+    MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    Resource size = Resource.newInstance(GB, 1);
+    Priority p1 = Priority.newInstance(20);
+    Priority p2 = Priority.newInstance(10);
+    am.allocate(java.util.Arrays.asList(
+        ResourceRequest.newInstance(p1, "h1", size, 1),
+        ResourceRequest.newInstance(p1, "/default-rack", size, 1),
+        ResourceRequest.newInstance(p1, ResourceRequest.ANY, size, 1)), Collections.emptyList());
+    rm.drainEvents();
+    scheduler.awaitSchedulingIdle();
+    // Six rows in one call; the table after it holds p2's three.
+    am.allocate(java.util.Arrays.asList(
+        ResourceRequest.newInstance(p1, "h1", size, 0),
+        ResourceRequest.newInstance(p1, "/default-rack", size, 0),
+        ResourceRequest.newInstance(p1, ResourceRequest.ANY, size, 0),
+        ResourceRequest.newInstance(p2, "h2", size, 3),
+        ResourceRequest.newInstance(p2, "/default-rack", size, 3),
+        ResourceRequest.newInstance(p2, ResourceRequest.ANY, size, 3)), Collections.emptyList());
+    scheduler.awaitSchedulingIdle();
+    assertEquals("p2's containers, asked in the call", 3,
+        stats(rm).get("pending_containers").asInt());
+    am.allocate(Collections.emptyList(), Collections.emptyList());
+    String shown = app.getDiagnostics().toString();
+    assertTrue(shown, !shown.contains("Locus refused"));
+  }
 }
