@@ -728,3 +728,42 @@ fn matchmaking_work_on_star_only_does_not_keep_held_maps_counted() {
         "older's non-local map first ran at heartbeat {served:?} of 10 while `stream` placed at each"
     );
 }
+
+/// The review of 76e5bda: the miss needed room for a held map itself, so `*`-only work that left
+/// less room than the held map but room for another job's map kept the held maps counted and
+/// that job waiting. The room asked for now is the smallest map any job could run there.
+#[test]
+fn matchmaking_room_left_for_some_map_is_enough_for_a_miss() {
+    let mut c = matchmaking_with_held_local_maps();
+    set_asks_rows(
+        &mut c,
+        "older",
+        &[
+            (20, "h8", 9, 1, 1, true),
+            (20, "/r8", 9, 1, 1, true),
+            (20, "*", 9, 1, 1, true),
+        ],
+    );
+    add_app_in(&mut c, "stream", "etl", "u", "stream", 50, "MAPREDUCE", &[]);
+    let mut next = 0;
+    let mut got = Vec::new();
+    for round in 1..=10 {
+        // One 3 GB reduce at each heartbeat, ahead of `older`: 5 GB left, less than a held map.
+        set_asks_rows(&mut c, "stream", &[(10, "*", 1, 3, 1, true)]);
+        let ds = heartbeat_h1(&mut c, 8, 1_000 * round, &mut next);
+        for d in ds.iter().filter(|d| d.app == "stream") {
+            for n in (next + 1 - d.count)..=next {
+                try_release(&mut c, "stream", &format!("c{n}"), "h1:1", d.capability).unwrap();
+            }
+        }
+        got.push(ds);
+    }
+    let served = got
+        .iter()
+        .position(|ds| ds.iter().any(|d| d.app == "older"))
+        .map(|i| i + 1);
+    assert!(
+        served.is_some_and(|h| h <= 3),
+        "older's non-local map first ran at heartbeat {served:?} of 10: {got:?}"
+    );
+}

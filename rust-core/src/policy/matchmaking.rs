@@ -64,8 +64,10 @@ pub struct MatchmakingLocality {
 /// What a heartbeat's marker update assumed, and what the walk then placed.
 struct Beat {
     node: String,
-    /// Smallest local map the marker counted (`None`: it counted none).
-    local_size: Option<Resource>,
+    /// Whether the marker counted local maps.
+    counted_local: bool,
+    /// Smallest map any job in the order could run on the node, locally or not.
+    smallest: Resource,
     placed_local: bool,
     /// Any map (a key the locality layer decides for) placed here, local or not.
     placed_map: bool,
@@ -100,10 +102,8 @@ impl MatchmakingLocality {
 /// maps the node could run non-locally (relaxable to its rack, or to `*` when the rack has none).
 /// Maps bigger than `room` count as neither: the node cannot run them now. Keys that name only
 /// `*` are not the technique's business: the procedure never holds them.
-/// The last value is the smallest map counted as local.
-fn demand(app: &App, host: NameId, rack: NameId, room: Resource) -> Demand {
+fn demand(app: &App, host: NameId, rack: NameId, room: Resource) -> (u32, u32, Option<Resource>) {
     let (mut local, mut pending, mut size): (u32, u32, Option<Resource>) = (0, 0, None);
-    let mut local_size: Option<Resource> = None;
     for (key, table) in app.asks.tables() {
         if !locality_applies(app.kind_of(key.priority), table) {
             continue;
@@ -126,18 +126,13 @@ fn demand(app: &App, host: NameId, rack: NameId, room: Resource) -> Demand {
             table.may_relax_to(ANY_ID)
         };
         local += here;
-        if here > 0 {
-            local_size = Some(smaller(local_size, c));
-        }
         pending += if non_local { any } else { here };
         if here > 0 || non_local {
             size = Some(smaller(size, c));
         }
     }
-    (local, pending, size, local_size)
+    (local, pending, size)
 }
-
-type Demand = (u32, u32, Option<Resource>, Option<Resource>);
 
 fn smaller(a: Option<Resource>, b: Resource) -> Resource {
     match a {
@@ -189,7 +184,6 @@ impl LocalityTechnique for MatchmakingLocality {
         let mut seen: HashMap<Arrival, ()> = HashMap::new();
         let mut jobs = Vec::new();
         let mut smallest: Option<Resource> = None;
-        let mut local_size: Option<Resource> = None;
         for &arrival in order {
             if seen.insert(arrival, ()).is_some() {
                 continue;
@@ -197,13 +191,9 @@ impl LocalityTechnique for MatchmakingLocality {
             let Some(app) = state.app(arrival) else {
                 continue;
             };
-            let (local, pending, size, local_at) =
-                demand(app, node.host_id, node.rack_id, node.unallocated);
+            let (local, pending, size) = demand(app, node.host_id, node.rack_id, node.unallocated);
             if pending == 0 {
                 continue;
-            }
-            if let Some(c) = local_at {
-                local_size = Some(smaller(local_size, c));
             }
             if let Some(s) = size {
                 if smallest.is_none_or(|m| s.memory_mb < m.memory_mb) {
@@ -226,11 +216,8 @@ impl LocalityTechnique for MatchmakingLocality {
         }
         self.beat = Some(Beat {
             node: node.id.clone(),
-            local_size: if picks.iter().any(|a| a.local) {
-                local_size
-            } else {
-                None
-            },
+            counted_local: picks.iter().any(|a| a.local),
+            smallest: each,
             placed_local: false,
             placed_map: false,
         });
@@ -274,10 +261,11 @@ impl LocalityTechnique for MatchmakingLocality {
             self.owed.remove(&node.id);
             return;
         }
-        // Local maps were counted, no map ran, and the node has room for one: they are held
-        // back here, so the node found no local map it could run (module docs).
-        let Some(size) = beat.local_size else { return };
-        if !room_left.fits(&size) {
+        // Local maps were counted, no map ran, and the node has room left for a map: the counted
+        // ones are held back here, so the node found no local map it could run (module docs).
+        // Room for any job's map, not only the held ones' (the review of 76e5bda: work that left
+        // less room than a held map but enough for another job's kept that job waiting).
+        if !beat.counted_local || !room_left.fits(&beat.smallest) {
             return;
         }
         self.owed.insert(node.id.clone());
