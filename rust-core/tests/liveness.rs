@@ -767,3 +767,52 @@ fn matchmaking_room_left_for_some_map_is_enough_for_a_miss() {
         "older's non-local map first ran at heartbeat {served:?} of 10: {got:?}"
     );
 }
+
+/// The review of c5f212d: the room asked for was the map with the least memory, whatever its
+/// vcores, so room short of vcores for that map but enough for another job's was no miss.
+#[test]
+fn matchmaking_room_left_for_some_map_counts_vcores_too() {
+    let mut c = matchmaking_with_held_local_maps();
+    set_asks_rows(
+        &mut c,
+        "older",
+        &[
+            (20, "h8", 9, 2, 1, true),
+            (20, "/r8", 9, 2, 1, true),
+            (20, "*", 9, 2, 1, true),
+        ],
+    );
+    add_app_in(&mut c, "wide", "etl", "u", "wide", 150, "MAPREDUCE", &[]);
+    set_asks_rows(
+        &mut c,
+        "wide",
+        &[
+            (20, "h8", 9, 1, 2, true),
+            (20, "/r8", 9, 1, 2, true),
+            (20, "*", 9, 1, 2, true),
+        ],
+    );
+    add_app_in(&mut c, "stream", "etl", "u", "stream", 50, "MAPREDUCE", &[]);
+    let mut next = 0;
+    let mut got = Vec::new();
+    for round in 1..=10 {
+        // A 3 GB, 7-vcore reduce at each heartbeat: 5 GB and 1 vcore left, room for `older`'s
+        // map (2 GB, 1 vcore) but not for `wide`'s (1 GB, 2 vcores) or a held one.
+        set_asks_rows(&mut c, "stream", &[(10, "*", 1, 3, 7, true)]);
+        let ds = heartbeat_h1(&mut c, 8, 1_000 * round, &mut next);
+        for d in ds.iter().filter(|d| d.app == "stream") {
+            for n in (next + 1 - d.count)..=next {
+                try_release(&mut c, "stream", &format!("c{n}"), "h1:1", d.capability).unwrap();
+            }
+        }
+        got.push(ds);
+    }
+    let served = got
+        .iter()
+        .position(|ds| ds.iter().any(|d| d.app == "older"))
+        .map(|i| i + 1);
+    assert!(
+        served.is_some_and(|h| h <= 3),
+        "older's non-local map first ran at heartbeat {served:?} of 10: {got:?}"
+    );
+}

@@ -66,8 +66,9 @@ struct Beat {
     node: String,
     /// Whether the marker counted local maps.
     counted_local: bool,
-    /// Smallest map any job in the order could run on the node, locally or not.
-    smallest: Resource,
+    /// The shapes of the maps the jobs in the order could run on the node, locally or not
+    /// (distinct; at most one per scheduler key the walk counted).
+    sizes: Vec<Resource>,
     placed_local: bool,
     /// Any map (a key the locality layer decides for) placed here, local or not.
     placed_map: bool,
@@ -102,8 +103,15 @@ impl MatchmakingLocality {
 /// maps the node could run non-locally (relaxable to its rack, or to `*` when the rack has none).
 /// Maps bigger than `room` count as neither: the node cannot run them now. Keys that name only
 /// `*` are not the technique's business: the procedure never holds them.
-fn demand(app: &App, host: NameId, rack: NameId, room: Resource) -> (u32, u32, Option<Resource>) {
-    let (mut local, mut pending, mut size): (u32, u32, Option<Resource>) = (0, 0, None);
+/// Each counted key's shape is added to `sizes`.
+fn demand(
+    app: &App,
+    host: NameId,
+    rack: NameId,
+    room: Resource,
+    sizes: &mut Vec<Resource>,
+) -> (u32, u32) {
+    let (mut local, mut pending): (u32, u32) = (0, 0);
     for (key, table) in app.asks.tables() {
         if !locality_applies(app.kind_of(key.priority), table) {
             continue;
@@ -128,17 +136,10 @@ fn demand(app: &App, host: NameId, rack: NameId, room: Resource) -> (u32, u32, O
         local += here;
         pending += if non_local { any } else { here };
         if here > 0 || non_local {
-            size = Some(smaller(size, c));
+            sizes.push(c);
         }
     }
-    (local, pending, size)
-}
-
-fn smaller(a: Option<Resource>, b: Resource) -> Resource {
-    match a {
-        Some(a) if a.memory_mb <= b.memory_mb => a,
-        _ => b,
-    }
+    (local, pending)
 }
 
 impl LocalityTechnique for MatchmakingLocality {
@@ -183,7 +184,7 @@ impl LocalityTechnique for MatchmakingLocality {
         // The job policy may list an app several times (fair); the paper's queue has it once.
         let mut seen: HashMap<Arrival, ()> = HashMap::new();
         let mut jobs = Vec::new();
-        let mut smallest: Option<Resource> = None;
+        let mut sizes: Vec<Resource> = Vec::new();
         for &arrival in order {
             if seen.insert(arrival, ()).is_some() {
                 continue;
@@ -191,19 +192,28 @@ impl LocalityTechnique for MatchmakingLocality {
             let Some(app) = state.app(arrival) else {
                 continue;
             };
-            let (local, pending, size) = demand(app, node.host_id, node.rack_id, node.unallocated);
+            let (local, pending) = demand(
+                app,
+                node.host_id,
+                node.rack_id,
+                node.unallocated,
+                &mut sizes,
+            );
             if pending == 0 {
                 continue;
             }
-            if let Some(s) = size {
-                if smallest.is_none_or(|m| s.memory_mb < m.memory_mb) {
-                    smallest = Some(s);
-                }
-            }
             jobs.push(MapDemand::new(app.id.clone(), local, pending));
         }
-        let Some(each) = smallest else { return };
-        let free_slots = node.unallocated.count_fitting(&each);
+        sizes.sort_unstable_by_key(|r| (r.memory_mb, r.vcores));
+        sizes.dedup();
+        // The paper's slots, for maps of several shapes: as many as the shape the room holds
+        // most of (memory and vcores both count; the review of c5f212d found the shape with the
+        // least memory taken for all, whatever its vcores).
+        let free_slots = sizes
+            .iter()
+            .map(|s| node.unallocated.count_fitting(s))
+            .max()
+            .unwrap_or(0);
         if free_slots == 0 {
             return;
         }
@@ -217,7 +227,7 @@ impl LocalityTechnique for MatchmakingLocality {
         self.beat = Some(Beat {
             node: node.id.clone(),
             counted_local: picks.iter().any(|a| a.local),
-            smallest: each,
+            sizes,
             placed_local: false,
             placed_map: false,
         });
@@ -265,7 +275,7 @@ impl LocalityTechnique for MatchmakingLocality {
         // ones are held back here, so the node found no local map it could run (module docs).
         // Room for any job's map, not only the held ones' (the review of 76e5bda: work that left
         // less room than a held map but enough for another job's kept that job waiting).
-        if !beat.counted_local || !room_left.fits(&beat.smallest) {
+        if !beat.counted_local || !beat.sizes.iter().any(|s| room_left.fits(s)) {
             return;
         }
         self.owed.insert(node.id.clone());
