@@ -695,6 +695,52 @@ fn matchmaking_runs_a_local_map_that_can_run_before_non_local_ones() {
     );
 }
 
+/// Nine maps of `gb` GB and `vcores` vcores each for `app`, whose data is on h8: h1 can run
+/// them only non-locally.
+fn maps_on_h8(c: &mut Core, app: &str, gb: u64, vcores: u32) {
+    set_asks_rows(
+        c,
+        app,
+        &[
+            (20, "h8", 9, gb, vcores, true),
+            (20, "/r8", 9, gb, vcores, true),
+            (20, "*", 9, gb, vcores, true),
+        ],
+    );
+}
+
+/// Ten idle heartbeats of h1, each with one reduce of `stream` (ahead of `older` in the queue's
+/// order, `gb` GB and `vcores` vcores) placed before the maps, released after the heartbeat when
+/// `release`. Returns the first heartbeat (1-based) that ran a map of `older`, and every
+/// heartbeat's decisions.
+fn older_beside_a_reduce_stream(
+    c: &mut Core,
+    gb: u64,
+    vcores: u32,
+    release: bool,
+) -> (Option<usize>, Vec<Vec<Decision>>) {
+    add_app_in(c, "stream", "etl", "u", "stream", 50, "MAPREDUCE", &[]);
+    let mut next = 0;
+    let mut got = Vec::new();
+    for round in 1..=10 {
+        set_asks_rows(c, "stream", &[(10, "*", 1, gb, vcores, true)]);
+        let ds = heartbeat_h1(c, 8, 1_000 * round, &mut next);
+        if release {
+            for d in ds.iter().filter(|d| d.app == "stream") {
+                for n in (next + 1 - d.count)..=next {
+                    try_release(c, "stream", &format!("c{n}"), "h1:1", d.capability).unwrap();
+                }
+            }
+        }
+        got.push(ds);
+    }
+    let served = got
+        .iter()
+        .position(|ds| ds.iter().any(|d| d.app == "older"))
+        .map(|i| i + 1);
+    (served, got)
+}
+
 /// The review of e6c6a01: a heartbeat that placed anything was judged afresh, so a stream of
 /// work no locality wait holds (reduces, AMs, asks on `*` only) placing on the node at every
 /// heartbeat kept its held local maps counted and no job got the node's non-local map until
@@ -702,27 +748,9 @@ fn matchmaking_runs_a_local_map_that_can_run_before_non_local_ones() {
 #[test]
 fn matchmaking_work_on_star_only_does_not_keep_held_maps_counted() {
     let mut c = matchmaking_with_held_local_maps();
-    set_asks_rows(
-        &mut c,
-        "older",
-        &[
-            (20, "h8", 9, 1, 1, true),
-            (20, "/r8", 9, 1, 1, true),
-            (20, "*", 9, 1, 1, true),
-        ],
-    );
-    add_app_in(&mut c, "stream", "etl", "u", "stream", 50, "MAPREDUCE", &[]);
-    let mut next = 0;
-    let mut got = Vec::new();
-    for round in 1..=10 {
-        // One reduce at each heartbeat, ahead of `older` in the queue's order, leaving room.
-        set_asks_rows(&mut c, "stream", &[(10, "*", 1, 1, 1, true)]);
-        got.push(heartbeat_h1(&mut c, 8, 1_000 * round, &mut next));
-    }
-    let served = got
-        .iter()
-        .position(|ds| ds.iter().any(|d| d.app == "older"))
-        .map(|i| i + 1);
+    maps_on_h8(&mut c, "older", 1, 1);
+    // One 1 GB reduce at each heartbeat, leaving room.
+    let (served, _) = older_beside_a_reduce_stream(&mut c, 1, 1, false);
     assert!(
         served.is_some_and(|h| h <= 3),
         "older's non-local map first ran at heartbeat {served:?} of 10 while `stream` placed at each"
@@ -735,33 +763,9 @@ fn matchmaking_work_on_star_only_does_not_keep_held_maps_counted() {
 #[test]
 fn matchmaking_room_left_for_some_map_is_enough_for_a_miss() {
     let mut c = matchmaking_with_held_local_maps();
-    set_asks_rows(
-        &mut c,
-        "older",
-        &[
-            (20, "h8", 9, 1, 1, true),
-            (20, "/r8", 9, 1, 1, true),
-            (20, "*", 9, 1, 1, true),
-        ],
-    );
-    add_app_in(&mut c, "stream", "etl", "u", "stream", 50, "MAPREDUCE", &[]);
-    let mut next = 0;
-    let mut got = Vec::new();
-    for round in 1..=10 {
-        // One 3 GB reduce at each heartbeat, ahead of `older`: 5 GB left, less than a held map.
-        set_asks_rows(&mut c, "stream", &[(10, "*", 1, 3, 1, true)]);
-        let ds = heartbeat_h1(&mut c, 8, 1_000 * round, &mut next);
-        for d in ds.iter().filter(|d| d.app == "stream") {
-            for n in (next + 1 - d.count)..=next {
-                try_release(&mut c, "stream", &format!("c{n}"), "h1:1", d.capability).unwrap();
-            }
-        }
-        got.push(ds);
-    }
-    let served = got
-        .iter()
-        .position(|ds| ds.iter().any(|d| d.app == "older"))
-        .map(|i| i + 1);
+    maps_on_h8(&mut c, "older", 1, 1);
+    // One 3 GB reduce at each heartbeat: 5 GB left, less than a held map.
+    let (served, got) = older_beside_a_reduce_stream(&mut c, 3, 1, true);
     assert!(
         served.is_some_and(|h| h <= 3),
         "older's non-local map first ran at heartbeat {served:?} of 10: {got:?}"
@@ -773,44 +777,12 @@ fn matchmaking_room_left_for_some_map_is_enough_for_a_miss() {
 #[test]
 fn matchmaking_room_left_for_some_map_counts_vcores_too() {
     let mut c = matchmaking_with_held_local_maps();
-    set_asks_rows(
-        &mut c,
-        "older",
-        &[
-            (20, "h8", 9, 2, 1, true),
-            (20, "/r8", 9, 2, 1, true),
-            (20, "*", 9, 2, 1, true),
-        ],
-    );
+    maps_on_h8(&mut c, "older", 2, 1);
     add_app_in(&mut c, "wide", "etl", "u", "wide", 150, "MAPREDUCE", &[]);
-    set_asks_rows(
-        &mut c,
-        "wide",
-        &[
-            (20, "h8", 9, 1, 2, true),
-            (20, "/r8", 9, 1, 2, true),
-            (20, "*", 9, 1, 2, true),
-        ],
-    );
-    add_app_in(&mut c, "stream", "etl", "u", "stream", 50, "MAPREDUCE", &[]);
-    let mut next = 0;
-    let mut got = Vec::new();
-    for round in 1..=10 {
-        // A 3 GB, 7-vcore reduce at each heartbeat: 5 GB and 1 vcore left, room for `older`'s
-        // map (2 GB, 1 vcore) but not for `wide`'s (1 GB, 2 vcores) or a held one.
-        set_asks_rows(&mut c, "stream", &[(10, "*", 1, 3, 7, true)]);
-        let ds = heartbeat_h1(&mut c, 8, 1_000 * round, &mut next);
-        for d in ds.iter().filter(|d| d.app == "stream") {
-            for n in (next + 1 - d.count)..=next {
-                try_release(&mut c, "stream", &format!("c{n}"), "h1:1", d.capability).unwrap();
-            }
-        }
-        got.push(ds);
-    }
-    let served = got
-        .iter()
-        .position(|ds| ds.iter().any(|d| d.app == "older"))
-        .map(|i| i + 1);
+    maps_on_h8(&mut c, "wide", 1, 2);
+    // A 3 GB, 7-vcore reduce at each heartbeat: 5 GB and 1 vcore left, room for `older`'s map
+    // (2 GB, 1 vcore) but not for `wide`'s (1 GB, 2 vcores) or a held one.
+    let (served, got) = older_beside_a_reduce_stream(&mut c, 3, 7, true);
     assert!(
         served.is_some_and(|h| h <= 3),
         "older's non-local map first ran at heartbeat {served:?} of 10: {got:?}"
