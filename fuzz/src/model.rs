@@ -119,6 +119,9 @@ impl Model {
     }
 
     fn send(&mut self, step: usize, event: Event) -> Result<(), Failure> {
+        // Through the binary events frame, as the shim sends what the RM did: what the core
+        // applies is what the frame carried, so a frame that loses a field fails here.
+        let event = through_events_frame(step, event)?;
         let kind = event.kind();
         let shown = format!("{event:?}");
         match guarded(step, kind, || self.core.handle(event))? {
@@ -446,6 +449,7 @@ impl Model {
                 ))
             }
         };
+        let resp = through_decisions_frame(step, &hb, resp)?;
         self.check_decisions(step, host, unallocated, &resp)?;
         let queues = self.execute(step, host, resp)?;
         self.check_queue_maxima(step, &queues)
@@ -852,4 +856,50 @@ pub fn truncate(s: &str, n: usize) -> String {
         end -= 1;
     }
     format!("{}...", &s[..end])
+}
+
+/// `event` written as the shim's events frame and read back as the bridge reads it.
+fn through_events_frame(step: usize, event: Event) -> Result<Event, Failure> {
+    let frame = locus_core::events_frame::encode(std::slice::from_ref(&event));
+    let fail = |what: String| Failure::new("frame", step, what);
+    match locus_core::events_frame::decode(&frame) {
+        Ok(mut records) if records.len() == 1 => match records.remove(0) {
+            Ok(back) if back == event => Ok(back),
+            Ok(back) => Err(fail(format!(
+                "events frame changed {event:?} into {back:?}"
+            ))),
+            Err(e) => Err(fail(format!("events frame refused {event:?}: {e}"))),
+        },
+        Ok(records) => Err(fail(format!(
+            "events frame of one event read as {}",
+            records.len()
+        ))),
+        Err(e) => Err(fail(format!("events frame of {event:?} malformed: {e}"))),
+    }
+}
+
+/// The core's answer to `hb` written as its decisions frame and read back as the shim reads it.
+fn through_decisions_frame(
+    step: usize,
+    hb: &Heartbeat,
+    resp: HeartbeatResponse,
+) -> Result<HeartbeatResponse, Failure> {
+    let answer = locus_core::OffersResponse {
+        decisions: resp.decisions,
+        refused: Vec::new(),
+    };
+    let offered = std::slice::from_ref(hb);
+    let fail = |what: String| Failure::new("frame", step, what);
+    let frame = locus_core::decisions_frame::encode(offered, &answer)
+        .map_err(|e| fail(format!("decisions frame not written: {e}")))?;
+    let back = locus_core::decisions_frame::decode(&frame, offered)
+        .map_err(|e| fail(format!("decisions frame malformed: {e}")))?;
+    if back != answer {
+        return Err(fail(format!(
+            "decisions frame changed {answer:?} into {back:?}"
+        )));
+    }
+    Ok(HeartbeatResponse {
+        decisions: back.decisions,
+    })
 }

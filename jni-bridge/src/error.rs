@@ -35,6 +35,11 @@ pub enum BridgeError {
     BadFrame(locus_core::frame::FrameError),
     /// A binary offers frame that does not follow its layout (`locus_core::offers`).
     BadOffersFrame(locus_core::frame::FrameError),
+    /// A binary events frame that does not follow its layout (`locus_core::events_frame`).
+    BadEventsFrame(locus_core::frame::FrameError),
+    /// The core's answer does not fit its frame (`locus_core::decisions_frame`): a defect of
+    /// the core, reported instead of a frame the shim would misread.
+    BadAnswer(String),
     /// A required argument was a Java `null`.
     NullArgument(&'static str),
     /// Zero, never issued, or already closed.
@@ -94,6 +99,10 @@ impl fmt::Display for BridgeError {
             BridgeError::BadJson { what, detail } => write!(f, "malformed {what}: {detail}"),
             BridgeError::BadFrame(e) => write!(f, "malformed asks frame {e}"),
             BridgeError::BadOffersFrame(e) => write!(f, "malformed offers frame {e}"),
+            BridgeError::BadEventsFrame(e) => write!(f, "malformed events frame {e}"),
+            BridgeError::BadAnswer(e) => {
+                write!(f, "the core's decisions do not fit their frame: {e}")
+            }
             BridgeError::NullArgument(name) => write!(f, "{name} must not be null"),
             BridgeError::InvalidHandle(h) => write!(f, "invalid or closed Locus handle {h:#x}"),
             BridgeError::Panic(msg) => write!(f, "Locus core panicked: {msg}"),

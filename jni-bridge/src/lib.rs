@@ -13,7 +13,7 @@ pub mod logging;
 pub mod ops;
 
 use jni::objects::{JByteBuffer, JClass, JIntArray, JString};
-use jni::sys::{jint, jlong, jstring};
+use jni::sys::{jbyteArray, jint, jlong, jstring};
 use jni::JNIEnv;
 
 use crate::error::BridgeError;
@@ -113,6 +113,41 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_deferrableEvents<'l>(
     })
 }
 
+/// The first `length` bytes of the direct buffer `frame` are one binary events frame
+/// (`locus_core::events_frame`). Returns as `events` does.
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_eventsFrame<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    frame: JByteBuffer<'l>,
+    length: jint,
+) -> jstring {
+    with_guard(&mut env, std::ptr::null_mut(), |env| {
+        let bytes = direct_bytes(env, &frame, length)?;
+        let drifted = ops::events_frame(handle, bytes)?;
+        drifted_to_java(env, &drifted)
+    })
+}
+
+/// As `deferrableEvents`, the batch of one binary events frame.
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_deferrableEventsFrame<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    frame: JByteBuffer<'l>,
+    length: jint,
+) -> jstring {
+    with_guard(&mut env, std::ptr::null_mut(), |env| {
+        let bytes = direct_bytes(env, &frame, length)?;
+        match ops::events_frame_deferrable(handle, bytes)? {
+            Some(report) => Ok(env.new_string(report)?.into_raw()),
+            None => Ok(std::ptr::null_mut()),
+        }
+    })
+}
+
 /// The first `length` bytes of the direct buffer `frame` are one binary asks frame
 /// (`locus_core::frame`). Returns as `events` does. `learned` (may be null): set to what the
 /// frame taught, `[n, row, id, row, id, ...]`, as many pairs as fit (ids only save work).
@@ -200,7 +235,8 @@ fn direct_bytes<'b>(
 
 /// The first `length` bytes of the direct buffer `frame` are one binary offers frame
 /// (`locus_core::offers`). Returns `null` when no node got a decision and none was refused,
-/// else the offers response JSON (`{"decisions":[...],"refused":[...]}`).
+/// else the answer as a binary decisions frame (`locus_core::decisions_frame`) in a new
+/// `byte[]`.
 #[no_mangle]
 pub extern "system" fn Java_org_locus_yarn_LocusNative_offers<'l>(
     mut env: JNIEnv<'l>,
@@ -208,11 +244,11 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_offers<'l>(
     handle: jlong,
     frame: JByteBuffer<'l>,
     length: jint,
-) -> jstring {
+) -> jbyteArray {
     with_guard(&mut env, std::ptr::null_mut(), |env| {
         let bytes = direct_bytes(env, &frame, length)?;
         match ops::offers(handle, bytes)? {
-            Some(json) => Ok(env.new_string(json)?.into_raw()),
+            Some(answer) => Ok(env.byte_array_from_slice(&answer)?.into_raw()),
             None => Ok(std::ptr::null_mut()),
         }
     })

@@ -61,8 +61,28 @@ pub fn reconfigure(h: i64, properties_json: &str) -> Result<(), BridgeError> {
 /// Returns the applications whose `asks_digest` differed from the core's (each once): the shim
 /// owes each an `asks_updated` snapshot.
 pub fn events(h: i64, events_json: &str) -> Result<Vec<String>, BridgeError> {
-    let decoded = decode_events(events_json)?;
+    apply_events(h, decode_events(events_json)?)
+}
+
+/// As [`events`], the batch a binary events frame (`locus_core::events_frame`) carries: a
+/// malformed frame is refused whole, a JSON record that is no event is refused alone.
+pub fn events_frame(h: i64, frame: &[u8]) -> Result<Vec<String>, BridgeError> {
+    apply_events(h, decode_events_frame(frame)?)
+}
+
+fn apply_events(h: i64, decoded: Decoded) -> Result<Vec<String>, BridgeError> {
     handle::with_scheduler(h, |s| apply(&mut s.lock_core(), decoded))
+}
+
+fn decode_events_frame(frame: &[u8]) -> Result<Decoded, BridgeError> {
+    let records = locus_core::events_frame::decode(frame).map_err(BridgeError::BadEventsFrame)?;
+    Ok(records
+        .into_iter()
+        .map(|r| match r {
+            Ok(event) => (String::new(), Ok(event)),
+            Err(detail) => ("JSON record".to_string(), Err(detail)),
+        })
+        .collect())
 }
 
 /// An event batch as decoded before taking the core's lock, so heartbeats on other threads
@@ -107,7 +127,15 @@ fn decode_events(events_json: &str) -> Result<Decoded, BridgeError> {
 /// is full. A refusal of this batch applied now fails the call as [`events`] does; refusals of
 /// events queued earlier come back as `Some(message)` on the next call that succeeds.
 pub fn events_deferrable(h: i64, events_json: &str) -> Result<Option<String>, BridgeError> {
-    let decoded = decode_events(events_json)?;
+    defer_events(h, decode_events(events_json)?)
+}
+
+/// As [`events_deferrable`], the batch of a binary events frame (see [`events_frame`]).
+pub fn events_frame_deferrable(h: i64, frame: &[u8]) -> Result<Option<String>, BridgeError> {
+    defer_events(h, decode_events_frame(frame)?)
+}
+
+fn defer_events(h: i64, decoded: Decoded) -> Result<Option<String>, BridgeError> {
     // Checked before anything is applied: an event whose answer a caller needs (a drift, an
     // admission verdict) must not vanish into the queue.
     for (index, (kind, event)) in decoded.iter().enumerate() {
@@ -257,14 +285,17 @@ pub fn heartbeat(h: i64, heartbeat_json: &str) -> Result<String, BridgeError> {
 
 /// One binary offers frame (`locus_core::offers`: the nodes of a scheduling pass with their
 /// unallocated resources) decided under one lock. `None` when no node got a decision and none
-/// was refused (most offers of a pass), else the `OffersResponse` JSON.
-pub fn offers(h: i64, frame: &[u8]) -> Result<Option<String>, BridgeError> {
+/// was refused (most offers of a pass), else the answer as a decisions frame
+/// (`locus_core::decisions_frame`), each decision naming its node by its place in `frame`.
+pub fn offers(h: i64, frame: &[u8]) -> Result<Option<Vec<u8>>, BridgeError> {
     let batch = locus_core::offers::decode(frame).map_err(BridgeError::BadOffersFrame)?;
     let response = handle::with_scheduler(h, |s| Ok(s.lock_core().offers(&batch)))?;
     if response.decisions.is_empty() && response.refused.is_empty() {
         return Ok(None);
     }
-    to_json(&response, "offers response").map(Some)
+    locus_core::decisions_frame::encode(&batch, &response)
+        .map(Some)
+        .map_err(|e| BridgeError::BadAnswer(e.0))
 }
 
 /// The core's counters plus the bridge's own: `deferred_events` (events queued because a call
@@ -393,14 +424,96 @@ mod tests {
             1,
             &[("h1:8041", Resource::new(8192, 8)), ("ghost:1", Resource::new(1, 1))],
         );
-        let json = offers(h, &ghost).unwrap().expect("the refusal is reported");
-        let parsed: locus_core::OffersResponse = serde_json::from_str(&json).unwrap();
-        assert_eq!(parsed.refused.len(), 1, "{json}");
+        let answer = offers(h, &ghost).unwrap().expect("the refusal is reported");
+        let batch = locus_core::offers::decode(&ghost).unwrap();
+        let parsed = locus_core::decisions_frame::decode(&answer, &batch).unwrap();
+        assert_eq!(parsed.refused.len(), 1, "{parsed:?}");
         assert_eq!(parsed.refused[0].node, "ghost:1");
         let err = offers(h, &idle[..idle.len() - 1]).unwrap_err().to_string();
         assert!(err.starts_with("malformed offers frame at byte"), "{err}");
         let stats: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
         assert_eq!(stats["heartbeats"], 2, "{stats}");
+        close(h).unwrap();
+    }
+
+    /// A node with one app asking for one 1 GB container anywhere, and the offer of that node.
+    fn one_ask_on_h1() -> (i64, Vec<u8>) {
+        let h = create("{}").unwrap();
+        let setup = r#"[{"type":"node_added","node":"h1:8041","host":"h1","rack":"/r1","capability":{"memory_mb":8192,"vcores":8}},
+            {"type":"app_added","app":"application_1_0001","queue":"default","user":"u"},
+            {"type":"asks_updated","app":"application_1_0001","asks":[{"priority":1,"resource_name":"*","capability":{"memory_mb":1024,"vcores":1},"count":1,"relax_locality":true}]}]"#;
+        events(h, setup).unwrap();
+        let offer = locus_core::offers::encode(1, &[("h1:8041", locus_core::Resource::new(8192, 8))]);
+        (h, offer)
+    }
+
+    #[test]
+    fn a_decision_executed_and_confirmed_by_frames_leaves_nothing_in_flight() {
+        use locus_core::events_frame;
+        let (h, offer) = one_ask_on_h1();
+        let answer = offers(h, &offer).unwrap().expect("a decision");
+        let batch = locus_core::offers::decode(&offer).unwrap();
+        let decided = locus_core::decisions_frame::decode(&answer, &batch).unwrap();
+        assert_eq!(decided.decisions.len(), 1, "{decided:?}");
+        let d = &decided.decisions[0];
+        assert_eq!((d.node.as_str(), d.count), ("h1:8041", 1));
+        let allocated = locus_core::Event::ContainerAllocated {
+            container: locus_core::ContainerInfo {
+                container: "container_1_0001_01_000001".into(),
+                app: d.app.clone(),
+                node: d.node.clone(),
+                priority: d.priority,
+                resource: d.capability,
+            },
+            locality: d.locality,
+            allocation_request_id: d.allocation_request_id,
+            recovered: false,
+        };
+        let digest = locus_core::Event::AsksDigest { app: d.app.clone(), digest: 12345 };
+        let drifted = events_frame(h, &events_frame::encode(&[allocated, digest])).unwrap();
+        let after: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
+        assert_eq!((after["in_flight"].as_u64(), after["running_containers"].as_u64()),
+            (Some(0), Some(1)), "{after}");
+        // Not the digest of the core's (now empty) table: the core names the app it owes a
+        // snapshot, as from a JSON batch.
+        assert_eq!(drifted, vec!["application_1_0001".to_string()]);
+
+        let released = locus_core::Event::ContainerReleased {
+            app: d.app.clone(),
+            container: "container_1_0001_01_000001".into(),
+            node: d.node.clone(),
+            resource: d.capability,
+        };
+        assert_eq!(events_frame_deferrable(h, &events_frame::encode(&[released])).unwrap(), None);
+        assert_eq!(running(h), 0);
+        close(h).unwrap();
+    }
+
+    #[test]
+    fn a_bad_events_frame_is_refused_whole_and_a_bad_json_record_alone() {
+        use locus_core::events_frame;
+        let (h, _) = one_ask_on_h1();
+        let removed = locus_core::Event::AppRemoved { app: "application_1_0001".into() };
+        let frame = events_frame::encode(&[removed]);
+        let err = events_frame(h, &frame[..frame.len() - 1]).unwrap_err().to_string();
+        assert!(err.starts_with("malformed events frame at byte"), "{err}");
+        let apps = |h| serde_json::from_str::<Value>(&stats(h).unwrap()).unwrap()["apps"].clone();
+        assert_eq!(apps(h), 1, "nothing of a malformed frame is applied");
+
+        // A well-framed JSON record that is no event: refused by index, the rest applied.
+        let mut two = frame.clone();
+        two[4..8].copy_from_slice(&2u32.to_le_bytes());
+        let junk = br#"{"type":"nonsense"}"#;
+        two.push(events_frame::KIND_JSON);
+        two.extend_from_slice(&(junk.len() as u32).to_le_bytes());
+        two.extend_from_slice(junk);
+        let err = events_frame(h, &two).unwrap_err().to_string();
+        assert!(err.starts_with("event 1 (JSON record) rejected: malformed event"), "{err}");
+        assert_eq!(apps(h), 0, "the good record before it was applied");
+
+        // Only deferrable kinds may be queued, in a frame as in JSON.
+        let err = events_frame_deferrable(h, &frame).unwrap_err().to_string();
+        assert!(err.starts_with("event 0 (app_removed) cannot be queued"), "{err}");
         close(h).unwrap();
     }
 

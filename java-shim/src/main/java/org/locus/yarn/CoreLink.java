@@ -16,6 +16,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -257,14 +258,40 @@ final class CoreLink {
   }
 
   /**
+   * As {@link #send(List, Collection)}, the batch of one binary events frame: what the RM did
+   * with the core's decisions and containers, on the paths every container takes. A drift the
+   * core finds is mended as for a JSON batch.
+   */
+  LocusException send(EventsFrame frame, Collection<LocusAppAttempt> snapshotsFrom) {
+    if (frame.isEmpty()) {
+      return null;
+    }
+    LocusCore c = core;
+    if (!inService(c)) {
+      LOG.debug("Locus core closed or being rebuilt; not sending {} events", frame.size());
+      dropped(snapshotsFrom);
+      return null;
+    }
+    coreCalls.get()[0]++;
+    try {
+      String drifted = c.eventsFrame(frame.direct());
+      List<ObjectNode> owed = AsksResync.snapshots(drifted, snapshotsFrom);
+      return owed.isEmpty() ? null : callEvents(c, owed, snapshotsFrom, true);
+    } catch (LocusException e) {
+      return failed(c, e, snapshotsFrom, true, frame.subject(), frame, frame.size(),
+          frame.recordsBookkeeping());
+    }
+  }
+
+  /**
    * Events reporting what the RM has already done whose answer nobody acts on (a container
    * released): they reach the core without waiting for a scheduling pass that holds it (the
    * bridge queues them and applies them before the core's next call). A refusal comes back now
    * if the core was free, else with a later call's answer; either way the core is
    * resynchronised as for any refused bookkeeping event. Returns the refusal of this batch.
    */
-  LocusException sendDeferrable(List<ObjectNode> events) {
-    if (events.isEmpty()) {
+  LocusException sendDeferrable(EventsFrame frame) {
+    if (frame.isEmpty()) {
       return null;
     }
     LocusCore c = core;
@@ -272,17 +299,16 @@ final class CoreLink {
       // The rebuild's replay of the RM's bookkeeping covers it.
       return null;
     }
-    String json = CoreMessages.array(events);
     coreCalls.get()[0]++;
     try {
-      String earlier = c.deferrableEvents(json);
+      String earlier = c.deferrableEventsFrame(frame.direct());
       if (earlier != null) {
         queuedRefused(c, earlier);
       }
       return null;
     } catch (LocusException e) {
-      return failed(c, e, Collections.emptySet(), true, subjectOf(events), json, events.size(),
-          recordsBookkeeping(events));
+      return failed(c, e, Collections.emptySet(), true, frame.subject(), frame, frame.size(),
+          frame.recordsBookkeeping());
     }
   }
 
@@ -414,7 +440,7 @@ final class CoreLink {
 
   private LocusException failed(LocusCore c, LocusException e,
       Collection<LocusAppAttempt> snapshotsFrom, boolean logRefusal, String subject,
-      String sent, int count, boolean bookkeeping) {
+      Object sent, int count, boolean bookkeeping) {
     if (!inService(c)) {
       // Replaced (or shut down) while this call ran: an "invalid handle" or a panic here is
       // not the application's doing, and the new core gets the state by the replay.
@@ -464,25 +490,25 @@ final class CoreLink {
   }
 
   /**
-   * The core's decisions for the nodes of one offers frame ({@link OffersFrame}): null when it
-   * decided nothing or could not decide (logged as {@link #heartbeat} does); nodes it refused
-   * are logged here and left out.
+   * The core's decisions for the nodes of one offers frame ({@link OffersFrame}) that offered
+   * {@code offered}, in order: null when it decided nothing or could not decide (logged as
+   * {@link #heartbeat} does); nodes it refused are logged here and left out.
    */
-  JsonNode offers(ByteBuffer frame, String nodes) {
+  DecisionsFrame.Answer offers(ByteBuffer frame, List<NodeId> offered, String nodes) {
     LocusCore c = core;
     if (!inService(c)) {
       return null;
     }
     coreCalls.get()[0]++;
     try {
-      String answer = c.offers(frame);
+      byte[] answer = c.offers(frame);
       if (answer == null) {
         return null;
       }
-      JsonNode response = CoreMessages.JSON.readTree(answer);
-      for (JsonNode refused : response.path("refused")) {
-        failures.warn("Locus heartbeat", "node " + refused.path("node").asText(),
-            new LocusException(refused.path("reason").asText()), null);
+      DecisionsFrame.Answer response = DecisionsFrame.decode(answer, offered);
+      for (DecisionsFrame.Refused refused : response.refused) {
+        failures.warn("Locus heartbeat", "node " + refused.node,
+            new LocusException(refused.reason), null);
       }
       return response;
     } catch (LocusCorePoisonedException e) {
@@ -491,8 +517,6 @@ final class CoreLink {
       if (inService(c)) {
         failures.warn("Locus heartbeat", nodes, e, null);
       }
-    } catch (IOException e) {
-      failures.warn("Locus heartbeat", nodes, e, null);
     }
     return null;
   }

@@ -50,23 +50,6 @@ final class CoreMessages {
     }
   }
 
-  /** Inverse of {@link #locality}; null for anything the protocol does not define. */
-  static NodeType nodeType(String locality) {
-    if (locality == null) {
-      return null;
-    }
-    switch (locality) {
-      case "node_local":
-        return NodeType.NODE_LOCAL;
-      case "rack_local":
-        return NodeType.RACK_LOCAL;
-      case "off_switch":
-        return NodeType.OFF_SWITCH;
-      default:
-        return null;
-    }
-  }
-
   private static ObjectNode event(String type) {
     ObjectNode o = JSON.createObjectNode();
     o.put("type", type);
@@ -232,15 +215,6 @@ final class CoreMessages {
     o.put("container", container.toString());
     o.put("node", node.toString());
     o.set("resource", resource(resource));
-    return o;
-  }
-
-  /** {@code decision} is echoed exactly as the core sent it. */
-  static ObjectNode decisionRejected(JsonNode decision, int executed, String reason) {
-    ObjectNode o = event("decision_rejected");
-    o.set("decision", decision);
-    o.put("executed", Math.max(0, executed));
-    o.put("reason", reason);
     return o;
   }
 

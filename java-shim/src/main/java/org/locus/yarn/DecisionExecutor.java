@@ -1,7 +1,5 @@
 package org.locus.yarn;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
@@ -44,8 +42,8 @@ final class DecisionExecutor {
     /** Called after a container was created on {@code node} (usage, headroom). */
     void containerCreated(RMContainer container);
 
-    /** Sends one {@code events} call; the caller holds every lock in {@code heldApps}. */
-    void send(List<ObjectNode> events, Set<LocusAppAttempt> heldApps);
+    /** Sends one events frame; the caller holds every lock in {@code heldApps}. */
+    void send(EventsFrame events, Set<LocusAppAttempt> heldApps);
   }
 
   private final Cluster cluster;
@@ -54,57 +52,33 @@ final class DecisionExecutor {
     this.cluster = cluster;
   }
 
-  /** A decision read from the core's response, with the attempt it names (if any). */
+  /** A decision of the core's answer, with the attempt it names (if any). */
   static final class Planned {
-    final JsonNode raw;
-    final String app;
-    final int priority;
-    final long allocationRequestId;
-    final String resourceName;
-    final String node;
-    final String locality;
-    final int count;
+    final DecisionsFrame.Decision d;
     LocusAppAttempt attempt;
 
-    Planned(JsonNode raw) {
-      this.raw = raw;
-      this.app = text(raw, "app");
-      this.priority = raw.path("priority").asInt(Integer.MIN_VALUE);
-      this.allocationRequestId = raw.path("allocation_request_id").asLong(0L);
-      this.resourceName = text(raw, "resource_name");
-      this.node = text(raw, "node");
-      this.locality = text(raw, "locality");
-      this.count = raw.path("count").asInt(0);
-    }
-
-    private static String text(JsonNode raw, String field) {
-      JsonNode v = raw.get(field);
-      return v == null || v.isNull() ? null : v.asText();
+    Planned(DecisionsFrame.Decision d) {
+      this.d = d;
     }
   }
 
   /**
-   * Executes every decision of one heartbeat response and reports the outcome in one
-   * {@code events} call: a {@code container_allocated} per container, a
-   * {@code decision_rejected} per decision not (fully) executed, and an {@code asks_digest}
-   * per application. Caller holds the scheduler lock.
+   * Executes every decision of one answer and reports the outcome in one events frame: a
+   * {@code container_allocated} per container, a {@code decision_rejected} per decision not
+   * (fully) executed, and an {@code asks_digest} per application. Caller holds the scheduler
+   * lock.
    *
    * @return the containers created
    */
-  int run(JsonNode response) {
-    JsonNode decisions = response == null ? null : response.get("decisions");
-    if (decisions == null || !decisions.isArray()) {
-      LOG.error("Locus core answered a heartbeat without a decisions array: {}", response);
+  int run(DecisionsFrame.Answer answer) {
+    if (answer == null || answer.decisions.isEmpty()) {
       return 0;
     }
-    if (decisions.size() == 0) {
-      return 0;
-    }
-    List<Planned> planned = new ArrayList<>();
+    List<Planned> planned = new ArrayList<>(answer.decisions.size());
     Set<LocusAppAttempt> apps = new LinkedHashSet<>();
-    for (JsonNode raw : decisions) {
-      Planned p = new Planned(raw);
-      p.attempt = resolveAttempt(p.app);
+    for (DecisionsFrame.Decision d : answer.decisions) {
+      Planned p = new Planned(d);
+      p.attempt = resolveAttempt(d.app);
       if (p.attempt != null) {
         apps.add(p.attempt);
       }
@@ -130,7 +104,7 @@ final class DecisionExecutor {
   }
 
   private int executeLocked(List<Planned> planned, Set<LocusAppAttempt> apps) {
-    List<ObjectNode> events = new ArrayList<>();
+    EventsFrame events = new EventsFrame();
     int created = 0;
     try {
       for (Planned p : planned) {
@@ -144,10 +118,7 @@ final class DecisionExecutor {
       // The core took the executed containers off its asks when it decided: only the digest
       // goes over, and a drift it finds costs one snapshot.
       for (LocusAppAttempt attempt : apps) {
-        ObjectNode check = attempt.asksCheck();
-        if (check != null) {
-          events.add(check);
-        }
+        attempt.asksCheck(events);
       }
       if (!events.isEmpty()) {
         cluster.send(events, apps);
@@ -167,30 +138,31 @@ final class DecisionExecutor {
   }
 
   /** Executes one decision; adds its events and returns the containers created. */
-  private int execute(Planned p, List<ObjectNode> events) {
+  private int execute(Planned p, EventsFrame events) {
+    DecisionsFrame.Decision d = p.d;
     String problem = precheck(p);
     if (problem != null) {
-      events.add(CoreMessages.decisionRejected(p.raw, 0, problem));
+      events.decisionRejected(d, 0, problem);
       return 0;
     }
     LocusAppAttempt attempt = p.attempt;
-    FiCaSchedulerNode node = cluster.node(NodeId.fromString(p.node));
-    NodeType type = CoreMessages.nodeType(p.locality);
+    FiCaSchedulerNode node = cluster.node(d.node);
+    NodeType type = d.locality;
     SchedulerRequestKey key =
-        new SchedulerRequestKey(Priority.newInstance(p.priority), p.allocationRequestId, null);
+        new SchedulerRequestKey(Priority.newInstance(d.priority), d.allocationRequestId, null);
 
     int executed = 0;
     String stopped = null;
-    while (executed < p.count) {
-      stopped = whyNot(attempt, node, key, type, p);
+    while (executed < d.count) {
+      stopped = whyNot(attempt, node, key, type, d);
       if (stopped != null) {
         break;
       }
       Resource capability = attempt.getPendingAsk(key, ResourceRequest.ANY)
           .getPerAllocationResource();
       if (!Resources.fitsIn(capability, node.getUnallocatedResource())) {
-        stopped = "node " + p.node + " has " + node.getUnallocatedResource()
-            + " unallocated, the ask at priority " + p.priority + " needs " + capability;
+        stopped = "node " + d.nodeName() + " has " + node.getUnallocatedResource()
+            + " unallocated, the ask at priority " + d.priority + " needs " + capability;
         break;
       }
       ContainerId id = BuilderUtils.newContainerId(attempt.getApplicationAttemptId(),
@@ -200,58 +172,46 @@ final class DecisionExecutor {
           key.getAllocationRequestId());
       RMContainer rmContainer = attempt.allocate(type, node, key, container);
       if (rmContainer == null) {
-        stopped = "application " + p.app + " withdrew the ask at priority " + p.priority
-            + " allocation_request_id " + p.allocationRequestId + " at " + p.resourceName;
+        stopped = "application " + d.app + " withdrew the ask at priority " + d.priority
+            + " allocation_request_id " + d.allocationRequestId + " at " + d.resourceName;
         break;
       }
       node.allocateContainer(rmContainer);
       cluster.containerCreated(rmContainer);
-      events.add(CoreMessages.containerAllocated(id, node.getNodeID(), p.priority,
-          key.getAllocationRequestId(), capability, type, false));
+      events.containerAllocated(id, node.getNodeID(), d.priority, key.getAllocationRequestId(),
+          capability, type, false);
       executed++;
     }
-    if (executed < p.count) {
-      LOG.info("Decision {} executed {} of {}: {}", p.raw, executed, p.count, stopped);
-      events.add(CoreMessages.decisionRejected(p.raw, executed, stopped));
+    if (executed < d.count) {
+      LOG.info("Decision {} executed {} of {}: {}", d, executed, d.count, stopped);
+      events.decisionRejected(d, executed, stopped);
     }
     return executed;
   }
 
   /** Checks that do not change while the decision executes; null when all pass. */
   private String precheck(Planned p) {
-    if (p.app == null || p.node == null || p.resourceName == null || p.locality == null
-        || p.priority == Integer.MIN_VALUE) {
-      return "decision lacks one of app, priority, resource_name, node, locality";
-    }
-    if (p.count < 1) {
-      return "count " + p.count + " is not a positive number of containers";
-    }
-    NodeType type = CoreMessages.nodeType(p.locality);
-    if (type == null) {
-      return "locality '" + p.locality + "' is not node_local, rack_local or off_switch";
+    DecisionsFrame.Decision d = p.d;
+    if (d.count < 1) {
+      return "count " + d.count + " is not a positive number of containers";
     }
     if (p.attempt == null) {
-      return "application " + p.app + " has no running attempt in the ResourceManager";
+      return "application " + d.app + " has no running attempt in the ResourceManager";
     }
     if (p.attempt.isStopped()) {
       return "attempt " + p.attempt.getApplicationAttemptId() + " has stopped";
     }
-    FiCaSchedulerNode node;
-    try {
-      node = cluster.node(NodeId.fromString(p.node));
-    } catch (IllegalArgumentException e) {
-      node = null;
-    }
+    FiCaSchedulerNode node = cluster.node(d.node);
     if (node == null) {
-      return "node " + p.node + " is not registered with the ResourceManager";
+      return "node " + d.nodeName() + " is not registered with the ResourceManager";
     }
-    String expected = expectedResourceName(type, node);
-    if (!Objects.equals(expected, p.resourceName)) {
-      return "resource_name " + p.resourceName + " does not fit a " + p.locality
-          + " container on node " + p.node + " (expected " + expected + ")";
+    String expected = expectedResourceName(d.locality, node);
+    if (!Objects.equals(expected, d.resourceName)) {
+      return "resource_name " + d.resourceName + " does not fit a " + d.localityName()
+          + " container on node " + d.nodeName() + " (expected " + expected + ")";
     }
     if (SchedulerAppUtils.isPlaceBlacklisted(p.attempt, node, LOG)) {
-      return "node " + p.node + " is blacklisted for application " + p.app;
+      return "node " + d.nodeName() + " is blacklisted for application " + d.app;
     }
     return null;
   }
@@ -269,7 +229,7 @@ final class DecisionExecutor {
 
   /** Checks the ask before each container, as the previous one consumed part of it. */
   private static String whyNot(LocusAppAttempt attempt, FiCaSchedulerNode node,
-      SchedulerRequestKey key, NodeType type, Planned p) {
+      SchedulerRequestKey key, NodeType type, DecisionsFrame.Decision p) {
     String at = "priority " + p.priority + " allocation_request_id " + p.allocationRequestId;
     PendingAsk any = attempt.getPendingAsk(key, ResourceRequest.ANY);
     if (any.getCount() <= 0) {
@@ -286,13 +246,13 @@ final class DecisionExecutor {
       return "the ask at " + at + " forbids off-switch containers (relax_locality=false)";
     }
     if (!attempt.getAppSchedulingInfo().checkAllocation(type, node, key)) {
-      return "application " + p.app + " has no outstanding " + p.locality + " ask at " + at
-          + " for " + p.resourceName + " on node " + p.node;
+      return "application " + p.app + " has no outstanding " + p.localityName() + " ask at "
+          + at + " for " + p.resourceName + " on node " + p.nodeName();
     }
     String wanted = attempt.getAppPlacementAllocator(key) == null ? null
         : attempt.getAppPlacementAllocator(key).getPrimaryRequestedNodePartition();
     if (wanted != null && !wanted.equals(node.getPartition())) {
-      return "node " + p.node + " is in partition '" + node.getPartition()
+      return "node " + p.nodeName() + " is in partition '" + node.getPartition()
           + "' but the ask at " + at + " wants partition '" + wanted + "'";
     }
     return null;

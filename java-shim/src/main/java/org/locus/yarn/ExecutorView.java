@@ -1,7 +1,5 @@
 package org.locus.yarn;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.List;
 import java.util.Set;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.NodeId;
@@ -41,7 +39,7 @@ final class ExecutorView implements DecisionExecutor.Cluster {
   }
 
   @Override
-  public void send(List<ObjectNode> events, Set<LocusAppAttempt> heldApps) {
+  public void send(EventsFrame events, Set<LocusAppAttempt> heldApps) {
     link.send(events, heldApps);
   }
 

@@ -561,17 +561,28 @@ class LocusAppAttempt extends FiCaSchedulerApp {
 
   /**
    * After the RM changed the asks itself (executed decisions, a completed container whose ask
-   * it may have put back): the digest, or the owed snapshot; null while the core refused this
-   * attempt's asks (the AM's next change re-sends them). Caller holds the application lock.
+   * it may have put back): the digest, or the owed snapshot, into {@code events}; nothing while
+   * the core refused this attempt's asks (the AM's next change re-sends them). Caller holds the
+   * application lock.
+   *
+   * @return whether anything was written
    */
-  synchronized ObjectNode asksCheck() {
+  synchronized boolean asksCheck(EventsFrame events) {
     if (!snapshotOwed) {
       // Rows allocate() changed that the scheduling thread has not sent yet make the RM's
       // digest differ from the core's without any drift: they go, with the digest, in this
       // attempt's next frame (it is in the scheduling thread's inbox).
-      return rowsNotSentCount == 0 ? asksDigest() : null;
+      if (rowsNotSentCount != 0) {
+        return false;
+      }
+      events.asksDigest(getApplicationId(), AsksDigest.of(this));
+      return true;
     }
-    return asksRefusal == null || dropped ? asksSnapshot() : null;
+    if (asksRefusal == null || dropped) {
+      events.json(asksSnapshot());
+      return true;
+    }
+    return false;
   }
 
   /**
@@ -582,10 +593,6 @@ class LocusAppAttempt extends FiCaSchedulerApp {
     snapshotOwed = false;
     dropped = false;
     return CoreMessages.asksUpdated(getApplicationId(), appSchedulingInfo.getAllResourceRequests());
-  }
-
-  private ObjectNode asksDigest() {
-    return CoreMessages.asksDigest(getApplicationId(), AsksDigest.of(this));
   }
 
   /**

@@ -67,6 +67,18 @@ public final class LocusCore implements AutoCloseable {
     return withHandle(h -> LocusNative.deferrableEvents(h, eventsJsonArray));
   }
 
+  /** One binary events frame (a direct buffer, position 0, limit its length); as {@link #events}. */
+  public String eventsFrame(java.nio.ByteBuffer frame) {
+    sent.addAndGet(frame.limit());
+    return withHandle(h -> LocusNative.eventsFrame(h, frame, frame.limit()));
+  }
+
+  /** One binary events frame; as {@link #deferrableEvents}. */
+  public String deferrableEventsFrame(java.nio.ByteBuffer frame) {
+    sent.addAndGet(frame.limit());
+    return withHandle(h -> LocusNative.deferrableEventsFrame(h, frame, frame.limit()));
+  }
+
   /**
    * One binary asks frame (a direct buffer, position 0, limit its length); answered as
    * {@link #events}.
@@ -91,9 +103,10 @@ public final class LocusCore implements AutoCloseable {
 
   /**
    * One binary offers frame (a direct buffer, position 0, limit its length): null when no node
-   * got a decision and none was refused, else the decisions and refusals as JSON.
+   * got a decision and none was refused, else the decisions and refusals as a binary
+   * decisions frame ({@link DecisionsFrame}).
    */
-  public String offers(java.nio.ByteBuffer frame) {
+  public byte[] offers(java.nio.ByteBuffer frame) {
     sent.addAndGet(frame.limit());
     return withHandle(h -> LocusNative.offers(h, frame, frame.limit()));
   }

@@ -40,6 +40,17 @@ public final class LocusNative {
   public static native String deferrableEvents(long handle, String eventsJsonArray);
 
   /**
+   * As {@link #events}, the batch in the first {@code length} bytes of the direct buffer
+   * {@code frame}, one binary events frame ({@link EventsFrame}); a malformed frame is refused
+   * whole.
+   */
+  public static native String eventsFrame(long handle, java.nio.ByteBuffer frame, int length);
+
+  /** As {@link #deferrableEvents}, the batch of one binary events frame. */
+  public static native String deferrableEventsFrame(long handle, java.nio.ByteBuffer frame,
+      int length);
+
+  /**
    * The first {@code length} bytes of the direct buffer {@code frame} are one binary asks frame
    * ({@link AsksFrame}); applied and answered as {@link #events}. {@code learned} (may be
    * null) is set to the ids the core gave the waiting names (hosts no node carries) the frame's
@@ -59,10 +70,11 @@ public final class LocusNative {
   /**
    * The first {@code length} bytes of the direct buffer {@code frame} are one binary offers
    * frame ({@link OffersFrame}): every node in it is decided in order under one lock. Returns
-   * null when no node got a decision and none was refused, else
-   * {@code {"decisions":[...],"refused":[{"node":..,"reason":..}]}}.
+   * null when no node got a decision and none was refused, else the decisions and refusals as
+   * one binary decisions frame ({@link DecisionsFrame}) naming nodes by their place in
+   * {@code frame}.
    */
-  public static native String offers(long handle, java.nio.ByteBuffer frame, int length);
+  public static native byte[] offers(long handle, java.nio.ByteBuffer frame, int length);
 
   /** Node heartbeat → {@code {"decisions":[...]}}. */
   public static native String heartbeat(long handle, String heartbeatJson);

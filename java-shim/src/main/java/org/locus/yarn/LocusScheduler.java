@@ -1,6 +1,5 @@
 package org.locus.yarn;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.Collections;
@@ -428,7 +427,8 @@ public class LocusScheduler
   }
 
   /** Tests hold or fail a scheduling pass after the core decided for a batch of nodes. */
-  void setPassHook(java.util.function.BiConsumer<List<NodeId>, JsonNode> hook) {
+  void setPassHook(
+      java.util.function.BiConsumer<List<NodeId>, DecisionsFrame.Answer> hook) {
     loop.setDecidedHook(hook);
   }
 
@@ -460,11 +460,11 @@ public class LocusScheduler
   }
 
   /**
-   * Executes a heartbeat response as if the core had sent it. Lets tests feed decisions the
-   * core would not make (stale, oversized, at the wrong place) to the shim's validation.
+   * Executes decisions as if the core had sent them. Lets tests feed decisions the core would
+   * not make (stale, oversized, at the wrong place) to the shim's validation.
    */
-  synchronized void executeDecisions(String responseJson) throws IOException {
-    executor.run(CoreMessages.JSON.readTree(responseJson));
+  synchronized void executeDecisions(List<DecisionsFrame.Decision> decisions) {
+    executor.run(new DecisionsFrame.Answer(decisions, Collections.emptyList()));
   }
 
   /**
@@ -515,8 +515,9 @@ public class LocusScheduler
     }
     ((LocusQueue) attempt.getQueue()).subtractUsed(container.getResource());
     // Never waits for a scheduling pass holding the core (issue 9 item 3): see CoreLink.
-    link.sendDeferrable(Collections.singletonList(CoreMessages.containerReleased(
-        container.getId(), container.getNodeId(), container.getResource())));
+    EventsFrame released = new EventsFrame();
+    released.containerReleased(container.getId(), container.getNodeId(), container.getResource());
+    link.sendDeferrable(released);
     loop.resourcesFreed();
     LOG.info("Attempt {} released container {} on {} ({})", attempt.getApplicationAttemptId(),
         container.getId(), container.getNodeId(), event);

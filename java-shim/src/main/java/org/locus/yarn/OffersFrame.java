@@ -47,12 +47,13 @@ final class OffersFrame {
 
   /**
    * The frame offering {@code nodes} at {@code nowMs}, in this thread's buffer (position 0,
-   * limit its length), valid until this thread's next frame. The unallocated resource is read
+   * limit its length), valid until this thread's next frame; {@code offered} receives the ids
+   * of the nodes it holds, in order. The unallocated resource is read
    * here, as late as possible before the core decides. A node whose id the layout cannot carry
    * is left out (and logged): it must not cost the other nodes of its batch their offer.
    */
   static ByteBuffer encode(List<FiCaSchedulerNode> nodes, Set<FiCaSchedulerNode> swept,
-      long nowMs) {
+      long nowMs, List<NodeId> offered) {
     List<NodeId> ids = new ArrayList<>(nodes.size());
     List<Resource> free = new ArrayList<>(nodes.size());
     List<Boolean> sweep = new ArrayList<>(nodes.size());
@@ -61,17 +62,22 @@ final class OffersFrame {
       free.add(n.getUnallocatedResource());
       sweep.add(swept.contains(n));
     }
-    return encode(ids, free, sweep, nowMs);
+    return encode(ids, free, sweep, nowMs, offered);
   }
 
   /** The nodes' heartbeats, from the ids and unallocated resources themselves. */
   static ByteBuffer encode(List<NodeId> nodes, List<Resource> unallocated, long nowMs) {
-    return encode(nodes, unallocated, Collections.nCopies(nodes.size(), false), nowMs);
+    return encode(nodes, unallocated, Collections.nCopies(nodes.size(), false), nowMs,
+        new ArrayList<>());
   }
 
-  /** As {@link #encode(List, List, long)}, each node marked a sweep's offer or a heartbeat. */
+  /**
+   * As {@link #encode(List, List, long)}, each node marked a sweep's offer or a heartbeat;
+   * {@code offered} receives the nodes the frame holds, in its order (the core's answer names
+   * them by that place).
+   */
   static ByteBuffer encode(List<NodeId> nodes, List<Resource> unallocated, List<Boolean> sweep,
-      long nowMs) {
+      long nowMs, List<NodeId> offered) {
     List<byte[]> ids = new ArrayList<>(nodes.size());
     List<Resource> free = new ArrayList<>(nodes.size());
     List<Boolean> kinds = new ArrayList<>(nodes.size());
@@ -87,6 +93,7 @@ final class OffersFrame {
         continue;
       }
       ids.add(id);
+      offered.add(nodes.get(i));
       free.add(unallocated.get(i));
       kinds.add(sweep.get(i));
       size += NODE_FIXED_BYTES + id.length;

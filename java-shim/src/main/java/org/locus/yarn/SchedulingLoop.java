@@ -1,7 +1,6 @@
 package org.locus.yarn;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -122,7 +121,7 @@ final class SchedulingLoop implements Runnable {
   private final Object schedulerLock;
   private final Cluster cluster;
   /** Tests hold or fail a pass after the core decided for a batch of nodes, before the commit. */
-  private volatile BiConsumer<List<NodeId>, JsonNode> decidedHook;
+  private volatile BiConsumer<List<NodeId>, DecisionsFrame.Answer> decidedHook;
   /** Tests hold this thread just before it books the heartbeats queued. */
   private volatile Runnable bookkeepingHook;
   /**
@@ -192,7 +191,7 @@ final class SchedulingLoop implements Runnable {
     wake();
   }
 
-  void setDecidedHook(BiConsumer<List<NodeId>, JsonNode> hook) {
+  void setDecidedHook(BiConsumer<List<NodeId>, DecisionsFrame.Answer> hook) {
     decidedHook = hook;
   }
 
@@ -569,13 +568,17 @@ final class SchedulingLoop implements Runnable {
       ids.add(n.getNodeID());
     }
     try {
-      JsonNode response = link.offers(OffersFrame.encode(nodes, swept, cluster.nowMs()),
-          subject(ids));
-      BiConsumer<List<NodeId>, JsonNode> hook = decidedHook;
+      // The frame's own node list: a node whose id it cannot carry is left out of it, and the
+      // answer names nodes by their place in the frame.
+      List<NodeId> offered = new ArrayList<>(ids.size());
+      ByteBuffer frame = OffersFrame.encode(nodes, swept, cluster.nowMs(), offered);
+      DecisionsFrame.Answer response = offered.isEmpty() ? null
+          : link.offers(frame, offered, subject(ids));
+      BiConsumer<List<NodeId>, DecisionsFrame.Answer> hook = decidedHook;
       if (hook != null) {
         hook.accept(ids, response);
       }
-      if (response == null || response.path("decisions").size() == 0) {
+      if (response == null || response.decisions.isEmpty()) {
         return 0;
       }
       synchronized (schedulerLock) {
@@ -618,9 +621,9 @@ final class SchedulingLoop implements Runnable {
         }
         if (frame == null) {
           // Nothing the AM changed: the RM's own changes (completions) are checked by digest.
-          ObjectNode check = attempt.asksCheck();
-          LocusException refused = check == null ? null
-              : link.send(Collections.singletonList(check), Collections.singleton(attempt));
+          EventsFrame check = new EventsFrame();
+          LocusException refused = !attempt.asksCheck(check) ? null
+              : link.send(check, Collections.singleton(attempt));
           if (refused != null && !(refused instanceof LocusCorePoisonedException)) {
             attempt.asksRefused(refused.getMessage());
           }

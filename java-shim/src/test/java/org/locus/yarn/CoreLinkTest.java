@@ -221,8 +221,9 @@ public class CoreLinkTest {
     AtomicBoolean answeredWhileHeld = new AtomicBoolean();
     CoreFaults.hold(link.current(), () -> {
       Thread dispatcher = new Thread(() -> {
-        answer.set(link.sendDeferrable(Collections.singletonList(
-            CoreMessages.containerReleased(container, H1, Resource.newInstance(1024, 1)))));
+        EventsFrame released = new EventsFrame();
+        released.containerReleased(container, H1, Resource.newInstance(1024, 1));
+        answer.set(link.sendDeferrable(released));
         answered.countDown();
       }, "dispatcher");
       dispatcher.start();

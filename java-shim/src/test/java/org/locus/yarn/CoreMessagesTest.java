@@ -73,12 +73,18 @@ public class CoreMessagesTest {
     assertEquals(42L, hb.get("now_ms").asLong());
   }
 
+  /** The frames' locality codes (0 node, 1 rack, 2 off-switch) and names agree both ways. */
   @Test
-  public void localityNamesRoundTrip() {
+  public void localityCodesRoundTrip() {
+    String[] names = {"node_local", "rack_local", "off_switch"};
     for (NodeType t : NodeType.values()) {
-      assertEquals(t, CoreMessages.nodeType(CoreMessages.locality(t)));
+      byte code = EventsFrame.localityCode(t);
+      DecisionsFrame.Decision d = new DecisionsFrame.Decision(NodeId.newInstance("h1", 1), code,
+          1, 0L, 1, 1024, 1, "application_1_0001", "*");
+      assertEquals(t, d.locality);
+      assertEquals(names[code], d.localityName());
+      assertEquals(names[code], CoreMessages.locality(t));
     }
-    assertNull(CoreMessages.nodeType("anywhere"));
   }
 
   @Test

@@ -16,7 +16,7 @@ final class HeldPass {
 
   HeldPass(LocusScheduler scheduler) {
     scheduler.setPassHook((node, response) -> {
-      if (response != null && response.path("decisions").size() > 0
+      if (response != null && !response.decisions.isEmpty()
           && once.compareAndSet(false, true)) {
         held.countDown();
         try {

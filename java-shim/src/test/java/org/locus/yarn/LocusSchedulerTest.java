@@ -17,6 +17,7 @@ import static org.locus.yarn.LocusRmFixture.stats;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.Arrays;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import java.util.List;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -170,14 +171,11 @@ public class LocusSchedulerTest {
     scheduler.awaitSchedulingIdle();
 
     String appId = app.getApplicationId().toString();
-    String node = nm1.getNodeId().toString();
-    String decisions = "{\"decisions\":["
+    scheduler.executeDecisions(Arrays.asList(
         // Names a host the node is not: nothing may be created.
-        + decision(appId, "h2", node, "node_local", 1)
+        decision(appId, "h2", nm1.getNodeId(), 0, 1),
         // Asks for three where two are outstanding and only one fits: one is created.
-        + "," + decision(appId, "*", node, "off_switch", 3)
-        + "]}";
-    scheduler.executeDecisions(decisions);
+        decision(appId, "*", nm1.getNodeId(), 2, 3)));
 
     List<Container> got = am.allocate(new ArrayList<>(), new ArrayList<>())
         .getAllocatedContainers();
@@ -193,12 +191,11 @@ public class LocusSchedulerTest {
     assertEquals(1, stats.get("pending_containers").asInt());
   }
 
-  private static String decision(String app, String resourceName, String node,
-      String locality, int count) {
-    return "{\"app\":\"" + app + "\",\"priority\":10,\"allocation_request_id\":0,"
-        + "\"resource_name\":\"" + resourceName + "\",\"node\":\"" + node + "\","
-        + "\"locality\":\"" + locality + "\",\"count\":" + count + ","
-        + "\"capability\":{\"memory_mb\":4096,\"vcores\":1}}";
+  /** A decision at priority 10 for 4 GB containers; locality 0 node, 1 rack, 2 off-switch. */
+  private static DecisionsFrame.Decision decision(String app, String resourceName, NodeId node,
+      int locality, int count) {
+    return new DecisionsFrame.Decision(node, (byte) locality, 10, 0L, count, 4096, 1, app,
+        resourceName);
   }
 
   /**

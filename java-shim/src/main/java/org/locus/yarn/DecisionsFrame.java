@@ -1,0 +1,183 @@
+package org.locus.yarn;
+
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+
+/**
+ * Reads the core's answer to an offers frame, the binary decisions frame of {@code
+ * rust-core/src/decisions_frame.rs} (layout in docs/architecture.md): no JSON parser, no tree,
+ * one object per decision. A decision names its node by its place in the offers frame it
+ * answers, so the node comes from the list the caller offered, never from parsing an id.
+ */
+final class DecisionsFrame {
+  static final int MAGIC = 0x3144534C;
+  static final int HEADER_BYTES = 12;
+  static final int DECISION_FIXED_BYTES = 37;
+  static final int REFUSED_FIXED_BYTES = 6;
+
+  private DecisionsFrame() {
+  }
+
+  /** "Give {@code app} up to {@code count} containers of the ask at this key on this node." */
+  static final class Decision {
+    final NodeId node;
+    final NodeType locality;
+    final byte localityCode;
+    final int priority;
+    final long allocationRequestId;
+    final int count;
+    final long memoryMb;
+    final int vcores;
+    final String app;
+    final String resourceName;
+    private String nodeName;
+
+    Decision(NodeId node, byte localityCode, int priority, long allocationRequestId, int count,
+        long memoryMb, int vcores, String app, String resourceName) {
+      this.node = node;
+      this.localityCode = localityCode;
+      this.locality = localityCode == 0 ? NodeType.NODE_LOCAL
+          : localityCode == 1 ? NodeType.RACK_LOCAL : NodeType.OFF_SWITCH;
+      this.priority = priority;
+      this.allocationRequestId = allocationRequestId;
+      this.count = count;
+      this.memoryMb = memoryMb;
+      this.vcores = vcores;
+      this.app = app;
+      this.resourceName = resourceName;
+    }
+
+    String nodeName() {
+      if (nodeName == null) {
+        nodeName = node.toString();
+      }
+      return nodeName;
+    }
+
+    /** The protocol's name of the locality ({@code node_local}, ...), for messages. */
+    String localityName() {
+      return CoreMessages.locality(locality);
+    }
+
+    @Override
+    public String toString() {
+      return "{app " + app + ", priority " + priority + ", allocation_request_id "
+          + allocationRequestId + ", " + localityName() + " at " + resourceName + " on node "
+          + nodeName() + ", count " + count + ", <memory:" + memoryMb + ", vCores:" + vcores
+          + ">}";
+    }
+  }
+
+  /** A node the core could not decide for, with why. */
+  static final class Refused {
+    final NodeId node;
+    final String reason;
+
+    Refused(NodeId node, String reason) {
+      this.node = node;
+      this.reason = reason;
+    }
+  }
+
+  /** Everything one answer holds. */
+  static final class Answer {
+    static final Answer NONE = new Answer(Collections.emptyList(), Collections.emptyList());
+
+    final List<Decision> decisions;
+    final List<Refused> refused;
+
+    Answer(List<Decision> decisions, List<Refused> refused) {
+      this.decisions = decisions;
+      this.refused = refused;
+    }
+
+    List<Decision> decisions() {
+      return decisions;
+    }
+  }
+
+  /**
+   * The answer {@code frame} holds to the offer of {@code offered} (in the offers frame's
+   * order). A frame that does not follow the layout is the core's defect: refused whole, with
+   * the byte where reading stopped, and nothing of it executed.
+   */
+  static Answer decode(byte[] frame, List<NodeId> offered) throws LocusException {
+    ByteBuffer b = ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN);
+    try {
+      int magic = b.getInt();
+      if (magic != MAGIC) {
+        throw malformed(0, String.format("magic 0x%08x is not a decisions frame's 0x%08x", magic,
+            MAGIC));
+      }
+      long decisions = Integer.toUnsignedLong(b.getInt());
+      long refused = Integer.toUnsignedLong(b.getInt());
+      if (decisions > b.remaining() / DECISION_FIXED_BYTES) {
+        throw malformed(4, decisions + " decisions announced, " + b.remaining() + " bytes left");
+      }
+      List<Decision> out = new ArrayList<>((int) decisions);
+      for (int i = 0; i < decisions; i++) {
+        NodeId node = node(b, offered, i);
+        byte code = b.get();
+        if (code < 0 || code > 2) {
+          throw malformed(b.position() - 1, "decision " + i + ": locality " + code);
+        }
+        int priority = b.getInt();
+        long allocationRequestId = b.getLong();
+        long count = Integer.toUnsignedLong(b.getInt());
+        long memoryMb = b.getLong();
+        int vcores = b.getInt();
+        String app = text(b);
+        String resourceName = text(b);
+        out.add(new Decision(node, code, priority, allocationRequestId,
+            (int) Math.min(count, Integer.MAX_VALUE), memoryMb, vcores, app, resourceName));
+      }
+      if (refused > b.remaining() / REFUSED_FIXED_BYTES) {
+        throw malformed(8, refused + " refused nodes announced, " + b.remaining()
+            + " bytes left");
+      }
+      List<Refused> nodes = refused == 0 ? Collections.emptyList()
+          : new ArrayList<>((int) refused);
+      for (int i = 0; i < refused; i++) {
+        nodes.add(new Refused(node(b, offered, i), text(b)));
+      }
+      if (b.hasRemaining()) {
+        throw malformed(b.position(), b.remaining() + " bytes after the last entry");
+      }
+      return new Answer(out, nodes);
+    } catch (BufferUnderflowException | IndexOutOfBoundsException e) {
+      throw malformed(b.position(), "truncated frame of " + frame.length + " bytes");
+    }
+  }
+
+  private static NodeId node(ByteBuffer b, List<NodeId> offered, int entry)
+      throws LocusException {
+    long index = Integer.toUnsignedLong(b.getInt());
+    if (index >= offered.size()) {
+      throw malformed(b.position() - 4, "entry " + entry + ": node index " + index
+          + " outside the " + offered.size() + " offered");
+    }
+    return offered.get((int) index);
+  }
+
+  private static String text(ByteBuffer b) {
+    int len = Short.toUnsignedInt(b.getShort());
+    if (len > b.remaining()) {
+      throw new BufferUnderflowException();
+    }
+    String s = new String(b.array(), b.arrayOffset() + b.position(), len,
+        StandardCharsets.UTF_8);
+    b.position(b.position() + len);
+    return s;
+  }
+
+  private static LocusException malformed(int at, String what) {
+    return new LocusException("malformed decisions frame at byte " + at + ": " + what);
+  }
+}

@@ -1,0 +1,327 @@
+//! The binary decisions frame: the core's answer to an offers frame (`offers`), read by the
+//! shim's `DecisionsFrame.java` without a JSON parser or a tree of objects per call
+//! (docs/architecture.md, "Binary decisions frame", is the authority on the layout).
+//!
+//! A decision names its node by its index in the offers frame it answers: the shim holds the
+//! node objects of that frame in the same order, so it neither parses a node id nor looks one
+//! up. Little-endian, fixed layout:
+//!
+//! ```text
+//! header (12 bytes)
+//!   0  u32  magic 0x3144_534C (the bytes "LSD1")
+//!   4  u32  D, decisions
+//!   8  u32  R, refused nodes
+//! then D decisions of 37 bytes plus two texts:
+//!   u32 node index (< the offers frame's node count), u8 locality (0 node_local,
+//!   1 rack_local, 2 off_switch), i32 priority, i64 allocation_request_id, u32 count,
+//!   i64 memory_mb, i32 vcores, u16 A + A bytes application id, u16 L + L bytes resource name
+//! then R refused nodes: u32 node index, u16 L + L bytes reason (UTF-8, at most
+//!   MAX_REASON_BYTES, cut at a character boundary)
+//! ```
+//!
+//! The frame is written by the core from its own decisions, so the writer checks what the
+//! layout cannot hold (a node outside the batch, a text over 65,535 bytes) and refuses the
+//! answer as a core error rather than write a frame the shim would misread.
+
+use crate::frame::{FrameError, Reader};
+use crate::protocol::{Decision, Heartbeat, Locality, OffersResponse, RefusedOffer, Resource};
+
+pub const MAGIC: u32 = 0x3144_534C;
+pub const HEADER_BYTES: usize = 12;
+/// A decision without its two texts' bytes.
+pub const DECISION_FIXED_BYTES: usize = 37;
+/// A refused node without its reason's bytes.
+pub const REFUSED_FIXED_BYTES: usize = 6;
+/// A refusal's reason is cut to this many bytes: it is logged, never parsed.
+pub const MAX_REASON_BYTES: usize = 4096;
+
+pub fn locality_code(l: Locality) -> u8 {
+    match l {
+        Locality::NodeLocal => 0,
+        Locality::RackLocal => 1,
+        Locality::OffSwitch => 2,
+    }
+}
+
+pub fn locality_of(code: u8) -> Option<Locality> {
+    match code {
+        0 => Some(Locality::NodeLocal),
+        1 => Some(Locality::RackLocal),
+        2 => Some(Locality::OffSwitch),
+        _ => None,
+    }
+}
+
+/// Why the core could not write its answer (a defect of the core, never of the input).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodeError(pub String);
+
+impl std::fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
+/// The answer to `offers` as a frame. Decisions come in the order of the nodes they name
+/// (`Core::offers` decides the nodes in turn), so each node's index is found by walking the
+/// batch forward once; a decision naming a node out of that order is still found (a second
+/// walk), and one naming no node of the batch is refused.
+pub fn encode(offers: &[Heartbeat], response: &OffersResponse) -> Result<Vec<u8>, EncodeError> {
+    let mut out =
+        Vec::with_capacity(HEADER_BYTES + response.decisions.len() * (DECISION_FIXED_BYTES + 48));
+    out.extend_from_slice(&MAGIC.to_le_bytes());
+    out.extend_from_slice(&count(response.decisions.len(), "decisions")?.to_le_bytes());
+    out.extend_from_slice(&count(response.refused.len(), "refused nodes")?.to_le_bytes());
+    let mut at = 0usize;
+    for d in &response.decisions {
+        at = index_of(offers, &d.node, at)?;
+        out.extend_from_slice(&count(at, "node index")?.to_le_bytes());
+        out.push(locality_code(d.locality));
+        out.extend_from_slice(&d.priority.to_le_bytes());
+        out.extend_from_slice(&d.allocation_request_id.to_le_bytes());
+        out.extend_from_slice(&d.count.to_le_bytes());
+        out.extend_from_slice(&size(d.capability.memory_mb, "memory_mb")?.to_le_bytes());
+        out.extend_from_slice(&(d.capability.vcores.min(i32::MAX as u32) as i32).to_le_bytes());
+        text(&mut out, &d.app, "application id")?;
+        text(&mut out, &d.resource_name, "resource name")?;
+    }
+    let mut at = 0usize;
+    for r in &response.refused {
+        at = index_of(offers, &r.node, at)?;
+        out.extend_from_slice(&count(at, "node index")?.to_le_bytes());
+        text(&mut out, cut(&r.reason, MAX_REASON_BYTES), "reason")?;
+    }
+    Ok(out)
+}
+
+fn count(n: usize, what: &str) -> Result<u32, EncodeError> {
+    u32::try_from(n).map_err(|_| EncodeError(format!("{n} {what} do not fit the decisions frame")))
+}
+
+fn size(n: u64, what: &str) -> Result<i64, EncodeError> {
+    i64::try_from(n).map_err(|_| EncodeError(format!("{what} {n} does not fit an i64")))
+}
+
+fn index_of(offers: &[Heartbeat], node: &str, from: usize) -> Result<usize, EncodeError> {
+    (from..offers.len())
+        .chain(0..from.min(offers.len()))
+        .find(|&i| offers[i].node == node)
+        .ok_or_else(|| {
+            EncodeError(format!(
+                "a decision names node {node}, not offered in the batch"
+            ))
+        })
+}
+
+fn text(out: &mut Vec<u8>, s: &str, what: &str) -> Result<(), EncodeError> {
+    let len = u16::try_from(s.len())
+        .map_err(|_| EncodeError(format!("{what} of {} bytes (at most 65,535)", s.len())))?;
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(s.as_bytes());
+    Ok(())
+}
+
+/// `s` cut to at most `max` bytes at a character boundary.
+fn cut(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// Reads a frame back against the batch it answers (tests, the simulator's checks): the
+/// response as the core made it, reasons cut as written.
+pub fn decode(bytes: &[u8], offers: &[Heartbeat]) -> Result<OffersResponse, FrameError> {
+    let mut r = Reader { bytes, at: 0 };
+    let magic = r.u32("magic")?;
+    if magic != MAGIC {
+        r.at = 0;
+        return r.fail(format!(
+            "magic {magic:#010x} is not a decisions frame's {MAGIC:#010x}"
+        ));
+    }
+    let decisions = r.u32("decision count")? as usize;
+    let refused = r.u32("refused count")? as usize;
+    let left = bytes.len() - r.at;
+    if decisions > left / DECISION_FIXED_BYTES {
+        return r.fail(format!(
+            "{decisions} decisions announced, {left} bytes left"
+        ));
+    }
+    let mut out = OffersResponse {
+        decisions: Vec::with_capacity(decisions),
+        refused: Vec::new(),
+    };
+    let node = |r: &mut Reader, i: usize| -> Result<String, FrameError> {
+        let index = r.u32("node index")? as usize;
+        match offers.get(index) {
+            Some(hb) => Ok(hb.node.clone()),
+            None => {
+                r.at -= 4;
+                r.fail(format!(
+                    "entry {i}: node index {index} outside the {} offered",
+                    offers.len()
+                ))
+            }
+        }
+    };
+    for i in 0..decisions {
+        let node = node(&mut r, i)?;
+        let code = r.u8("locality")?;
+        let Some(locality) = locality_of(code) else {
+            r.at -= 1;
+            return r.fail(format!("decision {i}: locality {code}"));
+        };
+        let priority = r.i32("priority")?;
+        let allocation_request_id = r.i64("allocation_request_id")?;
+        let count = r.u32("count")?;
+        let memory_mb = r.i64("memory_mb")?;
+        let vcores = r.i32("vcores")?;
+        if memory_mb < 0 || vcores < 0 {
+            return r.fail(format!("decision {i}: negative capability"));
+        }
+        let len = r.u16("application id length")? as usize;
+        let app = r.text(len, "application id")?.to_string();
+        let len = r.u16("resource name length")? as usize;
+        let resource_name = r.text(len, "resource name")?.to_string();
+        out.decisions.push(Decision {
+            app,
+            priority,
+            allocation_request_id,
+            resource_name,
+            node,
+            locality,
+            count,
+            capability: Resource {
+                memory_mb: memory_mb as u64,
+                vcores: vcores as u32,
+            },
+        });
+    }
+    let left = bytes.len() - r.at;
+    if refused > left / REFUSED_FIXED_BYTES {
+        return r.fail(format!(
+            "{refused} refused nodes announced, {left} bytes left"
+        ));
+    }
+    for i in 0..refused {
+        let node = node(&mut r, i)?;
+        let len = r.u16("reason length")? as usize;
+        let reason = r.text(len, "reason")?.to_string();
+        out.refused.push(RefusedOffer { node, reason });
+    }
+    if r.at != bytes.len() {
+        return r.fail(format!("{} bytes after the last entry", bytes.len() - r.at));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn offer(node: &str) -> Heartbeat {
+        Heartbeat {
+            node: node.into(),
+            unallocated: Resource::new(8192, 8),
+            now_ms: 1,
+            sweep: false,
+        }
+    }
+
+    fn decision(node: &str, locality: Locality, name: &str) -> Decision {
+        Decision {
+            app: "application_1_0001".into(),
+            priority: 20,
+            allocation_request_id: -7,
+            resource_name: name.into(),
+            node: node.into(),
+            locality,
+            count: 3,
+            capability: Resource::new(1024, 1),
+        }
+    }
+
+    fn batch() -> (Vec<Heartbeat>, OffersResponse) {
+        let offers = vec![offer("h1:8041"), offer("h2:8041"), offer("h3:8041")];
+        let response = OffersResponse {
+            decisions: vec![
+                decision("h1:8041", Locality::NodeLocal, "h1"),
+                decision("h1:8041", Locality::OffSwitch, "*"),
+                decision("h3:8041", Locality::RackLocal, "/r1"),
+            ],
+            refused: vec![RefusedOffer {
+                node: "h2:8041".into(),
+                reason: "node h2:8041 is not known".into(),
+            }],
+        };
+        (offers, response)
+    }
+
+    #[test]
+    fn round_trips_decisions_and_refusals_naming_nodes_by_index() {
+        let (offers, response) = batch();
+        let frame = encode(&offers, &response).unwrap();
+        // h3 is the third offer: its index, not its name, is in the frame.
+        assert!(!frame.windows(7).any(|w| w == b"h3:8041"));
+        assert_eq!(decode(&frame, &offers).unwrap(), response);
+        let empty = encode(&offers, &OffersResponse::default()).unwrap();
+        assert_eq!(empty.len(), HEADER_BYTES);
+    }
+
+    #[test]
+    fn a_decision_out_of_node_order_is_still_placed_on_its_node() {
+        let (offers, mut response) = batch();
+        response
+            .decisions
+            .push(decision("h1:8041", Locality::NodeLocal, "h1"));
+        let frame = encode(&offers, &response).unwrap();
+        assert_eq!(decode(&frame, &offers).unwrap(), response);
+    }
+
+    #[test]
+    fn a_decision_for_a_node_not_offered_is_the_cores_error_not_a_wrong_node() {
+        let (offers, mut response) = batch();
+        response.decisions[1].node = "h9:8041".into();
+        let err = encode(&offers, &response).unwrap_err();
+        assert!(err.0.contains("h9:8041"), "{err}");
+    }
+
+    #[test]
+    fn a_long_reason_is_cut_at_a_character_boundary() {
+        let (offers, mut response) = batch();
+        response.refused[0].reason = "é".repeat(MAX_REASON_BYTES);
+        let frame = encode(&offers, &response).unwrap();
+        let back = decode(&frame, &offers).unwrap();
+        assert_eq!(back.refused[0].reason.len(), MAX_REASON_BYTES);
+        assert!(back.refused[0].reason.chars().all(|c| c == 'é'));
+    }
+
+    #[test]
+    fn every_truncation_and_a_bad_index_are_refused() {
+        let (offers, response) = batch();
+        let frame = encode(&offers, &response).unwrap();
+        for cut in 0..frame.len() {
+            assert!(decode(&frame[..cut], &offers).is_err(), "cut at {cut}");
+        }
+        let mut bad = frame.clone();
+        bad[HEADER_BYTES..HEADER_BYTES + 4].copy_from_slice(&3u32.to_le_bytes());
+        let err = decode(&bad, &offers).unwrap_err();
+        assert!(
+            err.what.contains("node index 3 outside the 3 offered"),
+            "{err}"
+        );
+        let mut huge = frame;
+        huge[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(decode(&huge, &offers)
+            .unwrap_err()
+            .what
+            .contains("decisions announced"));
+    }
+}
