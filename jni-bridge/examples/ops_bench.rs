@@ -14,21 +14,45 @@ const DECISIONS: usize = 10;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let iterations: usize = args.next().map(|a| a.parse()).transpose()?.unwrap_or(20_000);
+    let iterations: usize = args
+        .next()
+        .map(|a| a.parse())
+        .transpose()?
+        .unwrap_or(20_000);
     let rounds: usize = args.next().map(|a| a.parse()).transpose()?.unwrap_or(10);
     let warmup = 3;
-    println!("ops-layer heartbeat (no JVM): {warmup} warm-up + {rounds} timed rounds x {iterations} ops");
+    println!(
+        "ops-layer heartbeat (no JVM): {warmup} warm-up + {rounds} timed rounds x {iterations} ops"
+    );
 
     let idle = ops::create("{}")?;
     ops::events(idle, &format!("[{}]", node_added()))?;
     let hb = heartbeat();
     let response = ops::heartbeat(idle, &hb)?;
     assert_eq!(containers(&response), 0, "{response}");
-    report("heartbeat, 0 decisions", measure(iterations, warmup, rounds, || ops::heartbeat(idle, &hb), || Ok(())))?;
+    report(
+        "heartbeat, 0 decisions",
+        measure(
+            iterations,
+            warmup,
+            rounds,
+            || ops::heartbeat(idle, &hb),
+            || Ok(()),
+        ),
+    )?;
     ops::close(idle)?;
 
     let busy = ops::create("{}")?;
-    ops::events(busy, &format!("[{},{},{},{}]", node_added(), app_added(), attempt_added(), asks_updated()))?;
+    ops::events(
+        busy,
+        &format!(
+            "[{},{},{},{}]",
+            node_added(),
+            app_added(),
+            attempt_added(),
+            asks_updated()
+        ),
+    )?;
     let first = ops::heartbeat(busy, &hb)?;
     assert_eq!(containers(&first), DECISIONS, "{first}");
     let allocate = allocate_and_release(&first)?;
@@ -40,12 +64,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     reset()?;
     let second = ops::heartbeat(busy, &hb)?;
-    assert_eq!(containers(&second), DECISIONS, "reset did not restore the asks: {second}");
+    assert_eq!(
+        containers(&second),
+        DECISIONS,
+        "reset did not restore the asks: {second}"
+    );
     reset()?;
-    report("heartbeat, 10 decisions", measure(iterations, warmup, rounds, || ops::heartbeat(busy, &hb), reset))?;
+    report(
+        "heartbeat, 10 decisions",
+        measure(
+            iterations,
+            warmup,
+            rounds,
+            || ops::heartbeat(busy, &hb),
+            reset,
+        ),
+    )?;
     report(
         "asks_updated event (10 asks)",
-        measure(iterations, warmup, rounds, || ops::events(busy, &restore).map(|_| String::new()), || Ok(())),
+        measure(
+            iterations,
+            warmup,
+            rounds,
+            || ops::events(busy, &restore).map(|_| String::new()),
+            || Ok(()),
+        ),
     )?;
     ops::close(busy)?;
     Ok(())
@@ -140,7 +183,9 @@ fn app_added() -> String {
 }
 
 fn attempt_added() -> String {
-    format!(r#"{{"type":"attempt_added","app":"{APP}","attempt":"appattempt_1700000000000_0001_000001"}}"#)
+    format!(
+        r#"{{"type":"attempt_added","app":"{APP}","attempt":"appattempt_1700000000000_0001_000001"}}"#
+    )
 }
 
 fn asks_updated() -> String {
@@ -151,7 +196,10 @@ fn asks_updated() -> String {
             )
         })
         .collect();
-    format!(r#"{{"type":"asks_updated","app":"{APP}","asks":[{}]}}"#, asks.join(","))
+    format!(
+        r#"{{"type":"asks_updated","app":"{APP}","asks":[{}]}}"#,
+        asks.join(",")
+    )
 }
 
 fn heartbeat() -> String {

@@ -236,9 +236,11 @@ fn direct_bytes<'b>(
 /// The first `length` bytes of the direct buffer `frame` are one binary offers frame
 /// (`locus_core::offers`). Returns `null` when no node got a decision and none was refused,
 /// else the answer as a binary decisions frame (`locus_core::decisions_frame`) in a new
-/// `byte[]`.
+/// `byte[]`. Named apart from the session-12 `offers`, which answered a `String`: a stale
+/// library on `java.library.path` then fails to link (an `UnsatisfiedLinkError` the shim
+/// survives) instead of handing the JVM a string where it expects an array.
 #[no_mangle]
-pub extern "system" fn Java_org_locus_yarn_LocusNative_offers<'l>(
+pub extern "system" fn Java_org_locus_yarn_LocusNative_decide<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -287,10 +289,14 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_capacityQueues<'l>(
     _class: JClass<'l>,
     handle: jlong,
 ) -> jstring {
-    with_guard(&mut env, std::ptr::null_mut(), |env| match ops::capacity_queues(handle)? {
-        Some(queues) => Ok(env.new_string(queues)?.into_raw()),
-        None => Ok(std::ptr::null_mut()),
-    })
+    with_guard(
+        &mut env,
+        std::ptr::null_mut(),
+        |env| match ops::capacity_queues(handle)? {
+            Some(queues) => Ok(env.new_string(queues)?.into_raw()),
+            None => Ok(std::ptr::null_mut()),
+        },
+    )
 }
 
 #[no_mangle]

@@ -13,12 +13,17 @@ use crate::handle;
 /// `{"locus.policy":"fifo", ...}` → settings map. Values must be strings because they come
 /// from Hadoop's `Configuration`; anything else is a shim bug worth naming.
 pub fn parse_properties(json: &str) -> Result<BTreeMap<String, String>, BridgeError> {
-    let value: Value = serde_json::from_str(json)
-        .map_err(|e| BridgeError::BadJson { what: "properties JSON", detail: e.to_string() })?;
+    let value: Value = serde_json::from_str(json).map_err(|e| BridgeError::BadJson {
+        what: "properties JSON",
+        detail: e.to_string(),
+    })?;
     let Value::Object(map) = value else {
         return Err(BridgeError::BadJson {
             what: "properties JSON",
-            detail: format!("expected an object of string to string, got {}", kind_of(&value)),
+            detail: format!(
+                "expected an object of string to string, got {}",
+                kind_of(&value)
+            ),
         });
     };
     let mut props = BTreeMap::new();
@@ -96,8 +101,10 @@ fn decode_events(events_json: &str) -> Result<Decoded, BridgeError> {
     if let Ok(batch) = serde_json::from_str::<Vec<Event>>(events_json) {
         return Ok(batch.into_iter().map(|e| (String::new(), Ok(e))).collect());
     }
-    let value: Value = serde_json::from_str(events_json)
-        .map_err(|e| BridgeError::BadJson { what: "events JSON", detail: e.to_string() })?;
+    let value: Value = serde_json::from_str(events_json).map_err(|e| BridgeError::BadJson {
+        what: "events JSON",
+        detail: e.to_string(),
+    })?;
     let Value::Array(items) = value else {
         return Err(BridgeError::BadJson {
             what: "events JSON",
@@ -116,7 +123,10 @@ fn decode_events(events_json: &str) -> Result<Decoded, BridgeError> {
                 .chars()
                 .take(64)
                 .collect();
-            (kind, serde_json::from_value(item).map_err(|e| e.to_string()))
+            (
+                kind,
+                serde_json::from_value(item).map_err(|e| e.to_string()),
+            )
         })
         .collect())
 }
@@ -141,7 +151,11 @@ fn defer_events(h: i64, decoded: Decoded) -> Result<Option<String>, BridgeError>
     for (index, (kind, event)) in decoded.iter().enumerate() {
         if let Ok(event) = event {
             if !crate::deferred::DEFERRABLE.contains(&event.kind()) {
-                let kind = if kind.is_empty() { event.kind().to_string() } else { kind.clone() };
+                let kind = if kind.is_empty() {
+                    event.kind().to_string()
+                } else {
+                    kind.clone()
+                };
                 return Err(BridgeError::NotDeferrable { index, kind });
             }
         }
@@ -171,7 +185,10 @@ fn apply_now(
     core: &mut Core,
     events: Vec<Event>,
 ) -> Result<Option<String>, BridgeError> {
-    apply(core, events.into_iter().map(|e| (String::new(), Ok(e))).collect())?;
+    apply(
+        core,
+        events.into_iter().map(|e| (String::new(), Ok(e))).collect(),
+    )?;
     Ok(s.deferred().take_report())
 }
 
@@ -218,7 +235,11 @@ pub fn asks_frame(h: i64, frame: &[u8]) -> Result<(Vec<String>, Taught), BridgeE
         match refused.len() {
             0 => Ok((drifted, core.learned_ids().to_vec())),
             1 => Err(refused.remove(0)),
-            _ => Err(BridgeError::Events { total, refused, omitted: 0 }),
+            _ => Err(BridgeError::Events {
+                total,
+                refused,
+                omitted: 0,
+            }),
         }
     })
 }
@@ -253,16 +274,31 @@ fn apply(core: &mut Core, decoded: Decoded) -> Result<Vec<String>, BridgeError> 
         let event = match event {
             Ok(event) => event,
             Err(detail) => {
-                let source = Box::new(BridgeError::BadJson { what: "event", detail });
-                refuse(BridgeError::Event { index, kind, source });
+                let source = Box::new(BridgeError::BadJson {
+                    what: "event",
+                    detail,
+                });
+                refuse(BridgeError::Event {
+                    index,
+                    kind,
+                    source,
+                });
                 continue;
             }
         };
         // The tag is a constant: naming it must not cost a re-encoding of every event.
         let tag = event.kind();
         if let Err(e) = core.handle(event) {
-            let kind = if kind.is_empty() { tag.to_string() } else { kind };
-            refuse(BridgeError::Event { index, kind, source: Box::new(BridgeError::Core(e)) });
+            let kind = if kind.is_empty() {
+                tag.to_string()
+            } else {
+                kind
+            };
+            refuse(BridgeError::Event {
+                index,
+                kind,
+                source: Box::new(BridgeError::Core(e)),
+            });
         }
     }
     // Taken on every outcome: a drift found in a batch that also had a refusal is not kept
@@ -271,14 +307,20 @@ fn apply(core: &mut Core, decoded: Decoded) -> Result<Vec<String>, BridgeError> 
     match (refused.len(), omitted) {
         (0, _) => Ok(drifted),
         (1, 0) => Err(refused.remove(0)),
-        _ => Err(BridgeError::Events { total, refused, omitted }),
+        _ => Err(BridgeError::Events {
+            total,
+            refused,
+            omitted,
+        }),
     }
 }
 
 /// Node heartbeat → `HeartbeatResponse` JSON.
 pub fn heartbeat(h: i64, heartbeat_json: &str) -> Result<String, BridgeError> {
-    let hb: Heartbeat = serde_json::from_str(heartbeat_json)
-        .map_err(|e| BridgeError::BadJson { what: "heartbeat JSON", detail: e.to_string() })?;
+    let hb: Heartbeat = serde_json::from_str(heartbeat_json).map_err(|e| BridgeError::BadJson {
+        what: "heartbeat JSON",
+        detail: e.to_string(),
+    })?;
     let response = handle::with_scheduler(h, |s| Ok(s.lock_core().heartbeat(&hb)?))?;
     to_json(&response, "heartbeat response")
 }
@@ -305,8 +347,11 @@ pub fn offers(h: i64, frame: &[u8]) -> Result<Option<Vec<u8>>, BridgeError> {
 /// `{"epoch":E,"ids":[id or null, ...]}` in the array's order; null for a name no live node
 /// carries. Work and answer are proportional to the array the shim sent.
 pub fn name_ids(h: i64, names_json: &str) -> Result<String, BridgeError> {
-    let names: Vec<String> = serde_json::from_str(names_json)
-        .map_err(|e| BridgeError::BadJson { what: "names JSON", detail: e.to_string() })?;
+    let names: Vec<String> =
+        serde_json::from_str(names_json).map_err(|e| BridgeError::BadJson {
+            what: "names JSON",
+            detail: e.to_string(),
+        })?;
     let (epoch, ids) = handle::with_scheduler(h, |s| {
         Ok(s.lock_core().name_ids(names.iter().map(String::as_str)))
     })?;
@@ -316,8 +361,10 @@ pub fn name_ids(h: i64, names_json: &str) -> Result<String, BridgeError> {
 pub fn stats(h: i64) -> Result<String, BridgeError> {
     let (stats, (_, queued, refused)) =
         handle::with_scheduler(h, |s| Ok((s.lock_core().stats(), s.deferred().counts())))?;
-    let mut value = serde_json::to_value(&stats)
-        .map_err(|e| BridgeError::BadJson { what: "stats", detail: e.to_string() })?;
+    let mut value = serde_json::to_value(&stats).map_err(|e| BridgeError::BadJson {
+        what: "stats",
+        detail: e.to_string(),
+    })?;
     if let Value::Object(fields) = &mut value {
         fields.insert("deferred_events".into(), queued.into());
         fields.insert("deferred_events_refused".into(), refused.into());
@@ -330,7 +377,10 @@ pub fn stats(h: i64) -> Result<String, BridgeError> {
 /// configured); `None` under every other policy, where the shim keeps its single queue.
 pub fn capacity_queues(h: i64) -> Result<Option<String>, BridgeError> {
     handle::with_scheduler(h, |s| {
-        s.lock_core().capacity_queues().map(|q| to_json(&q, "capacity queues")).transpose()
+        s.lock_core()
+            .capacity_queues()
+            .map(|q| to_json(&q, "capacity queues"))
+            .transpose()
     })
 }
 
@@ -345,7 +395,10 @@ pub fn inject_panic_for_tests(h: i64, message: &str) -> Result<(), BridgeError> 
 }
 
 fn to_json<T: serde::Serialize>(value: &T, what: &'static str) -> Result<String, BridgeError> {
-    serde_json::to_string(value).map_err(|e| BridgeError::BadJson { what, detail: e.to_string() })
+    serde_json::to_string(value).map_err(|e| BridgeError::BadJson {
+        what,
+        detail: e.to_string(),
+    })
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -368,8 +421,13 @@ mod tests {
         let props = parse_properties(r#"{"locus.policy":"fifo","locus.x":"1"}"#).unwrap();
         assert_eq!(props.get("locus.policy").map(String::as_str), Some("fifo"));
 
-        let err = parse_properties(r#"{"locus.policy":3}"#).unwrap_err().to_string();
-        assert!(err.contains("locus.policy") && err.contains("must be a string"), "{err}");
+        let err = parse_properties(r#"{"locus.policy":3}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("locus.policy") && err.contains("must be a string"),
+            "{err}"
+        );
 
         let err = parse_properties("[1]").unwrap_err().to_string();
         assert!(err.contains("expected an object"), "{err}");
@@ -390,10 +448,14 @@ mod tests {
         assert!(err.starts_with("event 1 (node_added) rejected:"), "{err}");
         assert!(err.contains("host"), "names the missing field: {err}");
 
-        let err = events(h, r#"[{"type":"node_exploded"}]"#).unwrap_err().to_string();
+        let err = events(h, r#"[{"type":"node_exploded"}]"#)
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("event 0 (node_exploded)"), "{err}");
 
-        let err = events(h, r#"{"type":"node_removed","node":"h1"}"#).unwrap_err().to_string();
+        let err = events(h, r#"{"type":"node_removed","node":"h1"}"#)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("expected an array"), "{err}");
         close(h).unwrap();
     }
@@ -422,7 +484,10 @@ mod tests {
         assert_eq!(offers(h, &idle).unwrap(), None, "no asks, nothing to say");
         let ghost = locus_core::offers::encode(
             1,
-            &[("h1:8041", Resource::new(8192, 8)), ("ghost:1", Resource::new(1, 1))],
+            &[
+                ("h1:8041", Resource::new(8192, 8)),
+                ("ghost:1", Resource::new(1, 1)),
+            ],
         );
         let answer = offers(h, &ghost).unwrap().expect("the refusal is reported");
         let batch = locus_core::offers::decode(&ghost).unwrap();
@@ -443,7 +508,8 @@ mod tests {
             {"type":"app_added","app":"application_1_0001","queue":"default","user":"u"},
             {"type":"asks_updated","app":"application_1_0001","asks":[{"priority":1,"resource_name":"*","capability":{"memory_mb":1024,"vcores":1},"count":1,"relax_locality":true}]}]"#;
         events(h, setup).unwrap();
-        let offer = locus_core::offers::encode(1, &[("h1:8041", locus_core::Resource::new(8192, 8))]);
+        let offer =
+            locus_core::offers::encode(1, &[("h1:8041", locus_core::Resource::new(8192, 8))]);
         (h, offer)
     }
 
@@ -469,11 +535,20 @@ mod tests {
             allocation_request_id: d.allocation_request_id,
             recovered: false,
         };
-        let digest = locus_core::Event::AsksDigest { app: d.app.clone(), digest: 12345 };
+        let digest = locus_core::Event::AsksDigest {
+            app: d.app.clone(),
+            digest: 12345,
+        };
         let drifted = events_frame(h, &events_frame::encode(&[allocated, digest])).unwrap();
         let after: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
-        assert_eq!((after["in_flight"].as_u64(), after["running_containers"].as_u64()),
-            (Some(0), Some(1)), "{after}");
+        assert_eq!(
+            (
+                after["in_flight"].as_u64(),
+                after["running_containers"].as_u64()
+            ),
+            (Some(0), Some(1)),
+            "{after}"
+        );
         // Not the digest of the core's (now empty) table: the core names the app it owes a
         // snapshot, as from a JSON batch.
         assert_eq!(drifted, vec!["application_1_0001".to_string()]);
@@ -484,7 +559,10 @@ mod tests {
             node: d.node.clone(),
             resource: d.capability,
         };
-        assert_eq!(events_frame_deferrable(h, &events_frame::encode(&[released])).unwrap(), None);
+        assert_eq!(
+            events_frame_deferrable(h, &events_frame::encode(&[released])).unwrap(),
+            None
+        );
         assert_eq!(running(h), 0);
         close(h).unwrap();
     }
@@ -493,9 +571,13 @@ mod tests {
     fn a_bad_events_frame_is_refused_whole_and_a_bad_json_record_alone() {
         use locus_core::events_frame;
         let (h, _) = one_ask_on_h1();
-        let removed = locus_core::Event::AppRemoved { app: "application_1_0001".into() };
+        let removed = locus_core::Event::AppRemoved {
+            app: "application_1_0001".into(),
+        };
         let frame = events_frame::encode(&[removed]);
-        let err = events_frame(h, &frame[..frame.len() - 1]).unwrap_err().to_string();
+        let err = events_frame(h, &frame[..frame.len() - 1])
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("malformed events frame at byte"), "{err}");
         let apps = |h| serde_json::from_str::<Value>(&stats(h).unwrap()).unwrap()["apps"].clone();
         assert_eq!(apps(h), 1, "nothing of a malformed frame is applied");
@@ -508,19 +590,28 @@ mod tests {
         two.extend_from_slice(&(junk.len() as u32).to_le_bytes());
         two.extend_from_slice(junk);
         let err = events_frame(h, &two).unwrap_err().to_string();
-        assert!(err.starts_with("event 1 (JSON record) rejected: malformed event"), "{err}");
+        assert!(
+            err.starts_with("event 1 (JSON record) rejected: malformed event"),
+            "{err}"
+        );
         assert_eq!(apps(h), 0, "the good record before it was applied");
 
         // Only deferrable kinds may be queued, in a frame as in JSON.
         let err = events_frame_deferrable(h, &frame).unwrap_err().to_string();
-        assert!(err.starts_with("event 0 (app_removed) cannot be queued"), "{err}");
+        assert!(
+            err.starts_with("event 0 (app_removed) cannot be queued"),
+            "{err}"
+        );
         close(h).unwrap();
     }
 
     #[test]
     fn heartbeat_round_trips_json() {
         let h = create("{}").unwrap();
-        let out = heartbeat(h, r#"{"node":"h1:8041","unallocated":{"memory_mb":0,"vcores":0},"now_ms":1}"#);
+        let out = heartbeat(
+            h,
+            r#"{"node":"h1:8041","unallocated":{"memory_mb":0,"vcores":0},"now_ms":1}"#,
+        );
         // Whatever the core decides, the answer is a HeartbeatResponse or a named core error.
         match out {
             Ok(json) => {
@@ -529,8 +620,13 @@ mod tests {
             }
             Err(e) => assert!(e.to_string().contains("h1:8041"), "{e}"),
         }
-        let err = heartbeat(h, r#"{"node":"h1:8041"}"#).unwrap_err().to_string();
-        assert!(err.starts_with("malformed heartbeat JSON") && err.contains("unallocated"), "{err}");
+        let err = heartbeat(h, r#"{"node":"h1:8041"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("malformed heartbeat JSON") && err.contains("unallocated"),
+            "{err}"
+        );
         let stats: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
         assert!(stats.is_object());
         close(h).unwrap();
@@ -544,13 +640,24 @@ mod tests {
     #[test]
     fn capacity_queues_follow_the_policy_across_reconfiguration() {
         let h = create("{}").unwrap();
-        assert_eq!(capacity_queues(h).unwrap(), None, "fifo has no capacity queues");
+        assert_eq!(
+            capacity_queues(h).unwrap(),
+            None,
+            "fifo has no capacity queues"
+        );
 
         // A refused reconfiguration leaves the shim's view where it was.
-        reconfigure(h, r#"{"locus.policy":"capacity","locus.capacity.queues":"a:50,b:40"}"#)
-            .unwrap_err();
+        reconfigure(
+            h,
+            r#"{"locus.policy":"capacity","locus.capacity.queues":"a:50,b:40"}"#,
+        )
+        .unwrap_err();
         assert_eq!(capacity_queues(h).unwrap(), None);
-        reconfigure(h, r#"{"locus.policy":"capacity","locus.capacity.queues":"a:50:90,b:50"}"#).unwrap();
+        reconfigure(
+            h,
+            r#"{"locus.policy":"capacity","locus.capacity.queues":"a:50:90,b:50"}"#,
+        )
+        .unwrap();
         let json = capacity_queues(h).unwrap().expect("queues under capacity");
         let queues: Value = serde_json::from_str(&json).unwrap();
         // What the shim reads of each leaf (the core sends its limits too).
@@ -558,7 +665,15 @@ mod tests {
             .as_array()
             .unwrap()
             .iter()
-            .map(|q| serde_json::json!([q["name"], q["path"], q["capacity"], q["maximum_capacity"], q["state"]]))
+            .map(|q| {
+                serde_json::json!([
+                    q["name"],
+                    q["path"],
+                    q["capacity"],
+                    q["maximum_capacity"],
+                    q["state"]
+                ])
+            })
             .collect();
         assert_eq!(
             seen,
@@ -571,7 +686,10 @@ mod tests {
         reconfigure(h, r#"{"locus.policy":"fair"}"#).unwrap();
         assert_eq!(capacity_queues(h).unwrap(), None);
         close(h).unwrap();
-        assert!(matches!(capacity_queues(h), Err(BridgeError::InvalidHandle(_))));
+        assert!(matches!(
+            capacity_queues(h),
+            Err(BridgeError::InvalidHandle(_))
+        ));
     }
 
     #[test]
@@ -588,9 +706,16 @@ mod tests {
         ]"#;
         let err = events(h, batch).unwrap_err().to_string();
         assert!(err.contains("event 1 (bogus)"), "{err}");
-        assert!(err.contains("event 4 (asks_updated)") && err.contains("application_0_0009"), "{err}");
+        assert!(
+            err.contains("event 4 (asks_updated)") && err.contains("application_0_0009"),
+            "{err}"
+        );
         let stats: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
-        assert_eq!(stats.get("nodes").and_then(Value::as_u64), Some(2), "{stats}");
+        assert_eq!(
+            stats.get("nodes").and_then(Value::as_u64),
+            Some(2),
+            "{stats}"
+        );
         close(h).unwrap();
     }
 
@@ -601,7 +726,10 @@ mod tests {
     fn a_different_asks_digest_names_the_app_until_a_snapshot_mends_it() {
         use locus_core::ask::SchedulerKey;
         use locus_core::digest::of_totals;
-        let key = SchedulerKey { priority: 20, allocation_request_id: 0 };
+        let key = SchedulerKey {
+            priority: 20,
+            allocation_request_id: 0,
+        };
         let h = create("{}").unwrap();
         let app = "application_1_0001";
         let row = |name: &str, count: u32| {
@@ -620,28 +748,40 @@ mod tests {
         );
         assert!(events(h, &setup).unwrap().is_empty());
         let check = |t: u64| {
-            format!(r#"{{"type":"asks_digest","app":"{app}","digest":{}}}"#, of_totals([(key, t)]))
+            format!(
+                r#"{{"type":"asks_digest","app":"{app}","digest":{}}}"#,
+                of_totals([(key, t)])
+            )
         };
         let digest = |t: u64| format!("[{}]", check(t));
         assert_eq!(events(h, &digest(2)).unwrap(), Vec::<String>::new());
         // The RM holds 5 where the core holds 2: named once, however often the batch says so.
         let twice = format!("[{},{}]", check(5), check(5));
         assert_eq!(events(h, &twice).unwrap(), vec![app.to_string()]);
-        let snapshot = format!(r#"[{{"type":"asks_updated","app":"{app}","asks":[{}]}}]"#, row("*", 5));
+        let snapshot = format!(
+            r#"[{{"type":"asks_updated","app":"{app}","asks":[{}]}}]"#,
+            row("*", 5)
+        );
         assert!(events(h, &snapshot).unwrap().is_empty());
         assert!(events(h, &digest(5)).unwrap().is_empty());
         let stats: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
         assert_eq!(stats["asks_drifts"], 1, "{stats}");
 
         // A decision the shim has not executed yet is still in the RM's asks: no drift.
-        let hb = heartbeat(h, r#"{"node":"h1:8041","unallocated":{"memory_mb":8192,"vcores":8},"now_ms":1}"#)
-            .unwrap();
+        let hb = heartbeat(
+            h,
+            r#"{"node":"h1:8041","unallocated":{"memory_mb":8192,"vcores":8},"now_ms":1}"#,
+        )
+        .unwrap();
         let decided: locus_core::HeartbeatResponse = serde_json::from_str(&hb).unwrap();
         assert!(!decided.decisions.is_empty(), "{hb}");
         assert!(events(h, &digest(5)).unwrap().is_empty());
-        let err = events(h, r#"[{"type":"asks_digest","app":"application_9_0009","digest":1}]"#)
-            .unwrap_err()
-            .to_string();
+        let err = events(
+            h,
+            r#"[{"type":"asks_digest","app":"application_9_0009","digest":1}]"#,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("application_9_0009"), "{err}");
         close(h).unwrap();
     }
@@ -716,9 +856,17 @@ mod tests {
             count,
             relax_locality: true,
         };
-        let key = locus_core::ask::SchedulerKey { priority: 20, allocation_request_id: 0 };
+        let key = locus_core::ask::SchedulerKey {
+            priority: 20,
+            allocation_request_id: 0,
+        };
         let rows = [row("h1", 3), row("/r1", 3), row("*", 3)];
-        let good = encode(KIND_CHANGED, app, &rows, Some(locus_core::digest::of_totals([(key, 3)])));
+        let good = encode(
+            KIND_CHANGED,
+            app,
+            &rows,
+            Some(locus_core::digest::of_totals([(key, 3)])),
+        );
         assert!(asks_frame(h, &good).unwrap().0.is_empty());
         let pending = |h| {
             let s: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
@@ -733,14 +881,20 @@ mod tests {
         let n = bad.len();
         bad[n - 1] = 0xff;
         let err = asks_frame(h, &bad).unwrap_err().to_string();
-        assert!(err.starts_with("malformed asks frame at byte") && err.contains("not UTF-8"), "{err}");
+        assert!(
+            err.starts_with("malformed asks frame at byte") && err.contains("not UTF-8"),
+            "{err}"
+        );
         let err = asks_frame(h, &bad[..10]).unwrap_err().to_string();
         assert!(err.contains("truncated"), "{err}");
         assert_eq!(pending(h), 3, "a refused frame changes nothing");
         let err = asks_frame(h, &encode(KIND_CHANGED, "application_9_9", &rows, None)).unwrap_err();
         assert!(err.to_string().contains("application_9_9"), "{err}");
         close(h).unwrap();
-        assert!(matches!(asks_frame(h, &good), Err(BridgeError::InvalidHandle(_))));
+        assert!(matches!(
+            asks_frame(h, &good),
+            Err(BridgeError::InvalidHandle(_))
+        ));
     }
 
     /// The ids the core publishes answer the names asked, in order; a numbered frame built from
@@ -760,7 +914,8 @@ mod tests {
             ),
         )
         .unwrap();
-        let answer: Value = serde_json::from_str(&name_ids(h, r#"["ghost","h1"]"#).unwrap()).unwrap();
+        let answer: Value =
+            serde_json::from_str(&name_ids(h, r#"["ghost","h1"]"#).unwrap()).unwrap();
         assert!(answer["ids"][0].is_null(), "{answer}");
         let id = answer["ids"][1].as_u64().expect("h1 numbered") as u32;
         let epoch = answer["epoch"].as_i64().expect("epoch");
@@ -772,14 +927,24 @@ mod tests {
             count: 2,
             relax_locality: true,
         };
-        let f = encode_numbered(KIND_SNAPSHOT, app, &[row("h1"), row("*")], None, Some(epoch), |n| {
-            (n == "h1").then_some(id)
-        });
+        let f = encode_numbered(
+            KIND_SNAPSHOT,
+            app,
+            &[row("h1"), row("*")],
+            None,
+            Some(epoch),
+            |n| (n == "h1").then_some(id),
+        );
         assert!(asks_frame(h, &f).unwrap().0.is_empty());
-        let err = name_ids(h, r#"{"not":"an array"}"#).unwrap_err().to_string();
+        let err = name_ids(h, r#"{"not":"an array"}"#)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("names JSON"), "{err}");
         close(h).unwrap();
-        assert!(matches!(name_ids(h, "[]"), Err(BridgeError::InvalidHandle(_))));
+        assert!(matches!(
+            name_ids(h, "[]"),
+            Err(BridgeError::InvalidHandle(_))
+        ));
     }
 
     /// A cluster with one running container, and the release of it, as the shim sends them.
@@ -858,8 +1023,11 @@ mod tests {
         })
         .unwrap();
         assert_eq!(counts(h), (1, 1, 0));
-        heartbeat(h, r#"{"node":"h1:8041","unallocated":{"memory_mb":8192,"vcores":8},"now_ms":1}"#)
-            .unwrap();
+        heartbeat(
+            h,
+            r#"{"node":"h1:8041","unallocated":{"memory_mb":8192,"vcores":8},"now_ms":1}"#,
+        )
+        .unwrap();
         assert_eq!(counts(h), (0, 1, 0));
         assert_eq!(running(h), 0);
         let stats: Value = serde_json::from_str(&stats(h).unwrap()).unwrap();
@@ -871,7 +1039,8 @@ mod tests {
     #[test]
     fn an_event_whose_answer_is_needed_is_never_queued() {
         let h = create("{}").unwrap();
-        let batch = r#"[{"type":"app_added","app":"application_1_0004","queue":"default","user":"u"}]"#;
+        let batch =
+            r#"[{"type":"app_added","app":"application_1_0004","queue":"default","user":"u"}]"#;
         let err = events_deferrable(h, batch).unwrap_err().to_string();
         assert!(
             err.starts_with("event 0 (app_added) cannot be queued: its answer is needed"),
@@ -883,7 +1052,10 @@ mod tests {
         let err = events_deferrable(h, r#"[{"type":"container_released","app":"a"}]"#)
             .unwrap_err()
             .to_string();
-        assert!(err.starts_with("event 0 (container_released) rejected:"), "{err}");
+        assert!(
+            err.starts_with("event 0 (container_released) rejected:"),
+            "{err}"
+        );
         close(h).unwrap();
     }
 

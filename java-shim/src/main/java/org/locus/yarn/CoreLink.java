@@ -844,19 +844,26 @@ final class CoreLink {
    */
   static boolean recordsBookkeeping(List<ObjectNode> events) {
     for (ObjectNode e : events) {
-      switch (e.path("type").asText()) {
-        case "asks_updated":
-        case "asks_changed":
-        case "asks_digest":
-        case "app_added":
-        case "app_moved":
-        case "app_priority_changed":
-          break;
-        default:
-          return true;
+      if (isBookkeeping(e.path("type").asText())) {
+        return true;
       }
     }
     return false;
+  }
+
+  /** Whether an event of {@code type} reports the RM's own bookkeeping (see above). */
+  static boolean isBookkeeping(String type) {
+    switch (type) {
+      case "asks_updated":
+      case "asks_changed":
+      case "asks_digest":
+      case "app_added":
+      case "app_moved":
+      case "app_priority_changed":
+        return false;
+      default:
+        return true;
+    }
   }
 
   /** Names what a batch was about: its applications, else its nodes (at most three). */

@@ -133,6 +133,10 @@ final class DecisionsFrame {
         long count = Integer.toUnsignedLong(b.getInt());
         long memoryMb = b.getLong();
         int vcores = b.getInt();
+        if (memoryMb < 0 || vcores < 0) {
+          throw malformed(b.position() - 12, "decision " + i + ": negative capability <memory:"
+              + memoryMb + ", vCores:" + vcores + ">");
+        }
         String app = text(b);
         String resourceName = text(b);
         out.add(new Decision(node, code, priority, allocationRequestId,

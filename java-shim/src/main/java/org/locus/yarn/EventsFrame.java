@@ -167,19 +167,29 @@ final class EventsFrame {
   void decisionRejected(DecisionsFrame.Decision d, int executed, String reason) {
     String why = reason == null ? "" : reason.length() <= MAX_REASON_CHARS ? reason
         : reason.substring(0, MAX_REASON_CHARS) + "...";
-    begin(DECISION_REJECTED, d.app, d.nodeName());
-    if (!(text(d.app) && text(d.nodeName()) && text(d.resourceName))) {
-      throw new IllegalStateException("decision " + d + " has a text over " + MAX_TEXT_BYTES
-          + " bytes, which its frame cannot have carried");
+    // Checked before anything is written, so a failure leaves the frame's other records (the
+    // containers already created) intact for the core.
+    for (String s : new String[] {d.app, d.nodeName(), d.resourceName}) {
+      if (s.length() > MAX_TEXT_BYTES / 3
+          && s.getBytes(StandardCharsets.UTF_8).length > MAX_TEXT_BYTES) {
+        throw new IllegalArgumentException("decision " + d + " has a text over "
+            + MAX_TEXT_BYTES + " bytes, which its frame cannot have carried");
+      }
     }
+    begin(DECISION_REJECTED, d.app, d.nodeName());
+    text(d.app);
+    text(d.nodeName());
+    text(d.resourceName);
     ensure(41);
     i32(d.priority);
     i64(d.allocationRequestId);
     buf[pos++] = d.localityCode;
     i32(d.count);
-    i64(d.memoryMb);
-    i32(d.vcores);
+    // As everywhere in the frames: never a negative size (the core refuses one).
+    i64(Math.max(0L, d.memoryMb));
+    i32(Math.max(0, d.vcores));
     i32(Math.max(0, executed));
+    // At most MAX_REASON_CHARS + 3 chars: at most 3,081 bytes, within a text.
     text(why);
     end(true);
   }
@@ -202,6 +212,7 @@ final class EventsFrame {
    */
   void json(ObjectNode event) {
     int start = pos;
+    asJson(start, event);
     records++;
     String app = event.path("app").asText(null);
     if (app != null) {
@@ -209,7 +220,6 @@ final class EventsFrame {
     } else if (event.has("node")) {
       node = event.path("node").asText();
     }
-    asJson(start, event);
   }
 
   /**
@@ -251,26 +261,19 @@ final class EventsFrame {
     bookkeeping |= isBookkeeping;
   }
 
-  /** Replaces the record begun at {@code start} by {@code event} as JSON. */
+  /**
+   * Replaces the record begun at {@code start} by {@code event} as JSON. Written before the
+   * frame is touched: should writing the event fail, the frame keeps its other records intact.
+   */
   private void asJson(int start, ObjectNode event) {
-    pos = start;
     byte[] json = CoreMessages.write(event).getBytes(StandardCharsets.UTF_8);
+    pos = start;
     ensure(5 + json.length);
     buf[pos++] = JSON;
     i32(json.length);
     System.arraycopy(json, 0, buf, pos, json.length);
     pos += json.length;
-    switch (event.path("type").asText()) {
-      case "asks_updated":
-      case "asks_changed":
-      case "asks_digest":
-      case "app_added":
-      case "app_moved":
-      case "app_priority_changed":
-        break;
-      default:
-        bookkeeping = true;
-    }
+    bookkeeping |= CoreLink.isBookkeeping(event.path("type").asText());
   }
 
   /** Writes {@code s} as a u16-length text; false (nothing usable written) when too long. */

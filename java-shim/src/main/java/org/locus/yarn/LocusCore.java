@@ -108,7 +108,7 @@ public final class LocusCore implements AutoCloseable {
    */
   public byte[] offers(java.nio.ByteBuffer frame) {
     sent.addAndGet(frame.limit());
-    return withHandle(h -> LocusNative.offers(h, frame, frame.limit()));
+    return withHandle(h -> LocusNative.decide(h, frame, frame.limit()));
   }
 
   public String heartbeat(String heartbeatJson) {

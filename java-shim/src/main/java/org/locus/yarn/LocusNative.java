@@ -74,7 +74,7 @@ public final class LocusNative {
    * one binary decisions frame ({@link DecisionsFrame}) naming nodes by their place in
    * {@code frame}.
    */
-  public static native byte[] offers(long handle, java.nio.ByteBuffer frame, int length);
+  public static native byte[] decide(long handle, java.nio.ByteBuffer frame, int length);
 
   /** Node heartbeat → {@code {"decisions":[...]}}. */
   public static native String heartbeat(long handle, String heartbeatJson);

@@ -90,6 +90,12 @@ public class EventsFrameTest {
       assertEquals(2 + rejections + 1, done.size());
       assertTrue(done.recordsBookkeeping());
       assertEquals("application application_1_0001", done.subject());
+      String shown = done.toString();
+      assertTrue(shown, shown.startsWith((3 + rejections) + " events: container_allocated "
+          + "application_1_0001 container_1_0001_01_000002 h1:8041; container_allocated "
+          + "application_1_0001 container_1_0001_01_000003 h1:8041; decision_rejected "
+          + "application_1_0001 h1:8041 *"));
+      assertTrue(shown, shown.endsWith("; asks_digest application_1_0001"));
       assertNull("the digest of one container outstanding at priority 20 is the core's",
           core.eventsFrame(done.direct()));
       JsonNode s = stats(core);
@@ -150,8 +156,9 @@ public class EventsFrameTest {
     try (LocusCore core = LocusCore.open("{}")) {
       core.events(SETUP);
       List<DecisionsFrame.Decision> decided = decide(core, 1_000);
-      char[] wide = new char[5 * EventsFrame.MAX_REASON_CHARS];
-      Arrays.fill(wide, '\u00e9');
+      // 30,000 three-byte characters: 90,000 bytes, more than a text can hold uncut.
+      char[] wide = new char[30_000];
+      Arrays.fill(wide, '\u20ac');
       EventsFrame many = new EventsFrame();
       for (DecisionsFrame.Decision d : decided) {
         many.decisionRejected(d, 0, new String(wide));

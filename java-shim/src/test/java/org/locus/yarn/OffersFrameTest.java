@@ -109,7 +109,7 @@ public class OffersFrameTest {
       assertTrue(e.getMessage(), e.getMessage().startsWith("malformed offers frame at byte"));
       assertEquals("nothing of it reached the core", 0,
           CoreMessages.JSON.readTree(core.stats()).get("heartbeats").asInt());
-      assertThrows(LocusException.class, () -> LocusNative.offers(0, cut, cut.limit()));
+      assertThrows(LocusException.class, () -> LocusNative.decide(0, cut, cut.limit()));
     }
   }
 

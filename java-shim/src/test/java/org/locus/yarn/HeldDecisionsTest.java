@@ -1,0 +1,73 @@
+package org.locus.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.locus.yarn.LocusRmFixture.GB;
+import static org.locus.yarn.LocusRmFixture.heartbeatUntil;
+import static org.locus.yarn.LocusRmFixture.locusConf;
+import static org.locus.yarn.LocusRmFixture.scheduler;
+import static org.locus.yarn.LocusRmFixture.stats;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
+import org.junit.Rule;
+import org.junit.Test;
+
+/**
+ * Decisions the core made for a node that leaves the RM before the shim commits them: the
+ * decisions frame names the node by its place in the offer, so the shim holds the node's id
+ * from the offer, finds no such node any more, and hands the decision back; nothing stays in
+ * flight and the container goes to a node that is still there.
+ */
+public class HeldDecisionsTest {
+  @Rule
+  public final LocusRmFixture cluster = new LocusRmFixture();
+
+  @Test(timeout = 300_000)
+  public void aDecisionForANodeRemovedMeanwhileIsHandedBackAndPlacedElsewhere()
+      throws Exception {
+    YarnConfiguration conf = locusConf();
+    conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 600_000);
+    conf.set("locus.scheduling.mode", "heartbeat");
+    MockRM rm = cluster.start(conf);
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    scheduler.awaitSchedulingIdle();
+    int rejectedBefore = stats(rm).get("rejected").asInt();
+
+    HeldPass pass = new HeldPass(scheduler);
+    am.allocate("*", GB, 1, new ArrayList<>());
+    scheduler.awaitSchedulingIdle();
+    nm2.nodeHeartbeat(true);
+    assertTrue("a scheduling pass decided for h2", pass.awaitHeld());
+    // The node leaves while the pass holds its decision (the hook runs before the commit takes
+    // the scheduler's lock, so the removal goes through).
+    scheduler.handle(new NodeRemovedSchedulerEvent(
+        rm.getRMContext().getRMNodes().get(nm2.getNodeId())));
+    pass.release();
+    scheduler.awaitSchedulingIdle();
+
+    JsonNode after = stats(rm);
+    assertEquals(after.toString(), 0, after.get("in_flight").asInt());
+    assertEquals(after.toString(), 1, after.get("nodes").asInt());
+    assertEquals("the held decision was handed back", 1,
+        after.get("rejected").asInt() - rejectedBefore);
+    assertEquals("and not left to expire", 0, after.get("lost_decisions").asInt());
+    assertEquals(0, after.get("core_rebuilds").asInt());
+    List<Container> got = heartbeatUntil(rm, nm1, am, 1);
+    assertEquals(1, got.size());
+    assertEquals(nm1.getNodeId(), got.get(0).getNodeId());
+  }
+}
