@@ -43,6 +43,11 @@ public final class JniBench {
       NodeUpdateBench.run(Integer.getInteger("locus.bench.nodeBatch", 20_000), warmup, rounds);
       return;
     }
+    if (only.equals("frames")) {
+      // The decisions and events frames against the JSON they replaced, alternating.
+      org.locus.yarn.FramesBench.run(iterations, warmup, rounds);
+      return;
+    }
     if (!only.equals("rm")) {
       roundTrips(iterations, rounds, warmup, logLevel);
     }

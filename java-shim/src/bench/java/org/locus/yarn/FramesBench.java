@@ -1,0 +1,219 @@
+package org.locus.yarn;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+
+/**
+ * The shim's side of one decided batch, both ways in one run: the core decides 10 containers on
+ * one node, the shim reads the answer and tells the core what it created (10
+ * {@code container_allocated} and the app's {@code asks_digest}). Before session 13 the answer
+ * was JSON read into a Jackson tree and the report a JSON array of {@code ObjectNode}s ("JSON");
+ * now both are binary frames ("frames"). The JSON way asks with a JSON heartbeat, the frames
+ * way with an offers frame (the offers frame predates this change; a JSON heartbeat of one node
+ * costs about a microsecond more). RM bookkeeping is left out: it is the same both ways.
+ * Between timed calls the containers are released and the asks restored, untimed.
+ */
+public final class FramesBench {
+  private static final String APP = "application_1700000000000_0001";
+  private static final NodeId NODE = NodeId.fromString("bench-h1:8041");
+  private static final ApplicationAttemptId ATTEMPT =
+      ApplicationAttemptId.newInstance(ApplicationId.newInstance(1_700_000_000_000L, 1), 1);
+  private static final int DECISIONS = 10;
+  private static final com.sun.management.ThreadMXBean THREADS =
+      (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+  private FramesBench() {
+  }
+
+  /** Runs both ways, alternating rounds (A B A B ...) so drift on a shared machine hits both. */
+  public static void run(int iterations, int warmup, int rounds) throws Exception {
+    System.out.printf(Locale.ROOT, "Decide 10 containers and report them (shim + JNI + core),"
+        + " %d warm-up + %d timed rounds x %d ops, alternating%n", warmup, rounds, iterations);
+    try (LocusCore json = open(); LocusCore frames = open()) {
+      Way[] ways = {new JsonWay(json), new FramesWay(frames)};
+      double[][][] perRound = new double[2][3][rounds];
+      for (int r = -warmup; r < rounds; r++) {
+        for (int w = 0; w < 2; w++) {
+          double[] got = round(ways[w], iterations);
+          if (r >= 0) {
+            for (int k = 0; k < 3; k++) {
+              perRound[w][k][r] = got[k];
+            }
+          }
+        }
+      }
+      report("JSON (session 12)", perRound[0]);
+      report("frames (session 13)", perRound[1]);
+      System.out.println("  core stats, JSON way: " + json.stats());
+      System.out.println("  core stats, frames way: " + frames.stats());
+    }
+  }
+
+  private static LocusCore open() throws Exception {
+    LocusCore core = LocusCore.open("{}");
+    core.events("[{\"type\":\"node_added\",\"node\":\"" + NODE + "\",\"host\":\"bench-h1\","
+        + "\"rack\":\"/rack1\",\"capability\":{\"memory_mb\":10240,\"vcores\":10}},"
+        + "{\"type\":\"app_added\",\"app\":\"" + APP + "\",\"queue\":\"default\","
+        + "\"user\":\"bench\",\"name\":\"bench\",\"app_type\":\"YARN\",\"submit_ms\":1},"
+        + "{\"type\":\"attempt_added\",\"app\":\"" + APP + "\",\"attempt\":\"" + ATTEMPT
+        + "\"}," + asks() + "]");
+    return core;
+  }
+
+  /** Ten asks at distinct priorities, one container each: ten decisions per heartbeat. */
+  private static String asks() {
+    StringBuilder rows = new StringBuilder();
+    for (int p = 1; p <= DECISIONS; p++) {
+      rows.append(p > 1 ? "," : "").append("{\"priority\":").append(p)
+          .append(",\"resource_name\":\"*\",\"capability\":{\"memory_mb\":1024,\"vcores\":1},")
+          .append("\"count\":1,\"relax_locality\":true}");
+    }
+    return "{\"type\":\"asks_updated\",\"app\":\"" + APP + "\",\"asks\":[" + rows + "]}";
+  }
+
+  /** One way of deciding and reporting; returns the containers it reported. */
+  private abstract static class Way {
+    final LocusCore core;
+    final List<ContainerId> created = new ArrayList<>();
+    int nextContainer = 1;
+    long nowMs = 1_000;
+
+    Way(LocusCore core) {
+      this.core = core;
+    }
+
+    abstract int decideAndReport() throws Exception;
+
+    ContainerId nextContainer() {
+      ContainerId id = ContainerId.newContainerId(ATTEMPT, nextContainer++);
+      created.add(id);
+      return id;
+    }
+
+    /** Untimed: what the containers and asks were before the timed call. */
+    void reset() throws Exception {
+      List<ObjectNode> events = new ArrayList<>();
+      for (ContainerId id : created) {
+        events.add(CoreMessages.containerReleased(id, NODE, Resource.newInstance(1024, 1)));
+      }
+      created.clear();
+      core.events(CoreMessages.array(events));
+      core.events("[" + asks() + "]");
+    }
+  }
+
+  /** The answer as JSON in a Jackson tree, the report as a JSON array of ObjectNodes. */
+  private static final class JsonWay extends Way {
+    JsonWay(LocusCore core) {
+      super(core);
+    }
+
+    @Override
+    int decideAndReport() throws Exception {
+      String answer = core.heartbeat(CoreMessages.heartbeat(NODE,
+          Resource.newInstance(10240, 10), nowMs += 1000));
+      JsonNode decisions = CoreMessages.JSON.readTree(answer).get("decisions");
+      List<ObjectNode> events = new ArrayList<>();
+      int n = 0;
+      for (JsonNode d : decisions) {
+        // What the executor read of each decision before session 13.
+        int priority = d.path("priority").asInt();
+        long allocationRequestId = d.path("allocation_request_id").asLong(0L);
+        NodeId node = NodeId.fromString(d.path("node").asText());
+        String locality = d.path("locality").asText();
+        int count = d.path("count").asInt();
+        ApplicationId.fromString(d.path("app").asText());
+        for (int i = 0; i < count; i++) {
+          events.add(CoreMessages.containerAllocated(nextContainer(), node, priority,
+              allocationRequestId, Resource.newInstance(1024, 1),
+              "off_switch".equals(locality) ? NodeType.OFF_SWITCH : NodeType.NODE_LOCAL, false));
+          n++;
+        }
+      }
+      events.add(CoreMessages.asksDigest(ATTEMPT.getApplicationId(), 0L));
+      String drifted = core.events(CoreMessages.array(events));
+      return drifted == null ? n : -1;
+    }
+  }
+
+  /** The answer as a decisions frame, the report as an events frame. */
+  private static final class FramesWay extends Way {
+    private final List<NodeId> nodes = Collections.singletonList(NODE);
+    private final List<Resource> free =
+        Collections.singletonList(Resource.newInstance(10240, 10));
+    private final List<Boolean> heartbeat = Collections.singletonList(false);
+
+    FramesWay(LocusCore core) {
+      super(core);
+    }
+
+    @Override
+    int decideAndReport() throws Exception {
+      List<NodeId> offered = new ArrayList<>(1);
+      ByteBuffer frame = OffersFrame.encode(nodes, free, heartbeat, nowMs += 1000, offered);
+      DecisionsFrame.Answer answer = DecisionsFrame.decode(core.offers(frame), offered);
+      EventsFrame events = new EventsFrame();
+      int n = 0;
+      for (DecisionsFrame.Decision d : answer.decisions) {
+        ApplicationId.fromString(d.app);
+        for (int i = 0; i < d.count; i++) {
+          events.containerAllocated(nextContainer(), d.node, d.priority, d.allocationRequestId,
+              Resource.newInstance(1024, 1), d.locality, false);
+          n++;
+        }
+      }
+      events.asksDigest(ATTEMPT.getApplicationId(), 0L);
+      String drifted = core.eventsFrame(events.direct());
+      return drifted == null ? n : -1;
+    }
+  }
+
+  /** Mean wall ns, CPU ns and allocated bytes per op over one round. */
+  private static double[] round(Way way, int iterations) throws Exception {
+    long wall = 0;
+    long cpu = 0;
+    long bytes = 0;
+    for (int i = 0; i < iterations; i++) {
+      long b0 = THREADS.getCurrentThreadAllocatedBytes();
+      long c0 = THREADS.getCurrentThreadCpuTime();
+      long t0 = System.nanoTime();
+      int n = way.decideAndReport();
+      wall += System.nanoTime() - t0;
+      cpu += THREADS.getCurrentThreadCpuTime() - c0;
+      bytes += THREADS.getCurrentThreadAllocatedBytes() - b0;
+      if (n != DECISIONS) {
+        throw new IllegalStateException(way.getClass().getSimpleName() + " reported " + n
+            + " containers, not " + DECISIONS + " (-1: the core found a drift)");
+      }
+      way.reset();
+    }
+    return new double[] {(double) wall / iterations, (double) cpu / iterations,
+        (double) bytes / iterations};
+  }
+
+  private static void report(String name, double[][] figures) {
+    double[] wall = figures[0].clone();
+    double[] cpu = figures[1].clone();
+    double[] bytes = figures[2].clone();
+    Arrays.sort(wall);
+    Arrays.sort(cpu);
+    Arrays.sort(bytes);
+    System.out.printf(Locale.ROOT, "%-22s wall median %7.2f us (%.2f-%.2f)   CPU median %7.2f us"
+        + " (%.2f-%.2f)   alloc median %6.1f KB%n", name, wall[wall.length / 2] / 1000,
+        wall[0] / 1000, wall[wall.length - 1] / 1000, cpu[cpu.length / 2] / 1000, cpu[0] / 1000,
+        cpu[cpu.length - 1] / 1000, bytes[bytes.length / 2] / 1024);
+  }
+}
