@@ -107,12 +107,14 @@ public class CoreRecoveryTest {
     assertEquals(1, after.get("pending_containers").asInt());
   }
 
-  /** Node heartbeats (the rebuild happens between scheduler events) until {@code n} rebuilds. */
+  /**
+   * Node heartbeats (the rebuild starts when an offer finds the core poisoned) until {@code n}
+   * rebuilds; each settled, so a rebuild under way is waited for, not given a fixed time.
+   */
   private static void heartbeatUntilRebuilt(MockRM rm, MockNM nm, long n) throws Exception {
     for (int i = 0; i < ROUNDS && scheduler(rm).getCoreRebuilds() < n; i++) {
       nm.nodeHeartbeat(true);
-      rm.drainEvents();
-      Thread.sleep(50);
+      LocusRmFixture.settle(rm);
     }
     assertEquals(n, scheduler(rm).getCoreRebuilds());
   }

@@ -150,8 +150,8 @@ public class SchedulerWebTest {
     // container, a later one (after the AM asked) its tasks.
     assertTrue(locus.toString(), locus.path("heartbeats").asLong() >= 2);
     // NODE_UPDATEs timed on the dispatcher: the same causality, one heartbeat after the
-    // submission and one after the asks. A third happens only when the scheduling thread has not
-    // placed the tasks before the test's next allocate() looks, which is timing.
+    // submission and one after the asks. A third is the launch's second heartbeat, which the RM
+    // sends on only if the scheduling thread booked the first before it came, which is timing.
     assertTrue(locus.toString(), locus.path("heartbeatTimeUs").path("count").asLong() >= 2);
     assertTrue(locus.path("allocateTimeUs").path("count").asLong() >= 2);
     // Their values are the metrics gauges' (SchedulingLoopTest); here, that REST carries them.
