@@ -138,6 +138,8 @@ public class SchedulingLoopTest {
     // No NM heartbeats from here on: in async mode the scheduling thread places the new asks
     // on the idle, live node by itself.
     am.allocate("h1", GB, 2, new ArrayList<>());
+    // The passes those asks start, not a fixed time of polls.
+    LocusRmFixture.settle(rm);
     List<Container> got = pollWithoutNodeHeartbeats(am, 2, ROUNDS);
     assertEquals("containers placed without a node heartbeat", 2, got.size());
     for (Container c : got) {
