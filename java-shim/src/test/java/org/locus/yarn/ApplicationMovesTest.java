@@ -3,6 +3,7 @@ package org.locus.yarn;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
+import static org.locus.yarn.LocusRmFixture.heartbeatUntil;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +33,6 @@ import org.junit.Test;
  */
 public class ApplicationMovesTest {
   private static final int GB = 1024;
-  private static final int ROUNDS = 40;
 
   private MockRM rm;
 
@@ -62,20 +62,6 @@ public class ApplicationMovesTest {
         .createWithMemory(GB, rm).withQueue(queue).withUser(user).build());
   }
 
-  private static List<Container> heartbeatUntil(MockRM rm, MockNM nm, MockAM am, int n)
-      throws Exception {
-    List<Container> got = new ArrayList<>();
-    for (int i = 0; i < ROUNDS && got.size() < n; i++) {
-      nm.nodeHeartbeat(true);
-      rm.drainEvents();
-      got.addAll(am.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers());
-      if (got.size() < n) {
-        Thread.sleep(50);
-      }
-    }
-    return got;
-  }
-
   private QueueMetrics metrics(String leaf) {
     return QueueMetrics.getQueueMetrics().get("root." + leaf);
   }
@@ -95,7 +81,7 @@ public class ApplicationMovesTest {
     start(false);
     MockNM nm = rm.registerNode("h1:1234", 10 * GB, 10);
     RMApp app = submit("a", "alice");
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm);
     am.allocate("*", GB, 2, new ArrayList<>());
     List<Container> running = heartbeatUntil(rm, nm, am, 2);
     assertEquals(2, running.size());
@@ -141,7 +127,7 @@ public class ApplicationMovesTest {
     start(false);
     MockNM nm = rm.registerNode("h1:1234", 10 * GB, 10);
     RMApp app = submit("a", "alice");
-    MockRM.launchAndRegisterAM(app, rm, nm);
+    LocusRmFixture.launchAndRegisterAM(app, rm, nm);
     String unknown = refusal(app.getApplicationId(), "nosuch");
     assertTrue(unknown, unknown.contains("nosuch") && unknown.contains("no such queue"));
     String root = refusal(app.getApplicationId(), "root");
@@ -156,7 +142,7 @@ public class ApplicationMovesTest {
     start(true);
     MockNM nm = rm.registerNode("h1:1234", 10 * GB, 10);
     RMApp app = submit("a", "alice");
-    MockRM.launchAndRegisterAM(app, rm, nm);
+    LocusRmFixture.launchAndRegisterAM(app, rm, nm);
     String denied = refusal(app.getApplicationId(), "b");
     assertTrue(denied, denied.contains("alice") && denied.contains("root.b")
         && denied.contains("permission"));

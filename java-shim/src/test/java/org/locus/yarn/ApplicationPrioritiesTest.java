@@ -64,18 +64,18 @@ public class ApplicationPrioritiesTest {
     return MockRMAppSubmitter.submit(rm, b.build());
   }
 
-  /** Heartbeats once, then collects what each AM got (a few polls, no new heartbeats). */
+  /**
+   * Heartbeats once, then collects what each AM got from that heartbeat's offer (polled once
+   * it was made: a fixed time of polls counted nothing when the scheduling thread was late).
+   */
   private static int[] oneHeartbeat(MockRM rm, MockNM nm, MockAM... ams) throws Exception {
     nm.nodeHeartbeat(true);
-    rm.drainEvents();
+    LocusRmFixture.settle(rm);
     int[] got = new int[ams.length];
-    for (int i = 0; i < ROUNDS / 4; i++) {
-      for (int a = 0; a < ams.length; a++) {
-        List<Container> c =
-            ams[a].allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers();
-        got[a] += c.size();
-      }
-      Thread.sleep(20);
+    for (int a = 0; a < ams.length; a++) {
+      List<Container> c =
+          ams[a].allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers();
+      got[a] += c.size();
     }
     return got;
   }
@@ -93,9 +93,9 @@ public class ApplicationPrioritiesTest {
     start(policy, queues);
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp early = submit(queue, Priority.newInstance(0));
-    MockAM amEarly = MockRM.launchAndRegisterAM(early, rm, nm);
+    MockAM amEarly = LocusRmFixture.launchAndRegisterAM(early, rm, nm);
     RMApp late = submit(queue, Priority.newInstance(0));
-    MockAM amLate = MockRM.launchAndRegisterAM(late, rm, nm);
+    MockAM amLate = LocusRmFixture.launchAndRegisterAM(late, rm, nm);
     // 6 GB left after the two AMs: room for two 3 GB containers.
     amEarly.allocate("*", 3 * GB, 4, new ArrayList<>());
     amLate.allocate("*", 3 * GB, 4, new ArrayList<>());
@@ -140,9 +140,9 @@ public class ApplicationPrioritiesTest {
     start("fifo", null);
     MockNM nm = rm.registerNode("h1:1234", 4 * GB, 4);
     RMApp early = submit("default", Priority.newInstance(1));
-    MockAM amEarly = MockRM.launchAndRegisterAM(early, rm, nm);
+    MockAM amEarly = LocusRmFixture.launchAndRegisterAM(early, rm, nm);
     RMApp late = submit("default", Priority.newInstance(2));
-    MockAM amLate = MockRM.launchAndRegisterAM(late, rm, nm);
+    MockAM amLate = LocusRmFixture.launchAndRegisterAM(late, rm, nm);
     amEarly.allocate("*", GB, 4, new ArrayList<>());
     amLate.allocate("*", GB, 4, new ArrayList<>());
     int[] got = oneHeartbeat(rm, nm, amEarly, amLate);
@@ -189,9 +189,9 @@ public class ApplicationPrioritiesTest {
     start("fifo", null);
     MockNM nm = rm.registerNode("h1:1234", 4 * GB, 4);
     RMApp early = submit("default", Priority.newInstance(0));
-    MockAM amEarly = MockRM.launchAndRegisterAM(early, rm, nm);
+    MockAM amEarly = LocusRmFixture.launchAndRegisterAM(early, rm, nm);
     RMApp late = submit("default", Priority.newInstance(0));
-    MockAM amLate = MockRM.launchAndRegisterAM(late, rm, nm);
+    MockAM amLate = LocusRmFixture.launchAndRegisterAM(late, rm, nm);
     amEarly.allocate("*", GB, 4, new ArrayList<>());
     amLate.allocate("*", GB, 4, new ArrayList<>());
     rm.getClientRMService().updateApplicationPriority(UpdateApplicationPriorityRequest
@@ -201,7 +201,7 @@ public class ApplicationPrioritiesTest {
     // The rebuild runs on its own thread after the next scheduler event finds the core poisoned.
     CoreFaults.panic(scheduler.currentCore(), "core bug after a priority update");
     int[] got = new int[2];
-    for (int i = 0; i < 40 && got[0] + got[1] == 0; i++) {
+    for (int i = 0; i < ROUNDS && got[0] + got[1] == 0; i++) {
       int[] now = oneHeartbeat(rm, nm, amEarly, amLate);
       got[0] += now[0];
       got[1] += now[1];

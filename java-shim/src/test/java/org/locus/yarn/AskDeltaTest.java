@@ -60,7 +60,7 @@ public class AskDeltaTest {
     MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2); // the AM and one map
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
 
     am.allocate(mapsOverManyHosts(HOSTS, 1), new ArrayList<>());
@@ -110,7 +110,7 @@ public class AskDeltaTest {
     MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
     LocusAppAttempt attempt =
         (LocusAppAttempt) scheduler.getApplicationAttempt(am.getApplicationAttemptId());
@@ -136,7 +136,7 @@ public class AskDeltaTest {
     MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
     LocusAppAttempt attempt =
         (LocusAppAttempt) scheduler.getApplicationAttempt(am.getApplicationAttemptId());
@@ -166,7 +166,7 @@ public class AskDeltaTest {
     MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
     Resource size = Resource.newInstance(GB, 1);
     Priority p = Priority.newInstance(20);
@@ -200,12 +200,8 @@ public class AskDeltaTest {
     MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2); // the AM and one map
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
-    // The heartbeat that launched the AM is offered on the scheduling thread; offered after
-    // the maps below were asked, it places one (a CI run saw 19 pending, not 20).
-    rm.drainEvents();
-    scheduler.awaitSchedulingIdle();
     am.allocate(mapsOverManyHosts(20, 1), new ArrayList<>());
     rm.drainEvents();
     scheduler.awaitSchedulingIdle();
@@ -243,7 +239,7 @@ public class AskDeltaTest {
     MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
     Resource size = Resource.newInstance(GB, 1);
     Priority p = Priority.newInstance(20);

@@ -42,7 +42,7 @@ public class AskRowLimitTest {
     MockRM rm = cluster.start(conf);
     MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
 
     // 99 hosts, the rack and `*`: one row over the limit.
@@ -95,7 +95,7 @@ public class AskRowLimitTest {
     MockRM rm = cluster.start(conf);
     MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
     am.allocate(AskDeltaTest.mapsOverManyHosts(LIMIT - 1, 1), Collections.emptyList());
     rm.drainEvents();
@@ -127,7 +127,7 @@ public class AskRowLimitTest {
     MockRM rm = cluster.start(conf);
     MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
     Resource size = Resource.newInstance(GB, 1);
     Priority p1 = Priority.newInstance(20);

@@ -85,7 +85,7 @@ public class AsksAcrossRebuildTest {
     MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
 
     changeDuringRebuild(rm, am, () -> {
       try {
@@ -111,7 +111,7 @@ public class AsksAcrossRebuildTest {
     MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     // A negative priority: the RM takes it, the core refuses the asks.
     am.allocate(Collections.singletonList(any(-1, 1)), new ArrayList<>());
     scheduler(rm).awaitSchedulingIdle();

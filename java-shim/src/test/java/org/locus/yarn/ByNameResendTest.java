@@ -80,9 +80,8 @@ public class ByNameResendTest {
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
-    scheduler.awaitSchedulingIdle();
     LocusAppAttempt attempt =
         (LocusAppAttempt) scheduler.getApplicationAttempt(am.getApplicationAttemptId());
     synchronized (attempt) {
@@ -107,9 +106,8 @@ public class ByNameResendTest {
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
-    scheduler.awaitSchedulingIdle();
     LocusAppAttempt attempt =
         (LocusAppAttempt) scheduler.getApplicationAttempt(am.getApplicationAttemptId());
     CoreLink link = link(rm);

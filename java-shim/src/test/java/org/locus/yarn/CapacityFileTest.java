@@ -147,8 +147,7 @@ public class CapacityFileTest {
   private static int amsStarted(MockRM rm, MockNM nm, List<RMApp> apps) throws Exception {
     for (int i = 0; i < 10; i++) {
       nm.nodeHeartbeat(true);
-      rm.drainEvents();
-      Thread.sleep(20);
+      LocusRmFixture.settle(rm);
     }
     int started = 0;
     for (RMApp app : apps) {
@@ -217,7 +216,7 @@ public class CapacityFileTest {
 
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp inEtl = submit(rm, "etl", "alice");
-    MockRM.launchAndRegisterAM(inEtl, rm, nm);
+    LocusRmFixture.launchAndRegisterAM(inEtl, rm, nm);
     // The AM's 512 MB count once in etl, in eng and in root, as CS's QueueMetrics add up.
     for (String q : new String[] {"root.eng.etl", "root.eng", "root"}) {
       assertEquals(q, 512, QueueMetrics.getQueueMetrics().get(q).getAllocatedMB());
@@ -315,13 +314,12 @@ public class CapacityFileTest {
     // 512 MB minimum allocation and may pass by the one container that crosses it.
     MockNM nm = rm.registerNode("h1:1234", 10 * GB, 10);
     RMApp app = submit(rm, "adhoc", "bob", "YARN");
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm);
     am.allocate("*", 512, 6, new ArrayList<>());
     int tasks = 0;
     for (int i = 0; i < 30; i++) {
       nm.nodeHeartbeat(true);
-      rm.drainEvents();
-      Thread.sleep(20);
+      LocusRmFixture.settle(rm);
       tasks += am.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers().size();
     }
     int heldMb = 512 + 512 * tasks;
@@ -335,7 +333,7 @@ public class CapacityFileTest {
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
     LocusScheduler s = scheduler(rm);
     RMApp running = submit(rm, "ops", "carol");
-    MockAM am = MockRM.launchAndRegisterAM(running, rm, nm);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(running, rm, nm);
 
     YarnConfiguration gone = conf();
     gone.set(CS + "root.queues", "default,eng");

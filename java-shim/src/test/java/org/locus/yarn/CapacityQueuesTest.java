@@ -93,7 +93,7 @@ public class CapacityQueuesTest {
     LocusScheduler scheduler = scheduler(rm);
 
     RMApp appA = submit(rm, "a", true);
-    MockAM amA = MockRM.launchAndRegisterAM(appA, rm, nm);
+    MockAM amA = LocusRmFixture.launchAndRegisterAM(appA, rm, nm);
     assertEquals("the RM files the app under the queue's path", "root.a", appA.getQueue());
 
     // Queue a may hold 90% of 10 GB: the AM and eight 1 GB tasks, not ten.
@@ -122,7 +122,7 @@ public class CapacityQueuesTest {
 
     // b is entitled to what a may not take: its AM gets the last free GB.
     RMApp appB = submit(rm, "root.b", true);
-    MockAM amB = MockRM.launchAndRegisterAM(appB, rm, nm);
+    MockAM amB = LocusRmFixture.launchAndRegisterAM(appB, rm, nm);
     assertEquals("root.b", appB.getQueue());
     assertEquals(GB, metricsB.getAllocatedMB());
     assertEquals(0.2f, scheduler.getQueueInfo("root.b", false, false).getCurrentCapacity(),
@@ -164,7 +164,7 @@ public class CapacityQueuesTest {
     assertTrue(unnamed.getDiagnostics().toString().contains("unknown queue: default"));
 
     // Nothing broke: a good submission still runs.
-    MockRM.launchAndRegisterAM(submit(rm, "a", true), rm, nm);
+    LocusRmFixture.launchAndRegisterAM(submit(rm, "a", true), rm, nm);
   }
 
   @Test
@@ -208,7 +208,7 @@ public class CapacityQueuesTest {
     MockRM rm = cluster.start(conf(TWO_QUEUES));
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
     LocusScheduler scheduler = scheduler(rm);
-    MockAM amB = MockRM.launchAndRegisterAM(submit(rm, "b", true), rm, nm);
+    MockAM amB = LocusRmFixture.launchAndRegisterAM(submit(rm, "b", true), rm, nm);
 
     scheduler.reinitialize(conf("a:40:90,b:40:90,c:20"), rm.getRMContext());
     assertEquals(Arrays.asList("a", "b", "c"), childNames(scheduler));
@@ -218,7 +218,7 @@ public class CapacityQueuesTest {
         scheduler.getAppsInQueue("b"));
 
     RMApp appC = submit(rm, "c", true);
-    MockAM amC = MockRM.launchAndRegisterAM(appC, rm, nm);
+    MockAM amC = LocusRmFixture.launchAndRegisterAM(appC, rm, nm);
     assertEquals(Arrays.asList(amC.getApplicationAttemptId()), scheduler.getAppsInQueue("c"));
     amC.allocate("*", GB, 1, new ArrayList<>());
     assertEquals(1, heartbeatUntil(rm, nm, amC, 1).size());
@@ -240,14 +240,14 @@ public class CapacityQueuesTest {
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
     LocusScheduler scheduler = scheduler(rm);
     RMApp appA = submit(rm, "a", true);
-    MockAM amA = MockRM.launchAndRegisterAM(appA, rm, nm);
+    MockAM amA = LocusRmFixture.launchAndRegisterAM(appA, rm, nm);
 
     scheduler.reinitialize(conf(null), rm.getRMContext());
     // a keeps its running app; the empty b is gone; new work goes to default.
     assertEquals(Arrays.asList("default", "a"), childNames(scheduler));
     assertEquals(QueueState.DRAINING, children(scheduler).get("a").getQueueState());
     RMApp later = submit(rm, "b", true);
-    MockAM amLater = MockRM.launchAndRegisterAM(later, rm, nm);
+    MockAM amLater = LocusRmFixture.launchAndRegisterAM(later, rm, nm);
     assertEquals(Arrays.asList(amLater.getApplicationAttemptId()),
         scheduler.getAppsInQueue("default"));
     // a's app still gets containers.

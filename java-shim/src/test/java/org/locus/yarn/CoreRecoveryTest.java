@@ -66,7 +66,7 @@ public class CoreRecoveryTest {
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", 4 * GB, 4);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     am.allocate("h1", GB, 2, new ArrayList<>());
     assertEquals(2, heartbeatUntil(rm, nm1, am, 2).size());
     // Two more wanted on h2, not yet handed out when the core breaks.
@@ -107,12 +107,14 @@ public class CoreRecoveryTest {
     assertEquals(1, after.get("pending_containers").asInt());
   }
 
-  /** Node heartbeats (the rebuild happens between scheduler events) until {@code n} rebuilds. */
+  /**
+   * Node heartbeats (the rebuild starts when an offer finds the core poisoned) until {@code n}
+   * rebuilds; each settled, so a rebuild under way is waited for, not given a fixed time.
+   */
   private static void heartbeatUntilRebuilt(MockRM rm, MockNM nm, long n) throws Exception {
     for (int i = 0; i < ROUNDS && scheduler(rm).getCoreRebuilds() < n; i++) {
       nm.nodeHeartbeat(true);
-      rm.drainEvents();
-      Thread.sleep(50);
+      LocusRmFixture.settle(rm);
     }
     assertEquals(n, scheduler(rm).getCoreRebuilds());
   }
@@ -125,7 +127,7 @@ public class CoreRecoveryTest {
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
         .createWithMemory(GB, rm).withAppType("MAPREDUCE").withAppName("wordcount").build());
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     am.allocate(ResourceRequest.ANY, GB, 1, 20, new ArrayList<>(), null);
     List<Container> maps = heartbeatUntil(rm, nm1, am, 1);
     assertEquals(1, maps.size());
@@ -194,7 +196,7 @@ public class CoreRecoveryTest {
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
         .createWithMemory(GB, rm).withKeepContainers(true).build());
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     ApplicationAttemptId attempt = am.getApplicationAttemptId();
     am.allocate("h1", GB, 2, new ArrayList<>());
     List<Container> got = heartbeatUntil(rm, nm1, am, 2);
@@ -225,7 +227,7 @@ public class CoreRecoveryTest {
     MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     ApplicationAttemptId attempt = am.getApplicationAttemptId();
     LocusScheduler scheduler = scheduler(rm);
     scheduler.allocate(attempt, Collections.singletonList(ResourceRequest.newInstance(
@@ -283,9 +285,9 @@ public class CoreRecoveryTest {
     // 8 GB it is one AM's worth, in CapacityScheduler as in Locus.
     MockNM nm1 = rm.registerNode("h1:1234", 20 * GB, 8);
     RMApp bad = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM badAm = MockRM.launchAndRegisterAM(bad, rm, nm1);
+    MockAM badAm = LocusRmFixture.launchAndRegisterAM(bad, rm, nm1);
     RMApp good = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM goodAm = MockRM.launchAndRegisterAM(good, rm, nm1);
+    MockAM goodAm = LocusRmFixture.launchAndRegisterAM(good, rm, nm1);
     LogCapturer logs =
         LogCapturer.captureLogs(LoggerFactory.getLogger(LocusScheduler.class));
     try {
@@ -341,7 +343,7 @@ public class CoreRecoveryTest {
     MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
     // The core loses h1 behind the shim's back (as a lost or misapplied event would).
     scheduler.currentCore().events(CoreMessages.array(Collections.singletonList(

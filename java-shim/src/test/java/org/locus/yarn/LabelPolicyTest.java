@@ -110,7 +110,7 @@ public class LabelPolicyTest {
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submit(rm,
         MockRMAppSubmissionData.Builder.createWithMemory(GB, rm).build());
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm);
     try {
       am.allocate("*", GB, 3, new ArrayList<>(), "gpu");
       fail("a labelled ask was accepted");
@@ -204,7 +204,7 @@ public class LabelPolicyTest {
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submit(rm,
         MockRMAppSubmissionData.Builder.createWithMemory(GB, rm).build());
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm);
     ResourceRequest labelled = ResourceRequest.newInstance(Priority.newInstance(1),
         ResourceRequest.ANY, Resource.newInstance(GB, 1), 3);
     labelled.setNodeLabelExpression("gpu");

@@ -57,7 +57,7 @@ public class LocusSchedulerTest {
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
 
     // The AM container came from a core decision on nm1's heartbeat.
@@ -113,7 +113,7 @@ public class LocusSchedulerTest {
     MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
 
     // A host that is not in the cluster: only the rack or * rows can be served on h1.
     am.allocate("h9", GB, 1, new ArrayList<>());
@@ -132,7 +132,7 @@ public class LocusSchedulerTest {
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
 
     // Only h2 will do: relax_locality=false on the rack and * rows.
     Resource one = Resource.newInstance(GB, 1);
@@ -144,7 +144,8 @@ public class LocusSchedulerTest {
     am.allocate(strict, new ArrayList<>());
     for (int i = 0; i < 5; i++) {
       nm1.nodeHeartbeat(true);
-      rm.drainEvents();
+      // Offered before the AM looks, or the check passes whatever the core decides.
+      LocusRmFixture.settle(rm);
       assertTrue(am.allocate(new ArrayList<>(), new ArrayList<>())
           .getAllocatedContainers().isEmpty());
     }
@@ -158,7 +159,7 @@ public class LocusSchedulerTest {
     MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
     int rejectedBefore = stats(rm).get("rejected").asInt();
 
@@ -213,7 +214,7 @@ public class LocusSchedulerTest {
     List<MockAM> ams = new ArrayList<>();
     for (MockNM nm : nms) {
       RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-      ams.add(MockRM.launchAndRegisterAM(app, rm, nm));
+      ams.add(LocusRmFixture.launchAndRegisterAM(app, rm, nm));
     }
 
     java.util.concurrent.atomic.AtomicBoolean done =
@@ -286,7 +287,7 @@ public class LocusSchedulerTest {
     MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
 
     rm.getAdminService().updateNodeResource(
         org.apache.hadoop.yarn.server.api.protocolrecords.UpdateNodeResourceRequest.newInstance(
@@ -308,7 +309,7 @@ public class LocusSchedulerTest {
     MockRM rm = cluster.start(locusConf());
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     am.allocate("h1", GB, 1, new ArrayList<>());
     Container task = heartbeatUntil(rm, nm1, am, 1).get(0);
     nm1.nodeHeartbeat(am.getApplicationAttemptId(), task.getId().getContainerId(),
@@ -364,7 +365,7 @@ public class LocusSchedulerTest {
     RMApp app = MockRMAppSubmitter.submit(rm,
         org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData.Builder
             .createWithMemory(GB, rm).withQueue("research").build());
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     assertEquals("research", app.getQueue());
     assertEquals(Arrays.asList(am.getApplicationAttemptId()),
         scheduler(rm).getAppsInQueue("default"));
@@ -376,7 +377,7 @@ public class LocusSchedulerTest {
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     am.allocate("h2", GB, 2, new ArrayList<>());
     assertEquals(2, heartbeatUntil(rm, nm2, am, 2).size());
 
@@ -431,7 +432,7 @@ public class LocusSchedulerTest {
     // Still schedules after the refused refresh.
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
   }
 
   private static NMContainerStatus running(ApplicationAttemptId attempt, int id) {
@@ -452,7 +453,7 @@ public class LocusSchedulerTest {
     MockNM nm1 = new MockNM("h1:1234", 8 * GB, rm1.getResourceTrackerService());
     nm1.registerNode();
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm1);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm1, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm1, nm1);
     ApplicationAttemptId attempt = am.getApplicationAttemptId();
 
     MockRM rm2 = new MockRM(conf, rm1.getRMStateStore());

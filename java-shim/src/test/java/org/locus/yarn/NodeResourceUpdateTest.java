@@ -35,7 +35,7 @@ public class NodeResourceUpdateTest {
     MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2);
     RMApp first = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM firstAm = MockRM.launchAndRegisterAM(first, rm, nm1);
+    MockAM firstAm = LocusRmFixture.launchAndRegisterAM(first, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
     RMNode h1 = rm.getRMContext().getRMNodes().get(nm1.getNodeId());
     // 20 GB: the default AM share (CapacityScheduler's 10 %, 2 GB) starts the second 1 GB AM
@@ -49,7 +49,7 @@ public class NodeResourceUpdateTest {
     assertEquals(1, report.getNumUsedContainers());
     // A new application's attempt is stored (that reads its usage report) and launched.
     RMApp second = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM secondAm = MockRM.launchAndRegisterAM(second, rm, nm1);
+    MockAM secondAm = LocusRmFixture.launchAndRegisterAM(second, rm, nm1);
     secondAm.allocate(ResourceRequest.ANY, 4 * GB, 1, new ArrayList<>());
     assertEquals("the 20 GB node takes a 4 GB container beside the two AMs", 1,
         heartbeatUntil(rm, nm1, secondAm, 1).size());
@@ -68,7 +68,7 @@ public class NodeResourceUpdateTest {
     // below; of 4 GB it would be one AM's worth, in CapacityScheduler as in Locus.
     MockNM nm1 = rm.registerNode("h1:1234", 20 * GB, 4);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     rm.getRMContext().getNodeLabelManager().activateNode(nm1.getNodeId(),
         Resource.newInstance(20 * GB, 4));
 
@@ -81,8 +81,8 @@ public class NodeResourceUpdateTest {
     assertEquals("default holds the whole cluster", 5f, report.getQueueUsagePercentage(),
         0.01f);
     // The RM reads the report on its main dispatcher when it stores an attempt.
-    MockAM second = MockRM.launchAndRegisterAM(MockRMAppSubmitter.submitWithMemory(GB, rm), rm,
-        nm1);
+    MockAM second = LocusRmFixture.launchAndRegisterAM(
+        MockRMAppSubmitter.submitWithMemory(GB, rm), rm, nm1);
     assertNotNull(second);
   }
 }

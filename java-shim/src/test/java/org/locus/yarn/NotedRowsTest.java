@@ -45,7 +45,7 @@ public class NotedRowsTest {
     this.rm = rm;
     MockNM nm1 = rm.registerNode("h1:1234", 2 * GB, 2);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     return (LocusAppAttempt) scheduler(rm).getApplicationAttempt(am.getApplicationAttemptId());
   }
 

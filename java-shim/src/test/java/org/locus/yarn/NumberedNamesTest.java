@@ -74,7 +74,7 @@ public class NumberedNamesTest {
     assertNull("racks go by name", ids.id("/default-rack"));
 
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     synchronized (attempt(rm, am)) {
       attempt(rm, am).updateResourceRequests(onHost("h2", 2));
       attempt(rm, am).noteAsksChanged(onHost("h2", 2));
@@ -98,7 +98,7 @@ public class NumberedNamesTest {
     Integer h2 = link(rm).nameIds().id("h2");
     assertNotNull(h2);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
 
     rm.sendNodeLost(nm2);
     rm.drainEvents();
@@ -127,8 +127,7 @@ public class NumberedNamesTest {
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
-    scheduler(rm).awaitSchedulingIdle();
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusAppAttempt attempt = attempt(rm, am);
     CoreLink link = link(rm);
     synchronized (attempt) {
@@ -155,7 +154,7 @@ public class NumberedNamesTest {
     MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
     NameIds old = link(rm).nameIds();
     assertNotNull(old.id("h1"));

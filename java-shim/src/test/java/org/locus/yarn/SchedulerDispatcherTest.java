@@ -212,7 +212,7 @@ public class SchedulerDispatcherTest {
     LocusScheduler scheduler = startRm();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockRM.launchAndRegisterAM(app, rm, nm1);
+    LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     ContainerId am = app.getCurrentAppAttempt().getMasterContainer().getId();
     assertEquals(GB, scheduler.getUsedResource().getMemorySize());
 

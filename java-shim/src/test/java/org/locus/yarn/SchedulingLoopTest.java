@@ -118,8 +118,10 @@ public class SchedulingLoopTest {
     MockAM am = launchWithoutHeartbeats(app, rm);
 
     am.allocate("h1", GB, 2, new ArrayList<>());
+    LocusRmFixture.settle(rm);
     assertEquals("placed without a node heartbeat", 0, pollWithoutNodeHeartbeats(am, 2, 10).size());
     nm1.nodeHeartbeat(true);
+    LocusRmFixture.settle(rm);
     List<Container> got = pollWithoutNodeHeartbeats(am, 2, ROUNDS);
     assertEquals("containers placed after h1's heartbeat", 2, got.size());
   }
@@ -136,6 +138,8 @@ public class SchedulingLoopTest {
     // No NM heartbeats from here on: in async mode the scheduling thread places the new asks
     // on the idle, live node by itself.
     am.allocate("h1", GB, 2, new ArrayList<>());
+    // The passes those asks start, not a fixed time of polls.
+    LocusRmFixture.settle(rm);
     List<Container> got = pollWithoutNodeHeartbeats(am, 2, ROUNDS);
     assertEquals("containers placed without a node heartbeat", 2, got.size());
     for (Container c : got) {
@@ -175,6 +179,7 @@ public class SchedulingLoopTest {
         pollWithoutNodeHeartbeats(am, 1, 5).size());
 
     nm1.nodeHeartbeat(true);
+    LocusRmFixture.settle(rm);
     List<Container> got = pollWithoutNodeHeartbeats(am, 1, ROUNDS);
     assertEquals(1, got.size());
     assertTrue("on h1 or h3: " + got.get(0).getNodeId(),
@@ -186,7 +191,7 @@ public class SchedulingLoopTest {
     MockRM rm = cluster.start(conf("heartbeat"));
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
 
     am.allocate("h1", GB, 2, new ArrayList<>());
     scheduler(rm).awaitSchedulingIdle();
@@ -205,7 +210,7 @@ public class SchedulingLoopTest {
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
     am.allocate("h2", GB, 1, new ArrayList<>());
     List<Container> first = heartbeatUntil(rm, nm2, am, 1);
@@ -246,7 +251,7 @@ public class SchedulingLoopTest {
    */
   /** {@code app}'s AM and one task placed on h1; returns the task. */
   private static ContainerId taskOnH1(MockRM rm, MockNM nm1, RMApp app) throws Exception {
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     am.allocate("h1", GB, 1, new ArrayList<>());
     List<Container> got = heartbeatUntil(rm, nm1, am, 1);
     assertEquals(1, got.size());
@@ -468,7 +473,7 @@ public class SchedulingLoopTest {
     MockRM rm = cluster.start(conf("heartbeat"));
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
     AtomicInteger failed = new AtomicInteger();
     scheduler.setPassHook((node, response) -> {
@@ -489,7 +494,7 @@ public class SchedulingLoopTest {
     MockRM rm = cluster.start(conf("heartbeat"));
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
     CoreFaults.panic(scheduler.currentCore(), "core bug during scheduling");
     am.allocate("h1", GB, 2, new ArrayList<>());

@@ -98,8 +98,7 @@ public class WaitingIdsTest {
     MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
-    scheduler(rm).awaitSchedulingIdle();
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusAppAttempt attempt = attempt(rm, am);
     int[] numbered = new int[1];
 
@@ -127,8 +126,7 @@ public class WaitingIdsTest {
     MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
-    scheduler(rm).awaitSchedulingIdle();
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusAppAttempt attempt = attempt(rm, am);
     int[] numbered = new int[1];
     assertNull(change(rm, attempt, splits(1, "g1", "g2"), numbered));
@@ -159,9 +157,8 @@ public class WaitingIdsTest {
     MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
-    scheduler.awaitSchedulingIdle();
     LocusAppAttempt attempt = attempt(rm, am);
     int[] numbered = new int[1];
     assertNull(change(rm, attempt, splits(1, "g1", "g2"), numbered));

@@ -28,6 +28,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler
 import org.junit.After;
 import org.junit.BeforeClass;
 import org.junit.Test;
+import org.locus.yarn.LocusRmFixture;
 import org.locus.yarn.LocusScheduler;
 
 /**
@@ -37,7 +38,6 @@ import org.locus.yarn.LocusScheduler;
  */
 public class LocusMetricsTest {
   private static final int GB = 1024;
-  private static final int ROUNDS = 40;
   private MockRM rm;
 
   @BeforeClass
@@ -71,7 +71,7 @@ public class LocusMetricsTest {
     rm.start();
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm);
 
     am.allocate("h1", GB, 2, new ArrayList<>());
     // The leaf the app runs in, however deep the queue tree is.
@@ -79,15 +79,7 @@ public class LocusMetricsTest {
         .getApplicationAttempt(am.getApplicationAttemptId()).getQueue().getMetrics();
     // Asked, not yet placed: the RM's pending figures show the two tasks.
     assertEquals(2, rm.getResourceScheduler().getRootQueueMetrics().getPendingContainers());
-    List<Container> got = new ArrayList<>();
-    for (int i = 0; i < ROUNDS && got.size() < 2; i++) {
-      nm.nodeHeartbeat(true);
-      rm.drainEvents();
-      got.addAll(am.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers());
-      if (got.size() < 2) {
-        Thread.sleep(50);
-      }
-    }
+    List<Container> got = LocusRmFixture.heartbeatUntil(rm, nm, am, 2);
     assertEquals(2, got.size());
 
     // Hadoop's metrics system answers JMX from a snapshot it refreshes at most once per period
@@ -141,14 +133,9 @@ public class LocusMetricsTest {
     rm.start();
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app1 = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am1 = MockRM.launchAndRegisterAM(app1, rm, nm);
+    MockAM am1 = LocusRmFixture.launchAndRegisterAM(app1, rm, nm);
     am1.allocate("*", GB, 10, new ArrayList<>());
-    int got = 0;
-    for (int i = 0; i < ROUNDS && got < 7; i++) {
-      nm.nodeHeartbeat(true);
-      rm.drainEvents();
-      got += am1.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers().size();
-    }
+    int got = LocusRmFixture.heartbeatUntil(rm, nm, am1, 7).size();
     assertEquals("tasks placed on the full node", 7, got);
     RMApp app2 = MockRMAppSubmitter.submitWithMemory(GB, rm);
     RMApp app3 = MockRMAppSubmitter.submitWithMemory(GB, rm);
@@ -156,7 +143,7 @@ public class LocusMetricsTest {
     rm.waitForState(app3.getApplicationId(), RMAppState.KILLED);
     rm.waitForState(app2.getApplicationId(), RMAppState.ACCEPTED);
     nm.nodeHeartbeat(true);
-    rm.drainEvents();
+    LocusRmFixture.settle(rm);
 
     LocusScheduler scheduler = (LocusScheduler) rm.getResourceScheduler();
     long nodeMb = 0;

@@ -32,6 +32,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.Capacity
 import org.junit.After;
 import org.junit.BeforeClass;
 import org.junit.Test;
+import org.locus.yarn.LocusRmFixture;
 import org.locus.yarn.LocusScheduler;
 
 /**
@@ -99,17 +100,9 @@ public class SchedulerWebTest {
     // Submitters choose names: one that is markup must reach the page as text.
     RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
         .createWithMemory(GB, rm).withAppName(HOSTILE_NAME).build());
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm);
     am.allocate("h1", GB, 2, new ArrayList<>());
-    List<Container> got = new ArrayList<>();
-    for (int i = 0; i < 40 && got.size() < 2; i++) {
-      nm.nodeHeartbeat(true);
-      rm.drainEvents();
-      got.addAll(am.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers());
-      if (got.size() < 2) {
-        Thread.sleep(50);
-      }
-    }
+    List<Container> got = LocusRmFixture.heartbeatUntil(rm, nm, am, 2);
     assertEquals(2, got.size());
     return app;
   }
@@ -157,8 +150,8 @@ public class SchedulerWebTest {
     // container, a later one (after the AM asked) its tasks.
     assertTrue(locus.toString(), locus.path("heartbeats").asLong() >= 2);
     // NODE_UPDATEs timed on the dispatcher: the same causality, one heartbeat after the
-    // submission and one after the asks. A third happens only when the scheduling thread has not
-    // placed the tasks before the test's next allocate() looks, which is timing.
+    // submission and one after the asks. A third is the launch's second heartbeat, which the RM
+    // sends on only if the scheduling thread booked the first before it came, which is timing.
     assertTrue(locus.toString(), locus.path("heartbeatTimeUs").path("count").asLong() >= 2);
     assertTrue(locus.path("allocateTimeUs").path("count").asLong() >= 2);
     // Their values are the metrics gauges' (SchedulingLoopTest); here, that REST carries them.
