@@ -42,9 +42,8 @@ public class HeldDecisionsTest {
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
     RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
-    scheduler.awaitSchedulingIdle();
     int rejectedBefore = stats(rm).get("rejected").asInt();
 
     HeldPass pass = new HeldPass(scheduler);
