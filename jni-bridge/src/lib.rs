@@ -42,6 +42,19 @@ fn drifted_to_java(env: &mut JNIEnv, drifted: &[String]) -> Result<jstring, Brid
     Ok(env.new_string(text)?.into_raw())
 }
 
+/// The native interface this library speaks: the shim's `NativeLoader.ABI` must be the same.
+/// Bumped whenever a native method's signature or a frame's layout changes (2: session 13's
+/// decisions and events frames, `decide` answering a `byte[]`).
+pub const ABI: jint = 2;
+
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_abi<'l>(
+    _env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jint {
+    ABI
+}
+
 #[no_mangle]
 pub extern "system" fn Java_org_locus_yarn_LocusNative_initLogging<'l>(
     mut env: JNIEnv<'l>,

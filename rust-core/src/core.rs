@@ -544,7 +544,14 @@ impl Core {
                         self.layers
                             .observe(&self.state, &Observed::ContainerFinished(c));
                     }
-                    self.in_flight.forget_node(&node);
+                    for (app, (key, locality, host, rack, n)) in self.in_flight.forget_node(&node) {
+                        if let Some(a) = self.state.app_mut_by_id(&app) {
+                            a.asks.restore(&key, locality, host, rack, n);
+                            log::info!(
+                                "{n} containers decided for {app} on {node} go back to its asks: the node left before the RM created them"
+                            );
+                        }
+                    }
                     self.rejections.forget_node(&node);
                     log::info!("node {node} removed with {} containers", lost.len());
                 }
@@ -748,7 +755,9 @@ impl Core {
             decision.node,
             executed
         );
-        if executed == 0 {
+        // A node that left (its decisions went back to the asks when it did) is no place for an
+        // app to sit out: it would only leave a pause behind for a node of the same id later.
+        if executed == 0 && self.state.node(&decision.node).is_some() {
             if let Some(app) = self.state.app_by_id(&decision.app) {
                 self.rejections.rejected(app.arrival, &decision.node);
             }

@@ -151,9 +151,31 @@ impl InFlight {
         before - self.entries.len()
     }
 
-    /// The node is gone; its decisions will never be executed.
-    pub fn forget_node(&mut self, node: &str) {
-        self.entries.retain(|e| e.decision.node != node);
+    /// The node is gone; its decisions will never be executed (the shim executes a batch under
+    /// the RM's scheduler lock, which the node's removal also takes, so what it had executed
+    /// was confirmed before the removal arrived). Returns each app's unconfirmed containers, for
+    /// the asks: a `decision_rejected` that follows finds no entry and gives nothing back twice.
+    pub fn forget_node(&mut self, node: &str) -> Vec<(String, AskChange)> {
+        let mut back = Vec::new();
+        self.entries.retain(|e| {
+            if e.decision.node != node {
+                return true;
+            }
+            if e.unconfirmed > 0 {
+                back.push((
+                    e.decision.app.clone(),
+                    (
+                        key_of(&e.decision),
+                        e.decision.locality,
+                        e.host,
+                        e.rack,
+                        e.unconfirmed,
+                    ),
+                ));
+            }
+            false
+        });
+        back
     }
 
     pub fn forget_app(&mut self, app: &str) {

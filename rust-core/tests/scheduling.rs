@@ -374,6 +374,58 @@ fn rejected_decision_is_offered_again() {
     );
 }
 
+/// A node removed before the RM executed its decisions (the shim held them in a pass): their
+/// containers go back to the asks at once, exactly once whatever the shim reports afterwards,
+/// and the RM's digest then agrees with the core's (no drift, no snapshot). Review of session
+/// 13: `forget_node` dropped them, the shim's rejection found nothing to give back, and only
+/// the digest's drift (a whole snapshot) brought the asks back.
+#[test]
+fn a_removed_nodes_unexecuted_decisions_go_back_to_the_asks_once() {
+    let mut c = core();
+    add_node(&mut c, "h1", "/r1", 8, 8);
+    add_node(&mut c, "h2", "/r1", 8, 8);
+    add_app(&mut c, "a", 1, "YARN");
+    set_asks(&mut c, "a", &[(1, "*", 3, 1, 1, true)]);
+    let ds = heartbeat(&mut c, "h2", 8, 8);
+    assert_eq!(total(&ds), 3);
+    assert_eq!(c.stats().pending_containers, 0);
+    c.handle(Event::NodeRemoved {
+        node: node_id("h2"),
+    })
+    .unwrap();
+    let s = c.stats();
+    assert_eq!(
+        (s.pending_containers, s.in_flight),
+        (3, 0),
+        "given back when the node left"
+    );
+    // The shim then finds the node gone and reports each decision rejected.
+    for d in &ds {
+        c.handle(Event::DecisionRejected {
+            decision: d.clone(),
+            executed: 0,
+            reason: "node h2:8041 is not registered with the ResourceManager".into(),
+        })
+        .unwrap();
+    }
+    assert_eq!(c.stats().pending_containers, 3, "not given back twice");
+    // The RM still holds the three asks: its digest is the core's.
+    let rm = locus_core::digest::of_totals([(
+        locus_core::ask::SchedulerKey {
+            priority: 1,
+            allocation_request_id: 0,
+        },
+        3,
+    )]);
+    c.handle(Event::AsksDigest {
+        app: "a".into(),
+        digest: rm,
+    })
+    .unwrap();
+    assert!(c.take_drifted().is_empty(), "no drift, no snapshot");
+    assert_eq!(total(&heartbeat(&mut c, "h1", 8, 8)), 3);
+}
+
 /// Two scheduler keys at one priority (YARN's allocation_request_id): the shim creates a
 /// container for one decision and rejects the other, and the rejected key must come back.
 #[test]

@@ -211,9 +211,7 @@ final class EventsFrame {
    * whether the batch records bookkeeping, as for a JSON batch.
    */
   void json(ObjectNode event) {
-    int start = pos;
-    asJson(start, event);
-    records++;
+    asJson(pos, event);
     String app = event.path("app").asText(null);
     if (app != null) {
       apps.add(app);
@@ -245,9 +243,9 @@ final class EventsFrame {
 
   // ------------------------------------------------------------------ writing
 
+  /** Starts a record; it counts once {@link #end} or {@link #asJson} finished it. */
   private int begin(byte kind, String app, String nodeName) {
     int start = pos;
-    records++;
     apps.add(app);
     if (nodeName != null) {
       node = nodeName;
@@ -258,6 +256,7 @@ final class EventsFrame {
   }
 
   private void end(boolean isBookkeeping) {
+    records++;
     bookkeeping |= isBookkeeping;
   }
 
@@ -273,6 +272,7 @@ final class EventsFrame {
     i32(json.length);
     System.arraycopy(json, 0, buf, pos, json.length);
     pos += json.length;
+    records++;
     bookkeeping |= CoreLink.isBookkeeping(event.path("type").asText());
   }
 

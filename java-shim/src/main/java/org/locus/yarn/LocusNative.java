@@ -94,6 +94,12 @@ public final class LocusNative {
   /** Rust records at or below {@code maxLevel} (0 off, 1 error .. 5 trace) reach {@link #log}. */
   public static native void initLogging(int maxLevel);
 
+  /**
+   * The native interface the library speaks; {@link NativeLoader} refuses a library whose
+   * answer is not its {@link NativeLoader#ABI}.
+   */
+  public static native int abi();
+
   /** The level {@code org.locus.core} has enabled, in the ints {@link #initLogging} takes. */
   static int enabledLevel(Logger logger) {
     if (logger.isTraceEnabled()) {

@@ -16,6 +16,14 @@ import java.util.Locale;
  */
 public final class NativeLoader {
   static final String LIBRARY = "locus_jni";
+  /**
+   * The native interface this jar speaks (jni-bridge's {@code ABI}): bumped whenever a native
+   * method's signature or a frame's layout changes. A library that answers another number, or
+   * none (built before session 13), is refused at load, so a stale copy on
+   * {@code java.library.path} stops the RM at start with its remedy instead of linking the
+   * natives it shares with this jar and failing, or misreading, on the others.
+   */
+  static final int ABI = 2;
 
   private static boolean loaded;
 
@@ -29,6 +37,7 @@ public final class NativeLoader {
     UnsatisfiedLinkError fromLibraryPath;
     try {
       System.loadLibrary(LIBRARY);
+      checkAbi("java.library.path=" + System.getProperty("java.library.path", ""));
       loaded = true;
       return;
     } catch (UnsatisfiedLinkError e) {
@@ -62,7 +71,33 @@ public final class NativeLoader {
         }
       }
     }
+    checkAbi("jar resource " + resource);
     loaded = true;
+  }
+
+  /** Refuses a loaded library that does not speak this jar's native interface. */
+  private static void checkAbi(String from) {
+    int got;
+    try {
+      got = LocusNative.abi();
+    } catch (UnsatisfiedLinkError e) {
+      got = -1;
+    }
+    String problem = abiProblem(got, from);
+    if (problem != null) {
+      throw new LocusException(problem);
+    }
+  }
+
+  /** Null when {@code got} is this jar's interface, else what is wrong and what to do. */
+  static String abiProblem(int got, String from) {
+    if (got == ABI) {
+      return null;
+    }
+    return "Locus native library loaded from " + from + " speaks native interface "
+        + (got < 0 ? "1 or older (it has no abi())" : String.valueOf(got)) + ", but this jar"
+        + " needs " + ABI + ": remove the stale liblocus_jni from java.library.path (the jar"
+        + " bundles its own) or install the one built with this jar";
   }
 
   private static Path extract(URL url) throws IOException {

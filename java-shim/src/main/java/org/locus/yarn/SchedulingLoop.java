@@ -403,6 +403,14 @@ final class SchedulingLoop implements Runnable {
           FailureLog.rethrowIfJvmBroken(t);
           link.failures().warn("Locus scheduling pass", "the cluster", t, null);
         } finally {
+          // Before the pass is over for awaitIdle: a resync this pass asked for has started by
+          // the time anyone sees the thread idle, so waiting for idle and then for the rebuild
+          // in progress covers it (a test settling the RM read the core between the two).
+          try {
+            link.rebuildIfNeeded();
+          } catch (RuntimeException e) {
+            link.failures().warn("Starting a Locus core rebuild", "the cluster", e, null);
+          }
           synchronized (this) {
             passing = false;
             placedLastPass = placed > 0;
@@ -410,7 +418,6 @@ final class SchedulingLoop implements Runnable {
             notifyAll();
           }
         }
-        link.rebuildIfNeeded();
       }
     } catch (InterruptedException e) {
       LOG.info("Locus scheduling thread interrupted; it stops");

@@ -25,8 +25,10 @@ import org.junit.Test;
 /**
  * Decisions the core made for a node that leaves the RM before the shim commits them: the
  * decisions frame names the node by its place in the offer, so the shim holds the node's id
- * from the offer, finds no such node any more, and hands the decision back; nothing stays in
- * flight and the container goes to a node that is still there.
+ * from the offer, finds no such node any more, and hands the decision back; the core, which
+ * gave the containers back to the asks when the node left, counts the rejection without giving
+ * them back twice; nothing stays in flight, no drift is found, and the container goes to a node
+ * that is still there.
  */
 public class HeldDecisionsTest {
   @Rule
@@ -46,16 +48,21 @@ public class HeldDecisionsTest {
     LocusScheduler scheduler = scheduler(rm);
     int rejectedBefore = stats(rm).get("rejected").asInt();
 
+    int driftsBefore = stats(rm).get("asks_drifts").asInt();
+
     HeldPass pass = new HeldPass(scheduler);
-    am.allocate("*", GB, 1, new ArrayList<>());
-    scheduler.awaitSchedulingIdle();
-    nm2.nodeHeartbeat(true);
-    assertTrue("a scheduling pass decided for h2", pass.awaitHeld());
-    // The node leaves while the pass holds its decision (the hook runs before the commit takes
-    // the scheduler's lock, so the removal goes through).
-    scheduler.handle(new NodeRemovedSchedulerEvent(
-        rm.getRMContext().getRMNodes().get(nm2.getNodeId())));
-    pass.release();
+    try {
+      am.allocate("*", GB, 1, new ArrayList<>());
+      scheduler.awaitSchedulingIdle();
+      nm2.nodeHeartbeat(true);
+      assertTrue("a scheduling pass decided for h2", pass.awaitHeld());
+      // The node leaves while the pass holds its decision (the hook runs before the commit
+      // takes the scheduler's lock, so the removal goes through).
+      scheduler.handle(new NodeRemovedSchedulerEvent(
+          rm.getRMContext().getRMNodes().get(nm2.getNodeId())));
+    } finally {
+      pass.release();
+    }
     scheduler.awaitSchedulingIdle();
 
     JsonNode after = stats(rm);
@@ -64,6 +71,9 @@ public class HeldDecisionsTest {
     assertEquals("the held decision was handed back", 1,
         after.get("rejected").asInt() - rejectedBefore);
     assertEquals("and not left to expire", 0, after.get("lost_decisions").asInt());
+    // The core gave the container back to the asks when the node left, so the RM's digest
+    // after the rejection is the core's: no drift, no snapshot of the application's asks.
+    assertEquals(after.toString(), driftsBefore, after.get("asks_drifts").asInt());
     assertEquals(0, after.get("core_rebuilds").asInt());
     List<Container> got = heartbeatUntil(rm, nm1, am, 1);
     assertEquals(1, got.size());

@@ -35,6 +35,23 @@ public class NativeLoaderTest {
     assertTrue(msg, msg.contains("no locus_jni in java.library.path"));
   }
 
+  /**
+   * A stale library (one built before the frames changed the natives) is refused at load with
+   * its remedy; the library this build loads speaks this jar's interface.
+   */
+  @Test
+  public void aLibraryOfAnotherNativeInterfaceIsRefusedWithItsRemedy() {
+    String old = NativeLoader.abiProblem(-1, "java.library.path=/opt/hadoop/lib/native");
+    assertTrue(old, old.contains("/opt/hadoop/lib/native speaks native interface 1 or older"));
+    assertTrue(old, old.contains("this jar needs " + NativeLoader.ABI));
+    assertTrue(old, old.contains("remove the stale liblocus_jni from java.library.path"));
+    String other = NativeLoader.abiProblem(NativeLoader.ABI + 1, "jar resource x");
+    assertTrue(other, other.contains("speaks native interface " + (NativeLoader.ABI + 1)));
+    assertEquals(null, NativeLoader.abiProblem(NativeLoader.ABI, "anywhere"));
+    NativeLoader.load();
+    assertEquals(NativeLoader.ABI, LocusNative.abi());
+  }
+
   @Test
   public void theBuildBundlesTheLibraryForThisPlatform() {
     String resource = NativeLoader.resourcePath(NativeLoader.osName(System.getProperty("os.name")),
