@@ -755,15 +755,16 @@ impl Core {
             decision.node,
             executed
         );
-        // A node that left (its decisions went back to the asks when it did) is no place for an
-        // app to sit out: it would only leave a pause behind for a node of the same id later.
-        if executed == 0 && self.state.node(&decision.node).is_some() {
+        let found = self.in_flight.reject(&decision, executed);
+        // Only a decision still in flight makes its app sit out the node: one whose node left
+        // (its containers went back to the asks when it did) would leave a pause behind for
+        // whatever node registers under that id later.
+        if executed == 0 && found.is_some() {
             if let Some(app) = self.state.app_by_id(&decision.app) {
                 self.rejections.rejected(app.arrival, &decision.node);
             }
         }
-        if let Some((key, locality, host, rack, back)) = self.in_flight.reject(&decision, executed)
-        {
+        if let Some((key, locality, host, rack, back)) = found {
             if back > 0 {
                 if let Some(a) = self.state.app_mut_by_id(&decision.app) {
                     a.asks.restore(&key, locality, host, rack, back);

@@ -426,6 +426,40 @@ fn a_removed_nodes_unexecuted_decisions_go_back_to_the_asks_once() {
     assert_eq!(total(&heartbeat(&mut c, "h1", 8, 8)), 3);
 }
 
+/// The node left and came back under the same id before the shim reported the decision it could
+/// not execute there: the rejection finds nothing in flight (the containers went back when the
+/// node left), so it gives nothing back again and makes the app sit out nothing on the node
+/// that came back.
+#[test]
+fn a_rejection_for_a_node_that_came_back_sets_no_pause_and_gives_nothing_twice() {
+    let mut c = core();
+    add_node(&mut c, "h2", "/r1", 8, 8);
+    add_app(&mut c, "a", 1, "YARN");
+    set_asks(&mut c, "a", &[(1, "*", 3, 1, 1, true)]);
+    let ds = heartbeat(&mut c, "h2", 8, 8);
+    assert_eq!(total(&ds), 3);
+    c.handle(Event::NodeRemoved {
+        node: node_id("h2"),
+    })
+    .unwrap();
+    add_node(&mut c, "h2", "/r1", 8, 8);
+    for d in &ds {
+        c.handle(Event::DecisionRejected {
+            decision: d.clone(),
+            executed: 0,
+            reason: "node h2:8041 re-registered with the ResourceManager since the core decided"
+                .into(),
+        })
+        .unwrap();
+    }
+    assert_eq!(c.stats().pending_containers, 3);
+    assert_eq!(
+        total(&heartbeat(&mut c, "h2", 8, 8)),
+        3,
+        "the app does not sit out the node that came back"
+    );
+}
+
 /// Two scheduler keys at one priority (YARN's allocation_request_id): the shim creates a
 /// container for one decision and rejects the other, and the rejected key must come back.
 #[test]

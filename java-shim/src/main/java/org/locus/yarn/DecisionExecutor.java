@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -55,10 +56,13 @@ final class DecisionExecutor {
   /** A decision of the core's answer, with the attempt it names (if any). */
   static final class Planned {
     final DecisionsFrame.Decision d;
+    /** The node object the core was offered, or null when not known (tests' decisions). */
+    final FiCaSchedulerNode offered;
     LocusAppAttempt attempt;
 
-    Planned(DecisionsFrame.Decision d) {
+    Planned(DecisionsFrame.Decision d, FiCaSchedulerNode offered) {
       this.d = d;
+      this.offered = offered;
     }
   }
 
@@ -71,13 +75,24 @@ final class DecisionExecutor {
    * @return the containers created
    */
   int run(DecisionsFrame.Answer answer) {
+    return run(answer, null);
+  }
+
+  /**
+   * As {@link #run(DecisionsFrame.Answer)}, for an answer to an offer of {@code offered} (the
+   * node objects by id): a decision is executed only on the very node object it was made for.
+   * A node that left and re-registered under the same id since the core decided is a new
+   * object, and the core gave the decision's containers back when the node left; creating them
+   * would count them twice.
+   */
+  int run(DecisionsFrame.Answer answer, Map<NodeId, FiCaSchedulerNode> offered) {
     if (answer == null || answer.decisions.isEmpty()) {
       return 0;
     }
     List<Planned> planned = new ArrayList<>(answer.decisions.size());
     Set<LocusAppAttempt> apps = new LinkedHashSet<>();
     for (DecisionsFrame.Decision d : answer.decisions) {
-      Planned p = new Planned(d);
+      Planned p = new Planned(d, offered == null ? null : offered.get(d.node));
       p.attempt = resolveAttempt(d.app);
       if (p.attempt != null) {
         apps.add(p.attempt);
@@ -204,6 +219,10 @@ final class DecisionExecutor {
     FiCaSchedulerNode node = cluster.node(d.node);
     if (node == null) {
       return "node " + d.nodeName() + " is not registered with the ResourceManager";
+    }
+    if (p.offered != null && p.offered != node) {
+      return "node " + d.nodeName() + " re-registered with the ResourceManager since the core"
+          + " decided";
     }
     String expected = expectedResourceName(d.locality, node);
     if (!Objects.equals(expected, d.resourceName)) {

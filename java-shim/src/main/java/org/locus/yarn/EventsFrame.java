@@ -141,6 +141,7 @@ final class EventsFrame {
       buf[pos++] = (byte) (recovered ? 1 : 0);
       end(true);
     } else {
+      pos = start;
       asJson(start, CoreMessages.containerAllocated(container, at, priority, allocationRequestId,
           resource, locality, recovered));
     }
@@ -156,6 +157,7 @@ final class EventsFrame {
       resource(resource);
       end(true);
     } else {
+      pos = start;
       asJson(start, CoreMessages.containerReleased(container, at, resource));
     }
   }
@@ -202,6 +204,7 @@ final class EventsFrame {
       i64(digest);
       end(false);
     } else {
+      pos = start;
       asJson(start, CoreMessages.asksDigest(app, digest));
     }
   }
@@ -261,8 +264,9 @@ final class EventsFrame {
   }
 
   /**
-   * Replaces the record begun at {@code start} by {@code event} as JSON. Written before the
-   * frame is touched: should writing the event fail, the frame keeps its other records intact.
+   * Replaces the record begun at {@code start} by {@code event} as JSON. The callers that began a
+   * record take it back ({@code pos = start}) before building the event, and the text is made
+   * before the frame is written: should either fail, the frame keeps its other records intact.
    */
   private void asJson(int start, ObjectNode event) {
     byte[] json = CoreMessages.write(event).getBytes(StandardCharsets.UTF_8);

@@ -3,8 +3,10 @@ package org.locus.yarn;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -588,8 +590,12 @@ final class SchedulingLoop implements Runnable {
       if (response == null || response.decisions.isEmpty()) {
         return 0;
       }
+      Map<NodeId, FiCaSchedulerNode> objects = new HashMap<>(nodes.size() * 2);
+      for (FiCaSchedulerNode n : nodes) {
+        objects.put(n.getNodeID(), n);
+      }
       synchronized (schedulerLock) {
-        return executor.run(response);
+        return executor.run(response, objects);
       }
     } catch (Throwable t) {
       FailureLog.rethrowIfJvmBroken(t);

@@ -79,4 +79,54 @@ public class HeldDecisionsTest {
     assertEquals(1, got.size());
     assertEquals(nm1.getNodeId(), got.get(0).getNodeId());
   }
+
+  /**
+   * The node leaves and comes back under the same id (an idle NodeManager restarting on its
+   * port: the RM removes and re-adds it back to back) while a pass holds a decision for it. The
+   * core gave the decision's container back when the node left, so the shim must not create it
+   * on the node that re-registered: that container would be counted twice (the core's asks
+   * still hold it), found only as a drift. It is handed back instead, and the ask is decided
+   * afresh.
+   */
+  @Test(timeout = 300_000)
+  public void aDecisionForANodeThatReRegisteredMeanwhileIsHandedBack() throws Exception {
+    YarnConfiguration conf = locusConf();
+    conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 600_000);
+    conf.set("locus.scheduling.mode", "heartbeat");
+    MockRM rm = cluster.start(conf);
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
+    LocusScheduler scheduler = scheduler(rm);
+    int rejectedBefore = stats(rm).get("rejected").asInt();
+    int driftsBefore = stats(rm).get("asks_drifts").asInt();
+    org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode h2 =
+        rm.getRMContext().getRMNodes().get(nm2.getNodeId());
+
+    HeldPass pass = new HeldPass(scheduler);
+    try {
+      am.allocate("*", GB, 1, new ArrayList<>());
+      scheduler.awaitSchedulingIdle();
+      nm2.nodeHeartbeat(true);
+      assertTrue("a scheduling pass decided for h2", pass.awaitHeld());
+      scheduler.handle(new NodeRemovedSchedulerEvent(h2));
+      scheduler.handle(
+          new org.apache.hadoop.yarn.server.resourcemanager.scheduler.event
+              .NodeAddedSchedulerEvent(h2));
+    } finally {
+      pass.release();
+    }
+    scheduler.awaitSchedulingIdle();
+
+    JsonNode after = stats(rm);
+    assertEquals("nothing was created on the node that came back", 0,
+        scheduler.getSchedulerNode(nm2.getNodeId()).getNumContainers());
+    assertEquals("the held decision was handed back", 1,
+        after.get("rejected").asInt() - rejectedBefore);
+    assertEquals(after.toString(), driftsBefore, after.get("asks_drifts").asInt());
+    assertEquals(after.toString(), 0, after.get("in_flight").asInt());
+    assertEquals(after.toString(), 1, after.get("pending_containers").asInt());
+  }
+
 }
