@@ -1,7 +1,6 @@
 package org.locus.yarn;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -14,9 +13,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The core found that its asks of some applications differ from the RM's (their
- * {@code asks_digest} did not match): each gets one full {@code asks_updated} snapshot. Only
- * applications of the batch that named them can drift, and the sender holds their locks, so the
- * snapshots are read and sent under the same locks, before any other change of their asks.
+ * {@code asks_digest} did not match): each gets one snapshot of its table, the binary by-name
+ * asks frame every snapshot goes as ({@link CoreLink#sendSnapshot}). Only applications of the
+ * batch that named them can drift, and the sender holds their locks, so the snapshots are read
+ * and sent under the same locks, before any other change of their asks.
  */
 final class AsksResync {
   private static final Logger LOG = LoggerFactory.getLogger(AsksResync.class);
@@ -25,12 +25,11 @@ final class AsksResync {
   }
 
   /**
-   * The snapshots owed for {@code driftedJson} (the core's JSON array of application ids, or
-   * null for none),
-   * from {@code held}, whose locks the caller holds. An id not among them (a core bug) is
-   * logged; its attempt re-sends a snapshot at its next update.
+   * The attempts of {@code held} (whose locks the caller holds) owed a snapshot by
+   * {@code driftedJson} (the core's JSON array of application ids, or null for none). An id
+   * not among them (a core bug) is logged; its attempt re-sends a snapshot at its next update.
    */
-  static List<ObjectNode> snapshots(String driftedJson, Collection<LocusAppAttempt> held) {
+  static List<LocusAppAttempt> drifted(String driftedJson, Collection<LocusAppAttempt> held) {
     if (driftedJson == null) {
       return Collections.emptyList();
     }
@@ -44,12 +43,12 @@ final class AsksResync {
           + "asks of every application of the batch", driftedJson);
       drifted = null;
     }
-    List<ObjectNode> out = new ArrayList<>();
+    List<LocusAppAttempt> out = new ArrayList<>();
     for (LocusAppAttempt a : held) {
       if (drifted == null || drifted.remove(a.getApplicationId().toString())) {
         LOG.info("Asks of {} drifted from the Locus core's; sending them in full",
             a.getApplicationAttemptId());
-        out.add(a.asksSnapshot());
+        out.add(a);
       }
     }
     if (drifted != null && !drifted.isEmpty()) {

@@ -85,7 +85,7 @@ final class CoreLink {
   /** What a rebuild needs from the scheduler; set by {@link #open}. */
   private Object schedulerLock;
   private Supplier<String> settings;
-  private Supplier<List<ObjectNode>> replay;
+  private Supplier<CoreRebuild.Replay> replay;
   /** Hands an attempt back to the scheduling thread, which sends its asks before a pass. */
   private volatile Consumer<LocusAppAttempt> resend = a -> { };
   /**
@@ -128,7 +128,7 @@ final class CoreLink {
    * {@link CoreRebuild}).
    */
   void open(String settingsJson, Object schedulerLock, Supplier<String> settings,
-      Supplier<List<ObjectNode>> replay) {
+      Supplier<CoreRebuild.Replay> replay) {
     this.schedulerLock = schedulerLock;
     this.settings = settings;
     this.replay = replay;
@@ -247,14 +247,14 @@ final class CoreLink {
       Collection<LocusAppAttempt> snapshotsFrom, boolean logRefusal) {
     String json = CoreMessages.array(events);
     coreCalls.get()[0]++;
+    String drifted;
     try {
-      String drifted = c.events(json);
-      List<ObjectNode> owed = AsksResync.snapshots(drifted, snapshotsFrom);
-      return owed.isEmpty() ? null : callEvents(c, owed, snapshotsFrom, logRefusal);
+      drifted = c.events(json);
     } catch (LocusException e) {
       return failed(c, e, snapshotsFrom, logRefusal, subjectOf(events), json, events.size(),
           recordsBookkeeping(events));
     }
+    return resync(drifted, snapshotsFrom);
   }
 
   /**
@@ -273,14 +273,62 @@ final class CoreLink {
       return null;
     }
     coreCalls.get()[0]++;
+    String drifted;
     try {
-      String drifted = c.eventsFrame(frame.direct());
-      List<ObjectNode> owed = AsksResync.snapshots(drifted, snapshotsFrom);
-      return owed.isEmpty() ? null : callEvents(c, owed, snapshotsFrom, true);
+      drifted = c.eventsFrame(frame.direct());
     } catch (LocusException e) {
       return failed(c, e, snapshotsFrom, true, frame.subject(), frame, frame.size(),
           frame.recordsBookkeeping());
     }
+    return resync(drifted, snapshotsFrom);
+  }
+
+  /**
+   * The core named {@code driftedJson} (null: none) among {@code held}, whose locks the caller
+   * holds: each gets its table ({@link #sendSnapshot}). Returns the first refusal, or null.
+   */
+  private LocusException resync(String driftedJson, Collection<LocusAppAttempt> held) {
+    LocusException first = null;
+    for (LocusAppAttempt a : AsksResync.drifted(driftedJson, held)) {
+      LocusException refusal = sendSnapshot(a);
+      if (first == null) {
+        first = refusal;
+      }
+    }
+    return first;
+  }
+
+  /**
+   * {@code attempt}'s whole table, every name as text, as one binary asks frame: every
+   * snapshot the core is owed goes this way (a drift, a send that failed or was dropped, a
+   * numbered frame the core refused), so {@code locus.app.max-ask-rows} bounds it before a row
+   * is copied, and the attempt's waiting ids, which die with the core's table it replaces, are
+   * emptied. Caller holds the attempt's lock. The verdict is recorded on the attempt (shown to
+   * its owner) and returned: a table the shim refuses itself (a row the core cannot hold, more
+   * rows than the limit) is the application's refusal as the core's would be, never a failure
+   * of the core (which would resynchronise, i.e. rebuild, it for every application).
+   */
+  LocusException sendSnapshot(LocusAppAttempt attempt) {
+    if (!inService(core)) {
+      dropped(Collections.singleton(attempt));
+      return null;
+    }
+    ByteBuffer byName;
+    try {
+      byName = attempt.snapshotByName(maxAskRows);
+    } catch (AsksFrame.RowRefused refused) {
+      // The attempt recorded it and owes a snapshot.
+      failures.warn("Locus core update", "application " + attempt.getApplicationId(), refused,
+          null);
+      return new LocusException(refused.getMessage(), refused);
+    }
+    LocusException refusal = sendAsks(byName, attempt);
+    if (refusal == null) {
+      attempt.asksAccepted();
+    } else if (!(refusal instanceof LocusCorePoisonedException)) {
+      attempt.asksRefused(refusal.getMessage());
+    }
+    return refusal;
   }
 
   /**
@@ -327,9 +375,10 @@ final class CoreLink {
   /**
    * One binary asks frame ({@link AsksFrame}) for {@code attempt}, whose lock the caller holds;
    * otherwise as {@link #send}. A refusal is logged without the frame. A frame with numbered
-   * rows the core refuses is followed at once by the attempt's whole table by name, whose
-   * verdict is the one returned: its ids may be of a node removed since the frame was written, or of a core a
-   * rebuild replaced, which is no fault of the application.
+   * rows the core refuses is followed at once by the attempt's whole table by name
+   * ({@link #sendSnapshot}), whose verdict is the one returned: its ids may be of a node removed
+   * since the frame was written, or of a core a rebuild replaced, which is no fault of the
+   * application. A drift the frame's digest shows is mended the same way.
    */
   LocusException sendAsks(ByteBuffer frame, LocusAppAttempt attempt) {
     Collection<LocusAppAttempt> held = Collections.singleton(attempt);
@@ -339,39 +388,30 @@ final class CoreLink {
       return null;
     }
     coreCalls.get()[0]++;
+    int[] learned = null;
+    String drifted;
     try {
-      int[] learned = null;
       if (AsksFrame.numbered(frame)) {
         learned = learnedArray(frame.getInt(8));
         learned[0] = 0;
       }
-      List<ObjectNode> owed = AsksResync.snapshots(c.asks(frame, learned), held);
-      if (learned != null && learned[0] > 0) {
-        attempt.learnWaitingIds(frame, learned);
-      }
-      return owed.isEmpty() ? null : callEvents(c, owed, held, true);
+      drifted = c.asks(frame, learned);
     } catch (LocusException e) {
       if (!(e instanceof LocusCorePoisonedException) && inService(c)
           && AsksFrame.hasNumberedRow(frame)) {
         LOG.debug("Locus core refused numbered asks of {} ({}); re-sending them by name",
             attempt.getApplicationId(), e.getMessage());
         // The by-name snapshot also empties the attempt's waiting ids (stale ones among them).
-        ByteBuffer byName;
-        try {
-          byName = attempt.snapshotByName(maxAskRows);
-        } catch (AsksFrame.RowRefused refused) {
-          // The shim refused the table as the core would (a row it cannot hold, more rows than
-          // the limit; the attempt recorded it and owes a snapshot): the application's
-          // verdict, returned as the core's would be, never a failure of the core.
-          failures.warn("Locus core update", "application " + attempt.getApplicationId(),
-              refused, null);
-          return new LocusException(refused.getMessage(), refused);
-        }
-        return sendAsks(byName, attempt);
+        return sendSnapshot(attempt);
       }
       return failed(c, e, held, true, "application " + attempt.getApplicationId(), null, 1,
           false);
     }
+    if (learned != null && learned[0] > 0) {
+      attempt.learnWaitingIds(frame, learned);
+    }
+    // A snapshot carries no digest, so the one this may send cannot drift in turn.
+    return resync(drifted, held);
   }
 
   /**
@@ -719,15 +759,21 @@ final class CoreLink {
    * {@code fresh} is closed: a core built after shutdown must not outlive it).
    */
   private int install(LocusCore fresh) {
-    List<ObjectNode> events = replay.get();
+    CoreRebuild.Replay replayed = replay.get();
+    List<ObjectNode> events = replayed.events;
     try {
       fresh.events(CoreMessages.array(events));
     } catch (LocusCorePoisonedException e) {
       throw e;
     } catch (LocusException e) {
-      // One refused event (e.g. asks over a limit) must not keep the cluster unscheduled.
+      // One refused event must not keep the cluster unscheduled.
       failures.warn("Replaying the ResourceManager's bookkeeping into a new Locus core",
           "the cluster", e, null);
+    }
+    // The limit the asks are bounded by is the new core's.
+    int freshMaxAskRows = maxAskRows(fresh);
+    for (LocusAppAttempt a : replayed.asksOf) {
+      replayAsks(fresh, a, freshMaxAskRows);
     }
     // The new core numbers names its own way: before it goes into service, the table of its
     // ids for every host the replay added replaces the old core's (frames numbered from the
@@ -747,7 +793,6 @@ final class CoreLink {
     // Read before it goes into service (a failure fails this rebuild, which is retried): the
     // scheduling thread runs the new core's mode from its first pass.
     SchedulingMode freshMode = SchedulingMode.of(fresh);
-    int freshMaxAskRows = maxAskRows(fresh);
     Set<LocusAppAttempt> owed;
     synchronized (this) {
       if (closed.get()) {
@@ -771,7 +816,34 @@ final class CoreLink {
         resend.accept(a);
       }
     }
-    return events.size();
+    return events.size() + replayed.asksOf.size();
+  }
+
+  /**
+   * Sends {@code attempt}'s table to {@code fresh}, which is not in service yet (the scheduler's
+   * lock is held), as every snapshot goes ({@link #sendSnapshot}): a table over
+   * {@code maxRows} or one the core refuses is that application's refusal, recorded and shown to
+   * its owner, and the rebuild goes on. A panic fails the rebuild (it is retried).
+   */
+  private void replayAsks(LocusCore fresh, LocusAppAttempt attempt, int maxRows) {
+    synchronized (attempt) {
+      String subject = "application " + attempt.getApplicationId();
+      try {
+        // Not numbered: the names the new core gives ids are learned after the replay, and
+        // the waiting ids the attempt held died with the old core.
+        fresh.asks(attempt.snapshotByName(maxRows), null);
+        attempt.asksAccepted();
+      } catch (AsksFrame.RowRefused refused) {
+        // Recorded by the attempt, which owes a snapshot.
+        failures.warn("Locus core update", subject, refused, null);
+      } catch (LocusCorePoisonedException e) {
+        throw e;
+      } catch (LocusException e) {
+        attempt.asksRefused(e.getMessage());
+        attempt.forgetAsksSent();
+        failures.warn("Locus core update", subject, e, null);
+      }
+    }
   }
 
   private synchronized void finish(CompletableFuture<Void> attempt, Throwable failure) {

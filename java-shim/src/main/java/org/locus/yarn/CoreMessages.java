@@ -138,15 +138,9 @@ final class CoreMessages {
   }
 
   /**
-   * A full snapshot of the outstanding asks, sent only when the core may not hold the RM's view
-   * (a new or rebuilt core, a refused or failed update, a digest that differed). Rows are sorted
-   * so that two snapshots of the same asks serialise identically.
+   * The rows of a snapshot ({@link AsksFrame#KIND_SNAPSHOT}): those with containers
+   * outstanding, sorted so that two snapshots of the same asks are written identically.
    */
-  static ObjectNode asksUpdated(ApplicationId app, Collection<ResourceRequest> requests) {
-    return asks("asks_updated", app, snapshotRows(requests));
-  }
-
-  /** The rows of a snapshot: those with containers outstanding, in a fixed order. */
   static List<ResourceRequest> snapshotRows(Collection<ResourceRequest> requests) {
     List<ResourceRequest> rows = new ArrayList<>();
     for (ResourceRequest r : requests) {
@@ -161,37 +155,11 @@ final class CoreMessages {
     return rows;
   }
 
-  /**
-   * The rows the AM just sent, as it sent them (after the RM's normalisation): each sets its
-   * row's outstanding count, 0 removes it, and rows not named keep theirs in the core. The
-   * allocate() path sends them as a binary {@link AsksFrame}; this JSON form is the same event.
-   */
-  static ObjectNode asksChanged(ApplicationId app, Collection<ResourceRequest> rows) {
-    return asks("asks_changed", app, rows);
-  }
-
   /** The RM's digest of the application's asks ({@link AsksDigest}), for the core to compare. */
   static ObjectNode asksDigest(ApplicationId app, long digest) {
     ObjectNode o = event("asks_digest");
     o.put("app", app.toString());
     o.put("digest", digest);
-    return o;
-  }
-
-  private static ObjectNode asks(String type, ApplicationId app,
-      Collection<ResourceRequest> rows) {
-    ObjectNode o = event(type);
-    o.put("app", app.toString());
-    ArrayNode asks = o.putArray("asks");
-    for (ResourceRequest r : rows) {
-      ObjectNode a = asks.addObject();
-      a.put("priority", r.getPriority().getPriority());
-      a.put("allocation_request_id", r.getAllocationRequestId());
-      a.put("resource_name", r.getResourceName());
-      a.set("capability", resource(r.getCapability()));
-      a.put("count", Math.max(0, r.getNumContainers()));
-      a.put("relax_locality", r.getRelaxLocality());
-    }
     return o;
   }
 

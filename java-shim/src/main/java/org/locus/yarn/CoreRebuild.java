@@ -27,6 +27,22 @@ final class CoreRebuild {
   private CoreRebuild() {
   }
 
+  /**
+   * The replay: the RM's bookkeeping as one batch of events, then the running attempts whose
+   * tables follow it, each as the binary snapshot every other snapshot goes as
+   * ({@link CoreLink#sendSnapshot}), so the row limit bounds it and a table over it is its
+   * application's refusal, not a refused event of the rebuild.
+   */
+  static final class Replay {
+    final List<ObjectNode> events;
+    final List<LocusAppAttempt> asksOf;
+
+    Replay(List<ObjectNode> events, List<LocusAppAttempt> asksOf) {
+      this.events = events;
+      this.asksOf = asksOf;
+    }
+  }
+
   /** {@code app_added} for an application, with what the RM knows of its submission. */
   static ObjectNode appAdded(RMContext rmContext, ApplicationId appId, String queue,
       String user) {
@@ -40,14 +56,14 @@ final class CoreRebuild {
 
   /**
    * The replay, in the order the core needs it (nodes before the containers on them, an
-   * application before its attempt, containers before the asks snapshot). Caller holds the
-   * scheduler lock; each attempt's lock is taken here while its asks are read, and its
-   * snapshot is marked unsent so the next change re-sends it in full whatever the new core got.
+   * application before its attempt, containers before the asks snapshots, which follow the
+   * events). Caller holds the scheduler lock, which it keeps until the snapshots are sent.
    */
-  static List<ObjectNode> replay(Collection<FiCaSchedulerNode> nodes,
+  static Replay replay(Collection<FiCaSchedulerNode> nodes,
       Map<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> applications,
       RMContext rmContext) {
     List<ObjectNode> events = new ArrayList<>();
+    List<LocusAppAttempt> asksOf = new ArrayList<>();
     for (FiCaSchedulerNode n : nodes) {
       events.add(CoreMessages.nodeAdded(n.getNodeID(), n.getNodeName(), n.getRackName(),
           n.getTotalResource()));
@@ -81,14 +97,9 @@ final class CoreRebuild {
         continue;
       }
       if (attempt instanceof LocusAppAttempt) {
-        LocusAppAttempt locus = (LocusAppAttempt) attempt;
-        synchronized (locus) {
-          events.add(locus.asksSnapshot());
-          // Whatever the new core makes of the replay, the next message is a snapshot again.
-          locus.forgetAsksSent();
-        }
+        asksOf.add((LocusAppAttempt) attempt);
       }
     }
-    return events;
+    return new Replay(events, asksOf);
   }
 }

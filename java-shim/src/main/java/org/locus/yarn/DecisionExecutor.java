@@ -45,6 +45,9 @@ final class DecisionExecutor {
 
     /** Sends one events frame; the caller holds every lock in {@code heldApps}. */
     void send(EventsFrame events, Set<LocusAppAttempt> heldApps);
+
+    /** Sends {@code attempt}'s whole table; the caller holds its lock. */
+    void sendSnapshot(LocusAppAttempt attempt);
   }
 
   private final Cluster cluster;
@@ -132,11 +135,18 @@ final class DecisionExecutor {
       // decisions not reached stay in flight in the core and expire there.
       // The core took the executed containers off its asks when it decided: only the digest
       // goes over, and a drift it finds costs one snapshot.
+      List<LocusAppAttempt> owed = new ArrayList<>();
       for (LocusAppAttempt attempt : apps) {
-        attempt.asksCheck(events);
+        if (attempt.asksCheck(events)) {
+          owed.add(attempt);
+        }
       }
       if (!events.isEmpty()) {
         cluster.send(events, apps);
+      }
+      // After the containers: the RM's tables already count them.
+      for (LocusAppAttempt attempt : owed) {
+        cluster.sendSnapshot(attempt);
       }
     }
   }

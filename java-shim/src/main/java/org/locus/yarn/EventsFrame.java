@@ -20,7 +20,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
  * rust-core/src/events_frame.rs}; layout in docs/architecture.md): what the RM did with the
  * core's decisions and with its containers ({@code container_allocated},
  * {@code container_released}, {@code decision_rejected}, {@code asks_digest}) as fixed records,
- * any other event as one JSON record, all in one call and in the order written. It replaces a
+ * all in one call and in the order written; a record whose text will not fit a u16 length goes
+ * as one JSON record of the same event (YARN's ids never are that long). It replaces a
  * Jackson tree per event on the paths every container takes. Records go into a heap array; the
  * finished frame is copied into this thread's direct buffer in one bulk copy when sent.
  */
@@ -206,20 +207,6 @@ final class EventsFrame {
     } else {
       pos = start;
       asJson(start, CoreMessages.asksDigest(app, digest));
-    }
-  }
-
-  /**
-   * Any other event, as JSON (rare on these paths: the snapshot a drift owes). Its kind decides
-   * whether the batch records bookkeeping, as for a JSON batch.
-   */
-  void json(ObjectNode event) {
-    asJson(pos, event);
-    String app = event.path("app").asText(null);
-    if (app != null) {
-      apps.add(app);
-    } else if (event.has("node")) {
-      node = event.path("node").asText();
     }
   }
 

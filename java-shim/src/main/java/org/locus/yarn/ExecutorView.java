@@ -43,6 +43,11 @@ final class ExecutorView implements DecisionExecutor.Cluster {
     link.send(events, heldApps);
   }
 
+  @Override
+  public void sendSnapshot(LocusAppAttempt attempt) {
+    link.sendSnapshot(attempt);
+  }
+
   /** The leaf an application runs in; null once it is gone. */
   private LocusQueue queueOf(ApplicationId appId) {
     SchedulerApplication<FiCaSchedulerApp> app = scheduler.getSchedulerApplications().get(appId);

@@ -1,6 +1,5 @@
 package org.locus.yarn;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -534,9 +533,11 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   }
 
   /**
-   * The whole table with every name as text: what replaces a numbered frame the core refused
-   * (ids of a node removed meanwhile, or of a core a rebuild replaced), so the asks reach the
-   * core whatever the ids were. Caller holds the application lock and sends it at once.
+   * The whole table with every name as text: every snapshot the link sends outside the
+   * scheduling thread's own frames ({@link CoreLink#sendSnapshot}: a drift, a snapshot owed at
+   * a batch of containers, a numbered frame the core refused, a rebuild's replay), so the asks
+   * reach the core whatever ids it holds, bounded by {@code maxRows} before the table is copied.
+   * Settles what was owed. Caller holds the application lock and sends it at once.
    *
    * @throws AsksFrame.RowRefused as {@link #takeAsksFrame()}
    */
@@ -561,38 +562,25 @@ class LocusAppAttempt extends FiCaSchedulerApp {
 
   /**
    * After the RM changed the asks itself (executed decisions, a completed container whose ask
-   * it may have put back): the digest, or the owed snapshot, into {@code events}; nothing while
-   * the core refused this attempt's asks (the AM's next change re-sends them). Caller holds the
-   * application lock.
+   * it may have put back): the digest into {@code events}, unless the core is owed the table;
+   * nothing while the core refused this attempt's asks (the AM's next change re-sends them).
+   * Caller holds the application lock.
    *
-   * @return whether anything was written
+   * @return whether the table is owed instead: the caller sends it
+   *     ({@link CoreLink#sendSnapshot}) after {@code events}, under the same lock, so it reaches
+   *     the core after the containers the frame reports (the RM's asks already count them)
    */
   synchronized boolean asksCheck(EventsFrame events) {
     if (!snapshotOwed) {
       // Rows allocate() changed that the scheduling thread has not sent yet make the RM's
       // digest differ from the core's without any drift: they go, with the digest, in this
       // attempt's next frame (it is in the scheduling thread's inbox).
-      if (rowsNotSentCount != 0) {
-        return false;
+      if (rowsNotSentCount == 0) {
+        events.asksDigest(getApplicationId(), AsksDigest.of(this));
       }
-      events.asksDigest(getApplicationId(), AsksDigest.of(this));
-      return true;
+      return false;
     }
-    if (asksRefusal == null || dropped) {
-      events.json(asksSnapshot());
-      return true;
-    }
-    return false;
-  }
-
-  /**
-   * The full {@code asks_updated} snapshot, which settles what was owed. Caller holds the
-   * application lock and must send it (a rebuild replays it into the new core).
-   */
-  synchronized ObjectNode asksSnapshot() {
-    snapshotOwed = false;
-    dropped = false;
-    return CoreMessages.asksUpdated(getApplicationId(), appSchedulingInfo.getAllResourceRequests());
+    return asksRefusal == null || dropped;
   }
 
   /**

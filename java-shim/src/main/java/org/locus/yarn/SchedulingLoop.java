@@ -635,8 +635,8 @@ final class SchedulingLoop implements Runnable {
         if (frame == null) {
           // Nothing the AM changed: the RM's own changes (completions) are checked by digest.
           EventsFrame check = new EventsFrame();
-          LocusException refused = !attempt.asksCheck(check) ? null
-              : link.send(check, Collections.singleton(attempt));
+          LocusException refused = attempt.asksCheck(check) ? link.sendSnapshot(attempt)
+              : check.isEmpty() ? null : link.send(check, Collections.singleton(attempt));
           if (refused != null && !(refused instanceof LocusCorePoisonedException)) {
             attempt.asksRefused(refused.getMessage());
           }

@@ -73,7 +73,10 @@ public class ByNameResendTest {
     assertTrue(shown, shown.contains("Locus refused") && shown.contains(reason));
   }
 
-  /** The table holds a blank row the core never took (the snapshot that settled it did). */
+  /**
+   * The RM's table holds a blank row the core never took: put there behind the shim's back,
+   * after the core was sent the table (no snapshot owed).
+   */
   @Test
   public void aRowTheCoreCannotHoldInTheResendIsTheApplicationsRefusal() throws Exception {
     MockRM rm = cluster.start(locusConf());
@@ -84,10 +87,13 @@ public class ByNameResendTest {
     LocusScheduler scheduler = scheduler(rm);
     LocusAppAttempt attempt =
         (LocusAppAttempt) scheduler.getApplicationAttempt(am.getApplicationAttemptId());
+    CoreLink link = link(rm);
     synchronized (attempt) {
+      attempt.updateResourceRequests(rows(1, "h1", 1));
+      attempt.noteAsksChanged(rows(1, "h1", 1));
+      assertNull(link.sendAsks(attempt.takeAsksFrame(link.nameIds(), link.maxAskRows()),
+          attempt));
       attempt.updateResourceRequests(rows(2, " ", 1));
-      // As a rebuild's replay reads the asks: the snapshot it took settles what was owed.
-      attempt.asksSnapshot();
     }
 
     LocusException refusal = numberedChangeRefused(rm, nm2, attempt, rows(1, "h2", 3));

@@ -63,7 +63,8 @@ public class CoreLinkTest {
     link.open("{}", schedulerLock, () -> "{}", () -> {
       assertTrue("the replay reads the RM's bookkeeping under the scheduler lock",
           Thread.holdsLock(schedulerLock));
-      return Collections.singletonList(node());
+      return new CoreRebuild.Replay(Collections.singletonList(node()),
+          Collections.emptyList());
     });
   }
 

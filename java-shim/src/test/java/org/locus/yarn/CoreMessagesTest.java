@@ -1,12 +1,15 @@
 package org.locus.yarn;
 
+import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -44,7 +47,7 @@ public class CoreMessagesTest {
   }
 
   @Test
-  public void asksSnapshotSkipsSatisfiedRowsAndIsOrderIndependent() {
+  public void snapshotRowsSkipSatisfiedRowsAndAreOrderIndependent() {
     ResourceRequest any = ResourceRequest.newInstance(Priority.newInstance(20), "*",
         Resource.newInstance(1024, 1), 2);
     ResourceRequest host = ResourceRequest.newInstance(Priority.newInstance(20), "h1",
@@ -52,16 +55,18 @@ public class CoreMessagesTest {
     host.setAllocationRequestId(7L);
     ResourceRequest done = ResourceRequest.newInstance(Priority.newInstance(5), "*",
         Resource.newInstance(1024, 1), 0);
-    ObjectNode a = CoreMessages.asksUpdated(app, Arrays.asList(any, host, done));
-    ObjectNode b = CoreMessages.asksUpdated(app, Arrays.asList(done, host, any));
-    assertEquals(CoreMessages.write(a), CoreMessages.write(b));
-    JsonNode asks = a.get("asks");
-    assertEquals(2, asks.size());
-    assertEquals("*", asks.get(0).get("resource_name").asText());
-    assertEquals("h1", asks.get(1).get("resource_name").asText());
-    assertFalse(asks.get(1).get("relax_locality").asBoolean());
-    assertEquals(2, asks.get(1).get("count").asInt());
-    assertEquals(7L, asks.get(1).get("allocation_request_id").asLong());
+    List<ResourceRequest> a = CoreMessages.snapshotRows(Arrays.asList(any, host, done));
+    List<ResourceRequest> b = CoreMessages.snapshotRows(Arrays.asList(done, host, any));
+    assertEquals(Arrays.asList(any, host), a);
+    assertEquals(a, b);
+    // The same rows, so the same frame.
+    ByteBuffer fa = AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, app, a, null);
+    byte[] first = new byte[fa.remaining()];
+    fa.get(first);
+    ByteBuffer fb = AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, app, b, null);
+    byte[] second = new byte[fb.remaining()];
+    fb.get(second);
+    assertArrayEquals(first, second);
   }
 
   @Test

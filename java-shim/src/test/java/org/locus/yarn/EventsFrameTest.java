@@ -112,22 +112,28 @@ public class EventsFrameTest {
   }
 
   @Test
-  public void aDriftIsNamedAndARareEventRidesAsJsonInOrder() throws Exception {
+  public void aDriftIsNamedAndARecordTooLongForItsKindRidesAsJsonInOrder() throws Exception {
     try (LocusCore core = LocusCore.open("{}")) {
       core.events(SETUP);
       EventsFrame check = new EventsFrame();
       check.asksDigest(APP, 42L);
       assertEquals("[\"application_1_0001\"]", core.eventsFrame(check.direct()));
+      assertTrue("asks are a request, not the RM's bookkeeping", !check.recordsBookkeeping());
 
-      // A snapshot (JSON) then its digest (binary): applied in order, so no drift.
-      EventsFrame mended = new EventsFrame();
-      mended.json(CoreMessages.asksUpdated(APP, Collections.emptyList()));
-      mended.asksDigest(APP, 0L);
-      assertTrue(mended.toString(), mended.toString().contains("\"type\":\"asks_updated\""));
-      assertTrue(mended.toString(), mended.toString().contains("asks_digest application_1_0001"));
-      assertTrue("asks are a request, not the RM's bookkeeping", !mended.recordsBookkeeping());
-      assertNull(core.eventsFrame(mended.direct()));
-      assertEquals(0, stats(core).get("pending_containers").asInt());
+      // A container (binary), then its release naming a node id over a u16 text (JSON): the
+      // core releases by container id, so only the order written leaves it released.
+      char[] longHost = new char[70_000];
+      Arrays.fill(longHost, 'h');
+      EventsFrame both = new EventsFrame();
+      both.containerAllocated(container(5), H1, 20, 0L, Resource.newInstance(1024, 1),
+          NodeType.OFF_SWITCH, true);
+      both.containerReleased(container(5), NodeId.newInstance(new String(longHost), 8041),
+          Resource.newInstance(1024, 1));
+      assertEquals(2, both.size());
+      assertTrue(both.toString(), both.toString().contains("\"type\":\"container_released\""));
+      assertTrue(both.recordsBookkeeping());
+      assertNull(core.eventsFrame(both.direct()));
+      assertEquals(0, stats(core).get("running_containers").asInt());
     }
   }
 
