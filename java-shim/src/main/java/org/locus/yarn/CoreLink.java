@@ -838,7 +838,10 @@ final class CoreLink {
         failures.warn("Locus core update", subject, refused, null);
       } catch (LocusCorePoisonedException e) {
         throw e;
-      } catch (LocusException e) {
+      } catch (LocusException | IllegalArgumentException e) {
+        // IllegalArgumentException: a table the frame cannot carry at all (an application id
+        // over 255 bytes, a frame over 2 GB with the row limit raised far up). Either way this
+        // application's, never a reason to fail the rebuild, which would retry into it forever.
         attempt.asksRefused(e.getMessage());
         attempt.forgetAsksSent();
         failures.warn("Locus core update", subject, e, null);

@@ -59,7 +59,7 @@ final class DecisionExecutor {
   /** A decision of the core's answer, with the attempt it names (if any). */
   static final class Planned {
     final DecisionsFrame.Decision d;
-    /** The node object the core was offered, or null when not known (tests' decisions). */
+    /** The node object the core was offered for this decision (null: none was). */
     final FiCaSchedulerNode offered;
     LocusAppAttempt attempt;
 
@@ -73,20 +73,12 @@ final class DecisionExecutor {
    * Executes every decision of one answer and reports the outcome in one events frame: a
    * {@code container_allocated} per container, a {@code decision_rejected} per decision not
    * (fully) executed, and an {@code asks_digest} per application. Caller holds the scheduler
-   * lock.
+   * lock. {@code offered}: the offer's node objects by id. A decision is executed only on the
+   * very node object it was made for: a node that left and re-registered under the same id
+   * since the core decided is a new object, and the core gave the decision's containers back
+   * when the node left; creating them would count them twice.
    *
    * @return the containers created
-   */
-  int run(DecisionsFrame.Answer answer) {
-    return run(answer, null);
-  }
-
-  /**
-   * As {@link #run(DecisionsFrame.Answer)}, for an answer to an offer of {@code offered} (the
-   * node objects by id): a decision is executed only on the very node object it was made for.
-   * A node that left and re-registered under the same id since the core decided is a new
-   * object, and the core gave the decision's containers back when the node left; creating them
-   * would count them twice.
    */
   int run(DecisionsFrame.Answer answer, Map<NodeId, FiCaSchedulerNode> offered) {
     if (answer == null || answer.decisions.isEmpty()) {
@@ -95,7 +87,7 @@ final class DecisionExecutor {
     List<Planned> planned = new ArrayList<>(answer.decisions.size());
     Set<LocusAppAttempt> apps = new LinkedHashSet<>();
     for (DecisionsFrame.Decision d : answer.decisions) {
-      Planned p = new Planned(d, offered == null ? null : offered.get(d.node));
+      Planned p = new Planned(d, offered.get(d.node));
       p.attempt = resolveAttempt(d.app);
       if (p.attempt != null) {
         apps.add(p.attempt);
@@ -230,7 +222,7 @@ final class DecisionExecutor {
     if (node == null) {
       return "node " + d.nodeName() + " is not registered with the ResourceManager";
     }
-    if (p.offered != null && p.offered != node) {
+    if (p.offered != node) {
       return "node " + d.nodeName() + " re-registered with the ResourceManager since the core"
           + " decided";
     }

@@ -464,7 +464,15 @@ public class LocusScheduler
    * not make (stale, oversized, at the wrong place) to the shim's validation.
    */
   synchronized void executeDecisions(List<DecisionsFrame.Decision> decisions) {
-    executor.run(new DecisionsFrame.Answer(decisions, Collections.emptyList()));
+    // As if the nodes the decisions name had been offered as the RM holds them now.
+    java.util.Map<NodeId, FiCaSchedulerNode> offered = new java.util.HashMap<>();
+    for (DecisionsFrame.Decision d : decisions) {
+      FiCaSchedulerNode n = getSchedulerNode(d.node);
+      if (n != null) {
+        offered.put(d.node, n);
+      }
+    }
+    executor.run(new DecisionsFrame.Answer(decisions, Collections.emptyList()), offered);
   }
 
   /**

@@ -577,6 +577,17 @@ final class SchedulingLoop implements Runnable {
       ids.add(n.getNodeID());
     }
     try {
+      // Only nodes the RM still holds as these objects: a long async pass looked its nodes up
+      // at its start, and a node that left and re-registered since is a new object, whose
+      // decisions the executor would refuse as made for the old one (it is offered by its own
+      // heartbeat instead).
+      List<FiCaSchedulerNode> current = new ArrayList<>(nodes.size());
+      for (FiCaSchedulerNode n : nodes) {
+        if (cluster.node(n.getNodeID()) == n) {
+          current.add(n);
+        }
+      }
+      nodes = current;
       // The frame's own node list: a node whose id it cannot carry is left out of it, and the
       // answer names nodes by their place in the frame.
       List<NodeId> offered = new ArrayList<>(ids.size());
@@ -634,9 +645,11 @@ final class SchedulingLoop implements Runnable {
         }
         if (frame == null) {
           // Nothing the AM changed: the RM's own changes (completions) are checked by digest.
+          // takeAsksFrame wrote any snapshot owed that may be sent, so only a digest is left.
           EventsFrame check = new EventsFrame();
-          LocusException refused = attempt.asksCheck(check) ? link.sendSnapshot(attempt)
-              : check.isEmpty() ? null : link.send(check, Collections.singleton(attempt));
+          attempt.asksCheck(check);
+          LocusException refused =
+              check.isEmpty() ? null : link.send(check, Collections.singleton(attempt));
           if (refused != null && !(refused instanceof LocusCorePoisonedException)) {
             attempt.asksRefused(refused.getMessage());
           }
