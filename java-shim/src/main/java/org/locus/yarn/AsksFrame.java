@@ -48,6 +48,14 @@ public final class AsksFrame {
    * longer resource name; AsksFrameTest pins the two together against the core itself.
    */
   static final int MAX_NAME_BYTES = 1024;
+  /**
+   * Most bytes one frame may take: the bound on what an application's asks can make the shim
+   * hold, whatever {@code locus.app.max-ask-rows} allows (its maximum, 10,000,000 rows of
+   * 1,024-byte names, would be over 10 GB). 64 MiB holds the default limit's largest table
+   * (12,288 rows of the longest names, 13 MB) five times over; past it the asks are the
+   * application's refusal, as a table over the row limit is.
+   */
+  static final int MAX_FRAME_BYTES = 64 << 20;
   /** The core's setting bounding one application's rows; its value is the core's own. */
   static final String MAX_ASK_ROWS_KEY = "locus.app.max-ask-rows";
 
@@ -91,12 +99,14 @@ public final class AsksFrame {
       if (buf.length - pos >= more) {
         return;
       }
-      long want = Math.max(2L * buf.length, (long) pos + more);
-      if (want > Integer.MAX_VALUE - 8) {
-        throw new IllegalArgumentException("asks of " + app + " need a frame of over "
-            + (Integer.MAX_VALUE - 8) + " bytes");
+      long need = (long) pos + more;
+      if (need > MAX_FRAME_BYTES) {
+        // The array may have grown toward the bound: not kept for the thread's next frame.
+        buf = new byte[INITIAL_BYTES];
+        pos = 0;
+        throw RowRefused.overFrameBytes(app);
       }
-      buf = Arrays.copyOf(buf, (int) want);
+      buf = Arrays.copyOf(buf, (int) Math.min(MAX_FRAME_BYTES, Math.max(2L * buf.length, need)));
     }
 
     private void i8(int v) {
@@ -164,7 +174,8 @@ public final class AsksFrame {
   static Writer start(byte kind, ApplicationId app, NameIds ids) {
     byte[] appBytes = app.toString().getBytes(StandardCharsets.UTF_8);
     if (appBytes.length == 0 || appBytes.length > 255) {
-      throw new IllegalArgumentException("application id " + app + " does not fit an asks frame");
+      // The RM never makes one; if it did, this application's asks, not a failure of the core.
+      throw RowRefused.overFrameBytes(app);
     }
     // One pass over the rows, each written straight into the buffer (grown as needed): a
     // pass to size the frame first, with a byte array per name, read every one of 5,000 RM
@@ -454,6 +465,13 @@ public final class AsksFrame {
       return new RowRefused("application " + app + ": ask update refused, " + rows
           + " rows in one message, over " + MAX_ASK_ROWS_KEY + " = " + limit
           + "; its previous asks stay in force");
+    }
+
+    /** Asks (or an application id) the frame's bounds cannot carry. */
+    static RowRefused overFrameBytes(ApplicationId app) {
+      return new RowRefused("application " + app + ": asks need a frame of over "
+          + MAX_FRAME_BYTES + " bytes (or an application id over 255), more than Locus holds"
+          + " for one application; its previous asks stay in force");
     }
 
     private static String quoted(String name) {

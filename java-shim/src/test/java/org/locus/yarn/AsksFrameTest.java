@@ -332,4 +332,29 @@ public class AsksFrameTest {
     }
     assertTrue(AsksFrame.carries("\u001c"));
   }
+
+  /**
+   * A frame's size is bounded whatever the row limit an operator set (up to 10,000,000 rows of
+   * names up to 1,024 bytes: over 10 GB): past {@link AsksFrame.MAX_FRAME_BYTES} the asks are the
+   * application's refusal, as a table over the row limit is, before the heap holds more.
+   */
+  @Test
+  public void aFrameOverTheByteBoundIsTheApplicationsRefusal() {
+    char[] name = new char[AsksFrame.MAX_NAME_BYTES];
+    Arrays.fill(name, 'h');
+    String host = new String(name);
+    int rows = AsksFrame.MAX_FRAME_BYTES / (31 + AsksFrame.MAX_NAME_BYTES) + 1;
+    java.util.List<ResourceRequest> table = new java.util.ArrayList<>(rows);
+    for (int i = 0; i < rows; i++) {
+      table.add(ResourceRequest.newInstance(Priority.newInstance(i), host,
+          Resource.newInstance(1024, 1), 1));
+    }
+    ApplicationId app = ApplicationId.newInstance(1, 1);
+    AsksFrame.RowRefused e = assertThrows(AsksFrame.RowRefused.class,
+        () -> AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, app, table, null));
+    assertTrue(e.getMessage(), e.getMessage().startsWith("application " + app
+        + ": asks need a frame of over " + AsksFrame.MAX_FRAME_BYTES + " bytes"));
+    assertTrue("the writer keeps no buffer over the bound: " + AsksFrame.writerBytes(),
+        AsksFrame.writerBytes() <= 2L * AsksFrame.MAX_FRAME_BYTES);
+  }
 }
