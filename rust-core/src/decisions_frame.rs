@@ -139,13 +139,7 @@ fn cut(s: &str, max: usize) -> &str {
 /// response as the core made it, reasons cut as written.
 pub fn decode(bytes: &[u8], offers: &[Heartbeat]) -> Result<OffersResponse, FrameError> {
     let mut r = Reader { bytes, at: 0 };
-    let magic = r.u32("magic")?;
-    if magic != MAGIC {
-        r.at = 0;
-        return r.fail(format!(
-            "magic {magic:#010x} is not a decisions frame's {MAGIC:#010x}"
-        ));
-    }
+    r.magic(MAGIC, "a decisions frame")?;
     let decisions = r.u32("decision count")? as usize;
     let refused = r.u32("refused count")? as usize;
     let left = bytes.len() - r.at;

@@ -47,13 +47,7 @@ pub type Record = Result<Event, String>;
 /// Every record of a frame, in order.
 pub fn decode(bytes: &[u8]) -> Result<Vec<Record>, FrameError> {
     let mut r = Reader { bytes, at: 0 };
-    let magic = r.u32("magic")?;
-    if magic != MAGIC {
-        r.at = 0;
-        return r.fail(format!(
-            "magic {magic:#010x} is not an events frame's {MAGIC:#010x}"
-        ));
-    }
+    r.magic(MAGIC, "an events frame")?;
     let count = r.u32("record count")? as usize;
     let left = bytes.len() - r.at;
     if count > left / MIN_RECORD_BYTES {

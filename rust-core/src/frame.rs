@@ -98,6 +98,19 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    /// Reads the frame's leading magic; another is refused at byte 0, naming `frame`
+    /// (e.g. "an asks frame") so a shim and core of different layouts say what they got.
+    pub(crate) fn magic(&mut self, expected: u32, frame: &str) -> Result<(), FrameError> {
+        let magic = self.u32("magic")?;
+        if magic != expected {
+            self.at = 0;
+            return self.fail(format!(
+                "magic {magic:#010x} is not {frame}'s {expected:#010x}"
+            ));
+        }
+        Ok(())
+    }
+
     pub(crate) fn u8(&mut self, what: &str) -> Result<u8, FrameError> {
         Ok(self.array::<1>(what)?[0])
     }
@@ -213,13 +226,7 @@ pub enum FrameRefused {
 /// frame's bytes (at least 31 a row) are not the only bound on what is reserved.
 pub fn decode_view_within(bytes: &[u8], max_rows: usize) -> Result<AsksFrame<'_>, FrameRefused> {
     let mut r = Reader { bytes, at: 0 };
-    let magic = r.u32("magic")?;
-    if magic != MAGIC {
-        r.at = 0;
-        return r.fail(format!(
-            "magic {magic:#010x} is not an asks frame's {MAGIC:#010x}"
-        ));
-    }
+    r.magic(MAGIC, "an asks frame")?;
     let kind = r.u8("kind")?;
     if kind != KIND_CHANGED && kind != KIND_SNAPSHOT {
         r.at -= 1;

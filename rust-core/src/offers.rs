@@ -39,13 +39,7 @@ pub const KIND_SWEEP: u8 = 1;
 /// The heartbeats a frame stands for, in the frame's order, all at the frame's `now_ms`.
 pub fn decode(bytes: &[u8]) -> Result<Vec<Heartbeat>, FrameError> {
     let mut r = Reader { bytes, at: 0 };
-    let magic = r.u32("magic")?;
-    if magic != MAGIC {
-        r.at = 0;
-        return r.fail(format!(
-            "magic {magic:#010x} is not an offers frame's {MAGIC:#010x}"
-        ));
-    }
+    r.magic(MAGIC, "an offers frame")?;
     let count = r.u32("node count")? as usize;
     let now_ms = r.i64("now_ms")?;
     if now_ms < 0 {

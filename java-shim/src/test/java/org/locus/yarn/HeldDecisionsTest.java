@@ -17,7 +17,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
 import org.junit.Rule;
 import org.junit.Test;
@@ -37,14 +36,11 @@ public class HeldDecisionsTest {
   @Test(timeout = 300_000)
   public void aDecisionForANodeRemovedMeanwhileIsHandedBackAndPlacedElsewhere()
       throws Exception {
-    YarnConfiguration conf = locusConf();
-    conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 600_000);
-    conf.set("locus.scheduling.mode", "heartbeat");
-    MockRM rm = cluster.start(conf);
+    MockRM rm = startHeartbeatMode();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
-    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(
+        MockRMAppSubmitter.submitWithMemory(GB, rm), rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
     int rejectedBefore = stats(rm).get("rejected").asInt();
 
@@ -90,14 +86,11 @@ public class HeldDecisionsTest {
    */
   @Test(timeout = 300_000)
   public void aDecisionForANodeThatReRegisteredMeanwhileIsHandedBack() throws Exception {
-    YarnConfiguration conf = locusConf();
-    conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 600_000);
-    conf.set("locus.scheduling.mode", "heartbeat");
-    MockRM rm = cluster.start(conf);
+    MockRM rm = startHeartbeatMode();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
-    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
-    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(
+        MockRMAppSubmitter.submitWithMemory(GB, rm), rm, nm1);
     LocusScheduler scheduler = scheduler(rm);
     int rejectedBefore = stats(rm).get("rejected").asInt();
     int driftsBefore = stats(rm).get("asks_drifts").asInt();
@@ -129,4 +122,11 @@ public class HeldDecisionsTest {
     assertEquals(after.toString(), 1, after.get("pending_containers").asInt());
   }
 
+  /** An RM whose nodes heartbeat only when a test says so, Locus scheduling on heartbeats. */
+  private MockRM startHeartbeatMode() throws Exception {
+    YarnConfiguration conf = locusConf();
+    conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 600_000);
+    conf.set("locus.scheduling.mode", "heartbeat");
+    return cluster.start(conf);
+  }
 }
