@@ -394,7 +394,7 @@ const OFF_SWITCH_MAX: u32 = 10_000;
 /// hold gigabytes, which no bound worth the name allows.
 const APP_LIMIT_MAX: u64 = 10_000_000;
 
-/// A layer choice: the implemented values and those the issue plans, so an operator asking for
+/// A layer choice: the implemented values and those planned, so an operator asking for
 /// a planned one learns it is not there yet rather than that it never will be.
 macro_rules! choice {
     ($(#[$doc:meta])* $name:ident, $key:expr, { $($variant:ident = $text:literal),+ $(,)? }, planned: [$($planned:literal),*]) => {
