@@ -54,7 +54,7 @@ import org.locus.yarn.web.WebDefaults;
  * <p>It keeps the RM's own bookkeeping (attempts, nodes, RMContainers, tokens, QueueMetrics) so
  * the rest of the RM sees a normal scheduler, and leaves every scheduling decision to the Locus
  * core: node and job events are forwarded as JSON messages, and the core's decisions are made
- * and executed on Locus's scheduling thread ({@link SchedulingLoop}, see docs/architecture.md).
+ * and executed on Locus's scheduling thread ({@link SchedulingLoop}, see docs/design/architecture.md).
  *
  * <p>Threads: scheduler events arrive on the RM's scheduler dispatcher thread, {@code allocate}
  * on many IPC threads; neither waits on a decision. Lock order: scheduler monitor, then
@@ -522,7 +522,7 @@ public class LocusScheduler
       node.releaseContainer(container.getId(), false);
     }
     ((LocusQueue) attempt.getQueue()).subtractUsed(container.getResource());
-    // Never waits for a scheduling pass holding the core (issue 9 item 3): see CoreLink.
+    // Never waits for a scheduling pass holding the core: see CoreLink.
     EventsFrame released = new EventsFrame();
     released.containerReleased(container.getId(), container.getNodeId(), container.getResource());
     link.sendDeferrable(released);
