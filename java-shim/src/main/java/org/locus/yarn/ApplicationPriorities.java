@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.AccessControlException;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.authorize.AccessControlList;
 import org.apache.hadoop.thirdparty.com.google.common.util.concurrent.SettableFuture;
@@ -99,9 +100,9 @@ final class ApplicationPriorities {
       p = clusterMax;
     }
     if (!settings.allows(path, user, p)) {
-      throw new YarnException("User " + (user == null ? null : user.getShortUserName())
-          + " does not have permission to submit/update " + appId + " for priority "
-          + p.getPriority() + " in queue " + path + " (acl_application_max_priority)");
+      // CapacityScheduler's words, so a client sees the same refusal under either.
+      throw new YarnException(new AccessControlException("User " + user
+          + " does not have permission to submit/update " + appId + " for " + p));
     }
     return p;
   }

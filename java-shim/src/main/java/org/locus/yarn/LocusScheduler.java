@@ -25,6 +25,7 @@ import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
+import org.apache.hadoop.yarn.security.YarnAuthorizationProvider;
 import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
@@ -87,6 +88,11 @@ public class LocusScheduler
   private volatile SchedulingLoop loop;
   private volatile ContainerRecovery recovery;
   private volatile AllocateHandler allocations;
+  /**
+   * The RM's queue authorizer ({@code yarn.authorization-provider}): one per RM process, as
+   * CapacityScheduler's, and kept for every refresh.
+   */
+  private volatile YarnAuthorizationProvider authorizer;
 
   public LocusScheduler() {
     super(LocusScheduler.class.getName());
@@ -119,6 +125,7 @@ public class LocusScheduler
     this.usePortForNodeName = conf.getBoolean(
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
+    this.authorizer = YarnAuthorizationProvider.getInstance(conf);
     this.root = new LocusRootQueue(conf, this::getClusterResource);
     this.queues = new QueueQueries(root, applications);
     this.admission = new ApplicationAdmission(root, applications, link, rmContext);
@@ -252,7 +259,7 @@ public class LocusScheduler
    */
   private String configureQueues(String capacityQueues, Configuration conf) throws IOException {
     String queues = root.configure(CoreMessages.capacityQueues(capacityQueues), queueFile);
-    return queues + QueueFileSetup.apply(queueFile, root, conf, rmContext);
+    return queues + QueueFileSetup.apply(queueFile, root, conf, rmContext, authorizer);
   }
 
   /** The settings a rebuilt core opens with: those in force now. */
@@ -579,6 +586,12 @@ public class LocusScheduler
 
   @Override
   public boolean checkAccess(UserGroupInformation callerUGI, QueueACL acl, String queueName) {
+    // The RM's generic ACL manager asks here without looking at yarn.acl.enable, which
+    // CapacityScheduler's own manager does first: with ACLs off every caller passes, even for
+    // a queue that does not exist (a move then fails naming the queue).
+    if (!root.acls().enabled()) {
+      return true;
+    }
     // The RM asks with the application's queue: a path under capacity, the name it was
     // submitted with otherwise (it runs in default). An unknown queue is refused, as in CS.
     Queue q = root.describing(queueName);
@@ -605,7 +618,13 @@ public class LocusScheduler
   @Override
   public Priority checkAndGetApplicationPriority(Priority requested, UserGroupInformation user,
       String queue, ApplicationId appId) throws YarnException {
-    return priorities.checkAndGet(requested, user, queue, appId, getMaxClusterLevelAppPriority());
+    Priority p =
+        priorities.checkAndGet(requested, user, queue, appId, getMaxClusterLevelAppPriority());
+    // The RM asks this of the scheduler at every new submission, right where it checks
+    // CapacityScheduler's submit ACL itself: the same check here refuses the submission the
+    // same way, before the application exists.
+    admission.checkSubmitAcl(user, queue, appId);
+    return p;
   }
 
   @Override

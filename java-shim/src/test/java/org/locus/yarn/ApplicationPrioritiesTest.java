@@ -174,8 +174,10 @@ public class ApplicationPrioritiesTest {
         scheduler.checkAndGetApplicationPriority(Priority.newInstance(asked), who[0], "a", null);
         fail(who[0].getShortUserName() + " got priority " + asked + " in a");
       } catch (YarnException e) {
-        assertTrue(e.getMessage(), e.getMessage().contains(who[0].getShortUserName())
-            && e.getMessage().contains("priority " + asked) && e.getMessage().contains("root.a"));
+        // CapacityScheduler's message: user, application, priority.
+        assertTrue(e.getMessage(), e.getMessage().contains("User " + who[0].getShortUserName())
+            && e.getMessage().contains("does not have permission to submit/update")
+            && e.getMessage().endsWith(" for " + asked));
       }
     }
     // b has no priority ACLs: anyone, up to the cluster maximum.
