@@ -21,6 +21,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AppPrior
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.locus.yarn.queue.QueueFile;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,16 +67,13 @@ final class ApplicationPriorities {
   }
 
   /**
-   * Reads capacity-scheduler.xml (on the RM's classpath, as CapacityScheduler does) over
-   * {@code conf}; called at start and at every {@code -refreshQueues}.
+   * Takes the per-queue settings from {@code file}, the capacity-scheduler.xml the queues and
+   * their ACLs come from (read through the RM's configuration provider, as CapacityScheduler
+   * reads it), with {@code yarn.acl.enable} from {@code conf}; called at start and at every
+   * {@code -refreshQueues}.
    */
-  void readQueueSettings(Configuration conf) {
-    // Only when there is one: a cluster that never ran CS has none, and the file's absence
-    // must not cost the RM its start.
-    boolean hasFile =
-        conf.getResource(YarnConfiguration.CS_CONFIGURATION_FILE) != null;
-    useQueueSettings(new CapacitySchedulerConfiguration(conf, hasFile),
-        YarnConfiguration.isAclEnabled(conf));
+  void readQueueSettings(QueueFile file, Configuration conf) {
+    useQueueSettings(file.configuration(), YarnConfiguration.isAclEnabled(conf));
   }
 
   /** After APP_ADDED: the scheduler's copy of the priority the RM settled at submission. */

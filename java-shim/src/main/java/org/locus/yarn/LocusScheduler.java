@@ -134,10 +134,10 @@ public class LocusScheduler
     this.labels = new LabelPolicy(rmContext);
     this.router = new SchedulerEventRouter(this, new ApplicationLifecycle(this, applications, root,
         link, rmContext, labels, admission, priorities), link, rmContext, metrics);
-    priorities.readQueueSettings(conf);
     // Opened here so a bad locus.* key stops the RM before it serves anyone; the exception's
     // message is the core's and names the key.
     this.queueFile = QueueFile.read(conf, rmContext.getConfigurationProvider());
+    priorities.readQueueSettings(queueFile, conf);
     link.open(LocusSettings.toJson(conf, queueFile), this, this::coreSettings,
         () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
     this.loop = new SchedulingLoop(link, executor, this, new LoopView(this, rmContext, root));
@@ -208,7 +208,7 @@ public class LocusScheduler
     String queues;
     try {
       queues = configureQueues(capacityQueues, newConf);
-      priorities.readQueueSettings(newConf);
+      priorities.readQueueSettings(file, newConf);
       // Hadoop's part (the scheduling monitors of yarn.resourcemanager.scheduler.monitor.*)
       // refuses a policy class that is missing, is not a SchedulingEditPolicy or fails its init
       // (ProportionalCapacityPreemptionPolicy wants CapacityScheduler), after starting the ones
@@ -236,7 +236,7 @@ public class LocusScheduler
     Configuration inForce = confInForce();
     try {
       configureQueues(link.reconfigure(coreSettings()), inForce);
-      priorities.readQueueSettings(inForce);
+      priorities.readQueueSettings(queueFile, inForce);
     } catch (IOException | RuntimeException e) {
       // The settings in force were accepted before; if they no longer are, the core is rebuilt
       // from them (CoreLink) and this refresh's error is still the one the operator sees.
