@@ -500,6 +500,9 @@ pub struct Config {
     pub hints_trusted: crate::hints::TrustedSubmitters,
     /// `locus.app.max-ask-rows` and `locus.app.max-resource-names`.
     pub app_limits: crate::ask::AskLimits,
+    /// The system-wide application maximum and the one queue's outside `capacity`, from
+    /// capacity-scheduler.xml (`locus.capacity.tree`) whatever the policy.
+    pub submission: crate::policy::capacity_tree::SubmissionLimits,
 }
 
 impl Default for Config {
@@ -531,6 +534,7 @@ impl Default for Config {
             profile_store: None,
             profile_defaults: Default::default(),
             hints_trusted: Default::default(),
+            submission: Default::default(),
             app_limits: Default::default(),
         }
     }
@@ -671,6 +675,11 @@ impl Config {
             } else {
                 cfg.capacity = crate::policy::capacity_tree::parse(tree)?;
             }
+        }
+        cfg.submission = crate::policy::capacity_tree::submission_limits(tree)?;
+        if cfg.policy == JobPolicyKind::Capacity {
+            cfg.capacity
+                .default_application_limits(cfg.submission.system);
         }
         if !locality_given && places_maps_itself(cfg.policy).is_some() {
             // The default technique only where the policy leaves map placement to a layer.

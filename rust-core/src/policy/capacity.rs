@@ -147,6 +147,21 @@ fn shortcut_queue(name: &str, capacity: f64, maximum_capacity: f64) -> CapacityQ
     }
 }
 
+impl CapacityQueues {
+    /// Queues without a maximum-applications of their own (the shortcut's) take
+    /// CapacityScheduler's: the system-wide maximum times their capacity, for every user alike
+    /// (its default user-limit-factor and minimum-user-limit-percent leave a user the queue's).
+    pub fn default_application_limits(&mut self, system: u32) {
+        for q in &mut self.queues {
+            if q.maximum_applications.is_none() {
+                let m = (system as f64 * q.capacity / 100.0) as u32;
+                q.maximum_applications = Some(m);
+                q.maximum_applications_per_user = Some(m);
+            }
+        }
+    }
+}
+
 impl Default for CapacityQueues {
     /// CapacityScheduler's stock configuration: one queue `default` with the whole cluster.
     fn default() -> Self {
