@@ -70,6 +70,12 @@ pub struct Stats {
     pub running_containers: u64,
     /// Outstanding containers over all apps (sum of the `*` rows).
     pub pending_containers: u64,
+    /// Apps with outstanding asks that wait for AM room and are not activated yet: no policy
+    /// orders them until their AM fits (docs/operator/scheduling.md, "Activation").
+    pub apps_awaiting_activation: u64,
+    /// Apps the job policy ordered on the last node offer: the per-offer work, which follows
+    /// the activated apps, not the waiting ones.
+    pub ordered_apps: u64,
     pub queues: u64,
     /// Decisions neither confirmed nor rejected yet.
     pub in_flight: u64,
@@ -935,6 +941,8 @@ impl Core {
         s.apps = self.state.app_count() as u64;
         s.running_containers = self.state.containers().len() as u64;
         s.pending_containers = self.state.pending_containers();
+        s.apps_awaiting_activation = self.state.awaiting_count() as u64;
+        s.ordered_apps = self.state.last_ordered();
         s.queues = self.state.queues().len() as u64;
         s.in_flight = self.in_flight.len() as u64;
         s.backed_off = self.rejections.len() as u64;

@@ -788,3 +788,55 @@ fn matchmaking_room_left_for_some_map_counts_vcores_too() {
         "older's non-local map first ran at heartbeat {served:?} of 10: {got:?}"
     );
 }
+
+/// A job waiting for AM room is not activated (no policy orders it) until an AM finishes;
+/// then it is activated and given its AM, under every job policy. Its asks stay outstanding
+/// all along, so nothing but activation can hold it.
+#[test]
+fn a_job_waiting_for_am_room_starts_when_an_am_finishes() {
+    let nodes: &[NodeSpec] = &[("h1", "/r1", 8)];
+    for policy in [
+        "fifo", "fair", "fsp", "capacity", "td", "joss-t", "joss-j", "fresh", "mrosa",
+    ] {
+        let mut c = core_with(&[("locus.policy", policy)]);
+        add_nodes(&mut c, nodes);
+        add_mr(&mut c, "first", 0);
+        set_asks_rows(&mut c, "first", &[(0, "*", 1, 4, 1, true)]);
+        add_mr(&mut c, "second", 1);
+        set_asks_rows(&mut c, "second", &[(0, "*", 1, 4, 1, true)]);
+        let node = "h1:1";
+        let mut free = Resource::new(8 * GB, 8);
+        let ds = try_heartbeat(&mut c, node, free, 1_000).unwrap();
+        assert_eq!(ds.len(), 1, "{policy}: {ds:?}");
+        assert_eq!(ds[0].app, "first", "{policy}");
+        c.handle(common::allocated_event(&ds[0], "am_first"))
+            .unwrap();
+        free = Resource::new(4 * GB, 7);
+        // The first job runs a map; the second's AM would take half the cluster in AMs.
+        set_asks_rows(&mut c, "first", &[(20, "*", 1, 1, 1, true)]);
+        for t in 0..5u64 {
+            let ds = try_heartbeat(&mut c, node, free, 2_000 + t * 1_000).unwrap();
+            assert!(ds.iter().all(|d| d.app != "second"), "{policy}: {ds:?}");
+        }
+        assert_eq!(c.stats().apps_awaiting_activation, 1, "{policy}");
+        try_release(&mut c, "first", "am_first", node, Resource::new(4 * GB, 1)).unwrap();
+        c.handle(locus_core::Event::AppRemoved {
+            app: "first".into(),
+        })
+        .unwrap();
+        free = Resource::new(8 * GB, 8);
+        let mut started = None;
+        for t in 0..20u64 {
+            let ds = try_heartbeat(&mut c, node, free, 10_000 + t * 1_000).unwrap();
+            if ds.iter().any(|d| d.app == "second" && d.priority == 0) {
+                started = Some(t);
+                break;
+            }
+        }
+        assert!(
+            started.is_some(),
+            "{policy}: the waiting job never got its AM"
+        );
+        assert_eq!(c.stats().apps_awaiting_activation, 0, "{policy}");
+    }
+}

@@ -749,6 +749,17 @@ impl JobPolicy for CapacityPolicy {
         })
     }
 
+    fn prepare_activation(&mut self, state: &ClusterState, _now_ms: u64) {
+        self.measure(state);
+    }
+
+    /// As measured by `prepare_activation` (or the last order).
+    fn am_user_limit(&self, _state: &ClusterState, app: &App) -> Option<(usize, u64, u64)> {
+        let &slot = self.app_user.get(&app.arrival)?;
+        let u = &self.users[slot];
+        Some((slot, u.am_limit_mb, u.am_used_mb))
+    }
+
     /// MapReduce AMs of a user in a leaf with a user limit: as many as fit under the user AM
     /// limit ([`Self::measure`]); one in a queue whose AMs hold nothing, as CapacityScheduler
     /// starts one application in a queue whose AM limit is too small for it.
