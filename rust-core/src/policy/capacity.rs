@@ -529,7 +529,12 @@ impl CapacityPolicy {
             self.app_user.insert(app.arrival, slot);
         }
         let mut counted: HashMap<usize, ()> = HashMap::new();
-        for app in state.pending_apps_by_submission() {
+        // A user whose apps only wait for activation is active too: CapacityScheduler counts a
+        // user once an app of theirs asks for anything, its AM included.
+        for app in state
+            .pending_apps_by_submission()
+            .chain(state.awaiting_apps())
+        {
             if let Some(&slot) = self.app_user.get(&app.arrival) {
                 if counted.insert(slot, ()).is_none() {
                     if let Some(i) = self.queues.index_of(&app.queue) {

@@ -26,6 +26,11 @@
 //!
 //! Each job takes all it can on its turn (as `fifo`); the jobs after it get the rest of the node.
 //!
+//! Only activated jobs are in the virtual system (`crate::schedule`'s activation, as
+//! CapacityScheduler's active applications): a job whose AM the share cannot admit yet is not
+//! ordered, so it gets its virtual start and counts among the jobs sharing the virtual service
+//! from its activation on, as HFSP counts only the jobs the scheduler has admitted.
+//!
 //! Application priority (`yarn application -updatePriority`) comes first, as CapacityScheduler
 //! compares it before anything else inside a queue; equal priorities (the default, 0) leave the
 //! order to the rules here.
