@@ -56,6 +56,12 @@ pub enum Action {
     Sweep {
         host: u32,
     },
+    /// The nodes' heartbeats (each releasing its finished containers) offered to the core in
+    /// one batch (`Core::offers`), their decisions executed only after the batch, as the shim's
+    /// scheduling thread does.
+    Offers {
+        hosts: Vec<u32>,
+    },
     /// Switch to the layer combination at this index of [`crate::combos::valid`].
     Reconfigure {
         combo: usize,

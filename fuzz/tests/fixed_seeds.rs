@@ -91,6 +91,11 @@ fn capacity_queue_maxima_are_respected() {
 }
 
 #[test]
+fn slot_pool_caps_are_respected() {
+    assert_no("slot_cap_exceeded");
+}
+
+#[test]
 fn core_counters_equal_the_model() {
     assert_no("counter_mismatch");
 }
@@ -150,6 +155,7 @@ fn no_failure_class_the_checks_above_do_not_name() {
         "decision_ignores_relax_locality",
         "off_switch_limit_exceeded",
         "queue_maximum_exceeded",
+        "slot_cap_exceeded",
         "counter_mismatch",
         "starvation",
     ];

@@ -791,6 +791,8 @@ impl Core {
         }
         self.state
             .set_am_in_flight(self.in_flight.unconfirmed_ams());
+        self.state
+            .set_slot_in_flight(self.in_flight.unconfirmed_slots());
         if !hb.sweep {
             self.state.grant_opportunity(&hb.node);
         }
@@ -810,11 +812,11 @@ impl Core {
             &sitting_out,
         );
         for d in &decisions {
-            let am = self
+            let kind = self
                 .state
                 .app_by_id(&d.app)
-                .is_some_and(|a| a.kind_of(d.priority) == crate::app::TaskKind::ApplicationMaster);
-            self.in_flight.add(d, node.host_id, node.rack_id, am);
+                .map_or(crate::app::TaskKind::Generic, |a| a.kind_of(d.priority));
+            self.in_flight.add(d, node.host_id, node.rack_id, kind);
             self.stats.decided_containers += d.count as u64;
         }
         self.stats.decisions += decisions.len() as u64;

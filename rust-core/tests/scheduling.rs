@@ -1072,3 +1072,38 @@ fn an_app_the_shim_keeps_rejecting_on_a_node_backs_off_there() {
     execute(&mut c, &ds, &mut ids);
     assert_eq!(c.stats().backed_off, 0);
 }
+
+/// A slot pool's cap holds over a batch of node offers the RM executes only after the batch
+/// (`Core::offers`), as the AM share does: maps decided for one node and not yet created count
+/// against the pool when the next node is offered. Each heartbeat of the batch saw the pool as
+/// the last executed containers left it, so every node of a batch could fill it again (and
+/// start a container in it as if it were empty).
+#[test]
+fn a_slot_pool_cap_counts_decisions_not_yet_executed() {
+    let mut c = core_with(&[("locus.slots.map-share", "0.5")]);
+    add_node(&mut c, "h1", "/r1", 8, 8);
+    add_node(&mut c, "h2", "/r1", 8, 8);
+    add_app(&mut c, "mr", 1, "MAPREDUCE");
+    // Maps of 2 GB and 2 vcores; the pool holds 8 GB and 8 vcores of the 16 / 16.
+    set_asks(&mut c, "mr", &[(20, "*", 12, 2, 2, true)]);
+    let offer = |host: &str| locus_core::Heartbeat {
+        node: node_id(host),
+        unallocated: Resource::new(8 * GB, 8),
+        now_ms: 1_000,
+        sweep: false,
+    };
+    let out = c.offers(&[offer("h1"), offer("h2")]);
+    let mut maps = Resource::ZERO;
+    for d in &out.decisions {
+        maps = maps.add(&Resource::new(
+            d.capability.memory_mb * d.count as u64,
+            d.capability.vcores * d.count,
+        ));
+    }
+    assert_eq!(
+        maps,
+        Resource::new(8 * GB, 8),
+        "one batch of two offers decided {maps:?} of maps against a pool of 8 GB / 8 vcores: {:?}",
+        out.decisions
+    );
+}
