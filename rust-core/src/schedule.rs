@@ -24,7 +24,9 @@
 //! this node pass to the next apps in the order, so a job whose maps cannot run here cannot
 //! idle a slot another job could fill. A slot pool that holds no container may start one even
 //! when its cap is below that container's size, so a split can never leave a phase that has
-//! work without room for at least one container. MapReduce AM containers together hold at most
+//! work without room for at least one container, and a capped pool keeps the room it frees for
+//! the first key its cap alone held back (its waiter), so that room does not go back to whoever
+//! ranks first at the node where a container ended. MapReduce AM containers together hold at most
 //! the job policy's AM share of the cluster's memory (one may always start when none runs), so
 //! AMs cannot fill the nodes ahead of the tasks they wait for.
 
