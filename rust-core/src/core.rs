@@ -38,7 +38,7 @@ use crate::protocol::{
     Ask, AskRef, Decision, Event, Heartbeat, HeartbeatResponse, Locality, OffersResponse,
     RefusedOffer,
 };
-use crate::rejections::Rejections;
+use crate::rejections::{Rejections, WarnLimit};
 use crate::schedule;
 use crate::state::{AppSpec, ClusterState};
 
@@ -162,6 +162,8 @@ pub struct Core {
     state: ClusterState,
     in_flight: InFlight,
     rejections: Rejections,
+    /// Which `decision_rejected` events are logged at WARN.
+    rejection_warns: WarnLimit,
     stats: Stats,
     /// Writes `locus.profile.store` off this thread; `None` while no store is configured (the
     /// simulator and most tests run without files).
@@ -209,6 +211,7 @@ impl Core {
             state,
             in_flight: InFlight::default(),
             rejections: Rejections::default(),
+            rejection_warns: WarnLimit::default(),
             stats: Stats::default(),
             profile_writer,
             drifted: Vec::new(),
@@ -618,6 +621,17 @@ impl Core {
                 let old = self.state.move_app(&app, &queue)?;
                 log::info!("application {app} moved from queue {old} to {queue}");
             }
+            Event::AppBlacklist { app, places } => {
+                let n = places.len();
+                let list = crate::app::Blacklist::new(places)
+                    .map_err(|e| CoreError::Protocol(format!("app_blacklist for {app}: {e}")))?;
+                let a = self
+                    .state
+                    .app_mut_by_id(&app)
+                    .ok_or_else(|| CoreError::UnknownApp(app.clone()))?;
+                a.blacklist = list;
+                log::info!("application {app} blacklists {n} nodes or racks");
+            }
             Event::AppRemoved { app } => match self.state.remove_app(&app) {
                 Some(a) => {
                     self.in_flight.forget_app(&app);
@@ -642,6 +656,8 @@ impl Core {
                 Some(a) => {
                     a.attempt = None;
                     a.asks = crate::ask::AppAsks::emptied_after(&a.asks);
+                    // The next attempt's list is its own (the shim sends it if not empty).
+                    a.blacklist = Default::default();
                     self.in_flight.forget_app(&app);
                     log::info!("application {app} attempt {attempt} removed; its asks are gone");
                 }
@@ -744,7 +760,7 @@ impl Core {
             )));
         }
         self.stats.rejected += 1;
-        log::warn!(
+        let line = format!(
             "decision rejected by the ResourceManager ({reason}): {} x{} {:?} for {} priority {} at {} on {}, {} executed",
             decision.count,
             decision.capability.memory_mb,
@@ -755,6 +771,13 @@ impl Core {
             decision.node,
             executed
         );
+        match self.rejection_warns.admit() {
+            Some(0) => log::warn!("{line}"),
+            Some(quiet) => log::warn!(
+                "{line} ({quiet} more rejections logged at DEBUG since the last of these lines)"
+            ),
+            None => log::debug!("{line}"),
+        }
         let found = self.in_flight.reject(&decision, executed);
         // Only a decision still in flight makes its app sit out the node: one whose node left
         // (its containers went back to the asks when it did) would leave a pause behind for
@@ -781,6 +804,7 @@ impl Core {
             .node_heartbeat(&hb.node, hb.unallocated, hb.now_ms)?
             .clone();
         self.stats.heartbeats += 1;
+        self.rejection_warns.tick(hb.now_ms);
         let lost = self.in_flight.expire_node(&hb.node);
         if lost > 0 {
             self.stats.lost_decisions += lost as u64;
@@ -799,7 +823,7 @@ impl Core {
         } else {
             self.rejections.sitting_out(&hb.node)
         };
-        let decisions = schedule::assign(
+        let mut decisions = schedule::assign(
             &mut self.state,
             &mut self.layers,
             &self.config,
@@ -809,6 +833,11 @@ impl Core {
             hb.sweep,
             &sitting_out,
         );
+        for d in &mut decisions {
+            if let Some(app) = self.state.app_by_id(&d.app) {
+                d.limits = self.layers.job.commit_limits(app);
+            }
+        }
         for d in &decisions {
             let am = self
                 .state

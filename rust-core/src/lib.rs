@@ -46,7 +46,7 @@ pub mod state;
 pub mod topology;
 mod waiting;
 
-pub use crate::app::{SlotKind, TaskKind};
+pub use crate::app::{SlotKind, TaskKind, MAX_BLACKLIST_PLACES};
 pub use crate::config::Config;
 pub use crate::core::{Core, Stats};
 pub use crate::error::CoreError;

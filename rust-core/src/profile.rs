@@ -509,6 +509,7 @@ mod tests {
             used: Resource::ZERO,
             am_used: Resource::ZERO,
             running: 0,
+            blacklist: Default::default(),
         }
     }
 

@@ -935,6 +935,7 @@ final class CoreLink {
       case "app_added":
       case "app_moved":
       case "app_priority_changed":
+      case "app_blacklist":
         return false;
       default:
         return true;
