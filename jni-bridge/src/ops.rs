@@ -52,7 +52,7 @@ pub fn create(properties_json: &str) -> Result<i64, BridgeError> {
 pub fn reconfigure(h: i64, properties_json: &str) -> Result<(), BridgeError> {
     let props = parse_properties(properties_json)?;
     handle::with_scheduler(h, |s| {
-        let mut core = s.lock_core();
+        let mut core = s.lock_core()?;
         core.reconfigure(&props)?;
         s.settings_changed(&core);
         Ok(())
@@ -76,7 +76,7 @@ pub fn events_frame(h: i64, frame: &[u8]) -> Result<Vec<String>, BridgeError> {
 }
 
 fn apply_events(h: i64, decoded: Decoded) -> Result<Vec<String>, BridgeError> {
-    handle::with_scheduler(h, |s| apply(&mut s.lock_core(), decoded))
+    handle::with_scheduler(h, |s| apply(&mut *s.lock_core()?, decoded))
 }
 
 fn decode_events_frame(frame: &[u8]) -> Result<Decoded, BridgeError> {
@@ -164,16 +164,16 @@ fn defer_events(h: i64, decoded: Decoded) -> Result<Option<String>, BridgeError>
         if decoded.iter().any(|(_, e)| e.is_err()) {
             // A malformed batch is the shim's bug: answered now, naming each bad event, with
             // the good ones applied (no drift can come of deferrable kinds).
-            apply(&mut s.lock_core(), decoded)?;
+            apply(&mut *s.lock_core()?, decoded)?;
             return Ok(s.deferred().take_report());
         }
         let events: Vec<Event> = decoded.into_iter().filter_map(|(_, e)| e.ok()).collect();
-        let mut core = match s.try_lock_core() {
+        let mut core = match s.try_lock_core()? {
             Some(core) => core,
             None => match s.deferred().push(events) {
                 Ok(()) => return Ok(s.deferred().take_report()),
                 // Queue full: wait for the lock; nothing is dropped.
-                Err(events) => return apply_now(s, &mut s.lock_core(), events),
+                Err(events) => return apply_now(s, &mut *s.lock_core()?, events),
             },
         };
         apply_now(s, &mut core, events)
@@ -215,7 +215,7 @@ pub fn asks_frame(h: i64, frame: &[u8]) -> Result<(Vec<String>, Taught), BridgeE
                 })
             }
         };
-        let mut core = s.lock_core();
+        let mut core = s.lock_core()?;
         let kinds = [rows_event(decoded.snapshot), "asks_digest"];
         let outcomes = core.handle_asks_frame(&decoded);
         let total = outcomes.len();
@@ -321,7 +321,7 @@ pub fn heartbeat(h: i64, heartbeat_json: &str) -> Result<String, BridgeError> {
         what: "heartbeat JSON",
         detail: e.to_string(),
     })?;
-    let response = handle::with_scheduler(h, |s| Ok(s.lock_core().heartbeat(&hb)?))?;
+    let response = handle::with_scheduler(h, |s| Ok(s.lock_core()?.heartbeat(&hb)?))?;
     to_json(&response, "heartbeat response")
 }
 
@@ -331,7 +331,7 @@ pub fn heartbeat(h: i64, heartbeat_json: &str) -> Result<String, BridgeError> {
 /// (`locus_core::decisions_frame`), each decision naming its node by its place in `frame`.
 pub fn offers(h: i64, frame: &[u8]) -> Result<Option<Vec<u8>>, BridgeError> {
     let batch = locus_core::offers::decode(frame).map_err(BridgeError::BadOffersFrame)?;
-    let response = handle::with_scheduler(h, |s| Ok(s.lock_core().offers(&batch)))?;
+    let response = handle::with_scheduler(h, |s| Ok(s.lock_core()?.offers(&batch)))?;
     if response.decisions.is_empty() && response.refused.is_empty() {
         return Ok(None);
     }
@@ -353,14 +353,14 @@ pub fn name_ids(h: i64, names_json: &str) -> Result<String, BridgeError> {
             detail: e.to_string(),
         })?;
     let (epoch, ids) = handle::with_scheduler(h, |s| {
-        Ok(s.lock_core().name_ids(names.iter().map(String::as_str)))
+        Ok(s.lock_core()?.name_ids(names.iter().map(String::as_str)))
     })?;
     Ok(serde_json::json!({ "epoch": epoch, "ids": ids }).to_string())
 }
 
 pub fn stats(h: i64) -> Result<String, BridgeError> {
     let (stats, (_, queued, refused)) =
-        handle::with_scheduler(h, |s| Ok((s.lock_core().stats(), s.deferred().counts())))?;
+        handle::with_scheduler(h, |s| Ok((s.lock_core()?.stats(), s.deferred().counts())))?;
     let mut value = serde_json::to_value(&stats).map_err(|e| BridgeError::BadJson {
         what: "stats",
         detail: e.to_string(),
@@ -377,7 +377,7 @@ pub fn stats(h: i64) -> Result<String, BridgeError> {
 /// configured); `None` under every other policy, where the shim keeps its single queue.
 pub fn capacity_queues(h: i64) -> Result<Option<String>, BridgeError> {
     handle::with_scheduler(h, |s| {
-        s.lock_core()
+        s.lock_core()?
             .capacity_queues()
             .map(|q| to_json(&q, "capacity queues"))
             .transpose()
@@ -385,7 +385,7 @@ pub fn capacity_queues(h: i64) -> Result<Option<String>, BridgeError> {
 }
 
 pub fn close(h: i64) -> Result<(), BridgeError> {
-    handle::close(h)
+    handle::close(h).map(drop)
 }
 
 /// Test support only (`CoreFaults.injectPanic`, `test-hooks` builds): a core panic on demand.
