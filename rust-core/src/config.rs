@@ -41,10 +41,11 @@
 //! key or a bad value is a [`CoreError::Config`] naming the key and what is allowed.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::error::CoreError;
 use crate::papers::td::TdConfig;
+use crate::side_files::SideFiles;
 use crate::topology::{DatacenterMapping, MAPPING_KEY};
 
 pub const POLICY: &str = "locus.policy";
@@ -303,6 +304,15 @@ impl Config {
     }
 
     pub fn from_properties(props: &BTreeMap<String, String>) -> Result<Config, CoreError> {
+        Self::from_properties_reusing(props, &SideFiles::default())
+    }
+
+    /// As [`Config::from_properties`], taking each side file `reuse` holds for the same path
+    /// instead of reading it (a rebuilt core: [`crate::side_files`]).
+    pub fn from_properties_reusing(
+        props: &BTreeMap<String, String>,
+        reuse: &SideFiles,
+    ) -> Result<Config, CoreError> {
         let mut cfg = Config::default();
         let mut locality_given = false;
         let mut tree: Option<&str> = None;
@@ -352,7 +362,10 @@ impl Config {
                 }
                 DATACENTER_MAPPING_FILE => {
                     let path = PathBuf::from(value);
-                    cfg.datacenter_mapping = DatacenterMapping::load(&path)?;
+                    cfg.datacenter_mapping = match reuse.mapping_of(&path) {
+                        Some(parsed) => parsed.clone(),
+                        None => DatacenterMapping::load(&path)?,
+                    };
                     cfg.datacenter_mapping_file = Some(path);
                 }
                 DELAY_NODE_THRESHOLD => cfg.delay_node_threshold = parse_threshold(key, value)?,
@@ -370,6 +383,11 @@ impl Config {
                 }
                 HINTS_TRUSTED => cfg.hints_trusted = crate::hints::TrustedSubmitters::parse(value)?,
                 PROFILE_STORE => cfg.profile_store = Some(PathBuf::from(value)),
+                MROSA_PUBLIC_FILE if reuse.public_pool_of(Path::new(value)).is_some() => {
+                    let path = PathBuf::from(value);
+                    cfg.mrosa.pool = reuse.public_pool_of(&path).cloned().unwrap_or_default();
+                    cfg.mrosa.public_file = Some(path);
+                }
                 MROSA_PUBLIC_FILE
                 | MROSA_RHO
                 | MROSA_INIT_SECS

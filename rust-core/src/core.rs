@@ -40,6 +40,7 @@ use crate::protocol::{
 };
 use crate::rejections::Rejections;
 use crate::schedule;
+use crate::side_files::SideFiles;
 use crate::state::{AppSpec, ClusterState};
 
 /// Counters a user or a test can read (over JNI: `LocusNative.stats`).
@@ -176,11 +177,26 @@ pub struct Core {
 impl Core {
     /// `props`: every `locus.*` property, as strings, exactly as the operator wrote them.
     pub fn new(props: &BTreeMap<String, String>) -> Result<Core, CoreError> {
-        let config = Config::from_properties(props)?;
+        Self::rebuilt(props, SideFiles::default())
+    }
+
+    /// A core taking the place of one that failed: as [`Core::new`], but each side file that
+    /// `carried` (the failed core's [`Core::into_side_files`]) holds for the path the settings
+    /// name is taken from it, not read again, so a file that became unreadable (or a mount that
+    /// hangs) since the start cannot keep the cluster unscheduled. A path the settings changed
+    /// is read as at a start.
+    pub fn rebuilt(
+        props: &BTreeMap<String, String>,
+        mut carried: SideFiles,
+    ) -> Result<Core, CoreError> {
+        let config = Config::from_properties_reusing(props, &carried)?;
         let layers = Layers::from_config(&config)?;
         let mut state = ClusterState::new(config.datacenter_mapping.clone());
         let store = match &config.profile_store {
-            Some(path) => Profiles::load(path)?,
+            Some(path) => match carried.take_profiles_of(path) {
+                Some(store) => store,
+                None => Profiles::load(path)?,
+            },
             None => Default::default(),
         };
         let profile_writer = match config.profile_store {
@@ -214,6 +230,32 @@ impl Core {
             drifted: Vec::new(),
             learned: Vec::new(),
         })
+    }
+
+    /// What this core parsed from its side files, for the core rebuilt in its place
+    /// ([`Core::rebuilt`]). Drops the core: its profile writer first writes what it has queued.
+    pub fn into_side_files(mut self) -> SideFiles {
+        let mapping = self
+            .config
+            .datacenter_mapping_file
+            .take()
+            .map(|p| (p, std::mem::take(&mut self.config.datacenter_mapping)));
+        let public_pool = self
+            .config
+            .mrosa
+            .public_file
+            .take()
+            .map(|p| (p, std::mem::take(&mut self.config.mrosa.pool)));
+        let profiles = self
+            .config
+            .profile_store
+            .take()
+            .map(|p| (p, self.state.profiles_mut().take_store()));
+        SideFiles {
+            mapping,
+            public_pool,
+            profiles,
+        }
     }
 
     /// Re-reads the settings; on error nothing changes.

@@ -70,6 +70,10 @@ pub(crate) fn parse_number(key: &str, value: &str, min: f64, max: f64) -> Result
 /// about 200 bytes of JSON each this caps the file near 20 MB.
 pub const MAX_PROFILES: usize = 100_000;
 
+/// Largest store file read: [`MAX_PROFILES`] profiles take about 20 MB of JSON, so this leaves
+/// room for longer names while refusing a file nothing Locus wrote could be.
+pub const MAX_STORE_BYTES: u64 = 64 << 20;
+
 /// The format of the store file this Locus writes.
 pub const STORE_FORMAT: u64 = 2;
 
@@ -193,17 +197,22 @@ impl Profiles {
     }
 
     /// Reads the store at `path`; a missing file is an empty store (first start), anything
-    /// unreadable is a configuration error naming the key and the file.
+    /// unreadable is a configuration error naming the key and the file. Only a regular file of
+    /// at most [`MAX_STORE_BYTES`] reached without a symlink is read, within
+    /// [`crate::side_files::READ_TIMEOUT`]: the store is a file Locus writes, and a link or FIFO
+    /// planted at its path must neither redirect it nor block the start.
     pub fn load(path: &Path) -> Result<ProfileStore, CoreError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ProfileStore::new()),
-            Err(e) => {
+        use crate::side_files::{read_text, Links};
+        let text = match read_text(PROFILE_STORE_KEY, path, MAX_STORE_BYTES, Links::Refuse) {
+            Ok(Some(t)) => t,
+            Ok(None) => return Ok(ProfileStore::new()),
+            Err(CoreError::Config { key, message }) => {
                 return Err(CoreError::Config {
-                    key: PROFILE_STORE_KEY.into(),
-                    message: format!("cannot read the profile store {}: {e}", path.display()),
+                    key,
+                    message: message.replacen("cannot read ", "cannot read the profile store ", 1),
                 })
             }
+            Err(e) => return Err(e),
         };
         store_from_json(&text).map_err(|why| CoreError::Config {
             key: PROFILE_STORE_KEY.into(),
@@ -248,6 +257,11 @@ impl Profiles {
 
     pub fn store(&self) -> &ProfileStore {
         &self.store
+    }
+
+    /// The store, leaving an empty one (the core is being replaced: [`crate::Core::rebuilt`]).
+    pub fn take_store(&mut self) -> ProfileStore {
+        std::mem::take(&mut self.store)
     }
 
     /// Who may use the hints that raise a job's priority; applies to running jobs as well, so
