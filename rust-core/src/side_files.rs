@@ -21,8 +21,8 @@ use std::fs::OpenOptions;
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use crate::error::CoreError;
@@ -67,22 +67,28 @@ pub fn read_text(
     let shown = path.display().to_string();
     if STUCK_READS.load(Ordering::Relaxed) >= MAX_STUCK_READS {
         return Err(error(format!(
-            "cannot read {shown}: {MAX_STUCK_READS} earlier reads of Locus's files have not finished (a hung mount?)"
+            "cannot read {shown}: {MAX_STUCK_READS} earlier reads of Locus's files did not finish (a hung mount?)"
         )));
     }
     let (tx, rx) = mpsc::channel();
     let owned = path.to_path_buf();
-    // The thread owns the slot it may hold until its read ends, however late.
-    STUCK_READS.fetch_add(1, Ordering::Relaxed);
+    // RUNNING until the read ends (DONE) or the caller gives up on it (ABANDONED): whichever
+    // comes second of an abandon and the end releases the stuck slot.
+    let fate = Arc::new(AtomicU8::new(RUNNING));
+    let fate_of_thread = Arc::clone(&fate);
     let spawned = std::thread::Builder::new()
         .name("locus-read-file".into())
         .spawn(move || {
             let result = read_bounded(&owned, max_bytes, links);
-            STUCK_READS.fetch_sub(1, Ordering::Relaxed);
+            if fate_of_thread
+                .compare_exchange(RUNNING, DONE, Ordering::AcqRel, Ordering::Acquire)
+                .is_err()
+            {
+                STUCK_READS.fetch_sub(1, Ordering::AcqRel);
+            }
             let _ = tx.send(result);
         });
     if let Err(e) = spawned {
-        STUCK_READS.fetch_sub(1, Ordering::Relaxed);
         return Err(error(format!(
             "cannot read {shown}: no thread to read it on: {e}"
         )));
@@ -90,12 +96,27 @@ pub fn read_text(
     match rx.recv_timeout(READ_TIMEOUT) {
         Ok(Ok(text)) => Ok(text),
         Ok(Err(why)) => Err(error(format!("cannot read {shown}: {why}"))),
-        Err(_) => Err(error(format!(
-            "cannot read {shown}: no answer within {} s (a hung mount?)",
-            READ_TIMEOUT.as_secs()
-        ))),
+        Err(_) => {
+            // Counted before the abandon is published, so the thread's release follows it.
+            STUCK_READS.fetch_add(1, Ordering::AcqRel);
+            if fate
+                .compare_exchange(RUNNING, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+                .is_err()
+            {
+                // It ended just now after all.
+                STUCK_READS.fetch_sub(1, Ordering::AcqRel);
+            }
+            Err(error(format!(
+                "cannot read {shown}: no answer within {} s (a hung mount?)",
+                READ_TIMEOUT.as_secs()
+            )))
+        }
     }
 }
+
+const RUNNING: u8 = 0;
+const DONE: u8 = 1;
+const ABANDONED: u8 = 2;
 
 fn read_bounded(path: &Path, max_bytes: u64, links: Links) -> Result<Option<String>, String> {
     let mut flags = libc::O_NONBLOCK;
