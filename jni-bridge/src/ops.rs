@@ -1011,7 +1011,7 @@ mod tests {
         s["running_containers"].as_u64().unwrap()
     }
 
-    /// Issue 9 item 3: the RM's dispatcher (a NODE_UPDATE reporting a finished container) and
+    /// The RM's dispatcher (a NODE_UPDATE reporting a finished container) and
     /// allocate() (an AM releasing one) must not wait for a scheduling pass holding the core.
     #[test]
     fn a_released_container_does_not_wait_for_a_pass_holding_the_core() {
