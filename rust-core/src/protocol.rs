@@ -319,7 +319,7 @@ pub struct Heartbeat {
     /// way, but only a heartbeat is a *scheduling opportunity* for the locality layers: delay
     /// scheduling's and matchmaking's waits are counted in heartbeats (one per node per
     /// interval), so a sweep that offers every node every few milliseconds must not run them
-    /// down (docs/default-policy.md, "Delay under async scheduling").
+    /// down (docs/results/default-policy.md, "Delay under async scheduling").
     #[serde(default)]
     pub sweep: bool,
 }

@@ -19,7 +19,7 @@
 //! containers are bigger than the whole node (FairScheduler's hasContainerForNode): waiting
 //! would not help.
 //!
-//! Liveness (docs/liveness.md): what a layer hands out on a heartbeat must reach a job that can
+//! Liveness (docs/design/liveness.md): what a layer hands out on a heartbeat must reach a job that can
 //! use it. Map slots a job policy picked for an app (TD, JoSS) that the app leaves unused on
 //! this node pass to the next apps in the order, so a job whose maps cannot run here cannot
 //! idle a slot another job could fill. A slot pool that holds no container may start one even

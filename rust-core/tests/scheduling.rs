@@ -376,8 +376,8 @@ fn rejected_decision_is_offered_again() {
 
 /// A node removed before the RM executed its decisions (the shim held them in a pass): their
 /// containers go back to the asks at once, exactly once whatever the shim reports afterwards,
-/// and the RM's digest then agrees with the core's (no drift, no snapshot). Review of session
-/// 13: `forget_node` dropped them, the shim's rejection found nothing to give back, and only
+/// and the RM's digest then agrees with the core's (no drift, no snapshot). Before the
+/// fix `forget_node` dropped them, the shim's rejection found nothing to give back, and only
 /// the digest's drift (a whole snapshot) brought the asks back.
 #[test]
 fn a_removed_nodes_unexecuted_decisions_go_back_to_the_asks_once() {

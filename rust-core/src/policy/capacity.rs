@@ -36,7 +36,7 @@
 //! any other (its container is the one the prediction charges them), as in a LeafQueue: unlike
 //! TD and JoSS, which pick only map (and reduce) slots and so put such apps first within the AM
 //! share ([`super::am_share`]), this policy orders every container itself. It used to put them
-//! first too; in one queue that alone made it differ from `fifo` (see docs/yarn-mapping.md).
+//! first too; in one queue that alone made it differ from `fifo` (see docs/design/yarn-mapping.md).
 //!
 //! The maximum-capacity is not left to `order`: `room` gives each app its queue's memory left
 //! under the limit, spent by `placed`, and the decision procedure never places past it.
@@ -144,6 +144,21 @@ fn shortcut_queue(name: &str, capacity: f64, maximum_capacity: f64) -> CapacityQ
         maximum_applications_per_user: None,
         state: QueueState::Running,
         ancestors: Vec::new(),
+    }
+}
+
+impl CapacityQueues {
+    /// Queues without a maximum-applications of their own (the shortcut's) take
+    /// CapacityScheduler's: the system-wide maximum times their capacity, for every user alike
+    /// (its default user-limit-factor and minimum-user-limit-percent leave a user the queue's).
+    pub fn default_application_limits(&mut self, system: u32) {
+        for q in &mut self.queues {
+            if q.maximum_applications.is_none() {
+                let m = (system as f64 * q.capacity / 100.0) as u32;
+                q.maximum_applications = Some(m);
+                q.maximum_applications_per_user = Some(m);
+            }
+        }
     }
 }
 

@@ -128,7 +128,7 @@ pub trait JobPolicy: Send {
     /// The AM bound `app`'s AM falls under (one AM may always start in a pool, or a queue, whose
     /// AMs hold nothing); `None`: no bound. An AM holds its container for its job's whole life: without a
     /// bound, a burst of submissions fills the nodes with AMs whose tasks never find room
-    /// (docs/liveness.md). Default: one pool, [`MAX_AM_SHARE`] of the cluster's memory.
+    /// (docs/design/liveness.md). Default: one pool, [`MAX_AM_SHARE`] of the cluster's memory.
     fn am_pool(&self, state: &ClusterState, app: &App) -> Option<AmPool> {
         Some(AmPool {
             key: 0,

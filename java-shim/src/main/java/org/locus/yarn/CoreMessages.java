@@ -21,7 +21,7 @@ import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
 
 /**
- * Builds the JSON messages of docs/architecture.md (rust-core/src/protocol.rs is the
+ * Builds the JSON messages of docs/design/architecture.md (rust-core/src/protocol.rs is the
  * authority on field names). Identifiers go over as YARN prints them (NodeId, ApplicationId,
  * ContainerId {@code toString()}), so a core log line can be grepped in the RM log.
  */

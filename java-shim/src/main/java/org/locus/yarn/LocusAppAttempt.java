@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * find drift. A full snapshot goes out only when the core may not hold the RM's view: a new or
  * rebuilt core, a refused or failed update, or a digest the core found different.
  *
- * <p>The attempt's monitor is "the application lock" of docs/architecture.md: whoever changes
+ * <p>The attempt's monitor is "the application lock" of docs/design/architecture.md: whoever changes
  * the asks or executes a decision holds it while telling the core, so snapshots reach the core
  * in the order the asks changed.
  */
@@ -430,7 +430,7 @@ class LocusAppAttempt extends FiCaSchedulerApp {
       } else if (changeOverLimit(maxRows)) {
         // More rows than the limit in one change can still leave a table under it (one key's
         // rows withdrawn for another's): the table goes instead, counted itself, so only a table
-        // over the limit is refused (the review of rows13: the change was refused, and the new
+        // over the limit is refused (before the fix the change was refused, and the new
         // rows waited for the AM's next change).
         frame = snapshotFrame(ids, maxRows);
       } else {
