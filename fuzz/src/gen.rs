@@ -149,7 +149,24 @@ pub fn case(seed: u64, steps: usize) -> Case {
         let host = rng.below(MAX_HOSTS as u64) as u32;
         let mapreduce = app % 2 == 0;
         let a = match rng.below(100) {
-            0..=49 => Action::Heartbeat { host },
+            0..=47 => Action::Heartbeat { host },
+            48..=49 => {
+                // Mostly a host or two, now and then every host: the core must decide
+                // nothing for the app there, and the drain counts no wait on them.
+                let hosts = if rng.chance(10) {
+                    (0..MAX_HOSTS).collect()
+                } else {
+                    (0..rng.below(3))
+                        .map(|_| rng.below(MAX_HOSTS as u64) as u32)
+                        .collect()
+                };
+                let racks = if rng.chance(20) {
+                    vec![rack_of(host)]
+                } else {
+                    Vec::new()
+                };
+                Action::Blacklist { app, hosts, racks }
+            }
             50..=59 => Action::Snapshot {
                 app,
                 asks: if mapreduce {

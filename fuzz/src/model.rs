@@ -5,7 +5,7 @@
 //! `container_allocated` / `decision_rejected` / the new ask snapshot back, and releases
 //! containers after a duration derived from their id. Invariants are checked after every step.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use locus_core::{
@@ -32,6 +32,14 @@ pub struct AppM {
     pub attempts: u32,
     pub live_attempt: bool,
     pub asks: Rows,
+    /// The attempt's blacklist: hosts, and racks whose every host is on it.
+    pub blacklist: (BTreeSet<u32>, BTreeSet<u32>),
+}
+
+impl AppM {
+    fn blacklists(&self, host: u32, rack: u32) -> bool {
+        self.blacklist.0.contains(&host) || self.blacklist.1.contains(&rack)
+    }
 }
 
 pub struct ContM {
@@ -231,6 +239,7 @@ impl Model {
                         attempts: 0,
                         live_attempt: false,
                         asks: Rows::new(),
+                        blacklist: Default::default(),
                     },
                 );
             }
@@ -288,6 +297,8 @@ impl Model {
                 let a = self.apps.get_mut(app).expect("checked above");
                 a.live_attempt = false;
                 a.asks.clear();
+                // A new attempt starts with an empty blacklist, as the RM's does.
+                a.blacklist = Default::default();
             }
             Action::Snapshot { app, asks } => {
                 let Some(a) = self.apps.get(app) else {
@@ -335,6 +346,31 @@ impl Model {
                         a.asks.insert(k, r.clone());
                     }
                 }
+            }
+            Action::Blacklist { app, hosts, racks } => {
+                let Some(a) = self.apps.get(app) else {
+                    return Ok(());
+                };
+                if !a.live_attempt {
+                    return Ok(());
+                }
+                let places = hosts
+                    .iter()
+                    .map(|h| host_name(*h))
+                    .chain(racks.iter().map(|r| rack_name(*r)))
+                    .collect();
+                self.send(
+                    step,
+                    Event::AppBlacklist {
+                        app: app_id(*app),
+                        places,
+                    },
+                )?;
+                let a = self.apps.get_mut(app).expect("checked above");
+                a.blacklist = (
+                    hosts.iter().copied().collect(),
+                    racks.iter().copied().collect(),
+                );
             }
             Action::Heartbeat { host } => {
                 if self.nodes.contains_key(host) {
@@ -485,6 +521,13 @@ impl Model {
                     "decision_for_unknown_app",
                     step,
                     format!("no attempt: {}", shown()),
+                ));
+            }
+            if a.blacklists(host, node.rack) {
+                return Err(Failure::new(
+                    "decision_for_blacklisted_node",
+                    step,
+                    format!("blacklist {:?}: {}", a.blacklist, shown()),
                 ));
             }
             let expected = match d.locality {
@@ -801,7 +844,7 @@ impl Model {
         let Some(n) = self.nodes.get(&host) else {
             return false;
         };
-        if !a.live_attempt {
+        if !a.live_attempt || a.blacklists(host, n.rack) {
             return false;
         }
         let cluster = self.cluster_memory();

@@ -332,10 +332,12 @@ fn assign_node(
             listed.next()
         };
         let Some(arrival) = next else { break };
+        // A node the app blacklisted is passed over as the RM would refuse it
+        // (`SchedulerAppUtils.isPlaceBlacklisted`: the node's host, then its rack).
         if sitting_out.contains(&arrival)
-            || !state
-                .app(arrival)
-                .is_some_and(|a| a.asks.might_fit(&budget.room))
+            || !state.app(arrival).is_some_and(|a| {
+                a.asks.might_fit(&budget.room) && !a.blacklist.excludes(&node.host, &node.rack)
+            })
         {
             let picked = layers.job.map_limit(arrival);
             if picked != u32::MAX {
@@ -562,6 +564,7 @@ fn record(
             locality: p.locality,
             count: p.count,
             capability: p.capability,
+            limits: None,
         });
     }
 }

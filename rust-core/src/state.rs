@@ -554,6 +554,7 @@ impl ClusterState {
                 used: Resource::ZERO,
                 am_used: Resource::ZERO,
                 running: 0,
+                blacklist: Default::default(),
             },
         );
         if let Some(app) = self.apps.get(&arrival) {
