@@ -4,7 +4,7 @@
 Runs the release `locus-sim` once per (cell, configuration) with `--json --no-timing` (so the
 figures are deterministic for a seed), normalises each cell's mean and p95 job turnaround to
 the best configuration of that cell, and rewrites the block between the markers in
-docs/default-policy.md. Python 3 standard library only; `./locus bench matrix` builds the
+docs/results/default-policy.md. Python 3 standard library only; `./locus bench matrix` builds the
 binary first. Stalls (a run that stopped with jobs unfinished) and time-outs are marked as such
 and never count as a cell's best.
 """
@@ -92,7 +92,7 @@ CONFIGS = [
     ("cs-default", "cs-default"),
 ]
 
-TARGET = 1.05  # ISSUE-10: within 5 % of the best mean turnaround in every cell
+TARGET = 1.05  # within 5 % of the best mean turnaround in every cell
 BASELINE = "fifo"  # locality must never be worse than the old default's
 
 
@@ -259,7 +259,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2, help="runs at once (default 2)")
     ap.add_argument("--timeout", type=int, default=240, help="wall seconds per run before it counts as a time-out")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "default-policy.md"),
+    ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "results", "default-policy.md"),
                     help="markdown file whose matrix block is rewritten")
     ap.add_argument("--raw", default=os.path.join(ROOT, "target", "default-policy-matrix.json"),
                     help="every run's figures as JSON")

@@ -12,7 +12,7 @@ uncommitted changes);
 a jar whose sources are not the working tree's is refused unless --allow-stale-jar.
 
 Python 3 standard library only; ./locus builds sls-bench first and passes its classpath file.
-The trace comes from org.locus.sls.SlsTrace (deterministic for a seed); docs/sls.md says what is
+The trace comes from org.locus.sls.SlsTrace (deterministic for a seed); docs/results/sls.md says what is
 measured where.
 """
 
@@ -37,12 +37,12 @@ SCHEDULER = {
     "capacity-sync": "org.locus.sls.CapacitySlsScheduler",
     "locus-default": "org.locus.sls.LocusSlsScheduler",
     # Locus's default with locus.scheduling.mode=async: also passes over every live node with
-    # room, like CapacityScheduler's default. The default (auto) runs fsp + delay on heartbeats
-    # since session 9, so the other mode is the one worth a column.
+    # room, like CapacityScheduler's default. The default (auto) runs fsp + delay on heartbeats,
+    # so the other mode is the one worth a column.
     "locus-async": "org.locus.sls.LocusSlsScheduler",
 }
 # (nodes, apps, arrival window in s), chosen from the trace's offered load (SlsTrace prints it;
-# docs/sls.md, "The trace"), not from any run's result. Default: 300 jobs' 848,013 task
+# docs/results/sls.md, "The trace"), not from any run's result. Default: 300 jobs' 848,013 task
 # container-seconds arrive over 60 s, 14,134 slots' worth against 1,000 nodes x 8 = 8,000 slots
 # (offered load 1.77): a backlog builds and the cluster stays full until it drains (>= 106 s at
 # full occupancy). --full: 5,000 nodes could be filled only at >= 3,000 containers/s, beyond this
@@ -127,7 +127,7 @@ def shim_jar(classpath):
 def shim_provenance(classpath, root):
     """Which code the run measures: the shim jar, the commit it was built from ('label', e.g.
     'c3235cb' or 'c3235cb+dirty'), and 'stale', why the jar is not the working tree's code (None
-    if it is). Session 9 published figures under a commit whose jar was not the one that ran:
+    if it is). Figures were once published under a commit whose jar was not the one that ran:
     `--classpath-file` runs whatever jar it names, and only `./locus bench sls` rebuilds it."""
     jar = shim_jar(classpath)
     if jar is None:
@@ -245,7 +245,7 @@ def write_conf(conf_dir, config, timer_window, rumen_trace, extra=(), logs=()):
         "yarn.sls.nm.heartbeat.interval.ms": "1000",
         "yarn.sls.am.heartbeat.interval.ms": "1000",
         # SLS's MRAMSimulator, started at its job's submit time in the trace: SLS 3.4.3 starts
-        # every Rumen job at 0 (docs/sls.md, "Arrivals"). Not a locus.* key: Locus rejects
+        # every Rumen job at 0 (docs/results/sls.md, "Arrivals"). Not a locus.* key: Locus rejects
         # unknown keys of its own namespace.
         "yarn.sls.am.type.mapreduce": "org.locus.sls.ArrivingMRAMSimulator",
         "sls-bench.rumen.trace": rumen_trace,
@@ -276,7 +276,7 @@ def write_hosts(hosts_file):
     at once, without asking the machine's DNS server. It must not resolve: the RM's rack
     resolver (CachedDNSToSwitchMapping over SLS's TableMapping) looks a node up by its address
     when it has one, and SLS's table lists names, so hosts at 127.0.0.1 all landed in
-    /default-rack and no ask's host or rack row ever matched a node (docs/sls.md, "Locality")."""
+    /default-rack and no ask's host or rack row ever matched a node (docs/results/sls.md, "Locality")."""
     names = ["localhost", socket.gethostname()]
     with open(hosts_file, "w") as f:
         for n in names:
@@ -549,7 +549,7 @@ def ratios(run, base):
 
 def summary_lines(by, nodes, shim):
     """The lines scripts read: which shim jar ran, then Locus over capacity-default. The last line
-    keeps issue 9's exact form (`sls: nodes=N locus/capacity-default: ...`)."""
+    keeps its established form (`sls: nodes=N locus/capacity-default: ...`)."""
     lines = [f"sls: shim={shim['label']}"]
     for run, name in (("locus-async", "locus-async"), ("locus-default", "locus")):
         if run in by and "capacity-default" in by:

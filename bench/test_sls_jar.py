@@ -196,7 +196,7 @@ class StaleJar(unittest.TestCase):
         with redirect_stdout(out):
             sls.table(list(runs.values()), 10, 2, 2, info)
         self.assertIn(f"shim jar built at {self.head[:7]}", out.getvalue().splitlines()[0])
-        # The last line keeps issue 9's exact form for scripts; the jar's commit goes on its own line.
+        # The last line keeps its established form for scripts; the jar's commit goes on its own line.
         self.assertEqual([f"sls: shim={self.head[:7]}",
                           "sls: nodes=10 locus/capacity-default: "
                           "node_update=nan allocate=nan throughput=nan latency=nan"],

@@ -11,7 +11,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sls  # noqa: E402
 
-# As printed by session 7's capacity-sync run (main at eeb0196), 34 s in.
+# As printed by a capacity-sync run (main at eeb0196), 34 s in.
 RACE_LOG = """\
 2026-11-23 21:02:31,796 WARN CSMappingPlacementRule: Unable to setup groups: No groups found for user user2
 2026-11-23 21:02:31,802 ERROR AsyncDispatcher: Error in dispatcher thread

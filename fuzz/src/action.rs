@@ -48,6 +48,13 @@ pub enum Action {
         app: u32,
         asks: Vec<Ask>,
     },
+    /// The blacklist in force for the app (`app_blacklist`): these hosts and every host of
+    /// these racks; replaces the last.
+    Blacklist {
+        app: u32,
+        hosts: Vec<u32>,
+        racks: Vec<u32>,
+    },
     Heartbeat {
         host: u32,
     },

@@ -83,7 +83,7 @@ fn map_rows(
 /// `mapreduce.job.reduce.slowstart.completedmaps`). A third of the map keys no node can ever
 /// run: a size beyond every node, or pinned to hosts without a NodeManager; the job's other
 /// keys, its reduces and other jobs' containers can, and must not wait for them
-/// (docs/liveness.md, "Blocker").
+/// (docs/design/liveness.md, "Blocker").
 fn mapreduce_asks(rng: &mut Rng, seed: u64, app: u32) -> Vec<Ask> {
     let priority = *rng.pick(&[20, 20, 20, 5, 19]);
     // Whether this map key is a blocker is the key's, like its size, so every snapshot and
@@ -193,7 +193,24 @@ pub fn case(seed: u64, steps: usize) -> Case {
         let host = rng.below(MAX_HOSTS as u64) as u32;
         let mapreduce = app % 2 == 0;
         let a = match rng.below(100) {
-            0..=49 => Action::Heartbeat { host },
+            0..=47 => Action::Heartbeat { host },
+            48..=49 => {
+                // Mostly a host or two, now and then every host: the core must decide
+                // nothing for the app there, and the drain counts no wait on them.
+                let hosts = if rng.chance(10) {
+                    (0..MAX_HOSTS).collect()
+                } else {
+                    (0..rng.below(3))
+                        .map(|_| rng.below(MAX_HOSTS as u64) as u32)
+                        .collect()
+                };
+                let racks = if rng.chance(20) {
+                    vec![rack_of(host)]
+                } else {
+                    Vec::new()
+                };
+                Action::Blacklist { app, hosts, racks }
+            }
             50..=59 => Action::Snapshot {
                 app,
                 asks: if mapreduce {

@@ -26,7 +26,7 @@ pub const CHILD_DEADLINE: Duration = Duration::from_secs(60);
 /// Address space of a hostile child (KiB, for `ulimit -v`): enough for 100,000 names ten times
 /// over, far below what one element per outstanding map (2^31-1) needs.
 pub const CHILD_MEMORY_KIB: u64 = 3 * 1024 * 1024;
-/// Distinct host names in the many-names cases (the issue's figure).
+/// Distinct host names in the many-names cases (the hostile-input target's figure).
 pub const MANY_NAMES: usize = 100_000;
 /// Crafted names sharing one hash under today's fast_hash in the collision case.
 pub const COLLIDING_NAMES: usize = 30_000;
@@ -402,7 +402,7 @@ fn legacy_prefix(len: usize) -> u64 {
 }
 
 /// Today's fast_hash of an interned name as names.rs feeds it (length prefix, then the bytes),
-/// kept here so the crafted names stay crafted against the hasher the issue reproduced,
+/// kept here so the crafted names stay crafted against the unkeyed hasher they attacked,
 /// whatever replaces it.
 pub fn legacy_hash(s: &str) -> u64 {
     let mut h = legacy_prefix(s.len());
@@ -707,7 +707,7 @@ pub fn run_in_child(exe: &std::path::Path, name: &str) -> Result<(), Failure> {
 mod tests {
     use super::*;
 
-    /// The crafted names must collide under the hasher the core used when the issue was filed.
+    /// The crafted names must collide under the unkeyed hasher the core used before names were keyed.
     #[test]
     fn crafted_names_collide_under_the_legacy_hasher() {
         use std::hash::{BuildHasher, BuildHasherDefault, Hasher};

@@ -1,6 +1,6 @@
 //! locus-fuzz: random and hostile event sequences against locus-core, executed by a model of
 //! the ResourceManager, with invariants after every step, a liveness drain, delta-debugging
-//! shrinking and replayable JSON reproducers. See docs/fuzzing.md.
+//! shrinking and replayable JSON reproducers. See docs/design/fuzzing.md.
 
 pub mod action;
 pub mod combos;

@@ -5,7 +5,7 @@
 //! `container_allocated` / `decision_rejected` / the new ask snapshot back, and releases
 //! containers after a duration derived from their id. Invariants are checked after every step.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use locus_core::{
@@ -40,6 +40,14 @@ pub struct AppM {
     pub attempts: u32,
     pub live_attempt: bool,
     pub asks: Rows,
+    /// The attempt's blacklist: hosts, and racks whose every host is on it.
+    pub blacklist: (BTreeSet<u32>, BTreeSet<u32>),
+}
+
+impl AppM {
+    fn blacklists(&self, host: u32, rack: u32) -> bool {
+        self.blacklist.0.contains(&host) || self.blacklist.1.contains(&rack)
+    }
 }
 
 pub struct ContM {
@@ -241,6 +249,7 @@ impl Model {
                         attempts: 0,
                         live_attempt: false,
                         asks: Rows::new(),
+                        blacklist: Default::default(),
                     },
                 );
             }
@@ -298,6 +307,8 @@ impl Model {
                 let a = self.apps.get_mut(app).expect("checked above");
                 a.live_attempt = false;
                 a.asks.clear();
+                // A new attempt starts with an empty blacklist, as the RM's does.
+                a.blacklist = Default::default();
             }
             Action::Snapshot { app, asks } => {
                 let Some(a) = self.apps.get(app) else {
@@ -345,6 +356,31 @@ impl Model {
                         a.asks.insert(k, r.clone());
                     }
                 }
+            }
+            Action::Blacklist { app, hosts, racks } => {
+                let Some(a) = self.apps.get(app) else {
+                    return Ok(());
+                };
+                if !a.live_attempt {
+                    return Ok(());
+                }
+                let places = hosts
+                    .iter()
+                    .map(|h| host_name(*h))
+                    .chain(racks.iter().map(|r| rack_name(*r)))
+                    .collect();
+                self.send(
+                    step,
+                    Event::AppBlacklist {
+                        app: app_id(*app),
+                        places,
+                    },
+                )?;
+                let a = self.apps.get_mut(app).expect("checked above");
+                a.blacklist = (
+                    hosts.iter().copied().collect(),
+                    racks.iter().copied().collect(),
+                );
             }
             Action::Heartbeat { host } => {
                 if self.nodes.contains_key(host) {
@@ -498,7 +534,7 @@ impl Model {
 
     /// Under `static` with `locus.slots.map-share` = s, map containers hold at most s of the
     /// cluster's memory and vcores and reduces at most 1 - s (rounded down), except that a
-    /// pool holding nothing may start one container (docs/liveness.md item 5). Judged on a
+    /// pool holding nothing may start one container (docs/design/liveness.md item 5). Judged on a
     /// heartbeat that placed containers in the pool, over all of its placements together.
     fn check_slot_caps(
         &self,
@@ -648,6 +684,13 @@ impl Model {
                     "decision_for_unknown_app",
                     step,
                     format!("no attempt: {}", shown()),
+                ));
+            }
+            if a.blacklists(host, node.rack) {
+                return Err(Failure::new(
+                    "decision_for_blacklisted_node",
+                    step,
+                    format!("blacklist {:?}: {}", a.blacklist, shown()),
                 ));
             }
             let expected = match d.locality {
@@ -965,7 +1008,7 @@ impl Model {
         let Some(n) = self.nodes.get(&host) else {
             return false;
         };
-        if !a.live_attempt {
+        if !a.live_attempt || a.blacklists(host, n.rack) {
             return false;
         }
         let cluster = self.cluster_memory();

@@ -12,12 +12,12 @@ use crate::model::{app_id, Model};
 
 /// Rounds (every node heartbeats once) with an idle node that could serve it that an
 /// application may go without a container during the drain. Generous on purpose:
-/// docs/liveness.md states each policy's exact bound in heartbeats of idle nodes, far below
+/// docs/design/liveness.md states each policy's exact bound in heartbeats of idle nodes, far below
 /// this; a starvation is a wait that never ends.
 ///
 /// Only rounds in which such a node ran nothing at all after its heartbeat count: waiting
 /// behind a job the policy ranks higher, a full slot pool, the AM share or FRESH's admission
-/// is waiting for running work, which ends (docs/liveness.md, "Bound"). The drain adds no work,
+/// is waiting for running work, which ends (docs/design/liveness.md, "Bound"). The drain adds no work,
 /// so that wait is finite; [`drain`] runs until it has settled, and any application that could
 /// run is then served on an idle node or reported here.
 pub const LIVENESS_BOUND_ROUNDS: u64 = 200;

@@ -1,6 +1,6 @@
 //! What a `container_released` costs its caller (the RM's dispatcher, an allocate() thread) while
-//! the scheduling thread keeps the core busy: the synchronous `events` path (before issue 9
-//! item 3) against `events_deferrable`. A stand-in pass holds the core's lock for `PASS_US`
+//! the scheduling thread keeps the core busy: the synchronous `events` path (before deferral)
+//! against `events_deferrable`. A stand-in pass holds the core's lock for `PASS_US`
 //! (an offers call of 32 nodes under a slow policy), then lets go for `GAP_US`, back to back. It
 //! sleeps while holding, and the caller sleeps between calls, so on a loaded machine neither
 //! thread's CPU share decides the figures: only waiting for the lock does.

@@ -43,9 +43,10 @@ fn drifted_to_java(env: &mut JNIEnv, drifted: &[String]) -> Result<jstring, Brid
 }
 
 /// The native interface this library speaks: the shim's `NativeLoader.ABI` must be the same.
-/// Bumped whenever a native method's signature or a frame's layout changes (2: session 13's
-/// decisions and events frames, `decide` answering a `byte[]`).
-pub const ABI: jint = 2;
+/// Bumped whenever a native method's signature or a frame's layout changes (2: the
+/// decisions and events frames, `decide` answering a `byte[]`; 3: a decision carries the
+/// queue limits to re-check at commit).
+pub const ABI: jint = 3;
 
 #[no_mangle]
 pub extern "system" fn Java_org_locus_yarn_LocusNative_abi<'l>(
@@ -249,7 +250,7 @@ fn direct_bytes<'b>(
 /// The first `length` bytes of the direct buffer `frame` are one binary offers frame
 /// (`locus_core::offers`). Returns `null` when no node got a decision and none was refused,
 /// else the answer as a binary decisions frame (`locus_core::decisions_frame`) in a new
-/// `byte[]`. Named apart from the session-12 `offers`, which answered a `String`: a stale
+/// `byte[]`. Named apart from the earlier `offers`, which answered a `String`: a stale
 /// library on `java.library.path` then fails to link (an `UnsatisfiedLinkError` the shim
 /// survives) instead of handing the JVM a string where it expects an array.
 #[no_mangle]

@@ -1,4 +1,4 @@
-//! What hostile or merely huge asks cost the core under its lock (issue 8's target: every case
+//! What hostile or merely huge asks cost the core under its lock (the target: every case
 //! under 10 ms per `asks_updated` and per heartbeat). Each case builds a 5,000-node cluster,
 //! then times the AM's full snapshot (`asks_updated`) and a heartbeat on a node with room for
 //! 16 containers, with the decisions executed and released and the snapshot re-sent outside
@@ -245,7 +245,7 @@ fn bench(c: &mut Criterion) {
         true,
     );
     case(c, "ordinary_5000_hosts", &[], ordinary(), true);
-    // The worst an AM can send within the default limits (issue 8's target holds by
+    // The worst an AM can send within the default limits (the 10 ms target holds by
     // construction when these stay under 10 ms): as many names as allowed, unknown or crafted,
     // and as many rows as allowed, every row naming an unknown host.
     let names = DEFAULT_MAX_RESOURCE_NAMES - 1; // and `*`

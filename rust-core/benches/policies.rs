@@ -1,5 +1,5 @@
 //! Heartbeat time of the paper policies on one 100,000-map MapReduce job over 5,000 hosts
-//! (100 racks in 5 datacenters, three replicas per block as HDFS places them), issue 8's target
+//! (100 racks in 5 datacenters, three replicas per block as HDFS places them), the target
 //! being under 10 ms.
 //!
 //! `first/<policy>`: the heartbeat right after the job's asks arrived, when JoSS queues the job
@@ -78,7 +78,7 @@ fn asks() -> Vec<Ask> {
 }
 
 fn build(policy: &str, asks: &[Ask]) -> Core {
-    // The deadline tag is MROSA's D_i; it counts only for trusted submitters (issue 8).
+    // The deadline tag is MROSA's D_i; it counts only for trusted submitters.
     let props: BTreeMap<String, String> = [
         ("locus.policy".to_string(), policy.to_string()),
         ("locus.hints.trusted".to_string(), "bench".to_string()),

@@ -21,7 +21,7 @@ pub const ANY: &str = "*";
 /// hold. A MapReduce job with maps over 5,000 hosts holds about 5,100 rows per priority, twice
 /// that while failed maps are re-asked at their own priority. The defaults of both limits are
 /// what keeps the worst snapshot an AM can send (every row naming a host no node has, about
-/// 0.5-1 µs a row) under issue 8's 10 ms under the core lock (README "Limits and hardening").
+/// 0.5-1 µs a row) under 10 ms under the core lock (docs/operator/limits.md).
 pub const MAX_ASK_ROWS_KEY: &str = "locus.app.max-ask-rows";
 pub const DEFAULT_MAX_ASK_ROWS: usize = 12_288;
 /// `locus.app.max-resource-names`: distinct resource names (hosts, racks, `*`) one

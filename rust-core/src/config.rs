@@ -1,50 +1,18 @@
 //! Locus settings: every `locus.*` property of the RM's Configuration, as strings.
 //!
-//! | key | default | allowed values |
-//! | --- | --- | --- |
-//! | `locus.policy` | `fair` | job-level policy, which job gets freed capacity (the default `fair` with `delay` was never far from the best on the online workloads of docs/default-policy.md; batch workloads favour `fifo`): `fifo`; `fair` = FairScheduler in one queue, the app with the smallest dominant share (max of memory and vcores share of the cluster) first, one container at a time; `joss-t` / `joss-j` = JoSS (Lee et al. 2016) with its TTA / JTA task assigner: jobs classified by their profile, per-datacenter map queues, reduces kept in the chosen datacenter, unknown jobs through the FIFO queues (needs `locus.locality=hadoop`); `td` = TD (Wang et al. 2013): map slots by job status, L/H bounds and sticky slots, see the `locus.td.*` keys (needs `locus.locality=hadoop`); `capacity` = CapacityScheduler's queues (`locus.capacity.queues`): each container to the least served queue (used memory / guaranteed), none past a queue's maximum-capacity, FIFO inside a queue; an app naming an unconfigured queue is refused; `fresh` = FRESH's overall-fairness job choice (Algorithm 4): at most `locus.fresh.k` jobs in the map phase and k in the reduce phase, the admitted job with the least r_i (eq. 1) first, others in submission order (pairs with `locus.slots=fresh-static`/`fresh-dynamic`); `mrosa` = MROSA: deadline/budget priority (eq. 8), Max-Min placement of the tasks that can meet their deadline privately, late tasks to the cheapest public instance that meets it (`locus.mrosa.*` keys); free private containers are never left idle |
-//! | `locus.capacity.tree` | set by the shim | not for operators: the queue tree the shim read from `capacity-scheduler.xml` with CapacityScheduler's parser (JSON); used under `capacity` unless `locus.capacity.queues` is set; errors name the file's `yarn.scheduler.capacity.*` key |
-//! | `locus.capacity.queues` | empty = capacity-scheduler.xml's queues, else `default:100` | shortcut for `capacity` that replaces the file's queues: comma list `name:capacity[:maximum-capacity]` in percent of the cluster's memory, e.g. `a:50:90,b:50:90`; capacities sum to 100 (within 0.01), each above 0 and at most 100; maximum-capacity from the capacity to 100, default 100; names non-empty, unique, without `:` `,` `.` (apps may name `root.<name>`) |
-//! | `locus.locality` | empty = `delay`, or `hadoop` under `td`/`joss-t`/`joss-j` (they place maps themselves) | locality technique for every application's tasks whose asks name hosts or racks (MapReduce maps, Spark executors with preferred locations, DistributedShell placements; never AMs, MapReduce reduces or `*`-only asks): `hadoop` = node-local, then rack-local, then off-switch, no waiting; `delay` = delay scheduling (thresholds below); `delay-room` = delay scheduling that waits only while a node (for rack-local: a rack) holding the task's data reported room at its latest heartbeat, the thresholds still bounding the wait (docs/default-policy.md); `matchmaking` = locality markers (He et al. 2011) |
-//! | `locus.delay.node-locality-threshold` | `1.0` | for `delay`: a number from 0 to 10, a fraction of the cluster's node count (FairScheduler's `locality.threshold.node`): a key relaxes from node-local to rack-local after missing that many nodes in a row; 0 = no wait |
-//! | `locus.delay.rack-locality-threshold` | `1.0` | for `delay`: the same for rack-local → off-switch, counted after the key reached rack level |
-//! | `locus.delay.idle-room` | `true` | for `delay` and `delay-room`: a miss on a node whose room nobody took at two heartbeats in a row also counts toward the threshold across the key's containers, and a more local container does not set a relaxed key's level back while the key had such a miss within the last round of the cluster's heartbeats, so a key whose data hosts free one container at a time does not idle the rest of the cluster; `false` = FairScheduler's rule only (every container restarts the wait), for clusters where a remote read costs more than an idle slot |
-//! | `locus.hotspot` | `off` | hotspot guard: `off`; `hot-queue` = TD's hot queue, at most θ concurrent non-local readers per host |
-//! | `locus.joss.threshold` | empty = k/(k−1) | JoSS's td for `joss-t`/`joss-j`, the filtering percentage above which a small job is reduce-heavy: a positive number; default Eq. (8) for the k datacenters present |
-//! | `locus.td.lower-bound` | `0.7` | TD's L for `td`: every co-scheduled job keeps at least L·demand map containers; a number strictly between 0 and 1 |
-//! | `locus.td.upper-bound` | `1.3` | TD's H for `td`: no job holds more than H·demand map containers (lowered to formula (1)'s limit when that is smaller); a number > 1 |
-//! | `locus.td.hotspot-readers` | `3` | θ for `hot-queue` (and `td`): integer 1..=1000 |
-//! | `locus.td.split-bytes` | `67108864` | δ, the split (HDFS block) size in bytes: integer 1..=2^40 |
-//! | `locus.td.bandwidth` | `125000000` | ρ, a node's network bandwidth in bytes per second (> 0); a non-local read is assumed done θ·δ/ρ seconds after it started |
-//! | `locus.slots` | `static` | slot configurator, the share of capacity map vs reduce containers may hold: `static`; `fresh-static` = FRESH Algorithm 1, the makespan-optimal split for the MapReduce jobs present, from their profiles; `fresh-dynamic` = FRESH Algorithms 2-3, the split follows the remaining map vs reduce work (needs `locus.policy=fresh`) |
-//! | `locus.fresh.k` | `10` | FRESH's admission control k (for `fresh`, `fresh-static`, `fresh-dynamic`): integer 1..=10000, at most k jobs in their map phase and k in their reduce phase |
-//! | `locus.fresh.tau1` | `0.8` | FRESH's τ1 (CalExpSm's map-progress threshold): a number from 0 to 1 |
-//! | `locus.fresh.tau2` | `0.6` | FRESH's τ2 (CalExpSm's ratio-difference threshold): a number from 0 to 100 |
-//! | `locus.profile.store` | empty = in memory only | path of the job profile store (JSON, format 2). Read at start: a missing file is an empty store; an unreadable one, or one written by an older Locus (format 1, keyed without the user), stops the RM with a message naming the file. Written after finished jobs by a background thread (never on the scheduling thread; bursts coalesced into one write; the last one flushed at shutdown), atomically: a new exclusive temporary file with a random name in the same directory, mode 0600, fsynced, renamed over the store, directory fsynced. A refresh with the same path keeps the running profiles and reads nothing; a new path is read (an unreadable file refuses the refresh), its profiles the running store lacks are added (the running ones win), and the merged store is written to the new path at once; the old file is left as it was. Emptied at a refresh: profiles stay in memory and are no longer written. At most 100,000 job signatures (user + name + type + input type) are kept: runs of new ones beyond that are not learned (logged once); known ones still learn |
-//! | `locus.hints.trusted` | empty = nobody | who may use the job hints that raise a job's priority (`locus.deadline=`, `locus.budget=`, `locus.demand=`): a comma list of users (`alice,bob`) or `*` for everyone; anyone else's are logged and ignored. Users only: the RM does not tell Locus a submitter's groups, so a group list (Hadoop ACL's part after the space) is refused |
-//! | `locus.profile.default-map-secs` | `30` | seconds a map is assumed to take for a job with no profile and no finished map yet (FRESH, MROSA): a number from 0.001 to 86400 |
-//! | `locus.profile.default-reduce-secs` | `60` | the same for reduces |
-//! | `locus.mrosa.public.file` | empty = no public cloud | for `mrosa`: path of the public pool file, lines `host type price-per-sec mips mb-per-sec` for running public nodes and `* type price-per-sec mips mb-per-sec [provider]` for instance types that can be started (`#` comments) |
-//! | `locus.mrosa.rho` | `0.5` | for `mrosa`: ρ of eq. 8, the budget's weight against the deadline, from 0 to 1 |
-//! | `locus.mrosa.init-secs` | `30` | for `mrosa`: T_init, seconds until a newly requested public instance runs a task, from 0 to 86400 |
-//! | `locus.mrosa.private.mips` | `2600` | for `mrosa`: speed of one private container in MIPS (one 2.6 GHz core), a positive number |
-//! | `locus.mrosa.private.bandwidth` | `125` | for `mrosa`: MB/s a private container reads its input at, a positive number |
-//! | `locus.mrosa.split-mb` | `128` | for `mrosa`: MB of input per map task (mD), a positive number |
-//! | `locus.slots.map-share` | empty = no limit | for `static`: a number strictly between 0 and 1; map containers may hold at most that share of the cluster's memory and vcores, reduce containers at most the rest |
-//! | `locus.off-switch-per-heartbeat` | `1` | integer 1..=10000: off-switch containers per node heartbeat, over all apps; containers of asks that name no host or rack do not count |
-//! | `locus.assign-multiple` | `true` | `true`: fill a node with as many containers as fit per heartbeat; `false`: one container per heartbeat |
-//! | `locus.scheduling.mode` | `auto` | when the shim's scheduling thread (never the RM's dispatcher) asks the core to decide; the core validates and resolves the value (`Stats::scheduling_mode`), the shim acts on it: `heartbeat` = one decision round per node heartbeat; `async` = also passes over every live node with room, triggered by heartbeats, new asks and freed containers, like CapacityScheduler's asynchronous scheduling, the passes' offers not counted as scheduling opportunities by the locality layers; `auto` = `heartbeat` for `td`, `joss-t`, `joss-j`, `fresh`, `mrosa`, under `locus.hotspot=hot-queue` and under a locality wait (`delay`, the default, `delay-room`, `matchmaking`); `async` for `fifo`, `fair`, `fsp`, `capacity` with `hadoop` locality ([`Config::scheduling_mode`]; README "Scheduling modes") |
-//! | `locus.datacenter.mapping.file` | empty = none | path of a `host datacenter` file (`#` comments) for nodes whose network location has one component (`/rack1`) |
+//! The keys, their defaults and allowed values are in [`KEYS`]; docs/operator/configuration.md
+//! is generated from it.
 //!
 //! Keys not starting with `locus.` are ignored. An empty value means the default, because
 //! Hadoop's sample yarn-site.xml lists optional keys with empty values. An unknown `locus.*`
 //! key or a bad value is a [`CoreError::Config`] naming the key and what is allowed.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::error::CoreError;
 use crate::papers::td::TdConfig;
+use crate::side_files::SideFiles;
 use crate::topology::{DatacenterMapping, MAPPING_KEY};
 
 pub const POLICY: &str = "locus.policy";
@@ -79,51 +47,355 @@ pub use crate::hints::HINTS_TRUSTED;
 pub const APP_MAX_ASK_ROWS: &str = crate::ask::MAX_ASK_ROWS_KEY;
 pub const APP_MAX_RESOURCE_NAMES: &str = crate::ask::MAX_RESOURCE_NAMES_KEY;
 
-/// Every key the core understands, for the "unknown key" message.
-pub const KNOWN_KEYS: &[&str] = &[
-    APP_MAX_ASK_ROWS,
-    APP_MAX_RESOURCE_NAMES,
-    POLICY,
-    CAPACITY_QUEUES,
-    CAPACITY_TREE,
-    LOCALITY,
-    HOTSPOT,
-    SLOTS,
-    SLOTS_MAP_SHARE,
-    OFF_SWITCH_PER_HEARTBEAT,
-    ASSIGN_MULTIPLE,
-    SCHEDULING_MODE,
-    DATACENTER_MAPPING_FILE,
-    FRESH_K,
-    FRESH_TAU1,
-    FRESH_TAU2,
-    PROFILE_STORE,
-    PROFILE_DEFAULT_MAP_SECS,
-    PROFILE_DEFAULT_REDUCE_SECS,
-    HINTS_TRUSTED,
-    MROSA_PUBLIC_FILE,
-    MROSA_RHO,
-    MROSA_INIT_SECS,
-    MROSA_PRIVATE_MIPS,
-    MROSA_PRIVATE_BANDWIDTH,
-    MROSA_SPLIT_MB,
-    DELAY_NODE_THRESHOLD,
-    DELAY_RACK_THRESHOLD,
-    DELAY_IDLE_ROOM,
-    JOSS_THRESHOLD,
-    TD_LOWER_BOUND,
-    TD_UPPER_BOUND,
-    TD_HOTSPOT_READERS,
-    TD_SPLIT_BYTES,
-    TD_BANDWIDTH,
+/// How the sample `hadoop-conf/yarn-site.xml` shows a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InSample {
+    /// A `<property>` whose value is [`Key::default`].
+    Shown,
+    /// Inside a comment only: any value, even an empty one, switches off a choice the RM makes
+    /// when the key is absent.
+    CommentedOut,
+    /// Not in the sample: written by the shim, not by operators.
+    Internal,
+}
+
+/// One `locus.*` setting: the parser accepts exactly these names, and the sample yarn-site.xml
+/// and docs/operator/configuration.md are checked against this table by tests/sample_config.rs.
+#[derive(Debug, Clone, Copy)]
+pub struct Key {
+    pub name: &'static str,
+    /// The kind of value, for the reference page.
+    pub kind: &'static str,
+    /// The value in force when the key is unset or empty, spelled as the parser accepts it;
+    /// empty when the default is "none" or depends on other settings ([`Key::unset`] says).
+    pub default: &'static str,
+    /// What an unset key means when that is not simply [`Key::default`]; empty otherwise.
+    pub unset: &'static str,
+    pub allowed: &'static str,
+    /// One line: what the key changes.
+    pub meaning: &'static str,
+    pub in_sample: InSample,
+}
+
+const fn key(
+    name: &'static str,
+    kind: &'static str,
+    default: &'static str,
+    unset: &'static str,
+    allowed: &'static str,
+    meaning: &'static str,
+) -> Key {
+    Key {
+        name,
+        kind,
+        default,
+        unset,
+        allowed,
+        meaning,
+        in_sample: InSample::Shown,
+    }
+}
+
+/// Every key the core understands, in the order of the reference page.
+pub const KEYS: &[Key] = &[
+    Key {
+        in_sample: InSample::CommentedOut,
+        ..key(
+            POLICY,
+            "choice",
+            "fsp",
+            "`fsp`; `capacity` when the key is absent and capacity-scheduler.xml defines two or more leaf queues",
+            "`fifo`, `fair`, `fsp`, `capacity`, `joss-t`, `joss-j`, `td`, `fresh`, `mrosa`",
+            "job-level policy: which job gets freed capacity (docs/operator/scheduling.md)",
+        )
+    },
+    key(
+        CAPACITY_QUEUES,
+        "list",
+        "",
+        "capacity-scheduler.xml's queues, else `default:100`",
+        "`name:capacity[:maximum-capacity]`, comma-separated, percent of the cluster's memory, capacities summing to 100",
+        "for `capacity`: queues that replace capacity-scheduler.xml's (docs/operator/queues.md)",
+    ),
+    Key {
+        in_sample: InSample::Internal,
+        ..key(
+            CAPACITY_TREE,
+            "JSON",
+            "",
+            "set by the shim",
+            "written by the shim",
+            "not for operators: the queue tree read from capacity-scheduler.xml with CapacityScheduler's parser",
+        )
+    },
+    key(
+        LOCALITY,
+        "choice",
+        "",
+        "`delay`; `hadoop` under `td`, `joss-t`, `joss-j` (they place maps themselves)",
+        "`hadoop`, `delay`, `delay-room`, `matchmaking`",
+        "locality technique for tasks whose asks name hosts or racks",
+    ),
+    key(
+        DELAY_NODE_THRESHOLD,
+        "number",
+        "1.0",
+        "",
+        "0 to 10 (fraction of the node count; 0 = no wait)",
+        "for `delay`: missed nodes in a row before node-local relaxes to rack-local",
+    ),
+    key(
+        DELAY_RACK_THRESHOLD,
+        "number",
+        "1.0",
+        "",
+        "0 to 10",
+        "for `delay`: the same for rack-local to off-switch",
+    ),
+    key(
+        DELAY_IDLE_ROOM,
+        "boolean",
+        "true",
+        "",
+        "`true`, `false`",
+        "for `delay`, `delay-room`: misses on room nobody took also count, so a waiting key does not idle the cluster",
+    ),
+    key(
+        HOTSPOT,
+        "choice",
+        "off",
+        "",
+        "`off`, `hot-queue`",
+        "hotspot guard: `hot-queue` = TD's hot queue, at most θ concurrent non-local readers per host",
+    ),
+    key(
+        SLOTS,
+        "choice",
+        "static",
+        "",
+        "`static`, `fresh-static`, `fresh-dynamic` (needs `fresh`)",
+        "slot configurator: the share of capacity map vs reduce containers may hold",
+    ),
+    key(
+        SLOTS_MAP_SHARE,
+        "number",
+        "",
+        "no cap",
+        "strictly between 0 and 1",
+        "for `static`: the share of memory and vcores map containers may hold",
+    ),
+    key(
+        OFF_SWITCH_PER_HEARTBEAT,
+        "integer",
+        "1",
+        "",
+        "1 to 10000",
+        "off-switch containers per node heartbeat, over all apps",
+    ),
+    key(
+        ASSIGN_MULTIPLE,
+        "boolean",
+        "true",
+        "",
+        "`true`, `false`",
+        "fill a node with as many containers as fit per heartbeat (`false`: one)",
+    ),
+    key(
+        SCHEDULING_MODE,
+        "choice",
+        "auto",
+        "",
+        "`auto`, `async`, `heartbeat`",
+        "when the scheduling thread decides: per node heartbeat, or also in passes over every node (docs/operator/scheduling.md)",
+    ),
+    key(
+        APP_MAX_ASK_ROWS,
+        "integer",
+        "12288",
+        "",
+        "1 to 10000000",
+        "rows (scheduler key × resource name) one application's asks may hold; an update over it is refused for that app",
+    ),
+    key(
+        APP_MAX_RESOURCE_NAMES,
+        "integer",
+        "8192",
+        "",
+        "1 to 10000000",
+        "distinct resource names one application's asks may name",
+    ),
+    key(
+        DATACENTER_MAPPING_FILE,
+        "path",
+        "",
+        "none: the datacenter comes from a two-level network location",
+        "a regular file of at most 16 MiB, `host datacenter` lines (`#` comments)",
+        "datacenters for nodes whose network location has one component",
+    ),
+    key(
+        JOSS_THRESHOLD,
+        "number",
+        "",
+        "k/(k−1) for the k datacenters present (JoSS Eq. 8)",
+        "a positive number",
+        "for `joss-t`, `joss-j`: the filtering percentage above which a small job is reduce-heavy",
+    ),
+    key(
+        TD_LOWER_BOUND,
+        "number",
+        "0.7",
+        "",
+        "strictly between 0 and 1",
+        "for `td`: L, every co-scheduled job keeps at least L·demand map containers",
+    ),
+    key(
+        TD_UPPER_BOUND,
+        "number",
+        "1.3",
+        "",
+        "greater than 1",
+        "for `td`: H, no job holds more than H·demand map containers",
+    ),
+    key(
+        TD_HOTSPOT_READERS,
+        "integer",
+        "3",
+        "",
+        "1 to 1000",
+        "θ for `hot-queue` and `td`: non-local readers that make a host a hotspot",
+    ),
+    key(
+        TD_SPLIT_BYTES,
+        "integer",
+        "67108864",
+        "",
+        "1 to 2^40",
+        "δ: the split (HDFS block) size in bytes",
+    ),
+    key(
+        TD_BANDWIDTH,
+        "number",
+        "125000000",
+        "",
+        "a positive number",
+        "ρ: a node's network bandwidth in bytes per second (a non-local read lasts θ·δ/ρ)",
+    ),
+    key(
+        HINTS_TRUSTED,
+        "list",
+        "",
+        "nobody",
+        "comma-separated users, or `*`",
+        "who may use the job hints `locus.deadline=`, `locus.budget=`, `locus.demand=`; others' are logged and ignored",
+    ),
+    key(
+        PROFILE_STORE,
+        "path",
+        "",
+        "in memory only",
+        "a regular file, not a link, of at most 128 MiB (JSON, written atomically, mode 0600)",
+        "where learned job profiles are kept across RM restarts",
+    ),
+    key(
+        PROFILE_DEFAULT_MAP_SECS,
+        "number",
+        "30",
+        "",
+        "0.001 to 86400",
+        "seconds a map is assumed to take for a job with no profile yet (FRESH, MROSA)",
+    ),
+    key(
+        PROFILE_DEFAULT_REDUCE_SECS,
+        "number",
+        "60",
+        "",
+        "0.001 to 86400",
+        "the same for reduces",
+    ),
+    key(
+        FRESH_K,
+        "integer",
+        "10",
+        "",
+        "1 to 10000",
+        "FRESH's admission control k: at most k jobs in their map phase and k in their reduce phase",
+    ),
+    key(
+        FRESH_TAU1,
+        "number",
+        "0.8",
+        "",
+        "0 to 1",
+        "FRESH's τ1, CalExpSm's map-progress threshold",
+    ),
+    key(
+        FRESH_TAU2,
+        "number",
+        "0.6",
+        "",
+        "0 to 100",
+        "FRESH's τ2, CalExpSm's ratio-difference threshold",
+    ),
+    key(
+        MROSA_PUBLIC_FILE,
+        "path",
+        "",
+        "no public cloud",
+        "a file of `host type price-per-sec mips mb-per-sec` and `* type ... [provider]` lines",
+        "for `mrosa`: the public-cloud nodes and the instance types that can be started",
+    ),
+    key(
+        MROSA_RHO,
+        "number",
+        "0.5",
+        "",
+        "0 to 1",
+        "for `mrosa`: ρ of eq. 8, the budget's weight against the deadline",
+    ),
+    key(
+        MROSA_INIT_SECS,
+        "number",
+        "30",
+        "",
+        "0 to 86400",
+        "for `mrosa`: T_init, seconds until a new public instance runs a task",
+    ),
+    key(
+        MROSA_PRIVATE_MIPS,
+        "number",
+        "2600",
+        "",
+        "a positive number",
+        "for `mrosa`: speed of one private container in MIPS",
+    ),
+    key(
+        MROSA_PRIVATE_BANDWIDTH,
+        "number",
+        "125",
+        "",
+        "a positive number",
+        "for `mrosa`: MB/s a private container reads its input at",
+    ),
+    key(
+        MROSA_SPLIT_MB,
+        "number",
+        "128",
+        "",
+        "a positive number",
+        "for `mrosa`: MB of input per map task",
+    ),
 ];
+
+fn is_known(name: &str) -> bool {
+    KEYS.iter().any(|k| k.name == name)
+}
 
 const OFF_SWITCH_MAX: u32 = 10_000;
 /// Upper end of the `locus.app.*` limits: beyond ten million rows one app's asks alone would
 /// hold gigabytes, which no bound worth the name allows.
 const APP_LIMIT_MAX: u64 = 10_000_000;
 
-/// A layer choice: the implemented values and those the issue plans, so an operator asking for
+/// A layer choice: the implemented values and those planned, so an operator asking for
 /// a planned one learns it is not there yet rather than that it never will be.
 macro_rules! choice {
     ($(#[$doc:meta])* $name:ident, $key:expr, { $($variant:ident = $text:literal),+ $(,)? }, planned: [$($planned:literal),*]) => {
@@ -229,12 +501,15 @@ pub struct Config {
     pub hints_trusted: crate::hints::TrustedSubmitters,
     /// `locus.app.max-ask-rows` and `locus.app.max-resource-names`.
     pub app_limits: crate::ask::AskLimits,
+    /// The system-wide application maximum and the one queue's outside `capacity`, from
+    /// capacity-scheduler.xml (`locus.capacity.tree`) whatever the policy.
+    pub submission: crate::policy::capacity_tree::SubmissionLimits,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
-            // docs/default-policy.md: fsp + delay has the smallest worst-case turnaround over
+            // docs/results/default-policy.md: fsp + delay has the smallest worst-case turnaround over
             // the matrix (`./locus bench matrix`) among the configurations whose node-locality
             // is no worse than fifo's.
             policy: JobPolicyKind::Fsp,
@@ -260,6 +535,7 @@ impl Default for Config {
             profile_store: None,
             profile_defaults: Default::default(),
             hints_trusted: Default::default(),
+            submission: Default::default(),
             app_limits: Default::default(),
         }
     }
@@ -275,7 +551,7 @@ impl Config {
     /// locality wait (`delay`, `delay-room`, `matchmaking`), the default fsp + delay included:
     /// their waits are counted in heartbeats in both modes, so a sweep can only place what a
     /// heartbeat already allowed, and on real MapReduce jobs `async` finished the batch later in
-    /// every paired run (README's first table; docs/default-policy.md "Scheduling mode"), while
+    /// every paired run (docs/results/default-policy.md "Scheduling mode"), while
     /// SLS measured no gain from it at the saturating scale. `async` for the Hadoop-style orders
     /// (`fifo`, `fair`, `fsp`, `capacity`) with `hadoop` locality, which waits for nothing, as
     /// CapacityScheduler schedules asynchronously by default.
@@ -303,6 +579,15 @@ impl Config {
     }
 
     pub fn from_properties(props: &BTreeMap<String, String>) -> Result<Config, CoreError> {
+        Self::from_properties_reusing(props, &SideFiles::default())
+    }
+
+    /// As [`Config::from_properties`], taking each side file `reuse` holds for the same path
+    /// instead of reading it (a rebuilt core: [`crate::side_files`]).
+    pub fn from_properties_reusing(
+        props: &BTreeMap<String, String>,
+        reuse: &SideFiles,
+    ) -> Result<Config, CoreError> {
         let mut cfg = Config::default();
         let mut locality_given = false;
         let mut tree: Option<&str> = None;
@@ -312,12 +597,13 @@ impl Config {
                 continue;
             }
             let value = raw.trim();
-            if !KNOWN_KEYS.contains(&key.as_str()) {
+            if !is_known(key) {
+                let known: Vec<&str> = KEYS.iter().map(|k| k.name).collect();
                 return Err(CoreError::Config {
                     key: key.clone(),
                     message: format!(
                         "unknown Locus setting; known settings: {}",
-                        KNOWN_KEYS.join(", ")
+                        known.join(", ")
                     ),
                 });
             }
@@ -352,7 +638,10 @@ impl Config {
                 }
                 DATACENTER_MAPPING_FILE => {
                     let path = PathBuf::from(value);
-                    cfg.datacenter_mapping = DatacenterMapping::load(&path)?;
+                    cfg.datacenter_mapping = match reuse.mapping_of(&path) {
+                        Some(parsed) => parsed.clone(),
+                        None => DatacenterMapping::load(&path)?,
+                    };
                     cfg.datacenter_mapping_file = Some(path);
                 }
                 DELAY_NODE_THRESHOLD => cfg.delay_node_threshold = parse_threshold(key, value)?,
@@ -370,6 +659,11 @@ impl Config {
                 }
                 HINTS_TRUSTED => cfg.hints_trusted = crate::hints::TrustedSubmitters::parse(value)?,
                 PROFILE_STORE => cfg.profile_store = Some(PathBuf::from(value)),
+                MROSA_PUBLIC_FILE if reuse.public_pool_of(Path::new(value)).is_some() => {
+                    let path = PathBuf::from(value);
+                    cfg.mrosa.pool = reuse.public_pool_of(&path).cloned().unwrap_or_default();
+                    cfg.mrosa.public_file = Some(path);
+                }
                 MROSA_PUBLIC_FILE
                 | MROSA_RHO
                 | MROSA_INIT_SECS
@@ -377,7 +671,7 @@ impl Config {
                 | MROSA_PRIVATE_BANDWIDTH
                 | MROSA_SPLIT_MB => cfg.mrosa.set(key, value)?,
                 _ => {
-                    // KNOWN_KEYS and this match are kept in step by the tests below; an entry in
+                    // KEYS and this match are kept in step by the tests below; an entry in
                     // one but not the other is reported rather than silently ignored.
                     return Err(CoreError::Config {
                         key: key.clone(),
@@ -399,6 +693,11 @@ impl Config {
             } else {
                 cfg.capacity = crate::policy::capacity_tree::parse(tree)?;
             }
+        }
+        cfg.submission = crate::policy::capacity_tree::submission_limits(tree)?;
+        if cfg.policy == JobPolicyKind::Capacity {
+            cfg.capacity
+                .default_application_limits(cfg.submission.system);
         }
         if !locality_given && places_maps_itself(cfg.policy).is_some() {
             // The default technique only where the policy leaves map placement to a layer.
@@ -605,11 +904,12 @@ mod tests {
 
     #[test]
     fn every_known_key_is_handled() {
-        for key in KNOWN_KEYS {
+        for key in KEYS {
             // An empty value means the default, so this only proves the key is accepted.
             assert!(
-                Config::from_properties(&props(&[(key, "")])).is_ok(),
-                "{key}"
+                Config::from_properties(&props(&[(key.name, "")])).is_ok(),
+                "{}",
+                key.name
             );
         }
         let c = Config::from_properties(&props(&[
@@ -644,7 +944,7 @@ mod tests {
             );
         }
         // ... and heartbeat under a locality wait, the default fsp + delay included: real jobs
-        // finished later under async (README's first table, docs/default-policy.md).
+        // finished later under async (docs/results/default-policy.md).
         assert_eq!(mode(&[]), SchedulingModeKind::Heartbeat);
         for locality in ["delay", "delay-room", "matchmaking"] {
             for policy in ["fifo", "fair", "fsp", "capacity"] {

@@ -16,7 +16,7 @@
 //! containers at all; a drift in host or rack rows alone (same totals) is not detected and
 //! costs locality only, until the AM's next change of those rows.
 //!
-//! Why host and rack rows stay out (decided in session 6, issue 9): the digest travels with
+//! Why host and rack rows stay out (a measured choice): the digest travels with
 //! every executed decision and every ask change, so covering location rows would make each of
 //! those O(rows) on both sides. The RM keeps no per-key aggregate of its host rows (its
 //! placement allocator holds a map per key), so the shim would walk every row of a
@@ -25,7 +25,7 @@
 //! the delta bridge removed, paid again to protect locality, not service. Keeping it
 //! incrementally on the shim's side would not help: drift is by definition a change the shim
 //! did not see. And the core does not hold every location row the RM does (rows naming hosts
-//! the cluster does not have wait uninterned, by the issue 8 limits), so such a digest would
+//! the cluster does not have wait uninterned, by the `locus.app.*` limits), so such a digest would
 //! have to reproduce those rules exactly or report false drift, a full snapshot per
 //! decision. Location rows are put right by every snapshot: the AM's next change of them, a
 //! drift in any total, a refused update, a core rebuild.

@@ -1,7 +1,7 @@
 //! The binary events frame: what the RM did with the core's decisions and with its containers,
 //! sent by the shim (`EventsFrame.java`) after every executed batch and every completed
 //! container, instead of a JSON array built as a tree of objects per call
-//! (docs/architecture.md, "Binary events frame", is the authority on the layout).
+//! (docs/design/architecture.md, "Binary events frame", is the authority on the layout).
 //!
 //! The hot kinds have fixed records: `container_allocated`, `container_released`,
 //! `decision_rejected`, `asks_digest`. Any other event may ride in the same frame as one JSON
@@ -129,6 +129,7 @@ fn record(r: &mut Reader, i: usize) -> Result<Record, FrameError> {
                     locality,
                     count,
                     capability,
+                    limits: None,
                 },
                 executed,
                 reason,
@@ -296,6 +297,7 @@ mod tests {
             locality: Locality::RackLocal,
             count: 2,
             capability: Resource::new(1024, 1),
+            limits: None,
         };
         vec![
             Event::ContainerAllocated {

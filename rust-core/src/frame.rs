@@ -1,5 +1,5 @@
 //! The binary asks frame: what an AM's allocate() changed, as the shim sends it on the hot path
-//! instead of JSON (docs/architecture.md, "Binary asks frame", is the authority on the layout;
+//! instead of JSON (docs/design/architecture.md, "Binary asks frame", is the authority on the layout;
 //! the shim's `AsksFrame.java` writes it).
 //!
 //! Little-endian, fixed layout:
@@ -484,7 +484,7 @@ mod tests {
         }
     }
 
-    /// The layout docs/architecture.md documents, byte for byte (the shim's AsksFrameTest
+    /// The layout docs/design/architecture.md documents, byte for byte (the shim's AsksFrameTest
     /// checks its encoder against the same bytes).
     #[test]
     fn layout_is_the_documented_one() {

@@ -6,7 +6,7 @@
 //!
 //! The ids of names a live node carries (its host, its rack) are also published to the shim
 //! ([`Names::published`]), which then sends such a row as the id instead of the name's bytes:
-//! the core skips hashing the name (docs/architecture.md, "Binary asks frame"). An id is only
+//! the core skips hashing the name (docs/design/architecture.md, "Binary asks frame"). An id is only
 //! good for the core that gave it: each table has a random [`Names::epoch`], which a frame
 //! with numbered names must carry.
 

@@ -19,7 +19,7 @@
 //! containers are bigger than the whole node (FairScheduler's hasContainerForNode): waiting
 //! would not help.
 //!
-//! Liveness (docs/liveness.md): what a layer hands out on a heartbeat must reach a job that can
+//! Liveness (docs/design/liveness.md): what a layer hands out on a heartbeat must reach a job that can
 //! use it. Map slots a job policy picked for an app (TD, JoSS) that the app leaves unused on
 //! this node pass to the next apps in the order, so a job whose maps cannot run here cannot
 //! idle a slot another job could fill. A slot pool that holds no container may start one even
@@ -343,10 +343,12 @@ fn assign_node(
             listed.next()
         };
         let Some(arrival) = next else { break };
+        // A node the app blacklisted is passed over as the RM would refuse it
+        // (`SchedulerAppUtils.isPlaceBlacklisted`: the node's host, then its rack).
         if sitting_out.contains(&arrival)
-            || !state
-                .app(arrival)
-                .is_some_and(|a| a.asks.might_fit(&budget.room))
+            || !state.app(arrival).is_some_and(|a| {
+                a.asks.might_fit(&budget.room) && !a.blacklist.excludes(&node.host, &node.rack)
+            })
         {
             let picked = layers.job.map_limit(arrival);
             if picked != u32::MAX {
@@ -699,6 +701,7 @@ fn record(
             locality: p.locality,
             count: p.count,
             capability: p.capability,
+            limits: None,
         });
     }
 }

@@ -44,7 +44,7 @@ pub struct AppSpec {
 /// every other limit let it start there): the pool's freed room is kept for it. Without this,
 /// room a pool frees at one node's heartbeat goes to whichever job ranks first *there*, often
 /// the job whose container just ended, while the job the pool held back at another node,
-/// first in the policy's order there, waits for that job's whole phase (docs/liveness.md,
+/// first in the policy's order there, waits for that job's whole phase (docs/design/liveness.md,
 /// item 5).
 #[derive(Debug, Clone)]
 pub(crate) struct PoolWaiter {
@@ -333,7 +333,7 @@ impl ClusterState {
     /// where the host and its rack have containers outstanding, rack-local where the rack has
     /// and relaxes, off-switch where the rack has none and `*` relaxes). A key no node can
     /// serve (bigger than every node, or pinned to hosts without a NodeManager) is a blocker:
-    /// it takes nothing, so nothing may wait for it (docs/liveness.md). Locality techniques
+    /// it takes nothing, so nothing may wait for it (docs/design/liveness.md). Locality techniques
     /// only delay a key and are not consulted. A key whose `*` row relaxes is judged by size
     /// alone; only a pinned one walks the nodes.
     pub fn can_ever_place(&self, table: &AskTable) -> bool {
@@ -642,6 +642,7 @@ impl ClusterState {
                 used: Resource::ZERO,
                 am_used: Resource::ZERO,
                 running: 0,
+                blacklist: Default::default(),
             },
         );
         if let Some(app) = self.apps.get(&arrival) {

@@ -159,7 +159,7 @@ fn offer_with_room(
 /// a completion the loop sees before the node's heartbeat) and the next sweep fills it, so the
 /// node's own heartbeat finds it full. A heartbeat that finds no room walks no app; if only
 /// such offers counted, the map waiting for h2 (always full) would miss nothing, never relax,
-/// and watch the other app take every container (found by review: "heartbeat-only: (true,
+/// and watch the other app take every container (measured: "heartbeat-only: (true,
 /// 199); sweeps: (false, 200)"). A node's heartbeat is the opportunity; the first offer of the
 /// node that can place anything after it, heartbeat or sweep, is where it is missed.
 #[test]

@@ -1,4 +1,4 @@
-//! Delay scheduling's wait when the room a key declines goes unused (issue 9, the SLS tail).
+//! Delay scheduling's wait when the room a key declines goes unused (the SLS tail).
 //!
 //! Zaharia et al.'s case for waiting is that a skipped node goes to another job meanwhile; the
 //! wait restarts at every node-local container (FSAppAttempt's rule, the paper's `skipcount =
@@ -145,7 +145,7 @@ fn hb(c: &mut Core, host: &str, gb: u64) -> Vec<Decision> {
     heartbeat_free(c, host, gb, gb as u32, 1_000)
 }
 
-// The two tests below are the session-9 reviewer's (scenarios in their comments). Session 10
+// The two tests below check the scenarios in their comments. Keeping a relaxed level
 // changed the first one's scenario only where a container now keeps a relaxed key's level
 // while the key had an idle miss within the last round of heartbeats
 // (tests/delay_relaxed_level.rs): h3 and h4 report full, and a round passes, before h1's
@@ -178,7 +178,7 @@ fn idle_count_restarts_when_a_node_local_container_sets_the_level_back() {
     for h in ["h3", "h4", "h3", "h4", "h3", "h4"] {
         assert!(hb(&mut c, h, 8).is_empty(), "{h}");
     }
-    // Session 10: h3 and h4 fill up, and a round of the cluster's heartbeats (4) passes
+    // h3 and h4 fill up, and a round of the cluster's heartbeats (4) passes
     // without an idle miss of mr's, so its next node-local container may set the level back.
     for h in ["h3", "h4", "h2", "h3"] {
         assert!(hb(&mut c, h, 0).is_empty(), "{h}");
@@ -192,7 +192,7 @@ fn idle_count_restarts_when_a_node_local_container_sets_the_level_back() {
     };
     // h1 frees one: node-local container, level back to NodeLocal (missed 0).
     h1_frees_one(&mut c);
-    // Session 10: h3 and h4 report room again (their first idle heartbeat; missed 2), and h1
+    // h3 and h4 report room again (their first idle heartbeat; missed 2), and h1
     // frees one more (missed 0).
     assert!(hb(&mut c, "h3", 8).is_empty());
     assert!(hb(&mut c, "h4", 8).is_empty());

@@ -1,5 +1,5 @@
-//! Delay scheduling's level while the room a relaxed key declines goes unused (issue 9, the SLS
-//! tail after session 9's review fix; docs/sls.md "Session 10: throughput").
+//! Delay scheduling's level while the room a relaxed key declines goes unused (the SLS
+//! tail; docs/results/sls.md "throughput at the saturating scale, the relaxed level kept").
 
 mod common;
 
@@ -42,7 +42,7 @@ fn h1_frees_one(c: &mut Core, on_h1: &mut Vec<String>, next: &mut u32) {
     on_h1.extend(execute(c, &ds, next));
 }
 
-/// The SLS tail after the idle count's review fix (docs/sls.md "Session 10"): a key relaxed by
+/// The SLS tail after the idle count's fix (docs/results/sls.md "throughput at the saturating scale, the relaxed level kept"): a key relaxed by
 /// the idle count was set back to node-local by the next container its data host freed, and
 /// its idle count restarted, so it spent a whole threshold of idle misses waiting again before
 /// each short spell at the looser level: with its data host freeing one container per interval,

@@ -1,5 +1,5 @@
 //! `delay-room`: delay scheduling that waits only while a node holding the map's data has room
-//! (docs/default-policy.md "A wait that pays").
+//! (docs/results/default-policy.md "A wait that pays").
 
 mod common;
 

@@ -1,7 +1,7 @@
-//! Liveness (issue 8): a job that could run on an idle node gets a container within a bounded
+//! Liveness: a job that could run on an idle node gets a container within a bounded
 //! number of heartbeats, whatever the layers, even while another job that cannot run (its map
 //! is bigger than every node, or it insists on a host the cluster does not have) sits in front
-//! of it. docs/liveness.md states the bound per layer and why.
+//! of it. docs/design/liveness.md states the bound per layer and why.
 
 mod common;
 
@@ -321,7 +321,7 @@ fn heartbeats_until_served(c: &mut Core, nodes: &[NodeSpec], app: &str, max: u32
     None
 }
 
-/// docs/liveness.md's bound for a map that is non-local on every node, in heartbeats of idle
+/// docs/design/liveness.md's bound for a map that is non-local on every node, in heartbeats of idle
 /// nodes, with `n` nodes heartbeating in turn and delay's thresholds `t_node`, `t_rack`.
 fn bound(locality: &str, n: u32, t_node: f64, t_rack: f64) -> u32 {
     match locality {
@@ -650,7 +650,7 @@ fn heartbeat_h1(c: &mut Core, gb: u64, now_ms: u64, next: &mut u32) -> Vec<Decis
     ds
 }
 
-/// The review of 4f5589e: a node that owed a non-local map kept owing while a local map could
+/// Until 4f5589e a node that owed a non-local map kept owing while a local map could
 /// run on it, and an older job's non-local map took its one free slot at every heartbeat ahead
 /// of the newer job's local map (the paper never gives a non-local task while a local one can run).
 #[test]
@@ -741,7 +741,7 @@ fn older_beside_a_reduce_stream(
     (served, got)
 }
 
-/// The review of e6c6a01: a heartbeat that placed anything was judged afresh, so a stream of
+/// Until e6c6a01 a heartbeat that placed anything was judged afresh, so a stream of
 /// work no locality wait holds (reduces, AMs, asks on `*` only) placing on the node at every
 /// heartbeat kept its held local maps counted and no job got the node's non-local map until
 /// that stream ran out. Only maps placed there (local or not) count as the node's use now.
@@ -757,7 +757,7 @@ fn matchmaking_work_on_star_only_does_not_keep_held_maps_counted() {
     );
 }
 
-/// The review of 76e5bda: the miss needed room for a held map itself, so `*`-only work that left
+/// Until 76e5bda the miss needed room for a held map itself, so `*`-only work that left
 /// less room than the held map but room for another job's map kept the held maps counted and
 /// that job waiting. The room asked for now is the smallest map any job could run there.
 #[test]
@@ -772,7 +772,7 @@ fn matchmaking_room_left_for_some_map_is_enough_for_a_miss() {
     );
 }
 
-/// The review of c5f212d: the room asked for was the map with the least memory, whatever its
+/// Until c5f212d the room asked for was the map with the least memory, whatever its
 /// vcores, so room short of vcores for that map but enough for another job's was no miss.
 #[test]
 fn matchmaking_room_left_for_some_map_counts_vcores_too() {

@@ -177,7 +177,7 @@ fn delay_holds_any_apps_host_asks_for_their_host_under_the_default() {
 
 #[test]
 fn delay_serves_any_apps_host_ask_off_switch_within_the_bound_when_its_host_has_no_room() {
-    // docs/liveness.md: delay's bound is ceil(t_node·N) + ceil(t_rack·N) heartbeats, then 1;
+    // docs/design/liveness.md: delay's bound is ceil(t_node·N) + ceil(t_rack·N) heartbeats, then 1;
     // thresholds 1.0 on 2 nodes: 2 + 2 + 1.
     for app_type in ["YARN", "SPARK"] {
         let mut c = default_cluster_with_a_host_ask(app_type);

@@ -308,7 +308,7 @@ fn ids_taught_are_bounded_by_the_frame_and_the_names_held() {
 }
 
 /// A new attempt starts with no asks, but its application's ids go on from where the last
-/// attempt's stopped (the review of cf8dfce: the counter restarted at 0, so an id of the old
+/// attempt's stopped (until cf8dfce the counter restarted at 0, so an id of the old
 /// attempt's table named the new attempt's first waiting name).
 #[test]
 fn an_earlier_attempts_ids_never_name_a_later_attempts_rows() {

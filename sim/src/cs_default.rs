@@ -12,7 +12,7 @@
 //! | `per-node-heartbeat.maximum-offswitch-assignments` 1, multiple assignments on | the core's defaults (`locus.off-switch-per-heartbeat` 1, `locus.assign-multiple` true) |
 //! | `schedule-asynchronously.enable` true | the engine's passes ([`ASYNC_SCHEDULING`]): an ask reaching the RM is tried on every node with room 5 ms later (the thread's default interval), not only at each node's next heartbeat |
 //!
-//! Where the pieces differ from CapacityScheduler (docs/sim-validation.md says what it costs):
+//! Where the pieces differ from CapacityScheduler (docs/results/sim-validation.md says what it costs):
 //! - With `rack-locality-additional-delay` -1, CS allows off-switch once the missed
 //!   opportunities exceed min(nodes, outstanding containers × min((hosts and racks asked − 1) /
 //!   nodes, 1)): a job's last few maps go off-switch sooner than its first. `delay` has one

@@ -1,7 +1,7 @@
 //! Every bound the simulator puts on its input, in one place, each with where its figure comes
 //! from. A value past a bound is refused before anything runs, with a message naming the flag
 //! or the trace line and column, so a typo cannot turn into an allocation abort or a run that
-//! never ends. docs/simulator.md ("Input limits") lists the same table for users.
+//! never ends. docs/design/simulator.md ("Input limits") lists the same table for users.
 
 use crate::workload::Workload;
 

@@ -5,7 +5,7 @@ use locus_sim::report;
 use locus_sim::run::{self, Args};
 
 /// Exit status for bad input (a flag, a trace line, an output path), as clap uses for a bad
-/// command line; documented in `--help` and docs/simulator.md.
+/// command line; documented in `--help` and docs/design/simulator.md.
 const BAD_INPUT: u8 = 2;
 
 fn main() -> ExitCode {

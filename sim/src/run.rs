@@ -40,7 +40,7 @@ pub const WORKLOADS: &[&str] = &[
 #[command(
     name = "locus-sim",
     about = "Simulate YARN + HDFS + the MapReduce AM driving the Locus core; compare policies side by side.",
-    after_help = "Exit status: 0 every job finished and every output was written; 1 a run failed or left jobs unfinished, or an output could not be written after the run; 2 bad input (a flag, a trace line, an output path that cannot be written), refused before anything runs. Limits: docs/simulator.md, \"Input limits\"."
+    after_help = "Exit status: 0 every job finished and every output was written; 1 a run failed or left jobs unfinished, or an output could not be written after the run; 2 bad input (a flag, a trace line, an output path that cannot be written), refused before anything runs. Limits: docs/design/simulator.md, \"Input limits\"."
 )]
 pub struct Args {
     /// facebook (Matchmaking Table 4 bins, 100 jobs), swim (FB-2009 trace), sls (Hadoop SLS JSON), synthetic;
@@ -143,7 +143,7 @@ pub struct Args {
     pub map_mb_per_s: f64,
     #[arg(long, default_value_t = 20.0)]
     pub reduce_mb_per_s: f64,
-    /// One local read stream from disk, MB/s (docs/simulator.md, "Reads and the network").
+    /// One local read stream from disk, MB/s (docs/design/simulator.md, "Reads and the network").
     #[arg(long, default_value_t = 120.0)]
     pub disk_mb_per_s: f64,
     /// One node's NIC each way, MB/s, shared by the remote reads it serves and, separately, by
@@ -181,9 +181,11 @@ pub struct Args {
     /// that is not a policy name (it has ':' or '=') stays in the setting's value:
     /// "capacity;locus.capacity.queues=a:50:90,b:50:90,fifo" is two runs. `cs-default` is
     /// Hadoop 3.5 CapacityScheduler's defaults built from the core's pieces (one queue, FIFO,
-    /// AM share 0.1, node-locality-delay 40, asynchronous scheduling; docs/sim-validation.md).
-    #[arg(long, default_value = "fifo")]
-    pub policy: String,
+    /// AM share 0.1, node-locality-delay 40, asynchronous scheduling; docs/results/sim-validation.md).
+    /// Without it, one run of the ResourceManager's default configuration (no locus.policy, no
+    /// locus.locality: what an RM without locus.* keys runs).
+    #[arg(long)]
+    pub policy: Option<String>,
     /// KEY=VALUE locus.* setting for every run. Repeatable.
     #[arg(long)]
     pub set: Vec<String>,
@@ -243,8 +245,22 @@ pub fn policies(args: &Args) -> Result<Vec<PolicyRun>, String> {
         let (k, v) = kv(s, "--set")?;
         common.insert(k, v);
     }
+    let Some(list) = &args.policy else {
+        // The RM's default, not a paper's baseline: neither the policy nor the locality
+        // technique is set, so the core's own defaults decide, as in an RM.
+        let d = locus_core::Config::default();
+        let label = match common.get("locus.policy") {
+            Some(p) => p.clone(),
+            None => format!(
+                "{};locus.locality={}",
+                d.policy.as_str(),
+                d.locality.as_str()
+            ),
+        };
+        return Ok(vec![(label, common)]);
+    };
     let mut out = Vec::new();
-    for item in policy_items(&args.policy) {
+    for item in policy_items(list) {
         let item = item.as_str();
         let mut parts = item.split(';');
         let mut props = common.clone();
@@ -308,7 +324,7 @@ fn policy_items(list: &str) -> Vec<String> {
 }
 
 /// A rack's uplink when no flag sets it: 4 Gbit/s of TCP payload (4 x 1 GbE's 112 MB/s), the
-/// Facebook Hadoop/Hive warehouse's "4 Gbit/sec to top level rack switch" (2009; docs/simulator.md).
+/// Facebook Hadoop/Hive warehouse's "4 Gbit/sec to top level rack switch" (2009; docs/design/simulator.md).
 pub const DEFAULT_UPLINK_MB_PER_S: f64 = 448.0;
 
 fn positive(name: &str, v: f64) -> Result<f64, String> {

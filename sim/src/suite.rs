@@ -3,7 +3,7 @@
 //! beside the published one. The published figures are constants below, each citing its table
 //! or figure; where a paper gives a figure only as a chart, its text's statement is the claim we
 //! check. Nothing here is tuned to a published number: the simulator's defaults and the
-//! workloads' documented choices are all there is (docs/reproduction.md).
+//! workloads' documented choices are all there is (docs/results/reproduction.md).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -21,8 +21,8 @@ pub const VALIDATIONS: [&str; 1] = ["demo"];
 /// counters (`None`: reads no input), turnaround in seconds.
 pub type RealJob = (&'static str, u32, Option<(u32, u32, u32)>, f64);
 
-/// `./locus demo` at commit 9bafca6 (README.md, "Locus default vs CapacityScheduler on real
-/// jobs"): CapacityScheduler with Hadoop 3.5.0's defaults, then Locus's default (fsp + delay);
+/// `./locus demo` at commit 9bafca6 (docs/results/benchmark-history.md, "Locus default vs
+/// CapacityScheduler on real jobs"): CapacityScheduler with Hadoop 3.5.0's defaults, then Locus's default (fsp + delay);
 /// makespan in seconds last.
 pub const DEMO_9BAFCA6_CS: ([RealJob; 6], f64) = (
     [
@@ -47,7 +47,7 @@ pub const DEMO_9BAFCA6_LOCUS: ([RealJob; 6], f64) = (
     113.1,
 );
 /// `./locus demo` at commit 75510bb (this branch, after Demo read its batch from Demo.BATCH;
-/// docs/sim-validation.md), on a machine also compiling and testing: a second real sample.
+/// docs/results/sim-validation.md), on a machine also compiling and testing: a second real sample.
 pub const DEMO_75510BB_CS: ([RealJob; 6], f64) = (
     [
         ("wc-small", 2, Some((1, 0, 1)), 68.7),
@@ -946,7 +946,7 @@ fn mrosa_cost_runs(base: &Args, pool: &str) -> Result<Table, String> {
         "COSHIC (the paper's comparison) is not implemented: the columns compare MROSA with FIFO and Fair, so the paper's COSHIC percentages are shown, not checked".into(),
     );
     t.notes.push(
-        "cost: each task attempt's seconds on a public instance x its TABLE IV price, averaged over the jobs (docs/simulator.md); completion time: mean job turnaround".into(),
+        "cost: each task attempt's seconds on a public instance x its TABLE IV price, averaged over the jobs (docs/design/simulator.md); completion time: mean job turnaround".into(),
     );
     Ok(t)
 }

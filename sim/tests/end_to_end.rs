@@ -346,3 +346,26 @@ fn mrosa_exp3_needs_its_pool_and_prices_every_policy_on_the_same_instances() {
         "{e}"
     );
 }
+
+#[test]
+fn without_policy_the_run_is_the_resource_managers_default() {
+    let runs = run::policies(&args(&[])).unwrap();
+    assert_eq!(runs.len(), 1);
+    let (label, props) = &runs[0];
+    // Neither key set: the core's own defaults decide, as in an RM without locus.* keys.
+    assert!(
+        !props.contains_key("locus.policy") && !props.contains_key("locus.locality"),
+        "{label}: {props:?}"
+    );
+    let d = locus_core::Config::default();
+    assert_eq!(
+        label,
+        &format!(
+            "{};locus.locality={}",
+            d.policy.as_str(),
+            d.locality.as_str()
+        )
+    );
+    let o = outcome(&["--fb-bins", "2", "--nodes", "6", "--racks", "2"]);
+    assert_eq!(o.summaries[0].finished, o.summaries[0].jobs);
+}

@@ -13,7 +13,7 @@
 //! - [`theorem1_eta`]: Theorem 1, the reduce slots released while the next job ends its map phase.
 //!
 //! Times are seconds (`f64`), a workload is task-seconds (slot-seconds). See
-//! `docs/papers-fresh.md` for the YARN mapping and every departure from the paper.
+//! `docs/design/papers-fresh.md` for the YARN mapping and every departure from the paper.
 
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
@@ -1116,7 +1116,7 @@ impl DynamicSlotConfigurator {
         };
         // Line 10.
         let s_m2 = (self.busy_map as f64 + theta_cur * eta).min(s);
-        // Line 11 (relative difference, see docs/papers-fresh.md).
+        // Line 11 (relative difference, see docs/design/papers-fresh.md).
         let diff = if theta_exp > 0.0 {
             (s_m2 / s - theta_exp).abs() / theta_exp
         } else if s_m2 > 0.0 {

@@ -5,7 +5,7 @@
 //! policy A (small reduce-heavy: everything in the least-loaded datacenter), B (small map-heavy:
 //! maps where their blocks are, reduces where most blocks are) or C (large: like B but in new
 //! per-job queues). Unknown jobs run first through MQ_FIFO / RQ_FIFO, which is how their profile
-//! gets learned. Free slots are filled by TTA or JTA (see [`queues`]). See `docs/papers-joss.md`.
+//! gets learned. Free slots are filled by TTA or JTA (see [`queues`]). See `docs/design/papers-joss.md`.
 
 pub mod profile;
 pub mod queues;
@@ -16,7 +16,9 @@ use std::sync::Arc;
 use crate::error::CoreError;
 use crate::fast_hash::FastMap;
 
-pub use profile::{JobObservation, JobProfile, JobSignature, ProfileStore, INPUT_TYPE_TAG};
+pub use profile::{
+    JobObservation, JobProfile, JobSignature, ProfileKey, ProfileStore, Recorded, INPUT_TYPE_TAG,
+};
 pub use queues::{
     Assigner, BlockHosts, DatacenterQueues, JobBlocks, MapLocality, MapQueue, MapTask, ReduceTask,
 };

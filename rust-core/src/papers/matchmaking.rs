@@ -3,7 +3,7 @@
 //!
 //! The technique sits under any job order (FIFO, fair): the caller passes the jobs already in the
 //! order its job-level policy wants, and [`Matchmaker::assign`] decides which of them the node gets
-//! and whether each task is local. See `docs/papers-matchmaking.md` for the YARN mapping and for
+//! and whether each task is local. See `docs/design/papers-matchmaking.md` for the YARN mapping and for
 //! why this follows the paper's prose rather than its printed Algorithm 1.
 
 use std::collections::HashMap;

@@ -1,5 +1,5 @@
 //! The seed papers' algorithms, one module per paper, written against plain data so the policy
-//! layers of the core (and their tests) can call them. See docs/papers.md for the YARN mapping.
+//! layers of the core (and their tests) can call them. See docs/design/yarn-mapping.md for the YARN mapping.
 
 pub mod fresh;
 pub mod joss;

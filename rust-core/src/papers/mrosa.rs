@@ -6,7 +6,7 @@
 //!
 //! Units: workloads in million instructions (MI), speeds in MI/s (MIPS), data in MB, bandwidth in
 //! MB/s, times in seconds from "now", money in dollars. [`Mrosa`] keeps the private containers'
-//! ready times (`Rft_j`) between heartbeats. See `docs/papers-mrosa.md` for the YARN mapping and
+//! ready times (`Rft_j`) between heartbeats. See `docs/design/papers-mrosa.md` for the YARN mapping and
 //! every departure from the paper.
 
 use serde::{Deserialize, Serialize};

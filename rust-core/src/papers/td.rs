@@ -7,7 +7,7 @@
 //!
 //! [`TdScheduler`] keeps the job statuses, the occupied counts and the hot queue between calls;
 //! the adapter calls [`TdScheduler::slot_freed`] once per free map slot (Algorithm 1's input: "an
-//! empty slot s on node n; the last task of s belongs to job j"). See `docs/papers-td.md`.
+//! empty slot s on node n; the last task of s belongs to job j"). See `docs/design/papers-td.md`.
 
 mod hotspot;
 

@@ -19,7 +19,7 @@
 //! are full and free one container at a time while other nodes report room nobody takes: each
 //! container restarts the count before it reaches the threshold, so the key runs only where its
 //! data is while the rest of the cluster idles, for as long as its data hosts have work (the
-//! end of a saturated SLS run: docs/sls.md "Session 9"). So a miss on a node whose room went
+//! end of a saturated SLS run: docs/results/sls.md "the saturating scale's lost throughput was room idling at the tail"). So a miss on a node whose room went
 //! unused at its previous heartbeat and, fitting the key, is still unused at the end of this
 //! one, with no offer in between placing anything there or finding the node full (nobody in
 //! the order took it for a whole interval, under `async` sweeps included), also counts apart, and a container
@@ -42,7 +42,7 @@
 //! and its idle count, which runs since the level last changed, goes on. Without that, a key
 //! whose data host freed a container every interval went back to node-local at once, restarted
 //! its idle count, and waited a whole threshold of idle misses again before each short spell at
-//! the looser level (the SLS tail of docs/sls.md "Session 10"). The evidence is the key's own:
+//! the looser level (the SLS tail of docs/results/sls.md "throughput at the saturating scale, the relaxed level kept"). The evidence is the key's own:
 //! room other keys cannot take (a cap, a partition) or a node that stopped heartbeating does
 //! not keep it relaxed, and once a round passes without such a miss the next node-local
 //! container sets the level back as FairScheduler does. Spark's correction is close in shape:
@@ -52,7 +52,7 @@
 //! Where a remote read costs more than an idle slot (a network-bound cluster), waiting with
 //! idle room can still pay: `locus.delay.idle-room=false` keeps FairScheduler's rule alone, and
 //! the simulator's CapacityScheduler model (`cs-default`) sets it, as CapacityScheduler resets
-//! its missed opportunities at every container (docs/default-policy.md "Room left idle").
+//! its missed opportunities at every container (docs/results/default-policy.md "Room left idle").
 //!
 //! A scheduling opportunity is a node's *heartbeat*, in both `locus.scheduling.mode`s. Under
 //! `async` the shim also offers every live node with room on every sweep (milliseconds apart);
@@ -78,7 +78,7 @@
 //! only while a node in one of its data racks has room; otherwise it takes what this node
 //! offers. The FairScheduler thresholds still bound each wait (a data node with room may keep
 //! going to other jobs). What is compared against is measured, not configured: the room each
-//! node reported left at its latest heartbeat (docs/default-policy.md "A wait that pays").
+//! node reported left at its latest heartbeat (docs/results/default-policy.md "A wait that pays").
 
 use std::collections::HashMap;
 

@@ -1,7 +1,7 @@
 //! `locus.policy=fresh`: FRESH's overall-fairness job choice (Algorithm 4) under its admission
 //! control `k`, on the model of [`crate::papers::fresh::DynamicSlotConfigurator`].
 //!
-//! YARN mapping (docs/yarn-mapping.md):
+//! YARN mapping (docs/design/yarn-mapping.md):
 //! - a MapReduce application joins FRESH's `J` when its AM first asks for maps or reduces (before
 //!   that FRESH cannot know `n_m`); `n_m`, `n_r` = finished + running + outstanding containers of
 //!   that kind, updated on every ask snapshot;
@@ -16,13 +16,13 @@
 //!   jobs of `M ∪ R` by least `r_i` (eq. 1), then AMs beyond the share, then everything else
 //!   (generic applications, queued jobs) in submission order. `k` counts jobs, not memory: with
 //!   every admitted AM first, a burst of submissions filled small nodes with AMs whose maps then
-//!   never found room (docs/liveness.md);
+//!   never found room (docs/design/liveness.md);
 //! - only asks some node can serve count (`placeable`): a map key bigger than every node or
 //!   pinned to hosts the cluster does not have is not part of `n_m`, so the job's map phase ends
 //!   with the maps that can run. A job none of whose maps any node can run stays out of the
 //!   model (and out of the count that holds AMs back): admitting it would hold one of the `k`
 //!   places for a job that cannot run anywhere, and with `k` = 1 block every other job
-//!   (docs/liveness.md). It is scheduled like a generic application; its next ask snapshot or
+//!   (docs/design/liveness.md). It is scheduled like a generic application; its next ask snapshot or
 //!   node change that lets a node run its maps brings it into the model;
 //! - `t̄_m`, `t̄_r` before the job's first finished task: its profile (an earlier run with the same
 //!   signature), else `locus.profile.default-map-secs` / `-reduce-secs`.
@@ -66,7 +66,7 @@ pub fn outstanding(app: &App) -> Outstanding {
 /// ([`ClusterState::can_ever_place`]): the work FRESH's admission and slot splits plan for. A
 /// key no node can serve never starts a container, so a job counted with it would never leave
 /// its map phase (holding one of the `k` places for good), and its size or count would shape
-/// the split for work that cannot run (docs/liveness.md, "Blocker").
+/// the split for work that cannot run (docs/design/liveness.md, "Blocker").
 pub fn placeable(state: &ClusterState, app: &App) -> Outstanding {
     outstanding_where(app, |t| state.can_ever_place(t))
 }
@@ -279,7 +279,7 @@ impl FreshModel {
     /// judgement. Admission was judged against the nodes of the job's last ask snapshot; a job
     /// admitted while a big enough node was there (or before any node registered) would
     /// otherwise keep one of the `k` places, and its reduces would wait for a map phase that
-    /// cannot end (docs/liveness.md). One pass over the MapReduce jobs per node change.
+    /// cannot end (docs/design/liveness.md). One pass over the MapReduce jobs per node change.
     pub fn judge_on_node_change(&mut self, state: &ClusterState) {
         if self.judged_nodes == state.nodes_version() {
             return;
@@ -493,7 +493,7 @@ impl JobPolicy for FreshPolicy {
         let now = now_ms as f64 / 1000.0;
         let mut am_first = Vec::new();
         // Waiting AMs beyond the AM share: after the admitted jobs' tasks, so AMs cannot take
-        // the room those tasks need (docs/liveness.md).
+        // the room those tasks need (docs/design/liveness.md).
         let mut am_later = Vec::new();
         let am_limit = (state.capacity().memory_mb as f64 * super::MAX_AM_SHARE) as u64;
         let mut am_used = state.am_used().memory_mb;

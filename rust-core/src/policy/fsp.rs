@@ -43,8 +43,8 @@
 //! A job waiting for its AM holds nothing, so it goes first while its AM fits in the share, one
 //! AM always starting when none runs. With half the cluster, the demo's burst of six jobs started
 //! all six AMs at once on an idle cluster and every job's JVMs then shared the machine's cores
-//! (README's first table: 1.33x CapacityScheduler's mean turnaround, which admits three); a bound
-//! that applied only while running jobs' tasks asked for the room (session 5) did not hold there,
+//! (the demo's real jobs: 1.33x CapacityScheduler's mean turnaround, which admits three); a bound
+//! that applied only while running jobs' tasks asked for the room (an earlier version) did not hold there,
 //! since no task asks before the first AMs register.
 //!
 //! Beyond the share, up to the 50 % every policy keeps, an AM starts only while no admitted AM is
@@ -54,12 +54,12 @@
 //! room idle while small arrivals waited for an AM, as under CapacityScheduler); letting AMs
 //! beyond it go first took task room on FRESH's 10-node batches (up to 1.44x); the idle demo
 //! cluster still starts its AMs in waves, each wave once the previous one's AMs have asked
-//! (docs/default-policy.md "AMs beyond the share").
+//! (docs/results/default-policy.md "AMs beyond the share").
 
 use std::cmp::Reverse;
 
 /// How long an AM counts as still starting after it was given its container, if it asks for
-/// nothing else (docs/default-policy.md "AMs beyond the share"): about three times the demo's
+/// nothing else (docs/results/default-policy.md "AMs beyond the share"): about three times the demo's
 /// measured AM launch, container grant to registration, 18.3 s median on two real cores
 /// (sim/src/suite.rs), so a slow launch still holds the next wave back, while an AM that asks
 /// for nothing (an uber job, an idle Spark session, an unmanaged AM) stops holding every AM

@@ -15,7 +15,7 @@
 //! any application's task keys whose asks name a host or rack, so a Spark executor with
 //! preferred locations waits for a marker as a map does, and counts as local or pending work.
 //!
-//! Liveness (docs/liveness.md): the paper hands the non-local task to "the first job that has
+//! Liveness (docs/design/liveness.md): the paper hands the non-local task to "the first job that has
 //! any". On YARN a job may have maps that cannot run on this node at all (bigger than its free
 //! room, or relax_locality=false away from it); such maps count neither as local work nor as
 //! pending here, and the quota goes to the first job that actually places a map, so a job that
@@ -207,8 +207,8 @@ impl LocalityTechnique for MatchmakingLocality {
         sizes.sort_unstable_by_key(|r| (r.memory_mb, r.vcores));
         sizes.dedup();
         // The paper's slots, for maps of several shapes: as many as the shape the room holds
-        // most of (memory and vcores both count; the review of c5f212d found the shape with the
-        // least memory taken for all, whatever its vcores).
+        // most of (memory and vcores both count; until c5f212d the shape with the least memory
+        // was taken for all, whatever its vcores).
         let free_slots = sizes
             .iter()
             .map(|s| node.unallocated.count_fitting(s))
@@ -262,18 +262,18 @@ impl LocalityTechnique for MatchmakingLocality {
             return;
         }
         // A heartbeat that ran a map used the node for maps: the next one is judged afresh, so a
-        // local map that can run by then is not passed over for a non-local one (the review of
-        // 4f5589e: an owed node gave its one free slot to an older job's non-local map at every
+        // local map that can run by then is not passed over for a non-local one (until
+        // 4f5589e an owed node gave its one free slot to an older job's non-local map at every
         // heartbeat ahead of a newer job's local map). Work no locality wait holds (reduces,
         // AMs, asks on `*` only) does not count: a stream of it would keep the held maps counted
-        // and every non-local map waiting (the review of e6c6a01).
+        // and every non-local map waiting (as it did until e6c6a01).
         if beat.placed_map {
             self.owed.remove(&node.id);
             return;
         }
         // Local maps were counted, no map ran, and the node has room left for a map: the counted
         // ones are held back here, so the node found no local map it could run (module docs).
-        // Room for any job's map, not only the held ones' (the review of 76e5bda: work that left
+        // Room for any job's map, not only the held ones' (until 76e5bda, work that left
         // less room than a held map but enough for another job's kept that job waiting).
         if !beat.counted_local || !beat.sizes.iter().any(|s| room_left.fits(s)) {
             return;

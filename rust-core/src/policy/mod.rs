@@ -37,7 +37,7 @@ use crate::config::{Config, HotspotKind, JobPolicyKind, LocalityKind, SlotsKind}
 use crate::container::Container;
 use crate::error::CoreError;
 use crate::node::Node;
-use crate::protocol::{Locality, Resource};
+use crate::protocol::{CommitLimits, Locality, Resource};
 use crate::state::ClusterState;
 
 pub use capacity::{CapacityPolicy, CapacityQueue, CapacityQueues, ParentQueue, QueueState};
@@ -128,7 +128,7 @@ pub trait JobPolicy: Send {
     /// The AM bound `app`'s AM falls under (one AM may always start in a pool, or a queue, whose
     /// AMs hold nothing); `None`: no bound. An AM holds its container for its job's whole life: without a
     /// bound, a burst of submissions fills the nodes with AMs whose tasks never find room
-    /// (docs/liveness.md). Default: one pool, [`MAX_AM_SHARE`] of the cluster's memory.
+    /// (docs/design/liveness.md). Default: one pool, [`MAX_AM_SHARE`] of the cluster's memory.
     fn am_pool(&self, state: &ClusterState, app: &App) -> Option<AmPool> {
         Some(AmPool {
             key: 0,
@@ -158,6 +158,13 @@ pub trait JobPolicy: Send {
     /// placed (`None`: no limit). Capacity queues' maximum-capacity; like a slot cap it holds back
     /// only keys that do not fit, not the app's smaller ones.
     fn room(&mut self, _state: &ClusterState, _app: &App) -> Option<Resource> {
+        None
+    }
+
+    /// The ceilings [`Self::room`] held `app` to on this heartbeat, for the shim to re-check
+    /// when it commits the app's decisions (`None`: the policy keeps no queue limits). The
+    /// same figures `room` used, so the commit applies no second formula.
+    fn commit_limits(&self, _app: &App) -> Option<CommitLimits> {
         None
     }
 

@@ -2,7 +2,7 @@
 //! [`crate::papers::mrosa`], for a cluster whose nodes are partly a private cloud and partly
 //! public-cloud instances.
 //!
-//! YARN mapping (docs/yarn-mapping.md):
+//! YARN mapping (docs/design/yarn-mapping.md):
 //! - private cloud = nodes not listed in `locus.mrosa.public.file`; public pool = the listed
 //!   nodes (instance type, $/s, MIPS, MB/s) plus the `*` lines: instance types not running
 //!   yet, usable after `locus.mrosa.init-secs` (T_init);
@@ -21,7 +21,7 @@
 //!   container for the next task is the room that is free now, i.e. the heartbeating node.
 //!   Private nodes are work-conserving: of a job's tasks they leave out only the late ones a
 //!   free public room is waiting for; a late task planned behind a busy public room, or with no
-//!   running room at all, runs on a free private container (docs/papers-mrosa.md, departure
+//!   running room at all, runs on a free private container (docs/design/papers-mrosa.md, departure
 //!   15). A public node takes, per job, only the late tasks Algorithm II gave its instance type;
 //!   jobs without a deadline never run there. AM containers and non-MapReduce applications are
 //!   never held back (on any node);
@@ -131,10 +131,7 @@ impl PublicPool {
     }
 
     pub fn load(path: &Path) -> Result<PublicPool, CoreError> {
-        let text = std::fs::read_to_string(path).map_err(|e| CoreError::Config {
-            key: MROSA_PUBLIC_FILE.into(),
-            message: format!("cannot read {}: {e}", path.display()),
-        })?;
+        let text = crate::topology::read_list_file(MROSA_PUBLIC_FILE, path)?;
         PublicPool::parse(&text, &path.display().to_string())
     }
 }
@@ -789,7 +786,7 @@ impl JobPolicy for MrosaPolicy {
         self.node_type = self.s.pool.nodes.get(&node.host).map(|t| t.name.clone());
         // AMs go first only within the AM share (as under TD and JoSS): with every waiting AM
         // first, a burst of submissions filled the cluster with AMs whose maps then found no
-        // room, and nothing ran again (docs/liveness.md). AMs beyond it wait in submission order.
+        // room, and nothing ran again (docs/design/liveness.md). AMs beyond it wait in submission order.
         let am_first = super::am_share::am_first(state);
         let first: FastSet<Arrival> = am_first.iter().copied().collect();
         let mut rest = Vec::new();

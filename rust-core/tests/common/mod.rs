@@ -19,7 +19,7 @@ pub fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
 }
 
 /// A core with these settings. These tests were written against fifo with hadoop locality (the
-/// default until docs/default-policy.md moved it to fair + delay), so a test that names no
+/// default until docs/results/default-policy.md moved it to fair + delay), so a test that names no
 /// policy or locality gets those two; the default itself is asserted in config.rs.
 pub fn core_with(pairs: &[(&str, &str)]) -> Core {
     let _ = env_logger::builder().is_test(true).try_init();

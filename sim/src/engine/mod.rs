@@ -2,7 +2,7 @@
 //! NodeManagers, HDFS and one MapReduce AM per job; every scheduling decision comes from the
 //! core through the same messages the JNI bridge carries.
 //!
-//! Timing model (see docs/simulator.md):
+//! Timing model (see docs/design/simulator.md):
 //! - NodeManagers heartbeat every `heartbeat_ms`, staggered by node; a finished container is
 //!   reported (and its resource freed) on its node's next heartbeat, as YARN does.
 //! - An AM calls allocate every `am_heartbeat_ms` when it has something to say or to receive;

@@ -2,7 +2,7 @@
 //! serving node's disk, the serving node's NIC, the reader's NIC and, across racks, both racks'
 //! uplinks. Each of these links is shared equally among the reads using it; a read runs at the
 //! smallest share along its path (and never faster than one stream can: `Bandwidths::stream`).
-//! docs/simulator.md ("Reads and the network") gives every default's source.
+//! docs/design/simulator.md ("Reads and the network") gives every default's source.
 
 use crate::cluster::{Cluster, Distance};
 

@@ -159,7 +159,7 @@ pub fn build(d: &Demo) -> Result<Workload, String> {
 mod tests {
     use super::*;
 
-    /// The README's demo output: 4 nodes on 2 racks, 14 input blocks on the hosts 4, 4, 3, 3,
+    /// The demo's output (docs/results/2026-11-24-demo-real-jobs.md): 4 nodes on 2 racks, 14 input blocks on the hosts 4, 4, 3, 3,
     /// 20 maps of which 18 read input.
     #[test]
     fn the_file_builds_the_demo_batch_as_the_demo_prints_it() {

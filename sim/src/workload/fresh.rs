@@ -6,7 +6,7 @@
 //! benchmark; Set C doubles Set A; Set D and Set E hold 12 jobs of which 8 are map-intensive
 //! (Classification, Histogram Rating) resp. reduce-intensive (Inverted Index, Grep).
 //!
-//! Choices where the paper is silent (docs/reproduction.md):
+//! Choices where the paper is silent (docs/results/reproduction.md):
 //! - Set D/E: the 8 intensive jobs are each of the two benchmarks on 8 GB and 4 GB, twice; the
 //!   other 4 are Wordcount and Histogram Movies on 8 GB and 4 GB;
 //! - filtering percentages (map output / input): Classification 0.1, Histogram Rating and

@@ -3,7 +3,7 @@
 //! Table 7 (100 jobs of 1, 5 and 12 GB), on 2 datacenters × 15 VPS with one map and one reduce
 //! slot each, 128 MB blocks, one replica, one reduce per job.
 //!
-//! Choices where the paper is silent (docs/reproduction.md):
+//! Choices where the paper is silent (docs/results/reproduction.md):
 //! - small workload gaps: the paper used SWIM-generated gaps with mean 27.70 s and standard
 //!   deviation 36.52 s; we draw log-normal gaps with that mean and deviation;
 //! - mixed workload gaps: Poisson arrivals, i.e. exponential gaps with mean 42.26 s;

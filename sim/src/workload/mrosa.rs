@@ -2,7 +2,7 @@
 //! 3.3 GHz, 4 GB RAM), jobs of 16–180 maps of 128 MB with reduces = 25 % of the maps, and
 //! TABLE IV's public instance types as a public pool file.
 //!
-//! Choices where the paper is silent (docs/reproduction.md):
+//! Choices where the paper is silent (docs/results/reproduction.md):
 //! - "a series of jobs": Experiment 2 (Fig. 4) submits 6 jobs of 96 maps and 19 reduces, one
 //!   every 60 s on average (exponential gaps); Experiment 1's mix is one job of each of 16, 48,
 //!   80, 96 and 180 maps;
@@ -21,7 +21,7 @@
 //!   instance of each TABLE IV type (datacenter `/public`, host `<type>-1`), present from the
 //!   start and listed as running in the public pool file ([`exp3_pool_file_text`]). The paper
 //!   adds instances "dynamically"; the simulator does not act on the core's scale-out advice
-//!   (docs/simulator.md), so the instances are static and every policy sees the same ones;
+//!   (docs/design/simulator.md), so the instances are static and every policy sees the same ones;
 //! - an instance has room for one task container (1024 MB, 1 vcore), whatever its cores: the
 //!   paper's cost model (eqs. 6-7, and the core's Algorithm II) gives every public task its own
 //!   instance, so a task's seconds × the type's price is what the instance costs while busy;

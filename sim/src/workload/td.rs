@@ -3,7 +3,7 @@
 //! 2 map and 2 reduce slots each; `small` jobs have ≤ 100 splits, `large` ≥ 250, `mix` 50–300.
 //! The policy settings (L = 0.7, H = 1.3, θ, δ = 64 MB) are the core's `locus.td.*` defaults.
 //!
-//! Choices where the paper is silent (docs/reproduction.md):
+//! Choices where the paper is silent (docs/results/reproduction.md):
 //! - job sizes uniform in 10–100 (small), 250–400 (large), 50–300 (mix) splits, jobs drawn until
 //!   the queue holds the input size; the whole queue is submitted at once, one job a second;
 //! - filtering percentages of JoSS's Table 5 for the same PUMA programs (word count 1.039,

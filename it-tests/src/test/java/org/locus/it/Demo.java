@@ -96,7 +96,7 @@ public final class Demo {
 
   /**
    * The inputs and the batch in submission order. sim/workloads/demo.json is the simulator's copy
-   * (docs/sim-validation.md); DemoWorkloadFileTest keeps the two equal.
+   * (docs/results/sim-validation.md); DemoWorkloadFileTest keeps the two equal.
    */
   static final List<InputSpec> INPUTS = List.of(
       new InputSpec("small", 2, 600_000, 0, 101),

@@ -14,7 +14,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.Test;
 
 /**
- * sim/workloads/demo.json is the simulator's copy of the demo's batch (docs/sim-validation.md compares the two
+ * sim/workloads/demo.json is the simulator's copy of the demo's batch (docs/results/sim-validation.md compares the two
  * runs); this keeps it equal to what {@link Demo} and {@link EmbeddedCluster} actually run, so a change to the
  * demo that is not made in the simulator's copy fails here, naming the field. No cluster is started.
  */

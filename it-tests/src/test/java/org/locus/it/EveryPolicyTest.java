@@ -35,7 +35,7 @@ import org.junit.runners.MethodSorters;
 import org.locus.yarn.LocusScheduler;
 
 /**
- * Issue 3, integration: a WordCount job completes on the embedded cluster under each job-level policy.
+ * Integration: a WordCount job completes on the embedded cluster under each job-level policy.
  *
  * <p>One cluster for the class. Each test switches the running RM to a policy the way an operator does:
  * it rewrites the RM's yarn-site.xml and sends {@code refreshQueues} over the admin protocol, the RPC

@@ -13,7 +13,7 @@ import org.apache.hadoop.yarn.webapp.WebApp;
  * class name, so Jetty's instance dispatches through GuiceFilter's static pipeline, which every
  * web app created later in the JVM replaces; the NodeManagers the embedded cluster starts after
  * the RM take it over, and the RM's port then answers the NodeManager's routes
- * (docs/web-and-metrics.md). The RM's web app keeps its own pipeline in the GuiceFilter Guice
+ * (docs/operator/monitoring.md). The RM's web app keeps its own pipeline in the GuiceFilter Guice
  * injected into it; putting that one back as the static pipeline restores what a lone RM has.
  * The NodeManagers' classic pages are then the ones that stop; no test reads them.
  */

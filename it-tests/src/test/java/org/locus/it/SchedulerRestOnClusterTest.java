@@ -118,7 +118,7 @@ public class SchedulerRestOnClusterTest {
 
   /**
    * The classic UI's pages are not served by this embedded RM for any scheduler once a NodeManager's web app has
-   * started in the same JVM (docs/web-and-metrics.md says why), so the scheduler page is tested on a MockRM
+   * started in the same JVM (docs/operator/monitoring.md says why), so the scheduler page is tested on a MockRM
    * (java-shim SchedulerWebTest). This pins that reason: the scheduler page is missing here only when the
    * scheduler-independent About page is too, and then the RM's port answers a NodeManager's page instead.
    */

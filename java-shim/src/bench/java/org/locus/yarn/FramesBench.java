@@ -19,7 +19,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
 /**
  * The shim's side of one decided batch, both ways in one run: the core decides 10 containers on
  * one node, the shim reads the answer and tells the core what it created (10
- * {@code container_allocated} and the app's {@code asks_digest}). Before session 13 the answer
+ * {@code container_allocated} and the app's {@code asks_digest}). Before the binary frames the answer
  * was JSON read into a Jackson tree and the report a JSON array of {@code ObjectNode}s ("JSON");
  * now both are binary frames ("frames"). The JSON way asks with a JSON heartbeat, the frames
  * way with an offers frame (the offers frame predates this change; a JSON heartbeat of one node
@@ -55,8 +55,8 @@ public final class FramesBench {
           }
         }
       }
-      report("JSON (session 12)", perRound[0]);
-      report("frames (session 13)", perRound[1]);
+      report("JSON", perRound[0]);
+      report("frames", perRound[1]);
       System.out.println("  core stats, JSON way: " + json.stats());
       System.out.println("  core stats, frames way: " + frames.stats());
     }
@@ -129,7 +129,7 @@ public final class FramesBench {
       List<ObjectNode> events = new ArrayList<>();
       int n = 0;
       for (JsonNode d : decisions) {
-        // What the executor read of each decision before session 13.
+        // What the executor read of each decision before the binary frames.
         int priority = d.path("priority").asInt();
         long allocationRequestId = d.path("allocation_request_id").asLong(0L);
         NodeId node = NodeId.fromString(d.path("node").asText());

@@ -13,7 +13,7 @@ import org.apache.hadoop.yarn.api.records.ResourceRequest;
 
 /**
  * Writes the binary asks frame of {@code rust-core/src/frame.rs} (layout in
- * docs/architecture.md): the hot allocate() path's rows go to the core without a JSON tree or
+ * docs/design/architecture.md): the hot allocate() path's rows go to the core without a JSON tree or
  * text. One heap array and one direct buffer per thread ({@link Writer}), grown when a frame
  * does not fit; per frame only the application id's bytes (and those of names with non-ASCII
  * characters) are allocated.
@@ -361,7 +361,7 @@ public final class AsksFrame {
   /**
    * Writes {@code name} as UTF-8; host and rack names are ASCII, copied a char at a time. (A
    * bulk copy of {@code getBytes} was tried: faster once compiled, but its array per name made
-   * RmPathBench's encoding rounds spread to twice the median; see README.)
+   * RmPathBench's encoding rounds spread to twice the median; see docs/results/2026-11-24-benchmarks.md.)
    */
   private static int putName(Writer w, String name) {
     int start = w.pos;

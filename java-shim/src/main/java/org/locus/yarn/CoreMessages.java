@@ -21,7 +21,7 @@ import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
 
 /**
- * Builds the JSON messages of docs/architecture.md (rust-core/src/protocol.rs is the
+ * Builds the JSON messages of docs/design/architecture.md (rust-core/src/protocol.rs is the
  * authority on field names). Identifiers go over as YARN prints them (NodeId, ApplicationId,
  * ContainerId {@code toString()}), so a core log line can be grepped in the RM log.
  */
@@ -114,6 +114,17 @@ final class CoreMessages {
     ObjectNode o = event("app_moved");
     o.put("app", app.toString());
     o.put("queue", queue);
+    return o;
+  }
+
+  /** The places (hosts, racks) {@code app}'s containers may not go to, replacing the last. */
+  static ObjectNode appBlacklist(ApplicationId app, java.util.Collection<String> places) {
+    ObjectNode o = event("app_blacklist");
+    o.put("app", app.toString());
+    com.fasterxml.jackson.databind.node.ArrayNode list = o.putArray("places");
+    for (String place : places) {
+      list.add(place);
+    }
     return o;
   }
 

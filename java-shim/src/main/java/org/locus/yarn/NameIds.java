@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The ids one core published for the hosts of the RM's nodes ({@code Core::name_ids}), so an
  * asks frame carries a host row as a 4-byte id instead of the host's bytes and the core skips
- * hashing the name (docs/architecture.md, "Binary asks frame"). Keyed by host name, filled when
+ * hashing the name (docs/design/architecture.md, "Binary asks frame"). Keyed by host name, filled when
  * a node is added and emptied of a host when one of its nodes is removed, so it never holds
  * more hosts than the RM has nodes. Every frame numbered from it carries its {@link #epoch}: a
  * table of a core that a rebuild replaced is refused by the new core, never read against its

@@ -19,11 +19,11 @@ public final class NativeLoader {
   /**
    * The native interface this jar speaks (jni-bridge's {@code ABI}): bumped whenever a native
    * method's signature or a frame's layout changes. A library that answers another number, or
-   * none (built before session 13), is refused at load, so a stale copy on
+   * none (built before the binary frames), is refused at load, so a stale copy on
    * {@code java.library.path} stops the RM at start with its remedy instead of linking the
    * natives it shares with this jar and failing, or misreading, on the others.
    */
-  static final int ABI = 2;
+  static final int ABI = 3;
 
   private static boolean loaded;
 

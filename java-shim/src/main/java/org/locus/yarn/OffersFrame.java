@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes the binary offers frame of {@code rust-core/src/offers.rs} (layout in
- * docs/architecture.md): the nodes of one scheduling pass, each with its unallocated resource,
+ * docs/design/architecture.md): the nodes of one scheduling pass, each with its unallocated resource,
  * cross into the core in one call instead of one JSON heartbeat each. Each node's kind byte
  * says whether the offer is its heartbeat or an async sweep's extra offer: the locality layers
  * count scheduling opportunities in heartbeats only, so {@code delay} waits as long in both

@@ -7,7 +7,7 @@ import java.util.Arrays;
  * MapReduce job's split hosts without a NodeManager. The core gives such a name an id when a
  * frame of its own numbering sets a row of it by name ({@code Core::learned_ids}, answered
  * through {@link LocusNative#asks}); a changed frame then carries the id instead of the name,
- * so the core neither hashes nor compares it (docs/architecture.md, "Numbered names").
+ * so the core neither hashes nor compares it (docs/design/architecture.md, "Numbered names").
  *
  * <p>An id is the application's own and good only while the name holds a row in the core: once
  * the rows are withdrawn, a node takes the name, or a snapshot replaces the asks, the core

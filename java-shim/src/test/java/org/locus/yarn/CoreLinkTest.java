@@ -200,7 +200,7 @@ public class CoreLinkTest {
   }
 
   /**
-   * Issue 9 item 3: a container released while a scheduling pass holds the core reaches the
+   * A container released while a scheduling pass holds the core reaches the
    * core without waiting for the pass, and every later call sees it.
    */
   @Test

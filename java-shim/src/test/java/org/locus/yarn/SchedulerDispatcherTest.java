@@ -203,8 +203,8 @@ public class SchedulerDispatcherTest {
    * skips the node's own updates when the scheduler no longer tracks it, and processes the
    * reported completions, which the removal already made; RMNodeImpl's reconnect and
    * deactivation queue NODE_REMOVED beside heartbeats). Locus runs that bookkeeping on
-   * locus-scheduler, in event order (README, "The heartbeat's bookkeeping runs on
-   * locus-scheduler"): a completion reported after the removal changes nothing, counts stay
+   * locus-scheduler, in event order (docs/results/2026-11-24-benchmarks.md, "The heartbeat's
+   * bookkeeping runs on locus-scheduler"): a completion reported after the removal changes nothing, counts stay
    * equal in the RM, the shim and the core, and the RM keeps going.
    */
   @Test

@@ -107,7 +107,7 @@ public class SchedulingLoopTest {
 
   /**
    * ... and the default fsp + delay on heartbeats (real jobs finished later under async,
-   * docs/default-policy.md): a new ask waits for its node's heartbeat.
+   * docs/results/default-policy.md): a new ask waits for its node's heartbeat.
    */
   @Test(timeout = 120_000)
   public void autoRunsTheDefaultFspAndDelayOnHeartbeats() throws Exception {

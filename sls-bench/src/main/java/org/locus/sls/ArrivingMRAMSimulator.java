@@ -65,7 +65,7 @@ public class ArrivingMRAMSimulator extends MRAMSimulator {
    * the RM fails the attempt ("AM Container for appattempt_... exited with exitCode: 0"; SLS
    * allows one attempt), the job fails, and SLS's finishApplicationMaster either throws
    * "Application doesn't exist in cache" or returns on the stored FAILED state; either way
-   * jobruntime.csv lacks or misreports the job (docs/sls.md, "An AM's end"). Any scheduler can
+   * jobruntime.csv lacks or misreports the job (docs/results/sls.md, "An AM's end"). Any scheduler can
    * lose that race; a faster NODE_UPDATE path loses it more often.
    *
    * <p>So the first call asks finishApplicationMaster until the RM says the application is

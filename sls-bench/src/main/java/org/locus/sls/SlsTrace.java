@@ -13,7 +13,7 @@ import java.util.SplittableRandom;
  * job trace of MapReduce jobs in Rumen's format (LoggedJob objects, one per line), both fixed
  * by the seed. Rumen, not SLS's own JSON format: hadoop-sls 3.4.3's AMRunner reads SLS-format
  * jobs as a Map of String to String, so any job with a `job.tasks` array fails to load
- * ("Cannot deserialize value of type `java.lang.String` from Array value", docs/sls.md). The shape is a MapReduce
+ * ("Cannot deserialize value of type `java.lang.String` from Array value", docs/results/sls.md). The shape is a MapReduce
  * cluster's, chosen before any scheduler ran on it: job sizes from a heavy-tailed mix (most jobs
  * small, a few with thousands of maps), each map asking for the host its input split lives on
  * (uniform over the cluster, so a large job's ask table has a row for most hosts, a row per rack

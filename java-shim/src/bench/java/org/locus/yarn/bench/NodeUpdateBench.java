@@ -49,7 +49,7 @@ final class NodeUpdateBench {
   private static final int GB = 1024;
   /** {@code locus.bench.nodes}: more nodes than the caches hold, as in an SLS run, if set. */
   private static final int NODES = Integer.getInteger("locus.bench.nodes", 200);
-  /** The sample window docs/sls.md's runs used ({@code --timer-window}). */
+  /** The sample window docs/results/sls.md's runs used ({@code --timer-window}). */
   private static final int SLS_TIMER_WINDOW = 200_000;
   private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
@@ -96,7 +96,7 @@ final class NodeUpdateBench {
       reportSls("Locus, SLS's NODE_UPDATE timer", slsTimer(nodes,
           n -> s.handle(new NodeUpdateSchedulerEvent(n)), batch, warmup, rounds));
       // A model of moving the RM's heartbeat bookkeeping to the scheduling thread (not what
-      // the shim does; see README): the dispatcher would keep handle()'s guard, the timing and
+      // the shim does; see docs/results/benchmark-history.md): the dispatcher would keep handle()'s guard, the timing and
       // the hand-over, plus parking the RMNode for the thread; the thread would then run
       // "nodeUpdate (RM + hand-over)" below. Nothing takes the parked node here, so the map
       // only ever holds the bench's nodes.

@@ -37,7 +37,7 @@ import org.locus.yarn.LocusScheduler;
 
 /**
  * The RM's web app under Locus, over real HTTP: a MockRM serving its web app (the only web app in
- * the JVM, so the classic UI's Guice pages are served too; see docs/web-and-metrics.md for why an
+ * the JVM, so the classic UI's Guice pages are served too; see docs/operator/monitoring.md for why an
  * embedded MiniYARNCluster's are not), with nothing set but the scheduler class.
  */
 public class SchedulerWebTest {
