@@ -581,20 +581,9 @@ impl Model {
     /// each node's finished containers are released at its heartbeat, and the batch's
     /// decisions are executed only once the core has decided them all. Each node's decisions
     /// are checked against the model as the nodes before it in the batch left it (the core
-    /// took its asks after theirs), then executed; the slot pools over the whole batch.
-    ///
-    /// Under `capacity` the nodes heartbeat one by one instead: a queue's maximum-capacity and
-    /// user limit do not count decisions of the same batch yet (fuzz/FINDINGS.md, open
-    /// findings), and a batch would report that on most capacity cases.
+    /// took its asks after theirs), then executed; the slot pools and, under `capacity`, the
+    /// queues' maxima over the whole batch.
     fn offers(&mut self, step: usize, hosts: &[u32]) -> Result<(), Failure> {
-        if combos::is_capacity(&self.props) {
-            for &host in hosts {
-                if self.nodes.contains_key(&host) {
-                    self.heartbeat(step, host)?;
-                }
-            }
-            return Ok(());
-        }
         let mut batch: Vec<(u32, Heartbeat)> = Vec::new();
         for &host in hosts {
             if !self.nodes.contains_key(&host) || batch.iter().any(|(h, _)| *h == host) {

@@ -935,8 +935,7 @@ impl Core {
                 hb.node
             );
         }
-        self.state
-            .set_am_in_flight(self.in_flight.unconfirmed_ams());
+        self.state.set_in_flight(self.in_flight.unconfirmed());
         self.state
             .set_slot_in_flight(self.in_flight.unconfirmed_slots());
         if !hb.sweep {

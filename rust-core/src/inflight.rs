@@ -123,22 +123,20 @@ impl InFlight {
             .collect()
     }
 
-    /// The AM containers decided and not yet settled: (app, their resource).
-    pub fn unconfirmed_ams(&self) -> impl Iterator<Item = (&str, Resource)> + '_ {
-        self.entries
-            .iter()
-            .filter(|e| e.am && e.unconfirmed > 0)
-            .map(|e| {
-                let c = e.decision.capability;
-                let n = e.unconfirmed;
-                (
-                    e.decision.app.as_str(),
-                    Resource {
-                        memory_mb: c.memory_mb.saturating_mul(n as u64),
-                        vcores: c.vcores.saturating_mul(n),
-                    },
-                )
-            })
+    /// The containers decided and not yet settled: (app, their resource, whether they are AMs).
+    pub fn unconfirmed(&self) -> impl Iterator<Item = (&str, Resource, bool)> + '_ {
+        self.entries.iter().filter(|e| e.unconfirmed > 0).map(|e| {
+            let c = e.decision.capability;
+            let n = e.unconfirmed;
+            (
+                e.decision.app.as_str(),
+                Resource {
+                    memory_mb: c.memory_mb.saturating_mul(n as u64),
+                    vcores: c.vcores.saturating_mul(n),
+                },
+                e.am,
+            )
+        })
     }
 
     /// Map and reduce containers decided and not yet created or refused, per slot pool (map,

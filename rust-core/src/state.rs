@@ -56,6 +56,15 @@ pub(crate) struct PoolWaiter {
     pub node: String,
 }
 
+/// What an in-flight decision holds until the RM creates or refuses its containers.
+#[derive(Debug, Clone)]
+pub struct InFlightUse {
+    pub app: Arrival,
+    pub queue: String,
+    pub resource: Resource,
+    pub am: bool,
+}
+
 #[derive(Debug, Default)]
 pub struct ClusterState {
     /// Per slot pool (map, reduce), the key its next room is kept for (`schedule.rs`).
@@ -79,10 +88,11 @@ pub struct ClusterState {
     /// Held by ApplicationMaster containers (the AM share's measure), kept as containers start
     /// and finish so the AM share costs nothing per heartbeat.
     am_used: Resource,
-    /// AM containers decided and not yet created or refused (the core's in-flight decisions),
-    /// per app with its queue: set before every heartbeat ([`Self::set_am_in_flight`]), so
-    /// the AM share holds across a batch of node offers the RM executes only after the batch.
-    am_in_flight: Vec<(Arrival, String, Resource)>,
+    /// Containers decided and not yet created or refused (the core's in-flight decisions), per
+    /// app with its queue and whether they are AMs: set before every heartbeat
+    /// ([`Self::set_in_flight`]), so the AM share, the queues' maxima and the user limits hold
+    /// across a batch of node offers the RM executes only after the batch.
+    in_flight: Vec<InFlightUse>,
     am_in_flight_total: Resource,
     /// Map and reduce containers decided and not yet created or refused, set before every
     /// heartbeat ([`Self::set_slot_in_flight`]) so a slot pool's cap holds across a batch of
@@ -293,31 +303,43 @@ impl ClusterState {
 
     /// AM memory of `queue`'s apps decided and not yet created or refused.
     pub fn queue_am_in_flight_mb(&self, queue: &str) -> u64 {
-        self.am_in_flight
+        self.in_flight
             .iter()
-            .filter(|(_, q, _)| q == queue)
-            .fold(0u64, |sum, (_, _, r)| sum.saturating_add(r.memory_mb))
+            .filter(|u| u.am && u.queue == queue)
+            .fold(0u64, |sum, u| sum.saturating_add(u.resource.memory_mb))
     }
 
     /// AM memory of `app` decided and not yet created or refused.
     pub fn app_am_in_flight_mb(&self, app: Arrival) -> u64 {
-        self.am_in_flight
+        self.in_flight
             .iter()
-            .filter(|(a, _, _)| *a == app)
-            .fold(0u64, |sum, (_, _, r)| sum.saturating_add(r.memory_mb))
+            .filter(|u| u.am && u.app == app)
+            .fold(0u64, |sum, u| sum.saturating_add(u.resource.memory_mb))
     }
 
-    /// Replaces the AM containers in flight: (app id, resource of the unsettled part) for each
-    /// unconfirmed AM decision. Apps no longer known are skipped.
-    pub fn set_am_in_flight<'a>(&mut self, ams: impl Iterator<Item = (&'a str, Resource)>) {
-        self.am_in_flight.clear();
+    /// Every container decided and not yet created or refused, AMs included, by app.
+    pub fn in_flight(&self) -> &[InFlightUse] {
+        &self.in_flight
+    }
+
+    /// Replaces the containers in flight: (app id, resource of the unsettled part, whether they
+    /// are AMs) for each unconfirmed decision. Apps no longer known are skipped.
+    pub fn set_in_flight<'a>(&mut self, decided: impl Iterator<Item = (&'a str, Resource, bool)>) {
+        self.in_flight.clear();
         self.am_in_flight_total = Resource::ZERO;
-        for (id, r) in ams {
+        for (id, resource, am) in decided {
             let Some(app) = self.app_ids.get(id).and_then(|a| self.apps.get(a)) else {
                 continue;
             };
-            self.am_in_flight_total = plus(self.am_in_flight_total, &r);
-            self.am_in_flight.push((app.arrival, app.queue.clone(), r));
+            if am {
+                self.am_in_flight_total = plus(self.am_in_flight_total, &resource);
+            }
+            self.in_flight.push(InFlightUse {
+                app: app.arrival,
+                queue: app.queue.clone(),
+                resource,
+                am,
+            });
         }
     }
 
