@@ -25,6 +25,7 @@ final class QueueFileSetup {
     root.readAcls(conf, file.configuration());
     boolean fileInForce = root.isCapacity() && file.treeJson() != null
         && conf.getTrimmed(CAPACITY_QUEUES, "").isEmpty();
+    root.setWeights(fileInForce ? file.weights() : Collections.<String, Float>emptyMap());
     QueueMappingRule rule = fileInForce
         ? QueueMappingRule.of(file.configuration(), conf, name -> root.leaf(name) != null)
         : null;
