@@ -8,10 +8,11 @@
 //! key or a bad value is a [`CoreError::Config`] naming the key and what is allowed.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::error::CoreError;
 use crate::papers::td::TdConfig;
+use crate::side_files::SideFiles;
 use crate::topology::{DatacenterMapping, MAPPING_KEY};
 
 pub const POLICY: &str = "locus.policy";
@@ -237,7 +238,7 @@ pub const KEYS: &[Key] = &[
         "path",
         "",
         "none: the datacenter comes from a two-level network location",
-        "a file of `host datacenter` lines (`#` comments)",
+        "a regular file of at most 16 MiB, `host datacenter` lines (`#` comments)",
         "datacenters for nodes whose network location has one component",
     ),
     key(
@@ -301,7 +302,7 @@ pub const KEYS: &[Key] = &[
         "path",
         "",
         "in memory only",
-        "a file path (JSON, written atomically, mode 0600)",
+        "a regular file, not a link, of at most 128 MiB (JSON, written atomically, mode 0600)",
         "where learned job profiles are kept across RM restarts",
     ),
     key(
@@ -509,6 +510,9 @@ pub struct Config {
     pub hints_trusted: crate::hints::TrustedSubmitters,
     /// `locus.app.max-ask-rows` and `locus.app.max-resource-names`.
     pub app_limits: crate::ask::AskLimits,
+    /// The system-wide application maximum and the one queue's outside `capacity`, from
+    /// capacity-scheduler.xml (`locus.capacity.tree`) whatever the policy.
+    pub submission: crate::policy::capacity_tree::SubmissionLimits,
 }
 
 impl Default for Config {
@@ -540,6 +544,7 @@ impl Default for Config {
             profile_store: None,
             profile_defaults: Default::default(),
             hints_trusted: Default::default(),
+            submission: Default::default(),
             app_limits: Default::default(),
         }
     }
@@ -583,6 +588,15 @@ impl Config {
     }
 
     pub fn from_properties(props: &BTreeMap<String, String>) -> Result<Config, CoreError> {
+        Self::from_properties_reusing(props, &SideFiles::default())
+    }
+
+    /// As [`Config::from_properties`], taking each side file `reuse` holds for the same path
+    /// instead of reading it (a rebuilt core: [`crate::side_files`]).
+    pub fn from_properties_reusing(
+        props: &BTreeMap<String, String>,
+        reuse: &SideFiles,
+    ) -> Result<Config, CoreError> {
         let mut cfg = Config::default();
         let mut locality_given = false;
         let mut tree: Option<&str> = None;
@@ -635,7 +649,10 @@ impl Config {
                 }
                 DATACENTER_MAPPING_FILE => {
                     let path = PathBuf::from(value);
-                    cfg.datacenter_mapping = DatacenterMapping::load(&path)?;
+                    cfg.datacenter_mapping = match reuse.mapping_of(&path) {
+                        Some(parsed) => parsed.clone(),
+                        None => DatacenterMapping::load(&path)?,
+                    };
                     cfg.datacenter_mapping_file = Some(path);
                 }
                 DELAY_NODE_THRESHOLD => cfg.delay_node_threshold = parse_threshold(key, value)?,
@@ -653,6 +670,11 @@ impl Config {
                 }
                 HINTS_TRUSTED => cfg.hints_trusted = crate::hints::TrustedSubmitters::parse(value)?,
                 PROFILE_STORE => cfg.profile_store = Some(PathBuf::from(value)),
+                MROSA_PUBLIC_FILE if reuse.public_pool_of(Path::new(value)).is_some() => {
+                    let path = PathBuf::from(value);
+                    cfg.mrosa.pool = reuse.public_pool_of(&path).cloned().unwrap_or_default();
+                    cfg.mrosa.public_file = Some(path);
+                }
                 MROSA_PUBLIC_FILE
                 | MROSA_RHO
                 | MROSA_INIT_SECS
@@ -698,6 +720,11 @@ impl Config {
             } else {
                 cfg.capacity = crate::policy::capacity_tree::parse(tree)?;
             }
+        }
+        cfg.submission = crate::policy::capacity_tree::submission_limits(tree)?;
+        if cfg.policy == JobPolicyKind::Capacity {
+            cfg.capacity
+                .default_application_limits(cfg.submission.system);
         }
         if !locality_given && places_maps_itself(cfg.policy).is_some() {
             // The default technique only where the policy leaves map placement to a layer.

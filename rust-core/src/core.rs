@@ -15,7 +15,11 @@
 //!   `UnknownNode`: those mean the shim and core disagree about what exists.
 //! - Applications are scheduled whenever they have asks; `attempt_removed` drops the asks.
 //! - `app_priority_changed` and `app_moved` for an unknown app are `UnknownApp`; `app_moved` to
-//!   a queue `capacity` does not configure is `UnknownQueue`; either changes nothing then.
+//!   a queue `capacity` does not configure is `UnknownQueue`, and to one that is STOPPED or at
+//!   its maximum-applications (overall or for the app's user) `QueueRefused` with
+//!   CapacityScheduler's message; either changes nothing then.
+//! - Under every policy a new app is `QueueRefused` at the system-wide maximum-applications
+//!   (`Config::submission`), and outside `capacity` at the one queue's limits.
 //! - Under `locus.policy=capacity`, `app_added` naming a queue that `locus.capacity.queues` does
 //!   not configure is `UnknownQueue` and changes nothing (a re-added app included); `root.<name>`
 //!   is taken as `<name>`. Under the other policies every queue name is accepted and tracked.
@@ -38,8 +42,9 @@ use crate::protocol::{
     Ask, AskRef, Decision, Event, Heartbeat, HeartbeatResponse, Locality, OffersResponse,
     RefusedOffer,
 };
-use crate::rejections::Rejections;
+use crate::rejections::{Rejections, WarnLimit};
 use crate::schedule;
+use crate::side_files::SideFiles;
 use crate::state::{AppSpec, ClusterState};
 
 /// Counters a user or a test can read (over JNI: `LocusNative.stats`).
@@ -104,6 +109,39 @@ pub struct Stats {
     pub profile_store_write_failures: u64,
 }
 
+/// The queue every application runs in outside `capacity`, as CapacityScheduler names it.
+const ONE_QUEUE_PATH: &str = "root.default";
+
+/// A queue at `path` holding `held` applications takes one more of `user` only below its
+/// maximum and its per-user maximum (`of_user` counts the user's, only when that is needed).
+fn check_counts(
+    path: &str,
+    app: &str,
+    user: &str,
+    held: u64,
+    maximum: Option<u32>,
+    per_user: Option<u32>,
+    of_user: impl FnOnce() -> u64,
+) -> Result<(), CoreError> {
+    if let Some(max) = maximum {
+        if held >= max as u64 {
+            return Err(CoreError::QueueRefused(format!(
+                "Queue {path} already has {held} applications, cannot accept submission of application: {app}"
+            )));
+        }
+    }
+    // The user's count is looked for only when the queue holds enough for it to matter.
+    if let Some(max) = per_user.filter(|max| held >= *max as u64) {
+        let held = of_user();
+        if held >= max as u64 {
+            return Err(CoreError::QueueRefused(format!(
+                "Queue {path} already has {held} applications from user {user} cannot accept submission of application: {app}"
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn start_writer(store: ProfileStore) -> Result<ProfileWriter, CoreError> {
     ProfileWriter::start(store).map_err(|message| CoreError::Config {
         key: PROFILE_STORE_KEY.to_string(),
@@ -162,6 +200,8 @@ pub struct Core {
     state: ClusterState,
     in_flight: InFlight,
     rejections: Rejections,
+    /// Which `decision_rejected` events are logged at WARN.
+    rejection_warns: WarnLimit,
     stats: Stats,
     /// Writes `locus.profile.store` off this thread; `None` while no store is configured (the
     /// simulator and most tests run without files).
@@ -176,11 +216,26 @@ pub struct Core {
 impl Core {
     /// `props`: every `locus.*` property, as strings, exactly as the operator wrote them.
     pub fn new(props: &BTreeMap<String, String>) -> Result<Core, CoreError> {
-        let config = Config::from_properties(props)?;
+        Self::rebuilt(props, SideFiles::default())
+    }
+
+    /// A core taking the place of one that failed: as [`Core::new`], but each side file that
+    /// `carried` (the failed core's [`Core::into_side_files`]) holds for the path the settings
+    /// name is taken from it, not read again, so a file that became unreadable (or a mount that
+    /// hangs) since the start cannot keep the cluster unscheduled. A path the settings changed
+    /// is read as at a start.
+    pub fn rebuilt(
+        props: &BTreeMap<String, String>,
+        mut carried: SideFiles,
+    ) -> Result<Core, CoreError> {
+        let config = Config::from_properties_reusing(props, &carried)?;
         let layers = Layers::from_config(&config)?;
         let mut state = ClusterState::new(config.datacenter_mapping.clone());
         let store = match &config.profile_store {
-            Some(path) => Profiles::load(path)?,
+            Some(path) => match carried.take_profiles_of(path) {
+                Some(store) => store,
+                None => Profiles::load(path)?,
+            },
             None => Default::default(),
         };
         let profile_writer = match config.profile_store {
@@ -209,11 +264,38 @@ impl Core {
             state,
             in_flight: InFlight::default(),
             rejections: Rejections::default(),
+            rejection_warns: WarnLimit::default(),
             stats: Stats::default(),
             profile_writer,
             drifted: Vec::new(),
             learned: Vec::new(),
         })
+    }
+
+    /// What this core parsed from its side files, for the core rebuilt in its place
+    /// ([`Core::rebuilt`]). Drops the core: its profile writer first writes what it has queued.
+    pub fn into_side_files(mut self) -> SideFiles {
+        let mapping = self
+            .config
+            .datacenter_mapping_file
+            .take()
+            .map(|p| (p, std::mem::take(&mut self.config.datacenter_mapping)));
+        let public_pool = self
+            .config
+            .mrosa
+            .public_file
+            .take()
+            .map(|p| (p, std::mem::take(&mut self.config.mrosa.pool)));
+        let profiles = self
+            .config
+            .profile_store
+            .take()
+            .map(|p| (p, self.state.profiles_mut().take_store()));
+        SideFiles {
+            mapping,
+            public_pool,
+            profiles,
+        }
     }
 
     /// Re-reads the settings; on error nothing changes.
@@ -284,10 +366,12 @@ impl Core {
         Some(queues.room_mb(i, self.state.capacity().memory_mb, &used))
     }
 
-    /// Under `capacity`, the queue an app is filed in: the configured name it names, or
-    /// `UnknownQueue`; a new app (not `recovered`, not already known) is refused with
-    /// CapacityScheduler's message by a STOPPED queue and by one at its maximum-applications,
-    /// overall or for the app's user. Other policies keep the name as given.
+    /// The queue an app is filed in. Under `capacity`: the configured name it names, or
+    /// `UnknownQueue`; other policies keep the name as given (the shim files every app in its
+    /// one queue). A new app (not `recovered`, not already known) is refused with
+    /// CapacityScheduler's messages at the system-wide maximum-applications, by a STOPPED queue,
+    /// and by a queue at its maximum-applications, overall or for the app's user (outside
+    /// `capacity`, the one queue's: [`crate::policy::capacity_tree::SubmissionLimits`]).
     fn admit_queue(
         &self,
         app: &str,
@@ -295,56 +379,104 @@ impl Core {
         user: &str,
         recovered: bool,
     ) -> Result<String, CoreError> {
+        let new = !recovered && self.state.app_by_id(app).is_none();
+        if new && self.state.app_count() >= self.config.submission.system as usize {
+            return Err(CoreError::QueueRefused(format!(
+                "Maximum system application limit reached,cannot accept submission of application: {app}"
+            )));
+        }
+        if self.config.policy != JobPolicyKind::Capacity {
+            if new {
+                self.check_one_queue(app, user)?;
+            }
+            return Ok(queue);
+        }
+        let i = self.configured_queue(app, &queue)?;
+        if new {
+            self.check_room(i, app, user)?;
+        }
+        Ok(self.config.capacity.queues()[i].name.clone())
+    }
+
+    /// `app_moved`: the target takes the app only as it would take a submission from its user
+    /// (CapacityScheduler's `preValidateMoveApplication`); a move to the app's own queue changes
+    /// nothing. Outside `capacity` every app is in the one queue, so nothing is counted again.
+    fn admit_move(&self, app: &str, queue: String) -> Result<String, CoreError> {
+        let Some(a) = self.state.app_by_id(app) else {
+            return Err(CoreError::UnknownApp(app.to_string()));
+        };
         if self.config.policy != JobPolicyKind::Capacity {
             return Ok(queue);
         }
+        let i = self.configured_queue(app, &queue)?;
+        if self.config.capacity.index_of(&a.queue) != Some(i) {
+            self.check_room(i, app, &a.user)?;
+        }
+        Ok(self.config.capacity.queues()[i].name.clone())
+    }
+
+    /// Under `capacity`, the index of the leaf `queue` names (`root.<name>` and the empty name,
+    /// `default`, included), or `UnknownQueue`.
+    fn configured_queue(&self, app: &str, queue: &str) -> Result<usize, CoreError> {
         let named = if queue.trim().is_empty() {
             "default"
         } else {
-            queue.as_str()
+            queue
         };
         let queues = &self.config.capacity;
-        let Some(i) = queues.index_of(named) else {
-            return Err(CoreError::UnknownQueue {
+        queues
+            .index_of(named)
+            .ok_or_else(|| CoreError::UnknownQueue {
                 app: app.to_string(),
                 queue: named.to_string(),
                 configured: queues.names(),
-            });
-        };
+            })
+    }
+
+    /// Whether leaf `i` takes one more application of `user` (CapacityScheduler's
+    /// `validateSubmitApplication`, in its order and with its messages).
+    fn check_room(&self, i: usize, app: &str, user: &str) -> Result<(), CoreError> {
+        let queues = &self.config.capacity;
         let q = &queues.queues()[i];
-        if recovered || self.state.app_by_id(app).is_some() {
-            return Ok(q.name.clone());
-        }
         if q.state == QueueState::Stopped {
             return Err(CoreError::QueueRefused(format!(
                 "Queue {} is STOPPED. Cannot accept submission of application: {app}",
                 q.path
             )));
         }
-        if let Some(max) = q.maximum_applications {
-            let held = self.state.queues().get(&q.name).map_or(0, |s| s.apps);
-            if held >= max {
-                return Err(CoreError::QueueRefused(format!(
-                    "Queue {} already has {held} applications, cannot accept submission of application: {app}",
-                    q.path
-                )));
-            }
-        }
-        if let Some(max) = q.maximum_applications_per_user {
-            // One pass over the apps at a submission, bounded by the apps the RM holds.
-            let held = self
-                .state
+        let held = self.state.queues().get(&q.name).map_or(0, |s| s.apps);
+        // One pass over the apps at a submission or move, bounded by the system-wide maximum.
+        let of_user = || {
+            self.state
                 .apps()
                 .filter(|a| a.user == user && queues.index_of(&a.queue) == Some(i))
-                .count() as u64;
-            if held >= max as u64 {
-                return Err(CoreError::QueueRefused(format!(
-                    "Queue {} already has {held} applications from user {user} cannot accept submission of application: {app}",
-                    q.path
-                )));
-            }
-        }
-        Ok(q.name.clone())
+                .count() as u64
+        };
+        check_counts(
+            &q.path,
+            app,
+            user,
+            held as u64,
+            q.maximum_applications,
+            q.maximum_applications_per_user,
+            of_user,
+        )
+    }
+
+    /// Outside `capacity`: the one queue every app runs in holds at most its maximum, overall
+    /// and per user.
+    fn check_one_queue(&self, app: &str, user: &str) -> Result<(), CoreError> {
+        let limits = &self.config.submission;
+        let of_user = || self.state.apps().filter(|a| a.user == user).count() as u64;
+        check_counts(
+            ONE_QUEUE_PATH,
+            app,
+            user,
+            self.state.app_count() as u64,
+            Some(limits.one_queue),
+            Some(limits.one_queue_per_user),
+            of_user,
+        )
     }
 
     /// A reconfiguration to `capacity` must keep a queue for every running application: an app
@@ -607,16 +739,20 @@ impl Core {
                 log::info!("application {app} priority {old} -> {priority}");
             }
             Event::AppMoved { app, queue } => {
-                // The app is known, so only the queue's name is resolved here; the shim refuses
-                // a move to a queue that is not RUNNING before it asks (ApplicationMoves).
-                let user = self
-                    .state
-                    .app_by_id(&app)
-                    .map(|a| a.user.clone())
-                    .unwrap_or_default();
-                let queue = self.admit_queue(&app, queue, &user, false)?;
+                let queue = self.admit_move(&app, queue)?;
                 let old = self.state.move_app(&app, &queue)?;
                 log::info!("application {app} moved from queue {old} to {queue}");
+            }
+            Event::AppBlacklist { app, places } => {
+                let n = places.len();
+                let list = crate::app::Blacklist::new(places)
+                    .map_err(|e| CoreError::Protocol(format!("app_blacklist for {app}: {e}")))?;
+                let a = self
+                    .state
+                    .app_mut_by_id(&app)
+                    .ok_or_else(|| CoreError::UnknownApp(app.clone()))?;
+                a.blacklist = list;
+                log::info!("application {app} blacklists {n} nodes or racks");
             }
             Event::AppRemoved { app } => match self.state.remove_app(&app) {
                 Some(a) => {
@@ -642,6 +778,8 @@ impl Core {
                 Some(a) => {
                     a.attempt = None;
                     a.asks = crate::ask::AppAsks::emptied_after(&a.asks);
+                    // The next attempt's list is its own (the shim sends it if not empty).
+                    a.blacklist = Default::default();
                     self.in_flight.forget_app(&app);
                     log::info!("application {app} attempt {attempt} removed; its asks are gone");
                 }
@@ -744,7 +882,7 @@ impl Core {
             )));
         }
         self.stats.rejected += 1;
-        log::warn!(
+        let line = format!(
             "decision rejected by the ResourceManager ({reason}): {} x{} {:?} for {} priority {} at {} on {}, {} executed",
             decision.count,
             decision.capability.memory_mb,
@@ -755,6 +893,13 @@ impl Core {
             decision.node,
             executed
         );
+        match self.rejection_warns.admit() {
+            Some(0) => log::warn!("{line}"),
+            Some(quiet) => log::warn!(
+                "{line} ({quiet} more rejections logged at DEBUG since the last of these lines)"
+            ),
+            None => log::debug!("{line}"),
+        }
         let found = self.in_flight.reject(&decision, executed);
         // Only a decision still in flight makes its app sit out the node: one whose node left
         // (its containers went back to the asks when it did) would leave a pause behind for
@@ -781,6 +926,7 @@ impl Core {
             .node_heartbeat(&hb.node, hb.unallocated, hb.now_ms)?
             .clone();
         self.stats.heartbeats += 1;
+        self.rejection_warns.tick(hb.now_ms);
         let lost = self.in_flight.expire_node(&hb.node);
         if lost > 0 {
             self.stats.lost_decisions += lost as u64;
@@ -791,6 +937,8 @@ impl Core {
         }
         self.state
             .set_am_in_flight(self.in_flight.unconfirmed_ams());
+        self.state
+            .set_slot_in_flight(self.in_flight.unconfirmed_slots());
         if !hb.sweep {
             self.state.grant_opportunity(&hb.node);
         }
@@ -799,7 +947,7 @@ impl Core {
         } else {
             self.rejections.sitting_out(&hb.node)
         };
-        let decisions = schedule::assign(
+        let mut decisions = schedule::assign(
             &mut self.state,
             &mut self.layers,
             &self.config,
@@ -809,12 +957,17 @@ impl Core {
             hb.sweep,
             &sitting_out,
         );
+        for d in &mut decisions {
+            if let Some(app) = self.state.app_by_id(&d.app) {
+                d.limits = self.layers.job.commit_limits(app);
+            }
+        }
         for d in &decisions {
-            let am = self
+            let kind = self
                 .state
                 .app_by_id(&d.app)
-                .is_some_and(|a| a.kind_of(d.priority) == crate::app::TaskKind::ApplicationMaster);
-            self.in_flight.add(d, node.host_id, node.rack_id, am);
+                .map_or(crate::app::TaskKind::Generic, |a| a.kind_of(d.priority));
+            self.in_flight.add(d, node.host_id, node.rack_id, kind);
             self.stats.decided_containers += d.count as u64;
         }
         self.stats.decisions += decisions.len() as u64;

@@ -602,7 +602,15 @@ fn run_twins(t: &mut Twins) -> Vec<Vec<locus_core::Decision>> {
                 .decisions
             };
             let want = beat(&mut t.fifo);
-            let got = beat(&mut t.capacity);
+            // The same decisions; capacity's also carry the queue limits to re-check at commit.
+            let got: Vec<_> = beat(&mut t.capacity)
+                .into_iter()
+                .map(|mut d| {
+                    assert!(d.limits.is_some(), "{d:?}");
+                    d.limits = None;
+                    d
+                })
+                .collect();
             assert_eq!(
                 got, want,
                 "{}: round {round}, heartbeat of {h}: capacity (left) differs from fifo (right)",

@@ -422,6 +422,151 @@ fn what_locus_cannot_run_is_refused_under_every_policy() {
     }
 }
 
+/// Each decision carries the ceilings the policy held its app to, for the shim to re-check at
+/// commit: the leaf's maximum, each parent's (the leaf's parent first) and the user limit, in
+/// MB of the cluster the core measured; outside `capacity`, none.
+#[test]
+fn decisions_carry_the_queue_and_user_ceilings_they_were_made_under() {
+    let mut c = tree_core(&[
+        ROOT,
+        ("root.eng", 50.0, 60.0, ""),
+        ("root.eng.etl", 50.0, 80.0, r#""user_limit_factor":1"#),
+        ("root.eng.adhoc", 50.0, 100.0, ""),
+        ("root.ops", 50.0, 100.0, ""),
+    ]);
+    add_nodes(&mut c);
+    hungry(&mut c, "e1", "etl", "alice", 1, 3);
+    let ds = common::heartbeat_free(&mut c, &host(0), NODE_GB, NODE_GB as u32, 1000);
+    assert!(!ds.is_empty());
+    let cluster_mb = NODES as u64 * NODE_GB * GB;
+    for d in &ds {
+        let l = d.limits.as_ref().expect("capacity decisions carry limits");
+        // etl: 80 % of eng's 60 %, eng: 60 % of the cluster.
+        assert_eq!(l.queue_max_mb, Some(cluster_mb * 48 / 100));
+        assert_eq!(l.ancestor_max_mb, vec![cluster_mb * 60 / 100]);
+        // alice alone in etl: its guarantee (25 % of the cluster) times user-limit-factor 1.
+        assert_eq!(l.user_limit_mb, Some(cluster_mb * 25 / 100));
+    }
+
+    let mut fifo = common::core_with(&[("locus.policy", "fifo")]);
+    common::add_node(&mut fifo, "h1", "/r1", 8, 8);
+    common::add_app_named(&mut fifo, "f1", "f1", 1, "SPARK", &[]);
+    common::set_small_asks(&mut fifo, "f1", &[(1, "*", 2)]);
+    let ds = common::heartbeat_free(&mut fifo, "h1", 8, 8, 1000);
+    assert!(!ds.is_empty() && ds.iter().all(|d| d.limits.is_none()));
+}
+
+fn moved(c: &mut Core, id: &str, queue: &str) -> Result<(), CoreError> {
+    c.handle(Event::AppMoved {
+        app: id.into(),
+        queue: queue.into(),
+    })
+}
+
+#[test]
+fn a_move_is_refused_by_the_targets_maximum_applications_and_per_user_maximum() {
+    // a holds 2 applications; b 6, 2 per user (minimum-user-limit-percent 100, factor 1/3).
+    let mut c = tree_core(&[
+        ROOT,
+        ("root.a", 50.0, 100.0, r#""maximum_applications":2"#),
+        (
+            "root.b",
+            50.0,
+            100.0,
+            r#""maximum_applications":6,"user_limit_factor":0.34"#,
+        ),
+    ]);
+    add(&mut c, "app_1", "a", "bob", 1).unwrap();
+    add(&mut c, "app_2", "a", "carol", 2).unwrap();
+    add(&mut c, "app_3", "b", "dave", 3).unwrap();
+    let e = moved(&mut c, "app_3", "a").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Queue root.a already has 2 applications, cannot accept submission of application: app_3"
+    );
+    assert_eq!(c.state().app_by_id("app_3").unwrap().queue, "b");
+    // alice holds two in b; a third of hers, in a, may not join them.
+    add(&mut c, "app_4", "b", "alice", 4).unwrap();
+    add(&mut c, "app_5", "b", "alice", 5).unwrap();
+    c.handle(Event::AppRemoved {
+        app: "app_2".into(),
+    })
+    .unwrap();
+    add(&mut c, "app_6", "a", "alice", 6).unwrap();
+    let e = moved(&mut c, "app_6", "b").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Queue root.b already has 2 applications from user alice cannot accept submission of application: app_6"
+    );
+    assert_eq!(c.state().app_by_id("app_6").unwrap().queue, "a");
+    // A move within the limits, and a move to the queue the app is in, go through.
+    moved(&mut c, "app_1", "b").unwrap();
+    moved(&mut c, "app_1", "b").unwrap();
+    assert_eq!(c.state().app_by_id("app_1").unwrap().queue, "b");
+}
+
+/// A core under `policy` with the tree's system-wide maximum and `root.default`'s keys.
+fn policy_core(policy: &str, system: u32, default_extra: &str) -> Core {
+    let t = tree(&[ROOT, ("root.default", 100.0, 100.0, default_extra)]).replace(
+        r#""maximum_applications":10000,"queues""#,
+        &format!(r#""maximum_applications":{system},"queues""#),
+    );
+    common::core_with(&[("locus.policy", policy), ("locus.capacity.tree", &t)])
+}
+
+#[test]
+fn every_policy_refuses_past_the_system_wide_maximum_applications() {
+    for policy in [
+        "fifo", "fair", "fsp", "capacity", "td", "joss-t", "fresh", "mrosa",
+    ] {
+        let mut c = policy_core(policy, 3, "");
+        for i in 0..3 {
+            add(&mut c, &format!("app_{i}"), "default", "alice", i).unwrap();
+        }
+        let e = add(&mut c, "app_3", "default", "bob", 3).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Maximum system application limit reached,cannot accept submission of application: app_3",
+            "{policy}"
+        );
+        // Repeated and recovered applications were admitted before.
+        add(&mut c, "app_2", "default", "alice", 2).unwrap();
+        c.handle(Event::AppRemoved {
+            app: "app_0".into(),
+        })
+        .unwrap();
+        add(&mut c, "app_3", "default", "bob", 3).unwrap();
+    }
+}
+
+#[test]
+fn outside_capacity_the_one_queue_has_root_defaults_limits() {
+    // root.default's own maximum (4) and per user (minimum-user-limit-percent 50, factor 1: 2).
+    for policy in ["fifo", "fair", "fsp", "td", "fresh"] {
+        let mut c = policy_core(
+            policy,
+            10_000,
+            r#""maximum_applications":4,"minimum_user_limit_percent":50,"user_limit_factor":1"#,
+        );
+        add(&mut c, "app_0", "default", "alice", 0).unwrap();
+        add(&mut c, "app_1", "default", "alice", 1).unwrap();
+        let e = add(&mut c, "app_2", "default", "alice", 2).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Queue root.default already has 2 applications from user alice cannot accept submission of application: app_2",
+            "{policy}"
+        );
+        add(&mut c, "app_3", "default", "bob", 3).unwrap();
+        add(&mut c, "app_4", "default", "carol", 4).unwrap();
+        let e = add(&mut c, "app_5", "default", "dave", 5).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Queue root.default already has 4 applications, cannot accept submission of application: app_5",
+            "{policy}"
+        );
+    }
+}
+
 #[test]
 fn a_single_queue_policy_over_several_leaves_needs_the_opt_in() {
     let t = tree(&[
@@ -447,4 +592,18 @@ fn a_single_queue_policy_over_several_leaves_needs_the_opt_in() {
     // One leaf: the same queue either way.
     let one = tree(&[ROOT, ("root.default", 100.0, 100.0, "")]);
     common::core_with(&[("locus.policy", "fsp"), ("locus.capacity.tree", &one)]);
+}
+
+#[test]
+fn hadoops_default_maximum_holds_under_the_default_policy() {
+    // No capacity-scheduler.xml: CapacityScheduler's 10,000 for the system and its one queue.
+    let mut c = Core::new(&common::props(&[])).unwrap();
+    for i in 0..10_000u64 {
+        add(&mut c, &format!("app_{i}"), "default", "alice", i).unwrap();
+    }
+    let e = add(&mut c, "app_10000", "default", "alice", 10_000).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Maximum system application limit reached,cannot accept submission of application: app_10000"
+    );
 }

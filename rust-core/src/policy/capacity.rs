@@ -60,7 +60,7 @@ use super::{share_of, AmPool, JobPolicy, MAX_AM_SHARE};
 use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
 use crate::node::Node;
-use crate::protocol::Resource;
+use crate::protocol::{CommitLimits, Resource};
 use crate::state::ClusterState;
 
 pub const CAPACITY_QUEUES: &str = "locus.capacity.queues";
@@ -144,6 +144,21 @@ fn shortcut_queue(name: &str, capacity: f64, maximum_capacity: f64) -> CapacityQ
         maximum_applications_per_user: None,
         state: QueueState::Running,
         ancestors: Vec::new(),
+    }
+}
+
+impl CapacityQueues {
+    /// Queues without a maximum-applications of their own (the shortcut's) take
+    /// CapacityScheduler's: the system-wide maximum times their capacity, for every user alike
+    /// (its default user-limit-factor and minimum-user-limit-percent leave a user the queue's).
+    pub fn default_application_limits(&mut self, system: u32) {
+        for q in &mut self.queues {
+            if q.maximum_applications.is_none() {
+                let m = (system as f64 * q.capacity / 100.0) as u32;
+                q.maximum_applications = Some(m);
+                q.maximum_applications_per_user = Some(m);
+            }
+        }
     }
 }
 
@@ -698,6 +713,27 @@ impl JobPolicy for CapacityPolicy {
             memory_mb: mb,
             // The default resource calculator ignores vcores.
             vcores: u32::MAX,
+        })
+    }
+
+    /// The leaf's and its ancestors' maxima and the user's limit as [`Self::measure`] computed
+    /// them for this heartbeat.
+    /// (Capped at what a Java `long` holds, as the frame carries them: a ceiling that high
+    /// binds nothing a real cluster holds.)
+    fn commit_limits(&self, app: &App) -> Option<CommitLimits> {
+        let i = self.queue_of(app)?;
+        let cap = |mb: u64| mb.min(i64::MAX as u64);
+        Some(CommitLimits {
+            queue_max_mb: Some(cap(self.maximum_mb[i])),
+            ancestor_max_mb: self.queues.queues[i]
+                .ancestors
+                .iter()
+                .map(|&p| cap(self.parent_maximum_mb[p]))
+                .collect(),
+            user_limit_mb: self
+                .app_user
+                .get(&app.arrival)
+                .map(|&slot| cap(self.users[slot].limit_mb)),
         })
     }
 

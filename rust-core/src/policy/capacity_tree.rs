@@ -63,6 +63,83 @@ struct Entry {
     maximum_applications: i64,
 }
 
+/// CapacityScheduler's default `yarn.scheduler.capacity.maximum-applications`.
+pub const DEFAULT_MAXIMUM_APPLICATIONS: u32 = 10_000;
+
+/// The application counts the RM holds at most outside a leaf's own limits, as CapacityScheduler
+/// computes them: the system-wide `maximum-applications` under every policy, and the limits of
+/// the one queue every application runs in outside `capacity` (CapacityScheduler's `root.default`
+/// given the whole cluster, with that queue's keys when the file configures it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SubmissionLimits {
+    pub system: u32,
+    pub one_queue: u32,
+    pub one_queue_per_user: u32,
+}
+
+impl Default for SubmissionLimits {
+    fn default() -> Self {
+        SubmissionLimits {
+            system: DEFAULT_MAXIMUM_APPLICATIONS,
+            one_queue: DEFAULT_MAXIMUM_APPLICATIONS,
+            one_queue_per_user: DEFAULT_MAXIMUM_APPLICATIONS,
+        }
+    }
+}
+
+/// A leaf's per-user maximum, CapacityScheduler's `updateMaxAppsPerUser`: the queue's maximum
+/// scaled by minimum-user-limit-percent and user-limit-factor, never above it (a negative
+/// factor: no per-user scaling).
+fn per_user_maximum(maximum: u32, user_limit_factor: f64, minimum_user_limit_percent: f64) -> u32 {
+    if user_limit_factor < 0.0 {
+        return maximum;
+    }
+    let f = maximum as f64 * (minimum_user_limit_percent / 100.0) * user_limit_factor;
+    f.min(maximum as f64) as u32
+}
+
+/// A leaf's maximum-applications: its own key, else the system-wide maximum times its absolute
+/// capacity (percent).
+fn queue_maximum(configured: i64, system: i64, absolute_capacity: f64) -> u32 {
+    let m = if configured >= 0 {
+        configured
+    } else {
+        (system as f64 * absolute_capacity / 100.0) as i64
+    };
+    m.clamp(0, u32::MAX as i64) as u32
+}
+
+/// The limits of [`SubmissionLimits`] from the shim's tree (`None`: no file, CapacityScheduler's
+/// defaults). What the file asks for that only `capacity` would refuse does not matter here.
+pub fn submission_limits(value: Option<&str>) -> Result<SubmissionLimits, CoreError> {
+    let Some(value) = value else {
+        return Ok(SubmissionLimits::default());
+    };
+    let tree: Tree = serde_json::from_str(value).map_err(|e| CoreError::Config {
+        key: CAPACITY_TREE.to_string(),
+        message: format!(
+            "is set by the Locus shim from capacity-scheduler.xml and is not meant to be written by hand: {e}"
+        ),
+    })?;
+    let system = tree.maximum_applications.clamp(0, u32::MAX as i64);
+    let (one_queue, one_queue_per_user) =
+        match tree.queues.iter().find(|e| e.path == "root.default") {
+            Some(e) => {
+                let m = queue_maximum(e.maximum_applications, system, 100.0);
+                (
+                    m,
+                    per_user_maximum(m, e.user_limit_factor, e.minimum_user_limit_percent),
+                )
+            }
+            None => (system as u32, system as u32),
+        };
+    Ok(SubmissionLimits {
+        system: system as u32,
+        one_queue,
+        one_queue_per_user,
+    })
+}
+
 fn bad(path: &str, key: &str, message: String) -> CoreError {
     CoreError::Config {
         key: format!("{CS_PREFIX}{path}.{key}"),
@@ -286,20 +363,13 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
                 ),
             ));
         }
-        let maximum_applications = if e.maximum_applications >= 0 {
-            e.maximum_applications
-        } else {
-            (system_max_apps as f64 * abs_cap[i] / 100.0) as i64
-        };
-        let maximum_applications = maximum_applications.clamp(0, u32::MAX as i64) as u32;
-        let per_user = if e.user_limit_factor < 0.0 {
-            maximum_applications
-        } else {
-            let f = maximum_applications as f64
-                * (e.minimum_user_limit_percent / 100.0)
-                * e.user_limit_factor;
-            (f.min(maximum_applications as f64)) as u32
-        };
+        let maximum_applications =
+            queue_maximum(e.maximum_applications, system_max_apps, abs_cap[i]);
+        let per_user = per_user_maximum(
+            maximum_applications,
+            e.user_limit_factor,
+            e.minimum_user_limit_percent,
+        );
         leaves.push(CapacityQueue {
             name: name.to_string(),
             path: e.path.clone(),

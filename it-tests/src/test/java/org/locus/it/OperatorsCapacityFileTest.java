@@ -192,8 +192,9 @@ public class OperatorsCapacityFileTest {
   }
 
   /**
-   * Submits as {@code user} a submission the RM must fail; returns what the client is told
-   * (YarnClient throws once the application is FAILED, with its diagnostics).
+   * Submits as {@code user} a submission the RM must refuse; returns what the client is told
+   * (YarnClient throws: at once for a refused submit ACL, once the application is FAILED,
+   * with its diagnostics, for a refusal by the scheduler).
    */
   private static String refused(String user, String queue) throws Exception {
     try {

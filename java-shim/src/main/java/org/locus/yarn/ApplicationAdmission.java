@@ -2,18 +2,23 @@ package org.locus.yarn;
 
 import java.util.Collections;
 import java.util.Map;
+import org.apache.hadoop.security.AccessControlException;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.exceptions.YarnException;
+import org.apache.hadoop.yarn.ipc.RPCUtil;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
+ * A submission: the submit ACL when the client submits ({@link #checkSubmitAcl}), then
  * APP_ADDED: an application is accepted into a queue the core also accepts it in, or the RM
  * fails it with a message naming the reason. Never left in ACCEPTED with no scheduler that
  * will serve it.
@@ -41,14 +46,6 @@ final class ApplicationAdmission {
     LocusQueue leaf = root.leafForSubmission(requestedQueue);
     if (leaf == null) {
       refuseUnknownQueue(appId, requestedQueue, user, isAppRecovering);
-      return;
-    }
-    // The RM checks submit ACLs itself only for CapacityScheduler and FairScheduler; for any
-    // other scheduler that is the scheduler's job, as in CS's leaf queue. Submit or administer
-    // rights admit, as in CS; a recovering application was admitted before the restart.
-    if (!isAppRecovering && !maySubmit(user, leaf)) {
-      rejectApplication(appId, false, "User " + user + " does not have permission to submit "
-          + appId + " to queue " + requestedQueue);
       return;
     }
     // The core hears of it first: an application it refuses (a limit, a queue it does not
@@ -88,13 +85,30 @@ final class ApplicationAdmission {
     }
   }
 
-  private static boolean maySubmit(String user, LocusQueue leaf) {
-    if (!leaf.acls().enabled()) {
-      return true;
+  /**
+   * The submit ACL, as the RM checks it for CapacityScheduler when a client submits (it does
+   * so only for CapacityScheduler and FairScheduler): submit or administer rights on the
+   * queue the application was placed in admit it, and a refusal fails the client's call
+   * with CapacityScheduler's message, before the application exists. A queue that does not
+   * exist is left to {@link #admit}, which refuses it naming the queues, as CS does.
+   */
+  void checkSubmitAcl(UserGroupInformation user, String queue, ApplicationId appId)
+      throws YarnException {
+    if (!root.acls().enabled()) {
+      return;
     }
-    UserGroupInformation ugi = UserGroupInformation.createRemoteUser(user);
-    return leaf.hasAccess(QueueACL.SUBMIT_APPLICATIONS, ugi)
-        || leaf.hasAccess(QueueACL.ADMINISTER_QUEUE, ugi);
+    // Outside capacity the application runs in default whatever it named: default's lists.
+    Queue q = root.isCapacity() ? root.lookup(queue) : root.leafForSubmission(queue);
+    if (q == null) {
+      return;
+    }
+    if (!q.hasAccess(QueueACL.SUBMIT_APPLICATIONS, user)
+        && !q.hasAccess(QueueACL.ADMINISTER_QUEUE, user)) {
+      String message = "User " + (user == null ? null : user.getShortUserName())
+          + " does not have permission to submit " + appId + " to queue " + queue;
+      LOG.warn(message);
+      throw RPCUtil.getRemoteException(new AccessControlException(message));
+    }
   }
 
   /**

@@ -2,9 +2,8 @@ package org.locus.yarn;
 
 import java.util.Collections;
 import java.util.Map;
-import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.AccessControlException;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
-import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.exceptions.YarnException;
@@ -22,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * and its outstanding asks are served as the new queue's); then the shim's queue usage, the
  * application counts and the RM's QueueMetrics (through the attempt's own {@code move}, which
  * carries allocated and pending resource and the active user) follow. Refused, naming the
- * reason, for an unknown application or queue, a queue that is not a leaf, a queue that does
- * not take submissions (STOPPED, or draining), and a user the target's submit ACL excludes.
+ * reason, for an unknown application or queue, a queue that is not a leaf, and a queue that
+ * does not take submissions (STOPPED, or draining). Whether the caller may move into the
+ * target is the RM's question, asked of {@code checkAccess} before the scheduler's.
  */
 final class ApplicationMoves {
   private static final Logger LOG = LoggerFactory.getLogger(LocusScheduler.class);
@@ -63,8 +63,8 @@ final class ApplicationMoves {
     if (attempt != null) {
       synchronized (attempt) {
         for (RMContainer c : attempt.getLiveContainers()) {
-          source.subtractUsed(c.getAllocatedResource());
-          dest.addUsed(c.getAllocatedResource());
+          source.subtractUsed(app.getUser(), c.getAllocatedResource());
+          dest.addUsed(app.getUser(), c.getAllocatedResource());
         }
         // QueueMetrics (allocated, pending, apps, active users) and each container's queue.
         attempt.move(dest);
@@ -110,17 +110,14 @@ final class ApplicationMoves {
           + ": it is not a leaf queue");
     }
     LocusQueue dest = (LocusQueue) q;
+    // The target's ACL is the caller's, checked by the RM (through checkAccess) before it
+    // asks here, as for CapacityScheduler, which asks nothing of the owner's rights there.
     if (dest != app.getQueue()) {
       QueueState state = dest.getQueueInfo(false, false).getQueueState();
       if (state != null && state != QueueState.RUNNING) {
-        throw new YarnException("Cannot move " + appId + " to queue " + nameOf(dest)
-            + ": the queue is " + state + " and accepts no applications");
-      }
-      UserGroupInformation ugi = UserGroupInformation.createRemoteUser(app.getUser());
-      if (!dest.hasAccess(QueueACL.SUBMIT_APPLICATIONS, ugi)
-          && !dest.hasAccess(QueueACL.ADMINISTER_QUEUE, ugi)) {
-        throw new YarnException("Cannot move " + appId + " to queue " + nameOf(dest)
-            + ": user " + app.getUser() + " does not have permission to submit to it");
+        // CapacityScheduler's words for any queue not RUNNING.
+        throw new YarnException(new AccessControlException("Queue " + nameOf(dest)
+            + " is STOPPED. Cannot accept submission of application: " + appId));
       }
     }
     return new Target(app, dest);

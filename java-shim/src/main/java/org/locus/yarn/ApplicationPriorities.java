@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.AccessControlException;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.authorize.AccessControlList;
 import org.apache.hadoop.thirdparty.com.google.common.util.concurrent.SettableFuture;
@@ -20,6 +21,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AppPrior
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.locus.yarn.queue.QueueFile;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,16 +67,13 @@ final class ApplicationPriorities {
   }
 
   /**
-   * Reads capacity-scheduler.xml (on the RM's classpath, as CapacityScheduler does) over
-   * {@code conf}; called at start and at every {@code -refreshQueues}.
+   * Takes the per-queue settings from {@code file}, the capacity-scheduler.xml the queues and
+   * their ACLs come from (read through the RM's configuration provider, as CapacityScheduler
+   * reads it), with {@code yarn.acl.enable} from {@code conf}; called at start and at every
+   * {@code -refreshQueues}.
    */
-  void readQueueSettings(Configuration conf) {
-    // Only when there is one: a cluster that never ran CS has none, and the file's absence
-    // must not cost the RM its start.
-    boolean hasFile =
-        conf.getResource(YarnConfiguration.CS_CONFIGURATION_FILE) != null;
-    useQueueSettings(new CapacitySchedulerConfiguration(conf, hasFile),
-        YarnConfiguration.isAclEnabled(conf));
+  void readQueueSettings(QueueFile file, Configuration conf) {
+    useQueueSettings(file.configuration(), YarnConfiguration.isAclEnabled(conf));
   }
 
   /** After APP_ADDED: the scheduler's copy of the priority the RM settled at submission. */
@@ -99,9 +98,9 @@ final class ApplicationPriorities {
       p = clusterMax;
     }
     if (!settings.allows(path, user, p)) {
-      throw new YarnException("User " + (user == null ? null : user.getShortUserName())
-          + " does not have permission to submit/update " + appId + " for priority "
-          + p.getPriority() + " in queue " + path + " (acl_application_max_priority)");
+      // CapacityScheduler's words, so a client sees the same refusal under either.
+      throw new YarnException(new AccessControlException("User " + user
+          + " does not have permission to submit/update " + appId + " for " + p));
     }
     return p;
   }

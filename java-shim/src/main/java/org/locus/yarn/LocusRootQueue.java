@@ -1,5 +1,6 @@
 package org.locus.yarn;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -21,6 +22,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicat
 import org.apache.hadoop.yarn.util.Records;
 import org.apache.hadoop.yarn.util.resource.Resources;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
+import org.apache.hadoop.yarn.security.YarnAuthorizationProvider;
 import org.locus.yarn.queue.QueueAcls;
 import org.locus.yarn.queue.QueueFile;
 
@@ -205,17 +207,18 @@ final class LocusRootQueue extends OpenQueue {
   }
 
   /**
-   * Reads the ACLs of root and of every leaf now in the tree from {@code conf} (and
-   * {@code capacity-scheduler.xml}); call after {@link #configure}.
+   * Hands {@code authorizer} the ACLs of root and of every queue now in the tree from
+   * {@code capacity-scheduler.xml}; call after {@link #configure}.
    */
-  void readAcls(Configuration conf, CapacitySchedulerConfiguration file) {
+  void installAcls(Configuration conf, YarnAuthorizationProvider authorizer,
+      CapacitySchedulerConfiguration file) throws IOException {
     List<String> paths = new ArrayList<>();
     paths.add(NAME);
     paths.addAll(parents.keySet());
     for (LocusQueue leaf : leaves.values()) {
       paths.add(leaf.path());
     }
-    acls = QueueAcls.read(conf, file, paths);
+    acls = QueueAcls.install(conf, authorizer, file, paths);
   }
 
   /** Who may submit to and administer each queue. */

@@ -25,6 +25,7 @@ import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
+import org.apache.hadoop.yarn.security.YarnAuthorizationProvider;
 import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
@@ -87,6 +88,11 @@ public class LocusScheduler
   private volatile SchedulingLoop loop;
   private volatile ContainerRecovery recovery;
   private volatile AllocateHandler allocations;
+  /**
+   * The RM's queue authorizer ({@code yarn.authorization-provider}): one per RM process, as
+   * CapacityScheduler's, and kept for every refresh.
+   */
+  private volatile YarnAuthorizationProvider authorizer;
 
   public LocusScheduler() {
     super(LocusScheduler.class.getName());
@@ -119,6 +125,7 @@ public class LocusScheduler
     this.usePortForNodeName = conf.getBoolean(
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
+    this.authorizer = YarnAuthorizationProvider.getInstance(conf);
     this.root = new LocusRootQueue(conf, this::getClusterResource);
     this.queues = new QueueQueries(root, applications);
     this.admission = new ApplicationAdmission(root, applications, link, rmContext);
@@ -127,10 +134,10 @@ public class LocusScheduler
     this.labels = new LabelPolicy(rmContext);
     this.router = new SchedulerEventRouter(this, new ApplicationLifecycle(this, applications, root,
         link, rmContext, labels, admission, priorities), link, rmContext, metrics);
-    priorities.readQueueSettings(conf);
     // Opened here so a bad locus.* key stops the RM before it serves anyone; the exception's
     // message is the core's and names the key.
     this.queueFile = QueueFile.read(conf, rmContext.getConfigurationProvider());
+    priorities.readQueueSettings(queueFile, conf);
     link.open(LocusSettings.toJson(conf, queueFile), this, this::coreSettings,
         () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
     this.loop = new SchedulingLoop(link, executor, this, new LoopView(this, rmContext, root));
@@ -201,7 +208,7 @@ public class LocusScheduler
     String queues;
     try {
       queues = configureQueues(capacityQueues, newConf);
-      priorities.readQueueSettings(newConf);
+      priorities.readQueueSettings(file, newConf);
       // Hadoop's part (the scheduling monitors of yarn.resourcemanager.scheduler.monitor.*)
       // refuses a policy class that is missing, is not a SchedulingEditPolicy or fails its init
       // (ProportionalCapacityPreemptionPolicy wants CapacityScheduler), after starting the ones
@@ -229,7 +236,7 @@ public class LocusScheduler
     Configuration inForce = confInForce();
     try {
       configureQueues(link.reconfigure(coreSettings()), inForce);
-      priorities.readQueueSettings(inForce);
+      priorities.readQueueSettings(queueFile, inForce);
     } catch (IOException | RuntimeException e) {
       // The settings in force were accepted before; if they no longer are, the core is rebuilt
       // from them (CoreLink) and this refresh's error is still the one the operator sees.
@@ -252,7 +259,7 @@ public class LocusScheduler
    */
   private String configureQueues(String capacityQueues, Configuration conf) throws IOException {
     String queues = root.configure(CoreMessages.capacityQueues(capacityQueues), queueFile);
-    return queues + QueueFileSetup.apply(queueFile, root, conf, rmContext);
+    return queues + QueueFileSetup.apply(queueFile, root, conf, rmContext, authorizer);
   }
 
   /** The settings a rebuilt core opens with: those in force now. */
@@ -521,7 +528,7 @@ public class LocusScheduler
     if (node != null) {
       node.releaseContainer(container.getId(), false);
     }
-    ((LocusQueue) attempt.getQueue()).subtractUsed(container.getResource());
+    ((LocusQueue) attempt.getQueue()).subtractUsed(attempt.getUser(), container.getResource());
     // Never waits for a scheduling pass holding the core: see CoreLink.
     EventsFrame released = new EventsFrame();
     released.containerReleased(container.getId(), container.getNodeId(), container.getResource());
@@ -579,6 +586,12 @@ public class LocusScheduler
 
   @Override
   public boolean checkAccess(UserGroupInformation callerUGI, QueueACL acl, String queueName) {
+    // The RM's generic ACL manager asks here without looking at yarn.acl.enable, which
+    // CapacityScheduler's own manager does first: with ACLs off every caller passes, even for
+    // a queue that does not exist (a move then fails naming the queue).
+    if (!root.acls().enabled()) {
+      return true;
+    }
     // The RM asks with the application's queue: a path under capacity, the name it was
     // submitted with otherwise (it runs in default). An unknown queue is refused, as in CS.
     Queue q = root.describing(queueName);
@@ -605,7 +618,13 @@ public class LocusScheduler
   @Override
   public Priority checkAndGetApplicationPriority(Priority requested, UserGroupInformation user,
       String queue, ApplicationId appId) throws YarnException {
-    return priorities.checkAndGet(requested, user, queue, appId, getMaxClusterLevelAppPriority());
+    Priority p =
+        priorities.checkAndGet(requested, user, queue, appId, getMaxClusterLevelAppPriority());
+    // The RM asks this of the scheduler at every new submission, right where it checks
+    // CapacityScheduler's submit ACL itself: the same check here refuses the submission the
+    // same way, before the application exists.
+    admission.checkSubmitAcl(user, queue, appId);
+    return p;
   }
 
   @Override

@@ -14,7 +14,8 @@ import org.locus.yarn.queue.QueueAcls;
 
 /**
  * What Locus's root and leaf queues answer alike: ACLs from the queue tree's {@link QueueAcls}
- * (CapacityScheduler's rules), no node labels, no reservations, no default priority.
+ * (the RM's authorizer, as CapacityScheduler asks it), no node labels, no reservations, no
+ * default priority.
  */
 abstract class OpenQueue implements Queue {
   /** The full path ACLs are keyed by: {@code root}, {@code root.a}. */
@@ -42,7 +43,8 @@ abstract class OpenQueue implements Queue {
       }
     }
     List<QueueACL> allowed = acls().allowed(who, aclPath());
-    return QueueUserACLInfo.newInstance(getQueueName(), allowed);
+    // Named by path, as CapacityScheduler lists its queues.
+    return QueueUserACLInfo.newInstance(aclPath(), allowed);
   }
 
   @Override

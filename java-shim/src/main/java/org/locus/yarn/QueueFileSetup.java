@@ -1,9 +1,12 @@
 package org.locus.yarn;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.security.YarnAuthorizationProvider;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.placement.PlacementManager;
 import org.apache.hadoop.yarn.server.resourcemanager.placement.PlacementRule;
@@ -12,17 +15,18 @@ import org.locus.yarn.queue.QueueMappingRule;
 
 /**
  * What the shim takes from {@code capacity-scheduler.xml} once the core accepted the queues
- * (at start and on every {@code -refreshQueues}): the ACLs of the leaves now in the tree and
- * their ancestors, the queue mappings (installed in the RM's placement manager, which places
- * every submission before the scheduler sees it), and one warning per key Locus does not honour.
+ * (at start and on every {@code -refreshQueues}): the ACLs of the queues now in the tree,
+ * handed to the RM's authorizer as CapacityScheduler hands them, the queue mappings
+ * (installed in the RM's placement manager, which places every submission before the
+ * scheduler sees it), and one warning per key Locus does not honour.
  */
 final class QueueFileSetup {
   private QueueFileSetup() {}
 
   /** Caller holds the scheduler lock; {@code root} already has the core's leaves. */
   static String apply(QueueFile file, LocusRootQueue root, Configuration conf,
-      RMContext rmContext) {
-    root.readAcls(conf, file.configuration());
+      RMContext rmContext, YarnAuthorizationProvider authorizer) throws IOException {
+    root.installAcls(conf, authorizer, file.configuration());
     boolean fileInForce = root.isCapacity() && file.treeJson() != null
         && conf.getTrimmed(CAPACITY_QUEUES, "").isEmpty();
     root.setWeights(fileInForce ? file.weights() : Collections.<String, Float>emptyMap());
@@ -38,7 +42,10 @@ final class QueueFileSetup {
     if (fileInForce) {
       file.logUnhonoured();
     }
-    return (root.acls().enabled() ? ", queue ACLs enforced" : ", queue ACLs off")
+    return (root.acls().enabled()
+            ? ", queue ACLs decided by " + root.acls().decidedBy() + " ("
+                + YarnConfiguration.YARN_AUTHORIZATION_PROVIDER + ")"
+            : ", queue ACLs not enforced (" + YarnConfiguration.YARN_ACL_ENABLE + " is false)")
         + (fileInForce ? ", queues from capacity-scheduler.xml" : "")
         + (rule != null ? ", queue mappings applied" : "");
   }

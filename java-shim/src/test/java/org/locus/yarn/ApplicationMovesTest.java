@@ -5,8 +5,11 @@ import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 import static org.locus.yarn.LocusRmFixture.heartbeatUntil;
 
+import java.lang.reflect.UndeclaredThrowableException;
+import java.security.PrivilegedExceptionAction;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.protocolrecords.MoveApplicationAcrossQueuesRequest;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -28,7 +31,7 @@ import org.junit.Test;
  * {@code yarn application -movetoqueue} under {@code locus.policy=capacity}: the application,
  * its running containers and its pending asks move to the target leaf, in the RM's metrics,
  * the queue's usage and the core's queue figures (the moved app is bounded by its new queue);
- * a move to an unknown queue, to root, or to a queue the user may not submit to is refused
+ * a move to an unknown queue, to root, or to a queue the caller may not submit to is refused
  * naming the reason and changes nothing.
  */
 public class ApplicationMovesTest {
@@ -48,7 +51,6 @@ public class ApplicationMovesTest {
     conf.set("locus.capacity.queues", "a:50:100,b:30:30,c:20:100");
     if (acls) {
       conf.setBoolean(YarnConfiguration.YARN_ACL_ENABLE, true);
-      conf.set(YarnConfiguration.YARN_ADMIN_ACL, "admin");
       conf.set("yarn.scheduler.capacity.root.acl_submit_applications", " ");
       conf.set("yarn.scheduler.capacity.root.acl_administer_queue", " ");
       conf.set("yarn.scheduler.capacity.root.a.acl_submit_applications", "alice");
@@ -137,15 +139,26 @@ public class ApplicationMovesTest {
     assertEquals(0, metrics("b").getAllocatedMB());
   }
 
+  /** The RM asks whether the caller may submit to the target, as for CapacityScheduler. */
   @Test
-  public void aMoveToAQueueTheUserMayNotSubmitToIsRefused() throws Exception {
+  public void aMoveToAQueueTheCallerMayNotSubmitToIsRefused() throws Exception {
     start(true);
     MockNM nm = rm.registerNode("h1:1234", 10 * GB, 10);
     RMApp app = submit("a", "alice");
     LocusRmFixture.launchAndRegisterAM(app, rm, nm);
-    String denied = refusal(app.getApplicationId(), "b");
-    assertTrue(denied, denied.contains("alice") && denied.contains("root.b")
-        && denied.contains("permission"));
+    String denied = null;
+    try {
+      UserGroupInformation.createRemoteUser("alice").doAs(
+          (PrivilegedExceptionAction<Object>) () -> rm.getClientRMService()
+              .moveApplicationAcrossQueues(MoveApplicationAcrossQueuesRequest.newInstance(
+                  app.getApplicationId(), "b")));
+      fail("alice moved her application into b");
+    } catch (UndeclaredThrowableException e) {
+      // doAs wraps the client call's YarnException.
+      denied = e.getCause().getMessage();
+    }
+    assertTrue(denied, denied.contains("User alice cannot submit applications to target queue")
+        && denied.contains(": b while moving"));
     assertEquals("root.a", app.getQueue());
     assertEquals(GB, metrics("a").getAllocatedMB());
   }

@@ -4,9 +4,14 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
+import java.io.File;
+import java.io.FileOutputStream;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.FileSystemBasedConfigurationProvider;
 import org.apache.hadoop.yarn.api.protocolrecords.UpdateApplicationPriorityRequest;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.Priority;
@@ -21,6 +26,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.junit.Rule;
 import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
 
 /**
  * YARN application priority through a real (in-process) ResourceManager: the priority a job is
@@ -37,6 +43,9 @@ public class ApplicationPrioritiesTest {
   /** Resolves the test hosts, keeps the RM's state private to this JVM, stops the RM. */
   @Rule
   public final LocusRmFixture cluster = new LocusRmFixture();
+
+  @Rule
+  public final TemporaryFolder tmp = new TemporaryFolder();
 
   private MockRM start(String policy, String queues) {
     return start(policy, queues, LocusRmFixture.locusConf());
@@ -174,13 +183,56 @@ public class ApplicationPrioritiesTest {
         scheduler.checkAndGetApplicationPriority(Priority.newInstance(asked), who[0], "a", null);
         fail(who[0].getShortUserName() + " got priority " + asked + " in a");
       } catch (YarnException e) {
-        assertTrue(e.getMessage(), e.getMessage().contains(who[0].getShortUserName())
-            && e.getMessage().contains("priority " + asked) && e.getMessage().contains("root.a"));
+        // CapacityScheduler's message: user, application, priority.
+        assertTrue(e.getMessage(), e.getMessage().contains("User " + who[0].getShortUserName())
+            && e.getMessage().contains("does not have permission to submit/update")
+            && e.getMessage().endsWith(" for " + asked));
       }
     }
     // b has no priority ACLs: anyone, up to the cluster maximum.
     assertEquals(7, scheduler.checkAndGetApplicationPriority(Priority.newInstance(7), bob, "b",
         null).getPriority());
+  }
+
+  /**
+   * With the RM's configuration in a store of its own (a configuration provider, as with
+   * configuration in HDFS), the priority ACLs and defaults are the provider's
+   * capacity-scheduler.xml, the one the queues come from, not one on the RM's classpath.
+   */
+  @Test
+  public void priorityAclsComeFromTheConfigurationProviderAsTheQueuesDo() throws Exception {
+    File dir = tmp.newFolder("rm-conf");
+    Configuration file = new Configuration(false);
+    file.set("yarn.scheduler.capacity.root.queues", "a,b");
+    file.set("yarn.scheduler.capacity.root.a.capacity", "50");
+    file.set("yarn.scheduler.capacity.root.b.capacity", "50");
+    file.set("yarn.scheduler.capacity.root.a.acl_application_max_priority",
+        "[user=alice max_priority=3 default_priority=2]");
+    file.set("yarn.scheduler.capacity.root.b.default-application-priority", "5");
+    try (OutputStream out = new FileOutputStream(new File(dir, "capacity-scheduler.xml"))) {
+      file.writeXml(out);
+    }
+    YarnConfiguration conf = LocusRmFixture.locusConf();
+    conf.set(YarnConfiguration.RM_CONFIGURATION_PROVIDER_CLASS,
+        FileSystemBasedConfigurationProvider.class.getName());
+    conf.set(YarnConfiguration.FS_BASED_RM_CONF_STORE, dir.toURI().toString());
+    conf.setBoolean(YarnConfiguration.YARN_ACL_ENABLE, true);
+    conf.setInt(YarnConfiguration.MAX_CLUSTER_LEVEL_APPLICATION_PRIORITY, 10);
+    rm = cluster.start(conf);
+    LocusScheduler scheduler = (LocusScheduler) rm.getResourceScheduler();
+    UserGroupInformation alice = UserGroupInformation.createRemoteUser("alice");
+    assertEquals("the provider's file made the queues", 2,
+        scheduler.getQueueInfo("root", true, false).getChildQueues().size());
+    assertEquals("alice's default_priority in a", 2,
+        scheduler.checkAndGetApplicationPriority(null, alice, "a", null).getPriority());
+    assertEquals("b's default-application-priority", 5,
+        scheduler.checkAndGetApplicationPriority(null, alice, "b", null).getPriority());
+    try {
+      scheduler.checkAndGetApplicationPriority(Priority.newInstance(4), alice, "a", null);
+      fail("alice got priority 4 in a, above her max_priority 3");
+    } catch (YarnException e) {
+      assertTrue(e.getMessage(), e.getMessage().endsWith(" for 4"));
+    }
   }
 
   /** A core rebuilt from the RM's bookkeeping after a panic keeps the updated order. */

@@ -256,10 +256,14 @@ public class CapacityFileTest {
     assertTrue(s.checkAccess(UserGroupInformation.createRemoteUser("carol"),
         QueueACL.SUBMIT_APPLICATIONS, "ops"));
     rm.registerNode("h1:1234", 8 * GB, 8);
-    RMApp refused = submit(rm, "ops", "mallory");
-    assertEquals(RMAppState.FAILED, settle(rm, refused));
-    assertTrue(refused.getDiagnostics().toString(), refused.getDiagnostics().toString()
-        .contains("User mallory does not have permission to submit"));
+    try {
+      submit(rm, "ops", "mallory");
+      fail("mallory's submission to ops was accepted");
+    } catch (Exception e) {
+      // Refused at submission, as for CapacityScheduler: the client's call fails.
+      assertTrue(messages(e), messages(e)
+          .contains("User mallory does not have permission to submit"));
+    }
   }
 
   @Test

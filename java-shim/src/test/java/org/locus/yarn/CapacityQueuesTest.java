@@ -197,7 +197,8 @@ public class CapacityQueuesTest {
     for (QueueUserACLInfo info : scheduler.getQueueUserAclInfo()) {
       acls.add(info.getQueueName());
     }
-    assertEquals(Arrays.asList("root", "a", "b"), acls);
+    // By path, as CapacityScheduler lists them.
+    assertEquals(Arrays.asList("root", "root.a", "root.b"), acls);
     assertTrue(scheduler.checkAccess(
         org.apache.hadoop.security.UserGroupInformation.createRemoteUser("anyone"),
         org.apache.hadoop.yarn.api.records.QueueACL.SUBMIT_APPLICATIONS, "b"));

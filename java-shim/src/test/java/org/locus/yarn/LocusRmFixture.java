@@ -14,6 +14,7 @@ import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.security.YarnAuthorizationProvider;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
@@ -73,6 +74,9 @@ public final class LocusRmFixture extends ExternalResource {
   }
 
   MockRM start(YarnConfiguration conf) {
+    // One authorizer per JVM, made by the first RM with that RM's yarn.authorization-provider
+    // and admin ACL: each RM a test starts gets its own, as each real RM process does.
+    YarnAuthorizationProvider.destroy();
     MockRM rm = new MockRM(conf);
     quietLogs();
     track(rm);
@@ -164,5 +168,6 @@ public final class LocusRmFixture extends ExternalResource {
       rm.stop();
     }
     rms.clear();
+    YarnAuthorizationProvider.destroy();
   }
 }

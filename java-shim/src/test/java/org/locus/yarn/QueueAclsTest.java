@@ -2,28 +2,34 @@ package org.locus.yarn;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
 import static org.locus.yarn.LocusRmFixture.GB;
 import static org.locus.yarn.LocusRmFixture.locusConf;
 
+import java.lang.reflect.UndeclaredThrowableException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.protocolrecords.GetNewApplicationRequest;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.junit.Rule;
 import org.junit.Test;
 
 /**
  * Queue ACLs inside a real (in-process) ResourceManager with {@code yarn.acl.enable=true}:
  * CapacityScheduler's keys and rules (root defaults to everyone, other queues to nobody, a
- * parent's list admits into its children, {@code yarn.admin.acl} admits everywhere), and a
- * submission by a user outside the queue's submit ACL refused by the RM.
+ * parent's list admits into its children, {@code yarn.admin.acl} grants no queue right), and
+ * a submission by a user outside the queue's submit ACL refused by the RM. The side-by-side
+ * runs against CapacityScheduler are in {@link AclsAgainstCapacitySchedulerTest}.
  */
 public class QueueAclsTest {
   private static final String CS = "yarn.scheduler.capacity.";
@@ -37,7 +43,6 @@ public class QueueAclsTest {
     conf.set("locus.policy", "capacity");
     conf.set("locus.capacity.queues", "a:50:100,b:50:100");
     conf.setBoolean(YarnConfiguration.YARN_ACL_ENABLE, true);
-    conf.set(YarnConfiguration.YARN_ADMIN_ACL, "admin");
     conf.set(CS + "root.acl_submit_applications", " ");
     conf.set(CS + "root.acl_administer_queue", "carol");
     conf.set(CS + "root.a.acl_submit_applications", "alice");
@@ -50,8 +55,10 @@ public class QueueAclsTest {
   }
 
   @Test
-  public void checkAccessFollowsTheQueueTreeAndTheAdminAcl() throws Exception {
-    MockRM rm = cluster.start(conf());
+  public void checkAccessFollowsTheQueueTreeNotTheAdminAcl() throws Exception {
+    YarnConfiguration conf = conf();
+    conf.set(YarnConfiguration.YARN_ADMIN_ACL, "admin");
+    MockRM rm = cluster.start(conf);
     LocusScheduler s = (LocusScheduler) rm.getResourceScheduler();
 
     assertTrue(s.checkAccess(user("alice"), QueueACL.SUBMIT_APPLICATIONS, "root.a"));
@@ -68,7 +75,9 @@ public class QueueAclsTest {
     // Allowed at root: allowed in every child.
     assertTrue(s.checkAccess(user("carol"), QueueACL.ADMINISTER_QUEUE, "root.a"));
     assertTrue(s.checkAccess(user("carol"), QueueACL.ADMINISTER_QUEUE, "root.b"));
-    assertTrue(s.checkAccess(user("admin"), QueueACL.SUBMIT_APPLICATIONS, "root.b"));
+    // yarn.admin.acl is the RM's (administration, applications' own ACLs), never a queue's.
+    assertFalse(s.checkAccess(user("admin"), QueueACL.SUBMIT_APPLICATIONS, "root.b"));
+    assertFalse(s.checkAccess(user("admin"), QueueACL.ADMINISTER_QUEUE, "root.a"));
     assertFalse("an unknown queue is refused",
         s.checkAccess(user("alice"), QueueACL.SUBMIT_APPLICATIONS, "root.nope"));
   }
@@ -103,15 +112,24 @@ public class QueueAclsTest {
         .createWithMemory(GB, rm).withQueue("a").withUser("alice").build());
     assertEquals("root.a", ok.getQueue());
 
-    RMApp refused = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
-        .createWithMemory(GB, rm).withQueue("a").withUser("mallory")
-        .withWaitForAppAcceptedState(false).build());
-    rm.waitForState(refused.getApplicationId(), RMAppState.FAILED);
-    String m = refused.getDiagnostics().toString();
-    assertTrue(m, m.contains("User mallory does not have permission to submit "
-        + refused.getApplicationId() + " to queue a"));
+    // Refused at submission, as the RM refuses it for CapacityScheduler: the client's call
+    // fails and no application is created.
+    ApplicationId id = rm.getClientRMService()
+        .getNewApplication(GetNewApplicationRequest.newInstance()).getApplicationId();
+    try {
+      MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+          .createWithMemory(GB, rm).withApplicationId(id).withQueue("a").withUser("mallory")
+          .withWaitForAppAcceptedState(false).build());
+      fail("mallory's submission to a was accepted");
+    } catch (UndeclaredThrowableException e) {
+      // The submitter's doAs wraps the client call's YarnException.
+      String m = e.getCause().getMessage();
+      assertTrue(m, e.getCause() instanceof YarnException && m.contains(
+          "User mallory does not have permission to submit " + id + " to queue a"));
+    }
+    assertNull(rm.getRMContext().getRMApps().get(id));
     assertFalse(((LocusScheduler) rm.getResourceScheduler()).getSchedulerApplications()
-        .containsKey(refused.getApplicationId()));
+        .containsKey(id));
 
     // Administering a queue lets one submit to it, as in CapacityScheduler.
     RMApp byAdmin = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
@@ -146,6 +164,6 @@ public class QueueAclsTest {
           }
           return out;
         });
-    assertEquals("[root=[], a=[SUBMIT_APPLICATIONS], b=[]]", lines.toString());
+    assertEquals("[root=[], root.a=[SUBMIT_APPLICATIONS], root.b=[]]", lines.toString());
   }
 }
