@@ -26,6 +26,7 @@ pub const SCHEDULING_MODE: &str = "locus.scheduling.mode";
 pub const DATACENTER_MAPPING_FILE: &str = MAPPING_KEY;
 pub use crate::policy::capacity::CAPACITY_QUEUES;
 pub use crate::policy::capacity_tree::CAPACITY_TREE;
+pub const CAPACITY_IGNORE_FILE: &str = "locus.capacity.ignore-file";
 pub use crate::policy::fresh::{FRESH_K, FRESH_TAU1, FRESH_TAU2};
 pub use crate::policy::mrosa::{
     MROSA_INIT_SECS, MROSA_PRIVATE_BANDWIDTH, MROSA_PRIVATE_MIPS, MROSA_PUBLIC_FILE, MROSA_RHO,
@@ -116,6 +117,14 @@ pub const KEYS: &[Key] = &[
         "capacity-scheduler.xml's queues, else `default:100`",
         "`name:capacity[:maximum-capacity]`, comma-separated, percent of the cluster's memory, capacities summing to 100",
         "for `capacity`: queues that replace capacity-scheduler.xml's (docs/operator/queues.md)",
+    ),
+    key(
+        CAPACITY_IGNORE_FILE,
+        "boolean",
+        "false",
+        "",
+        "`true`, `false`",
+        "`true`: run a policy other than `capacity` although capacity-scheduler.xml defines several leaf queues (every application then runs in Locus's one queue); `false`: such a start is refused (docs/operator/queues.md)",
     ),
     Key {
         in_sample: InSample::Internal,
@@ -592,6 +601,7 @@ impl Config {
         let mut locality_given = false;
         let mut tree: Option<&str> = None;
         let mut shortcut_given = false;
+        let mut ignore_file = false;
         for (key, raw) in props {
             if !key.starts_with("locus.") {
                 continue;
@@ -618,6 +628,7 @@ impl Config {
                 }
                 // Read after the loop: it depends on the policy and on the shortcut.
                 CAPACITY_TREE => tree = Some(value),
+                CAPACITY_IGNORE_FILE => ignore_file = parse_bool(key, value)?,
                 LOCALITY => {
                     cfg.locality = LocalityKind::parse(value)?;
                     locality_given = true;
@@ -681,6 +692,22 @@ impl Config {
             }
         }
         if let Some(tree) = tree {
+            let leaves = crate::policy::capacity_tree::leaves_or_refusal(tree)?;
+            if leaves >= 2
+                && !shortcut_given
+                && cfg.policy != JobPolicyKind::Capacity
+                && !ignore_file
+            {
+                // The operator's tenants would share one queue, and the RM's reports would
+                // still name the queues they asked for.
+                return Err(CoreError::Config {
+                    key: POLICY.to_string(),
+                    message: format!(
+                        "is {} but capacity-scheduler.xml defines {leaves} leaf queues, which only {POLICY}=capacity runs; remove {POLICY} (Locus then runs capacity over them), set it to capacity, or set {CAPACITY_IGNORE_FILE}=true to run every application in one queue",
+                        cfg.policy.as_str()
+                    ),
+                });
+            }
             if shortcut_given {
                 cfg.capacity_file_ignored = Some(format!(
                     "{CAPACITY_QUEUES} is set and replaces capacity-scheduler.xml's queues"

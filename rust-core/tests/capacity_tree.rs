@@ -403,6 +403,25 @@ fn a_users_am_limit_holds_across_a_batch_of_node_offers() {
     assert_eq!(ams, 5, "AMs decided in one batch");
 }
 
+#[test]
+fn what_locus_cannot_run_is_refused_under_every_policy() {
+    let t = r#"{"refused":{"key":"yarn.scheduler.capacity.root.a.capacity","message":"is [memory=1024]: absolute"},"maximum_applications":1,"queues":[]}"#;
+    for policy in ["capacity", "fsp", "fair", "fifo"] {
+        let e = Core::new(&common::props(&[
+            ("locus.policy", policy),
+            ("locus.capacity.tree", t),
+            ("locus.capacity.ignore-file", "true"),
+        ]))
+        .err()
+        .expect("refused");
+        assert!(
+            e.to_string()
+                .contains("yarn.scheduler.capacity.root.a.capacity"),
+            "{policy}: {e}"
+        );
+    }
+}
+
 /// Each decision carries the ceilings the policy held its app to, for the shim to re-check at
 /// commit: the leaf's maximum, each parent's (the leaf's parent first) and the user limit, in
 /// MB of the cluster the core measured; outside `capacity`, none.
@@ -546,6 +565,33 @@ fn outside_capacity_the_one_queue_has_root_defaults_limits() {
             "{policy}"
         );
     }
+}
+
+#[test]
+fn a_single_queue_policy_over_several_leaves_needs_the_opt_in() {
+    let t = tree(&[
+        ROOT,
+        ("root.a", 50.0, 100.0, ""),
+        ("root.b", 50.0, 100.0, ""),
+    ]);
+    let e = Core::new(&common::props(&[
+        ("locus.policy", "fsp"),
+        ("locus.capacity.tree", &t),
+    ]))
+    .err()
+    .expect("refused");
+    assert!(e.to_string().contains("locus.policy"), "{e}");
+    assert!(e.to_string().contains("2 leaf queues"), "{e}");
+    let c = common::core_with(&[
+        ("locus.policy", "fsp"),
+        ("locus.capacity.tree", &t),
+        ("locus.capacity.ignore-file", "true"),
+    ]);
+    assert!(c.capacity_queues().is_none());
+    assert!(c.config().capacity_file_ignored.is_some());
+    // One leaf: the same queue either way.
+    let one = tree(&[ROOT, ("root.default", 100.0, 100.0, "")]);
+    common::core_with(&[("locus.policy", "fsp"), ("locus.capacity.tree", &one)]);
 }
 
 #[test]

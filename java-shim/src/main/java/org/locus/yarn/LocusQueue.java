@@ -214,6 +214,7 @@ final class LocusQueue extends OpenQueue {
     info.setMaximumCapacity(LocusParentQueue.ratio(l.maximumCapacity,
         p != null ? p.absoluteMaximum() : 100.0));
     info.setCurrentCapacity(currentCapacity(l));
+    info.setWeight(parent.weightOf(path()));
     info.setChildQueues(new ArrayList<>());
     info.setApplications(new ArrayList<>());
     info.setQueueState(queueState(l));
