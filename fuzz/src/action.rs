@@ -48,6 +48,13 @@ pub enum Action {
         app: u32,
         asks: Vec<Ask>,
     },
+    /// The blacklist in force for the app (`app_blacklist`): these hosts and every host of
+    /// these racks; replaces the last.
+    Blacklist {
+        app: u32,
+        hosts: Vec<u32>,
+        racks: Vec<u32>,
+    },
     Heartbeat {
         host: u32,
     },
@@ -55,6 +62,12 @@ pub enum Action {
     /// heartbeat but not a scheduling opportunity, and no completions are reported with it.
     Sweep {
         host: u32,
+    },
+    /// The nodes' heartbeats (each releasing its finished containers) offered to the core in
+    /// one batch (`Core::offers`), their decisions executed only after the batch, as the shim's
+    /// scheduling thread does.
+    Offers {
+        hosts: Vec<u32>,
     },
     /// Switch to the layer combination at this index of [`crate::combos::valid`].
     Reconfigure {

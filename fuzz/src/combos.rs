@@ -78,8 +78,33 @@ pub fn valid() -> &'static [Props] {
             }
         }
         out.append(&mut later);
+        // `static` with a map share, after every combination above so their indexes keep
+        // their layers: the only slot split the model can recompute (`map_share`).
+        let shared: Vec<Props> = out
+            .iter()
+            .filter(|p| p.get("locus.slots").is_some_and(|s| s == "static"))
+            .map(|p| {
+                let mut q = p.clone();
+                q.insert(MAP_SHARE.into(), "0.5".into());
+                q
+            })
+            .filter(|p| Core::new(p).is_ok())
+            .collect();
+        out.extend(shared);
         out
     })
+}
+
+/// The static split's key; the combinations that set it come last in [`valid`].
+pub const MAP_SHARE: &str = "locus.slots.map-share";
+
+/// The share of the cluster `static` gives map containers, when set.
+pub fn map_share(p: &Props) -> Option<f64> {
+    if p.get("locus.slots").is_some_and(|s| s == "static") {
+        p.get(MAP_SHARE).and_then(|v| v.parse().ok())
+    } else {
+        None
+    }
 }
 
 pub fn describe(p: &Props) -> String {
@@ -100,6 +125,9 @@ pub fn describe(p: &Props) -> String {
     .collect::<Vec<_>>();
     if let Some(v) = p.get(DELAY_IDLE_ROOM) {
         shown.push(format!("{}={v}", &DELAY_IDLE_ROOM[6..]));
+    }
+    if let Some(v) = p.get(MAP_SHARE) {
+        shown.push(format!("{}={v}", &MAP_SHARE[6..]));
     }
     shown.join(" ")
 }
@@ -155,8 +183,15 @@ mod tests {
             .iter()
             .position(|p| p.get(DELAY_IDLE_ROOM).is_some_and(|v| v == "false"))
             .expect("some combination draws idle-room=false");
-        assert!(all[first_false..]
+        let first_shared = all
+            .iter()
+            .position(|p| p.contains_key(MAP_SHARE))
+            .expect("some combination sets a map share");
+        assert!(all[first_false..first_shared]
             .iter()
             .all(|p| p.get(DELAY_IDLE_ROOM).is_some_and(|v| v == "false")));
+        assert!(all[first_shared..]
+            .iter()
+            .all(|p| map_share(p) == Some(0.5)));
     }
 }

@@ -1,5 +1,6 @@
 //! Random cases: a small cluster on a few racks, MapReduce-shaped applications (AM at
-//! priority 0, maps at 20 with host/rack/`*` rows, reduces at 10) and generic ones (several
+//! priority 0, maps at 20, 5 or 19 with host/rack/`*` rows, reduces at 10, maps no node can
+//! run) and generic ones (several
 //! allocation request ids, `relax_locality=false` rows, sizes that fit no node), snapshots and
 //! deltas, attempts failing, nodes joining, leaving and resizing, hint tags, and layer
 //! reconfiguration mid-run. Heartbeats dominate, as on a real cluster.
@@ -38,41 +39,84 @@ fn capability(seed: u64, app: u32, priority: i32, arid: i64) -> Resource {
     Resource::new(mem, rng.range(1, 3) as u32)
 }
 
-/// A MapReduce AM's snapshot in one of its phases.
-fn mapreduce_asks(rng: &mut Rng, seed: u64, app: u32) -> Vec<Ask> {
-    let cap = capability(seed, app, 20, 0);
-    match rng.below(3) {
-        0 => vec![row(0, 0, "*".into(), Resource::new(1024, 1), 1, true)],
-        1 => {
-            let mut rows = Vec::new();
-            let mut total = 0;
-            for _ in 0..rng.range(1, 4) {
-                let h = rng.below(MAX_HOSTS as u64) as u32;
-                let n = rng.range(1, 5) as u32;
-                total += n;
-                rows.push(row(20, 0, format!("h{h}"), cap, n, true));
-                rows.push(row(20, 0, format!("/r{}", rack_of(h)), cap, n, true));
-            }
-            // Collapse duplicates (a host or rack named twice), as the AM's table does.
-            rows.sort_by(|a, b| a.resource_name.cmp(&b.resource_name));
-            let mut merged: Vec<Ask> = Vec::new();
-            for r in rows {
-                match merged.last_mut() {
-                    Some(m) if m.resource_name == r.resource_name => m.count += r.count,
-                    _ => merged.push(r),
-                }
-            }
-            merged.push(row(20, 0, "*".into(), cap, total, true));
-            merged
+/// The rows of `n` maps at `priority` on hosts drawn from `hosts`, with their racks and `*`.
+/// `pinned`: relax_locality=false on the rack and `*` rows (the maps may run on the named hosts
+/// only).
+fn map_rows(
+    rng: &mut Rng,
+    priority: i32,
+    cap: Resource,
+    hosts: std::ops::Range<u32>,
+    pinned: bool,
+) -> Vec<Ask> {
+    let mut rows = Vec::new();
+    let mut total = 0;
+    for _ in 0..rng.range(1, 4) {
+        let h = rng.range(hosts.start as u64, hosts.end as u64 - 1) as u32;
+        let n = rng.range(1, 5) as u32;
+        total += n;
+        rows.push(row(priority, 0, format!("h{h}"), cap, n, true));
+        rows.push(row(
+            priority,
+            0,
+            format!("/r{}", rack_of(h)),
+            cap,
+            n,
+            !pinned,
+        ));
+    }
+    // Collapse duplicates (a host or rack named twice), as the AM's table does.
+    rows.sort_by(|a, b| a.resource_name.cmp(&b.resource_name));
+    let mut merged: Vec<Ask> = Vec::new();
+    for r in rows {
+        match merged.last_mut() {
+            Some(m) if m.resource_name == r.resource_name => m.count += r.count,
+            _ => merged.push(r),
         }
-        _ => vec![row(
+    }
+    merged.push(row(priority, 0, "*".into(), cap, total, !pinned));
+    merged
+}
+
+/// A MapReduce AM's snapshot in one of its phases: its AM, maps (at 20, or a re-run's 5 or
+/// 19), reduces, or maps and reduces together (reduces are asked once enough maps end,
+/// `mapreduce.job.reduce.slowstart.completedmaps`). A third of the map keys no node can ever
+/// run: a size beyond every node, or pinned to hosts without a NodeManager; the job's other
+/// keys, its reduces and other jobs' containers can, and must not wait for them
+/// (docs/design/liveness.md, "Blocker").
+fn mapreduce_asks(rng: &mut Rng, seed: u64, app: u32) -> Vec<Ask> {
+    let priority = *rng.pick(&[20, 20, 20, 5, 19]);
+    // Whether this map key is a blocker is the key's, like its size, so every snapshot and
+    // delta of the key agrees: a third are, half of them too big, half pinned to absent hosts.
+    let blocker = mix(&[seed, app as u64, priority as u64, 0xb10c]) % 6;
+    let (cap, hosts, pinned) = match blocker {
+        0 => (Resource::new(1 << 20, 1), 0..MAX_HOSTS, false),
+        1 => (
+            capability(seed, app, priority, 0),
+            MAX_HOSTS..MAX_HOSTS + 4,
+            true,
+        ),
+        _ => (capability(seed, app, priority, 0), 0..MAX_HOSTS, false),
+    };
+    let reduces = |rng: &mut Rng| {
+        row(
             10,
             0,
             "*".into(),
             capability(seed, app, 10, 0),
             rng.range(1, 3) as u32,
             true,
-        )],
+        )
+    };
+    match rng.below(4) {
+        0 => vec![row(0, 0, "*".into(), Resource::new(1024, 1), 1, true)],
+        1 => map_rows(rng, priority, cap, hosts, pinned),
+        2 => vec![reduces(rng)],
+        _ => {
+            let mut rows = map_rows(rng, priority, cap, hosts, pinned);
+            rows.push(reduces(rng));
+            rows
+        }
     }
 }
 
@@ -149,7 +193,24 @@ pub fn case(seed: u64, steps: usize) -> Case {
         let host = rng.below(MAX_HOSTS as u64) as u32;
         let mapreduce = app % 2 == 0;
         let a = match rng.below(100) {
-            0..=49 => Action::Heartbeat { host },
+            0..=47 => Action::Heartbeat { host },
+            48..=49 => {
+                // Mostly a host or two, now and then every host: the core must decide
+                // nothing for the app there, and the drain counts no wait on them.
+                let hosts = if rng.chance(10) {
+                    (0..MAX_HOSTS).collect()
+                } else {
+                    (0..rng.below(3))
+                        .map(|_| rng.below(MAX_HOSTS as u64) as u32)
+                        .collect()
+                };
+                let racks = if rng.chance(20) {
+                    vec![rack_of(host)]
+                } else {
+                    Vec::new()
+                };
+                Action::Blacklist { app, hosts, racks }
+            }
             50..=59 => Action::Snapshot {
                 app,
                 asks: if mapreduce {
@@ -219,10 +280,16 @@ pub fn case(seed: u64, steps: usize) -> Case {
                 combo: rng.below(combos as u64) as usize,
             },
             _ => {
-                // A burst: every node heartbeats once, then an async sweep offers each again
-                // (no draw from the generator, so the other actions of a seed stay as they were).
-                for h in 0..MAX_HOSTS {
-                    actions.push(Action::Heartbeat { host: h });
+                // A burst: every node heartbeats once, one by one or in one batch of offers
+                // executed after the batch, then an async sweep offers each again.
+                if rng.chance(50) {
+                    actions.push(Action::Offers {
+                        hosts: (0..MAX_HOSTS).collect(),
+                    });
+                } else {
+                    for h in 0..MAX_HOSTS {
+                        actions.push(Action::Heartbeat { host: h });
+                    }
                 }
                 for h in 0..MAX_HOSTS {
                     actions.push(Action::Sweep { host: h });

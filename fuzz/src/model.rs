@@ -5,7 +5,7 @@
 //! `container_allocated` / `decision_rejected` / the new ask snapshot back, and releases
 //! containers after a duration derived from their id. Invariants are checked after every step.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use locus_core::{
@@ -21,6 +21,12 @@ use crate::rng::mix;
 pub type Key = (i32, i64);
 type Rows = BTreeMap<(i32, i64, String), Ask>;
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SlotPool {
+    Map,
+    Reduce,
+}
+
 pub struct NodeM {
     pub rack: u32,
     pub capability: Resource,
@@ -29,14 +35,25 @@ pub struct NodeM {
 
 pub struct AppM {
     pub queue: String,
+    /// app_type MAPREDUCE: its priorities name map and reduce containers (the slot pools).
+    pub mapreduce: bool,
     pub attempts: u32,
     pub live_attempt: bool,
     pub asks: Rows,
+    /// The attempt's blacklist: hosts, and racks whose every host is on it.
+    pub blacklist: (BTreeSet<u32>, BTreeSet<u32>),
+}
+
+impl AppM {
+    fn blacklists(&self, host: u32, rack: u32) -> bool {
+        self.blacklist.0.contains(&host) || self.blacklist.1.contains(&rack)
+    }
 }
 
 pub struct ContM {
     pub id: String,
     pub app: u32,
+    pub priority: i32,
     pub host: u32,
     pub resource: Resource,
     /// Heartbeat round after which it finishes.
@@ -228,9 +245,11 @@ impl Model {
                     *app,
                     AppM {
                         queue: queue.clone(),
+                        mapreduce: app_type.eq_ignore_ascii_case("MAPREDUCE"),
                         attempts: 0,
                         live_attempt: false,
                         asks: Rows::new(),
+                        blacklist: Default::default(),
                     },
                 );
             }
@@ -288,6 +307,8 @@ impl Model {
                 let a = self.apps.get_mut(app).expect("checked above");
                 a.live_attempt = false;
                 a.asks.clear();
+                // A new attempt starts with an empty blacklist, as the RM's does.
+                a.blacklist = Default::default();
             }
             Action::Snapshot { app, asks } => {
                 let Some(a) = self.apps.get(app) else {
@@ -336,6 +357,31 @@ impl Model {
                     }
                 }
             }
+            Action::Blacklist { app, hosts, racks } => {
+                let Some(a) = self.apps.get(app) else {
+                    return Ok(());
+                };
+                if !a.live_attempt {
+                    return Ok(());
+                }
+                let places = hosts
+                    .iter()
+                    .map(|h| host_name(*h))
+                    .chain(racks.iter().map(|r| rack_name(*r)))
+                    .collect();
+                self.send(
+                    step,
+                    Event::AppBlacklist {
+                        app: app_id(*app),
+                        places,
+                    },
+                )?;
+                let a = self.apps.get_mut(app).expect("checked above");
+                a.blacklist = (
+                    hosts.iter().copied().collect(),
+                    racks.iter().copied().collect(),
+                );
+            }
             Action::Heartbeat { host } => {
                 if self.nodes.contains_key(host) {
                     self.heartbeat(step, *host)?;
@@ -346,6 +392,7 @@ impl Model {
                     self.offer(step, *host, true)?;
                 }
             }
+            Action::Offers { hosts } => self.offers(step, hosts)?,
             Action::Reconfigure { combo } => {
                 let all = combos::valid();
                 let props = all[combo % all.len()].clone();
@@ -451,7 +498,148 @@ impl Model {
         };
         let resp = through_decisions_frame(step, &hb, resp)?;
         self.check_decisions(step, host, unallocated, &resp)?;
+        let before = [SlotPool::Map, SlotPool::Reduce].map(|p| self.slot_used(p));
+        let placed = [SlotPool::Map, SlotPool::Reduce].map(|p| {
+            resp.decisions
+                .iter()
+                .filter(|d| self.slot_of(&d.app, d.priority) == Some(p))
+                .map(|d| d.count)
+                .sum::<u32>()
+        });
         let queues = self.execute(step, host, resp)?;
+        self.check_slot_caps(step, before, placed)?;
+        self.check_queue_maxima(step, &queues)
+    }
+
+    /// The slot pool a container of `app` at `priority` counts against (MapReduce's map
+    /// priorities 5, 19, 20 and reduce priority 10), as the core classifies it.
+    fn slot_of(&self, app: &str, priority: i32) -> Option<SlotPool> {
+        let (_, a) = self.apps.iter().find(|(i, _)| app_id(**i) == app)?;
+        if !a.mapreduce {
+            return None;
+        }
+        match priority {
+            5 | 19 | 20 => Some(SlotPool::Map),
+            10 => Some(SlotPool::Reduce),
+            _ => None,
+        }
+    }
+
+    fn slot_used(&self, pool: SlotPool) -> Resource {
+        self.containers
+            .values()
+            .filter(|c| self.slot_of(&app_id(c.app), c.priority) == Some(pool))
+            .fold(Resource::ZERO, |u, c| u.add(&c.resource))
+    }
+
+    /// Under `static` with `locus.slots.map-share` = s, map containers hold at most s of the
+    /// cluster's memory and vcores and reduces at most 1 - s (rounded down), except that a
+    /// pool holding nothing may start one container (docs/design/liveness.md item 5). Judged on a
+    /// heartbeat that placed containers in the pool, over all of its placements together.
+    fn check_slot_caps(
+        &self,
+        step: usize,
+        before: [Resource; 2],
+        placed: [u32; 2],
+    ) -> Result<(), Failure> {
+        let Some(share) = combos::map_share(&self.props) else {
+            return Ok(());
+        };
+        let capacity = self
+            .nodes
+            .values()
+            .fold(Resource::ZERO, |t, n| t.add(&n.capability));
+        for (i, pool) in [SlotPool::Map, SlotPool::Reduce].into_iter().enumerate() {
+            if placed[i] == 0 || (before[i] == Resource::ZERO && placed[i] == 1) {
+                continue;
+            }
+            let s = if pool == SlotPool::Map {
+                share
+            } else {
+                1.0 - share
+            };
+            let cap = Resource::new(
+                (capacity.memory_mb as f64 * s).floor() as u64,
+                (capacity.vcores as f64 * s).floor() as u32,
+            );
+            let used = self.slot_used(pool);
+            if !cap.fits(&used) {
+                return Err(Failure::new(
+                    "slot_cap_exceeded",
+                    step,
+                    format!(
+                        "{pool:?} pool holds {used:?} against a cap of {cap:?} after one heartbeat or batch of offers placed {} of its containers (it held {:?} before)",
+                        placed[i], before[i]
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The heartbeats of `hosts` (those the model has, each once) in one `Core::offers` batch:
+    /// each node's finished containers are released at its heartbeat, and the batch's
+    /// decisions are executed only once the core has decided them all. Each node's decisions
+    /// are checked against the model as the nodes before it in the batch left it (the core
+    /// took its asks after theirs), then executed; the slot pools and, under `capacity`, the
+    /// queues' maxima over the whole batch.
+    fn offers(&mut self, step: usize, hosts: &[u32]) -> Result<(), Failure> {
+        let mut batch: Vec<(u32, Heartbeat)> = Vec::new();
+        for &host in hosts {
+            if !self.nodes.contains_key(&host) || batch.iter().any(|(h, _)| *h == host) {
+                continue;
+            }
+            self.round += 1;
+            let due: Vec<u64> = self
+                .containers
+                .iter()
+                .filter(|(_, c)| c.host == host && c.ends <= self.round)
+                .map(|(k, _)| *k)
+                .collect();
+            for k in due {
+                self.release(step, k)?;
+            }
+            let hb = Heartbeat {
+                node: node_id(host),
+                unallocated: self.nodes[&host].unallocated,
+                now_ms: self.round * 1000,
+                sweep: false,
+            };
+            batch.push((host, hb));
+        }
+        let offered: Vec<Heartbeat> = batch.iter().map(|(_, hb)| hb.clone()).collect();
+        let out = guarded(step, "offers", || self.core.offers(&offered))?;
+        if let Some(r) = out.refused.first() {
+            return Err(Failure::new(
+                "refused_valid_event",
+                step,
+                format!("offer of {} refused: {}", r.node, r.reason),
+            ));
+        }
+        let before = [SlotPool::Map, SlotPool::Reduce].map(|p| self.slot_used(p));
+        let mut placed = [0u32; 2];
+        let mut queues = Vec::new();
+        for (host, hb) in &batch {
+            let resp = HeartbeatResponse {
+                decisions: out
+                    .decisions
+                    .iter()
+                    .filter(|d| d.node == hb.node)
+                    .cloned()
+                    .collect(),
+            };
+            let resp = through_decisions_frame(step, hb, resp)?;
+            self.check_decisions(step, *host, hb.unallocated, &resp)?;
+            for d in &resp.decisions {
+                match self.slot_of(&d.app, d.priority) {
+                    Some(SlotPool::Map) => placed[0] += d.count,
+                    Some(SlotPool::Reduce) => placed[1] += d.count,
+                    None => {}
+                }
+            }
+            queues.extend(self.execute(step, *host, resp)?);
+        }
+        self.check_slot_caps(step, before, placed)?;
         self.check_queue_maxima(step, &queues)
     }
 
@@ -485,6 +673,13 @@ impl Model {
                     "decision_for_unknown_app",
                     step,
                     format!("no attempt: {}", shown()),
+                ));
+            }
+            if a.blacklists(host, node.rack) {
+                return Err(Failure::new(
+                    "decision_for_blacklisted_node",
+                    step,
+                    format!("blacklist {:?}: {}", a.blacklist, shown()),
                 ));
             }
             let expected = match d.locality {
@@ -700,6 +895,7 @@ impl Model {
             ContM {
                 id: id.clone(),
                 app,
+                priority: d.priority,
                 host,
                 resource: d.capability,
                 ends: self.round + duration * 4,
@@ -801,7 +997,7 @@ impl Model {
         let Some(n) = self.nodes.get(&host) else {
             return false;
         };
-        if !a.live_attempt {
+        if !a.live_attempt || a.blacklists(host, n.rack) {
             return false;
         }
         let cluster = self.cluster_memory();

@@ -81,6 +81,11 @@ fn relax_locality_is_respected() {
 }
 
 #[test]
+fn blacklisted_nodes_get_no_decisions() {
+    assert_no("decision_for_blacklisted_node");
+}
+
+#[test]
 fn off_switch_limit_is_respected() {
     assert_no("off_switch_limit_exceeded");
 }
@@ -88,6 +93,11 @@ fn off_switch_limit_is_respected() {
 #[test]
 fn capacity_queue_maxima_are_respected() {
     assert_no("queue_maximum_exceeded");
+}
+
+#[test]
+fn slot_pool_caps_are_respected() {
+    assert_no("slot_cap_exceeded");
 }
 
 #[test]
@@ -148,8 +158,10 @@ fn no_failure_class_the_checks_above_do_not_name() {
         "decision_names_wrong_row",
         "decision_capability_differs",
         "decision_ignores_relax_locality",
+        "decision_for_blacklisted_node",
         "off_switch_limit_exceeded",
         "queue_maximum_exceeded",
+        "slot_cap_exceeded",
         "counter_mismatch",
         "starvation",
     ];

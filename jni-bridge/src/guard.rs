@@ -75,6 +75,19 @@ fn throw(env: &mut JNIEnv, err: &BridgeError) {
     }
 }
 
+thread_local! {
+    /// The message of this thread's latest panic, recorded by the hook before the unwind.
+    static LAST_PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The message of the panic this thread is unwinding from (recorded by the hook of
+/// [`install_panic_hook`]), for what must name it before the payload is caught.
+pub fn last_panic_message() -> String {
+    LAST_PANIC
+        .with(|m| m.borrow().clone())
+        .unwrap_or_else(|| "a call panicked while holding the core".to_string())
+}
+
 /// Panics inside the core are reported once through `log` (so they land in the RM log with
 /// the location) instead of the default hook's stderr crash dump; the guard then turns them
 /// into `LocusException`.
@@ -85,6 +98,7 @@ pub fn install_panic_hook() {
         // is the only place the message and location would appear.
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
+            LAST_PANIC.with(|m| *m.borrow_mut() = Some(panic_message(info.payload())));
             if !crate::logging::is_forwarding() {
                 previous(info);
                 return;
@@ -146,7 +160,7 @@ mod tests {
         let h = crate::handle::register(locus_core::Core::new(&BTreeMap::new()).unwrap());
         let err = catch_panics::<()>(|| {
             crate::handle::with_scheduler(h, |s| {
-                let _core = s.lock_core();
+                let _core = s.lock_core()?;
                 panic!("boom inside the core");
             })
         })

@@ -32,7 +32,10 @@ pub struct NativeScheduler {
     deferred: DeferredEvents,
     /// Set by the first panic inside a call on this scheduler, with the panic's message. A
     /// panic can leave the core half-updated (parking_lot's mutex does not poison), so from
-    /// then on every call but `close` fails with `BridgeError::Poisoned`.
+    /// then on every call but `close` fails with `BridgeError::Poisoned`. A panic while the
+    /// core's lock is held sets it before the lock is released ([`CoreGuard`]), and
+    /// [`NativeScheduler::lock_core`] looks at it once it has the lock: a call that was already
+    /// waiting for the lock is refused too.
     poisoned: Mutex<Option<String>>,
     /// The core's `locus.app.max-ask-rows`, read without its lock: an asks frame announcing more
     /// rows is refused from its header before it is decoded (outside the lock) or anything is
@@ -40,20 +43,67 @@ pub struct NativeScheduler {
     ask_row_limit: AtomicUsize,
 }
 
+/// The core's lock, held by one call. Dropped while the call unwinds from a panic, it poisons
+/// the scheduler before the lock is released, so no call waiting for the lock gets the core.
+pub struct CoreGuard<'a> {
+    core: MutexGuard<'a, Core>,
+    poisoned: &'a Mutex<Option<String>>,
+}
+
+impl std::ops::Deref for CoreGuard<'_> {
+    type Target = Core;
+    fn deref(&self) -> &Core {
+        &self.core
+    }
+}
+
+impl std::ops::DerefMut for CoreGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Core {
+        &mut self.core
+    }
+}
+
+impl Drop for CoreGuard<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut poisoned = self.poisoned.lock();
+            if poisoned.is_none() {
+                *poisoned = Some(crate::guard::last_panic_message());
+            }
+        }
+    }
+}
+
 impl NativeScheduler {
     /// The core, after applying every event queued while it was busy (in the order queued).
     /// The only way to the core: a call that skipped the queue could see a core behind the RM.
-    pub fn lock_core(&self) -> MutexGuard<'_, Core> {
-        let mut core = self.core.lock();
-        self.deferred.drain_into(&mut core);
-        core
+    /// `Poisoned` when a call panicked while this one waited for the lock.
+    pub fn lock_core(&self) -> Result<CoreGuard<'_>, BridgeError> {
+        self.ready(self.core.lock())
     }
 
-    /// As [`Self::lock_core`] but `None`, queueing nothing, when another call holds the core.
-    pub fn try_lock_core(&self) -> Option<MutexGuard<'_, Core>> {
-        let mut core = self.core.try_lock()?;
+    /// As [`Self::lock_core`] but `Ok(None)`, queueing nothing, when another call holds the
+    /// core.
+    pub fn try_lock_core(&self) -> Result<Option<CoreGuard<'_>>, BridgeError> {
+        self.core
+            .try_lock()
+            .map(|core| self.ready(core))
+            .transpose()
+    }
+
+    fn ready<'a>(&'a self, core: MutexGuard<'a, Core>) -> Result<CoreGuard<'a>, BridgeError> {
+        if let Some(cause) = self.poisoned.lock().clone() {
+            return Err(BridgeError::Poisoned {
+                handle: self as *const NativeScheduler as i64,
+                cause,
+            });
+        }
+        let mut core = CoreGuard {
+            core,
+            poisoned: &self.poisoned,
+        };
         self.deferred.drain_into(&mut core);
-        Some(core)
+        Ok(core)
     }
 
     pub fn deferred(&self) -> &DeferredEvents {
@@ -125,6 +175,8 @@ fn run<T>(
         Ok(result) => result,
         Err(payload) => {
             let cause = panic_message(payload.as_ref());
+            // A guard that saw the unwind may have set a shorter cause already: this one has
+            // the payload.
             *scheduler.poisoned.lock() = Some(cause.clone());
             Err(BridgeError::Poisoned { handle, cause })
         }
@@ -136,7 +188,7 @@ fn run<T>(
 #[cfg(any(test, feature = "test-hooks"))]
 pub fn inject_panic_for_tests(handle: i64, message: &str) -> Result<(), BridgeError> {
     with_scheduler(handle, |s| {
-        let _core = s.lock_core();
+        let _core = s.lock_core()?;
         panic!("{message}");
     })
 }
@@ -149,13 +201,14 @@ pub fn hold_core_for_tests<T>(
     during: impl FnOnce() -> Result<T, BridgeError>,
 ) -> Result<T, BridgeError> {
     with_scheduler(handle, |s| {
-        let _core = s.lock_core();
+        let _core = s.lock_core()?;
         during()
     })
 }
 
-/// Frees the scheduler exactly once; a second close of the same handle is an error.
-pub fn close(handle: i64) -> Result<(), BridgeError> {
+/// Frees the scheduler exactly once and returns its core (poisoned or not); a second close of
+/// the same handle is an error.
+pub fn close(handle: i64) -> Result<Core, BridgeError> {
     let removed = {
         let mut live = LIVE.write();
         handle != 0 && live.remove(&(handle as usize))
@@ -165,8 +218,8 @@ pub fn close(handle: i64) -> Result<(), BridgeError> {
     }
     // SAFETY: the handle was live and has just been removed under the write lock, so no call
     // is using it and no later call or close can reach it.
-    drop(unsafe { Box::from_raw(handle as usize as *mut NativeScheduler) });
-    Ok(())
+    let scheduler = unsafe { Box::from_raw(handle as usize as *mut NativeScheduler) };
+    Ok(scheduler.core.into_inner())
 }
 
 /// How many schedulers are open; tests use it to prove close frees exactly once.
@@ -199,9 +252,9 @@ mod tests {
     #[test]
     fn a_handle_is_usable_until_closed_and_closes_once() {
         let h = register(core());
-        assert!(with_scheduler(h, |s| Ok(s.lock_core().stats().heartbeats)).is_ok());
+        assert!(with_scheduler(h, |s| Ok(s.lock_core()?.stats().heartbeats)).is_ok());
         close(h).unwrap();
-        let again = close(h).unwrap_err();
+        let again = close(h).err().unwrap();
         assert!(
             again.to_string().contains("invalid or closed Locus handle"),
             "{again}"
@@ -221,7 +274,7 @@ mod tests {
             matches!(&err, BridgeError::Poisoned { cause, .. } if cause == "half-updated core"),
             "{err}"
         );
-        let later = with_scheduler(h, |s| Ok(s.lock_core().stats().nodes)).unwrap_err();
+        let later = with_scheduler(h, |s| Ok(s.lock_core()?.stats().nodes)).unwrap_err();
         assert!(
             later
                 .to_string()
@@ -242,7 +295,7 @@ mod tests {
                 entered_tx.send(()).unwrap();
                 release_rx.recv().unwrap();
                 // Still dereferenceable: close cannot have freed it yet.
-                Ok(s.lock_core().stats().nodes)
+                Ok(s.lock_core()?.stats().nodes)
             })
         });
         entered_rx.recv().unwrap();
@@ -251,5 +304,40 @@ mod tests {
         assert!(call.join().unwrap().is_ok());
         assert!(closer.join().unwrap().is_ok());
         assert!(with_scheduler(h, |_| Ok(())).is_err());
+    }
+
+    #[test]
+    fn a_call_waiting_on_the_lock_of_a_core_that_panics_is_refused() {
+        use std::sync::mpsc;
+        crate::guard::install_panic_hook();
+        let h = register(core());
+        let (held_tx, held_rx) = mpsc::channel();
+        let (waiting_tx, waiting_rx) = mpsc::channel();
+        let panicking = std::thread::spawn(move || {
+            with_scheduler::<()>(h, |s| {
+                let _core = s.lock_core()?;
+                held_tx.send(()).unwrap();
+                // The other call has passed every check made before the lock by now.
+                waiting_rx.recv().unwrap();
+                panic!("half-updated core");
+            })
+        });
+        held_rx.recv().unwrap();
+        let waiting = std::thread::spawn(move || {
+            with_scheduler(h, |s| {
+                waiting_tx.send(()).unwrap();
+                Ok(s.lock_core()?.stats().nodes)
+            })
+        });
+        assert!(matches!(
+            panicking.join().unwrap(),
+            Err(BridgeError::Poisoned { .. })
+        ));
+        let late = waiting.join().unwrap();
+        assert!(
+            matches!(&late, Err(BridgeError::Poisoned { cause, .. }) if cause == "half-updated core"),
+            "a call that waited for the lock ran on the core that panicked: {late:?}"
+        );
+        close(h).unwrap();
     }
 }

@@ -44,8 +44,9 @@ fn drifted_to_java(env: &mut JNIEnv, drifted: &[String]) -> Result<jstring, Brid
 
 /// The native interface this library speaks: the shim's `NativeLoader.ABI` must be the same.
 /// Bumped whenever a native method's signature or a frame's layout changes (2: the
-/// decisions and events frames, `decide` answering a `byte[]`).
-pub const ABI: jint = 2;
+/// decisions and events frames, `decide` answering a `byte[]`; 3: a decision carries the
+/// queue limits to re-check at commit).
+pub const ABI: jint = 3;
 
 #[no_mangle]
 pub extern "system" fn Java_org_locus_yarn_LocusNative_abi<'l>(

@@ -1,10 +1,12 @@
 //! What each entry point does, minus JNI: JSON in, core call, JSON out. Everything here is
 //! plain Rust so `cargo test -p locus-jni` covers it without a JVM.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use locus_core::frame::{self, FrameRefused};
+use locus_core::side_files::SideFiles;
 use locus_core::{Core, Event, Heartbeat};
+use parking_lot::Mutex;
 use serde_json::Value;
 
 use crate::error::{BridgeError, MAX_REPORTED_EVENTS};
@@ -43,16 +45,41 @@ pub fn parse_properties(json: &str) -> Result<BTreeMap<String, String>, BridgeEr
     Ok(props)
 }
 
+/// Set by the shim, in the properties of a core it opens to replace the one it closed
+/// (`CoreLink`): that core's handle. The new core takes over what the closed one parsed from
+/// its side files instead of reading them again ([`locus_core::side_files`]).
+pub const REBUILD_OF: &str = "rebuild.of";
+
+/// Closed cores kept at most in [`RETIRED`]: one per scheduler in a process is all a rebuild
+/// needs; the bound keeps a process that opens and closes many cores (tests) from holding
+/// their stores.
+const MAX_RETIRED: usize = 4;
+
+/// What the cores closed last parsed from their side files, by handle, oldest first: kept for
+/// the core rebuilt in the place of each, which takes it.
+static RETIRED: Mutex<VecDeque<(i64, SideFiles)>> = Mutex::new(VecDeque::new());
+
 pub fn create(properties_json: &str) -> Result<i64, BridgeError> {
-    let props = parse_properties(properties_json)?;
-    let core = Core::new(&props)?;
+    let mut props = parse_properties(properties_json)?;
+    let carried = match props.remove(REBUILD_OF) {
+        Some(of) => {
+            let of = of.trim().parse::<i64>().ok();
+            let mut retired = RETIRED.lock();
+            match retired.iter().position(|(h, _)| Some(*h) == of) {
+                Some(i) => retired.remove(i).map(|(_, side)| side).unwrap_or_default(),
+                None => SideFiles::default(),
+            }
+        }
+        None => SideFiles::default(),
+    };
+    let core = Core::rebuilt(&props, carried)?;
     Ok(handle::register(core))
 }
 
 pub fn reconfigure(h: i64, properties_json: &str) -> Result<(), BridgeError> {
     let props = parse_properties(properties_json)?;
     handle::with_scheduler(h, |s| {
-        let mut core = s.lock_core();
+        let mut core = s.lock_core()?;
         core.reconfigure(&props)?;
         s.settings_changed(&core);
         Ok(())
@@ -76,7 +103,7 @@ pub fn events_frame(h: i64, frame: &[u8]) -> Result<Vec<String>, BridgeError> {
 }
 
 fn apply_events(h: i64, decoded: Decoded) -> Result<Vec<String>, BridgeError> {
-    handle::with_scheduler(h, |s| apply(&mut s.lock_core(), decoded))
+    handle::with_scheduler(h, |s| apply(&mut *s.lock_core()?, decoded))
 }
 
 fn decode_events_frame(frame: &[u8]) -> Result<Decoded, BridgeError> {
@@ -164,16 +191,16 @@ fn defer_events(h: i64, decoded: Decoded) -> Result<Option<String>, BridgeError>
         if decoded.iter().any(|(_, e)| e.is_err()) {
             // A malformed batch is the shim's bug: answered now, naming each bad event, with
             // the good ones applied (no drift can come of deferrable kinds).
-            apply(&mut s.lock_core(), decoded)?;
+            apply(&mut *s.lock_core()?, decoded)?;
             return Ok(s.deferred().take_report());
         }
         let events: Vec<Event> = decoded.into_iter().filter_map(|(_, e)| e.ok()).collect();
-        let mut core = match s.try_lock_core() {
+        let mut core = match s.try_lock_core()? {
             Some(core) => core,
             None => match s.deferred().push(events) {
                 Ok(()) => return Ok(s.deferred().take_report()),
                 // Queue full: wait for the lock; nothing is dropped.
-                Err(events) => return apply_now(s, &mut s.lock_core(), events),
+                Err(events) => return apply_now(s, &mut *s.lock_core()?, events),
             },
         };
         apply_now(s, &mut core, events)
@@ -215,7 +242,7 @@ pub fn asks_frame(h: i64, frame: &[u8]) -> Result<(Vec<String>, Taught), BridgeE
                 })
             }
         };
-        let mut core = s.lock_core();
+        let mut core = s.lock_core()?;
         let kinds = [rows_event(decoded.snapshot), "asks_digest"];
         let outcomes = core.handle_asks_frame(&decoded);
         let total = outcomes.len();
@@ -321,7 +348,7 @@ pub fn heartbeat(h: i64, heartbeat_json: &str) -> Result<String, BridgeError> {
         what: "heartbeat JSON",
         detail: e.to_string(),
     })?;
-    let response = handle::with_scheduler(h, |s| Ok(s.lock_core().heartbeat(&hb)?))?;
+    let response = handle::with_scheduler(h, |s| Ok(s.lock_core()?.heartbeat(&hb)?))?;
     to_json(&response, "heartbeat response")
 }
 
@@ -331,7 +358,7 @@ pub fn heartbeat(h: i64, heartbeat_json: &str) -> Result<String, BridgeError> {
 /// (`locus_core::decisions_frame`), each decision naming its node by its place in `frame`.
 pub fn offers(h: i64, frame: &[u8]) -> Result<Option<Vec<u8>>, BridgeError> {
     let batch = locus_core::offers::decode(frame).map_err(BridgeError::BadOffersFrame)?;
-    let response = handle::with_scheduler(h, |s| Ok(s.lock_core().offers(&batch)))?;
+    let response = handle::with_scheduler(h, |s| Ok(s.lock_core()?.offers(&batch)))?;
     if response.decisions.is_empty() && response.refused.is_empty() {
         return Ok(None);
     }
@@ -353,14 +380,14 @@ pub fn name_ids(h: i64, names_json: &str) -> Result<String, BridgeError> {
             detail: e.to_string(),
         })?;
     let (epoch, ids) = handle::with_scheduler(h, |s| {
-        Ok(s.lock_core().name_ids(names.iter().map(String::as_str)))
+        Ok(s.lock_core()?.name_ids(names.iter().map(String::as_str)))
     })?;
     Ok(serde_json::json!({ "epoch": epoch, "ids": ids }).to_string())
 }
 
 pub fn stats(h: i64) -> Result<String, BridgeError> {
     let (stats, (_, queued, refused)) =
-        handle::with_scheduler(h, |s| Ok((s.lock_core().stats(), s.deferred().counts())))?;
+        handle::with_scheduler(h, |s| Ok((s.lock_core()?.stats(), s.deferred().counts())))?;
     let mut value = serde_json::to_value(&stats).map_err(|e| BridgeError::BadJson {
         what: "stats",
         detail: e.to_string(),
@@ -377,15 +404,27 @@ pub fn stats(h: i64) -> Result<String, BridgeError> {
 /// configured); `None` under every other policy, where the shim keeps its single queue.
 pub fn capacity_queues(h: i64) -> Result<Option<String>, BridgeError> {
     handle::with_scheduler(h, |s| {
-        s.lock_core()
+        s.lock_core()?
             .capacity_queues()
             .map(|q| to_json(&q, "capacity queues"))
             .transpose()
     })
 }
 
+/// Frees the core; what it parsed from its side files is kept for a core rebuilt in its place
+/// (see [`create`]).
 pub fn close(h: i64) -> Result<(), BridgeError> {
-    handle::close(h)
+    let side = handle::close(h)?.into_side_files();
+    let mut retired = RETIRED.lock();
+    // A handle's address may be reused by a later core: its newest close is the one kept.
+    retired.retain(|(closed, _)| *closed != h);
+    if !side.is_empty() {
+        if retired.len() == MAX_RETIRED {
+            retired.pop_front();
+        }
+        retired.push_back((h, side));
+    }
+    Ok(())
 }
 
 /// Test support only (`CoreFaults.injectPanic`, `test-hooks` builds): a core panic on demand.
@@ -1082,5 +1121,45 @@ mod tests {
         let counts = handle::with_scheduler(fresh, |s| Ok(s.deferred().counts())).unwrap();
         assert_eq!(counts, (0, 0, 0));
         close(fresh).unwrap();
+    }
+
+    #[test]
+    fn a_core_rebuilt_in_the_place_of_a_closed_one_reads_none_of_its_side_files() {
+        let dir = std::env::temp_dir().join(format!("locus-jni-rebuild-{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).ok();
+        std::fs::create_dir_all(&dir).unwrap();
+        let mapping = dir.join("mapping.txt");
+        std::fs::write(&mapping, "h1 east\n").unwrap();
+        let store = dir.join("profiles.json");
+        let settings = serde_json::json!({
+            "locus.datacenter.mapping.file": mapping,
+            "locus.profile.store": store,
+        });
+        let old = create(&settings.to_string()).unwrap();
+        close(old).unwrap();
+        // Both files become unreadable (a directory in the place of each).
+        std::fs::remove_file(&mapping).unwrap();
+        std::fs::create_dir(&mapping).unwrap();
+        std::fs::create_dir(&store).unwrap();
+
+        let start = create(&settings.to_string()).unwrap_err().to_string();
+        assert!(start.contains("cannot read"), "{start}");
+        let mut rebuild = settings.clone();
+        rebuild[REBUILD_OF] = old.to_string().into();
+        let fresh = create(&rebuild.to_string());
+        assert!(
+            fresh.is_ok(),
+            "the rebuild re-read an unreadable file: {}",
+            fresh.unwrap_err()
+        );
+        let fresh = fresh.unwrap();
+        events(
+            fresh,
+            r#"[{"type":"node_added","node":"h1:8041","host":"h1","rack":"/r1",
+                 "capability":{"memory_mb":8192,"vcores":8}}]"#,
+        )
+        .unwrap();
+        close(fresh).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -1,6 +1,7 @@
 //! Applications as the core sees them, and what their containers are for.
 
 use std::cmp::Reverse;
+use std::collections::HashSet;
 
 use crate::ask::AppAsks;
 use crate::protocol::Resource;
@@ -98,6 +99,46 @@ pub enum SlotKind {
 /// `AM_CONTAINER_PRIORITY`), whatever the application's type.
 pub const AM_PRIORITY: i32 = 0;
 
+/// Places (host names and rack paths) one application's blacklist may hold in the core; the
+/// shim sends no more (docs/operator/limits.md), and the core refuses a list over it.
+pub const MAX_BLACKLIST_PLACES: usize = 4096;
+
+/// The places the RM will not put an application's containers on, as its `AppSchedulingInfo`
+/// holds them: the AM's own blacklist, or the system's while the AM container is awaited.
+/// Hashed with std's keyed hasher: the names are the AM's choice.
+#[derive(Debug, Clone, Default)]
+pub struct Blacklist {
+    places: HashSet<String>,
+}
+
+impl Blacklist {
+    /// At most [`MAX_BLACKLIST_PLACES`] places, else the error names the count.
+    pub fn new(places: Vec<String>) -> Result<Blacklist, String> {
+        if places.len() > MAX_BLACKLIST_PLACES {
+            return Err(format!(
+                "{} blacklisted places, over the {MAX_BLACKLIST_PLACES} the core keeps per application",
+                places.len()
+            ));
+        }
+        Ok(Blacklist {
+            places: places.into_iter().collect(),
+        })
+    }
+
+    /// Whether a node on `host` in `rack` is blacklisted (the node itself or its rack).
+    pub fn excludes(&self, host: &str, rack: &str) -> bool {
+        !self.places.is_empty() && (self.places.contains(host) || self.places.contains(rack))
+    }
+
+    pub fn len(&self) -> usize {
+        self.places.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.places.is_empty()
+    }
+}
+
 /// True for app_type MAPREDUCE in any case, as YARN reports it.
 pub fn is_mapreduce(app_type: &str) -> bool {
     app_type.eq_ignore_ascii_case("MAPREDUCE")
@@ -129,6 +170,8 @@ pub struct App {
     /// The part of `used` held by its ApplicationMaster containers.
     pub am_used: Resource,
     pub running: u32,
+    /// Nodes and racks the RM will not place the app on; the core decides none there.
+    pub blacklist: Blacklist,
 }
 
 impl App {

@@ -8,10 +8,11 @@
 //! key or a bad value is a [`CoreError::Config`] naming the key and what is allowed.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::error::CoreError;
 use crate::papers::td::TdConfig;
+use crate::side_files::SideFiles;
 use crate::topology::{DatacenterMapping, MAPPING_KEY};
 
 pub const POLICY: &str = "locus.policy";
@@ -25,6 +26,7 @@ pub const SCHEDULING_MODE: &str = "locus.scheduling.mode";
 pub const DATACENTER_MAPPING_FILE: &str = MAPPING_KEY;
 pub use crate::policy::capacity::CAPACITY_QUEUES;
 pub use crate::policy::capacity_tree::CAPACITY_TREE;
+pub const CAPACITY_IGNORE_FILE: &str = "locus.capacity.ignore-file";
 pub use crate::policy::fresh::{FRESH_K, FRESH_TAU1, FRESH_TAU2};
 pub use crate::policy::mrosa::{
     MROSA_INIT_SECS, MROSA_PRIVATE_BANDWIDTH, MROSA_PRIVATE_MIPS, MROSA_PUBLIC_FILE, MROSA_RHO,
@@ -115,6 +117,14 @@ pub const KEYS: &[Key] = &[
         "capacity-scheduler.xml's queues, else `default:100`",
         "`name:capacity[:maximum-capacity]`, comma-separated, percent of the cluster's memory, capacities summing to 100",
         "for `capacity`: queues that replace capacity-scheduler.xml's (docs/operator/queues.md)",
+    ),
+    key(
+        CAPACITY_IGNORE_FILE,
+        "boolean",
+        "false",
+        "",
+        "`true`, `false`",
+        "`true`: run a policy other than `capacity` although capacity-scheduler.xml defines several leaf queues (every application then runs in Locus's one queue); `false`: such a start is refused (docs/operator/queues.md)",
     ),
     Key {
         in_sample: InSample::Internal,
@@ -228,7 +238,7 @@ pub const KEYS: &[Key] = &[
         "path",
         "",
         "none: the datacenter comes from a two-level network location",
-        "a file of `host datacenter` lines (`#` comments)",
+        "a regular file of at most 16 MiB, `host datacenter` lines (`#` comments)",
         "datacenters for nodes whose network location has one component",
     ),
     key(
@@ -292,7 +302,7 @@ pub const KEYS: &[Key] = &[
         "path",
         "",
         "in memory only",
-        "a file path (JSON, written atomically, mode 0600)",
+        "a regular file, not a link, of at most 128 MiB (JSON, written atomically, mode 0600)",
         "where learned job profiles are kept across RM restarts",
     ),
     key(
@@ -578,10 +588,20 @@ impl Config {
     }
 
     pub fn from_properties(props: &BTreeMap<String, String>) -> Result<Config, CoreError> {
+        Self::from_properties_reusing(props, &SideFiles::default())
+    }
+
+    /// As [`Config::from_properties`], taking each side file `reuse` holds for the same path
+    /// instead of reading it (a rebuilt core: [`crate::side_files`]).
+    pub fn from_properties_reusing(
+        props: &BTreeMap<String, String>,
+        reuse: &SideFiles,
+    ) -> Result<Config, CoreError> {
         let mut cfg = Config::default();
         let mut locality_given = false;
         let mut tree: Option<&str> = None;
         let mut shortcut_given = false;
+        let mut ignore_file = false;
         for (key, raw) in props {
             if !key.starts_with("locus.") {
                 continue;
@@ -608,6 +628,7 @@ impl Config {
                 }
                 // Read after the loop: it depends on the policy and on the shortcut.
                 CAPACITY_TREE => tree = Some(value),
+                CAPACITY_IGNORE_FILE => ignore_file = parse_bool(key, value)?,
                 LOCALITY => {
                     cfg.locality = LocalityKind::parse(value)?;
                     locality_given = true;
@@ -628,7 +649,10 @@ impl Config {
                 }
                 DATACENTER_MAPPING_FILE => {
                     let path = PathBuf::from(value);
-                    cfg.datacenter_mapping = DatacenterMapping::load(&path)?;
+                    cfg.datacenter_mapping = match reuse.mapping_of(&path) {
+                        Some(parsed) => parsed.clone(),
+                        None => DatacenterMapping::load(&path)?,
+                    };
                     cfg.datacenter_mapping_file = Some(path);
                 }
                 DELAY_NODE_THRESHOLD => cfg.delay_node_threshold = parse_threshold(key, value)?,
@@ -646,6 +670,11 @@ impl Config {
                 }
                 HINTS_TRUSTED => cfg.hints_trusted = crate::hints::TrustedSubmitters::parse(value)?,
                 PROFILE_STORE => cfg.profile_store = Some(PathBuf::from(value)),
+                MROSA_PUBLIC_FILE if reuse.public_pool_of(Path::new(value)).is_some() => {
+                    let path = PathBuf::from(value);
+                    cfg.mrosa.pool = reuse.public_pool_of(&path).cloned().unwrap_or_default();
+                    cfg.mrosa.public_file = Some(path);
+                }
                 MROSA_PUBLIC_FILE
                 | MROSA_RHO
                 | MROSA_INIT_SECS
@@ -663,6 +692,22 @@ impl Config {
             }
         }
         if let Some(tree) = tree {
+            let leaves = crate::policy::capacity_tree::leaves_or_refusal(tree)?;
+            if leaves >= 2
+                && !shortcut_given
+                && cfg.policy != JobPolicyKind::Capacity
+                && !ignore_file
+            {
+                // The operator's tenants would share one queue, and the RM's reports would
+                // still name the queues they asked for.
+                return Err(CoreError::Config {
+                    key: POLICY.to_string(),
+                    message: format!(
+                        "is {} but capacity-scheduler.xml defines {leaves} leaf queues, which only {POLICY}=capacity runs; remove {POLICY} (Locus then runs capacity over them), set it to capacity, or set {CAPACITY_IGNORE_FILE}=true to run every application in one queue",
+                        cfg.policy.as_str()
+                    ),
+                });
+            }
             if shortcut_given {
                 cfg.capacity_file_ignored = Some(format!(
                     "{CAPACITY_QUEUES} is set and replaces capacity-scheduler.xml's queues"

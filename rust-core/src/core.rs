@@ -42,8 +42,9 @@ use crate::protocol::{
     Ask, AskRef, Decision, Event, Heartbeat, HeartbeatResponse, Locality, OffersResponse,
     RefusedOffer,
 };
-use crate::rejections::Rejections;
+use crate::rejections::{Rejections, WarnLimit};
 use crate::schedule;
+use crate::side_files::SideFiles;
 use crate::state::{AppSpec, ClusterState};
 
 /// Counters a user or a test can read (over JNI: `LocusNative.stats`).
@@ -205,6 +206,8 @@ pub struct Core {
     state: ClusterState,
     in_flight: InFlight,
     rejections: Rejections,
+    /// Which `decision_rejected` events are logged at WARN.
+    rejection_warns: WarnLimit,
     stats: Stats,
     /// Writes `locus.profile.store` off this thread; `None` while no store is configured (the
     /// simulator and most tests run without files).
@@ -219,11 +222,26 @@ pub struct Core {
 impl Core {
     /// `props`: every `locus.*` property, as strings, exactly as the operator wrote them.
     pub fn new(props: &BTreeMap<String, String>) -> Result<Core, CoreError> {
-        let config = Config::from_properties(props)?;
+        Self::rebuilt(props, SideFiles::default())
+    }
+
+    /// A core taking the place of one that failed: as [`Core::new`], but each side file that
+    /// `carried` (the failed core's [`Core::into_side_files`]) holds for the path the settings
+    /// name is taken from it, not read again, so a file that became unreadable (or a mount that
+    /// hangs) since the start cannot keep the cluster unscheduled. A path the settings changed
+    /// is read as at a start.
+    pub fn rebuilt(
+        props: &BTreeMap<String, String>,
+        mut carried: SideFiles,
+    ) -> Result<Core, CoreError> {
+        let config = Config::from_properties_reusing(props, &carried)?;
         let layers = Layers::from_config(&config)?;
         let mut state = ClusterState::new(config.datacenter_mapping.clone());
         let store = match &config.profile_store {
-            Some(path) => Profiles::load(path)?,
+            Some(path) => match carried.take_profiles_of(path) {
+                Some(store) => store,
+                None => Profiles::load(path)?,
+            },
             None => Default::default(),
         };
         let profile_writer = match config.profile_store {
@@ -252,11 +270,38 @@ impl Core {
             state,
             in_flight: InFlight::default(),
             rejections: Rejections::default(),
+            rejection_warns: WarnLimit::default(),
             stats: Stats::default(),
             profile_writer,
             drifted: Vec::new(),
             learned: Vec::new(),
         })
+    }
+
+    /// What this core parsed from its side files, for the core rebuilt in its place
+    /// ([`Core::rebuilt`]). Drops the core: its profile writer first writes what it has queued.
+    pub fn into_side_files(mut self) -> SideFiles {
+        let mapping = self
+            .config
+            .datacenter_mapping_file
+            .take()
+            .map(|p| (p, std::mem::take(&mut self.config.datacenter_mapping)));
+        let public_pool = self
+            .config
+            .mrosa
+            .public_file
+            .take()
+            .map(|p| (p, std::mem::take(&mut self.config.mrosa.pool)));
+        let profiles = self
+            .config
+            .profile_store
+            .take()
+            .map(|p| (p, self.state.profiles_mut().take_store()));
+        SideFiles {
+            mapping,
+            public_pool,
+            profiles,
+        }
     }
 
     /// Re-reads the settings; on error nothing changes.
@@ -704,6 +749,17 @@ impl Core {
                 let old = self.state.move_app(&app, &queue)?;
                 log::info!("application {app} moved from queue {old} to {queue}");
             }
+            Event::AppBlacklist { app, places } => {
+                let n = places.len();
+                let list = crate::app::Blacklist::new(places)
+                    .map_err(|e| CoreError::Protocol(format!("app_blacklist for {app}: {e}")))?;
+                let a = self
+                    .state
+                    .app_mut_by_id(&app)
+                    .ok_or_else(|| CoreError::UnknownApp(app.clone()))?;
+                a.blacklist = list;
+                log::info!("application {app} blacklists {n} nodes or racks");
+            }
             Event::AppRemoved { app } => match self.state.remove_app(&app) {
                 Some(a) => {
                     self.in_flight.forget_app(&app);
@@ -728,6 +784,8 @@ impl Core {
                 Some(a) => {
                     a.attempt = None;
                     a.asks = crate::ask::AppAsks::emptied_after(&a.asks);
+                    // The next attempt's list is its own (the shim sends it if not empty).
+                    a.blacklist = Default::default();
                     self.in_flight.forget_app(&app);
                     log::info!("application {app} attempt {attempt} removed; its asks are gone");
                 }
@@ -830,7 +888,7 @@ impl Core {
             )));
         }
         self.stats.rejected += 1;
-        log::warn!(
+        let line = format!(
             "decision rejected by the ResourceManager ({reason}): {} x{} {:?} for {} priority {} at {} on {}, {} executed",
             decision.count,
             decision.capability.memory_mb,
@@ -841,6 +899,13 @@ impl Core {
             decision.node,
             executed
         );
+        match self.rejection_warns.admit() {
+            Some(0) => log::warn!("{line}"),
+            Some(quiet) => log::warn!(
+                "{line} ({quiet} more rejections logged at DEBUG since the last of these lines)"
+            ),
+            None => log::debug!("{line}"),
+        }
         let found = self.in_flight.reject(&decision, executed);
         // Only a decision still in flight makes its app sit out the node: one whose node left
         // (its containers went back to the asks when it did) would leave a pause behind for
@@ -867,6 +932,7 @@ impl Core {
             .node_heartbeat(&hb.node, hb.unallocated, hb.now_ms)?
             .clone();
         self.stats.heartbeats += 1;
+        self.rejection_warns.tick(hb.now_ms);
         let lost = self.in_flight.expire_node(&hb.node);
         if lost > 0 {
             self.stats.lost_decisions += lost as u64;
@@ -875,8 +941,9 @@ impl Core {
                 hb.node
             );
         }
+        self.state.set_in_flight(self.in_flight.unconfirmed());
         self.state
-            .set_am_in_flight(self.in_flight.unconfirmed_ams());
+            .set_slot_in_flight(self.in_flight.unconfirmed_slots());
         if !hb.sweep {
             self.state.grant_opportunity(&hb.node);
         }
@@ -885,7 +952,7 @@ impl Core {
         } else {
             self.rejections.sitting_out(&hb.node)
         };
-        let decisions = schedule::assign(
+        let mut decisions = schedule::assign(
             &mut self.state,
             &mut self.layers,
             &self.config,
@@ -895,12 +962,17 @@ impl Core {
             hb.sweep,
             &sitting_out,
         );
+        for d in &mut decisions {
+            if let Some(app) = self.state.app_by_id(&d.app) {
+                d.limits = self.layers.job.commit_limits(app);
+            }
+        }
         for d in &decisions {
-            let am = self
+            let kind = self
                 .state
                 .app_by_id(&d.app)
-                .is_some_and(|a| a.kind_of(d.priority) == crate::app::TaskKind::ApplicationMaster);
-            self.in_flight.add(d, node.host_id, node.rack_id, am);
+                .map_or(crate::app::TaskKind::Generic, |a| a.kind_of(d.priority));
+            self.in_flight.add(d, node.host_id, node.rack_id, kind);
             self.stats.decided_containers += d.count as u64;
         }
         self.stats.decisions += decisions.len() as u64;

@@ -11,10 +11,12 @@
 //!   0  u32  magic 0x3144_534C (the bytes "LSD1")
 //!   4  u32  D, decisions
 //!   8  u32  R, refused nodes
-//! then D decisions of 37 bytes plus two texts:
+//! then D decisions of 54 bytes plus two texts and K ancestors:
 //!   u32 node index (< the offers frame's node count), u8 locality (0 node_local,
 //!   1 rack_local, 2 off_switch), i32 priority, i64 allocation_request_id, u32 count,
-//!   i64 memory_mb, i32 vcores, u16 A + A bytes application id, u16 L + L bytes resource name
+//!   i64 memory_mb, i32 vcores, u16 A + A bytes application id, u16 L + L bytes resource name,
+//!   then the limits to re-check at commit (`CommitLimits`, -1 for none): i64 queue_max_mb,
+//!   i64 user_limit_mb, u8 K (at most MAX_ANCESTORS), K x i64 ancestor_max_mb (parent first)
 //! then R refused nodes: u32 node index, u16 L + L bytes reason (UTF-8, at most
 //!   MAX_REASON_BYTES, cut at a character boundary)
 //! ```
@@ -24,12 +26,17 @@
 //! answer as a core error rather than write a frame the shim would misread.
 
 use crate::frame::{FrameError, Reader};
-use crate::protocol::{Decision, Heartbeat, Locality, OffersResponse, RefusedOffer, Resource};
+use crate::protocol::{
+    CommitLimits, Decision, Heartbeat, Locality, OffersResponse, RefusedOffer, Resource,
+};
 
 pub const MAGIC: u32 = 0x3144_534C;
 pub const HEADER_BYTES: usize = 12;
-/// A decision without its two texts' bytes.
-pub const DECISION_FIXED_BYTES: usize = 37;
+/// A decision without its two texts' bytes and its ancestors' maxima.
+pub const DECISION_FIXED_BYTES: usize = 54;
+/// Ancestors' maxima one decision carries at most (a queue tree is at most
+/// `capacity_tree::MAX_TREE_DEPTH` deep).
+pub const MAX_ANCESTORS: usize = 255;
 /// A refused node without its reason's bytes.
 pub const REFUSED_FIXED_BYTES: usize = 6;
 /// A refusal's reason is cut to this many bytes: it is logged, never parsed.
@@ -86,6 +93,7 @@ pub fn encode(offers: &[Heartbeat], response: &OffersResponse) -> Result<Vec<u8>
         out.extend_from_slice(&(d.capability.vcores.min(i32::MAX as u32) as i32).to_le_bytes());
         text(&mut out, &d.app, "application id")?;
         text(&mut out, &d.resource_name, "resource name")?;
+        limits(&mut out, d.limits.as_ref())?;
     }
     let mut at = 0usize;
     for r in &response.refused {
@@ -94,6 +102,28 @@ pub fn encode(offers: &[Heartbeat], response: &OffersResponse) -> Result<Vec<u8>
         text(&mut out, cut(&r.reason, MAX_REASON_BYTES), "reason")?;
     }
     Ok(out)
+}
+
+fn limits(out: &mut Vec<u8>, l: Option<&CommitLimits>) -> Result<(), EncodeError> {
+    let ceiling = |mb: Option<u64>, what: &str| match mb {
+        Some(mb) => size(mb, what),
+        None => Ok(-1),
+    };
+    let none = CommitLimits::default();
+    let l = l.unwrap_or(&none);
+    out.extend_from_slice(&ceiling(l.queue_max_mb, "queue_max_mb")?.to_le_bytes());
+    out.extend_from_slice(&ceiling(l.user_limit_mb, "user_limit_mb")?.to_le_bytes());
+    if l.ancestor_max_mb.len() > MAX_ANCESTORS {
+        return Err(EncodeError(format!(
+            "{} ancestors' maxima do not fit a decision (at most {MAX_ANCESTORS})",
+            l.ancestor_max_mb.len()
+        )));
+    }
+    out.push(l.ancestor_max_mb.len() as u8);
+    for &mb in &l.ancestor_max_mb {
+        out.extend_from_slice(&size(mb, "ancestor_max_mb")?.to_le_bytes());
+    }
+    Ok(())
 }
 
 fn count(n: usize, what: &str) -> Result<u32, EncodeError> {
@@ -184,6 +214,23 @@ pub fn decode(bytes: &[u8], offers: &[Heartbeat]) -> Result<OffersResponse, Fram
         let app = r.text(len, "application id")?.to_string();
         let len = r.u16("resource name length")? as usize;
         let resource_name = r.text(len, "resource name")?.to_string();
+        let queue_max_mb = r.i64("queue_max_mb")?;
+        let user_limit_mb = r.i64("user_limit_mb")?;
+        let ancestors = r.u8("ancestor count")? as usize;
+        let mut ancestor_max_mb = Vec::with_capacity(ancestors);
+        for _ in 0..ancestors {
+            let mb = r.i64("ancestor_max_mb")?;
+            if mb < 0 {
+                return r.fail(format!("decision {i}: negative ancestor maximum {mb}"));
+            }
+            ancestor_max_mb.push(mb as u64);
+        }
+        let ceiling = |mb: i64| (mb >= 0).then_some(mb as u64);
+        let limits = CommitLimits {
+            queue_max_mb: ceiling(queue_max_mb),
+            ancestor_max_mb,
+            user_limit_mb: ceiling(user_limit_mb),
+        };
         out.decisions.push(Decision {
             app,
             priority,
@@ -196,6 +243,7 @@ pub fn decode(bytes: &[u8], offers: &[Heartbeat]) -> Result<OffersResponse, Fram
                 memory_mb: memory_mb as u64,
                 vcores: vcores as u32,
             },
+            limits: (limits != CommitLimits::default()).then_some(limits),
         });
     }
     let left = bytes.len() - r.at;
@@ -239,12 +287,13 @@ mod tests {
             locality,
             count: 3,
             capability: Resource::new(1024, 1),
+            limits: None,
         }
     }
 
     fn batch() -> (Vec<Heartbeat>, OffersResponse) {
         let offers = vec![offer("h1:8041"), offer("h2:8041"), offer("h3:8041")];
-        let response = OffersResponse {
+        let mut response = OffersResponse {
             decisions: vec![
                 decision("h1:8041", Locality::NodeLocal, "h1"),
                 decision("h1:8041", Locality::OffSwitch, "*"),
@@ -255,6 +304,16 @@ mod tests {
                 reason: "node h2:8041 is not known".into(),
             }],
         };
+        response.decisions[2].limits = Some(CommitLimits {
+            queue_max_mb: Some(3276),
+            ancestor_max_mb: vec![4096, 6553],
+            user_limit_mb: Some(2048),
+        });
+        response.decisions[1].limits = Some(CommitLimits {
+            queue_max_mb: Some(8192),
+            ancestor_max_mb: Vec::new(),
+            user_limit_mb: None,
+        });
         (offers, response)
     }
 
@@ -285,6 +344,27 @@ mod tests {
         response.decisions[1].node = "h9:8041".into();
         let err = encode(&offers, &response).unwrap_err();
         assert!(err.0.contains("h9:8041"), "{err}");
+    }
+
+    #[test]
+    fn commit_limits_cross_with_their_decision_and_none_is_all_minus_one() {
+        let (offers, response) = batch();
+        let frame = encode(&offers, &response).unwrap();
+        let back = decode(&frame, &offers).unwrap();
+        assert_eq!(back.decisions[0].limits, None);
+        assert_eq!(back.decisions[2].limits, response.decisions[2].limits);
+        // The first decision, without limits: -1, -1, no ancestors after its texts.
+        let first = HEADER_BYTES + DECISION_FIXED_BYTES - 17 + 18 + 2;
+        assert_eq!(&frame[first..first + 8], &(-1i64).to_le_bytes());
+        assert_eq!(&frame[first + 8..first + 16], &(-1i64).to_le_bytes());
+        assert_eq!(frame[first + 16], 0);
+        let mut deep = response.clone();
+        deep.decisions[0].limits = Some(CommitLimits {
+            queue_max_mb: None,
+            ancestor_max_mb: vec![1; MAX_ANCESTORS + 1],
+            user_limit_mb: None,
+        });
+        assert!(encode(&offers, &deep).unwrap_err().0.contains("ancestors"));
     }
 
     #[test]

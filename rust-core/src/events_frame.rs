@@ -129,6 +129,7 @@ fn record(r: &mut Reader, i: usize) -> Result<Record, FrameError> {
                     locality,
                     count,
                     capability,
+                    limits: None,
                 },
                 executed,
                 reason,
@@ -296,6 +297,7 @@ mod tests {
             locality: Locality::RackLocal,
             count: 2,
             capability: Resource::new(1024, 1),
+            limits: None,
         };
         vec![
             Event::ContainerAllocated {

@@ -9,6 +9,7 @@
 //! the not-yet-executed part of a decision onto a new snapshot, which the RM took before
 //! executing it.
 
+use crate::app::{SlotKind, TaskKind};
 use crate::ask::SchedulerKey;
 use crate::names::NameId;
 use crate::protocol::{Decision, Locality, Resource};
@@ -24,6 +25,8 @@ struct Entry {
     stale: bool,
     /// The containers are ApplicationMasters: until settled they count against the AM share.
     am: bool,
+    /// The slot pool the containers count against until settled, if any.
+    slot: Option<SlotKind>,
 }
 
 /// Asks to give back or take again: (key, locality, host, rack, containers).
@@ -35,9 +38,10 @@ pub struct InFlight {
 }
 
 impl InFlight {
-    pub fn add(&mut self, decision: &Decision, host: NameId, rack: NameId, am: bool) {
+    pub fn add(&mut self, decision: &Decision, host: NameId, rack: NameId, kind: TaskKind) {
         self.entries.push(Entry {
-            am,
+            am: kind == TaskKind::ApplicationMaster,
+            slot: kind.slot(),
             unconfirmed: decision.count,
             decision: decision.clone(),
             host,
@@ -119,22 +123,41 @@ impl InFlight {
             .collect()
     }
 
-    /// The AM containers decided and not yet settled: (app, their resource).
-    pub fn unconfirmed_ams(&self) -> impl Iterator<Item = (&str, Resource)> + '_ {
-        self.entries
-            .iter()
-            .filter(|e| e.am && e.unconfirmed > 0)
-            .map(|e| {
-                let c = e.decision.capability;
-                let n = e.unconfirmed;
-                (
-                    e.decision.app.as_str(),
-                    Resource {
-                        memory_mb: c.memory_mb.saturating_mul(n as u64),
-                        vcores: c.vcores.saturating_mul(n),
-                    },
-                )
-            })
+    /// The containers decided and not yet settled: (app, their resource, whether they are AMs).
+    pub fn unconfirmed(&self) -> impl Iterator<Item = (&str, Resource, bool)> + '_ {
+        self.entries.iter().filter(|e| e.unconfirmed > 0).map(|e| {
+            let c = e.decision.capability;
+            let n = e.unconfirmed;
+            (
+                e.decision.app.as_str(),
+                Resource {
+                    memory_mb: c.memory_mb.saturating_mul(n as u64),
+                    vcores: c.vcores.saturating_mul(n),
+                },
+                e.am,
+            )
+        })
+    }
+
+    /// Map and reduce containers decided and not yet created or refused, per slot pool (map,
+    /// reduce): a pool's cap must hold across a batch of node offers the RM executes only after
+    /// the batch, as the AM share does.
+    pub fn unconfirmed_slots(&self) -> [Resource; 2] {
+        let mut out = [Resource::ZERO; 2];
+        for e in self.entries.iter().filter(|e| e.unconfirmed > 0) {
+            let i = match e.slot {
+                Some(SlotKind::Map) => 0,
+                Some(SlotKind::Reduce) => 1,
+                None => continue,
+            };
+            let c = e.decision.capability;
+            let n = e.unconfirmed;
+            out[i] = out[i].add(&Resource {
+                memory_mb: c.memory_mb.saturating_mul(n as u64),
+                vcores: c.vcores.saturating_mul(n),
+            });
+        }
+        out
     }
 
     /// Called on each heartbeat of `node`. The shim settles a heartbeat's decisions before the

@@ -15,6 +15,7 @@
 //! - [`hints`]: the `locus.*` application tags (deadline, budget, demand, fp, input type).
 //! - [`profile`]: job profiles learned from container run times, persisted across restarts.
 //! - [`profile_writer`]: writes the profile store off the scheduling thread, atomically.
+//! - [`side_files`]: bounded reads of the files the settings name; what a rebuilt core takes over.
 //! - [`names`]: interned host/rack names for cheap heartbeat lookups.
 //! - [`fast_hash`]: the hasher of the hot maps (ids and names from the RM).
 
@@ -42,11 +43,12 @@ pub mod protocol;
 pub mod queue;
 pub mod rejections;
 pub mod schedule;
+pub mod side_files;
 pub mod state;
 pub mod topology;
 mod waiting;
 
-pub use crate::app::{SlotKind, TaskKind};
+pub use crate::app::{SlotKind, TaskKind, MAX_BLACKLIST_PLACES};
 pub use crate::config::Config;
 pub use crate::core::{Core, Stats};
 pub use crate::error::CoreError;

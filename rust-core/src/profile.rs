@@ -13,6 +13,13 @@
 //! The store file is JSON `{"version":2,"profiles":{...}}`, written off the scheduler's thread by
 //! [`crate::profile_writer`]. Stores of format 1 (no `version`, written before profiles were keyed
 //! by user) are refused with a message naming the file: their keys cannot be attributed to a user.
+//!
+//! The signature is an unkeyed 64-bit hash of strings the submitter chooses, so each profile also
+//! keeps its whole key ([`profile_key`]: user, name, type, input type, each part bounded)
+//! and a job whose key differs neither trains nor reads it; and when it last learned, so a user
+//! past their share ([`USER_SHARE`]) or a full store replaces the least recently learned profile.
+//! Both are optional fields of a format-2 profile: a store written before them loads, and the
+//! first run of each of its signatures claims that profile for its key.
 
 use std::path::Path;
 
@@ -20,7 +27,7 @@ use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
 use crate::fast_hash::{FastMap, FastSet};
 use crate::hints::{JobHints, TrustedSubmitters, HINTS_TRUSTED};
-use crate::papers::joss::{JobObservation, JobSignature, ProfileStore};
+use crate::papers::joss::{JobObservation, JobSignature, ProfileKey, ProfileStore, Recorded};
 
 pub const PROFILE_STORE_KEY: &str = "locus.profile.store";
 pub const PROFILE_DEFAULT_MAP_SECS: &str = "locus.profile.default-map-secs";
@@ -70,6 +77,22 @@ pub(crate) fn parse_number(key: &str, value: &str, min: f64, max: f64) -> Result
 /// about 200 bytes of JSON each this caps the file near 20 MB.
 pub const MAX_PROFILES: usize = 100_000;
 
+/// Profiles one user's jobs may hold: a tenth of the store. A user's new job beyond it replaces
+/// that user's least recently recorded profile, so one user naming jobs at will cannot fill the
+/// store and keep everyone else's new jobs from being learned; it takes ten users doing so to
+/// fill it, and then the least recently recorded profiles of anyone make room
+/// ([`ProfileStore::record_keyed_run`]).
+pub const USER_SHARE: usize = MAX_PROFILES / 10;
+
+/// A finished run as the store's writer folds it in.
+pub type RecordedRun = (JobSignature, ProfileKey, JobObservation);
+
+/// Largest store file read. Above what Locus can write, so a store it wrote always loads:
+/// [`MAX_PROFILES`] profiles of at most about 700 bytes of JSON each (two key parts of
+/// [`ProfileKey::MAX_PART_BYTES`] and the counters at their widest) take at most about 70 MB;
+/// typical ones about 20 MB.
+pub const MAX_STORE_BYTES: u64 = 128 << 20;
+
 /// The format of the store file this Locus writes.
 pub const STORE_FORMAT: u64 = 2;
 
@@ -78,6 +101,17 @@ pub const STORE_FORMAT: u64 = 2;
 pub fn job_signature(user: &str, app_name: &str, app_type: &str, input_type: &str) -> JobSignature {
     let name = format!("{}:{user}\u{1f}{app_name}", user.len());
     JobSignature::new(&name, &app_type.to_ascii_uppercase(), input_type)
+}
+
+/// The whole key [`job_signature`] hashes, kept with the profile so that a job whose signature
+/// merely hashes alike (the strings are the submitter's, the hash is not keyed) neither trains
+/// nor reads the profile.
+pub fn profile_key(user: &str, app_name: &str, app_type: &str, input_type: &str) -> ProfileKey {
+    let job = format!(
+        "{app_name}\u{1f}{}\u{1f}{input_type}",
+        app_type.to_ascii_uppercase()
+    );
+    ProfileKey::new(user, &job)
 }
 
 /// The store as the file holds it.
@@ -120,6 +154,8 @@ pub fn store_from_json(text: &str) -> Result<ProfileStore, String> {
 #[derive(Debug, Clone)]
 pub struct LiveJob {
     pub signature: JobSignature,
+    /// What `signature` hashes, in full.
+    pub key: ProfileKey,
     /// The hints that count: `declared` without the priority hints of an untrusted user.
     pub hints: JobHints,
     /// What the application's tags say, kept so a changed `locus.hints.trusted` applies to
@@ -174,12 +210,14 @@ pub struct Profiles {
     /// Runs recorded since the store was last written.
     unsaved: u64,
     /// Those runs, for the store's writer thread; kept only while a store file is configured.
-    recorded: Vec<(JobSignature, JobObservation)>,
+    recorded: Vec<RecordedRun>,
     persisted: bool,
     /// Signatures the store may hold; `None` = [`MAX_PROFILES`] (tests lower it).
     limit: Option<usize>,
-    /// The limit was reached and said so (once per core).
+    /// A profile was evicted and said so (once per core).
     full_logged: bool,
+    /// A run was refused for a signature holding another key's profile, and said so (once).
+    collision_logged: bool,
     /// `locus.hints.trusted`.
     trusted: TrustedSubmitters,
 }
@@ -193,17 +231,22 @@ impl Profiles {
     }
 
     /// Reads the store at `path`; a missing file is an empty store (first start), anything
-    /// unreadable is a configuration error naming the key and the file.
+    /// unreadable is a configuration error naming the key and the file. Only a regular file of
+    /// at most [`MAX_STORE_BYTES`] reached without a symlink is read, within
+    /// [`crate::side_files::READ_TIMEOUT`]: the store is a file Locus writes, and a link or FIFO
+    /// planted at its path must neither redirect it nor block the start.
     pub fn load(path: &Path) -> Result<ProfileStore, CoreError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ProfileStore::new()),
-            Err(e) => {
+        use crate::side_files::{read_text, Links};
+        let text = match read_text(PROFILE_STORE_KEY, path, MAX_STORE_BYTES, Links::Refuse) {
+            Ok(Some(t)) => t,
+            Ok(None) => return Ok(ProfileStore::new()),
+            Err(CoreError::Config { key, message }) => {
                 return Err(CoreError::Config {
-                    key: PROFILE_STORE_KEY.into(),
-                    message: format!("cannot read the profile store {}: {e}", path.display()),
+                    key,
+                    message: message.replacen("cannot read ", "cannot read the profile store ", 1),
                 })
             }
+            Err(e) => return Err(e),
         };
         store_from_json(&text).map_err(|why| CoreError::Config {
             key: PROFILE_STORE_KEY.into(),
@@ -220,7 +263,7 @@ impl Profiles {
     }
 
     /// The runs recorded since the last call, for the store's writer.
-    pub fn take_recorded(&mut self) -> Vec<(JobSignature, JobObservation)> {
+    pub fn take_recorded(&mut self) -> Vec<RecordedRun> {
         self.unsaved = 0;
         std::mem::take(&mut self.recorded)
     }
@@ -228,13 +271,20 @@ impl Profiles {
     /// Adds the profiles of `other` this store lacks (the running store's own win), up to the
     /// store's limit; returns how many were added.
     pub fn absorb(&mut self, other: ProfileStore) -> usize {
-        let added = self
-            .store
-            .absorb_missing(other, self.limit.unwrap_or(MAX_PROFILES));
+        let (limit, share) = self.limits();
+        let added = self.store.absorb_missing(other, limit, share);
         if added > 0 {
             self.unsaved += 1;
         }
         added
+    }
+
+    /// The store's bounds: its size and one user's share of it.
+    fn limits(&self) -> (usize, usize) {
+        match self.limit {
+            Some(limit) => (limit, (limit / (MAX_PROFILES / USER_SHARE)).max(1)),
+            None => (MAX_PROFILES, USER_SHARE),
+        }
     }
 
     /// The key the profile of a live application is filed under.
@@ -248,6 +298,11 @@ impl Profiles {
 
     pub fn store(&self) -> &ProfileStore {
         &self.store
+    }
+
+    /// The store, leaving an empty one (the core is being replaced: [`crate::Core::rebuilt`]).
+    pub fn take_store(&mut self) -> ProfileStore {
+        std::mem::take(&mut self.store)
     }
 
     /// Who may use the hints that raise a job's priority; applies to running jobs as well, so
@@ -266,6 +321,7 @@ impl Profiles {
         let (declared, _errors) = JobHints::from_tags(&app.id, &app.tags);
         let (hints, dropped) = declared.honoured_for(&app.user, &self.trusted);
         let signature = job_signature(&app.user, &app.name, &app.app_type, &declared.input_type);
+        let key = profile_key(&app.user, &app.name, &app.app_type, &declared.input_type);
         let new = !self.live.contains_key(&app.arrival);
         if new && !dropped.is_empty() {
             log::warn!(
@@ -277,6 +333,7 @@ impl Profiles {
         }
         let e = self.live.entry(app.arrival).or_insert_with(|| LiveJob {
             signature,
+            key: key.clone(),
             hints: hints.clone(),
             declared: declared.clone(),
             user: app.user.clone(),
@@ -287,6 +344,7 @@ impl Profiles {
         });
         // Re-added (RM recovery): new tags win, what was learned stays.
         e.signature = signature;
+        e.key = key;
         e.hints = hints;
         e.declared = declared;
         e.user.clone_from(&app.user);
@@ -325,21 +383,34 @@ impl Profiles {
         if let Some(fp) = job.hints.fp {
             job.run.fp_hinted(fp);
         }
-        let limit = self.limit.unwrap_or(MAX_PROFILES);
-        if self.store.get(job.signature).is_none() && self.store.len() >= limit {
-            if !self.full_logged {
+        let (limit, share) = self.limits();
+        match self
+            .store
+            .record_keyed_run(job.signature, &job.key, &job.run, limit, share)
+        {
+            Recorded::Collision => {
+                if !self.collision_logged {
+                    self.collision_logged = true;
+                    log::warn!(
+                        "{PROFILE_STORE_KEY}: a job of user {:?} hashes like another job's profile; its run is not learned (logged once)",
+                        job.user
+                    );
+                }
+                return;
+            }
+            Recorded::Replaced(_, gone) if !self.full_logged => {
                 self.full_logged = true;
-                log::warn!(
-                    "{PROFILE_STORE_KEY}: the profile store holds {limit} job signatures, its limit; runs of jobs not in it yet are not learned (first refused: a job of user {:?}). Known jobs still learn",
-                    job.user
+                log::info!(
+                    "{PROFILE_STORE_KEY}: a job of user {:?} replaced the least recently learned profile{} (the store holds at most {limit}, one user at most {share}; logged once)",
+                    job.user,
+                    gone.map(|k| format!(" of user {:?}", k.user)).unwrap_or_default()
                 );
             }
-            return;
+            _ => {}
         }
-        self.store.record_run(job.signature, &job.run);
         self.unsaved += 1;
         if self.persisted {
-            self.recorded.push((job.signature, job.run));
+            self.recorded.push((job.signature, job.key, job.run));
         }
     }
 
@@ -461,7 +532,7 @@ impl Profiles {
         let Some(job) = self.live.get(&app) else {
             return JobEstimate::default();
         };
-        let past = self.store.get(job.signature);
+        let past = self.store.get_keyed(job.signature, &job.key);
         let avg = |n: u64, total: u64| (n > 0).then(|| total as f64 / n as f64);
         JobEstimate {
             avg_map_ms: avg(job.run.maps, job.run.map_ms_total)
@@ -509,6 +580,7 @@ mod tests {
             used: Resource::ZERO,
             am_used: Resource::ZERO,
             running: 0,
+            blacklist: Default::default(),
         }
     }
 
@@ -580,28 +652,100 @@ mod tests {
         assert_eq!(p.estimate(Arrival(3)).fp, Some(9.0));
     }
 
+    /// Job `n` of `user` named `name` runs one map and finishes.
+    fn run_one(p: &mut Profiles, n: u64, user: &str, name: &str) {
+        let mut a = app(n, name, &[]);
+        a.user = user.into();
+        p.app_added(&a);
+        p.container_started(&format!("c{n}"), Arrival(n), TaskKind::Map, 0);
+        p.container_finished(&format!("c{n}"), 1_000);
+        p.app_removed(Arrival(n), 2_000);
+    }
+
+    fn past_runs(p: &mut Profiles, n: u64, user: &str, name: &str) -> u64 {
+        let mut a = app(n, name, &[]);
+        a.user = user.into();
+        p.app_added(&a);
+        let runs = p.estimate(Arrival(n)).past_runs;
+        p.app_removed(Arrival(n), 0);
+        runs
+    }
+
     #[test]
-    fn the_store_keeps_at_most_its_limit_of_signatures() {
-        // Names are the submitters' to choose: a flood of new names must not grow the store
-        // (and the file, and the writer's copy) without bound. Known jobs still learn.
+    fn one_users_flood_of_names_churns_only_their_own_share() {
+        // Names are the submitters' to choose: a flood of new names must neither grow the store
+        // (and the file, and the writer's copy) without bound nor fill it for everyone else.
         let mut p = Profiles {
-            limit: Some(3),
+            limit: Some(20),
             ..Default::default()
         };
-        for n in 1..=5u64 {
-            p.app_added(&app(n, &format!("job{n}"), &[]));
-            p.container_started(&format!("c{n}"), Arrival(n), TaskKind::Map, 0);
-            p.container_finished(&format!("c{n}"), 1_000);
-            p.app_removed(Arrival(n), 2_000);
+        run_one(&mut p, 1, "alice", "etl");
+        for n in 2..=40u64 {
+            run_one(&mut p, n, "mallory", &format!("job{n}"));
         }
+        assert_eq!(p.store().user_len("mallory"), 2, "a tenth of the store");
         assert_eq!(p.store().len(), 3);
-        p.app_added(&app(6, "job1", &[]));
-        p.container_started("c6", Arrival(6), TaskKind::Map, 0);
-        p.container_finished("c6", 3_000);
-        p.app_removed(Arrival(6), 4_000);
-        p.app_added(&app(7, "job1", &[]));
-        assert_eq!(p.estimate(Arrival(7)).past_runs, 2);
-        assert_eq!(p.store().len(), 3);
+        // Her newest names are known, her oldest were replaced by them.
+        assert_eq!(past_runs(&mut p, 100, "mallory", "job40"), 1);
+        assert_eq!(past_runs(&mut p, 101, "mallory", "job2"), 0);
+        // Everyone else's jobs are still learned, new ones included.
+        assert_eq!(past_runs(&mut p, 102, "alice", "etl"), 1);
+        run_one(&mut p, 103, "bob", "report");
+        assert_eq!(past_runs(&mut p, 104, "bob", "report"), 1);
+    }
+
+    #[test]
+    fn a_full_store_makes_room_from_the_least_recently_learned_profile() {
+        let mut p = Profiles {
+            limit: Some(20),
+            ..Default::default()
+        };
+        let mut n = 0;
+        for user in 0..10 {
+            for job in 0..2 {
+                n += 1;
+                run_one(&mut p, n, &format!("u{user}"), &format!("job{job}"));
+            }
+        }
+        assert_eq!(p.store().len(), 20);
+        // u0's job0 runs again, so u0's job1 is now the least recently learned.
+        run_one(&mut p, 50, "u0", "job0");
+        run_one(&mut p, 51, "newcomer", "first");
+        assert_eq!(p.store().len(), 20);
+        assert_eq!(past_runs(&mut p, 52, "newcomer", "first"), 1);
+        assert_eq!(past_runs(&mut p, 53, "u0", "job0"), 2);
+        assert_eq!(past_runs(&mut p, 54, "u0", "job1"), 0);
+    }
+
+    #[test]
+    fn a_job_that_hashes_like_another_users_profile_neither_trains_nor_reads_it() {
+        let mut p = Profiles::default();
+        // Alice's profile filed under the signature bob's "wordcount" hashes to, as a job name
+        // searched for that collision would put it there.
+        let sig = job_signature("bob", "wordcount", "MAPREDUCE", "");
+        let mut alices = JobObservation::default();
+        alices.map_finished(7_000, 0, 0);
+        let alice = profile_key("alice", "crafted", "MAPREDUCE", "");
+        p.store
+            .record_keyed_run(sig, &alice, &alices, MAX_PROFILES, USER_SHARE);
+        let mut bob = app(1, "wordcount", &[]);
+        bob.user = "bob".into();
+        p.app_added(&bob);
+        assert_eq!(p.signature(Arrival(1)), Some(sig));
+        assert_eq!(
+            p.estimate(Arrival(1)),
+            JobEstimate::default(),
+            "alice's profile does not describe bob's job"
+        );
+        p.container_started("c1", Arrival(1), TaskKind::Map, 0);
+        p.container_finished("c1", 1_000);
+        p.app_removed(Arrival(1), 2_000);
+        let kept = p.store().get(sig).unwrap();
+        assert_eq!(
+            (kept.runs, kept.totals.map_ms_total, kept.key.as_ref()),
+            (1, 7_000, Some(&alice)),
+            "bob's run did not train alice's profile"
+        );
     }
 
     #[test]

@@ -28,8 +28,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::papers::joss::{JobObservation, JobSignature, ProfileStore};
-use crate::profile::{store_to_json, PROFILE_STORE_KEY};
+use crate::papers::joss::ProfileStore;
+use crate::profile::{store_to_json, RecordedRun, MAX_PROFILES, PROFILE_STORE_KEY, USER_SHARE};
 
 /// How long dropping the writer waits for the queued snapshot to reach the disk.
 pub const CLOSE_WAIT: Duration = Duration::from_secs(10);
@@ -58,7 +58,7 @@ struct Slot {
     path: Option<PathBuf>,
     /// A whole store replacing the thread's copy before `runs` are folded in.
     replace: Option<ProfileStore>,
-    runs: Vec<(JobSignature, JobObservation)>,
+    runs: Vec<RecordedRun>,
     /// Something changed since the thread last took the slot.
     dirty: bool,
     writing: bool,
@@ -106,7 +106,7 @@ impl ProfileWriter {
     /// Queues finished runs to be folded into the store at `path`. Never waits for the disk.
     /// False (nothing queued) when [`MAX_QUEUED_RUNS`] would be exceeded: the caller then sends
     /// the whole store with [`ProfileWriter::replace`].
-    pub fn add_runs(&self, path: PathBuf, runs: Vec<(JobSignature, JobObservation)>) -> bool {
+    pub fn add_runs(&self, path: PathBuf, runs: Vec<RecordedRun>) -> bool {
         let mut slot = self.shared.lock();
         if slot.runs.len() + runs.len() > MAX_QUEUED_RUNS {
             return false;
@@ -197,8 +197,9 @@ fn run(shared: &Shared, mut mine: ProfileStore) {
             if let Some(store) = replace {
                 mine = store;
             }
-            for (sig, run) in &runs {
-                mine.record_run(*sig, run);
+            // The bounds the core's own store keeps, so both copies evict alike.
+            for (sig, key, run) in &runs {
+                mine.record_keyed_run(*sig, key, run, MAX_PROFILES, USER_SHARE);
             }
             let Some(path) = path else { return Ok(()) };
             let text =
@@ -292,6 +293,7 @@ fn create_temp(dir: &Path, name: &str) -> Result<(PathBuf, File), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::papers::joss::{JobObservation, JobSignature, ProfileKey};
     use crate::profile::store_from_json;
 
     #[cfg(unix)]
@@ -332,6 +334,15 @@ mod tests {
         d
     }
 
+    /// One run of job `n` of user `u`, filed under signature `n`.
+    fn keyed(n: u64) -> RecordedRun {
+        (
+            JobSignature(n),
+            ProfileKey::new("u", &format!("job{n}")),
+            run(1),
+        )
+    }
+
     fn written(path: &Path) -> ProfileStore {
         store_from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
     }
@@ -344,7 +355,7 @@ mod tests {
         start.record_run(JobSignature(7), &run(1));
         let w = ProfileWriter::start(start).unwrap();
         for i in 0..200 {
-            assert!(w.add_runs(path.clone(), vec![(JobSignature(i % 100), run(1))]));
+            assert!(w.add_runs(path.clone(), vec![keyed(i % 100)]));
         }
         assert!(w.flush(Duration::from_secs(20)));
         let store = written(&path);
@@ -368,7 +379,7 @@ mod tests {
         let mut whole = ProfileStore::new();
         whole.record_run(JobSignature(1), &run(4));
         w.replace(other.clone(), whole.clone());
-        assert!(w.add_runs(other.clone(), vec![(JobSignature(2), run(1))]));
+        assert!(w.add_runs(other.clone(), vec![keyed(2)]));
         assert!(w.flush(Duration::from_secs(20)));
         assert_eq!(written(&other).len(), 2);
         assert_eq!(written(&path).len(), 100, "the old file is left as it was");
@@ -379,7 +390,7 @@ mod tests {
     fn the_queue_of_runs_is_bounded() {
         let w = ProfileWriter::start(ProfileStore::new()).unwrap();
         let d = dir("bounded");
-        let many = vec![(JobSignature(1), run(1)); MAX_QUEUED_RUNS + 1];
+        let many = vec![keyed(1); MAX_QUEUED_RUNS + 1];
         assert!(
             !w.add_runs(d.join("p.json"), many),
             "refused: the core sends the store instead"
@@ -394,7 +405,7 @@ mod tests {
         let err = write_atomically(&path, b"{}").unwrap_err();
         assert!(err.contains("missing-dir"), "{err}");
         let w = ProfileWriter::start(ProfileStore::new()).unwrap();
-        assert!(w.add_runs(path, vec![(JobSignature(1), run(1))]));
+        assert!(w.add_runs(path, vec![keyed(1)]));
         assert!(w.flush(Duration::from_secs(20)));
         assert_eq!(w.stats().failures, 1);
         std::fs::remove_dir_all(&d).ok();

@@ -213,6 +213,14 @@ pub enum Event {
         app: String,
         queue: String,
     },
+    /// The places (host names, rack paths) the RM will not put `app`'s containers on, as its
+    /// `AppSchedulingInfo` holds them now (the AM's blacklist, or the system's while the AM
+    /// container is awaited); replaces the previous list. At most
+    /// [`crate::app::MAX_BLACKLIST_PLACES`]; refused (the previous list stays) when longer.
+    AppBlacklist {
+        app: String,
+        places: Vec<String>,
+    },
     AppRemoved {
         app: String,
     },
@@ -284,6 +292,7 @@ impl Event {
             Event::AppAdded { .. } => "app_added",
             Event::AppPriorityChanged { .. } => "app_priority_changed",
             Event::AppMoved { .. } => "app_moved",
+            Event::AppBlacklist { .. } => "app_blacklist",
             Event::AppRemoved { .. } => "app_removed",
             Event::AttemptAdded { .. } => "attempt_added",
             Event::AttemptRemoved { .. } => "attempt_removed",
@@ -329,6 +338,23 @@ pub struct Decision {
     pub locality: Locality,
     pub count: u32,
     pub capability: Resource,
+    /// The queue limits the decision was made under, for the shim to re-check at commit
+    /// (`None`: the policy keeps none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<CommitLimits>,
+}
+
+/// The memory ceilings a decision was made under, as the policy computed them for its
+/// heartbeat: the shim commits a container only while the leaf, each ancestor and the user
+/// hold no more than these with it (the user, as CapacityScheduler's `LeafQueue.accept`: no
+/// more than the limit before it). Absolute megabytes; `None` is no ceiling.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommitLimits {
+    pub queue_max_mb: Option<u64>,
+    /// The parent queues below root, the leaf's parent first.
+    #[serde(default)]
+    pub ancestor_max_mb: Vec<u64>,
+    pub user_limit_mb: Option<u64>,
 }
 
 /// What a heartbeat returns.

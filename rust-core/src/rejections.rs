@@ -14,6 +14,46 @@ use crate::app::Arrival;
 
 /// Most heartbeats of one node an app sits out after repeated rejections there.
 pub const MAX_SKIP: u32 = 32;
+/// Rejections logged at WARN per [`WARN_WINDOW_MS`] of the core's clock (the heartbeats'
+/// `now_ms`); the others go to DEBUG and the next WARN line counts them, so a stream of
+/// rejections cannot flood the RM's log.
+pub const WARN_BURST: u32 = 10;
+pub const WARN_WINDOW_MS: u64 = 60_000;
+
+/// Which rejections are logged at WARN ([`WARN_BURST`] per window).
+#[derive(Debug, Default)]
+pub struct WarnLimit {
+    now_ms: u64,
+    window_start_ms: Option<u64>,
+    in_window: u32,
+    quiet: u64,
+}
+
+impl WarnLimit {
+    /// The core's clock moved (a heartbeat's `now_ms`; it never goes back here).
+    pub fn tick(&mut self, now_ms: u64) {
+        self.now_ms = self.now_ms.max(now_ms);
+    }
+
+    /// `Some(n)`: log this rejection at WARN, `n` having been logged at DEBUG since the last
+    /// WARN; `None`: at DEBUG.
+    pub fn admit(&mut self) -> Option<u64> {
+        let fresh = self
+            .window_start_ms
+            .is_none_or(|start| self.now_ms.saturating_sub(start) >= WARN_WINDOW_MS);
+        if fresh {
+            self.window_start_ms = Some(self.now_ms);
+            self.in_window = 0;
+        }
+        if self.in_window < WARN_BURST {
+            self.in_window += 1;
+            Some(std::mem::take(&mut self.quiet))
+        } else {
+            self.quiet += 1;
+            None
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy)]
 struct Pause {
@@ -105,6 +145,26 @@ impl Rejections {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rejections_are_warned_in_bursts_per_window_and_the_quiet_ones_counted() {
+        let mut w = WarnLimit::default();
+        w.tick(1_000);
+        let first: Vec<_> = (0..WARN_BURST + 5).map(|_| w.admit()).collect();
+        assert!(first[..WARN_BURST as usize].iter().all(|a| *a == Some(0)));
+        assert!(first[WARN_BURST as usize..].iter().all(|a| a.is_none()));
+        // A thousand more in the same window: not one more WARN line.
+        assert!((0..1000).all(|_| w.admit().is_none()));
+        w.tick(1_000 + WARN_WINDOW_MS - 1);
+        assert_eq!(w.admit(), None);
+        w.tick(1_000 + WARN_WINDOW_MS);
+        assert_eq!(
+            w.admit(),
+            Some(1006),
+            "the next window's first line counts the quiet ones"
+        );
+        assert_eq!(w.admit(), Some(0));
+    }
 
     #[test]
     fn pauses_double_and_success_clears() {

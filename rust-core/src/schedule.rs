@@ -24,7 +24,9 @@
 //! this node pass to the next apps in the order, so a job whose maps cannot run here cannot
 //! idle a slot another job could fill. A slot pool that holds no container may start one even
 //! when its cap is below that container's size, so a split can never leave a phase that has
-//! work without room for at least one container. MapReduce AM containers together hold at most
+//! work without room for at least one container, and a capped pool keeps the room it frees for
+//! the first key its cap alone held back (its waiter), so that room does not go back to whoever
+//! ranks first at the node where a container ended. MapReduce AM containers together hold at most
 //! the job policy's AM share of the cluster's memory (one may always start when none runs), so
 //! AMs cannot fill the nodes ahead of the tasks they wait for.
 
@@ -35,7 +37,7 @@ use crate::names::{NameId, ANY_ID};
 use crate::node::Node;
 use crate::policy::{locality_applies, JobPolicy, Layers};
 use crate::protocol::{Decision, Locality, Resource};
-use crate::state::ClusterState;
+use crate::state::{ClusterState, PoolWaiter};
 
 /// What one heartbeat may still hand out.
 #[derive(Debug, Clone, Copy)]
@@ -303,6 +305,15 @@ fn assign_node(
             .map(|cap| cap.saturating_sub(&state.slot_used(slot)));
         slot_floor[i] = state.slot_used(slot) == Resource::ZERO;
     }
+    // A pool's waiter ends with its key, its app, the node it waits at, or the pool's cap.
+    for (i, waiter) in state.pool_waiters.iter_mut().enumerate() {
+        if slot_room[i].is_none() {
+            *waiter = None;
+        }
+    }
+    state.drop_stale_pool_waiters();
+    // Whether this node's pool waiters were found held back by their pool alone again.
+    let mut confirmed = [false, false];
     let slot_index = |kind: TaskKind| match kind.slot() {
         Some(SlotKind::Map) => Some(0),
         Some(SlotKind::Reduce) => Some(1),
@@ -335,10 +346,12 @@ fn assign_node(
             listed.next()
         };
         let Some(arrival) = next else { break };
+        // A node the app blacklisted is passed over as the RM would refuse it
+        // (`SchedulerAppUtils.isPlaceBlacklisted`: the node's host, then its rack).
         if sitting_out.contains(&arrival)
-            || !state
-                .app(arrival)
-                .is_some_and(|a| a.asks.might_fit(&budget.room))
+            || !state.app(arrival).is_some_and(|a| {
+                a.asks.might_fit(&budget.room) && !a.blacklist.excludes(&node.host, &node.rack)
+            })
         {
             let picked = layers.job.map_limit(arrival);
             if picked != u32::MAX {
@@ -363,7 +376,7 @@ fn assign_node(
                 break;
             }
             after = Some(key);
-            let (placements, stop, kind) = {
+            let (placements, stop, kind, waiter_update) = {
                 let Some(app) = state.app(arrival) else { break };
                 let Some(table) = app.asks.table(&key) else {
                     continue;
@@ -422,10 +435,26 @@ fn assign_node(
                     non_local_left -= n;
                     n
                 };
+                // Every other key sees its pool's room less the waiter's container, and
+                // only the waiter may start a container in an empty pool.
+                let pool = slot_index(kind);
+                let waiter = pool.and_then(|i| state_ref.pool_waiters[i].as_ref());
+                let is_waiter = waiter.is_some_and(|w| w.arrival == arrival && w.key == key);
+                let (key_slot_room, key_slot_floor) = match (waiter, pool) {
+                    (Some(w), Some(i)) if !is_waiter => {
+                        (slot_room[i].map(|r| r.saturating_sub(&w.size)), false)
+                    }
+                    _ => (
+                        pool.and_then(|i| slot_room[i]),
+                        pool.is_some_and(|i| slot_floor[i]),
+                    ),
+                };
+                let any_size = table.row(ANY_ID).map(|r| r.capability);
+                let room_at_key = budget.room;
                 let mut limits = KeyLimits {
                     ceiling,
-                    slot_room: slot_index(kind).and_then(|i| slot_room[i]),
-                    slot_floor: slot_index(kind).is_some_and(|i| slot_floor[i]),
+                    slot_room: key_slot_room,
+                    slot_floor: key_slot_floor,
                     admit: &mut admit,
                     job_allowance,
                     job_room,
@@ -444,6 +473,39 @@ fn assign_node(
                 let before = budget.containers;
                 let (placements, mut stop) =
                     plan_key(table, node.host_id, node.rack_id, &mut budget, &mut limits);
+                // Held back by its pool alone: the node has room for it and every other
+                // limit lets it place here, as a plan of the key without the cap shows (the
+                // plan changes nothing; `admit` only spends this key's own quota). Not under a
+                // policy that picks the pool's jobs per node (TD, JoSS): its picks say which
+                // job a freed slot goes to, and a waiter would hold them back elsewhere.
+                let pool_held = placements.is_empty()
+                    && !sweep
+                    && map_cap == u32::MAX
+                    && !key_slot_floor
+                    && any_size.is_some_and(|size| {
+                        room_at_key.fits(&size)
+                            && key_slot_room.is_some_and(|r| r.count_fitting(&size) == 0)
+                    })
+                    && {
+                        let mut trial_budget = budget;
+                        let mut trial = KeyLimits {
+                            ceiling: limits.ceiling,
+                            slot_room: None,
+                            slot_floor: false,
+                            admit: &mut *limits.admit,
+                            job_allowance: limits.job_allowance,
+                            job_room: limits.job_room,
+                        };
+                        !plan_key(
+                            table,
+                            node.host_id,
+                            node.rack_id,
+                            &mut trial_budget,
+                            &mut trial,
+                        )
+                        .0
+                        .is_empty()
+                    };
                 let used = before - budget.containers;
                 if map_bound && budget.containers == 0 {
                     stop = false;
@@ -467,18 +529,33 @@ fn assign_node(
                     None => {}
                 }
                 budget.containers = heartbeat_containers - used;
-                if let Some(i) = slot_index(kind) {
-                    if slot_room[i].is_some() {
-                        slot_room[i] = limits.slot_room;
+                if let Some(i) = pool {
+                    // The pool's own room, not the key's (which left out the waiter's).
+                    if let Some(r) = slot_room[i].as_mut() {
+                        *r = r.saturating_sub(&placed_total(&placements));
                     }
-                    slot_floor[i] = limits.slot_floor;
+                    if !placements.is_empty() {
+                        slot_floor[i] = false;
+                    }
                 }
+                let waiter_update = pool.zip(any_size).map(|(i, size)| PoolVisit {
+                    pool: i,
+                    is_waiter,
+                    held: pool_held,
+                    placed: !placements.is_empty(),
+                    size,
+                });
                 if held_for_locality {
                     let got = placements.iter().map(|p| p.locality).min();
                     layers.locality.offered(arrival, key, node, got, now_ms);
                 }
-                (placements, stop, kind)
+                (placements, stop, kind, waiter_update)
             };
+            if let Some(visit) = waiter_update {
+                if visit.update_waiter(state, arrival, key, &node.id) {
+                    confirmed[visit.pool] = true;
+                }
+            }
             record(
                 state,
                 layers,
@@ -495,6 +572,16 @@ fn assign_node(
         }
         if map_limit != u32::MAX {
             spare_maps = maps_left;
+        }
+    }
+    // A waiter its own node's heartbeat no longer finds held back by its pool alone (it fits
+    // no more, another limit holds it, it was not reached) stops waiting: a pool is kept only
+    // for a container that could start now, so the other pool's work cannot deadlock it.
+    if !sweep {
+        for (i, waiter) in state.pool_waiters.iter_mut().enumerate() {
+            if !confirmed[i] && waiter.as_ref().is_some_and(|w| w.node == node.id) {
+                *waiter = None;
+            }
         }
     }
     decisions
@@ -624,6 +711,58 @@ fn activate(state: &mut ClusterState, job: &mut dyn JobPolicy, now_ms: u64) {
     }
 }
 
+/// Resource of `placements` together.
+fn placed_total(placements: &[Placement]) -> Resource {
+    placements.iter().fold(Resource::ZERO, |sum, p| {
+        sum.add(&Resource {
+            memory_mb: p.capability.memory_mb.saturating_mul(p.count as u64),
+            vcores: p.capability.vcores.saturating_mul(p.count),
+        })
+    })
+}
+
+/// One key's visit, as it concerns its slot pool's waiter.
+struct PoolVisit {
+    pool: usize,
+    is_waiter: bool,
+    /// Held back on this node by the pool's cap alone.
+    held: bool,
+    placed: bool,
+    size: Resource,
+}
+
+impl PoolVisit {
+    /// Ends, keeps or starts the pool's waiter after the visit of `key` of `arrival` at
+    /// `node`. True when this node's waiter was found held back by the pool alone again.
+    fn update_waiter(
+        &self,
+        state: &mut ClusterState,
+        arrival: Arrival,
+        key: SchedulerKey,
+        node: &str,
+    ) -> bool {
+        let waiter = &mut state.pool_waiters[self.pool];
+        let at_node = waiter.as_ref().is_some_and(|w| w.node == node);
+        if self.is_waiter {
+            if self.placed || (at_node && !self.held) {
+                *waiter = None;
+                return false;
+            }
+            return at_node && self.held;
+        }
+        if self.held && waiter.is_none() {
+            *waiter = Some(PoolWaiter {
+                arrival,
+                key,
+                size: self.size,
+                node: node.to_string(),
+            });
+            return true;
+        }
+        false
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn record(
     state: &mut ClusterState,
@@ -689,6 +828,7 @@ fn record(
             locality: p.locality,
             count: p.count,
             capability: p.capability,
+            limits: None,
         });
     }
 }

@@ -6,11 +6,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::app::{is_mapreduce, App, Arrival, FifoKey, SlotKind, TaskKind};
-use crate::ask::{AppAsks, AskLimits, ChangedRows};
+use crate::ask::{AppAsks, AskLimits, AskTable, ChangedRows};
 use crate::container::{Container, Containers};
 use crate::error::CoreError;
 use crate::fast_hash::{FastMap, FastSet};
-use crate::names::Names;
+use crate::names::{Names, ANY_ID};
 use crate::node::Node;
 use crate::profile::Profiles;
 use crate::protocol::{Ask, AskRef, ContainerInfo, Resource};
@@ -40,8 +40,35 @@ pub struct AppSpec {
     pub priority: i32,
 }
 
+/// A key a capped slot pool alone held back on a heartbeat of `node` (it fit the node and
+/// every other limit let it start there): the pool's freed room is kept for it. Without this,
+/// room a pool frees at one node's heartbeat goes to whichever job ranks first *there*, often
+/// the job whose container just ended, while the job the pool held back at another node,
+/// first in the policy's order there, waits for that job's whole phase (docs/design/liveness.md,
+/// item 5).
+#[derive(Debug, Clone)]
+pub(crate) struct PoolWaiter {
+    pub arrival: Arrival,
+    pub key: crate::ask::SchedulerKey,
+    /// One container of the key.
+    pub size: Resource,
+    /// The node whose heartbeat found it held back; its next heartbeat confirms or ends it.
+    pub node: String,
+}
+
+/// What an in-flight decision holds until the RM creates or refuses its containers.
+#[derive(Debug, Clone)]
+pub struct InFlightUse {
+    pub app: Arrival,
+    pub queue: String,
+    pub resource: Resource,
+    pub am: bool,
+}
+
 #[derive(Debug, Default)]
 pub struct ClusterState {
+    /// Per slot pool (map, reduce), the key its next room is kept for (`schedule.rs`).
+    pub(crate) pool_waiters: [Option<PoolWaiter>; 2],
     // The fast, unkeyed hasher is safe for these string keys: node ids, application ids and
     // (in `containers`) container ids are assigned by the ResourceManager, not chosen by an
     // application. Names AMs choose are hashed in `names` only.
@@ -61,14 +88,22 @@ pub struct ClusterState {
     /// Held by ApplicationMaster containers (the AM share's measure), kept as containers start
     /// and finish so the AM share costs nothing per heartbeat.
     am_used: Resource,
-    /// AM containers decided and not yet created or refused (the core's in-flight decisions),
-    /// per app with its queue: set before every heartbeat ([`Self::set_am_in_flight`]), so
-    /// the AM share holds across a batch of node offers the RM executes only after the batch.
-    am_in_flight: Vec<(Arrival, String, Resource)>,
+    /// Containers decided and not yet created or refused (the core's in-flight decisions), per
+    /// app with its queue and whether they are AMs: set before every heartbeat
+    /// ([`Self::set_in_flight`]), so the AM share, the queues' maxima and the user limits hold
+    /// across a batch of node offers the RM executes only after the batch.
+    in_flight: Vec<InFlightUse>,
     am_in_flight_total: Resource,
+    /// Map and reduce containers decided and not yet created or refused, set before every
+    /// heartbeat ([`Self::set_slot_in_flight`]) so a slot pool's cap holds across a batch of
+    /// node offers, as the AM share's does.
+    slot_in_flight: [Resource; 2],
     /// Bumped whenever a node joins, leaves or changes size, so a policy can keep a figure
     /// computed over all nodes until it changes.
     nodes_version: u64,
+    /// How many nodes have each capability (memory, vcores): whether a container fits some
+    /// node is a look at the few distinct shapes, not at every node.
+    node_shapes: BTreeMap<(u64, u32), u32>,
     next_arrival: u64,
     /// Job profiles learned from container start/finish (see [`crate::profile`]).
     profiles: Profiles,
@@ -191,7 +226,7 @@ impl ClusterState {
             .asks
             .next_pending_key(None)
             .is_some_and(|k| app.kind_of(k.priority) == TaskKind::ApplicationMaster);
-        waits_for_am && !self.am_in_flight.iter().any(|(a, _, _)| *a == app.arrival)
+        waits_for_am && !self.in_flight.iter().any(|u| u.am && u.app == app.arrival)
     }
 
     fn list(&mut self, arrival: Arrival, key: FifoKey, floor: Resource) {
@@ -269,10 +304,10 @@ impl ClusterState {
         let apps = &self.apps;
         self.reserving
             .retain(|a| apps.get(a).is_some_and(|app| app.am_used == Resource::ZERO));
-        let in_flight = &self.am_in_flight;
+        let in_flight = &self.in_flight;
         self.reserving
             .iter()
-            .filter(|a| !in_flight.iter().any(|(f, _, _)| f == *a))
+            .filter(|a| !in_flight.iter().any(|u| u.am && u.app == **a))
             .copied()
             .collect()
     }
@@ -400,32 +435,77 @@ impl ClusterState {
 
     /// AM memory of `queue`'s apps decided and not yet created or refused.
     pub fn queue_am_in_flight_mb(&self, queue: &str) -> u64 {
-        self.am_in_flight
+        self.in_flight
             .iter()
-            .filter(|(_, q, _)| q == queue)
-            .fold(0u64, |sum, (_, _, r)| sum.saturating_add(r.memory_mb))
+            .filter(|u| u.am && u.queue == queue)
+            .fold(0u64, |sum, u| sum.saturating_add(u.resource.memory_mb))
     }
 
     /// AM memory of `app` decided and not yet created or refused.
     pub fn app_am_in_flight_mb(&self, app: Arrival) -> u64 {
-        self.am_in_flight
+        self.in_flight
             .iter()
-            .filter(|(a, _, _)| *a == app)
-            .fold(0u64, |sum, (_, _, r)| sum.saturating_add(r.memory_mb))
+            .filter(|u| u.am && u.app == app)
+            .fold(0u64, |sum, u| sum.saturating_add(u.resource.memory_mb))
     }
 
-    /// Replaces the AM containers in flight: (app id, resource of the unsettled part) for each
-    /// unconfirmed AM decision. Apps no longer known are skipped.
-    pub fn set_am_in_flight<'a>(&mut self, ams: impl Iterator<Item = (&'a str, Resource)>) {
-        self.am_in_flight.clear();
+    /// Every container decided and not yet created or refused, AMs included, by app.
+    pub fn in_flight(&self) -> &[InFlightUse] {
+        &self.in_flight
+    }
+
+    /// Replaces the containers in flight: (app id, resource of the unsettled part, whether they
+    /// are AMs) for each unconfirmed decision. Apps no longer known are skipped.
+    pub fn set_in_flight<'a>(&mut self, decided: impl Iterator<Item = (&'a str, Resource, bool)>) {
+        self.in_flight.clear();
         self.am_in_flight_total = Resource::ZERO;
-        for (id, r) in ams {
+        for (id, resource, am) in decided {
             let Some(app) = self.app_ids.get(id).and_then(|a| self.apps.get(a)) else {
                 continue;
             };
-            self.am_in_flight_total = plus(self.am_in_flight_total, &r);
-            self.am_in_flight.push((app.arrival, app.queue.clone(), r));
+            if am {
+                self.am_in_flight_total = plus(self.am_in_flight_total, &resource);
+            }
+            self.in_flight.push(InFlightUse {
+                app: app.arrival,
+                queue: app.queue.clone(),
+                resource,
+                am,
+            });
         }
+    }
+
+    /// Whether a container of `size` fits some node's capability.
+    pub fn fits_some_node(&self, size: &Resource) -> bool {
+        self.node_shapes
+            .keys()
+            .any(|&(memory_mb, vcores)| Resource::new(memory_mb, vcores).fits(size))
+    }
+
+    /// Whether some node of today's cluster could hold a container of this key: one its size
+    /// fits, where YARN's locality rules let the key place (`schedule::plan_key`'s: node-local
+    /// where the host and its rack have containers outstanding, rack-local where the rack has
+    /// and relaxes, off-switch where the rack has none and `*` relaxes). A key no node can
+    /// serve (bigger than every node, or pinned to hosts without a NodeManager) is a blocker:
+    /// it takes nothing, so nothing may wait for it (docs/design/liveness.md). Locality techniques
+    /// only delay a key and are not consulted. A key whose `*` row relaxes is judged by size
+    /// alone; only a pinned one walks the nodes.
+    pub fn can_ever_place(&self, table: &AskTable) -> bool {
+        let Some(any) = table.row(ANY_ID).filter(|r| r.count > 0) else {
+            return false;
+        };
+        if table.may_relax_to(ANY_ID) {
+            return self.fits_some_node(&any.capability);
+        }
+        self.nodes.values().any(|n| {
+            let fits = |name| {
+                table
+                    .row(name)
+                    .is_some_and(|r| r.count > 0 && n.capability.fits(&r.capability))
+            };
+            (fits(n.host_id) && table.count(n.rack_id) > 0)
+                || (fits(n.rack_id) && table.may_relax_to(n.rack_id))
+        })
     }
 
     /// Changes whenever a node is added, removed or resized.
@@ -433,12 +513,35 @@ impl ClusterState {
         self.nodes_version
     }
 
-    /// Resource held by containers of one slot pool.
+    /// Ends the pool waiters whose key has nothing outstanding (or whose app is gone) and
+    /// those whose node left: nothing would confirm or end them otherwise.
+    pub(crate) fn drop_stale_pool_waiters(&mut self) {
+        for i in 0..self.pool_waiters.len() {
+            let live = self.pool_waiters[i].as_ref().is_some_and(|w| {
+                self.nodes.contains_key(&w.node)
+                    && self
+                        .app(w.arrival)
+                        .and_then(|a| a.asks.table(&w.key))
+                        .is_some_and(|t| t.outstanding() > 0)
+            });
+            if !live {
+                self.pool_waiters[i] = None;
+            }
+        }
+    }
+
+    /// Resource held by containers of one slot pool, counting those decided and not yet
+    /// created or refused.
     pub fn slot_used(&self, slot: SlotKind) -> Resource {
         match slot {
-            SlotKind::Map => self.map_used,
-            SlotKind::Reduce => self.reduce_used,
+            SlotKind::Map => plus(self.map_used, &self.slot_in_flight[0]),
+            SlotKind::Reduce => plus(self.reduce_used, &self.slot_in_flight[1]),
         }
+    }
+
+    /// Map and reduce containers decided and not yet settled, per pool (map, reduce).
+    pub fn set_slot_in_flight(&mut self, in_flight: [Resource; 2]) {
+        self.slot_in_flight = in_flight;
     }
 
     pub fn profiles(&self) -> &Profiles {
@@ -525,6 +628,9 @@ impl ClusterState {
             self.names.carry(host_id);
             self.names.carry(rack_id);
             self.capacity = plus(self.capacity.saturating_sub(&n.capability), &capability);
+            let old = std::mem::replace(&mut n.capability, capability);
+            shape_removed(&mut self.node_shapes, old);
+            shape_added(&mut self.node_shapes, capability);
             n.host = host.to_string();
             n.rack = loc.rack;
             n.host_id = host_id;
@@ -539,6 +645,7 @@ impl ClusterState {
         self.names.carry(host_id);
         self.names.carry(rack_id);
         self.capacity = plus(self.capacity, &capability);
+        shape_added(&mut self.node_shapes, capability);
         self.nodes.insert(
             id.to_string(),
             Node {
@@ -570,6 +677,7 @@ impl ClusterState {
         let now = self.clock_ms;
         self.profiles.node_removed(id, now);
         self.capacity = self.capacity.saturating_sub(&node.capability);
+        shape_removed(&mut self.node_shapes, node.capability);
         let lost = self.containers.drain_where(|c| c.node == id);
         for c in &lost {
             self.account_finished(c, false);
@@ -588,6 +696,8 @@ impl ClusterState {
             .ok_or_else(|| CoreError::UnknownNode(id.to_string()))?;
         self.nodes_version += 1;
         self.capacity = plus(self.capacity.saturating_sub(&n.capability), &capability);
+        shape_removed(&mut self.node_shapes, n.capability);
+        shape_added(&mut self.node_shapes, capability);
         n.capability = capability;
         if n.last_heartbeat_ms.is_none() {
             n.unallocated = capability.saturating_sub(&n.allocated);
@@ -686,6 +796,7 @@ impl ClusterState {
                 used: Resource::ZERO,
                 am_used: Resource::ZERO,
                 running: 0,
+                blacklist: Default::default(),
             },
         );
         if let Some(app) = self.apps.get(&arrival) {
@@ -946,6 +1057,20 @@ impl ClusterState {
         } else {
             pool.saturating_sub(&c.resource)
         };
+    }
+}
+
+fn shape_added(shapes: &mut BTreeMap<(u64, u32), u32>, c: Resource) {
+    *shapes.entry((c.memory_mb, c.vcores)).or_default() += 1;
+}
+
+fn shape_removed(shapes: &mut BTreeMap<(u64, u32), u32>, c: Resource) {
+    let key = (c.memory_mb, c.vcores);
+    if let Some(n) = shapes.get_mut(&key) {
+        *n -= 1;
+        if *n == 0 {
+            shapes.remove(&key);
+        }
     }
 }
 

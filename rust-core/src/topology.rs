@@ -56,13 +56,11 @@ impl DatacenterMapping {
         Ok(DatacenterMapping { by_host })
     }
 
-    /// Reads and parses the file; an unreadable file is a config error naming the path.
+    /// Reads and parses the file (bounded: [`crate::side_files`]); an unreadable or missing
+    /// file is a config error naming the path.
     pub fn load(path: &Path) -> Result<DatacenterMapping, CoreError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| CoreError::Config {
-            key: MAPPING_KEY.to_string(),
-            message: format!("cannot read {shown}: {e}"),
-        })?;
+        let text = read_list_file(MAPPING_KEY, path)?;
         Self::parse(&text, &shown)
     }
 
@@ -77,6 +75,16 @@ impl DatacenterMapping {
     pub fn is_empty(&self) -> bool {
         self.by_host.is_empty()
     }
+}
+
+/// The text of a host-list side file (the mapping file, MROSA's public file); a missing file is
+/// an error naming `key`, as an unreadable one is.
+pub(crate) fn read_list_file(key: &str, path: &Path) -> Result<String, CoreError> {
+    use crate::side_files::{read_text, Links, MAX_LIST_FILE_BYTES};
+    read_text(key, path, MAX_LIST_FILE_BYTES, Links::Follow)?.ok_or_else(|| CoreError::Config {
+        key: key.to_string(),
+        message: format!("cannot read {}: no such file", path.display()),
+    })
 }
 
 /// A node's place in the network.

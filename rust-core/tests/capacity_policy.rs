@@ -602,7 +602,15 @@ fn run_twins(t: &mut Twins) -> Vec<Vec<locus_core::Decision>> {
                 .decisions
             };
             let want = beat(&mut t.fifo);
-            let got = beat(&mut t.capacity);
+            // The same decisions; capacity's also carry the queue limits to re-check at commit.
+            let got: Vec<_> = beat(&mut t.capacity)
+                .into_iter()
+                .map(|mut d| {
+                    assert!(d.limits.is_some(), "{d:?}");
+                    d.limits = None;
+                    d
+                })
+                .collect();
             assert_eq!(
                 got, want,
                 "{}: round {round}, heartbeat of {h}: capacity (left) differs from fifo (right)",
@@ -758,5 +766,63 @@ fn one_queues_waiting_ams_do_not_hold_back_another_queues_am() {
     assert!(
         a_ams < 50,
         "queue a's AMs are bounded by its own share, got {a_ams}"
+    );
+}
+
+/// Node offers the RM executes only after the whole batch (`Core::offers`, the shim's scheduling
+/// thread) keep a queue within its maximum-capacity and a user within its limit: containers
+/// decided for one node of the batch and not yet created count against the queue and the user
+/// when the next node is offered, as they count against the AM share.
+#[test]
+fn a_batch_of_offers_keeps_a_queue_and_a_user_within_their_limits() {
+    let offers = || -> Vec<locus_core::Heartbeat> {
+        (0..NODES)
+            .map(|i| locus_core::Heartbeat {
+                node: common::node_id(&host(i)),
+                unallocated: locus_core::Resource::new(NODE_GB * GB, NODE_GB as u32),
+                now_ms: 1_000,
+                sweep: false,
+            })
+            .collect()
+    };
+    let decided_gb = |out: &locus_core::OffersResponse, app: &str| -> u64 {
+        out.decisions
+            .iter()
+            .filter(|d| d.app == app)
+            .map(|d| d.capability.memory_mb * d.count as u64)
+            .sum::<u64>()
+            / GB
+    };
+    // Queue a may hold 30 of the 100 GB.
+    let mut c = capacity_core("a:30:30,b:70:100");
+    Cluster::new(&mut c);
+    app(&mut c, "a1", "a", 0, 100);
+    let out = c.offers(&offers());
+    let gb = decided_gb(&out, "a1");
+    assert!(
+        gb <= 30,
+        "one batch of {NODES} offers decided {gb} GB for queue a, whose maximum is 30 GB"
+    );
+
+    // One user in a queue whose user-limit-factor keeps it to the 20 GB guarantee.
+    let q = |path: &str, cap: u32, factor: i32| {
+        format!(
+            r#"{{"path":"{path}","capacity":{cap},"maximum_capacity":100,"user_limit_factor":{factor},"minimum_user_limit_percent":100,"maximum_am_resource_percent":1.0,"maximum_applications":-1}}"#
+        )
+    };
+    let tree = format!(
+        r#"{{"maximum_applications":10000,"queues":[{},{},{}]}}"#,
+        q("root", 100, -1),
+        q("root.a", 20, 1),
+        q("root.b", 80, -1)
+    );
+    let mut c = common::core_with(&[("locus.policy", "capacity"), ("locus.capacity.tree", &tree)]);
+    Cluster::new(&mut c);
+    app(&mut c, "u1", "a", 0, 100);
+    let out = c.offers(&offers());
+    let gb = decided_gb(&out, "u1");
+    assert!(
+        gb <= 21,
+        "one batch of {NODES} offers decided {gb} GB for a user limited to 20 GB (one more container past it)"
     );
 }

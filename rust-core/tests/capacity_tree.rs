@@ -403,6 +403,59 @@ fn a_users_am_limit_holds_across_a_batch_of_node_offers() {
     assert_eq!(ams, 5, "AMs decided in one batch");
 }
 
+#[test]
+fn what_locus_cannot_run_is_refused_under_every_policy() {
+    let t = r#"{"refused":{"key":"yarn.scheduler.capacity.root.a.capacity","message":"is [memory=1024]: absolute"},"maximum_applications":1,"queues":[]}"#;
+    for policy in ["capacity", "fsp", "fair", "fifo"] {
+        let e = Core::new(&common::props(&[
+            ("locus.policy", policy),
+            ("locus.capacity.tree", t),
+            ("locus.capacity.ignore-file", "true"),
+        ]))
+        .err()
+        .expect("refused");
+        assert!(
+            e.to_string()
+                .contains("yarn.scheduler.capacity.root.a.capacity"),
+            "{policy}: {e}"
+        );
+    }
+}
+
+/// Each decision carries the ceilings the policy held its app to, for the shim to re-check at
+/// commit: the leaf's maximum, each parent's (the leaf's parent first) and the user limit, in
+/// MB of the cluster the core measured; outside `capacity`, none.
+#[test]
+fn decisions_carry_the_queue_and_user_ceilings_they_were_made_under() {
+    let mut c = tree_core(&[
+        ROOT,
+        ("root.eng", 50.0, 60.0, ""),
+        ("root.eng.etl", 50.0, 80.0, r#""user_limit_factor":1"#),
+        ("root.eng.adhoc", 50.0, 100.0, ""),
+        ("root.ops", 50.0, 100.0, ""),
+    ]);
+    add_nodes(&mut c);
+    hungry(&mut c, "e1", "etl", "alice", 1, 3);
+    let ds = common::heartbeat_free(&mut c, &host(0), NODE_GB, NODE_GB as u32, 1000);
+    assert!(!ds.is_empty());
+    let cluster_mb = NODES as u64 * NODE_GB * GB;
+    for d in &ds {
+        let l = d.limits.as_ref().expect("capacity decisions carry limits");
+        // etl: 80 % of eng's 60 %, eng: 60 % of the cluster.
+        assert_eq!(l.queue_max_mb, Some(cluster_mb * 48 / 100));
+        assert_eq!(l.ancestor_max_mb, vec![cluster_mb * 60 / 100]);
+        // alice alone in etl: its guarantee (25 % of the cluster) times user-limit-factor 1.
+        assert_eq!(l.user_limit_mb, Some(cluster_mb * 25 / 100));
+    }
+
+    let mut fifo = common::core_with(&[("locus.policy", "fifo")]);
+    common::add_node(&mut fifo, "h1", "/r1", 8, 8);
+    common::add_app_named(&mut fifo, "f1", "f1", 1, "SPARK", &[]);
+    common::set_small_asks(&mut fifo, "f1", &[(1, "*", 2)]);
+    let ds = common::heartbeat_free(&mut fifo, "h1", 8, 8, 1000);
+    assert!(!ds.is_empty() && ds.iter().all(|d| d.limits.is_none()));
+}
+
 fn moved(c: &mut Core, id: &str, queue: &str) -> Result<(), CoreError> {
     c.handle(Event::AppMoved {
         app: id.into(),
@@ -512,6 +565,33 @@ fn outside_capacity_the_one_queue_has_root_defaults_limits() {
             "{policy}"
         );
     }
+}
+
+#[test]
+fn a_single_queue_policy_over_several_leaves_needs_the_opt_in() {
+    let t = tree(&[
+        ROOT,
+        ("root.a", 50.0, 100.0, ""),
+        ("root.b", 50.0, 100.0, ""),
+    ]);
+    let e = Core::new(&common::props(&[
+        ("locus.policy", "fsp"),
+        ("locus.capacity.tree", &t),
+    ]))
+    .err()
+    .expect("refused");
+    assert!(e.to_string().contains("locus.policy"), "{e}");
+    assert!(e.to_string().contains("2 leaf queues"), "{e}");
+    let c = common::core_with(&[
+        ("locus.policy", "fsp"),
+        ("locus.capacity.tree", &t),
+        ("locus.capacity.ignore-file", "true"),
+    ]);
+    assert!(c.capacity_queues().is_none());
+    assert!(c.config().capacity_file_ignored.is_some());
+    // One leaf: the same queue either way.
+    let one = tree(&[ROOT, ("root.default", 100.0, 100.0, "")]);
+    common::core_with(&[("locus.policy", "fsp"), ("locus.capacity.tree", &one)]);
 }
 
 #[test]

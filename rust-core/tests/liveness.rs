@@ -840,3 +840,197 @@ fn a_job_waiting_for_am_room_starts_when_an_am_finishes() {
         assert_eq!(c.stats().apps_awaiting_activation, 0, "{policy}");
     }
 }
+
+/// Heartbeats `nodes` in turn for `rounds` rounds as the RM does: a node's containers that have
+/// run `life` rounds end at its own heartbeat, just before it is offered, and its room is what
+/// its running containers leave. Returns, per round, the decisions made.
+fn rounds_with_running(
+    c: &mut Core,
+    nodes: &[NodeSpec],
+    rounds: u32,
+    life: u32,
+) -> Vec<Vec<Decision>> {
+    let mut out = Vec::new();
+    let mut next = 0u32;
+    // (app, container, node, resource, round it ends)
+    let mut running: Vec<(String, String, String, Resource, u32)> = Vec::new();
+    for round in 1..=rounds {
+        let mut got = Vec::new();
+        for &(host, _, gb) in nodes {
+            let node = format!("{host}:1");
+            let (done, keep): (Vec<_>, Vec<_>) = running
+                .into_iter()
+                .partition(|(_, _, n, _, end)| *n == node && *end <= round);
+            running = keep;
+            for (app, id, n, resource, _) in done {
+                try_release(c, &app, &id, &n, resource).unwrap();
+            }
+            let used = running
+                .iter()
+                .filter(|(_, _, n, _, _)| *n == node)
+                .fold(Resource::ZERO, |u, r| {
+                    Resource::new(u.memory_mb + r.3.memory_mb, u.vcores + r.3.vcores)
+                });
+            let free = Resource::new(gb * GB - used.memory_mb, gb as u32 - used.vcores);
+            let ds = try_heartbeat(c, &node, free, 1_000 * round as u64).unwrap();
+            for d in &ds {
+                for _ in 0..d.count {
+                    next += 1;
+                    let id = format!("c{next}");
+                    common::container_allocated(c, d, &id);
+                    running.push((
+                        d.app.clone(),
+                        id,
+                        d.node.clone(),
+                        d.capability,
+                        round + life,
+                    ));
+                }
+            }
+            got.extend(ds);
+        }
+        out.push(got);
+    }
+    out
+}
+
+/// fuzz/findings/starvation-fair-delay-room-fresh-static-pool.json: a map pool with room
+/// for one map of `first` (3 GB of a 4 GB pool) frees only at the heartbeat of the node that map
+/// ran on, where `first`, holding nothing at that instant, ties with `second` and wins on
+/// submission order; at the other node's heartbeats `second` ranks first but its 4 GB map does
+/// not fit the 1 GB the pool has left. `second` waited for the whole of `first`'s map phase
+/// with node h2 idle throughout.
+#[test]
+fn a_slot_pool_freed_at_one_node_goes_to_the_job_it_held_back_at_another() {
+    const TWO_4GB: [NodeSpec; 2] = [("h1", "/r1", 4), ("h2", "/r2", 4)];
+    let mut failed = Vec::new();
+    for policy in ["fair", "fsp"] {
+        for slots in [
+            &[("locus.slots", "fresh-static")][..],
+            &[("locus.slots", "static"), ("locus.slots.map-share", "0.5")][..],
+        ] {
+            let mut props = vec![("locus.policy", policy)];
+            props.extend_from_slice(slots);
+            let mut c = core_with(&props);
+            add_nodes(&mut c, &TWO_4GB);
+            add_job(&mut c, "first", 0, 30, 3, 0);
+            add_job(&mut c, "second", 1_000, 2, 4, 0);
+            let rounds = rounds_with_running(&mut c, &TWO_4GB, 40, 3);
+            let served = first_served(&rounds, "second");
+            // The pool's one map ends within `life` rounds; its room must then reach `second`.
+            if served.is_none_or(|r| r > 5) {
+                failed.push(format!(
+            "{policy} {slots:?}: second's 4 GB map was first placed in round {served:?} of 40; first got {} maps",
+            rounds.iter().flatten().filter(|d| d.app == "first").map(|d| d.count).sum::<u32>()
+        ));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
+/// The room a pool keeps for the key it held back (the previous test) is released when that
+/// key's node leaves: nothing would heartbeat there to end the wait, and a key that can run
+/// only there would keep the pool's room from every other job for good.
+#[test]
+fn a_slot_pool_waiter_ends_when_its_node_leaves() {
+    let mut c = core_with(&[
+        ("locus.policy", "fair"),
+        ("locus.slots", "static"),
+        ("locus.slots.map-share", "0.5"),
+    ]);
+    let three = [("h1", "/r1", 4), ("h2", "/r2", 4), ("h3", "/r3", 4)];
+    add_nodes(&mut c, &three);
+    add_job(&mut c, "first", 0, 30, 3, 0);
+    add_mr(&mut c, "second", 1_000);
+    set_asks_rows(
+        &mut c,
+        "second",
+        &[
+            (20, "h2", 2, 4, 1, true),
+            (20, "/r2", 2, 4, 1, false),
+            (20, "*", 2, 4, 1, false),
+        ],
+    );
+    let full = Resource::new(4 * GB, 4);
+    // h1: `first`'s 3 GB map takes 3 of the pool's 6 GB; h2: `second`'s 4 GB map, which can
+    // run only there, is held back by the pool alone, so the pool keeps room for it.
+    let ds = try_heartbeat(&mut c, "h1:1", full, 1_000).unwrap();
+    assert!(
+        ds.len() == 1 && ds[0].app == "first" && ds[0].count == 1,
+        "{ds:?}"
+    );
+    common::container_allocated(&mut c, &ds[0], "c1");
+    let ds = try_heartbeat(&mut c, "h2:1", full, 1_000).unwrap();
+    assert!(ds.is_empty(), "the pool has 3 GB left: {ds:?}");
+    // h2 leaves and h4 of the same size joins: the pool's cap stays 6 GB, 3 GB of it free.
+    c.handle(locus_core::Event::NodeRemoved {
+        node: "h2:1".into(),
+    })
+    .unwrap();
+    add_nodes(&mut c, &[("h4", "/r3", 4)]);
+    let ds = try_heartbeat(&mut c, "h3:1", full, 2_000).unwrap();
+    assert!(
+        ds.iter().any(|d| d.app == "first"),
+        "with h2 gone, `first`'s 3 GB map did not get the pool's 3 GB free on h3: {ds:?}"
+    );
+}
+
+/// Maps no node can serve (pinned to a host the cluster lacks, or bigger than every node) are
+/// blockers even inside a job that has other work: FRESH must neither admit a job on them (it
+/// would hold one of the `k` places, and its reduces would wait for a map phase that cannot
+/// end) nor count them in a job's map phase or in a slot split
+/// (fuzz/findings/starvation-fresh-*-pinned-maps*.json).
+#[test]
+fn fresh_does_not_wait_for_maps_no_node_can_serve() {
+    let mut failed = Vec::new();
+    for slots in ["static", "fresh-static", "fresh-dynamic"] {
+        // Every map strict on the absent host h9; its 1 GB reduces can run anywhere.
+        let mut c = core_with(&[("locus.policy", "fresh"), ("locus.slots", slots)]);
+        add_nodes(&mut c, &ONE_NODE);
+        add_mr(&mut c, "pinned", 0);
+        set_asks_rows(
+            &mut c,
+            "pinned",
+            &[
+                (20, "h9", 8, 1, 1, true),
+                (20, "/r1", 8, 1, 1, false),
+                (20, "*", 8, 1, 1, false),
+                (10, "*", 3, 1, 1, true),
+            ],
+        );
+        let rounds = idle_rounds(&mut c, &ONE_NODE, 20);
+        let served = first_served(&rounds, "pinned");
+        if served.is_none_or(|r| r > 2) {
+            failed.push(format!(
+                "{slots}, maps pinned to h9: the reduces first ran in round {served:?} of 20"
+            ));
+        }
+
+        // Two 1 GB re-run maps that can run, and 1 TB maps that cannot: the map phase ends
+        // with the two, then the reduces run.
+        let mut c = core_with(&[("locus.policy", "fresh"), ("locus.slots", slots)]);
+        add_nodes(&mut c, &ONE_NODE);
+        add_mr(&mut c, "mixed", 0);
+        set_asks_rows(
+            &mut c,
+            "mixed",
+            &[
+                (5, "*", 2, 1, 1, true),
+                (20, "*", 4, 1024, 1, true),
+                (10, "*", 3, 1, 1, true),
+            ],
+        );
+        let rounds = idle_rounds(&mut c, &ONE_NODE, 20);
+        let reduce = rounds
+            .iter()
+            .position(|ds| ds.iter().any(|d| d.app == "mixed" && d.priority == 10))
+            .map(|i| i + 1);
+        if reduce.is_none_or(|r| r > 4) {
+            failed.push(format!(
+                "{slots}, 1 TB maps beside two that fit: the reduces first ran in round {reduce:?} of 20"
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}

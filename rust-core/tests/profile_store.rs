@@ -90,12 +90,11 @@ fn the_store_is_private_and_never_written_through_a_planted_symlink() {
     let dir = tmp_dir("symlink");
     let store = dir.join("profiles.json");
     let victim = dir.join("victim.txt");
-    // A dangling link planted at the store's own path (it reads as no store yet): writing the
-    // store in place would follow it and create the victim. The temporary file's name is random
-    // and opened exclusively (profile_writer's own test).
-    std::os::unix::fs::symlink(&victim, &store).unwrap();
-
     let mut c = store_core(&store);
+    // A dangling link planted at the store's own path once the core runs: writing the store in
+    // place would follow it and create the victim. The temporary file's name is random and
+    // opened exclusively (profile_writer's own test).
+    std::os::unix::fs::symlink(&victim, &store).unwrap();
     run_job(&mut c, "app_1", "alice", "wordcount", &mut 0);
     assert_eq!(eventually(|| profiles_in(&store), 1), Some(1));
     assert!(!victim.exists(), "the store was written through the link");
@@ -175,5 +174,42 @@ fn a_refresh_with_the_same_path_keeps_the_running_profiles_and_reads_nothing() {
     assert!(c.flush_profiles(Duration::from_secs(20)));
     assert_eq!(profiles_in(&store), Some(2));
     assert_eq!(c.stats().profile_store_write_failures, 0);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_store_that_is_a_link_a_fifo_or_too_large_is_refused_at_start_naming_it() {
+    use locus_core::profile::{Profiles, MAX_STORE_BYTES};
+    let dir = tmp_dir("refused");
+    let real = dir.join("real.json");
+    std::fs::write(&real, r#"{"version":2,"profiles":{}}"#).unwrap();
+    let link = dir.join("link.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let fifo = dir.join("fifo.json");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let big = dir.join("big.json");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(MAX_STORE_BYTES + 1)
+        .unwrap();
+    for (path, why) in [
+        (&link, "symbolic link"),
+        (&fifo, "not a regular file (a FIFO)"),
+        (&big, "more than the"),
+    ] {
+        let err = Profiles::load(path).unwrap_err().to_string();
+        assert!(
+            err.contains("locus.profile.store")
+                && err.contains(&format!("the profile store {}", path.display()))
+                && err.contains(why),
+            "{err}"
+        );
+    }
+    assert!(Profiles::load(&real).unwrap().is_empty());
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -1068,7 +1068,132 @@ fn an_app_the_shim_keeps_rejecting_on_a_node_backs_off_there() {
         locality: Locality::OffSwitch,
         count: 1,
         capability: Resource::new(GB, 1),
+        limits: None,
     }];
     execute(&mut c, &ds, &mut ids);
     assert_eq!(c.stats().backed_off, 0);
+}
+
+/// A slot pool's cap holds over a batch of node offers the RM executes only after the batch
+/// (`Core::offers`), as the AM share does: maps decided for one node and not yet created count
+/// against the pool when the next node is offered. Each heartbeat of the batch saw the pool as
+/// the last executed containers left it, so every node of a batch could fill it again (and
+/// start a container in it as if it were empty).
+#[test]
+fn a_slot_pool_cap_counts_decisions_not_yet_executed() {
+    let mut c = core_with(&[("locus.slots.map-share", "0.5")]);
+    add_node(&mut c, "h1", "/r1", 8, 8);
+    add_node(&mut c, "h2", "/r1", 8, 8);
+    add_app(&mut c, "mr", 1, "MAPREDUCE");
+    // Maps of 2 GB and 2 vcores; the pool holds 8 GB and 8 vcores of the 16 / 16.
+    set_asks(&mut c, "mr", &[(20, "*", 12, 2, 2, true)]);
+    let offer = |host: &str| locus_core::Heartbeat {
+        node: node_id(host),
+        unallocated: Resource::new(8 * GB, 8),
+        now_ms: 1_000,
+        sweep: false,
+    };
+    let out = c.offers(&[offer("h1"), offer("h2")]);
+    let mut maps = Resource::ZERO;
+    for d in &out.decisions {
+        maps = maps.add(&Resource::new(
+            d.capability.memory_mb * d.count as u64,
+            d.capability.vcores * d.count,
+        ));
+    }
+    assert_eq!(
+        maps,
+        Resource::new(8 * GB, 8),
+        "one batch of two offers decided {maps:?} of maps against a pool of 8 GB / 8 vcores: {:?}",
+        out.decisions
+    );
+}
+
+/// An application's blacklist (`app_blacklist`) keeps the core from deciding for it on a
+/// blacklisted node or on any node of a blacklisted rack; others' decisions are unaffected, and
+/// taking a place off the list gives the app that node again.
+#[test]
+fn a_blacklisted_node_or_rack_gets_no_decisions_for_the_app() {
+    let mut c = core();
+    add_node(&mut c, "h1", "/r1", 8, 8);
+    add_node(&mut c, "h2", "/r2", 8, 8);
+    add_node(&mut c, "h3", "/r2", 8, 8);
+    add_app(&mut c, "app", 1, "SPARK");
+    add_app(&mut c, "other", 2, "SPARK");
+    set_asks(&mut c, "app", &[(1, "*", 3, 1, 1, true)]);
+    set_asks(&mut c, "other", &[(1, "*", 1, 1, 1, true)]);
+    c.handle(Event::AppBlacklist {
+        app: "app".into(),
+        places: vec!["h1".into(), "/r2".into()],
+    })
+    .unwrap();
+    for host in ["h1", "h2", "h3"] {
+        for d in heartbeat(&mut c, host, 8, 8) {
+            assert_eq!(d.app, "other", "decided {d:?} on blacklisted {host}");
+        }
+    }
+    assert_eq!(c.stats().in_flight, 1, "other's container only");
+    c.handle(Event::AppBlacklist {
+        app: "app".into(),
+        places: vec!["h1".into()],
+    })
+    .unwrap();
+    assert!(heartbeat(&mut c, "h1", 8, 8).is_empty());
+    let ds = heartbeat(&mut c, "h2", 8, 8);
+    assert_eq!(summary(&ds), vec![("app".into(), Locality::OffSwitch, 3)]);
+
+    // A list over the bound is refused, naming the app; the previous list stays.
+    let long: Vec<String> = (0..=locus_core::MAX_BLACKLIST_PLACES)
+        .map(|i| format!("x{i}"))
+        .collect();
+    let err = c
+        .handle(Event::AppBlacklist {
+            app: "app".into(),
+            places: long,
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("app_blacklist for app"), "{err}");
+    assert!(matches!(
+        c.handle(Event::AppBlacklist {
+            app: "ghost".into(),
+            places: vec![]
+        }),
+        Err(CoreError::UnknownApp(_))
+    ));
+}
+
+/// A blacklist belongs to its attempt: `attempt_removed` forgets it, as the RM's next attempt
+/// starts with its own.
+#[test]
+fn an_attempts_blacklist_ends_with_it() {
+    let mut c = core();
+    add_node(&mut c, "h1", "/r1", 8, 8);
+    add_app(&mut c, "app", 1, "SPARK");
+    c.handle(Event::AttemptAdded {
+        app: "app".into(),
+        attempt: "appattempt_1_0001_000001".into(),
+    })
+    .unwrap();
+    set_asks(&mut c, "app", &[(1, "*", 1, 1, 1, true)]);
+    c.handle(Event::AppBlacklist {
+        app: "app".into(),
+        places: vec!["h1".into()],
+    })
+    .unwrap();
+    assert!(heartbeat(&mut c, "h1", 8, 8).is_empty());
+    c.handle(Event::AttemptRemoved {
+        app: "app".into(),
+        attempt: "appattempt_1_0001_000001".into(),
+    })
+    .unwrap();
+    c.handle(Event::AttemptAdded {
+        app: "app".into(),
+        attempt: "appattempt_1_0001_000002".into(),
+    })
+    .unwrap();
+    set_asks(&mut c, "app", &[(1, "*", 1, 1, 1, true)]);
+    assert_eq!(
+        summary(&heartbeat(&mut c, "h1", 8, 8)),
+        vec![("app".into(), Locality::OffSwitch, 1)]
+    );
 }

@@ -16,7 +16,9 @@ use std::sync::Arc;
 use crate::error::CoreError;
 use crate::fast_hash::FastMap;
 
-pub use profile::{JobObservation, JobProfile, JobSignature, ProfileStore, INPUT_TYPE_TAG};
+pub use profile::{
+    JobObservation, JobProfile, JobSignature, ProfileKey, ProfileStore, Recorded, INPUT_TYPE_TAG,
+};
 pub use queues::{
     Assigner, BlockHosts, DatacenterQueues, JobBlocks, MapLocality, MapQueue, MapTask, ReduceTask,
 };

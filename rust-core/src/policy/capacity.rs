@@ -60,7 +60,7 @@ use super::{share_of, AmPool, JobPolicy, MAX_AM_SHARE};
 use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
 use crate::node::Node;
-use crate::protocol::Resource;
+use crate::protocol::{CommitLimits, Resource};
 use crate::state::ClusterState;
 
 pub const CAPACITY_QUEUES: &str = "locus.capacity.queues";
@@ -324,13 +324,20 @@ impl CapacityQueues {
             .fold(0u64, |sum, (_, u)| sum.saturating_add(*u))
     }
 
-    /// Memory each configured queue holds in `state`. Apps filed under `root.<name>` before the
+    /// Memory each configured queue holds in `state`, counting the containers decided for it
+    /// and not yet created: the RM executes a batch of node offers only after the whole batch,
+    /// and a queue's maximum must hold across it. Apps filed under `root.<name>` before the
     /// policy became `capacity` count for `<name>`.
     pub fn used_mb(&self, state: &ClusterState) -> Vec<u64> {
-        let mut used = vec![0; self.queues.len()];
+        let mut used = vec![0u64; self.queues.len()];
         for (name, q) in state.queues().iter() {
             if let Some(i) = self.index_of(name) {
-                used[i] += q.used.memory_mb;
+                used[i] = used[i].saturating_add(q.used.memory_mb);
+            }
+        }
+        for u in state.in_flight() {
+            if let Some(i) = self.index_of(&u.queue) {
+                used[i] = used[i].saturating_add(u.resource.memory_mb);
             }
         }
         used
@@ -503,6 +510,13 @@ impl CapacityPolicy {
         // Users are keyed by (leaf, name) for this heartbeat only; std's hasher is keyed, so
         // submitted user names cannot pick the buckets.
         let mut slot_of: HashMap<(usize, &str), usize> = HashMap::new();
+        // Containers decided for an app and not yet created count as its user's, as they count
+        // for its queue (`CapacityQueues::used_mb`); one pass over the in-flight decisions.
+        let mut decided_mb: HashMap<Arrival, u64> = HashMap::new();
+        for f in state.in_flight() {
+            let mb = decided_mb.entry(f.app).or_insert(0);
+            *mb = mb.saturating_add(f.resource.memory_mb);
+        }
         let mut active: Vec<u32> = vec![0; n];
         for app in state.apps() {
             let Some(i) = self.queues.index_of(&app.queue) else {
@@ -521,7 +535,11 @@ impl CapacityPolicy {
                 self.users.len() - 1
             });
             let u = &mut self.users[slot];
-            u.used_mb = u.used_mb.saturating_add(app.used.memory_mb);
+            let decided = decided_mb.get(&app.arrival).copied().unwrap_or(0);
+            u.used_mb = u
+                .used_mb
+                .saturating_add(app.used.memory_mb)
+                .saturating_add(decided);
             u.am_used_mb = u
                 .am_used_mb
                 .saturating_add(app.am_used.memory_mb)
@@ -718,6 +736,27 @@ impl JobPolicy for CapacityPolicy {
             memory_mb: mb,
             // The default resource calculator ignores vcores.
             vcores: u32::MAX,
+        })
+    }
+
+    /// The leaf's and its ancestors' maxima and the user's limit as [`Self::measure`] computed
+    /// them for this heartbeat.
+    /// (Capped at what a Java `long` holds, as the frame carries them: a ceiling that high
+    /// binds nothing a real cluster holds.)
+    fn commit_limits(&self, app: &App) -> Option<CommitLimits> {
+        let i = self.queue_of(app)?;
+        let cap = |mb: u64| mb.min(i64::MAX as u64);
+        Some(CommitLimits {
+            queue_max_mb: Some(cap(self.maximum_mb[i])),
+            ancestor_max_mb: self.queues.queues[i]
+                .ancestors
+                .iter()
+                .map(|&p| cap(self.parent_maximum_mb[p]))
+                .collect(),
+            user_limit_mb: self
+                .app_user
+                .get(&app.arrival)
+                .map(|&slot| cap(self.users[slot].limit_mb)),
         })
     }
 

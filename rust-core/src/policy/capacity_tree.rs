@@ -26,9 +26,9 @@ const SUM_TOLERANCE: f64 = 0.01;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Tree {
-    /// What the file asks for that Locus cannot do (absolute or weight capacities, queues
-    /// created on the fly), found by the shim; refused here, where it is known the file is in
-    /// force.
+    /// What the file asks for that Locus cannot do (absolute capacities, the universal capacity
+    /// vector, queues created on the fly, siblings mixing weights and percentages), found by
+    /// the shim; refused here under every policy.
     #[serde(default)]
     refused: Option<Refused>,
     /// `yarn.scheduler.capacity.maximum-applications`.
@@ -155,14 +155,40 @@ fn short_name(path: &str) -> &str {
     path.rsplit('.').next().unwrap_or(path)
 }
 
-/// Parses and checks the shim's JSON; every error names the file's key.
-pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
-    let tree: Tree = serde_json::from_str(value).map_err(|e| CoreError::Config {
+/// What the file asks for that Locus cannot do, refused whatever the policy (a file whose
+/// queues would be dropped must not start silently), else how many leaf queues it defines.
+pub fn leaves_or_refusal(value: &str) -> Result<usize, CoreError> {
+    let tree = read(value)?;
+    if let Some(r) = tree.refused {
+        return Err(CoreError::Config {
+            key: r.key,
+            message: r.message,
+        });
+    }
+    let parents: std::collections::HashSet<&str> = tree
+        .queues
+        .iter()
+        .filter_map(|e| parent_of(&e.path))
+        .collect();
+    Ok(tree
+        .queues
+        .iter()
+        .filter(|e| !parents.contains(e.path.as_str()))
+        .count())
+}
+
+fn read(value: &str) -> Result<Tree, CoreError> {
+    serde_json::from_str(value).map_err(|e| CoreError::Config {
         key: CAPACITY_TREE.to_string(),
         message: format!(
             "is set by the Locus shim from capacity-scheduler.xml and is not meant to be written by hand: {e}"
         ),
-    })?;
+    })
+}
+
+/// Parses and checks the shim's JSON; every error names the file's key.
+pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
+    let tree = read(value)?;
     if let Some(r) = tree.refused {
         return Err(CoreError::Config {
             key: r.key,

@@ -17,11 +17,13 @@
 //!   (generic applications, queued jobs) in submission order. `k` counts jobs, not memory: with
 //!   every admitted AM first, a burst of submissions filled small nodes with AMs whose maps then
 //!   never found room (docs/design/liveness.md);
-//! - a job whose map containers fit no node of the cluster stays out of the model (and out of the
-//!   count that holds AMs back): admitting it would hold one of the `k` places for a job that
-//!   cannot run anywhere, and with `k` = 1 block every other job (docs/design/liveness.md). It is
-//!   scheduled like a generic application; its next ask snapshot after a big enough node joins
-//!   brings it into the model;
+//! - only asks some node can serve count (`placeable`): a map key bigger than every node or
+//!   pinned to hosts the cluster does not have is not part of `n_m`, so the job's map phase ends
+//!   with the maps that can run. A job none of whose maps any node can run stays out of the
+//!   model (and out of the count that holds AMs back): admitting it would hold one of the `k`
+//!   places for a job that cannot run anywhere, and with `k` = 1 block every other job
+//!   (docs/design/liveness.md). It is scheduled like a generic application; its next ask snapshot or
+//!   node change that lets a node run its maps brings it into the model;
 //! - `t̄_m`, `t̄_r` before the job's first finished task: its profile (an earlier run with the same
 //!   signature), else `locus.profile.default-map-secs` / `-reduce-secs`.
 //!
@@ -34,6 +36,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::{JobPolicy, Observed};
 use crate::app::{App, Arrival, TaskKind};
+use crate::ask::AskTable;
 use crate::config::Config;
 use crate::container::Container;
 use crate::error::CoreError;
@@ -56,8 +59,24 @@ pub struct Outstanding {
 }
 
 pub fn outstanding(app: &App) -> Outstanding {
+    outstanding_where(app, |_| true)
+}
+
+/// [`outstanding`] of the keys some node of the cluster could ever serve
+/// ([`ClusterState::can_ever_place`]): the work FRESH's admission and slot splits plan for. A
+/// key no node can serve never starts a container, so a job counted with it would never leave
+/// its map phase (holding one of the `k` places for good), and its size or count would shape
+/// the split for work that cannot run (docs/design/liveness.md, "Blocker").
+pub fn placeable(state: &ClusterState, app: &App) -> Outstanding {
+    outstanding_where(app, |t| state.can_ever_place(t))
+}
+
+fn outstanding_where(app: &App, keep: impl Fn(&AskTable) -> bool) -> Outstanding {
     let mut o = Outstanding::default();
     for (key, table) in app.asks.tables() {
+        if !keep(table) {
+            continue;
+        }
         let n = table.outstanding();
         let size = table.row(crate::names::ANY_ID).map(|r| r.capability);
         match app.kind_of(key.priority) {
@@ -153,10 +172,9 @@ pub struct FreshModel {
     phases: RefCell<FastMap<Arrival, Option<JobPhase>>>,
     /// Applications the model knows, by their YARN id.
     jobs: FastMap<Arrival, String>,
-    /// MapReduce applications kept out of the model because their maps fit no node.
+    /// MapReduce applications kept out of the model because no node can run any of their
+    /// maps.
     unrunnable: FastSet<Arrival>,
-    /// The distinct node capabilities, with the `nodes_version` they were read at.
-    node_shapes: (u64, Vec<Resource>),
     /// The `nodes_version` the jobs' runnability (in the model or in `unrunnable`) was last
     /// judged at: a node leaving or shrinking can strand an admitted job's maps, and a node
     /// joining can make an unrunnable job's maps fit.
@@ -188,7 +206,6 @@ impl FreshModel {
             phases: RefCell::default(),
             jobs: FastMap::default(),
             unrunnable: FastSet::default(),
-            node_shapes: (u64::MAX, Vec::new()),
             judged_nodes: 0,
             counts: FastMap::default(),
             tasks: FastMap::default(),
@@ -258,21 +275,6 @@ impl FreshModel {
         }
     }
 
-    /// Whether a container of `size` fits some node of the cluster.
-    fn fits_some_node(&mut self, state: &ClusterState, size: Resource) -> bool {
-        if self.node_shapes.0 != state.nodes_version() {
-            let mut shapes: Vec<Resource> = Vec::new();
-            for n in state.nodes() {
-                if !shapes.contains(&n.capability) {
-                    shapes.push(n.capability);
-                }
-            }
-            self.node_shapes = (state.nodes_version(), shapes);
-        }
-        // No node yet (an RM restart re-registers them after the apps): nothing to judge by.
-        self.node_shapes.1.is_empty() || self.node_shapes.1.iter().any(|c| c.fits(&size))
-    }
-
     /// Judges every MapReduce job's runnability again when the nodes changed since the last
     /// judgement. Admission was judged against the nodes of the job's last ask snapshot; a job
     /// admitted while a big enough node was there (or before any node registered) would
@@ -298,14 +300,18 @@ impl FreshModel {
     }
 
     fn asks_updated(&mut self, state: &ClusterState, app: &App, now: f64) {
-        let o = outstanding(app);
-        let runnable = o.maps == 0 || o.map_size.is_none_or(|s| self.fits_some_node(state, s));
+        // No node yet (an RM restart re-registers them after the apps): nothing to judge by.
+        let o = if state.node_count() == 0 {
+            outstanding(app)
+        } else {
+            placeable(state, app)
+        };
+        let runnable = o.maps > 0 || outstanding(app).maps == 0;
         if !runnable {
             if self.unrunnable.insert(app.arrival) {
                 log::warn!(
-                    "FRESH: job {}'s maps ({:?}) fit no node; it stays out of admission control",
-                    app.id,
-                    o.map_size
+                    "FRESH: no node can run job {}'s maps; it stays out of admission control",
+                    app.id
                 );
             }
             if let Some(job) = self.jobs.remove(&app.arrival) {

@@ -4,7 +4,8 @@
 //! containers: the rest).
 //!
 //! - `fresh-static` (Algorithm 1): the makespan-optimal fixed split for the MapReduce jobs present,
-//!   from their remaining tasks (outstanding + running) and profiles; recomputed only when the set
+//!   from their remaining tasks (outstanding asks some node can serve + running) and profiles,
+//!   so asks no node can serve shape neither the split nor `S`; recomputed only when the set
 //!   of jobs or `S` changes, as a static configuration would be re-made for a new batch.
 //! - `fresh-dynamic` (Algorithms 2-3): map containers may hold `expSm` slots (CalExpSm), reduces
 //!   `S − expSm`; the model is the one `locus.policy=fresh` keeps (required with it).
@@ -12,7 +13,7 @@
 //! Both keep at least one slot of each kind so a map re-run cannot wait forever behind reduces
 //! that wait for it (the paper's slots never fail).
 
-use super::fresh::{lock, outstanding, SharedFresh};
+use super::fresh::{lock, placeable, SharedFresh};
 use super::static_slots::share_of;
 use super::SlotConfigurator;
 use crate::app::{Arrival, SlotKind};
@@ -59,7 +60,7 @@ impl FreshStaticSlots {
         let mut ids = Vec::new();
         let mut size: Option<Resource> = None;
         for app in state.apps_by_submission().filter(|a| a.is_mapreduce) {
-            let o = outstanding(app);
+            let o = placeable(state, app);
             let est = state.profiles().estimate(app.arrival);
             let maps = o.maps + est.maps_running;
             let reduces = o.reduces + est.reduces_running;

@@ -119,6 +119,7 @@ mod tests {
             used: Resource::ZERO,
             am_used: Resource::ZERO,
             running: 0,
+            blacklist: Default::default(),
         };
         app.asks =
             AppAsks::from_snapshot(&app.id, asks, &Names::default(), Default::default()).unwrap();

@@ -37,7 +37,7 @@ use crate::config::{Config, HotspotKind, JobPolicyKind, LocalityKind, SlotsKind}
 use crate::container::Container;
 use crate::error::CoreError;
 use crate::node::Node;
-use crate::protocol::{Locality, Resource};
+use crate::protocol::{CommitLimits, Locality, Resource};
 use crate::state::ClusterState;
 
 pub use capacity::{CapacityPolicy, CapacityQueue, CapacityQueues, ParentQueue, QueueState};
@@ -169,6 +169,13 @@ pub trait JobPolicy: Send {
     /// placed (`None`: no limit). Capacity queues' maximum-capacity; like a slot cap it holds back
     /// only keys that do not fit, not the app's smaller ones.
     fn room(&mut self, _state: &ClusterState, _app: &App) -> Option<Resource> {
+        None
+    }
+
+    /// The ceilings [`Self::room`] held `app` to on this heartbeat, for the shim to re-check
+    /// when it commits the app's decisions (`None`: the policy keeps no queue limits). The
+    /// same figures `room` used, so the commit applies no second formula.
+    fn commit_limits(&self, _app: &App) -> Option<CommitLimits> {
         None
     }
 

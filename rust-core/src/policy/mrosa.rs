@@ -131,10 +131,7 @@ impl PublicPool {
     }
 
     pub fn load(path: &Path) -> Result<PublicPool, CoreError> {
-        let text = std::fs::read_to_string(path).map_err(|e| CoreError::Config {
-            key: MROSA_PUBLIC_FILE.into(),
-            message: format!("cannot read {}: {e}", path.display()),
-        })?;
+        let text = crate::topology::read_list_file(MROSA_PUBLIC_FILE, path)?;
         PublicPool::parse(&text, &path.display().to_string())
     }
 }

@@ -1,8 +1,14 @@
 //! JoSS Section 4.3: the set H of job signatures JoSS has already run, each with what was learned
 //! about the job — above all its average filtering percentage FP_J, which decides RH versus MH.
-//! The store is plain serde data so the adapter can persist it across ResourceManager restarts.
+//! The store is serde data so the adapter can persist it across ResourceManager restarts.
+//!
+//! A signature is a 64-bit hash of strings the submitter chooses, so two jobs can be made to
+//! share one. A profile recorded through [`ProfileStore::record_keyed_run`] therefore keeps the
+//! whole key it was filed under ([`ProfileKey`]: the user and the job's name, type and input
+//! type): a run whose key differs is not folded into it, and [`ProfileStore::get_keyed`] does not
+//! show it to such a job. The same method bounds each user's share of the store (see there).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +47,21 @@ impl JobSignature {
             .unwrap_or("");
         JobSignature::new(app_name, app_type, input)
     }
+}
+
+/// Saturating: the totals grow with every run of a signature for as long as the store lives,
+/// and the sizes in them come from jobs' own counters.
+fn add_run(p: &mut JobProfile, run: &JobObservation) {
+    p.runs = p.runs.saturating_add(1);
+    let t = &mut p.totals;
+    t.maps = t.maps.saturating_add(run.maps);
+    t.map_ms_total = t.map_ms_total.saturating_add(run.map_ms_total);
+    t.reduces = t.reduces.saturating_add(run.reduces);
+    t.reduce_ms_total = t.reduce_ms_total.saturating_add(run.reduce_ms_total);
+    t.map_input_bytes = t.map_input_bytes.saturating_add(run.map_input_bytes);
+    t.map_output_bytes = t.map_output_bytes.saturating_add(run.map_output_bytes);
+    t.fp_hint_total += run.fp_hint_total;
+    t.fp_hints = t.fp_hints.saturating_add(run.fp_hints);
 }
 
 fn fnv_step(h: u64, b: u8) -> u64 {
@@ -90,6 +111,64 @@ impl JobObservation {
 pub struct JobProfile {
     pub runs: u64,
     pub totals: JobObservation,
+    /// Whose job this is, in full (`None` in a store written before keys were kept: the first
+    /// keyed run of the signature claims it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<ProfileKey>,
+    /// The store's count of recorded runs when this profile last recorded one: the least
+    /// recently recorded profile is the one evicted.
+    #[serde(default)]
+    pub last_run: u64,
+}
+
+/// The whole key of a profile: the submitting user and the job (name, type and input type, as
+/// the adapter joins them). Each part is cut where its JSON text would pass
+/// [`ProfileKey::MAX_PART_BYTES`], so a profile costs a bounded amount of memory and file
+/// whatever the submitter names its job (two names alike up to the cut keep their own
+/// signatures, so they still get profiles of their own).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ProfileKey {
+    pub user: String,
+    pub job: String,
+}
+
+impl ProfileKey {
+    pub const MAX_PART_BYTES: usize = 128;
+
+    pub fn new(user: &str, job: &str) -> Self {
+        ProfileKey {
+            user: cut(user, Self::MAX_PART_BYTES).to_string(),
+            job: cut(job, Self::MAX_PART_BYTES).to_string(),
+        }
+    }
+}
+
+/// The longest prefix of `s` whose JSON string text (escapes counted at their longest, six
+/// bytes for a control character) takes at most `max` bytes.
+fn cut(s: &str, max: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in s.char_indices() {
+        used += match c {
+            '"' | '\\' => 2,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf8(),
+        };
+        if used > max {
+            return &s[..i];
+        }
+    }
+    s
+}
+
+/// What [`ProfileStore::record_keyed_run`] did with a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recorded {
+    /// Folded into the profile (a new one, or the one of the same key).
+    Learned,
+    /// Folded in after this profile was evicted to make room.
+    Replaced(JobSignature, Option<ProfileKey>),
+    /// Not learned: the signature holds another key's profile.
+    Collision,
 }
 
 impl JobProfile {
@@ -118,15 +197,141 @@ impl JobProfile {
     }
 }
 
-/// H of Fig. 4, with the profile behind each hash.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// H of Fig. 4, with the profile behind each hash. Serialised as `{"profiles":{...}}`; the
+/// indexes are rebuilt when it is read.
+#[derive(Debug, Clone, Default)]
 pub struct ProfileStore {
     profiles: BTreeMap<JobSignature, JobProfile>,
+    /// (`last_run`, signature) of every profile, least recently recorded first.
+    by_age: BTreeSet<(u64, JobSignature)>,
+    /// The same, per user of a keyed profile.
+    by_user: HashMap<String, BTreeSet<(u64, JobSignature)>>,
+    /// Runs recorded so far (the newest `last_run`).
+    clock: u64,
+}
+
+impl PartialEq for ProfileStore {
+    fn eq(&self, other: &Self) -> bool {
+        self.profiles == other.profiles
+    }
+}
+
+impl Serialize for ProfileStore {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("ProfileStore", 1)?;
+        st.serialize_field("profiles", &self.profiles)?;
+        st.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for ProfileStore {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Stored {
+            profiles: BTreeMap<JobSignature, JobProfile>,
+        }
+        let stored = Stored::deserialize(d)?;
+        let mut store = ProfileStore::new();
+        for (sig, p) in stored.profiles {
+            store.insert(sig, p);
+        }
+        Ok(store)
+    }
 }
 
 impl ProfileStore {
     pub fn new() -> Self {
         ProfileStore::default()
+    }
+
+    /// Files `p` under `sig` with the indexes (no profile there yet).
+    fn insert(&mut self, sig: JobSignature, p: JobProfile) {
+        self.clock = self.clock.max(p.last_run);
+        self.by_age.insert((p.last_run, sig));
+        if let Some(k) = &p.key {
+            self.by_user
+                .entry(k.user.clone())
+                .or_default()
+                .insert((p.last_run, sig));
+        }
+        self.profiles.insert(sig, p);
+    }
+
+    fn remove(&mut self, sig: JobSignature) -> Option<JobProfile> {
+        let p = self.profiles.remove(&sig)?;
+        self.by_age.remove(&(p.last_run, sig));
+        if let Some(k) = &p.key {
+            if let Some(set) = self.by_user.get_mut(&k.user) {
+                set.remove(&(p.last_run, sig));
+                if set.is_empty() {
+                    self.by_user.remove(&k.user);
+                }
+            }
+        }
+        Some(p)
+    }
+
+    /// Profiles of `user`'s keyed runs.
+    pub fn user_len(&self, user: &str) -> usize {
+        self.by_user.get(user).map_or(0, BTreeSet::len)
+    }
+
+    /// The profile of `sig` if it is `key`'s, or one written before keys were kept.
+    pub fn get_keyed(&self, sig: JobSignature, key: &ProfileKey) -> Option<&JobProfile> {
+        self.profiles
+            .get(&sig)
+            .filter(|p| p.key.as_ref().is_none_or(|k| k == key))
+    }
+
+    /// Folds `run` into the profile of `key` filed under `sig`, within bounds: the store holds at
+    /// most `limit` profiles and one user at most `user_share` of them. A new profile of a user
+    /// at their share replaces that user's least recently recorded one; otherwise, in a full
+    /// store, the least recently recorded profile of anyone goes. So no user can keep another's
+    /// new jobs from being learned, and one user's flood of names only churns their own share.
+    /// A signature holding another key's profile (two keys that hash alike) learns nothing.
+    pub fn record_keyed_run(
+        &mut self,
+        sig: JobSignature,
+        key: &ProfileKey,
+        run: &JobObservation,
+        limit: usize,
+        user_share: usize,
+    ) -> Recorded {
+        let mut outcome = Recorded::Learned;
+        let mut profile = match self.remove(sig) {
+            Some(p) if p.key.as_ref().is_some_and(|k| k != key) => {
+                self.insert(sig, p);
+                return Recorded::Collision;
+            }
+            Some(p) if p.key.is_some() => p,
+            found => {
+                // New, or claimed from a store written before keys were kept: it joins the
+                // user's share.
+                let victim = if self.user_len(&key.user) >= user_share.max(1) {
+                    self.by_user
+                        .get(&key.user)
+                        .and_then(|set| set.first())
+                        .map(|&(_, s)| s)
+                } else if found.is_none() && self.profiles.len() >= limit.max(1) {
+                    self.by_age.first().map(|&(_, s)| s)
+                } else {
+                    None
+                };
+                if let Some(v) = victim {
+                    let gone = self.remove(v).and_then(|p| p.key);
+                    outcome = Recorded::Replaced(v, gone);
+                }
+                let mut p = found.unwrap_or_default();
+                p.key = Some(key.clone());
+                p
+            }
+        };
+        add_run(&mut profile, run);
+        self.clock += 1;
+        profile.last_run = self.clock;
+        self.insert(sig, profile);
+        outcome
     }
 
     /// A signature counts as known (line 4's "hash value is in H") only once a run finished with
@@ -145,30 +350,36 @@ impl ProfileStore {
     /// "Once J is completed, JoSS records the corresponding hash value and average
     /// filtering-percentage value."
     pub fn record_run(&mut self, sig: JobSignature, run: &JobObservation) {
-        // Saturating: the totals grow with every run of a signature for as long as the store
-        // lives, and the sizes in them come from jobs' own counters.
-        let p = self.profiles.entry(sig).or_default();
-        p.runs = p.runs.saturating_add(1);
-        let t = &mut p.totals;
-        t.maps = t.maps.saturating_add(run.maps);
-        t.map_ms_total = t.map_ms_total.saturating_add(run.map_ms_total);
-        t.reduces = t.reduces.saturating_add(run.reduces);
-        t.reduce_ms_total = t.reduce_ms_total.saturating_add(run.reduce_ms_total);
-        t.map_input_bytes = t.map_input_bytes.saturating_add(run.map_input_bytes);
-        t.map_output_bytes = t.map_output_bytes.saturating_add(run.map_output_bytes);
-        t.fp_hint_total += run.fp_hint_total;
-        t.fp_hints = t.fp_hints.saturating_add(run.fp_hints);
+        let mut p = self.remove(sig).unwrap_or_default();
+        add_run(&mut p, run);
+        self.clock += 1;
+        p.last_run = self.clock;
+        self.insert(sig, p);
     }
 
     /// Adds the signatures of `other` this store does not have (its own profiles win) while it
-    /// holds fewer than `limit`; returns how many were added.
-    pub fn absorb_missing(&mut self, other: ProfileStore, limit: usize) -> usize {
+    /// holds fewer than `limit`, and each user fewer than `user_share`; returns how many were
+    /// added. They count as recorded before any of this store's own.
+    pub fn absorb_missing(
+        &mut self,
+        other: ProfileStore,
+        limit: usize,
+        user_share: usize,
+    ) -> usize {
         let before = self.profiles.len();
-        for (sig, p) in other.profiles {
+        for (sig, mut p) in other.profiles {
             if self.profiles.len() >= limit {
                 break;
             }
-            self.profiles.entry(sig).or_insert(p);
+            let over_share = p
+                .key
+                .as_ref()
+                .is_some_and(|k| self.user_len(&k.user) >= user_share);
+            if self.profiles.contains_key(&sig) || over_share {
+                continue;
+            }
+            p.last_run = 0;
+            self.insert(sig, p);
         }
         self.profiles.len() - before
     }
@@ -271,5 +482,54 @@ mod tests {
         let back = ProfileStore::from_json(&text).unwrap();
         assert_eq!(back, store);
         assert_eq!(back.len(), 2);
+    }
+
+    #[test]
+    fn keys_and_ages_survive_a_round_trip_and_an_unkeyed_profile_is_claimed() {
+        let run = {
+            let mut r = JobObservation::default();
+            r.map_finished(5, 0, 0);
+            r
+        };
+        let (alice_a, alice_b) = (ProfileKey::new("alice", "a"), ProfileKey::new("alice", "b"));
+        let mut store = ProfileStore::new();
+        // Written before keys were kept.
+        store.record_run(JobSignature(1), &run);
+        assert_eq!(
+            store.record_keyed_run(JobSignature(2), &alice_a, &run, 10, 2),
+            Recorded::Learned
+        );
+        assert_eq!(
+            store.record_keyed_run(JobSignature(1), &alice_b, &run, 10, 2),
+            Recorded::Learned,
+            "the unkeyed profile is claimed"
+        );
+        let mut back = ProfileStore::from_json(&store.to_json().unwrap()).unwrap();
+        assert_eq!(back, store);
+        assert_eq!(back.user_len("alice"), 2);
+        assert_eq!(back.get(JobSignature(1)).unwrap().runs, 2);
+        // alice is at her share of 2: her least recently learned profile (a) makes room.
+        assert_eq!(
+            back.record_keyed_run(JobSignature(3), &ProfileKey::new("alice", "c"), &run, 10, 2),
+            Recorded::Replaced(JobSignature(2), Some(alice_a.clone()))
+        );
+        assert_eq!(
+            back.record_keyed_run(JobSignature(1), &alice_a, &run, 10, 2),
+            Recorded::Collision
+        );
+        assert!(back.get_keyed(JobSignature(1), &alice_a).is_none());
+        assert!(back.get_keyed(JobSignature(1), &alice_b).is_some());
+    }
+
+    #[test]
+    fn a_key_is_cut_where_its_json_would_pass_the_bound() {
+        let long = "é".repeat(200);
+        let k = ProfileKey::new(&long, &long);
+        assert_eq!(k.user.len(), ProfileKey::MAX_PART_BYTES);
+        assert_eq!(k.job, k.user);
+        let controls = ProfileKey::new("u", &"\u{1}".repeat(100));
+        let json = serde_json::to_string(&controls.job).unwrap();
+        assert!(json.len() - 2 <= ProfileKey::MAX_PART_BYTES, "{json}");
+        assert_eq!(controls.job.len(), ProfileKey::MAX_PART_BYTES / 6);
     }
 }

@@ -87,6 +87,10 @@ final class AllocateHandler {
         attempt.updateResourceRequests(ask);
       }
       attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
+      if (attempt.blacklistOwed()) {
+        // Sent by the scheduling thread with the asks, before its next pass.
+        loop.asksChanged(attempt);
+      }
       int refused = attempt.refuseContainerUpdates(updateRequests);
       if (refused > 0) {
         LOG.warn("Refused {} container update requests of {}", refused, attemptId);

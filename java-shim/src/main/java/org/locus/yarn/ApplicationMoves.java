@@ -63,8 +63,8 @@ final class ApplicationMoves {
     if (attempt != null) {
       synchronized (attempt) {
         for (RMContainer c : attempt.getLiveContainers()) {
-          source.subtractUsed(c.getAllocatedResource());
-          dest.addUsed(c.getAllocatedResource());
+          source.subtractUsed(app.getUser(), c.getAllocatedResource());
+          dest.addUsed(app.getUser(), c.getAllocatedResource());
         }
         // QueueMetrics (allocated, pending, apps, active users) and each container's queue.
         attempt.move(dest);

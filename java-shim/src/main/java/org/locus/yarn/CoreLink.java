@@ -28,9 +28,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A rebuild runs on a thread of its own ({@code locus-core-rebuild}) in three steps: close
  * the old core, which waits (up to 10 s for a stuck disk) until its profile writer has written
- * the runs it has queued; open the new core, which reads that store, so it holds every run of
- * the old one and its own writes cannot overwrite them; then, under the scheduler's lock, feed
- * it the RM's bookkeeping and put it in service. Only the last step holds the scheduler's lock.
+ * the runs it has queued; open the new core, which takes over the old one's profiles and what
+ * it parsed from its other side files (none is read again: a file unreadable since the start
+ * cannot stop the rebuild), so it holds every run of the old one and its own writes cannot
+ * overwrite them; then, under the scheduler's lock, feed it the RM's bookkeeping and put it in
+ * service. Only the last step holds the scheduler's lock.
  * Meanwhile nothing is sent to a core (the replay covers it) and heartbeats decide nothing.
  *
  * <p>A rebuild that fails (the new core cannot open, or panics on the replay) is retried after
@@ -53,6 +55,8 @@ final class CoreLink {
   /** First wait after a failed rebuild; doubled per further failure up to the maximum. */
   static final long REBUILD_BACKOFF_MIN_MS = 1_000;
   static final long REBUILD_BACKOFF_MAX_MS = 60_000;
+  /** The property naming the core a new one replaces (the bridge's {@code ops::REBUILD_OF}). */
+  static final String REBUILD_OF = "rebuild.of";
 
   private final FailureLog failures =
       new FailureLog(LOG, FAILURE_LOG_INTERVAL_MS, System::currentTimeMillis);
@@ -723,9 +727,9 @@ final class CoreLink {
   private void rebuild(LocusCore old, CompletableFuture<Void> attempt) {
     LocusCore fresh = null;
     try {
-      closeQuietly(old);
+      long replaced = closeQuietly(old);
       String opened = settings.get();
-      fresh = opener.apply(opened);
+      fresh = opener.apply(rebuildSettings(opened, replaced));
       int replayed;
       synchronized (schedulerLock) {
         // A refresh cannot pass while the core is out of service, but one may have passed
@@ -869,14 +873,37 @@ final class CoreLink {
     attempt.completeExceptionally(failure);
   }
 
-  private static void closeQuietly(LocusCore c) {
+  /** Closes {@code c}; returns the handle freed, or 0 (none, or the close failed). */
+  private static long closeQuietly(LocusCore c) {
     if (c == null) {
-      return;
+      return 0;
     }
     try {
-      c.close();
+      return c.closeReturningHandle();
     } catch (RuntimeException e) {
       LOG.debug("Closing a replaced Locus core failed: {}", e.getMessage());
+      return 0;
+    }
+  }
+
+  /**
+   * The properties for a core replacing the one that was {@code replaced} (its handle, 0 when
+   * none was freed): the bridge then hands the new core what the old one parsed from its side
+   * files ({@code locus.profile.store}, the datacenter mapping, MROSA's public file) instead of
+   * letting it read them again, so a file that became unreadable or a mount that hangs cannot
+   * keep the cluster unscheduled.
+   */
+  static String rebuildSettings(String settingsJson, long replaced) {
+    if (replaced == 0) {
+      return settingsJson;
+    }
+    try {
+      ObjectNode props = (ObjectNode) CoreMessages.JSON.readTree(settingsJson);
+      props.put(REBUILD_OF, Long.toString(replaced));
+      return CoreMessages.JSON.writeValueAsString(props);
+    } catch (IOException | ClassCastException e) {
+      throw new IllegalStateException("Locus settings are not a JSON object: " + e.getMessage(),
+          e);
     }
   }
 
@@ -935,6 +962,7 @@ final class CoreLink {
       case "app_added":
       case "app_moved":
       case "app_priority_changed":
+      case "app_blacklist":
         return false;
       default:
         return true;

@@ -117,6 +117,17 @@ final class CoreMessages {
     return o;
   }
 
+  /** The places (hosts, racks) {@code app}'s containers may not go to, replacing the last. */
+  static ObjectNode appBlacklist(ApplicationId app, java.util.Collection<String> places) {
+    ObjectNode o = event("app_blacklist");
+    o.put("app", app.toString());
+    com.fasterxml.jackson.databind.node.ArrayNode list = o.putArray("places");
+    for (String place : places) {
+      list.add(place);
+    }
+    return o;
+  }
+
   static ObjectNode appRemoved(ApplicationId app) {
     ObjectNode o = event("app_removed");
     o.put("app", app.toString());

@@ -97,7 +97,11 @@ final class CoreRebuild {
         continue;
       }
       if (attempt instanceof LocusAppAttempt) {
-        asksOf.add((LocusAppAttempt) attempt);
+        LocusAppAttempt a = (LocusAppAttempt) attempt;
+        if (a.hasBlacklist()) {
+          events.add(a.blacklistEvent());
+        }
+        asksOf.add(a);
       }
     }
     return new Replay(events, asksOf);

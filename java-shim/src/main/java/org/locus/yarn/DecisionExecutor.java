@@ -29,7 +29,10 @@ import org.slf4j.LoggerFactory;
  * Turns the core's decisions into containers. The core decides from a copy of the RM's state
  * that can be a heartbeat old, so every decision is re-checked here against the RM's own
  * bookkeeping (node's unallocated resource, the app's outstanding asks at that resource name,
- * relax_locality, blacklists) and whatever cannot be done is reported back, never dropped.
+ * relax_locality, blacklists), committed only with the capability the core decided and only
+ * while the queue limits it decided under still hold (as CapacityScheduler's
+ * {@code AbstractCSQueue.accept} and {@code LeafQueue.accept} re-check a proposal), and
+ * whatever cannot be done is reported back, never dropped.
  */
 final class DecisionExecutor {
   private static final Logger LOG = LoggerFactory.getLogger(DecisionExecutor.class);
@@ -170,16 +173,33 @@ final class DecisionExecutor {
 
     int executed = 0;
     String stopped = null;
+    LocusQueue queue = attempt.getQueue() instanceof LocusQueue
+        ? (LocusQueue) attempt.getQueue() : null;
+    long[] ancestorsUsedMb = ancestorsUsedMb(queue, d);
     while (executed < d.count) {
       stopped = whyNot(attempt, node, key, type, d);
       if (stopped != null) {
         break;
       }
-      Resource capability = attempt.getPendingAsk(key, ResourceRequest.ANY)
+      // The row the core decided from: the capability of a container at this locality.
+      Resource capability = attempt.getPendingAsk(key, d.resourceName)
           .getPerAllocationResource();
+      if (capability.getMemorySize() != d.memoryMb || capability.getVirtualCores() != d.vcores) {
+        // Re-asked while the decision was in flight: the core decides again from the new ask,
+        // under its queue limits, rather than the commit sizing a container it never weighed.
+        stopped = "the ask at priority " + d.priority + " allocation_request_id "
+            + d.allocationRequestId + " for " + d.resourceName + " now asks for " + capability
+            + "; the core decided <memory:" + d.memoryMb + ", vCores:" + d.vcores + ">";
+        break;
+      }
       if (!Resources.fitsIn(capability, node.getUnallocatedResource())) {
         stopped = "node " + d.nodeName() + " has " + node.getUnallocatedResource()
             + " unallocated, the ask at priority " + d.priority + " needs " + capability;
+        break;
+      }
+      stopped = overLimit(queue, attempt.getUser(), d, ancestorsUsedMb,
+          capability.getMemorySize());
+      if (stopped != null) {
         break;
       }
       ContainerId id = BuilderUtils.newContainerId(attempt.getApplicationAttemptId(),
@@ -197,6 +217,9 @@ final class DecisionExecutor {
       cluster.containerCreated(rmContainer);
       events.containerAllocated(id, node.getNodeID(), d.priority, key.getAllocationRequestId(),
           capability, type, false);
+      for (int i = 0; i < ancestorsUsedMb.length; i++) {
+        ancestorsUsedMb[i] += capability.getMemorySize();
+      }
       executed++;
     }
     if (executed < d.count) {
@@ -204,6 +227,67 @@ final class DecisionExecutor {
       events.decisionRejected(d, executed, stopped);
     }
     return executed;
+  }
+
+  private static boolean hasLimits(DecisionsFrame.Decision d) {
+    return d.queueMaxMb >= 0 || d.userLimitMb >= 0 || d.ancestorMaxMb.length > 0;
+  }
+
+  /**
+   * What the parent queues the decision names hold now, the leaf's parent first (the
+   * decision's containers are added as they are created); empty when it names none.
+   */
+  private static long[] ancestorsUsedMb(LocusQueue queue, DecisionsFrame.Decision d) {
+    long[] used = new long[d.ancestorMaxMb.length];
+    LocusParentQueue p = queue == null ? null : queue.above();
+    for (int i = 0; i < used.length && p != null; i++, p = p.above()) {
+      used[i] = p.usedMb();
+    }
+    return used;
+  }
+
+  /**
+   * Null while one more container of {@code mb} keeps the leaf and every parent queue at or
+   * under the maximum the core decided under, and the user holds no more than the user limit
+   * before it (the core's own rule for a user's room, and {@code LeafQueue.accept}'s); else
+   * why not. The figures are the core's: the commit applies no formula of its own.
+   */
+  private static String overLimit(LocusQueue queue, String user, DecisionsFrame.Decision d,
+      long[] ancestorsUsedMb, long mb) {
+    if (queue == null || !hasLimits(d)) {
+      return null;
+    }
+    if (d.queueMaxMb >= 0) {
+      long used = queue.getUsed().getMemorySize();
+      if (used + mb > d.queueMaxMb) {
+        return "queue " + queue.path() + " holds " + used + " MB; a container of " + mb
+            + " MB would take it past its maximum-capacity of " + d.queueMaxMb + " MB";
+      }
+    }
+    LocusParentQueue p = queue.above();
+    for (int i = 0; i < d.ancestorMaxMb.length; i++, p = p.above()) {
+      if (p == null) {
+        return "queue " + queue.path() + " no longer has the " + d.ancestorMaxMb.length
+            + " parent queues the core decided under";
+      }
+      if (ancestorsUsedMb[i] + mb > d.ancestorMaxMb[i]) {
+        return "parent queue " + p.path() + " holds " + ancestorsUsedMb[i] + " MB; a container"
+            + " of " + mb + " MB would take it past its maximum-capacity of "
+            + d.ancestorMaxMb[i] + " MB";
+      }
+    }
+    if (p != null) {
+      return "queue " + queue.path() + " has more parent queues than the "
+          + d.ancestorMaxMb.length + " the core decided under";
+    }
+    if (d.userLimitMb >= 0) {
+      long used = queue.userUsedMb(user);
+      if (used > d.userLimitMb) {
+        return "user " + user + " holds " + used + " MB in queue " + queue.path()
+            + ", over the user limit of " + d.userLimitMb + " MB";
+      }
+    }
+    return null;
   }
 
   /** Checks that do not change while the decision executes; null when all pass. */

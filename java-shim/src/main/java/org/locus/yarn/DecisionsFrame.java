@@ -19,7 +19,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
 final class DecisionsFrame {
   static final int MAGIC = 0x3144534C;
   static final int HEADER_BYTES = 12;
-  static final int DECISION_FIXED_BYTES = 37;
+  static final int DECISION_FIXED_BYTES = 54;
+  private static final long[] NO_ANCESTORS = new long[0];
   static final int REFUSED_FIXED_BYTES = 6;
 
   private DecisionsFrame() {
@@ -37,10 +38,27 @@ final class DecisionsFrame {
     final int vcores;
     final String app;
     final String resourceName;
+    /**
+     * The ceilings the core decided under, re-checked at commit (-1: none): the leaf's
+     * maximum, the user limit, and each parent queue's maximum, the leaf's parent first. MB.
+     */
+    final long queueMaxMb;
+    final long userLimitMb;
+    final long[] ancestorMaxMb;
     private String nodeName;
 
     Decision(NodeId node, byte localityCode, int priority, long allocationRequestId, int count,
         long memoryMb, int vcores, String app, String resourceName) {
+      this(node, localityCode, priority, allocationRequestId, count, memoryMb, vcores, app,
+          resourceName, -1, -1, NO_ANCESTORS);
+    }
+
+    Decision(NodeId node, byte localityCode, int priority, long allocationRequestId, int count,
+        long memoryMb, int vcores, String app, String resourceName, long queueMaxMb,
+        long userLimitMb, long[] ancestorMaxMb) {
+      this.queueMaxMb = queueMaxMb;
+      this.userLimitMb = userLimitMb;
+      this.ancestorMaxMb = ancestorMaxMb;
       this.node = node;
       this.localityCode = localityCode;
       this.locality = localityCode == 0 ? NodeType.NODE_LOCAL
@@ -139,8 +157,20 @@ final class DecisionsFrame {
         }
         String app = text(b);
         String resourceName = text(b);
+        long queueMaxMb = b.getLong();
+        long userLimitMb = b.getLong();
+        int ancestors = Byte.toUnsignedInt(b.get());
+        long[] ancestorMaxMb = ancestors == 0 ? NO_ANCESTORS : new long[ancestors];
+        for (int a = 0; a < ancestors; a++) {
+          ancestorMaxMb[a] = b.getLong();
+          if (ancestorMaxMb[a] < 0) {
+            throw malformed(b.position() - 8, "decision " + i + ": negative ancestor maximum "
+                + ancestorMaxMb[a]);
+          }
+        }
         out.add(new Decision(node, code, priority, allocationRequestId,
-            (int) Math.min(count, Integer.MAX_VALUE), memoryMb, vcores, app, resourceName));
+            (int) Math.min(count, Integer.MAX_VALUE), memoryMb, vcores, app, resourceName,
+            queueMaxMb, userLimitMb, ancestorMaxMb));
       }
       if (refused > b.remaining() / REFUSED_FIXED_BYTES) {
         throw malformed(8, refused + " refused nodes announced, " + b.remaining()

@@ -32,9 +32,10 @@ final class ExecutorView implements DecisionExecutor.Cluster {
 
   @Override
   public void containerCreated(RMContainer container) {
-    LocusQueue leaf = queueOf(container.getApplicationAttemptId().getApplicationId());
-    if (leaf != null) {
-      leaf.addUsed(container.getAllocatedResource());
+    SchedulerApplication<FiCaSchedulerApp> app = scheduler.getSchedulerApplications()
+        .get(container.getApplicationAttemptId().getApplicationId());
+    if (app != null) {
+      ((LocusQueue) app.getQueue()).addUsed(app.getUser(), container.getAllocatedResource());
     }
   }
 
@@ -46,11 +47,5 @@ final class ExecutorView implements DecisionExecutor.Cluster {
   @Override
   public void sendSnapshot(LocusAppAttempt attempt) {
     link.sendSnapshot(attempt);
-  }
-
-  /** The leaf an application runs in; null once it is gone. */
-  private LocusQueue queueOf(ApplicationId appId) {
-    SchedulerApplication<FiCaSchedulerApp> app = scheduler.getSchedulerApplications().get(appId);
-    return app == null ? null : (LocusQueue) app.getQueue();
   }
 }

@@ -6,9 +6,11 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationResourceUsageReport;
@@ -37,6 +39,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement.AppPlac
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.Resources;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The RM's own attempt bookkeeping (asks, live containers, tokens, metrics) plus the two things
@@ -52,6 +56,23 @@ import org.apache.hadoop.yarn.util.resource.Resources;
  * in the order the asks changed.
  */
 class LocusAppAttempt extends FiCaSchedulerApp {
+  private static final Logger LOG = LoggerFactory.getLogger(LocusAppAttempt.class);
+  /** Places of one blacklist the core is told of (the core's {@code MAX_BLACKLIST_PLACES}). */
+  static final int MAX_BLACKLIST_PLACES = 4096;
+
+  /**
+   * Guarded by {@code this}: the shim's copies of the two lists {@code AppSchedulingInfo}
+   * keeps, each cut at {@link #MAX_BLACKLIST_PLACES} (the RM keeps them whole): the system's,
+   * in force while the AM container is awaited, and the AM's own.
+   */
+  private final Set<String> systemBlacklist = new LinkedHashSet<>();
+  private final Set<String> appBlacklist = new LinkedHashSet<>();
+  /** Guarded by {@code this}: a list changed since the core was told. */
+  private boolean blacklistChanged;
+  /** Guarded by {@code this}: whether the list the core holds is the system's. */
+  private boolean blacklistSentForAm = true;
+  /** Guarded by {@code this}: the one warning of places past the cap was logged. */
+  private boolean blacklistCapWarned;
   /**
    * Guarded by {@code this}: the core may not hold this attempt's asks (a new core, a refused or
    * failed update); the next message about them is a full snapshot.
@@ -136,6 +157,100 @@ class LocusAppAttempt extends FiCaSchedulerApp {
       }
     }
     return seconds;
+  }
+
+  /**
+   * The RM's update, then the same on the shim's copy the core is told of: the system's list
+   * while the AM container is awaited, the AM's after, as {@code SchedulerApplicationAttempt}
+   * picks. Places past {@link #MAX_BLACKLIST_PLACES} are left out of the copy (the RM still
+   * refuses containers there) with one warning per attempt.
+   */
+  @Override
+  public void updateBlacklist(List<String> additions, List<String> removals) {
+    boolean forAm = isWaitingForAMContainer();
+    super.updateBlacklist(additions, removals);
+    synchronized (this) {
+      if (isStopped()) {
+        return;
+      }
+      Set<String> list = forAm ? systemBlacklist : appBlacklist;
+      boolean changed = false;
+      if (removals != null) {
+        for (String place : removals) {
+          changed |= list.remove(place);
+        }
+      }
+      int left = 0;
+      if (additions != null) {
+        for (String place : additions) {
+          if (list.size() < MAX_BLACKLIST_PLACES || list.contains(place)) {
+            changed |= list.add(place);
+          } else {
+            left++;
+          }
+        }
+      }
+      if (left > 0 && !blacklistCapWarned) {
+        blacklistCapWarned = true;
+        LOG.warn("Application {} blacklists more than {} nodes and racks; Locus decides as if"
+            + " {} of them were not on the list (the ResourceManager still refuses them)",
+            getApplicationId(), MAX_BLACKLIST_PLACES, left);
+      }
+      blacklistChanged |= changed;
+    }
+  }
+
+  /**
+   * A work-preserving AM restart: the RM hands the AM's blacklist to the new attempt
+   * ({@code AppSchedulingInfo.transferStateFromPreviousAppSchedulingInfo}), and so does the
+   * shim's copy; the core, which forgot it with the old attempt, is told once the AM's list is
+   * in force.
+   */
+  @Override
+  public void transferStateFromPreviousAttempt(
+      org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt
+          previous) {
+    super.transferStateFromPreviousAttempt(previous);
+    if (previous instanceof LocusAppAttempt) {
+      LocusAppAttempt p = (LocusAppAttempt) previous;
+      List<String> places;
+      synchronized (p) {
+        places = new ArrayList<>(p.appBlacklist);
+      }
+      synchronized (this) {
+        appBlacklist.clear();
+        appBlacklist.addAll(places);
+        blacklistChanged |= !places.isEmpty();
+      }
+    }
+  }
+
+  /**
+   * Whether the core is owed the blacklist in force: it changed, or the AM container started
+   * and the AM's list replaced the system's (told only if either holds anything).
+   */
+  synchronized boolean blacklistOwed() {
+    return blacklistChanged || (blacklistSentForAm != isWaitingForAMContainer()
+        && !(systemBlacklist.isEmpty() && appBlacklist.isEmpty()));
+  }
+
+  /** The {@code app_blacklist} event the core is owed, null if none; marks it told. */
+  synchronized com.fasterxml.jackson.databind.node.ObjectNode takeBlacklistEvent() {
+    boolean owed = blacklistOwed();
+    blacklistChanged = false;
+    blacklistSentForAm = isWaitingForAMContainer();
+    return owed ? blacklistEvent() : null;
+  }
+
+  /** The blacklist in force as an {@code app_blacklist} event (a rebuild's replay). */
+  synchronized com.fasterxml.jackson.databind.node.ObjectNode blacklistEvent() {
+    return CoreMessages.appBlacklist(getApplicationId(),
+        isWaitingForAMContainer() ? systemBlacklist : appBlacklist);
+  }
+
+  /** Whether the blacklist in force holds anything. */
+  synchronized boolean hasBlacklist() {
+    return !(isWaitingForAMContainer() ? systemBlacklist : appBlacklist).isEmpty();
   }
 
   /**

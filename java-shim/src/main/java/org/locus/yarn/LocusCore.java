@@ -137,6 +137,15 @@ public final class LocusCore implements AutoCloseable {
   /** Idempotent: the first call frees the native core, later ones do nothing. */
   @Override
   public void close() {
+    closeReturningHandle();
+  }
+
+  /**
+   * As {@link #close()}; returns the handle this call freed (0 when the core was closed
+   * already), which names the closed core to the one rebuilt in its place
+   * ({@link CoreLink}).
+   */
+  long closeReturningHandle() {
     long h;
     lock.writeLock().lock();
     try {
@@ -148,6 +157,7 @@ public final class LocusCore implements AutoCloseable {
     if (h != 0) {
       LocusNative.close(h);
     }
+    return h;
   }
 
   @Override

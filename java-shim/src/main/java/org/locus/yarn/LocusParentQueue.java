@@ -121,6 +121,7 @@ final class LocusParentQueue extends OpenQueue {
     double parentMaximum = above != null ? above.absoluteMaximum : 100.0;
     info.setCapacity(ratio(absoluteCapacity, parentCapacity));
     info.setMaximumCapacity(ratio(absoluteMaximum, parentMaximum));
+    info.setWeight(root.weightOf(path));
     long clusterMb = root.clusterResource().getMemorySize();
     double guaranteed = clusterMb * absoluteCapacity / 100.0;
     info.setCurrentCapacity(guaranteed <= 0 ? 0f : (float) (usedMb() / guaranteed));

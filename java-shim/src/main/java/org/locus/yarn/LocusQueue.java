@@ -2,7 +2,9 @@ package org.locus.yarn;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
@@ -69,6 +71,11 @@ final class LocusQueue extends OpenQueue {
   private final QueueMetrics metrics;
   private final ActiveUsersManager users;
   private final Resource used = Resources.createResource(0, 0);
+  /**
+   * Memory each user's containers hold here (guarded by {@code used}): what the commit
+   * re-checks the core's user limit against. Users holding nothing have no entry.
+   */
+  private final Map<String, Long> userUsedMb = new HashMap<>();
   private final AtomicInteger applications = new AtomicInteger();
   private volatile Limits limits;
   /** The parent queue below root it hangs under (null: root); replaced with the tree. */
@@ -105,6 +112,11 @@ final class LocusQueue extends OpenQueue {
     this.above = above;
   }
 
+  /** The parent queue below root this leaf hangs under; null: root. */
+  LocusParentQueue above() {
+    return above;
+  }
+
   void applicationAdded() {
     applications.incrementAndGet();
   }
@@ -118,18 +130,30 @@ final class LocusQueue extends OpenQueue {
     return applications.get();
   }
 
-  void addUsed(Resource r) {
+  void addUsed(String user, Resource r) {
     synchronized (used) {
       Resources.addTo(used, r);
+      userUsedMb.merge(user, r.getMemorySize(), Long::sum);
     }
     parent.addUsed(r);
   }
 
-  void subtractUsed(Resource r) {
+  void subtractUsed(String user, Resource r) {
     synchronized (used) {
       Resources.subtractFrom(used, r);
+      Long left = userUsedMb.merge(user, -r.getMemorySize(), Long::sum);
+      if (left != null && left <= 0) {
+        userUsedMb.remove(user);
+      }
     }
     parent.subtractUsed(r);
+  }
+
+  /** Memory {@code user}'s containers hold in this queue. */
+  long userUsedMb(String user) {
+    synchronized (used) {
+      return userUsedMb.getOrDefault(user, 0L);
+    }
   }
 
   Resource getUsed() {
@@ -190,6 +214,7 @@ final class LocusQueue extends OpenQueue {
     info.setMaximumCapacity(LocusParentQueue.ratio(l.maximumCapacity,
         p != null ? p.absoluteMaximum() : 100.0));
     info.setCurrentCapacity(currentCapacity(l));
+    info.setWeight(parent.weightOf(path()));
     info.setChildQueues(new ArrayList<>());
     info.setApplications(new ArrayList<>());
     info.setQueueState(queueState(l));
@@ -256,7 +281,7 @@ final class LocusQueue extends OpenQueue {
     if (rmContainer.getState() == RMContainerState.COMPLETED) {
       return;
     }
-    addUsed(rmContainer.getAllocatedResource());
+    addUsed(attempt.getUser(), rmContainer.getAllocatedResource());
     updateHeadroom(attempt);
     parent.updateAvailableMetrics();
   }

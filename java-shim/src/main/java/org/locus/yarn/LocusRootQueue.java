@@ -61,6 +61,8 @@ final class LocusRootQueue extends OpenQueue {
   private volatile List<OpenQueue> children = Collections.emptyList();
   private volatile boolean capacityMode;
   private volatile QueueAcls acls = QueueAcls.open();
+  /** capacity-scheduler.xml's weights ({@code 2w}) by path, while its queues are in force. */
+  private volatile Map<String, Float> weights = Collections.emptyMap();
 
   LocusRootQueue(Configuration conf, Supplier<Resource> clusterResource) {
     this.conf = conf;
@@ -422,4 +424,14 @@ final class LocusRootQueue extends OpenQueue {
     // Applications live in leaves; the RM recovers containers through the attempt's queue.
   }
 
+
+  void setWeights(Map<String, Float> byPath) {
+    this.weights = byPath;
+  }
+
+  /** The queue's configured weight, -1 when its capacity is not one (CapacityScheduler's). */
+  float weightOf(String path) {
+    Float w = weights.get(path);
+    return w == null ? -1f : w;
+  }
 }

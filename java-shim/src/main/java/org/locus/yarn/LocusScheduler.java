@@ -528,7 +528,7 @@ public class LocusScheduler
     if (node != null) {
       node.releaseContainer(container.getId(), false);
     }
-    ((LocusQueue) attempt.getQueue()).subtractUsed(container.getResource());
+    ((LocusQueue) attempt.getQueue()).subtractUsed(attempt.getUser(), container.getResource());
     // Never waits for a scheduling pass holding the core: see CoreLink.
     EventsFrame released = new EventsFrame();
     released.containerReleased(container.getId(), container.getNodeId(), container.getResource());

@@ -29,6 +29,7 @@ final class QueueFileSetup {
     root.installAcls(conf, authorizer, file.configuration());
     boolean fileInForce = root.isCapacity() && file.treeJson() != null
         && conf.getTrimmed(CAPACITY_QUEUES, "").isEmpty();
+    root.setWeights(fileInForce ? file.weights() : Collections.<String, Float>emptyMap());
     QueueMappingRule rule = fileInForce
         ? QueueMappingRule.of(file.configuration(), conf, name -> root.leaf(name) != null)
         : null;

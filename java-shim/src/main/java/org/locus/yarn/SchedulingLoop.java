@@ -634,6 +634,12 @@ final class SchedulingLoop implements Runnable {
         if (attempt.isStopped()) {
           return;
         }
+        com.fasterxml.jackson.databind.node.ObjectNode blacklist = attempt.takeBlacklistEvent();
+        if (blacklist != null) {
+          // A refusal is logged by the link and costs only this list: the RM still refuses
+          // blacklisted nodes at commit.
+          link.send(Collections.singletonList(blacklist), Collections.singleton(attempt));
+        }
         java.nio.ByteBuffer frame;
         try {
           frame = attempt.takeAsksFrame(link.nameIds(), link.maxAskRows());

@@ -43,7 +43,8 @@ import org.apache.hadoop.yarn.security.YarnAuthorizationProvider;
  * compared whole. Application ids are written as {@code app1}, {@code app2}, ... in
  * submission order; a refusal's message is compared without the wrapper each scheduler puts
  * around the same reason ({@code AccessControlException: } in CapacityScheduler, the
- * {@code Locus refused application ...:} prefix in Locus).
+ * {@code Locus refused application ...:} and {@code Locus refused to move ...:} prefixes in
+ * Locus).
  *
  * <p>{@link YarnAuthorizationProvider} is one per JVM: {@link LocusRmFixture} resets it
  * before every RM, so each run gets the authorizer its own settings name.
@@ -329,6 +330,7 @@ final class AgainstCapacityScheduler {
         m = m.replace(e.getKey().toString(), e.getValue());
       }
       m = m.replaceFirst("^Locus refused application \\S+ of user \\S+ in queue \\S+: ", "");
+      m = m.replaceFirst("^Locus refused to move \\S+ to queue \\S+: ", "");
       m = m.replaceFirst("^event \\d+ \\(\\w+\\) rejected: ", "");
       m = m.replace("org.apache.hadoop.security.AccessControlException: ", "");
       return m.trim();

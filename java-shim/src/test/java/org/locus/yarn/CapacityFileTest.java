@@ -449,6 +449,88 @@ public class CapacityFileTest {
     }
   }
 
+  /**
+   * A mode Locus does not run yet stops the RM under the default policy too (no
+   * {@code locus.policy}) and under an explicit single-queue one: the file is never dropped with
+   * only a warning.
+   */
+  @Test
+  public void unsupportedCapacityModesStopTheRmUnderEveryPolicy() {
+    String[][] cases = {
+        {"root.eng.adhoc.capacity", "[memory=1024,vcores=1]", null},
+        {"root.eng.adhoc.capacity", "[memory=1024,vcores=1]", "fsp"},
+        {"legacy-queue-mode.enabled", "false", null},
+        {"root.eng.auto-queue-creation-v2.enabled", "true", "fair"}};
+    for (String[] c : cases) {
+      YarnConfiguration conf = conf();
+      if (c[2] == null) {
+        conf.unset("locus.policy");
+      } else {
+        conf.set("locus.policy", c[2]);
+        conf.set("locus.capacity.ignore-file", "true");
+      }
+      conf.set(CS + c[0], c[1]);
+      try {
+        start(conf);
+        fail("started with " + c[0] + "=" + c[1] + " under locus.policy=" + c[2]);
+      } catch (Exception e) {
+        assertTrue(messages(e), messages(e).contains(CS + c[0]));
+      }
+    }
+  }
+
+  /** Siblings mixing weights and percentages: refused with CapacityScheduler's own words. */
+  @Test
+  public void siblingsMixingWeightsAndPercentagesAreRefusedAsCapacitySchedulerRefusesThem()
+      throws Exception {
+    YarnConfiguration conf = conf();
+    conf.set(CS + "root.eng.adhoc.capacity", "1w");
+    String csMessage = null;
+    YarnConfiguration csConf = new YarnConfiguration(conf);
+    csConf.setClass(YarnConfiguration.RM_SCHEDULER,
+        org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler.class,
+        ResourceScheduler.class);
+    try {
+      start(csConf);
+      fail("CapacityScheduler started with mixed siblings");
+    } catch (Exception e) {
+      csMessage = messages(e);
+    }
+    String expected = "Parent queue 'root.eng' have children queue used mixed of  weight mode, "
+        + "percentage and absolute mode, it is not allowed, please double check, details:"
+        + "{Queue=root.eng.etl, label= uses percentage mode}. {Queue=root.eng.adhoc, label= "
+        + "uses weight mode}. {Queue=root.eng.adhoc, label= uses percentage mode}. ";
+    assertTrue(csMessage, csMessage.contains(expected));
+    try {
+      start(conf);
+      fail("Locus started with mixed siblings");
+    } catch (Exception e) {
+      assertTrue(messages(e), messages(e).contains(expected));
+      assertTrue(messages(e), messages(e).contains(CS + "root.eng.adhoc.capacity"));
+    }
+  }
+
+  /**
+   * An explicit single-queue policy with a file of several leaves would run every tenant in one
+   * queue while the RM's reports name the queues they asked for: refused at start, naming
+   * locus.policy, unless the operator opts in.
+   */
+  @Test
+  public void anExplicitSingleQueuePolicyWithSeveralLeavesNeedsTheOptIn() throws Exception {
+    YarnConfiguration conf = conf();
+    conf.set("locus.policy", "fsp");
+    try {
+      start(conf);
+      fail("started fsp over a file with four leaves");
+    } catch (Exception e) {
+      assertTrue(messages(e), messages(e).contains("locus.policy"));
+      assertTrue(messages(e), messages(e).contains("locus.capacity.ignore-file"));
+    }
+    conf.set("locus.capacity.ignore-file", "true");
+    MockRM rm = start(conf);
+    assertEquals(1, scheduler(rm).getQueueInfo("root", true, false).getChildQueues().size());
+  }
+
   @Test
   public void keysLocusDoesNotHonourAreListed() throws Exception {
     YarnConfiguration conf = conf();

@@ -148,6 +148,29 @@ public class CoreRecoveryTest {
   }
 
   @Test
+  public void aRebuildAfterTheSideFilesBecameUnreadableStillPlacesContainers() throws Exception {
+    File mapping = tmp.newFile("mapping.txt");
+    java.nio.file.Files.write(mapping.toPath(), "h1 east\n".getBytes("UTF-8"));
+    File store = new File(tmp.getRoot(), "profiles.json");
+    YarnConfiguration conf = LocusRmFixture.locusConf();
+    conf.set("locus.datacenter.mapping.file", mapping.getPath());
+    conf.set("locus.profile.store", store.getPath());
+    MockRM rm = cluster.start(conf);
+    MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm1);
+
+    // Both files become unreadable (a directory in the place of each; the RM runs as root in
+    // some test setups, so permissions would not do).
+    assertTrue(mapping.delete() && mapping.mkdir() && store.mkdir());
+    CoreFaults.panic(scheduler(rm).currentCore(), "broken after the files went away");
+    heartbeatUntilRebuilt(rm, nm1, 1);
+    am.allocate(ResourceRequest.ANY, GB, 2, new ArrayList<>());
+    assertEquals("containers placed after the rebuild", 2,
+        heartbeatUntil(rm, nm1, am, 2).size());
+  }
+
+  @Test
   public void aCoreThatCannotBeRebuiltIsRetriedAfterABackoffNotAtEveryEvent() throws Exception {
     MockRM rm = cluster.start();
     MockNM nm1 = rm.registerNode("h1:1234", 8 * GB, 8);

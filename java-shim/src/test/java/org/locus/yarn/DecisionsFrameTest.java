@@ -36,7 +36,11 @@ public class DecisionsFrameTest {
 
   /** The core's answer to offering h2, an unknown node, then h1: decisions and a refusal. */
   private static byte[] realAnswer(List<NodeId> offered) throws Exception {
-    try (LocusCore core = LocusCore.open("{}")) {
+    return realAnswer(offered, "{}");
+  }
+
+  private static byte[] realAnswer(List<NodeId> offered, String properties) throws Exception {
+    try (LocusCore core = LocusCore.open(properties)) {
       core.events(SETUP);
       List<NodeId> ids = Arrays.asList(NodeId.fromString("h2:8041"),
           NodeId.fromString("ghost:1"), NodeId.fromString("h1:8041"));
@@ -69,6 +73,27 @@ public class DecisionsFrameTest {
     assertEquals("4 of 2 GB fit each 8 GB node; 5 were asked", 5, placed);
     assertEquals(1, got.refused.size());
     assertSame(offered.get(1), got.refused.get(0).node);
+  }
+
+  @Test
+  public void aDecisionCarriesTheQueueLimitsTheCoreDecidedUnder() throws Exception {
+    List<NodeId> offered = new ArrayList<>();
+    for (DecisionsFrame.Decision d : DecisionsFrame.decode(realAnswer(offered), offered)
+        .decisions) {
+      assertEquals("no queue limits outside capacity", -1L, d.queueMaxMb);
+      assertEquals(-1L, d.userLimitMb);
+      assertEquals(0, d.ancestorMaxMb.length);
+    }
+    offered.clear();
+    String capacity = "{\"locus.policy\":\"capacity\","
+        + "\"locus.capacity.queues\":\"default:50:75,other:50\"}";
+    List<DecisionsFrame.Decision> got =
+        DecisionsFrame.decode(realAnswer(offered, capacity), offered).decisions;
+    assertTrue(got.size() > 0);
+    for (DecisionsFrame.Decision d : got) {
+      assertEquals("75 % of the two 8 GB nodes", 12288L, d.queueMaxMb);
+      assertEquals(0, d.ancestorMaxMb.length);
+    }
   }
 
   @Test

@@ -4,7 +4,6 @@ import static org.locus.yarn.AgainstCapacityScheduler.Under.LOCUS_CAPACITY;
 import static org.locus.yarn.AgainstCapacityScheduler.Under.LOCUS_DEFAULT_POLICY;
 import static org.locus.yarn.AgainstCapacityScheduler.compare;
 
-import org.junit.Ignore;
 import org.junit.Rule;
 import org.junit.Test;
 import org.locus.yarn.AgainstCapacityScheduler.Setup;
@@ -76,8 +75,6 @@ public class LimitsAgainstCapacitySchedulerTest {
     threeIntoADefaultQueueOfTwo(cluster, LOCUS_CAPACITY);
   }
 
-  @Ignore("application limits are not enforced under policies other than capacity yet: "
-      + "the third submission is accepted")
   @Test
   public void theDefaultQueuesLimitHoldsUnderTheDefaultPolicy() throws Exception {
     threeIntoADefaultQueueOfTwo(cluster, LOCUS_DEFAULT_POLICY);
@@ -96,8 +93,6 @@ public class LimitsAgainstCapacitySchedulerTest {
     }, LOCUS_CAPACITY);
   }
 
-  @Ignore("a move does not check the target's application limits yet: the application "
-      + "moves into a full queue")
   @Test
   public void aMoveIsRefusedWhenTheTargetIsFull() throws Exception {
     Setup setup = twoQueues().cs("root.b.maximum-applications", "1");

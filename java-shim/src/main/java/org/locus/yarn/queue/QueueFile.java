@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -30,11 +31,12 @@ import org.slf4j.LoggerFactory;
  * the core is handed (as {@code locus.capacity.tree}), every queue's path for the ACLs, and the
  * queue mappings.
  *
- * <p>The core checks and enforces the figures, and refuses (naming the key) what Locus cannot
- * honour at all: absolute-resource and weight capacities, auto-created queues, which this class
- * only finds and passes on, since the core alone knows whether the file is in force (only under
- * {@code locus.policy=capacity}, without the {@code locus.capacity.queues} shortcut). Every
- * other {@code yarn.scheduler.capacity.*} key Locus does not honour is listed for the log.
+ * <p>Weights ({@code 2w}) are turned into the percentages of the parent CapacityScheduler
+ * computes from them, so the core sees one kind of tree. The core checks and enforces the
+ * figures, and refuses at start (naming the key, under every policy) what Locus cannot honour
+ * at all: absolute-resource capacities, the universal capacity vector, auto-created queues,
+ * which this class only finds and passes on. Every other {@code yarn.scheduler.capacity.*} key
+ * Locus does not honour is listed for the log.
  *
  * <p>Immutable: a refresh reads a new one.
  */
@@ -54,17 +56,20 @@ public final class QueueFile {
   /** Global keys Locus honours. */
   private static final Set<String> GLOBAL_KEYS = new HashSet<>(Arrays.asList(
       "maximum-applications", "maximum-am-resource-percent", "queue-mappings",
-      "queue-mappings-override.enable"));
+      "queue-mappings-override.enable", "legacy-queue-mode.enabled"));
 
   private final String treeJson;
   private final List<String> paths;
+  /** Queues whose capacity is a weight, with it. */
+  private final Map<String, Float> weights;
   private final CapacitySchedulerConfiguration cs;
   private final List<String> unhonoured;
 
-  private QueueFile(String treeJson, List<String> paths, CapacitySchedulerConfiguration cs,
-      List<String> unhonoured) {
+  private QueueFile(String treeJson, List<String> paths, Map<String, Float> weights,
+      CapacitySchedulerConfiguration cs, List<String> unhonoured) {
     this.treeJson = treeJson;
     this.paths = paths;
+    this.weights = weights;
     this.cs = cs;
     this.unhonoured = unhonoured;
   }
@@ -105,8 +110,14 @@ public final class QueueFile {
     List<String> paths = new ArrayList<>();
     ArrayNode queues = JSON.createArrayNode();
     ObjectNode tree = JSON.createObjectNode();
+    Map<String, Float> weights = new HashMap<>();
     try {
-      walk(cs, ROOT, paths, queues);
+      if (!cs.isLegacyQueueMode()) {
+        throw new Unsupported(PREFIX + "legacy-queue-mode.enabled", "is false: the universal "
+            + "capacity vector is not supported by Locus; leave the legacy queue mode on");
+      }
+      refuseUnsupported(cs, ROOT);
+      walk(cs, ROOT, 100f, paths, weights, queues);
     } catch (Unsupported e) {
       ObjectNode refused = tree.putObject("refused");
       refused.put("key", e.key);
@@ -117,7 +128,8 @@ public final class QueueFile {
     // A file without queues under root (or no file) leaves the core's default queue.
     boolean none = paths.size() < 2 && !tree.has("refused");
     return new QueueFile(none ? null : JSON.writeValueAsString(tree),
-        Collections.unmodifiableList(paths), cs, unhonoured(cs, new HashSet<>(paths)));
+        Collections.unmodifiableList(paths), Collections.unmodifiableMap(weights), cs,
+        unhonoured(cs, new HashSet<>(paths)));
   }
 
   /** What the file asks for that Locus cannot do, with the key that asks. */
@@ -131,18 +143,17 @@ public final class QueueFile {
     }
   }
 
-  private static void walk(CapacitySchedulerConfiguration cs, String path, List<String> paths,
-      ArrayNode out) throws Unsupported {
+  private static void walk(CapacitySchedulerConfiguration cs, String path, float capacity,
+      List<String> paths, Map<String, Float> weights, ArrayNode out) throws Unsupported {
     if (paths.size() >= 4096) {
       throw new Unsupported(PREFIX + "root.queues", "more than 4096 queues; Locus schedules "
           + "at most 4096");
     }
     QueuePath qp = new QueuePath(path);
-    refuseUnsupported(cs, path);
     paths.add(path);
     ObjectNode q = out.addObject();
     q.put("path", path);
-    q.put("capacity", ROOT.equals(path) ? 100f : cs.getNonLabeledQueueCapacity(qp));
+    q.put("capacity", capacity);
     q.put("maximum_capacity",
         ROOT.equals(path) ? 100f : cs.getNonLabeledQueueMaximumCapacity(qp));
     QueueState state = cs.getConfiguredState(qp);
@@ -154,19 +165,106 @@ public final class QueueFile {
     q.put("maximum_am_resource_percent",
         cs.getMaximumApplicationMasterResourcePerQueuePercent(qp));
     q.put("maximum_applications", cs.getMaximumApplicationsPerQueue(qp));
-    List<String> children = cs.getQueues(qp);
-    if (children == null) {
-      return;
-    }
-    for (String child : children) {
-      String name = child.trim();
-      if (!name.isEmpty()) {
-        walk(cs, path + "." + name, paths, out);
+    List<String> children = new ArrayList<>();
+    List<String> names = cs.getQueues(qp);
+    if (names != null) {
+      for (String child : names) {
+        String name = child.trim();
+        if (!name.isEmpty()) {
+          children.add(path + "." + name);
+        }
       }
+    }
+    float[] shares = shares(cs, path, children, weights);
+    for (int i = 0; i < children.size(); i++) {
+      walk(cs, children.get(i), shares[i], paths, weights, out);
     }
   }
 
-  /** Absolute resources ({@code [memory=...]}), weights ({@code 2w}) and auto-created queues. */
+  /**
+   * The children's capacities in percent of the parent, as CapacityScheduler computes them in
+   * its legacy queue mode: a percentage as written; a weight ({@code 2w}) as its share of the
+   * siblings' weights (CapacityScheduler's normalized weight). Siblings mixing weights with
+   * positive percentages are refused with CapacityScheduler's own message
+   * (AbstractParentQueue#getCapacityConfigurationTypeForQueues); a percentage of 0 next to
+   * weights is allowed there, and here.
+   */
+  private static float[] shares(CapacitySchedulerConfiguration cs, String parent,
+      List<String> children, Map<String, Float> weights) throws Unsupported {
+    float[] weight = new float[children.size()];
+    float[] percent = new float[children.size()];
+    boolean percentageSet = false;
+    boolean weightSet = false;
+    String firstWeight = null;
+    String firstPercent = null;
+    StringBuilder diag = new StringBuilder();
+    for (int i = 0; i < children.size(); i++) {
+      String path = children.get(i);
+      refuseUnsupported(cs, path);
+      QueuePath qp = new QueuePath(path);
+      weight[i] = readWeight(cs, qp);
+      percent[i] = readPercent(cs, qp);
+      if (percent[i] > 0) {
+        percentageSet = true;
+        firstPercent = firstPercent == null ? path : firstPercent;
+      }
+      if (weight[i] >= 0) {
+        weightSet = true;
+        firstWeight = firstWeight == null ? path : firstWeight;
+        diag.append("{Queue=").append(path).append(", label= uses weight mode}. ");
+      }
+      if (percentageSet) {
+        // CapacityScheduler's wording, which repeats this once a sibling before used a
+        // percentage.
+        diag.append("{Queue=").append(path).append(", label= uses percentage mode}. ");
+      }
+    }
+    if (percentageSet && weightSet) {
+      String culprit = children.indexOf(firstWeight) > children.indexOf(firstPercent)
+          ? firstWeight : firstPercent;
+      throw new Unsupported(PREFIX + culprit + ".capacity", "Parent queue '" + parent
+          + "' have children queue used mixed of  weight mode, percentage and absolute mode, "
+          + "it is not allowed, please double check, details:" + diag);
+    }
+    if (!weightSet) {
+      return percent;
+    }
+    double sum = 0;
+    for (int i = 0; i < children.size(); i++) {
+      weights.put(children.get(i), weight[i]);
+      sum += Math.max(0f, weight[i]);
+    }
+    float[] out = new float[children.size()];
+    for (int i = 0; i < children.size(); i++) {
+      out[i] = sum <= 0 ? 0f : (float) (Math.max(0f, weight[i]) * 100.0 / sum);
+    }
+    return out;
+  }
+
+  /** CapacityScheduler's weight of the queue, -1 when its capacity is not a weight. */
+  private static float readWeight(CapacitySchedulerConfiguration cs, QueuePath qp)
+      throws Unsupported {
+    try {
+      return cs.getNonLabeledQueueWeight(qp);
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      throw new Unsupported(PREFIX + qp.getFullPath() + ".capacity", e.getMessage());
+    }
+  }
+
+  private static float readPercent(CapacitySchedulerConfiguration cs, QueuePath qp)
+      throws Unsupported {
+    try {
+      return cs.getNonLabeledQueueCapacity(qp);
+    } catch (IllegalArgumentException e) {
+      throw new Unsupported(PREFIX + qp.getFullPath() + ".capacity", e.getMessage());
+    }
+  }
+
+  /**
+   * What Locus does not do yet, refused whatever the policy: a file whose queues would be
+   * silently dropped must not start. Absolute resources ({@code [memory=...]}), the universal
+   * capacity vector and auto-created queues.
+   */
   private static void refuseUnsupported(CapacitySchedulerConfiguration cs, String path)
       throws Unsupported {
     for (String key : new String[] {"capacity", "maximum-capacity"}) {
@@ -177,11 +275,13 @@ public final class QueueFile {
       String v = raw.trim();
       if (v.startsWith("[")) {
         throw new Unsupported(PREFIX + path + "." + key, "is " + v + ": absolute resource "
-            + "capacities are not supported by Locus; give a percentage of the parent");
+            + "capacities are not supported by Locus; give a percentage of the parent or a "
+            + "weight");
       }
-      if (v.endsWith("w")) {
-        throw new Unsupported(PREFIX + path + "." + key, "is " + v + ": weight capacities are "
-            + "not supported by Locus; give a percentage of the parent");
+      if (key.equals("maximum-capacity") && v.endsWith("w")) {
+        // CapacityScheduler's parser reads no weight here either; fail naming the key.
+        throw new Unsupported(PREFIX + path + "." + key, "is " + v + ": a maximum-capacity "
+            + "is a percentage of the parent");
       }
     }
     for (String key : new String[] {"auto-create-child-queue.enabled",
@@ -234,6 +334,20 @@ public final class QueueFile {
   /** The tree as the core reads it ({@code locus.capacity.tree}); null when root has no queues. */
   public String treeJson() {
     return treeJson;
+  }
+
+  /**
+   * The queue's weight when its capacity is one ({@code 2w}), else -1, as CapacityScheduler
+   * reports a queue's weight.
+   */
+  public float weight(String path) {
+    Float w = weights.get(path);
+    return w == null ? -1f : w;
+  }
+
+  /** Queues whose capacity is a weight, with it. */
+  public Map<String, Float> weights() {
+    return weights;
   }
 
   /** Leaf queues in the file (a queue no other path extends). */

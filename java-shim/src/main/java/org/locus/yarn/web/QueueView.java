@@ -7,11 +7,13 @@ import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.util.resource.Resources;
 
 /**
  * One queue as the web UI and REST show it, with its children: read only through the public
@@ -35,6 +37,14 @@ public final class QueueView {
   public final float absoluteMaxCapacity;
   public final float absoluteUsedCapacity;
   public final float usedCapacity;
+  /** The configured weight ({@code 2w}), -1 when the capacity is a percentage (CS's). */
+  public final float weight;
+  /** The weight over the siblings' weights; 0 outside weight mode, as CS reports it. */
+  public final float normalizedWeight;
+  /** The cluster's resource times the absolute capacity, as CS's effective minimum. */
+  public final Resource effectiveMinResource;
+  /** The cluster's resource times the absolute maximum capacity. */
+  public final Resource effectiveMaxResource;
   public final long usedMemoryMb;
   public final long usedVcores;
   public final long pendingMemoryMb;
@@ -78,16 +88,21 @@ public final class QueueView {
       throws IOException {
     QueueInfo root = scheduler.getQueueInfo("root", true, true);
     long clusterMb = Math.max(0, scheduler.getClusterResource().getMemorySize());
-    return new QueueView(root, null, 1f, 1f, clusterMb, scheduler, rmContext);
+    return new QueueView(root, null, 1f, 1f, 0f, clusterMb, scheduler, rmContext);
   }
 
   private QueueView(QueueInfo info, String parentPath, float parentAbsolute,
-      float parentAbsoluteMax, long clusterMb, ResourceScheduler scheduler,
-      RMContext rmContext) {
+      float parentAbsoluteMax, float siblingWeights, long clusterMb,
+      ResourceScheduler scheduler, RMContext rmContext) {
     this.name = info.getQueueName();
     this.path = pathOf(info, parentPath);
     this.state = info.getQueueState() == null ? QueueState.RUNNING : info.getQueueState();
-    float cap = parentPath == null ? 1f : clamp(info.getCapacity());
+    this.weight = parentPath == null ? -1f : info.getWeight();
+    // A weight's share in floats as CapacityScheduler computes it (its normalized weight), so
+    // the effective resources below truncate as CS's do.
+    float cap = parentPath == null ? 1f
+        : weight >= 0f && siblingWeights > 1e-6f ? clamp(weight / siblingWeights)
+        : clamp(info.getCapacity());
     float max = parentPath == null ? 1f : clamp(info.getMaximumCapacity());
     float absolute = parentAbsolute * cap;
     float absoluteMax = parentAbsoluteMax * max;
@@ -96,6 +111,11 @@ public final class QueueView {
     this.maxCapacity = max * 100f;
     this.absoluteCapacity = absolute * 100f;
     this.absoluteMaxCapacity = absoluteMax * 100f;
+    this.normalizedWeight = weight < 0f || siblingWeights <= 1e-6f ? (parentPath == null ? 1f : 0f)
+        : weight / siblingWeights;
+    Resource cluster = scheduler.getClusterResource();
+    this.effectiveMinResource = Resources.multiply(cluster, absolute);
+    this.effectiveMaxResource = Resources.multiply(cluster, absoluteMax);
     this.usedMemoryMb = m == null ? 0 : m.getAllocatedMB();
     this.usedVcores = m == null ? 0 : m.getAllocatedVirtualCores();
     this.pendingMemoryMb = m == null ? 0 : m.getPendingMB();
@@ -116,9 +136,13 @@ public final class QueueView {
     List<QueueView> kids = new ArrayList<>();
     List<QueueInfo> childInfos = info.getChildQueues();
     if (childInfos != null) {
+      float weights = 0f;
       for (QueueInfo child : childInfos) {
-        kids.add(new QueueView(child, path, absolute, absoluteMax, clusterMb, scheduler,
-            rmContext));
+        weights += Math.max(0f, child.getWeight());
+      }
+      for (QueueInfo child : childInfos) {
+        kids.add(new QueueView(child, path, absolute, absoluteMax, weights, clusterMb,
+            scheduler, rmContext));
       }
     }
     this.children = Collections.unmodifiableList(kids);
@@ -137,6 +161,20 @@ public final class QueueView {
       }
     }
     this.apps = Collections.unmodifiableList(listed);
+  }
+
+  /**
+   * The capacity as CapacityScheduler's REST reports it: the configured percentage of the
+   * parent, which is 0 for a weight (the share it gives is in {@code absoluteCapacity} and
+   * {@code normalizedWeight}).
+   */
+  public float configuredCapacity() {
+    return weight >= 0f ? 0f : capacity;
+  }
+
+  /** CapacityScheduler's {@code mode} of the queue's capacity. */
+  public String mode() {
+    return weight >= 0f ? "weight" : "percentage";
   }
 
   public boolean isLeaf() {

@@ -55,12 +55,15 @@ public final class SchedulerInfoJson {
       n.put("type", "capacitySchedulerLeafQueueInfo");
     }
     n.put("queuePath", q.path);
-    n.put("capacity", pct(q.capacity));
+    n.put("capacity", pct(q.configuredCapacity()));
     n.put("usedCapacity", pct(q.usedCapacity));
     n.put("maxCapacity", pct(q.maxCapacity));
     n.put("absoluteCapacity", pct(q.absoluteCapacity));
     n.put("absoluteMaxCapacity", pct(q.absoluteMaxCapacity));
     n.put("absoluteUsedCapacity", pct(q.absoluteUsedCapacity));
+    n.put("weight", q.weight);
+    n.put("normalizedWeight", q.normalizedWeight);
+    n.put("mode", q.mode());
     n.put("numApplications", q.numApplications);
     n.put("queueName", q.name);
     n.put("state", q.state.toString());
@@ -71,6 +74,9 @@ public final class SchedulerInfoJson {
     n.put("allocatedContainers", q.allocatedContainers);
     n.put("reservedContainers", q.reservedContainers);
     n.put("pendingContainers", q.pendingContainers);
+    n.set("capacities", capacities(q));
+    n.set("minEffectiveCapacity", resource(q.effectiveMinResource));
+    n.set("maxEffectiveCapacity", resource(q.effectiveMaxResource));
     if (q.isLeaf()) {
       n.put("numActiveApplications", q.appsRunning);
       n.put("numPendingApplications", q.appsPending);
@@ -78,6 +84,32 @@ public final class SchedulerInfoJson {
     } else {
       n.set("queues", children(q));
     }
+    return n;
+  }
+
+  /** CS's {@code capacities}: one entry, the default partition (Locus has no other). */
+  private static ObjectNode capacities(QueueView q) {
+    ObjectNode p = JSON.createObjectNode();
+    p.put("partitionName", "");
+    p.put("capacity", pct(q.configuredCapacity()));
+    p.put("usedCapacity", pct(q.usedCapacity));
+    p.put("maxCapacity", pct(q.maxCapacity));
+    p.put("absoluteCapacity", pct(q.absoluteCapacity));
+    p.put("absoluteUsedCapacity", pct(q.absoluteUsedCapacity));
+    p.put("absoluteMaxCapacity", pct(q.absoluteMaxCapacity));
+    p.put("weight", q.weight);
+    p.put("normalizedWeight", q.normalizedWeight);
+    p.set("effectiveMinResource", resource(q.effectiveMinResource));
+    p.set("effectiveMaxResource", resource(q.effectiveMaxResource));
+    ObjectNode out = JSON.createObjectNode();
+    out.putArray("queueCapacitiesByPartition").add(p);
+    return out;
+  }
+
+  private static ObjectNode resource(org.apache.hadoop.yarn.api.records.Resource r) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("memory", r.getMemorySize());
+    n.put("vCores", r.getVirtualCores());
     return n;
   }
 

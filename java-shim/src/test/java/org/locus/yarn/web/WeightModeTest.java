@@ -1,0 +1,187 @@
+package org.locus.yarn.web;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.ServerSocket;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.commons.io.IOUtils;
+import org.apache.hadoop.net.NetUtils;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
+import org.junit.After;
+import org.junit.BeforeClass;
+import org.junit.Test;
+import org.locus.yarn.LocusRmFixture;
+import org.locus.yarn.LocusScheduler;
+
+/**
+ * A capacity-scheduler.xml in weight mode (nested weights, no {@code locus.policy}) under
+ * CapacityScheduler and under Locus in one run: the application submitted to {@code a1} runs
+ * in {@code a1}, and the scheduler REST reports the effective capacities CapacityScheduler
+ * reports for the same file and cluster.
+ */
+public class WeightModeTest {
+  private static final int GB = 1024;
+  private static final String CS = CapacitySchedulerConfiguration.PREFIX;
+  private static final ObjectMapper JSON = new ObjectMapper();
+  /** The fields compared, of each queue and of its default-partition capacities. */
+  private static final String[] FIELDS = {"capacity", "maxCapacity", "absoluteCapacity",
+      "absoluteMaxCapacity", "weight", "normalizedWeight"};
+  private final List<MockRM> rms = new ArrayList<>();
+
+  @BeforeClass
+  public static void resolveTestHosts() {
+    NetUtils.addStaticResolution("h1", "127.0.0.1");
+  }
+
+  @After
+  public void stop() {
+    for (MockRM rm : rms) {
+      rm.stop();
+    }
+  }
+
+  /**
+   * a 2w and b 1w under root; a split into a1 1w (maximum-capacity 50) and a2 3w; b1 and b2 of
+   * b 1w each.
+   */
+  private static YarnConfiguration weights() {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.set(CS + "root.queues", "a,b");
+    conf.set(CS + "root.a.capacity", "2w");
+    conf.set(CS + "root.b.capacity", "1w");
+    conf.set(CS + "root.a.queues", "a1,a2");
+    conf.set(CS + "root.a.a1.capacity", "1w");
+    conf.set(CS + "root.a.a2.capacity", "3w");
+    conf.set(CS + "root.a.a1.maximum-capacity", "50");
+    conf.set(CS + "root.b.queues", "b1,b2");
+    conf.set(CS + "root.b.b1.capacity", "1w");
+    conf.set(CS + "root.b.b2.capacity", "1w");
+    return conf;
+  }
+
+  private MockRM startRm(Class<? extends ResourceScheduler> scheduler, YarnConfiguration conf)
+      throws IOException {
+    conf.setClass(YarnConfiguration.RM_SCHEDULER, scheduler, ResourceScheduler.class);
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
+    conf.setBoolean("mockrm.webapp.enabled", true);
+    // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
+    conf.set("locus.scheduling.mode", "heartbeat");
+    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + freePort());
+    MockRM rm = new MockRM(conf);
+    rms.add(rm);
+    rm.start();
+    return rm;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static String get(MockRM rm, String path) throws IOException {
+    URL url = new URL("http://" + rm.getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS) + path);
+    HttpURLConnection c = (HttpURLConnection) url.openConnection();
+    c.setRequestProperty("Accept", "application/json");
+    int status = c.getResponseCode();
+    InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
+    String body = in == null ? "" : IOUtils.toString(in, StandardCharsets.UTF_8);
+    assertEquals("GET " + path + " answered " + body, 200, status);
+    return body;
+  }
+
+  /** Every queue below root by path, parents before children. */
+  private static Map<String, JsonNode> byPath(JsonNode parent, Map<String, JsonNode> out) {
+    for (JsonNode q : parent.path("queues").path("queue")) {
+      out.put(q.path("queuePath").asText(), q);
+      byPath(q, out);
+    }
+    return out;
+  }
+
+  private static JsonNode defaultPartition(JsonNode queue) {
+    for (JsonNode p : queue.path("capacities").path("queueCapacitiesByPartition")) {
+      if (p.path("partitionName").asText("").isEmpty()) {
+        return p;
+      }
+    }
+    throw new AssertionError("no default partition in " + queue);
+  }
+
+  /** The app's queue in the RM's report, and the REST tree, after it was placed. */
+  private Map<String, JsonNode> run(Class<? extends ResourceScheduler> scheduler,
+      List<String> appQueue) throws Exception {
+    MockRM rm = startRm(scheduler, weights());
+    MockNM nm = rm.registerNode("h1:1234", 10 * GB, 10);
+    nm.nodeHeartbeat(true);
+    RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+        .createWithMemory(GB, rm).withQueue("a1").build());
+    LocusRmFixture.launchAndRegisterAM(app, rm, nm);
+    appQueue.add(app.getQueue());
+    List<ApplicationAttemptId> inA1 = rm.getResourceScheduler().getAppsInQueue("a1");
+    assertTrue(scheduler.getSimpleName() + ": no queue a1", inA1 != null);
+    assertEquals(scheduler.getSimpleName() + ": applications in a1", 1, inA1.size());
+    JsonNode info = JSON.readTree(get(rm, "/ws/v1/cluster/scheduler"))
+        .path("scheduler").path("schedulerInfo");
+    return byPath(info, new LinkedHashMap<>());
+  }
+
+  @Test
+  public void aNestedWeightFileRunsInItsLeavesWithCapacitySchedulersFigures() throws Exception {
+    List<String> csQueue = new ArrayList<>();
+    Map<String, JsonNode> cs = run(CapacityScheduler.class, csQueue);
+    List<String> locusQueue = new ArrayList<>();
+    Map<String, JsonNode> locus = run(LocusScheduler.class, locusQueue);
+
+    assertEquals("the RM's report of the app's queue", csQueue, locusQueue);
+    assertEquals(cs.keySet(), locus.keySet());
+    // a1: 1/4 of a, which is 2/3 of root.
+    assertEquals(100.0 / 6, cs.get("root.a.a1").path("absoluteCapacity").asDouble(), 1e-3);
+    for (String path : cs.keySet()) {
+      JsonNode c = cs.get(path);
+      JsonNode l = locus.get(path);
+      assertEquals(path + " mode", c.path("mode").asText(), l.path("mode").asText());
+      JsonNode cp = defaultPartition(c);
+      JsonNode lp = defaultPartition(l);
+      for (String f : FIELDS) {
+        assertTrue(path + " " + f + " missing: " + l, l.has(f));
+        assertEquals(path + " " + f + "\nCS:    " + c + "\nLocus: " + l, c.path(f).asDouble(),
+            l.path(f).asDouble(), 1e-3);
+        assertEquals(path + " capacities " + f, cp.path(f).asDouble(), lp.path(f).asDouble(),
+            1e-3);
+      }
+      for (String r : new String[] {"effectiveMinResource", "effectiveMaxResource"}) {
+        for (String unit : new String[] {"memory", "vCores"}) {
+          assertEquals(path + " " + r + " " + unit, cp.path(r).path(unit).asLong(),
+              lp.path(r).path(unit).asLong());
+        }
+      }
+      for (String r : new String[] {"minEffectiveCapacity", "maxEffectiveCapacity"}) {
+        for (String unit : new String[] {"memory", "vCores"}) {
+          assertEquals(path + " " + r + " " + unit, c.path(r).path(unit).asLong(),
+              l.path(r).path(unit).asLong());
+        }
+      }
+    }
+  }
+}
