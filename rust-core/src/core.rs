@@ -759,6 +759,10 @@ impl Core {
                     .ok_or_else(|| CoreError::UnknownApp(app.clone()))?;
                 a.blacklist = list;
                 log::info!("application {app} blacklists {n} nodes or racks");
+                // Which of its asks some node can serve may have changed with the list.
+                if let Some(a) = self.state.app_by_id(&app) {
+                    self.layers.observe(&self.state, &Observed::AsksUpdated(a));
+                }
             }
             Event::AppRemoved { app } => match self.state.remove_app(&app) {
                 Some(a) => {

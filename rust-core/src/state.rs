@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::app::{is_mapreduce, App, Arrival, FifoKey, SlotKind, TaskKind};
+use crate::app::{is_mapreduce, App, Arrival, Blacklist, FifoKey, SlotKind, TaskKind};
 use crate::ask::{AppAsks, AskLimits, AskTable, ChangedRows};
 use crate::container::{Container, Containers};
 use crate::error::CoreError;
@@ -491,13 +491,30 @@ impl ClusterState {
     /// only delay a key and are not consulted. A key whose `*` row relaxes is judged by size
     /// alone; only a pinned one walks the nodes.
     pub fn can_ever_place(&self, table: &AskTable) -> bool {
+        self.can_place_for(table, &Blacklist::default())
+    }
+
+    /// `can_ever_place` for one application's key: nodes the application blacklists do not
+    /// count, as the RM refuses it every container there. Maps that fit only blacklisted nodes
+    /// take nothing until the list changes, so nothing may wait for them either.
+    pub fn app_can_ever_place(&self, app: &App, table: &AskTable) -> bool {
+        self.can_place_for(table, &app.blacklist)
+    }
+
+    fn can_place_for(&self, table: &AskTable, blacklist: &Blacklist) -> bool {
         let Some(any) = table.row(ANY_ID).filter(|r| r.count > 0) else {
             return false;
         };
-        if table.may_relax_to(ANY_ID) {
+        if blacklist.is_empty() && table.may_relax_to(ANY_ID) {
             return self.fits_some_node(&any.capability);
         }
         self.nodes.values().any(|n| {
+            if blacklist.excludes(&n.host, &n.rack) {
+                return false;
+            }
+            if table.may_relax_to(ANY_ID) && n.capability.fits(&any.capability) {
+                return true;
+            }
             let fits = |name| {
                 table
                     .row(name)

@@ -1034,3 +1034,58 @@ fn fresh_does_not_wait_for_maps_no_node_can_serve() {
     }
     assert!(failed.is_empty(), "{failed:#?}");
 }
+
+/// Maps whose only nodes the job blacklists are blockers for that job as much as maps no node
+/// can hold: the RM refuses the job every container there. FRESH must not admit the job on
+/// them nor let them shape a slot split, or the job's reduces, which fit a node it does not
+/// blacklist, wait for a map phase that cannot start; and a blacklist that changes after the
+/// asks is judged again (fuzz/findings/starvation-fresh-maps-only-on-blacklisted-nodes.json).
+#[test]
+fn fresh_does_not_wait_for_maps_only_blacklisted_nodes_can_serve() {
+    // 8 GB maps fit only h7 (rack /r1, blacklisted); the 4 GB / 3 vcore reduces fit h2.
+    const NODES: [NodeSpec; 2] = [("h2", "/r2", 4), ("h7", "/r1", 8)];
+    let blacklist = |c: &mut Core| {
+        c.handle(locus_core::Event::AppBlacklist {
+            app: "job".into(),
+            places: vec!["/r1".into()],
+        })
+        .unwrap();
+    };
+    let mut failed = Vec::new();
+    for slots in ["static", "fresh-static", "fresh-dynamic"] {
+        for blacklist_first in [true, false] {
+            let mut c = core_with(&[
+                ("locus.policy", "fresh"),
+                ("locus.locality", "matchmaking"),
+                ("locus.slots", slots),
+            ]);
+            add_nodes(&mut c, &NODES);
+            add_mr(&mut c, "job", 0);
+            if blacklist_first {
+                blacklist(&mut c);
+            }
+            set_asks_rows(
+                &mut c,
+                "job",
+                &[
+                    (19, "h7", 5, 8, 1, true),
+                    (19, "/r1", 5, 8, 1, true),
+                    (19, "*", 11, 8, 1, true),
+                    (10, "*", 3, 4, 3, true),
+                ],
+            );
+            if !blacklist_first {
+                blacklist(&mut c);
+            }
+            let rounds = idle_rounds(&mut c, &NODES, 20);
+            let served = first_served(&rounds, "job");
+            if served.is_none_or(|r| r > 2) {
+                let when = if blacklist_first { "before" } else { "after" };
+                failed.push(format!(
+                    "{slots}, blacklist {when} the asks: the reduces first ran in round {served:?} of 20"
+                ));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}

@@ -195,7 +195,7 @@ pub trait JobPolicy: Send {
 pub enum Observed<'a> {
     AppAdded(&'a App),
     AppRemoved(Arrival),
-    /// A new ask snapshot.
+    /// A new ask snapshot, or a new blacklist (which nodes the asks may use).
     AsksUpdated(&'a App),
     /// The RM created the container (not for recovered ones).
     ContainerStarted(&'a Container),
