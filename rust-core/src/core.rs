@@ -71,6 +71,12 @@ pub struct Stats {
     pub running_containers: u64,
     /// Outstanding containers over all apps (sum of the `*` rows).
     pub pending_containers: u64,
+    /// Apps with outstanding asks that wait for AM room and are not activated yet: no policy
+    /// orders them until their AM fits (docs/operator/scheduling.md, "Activation").
+    pub apps_awaiting_activation: u64,
+    /// Apps the job policy ordered on the last node offer: the per-offer work, which follows
+    /// the activated apps, not the waiting ones.
+    pub ordered_apps: u64,
     pub queues: u64,
     /// Decisions neither confirmed nor rejected yet.
     pub in_flight: u64,
@@ -753,6 +759,10 @@ impl Core {
                     .ok_or_else(|| CoreError::UnknownApp(app.clone()))?;
                 a.blacklist = list;
                 log::info!("application {app} blacklists {n} nodes or racks");
+                // Which of its asks some node can serve may have changed with the list.
+                if let Some(a) = self.state.app_by_id(&app) {
+                    self.layers.observe(&self.state, &Observed::AsksUpdated(a));
+                }
             }
             Event::AppRemoved { app } => match self.state.remove_app(&app) {
                 Some(a) => {
@@ -1007,6 +1017,8 @@ impl Core {
         s.apps = self.state.app_count() as u64;
         s.running_containers = self.state.containers().len() as u64;
         s.pending_containers = self.state.pending_containers();
+        s.apps_awaiting_activation = self.state.awaiting_count() as u64;
+        s.ordered_apps = self.state.last_ordered();
         s.queues = self.state.queues().len() as u64;
         s.in_flight = self.in_flight.len() as u64;
         s.backed_off = self.rejections.len() as u64;

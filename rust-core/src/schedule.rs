@@ -30,12 +30,12 @@
 //! the job policy's AM share of the cluster's memory (one may always start when none runs), so
 //! AMs cannot fill the nodes ahead of the tasks they wait for.
 
-use crate::app::{Arrival, SlotKind, TaskKind};
+use crate::app::{App, Arrival, SlotKind, TaskKind};
 use crate::ask::{AskTable, SchedulerKey, ANY};
 use crate::config::Config;
 use crate::names::{NameId, ANY_ID};
 use crate::node::Node;
-use crate::policy::{locality_applies, Layers};
+use crate::policy::{locality_applies, JobPolicy, Layers};
 use crate::protocol::{Decision, Locality, Resource};
 use crate::state::{ClusterState, PoolWaiter};
 
@@ -270,6 +270,8 @@ fn assign_node(
     // A nearly full node is the common heartbeat on a busy cluster: answer it without asking
     // the policies or walking any app's rows.
     state.sync_pending();
+    activate(state, layers.job.as_mut(), now_ms);
+    state.note_ordered(0);
     if !state.any_pending_might_fit(&budget.room) {
         // The node had room and nothing waiting could use it: the heartbeat is an opportunity
         // nobody missed, and must not count against asks that arrive later. Only a heartbeat
@@ -285,6 +287,7 @@ fn assign_node(
     } else {
         layers.job.order(state, node, now_ms)
     };
+    state.note_ordered(order.len());
     // The node's heartbeat is the opportunity, missed here or at the first sweep after it that
     // finds room: under async a sweep fills freed room before the heartbeat sees it, and a wait
     // counted only on heartbeats that find room would never end (tests/async_opportunities.rs).
@@ -582,6 +585,130 @@ fn assign_node(
         }
     }
     decisions
+}
+
+/// Memory of the AM `app` waits for (0: its first pending ask is not an AM).
+fn am_ask_mb(app: &App) -> u64 {
+    app.asks
+        .next_pending_key(None)
+        .filter(|key| app.kind_of(key.priority) == TaskKind::ApplicationMaster)
+        .and_then(|key| app.asks.table(&key))
+        .and_then(|t| t.row(ANY_ID))
+        .map_or(0, |r| r.capability.memory_mb)
+}
+
+/// Activates apps waiting for their AM, each queue's in FIFO order, while the job policy's AM
+/// bound ([`JobPolicy::am_pool`]) has room for their AM (CapacityScheduler's
+/// `activateApplications`). Only activated apps are in the pending index every policy orders,
+/// so a heartbeat's cost does not grow with the apps that wait. The room counts the AMs that
+/// run or are decided and those of activated apps still waiting for theirs, with the same
+/// exceptions the procedure makes (one AM when the pool, or the app's queue, holds none; one
+/// within the pool's stretch when nothing activated waits). A queue whose head does not fit
+/// stops there: activation never overtakes in FIFO order within a queue; a user over the
+/// policy's user AM limit ([`JobPolicy::am_user_limit`]) stops only that user's. The work per
+/// offer is one look at the head of each (queue, user) with waiting apps plus the apps
+/// activated, whatever the number waiting.
+fn activate(state: &mut ClusterState, job: &mut dyn JobPolicy, now_ms: u64) {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    if state.awaiting_count() == 0 {
+        return;
+    }
+    job.prepare_activation(state, now_ms);
+    // AM memory activated apps will still take, per AM pool, per queue and per user.
+    let mut pools: Vec<(u32, u64)> = Vec::new();
+    let mut queues: Vec<(String, u64)> = Vec::new();
+    let mut users: Vec<(usize, u64)> = Vec::new();
+    fn add<K: PartialEq>(v: &mut Vec<(K, u64)>, k: K, mb: u64) {
+        match v.iter_mut().find(|(q, _)| *q == k) {
+            Some((_, sum)) => *sum = sum.saturating_add(mb),
+            None => v.push((k, mb)),
+        }
+    }
+    fn get<K: PartialEq>(v: &[(K, u64)], k: &K) -> Option<u64> {
+        v.iter().find(|(q, _)| q == k).map(|(_, mb)| *mb)
+    }
+    let reserving = state.reserving();
+    // An AM no node can hold holds no room: it would keep every app behind it waiting.
+    let largest = if reserving.is_empty() {
+        0
+    } else {
+        state
+            .nodes()
+            .map(|n| n.capability.memory_mb)
+            .max()
+            .unwrap_or(0)
+    };
+    for arrival in reserving {
+        let Some(app) = state.app(arrival) else {
+            continue;
+        };
+        let mb = am_ask_mb(app);
+        if mb > largest {
+            continue;
+        }
+        if let Some(pool) = job.am_pool(state, app) {
+            add(&mut pools, pool.key, mb);
+        }
+        if let Some((user, _, _)) = job.am_user_limit(state, app) {
+            add(&mut users, user, mb);
+        }
+        add(&mut queues, app.queue.clone(), mb);
+    }
+    // Each (queue, user)'s head, earliest first; a group that activates its head offers its next.
+    let mut heads: BinaryHeap<Reverse<(crate::app::FifoKey, (String, String))>> = state
+        .awaiting_heads()
+        .map(|(g, k)| Reverse((k, g.clone())))
+        .collect();
+    let mut full_queues: Vec<String> = Vec::new();
+    while let Some(Reverse((key, group))) = heads.pop() {
+        if full_queues.contains(&group.0) {
+            continue;
+        }
+        let Some(app) = state.app(key.arrival) else {
+            continue;
+        };
+        let size = am_ask_mb(app);
+        let pool = job.am_pool(state, app);
+        let mut pool_empty = true;
+        if let Some(pool) = pool {
+            let reserved = get(&pools, &pool.key);
+            let used = pool.used_mb.saturating_add(reserved.unwrap_or(0));
+            pool_empty = used == 0;
+            let queue_idle = pool
+                .queue_used_mb
+                .is_some_and(|q| q == 0 && get(&queues, &group.0).is_none());
+            let after = used.saturating_add(size);
+            let fits = after <= pool.cap_mb
+                || used == 0
+                || queue_idle
+                || (reserved.is_none() && after <= pool.stretch_mb);
+            if !fits {
+                // The queue's AM room is spent: none of its apps may overtake this one.
+                full_queues.push(group.0);
+                continue;
+            }
+        }
+        let user = job.am_user_limit(state, app);
+        if let Some((u, limit, used)) = user {
+            let used = used.saturating_add(get(&users, &u).unwrap_or(0));
+            if used.saturating_add(size) > limit && !pool_empty {
+                // Only this user's apps wait; the queue's others may go on (as CapacityScheduler
+                // skips a user over its AM limit).
+                continue;
+            }
+            add(&mut users, u, size);
+        }
+        if let Some(pool) = pool {
+            add(&mut pools, pool.key, size);
+        }
+        add(&mut queues, group.0.clone(), size);
+        let next = state.awaiting_next(&group, key);
+        state.activate(key.arrival);
+        if let Some(next) = next {
+            heads.push(Reverse((next, group)));
+        }
+    }
 }
 
 /// Resource of `placements` together.

@@ -5,11 +5,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::app::{is_mapreduce, App, Arrival, FifoKey, SlotKind};
+use crate::app::{is_mapreduce, App, Arrival, Blacklist, FifoKey, SlotKind, TaskKind};
 use crate::ask::{AppAsks, AskLimits, AskTable, ChangedRows};
 use crate::container::{Container, Containers};
 use crate::error::CoreError;
-use crate::fast_hash::FastMap;
+use crate::fast_hash::{FastMap, FastSet};
 use crate::names::{Names, ANY_ID};
 use crate::node::Node;
 use crate::profile::Profiles;
@@ -127,6 +127,19 @@ pub struct ClusterState {
     ask_limits: AskLimits,
     /// Apps with rows naming hosts or racks no node has carried (see `AppAsks::adopt`).
     with_unknown: BTreeSet<Arrival>,
+    /// Apps that have been let into the pending index for good (see [`Self::activate`]).
+    activated: FastSet<Arrival>,
+    /// Apps with outstanding asks that wait for their AM to be admitted and are not activated:
+    /// per (queue, user), in FIFO order. No policy orders them; the heartbeat activates the
+    /// heads while their AM fits (`schedule::activate`).
+    awaiting: BTreeMap<(String, String), BTreeSet<FifoKey>>,
+    /// Where each app in `awaiting` is filed.
+    awaiting_at: FastMap<Arrival, ((String, String), FifoKey)>,
+    /// Apps activated to start their AM that have not been given it yet: their AM counts
+    /// against the AM room until it is decided, so one free slot activates one app, not all.
+    reserving: BTreeSet<Arrival>,
+    /// Apps the job policy ordered on the last node offer.
+    last_ordered: u64,
 }
 
 impl ClusterState {
@@ -183,18 +196,137 @@ impl ClusterState {
                 .apps
                 .get(&arrival)
                 .filter(|a| a.asks.has_pending())
-                .map(|a| (a.fifo_key(), a.asks.floor()));
+                .map(|a| (a.fifo_key(), a.asks.floor(), self.needs_activation(a)));
             self.unlist(arrival);
-            if let Some((key, floor)) = now {
-                self.pending_apps.insert(key, floor);
-                self.pending_floor.insert(arrival, (key, floor));
-                *self.floor_memory.entry(floor.memory_mb).or_default() += 1;
-                *self.floor_vcores.entry(floor.vcores).or_default() += 1;
+            match now {
+                Some((key, floor, false)) => {
+                    self.activated.insert(arrival);
+                    self.list(arrival, key, floor);
+                }
+                Some((key, _, true)) => {
+                    let app = &self.apps[&arrival];
+                    let group = (app.queue.clone(), app.user.clone());
+                    self.awaiting.entry(group.clone()).or_default().insert(key);
+                    self.awaiting_at.insert(arrival, (group, key));
+                }
+                None => {}
             }
         }
     }
 
+    /// Whether `app`, which has outstanding asks, may be ordered only once activated: it was
+    /// never activated, holds nothing (no container, no AM decided) and its first pending ask
+    /// is its AM. An app that holds a container, whose AM is decided, or that asks for
+    /// something other than an AM first (an unmanaged AM's tasks) is activated at once.
+    fn needs_activation(&self, app: &App) -> bool {
+        if self.activated.contains(&app.arrival) || app.used != Resource::ZERO {
+            return false;
+        }
+        let waits_for_am = app
+            .asks
+            .next_pending_key(None)
+            .is_some_and(|k| app.kind_of(k.priority) == TaskKind::ApplicationMaster);
+        waits_for_am && !self.in_flight.iter().any(|u| u.am && u.app == app.arrival)
+    }
+
+    fn list(&mut self, arrival: Arrival, key: FifoKey, floor: Resource) {
+        self.pending_apps.insert(key, floor);
+        self.pending_floor.insert(arrival, (key, floor));
+        *self.floor_memory.entry(floor.memory_mb).or_default() += 1;
+        *self.floor_vcores.entry(floor.vcores).or_default() += 1;
+    }
+
+    /// Lets an app waiting for activation into the pending index for good (CapacityScheduler's
+    /// `activateApplications`): from now on every policy orders it whenever it has asks. It
+    /// counts against the AM room ([`Self::reserving`]) until its AM is decided.
+    pub(crate) fn activate(&mut self, arrival: Arrival) {
+        let Some((group, key)) = self.awaiting_at.remove(&arrival) else {
+            return;
+        };
+        self.drop_awaiting(&group, key);
+        self.activated.insert(arrival);
+        self.reserving.insert(arrival);
+        if let Some(floor) = self.apps.get(&arrival).map(|a| a.asks.floor()) {
+            self.list(arrival, key, floor);
+        }
+    }
+
+    fn drop_awaiting(&mut self, group: &(String, String), key: FifoKey) {
+        if let Some(set) = self.awaiting.get_mut(group) {
+            set.remove(&key);
+            if set.is_empty() {
+                self.awaiting.remove(group);
+            }
+        }
+    }
+
+    /// The first app waiting for activation (as of the last `sync_pending`) of each queue and
+    /// user, with its queue and user: one per pair, however many wait.
+    pub fn awaiting_heads(&self) -> impl Iterator<Item = (&(String, String), FifoKey)> {
+        self.awaiting
+            .iter()
+            .filter_map(|(g, set)| set.first().map(|k| (g, *k)))
+    }
+
+    /// The app after `after` waiting for activation in `group` (queue, user), FIFO order.
+    pub fn awaiting_next(&self, group: &(String, String), after: FifoKey) -> Option<FifoKey> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        self.awaiting
+            .get(group)?
+            .range((Excluded(after), Unbounded))
+            .next()
+            .copied()
+    }
+
+    /// Apps with outstanding asks waiting for activation, each queue's and user's in FIFO
+    /// order.
+    pub fn awaiting_apps(&self) -> impl Iterator<Item = &App> {
+        self.awaiting
+            .values()
+            .flatten()
+            .filter_map(|k| self.apps.get(&k.arrival))
+    }
+
+    /// How many apps wait for activation.
+    pub fn awaiting_count(&self) -> usize {
+        self.awaiting_at.len()
+    }
+
+    /// Whether `app` has been activated (see [`Self::activate`]).
+    pub fn is_activated(&self, app: Arrival) -> bool {
+        self.activated.contains(&app)
+    }
+
+    /// Activated apps whose AM is neither running nor decided, pruning those whose AM runs (or
+    /// that are gone): each is visited until its AM starts. An AM in flight is already in
+    /// [`Self::am_used`].
+    pub(crate) fn reserving(&mut self) -> Vec<Arrival> {
+        let apps = &self.apps;
+        self.reserving
+            .retain(|a| apps.get(a).is_some_and(|app| app.am_used == Resource::ZERO));
+        let in_flight = &self.in_flight;
+        self.reserving
+            .iter()
+            .filter(|a| !in_flight.iter().any(|u| u.am && u.app == **a))
+            .copied()
+            .collect()
+    }
+
+    /// Records how many apps the job policy ordered on this node offer.
+    pub(crate) fn note_ordered(&mut self, apps: usize) {
+        self.last_ordered = apps as u64;
+    }
+
+    /// Apps the job policy ordered on the last node offer (0 when the offer walked the pending
+    /// index lazily or found no room).
+    pub fn last_ordered(&self) -> u64 {
+        self.last_ordered
+    }
+
     fn unlist(&mut self, arrival: Arrival) {
+        if let Some((group, key)) = self.awaiting_at.remove(&arrival) {
+            self.drop_awaiting(&group, key);
+        }
         let Some((key, floor)) = self.pending_floor.remove(&arrival) else {
             return;
         };
@@ -359,13 +491,30 @@ impl ClusterState {
     /// only delay a key and are not consulted. A key whose `*` row relaxes is judged by size
     /// alone; only a pinned one walks the nodes.
     pub fn can_ever_place(&self, table: &AskTable) -> bool {
+        self.can_place_for(table, &Blacklist::default())
+    }
+
+    /// `can_ever_place` for one application's key: nodes the application blacklists do not
+    /// count, as the RM refuses it every container there. Maps that fit only blacklisted nodes
+    /// take nothing until the list changes, so nothing may wait for them either.
+    pub fn app_can_ever_place(&self, app: &App, table: &AskTable) -> bool {
+        self.can_place_for(table, &app.blacklist)
+    }
+
+    fn can_place_for(&self, table: &AskTable, blacklist: &Blacklist) -> bool {
         let Some(any) = table.row(ANY_ID).filter(|r| r.count > 0) else {
             return false;
         };
-        if table.may_relax_to(ANY_ID) {
+        if blacklist.is_empty() && table.may_relax_to(ANY_ID) {
             return self.fits_some_node(&any.capability);
         }
         self.nodes.values().any(|n| {
+            if blacklist.excludes(&n.host, &n.rack) {
+                return false;
+            }
+            if table.may_relax_to(ANY_ID) && n.capability.fits(&any.capability) {
+                return true;
+            }
             let fits = |name| {
                 table
                     .row(name)
@@ -701,6 +850,13 @@ impl ClusterState {
             }
             *key = new_key;
         }
+        if let Some((group, key)) = self.awaiting_at.get_mut(&arrival) {
+            if let Some(set) = self.awaiting.get_mut(group) {
+                set.remove(key);
+                set.insert(new_key);
+            }
+            *key = new_key;
+        }
         old
     }
 
@@ -722,7 +878,11 @@ impl ClusterState {
         }
         self.queues
             .app_moved(&app.queue, queue, &app.used, &app.am_used, app.running);
-        Ok(std::mem::replace(&mut app.queue, queue.to_string()))
+        let old = std::mem::replace(&mut app.queue, queue.to_string());
+        // An app waiting for activation waits in its new queue, at its FIFO place there.
+        self.asks_touched.push(arrival);
+        self.sync_pending();
+        Ok(old)
     }
 
     /// Removes an application with its asks and forgets its containers.
@@ -732,6 +892,8 @@ impl ClusterState {
         self.submission.remove(&app.fifo_key());
         self.with_unknown.remove(&arrival);
         self.unlist(arrival);
+        self.activated.remove(&arrival);
+        self.reserving.remove(&arrival);
         let gone = self.containers.drain_app(id);
         let now = self.clock_ms;
         for c in &gone {
@@ -845,6 +1007,10 @@ impl ClusterState {
             app.am_used = plus(app.am_used, &c.resource);
         }
         app.running += 1;
+        // An app whose AM (or any container) runs is activated, recovered ones included.
+        if self.activated.insert(arrival) {
+            self.asks_touched.push(arrival);
+        }
         self.queues
             .container_started(&app.queue, &c.resource, c.is_am());
         if let Some(n) = self.nodes.get_mut(&c.node) {

@@ -789,6 +789,58 @@ fn matchmaking_room_left_for_some_map_counts_vcores_too() {
     );
 }
 
+/// A job waiting for AM room is not activated (no policy orders it) until an AM finishes;
+/// then it is activated and given its AM, under every job policy. Its asks stay outstanding
+/// all along, so nothing but activation can hold it.
+#[test]
+fn a_job_waiting_for_am_room_starts_when_an_am_finishes() {
+    let nodes: &[NodeSpec] = &[("h1", "/r1", 8)];
+    for policy in [
+        "fifo", "fair", "fsp", "capacity", "td", "joss-t", "joss-j", "fresh", "mrosa",
+    ] {
+        let mut c = core_with(&[("locus.policy", policy)]);
+        add_nodes(&mut c, nodes);
+        add_mr(&mut c, "first", 0);
+        set_asks_rows(&mut c, "first", &[(0, "*", 1, 4, 1, true)]);
+        add_mr(&mut c, "second", 1);
+        set_asks_rows(&mut c, "second", &[(0, "*", 1, 4, 1, true)]);
+        let node = "h1:1";
+        let mut free = Resource::new(8 * GB, 8);
+        let ds = try_heartbeat(&mut c, node, free, 1_000).unwrap();
+        assert_eq!(ds.len(), 1, "{policy}: {ds:?}");
+        assert_eq!(ds[0].app, "first", "{policy}");
+        c.handle(common::allocated_event(&ds[0], "am_first"))
+            .unwrap();
+        free = Resource::new(4 * GB, 7);
+        // The first job runs a map; the second's AM would take half the cluster in AMs.
+        set_asks_rows(&mut c, "first", &[(20, "*", 1, 1, 1, true)]);
+        for t in 0..5u64 {
+            let ds = try_heartbeat(&mut c, node, free, 2_000 + t * 1_000).unwrap();
+            assert!(ds.iter().all(|d| d.app != "second"), "{policy}: {ds:?}");
+        }
+        assert_eq!(c.stats().apps_awaiting_activation, 1, "{policy}");
+        try_release(&mut c, "first", "am_first", node, Resource::new(4 * GB, 1)).unwrap();
+        c.handle(locus_core::Event::AppRemoved {
+            app: "first".into(),
+        })
+        .unwrap();
+        free = Resource::new(8 * GB, 8);
+        let mut started = None;
+        for t in 0..20u64 {
+            let ds = try_heartbeat(&mut c, node, free, 10_000 + t * 1_000).unwrap();
+            if ds.iter().any(|d| d.app == "second" && d.priority == 0) {
+                started = Some(t);
+                break;
+            }
+        }
+        assert!(
+            started.is_some(),
+            "{policy}: the waiting job never got its AM"
+        );
+        assert_eq!(c.stats().apps_awaiting_activation, 0, "{policy}");
+    }
+}
+
 /// Heartbeats `nodes` in turn for `rounds` rounds as the RM does: a node's containers that have
 /// run `life` rounds end at its own heartbeat, just before it is offered, and its room is what
 /// its running containers leave. Returns, per round, the decisions made.
@@ -978,6 +1030,61 @@ fn fresh_does_not_wait_for_maps_no_node_can_serve() {
             failed.push(format!(
                 "{slots}, 1 TB maps beside two that fit: the reduces first ran in round {reduce:?} of 20"
             ));
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
+/// Maps whose only nodes the job blacklists are blockers for that job as much as maps no node
+/// can hold: the RM refuses the job every container there. FRESH must not admit the job on
+/// them nor let them shape a slot split, or the job's reduces, which fit a node it does not
+/// blacklist, wait for a map phase that cannot start; and a blacklist that changes after the
+/// asks is judged again (fuzz/findings/starvation-fresh-maps-only-on-blacklisted-nodes.json).
+#[test]
+fn fresh_does_not_wait_for_maps_only_blacklisted_nodes_can_serve() {
+    // 8 GB maps fit only h7 (rack /r1, blacklisted); the 4 GB / 3 vcore reduces fit h2.
+    const NODES: [NodeSpec; 2] = [("h2", "/r2", 4), ("h7", "/r1", 8)];
+    let blacklist = |c: &mut Core| {
+        c.handle(locus_core::Event::AppBlacklist {
+            app: "job".into(),
+            places: vec!["/r1".into()],
+        })
+        .unwrap();
+    };
+    let mut failed = Vec::new();
+    for slots in ["static", "fresh-static", "fresh-dynamic"] {
+        for blacklist_first in [true, false] {
+            let mut c = core_with(&[
+                ("locus.policy", "fresh"),
+                ("locus.locality", "matchmaking"),
+                ("locus.slots", slots),
+            ]);
+            add_nodes(&mut c, &NODES);
+            add_mr(&mut c, "job", 0);
+            if blacklist_first {
+                blacklist(&mut c);
+            }
+            set_asks_rows(
+                &mut c,
+                "job",
+                &[
+                    (19, "h7", 5, 8, 1, true),
+                    (19, "/r1", 5, 8, 1, true),
+                    (19, "*", 11, 8, 1, true),
+                    (10, "*", 3, 4, 3, true),
+                ],
+            );
+            if !blacklist_first {
+                blacklist(&mut c);
+            }
+            let rounds = idle_rounds(&mut c, &NODES, 20);
+            let served = first_served(&rounds, "job");
+            if served.is_none_or(|r| r > 2) {
+                let when = if blacklist_first { "before" } else { "after" };
+                failed.push(format!(
+                    "{slots}, blacklist {when} the asks: the reduces first ran in round {served:?} of 20"
+                ));
+            }
         }
     }
     assert!(failed.is_empty(), "{failed:#?}");

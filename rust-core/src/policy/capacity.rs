@@ -547,7 +547,12 @@ impl CapacityPolicy {
             self.app_user.insert(app.arrival, slot);
         }
         let mut counted: HashMap<usize, ()> = HashMap::new();
-        for app in state.pending_apps_by_submission() {
+        // A user whose apps only wait for activation is active too: CapacityScheduler counts a
+        // user once an app of theirs asks for anything, its AM included.
+        for app in state
+            .pending_apps_by_submission()
+            .chain(state.awaiting_apps())
+        {
             if let Some(&slot) = self.app_user.get(&app.arrival) {
                 if counted.insert(slot, ()).is_none() {
                     if let Some(i) = self.queues.index_of(&app.queue) {
@@ -786,6 +791,17 @@ impl JobPolicy for CapacityPolicy {
             queue_used_mb: None,
             stretch_mb: 0,
         })
+    }
+
+    fn prepare_activation(&mut self, state: &ClusterState, _now_ms: u64) {
+        self.measure(state);
+    }
+
+    /// As measured by `prepare_activation` (or the last order).
+    fn am_user_limit(&self, _state: &ClusterState, app: &App) -> Option<(usize, u64, u64)> {
+        let &slot = self.app_user.get(&app.arrival)?;
+        let u = &self.users[slot];
+        Some((slot, u.am_limit_mb, u.am_used_mb))
     }
 
     /// MapReduce AMs of a user in a leaf with a user limit: as many as fit under the user AM

@@ -68,7 +68,7 @@ pub fn outstanding(app: &App) -> Outstanding {
 /// its map phase (holding one of the `k` places for good), and its size or count would shape
 /// the split for work that cannot run (docs/design/liveness.md, "Blocker").
 pub fn placeable(state: &ClusterState, app: &App) -> Outstanding {
-    outstanding_where(app, |t| state.can_ever_place(t))
+    outstanding_where(app, |t| state.app_can_ever_place(app, t))
 }
 
 fn outstanding_where(app: &App, keep: impl Fn(&AskTable) -> bool) -> Outstanding {

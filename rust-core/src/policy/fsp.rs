@@ -26,6 +26,11 @@
 //!
 //! Each job takes all it can on its turn (as `fifo`); the jobs after it get the rest of the node.
 //!
+//! Only activated jobs are in the virtual system (`crate::schedule`'s activation, as
+//! CapacityScheduler's active applications): a job whose AM the share cannot admit yet is not
+//! ordered, so it gets its virtual start and counts among the jobs sharing the virtual service
+//! from its activation on, as HFSP counts only the jobs the scheduler has admitted.
+//!
 //! Application priority (`yarn application -updatePriority`) comes first, as CapacityScheduler
 //! compares it before anything else inside a queue; equal priorities (the default, 0) leave the
 //! order to the rules here.
@@ -172,6 +177,25 @@ impl Fsp {
     }
 }
 
+impl Fsp {
+    /// An AM still starting holds its container (or is being given it) and nothing else; one
+    /// that was refused asks for it again and still counts (for at most AM_STARTING_MS).
+    /// One that asked for nothing within AM_STARTING_MS is not starting but idle; one that asks
+    /// for anything else has started (as `order` finds it).
+    fn prune_starting(&mut self, state: &ClusterState, now_ms: u64) {
+        self.starting.retain(|a, since| {
+            now_ms.saturating_sub(*since) < AM_STARTING_MS
+                && state.app(*a).is_some_and(|app| {
+                    app.used == app.am_used
+                        && !app
+                            .asks
+                            .pending_keys()
+                            .any(|key| app.kind_of(key.priority) != TaskKind::ApplicationMaster)
+                })
+        });
+    }
+}
+
 impl JobPolicy for Fsp {
     fn name(&self) -> &'static str {
         "fsp"
@@ -243,13 +267,7 @@ impl JobPolicy for Fsp {
                 job.pending = 0.0;
             }
         }
-        // An AM still starting holds its container (or is being given it) and nothing else; one
-        // that was refused asks for it again and still counts (for at most AM_STARTING_MS).
-        // One that asked for nothing within AM_STARTING_MS is not starting but idle.
-        self.starting.retain(|a, since| {
-            now_ms.saturating_sub(*since) < AM_STARTING_MS
-                && state.app(*a).is_some_and(|app| app.used == app.am_used)
-        });
+        self.prune_starting(state, now_ms);
         self.active = self
             .jobs
             .values()
@@ -264,6 +282,11 @@ impl JobPolicy for Fsp {
                 .then(a.4.cmp(&b.4))
         });
         order.into_iter().map(|(_, _, _, _, a)| a).collect()
+    }
+
+    /// Whether an AM may start beyond the share depends on the AMs still starting.
+    fn prepare_activation(&mut self, state: &ClusterState, now_ms: u64) {
+        self.prune_starting(state, now_ms);
     }
 
     /// CapacityScheduler's default AM share (module docs). Beyond it, up to every policy's half,

@@ -139,6 +139,17 @@ pub trait JobPolicy: Send {
         })
     }
 
+    /// Apps wait for activation: bring what [`Self::am_pool`] and [`Self::am_user_limit`] read
+    /// up to date with `state` (called before they are asked, only while apps wait).
+    fn prepare_activation(&mut self, _state: &ClusterState, _now_ms: u64) {}
+
+    /// The per-user AM bound `app`'s AM falls under, if the policy keeps one (CapacityScheduler's
+    /// user AM limit): (a number telling users apart, the most the user's AMs may hold, what they
+    /// hold). Read when apps are activated; `admit` enforces it at placement.
+    fn am_user_limit(&self, _state: &ClusterState, _app: &App) -> Option<(usize, u64, u64)> {
+        None
+    }
+
     /// Off-switch containers per heartbeat when the policy decides non-locality itself (TD,
     /// JoSS pick a job per slot, local or not); `None`: `locus.off-switch-per-heartbeat`.
     fn off_switch_limit(&self) -> Option<u32> {
@@ -184,7 +195,7 @@ pub trait JobPolicy: Send {
 pub enum Observed<'a> {
     AppAdded(&'a App),
     AppRemoved(Arrival),
-    /// A new ask snapshot.
+    /// A new ask snapshot, or a new blacklist (which nodes the asks may use).
     AsksUpdated(&'a App),
     /// The RM created the container (not for recovered ones).
     ContainerStarted(&'a Container),
