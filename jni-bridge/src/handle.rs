@@ -323,8 +323,12 @@ mod tests {
             })
         });
         held_rx.recv().unwrap();
+        // Without waiting on the registry: the panicking call holds its read lock until this
+        // one signals, and a `register` or `close` queued meanwhile by a test on another
+        // thread would make a plain read wait behind that writer, and the writer behind the
+        // panicking call: a cycle the RM's calls never form (none waits on another call).
         let waiting = std::thread::spawn(move || {
-            with_scheduler(h, |s| {
+            with_scheduler_without_waiting(h, |s| {
                 waiting_tx.send(()).unwrap();
                 Ok(s.lock_core()?.stats().nodes)
             })
