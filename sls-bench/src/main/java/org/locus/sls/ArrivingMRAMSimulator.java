@@ -2,6 +2,12 @@ package org.locus.sls;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
 import java.security.PrivilegedExceptionAction;
 import java.util.Map;
 import java.util.Set;
@@ -12,12 +18,14 @@ import org.apache.hadoop.security.token.Token;
 import org.apache.hadoop.yarn.api.protocolrecords.FinishApplicationMasterRequest;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.security.AMRMTokenIdentifier;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.sls.AMDefinition;
 import org.apache.hadoop.yarn.sls.SLSRunner;
 import org.apache.hadoop.yarn.sls.appmaster.AMSimulator;
 import org.apache.hadoop.yarn.sls.appmaster.MRAMSimulator;
+import org.apache.hadoop.yarn.sls.scheduler.ContainerSimulator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +39,16 @@ import org.slf4j.LoggerFactory;
 public class ArrivingMRAMSimulator extends MRAMSimulator {
   private static final Logger LOG = LoggerFactory.getLogger(ArrivingMRAMSimulator.class);
   static final String TRACE_KEY = "sls-bench.rumen.trace";
+  /**
+   * true: reduces ask for no host or rack, as MapReduce's AM asks for them (Rumen gives every
+   * task a host, and SLS asks for it). Set for SWIM traces, whose reduces have no input host;
+   * off for the synthetic trace, whose published figures were measured with host asks.
+   */
+  static final String REDUCES_ANYWHERE_KEY = "sls-bench.reduces.anywhere";
+  /** A file to which each AM appends "application id,trace job id" once it has submitted. */
+  static final String JOB_MAP_KEY = "sls-bench.job-map";
+  /** MRAMSimulator's PRIORITY_REDUCE (private there; 20 is its maps'). */
+  static final int REDUCE_PRIORITY = 10;
   /** How often and how long lastStep asks the RM whether the unregistration is through. */
   private static final long UNREGISTER_POLL_MS = 10;
   private static final long UNREGISTER_WAIT_MS = 10_000;
@@ -39,6 +57,9 @@ public class ArrivingMRAMSimulator extends MRAMSimulator {
   private static final Set<ArrivingMRAMSimulator> AMS = ConcurrentHashMap.newKeySet();
   /** lastStep has unregistered this AM (or tried to): SLS calls lastStep more than once. */
   private volatile boolean unregistered;
+  private boolean reducesAnywhere;
+  private String traceJobId;
+  private String jobMap;
 
   @Override
   public void init(AMDefinition def, ResourceManager rm, SLSRunner se, boolean tracked,
@@ -52,7 +73,45 @@ public class ArrivingMRAMSimulator extends MRAMSimulator {
     traceStartTimeMS = offset;
     // jobruntime.csv's real_* columns: the trace's times, on the same baseline.
     traceFinishTimeMS = trace.finishOffsetMs(def.getOldAppId());
+    reducesAnywhere = se.getConf().getBoolean(REDUCES_ANYWHERE_KEY, false);
+    traceJobId = def.getOldAppId();
+    jobMap = se.getConf().get(JOB_MAP_KEY);
     track(this);
+  }
+
+  @Override
+  public void firstStep() throws Exception {
+    super.firstStep();
+    if (jobMap != null && appId != null) {
+      recordJob(jobMap, appId, traceJobId);
+    }
+  }
+
+  static synchronized void recordJob(String file, ApplicationId app, String traceJob)
+      throws IOException {
+    Files.write(Paths.get(file), (app + "," + traceJob + "\n").getBytes(StandardCharsets.UTF_8),
+        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+  }
+
+  @Override
+  protected List<ResourceRequest> packageRequests(List<ContainerSimulator> containers,
+      int priority) {
+    return locality(super.packageRequests(containers, priority), priority, reducesAnywhere);
+  }
+
+  /** The ask rows sent: a reduce's only its `*` row when reduces ask anywhere. */
+  static List<ResourceRequest> locality(List<ResourceRequest> rows, int priority,
+      boolean reducesAnywhere) {
+    if (!reducesAnywhere || priority != REDUCE_PRIORITY) {
+      return rows;
+    }
+    List<ResourceRequest> any = new ArrayList<>();
+    for (ResourceRequest r : rows) {
+      if (ResourceRequest.isAnyLocation(r.getResourceName())) {
+        any.add(r);
+      }
+    }
+    return any;
   }
 
   /**
