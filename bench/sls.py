@@ -8,12 +8,17 @@ are each run's own). Prints a table and, last, the line scripts read:
     sls: nodes=N locus/capacity-default: node_update=R1 allocate=R2 throughput=R3 latency=R4
 
 after `sls: shim=C`, C being the commit the shim jar was built from (+dirty if its sources had
-uncommitted changes);
-a jar whose sources are not the working tree's is refused unless --allow-stale-jar.
+uncommitted changes); a jar whose sources are not the working tree's is refused unless
+--allow-stale-jar.
+
+With `--trace swim:FILE` it replays a SWIM trace instead (bench/swim_to_sls.py converts it; the
+synthetic trace comes from org.locus.sls.SlsTrace, deterministic for a seed), adds job completion
+by percentile and by job size, and its last line is
+
+    sls: trace=NAME nodes=N locus/capacity-default: jct_mean=R1 jct_p95=R2 throughput=R3 node_local=R4
 
 Python 3 standard library only; ./locus builds sls-bench first and passes its classpath file.
-The trace comes from org.locus.sls.SlsTrace (deterministic for a seed); docs/results/sls.md says what is
-measured where.
+docs/results/sls.md says what is measured where; docs/results/sls-swim.md the SWIM traces.
 """
 
 import argparse
@@ -31,6 +36,8 @@ import time
 import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import swim_to_sls  # noqa: E402
 CONFIGS = ["capacity-default", "capacity-sync", "locus-default", "locus-async"]
 SCHEDULER = {
     "capacity-default": "org.locus.sls.CapacitySlsScheduler",
@@ -201,7 +208,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def write_conf(conf_dir, config, timer_window, rumen_trace, extra=(), logs=()):
+def write_conf(conf_dir, config, timer_window, rumen_trace, extra=(), logs=(), swim=None):
     os.makedirs(conf_dir, exist_ok=True)
     local = "127.0.0.1:0"
     yarn = {
@@ -255,6 +262,11 @@ def write_conf(conf_dir, config, timer_window, rumen_trace, extra=(), logs=()):
         "yarn.sls.metrics.web.address.port": str(free_port()),
         "yarn.sls.metrics.timer.window.size": str(timer_window),
     })
+    if swim is not None:
+        # A SWIM job's reduces read no input: they ask anywhere, as MapReduce's AM asks for them.
+        # Each application is recorded with its trace job (jobruntime.csv names only the former).
+        sls["sls-bench.reduces.anywhere"] = "true"
+        sls["sls-bench.job-map"] = swim["job_map"]
     with open(os.path.join(conf_dir, "sls-runner.xml"), "w") as f:
         f.write(xml(sls))
     # Container tokens name their NodeManager; SLS's hosts do not resolve, so name them by host.
@@ -303,13 +315,15 @@ def sample_memory(pid, started, out):
 
 
 def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window, sample_s=0,
-            extra=(), logs=()):
+            extra=(), logs=(), swim=False):
     run_dir = os.path.join(work, config)
     shutil.rmtree(run_dir, ignore_errors=True)
     conf_dir = os.path.join(run_dir, "conf")
     out_dir = os.path.join(run_dir, "sls-output")
     os.makedirs(out_dir)
-    write_conf(conf_dir, config, timer_window, os.path.join(trace_dir, "rumen.json"), extra, logs)
+    job_map = os.path.join(run_dir, "job-map.csv")
+    write_conf(conf_dir, config, timer_window, os.path.join(trace_dir, "rumen.json"), extra, logs,
+               {"job_map": job_map} if swim else None)
     figures = os.path.join(run_dir, "figures.json")
     cmd = (["java", f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC", "-XX:+AlwaysPreTouch",
             "-XX:NativeMemoryTracking=summary"]
@@ -365,6 +379,9 @@ def run_one(config, classpath, trace_dir, work, heap, timeout_s, timer_window, s
     fig["exit"] = rc
     fig["wall_s"] = wall
     fig["jobs"] = job_times(os.path.join(out_dir, "jobruntime.csv"))
+    if swim:
+        fig["job_times"] = job_times_by_trace_job(os.path.join(out_dir, "jobruntime.csv"),
+                                                  job_map)
     fig["launcher_race"] = sls_launcher_race(log_text)
     fig["run_dir"] = run_dir
     # A job without a completion time is not a failed run (the table's jobs row shows it).
@@ -453,6 +470,98 @@ def job_times(path):
             if end >= start > 0:
                 times.append((end - start) / 1000.0)
     return times
+
+
+def job_times_by_trace_job(runtime_csv, job_map):
+    """{trace job id: completion time (s)}: jobruntime.csv's rows (by application id) joined with
+    the run's job map (application id, trace job id; ArrivingMRAMSimulator writes it)."""
+    apps = {}
+    if os.path.exists(job_map):
+        with open(job_map) as f:
+            for line in f:
+                app, _, job = line.strip().partition(",")
+                if app and job:
+                    apps[app] = job
+    times = {}
+    if not os.path.exists(runtime_csv):
+        return times
+    with open(runtime_csv) as f:
+        for row in csv.DictReader(f):
+            try:
+                app = row["JobID"].strip()
+                start, end = int(row["simulate_start_time"]), int(row["simulate_end_time"])
+            except (KeyError, ValueError, AttributeError):
+                continue
+            if end >= start > 0 and app in apps:
+                times[apps[app]] = (end - start) / 1000.0
+    return times
+
+
+def swim_figures(fig, jobs):
+    """Job completion of a SWIM run: over all jobs and per size bin (mean, p50, p95, p99, how
+    many finished of how many), from the run's per-job times and the trace's job index."""
+    times = fig.get("job_times") or {}
+    out = {}
+    for name in ["all"] + [b[0] for b in swim_to_sls.BINS]:
+        ids = [j for j, v in jobs.items() if name == "all" or v["bin"] == name]
+        xs = [times[j] for j in ids if j in times]
+        out[name] = {"n": len(xs), "of": len(ids),
+                     "mean": statistics.mean(xs) if xs else float("nan"),
+                     "p50": pct(xs, 50), "p95": pct(xs, 95), "p99": pct(xs, 99)}
+    return out
+
+
+def node_local_share(fig):
+    """Node-local containers as a share of all the RM counted (AMs included), or None."""
+    counts = [fig.get(k) for k in ("node_local", "rack_local", "off_switch")]
+    if None in counts or sum(counts) == 0:
+        return None
+    return counts[0] / sum(counts)
+
+
+def swim_table(figs, jobs):
+    """Job completion rows of a SWIM run (seconds of the scaled run, wall clock)."""
+    names = [f["scheduler"] for f in figs]
+    rows = []
+    for name in ["all"] + [b[0] for b in swim_to_sls.BINS]:
+        label = ("job completion, all jobs" if name == "all" else f"job completion, {name}") \
+            + " mean / p50 / p95 / p99 (s) [finished]"
+        cells = []
+        for f in figs:
+            s = f.get("swim", {}).get(name)
+            cells.append("-" if not s or not s["n"] else
+                         f"{s['mean']:.1f} / {s['p50']:.1f} / {s['p95']:.1f} / {s['p99']:.1f} "
+                         f"[{s['n']}/{s['of']}]")
+        rows.append((label, cells))
+    width = max(len(r[0]) for r in rows)
+    cols = [max([len(n)] + [len(r[1][i]) for r in rows]) for i, n in enumerate(names)]
+    print("| " + "job completion".ljust(width) + " | "
+          + " | ".join(n.ljust(c) for n, c in zip(names, cols)) + " |")
+    print("|" + "-" * (width + 2) + "|" + "|".join("-" * (c + 2) for c in cols) + "|")
+    for label, cells in rows:
+        print("| " + label.ljust(width) + " | "
+              + " | ".join(v.ljust(c) for v, c in zip(cells, cols)) + " |")
+
+
+def swim_summary(by, trace_name, nodes):
+    """The last line of a SWIM run: Locus's default over CapacityScheduler's."""
+    run, base = by.get("locus-default"), by.get("capacity-default")
+
+    def get(f, fn):
+        if f is None or f.get("failure"):
+            return None
+        try:
+            v = fn(f)
+        except (KeyError, TypeError, ZeroDivisionError):
+            return None
+        return None if v is None or v != v else v
+
+    def r(fn):
+        return ratio(get(run, fn), get(base, fn))
+    return (f"sls: trace={trace_name} nodes={nodes} locus/capacity-default: "
+            f"jct_mean={r(lambda f: f['swim']['all']['mean'])} "
+            f"jct_p95={r(lambda f: f['swim']['all']['p95'])} "
+            f"throughput={r(throughput)} node_local={r(node_local_share)}")
 
 
 def pct(xs, p):
@@ -573,6 +682,13 @@ def main():
     ap.add_argument("--apps", type=int)
     ap.add_argument("--window", type=int, help="arrival window, s")
     ap.add_argument("--seed", type=int, default=9)
+    ap.add_argument("--trace", default="synthetic", metavar="synthetic|swim:FILE",
+                    help="the synthetic trace (default) or a SWIM trace file, converted by "
+                         "bench/swim_to_sls.py; with swim:, --apps replays the file's first N jobs "
+                         "(default all)")
+    ap.add_argument("--time-scale", type=float, metavar="F",
+                    help="swim: divide arrivals and task durations by F (default: chosen so the "
+                         "arrivals and the work fit in %d s)" % swim_to_sls.ARRIVAL_BUDGET_S)
     ap.add_argument("--only", help="comma list of " + ",".join(CONFIGS))
     ap.add_argument("--heap", default="3g")
     ap.add_argument("--timeout", type=int, default=1800, help="per scheduler, s")
@@ -595,6 +711,16 @@ def main():
     a.work = os.path.abspath(a.work)
     nodes, apps, window = SCALES["full" if a.full else "default"]
     nodes, apps, window = a.nodes or nodes, a.apps or apps, a.window or window
+    swim_file = None
+    if a.trace != "synthetic":
+        if not a.trace.startswith("swim:") or not a.trace[len("swim:"):]:
+            sys.exit(f"[sls] --trace wants synthetic or swim:FILE, got '{a.trace}'")
+        swim_file = a.trace[len("swim:"):]
+        if a.window or a.full:
+            sys.exit("[sls] --window and --full are the synthetic trace's; a SWIM trace's arrivals "
+                     "are its own (--time-scale scales them)")
+    elif a.time_scale is not None:
+        sys.exit("[sls] --time-scale is for --trace swim:FILE")
     configs = a.only.split(",") if a.only else CONFIGS
     for kv in a.set:
         if "=" not in kv or not kv.partition("=")[0]:
@@ -614,23 +740,45 @@ def main():
     check_shim(shim, any(c.startswith("locus") for c in configs), a.allow_stale_jar)
     os.makedirs(a.work, exist_ok=True)
     trace_dir = os.path.join(a.work, "trace")
-    subprocess.run(["java", "-cp", classpath, "org.locus.sls.SlsTrace", str(nodes), str(apps),
-                    str(window), str(a.seed), trace_dir], check=True, stdout=sys.stderr)
+    swim = None
+    if swim_file:
+        try:
+            swim = swim_to_sls.convert(swim_to_sls.load(swim_file, a.apps), nodes, a.seed,
+                                       a.time_scale)
+        except swim_to_sls.TraceError as e:
+            sys.exit(f"[sls] {e}")
+        shutil.rmtree(trace_dir, ignore_errors=True)
+        swim_to_sls.write(trace_dir, swim)
+        apps = swim["stats"]["jobs"]
+        for line in swim_to_sls.describe(swim["stats"]):
+            print(line, flush=True)
+    else:
+        subprocess.run(["java", "-cp", classpath, "org.locus.sls.SlsTrace", str(nodes), str(apps),
+                        str(window), str(a.seed), trace_dir], check=True, stdout=sys.stderr)
     write_hosts(os.path.join(trace_dir, "hosts"))
     figs = [run_with_retry(lambda c=c: run_one(c, classpath, trace_dir, a.work, a.heap,
                                                a.timeout, a.timer_window, a.sample_memory,
-                                               a.set, a.log), c)
+                                               a.set, a.log, swim is not None), c)
             for c in configs]
+    if swim:
+        for f in figs:
+            f["swim"] = swim_figures(f, swim["jobs"])
     with open(os.path.join(a.work, "results.json"), "w") as f:
-        json.dump({"nodes": nodes, "apps": apps, "window_s": window, "seed": a.seed,
-                   "shim": shim, "runs": figs}, f, indent=1)
+        json.dump({"nodes": nodes, "apps": apps, "window_s": None if swim else window,
+                   "seed": a.seed, "trace": a.trace,
+                   "swim": swim["stats"] if swim else None, "shim": shim, "runs": figs},
+                  f, indent=1)
     table(figs, nodes, apps, apps, shim)
+    if swim:
+        swim_table(figs, swim["jobs"])
     by = {f["scheduler"]: f for f in figs}
     for f in figs:
         if f["failure"]:
             print(f"sls: {f['scheduler']} FAILED: {f['failure']}")
     for line in summary_lines(by, nodes, shim):
         print(line)
+    if swim:
+        print(swim_summary(by, os.path.basename(swim_file), nodes))
     if any(f["failure"] for f in figs):
         sys.exit(1)
 
