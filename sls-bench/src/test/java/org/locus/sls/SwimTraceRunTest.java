@@ -31,7 +31,7 @@ public class SwimTraceRunTest {
   @Rule
   public TemporaryFolder tmp = new TemporaryFolder();
 
-  /** One job as bench/swim_to_sls.py writes it (its test's sample, first map and reduce). */
+  /** A job in the form bench/swim_to_sls.py writes: one map with three replicas, one reduce. */
   private static final String JOB = "{\"jobID\":\"job_1700000000000_0001\",\"user\":\"swim\","
       + "\"queue\":\"default\",\"outcome\":\"SUCCESS\",\"jobtype\":\"JAVA\","
       + "\"submitTime\":1700000000000,\"launchTime\":1700000000000,"
