@@ -485,6 +485,7 @@ impl Model {
             unallocated,
             now_ms: self.round * 1000 + if sweep { 5 } else { 0 },
             sweep,
+            eager: false,
         };
         let resp = match guarded(step, "heartbeat", || self.core.heartbeat(&hb))? {
             Ok(r) => r,
@@ -604,6 +605,7 @@ impl Model {
                 unallocated: self.nodes[&host].unallocated,
                 now_ms: self.round * 1000,
                 sweep: false,
+                eager: false,
             };
             batch.push((host, hb));
         }

@@ -20,6 +20,7 @@ import java.util.Locale;
  * typo is refused naming the key) and resolves it, so the shim reads the mode in force from the
  * core rather than repeating the rule: {@link CoreLink} reads it whenever a core goes into service
  * or takes new settings, and the scheduling thread runs the mode of the core in service.
+ * {@code locus.scheduling.eager} is read the same way ({@link #eager}).
  */
 enum SchedulingMode {
   ASYNC, HEARTBEAT;
@@ -35,6 +36,19 @@ enum SchedulingMode {
       throw new IllegalStateException("Locus core answered stats with malformed JSON", e);
     }
     return of(mode);
+  }
+
+  /**
+   * Whether {@code core}'s settings let {@link #HEARTBEAT} mode make eager offers when asks
+   * arrive or room is released ({@code locus.scheduling.eager}, its stats'
+   * {@code scheduling_eager}).
+   */
+  static boolean eager(LocusCore core) {
+    try {
+      return CoreMessages.JSON.readTree(core.stats()).path("scheduling_eager").asBoolean(true);
+    } catch (IOException e) {
+      throw new IllegalStateException("Locus core answered stats with malformed JSON", e);
+    }
   }
 
   /** {@code async} or {@code heartbeat}, as the core resolves the setting. */
