@@ -77,7 +77,9 @@ final class SchedulingLoop implements Runnable {
   /**
    * After an async pass that placed nothing, the next one triggered only by heartbeats or
    * releases waits this long: asks that cannot be placed must not turn the thread into a spin
-   * over the cluster at the NMs' heartbeat rate. New asks start a pass at once.
+   * over the cluster at the NMs' heartbeat rate. New asks start a pass at once. In heartbeat
+   * mode the same pause spaces eager sweeps, whatever started them: new asks still reach the
+   * core at once, and the sweep after the pause offers them.
    */
   static final long FRUITLESS_PASS_PAUSE_MS = 10;
   private static final long STOP_WAIT_MS = 10_000;
