@@ -383,7 +383,7 @@ final class SchedulingLoop implements Runnable {
           long quietSince = now;
           while (!stopped && updates.isEmpty() && !hasWork(now)) {
             // Only a trigger hasWork counts may pause with a timeout: in HEARTBEAT mode a
-            // freed container waits for a heartbeat, not for a 1 ms poll.
+            // container its node's heartbeat freed waits for that offer, not for a 1 ms poll.
             boolean pausing = !heartbeated.isEmpty() || pausable();
             if (pausing) {
               wait(Math.max(1, notBeforeMs - now));
