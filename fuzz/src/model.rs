@@ -485,7 +485,8 @@ impl Model {
             unallocated,
             now_ms: self.round * 1000 + if sweep { 5 } else { 0 },
             sweep,
-            eager: false,
+            // Every other sweep is heartbeat mode's eager offer: the same checks hold for it.
+            eager: sweep && step % 2 == 1,
         };
         let resp = match guarded(step, "heartbeat", || self.core.heartbeat(&hb))? {
             Ok(r) => r,
