@@ -6,7 +6,9 @@ import java.util.Locale;
 /**
  * When the scheduling thread asks the core to decide ({@code locus.scheduling.mode}).
  *
- * <p>{@link #HEARTBEAT}: one round for a node each time it heartbeats. {@link #ASYNC}: also
+ * <p>{@link #HEARTBEAT}: one round for a node each time it heartbeats, and, when asks arrive or
+ * room is released, eager offers of the live nodes with room for the asks that have nothing to
+ * wait for ({@link SchedulingLoop}, {@code locus.scheduling.eager}). {@link #ASYNC}: also
  * passes over every live node with room, started by heartbeats, new asks and freed containers,
  * the way CapacityScheduler schedules asynchronously (Hadoop 3.5's default). A pass's offers are
  * marked as sweeps in the offers frame: they place what a key's locality level already allows,
