@@ -40,7 +40,7 @@ import org.junit.Test;
  * MockNMs heartbeat only when a test says so, so anything placed between two of their
  * heartbeats was placed without one.
  */
-public class NoWaitAsksTest {
+public class EagerOffersTest {
   @Rule
   public final LocusRmFixture cluster = new LocusRmFixture();
   /** The AM {@link #amAndExecutorsWithoutHeartbeats} registered. */
