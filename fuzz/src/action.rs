@@ -59,7 +59,8 @@ pub enum Action {
         host: u32,
     },
     /// An async sweep's offer of the node (`locus.scheduling.mode=async`): decided like a
-    /// heartbeat but not a scheduling opportunity, and no completions are reported with it.
+    /// heartbeat but not a scheduling opportunity, and no completions are reported with it. At
+    /// an odd step it is an eager offer instead (`heartbeat` mode's, `Heartbeat::eager`).
     Sweep {
         host: u32,
     },

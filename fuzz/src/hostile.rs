@@ -466,6 +466,7 @@ fn colliding_names() -> Result<(), Failure> {
             unallocated: Resource::new(8192, 8),
             now_ms: 1000,
             sweep: false,
+            eager: false,
         };
         let _ = guard("heartbeat", || c.heartbeat(&hb))?;
         Ok(())

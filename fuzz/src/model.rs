@@ -485,6 +485,8 @@ impl Model {
             unallocated,
             now_ms: self.round * 1000 + if sweep { 5 } else { 0 },
             sweep,
+            // Every other sweep is heartbeat mode's eager offer: the same checks hold for it.
+            eager: sweep && step % 2 == 1,
         };
         let resp = match guarded(step, "heartbeat", || self.core.heartbeat(&hb))? {
             Ok(r) => r,
@@ -604,6 +606,7 @@ impl Model {
                 unallocated: self.nodes[&host].unallocated,
                 now_ms: self.round * 1000,
                 sweep: false,
+                eager: false,
             };
             batch.push((host, hb));
         }

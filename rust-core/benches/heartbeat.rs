@@ -133,6 +133,7 @@ fn bench(c: &mut Criterion) {
                     unallocated: Resource::new(16 * GB, 8),
                     now_ms: i as u64,
                     sweep: false,
+                    eager: false,
                 };
                 let start = Instant::now();
                 let resp = core.heartbeat(&hb).expect("heartbeat");
@@ -183,6 +184,7 @@ fn bench(c: &mut Criterion) {
                 unallocated: Resource::new(GB, 8),
                 now_ms: i as u64,
                 sweep: false,
+                eager: false,
             };
             let resp = core.heartbeat(&hb).expect("heartbeat");
             assert!(resp.decisions.is_empty());
@@ -197,6 +199,7 @@ fn bench(c: &mut Criterion) {
                 unallocated: Resource::new(64 * GB, 32),
                 now_ms: i as u64,
                 sweep: false,
+                eager: false,
             };
             let resp = strict.heartbeat(&hb).expect("heartbeat");
             assert!(resp.decisions.is_empty());

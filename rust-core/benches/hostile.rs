@@ -159,6 +159,7 @@ fn case(c: &mut Criterion, name: &str, props: &[(&str, &str)], asks: Vec<Ask>, a
                     unallocated: Resource::new(32 * GB, 16),
                     now_ms: next,
                     sweep: false,
+                    eager: false,
                 };
                 let start = Instant::now();
                 let resp = core.heartbeat(&hb).expect("heartbeat");

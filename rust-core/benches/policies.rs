@@ -121,6 +121,7 @@ fn heartbeat(core: &mut Core, i: usize, now_ms: u64) -> usize {
         unallocated: Resource::new(8 * GB, 8),
         now_ms,
         sweep: false,
+        eager: false,
     };
     core.heartbeat(&hb).expect("heartbeat").decisions.len()
 }

@@ -76,6 +76,7 @@ fn one_finished_job(c: &mut Core, n: u64) -> Duration {
         unallocated: Resource::new(8 * GB, 8),
         now_ms,
         sweep: false,
+        eager: false,
     };
     let ds = c.heartbeat(&hb(n * 10)).unwrap().decisions;
     let container = format!("container_{n}");

@@ -131,6 +131,7 @@ fn bench(c: &mut Criterion) {
                         unallocated: Resource::new(4 * GB, 4),
                         now_ms: now,
                         sweep: false,
+                        eager: false,
                     };
                     let (cpu, wall) = (cpu_time(), Instant::now());
                     let resp = core.heartbeat(&hb).expect("heartbeat");

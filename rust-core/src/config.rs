@@ -23,6 +23,7 @@ pub const SLOTS_MAP_SHARE: &str = "locus.slots.map-share";
 pub const OFF_SWITCH_PER_HEARTBEAT: &str = "locus.off-switch-per-heartbeat";
 pub const ASSIGN_MULTIPLE: &str = "locus.assign-multiple";
 pub const SCHEDULING_MODE: &str = "locus.scheduling.mode";
+pub const SCHEDULING_EAGER: &str = "locus.scheduling.eager";
 pub const DATACENTER_MAPPING_FILE: &str = MAPPING_KEY;
 pub use crate::policy::capacity::CAPACITY_QUEUES;
 pub use crate::policy::capacity_tree::CAPACITY_TREE;
@@ -216,6 +217,14 @@ pub const KEYS: &[Key] = &[
         "",
         "`auto`, `async`, `heartbeat`",
         "when the scheduling thread decides: per node heartbeat, or also in passes over every node (docs/operator/scheduling.md)",
+    ),
+    key(
+        SCHEDULING_EAGER,
+        "boolean",
+        "true",
+        "",
+        "`true`, `false`",
+        "under `heartbeat` mode, place asks with nothing to wait for (no host or rack named, or a locality wait over) when they arrive or room is released (`false`: only at node heartbeats)",
     ),
     key(
         APP_MAX_ASK_ROWS,
@@ -480,6 +489,9 @@ pub struct Config {
     pub assign_multiple: bool,
     /// `None`: the policy's default ([`Config::scheduling_mode`]).
     pub scheduling_mode: Option<SchedulingModeKind>,
+    /// `locus.scheduling.eager`: under `heartbeat` mode the shim also makes eager offers
+    /// ([`crate::Heartbeat::eager`]) when asks arrive or room is released.
+    pub scheduling_eager: bool,
     pub datacenter_mapping_file: Option<PathBuf>,
     /// The file's content, read once when the settings are (re)loaded.
     pub datacenter_mapping: DatacenterMapping,
@@ -529,6 +541,7 @@ impl Default for Config {
             off_switch_per_heartbeat: 1,
             assign_multiple: true,
             scheduling_mode: None,
+            scheduling_eager: true,
             datacenter_mapping_file: None,
             datacenter_mapping: DatacenterMapping::default(),
             delay_node_threshold: 1.0,
@@ -641,6 +654,7 @@ impl Config {
                 }
                 ASSIGN_MULTIPLE => cfg.assign_multiple = parse_bool(key, value)?,
                 SCHEDULING_MODE => cfg.scheduling_mode = Some(SchedulingModeKind::parse(value)?),
+                SCHEDULING_EAGER => cfg.scheduling_eager = parse_bool(key, value)?,
                 APP_MAX_ASK_ROWS => {
                     cfg.app_limits.max_rows = parse_u64(key, value, 1, APP_LIMIT_MAX)? as usize
                 }

@@ -98,6 +98,9 @@ pub struct Stats {
     /// policy and locality layer: [`crate::config::Config::scheduling_mode`]); the shim runs its scheduling thread
     /// in this mode, so the rule lives in one place.
     pub scheduling_mode: String,
+    /// `locus.scheduling.eager` in force: whether the shim makes eager offers under
+    /// `heartbeat` mode ([`crate::Heartbeat::eager`]).
+    pub scheduling_eager: bool,
     /// The `locus.app.max-ask-rows` in force: the shim refuses a snapshot over it without
     /// encoding it, reading the limit here so the default and the parsing live in one place.
     pub max_ask_rows: u64,
@@ -948,10 +951,12 @@ impl Core {
         self.state.set_in_flight(self.in_flight.unconfirmed());
         self.state
             .set_slot_in_flight(self.in_flight.unconfirmed_slots());
-        if !hb.sweep {
+        // An eager offer is a sweep's whatever its `sweep` says: never the node's heartbeat.
+        let sweep = hb.sweep || hb.eager;
+        if !sweep {
             self.state.grant_opportunity(&hb.node);
         }
-        let sitting_out = if hb.sweep {
+        let sitting_out = if sweep {
             self.rejections.paused(&hb.node)
         } else {
             self.rejections.sitting_out(&hb.node)
@@ -963,7 +968,8 @@ impl Core {
             &node,
             hb.unallocated,
             hb.now_ms,
-            hb.sweep,
+            sweep,
+            hb.eager,
             &sitting_out,
         );
         for d in &mut decisions {
@@ -1027,6 +1033,7 @@ impl Core {
         s.hotspot = self.layers.hotspot.name().to_string();
         s.slots = self.layers.slots.name().to_string();
         s.scheduling_mode = self.config.scheduling_mode().as_str().to_string();
+        s.scheduling_eager = self.config.scheduling_eager;
         s.max_ask_rows = self.config.app_limits.max_rows as u64;
         let report = self.layers.job.report();
         s.deadline_flagged_jobs = report.flagged_total;

@@ -274,6 +274,7 @@ mod tests {
             unallocated: Resource::new(8192, 8),
             now_ms: 1,
             sweep: false,
+            eager: false,
         }
     }
 

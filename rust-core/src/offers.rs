@@ -12,7 +12,8 @@
 //!   8  i64  now_ms (>= 0), the RM clock of the pass
 //! then N nodes of 15 bytes plus the id:
 //!   i64 unallocated memory_mb (>= 0), i32 unallocated vcores (>= 0),
-//!   u8 offer kind (0 = the node's heartbeat, 1 = an async sweep's extra offer),
+//!   u8 offer kind (0 = the node's heartbeat, 1 = an async sweep's extra offer, 2 = a sweep's
+//!      offer for the keys with nothing to wait for, under `heartbeat` mode),
 //!   u16 L (1..=1024), L bytes node id (`host:port`) UTF-8
 //! ```
 //!
@@ -35,6 +36,7 @@ pub const NODE_FIXED_BYTES: usize = 15;
 /// The offer kinds of a node's kind byte.
 pub const KIND_HEARTBEAT: u8 = 0;
 pub const KIND_SWEEP: u8 = 1;
+pub const KIND_EAGER: u8 = 2;
 
 /// The heartbeats a frame stands for, in the frame's order, all at the frame's `now_ms`.
 pub fn decode(bytes: &[u8]) -> Result<Vec<Heartbeat>, FrameError> {
@@ -68,13 +70,14 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Heartbeat>, FrameError> {
                 "node {i}: unallocated {field} is {v}, must not be negative"
             ));
         }
-        let sweep = match r.u8("offer kind")? {
-            KIND_HEARTBEAT => false,
-            KIND_SWEEP => true,
+        let (sweep, eager) = match r.u8("offer kind")? {
+            KIND_HEARTBEAT => (false, false),
+            KIND_SWEEP => (true, false),
+            KIND_EAGER => (true, true),
             other => {
                 r.at -= 1;
                 return r.fail(format!(
-                    "node {i}: offer kind {other} (0 = heartbeat, 1 = sweep)"
+                    "node {i}: offer kind {other} (0 = heartbeat, 1 = sweep, 2 = eager sweep)"
                 ));
             }
         };
@@ -94,6 +97,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Heartbeat>, FrameError> {
             },
             now_ms: now_ms as u64,
             sweep,
+            eager,
         });
     }
     if r.at != bytes.len() {
@@ -111,14 +115,23 @@ pub fn encode(now_ms: u64, offers: &[(&str, Resource)]) -> Vec<u8> {
 
 /// As [`encode`], each node with whether its offer is a sweep's (`true`) or its heartbeat.
 pub fn encode_marked(now_ms: u64, offers: &[(&str, Resource, bool)]) -> Vec<u8> {
+    let kinds: Vec<(&str, Resource, u8)> = offers
+        .iter()
+        .map(|(n, r, sweep)| (*n, *r, if *sweep { KIND_SWEEP } else { KIND_HEARTBEAT }))
+        .collect();
+    encode_kinds(now_ms, &kinds)
+}
+
+/// As [`encode`], each node with its offer kind byte (`KIND_*`).
+pub fn encode_kinds(now_ms: u64, offers: &[(&str, Resource, u8)]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_BYTES + offers.len() * (NODE_FIXED_BYTES + 24));
     out.extend_from_slice(&MAGIC.to_le_bytes());
     out.extend_from_slice(&(offers.len() as u32).to_le_bytes());
     out.extend_from_slice(&(now_ms as i64).to_le_bytes());
-    for (node, free, sweep) in offers {
+    for (node, free, kind) in offers {
         out.extend_from_slice(&(free.memory_mb as i64).to_le_bytes());
         out.extend_from_slice(&(free.vcores as i32).to_le_bytes());
-        out.push(if *sweep { KIND_SWEEP } else { KIND_HEARTBEAT });
+        out.push(*kind);
         out.extend_from_slice(&(node.len() as u16).to_le_bytes());
         out.extend_from_slice(node.as_bytes());
     }
@@ -154,6 +167,16 @@ mod tests {
             "encode writes heartbeats"
         );
         assert!(decode(&encode(5, &[])).unwrap().is_empty());
+        let got = &decode(&encode_kinds(
+            5,
+            &[("h1:8041", Resource::new(1, 1), KIND_EAGER)],
+        ))
+        .unwrap()[0];
+        assert!(
+            got.sweep && got.eager,
+            "an eager offer is a sweep's: {got:?}"
+        );
+        assert!(!decode(&two()).unwrap().iter().any(|h| h.eager));
     }
 
     #[test]
@@ -203,10 +226,10 @@ mod tests {
         assert!(decode(&utf).unwrap_err().what.contains("not UTF-8"));
 
         let mut kind = two();
-        kind[HEADER_BYTES + 12] = 2;
+        kind[HEADER_BYTES + 12] = 3;
         let err = decode(&kind).unwrap_err();
         assert_eq!(err.offset, HEADER_BYTES + 12);
-        assert!(err.what.contains("node 0: offer kind 2"), "{err}");
+        assert!(err.what.contains("node 0: offer kind 3"), "{err}");
 
         let mut old = two();
         old[0..4].copy_from_slice(&0x314F_534Cu32.to_le_bytes());

@@ -322,6 +322,13 @@ pub struct Heartbeat {
     /// down (docs/results/default-policy.md, "Delay under async scheduling").
     #[serde(default)]
     pub sweep: bool,
+    /// True (with `sweep`) for a sweep's offer under `heartbeat` mode: it places only the keys
+    /// that gain nothing from waiting for a heartbeat, those that name no host or rack (an AM,
+    /// a reduce, an executor without preferences) and those the locality wait already let go
+    /// anywhere. Such a key would take the next heartbeat of any node with room anyway; the
+    /// keys still waiting for their data are left to the heartbeats that count their wait.
+    #[serde(default)]
+    pub eager: bool,
 }
 
 /// "Give `app` up to `count` containers of `capability` for the ask at (`priority`,

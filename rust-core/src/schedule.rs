@@ -32,7 +32,7 @@
 
 use crate::app::{App, Arrival, SlotKind, TaskKind};
 use crate::ask::{AskTable, SchedulerKey, ANY};
-use crate::config::Config;
+use crate::config::{Config, LocalityKind};
 use crate::names::{NameId, ANY_ID};
 use crate::node::Node;
 use crate::policy::{locality_applies, JobPolicy, Layers};
@@ -203,10 +203,22 @@ fn plan_key(
     (out, stop)
 }
 
+/// Whether a key gains nothing from waiting for a node's heartbeat, so that an eager offer
+/// ([`crate::Heartbeat::eager`]) may place it: it names no host or rack (`held_for_locality`
+/// false: an AM, a reduce, an executor without preferences), or a locality wait already let
+/// it go anywhere (`ceiling` off-switch under `delay`, `delay-room` or `matchmaking`). Under
+/// `hadoop` locality a key that names hosts is not relaxed by any wait: the papers' policies
+/// that run it are defined per heartbeat, so it keeps to heartbeats.
+fn gains_nothing(cfg: &Config, held_for_locality: bool, ceiling: Locality) -> bool {
+    !held_for_locality || (cfg.locality != LocalityKind::Hadoop && ceiling == Locality::OffSwitch)
+}
+
 /// Runs the procedure for a heartbeat of `node` (or, `sweep`, an async sweep's offer of it: the
 /// same procedure, but not a scheduling opportunity for the locality layer) with `unallocated`
 /// free, leaving out the apps `sitting_out` (see [`crate::rejections`]); applies the decisions
-/// to the asks (as YARN would once they execute) and returns them.
+/// to the asks (as YARN would once they execute) and returns them. `eager` (a sweep's offer
+/// under `heartbeat` mode, [`crate::Heartbeat::eager`]) places only the keys [`gains_nothing`]
+/// from waiting.
 #[allow(clippy::too_many_arguments)]
 pub fn assign(
     state: &mut ClusterState,
@@ -216,8 +228,10 @@ pub fn assign(
     unallocated: Resource,
     now_ms: u64,
     sweep: bool,
+    eager: bool,
     sitting_out: &[Arrival],
 ) -> Vec<Decision> {
+    let sweep = sweep || eager;
     layers.locality.offer_started(sweep);
     let decisions = assign_node(
         state,
@@ -227,6 +241,7 @@ pub fn assign(
         unallocated,
         now_ms,
         sweep,
+        eager,
         sitting_out,
     );
     let placed = decisions.iter().fold(Resource::ZERO, |sum, d| Resource {
@@ -252,6 +267,7 @@ fn assign_node(
     unallocated: Resource,
     now_ms: u64,
     sweep: bool,
+    eager: bool,
     sitting_out: &[Arrival],
 ) -> Vec<Decision> {
     let mut budget = Budget {
@@ -275,8 +291,11 @@ fn assign_node(
     if !state.any_pending_might_fit(&budget.room) {
         // The node had room and nothing waiting could use it: the heartbeat is an opportunity
         // nobody missed, and must not count against asks that arrive later. Only a heartbeat
-        // that found the node full (above) stays for the sweep that finds its room.
-        state.take_opportunity(&node.id);
+        // that found the node full (above) stays for the sweep that finds its room. An eager
+        // offer leaves it to the node's next heartbeat, as `heartbeat` mode always did.
+        if !eager {
+            state.take_opportunity(&node.id);
+        }
         return decisions;
     }
     // Under FIFO the order is the pending index itself: walk it lazily, so a heartbeat that
@@ -291,7 +310,9 @@ fn assign_node(
     // The node's heartbeat is the opportunity, missed here or at the first sweep after it that
     // finds room: under async a sweep fills freed room before the heartbeat sees it, and a wait
     // counted only on heartbeats that find room would never end (tests/async_opportunities.rs).
-    let opportunity = state.take_opportunity(&node.id);
+    // An eager offer places no key that waits, so it must not spend a heartbeat's opportunity
+    // either: only a full async sweep stands in for the heartbeat that found the node full.
+    let opportunity = !eager && state.take_opportunity(&node.id);
     layers
         .locality
         .heartbeat(state, node, &order, now_ms, sweep && !opportunity);
@@ -388,6 +409,9 @@ fn assign_node(
                 } else {
                     Locality::OffSwitch
                 };
+                if eager && !gains_nothing(cfg, held_for_locality, ceiling) {
+                    continue;
+                }
                 let mut non_local_left = if held_for_locality {
                     layers.locality.non_local_cap(app, key, node)
                 } else {

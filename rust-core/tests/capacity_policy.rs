@@ -597,6 +597,7 @@ fn run_twins(t: &mut Twins) -> Vec<Vec<locus_core::Decision>> {
                     unallocated: free,
                     now_ms,
                     sweep: false,
+                    eager: false,
                 })
                 .unwrap()
                 .decisions
@@ -782,6 +783,7 @@ fn a_batch_of_offers_keeps_a_queue_and_a_user_within_their_limits() {
                 unallocated: locus_core::Resource::new(NODE_GB * GB, NODE_GB as u32),
                 now_ms: 1_000,
                 sweep: false,
+                eager: false,
             })
             .collect()
     };

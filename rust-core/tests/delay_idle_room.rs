@@ -244,6 +244,7 @@ fn a_full_heartbeat_in_between_breaks_two_idle_heartbeats_in_a_row() {
             unallocated: Resource::new(8 * GB, 8),
             now_ms: 1_005,
             sweep: true,
+            eager: false,
         })
         .map(|r| r.decisions);
     let ds = match ds {

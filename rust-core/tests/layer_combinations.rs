@@ -120,6 +120,7 @@ fn run(c: &mut Core) -> Result<u32, String> {
                 unallocated,
                 now_ms: now_ms + 5 * pass,
                 sweep: pass > 0,
+                eager: false,
             };
             let ds = c.heartbeat(&hb).map_err(|e| e.to_string())?.decisions;
             for d in ds {

@@ -35,6 +35,7 @@ fn hb(host: &str, free_gb: u64, now_ms: u64) -> Heartbeat {
         unallocated: Resource::new(free_gb * GB, free_gb as u32),
         now_ms,
         sweep: false,
+        eager: false,
     }
 }
 

@@ -592,6 +592,7 @@ fn node_removal_forgets_the_node_and_its_containers() {
             unallocated: Resource::new(GB, 1),
             now_ms: 2,
             sweep: false,
+            eager: false,
         })
         .unwrap_err();
     assert_eq!(err, CoreError::UnknownNode(node_id("h1")));
@@ -796,6 +797,7 @@ fn errors_name_the_culprit() {
             unallocated: Resource::new(1, 1),
             now_ms: 0,
             sweep: false,
+            eager: false,
         })
         .unwrap_err();
     assert_eq!(err, CoreError::UnknownNode("ghost:1".into()));
@@ -1092,6 +1094,7 @@ fn a_slot_pool_cap_counts_decisions_not_yet_executed() {
         unallocated: Resource::new(8 * GB, 8),
         now_ms: 1_000,
         sweep: false,
+        eager: false,
     };
     let out = c.offers(&[offer("h1"), offer("h2")]);
     let mut maps = Resource::ZERO;

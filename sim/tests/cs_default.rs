@@ -103,6 +103,7 @@ fn offer(core: &mut Core, cluster: &Cluster, node: usize, now_ms: u64) -> Vec<De
         unallocated: NODE,
         now_ms,
         sweep: false,
+        eager: false,
     };
     match core.heartbeat(&hb) {
         Ok(r) => r.decisions,

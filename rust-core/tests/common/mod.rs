@@ -162,6 +162,7 @@ pub fn try_heartbeat(
         unallocated,
         now_ms,
         sweep: false,
+        eager: false,
     })?
     .decisions)
 }

@@ -74,6 +74,7 @@ impl<'w> Engine<'w> {
             // offer as a missed opportunity (cs_default.rs): they stay opportunities here, unlike
             // the shim's async sweeps of Locus's own policies.
             sweep: false,
+            eager: false,
         };
         let t0 = Instant::now();
         let resp = self.core.heartbeat(&hb).map_err(|e| {

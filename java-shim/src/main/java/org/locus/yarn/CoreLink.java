@@ -70,6 +70,8 @@ final class CoreLink {
    * while the core runs another.
    */
   private volatile SchedulingMode mode;
+  /** {@code locus.scheduling.eager} of {@link #core}, read with {@link #mode}. */
+  private volatile boolean eager;
   /**
    * The {@code locus.app.max-ask-rows} of {@link #core}, read from its stats (the core parses
    * the setting and holds its default) whenever a core goes into service or takes new
@@ -138,6 +140,7 @@ final class CoreLink {
     this.replay = replay;
     core = opener.apply(settingsJson);
     mode = SchedulingMode.of(core);
+    eager = SchedulingMode.eager(core);
     maxAskRows = maxAskRows(core);
   }
 
@@ -161,6 +164,11 @@ final class CoreLink {
   /** The mode of the core in service (or of the one last in service), null before open. */
   SchedulingMode mode() {
     return mode;
+  }
+
+  /** Whether the core in service lets heartbeat mode make eager offers. */
+  boolean eager() {
+    return eager;
   }
 
   /** Most rows an application's asks frame may carry for the core in service. */
@@ -602,6 +610,7 @@ final class CoreLink {
       }
       String queues = c.capacityQueues();
       mode = SchedulingMode.of(c);
+      eager = SchedulingMode.eager(c);
       maxAskRows = maxAskRows(c);
       modeChanged.run();
       return queues;
@@ -797,6 +806,7 @@ final class CoreLink {
     // Read before it goes into service (a failure fails this rebuild, which is retried): the
     // scheduling thread runs the new core's mode from its first pass.
     SchedulingMode freshMode = SchedulingMode.of(fresh);
+    boolean freshEager = SchedulingMode.eager(fresh);
     Set<LocusAppAttempt> owed;
     synchronized (this) {
       if (closed.get()) {
@@ -805,6 +815,7 @@ final class CoreLink {
       }
       core = fresh;
       mode = freshMode;
+      eager = freshEager;
       maxAskRows = freshMaxAskRows;
       resyncWanted.set(false);
       outOfService.set(false);

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * cross into the core in one call instead of one JSON heartbeat each. Each node's kind byte
  * says whether the offer is its heartbeat or an async sweep's extra offer: the locality layers
  * count scheduling opportunities in heartbeats only, so {@code delay} waits as long in both
- * scheduling modes. One direct buffer per thread (only the scheduling thread writes offers),
+ * scheduling modes. A sweep's offer under {@code heartbeat} mode is marked eager: the core places
+ * on it only the asks that gain nothing from waiting for a heartbeat. One direct buffer per thread (only the scheduling thread writes offers),
  * grown when a batch does not fit.
  */
 final class OffersFrame {
@@ -27,6 +28,7 @@ final class OffersFrame {
   static final int NODE_FIXED_BYTES = 15;
   static final byte KIND_HEARTBEAT = 0;
   static final byte KIND_SWEEP = 1;
+  static final byte KIND_EAGER = 2;
   /** The core refuses longer node ids; the RM never makes one (a host name is at most 253). */
   static final int MAX_ID_BYTES = 1024;
   private static final int INITIAL_BYTES = 16 * 1024;
@@ -54,6 +56,12 @@ final class OffersFrame {
    */
   static ByteBuffer encode(List<FiCaSchedulerNode> nodes, Set<FiCaSchedulerNode> swept,
       long nowMs, List<NodeId> offered) {
+    return encode(nodes, swept, KIND_SWEEP, nowMs, offered);
+  }
+
+  /** As above, the nodes in {@code swept} marked {@code sweptKind} (a sweep's or an eager). */
+  static ByteBuffer encode(List<FiCaSchedulerNode> nodes, Set<FiCaSchedulerNode> swept,
+      byte sweptKind, long nowMs, List<NodeId> offered) {
     List<NodeId> ids = new ArrayList<>(nodes.size());
     List<Resource> free = new ArrayList<>(nodes.size());
     List<Boolean> sweep = new ArrayList<>(nodes.size());
@@ -62,7 +70,7 @@ final class OffersFrame {
       free.add(n.getUnallocatedResource());
       sweep.add(swept.contains(n));
     }
-    return encode(ids, free, sweep, nowMs, offered);
+    return encode(ids, free, sweep, sweptKind, nowMs, offered);
   }
 
   /** The nodes' heartbeats, from the ids and unallocated resources themselves. */
@@ -78,6 +86,11 @@ final class OffersFrame {
    */
   static ByteBuffer encode(List<NodeId> nodes, List<Resource> unallocated, List<Boolean> sweep,
       long nowMs, List<NodeId> offered) {
+    return encode(nodes, unallocated, sweep, KIND_SWEEP, nowMs, offered);
+  }
+
+  private static ByteBuffer encode(List<NodeId> nodes, List<Resource> unallocated,
+      List<Boolean> sweep, byte sweptKind, long nowMs, List<NodeId> offered) {
     List<byte[]> ids = new ArrayList<>(nodes.size());
     List<Resource> free = new ArrayList<>(nodes.size());
     List<Boolean> kinds = new ArrayList<>(nodes.size());
@@ -113,7 +126,7 @@ final class OffersFrame {
       // As in JSON: a negative figure only comes from broken bookkeeping and means "nothing".
       b.putLong(Math.max(0L, r.getMemorySize()));
       b.putInt(Math.max(0, r.getVirtualCores()));
-      b.put(kinds.get(i) ? KIND_SWEEP : KIND_HEARTBEAT);
+      b.put(kinds.get(i) ? sweptKind : KIND_HEARTBEAT);
       b.putShort((short) ids.get(i).length);
       b.put(ids.get(i));
     }

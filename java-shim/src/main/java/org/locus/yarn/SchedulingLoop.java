@@ -44,6 +44,18 @@ import org.slf4j.LoggerFactory;
  * while it is RUNNING and heartbeated within two heartbeat intervals: containers on a dead NM
  * would only wait for the RM to expire them.
  *
+ * <p>In {@link SchedulingMode#HEARTBEAT} a pass that brings new asks to the core, or follows a
+ * release that did not come with a heartbeat (an AM's release, a kill), also offers those live
+ * nodes with room, each once, marked eager in the offers frame: the core places on them only
+ * the asks that gain nothing from waiting for a heartbeat (an ask naming no host or rack, such
+ * as an AM's, a reduce's or a Spark executor's without preferences, and a key whose locality
+ * wait already let it go anywhere), as CapacityScheduler's asynchronous scheduling would at
+ * once, and they are no scheduling opportunity, so a map still waiting for its data waits as
+ * many heartbeats as before. Such an eager sweep runs at most once per
+ * {@link #FRUITLESS_PASS_PAUSE_MS} after a pass that placed nothing; what it offers is bounded
+ * by the live nodes, {@link #OFFERS_PER_CALL} per call, as an async pass is. With
+ * {@code locus.scheduling.eager=false} only heartbeats place anything in this mode.
+ *
  * <p>The core decides without any RM lock held; the shim commits each node's decisions holding
  * the scheduler's lock, then the applications' (DecisionExecutor re-validates everything against
  * the RM's state at that moment), a batch of nodes at a time. Lock order stays scheduler,
@@ -65,7 +77,9 @@ final class SchedulingLoop implements Runnable {
   /**
    * After an async pass that placed nothing, the next one triggered only by heartbeats or
    * releases waits this long: asks that cannot be placed must not turn the thread into a spin
-   * over the cluster at the NMs' heartbeat rate. New asks start a pass at once.
+   * over the cluster at the NMs' heartbeat rate. New asks start a pass at once. In heartbeat
+   * mode the same pause spaces eager sweeps, whatever started them: new asks still reach the
+   * core at once, and the sweep after the pause offers them.
    */
   static final long FRUITLESS_PASS_PAUSE_MS = 10;
   private static final long STOP_WAIT_MS = 10_000;
@@ -164,6 +178,13 @@ final class SchedulingLoop implements Runnable {
   private Set<LocusAppAttempt> asksChanged = new LinkedHashSet<>();
   private boolean freed;
   private boolean placedLastPass;
+  /** HEARTBEAT mode: asks reached the core, or room was released, since the last eager sweep. */
+  private boolean eagerDue;
+  /**
+   * The thread booking a heartbeat now, if any: a container its NM reported finished frees room
+   * the node's own offer uses, which needs no sweep.
+   */
+  private volatile Thread booking;
   private long notBeforeMs;
   private boolean passing;
   private boolean stopped;
@@ -293,9 +314,16 @@ final class SchedulingLoop implements Runnable {
     notifyAll();
   }
 
-  /** A container ended: in async mode its room is offered without waiting for a heartbeat. */
+  /**
+   * A container ended: in async mode its room is offered without waiting for a heartbeat; in
+   * heartbeat mode, unless its node's heartbeat reported it (that node is offered next anyway),
+   * to the asks with nothing to wait for.
+   */
   synchronized void resourcesFreed() {
     freed = true;
+    if (booking != Thread.currentThread()) {
+      eagerDue = true;
+    }
     notifyAll();
   }
 
@@ -307,10 +335,20 @@ final class SchedulingLoop implements Runnable {
     if (!asksChanged.isEmpty()) {
       return true;
     }
-    boolean triggered = !heartbeated.isEmpty()
-        || (mode() == SchedulingMode.ASYNC && (freed || placedLastPass));
-    return triggered
-        && (mode() == SchedulingMode.HEARTBEAT || placedLastPass || now >= notBeforeMs);
+    if (mode() == SchedulingMode.HEARTBEAT) {
+      return !heartbeated.isEmpty() || (eagerDue && link.eager() && !paused(now));
+    }
+    return (!heartbeated.isEmpty() || freed || placedLastPass) && !paused(now);
+  }
+
+  /** After a pass that placed nothing, a sweep waits {@link #FRUITLESS_PASS_PAUSE_MS}. */
+  private boolean paused(long now) {
+    return !placedLastPass && now < notBeforeMs;
+  }
+
+  /** The trigger of a pass that {@link #hasWork} may have held back by {@link #paused}. */
+  private boolean pausable() {
+    return mode() == SchedulingMode.ASYNC ? freed : eagerDue && link.eager();
   }
 
   /**
@@ -339,13 +377,14 @@ final class SchedulingLoop implements Runnable {
         List<NodeId> nodes;
         List<LocusAppAttempt> asks;
         boolean sweep;
+        boolean eager;
         synchronized (this) {
           long now = System.currentTimeMillis();
           long quietSince = now;
           while (!stopped && updates.isEmpty() && !hasWork(now)) {
             // Only a trigger hasWork counts may pause with a timeout: in HEARTBEAT mode a
-            // freed container waits for a heartbeat, not for a 1 ms poll.
-            boolean pausing = !heartbeated.isEmpty() || (mode() == SchedulingMode.ASYNC && freed);
+            // container its node's heartbeat freed waits for that offer, not for a 1 ms poll.
+            boolean pausing = !heartbeated.isEmpty() || pausable();
             if (pausing) {
               wait(Math.max(1, notBeforeMs - now));
             } else if (now - quietSince < QUIET_BEFORE_SLEEP_MS) {
@@ -395,12 +434,20 @@ final class SchedulingLoop implements Runnable {
           asks = new ArrayList<>(asksChanged);
           asksChanged = new LinkedHashSet<>();
           sweep = mode() == SchedulingMode.ASYNC;
+          // New asks reach the core in this pass: an eager sweep after them places at once
+          // those that have nothing to wait for (or the next one does, after a pause).
+          eagerDue |= !sweep && !asks.isEmpty();
+          eager = !sweep && eagerDue && link.eager() && !paused(System.currentTimeMillis());
+          if (eager || sweep || !link.eager()) {
+            eagerDue = false;
+          }
           freed = false;
           passing = true;
         }
         int placed = 0;
         try {
-          placed = pass(nodes, asks, sweep);
+          placed = pass(nodes, asks, sweep || eager,
+              eager ? OffersFrame.KIND_EAGER : OffersFrame.KIND_SWEEP);
         } catch (Throwable t) {
           FailureLog.rethrowIfJvmBroken(t);
           link.failures().warn("Locus scheduling pass", "the cluster", t, null);
@@ -477,6 +524,7 @@ final class SchedulingLoop implements Runnable {
       }
       RMNode node = queued.node;
       long calls = link.coreCallsOfThisThread();
+      booking = Thread.currentThread();
       try {
         cluster.nodeUpdate(node);
       } catch (Throwable t) {
@@ -484,6 +532,8 @@ final class SchedulingLoop implements Runnable {
         link.failures().warn("Scheduler event NODE_UPDATE", "node " + node.getNodeID(), t,
             null);
         link.eventFailed(t, calls);
+      } finally {
+        booking = null;
       }
       Runnable hook = bookedHook;
       if (hook != null) {
@@ -501,8 +551,12 @@ final class SchedulingLoop implements Runnable {
     }
   }
 
-  /** One pass; returns the containers it placed. */
-  private int pass(List<NodeId> heartbeatedNodes, List<LocusAppAttempt> asks, boolean sweep) {
+  /**
+   * One pass; returns the containers it placed. {@code sweep}: also offer every live node with
+   * room, marked {@code sweptKind} (an async sweep's or, in heartbeat mode, an eager one).
+   */
+  private int pass(List<NodeId> heartbeatedNodes, List<LocusAppAttempt> asks, boolean sweep,
+      byte sweptKind) {
     for (LocusAppAttempt attempt : asks) {
       sendAsks(attempt);
     }
@@ -546,12 +600,12 @@ final class SchedulingLoop implements Runnable {
         // A long async pass must not hold back the heartbeats that came in meanwhile: their
         // completions are booked between batches (the nodes are offered by the next pass).
         bookkeepHeartbeats();
-        placed += offer(batch, swept);
+        placed += offer(batch, swept, sweptKind);
         batch.clear();
       }
     }
     if (!batch.isEmpty() && !isStopped()) {
-      placed += offer(batch, swept);
+      placed += offer(batch, swept, sweptKind);
     }
     long now = System.currentTimeMillis();
     if (!offers.isEmpty() && (placed > 0 || now - lastAfterPassMs >= AFTER_PASS_EVERY_MS)) {
@@ -570,7 +624,8 @@ final class SchedulingLoop implements Runnable {
    * order exactly as it decides one heartbeat each, so batching changes what crosses, not what
    * is decided.
    */
-  private int offer(List<FiCaSchedulerNode> nodes, Set<FiCaSchedulerNode> swept) {
+  private int offer(List<FiCaSchedulerNode> nodes, Set<FiCaSchedulerNode> swept,
+      byte sweptKind) {
     long calls = link.coreCallsOfThisThread();
     List<NodeId> ids = new ArrayList<>(nodes.size());
     for (FiCaSchedulerNode n : nodes) {
@@ -591,7 +646,7 @@ final class SchedulingLoop implements Runnable {
       // The frame's own node list: a node whose id it cannot carry is left out of it, and the
       // answer names nodes by their place in the frame.
       List<NodeId> offered = new ArrayList<>(ids.size());
-      ByteBuffer frame = OffersFrame.encode(nodes, swept, cluster.nowMs(), offered);
+      ByteBuffer frame = OffersFrame.encode(nodes, swept, sweptKind, cluster.nowMs(), offered);
       DecisionsFrame.Answer response = offered.isEmpty() ? null
           : link.offers(frame, offered, subject(ids));
       BiConsumer<List<NodeId>, DecisionsFrame.Answer> hook = decidedHook;

@@ -72,6 +72,7 @@ public class CapacityFileTest {
     conf.set("locus.policy", "capacity");
     // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
     conf.set(SchedulingMode.KEY, "heartbeat");
+    conf.set("locus.scheduling.eager", "false");
     conf.set(CS + "root.queues", "default,eng,ops");
     conf.set(CS + "root.default.capacity", "20");
     conf.set(CS + "root.eng.capacity", "60");

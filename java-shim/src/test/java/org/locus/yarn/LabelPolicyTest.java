@@ -70,6 +70,7 @@ public class LabelPolicyTest {
     conf.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
     // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
     conf.set("locus.scheduling.mode", "heartbeat");
+    conf.set("locus.scheduling.eager", "false");
     rm = new MockRM(conf);
     GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
     rm.start();

@@ -64,6 +64,9 @@ public final class LocusRmFixture extends ExternalResource {
     // passes at once by placing the AM). heartbeat is also auto's choice for the default fsp +
     // delay; SchedulingLoopTest and SchedulingModeTest cover async and auto.
     conf.set(SchedulingMode.KEY, "heartbeat");
+    // The same for the eager offers heartbeat mode makes when asks arrive: they would place an
+    // AM before MockRM's launchAM sees its attempt SCHEDULED. EagerOffersTest covers them.
+    conf.set("locus.scheduling.eager", "false");
     conf.set(YarnConfiguration.FS_NODE_ATTRIBUTE_STORE_ROOT_DIR,
         new File(STATE_DIR, "node-attribute").toURI().toString());
     return conf;

@@ -66,6 +66,7 @@ public class LocusMetricsTest {
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
     // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
     conf.set("locus.scheduling.mode", "heartbeat");
+    conf.set("locus.scheduling.eager", "false");
     rm = new MockRM(conf);
     GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
     rm.start();
@@ -129,6 +130,7 @@ public class LocusMetricsTest {
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
     // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
     conf.set("locus.scheduling.mode", "heartbeat");
+    conf.set("locus.scheduling.eager", "false");
     rm = new MockRM(conf);
     rm.start();
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
