@@ -37,6 +37,7 @@ pub mod node;
 pub mod offers;
 pub mod papers;
 pub mod policy;
+pub mod preemption;
 pub mod profile;
 pub mod profile_writer;
 pub mod protocol;
