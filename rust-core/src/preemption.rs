@@ -495,10 +495,13 @@ fn pending_mb(app: &crate::app::App) -> u64 {
         .fold(0u64, u64::saturating_add)
 }
 
+/// The tree and the running containers (with their ids) a round works on.
+pub type PreemptionView = (Vec<TreeQueue>, Vec<(String, Candidate)>);
+
 impl crate::core::Core {
     /// The queue tree and the running containers as a round sees them; `None` outside
     /// `locus.policy=capacity` (every application is in one queue: nothing to take back).
-    pub fn preemption_view(&self) -> Option<(Vec<TreeQueue>, Vec<(String, Candidate)>)> {
+    pub fn preemption_view(&self) -> Option<PreemptionView> {
         let cq = self.capacity_queues()?;
         let queues = &self.config().capacity;
         let state = self.state();
@@ -815,18 +818,22 @@ mod tests {
             leaf(0, 10 * GB, cluster, 20 * GB, 0),
             leaf(0, 10 * GB, cluster, 0, 10 * GB),
         ];
-        let mut s = PreemptionSettings::default();
-        s.natural_termination_factor = 1.0;
-        s.total_preemption_per_round = 0.1; // 2 GB of 20
+        let s = PreemptionSettings {
+            natural_termination_factor: 1.0,
+            total_preemption_per_round: 0.1, // 2 GB of 20
+            ..PreemptionSettings::default()
+        };
         assert_eq!(select(&q, &tasks(1, 1, 20, 0), cluster, &s).len(), 2);
     }
 
     #[test]
     fn natural_termination_factor_and_max_ignored_over_capacity_damp_a_round() {
         let cluster = 20 * GB;
-        let mut s = PreemptionSettings::default();
-        s.total_preemption_per_round = 1.0;
-        s.natural_termination_factor = 0.2;
+        let mut s = PreemptionSettings {
+            total_preemption_per_round: 1.0,
+            natural_termination_factor: 0.2,
+            ..PreemptionSettings::default()
+        };
         let q = vec![
             root(cluster),
             leaf(0, 10 * GB, cluster, 20 * GB, 0),
