@@ -215,7 +215,7 @@ public class LocusScheduler
       // Hadoop's part refuses a policy that fails its init after starting the ones before it:
       // inside the rollback, so such a file changes nothing either.
       Configuration monitors = MonitorPolicies.forLocus(newConf);
-      if (monitors != newConf) {
+      if (MonitorPolicies.runsLocusPolicy(monitors)) {
         LocusPreemptionPolicy.check(this, file.configuration());
       }
       try {

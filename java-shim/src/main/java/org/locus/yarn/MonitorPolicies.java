@@ -1,6 +1,7 @@
 package org.locus.yarn;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -67,6 +68,14 @@ final class MonitorPolicies {
     copy.setStrings(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES,
         out.toArray(new String[0]));
     return copy;
+  }
+
+  /** Whether the monitor is on and {@code conf}'s list (after {@link #forLocus}) runs Locus's. */
+  static boolean runsLocusPolicy(Configuration conf) {
+    return conf.getBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS,
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS)
+        && Arrays.asList(conf.getTrimmedStrings(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES))
+            .contains(LocusPreemptionPolicy.class.getName());
   }
 
   private static YarnRuntimeException refused(String name, String why) {

@@ -40,6 +40,8 @@ import org.junit.Test;
  * a preempted status, and as many of them; with the monitor off, b waits.
  */
 public class PreemptionTest {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(PreemptionTest.class);
   static final String PCPP = "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity."
       + "ProportionalCapacityPreemptionPolicy";
   static final String P = "yarn.resourcemanager.monitor.capacity.preemption.";
@@ -54,6 +56,11 @@ public class PreemptionTest {
   public final LocusRmFixture cluster = new LocusRmFixture();
 
   static YarnConfiguration conf(boolean capacityScheduler, boolean monitor) {
+    return conf(capacityScheduler, monitor, false);
+  }
+
+  static YarnConfiguration conf(boolean capacityScheduler, boolean monitor,
+      boolean aNotPreemptable) {
     YarnConfiguration conf = LocusRmFixture.locusConf();
     if (capacityScheduler) {
       conf.setClass(YarnConfiguration.RM_SCHEDULER, CapacityScheduler.class,
@@ -65,6 +72,9 @@ public class PreemptionTest {
       conf.set(CS + "root." + q + ".maximum-capacity", "100");
       // One user may hold up to the queue's maximum, not only its guarantee.
       conf.set(CS + "root." + q + ".user-limit-factor", "2");
+    }
+    if (aNotPreemptable) {
+      conf.set(CS + "root.a.disable_preemption", "true");
     }
     if (monitor) {
       conf.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
@@ -89,7 +99,11 @@ public class PreemptionTest {
   }
 
   private Outcome run(boolean capacityScheduler, boolean monitor, int steps) throws Exception {
-    MockRM rm = cluster.start(conf(capacityScheduler, monitor));
+    return run(conf(capacityScheduler, monitor), steps);
+  }
+
+  private Outcome run(YarnConfiguration conf, int steps) throws Exception {
+    MockRM rm = cluster.start(conf);
     MockNM nm1 = rm.registerNode("h1:1234", NODE_GB * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", NODE_GB * GB, 8);
     RMApp appA = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
@@ -163,6 +177,9 @@ public class PreemptionTest {
     Outcome cs = run(true, true, GIVE_UP_STEPS);
     assertTrue("under CapacityScheduler b got its AM and two containers", cs.steps > 0);
     Outcome locus = run(false, true, GIVE_UP_STEPS);
+    LOG.info("b held its AM and two containers after {} steps under CapacityScheduler ({} of "
+        + "a's containers preempted), after {} under Locus ({})", cs.steps, cs.preempted.size(),
+        locus.steps, locus.preempted.size());
     assertTrue("under Locus b got its AM and two containers (it holds " + locus.bHolds + ")",
         locus.steps > 0);
     assertEquals("a's AM heard of every container before its kill", new LinkedHashSet<>(),
@@ -176,6 +193,37 @@ public class PreemptionTest {
     Outcome off = run(false, false, 2 * Math.max(cs.steps, locus.steps));
     assertEquals("nothing preempted", 0, off.preempted.size());
     assertEquals("b still waits for its AM", 0, off.bHolds);
+  }
+
+  /**
+   * {@code disable_preemption} on queue a: under both schedulers nothing is taken from it and b
+   * waits, for more steps than b needed for its AM and both containers with preemption on.
+   */
+  @Test
+  public void aQueueWithPreemptionDisabledKeepsItsContainersAsUnderCapacityScheduler()
+      throws Exception {
+    for (boolean capacityScheduler : new boolean[] {true, false}) {
+      Outcome out = run(conf(capacityScheduler, true, true), 160);
+      String under = capacityScheduler ? "CapacityScheduler" : "Locus";
+      assertEquals(under + ": nothing preempted", 0, out.preempted.size());
+      assertEquals(under + ": b still waits for its AM", 0, out.bHolds);
+    }
+  }
+
+  @Test
+  public void aRefreshWithABadPreemptionSettingChangesNothing() throws Exception {
+    YarnConfiguration conf = conf(false, true);
+    MockRM rm = cluster.start(conf);
+    YarnConfiguration bad = conf(false, true);
+    bad.set(P + "total_preemption_per_round", "-1");
+    try {
+      LocusRmFixture.scheduler(rm).reinitialize(bad, rm.getRMContext());
+      fail("a refresh took total_preemption_per_round=-1");
+    } catch (java.io.IOException e) {
+      assertTrue(messages(e), messages(e).contains(P + "total_preemption_per_round"));
+    }
+    assertTrue("the monitor still runs",
+        !LocusRmFixture.scheduler(rm).getSchedulingMonitorManager().isRSMEmpty());
   }
 
   @Test
