@@ -74,6 +74,16 @@ pub enum Action {
     Reconfigure {
         combo: usize,
     },
+    /// A preemption round (the RM's scheduling monitor under `capacity`): the containers it
+    /// chooses are checked, and those whose wait is over are killed.
+    PreemptionRound {
+        /// `total_preemption_per_round`, in percent.
+        total_percent: u32,
+        /// `natural_termination_factor`, in percent.
+        factor_percent: u32,
+        /// `max_wait_before_kill`, in heartbeats (1 s each).
+        wait_rounds: u32,
+    },
 }
 
 /// A whole case: replayable from this alone.

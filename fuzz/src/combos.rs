@@ -12,6 +12,8 @@ use locus_core::{Config, Core};
 pub const CAPACITY_QUEUES: &str = "default:60:90,etl:40:70";
 /// (name, maximum-capacity %) of [`CAPACITY_QUEUES`].
 pub const QUEUE_MAXIMA: [(&str, u64); 2] = [("default", 90), ("etl", 70)];
+/// (name, capacity %) of [`CAPACITY_QUEUES`]: what preemption may never take a queue below.
+pub const QUEUE_GUARANTEES: [(&str, u64); 2] = [("default", 60), ("etl", 40)];
 
 pub type Props = BTreeMap<String, String>;
 

@@ -294,6 +294,13 @@ pub fn case(seed: u64, steps: usize) -> Case {
                 for h in 0..MAX_HOSTS {
                     actions.push(Action::Sweep { host: h });
                 }
+                if rng.chance(40) {
+                    actions.push(Action::PreemptionRound {
+                        total_percent: rng.range(1, 100) as u32,
+                        factor_percent: rng.range(1, 100) as u32,
+                        wait_rounds: rng.range(0, 5) as u32,
+                    });
+                }
                 continue;
             }
         };

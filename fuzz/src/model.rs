@@ -12,6 +12,8 @@ use locus_core::{
     Ask, ContainerInfo, Core, Decision, Event, Heartbeat, HeartbeatResponse, Locality, Resource,
 };
 
+use locus_core::preemption::PreemptionSettings;
+
 use crate::action::Action;
 use crate::combos::{self, Props};
 use crate::failure::Failure;
@@ -393,6 +395,11 @@ impl Model {
                 }
             }
             Action::Offers { hosts } => self.offers(step, hosts)?,
+            Action::PreemptionRound {
+                total_percent,
+                factor_percent,
+                wait_rounds,
+            } => self.preemption_round(step, *total_percent, *factor_percent, *wait_rounds)?,
             Action::Reconfigure { combo } => {
                 let all = combos::valid();
                 let props = all[combo % all.len()].clone();
@@ -438,6 +445,107 @@ impl Model {
             .fold(Resource::ZERO, |u, c| u.add(&c.resource));
         let unallocated = n.capability.saturating_sub(&used);
         self.nodes.get_mut(&host).expect("checked").unallocated = unallocated;
+    }
+
+    /// One preemption round. Each container is chosen at most once and is one the RM runs;
+    /// marks and kills are among the chosen and never both; the round takes no more than
+    /// `total_preemption_per_round` of the cluster; under `capacity` no queue is left below
+    /// its guarantee, and under the other policies nothing is taken. Kills are carried out.
+    fn preemption_round(
+        &mut self,
+        step: usize,
+        total_percent: u32,
+        factor_percent: u32,
+        wait_rounds: u32,
+    ) -> Result<(), Failure> {
+        let s = PreemptionSettings {
+            monitoring_interval_ms: 1000,
+            max_wait_before_kill_ms: wait_rounds as u64 * 1000,
+            total_preemption_per_round: total_percent.max(1) as f64 / 100.0,
+            natural_termination_factor: factor_percent.max(1) as f64 / 100.0,
+            ..PreemptionSettings::default()
+        };
+        let now = self.round * 1000;
+        let r = guarded(step, "preemption_round", || {
+            self.core.preemption_round(now, &s)
+        })?;
+        let fail = |what: &str, msg: String| Err(Failure::new(what, step, msg));
+        let by_id: BTreeMap<&str, (u64, &ContM)> = self
+            .containers
+            .iter()
+            .map(|(k, c)| (c.id.as_str(), (*k, c)))
+            .collect();
+        let mut chosen = BTreeSet::new();
+        for id in &r.selected {
+            if !chosen.insert(id.as_str()) {
+                return fail("preempted_twice", format!("{id} chosen twice in one round"));
+            }
+            if !by_id.contains_key(id.as_str()) {
+                return fail("preempted_unknown", format!("{id} chosen but not running"));
+            }
+        }
+        for id in r.mark.iter().chain(r.kill.iter()) {
+            if !chosen.contains(id.as_str()) {
+                return fail(
+                    "preempted_unchosen",
+                    format!("{id} marked or killed unchosen"),
+                );
+            }
+        }
+        if let Some(id) = r.mark.iter().find(|id| r.kill.contains(id)) {
+            return fail("preempted_twice", format!("{id} both marked and killed"));
+        }
+        let cluster = self.cluster_memory();
+        let taken_total: u128 = r
+            .selected
+            .iter()
+            .map(|id| mem(&by_id[id.as_str()].1.resource))
+            .sum();
+        if taken_total > (cluster as f64 * s.total_preemption_per_round).floor() as u128 {
+            return fail(
+                "preempted_over_round_budget",
+                format!("{taken_total} MB taken of {cluster} MB at {total_percent}%"),
+            );
+        }
+        if !combos::is_capacity(&self.props) {
+            if !r.selected.is_empty() {
+                return fail(
+                    "preempted_without_queues",
+                    format!("{} chosen outside capacity", r.selected.len()),
+                );
+            }
+        } else {
+            for (q, cap) in combos::QUEUE_GUARANTEES {
+                let in_q = |c: &ContM| self.apps.get(&c.app).is_some_and(|a| a.queue == q);
+                let used: u128 = self
+                    .containers
+                    .values()
+                    .filter(|c| in_q(c))
+                    .map(|c| mem(&c.resource))
+                    .sum();
+                let taken: u128 = r
+                    .selected
+                    .iter()
+                    .map(|id| by_id[id.as_str()].1)
+                    .filter(|c| in_q(c))
+                    .map(|c| mem(&c.resource))
+                    .sum();
+                let guarantee = (cluster as f64 * cap as f64 / 100.0).floor() as u128;
+                if taken > 0 && used - taken < guarantee {
+                    return fail(
+                        "preempted_below_guarantee",
+                        format!(
+                            "queue {q} uses {used} MB, {taken} MB taken, guarantee {guarantee} MB"
+                        ),
+                    );
+                }
+            }
+        }
+        let kills: Vec<u64> = r.kill.iter().map(|id| by_id[id.as_str()].0).collect();
+        for k in kills {
+            self.release(step, k)?;
+        }
+        Ok(())
     }
 
     /// Whether a node runs no container of any application.

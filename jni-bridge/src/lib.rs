@@ -45,8 +45,8 @@ fn drifted_to_java(env: &mut JNIEnv, drifted: &[String]) -> Result<jstring, Brid
 /// The native interface this library speaks: the shim's `NativeLoader.ABI` must be the same.
 /// Bumped whenever a native method's signature or a frame's layout changes (2: the
 /// decisions and events frames, `decide` answering a `byte[]`; 3: a decision carries the
-/// queue limits to re-check at commit).
-pub const ABI: jint = 3;
+/// queue limits to re-check at commit; 4: `preemptionRound`).
+pub const ABI: jint = 4;
 
 #[no_mangle]
 pub extern "system" fn Java_org_locus_yarn_LocusNative_abi<'l>(
@@ -293,6 +293,20 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_stats<'l>(
     with_guard(&mut env, std::ptr::null_mut(), |env| {
         let stats = ops::stats(handle)?;
         Ok(env.new_string(stats)?.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_locus_yarn_LocusNative_preemptionRound<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    request_json: JString<'l>,
+) -> jstring {
+    with_guard(&mut env, std::ptr::null_mut(), |env| {
+        let json = java_string(env, &request_json, "requestJson")?;
+        let answer = ops::preemption_round(handle, &json)?;
+        Ok(env.new_string(answer)?.into_raw())
     })
 }
 

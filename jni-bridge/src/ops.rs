@@ -411,6 +411,38 @@ pub fn capacity_queues(h: i64) -> Result<Option<String>, BridgeError> {
     })
 }
 
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PreemptionRequest {
+    /// The RM's clock.
+    now_ms: u64,
+    /// The `yarn.resourcemanager.monitor.capacity.preemption.*` keys the RM has, as strings.
+    settings: BTreeMap<String, String>,
+    /// Only check the settings: the answer is them with defaults applied; the core is not
+    /// touched.
+    #[serde(default)]
+    check_only: bool,
+}
+
+/// One preemption round (`locus_core::preemption`): the answer is the round's outcome as JSON
+/// (`mark`, `kill`, `selected` container ids, `observe_only`), or the settings in force for a
+/// `check_only` request. A bad setting is refused naming its key.
+pub fn preemption_round(h: i64, request_json: &str) -> Result<String, BridgeError> {
+    let request: PreemptionRequest =
+        serde_json::from_str(request_json).map_err(|e| BridgeError::BadJson {
+            what: "preemption request JSON",
+            detail: e.to_string(),
+        })?;
+    let settings = locus_core::preemption::PreemptionSettings::parse(&request.settings)?;
+    if request.check_only {
+        return to_json(&settings, "preemption settings");
+    }
+    let outcome = handle::with_scheduler(h, |s| {
+        Ok(s.lock_core()?.preemption_round(request.now_ms, &settings))
+    })?;
+    to_json(&outcome, "preemption round")
+}
+
 /// Frees the core; what it parsed from its side files is kept for a core rebuilt in its place
 /// (see [`create`]).
 pub fn close(h: i64) -> Result<(), BridgeError> {

@@ -14,6 +14,9 @@ pub struct Container {
     pub resource: Resource,
     pub kind: TaskKind,
     pub recovered: bool,
+    /// Order in which the core learnt of it (larger: started later); preemption takes the
+    /// most recent first.
+    pub started: u64,
 }
 
 impl Container {
@@ -133,6 +136,7 @@ mod tests {
             resource: Resource::new(1, 1),
             kind: TaskKind::Generic,
             recovered: false,
+            started: 0,
         }
     }
 

@@ -220,6 +220,8 @@ pub struct Core {
     drifted: Vec<String>,
     /// What the last asks frame taught (see [`Core::learned_ids`]).
     learned: Vec<(u32, u32)>,
+    /// Containers marked for preemption and not killed yet ([`crate::preemption`]).
+    pub(crate) preemption_marks: crate::preemption::Marks,
 }
 
 impl Core {
@@ -278,6 +280,7 @@ impl Core {
             profile_writer,
             drifted: Vec::new(),
             learned: Vec::new(),
+            preemption_marks: Default::default(),
         })
     }
 

@@ -8,6 +8,8 @@
 //! - [`topology`]: rack and datacenter of a node; the host → datacenter mapping file.
 //! - [`schedule`]: the decision procedure run on each node heartbeat (YARN's counting rules).
 //! - [`policy`]: the four policy layers the procedure consults.
+//! - [`preemption`]: inter-queue preemption rounds under `capacity` (CapacityScheduler's
+//!   `ProportionalCapacityPreemptionPolicy`, its keys, what to mark and what to kill).
 //! - [`inflight`]: decisions the shim has not executed or rejected yet.
 //! - [`digest`]: the per-application asks digest the shim and the core compare.
 //! - [`frame`]: the binary asks frame the shim sends on the allocate() path.
@@ -37,6 +39,7 @@ pub mod node;
 pub mod offers;
 pub mod papers;
 pub mod policy;
+pub mod preemption;
 pub mod profile;
 pub mod profile_writer;
 pub mod protocol;

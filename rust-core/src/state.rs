@@ -79,6 +79,8 @@ pub struct ClusterState {
     /// heartbeat.
     submission: BTreeSet<FifoKey>,
     containers: Containers,
+    /// Containers recorded so far: the next one's [`Container::started`].
+    containers_started: u64,
     queues: Queues,
     mapping: DatacenterMapping,
     names: Names,
@@ -1001,7 +1003,9 @@ impl ClusterState {
             resource: info.resource,
             kind: app.kind_of(info.priority),
             recovered,
+            started: self.containers_started,
         };
+        self.containers_started += 1;
         app.used = plus(app.used, &c.resource);
         if c.is_am() {
             app.am_used = plus(app.am_used, &c.resource);

@@ -607,3 +607,54 @@ fn hadoops_default_maximum_holds_under_the_default_policy() {
         "Maximum system application limit reached,cannot accept submission of application: app_10000"
     );
 }
+
+/// `disable_preemption` as CapacityScheduler reads it: set on a parent, its leaves inherit it
+/// unless they say otherwise; the queues that keep it lose nothing to a round.
+#[test]
+fn disable_preemption_is_inherited_and_keeps_a_queue_whole() {
+    use locus_core::preemption::PreemptionSettings;
+    let mut c = tree_core(&[
+        ("root", 100.0, 100.0, ""),
+        ("root.batch", 50.0, 100.0, r#""disable_preemption":true"#),
+        ("root.batch.a", 50.0, 100.0, ""),
+        ("root.batch.b", 50.0, 100.0, r#""disable_preemption":false"#),
+        ("root.c", 50.0, 100.0, ""),
+    ]);
+    let leaves = c.capacity_queues().unwrap();
+    let off: Vec<(&str, bool)> = leaves
+        .iter()
+        .map(|q| (q.name.as_str(), q.disable_preemption))
+        .collect();
+    assert_eq!(off, vec![("a", true), ("b", false), ("c", false)]);
+    add_nodes(&mut c);
+    // a and b fill the cluster (50 GB each); then c asks for its guarantee.
+    common::add_app_in(&mut c, "a1", "a", "u", "a1", 1, "SPARK", &[]);
+    common::set_small_asks(&mut c, "a1", &[(1, "*", 50)]);
+    common::add_app_in(&mut c, "b1", "b", "u", "b1", 2, "SPARK", &[]);
+    common::set_small_asks(&mut c, "b1", &[(1, "*", 50)]);
+    run(&mut c, 3);
+    common::add_app_in(&mut c, "c1", "c", "u", "c1", 3, "SPARK", &[]);
+    common::set_small_asks(&mut c, "c1", &[(1, "*", 50)]);
+    let s = PreemptionSettings {
+        total_preemption_per_round: 1.0,
+        natural_termination_factor: 1.0,
+        ..PreemptionSettings::default()
+    };
+    let r = c.preemption_round(10_000, &s);
+    let apps: Vec<String> = r
+        .mark
+        .iter()
+        .map(|id| c.state().containers().get(id).unwrap().app.clone())
+        .collect();
+    let b_gb = c.state().queues().get("b").unwrap().used.memory_mb / GB;
+    assert!(b_gb > 25, "b grew past its guarantee ({b_gb} GB)");
+    assert_eq!(
+        apps.len() as u64,
+        b_gb - 25,
+        "b gives back what it holds above its 25 GB guarantee"
+    );
+    assert!(
+        apps.iter().all(|a| a == "b1"),
+        "a keeps all it holds: {apps:?}"
+    );
+}

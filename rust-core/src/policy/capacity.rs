@@ -106,6 +106,9 @@ pub struct CapacityQueue {
     pub maximum_applications: Option<u32>,
     pub maximum_applications_per_user: Option<u32>,
     pub state: QueueState,
+    /// `disable_preemption` as in force (inherited from the parents when not set).
+    #[serde(skip)]
+    pub disable_preemption: bool,
     /// Indices into [`CapacityQueues::parents`], nearest first; root is never listed (its
     /// maximum is the cluster).
     #[serde(skip)]
@@ -119,6 +122,8 @@ pub struct ParentQueue {
     pub path: String,
     pub capacity: f64,
     pub maximum_capacity: f64,
+    #[serde(skip)]
+    pub disable_preemption: bool,
 }
 
 /// The leaves applications run in, in configured order, and the parents above them.
@@ -143,6 +148,7 @@ fn shortcut_queue(name: &str, capacity: f64, maximum_capacity: f64) -> CapacityQ
         maximum_applications: None,
         maximum_applications_per_user: None,
         state: QueueState::Running,
+        disable_preemption: false,
         ancestors: Vec::new(),
     }
 }

@@ -61,6 +61,9 @@ struct Entry {
     maximum_am_resource_percent: f64,
     /// -1: not set (the system-wide maximum times the queue's absolute capacity).
     maximum_applications: i64,
+    /// `disable_preemption`; `None`: not set, inherited from the parent (root: false).
+    #[serde(default)]
+    disable_preemption: Option<bool>,
 }
 
 /// CapacityScheduler's default `yarn.scheduler.capacity.maximum-applications`.
@@ -308,6 +311,7 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
     let mut abs_cap = vec![0.0f64; entries.len()];
     let mut abs_max = vec![0.0f64; entries.len()];
     let mut state = vec![QueueState::Running; entries.len()];
+    let mut no_preemption = vec![false; entries.len()];
     let mut parents = Vec::new();
     let mut parent_slot = vec![usize::MAX; entries.len()];
     let mut leaves: Vec<CapacityQueue> = Vec::new();
@@ -330,6 +334,9 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             (_, Some(s)) => s,
             (_, None) => pstate,
         };
+        no_preemption[i] = e
+            .disable_preemption
+            .unwrap_or_else(|| parent[i].is_some_and(|p| no_preemption[p]));
         let mut ancestors = Vec::new();
         let mut p = parent[i];
         while let Some(j) = p {
@@ -345,6 +352,7 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
                     path: e.path.clone(),
                     capacity: abs_cap[i],
                     maximum_capacity: abs_max[i],
+                    disable_preemption: no_preemption[i],
                 });
             }
             continue;
@@ -383,6 +391,7 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             maximum_applications: Some(maximum_applications),
             maximum_applications_per_user: Some(per_user),
             state: state[i],
+            disable_preemption: no_preemption[i],
             ancestors,
         });
     }

@@ -5,10 +5,12 @@ import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.RejectedSchedulingRequest;
 import org.apache.hadoop.yarn.api.records.RejectionReason;
+import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
@@ -33,6 +35,8 @@ final class AllocateHandler {
   private final SchedulingLoop loop;
   /** AbstractYarnScheduler's empty answer. */
   private final Allocation empty;
+  /** The scheduler's minimum allocation: the unit a preemption contract counts room in. */
+  private final Supplier<Resource> minimumAllocation;
 
   /**
    * {@code attempts}, {@code normalize} and {@code releaser} are the scheduler's
@@ -41,8 +45,9 @@ final class AllocateHandler {
   AllocateHandler(Function<ApplicationAttemptId, FiCaSchedulerApp> attempts,
       Consumer<List<ResourceRequest>> normalize,
       BiConsumer<List<ContainerId>, LocusAppAttempt> releaser, CoreLink link,
-      SchedulingLoop loop, Allocation empty) {
+      SchedulingLoop loop, Allocation empty, Supplier<Resource> minimumAllocation) {
     this.attempts = attempts;
+    this.minimumAllocation = minimumAllocation;
     this.normalize = normalize;
     this.releaser = releaser;
     this.link = link;
@@ -104,8 +109,13 @@ final class AllocateHandler {
       }
       org.apache.hadoop.yarn.api.records.Resource headroom = attempt.getHeadroom();
       attempt.setApplicationHeadroomForMetrics(headroom);
-      allocation = new Allocation(attempt.pullNewlyAllocatedContainers(), headroom, null, null,
-          null, attempt.pullUpdatedNMTokens(), null, null, null, null, null, rejected);
+      // Marked containers reach the AM as CapacityScheduler sends them: a contract of those
+      // containers and that much room.
+      LocusAppAttempt.PreemptionContract preempt =
+          attempt.pullPreemptionContract(minimumAllocation.get());
+      allocation = new Allocation(attempt.pullNewlyAllocatedContainers(), headroom, null,
+          preempt == null ? null : preempt.containers, preempt == null ? null : preempt.room,
+          attempt.pullUpdatedNMTokens(), null, null, null, null, null, rejected);
     }
     try {
       attempt.showAsksVerdict();

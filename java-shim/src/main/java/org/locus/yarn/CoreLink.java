@@ -919,6 +919,28 @@ final class CoreLink {
   }
 
   /** The core's counters plus the shim's own ({@code core_rebuilds}). */
+  /**
+   * One preemption round on the core in service ({@link LocusCore#preemptionRound}). A core
+   * found poisoned is rebuilt and the round skipped: the next one runs on the new core.
+   */
+  String preemptionRound(String requestJson) throws IOException {
+    LocusCore c = core;
+    if (c == null || closed.get()) {
+      throw new IOException("Locus core is not running");
+    }
+    if (!inService(c)) {
+      throw new IOException("Locus core is being rebuilt after a failure; no preemption round "
+          + "until it is in service");
+    }
+    try {
+      return c.preemptionRound(requestJson);
+    } catch (LocusCorePoisonedException e) {
+      poisoned(c, e);
+      throw new IOException("Locus core failed during a preemption round and is being rebuilt",
+          e);
+    }
+  }
+
   String statsJson() {
     LocusCore c = core;
     if (c == null || c.isClosed()) {

@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationResourceUsageReport;
 import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
@@ -90,10 +92,74 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   private String asksRefusal;
   /** The refusal the RM's attempt diagnostics show now (null: none). */
   private volatile String shownRefusal;
+  /**
+   * Guarded by {@code writeLock}: containers marked for preemption since the AM's last
+   * allocate (FiCaSchedulerApp keeps its own set private to its own getAllocation).
+   */
+  private final Set<ContainerId> toPreempt = new LinkedHashSet<>();
 
   LocusAppAttempt(ApplicationAttemptId attemptId, String user, Queue queue,
       ActiveUsersManager users, RMContext rmContext) {
     super(attemptId, user, queue, users, rmContext);
+  }
+
+  /** What an allocate response tells the AM to give back. */
+  static final class PreemptionContract {
+    final Set<ContainerId> containers;
+    final List<ResourceRequest> room;
+
+    PreemptionContract(Set<ContainerId> containers, List<ResourceRequest> room) {
+      this.containers = containers;
+      this.room = room;
+    }
+  }
+
+  /** A preemption mark (the RM's MARK_CONTAINER_FOR_PREEMPTION); a finished one is ignored. */
+  @Override
+  public void markContainerForPreemption(ContainerId cont) {
+    writeLock.lock();
+    try {
+      if (liveContainers.containsKey(cont)) {
+        toPreempt.add(cont);
+      }
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * The containers marked since the last call that still run, with the resource they hold, as
+   * CapacityScheduler hands them to the AM: a preemption contract of those containers and of
+   * that much room in minimum allocations ({@code Allocation}'s fungible sets). Null when none.
+   */
+  PreemptionContract pullPreemptionContract(Resource minimumAllocation) {
+    writeLock.lock();
+    try {
+      if (toPreempt.isEmpty()) {
+        return null;
+      }
+      Set<ContainerId> live = new LinkedHashSet<>();
+      long mb = 0;
+      for (ContainerId id : toPreempt) {
+        RMContainer c = liveContainers.get(id);
+        if (c != null) {
+          live.add(id);
+          mb += c.getContainer().getResource().getMemorySize();
+        }
+      }
+      toPreempt.clear();
+      if (live.isEmpty()) {
+        return null;
+      }
+      long unit = Math.max(1L, minimumAllocation.getMemorySize());
+      int count = (int) Math.min(Integer.MAX_VALUE, (mb + unit - 1) / unit);
+      ResourceRequest rr = ResourceRequest.newBuilder().priority(Priority.UNDEFINED)
+          .resourceName(ResourceRequest.ANY).capability(minimumAllocation)
+          .numContainers(count).build();
+      return new PreemptionContract(live, java.util.Collections.singletonList(rr));
+    } finally {
+      writeLock.unlock();
+    }
   }
 
   /**

@@ -120,6 +120,11 @@ public final class LocusCore implements AutoCloseable {
     return withHandle(LocusNative::stats);
   }
 
+  /** One preemption round ({@link LocusNative#preemptionRound}). */
+  public String preemptionRound(String requestJson) {
+    return withHandle(h -> LocusNative.preemptionRound(h, requestJson));
+  }
+
   /** The capacity queues as JSON, or null when the policy is not {@code capacity}. */
   public String capacityQueues() {
     return withHandle(LocusNative::capacityQueues);

@@ -91,6 +91,14 @@ public final class LocusNative {
   /** Frees the core behind {@code handle}; a zero or already-closed handle throws. */
   public static native void close(long handle);
 
+  /**
+   * One preemption round: {@code requestJson} is {@code {"now_ms":..,"settings":{key:value},
+   * "check_only":bool}} (the {@code yarn.resourcemanager.monitor.capacity.preemption.*} keys);
+   * the answer lists the container ids to {@code mark} and to {@code kill}, or, for
+   * {@code check_only}, the settings in force. A bad setting throws naming its key.
+   */
+  public static native String preemptionRound(long handle, String requestJson);
+
   /** Rust records at or below {@code maxLevel} (0 off, 1 error .. 5 trace) reach {@link #log}. */
   public static native void initLogging(int maxLevel);
 

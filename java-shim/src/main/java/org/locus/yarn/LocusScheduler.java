@@ -145,7 +145,8 @@ public class LocusScheduler
     link.setModeChanged(loop::modeChanged);
     this.recovery = new ContainerRecovery(this, link, loop);
     this.allocations = new AllocateHandler(this::getApplicationAttempt,
-        this::normalizeResourceRequests, this::releaseContainers, link, loop, EMPTY_ALLOCATION);
+        this::normalizeResourceRequests, this::releaseContainers, link, loop, EMPTY_ALLOCATION,
+        this::getMinimumResourceCapability);
     if (LocusSettings.policyFromQueueFile(conf, queueFile)) {
       LOG.info("locus.policy is not set and capacity-scheduler.xml defines {} leaf queues: "
           + "Locus runs locus.policy=capacity over them", queueFile.leaves());
@@ -154,7 +155,7 @@ public class LocusScheduler
         LocusSettings.collect(conf), configureQueues(link.current().capacityQueues(), conf),
         loop.mode());
     super.serviceInit(conf);
-    schedulingMonitorManager.initialize(rmContext, conf);
+    schedulingMonitorManager.initialize(rmContext, MonitorPolicies.forLocus(conf));
     WebDefaults.install(conf);
   }
 
@@ -209,11 +210,19 @@ public class LocusScheduler
     try {
       queues = configureQueues(capacityQueues, newConf);
       priorities.readQueueSettings(file, newConf);
-      // Hadoop's part (the scheduling monitors of yarn.resourcemanager.scheduler.monitor.*)
-      // refuses a policy class that is missing, is not a SchedulingEditPolicy or fails its init
-      // (ProportionalCapacityPreemptionPolicy wants CapacityScheduler), after starting the ones
-      // before it: inside the rollback, so such a file changes nothing either.
-      super.reinitialize(newConf, rmContext);
+      // The scheduling monitors (yarn.resourcemanager.scheduler.monitor.*): Locus's policy in
+      // place of ProportionalCapacityPreemptionPolicy, its keys checked first (MonitorPolicies);
+      // Hadoop's part refuses a policy that fails its init after starting the ones before it:
+      // inside the rollback, so such a file changes nothing either.
+      Configuration monitors = MonitorPolicies.forLocus(newConf);
+      if (MonitorPolicies.runsLocusPolicy(monitors)) {
+        LocusPreemptionPolicy.check(this, file.configuration());
+      }
+      try {
+        schedulingMonitorManager.reinitialize(rmContext, monitors);
+      } catch (YarnException e) {
+        throw new IOException(e);
+      }
     } catch (IOException | RuntimeException e) {
       // What only the shim or Hadoop reads (parsers of mappings, ACLs, priorities; the
       // monitors) refused the file after the core took it: the core, the tree and the monitors
@@ -245,7 +254,7 @@ public class LocusScheduler
     }
     try {
       // Stops the monitors the refused file started; those in force are still running.
-      schedulingMonitorManager.reinitialize(rmContext, inForce);
+      schedulingMonitorManager.reinitialize(rmContext, MonitorPolicies.forLocus(inForce));
     } catch (YarnException | RuntimeException e) {
       refused.addSuppressed(e);
       LOG.error("Locus could not restore the scheduling monitors in force after a refused "
@@ -276,6 +285,20 @@ public class LocusScheduler
   /** Work-preserving restart recovers through APP_ADDED events and NM reports instead. */
   @Override
   public void recover(RMState state) {
+  }
+
+  /** One preemption round of the core in service ({@link LocusPreemptionPolicy}). */
+  String preemptionRound(String requestJson) throws IOException {
+    return link.preemptionRound(requestJson);
+  }
+
+  /**
+   * Where the preemption keys are read from: capacity-scheduler.xml over the RM's
+   * configuration, as CapacityScheduler reads them.
+   */
+  Configuration preemptionConfiguration() {
+    QueueFile file = queueFile;
+    return file != null ? file.configuration() : confInForce();
   }
 
   /** The core's counters as JSON (allocations by locality, heartbeats, decisions, ...). */

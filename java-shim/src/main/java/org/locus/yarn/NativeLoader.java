@@ -23,7 +23,7 @@ public final class NativeLoader {
    * {@code java.library.path} stops the RM at start with its remedy instead of linking the
    * natives it shares with this jar and failing, or misreading, on the others.
    */
-  static final int ABI = 3;
+  static final int ABI = 4;
 
   private static boolean loaded;
 

@@ -7,6 +7,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptAddedSchedulerEvent;
@@ -141,14 +142,24 @@ final class SchedulerEventRouter {
       }
       case MARK_CONTAINER_FOR_KILLABLE: {
         // The RM's own verdict (a node shrunk below what runs on it and its overcommit
-        // timeout passed): the container must go, whatever the core thinks.
+        // timeout passed) or a preemption whose wait is over: the container must go.
         RMContainer c = ((ContainerPreemptEvent) event).getContainer();
         scheduler.completedContainer(c, SchedulerUtils.createPreemptedContainerStatus(
             c.getContainerId(), SchedulerUtils.PREEMPTED_CONTAINER), RMContainerEventType.KILL);
         break;
       }
+      case MARK_CONTAINER_FOR_PREEMPTION: {
+        // Locus's preemption policy (or any monitor) chose the container: its AM hears of it
+        // in its next allocate response, before any kill.
+        ContainerPreemptEvent e = (ContainerPreemptEvent) event;
+        FiCaSchedulerApp app = scheduler.getApplicationAttempt(e.getAppId());
+        if (app != null) {
+          app.markContainerForPreemption(e.getContainer().getContainerId());
+        }
+        break;
+      }
       default:
-        // Node labels/attributes, reservations, preemption marks and dynamic queue
+        // Node labels/attributes, reservations and dynamic queue
         // management are not supported (queues come from the locus.* settings only); new
         // event types of a later Hadoop land here too rather than failing the dispatcher.
         LOG.warn("LocusScheduler ignores scheduler event {}", event.getType());

@@ -52,7 +52,9 @@ public final class QueueFile {
       "minimum-user-limit-percent", "maximum-am-resource-percent", "maximum-applications",
       "state", "acl_submit_applications", "acl_administer_queue",
       // Honoured by org.locus.yarn.ApplicationPriorities with CS's rules.
-      "default-application-priority", "acl_application_max_priority"));
+      "default-application-priority", "acl_application_max_priority",
+      // Honoured by Locus's preemption policy (org.locus.yarn.LocusPreemptionPolicy).
+      "disable_preemption"));
   /** Global keys Locus honours. */
   private static final Set<String> GLOBAL_KEYS = new HashSet<>(Arrays.asList(
       "maximum-applications", "maximum-am-resource-percent", "queue-mappings",
@@ -165,6 +167,11 @@ public final class QueueFile {
     q.put("maximum_am_resource_percent",
         cs.getMaximumApplicationMasterResourcePerQueuePercent(qp));
     q.put("maximum_applications", cs.getMaximumApplicationsPerQueue(qp));
+    String noPreemption = cs.getTrimmed(PREFIX + path + ".disable_preemption");
+    if (noPreemption != null) {
+      // Unset: the parent's, as CapacityScheduler inherits it (the core applies that).
+      q.put("disable_preemption", Boolean.parseBoolean(noPreemption));
+    }
     List<String> children = new ArrayList<>();
     List<String> names = cs.getQueues(qp);
     if (names != null) {

@@ -1,0 +1,85 @@
+package org.locus.yarn;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
+import org.apache.hadoop.yarn.server.resourcemanager.monitor.SchedulingEditPolicy;
+
+/**
+ * The scheduling monitor policies ({@code yarn.resourcemanager.scheduler.monitor.policies})
+ * as Locus runs them. Hadoop's {@code SchedulingMonitorManager} instantiates each class named
+ * there and starts it with the scheduler; {@code ProportionalCapacityPreemptionPolicy} refuses
+ * any scheduler but CapacityScheduler, so the list Locus hands the manager names
+ * {@link LocusPreemptionPolicy} in its place. Hadoop's other policies under its
+ * {@code monitor.capacity} package are CapacityScheduler's alone and stop the RM at start,
+ * named; a class that is missing or not a {@code SchedulingEditPolicy} is refused the same way.
+ * Any other policy runs as Hadoop runs it.
+ */
+final class MonitorPolicies {
+  static final String PROPORTIONAL = "org.apache.hadoop.yarn.server.resourcemanager.monitor."
+      + "capacity.ProportionalCapacityPreemptionPolicy";
+  private static final String CAPACITY_ONLY =
+      "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.";
+
+  private MonitorPolicies() {}
+
+  /**
+   * {@code conf} itself when the monitor is off or names no policy Locus replaces; otherwise
+   * a copy whose policy list names Locus's policies.
+   *
+   * @throws YarnRuntimeException naming the key and the class Locus cannot run
+   */
+  static Configuration forLocus(Configuration conf) {
+    if (!conf.getBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS,
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS)) {
+      return conf;
+    }
+    String[] named = conf.getTrimmedStrings(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES);
+    List<String> out = new ArrayList<>();
+    boolean replaced = false;
+    for (String name : named) {
+      if (name.equals(PROPORTIONAL)) {
+        out.add(LocusPreemptionPolicy.class.getName());
+        replaced = true;
+        continue;
+      }
+      if (name.startsWith(CAPACITY_ONLY)) {
+        throw refused(name, "is CapacityScheduler's own; Locus stands in only for "
+            + PROPORTIONAL);
+      }
+      Class<?> c;
+      try {
+        c = conf.getClassByName(name);
+      } catch (ClassNotFoundException e) {
+        throw refused(name, "cannot be found");
+      }
+      if (!SchedulingEditPolicy.class.isAssignableFrom(c)) {
+        throw refused(name, "is not a " + SchedulingEditPolicy.class.getName());
+      }
+      out.add(name);
+    }
+    if (!replaced) {
+      return conf;
+    }
+    Configuration copy = new Configuration(conf);
+    copy.setStrings(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES,
+        out.toArray(new String[0]));
+    return copy;
+  }
+
+  /** Whether the monitor is on and {@code conf}'s list (after {@link #forLocus}) runs Locus's. */
+  static boolean runsLocusPolicy(Configuration conf) {
+    return conf.getBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS,
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS)
+        && Arrays.asList(conf.getTrimmedStrings(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES))
+            .contains(LocusPreemptionPolicy.class.getName());
+  }
+
+  private static YarnRuntimeException refused(String name, String why) {
+    return new YarnRuntimeException(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES
+        + " names " + name + ", which " + why);
+  }
+}

@@ -1,0 +1,262 @@
+package org.locus.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+import static org.locus.yarn.LocusRmFixture.GB;
+import static org.locus.yarn.LocusRmFixture.settle;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.PreemptionContainer;
+import org.apache.hadoop.yarn.api.records.PreemptionMessage;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.junit.Rule;
+import org.junit.Test;
+
+/**
+ * Inter-queue preemption with the RM's scheduling monitor on and CapacityScheduler's
+ * {@code ProportionalCapacityPreemptionPolicy} named, under CapacityScheduler and under Locus
+ * in one run: two 50 % queues that may each grow to 100 %; queue a fills the cluster, then an
+ * application in queue b asks for its AM and two containers. Under both, b gets them from a's
+ * containers, each of which a's AM was told of in a PreemptionMessage before it was killed with
+ * a preempted status, and as many of them; with the monitor off, b waits.
+ */
+public class PreemptionTest {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(PreemptionTest.class);
+  static final String PCPP = "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity."
+      + "ProportionalCapacityPreemptionPolicy";
+  static final String P = "yarn.resourcemanager.monitor.capacity.preemption.";
+  private static final String CS = "yarn.scheduler.capacity.";
+  /** Two nodes of 8 GB: 16 GB, so CapacityScheduler's default 10 % per round is one 1 GB task. */
+  private static final int NODE_GB = 8;
+  /** Steps of the scenario before giving up (a step sleeps {@link #STEP_MS}); not a timing. */
+  private static final int GIVE_UP_STEPS = 400;
+  private static final long STEP_MS = 100;
+
+  @Rule
+  public final LocusRmFixture cluster = new LocusRmFixture();
+
+  static YarnConfiguration conf(boolean capacityScheduler, boolean monitor) {
+    return conf(capacityScheduler, monitor, false);
+  }
+
+  static YarnConfiguration conf(boolean capacityScheduler, boolean monitor,
+      boolean aNotPreemptable) {
+    YarnConfiguration conf = LocusRmFixture.locusConf();
+    if (capacityScheduler) {
+      conf.setClass(YarnConfiguration.RM_SCHEDULER, CapacityScheduler.class,
+          ResourceScheduler.class);
+    }
+    conf.set(CS + "root.queues", "a,b");
+    for (String q : new String[] {"a", "b"}) {
+      conf.set(CS + "root." + q + ".capacity", "50");
+      conf.set(CS + "root." + q + ".maximum-capacity", "100");
+      // One user may hold up to the queue's maximum, not only its guarantee.
+      conf.set(CS + "root." + q + ".user-limit-factor", "2");
+    }
+    if (aNotPreemptable) {
+      conf.set(CS + "root.a.disable_preemption", "true");
+    }
+    if (monitor) {
+      conf.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
+      conf.set(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES, PCPP);
+      conf.set(P + "monitoring_interval", "1000");
+      conf.set(P + "max_wait_before_kill", "3000");
+    }
+    return conf;
+  }
+
+  /** What one run saw. */
+  static final class Outcome {
+    /** Steps until b held its AM and two containers; -1 if it never did. */
+    int steps = -1;
+    /** a's containers killed with a preempted status. */
+    final Set<ContainerId> preempted = new LinkedHashSet<>();
+    /** a's containers its AM was told to give back, before their kill. */
+    final Set<ContainerId> announced = new LinkedHashSet<>();
+    /** Killed without an earlier PreemptionMessage naming them. */
+    final Set<ContainerId> unannounced = new LinkedHashSet<>();
+    int bHolds;
+  }
+
+  private Outcome run(boolean capacityScheduler, boolean monitor, int steps) throws Exception {
+    return run(conf(capacityScheduler, monitor), steps);
+  }
+
+  private Outcome run(YarnConfiguration conf, int steps) throws Exception {
+    MockRM rm = cluster.start(conf);
+    MockNM nm1 = rm.registerNode("h1:1234", NODE_GB * GB, 8);
+    MockNM nm2 = rm.registerNode("h2:1234", NODE_GB * GB, 8);
+    RMApp appA = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+        .createWithMemory(GB, rm).withQueue("a").build());
+    MockAM amA = LocusRmFixture.launchAndRegisterAM(appA, rm, nm1);
+    amA.allocate("*", GB, 2 * NODE_GB - 1, new ArrayList<>());
+    List<Container> tasks = new ArrayList<>();
+    for (int i = 0; i < LocusRmFixture.ROUNDS && tasks.size() < 2 * NODE_GB - 1; i++) {
+      nm1.nodeHeartbeat(true);
+      nm2.nodeHeartbeat(true);
+      settle(rm);
+      tasks.addAll(amA.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers());
+    }
+    assertEquals("queue a fills the cluster", 2 * NODE_GB - 1, tasks.size());
+
+    RMApp appB = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+        .createWithMemory(GB, rm).withQueue("b").build());
+    Outcome out = new Outcome();
+    MockAM amB = null;
+    int bTasks = 0;
+    for (int step = 1; step <= steps; step++) {
+      Thread.sleep(STEP_MS);
+      nm1.nodeHeartbeat(true);
+      nm2.nodeHeartbeat(true);
+      settle(rm);
+      AllocateResponse r = amA.allocate(new ArrayList<>(), new ArrayList<>());
+      PreemptionMessage m = r.getPreemptionMessage();
+      if (m != null) {
+        if (m.getStrictContract() != null) {
+          for (PreemptionContainer c : m.getStrictContract().getContainers()) {
+            out.announced.add(c.getId());
+          }
+        }
+        if (m.getContract() != null) {
+          for (PreemptionContainer c : m.getContract().getContainers()) {
+            out.announced.add(c.getId());
+          }
+        }
+      }
+      for (ContainerStatus s : r.getCompletedContainersStatuses()) {
+        if (s.getExitStatus() == ContainerExitStatus.PREEMPTED) {
+          out.preempted.add(s.getContainerId());
+          if (!out.announced.contains(s.getContainerId())) {
+            out.unannounced.add(s.getContainerId());
+          }
+        }
+      }
+      RMAppAttempt attemptB = appB.getCurrentAppAttempt();
+      if (amB == null && attemptB != null && attemptB.getMasterContainer() != null) {
+        rm.waitForState(attemptB.getAppAttemptId(), RMAppAttemptState.ALLOCATED);
+        amB = rm.sendAMLaunched(attemptB.getAppAttemptId());
+        amB.registerAppAttempt();
+        amB.allocate("*", GB, 2, new ArrayList<>());
+      } else if (amB != null) {
+        bTasks += amB.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers()
+            .size();
+      }
+      if (amB != null && bTasks >= 2 && out.steps < 0) {
+        out.steps = step;
+        break;
+      }
+    }
+    out.bHolds = (amB == null ? 0 : 1) + bTasks;
+    rm.stop();
+    return out;
+  }
+
+  @Test
+  public void queueBGetsItsShareBackAsUnderCapacitySchedulerAndWaitsWithoutPreemption()
+      throws Exception {
+    Outcome cs = run(true, true, GIVE_UP_STEPS);
+    assertTrue("under CapacityScheduler b got its AM and two containers", cs.steps > 0);
+    Outcome locus = run(false, true, GIVE_UP_STEPS);
+    LOG.info("b held its AM and two containers after {} steps under CapacityScheduler ({} of "
+        + "a's containers preempted), after {} under Locus ({})", cs.steps, cs.preempted.size(),
+        locus.steps, locus.preempted.size());
+    assertTrue("under Locus b got its AM and two containers (it holds " + locus.bHolds + ")",
+        locus.steps > 0);
+    assertEquals("a's AM heard of every container before its kill", new LinkedHashSet<>(),
+        locus.unannounced);
+    assertEquals("CapacityScheduler's AM too", new LinkedHashSet<>(), cs.unannounced);
+    assertEquals("as many of a's containers preempted as under CapacityScheduler",
+        cs.preempted.size(), locus.preempted.size());
+    assertTrue("b's three containers came from a", locus.preempted.size() >= 3);
+
+    // Without the monitor b waits: twice as long as it took with it, it still holds nothing.
+    Outcome off = run(false, false, 2 * Math.max(cs.steps, locus.steps));
+    assertEquals("nothing preempted", 0, off.preempted.size());
+    assertEquals("b still waits for its AM", 0, off.bHolds);
+  }
+
+  /**
+   * {@code disable_preemption} on queue a: under both schedulers nothing is taken from it and b
+   * waits, for more steps than b needed for its AM and both containers with preemption on.
+   */
+  @Test
+  public void aQueueWithPreemptionDisabledKeepsItsContainersAsUnderCapacityScheduler()
+      throws Exception {
+    for (boolean capacityScheduler : new boolean[] {true, false}) {
+      Outcome out = run(conf(capacityScheduler, true, true), 160);
+      String under = capacityScheduler ? "CapacityScheduler" : "Locus";
+      assertEquals(under + ": nothing preempted", 0, out.preempted.size());
+      assertEquals(under + ": b still waits for its AM", 0, out.bHolds);
+    }
+  }
+
+  @Test
+  public void aRefreshWithABadPreemptionSettingChangesNothing() throws Exception {
+    YarnConfiguration conf = conf(false, true);
+    MockRM rm = cluster.start(conf);
+    YarnConfiguration bad = conf(false, true);
+    bad.set(P + "total_preemption_per_round", "-1");
+    try {
+      LocusRmFixture.scheduler(rm).reinitialize(bad, rm.getRMContext());
+      fail("a refresh took total_preemption_per_round=-1");
+    } catch (java.io.IOException e) {
+      assertTrue(messages(e), messages(e).contains(P + "total_preemption_per_round"));
+    }
+    assertTrue("the monitor still runs",
+        !LocusRmFixture.scheduler(rm).getSchedulingMonitorManager().isRSMEmpty());
+  }
+
+  @Test
+  public void anUnknownMonitorPolicyStopsTheRmNamingIt() {
+    YarnConfiguration conf = conf(false, true);
+    String other = "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity."
+        + "NoSuchCapacityPolicy";
+    conf.set(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES, other);
+    try {
+      cluster.start(conf);
+      fail("the RM started with " + other);
+    } catch (Exception e) {
+      assertTrue(messages(e), messages(e).contains(other));
+    }
+  }
+
+  @Test
+  public void aBadPreemptionSettingStopsTheRmNamingTheKey() {
+    YarnConfiguration conf = conf(false, true);
+    conf.set(P + "natural_termination_factor", "fast");
+    try {
+      cluster.start(conf);
+      fail("the RM started with a bad natural_termination_factor");
+    } catch (Exception e) {
+      assertTrue(messages(e), messages(e).contains(P + "natural_termination_factor"));
+    }
+  }
+
+  private static String messages(Throwable e) {
+    StringBuilder out = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      out.append(t).append('\n');
+    }
+    return out.toString();
+  }
+}

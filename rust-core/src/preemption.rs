@@ -1,0 +1,920 @@
+//! Inter-queue preemption under `locus.policy=capacity`: CapacityScheduler's
+//! `ProportionalCapacityPreemptionPolicy` with its keys, decided here and carried out by the
+//! shim (it marks the chosen containers through the RM, so their AMs hear of it first, and
+//! kills them once `max_wait_before_kill` has passed).
+//!
+//! A round, memory only (CapacityScheduler's default calculator):
+//! 1. Top-down over the queue tree, each parent's ideal share is split among its children: a
+//!    child first keeps what it uses up to its guarantee (all it uses when its preemption is
+//!    disabled), then what is left goes to children that want more (used + pending) in
+//!    proportion to their guarantees, none past its maximum-capacity nor, for a leaf, past the
+//!    larger of its guarantee and its use.
+//! 2. A queue over its ideal share is asked to give back the excess (scaled down so one round
+//!    never asks more than `total_preemption_per_round` of the cluster), and a leaf only once
+//!    it is over its guarantee by more than `max_ignored_over_capacity`, and then only
+//!    `natural_termination_factor` of it (the rest is expected to end by itself).
+//! 3. In each leaf, in configured order: youngest application first, within it the lowest
+//!    priority then the most recently started container; AM containers after every other.
+//!    A container is taken only if neither its leaf nor any ancestor drops below its guarantee
+//!    and it fits in what the round may still take.
+//!
+//! Bound: a round costs O(Q · 64 · C + N log N) for Q queues (at most
+//! [`crate::policy::capacity_tree::MAX_TREE_QUEUES`]), C children of one parent (the
+//! proportional split makes at most 64 passes per child: see `distribute`) and N containers the RM holds (each holds node memory, so N is
+//! bounded by the cluster, not by anything an AM sends). The containers marked and not yet
+//! killed are a subset of those, and forgotten 2 × `max_wait_before_kill` after their mark.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::error::CoreError;
+use crate::fast_hash::FastMap;
+
+pub const PREFIX: &str = "yarn.resourcemanager.monitor.capacity.preemption.";
+
+/// The policy's keys (`yarn.resourcemanager.monitor.capacity.preemption.*`), CapacityScheduler's
+/// defaults.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PreemptionSettings {
+    pub monitoring_interval_ms: u64,
+    pub max_wait_before_kill_ms: u64,
+    pub total_preemption_per_round: f64,
+    pub max_ignored_over_capacity: f64,
+    pub natural_termination_factor: f64,
+    pub observe_only: bool,
+}
+
+impl Default for PreemptionSettings {
+    fn default() -> Self {
+        PreemptionSettings {
+            monitoring_interval_ms: 3000,
+            max_wait_before_kill_ms: 15000,
+            total_preemption_per_round: 0.1,
+            max_ignored_over_capacity: 0.1,
+            natural_termination_factor: 0.2,
+            observe_only: false,
+        }
+    }
+}
+
+fn bad(key: &str, value: &str, allowed: &str) -> CoreError {
+    CoreError::Config {
+        key: format!("{PREFIX}{key}"),
+        message: format!("invalid value {value:?}; allowed: {allowed}"),
+    }
+}
+
+impl PreemptionSettings {
+    /// Reads the keys present in `props` (full names); others keep their defaults. A key under
+    /// the prefix this policy does not know (intra-queue, reserved-container, ...) is refused
+    /// unless it is set to `false`, so an operator never believes a setting is in force that
+    /// is not.
+    pub fn parse(props: &BTreeMap<String, String>) -> Result<PreemptionSettings, CoreError> {
+        let mut s = PreemptionSettings::default();
+        for (key, value) in props {
+            let Some(name) = key.strip_prefix(PREFIX) else {
+                continue;
+            };
+            let v = value.trim();
+            match name {
+                "monitoring_interval" => {
+                    s.monitoring_interval_ms = match v.parse::<u64>() {
+                        Ok(x) if x > 0 => x,
+                        _ => return Err(bad(name, v, "milliseconds above 0")),
+                    }
+                }
+                "max_wait_before_kill" => {
+                    s.max_wait_before_kill_ms = v
+                        .parse::<u64>()
+                        .map_err(|_| bad(name, v, "milliseconds, 0 or more"))?
+                }
+                "total_preemption_per_round" => {
+                    s.total_preemption_per_round = match v.parse::<f64>() {
+                        Ok(x) if x > 0.0 && x.is_finite() => x,
+                        _ => return Err(bad(name, v, "a fraction of the cluster above 0")),
+                    }
+                }
+                "max_ignored_over_capacity" => {
+                    s.max_ignored_over_capacity = match v.parse::<f64>() {
+                        Ok(x) if x >= 0.0 && x.is_finite() => x,
+                        _ => return Err(bad(name, v, "a fraction, 0 or more")),
+                    }
+                }
+                "natural_termination_factor" => {
+                    s.natural_termination_factor = match v.parse::<f64>() {
+                        Ok(x) if x > 0.0 && x.is_finite() => x,
+                        _ => return Err(bad(name, v, "a fraction above 0")),
+                    }
+                }
+                "observe_only" => {
+                    s.observe_only = match v.to_ascii_lowercase().as_str() {
+                        "true" => true,
+                        "false" => false,
+                        _ => return Err(bad(name, v, "true or false")),
+                    }
+                }
+                // Off is what Locus does anyway (CapacityScheduler's defaults for these).
+                _ if v.eq_ignore_ascii_case("false") => {}
+                _ => {
+                    return Err(CoreError::Config {
+                        key: key.clone(),
+                        message: "Locus's preemption policy does not honour this key (it \
+                                  preempts between queues only: no intra-queue, \
+                                  reserved-container or queue-priority preemption)"
+                            .into(),
+                    })
+                }
+            }
+        }
+        Ok(s)
+    }
+}
+
+/// One queue of the tree a round works on; `parent` is listed before it, root is entry 0.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeQueue {
+    pub parent: Option<usize>,
+    pub guaranteed_mb: u64,
+    pub maximum_mb: u64,
+    /// Leaves: what their containers hold. Parents: filled in from their children.
+    pub used_mb: u64,
+    /// Leaves: what their applications ask for and do not hold yet.
+    pub pending_mb: u64,
+    /// `disable_preemption` as in force for this queue (inherited already).
+    pub disable_preemption: bool,
+}
+
+/// A running container as a round sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// Index of its leaf in the tree.
+    pub queue: usize,
+    /// Its application's submission order (larger: younger).
+    pub app_order: u64,
+    /// YARN's container priority (larger number: lower priority).
+    pub priority: i32,
+    /// Start order (larger: started later).
+    pub started: u64,
+    pub am: bool,
+    pub mb: u64,
+}
+
+/// Per queue (tree index): the ideal share and what the round asks back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub ideal_mb: Vec<u64>,
+    pub to_obtain_mb: Vec<u64>,
+}
+
+/// Steps 1 and 2: what each queue should hold and what each leaf is asked to give back.
+pub fn plan(queues: &[TreeQueue], cluster_mb: u64, s: &PreemptionSettings) -> Plan {
+    let n = queues.len();
+    let mut used = vec![0u64; n];
+    let mut pending = vec![0u64; n];
+    let mut kids: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, q) in queues.iter().enumerate() {
+        if let Some(p) = q.parent {
+            kids[p].push(i);
+        }
+    }
+    // Bottom-up sums (children are listed after their parent).
+    for i in (0..n).rev() {
+        if kids[i].is_empty() {
+            used[i] = queues[i].used_mb;
+            pending[i] = queues[i].pending_mb;
+        }
+        if let Some(p) = queues[i].parent {
+            used[p] = used[p].saturating_add(used[i]);
+            pending[p] = pending[p].saturating_add(pending[i]);
+        }
+    }
+    // What above its guarantee a queue may not lose: a leaf whose preemption is disabled keeps
+    // all of it; a parent keeps what its children cannot give.
+    let mut untouchable = vec![0u64; n];
+    let mut preemptable = vec![0u64; n];
+    for i in (0..n).rev() {
+        let extra = used[i].saturating_sub(queues[i].guaranteed_mb);
+        if kids[i].is_empty() {
+            if queues[i].disable_preemption {
+                untouchable[i] = extra;
+            } else {
+                preemptable[i] = extra;
+            }
+        } else {
+            let from_kids: u64 = kids[i].iter().map(|&k| preemptable[k]).sum();
+            preemptable[i] = extra.min(from_kids);
+            untouchable[i] = extra - preemptable[i];
+        }
+    }
+    let allowed = (cluster_mb as f64 * s.total_preemption_per_round).floor() as u64;
+    let mut ideal = vec![0u64; n];
+    let mut to_be_preempted = vec![0u64; n];
+    if n > 0 {
+        ideal[0] = cluster_mb;
+    }
+    for p in 0..n {
+        if kids[p].is_empty() {
+            continue;
+        }
+        distribute(
+            &kids[p],
+            ideal[p],
+            queues,
+            &used,
+            &pending,
+            &untouchable,
+            &kids,
+            &mut ideal,
+        );
+        let needed: u64 = kids[p]
+            .iter()
+            .map(|&k| used[k].saturating_sub(ideal[k]))
+            .sum();
+        let scale = if needed > allowed {
+            allowed as f64 / needed as f64
+        } else {
+            1.0
+        };
+        for &k in &kids[p] {
+            let keep = ideal[k].max(
+                used[k]
+                    .saturating_add(pending[k])
+                    .min(queues[k].guaranteed_mb),
+            );
+            to_be_preempted[k] = (used[k].saturating_sub(keep) as f64 * scale).floor() as u64;
+        }
+    }
+    let mut to_obtain = vec![0u64; n];
+    for i in 0..n {
+        if !kids[i].is_empty() || queues[i].disable_preemption || to_be_preempted[i] == 0 {
+            continue;
+        }
+        let threshold = queues[i].guaranteed_mb as f64 * (1.0 + s.max_ignored_over_capacity);
+        if used[i] as f64 > threshold {
+            to_obtain[i] = (to_be_preempted[i] as f64 * s.natural_termination_factor).ceil() as u64;
+        }
+    }
+    Plan {
+        ideal_mb: ideal,
+        to_obtain_mb: to_obtain,
+    }
+}
+
+/// Splits `total` among `children` (CapacityScheduler's fixpoint over normalized guarantees).
+#[allow(clippy::too_many_arguments)]
+fn distribute(
+    children: &[usize],
+    total: u64,
+    queues: &[TreeQueue],
+    used: &[u64],
+    pending: &[u64],
+    untouchable: &[u64],
+    kids: &[Vec<usize>],
+    ideal: &mut [u64],
+) {
+    let mut unassigned = total;
+    let mut wanting: Vec<usize> = Vec::with_capacity(children.len());
+    for &c in children {
+        let g = queues[c].guaranteed_mb;
+        let init = if used[c] > g {
+            g.saturating_add(untouchable[c])
+        } else {
+            used[c]
+        };
+        ideal[c] = init;
+        unassigned = unassigned.saturating_sub(init);
+        if init < used[c].saturating_add(pending[c]) {
+            wanting.push(c);
+        }
+    }
+    // Each pass offers the most underserved children (least ideal share per unit of
+    // guarantee) their part of what is left; the offers shrink geometrically and are at least
+    // 1 MB, so the passes are capped at 64 per child (a u64 of MB halves to 0 in 64 steps).
+    let max_passes = children.len().saturating_mul(64).max(64);
+    let ratio = |c: usize, ideal: &[u64]| -> f64 {
+        let g = queues[c].guaranteed_mb;
+        if g == 0 {
+            f64::INFINITY
+        } else {
+            ideal[c] as f64 / g as f64
+        }
+    };
+    for _ in 0..max_passes {
+        if wanting.is_empty() || unassigned == 0 {
+            break;
+        }
+        let total_g: u64 = wanting.iter().map(|&c| queues[c].guaranteed_mb).sum();
+        let least = wanting
+            .iter()
+            .map(|&c| ratio(c, ideal))
+            .fold(f64::INFINITY, f64::min);
+        let snapshot = unassigned;
+        let mut satisfied = Vec::new();
+        for &c in &wanting {
+            if unassigned == 0 || ratio(c, ideal) > least {
+                continue;
+            }
+            let share = if total_g == 0 {
+                1.0 / wanting.len() as f64
+            } else {
+                queues[c].guaranteed_mb as f64 / total_g as f64
+            };
+            let offer = ((snapshot as f64 * share).ceil() as u64).clamp(1, unassigned);
+            let mut room = queues[c]
+                .maximum_mb
+                .saturating_sub(ideal[c])
+                .min(used[c].saturating_add(pending[c]).saturating_sub(ideal[c]));
+            if kids[c].is_empty() {
+                // A leaf is not given room to grow past its guarantee at another's expense.
+                room = room.min(
+                    queues[c]
+                        .guaranteed_mb
+                        .max(used[c])
+                        .saturating_sub(ideal[c]),
+                );
+            }
+            let accepted = offer.min(room);
+            ideal[c] += accepted;
+            unassigned -= accepted;
+            if accepted >= room {
+                satisfied.push(c);
+            }
+        }
+        wanting.retain(|c| !satisfied.contains(c));
+    }
+}
+
+/// Step 3: the containers a round takes, as indices into `containers`, in the order taken.
+pub fn select(
+    queues: &[TreeQueue],
+    containers: &[Candidate],
+    cluster_mb: u64,
+    s: &PreemptionSettings,
+) -> Vec<usize> {
+    let plan = plan(queues, cluster_mb, s);
+    let n = queues.len();
+    let mut is_parent = vec![false; n];
+    for q in queues {
+        if let Some(p) = q.parent {
+            is_parent[p] = true;
+        }
+    }
+    // Leaves carry their own use; a parent's is its children's.
+    let mut used = vec![0u64; n];
+    for i in (0..n).rev() {
+        if !is_parent[i] {
+            used[i] = used[i].saturating_add(queues[i].used_mb);
+        }
+        if let Some(p) = queues[i].parent {
+            used[p] = used[p].saturating_add(used[i]);
+        }
+    }
+    let mut budget = (cluster_mb as f64 * s.total_preemption_per_round).floor() as u64;
+    let mut to_obtain = plan.to_obtain_mb;
+    let mut order: Vec<usize> = (0..containers.len())
+        .filter(|&i| to_obtain.get(containers[i].queue).copied().unwrap_or(0) > 0)
+        .collect();
+    order.sort_by(|&x, &y| {
+        let (a, b) = (&containers[x], &containers[y]);
+        a.queue
+            .cmp(&b.queue)
+            .then(a.am.cmp(&b.am))
+            .then(b.app_order.cmp(&a.app_order))
+            .then(b.priority.cmp(&a.priority))
+            .then(b.started.cmp(&a.started))
+    });
+    let mut taken = Vec::new();
+    for i in order {
+        let c = &containers[i];
+        if to_obtain[c.queue] == 0 || c.mb > budget || c.mb == 0 {
+            continue;
+        }
+        // Neither the leaf nor any ancestor below root may go under its guarantee.
+        let mut q = Some(c.queue);
+        let mut keeps = true;
+        while let Some(x) = q {
+            if x != 0 && used[x].saturating_sub(c.mb) < queues[x].guaranteed_mb || used[x] < c.mb {
+                keeps = false;
+                break;
+            }
+            q = queues[x].parent;
+        }
+        if !keeps {
+            continue;
+        }
+        let mut q = Some(c.queue);
+        while let Some(x) = q {
+            used[x] -= c.mb;
+            q = queues[x].parent;
+        }
+        to_obtain[c.queue] = to_obtain[c.queue].saturating_sub(c.mb);
+        budget -= c.mb;
+        taken.push(i);
+    }
+    taken
+}
+
+/// What a round asks the shim to do.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RoundOutcome {
+    /// Containers to mark for preemption now (their AMs hear of it in the next allocate).
+    pub mark: Vec<String>,
+    /// Containers marked at least `max_wait_before_kill` ago and still chosen: to kill.
+    pub kill: Vec<String>,
+    /// Every container this round chose, marked earlier or not (with `observe_only`, what
+    /// would have been preempted).
+    pub selected: Vec<String>,
+    pub observe_only: bool,
+}
+
+/// The marks between rounds: container id → when it was first marked.
+#[derive(Debug, Clone, Default)]
+pub struct Marks {
+    first_marked: FastMap<String, u64>,
+}
+
+impl Marks {
+    /// CapacityScheduler's bookkeeping: a chosen container is marked once; chosen again once
+    /// `max_wait_before_kill` has passed since, it is killed; a mark not renewed for twice that
+    /// long is forgotten.
+    pub fn apply(
+        &mut self,
+        chosen: Vec<String>,
+        now_ms: u64,
+        s: &PreemptionSettings,
+    ) -> RoundOutcome {
+        let mut out = RoundOutcome {
+            observe_only: s.observe_only,
+            ..RoundOutcome::default()
+        };
+        if s.observe_only {
+            out.selected = chosen;
+            return out;
+        }
+        for id in &chosen {
+            match self.first_marked.get(id) {
+                Some(&at) if at.saturating_add(s.max_wait_before_kill_ms) <= now_ms => {
+                    self.first_marked.remove(id);
+                    out.kill.push(id.clone());
+                }
+                Some(_) => {}
+                None => {
+                    self.first_marked.insert(id.clone(), now_ms);
+                    out.mark.push(id.clone());
+                }
+            }
+        }
+        let stale = s.max_wait_before_kill_ms.saturating_mul(2);
+        self.first_marked
+            .retain(|_, at| at.saturating_add(stale) >= now_ms);
+        out.selected = chosen;
+        out
+    }
+
+    pub fn len(&self) -> usize {
+        self.first_marked.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.first_marked.is_empty()
+    }
+}
+
+/// `percent` % of `mb`, rounded down (CapacityScheduler's absolute capacities of memory).
+fn percent_of(mb: u64, percent: f64) -> u64 {
+    (mb as f64 * percent / 100.0).floor() as u64
+}
+
+/// Memory an application asks for and does not hold yet (its `*` rows).
+fn pending_mb(app: &crate::app::App) -> u64 {
+    app.asks
+        .tables()
+        .filter_map(|(_, t)| t.row(crate::names::ANY_ID))
+        .map(|r| r.capability.memory_mb.saturating_mul(r.count as u64))
+        .fold(0u64, u64::saturating_add)
+}
+
+/// The tree and the running containers (with their ids) a round works on.
+pub type PreemptionView = (Vec<TreeQueue>, Vec<(String, Candidate)>);
+
+impl crate::core::Core {
+    /// The queue tree and the running containers as a round sees them; `None` outside
+    /// `locus.policy=capacity` (every application is in one queue: nothing to take back).
+    pub fn preemption_view(&self) -> Option<PreemptionView> {
+        let cq = self.capacity_queues()?;
+        let queues = &self.config().capacity;
+        let state = self.state();
+        let cluster = state.capacity().memory_mb;
+        let parents = queues.parents();
+        // Tree: root, the parents shallowest first, then the leaves.
+        let mut by_depth: Vec<usize> = (0..parents.len()).collect();
+        by_depth.sort_by_key(|&p| (parents[p].path.matches('.').count(), p));
+        let mut slot_of_parent = vec![0usize; parents.len()];
+        for (k, &p) in by_depth.iter().enumerate() {
+            slot_of_parent[p] = k + 1;
+        }
+        let mut parent_of_parent = vec![0usize; parents.len()];
+        for leaf in cq {
+            for (j, &a) in leaf.ancestors.iter().enumerate() {
+                parent_of_parent[a] = leaf
+                    .ancestors
+                    .get(j + 1)
+                    .map_or(0, |&up| slot_of_parent[up]);
+            }
+        }
+        let mut tree = Vec::with_capacity(1 + parents.len() + cq.len());
+        tree.push(TreeQueue {
+            parent: None,
+            guaranteed_mb: cluster,
+            maximum_mb: cluster,
+            used_mb: 0,
+            pending_mb: 0,
+            disable_preemption: false,
+        });
+        for &p in &by_depth {
+            tree.push(TreeQueue {
+                parent: Some(parent_of_parent[p]),
+                guaranteed_mb: percent_of(cluster, parents[p].capacity),
+                maximum_mb: percent_of(cluster, parents[p].maximum_capacity),
+                used_mb: 0,
+                pending_mb: 0,
+                disable_preemption: parents[p].disable_preemption,
+            });
+        }
+        let first_leaf = tree.len();
+        let used = queues.used_mb(state);
+        for (i, leaf) in cq.iter().enumerate() {
+            tree.push(TreeQueue {
+                parent: Some(leaf.ancestors.first().map_or(0, |&p| slot_of_parent[p])),
+                guaranteed_mb: percent_of(cluster, leaf.capacity),
+                maximum_mb: percent_of(cluster, leaf.maximum_capacity),
+                used_mb: used[i],
+                pending_mb: 0,
+                disable_preemption: leaf.disable_preemption,
+            });
+        }
+        for app in state.apps() {
+            if let Some(i) = queues.index_of(&app.queue) {
+                let q = &mut tree[first_leaf + i];
+                q.pending_mb = q.pending_mb.saturating_add(pending_mb(app));
+            }
+        }
+        let mut candidates = Vec::with_capacity(state.containers().len());
+        for c in state.containers().iter() {
+            let Some(app) = state.app_by_id(&c.app) else {
+                continue;
+            };
+            let Some(i) = queues.index_of(&app.queue) else {
+                continue;
+            };
+            candidates.push((
+                c.id.clone(),
+                Candidate {
+                    queue: first_leaf + i,
+                    app_order: app.arrival.0,
+                    priority: c.priority,
+                    started: c.started,
+                    am: c.is_am(),
+                    mb: c.resource.memory_mb,
+                },
+            ));
+        }
+        Some((tree, candidates))
+    }
+
+    /// One preemption round at `now_ms` (the RM's clock): what to mark and what to kill.
+    pub fn preemption_round(&mut self, now_ms: u64, s: &PreemptionSettings) -> RoundOutcome {
+        let chosen = match self.preemption_view() {
+            Some((tree, candidates)) => {
+                let cluster = self.state().capacity().memory_mb;
+                let only: Vec<Candidate> = candidates.iter().map(|(_, c)| c.clone()).collect();
+                select(&tree, &only, cluster, s)
+                    .into_iter()
+                    .map(|i| candidates[i].0.clone())
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        self.preemption_marks.apply(chosen, now_ms, s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GB: u64 = 1024;
+
+    fn leaf(parent: usize, g: u64, max: u64, used: u64, pending: u64) -> TreeQueue {
+        TreeQueue {
+            parent: Some(parent),
+            guaranteed_mb: g,
+            maximum_mb: max,
+            used_mb: used,
+            pending_mb: pending,
+            disable_preemption: false,
+        }
+    }
+
+    fn root(cluster: u64) -> TreeQueue {
+        TreeQueue {
+            parent: None,
+            guaranteed_mb: cluster,
+            maximum_mb: cluster,
+            used_mb: 0,
+            pending_mb: 0,
+            disable_preemption: false,
+        }
+    }
+
+    fn all_in(s: &mut PreemptionSettings) {
+        s.total_preemption_per_round = 1.0;
+        s.natural_termination_factor = 1.0;
+    }
+
+    fn tasks(queue: usize, app: u64, n: u64, first_start: u64) -> Vec<Candidate> {
+        (0..n)
+            .map(|i| Candidate {
+                queue,
+                app_order: app,
+                priority: 20,
+                started: first_start + i,
+                am: false,
+                mb: GB,
+            })
+            .collect()
+    }
+
+    fn am(queue: usize, app: u64, started: u64) -> Candidate {
+        Candidate {
+            queue,
+            app_order: app,
+            priority: 0,
+            started,
+            am: true,
+            mb: GB,
+        }
+    }
+
+    #[test]
+    fn a_queue_over_its_guarantee_gives_back_what_another_asks_for() {
+        let cluster = 8 * GB;
+        let q = vec![
+            root(cluster),
+            leaf(0, 4 * GB, cluster, 8 * GB, 0),
+            leaf(0, 4 * GB, cluster, 0, 3 * GB),
+        ];
+        let mut c = vec![am(1, 1, 0)];
+        c.extend(tasks(1, 1, 7, 1));
+        let mut s = PreemptionSettings::default();
+        all_in(&mut s);
+        let taken = select(&q, &c, cluster, &s);
+        // The three most recently started tasks, newest first; never the AM.
+        assert_eq!(taken, vec![7, 6, 5]);
+    }
+
+    #[test]
+    fn never_below_a_guarantee_and_am_containers_go_last() {
+        let cluster = 8 * GB;
+        // b asks for the whole cluster: a keeps its 4 GB guarantee whatever b wants.
+        let q = vec![
+            root(cluster),
+            leaf(0, 4 * GB, cluster, 6 * GB, 0),
+            leaf(0, 4 * GB, cluster, 2 * GB, 20 * GB),
+        ];
+        let mut c = vec![am(1, 1, 0), am(1, 2, 1)];
+        c.extend(tasks(1, 1, 2, 2));
+        c.extend(tasks(1, 2, 2, 4));
+        let mut s = PreemptionSettings::default();
+        all_in(&mut s);
+        let taken = select(&q, &c, cluster, &s);
+        // The younger app's two tasks, newest first; then a is at its guarantee.
+        assert_eq!(taken, vec![5, 4]);
+    }
+
+    #[test]
+    fn am_containers_are_taken_when_nothing_else_is_left() {
+        let cluster = 8 * GB;
+        let q = vec![
+            root(cluster),
+            leaf(0, 2 * GB, cluster, 6 * GB, 0),
+            leaf(0, 6 * GB, cluster, 2 * GB, 20 * GB),
+        ];
+        let c = vec![
+            am(1, 1, 0),
+            am(1, 2, 1),
+            am(1, 3, 2),
+            Candidate {
+                priority: 20,
+                am: false,
+                ..am(1, 1, 3)
+            },
+            am(1, 4, 4),
+            am(1, 5, 5),
+        ];
+        let mut s = PreemptionSettings::default();
+        all_in(&mut s);
+        let taken = select(&q, &c, cluster, &s);
+        assert_eq!(taken[0], 3, "the one task first");
+        assert_eq!(
+            &taken[1..],
+            &[5, 4, 2],
+            "then the youngest apps' AMs, down to the guarantee"
+        );
+    }
+
+    #[test]
+    fn lower_priority_containers_go_before_higher_ones() {
+        let cluster = 8 * GB;
+        let q = vec![
+            root(cluster),
+            leaf(0, 4 * GB, cluster, 8 * GB, 0),
+            leaf(0, 4 * GB, cluster, 0, GB),
+        ];
+        let mut c = tasks(1, 1, 8, 0);
+        c[0].priority = 30; // oldest, but the lowest priority
+        let mut s = PreemptionSettings::default();
+        all_in(&mut s);
+        assert_eq!(select(&q, &c, cluster, &s), vec![0]);
+    }
+
+    #[test]
+    fn nothing_is_taken_from_a_queue_within_its_guarantee_or_without_demand() {
+        let cluster = 8 * GB;
+        let mut s = PreemptionSettings::default();
+        all_in(&mut s);
+        // Nobody waits.
+        let q = vec![
+            root(cluster),
+            leaf(0, 4 * GB, cluster, 8 * GB, 0),
+            leaf(0, 4 * GB, cluster, 0, 0),
+        ];
+        assert!(select(&q, &tasks(1, 1, 8, 0), cluster, &s).is_empty());
+        // b waits, but b already holds its guarantee and a is within its own.
+        let q = vec![
+            root(cluster),
+            leaf(0, 4 * GB, cluster, 4 * GB, 0),
+            leaf(0, 4 * GB, cluster, 4 * GB, 4 * GB),
+        ];
+        let mut c = tasks(1, 1, 4, 0);
+        c.extend(tasks(2, 2, 4, 4));
+        assert!(select(&q, &c, cluster, &s).is_empty());
+    }
+
+    #[test]
+    fn disable_preemption_keeps_a_queue_whole() {
+        let cluster = 8 * GB;
+        let mut s = PreemptionSettings::default();
+        all_in(&mut s);
+        let mut q = vec![
+            root(cluster),
+            leaf(0, 4 * GB, cluster, 8 * GB, 0),
+            leaf(0, 4 * GB, cluster, 0, 4 * GB),
+        ];
+        q[1].disable_preemption = true;
+        assert!(select(&q, &tasks(1, 1, 8, 0), cluster, &s).is_empty());
+    }
+
+    #[test]
+    fn ancestors_count_a_parent_within_its_guarantee_keeps_its_leaves() {
+        // root → p (50 %) → a (25 %), b (25 %); c (50 %) under root.
+        let cluster = 8 * GB;
+        let mut s = PreemptionSettings::default();
+        all_in(&mut s);
+        let q = vec![
+            root(cluster),
+            TreeQueue {
+                parent: Some(0),
+                guaranteed_mb: 4 * GB,
+                maximum_mb: cluster,
+                used_mb: 0,
+                pending_mb: 0,
+                disable_preemption: false,
+            },
+            leaf(1, 2 * GB, cluster, 4 * GB, 0),
+            leaf(1, 2 * GB, cluster, 0, 0),
+            leaf(0, 4 * GB, cluster, 4 * GB, 4 * GB),
+        ];
+        let mut c = tasks(2, 1, 4, 0);
+        c.extend(tasks(4, 2, 4, 4));
+        // a is over its own guarantee, but p is within its: c may not take from a.
+        assert!(select(&q, &c, cluster, &s).is_empty());
+        // With c idle and asking, p over its guarantee gives back, from a.
+        let mut q2 = q.clone();
+        q2[2].used_mb = 6 * GB;
+        q2[4].used_mb = 2 * GB;
+        let mut c = tasks(2, 1, 6, 0);
+        c.extend(tasks(4, 2, 2, 6));
+        let taken = select(&q2, &c, cluster, &s);
+        assert_eq!(taken, vec![5, 4]);
+    }
+
+    #[test]
+    fn a_round_takes_no_more_than_total_preemption_per_round() {
+        let cluster = 20 * GB;
+        let q = vec![
+            root(cluster),
+            leaf(0, 10 * GB, cluster, 20 * GB, 0),
+            leaf(0, 10 * GB, cluster, 0, 10 * GB),
+        ];
+        let s = PreemptionSettings {
+            natural_termination_factor: 1.0,
+            total_preemption_per_round: 0.1, // 2 GB of 20
+            ..PreemptionSettings::default()
+        };
+        assert_eq!(select(&q, &tasks(1, 1, 20, 0), cluster, &s).len(), 2);
+    }
+
+    #[test]
+    fn natural_termination_factor_and_max_ignored_over_capacity_damp_a_round() {
+        let cluster = 20 * GB;
+        let mut s = PreemptionSettings {
+            total_preemption_per_round: 1.0,
+            natural_termination_factor: 0.2,
+            ..PreemptionSettings::default()
+        };
+        let q = vec![
+            root(cluster),
+            leaf(0, 10 * GB, cluster, 20 * GB, 0),
+            leaf(0, 10 * GB, cluster, 0, 10 * GB),
+        ];
+        // 10 GB over, a fifth of it per round.
+        assert_eq!(select(&q, &tasks(1, 1, 20, 0), cluster, &s).len(), 2);
+        // Within max_ignored_over_capacity of its guarantee: left alone.
+        s.max_ignored_over_capacity = 1.5;
+        assert!(select(&q, &tasks(1, 1, 20, 0), cluster, &s).is_empty());
+    }
+
+    #[test]
+    fn marks_then_kills_after_the_wait_and_forgets_stale_marks() {
+        let s = PreemptionSettings {
+            max_wait_before_kill_ms: 3000,
+            ..PreemptionSettings::default()
+        };
+        let mut m = Marks::default();
+        let ids = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let r = m.apply(ids(&["c1", "c2"]), 1000, &s);
+        assert_eq!(r.mark, ids(&["c1", "c2"]));
+        assert!(r.kill.is_empty());
+        let r = m.apply(ids(&["c1", "c2"]), 2000, &s);
+        assert!(
+            r.mark.is_empty() && r.kill.is_empty(),
+            "marked once, not again"
+        );
+        let r = m.apply(ids(&["c1"]), 4000, &s);
+        assert_eq!(r.kill, ids(&["c1"]));
+        // c2 was not chosen again; its mark is forgotten after twice the wait.
+        m.apply(Vec::new(), 7001, &s);
+        assert!(m.is_empty());
+        let r = m.apply(ids(&["c2"]), 7002, &s);
+        assert_eq!(r.mark, ids(&["c2"]), "a fresh mark, not a kill");
+    }
+
+    #[test]
+    fn observe_only_marks_nothing() {
+        let s = PreemptionSettings {
+            observe_only: true,
+            ..PreemptionSettings::default()
+        };
+        let mut m = Marks::default();
+        let r = m.apply(vec!["c1".into()], 0, &s);
+        assert!(r.mark.is_empty() && r.kill.is_empty());
+        assert_eq!(r.selected, vec!["c1".to_string()]);
+        assert!(m.is_empty());
+    }
+
+    #[test]
+    fn settings_parse_with_cs_defaults_and_name_a_bad_key() {
+        let mut p = BTreeMap::new();
+        assert_eq!(
+            PreemptionSettings::parse(&p).unwrap(),
+            PreemptionSettings::default()
+        );
+        p.insert(format!("{PREFIX}monitoring_interval"), "1000".into());
+        p.insert(format!("{PREFIX}max_wait_before_kill"), " 3000 ".into());
+        p.insert(format!("{PREFIX}observe_only"), "TRUE".into());
+        let s = PreemptionSettings::parse(&p).unwrap();
+        assert_eq!(
+            (
+                s.monitoring_interval_ms,
+                s.max_wait_before_kill_ms,
+                s.observe_only
+            ),
+            (1000, 3000, true)
+        );
+        p.insert(format!("{PREFIX}total_preemption_per_round"), "lots".into());
+        let e = PreemptionSettings::parse(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("total_preemption_per_round") && e.contains("lots"),
+            "{e}"
+        );
+        let mut p = BTreeMap::new();
+        p.insert(
+            format!("{PREFIX}intra-queue-preemption.enabled"),
+            "true".into(),
+        );
+        let e = PreemptionSettings::parse(&p).unwrap_err().to_string();
+        assert!(e.contains("intra-queue-preemption.enabled"), "{e}");
+    }
+}

@@ -1,0 +1,179 @@
+//! Inter-queue preemption through the core's API, as the shim drives it: a queue that grew into
+//! another's guarantee is asked to give it back when the other asks, its newest containers are
+//! marked first and killed once `max_wait_before_kill` has passed, and the freed room goes to the
+//! queue that waited.
+
+mod common;
+
+use locus_core::preemption::PreemptionSettings;
+use locus_core::Core;
+
+const NODES: usize = 2;
+const NODE_GB: u64 = 4;
+
+fn host(i: usize) -> String {
+    format!("h{i}")
+}
+
+struct Cluster {
+    running: Vec<(String, String, String)>,
+    next_id: u32,
+    now_ms: u64,
+}
+
+impl Cluster {
+    fn new(c: &mut Core) -> Cluster {
+        for i in 0..NODES {
+            common::add_node(c, &host(i), "/r1", NODE_GB, NODE_GB as u32);
+        }
+        Cluster {
+            running: Vec::new(),
+            next_id: 0,
+            now_ms: 0,
+        }
+    }
+
+    fn round(&mut self, c: &mut Core) {
+        self.now_ms += 1_000;
+        for i in 0..NODES {
+            let h = host(i);
+            let used = self.running.iter().filter(|r| r.2 == h).count() as u64;
+            let free = NODE_GB - used;
+            let ds = common::heartbeat_free(c, &h, free, free as u32, self.now_ms);
+            let mut ids = common::execute(c, &ds, &mut self.next_id).into_iter();
+            for d in &ds {
+                for _ in 0..d.count {
+                    self.running
+                        .push((ids.next().unwrap(), d.app.clone(), h.clone()));
+                }
+            }
+        }
+    }
+
+    /// The RM kills `ids` (the shim's preempted-container path ends in a release).
+    fn kill(&mut self, c: &mut Core, ids: &[String]) {
+        for id in ids {
+            let i = self.running.iter().position(|r| &r.0 == id).unwrap();
+            let (id, app, h) = self.running.remove(i);
+            common::release(c, &app, &id, &h, 1, 1);
+        }
+    }
+
+    fn held(&self, app: &str) -> usize {
+        self.running.iter().filter(|r| r.1 == app).count()
+    }
+
+    /// The `n` containers of `app` started last, newest first.
+    fn newest(&self, app: &str, n: usize) -> Vec<String> {
+        let mut of_app: Vec<String> = self
+            .running
+            .iter()
+            .filter(|r| r.1 == app)
+            .map(|r| r.0.clone())
+            .collect();
+        of_app.reverse();
+        of_app.truncate(n);
+        of_app
+    }
+}
+
+fn core() -> Core {
+    common::core_with(&[
+        ("locus.policy", "capacity"),
+        ("locus.capacity.queues", "a:50:100,b:50:100"),
+    ])
+}
+
+fn app(c: &mut Core, id: &str, queue: &str, submit_ms: u64, n: u32) {
+    common::add_app_in(c, id, queue, "u", id, submit_ms, "SPARK", &[]);
+    common::set_small_asks(c, id, &[(1, "*", n)]);
+}
+
+fn settings() -> PreemptionSettings {
+    PreemptionSettings {
+        monitoring_interval_ms: 1000,
+        max_wait_before_kill_ms: 3000,
+        total_preemption_per_round: 1.0,
+        natural_termination_factor: 1.0,
+        ..PreemptionSettings::default()
+    }
+}
+
+#[test]
+fn a_queue_holding_anothers_guarantee_gives_it_back_after_the_wait() {
+    let mut c = core();
+    let mut cl = Cluster::new(&mut c);
+    app(&mut c, "a1", "a", 1, 100);
+    cl.round(&mut c);
+    assert_eq!(cl.held("a1"), 8, "a alone fills the cluster");
+    let s = settings();
+    assert!(
+        c.preemption_round(cl.now_ms, &s).selected.is_empty(),
+        "nobody else asks: nothing to take back"
+    );
+
+    app(&mut c, "b1", "b", 2, 3);
+    let newest = cl.newest("a1", 3);
+    let r = c.preemption_round(cl.now_ms, &s);
+    assert_eq!(r.mark, newest, "a's newest containers are marked");
+    assert!(r.kill.is_empty(), "and not killed before the wait");
+    let r = c.preemption_round(cl.now_ms + 1000, &s);
+    assert!(r.mark.is_empty() && r.kill.is_empty(), "marked once");
+    let r = c.preemption_round(cl.now_ms + 3000, &s);
+    assert_eq!(r.kill, newest, "killed once the wait is over");
+    cl.kill(&mut c, &r.kill);
+    cl.round(&mut c);
+    assert_eq!((cl.held("a1"), cl.held("b1")), (5, 3));
+    assert!(
+        c.preemption_round(cl.now_ms, &s).selected.is_empty(),
+        "b has what it asked for"
+    );
+}
+
+#[test]
+fn the_owner_of_a_guarantee_takes_back_no_more_than_it() {
+    let mut c = core();
+    let mut cl = Cluster::new(&mut c);
+    app(&mut c, "a1", "a", 1, 100);
+    cl.round(&mut c);
+    app(&mut c, "b1", "b", 2, 100);
+    let s = settings();
+    let r = c.preemption_round(cl.now_ms, &s);
+    assert_eq!(r.mark.len(), 4, "b wants everything but is owed its 4 GB");
+    let r = c.preemption_round(cl.now_ms + 3000, &s);
+    cl.kill(&mut c, &r.kill);
+    cl.round(&mut c);
+    assert_eq!((cl.held("a1"), cl.held("b1")), (4, 4));
+    assert!(c.preemption_round(cl.now_ms, &s).selected.is_empty());
+}
+
+#[test]
+fn observe_only_chooses_but_marks_nothing() {
+    let mut c = core();
+    let mut cl = Cluster::new(&mut c);
+    app(&mut c, "a1", "a", 1, 100);
+    cl.round(&mut c);
+    app(&mut c, "b1", "b", 2, 2);
+    let s = PreemptionSettings {
+        observe_only: true,
+        ..settings()
+    };
+    let r = c.preemption_round(cl.now_ms, &s);
+    assert_eq!(r.selected.len(), 2);
+    assert!(r.mark.is_empty() && r.kill.is_empty());
+    let r = c.preemption_round(cl.now_ms + 10_000, &s);
+    assert!(r.kill.is_empty(), "never killed");
+}
+
+#[test]
+fn other_policies_preempt_nothing() {
+    let mut c = common::core_with(&[("locus.policy", "fifo")]);
+    let mut cl = Cluster::new(&mut c);
+    app(&mut c, "a1", "a", 1, 100);
+    cl.round(&mut c);
+    app(&mut c, "b1", "b", 2, 2);
+    assert!(c
+        .preemption_round(cl.now_ms, &settings())
+        .selected
+        .is_empty());
+}
