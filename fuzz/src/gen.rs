@@ -4,6 +4,12 @@
 //! allocation request ids, `relax_locality=false` rows, sizes that fit no node), snapshots and
 //! deltas, attempts failing, nodes joining, leaving and resizing, hint tags, and layer
 //! reconfiguration mid-run. Heartbeats dominate, as on a real cluster.
+//!
+//! A case is small (up to 8 hosts on 3 racks, 10 apps) or, for a share of the seeds, large:
+//! up to 16 hosts of up to 48 GB on 4 racks, 16 apps, most jobs holding a key no node can
+//! serve (1 TB with relax_locality=true, pinned to hosts or racks the cluster never has), and
+//! generic applications asking at MapReduce's priorities too. A blocker beside satisfiable
+//! work on a large idle cluster is what an outside run saw starving under capped slot pools.
 
 use locus_core::{Ask, Resource};
 
@@ -11,12 +17,65 @@ use crate::action::{Action, Case};
 use crate::combos;
 use crate::rng::{mix, Rng};
 
-const MAX_HOSTS: u32 = 8;
-const MAX_RACKS: u32 = 3;
-const MAX_APPS: u32 = 10;
+/// Hosts that never join: `relax_locality=false` rows on them (or on their racks) are asks no
+/// node can serve. Far above every case's hosts, so no case's cluster has them.
+const ABSENT_HOSTS: std::ops::Range<u32> = 100..104;
+/// A rack no node of any case is on (racks are numbered below [`Shape::racks`] ≤ 4).
+const ABSENT_RACK: u32 = 9;
 
-fn rack_of(host: u32) -> u32 {
-    host % MAX_RACKS
+/// The cluster and workload a case draws from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    pub hosts: u32,
+    pub racks: u32,
+    pub apps: u32,
+    /// Largest node memory (MB).
+    pub node_mb: u64,
+    /// Out of 6: how many MapReduce map keys no node can ever serve.
+    pub blockers_in_6: u64,
+    /// Percent of generic keys no node can ever serve (too big, or pinned to absent hosts).
+    pub generic_blockers: u64,
+}
+
+impl Shape {
+    pub const SMALL: Shape = Shape {
+        hosts: 8,
+        racks: 3,
+        apps: 10,
+        node_mb: 16384,
+        blockers_in_6: 2,
+        generic_blockers: 0,
+    };
+    pub const LARGE: Shape = Shape {
+        hosts: 16,
+        racks: 4,
+        apps: 16,
+        node_mb: 49152,
+        blockers_in_6: 4,
+        generic_blockers: 25,
+    };
+
+    fn rack_of(&self, host: u32) -> u32 {
+        host % self.racks
+    }
+}
+
+/// What the random cases are drawn from.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Percent of seeds whose case is [`Shape::LARGE`]; the others are [`Shape::SMALL`].
+    pub large_percent: u64,
+    /// Indexes into [`combos::valid`] a case starts with and reconfigures to; empty: every one.
+    pub combos: Vec<usize>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            large_percent: 25,
+            combos: Vec::new(),
+        }
+    }
 }
 
 fn row(priority: i32, arid: i64, name: String, cap: Resource, count: u32, relax: bool) -> Ask {
@@ -39,30 +98,70 @@ fn capability(seed: u64, app: u32, priority: i32, arid: i64) -> Resource {
     Resource::new(mem, rng.range(1, 3) as u32)
 }
 
-/// The rows of `n` maps at `priority` on hosts drawn from `hosts`, with their racks and `*`.
-/// `pinned`: relax_locality=false on the rack and `*` rows (the maps may run on the named hosts
-/// only).
-fn map_rows(
+/// What one key of a case can be served by, the key's own like its size, so every snapshot
+/// and delta of the key agrees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// Hosts of the cluster, relaxing to their racks and `*`.
+    Cluster,
+    /// 1 TB, relax_locality=true: bigger than every node.
+    Huge,
+    /// Pinned (relax_locality=false at the rack and `*`) to hosts that never join.
+    AbsentHosts,
+    /// Hosts that never join on a rack no node is on, relax_locality=false at `*` only.
+    AbsentRack,
+}
+
+fn reach(seed: u64, app: u32, priority: i32, arid: i64, in_6: u64) -> Reach {
+    let r = mix(&[seed, app as u64, priority as u64, arid as u64, 0xb10c]);
+    if r % 6 >= in_6 {
+        return Reach::Cluster;
+    }
+    match (r / 6) % 3 {
+        0 => Reach::Huge,
+        1 => Reach::AbsentHosts,
+        _ => Reach::AbsentRack,
+    }
+}
+
+/// The rows of `n` containers at (`priority`, `arid`) on hosts drawn from the key's reach, with
+/// their racks and `*`.
+fn located_rows(
     rng: &mut Rng,
+    shape: &Shape,
     priority: i32,
+    arid: i64,
     cap: Resource,
-    hosts: std::ops::Range<u32>,
-    pinned: bool,
+    reach: Reach,
 ) -> Vec<Ask> {
+    let (cap, hosts) = match reach {
+        Reach::Huge => (Resource::new(1 << 20, 1), 0..shape.hosts),
+        Reach::Cluster => (cap, 0..shape.hosts),
+        Reach::AbsentHosts | Reach::AbsentRack => (cap, ABSENT_HOSTS),
+    };
+    let rack_of = |h: u32| {
+        if reach == Reach::AbsentRack {
+            ABSENT_RACK
+        } else {
+            shape.rack_of(h)
+        }
+    };
+    let rack_relax = reach != Reach::AbsentHosts;
+    let any_relax = matches!(reach, Reach::Cluster | Reach::Huge);
     let mut rows = Vec::new();
     let mut total = 0;
     for _ in 0..rng.range(1, 4) {
         let h = rng.range(hosts.start as u64, hosts.end as u64 - 1) as u32;
         let n = rng.range(1, 5) as u32;
         total += n;
-        rows.push(row(priority, 0, format!("h{h}"), cap, n, true));
+        rows.push(row(priority, arid, format!("h{h}"), cap, n, true));
         rows.push(row(
             priority,
-            0,
+            arid,
             format!("/r{}", rack_of(h)),
             cap,
             n,
-            !pinned,
+            rack_relax,
         ));
     }
     // Collapse duplicates (a host or rack named twice), as the AM's table does.
@@ -74,30 +173,20 @@ fn map_rows(
             _ => merged.push(r),
         }
     }
-    merged.push(row(priority, 0, "*".into(), cap, total, !pinned));
+    merged.push(row(priority, arid, "*".into(), cap, total, any_relax));
     merged
 }
 
 /// A MapReduce AM's snapshot in one of its phases: its AM, maps (at 20, or a re-run's 5 or
 /// 19), reduces, or maps and reduces together (reduces are asked once enough maps end,
-/// `mapreduce.job.reduce.slowstart.completedmaps`). A third of the map keys no node can ever
-/// run: a size beyond every node, or pinned to hosts without a NodeManager; the job's other
-/// keys, its reduces and other jobs' containers can, and must not wait for them
-/// (docs/design/liveness.md, "Blocker").
-fn mapreduce_asks(rng: &mut Rng, seed: u64, app: u32) -> Vec<Ask> {
+/// `mapreduce.job.reduce.slowstart.completedmaps`). Some map keys no node can ever run
+/// ([`Shape::blockers_in_6`]): a size beyond every node, or pinned to hosts or a rack without a
+/// NodeManager; the job's other keys, its reduces and other jobs' containers can, and must not
+/// wait for them (docs/design/liveness.md, "Blocker").
+fn mapreduce_asks(rng: &mut Rng, shape: &Shape, seed: u64, app: u32) -> Vec<Ask> {
     let priority = *rng.pick(&[20, 20, 20, 5, 19]);
-    // Whether this map key is a blocker is the key's, like its size, so every snapshot and
-    // delta of the key agrees: a third are, half of them too big, half pinned to absent hosts.
-    let blocker = mix(&[seed, app as u64, priority as u64, 0xb10c]) % 6;
-    let (cap, hosts, pinned) = match blocker {
-        0 => (Resource::new(1 << 20, 1), 0..MAX_HOSTS, false),
-        1 => (
-            capability(seed, app, priority, 0),
-            MAX_HOSTS..MAX_HOSTS + 4,
-            true,
-        ),
-        _ => (capability(seed, app, priority, 0), 0..MAX_HOSTS, false),
-    };
+    let reach = reach(seed, app, priority, 0, shape.blockers_in_6);
+    let cap = capability(seed, app, priority, 0);
     let reduces = |rng: &mut Rng| {
         row(
             10,
@@ -110,31 +199,45 @@ fn mapreduce_asks(rng: &mut Rng, seed: u64, app: u32) -> Vec<Ask> {
     };
     match rng.below(4) {
         0 => vec![row(0, 0, "*".into(), Resource::new(1024, 1), 1, true)],
-        1 => map_rows(rng, priority, cap, hosts, pinned),
+        1 => located_rows(rng, shape, priority, 0, cap, reach),
         2 => vec![reduces(rng)],
         _ => {
-            let mut rows = map_rows(rng, priority, cap, hosts, pinned);
+            let mut rows = located_rows(rng, shape, priority, 0, cap, reach);
             rows.push(reduces(rng));
             rows
         }
     }
 }
 
-/// A generic application's rows: one or more allocation request ids, some pinned.
-fn generic_asks(rng: &mut Rng, seed: u64, app: u32) -> Vec<Ask> {
+/// A generic application's rows: one or more allocation request ids, some pinned; in a large
+/// case also at MapReduce's priorities (a generic application's keys there are tasks like any
+/// other), and some keys no node can serve.
+fn generic_asks(rng: &mut Rng, shape: &Shape, seed: u64, app: u32) -> Vec<Ask> {
     let mut rows = Vec::new();
     for arid in 0..rng.range(1, 3) as i64 {
-        let prio = rng.range(1, 5) as i32;
+        let prio = if shape.generic_blockers > 0 && rng.chance(30) {
+            *rng.pick(&[5, 10, 19, 20])
+        } else {
+            rng.range(1, 5) as i32
+        };
         let cap = capability(seed, app, prio, arid);
         let n = rng.range(1, 4) as u32;
-        if rng.chance(40) {
-            let h = rng.below(MAX_HOSTS as u64) as u32;
+        let blocker = mix(&[seed, app as u64, prio as u64, arid as u64, 0x9e7]) % 100;
+        if blocker < shape.generic_blockers {
+            let r = match blocker % 3 {
+                0 => Reach::Huge,
+                1 => Reach::AbsentHosts,
+                _ => Reach::AbsentRack,
+            };
+            rows.extend(located_rows(rng, shape, prio, arid, cap, r));
+        } else if rng.chance(40) {
+            let h = rng.below(shape.hosts as u64) as u32;
             let pinned = rng.chance(50);
             rows.push(row(prio, arid, format!("h{h}"), cap, n, true));
             rows.push(row(
                 prio,
                 arid,
-                format!("/r{}", rack_of(h)),
+                format!("/r{}", shape.rack_of(h)),
                 cap,
                 n,
                 !pinned,
@@ -147,7 +250,10 @@ fn generic_asks(rng: &mut Rng, seed: u64, app: u32) -> Vec<Ask> {
     rows
 }
 
-fn node_size(rng: &mut Rng) -> (u64, u32) {
+fn node_size(rng: &mut Rng, shape: &Shape) -> (u64, u32) {
+    if shape.node_mb > 16384 && rng.chance(50) {
+        return (*rng.pick(&[32768u64, 49152]), *rng.pick(&[16u32, 32]));
+    }
     (
         *rng.pick(&[4096u64, 8192, 16384]),
         *rng.pick(&[4u32, 8, 16]),
@@ -165,18 +271,33 @@ fn tags(rng: &mut Rng) -> Vec<String> {
     t
 }
 
-/// One random case of `steps` actions.
+/// One random case of `steps` actions, drawn from every combination and both shapes.
 pub fn case(seed: u64, steps: usize) -> Case {
+    case_with(seed, steps, &Options::default())
+}
+
+/// One random case of `steps` actions, drawn as `opts` says.
+pub fn case_with(seed: u64, steps: usize, opts: &Options) -> Case {
     let mut rng = Rng::new(seed);
-    let combos = combos::valid().len();
-    let combo = rng.below(combos as u64) as usize;
+    let all: Vec<usize> = if opts.combos.is_empty() {
+        (0..combos::valid().len()).collect()
+    } else {
+        opts.combos.clone()
+    };
+    let combo = *rng.pick(&all);
+    let shape = if rng.chance(opts.large_percent) {
+        Shape::LARGE
+    } else {
+        Shape::SMALL
+    };
+    let hosts = shape.hosts;
     let mut actions = Vec::new();
     // A cluster to start with, so most cases schedule something.
-    for host in 0..rng.range(2, MAX_HOSTS as u64) as u32 {
-        let (m, v) = node_size(&mut rng);
+    for host in 0..rng.range(2, hosts as u64) as u32 {
+        let (m, v) = node_size(&mut rng, &shape);
         actions.push(Action::AddNode {
             host,
-            rack: rack_of(host),
+            rack: shape.rack_of(host),
             memory_mb: m,
             vcores: v,
         });
@@ -188,9 +309,9 @@ pub fn case(seed: u64, steps: usize) -> Case {
         let app = if !live.is_empty() && rng.chance(85) {
             *rng.pick(&live)
         } else {
-            rng.below(MAX_APPS as u64) as u32
+            rng.below(shape.apps as u64) as u32
         };
-        let host = rng.below(MAX_HOSTS as u64) as u32;
+        let host = rng.below(hosts as u64) as u32;
         let mapreduce = app % 2 == 0;
         let a = match rng.below(100) {
             0..=47 => Action::Heartbeat { host },
@@ -198,14 +319,14 @@ pub fn case(seed: u64, steps: usize) -> Case {
                 // Mostly a host or two, now and then every host: the core must decide
                 // nothing for the app there, and the drain counts no wait on them.
                 let hosts = if rng.chance(10) {
-                    (0..MAX_HOSTS).collect()
+                    (0..hosts).collect()
                 } else {
                     (0..rng.below(3))
-                        .map(|_| rng.below(MAX_HOSTS as u64) as u32)
+                        .map(|_| rng.below(hosts as u64) as u32)
                         .collect()
                 };
                 let racks = if rng.chance(20) {
-                    vec![rack_of(host)]
+                    vec![shape.rack_of(host)]
                 } else {
                     Vec::new()
                 };
@@ -214,16 +335,16 @@ pub fn case(seed: u64, steps: usize) -> Case {
             50..=59 => Action::Snapshot {
                 app,
                 asks: if mapreduce {
-                    mapreduce_asks(&mut rng, seed, app)
+                    mapreduce_asks(&mut rng, &shape, seed, app)
                 } else {
-                    generic_asks(&mut rng, seed, app)
+                    generic_asks(&mut rng, &shape, seed, app)
                 },
             },
             60..=64 => {
                 let mut asks = if mapreduce {
-                    mapreduce_asks(&mut rng, seed, app)
+                    mapreduce_asks(&mut rng, &shape, seed, app)
                 } else {
-                    generic_asks(&mut rng, seed, app)
+                    generic_asks(&mut rng, &shape, seed, app)
                 };
                 for r in asks.iter_mut() {
                     if rng.chance(20) {
@@ -259,17 +380,17 @@ pub fn case(seed: u64, steps: usize) -> Case {
                 Action::RemoveApp { app }
             }
             86..=89 => {
-                let (m, v) = node_size(&mut rng);
+                let (m, v) = node_size(&mut rng, &shape);
                 Action::AddNode {
                     host,
-                    rack: rack_of(host),
+                    rack: shape.rack_of(host),
                     memory_mb: m,
                     vcores: v,
                 }
             }
             90..=91 => Action::RemoveNode { host },
             92..=94 => {
-                let (m, v) = node_size(&mut rng);
+                let (m, v) = node_size(&mut rng, &shape);
                 Action::ResizeNode {
                     host,
                     memory_mb: m,
@@ -277,21 +398,21 @@ pub fn case(seed: u64, steps: usize) -> Case {
                 }
             }
             95..=96 => Action::Reconfigure {
-                combo: rng.below(combos as u64) as usize,
+                combo: *rng.pick(&all),
             },
             _ => {
                 // A burst: every node heartbeats once, one by one or in one batch of offers
                 // executed after the batch, then an async sweep offers each again.
                 if rng.chance(50) {
                     actions.push(Action::Offers {
-                        hosts: (0..MAX_HOSTS).collect(),
+                        hosts: (0..hosts).collect(),
                     });
                 } else {
-                    for h in 0..MAX_HOSTS {
+                    for h in 0..hosts {
                         actions.push(Action::Heartbeat { host: h });
                     }
                 }
-                for h in 0..MAX_HOSTS {
+                for h in 0..hosts {
                     actions.push(Action::Sweep { host: h });
                 }
                 if rng.chance(40) {
@@ -311,5 +432,93 @@ pub fn case(seed: u64, steps: usize) -> Case {
         combo,
         actions,
         drain: true,
+    }
+}
+
+/// The indexes of [`combos::valid`] whose policy is one of `policies` and whose slot layer is
+/// one of `slots` (an empty list allows any); `static:0.5` names `static` with
+/// `locus.slots.map-share=0.5`, `static` alone the one without.
+pub fn select_combos(policies: &[String], slots: &[String]) -> Vec<usize> {
+    combos::valid()
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| {
+            let policy = p.get("locus.policy").map(String::as_str).unwrap_or("");
+            let mut slot = p.get("locus.slots").cloned().unwrap_or_default();
+            if let Some(share) = p.get(combos::MAP_SHARE) {
+                slot = format!("{slot}:{share}");
+            }
+            (policies.is_empty() || policies.iter().any(|x| x == policy))
+                && (slots.is_empty() || slots.iter().any(|x| *x == slot))
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_selection_names_only_the_chosen_layers() {
+        let picked = select_combos(
+            &["td".into()],
+            &["static:0.5".into(), "fresh-dynamic".into()],
+        );
+        assert!(!picked.is_empty());
+        let all = combos::valid();
+        for i in &picked {
+            let p = &all[*i];
+            assert_eq!(p["locus.policy"], "td");
+            assert!(
+                combos::map_share(p) == Some(0.5) || p["locus.slots"] == "fresh-dynamic",
+                "{}",
+                combos::describe(p)
+            );
+        }
+        let opts = Options {
+            large_percent: 100,
+            combos: picked.clone(),
+        };
+        for seed in 0..20 {
+            let c = case_with(seed, 100, &opts);
+            assert!(picked.contains(&c.combo));
+            assert!(c.actions.iter().all(|a| match a {
+                Action::Reconfigure { combo } => picked.contains(combo),
+                _ => true,
+            }));
+        }
+    }
+
+    #[test]
+    fn large_cases_hold_keys_no_node_can_serve_beside_satisfiable_ones() {
+        let opts = Options {
+            large_percent: 100,
+            combos: Vec::new(),
+        };
+        let (mut huge, mut absent, mut hosts) = (0, 0, 0);
+        for seed in 0..20 {
+            for a in &case_with(seed, 400, &opts).actions {
+                match a {
+                    Action::Snapshot { asks, .. } | Action::Change { asks, .. } => {
+                        huge += asks
+                            .iter()
+                            .filter(|r| r.capability.memory_mb >= 1 << 20)
+                            .count();
+                        absent += asks
+                            .iter()
+                            .filter(|r| {
+                                r.resource_name == format!("/r{ABSENT_RACK}")
+                                    || r.resource_name == format!("h{}", ABSENT_HOSTS.start)
+                            })
+                            .count();
+                    }
+                    Action::AddNode { host, .. } => hosts = hosts.max(*host + 1),
+                    _ => {}
+                }
+            }
+        }
+        assert!(huge > 0 && absent > 0, "huge {huge}, absent {absent}");
+        assert!(hosts > Shape::SMALL.hosts, "largest host h{}", hosts - 1);
     }
 }

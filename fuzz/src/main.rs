@@ -8,6 +8,11 @@
 //!   --no-hostile    skip the hostile cases (run in child processes before the random seeds)
 //!   --keep-going    do not stop at the first failure: one reproducer per distinct finding
 //!                   (class + policy + slots), then exit 1 if there was any
+//!   --policy P,Q    only layer combinations with one of these policies (td, joss-t, ...)
+//!   --slots S,T     only these slot layers (off, static, static:0.5 for `static` with
+//!                   locus.slots.map-share=0.5, fresh-static, fresh-dynamic)
+//!   --large N       percent of cases on the large shape (16 hosts, 16 apps, many blockers;
+//!                   default 25)
 //! Exit status 1 when a failure was found (its reproducer path is printed), 2 on bad usage.
 
 use std::path::PathBuf;
@@ -25,6 +30,17 @@ struct Args {
     keep_going: bool,
     hostile: Option<String>,
     no_hostile: bool,
+    policies: Vec<String>,
+    slots: Vec<String>,
+    large: u64,
+}
+
+fn list(v: String) -> Vec<String> {
+    v.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect()
 }
 
 fn parse() -> Result<Args, String> {
@@ -37,6 +53,9 @@ fn parse() -> Result<Args, String> {
         keep_going: false,
         hostile: None,
         no_hostile: false,
+        policies: Vec::new(),
+        slots: Vec::new(),
+        large: gen::Options::default().large_percent,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -50,6 +69,14 @@ fn parse() -> Result<Args, String> {
             "--keep-going" => a.keep_going = true,
             "--hostile" => a.hostile = Some(v()?),
             "--no-hostile" => a.no_hostile = true,
+            "--policy" => a.policies = list(v()?),
+            "--slots" => a.slots = list(v()?),
+            "--large" => {
+                a.large = v()?.parse().map_err(|e| format!("--large: {e}"))?;
+                if a.large > 100 {
+                    return Err("--large: a percentage, 0 to 100".into());
+                }
+            }
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -58,7 +85,7 @@ fn parse() -> Result<Args, String> {
 }
 
 fn usage() {
-    eprintln!("usage: locus-fuzz [--minutes N] [--seed S] [--steps N] [--out DIR] [--replay FILE] [--keep-going] [--no-hostile] [--hostile NAME]");
+    eprintln!("usage: locus-fuzz [--minutes N] [--seed S] [--steps N] [--out DIR] [--replay FILE] [--keep-going] [--no-hostile] [--hostile NAME] [--policy P,Q] [--slots S,T] [--large PERCENT]");
 }
 
 fn main() -> ExitCode {
@@ -122,6 +149,17 @@ fn main() -> ExitCode {
             }
         };
     }
+    let opts = gen::Options {
+        large_percent: args.large,
+        combos: gen::select_combos(&args.policies, &args.slots),
+    };
+    if opts.combos.is_empty() {
+        eprintln!(
+            "locus-fuzz: no layer combination has policy {:?} and slots {:?}",
+            args.policies, args.slots
+        );
+        return ExitCode::from(2);
+    }
     let deadline = Instant::now() + Duration::from_secs_f64(args.minutes * 60.0);
     let mut seed = args.seed.unwrap_or_else(|| {
         SystemTime::now()
@@ -155,7 +193,7 @@ fn main() -> ExitCode {
         }
     }
     loop {
-        let case = gen::case(seed, args.steps);
+        let case = gen::case_with(seed, args.steps, &opts);
         cases += 1;
         if let Err(f) = runner::run(&case) {
             if !found.insert(f.signature()) {
@@ -193,8 +231,10 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     println!(
-        "{cases} cases passed (last seed {seed}), {} layer combinations",
-        combos::valid().len()
+        "{cases} cases passed (last seed {seed}), {} of {} layer combinations, {}% large",
+        opts.combos.len(),
+        combos::valid().len(),
+        opts.large_percent
     );
     ExitCode::SUCCESS
 }

@@ -22,6 +22,13 @@ use crate::model::{app_id, Model};
 /// run is then served on an idle node or reported here.
 pub const LIVENESS_BOUND_ROUNDS: u64 = 200;
 
+/// Rounds of a quiet cluster (no container ran anywhere after the round, so nothing was placed
+/// in it and no work holds anything) that an application that could run may go without a
+/// container. On a quiet cluster no wait behind running work applies: every layer's bound
+/// (docs/design/liveness.md) is a heartbeat or two of each node, the locality waits
+/// (`delay`: ceil(t·N) heartbeats per level; matchmaking: N + 1) at most two rounds each.
+pub const QUIET_BOUND_ROUNDS: u64 = 10;
+
 /// The longest a container of the model runs, in heartbeats (model.rs: 4..48).
 const LONGEST_CONTAINER: u64 = 48;
 
@@ -60,6 +67,7 @@ pub fn run(case: &Case) -> Result<Outcome, Failure> {
 
 fn drain(m: &mut Model, step: usize) -> Result<(), Failure> {
     let mut waiting: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut quiet: BTreeMap<u32, u64> = BTreeMap::new();
     let mut seen = m.allocations_of.clone();
     // Every outstanding container is placed at most once and ends within LONGEST_CONTAINER
     // heartbeats (at most as many rounds), one after another at worst: past this the drain has
@@ -90,7 +98,20 @@ fn drain(m: &mut Model, step: usize) -> Result<(), Failure> {
             let before = seen.insert(app, got).unwrap_or(0);
             if got > before || !m.can_run(app) {
                 waiting.remove(&app);
+                quiet.remove(&app);
                 continue;
+            }
+            if m.containers.is_empty() {
+                let q = quiet.entry(app).or_default();
+                *q += 1;
+                if *q > QUIET_BOUND_ROUNDS {
+                    return Err(starved(
+                        m,
+                        step,
+                        app,
+                        format!("{QUIET_BOUND_ROUNDS} rounds of a cluster running nothing"),
+                    ));
+                }
             }
             anyone = true;
             let w = waiting.entry(app).or_default();

@@ -110,6 +110,30 @@ fn every_app_that_can_run_gets_a_container_in_the_drain() {
     assert_no("starvation");
 }
 
+/// Large cases (up to 16 hosts of up to 48 GB, most jobs holding keys no node can serve)
+/// under the policies that pick map slots per node (TD, JoSS) with a capped slot pool: where an
+/// outside random run saw satisfiable asks starve on an idle cluster. Every check, not only
+/// the drain's.
+#[test]
+fn large_cases_with_blockers_under_picking_policies_and_capped_pools_pass() {
+    let opts = gen::Options {
+        large_percent: 100,
+        combos: gen::select_combos(
+            &["td".into(), "joss-t".into(), "joss-j".into()],
+            &["fresh-static".into(), "static:0.5".into()],
+        ),
+    };
+    assert!(!opts.combos.is_empty());
+    let failed: Vec<String> = (1..=24u64)
+        .filter_map(|s| {
+            runner::run(&gen::case_with(s, STEPS, &opts))
+                .err()
+                .map(|f| format!("seed {s} (./locus fuzz --seed {s} --steps {STEPS} --large 100 --policy td,joss-t,joss-j --slots fresh-static,static:0.5): {}", truncate(&f.to_string())))
+        })
+        .collect();
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
 /// The minimised reproducers kept in fuzz/findings/ (FINDINGS.md says what each showed and
 /// what fixed it) are regression seeds: each replays clean. Subdirectories (open/ for
 /// untriaged reproducers) are not replayed.
