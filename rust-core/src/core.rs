@@ -353,11 +353,19 @@ impl Core {
         );
         log_queues(&new);
         self.config = new;
+        self.cluster_changed();
         Ok(())
     }
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// Queues configured in absolute resources take a new share of a cluster that grew or
+    /// shrank, as CapacityScheduler recomputes them when a node joins or leaves.
+    fn cluster_changed(&mut self) {
+        let cluster = self.state.capacity();
+        self.config.capacity.set_cluster(cluster);
     }
 
     /// The queues applications may name, with their capacity and maximum-capacity in percent:
@@ -680,6 +688,7 @@ impl Core {
                 } else {
                     log::info!("node {node} re-added: host {host}, rack {rack}, datacenter {dc}, {capability:?}");
                 }
+                self.cluster_changed();
             }
             Event::NodeRemoved { node } => match self.state.remove_node(&node) {
                 Some((gone, lost)) => {
@@ -698,12 +707,14 @@ impl Core {
                     }
                     self.rejections.forget_node(&node);
                     log::info!("node {node} removed with {} containers", lost.len());
+                    self.cluster_changed();
                 }
                 None => self.ignore(format_args!("node_removed for unknown node {node}")),
             },
             Event::NodeResourceUpdated { node, capability } => {
                 self.state.update_node_resource(&node, capability)?;
                 log::info!("node {node} resource now {capability:?}");
+                self.cluster_changed();
             }
             Event::AppAdded {
                 app,

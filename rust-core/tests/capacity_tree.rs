@@ -658,3 +658,123 @@ fn disable_preemption_is_inherited_and_keeps_a_queue_whole() {
         "a keeps all it holds: {apps:?}"
     );
 }
+/// A file in absolute mode as the shim hands it over: a [10 GB, 12 vcores] up to [20 GB, 20]
+/// with a1 [4 GB, 4] up to [8 GB, 8] and a2 [6 GB, 8]; b [6 GB, 4]. Capacities are 0 and
+/// maxima 100 until the core derives them from the cluster.
+fn absolute_tree() -> String {
+    let q = |path: &str, extra: &str| {
+        format!(
+            r#"{{"path":"{path}","capacity":{},"maximum_capacity":100,"user_limit_factor":-1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":1.0,"maximum_applications":-1{extra}}}"#,
+            if path == "root" { 100 } else { 0 }
+        )
+    };
+    let r = |mb: u64, vcores: u32| format!(r#"{{"memory_mb":{mb},"vcores":{vcores}}}"#);
+    let entries = [
+        q("root", ""),
+        q(
+            "root.a",
+            &format!(
+                r#","minimum_resource":{},"maximum_resource":{}"#,
+                r(10240, 12),
+                r(20480, 20)
+            ),
+        ),
+        q(
+            "root.a.a1",
+            &format!(
+                r#","minimum_resource":{},"maximum_resource":{}"#,
+                r(4096, 4),
+                r(8192, 8)
+            ),
+        ),
+        q(
+            "root.a.a2",
+            &format!(r#","minimum_resource":{}"#, r(6144, 8)),
+        ),
+        q("root.b", &format!(r#","minimum_resource":{}"#, r(6144, 4))),
+    ];
+    format!(
+        r#"{{"maximum_applications":10000,"queues":[{}]}}"#,
+        entries.join(",")
+    )
+}
+
+/// (capacity, maximum-capacity) in percent of the cluster, of a leaf or a parent.
+fn figures(c: &Core, path: &str) -> (f64, f64) {
+    if let Some(q) = c
+        .capacity_queues()
+        .expect("capacity")
+        .iter()
+        .find(|q| q.path == path)
+    {
+        return (q.capacity, q.maximum_capacity);
+    }
+    let p = c
+        .config()
+        .capacity
+        .parents()
+        .iter()
+        .find(|p| p.path == path)
+        .expect(path);
+    (p.capacity, p.maximum_capacity)
+}
+
+fn assert_figures(c: &Core, path: &str, capacity: f64, maximum: f64) {
+    let (cap, max) = figures(c, path);
+    assert!(
+        (cap - capacity).abs() < 1e-3 && (max - maximum).abs() < 1e-3,
+        "{path}: {cap} (max {max}), expected {capacity} (max {maximum})"
+    );
+}
+
+/// The figures CapacityScheduler reports for the same file and cluster (AbsoluteModeTest
+/// compares them through REST): shares of the cluster derived from the configured resources,
+/// again as nodes join and leave, scaled down when the cluster is smaller than the minimums.
+#[test]
+fn absolute_capacities_follow_the_cluster_as_nodes_join_and_leave() {
+    let t = absolute_tree();
+    let mut c = common::core_with(&[("locus.policy", "capacity"), ("locus.capacity.tree", &t)]);
+    // No node yet: CapacityScheduler's system-wide maximum until the cluster has resources.
+    let a1 = |c: &Core| c.capacity_queues().unwrap()[0].clone();
+    assert_eq!(a1(&c).maximum_applications, Some(10_000));
+
+    common::add_node(&mut c, "h1", "/r1", 16, 16);
+    // a: 10 of 16 GB, up to all of it (its 20 GB maximum is above the cluster); a1: 4 of a's
+    // 10 GB, up to 8 GB; a2 inherits a's 20 GB maximum, 125 % of the cluster.
+    assert_figures(&c, "root.a", 62.5, 100.0);
+    assert_figures(&c, "root.a.a1", 25.0, 50.0);
+    assert_figures(&c, "root.a.a2", 37.5, 125.0);
+    assert_figures(&c, "root.b", 37.5, 100.0);
+    assert_eq!(a1(&c).maximum_applications, Some(2_500));
+
+    // a1 stops at its 8 GB maximum with half the node idle.
+    hungry(&mut c, "x", "a1", "u", 1, 20);
+    let mut next_id = NEXT_ID.fetch_add(64, Ordering::Relaxed);
+    for r in 0..10u64 {
+        let held = c
+            .state()
+            .node(&common::node_id("h1"))
+            .map_or(0, |n| n.allocated.memory_mb / GB);
+        let ds = common::heartbeat_free(&mut c, "h1", 16 - held, 16 - held as u32, (r + 1) * 1000);
+        common::execute(&mut c, &ds, &mut next_id);
+    }
+    assert_eq!(app_gb(&c, "x"), 8);
+    assert_eq!(c.queue_headroom_mb("a1"), Some(0));
+
+    common::add_node(&mut c, "h2", "/r1", 8, 8);
+    // 24 GB: a's 20 GB maximum now binds.
+    assert_figures(&c, "root.a", 100.0 * 10.0 / 24.0, 100.0 * 20.0 / 24.0);
+    assert_figures(&c, "root.a.a1", 100.0 * 4.0 / 24.0, 100.0 * 8.0 / 24.0);
+    assert_figures(&c, "root.b", 25.0, 100.0);
+
+    c.handle(Event::NodeRemoved {
+        node: common::node_id("h1"),
+    })
+    .unwrap();
+    // 8 GB for 16 GB of minimums: every minimum is halved, the shares stay; a1's 8 GB maximum
+    // is the whole cluster.
+    assert_figures(&c, "root.a", 62.5, 100.0);
+    assert_figures(&c, "root.a.a1", 25.0, 100.0);
+    assert_figures(&c, "root.a.a2", 37.5, 250.0);
+    assert_figures(&c, "root.b", 37.5, 100.0);
+}

@@ -129,11 +129,14 @@ pub struct ParentQueue {
 /// The leaves applications run in, in configured order, and the parents above them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CapacityQueues {
-    queues: Vec<CapacityQueue>,
-    parents: Vec<ParentQueue>,
+    pub(super) queues: Vec<CapacityQueue>,
+    pub(super) parents: Vec<ParentQueue>,
     /// True when read from capacity-scheduler.xml (CapacityScheduler's removal rules, AM limit
     /// of the queue's usable memory); false for the `locus.capacity.queues` shortcut.
     from_file: bool,
+    /// A file in absolute mode: the configured resources the percentages above are derived
+    /// from, again whenever the cluster changes ([`CapacityQueues::set_cluster`]).
+    pub(super) absolute: Option<super::capacity_tree::AbsoluteCapacities>,
 }
 
 /// The shortcut's AM bound: half the queue's guarantee, as before the file was read.
@@ -175,6 +178,7 @@ impl Default for CapacityQueues {
             queues: vec![shortcut_queue("default", 100.0, 100.0)],
             parents: Vec::new(),
             from_file: false,
+            absolute: None,
         }
     }
 }
@@ -249,6 +253,7 @@ impl CapacityQueues {
             queues,
             parents: Vec::new(),
             from_file: false,
+            absolute: None,
         })
     }
 
@@ -261,6 +266,7 @@ impl CapacityQueues {
             queues,
             parents,
             from_file: true,
+            absolute: None,
         })
     }
 
@@ -486,6 +492,7 @@ impl CapacityPolicy {
     /// factor of -1 means the queue's maximum instead.
     fn measure(&mut self, state: &ClusterState) {
         let n = self.queues.queues.len();
+        self.queues.set_cluster(state.capacity());
         let cluster_mb = state.capacity().memory_mb;
         self.used_mb = self.queues.used_mb(state);
         for i in 0..n {

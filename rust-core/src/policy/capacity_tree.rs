@@ -1,6 +1,8 @@
 //! The queue tree of the operator's `capacity-scheduler.xml`, as the shim read it with
 //! CapacityScheduler's own parser and hands it over in `locus.capacity.tree`: every queue with
-//! its capacity and maximum-capacity in percent of its parent, and each leaf's limits. Here it
+//! its capacity and maximum-capacity in percent of its parent (or, in absolute mode, its
+//! configured resources, from which [`AbsoluteCapacities`] derives the percentages for the
+//! cluster of the moment), and each leaf's limits. Here it
 //! is checked with CapacityScheduler's rules and flattened into leaves that carry their absolute
 //! capacities and their ancestors' absolute maxima, which is all the policy needs.
 //!
@@ -11,6 +13,7 @@ use serde::Deserialize;
 
 use super::capacity::{CapacityQueue, CapacityQueues, ParentQueue, QueueState, UserLimit};
 use crate::error::CoreError;
+use crate::protocol::Resource;
 
 pub const CAPACITY_TREE: &str = "locus.capacity.tree";
 /// The prefix of every CapacityScheduler key.
@@ -26,9 +29,9 @@ const SUM_TOLERANCE: f64 = 0.01;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Tree {
-    /// What the file asks for that Locus cannot do (absolute capacities, the universal capacity
-    /// vector, queues created on the fly, siblings mixing weights and percentages), found by
-    /// the shim; refused here under every policy.
+    /// What the file asks for that Locus cannot do (the universal capacity vector, queues
+    /// created on the fly, capacity modes mixed as CapacityScheduler refuses), found by the
+    /// shim; refused here under every policy.
     #[serde(default)]
     refused: Option<Refused>,
     /// `yarn.scheduler.capacity.maximum-applications`.
@@ -64,6 +67,13 @@ struct Entry {
     /// `disable_preemption`; `None`: not set, inherited from the parent (root: false).
     #[serde(default)]
     disable_preemption: Option<bool>,
+    /// `capacity=[memory=...,vcores=...]`: the queue's configured minimum (absolute mode; its
+    /// `capacity` is then 0 and its percentages follow the cluster).
+    #[serde(default)]
+    minimum_resource: Option<Resource>,
+    /// `maximum-capacity=[...]` in absolute mode; `None`: inherited from the parent.
+    #[serde(default)]
+    maximum_resource: Option<Resource>,
 }
 
 /// CapacityScheduler's default `yarn.scheduler.capacity.maximum-applications`.
@@ -295,6 +305,39 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
         if kids.is_empty() {
             continue;
         }
+        let absolute = kids
+            .iter()
+            .filter(|&&c| entries[c].minimum_resource.is_some())
+            .count();
+        if absolute > 0 || (i != 0 && e.minimum_resource.is_some()) {
+            // The shim refuses these mixes with CapacityScheduler's words; a hand-made tree
+            // is refused here.
+            if absolute < kids.len() || (i != 0 && e.minimum_resource.is_none()) {
+                return Err(bad(
+                    &e.path,
+                    "queues",
+                    format!(
+                        "{} and its children must all use absolute resources",
+                        e.path
+                    ),
+                ));
+            }
+            let sum: u64 = kids
+                .iter()
+                .filter_map(|&c| entries[c].minimum_resource)
+                .map(|r| r.memory_mb)
+                .sum();
+            if let Some(own) = e.minimum_resource {
+                if own.memory_mb < sum {
+                    return Err(bad(
+                        &e.path,
+                        "capacity",
+                        format!("{} MB is less than its children's {sum} MB", own.memory_mb),
+                    ));
+                }
+            }
+            continue;
+        }
         let sum: f64 = kids.iter().map(|&c| entries[c].capacity).sum();
         if (sum - 100.0).abs() > SUM_TOLERANCE {
             return Err(bad(
@@ -395,7 +438,246 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             ancestors,
         });
     }
-    CapacityQueues::from_tree(leaves, parents)
+    let absolute = entries
+        .iter()
+        .any(|e| e.minimum_resource.is_some())
+        .then(|| {
+            let nodes = entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| AbsoluteNode {
+                    parent: parent[i],
+                    minimum: e.minimum_resource.unwrap_or(Resource::ZERO),
+                    maximum: e.maximum_resource,
+                    slot: if i == 0 {
+                        Slot::Root
+                    } else if kids_of[i].is_empty() {
+                        Slot::Leaf(
+                            leaves
+                                .iter()
+                                .position(|l| l.path == e.path)
+                                .unwrap_or(usize::MAX),
+                        )
+                    } else {
+                        Slot::Parent(parent_slot[i])
+                    },
+                    maximum_applications: e.maximum_applications,
+                })
+                .collect();
+            AbsoluteCapacities::new(nodes, system_max_apps)
+        });
+    let mut queues = CapacityQueues::from_tree(leaves, parents)?;
+    if let Some(a) = absolute {
+        queues.set_absolute(a);
+        // CapacityScheduler's figures before any node registered.
+        queues.set_cluster(Resource::ZERO);
+    }
+    Ok(queues)
+}
+
+/// Where a queue of the file sits among the policy's leaves and parents.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Slot {
+    Root,
+    Leaf(usize),
+    Parent(usize),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct AbsoluteNode {
+    parent: Option<usize>,
+    /// The configured minimum (root: none).
+    minimum: Resource,
+    /// The configured maximum, after CapacityScheduler's inheritance of the parent's.
+    maximum: Option<Resource>,
+    slot: Slot,
+    maximum_applications: i64,
+}
+
+/// A file in absolute mode (`capacity=[memory=...,vcores=...]`): the configured resources of
+/// every queue, from which each queue's share of the cluster is derived whenever the cluster's
+/// resource changes, as CapacityScheduler's legacy queue mode derives it
+/// (`AbstractCSQueue#updateEffectiveResources`, `AbstractParentQueue#recalculateEffectiveMinRatio`)
+/// with its default resource calculator, which compares memory only:
+/// - root's effective minimum and maximum are the cluster;
+/// - a parent whose effective minimum (root: the cluster, unless empty) has less memory than
+///   its children's minimums together scales each child's minimum down, every resource type
+///   by its own ratio (effective over the children's sum), in floats as CS does;
+/// - a queue's effective maximum is its configured maximum or, when the parent's configured
+///   (else effective) maximum has less memory, the parent's;
+/// - capacity is the effective minimum's memory over the parent's, maximum-capacity the same
+///   of the maxima, and the absolute figures are the products down from root.
+///
+/// Figures are kept in `f32`, as CS keeps them, so its truncations are reproduced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AbsoluteCapacities {
+    nodes: Vec<AbsoluteNode>,
+    /// Children of each node, in configured order.
+    kids: Vec<Vec<usize>>,
+    system_maximum_applications: i64,
+    /// The cluster the figures below are for; `None` before the first computation.
+    cluster: Option<Resource>,
+    effective_minimum: Vec<Resource>,
+    effective_maximum: Vec<Resource>,
+    absolute_capacity: Vec<f32>,
+    absolute_maximum: Vec<f32>,
+}
+
+/// CapacityScheduler's `divideSafelyAsFloat` with an infinite result taken as 0.
+fn ratio(a: u64, b: u64) -> f32 {
+    if a == 0 && b == 0 {
+        return 0.0;
+    }
+    let r = a as f32 / b as f32;
+    if r.is_infinite() {
+        0.0
+    } else {
+        r
+    }
+}
+
+impl AbsoluteCapacities {
+    fn new(mut nodes: Vec<AbsoluteNode>, system_maximum_applications: i64) -> Self {
+        let n = nodes.len();
+        let mut kids = vec![Vec::new(); n];
+        for i in 0..n {
+            if let Some(p) = nodes[i].parent {
+                kids[p].push(i);
+                // AbstractCSQueue#updateConfigurableResourceLimits: a queue with a minimum and
+                // no maximum takes its parent's configured maximum.
+                if nodes[i].maximum.is_none() && nodes[i].minimum.memory_mb > 0 {
+                    nodes[i].maximum = nodes[p].maximum;
+                }
+            }
+        }
+        AbsoluteCapacities {
+            nodes,
+            kids,
+            system_maximum_applications,
+            cluster: None,
+            effective_minimum: vec![Resource::ZERO; n],
+            effective_maximum: vec![Resource::ZERO; n],
+            absolute_capacity: vec![0.0; n],
+            absolute_maximum: vec![0.0; n],
+        }
+    }
+
+    /// Recomputes every queue's figures for `cluster`; false when they are already for it.
+    fn compute(&mut self, cluster: Resource) -> bool {
+        if self.cluster == Some(cluster) {
+            return false;
+        }
+        self.cluster = Some(cluster);
+        let n = self.nodes.len();
+        // Per node: the ratio its children's minimums are scaled by, per resource type.
+        let mut scale: Vec<(Option<f32>, Option<f32>)> = vec![(None, None); n];
+        for i in 0..n {
+            match self.nodes[i].parent {
+                None => {
+                    self.effective_minimum[i] = cluster;
+                    self.effective_maximum[i] = cluster;
+                    self.absolute_capacity[i] = 1.0;
+                    self.absolute_maximum[i] = 1.0;
+                }
+                Some(p) => {
+                    let node = &self.nodes[i];
+                    let (rm, rv) = scale[p];
+                    let min = Resource {
+                        memory_mb: rm.map_or(node.minimum.memory_mb, |r| {
+                            (node.minimum.memory_mb as f32 * r) as u64
+                        }),
+                        vcores: rv.map_or(node.minimum.vcores, |r| {
+                            (node.minimum.vcores as f32 * r) as u32
+                        }),
+                    };
+                    let parent_max = self.nodes[p].maximum.unwrap_or(self.effective_maximum[p]);
+                    let max = match node.maximum {
+                        Some(m) if m.memory_mb <= parent_max.memory_mb => m,
+                        _ => parent_max,
+                    };
+                    self.effective_minimum[i] = min;
+                    self.effective_maximum[i] = max;
+                    let capacity = ratio(min.memory_mb, self.effective_minimum[p].memory_mb);
+                    let maximum = ratio(max.memory_mb, self.effective_maximum[p].memory_mb);
+                    self.absolute_capacity[i] = capacity * self.absolute_capacity[p];
+                    self.absolute_maximum[i] = maximum * self.absolute_maximum[p];
+                }
+            }
+            if self.kids[i].is_empty() {
+                continue;
+            }
+            let sum = self.kids[i].iter().fold(Resource::ZERO, |s, &c| Resource {
+                memory_mb: s.memory_mb + self.nodes[c].minimum.memory_mb,
+                vcores: s.vcores + self.nodes[c].minimum.vcores,
+            });
+            let own = self.effective_minimum[i];
+            let short = if i == 0 {
+                own != Resource::ZERO && own.memory_mb < sum.memory_mb
+            } else {
+                own.memory_mb < sum.memory_mb
+            };
+            if short {
+                scale[i] = (
+                    (sum.memory_mb != 0).then(|| own.memory_mb as f32 / sum.memory_mb as f32),
+                    (sum.vcores != 0).then(|| own.vcores as f32 / sum.vcores as f32),
+                );
+            }
+        }
+        true
+    }
+}
+
+impl CapacityQueues {
+    fn set_absolute(&mut self, a: AbsoluteCapacities) {
+        self.absolute = Some(a);
+    }
+
+    /// In absolute mode, re-derives every queue's share of `cluster` (and the leaves'
+    /// maximum-applications, CS's system-wide maximum times the absolute capacity once the
+    /// cluster has resources) when it changed; percentage and weight trees are left as they are.
+    pub fn set_cluster(&mut self, cluster: Resource) {
+        let Some(a) = self.absolute.as_mut() else {
+            return;
+        };
+        if !a.compute(cluster) {
+            return;
+        }
+        for (i, node) in a.nodes.iter().enumerate() {
+            let capacity = a.absolute_capacity[i] as f64 * 100.0;
+            let maximum = a.absolute_maximum[i] as f64 * 100.0;
+            match node.slot {
+                Slot::Root => {}
+                Slot::Parent(p) => {
+                    if let Some(q) = self.parents.get_mut(p) {
+                        q.capacity = capacity;
+                        q.maximum_capacity = maximum;
+                    }
+                }
+                Slot::Leaf(l) => {
+                    let Some(q) = self.queues.get_mut(l) else {
+                        continue;
+                    };
+                    q.capacity = capacity;
+                    q.maximum_capacity = maximum;
+                    if node.maximum_applications < 0 {
+                        let m = if cluster == Resource::ZERO {
+                            a.system_maximum_applications.clamp(0, u32::MAX as i64) as u32
+                        } else {
+                            (a.system_maximum_applications as f32 * a.absolute_capacity[i]) as u32
+                        };
+                        q.maximum_applications = Some(m);
+                        if let Some(u) = q.user_limit {
+                            q.maximum_applications_per_user = Some(per_user_maximum(
+                                m,
+                                u.user_limit_factor,
+                                u.minimum_user_limit_percent,
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -494,5 +776,41 @@ mod tests {
         assert!(msg.contains("absolute"), "{msg}");
         let (key, _) = err_key("{not json");
         assert_eq!(key, CAPACITY_TREE);
+    }
+
+    fn absolute_entry(path: &str, mb: u64) -> String {
+        let mut e = entry(path, 0.0, 100.0);
+        e.insert_str(
+            e.len() - 1,
+            &format!(r#","minimum_resource":{{"memory_mb":{mb},"vcores":1}}"#),
+        );
+        e
+    }
+
+    #[test]
+    fn absolute_trees_keep_each_family_in_one_mode_within_its_parent() {
+        let (key, msg) = err_key(&tree(&[
+            entry("root", 100.0, 100.0),
+            absolute_entry("root.a", 4096),
+            entry("root.a.x", 50.0, 100.0),
+            entry("root.a.y", 50.0, 100.0),
+        ]));
+        assert_eq!(key, "yarn.scheduler.capacity.root.a.queues");
+        assert!(msg.contains("absolute"), "{msg}");
+        let (key, _) = err_key(&tree(&[
+            entry("root", 100.0, 100.0),
+            absolute_entry("root.a", 1024),
+            absolute_entry("root.a.x", 1024),
+            absolute_entry("root.a.y", 1024),
+        ]));
+        assert_eq!(key, "yarn.scheduler.capacity.root.a.capacity");
+        let q = parse(&tree(&[
+            entry("root", 100.0, 100.0),
+            absolute_entry("root.a", 2048),
+            absolute_entry("root.a.x", 1024),
+            absolute_entry("root.a.y", 1024),
+        ]))
+        .unwrap();
+        assert_eq!(q.queues().len(), 2);
     }
 }

@@ -14,6 +14,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManage
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.util.Records;
+import org.locus.yarn.queue.AbsoluteCapacities;
 import org.locus.yarn.queue.QueueAcls;
 
 /**
@@ -122,8 +123,13 @@ final class LocusParentQueue extends OpenQueue {
     info.setCapacity(ratio(absoluteCapacity, parentCapacity));
     info.setMaximumCapacity(ratio(absoluteMaximum, parentMaximum));
     info.setWeight(root.weightOf(path));
+    AbsoluteCapacities.Figures f = root.absoluteFigures(path);
+    if (f != null) {
+      LocusRootQueue.describe(info, f);
+    }
     long clusterMb = root.clusterResource().getMemorySize();
-    double guaranteed = clusterMb * absoluteCapacity / 100.0;
+    double guaranteed = f != null ? f.effectiveMinimum.getMemorySize()
+        : clusterMb * absoluteCapacity / 100.0;
     info.setCurrentCapacity(guaranteed <= 0 ? 0f : (float) (usedMb() / guaranteed));
     List<QueueInfo> kids = new ArrayList<>();
     if (includeChildQueues) {

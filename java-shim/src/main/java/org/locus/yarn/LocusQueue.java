@@ -19,6 +19,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.util.Records;
 import org.apache.hadoop.yarn.util.resource.Resources;
+import org.locus.yarn.queue.AbsoluteCapacities;
 import org.locus.yarn.queue.QueueAcls;
 
 /**
@@ -215,6 +216,10 @@ final class LocusQueue extends OpenQueue {
         p != null ? p.absoluteMaximum() : 100.0));
     info.setCurrentCapacity(currentCapacity(l));
     info.setWeight(parent.weightOf(path()));
+    AbsoluteCapacities.Figures f = parent.absoluteFigures(path());
+    if (f != null) {
+      LocusRootQueue.describe(info, f);
+    }
     info.setChildQueues(new ArrayList<>());
     info.setApplications(new ArrayList<>());
     info.setQueueState(queueState(l));
@@ -239,7 +244,9 @@ final class LocusQueue extends OpenQueue {
    */
   private float currentCapacity(Limits l) {
     long clusterMb = parent.clusterResource().getMemorySize();
-    double guaranteed = clusterMb * guaranteedPercent(l) / 100.0;
+    AbsoluteCapacities.Figures f = l.draining ? null : parent.absoluteFigures(path());
+    double guaranteed = f != null ? f.effectiveMinimum.getMemorySize()
+        : clusterMb * guaranteedPercent(l) / 100.0;
     return guaranteed <= 0 ? 0f : (float) (getUsed().getMemorySize() / guaranteed);
   }
 
@@ -248,7 +255,14 @@ final class LocusQueue extends OpenQueue {
    * draining queue has none, and its share of the cluster is reported instead.
    */
   double guaranteedPercent() {
-    return guaranteedPercent(limits);
+    Limits l = limits;
+    // In absolute mode the share follows the cluster; the core's figure is from the last
+    // configuration.
+    AbsoluteCapacities.Figures f = l.draining ? null : parent.absoluteFigures(path());
+    if (f != null && f.absoluteCapacity > 0f) {
+      return f.absoluteCapacity * 100.0;
+    }
+    return guaranteedPercent(l);
   }
 
   private static double guaranteedPercent(Limits l) {

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.QueueConfigurations;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
@@ -23,6 +24,7 @@ import org.apache.hadoop.yarn.util.Records;
 import org.apache.hadoop.yarn.util.resource.Resources;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.security.YarnAuthorizationProvider;
+import org.locus.yarn.queue.AbsoluteCapacities;
 import org.locus.yarn.queue.QueueAcls;
 import org.locus.yarn.queue.QueueFile;
 
@@ -63,6 +65,8 @@ final class LocusRootQueue extends OpenQueue {
   private volatile QueueAcls acls = QueueAcls.open();
   /** capacity-scheduler.xml's weights ({@code 2w}) by path, while its queues are in force. */
   private volatile Map<String, Float> weights = Collections.emptyMap();
+  /** capacity-scheduler.xml's absolute resources, while its queues are in force; else null. */
+  private volatile AbsoluteCapacities absolute;
 
   LocusRootQueue(Configuration conf, Supplier<Resource> clusterResource) {
     this.conf = conf;
@@ -427,6 +431,36 @@ final class LocusRootQueue extends OpenQueue {
 
   void setWeights(Map<String, Float> byPath) {
     this.weights = byPath;
+  }
+
+  void setAbsolute(AbsoluteCapacities absolute) {
+    this.absolute = absolute;
+  }
+
+  /**
+   * The queue's figures on the cluster as it is now when the file is in absolute mode, else
+   * null: CapacityScheduler derives them again whenever a node joins or leaves.
+   */
+  AbsoluteCapacities.Figures absoluteFigures(String path) {
+    AbsoluteCapacities a = absolute;
+    return a == null ? null : a.at(clusterResource()).get(path);
+  }
+
+  /**
+   * Puts an absolute-mode queue's figures in {@code info} as CapacityScheduler reports them:
+   * capacity and maximum-capacity relative to the parent, and the default partition's
+   * configurations with the effective and configured resources.
+   */
+  static void describe(QueueInfo info, AbsoluteCapacities.Figures f) {
+    info.setCapacity(f.capacity);
+    info.setMaximumCapacity(f.maximumCapacity);
+    QueueConfigurations c = QueueConfigurations.newInstance(f.capacity, f.absoluteCapacity,
+        f.maximumCapacity, f.absoluteMaximumCapacity, 0f);
+    c.setEffectiveMinCapacity(f.effectiveMinimum);
+    c.setEffectiveMaxCapacity(f.effectiveMaximum);
+    c.setConfiguredMinCapacity(f.configuredMinimum);
+    c.setConfiguredMaxCapacity(f.configuredMaximum);
+    info.setQueueConfigurations(Collections.singletonMap("", c));
   }
 
   /** The queue's configured weight, -1 when its capacity is not one (CapacityScheduler's). */

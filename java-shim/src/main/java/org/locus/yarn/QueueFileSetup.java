@@ -30,6 +30,7 @@ final class QueueFileSetup {
     boolean fileInForce = root.isCapacity() && file.treeJson() != null
         && conf.getTrimmed(CAPACITY_QUEUES, "").isEmpty();
     root.setWeights(fileInForce ? file.weights() : Collections.<String, Float>emptyMap());
+    root.setAbsolute(fileInForce ? file.absolute() : null);
     QueueMappingRule rule = fileInForce
         ? QueueMappingRule.of(file.configuration(), conf, name -> root.leaf(name) != null)
         : null;

@@ -437,16 +437,29 @@ public class CapacityFileTest {
         s.getSchedulingMonitorManager().isRSMEmpty());
   }
 
+  /** An absolute leaf under a percentage parent: refused with CapacityScheduler's words. */
   @Test
-  public void absoluteCapacitiesAreRefusedAtStartNamingTheKey() {
+  public void anAbsoluteLeafUnderAPercentageParentIsRefusedAsCapacitySchedulerRefusesIt() {
     YarnConfiguration conf = conf();
     conf.set(CS + "root.eng.adhoc.capacity", "[memory=1024,vcores=1]");
+    YarnConfiguration csConf = new YarnConfiguration(conf);
+    csConf.setClass(YarnConfiguration.RM_SCHEDULER,
+        org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler.class,
+        ResourceScheduler.class);
+    String expected = "Parent=root.eng: When absolute minResource is used, we must make sure "
+        + "both parent and child all use absolute minResource";
+    try {
+      start(csConf);
+      fail("CapacityScheduler started with an absolute leaf under a percentage parent");
+    } catch (Exception e) {
+      assertTrue(messages(e), messages(e).contains(expected));
+    }
     try {
       start(conf);
-      fail("started with an absolute capacity");
+      fail("started with an absolute leaf under a percentage parent");
     } catch (Exception e) {
       assertTrue(messages(e), messages(e).contains(CS + "root.eng.adhoc.capacity"));
-      assertTrue(messages(e), messages(e).contains("absolute resource"));
+      assertTrue(messages(e), messages(e).contains(expected));
     }
   }
 
@@ -458,9 +471,8 @@ public class CapacityFileTest {
   @Test
   public void unsupportedCapacityModesStopTheRmUnderEveryPolicy() {
     String[][] cases = {
-        {"root.eng.adhoc.capacity", "[memory=1024,vcores=1]", null},
-        {"root.eng.adhoc.capacity", "[memory=1024,vcores=1]", "fsp"},
         {"legacy-queue-mode.enabled", "false", null},
+        {"legacy-queue-mode.enabled", "false", "fsp"},
         {"root.eng.auto-queue-creation-v2.enabled", "true", "fair"}};
     for (String[] c : cases) {
       YarnConfiguration conf = conf();

@@ -16,11 +16,13 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.QueueState;
+import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.conf.ConfigurationProvider;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath;
 import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.Resources;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,11 +34,15 @@ import org.slf4j.LoggerFactory;
  * queue mappings.
  *
  * <p>Weights ({@code 2w}) are turned into the percentages of the parent CapacityScheduler
- * computes from them, so the core sees one kind of tree. The core checks and enforces the
- * figures, and refuses at start (naming the key, under every policy) what Locus cannot honour
- * at all: absolute-resource capacities, the universal capacity vector, auto-created queues,
- * which this class only finds and passes on. Every other {@code yarn.scheduler.capacity.*} key
- * Locus does not honour is listed for the log.
+ * computes from them, so the core sees one kind of tree. Absolute resources
+ * ({@code [memory=10240,vcores=12]}) are handed over as configured: the core derives each
+ * queue's share from the cluster whenever it changes, as CapacityScheduler does
+ * ({@link AbsoluteCapacities} derives the same figures for the RM's reports). Files mixing the
+ * modes in ways CapacityScheduler refuses are refused with its words. The core checks and
+ * enforces the figures, and refuses at start (naming the key, under every policy) what Locus
+ * cannot honour at all: the universal capacity vector and auto-created queues, which this
+ * class only finds and passes on. Every other {@code yarn.scheduler.capacity.*} key Locus does
+ * not honour is listed for the log.
  *
  * <p>Immutable: a refresh reads a new one.
  */
@@ -64,14 +70,21 @@ public final class QueueFile {
   private final List<String> paths;
   /** Queues whose capacity is a weight, with it. */
   private final Map<String, Float> weights;
+  /** Null unless the queues' capacities are absolute resources. */
+  private final AbsoluteCapacities absolute;
   private final CapacitySchedulerConfiguration cs;
   private final List<String> unhonoured;
 
+  /** The resource types an absolute capacity may name, as CapacityScheduler's queues read it. */
+  private static final Set<String> RESOURCE_TYPES =
+      new HashSet<>(Arrays.asList("memory", "vcores"));
+
   private QueueFile(String treeJson, List<String> paths, Map<String, Float> weights,
-      CapacitySchedulerConfiguration cs, List<String> unhonoured) {
+      AbsoluteCapacities absolute, CapacitySchedulerConfiguration cs, List<String> unhonoured) {
     this.treeJson = treeJson;
     this.paths = paths;
     this.weights = weights;
+    this.absolute = absolute;
     this.cs = cs;
     this.unhonoured = unhonoured;
   }
@@ -113,14 +126,18 @@ public final class QueueFile {
     ArrayNode queues = JSON.createArrayNode();
     ObjectNode tree = JSON.createObjectNode();
     Map<String, Float> weights = new HashMap<>();
+    Map<String, Resource> minimum = new HashMap<>();
+    Map<String, Resource> maximum = new HashMap<>();
     try {
       if (!cs.isLegacyQueueMode()) {
         throw new Unsupported(PREFIX + "legacy-queue-mode.enabled", "is false: the universal "
             + "capacity vector is not supported by Locus; leave the legacy queue mode on");
       }
       refuseUnsupported(cs, ROOT);
-      walk(cs, ROOT, 100f, paths, weights, queues);
+      walk(cs, ROOT, 100f, paths, weights, minimum, maximum, queues);
     } catch (Unsupported e) {
+      // The walk may have stopped inside an entry.
+      queues.removeAll();
       ObjectNode refused = tree.putObject("refused");
       refused.put("key", e.key);
       refused.put("message", e.getMessage());
@@ -129,8 +146,10 @@ public final class QueueFile {
     tree.set("queues", queues);
     // A file without queues under root (or no file) leaves the core's default queue.
     boolean none = paths.size() < 2 && !tree.has("refused");
+    AbsoluteCapacities absolute = minimum.isEmpty() || tree.has("refused") ? null
+        : new AbsoluteCapacities(paths, minimum, maximum);
     return new QueueFile(none ? null : JSON.writeValueAsString(tree),
-        Collections.unmodifiableList(paths), Collections.unmodifiableMap(weights), cs,
+        Collections.unmodifiableList(paths), Collections.unmodifiableMap(weights), absolute, cs,
         unhonoured(cs, new HashSet<>(paths)));
   }
 
@@ -146,7 +165,8 @@ public final class QueueFile {
   }
 
   private static void walk(CapacitySchedulerConfiguration cs, String path, float capacity,
-      List<String> paths, Map<String, Float> weights, ArrayNode out) throws Unsupported {
+      List<String> paths, Map<String, Float> weights, Map<String, Resource> minimum,
+      Map<String, Resource> maximum, ArrayNode out) throws Unsupported {
     if (paths.size() >= 4096) {
       throw new Unsupported(PREFIX + "root.queues", "more than 4096 queues; Locus schedules "
           + "at most 4096");
@@ -162,6 +182,7 @@ public final class QueueFile {
     if (state != null) {
       q.put("state", state.name());
     }
+    resources(cs, path, minimum, maximum, q);
     q.put("user_limit_factor", cs.getUserLimitFactor(qp));
     q.put("minimum_user_limit_percent", cs.getUserLimit(qp));
     q.put("maximum_am_resource_percent",
@@ -184,7 +205,82 @@ public final class QueueFile {
     }
     float[] shares = shares(cs, path, children, weights);
     for (int i = 0; i < children.size(); i++) {
-      walk(cs, children.get(i), shares[i], paths, weights, out);
+      walk(cs, children.get(i), shares[i], paths, weights, minimum, maximum, out);
+    }
+    childrenFitTheirParent(path, children, minimum);
+  }
+
+  private static Resource configured(CapacitySchedulerConfiguration cs, String path,
+      boolean max) {
+    QueuePath qp = new QueuePath(path);
+    return max ? cs.getMaximumResourceRequirement("", qp, RESOURCE_TYPES)
+        : cs.getMinimumResourceRequirement("", qp, RESOURCE_TYPES);
+  }
+
+  private static void put(ObjectNode q, String field, Resource r) {
+    ObjectNode n = q.putObject(field);
+    n.put("memory_mb", r.getMemorySize());
+    n.put("vcores", r.getVirtualCores());
+  }
+
+  /**
+   * The queue's configured minimum and maximum resources (absolute mode) with
+   * CapacityScheduler's checks and its inheritance of the parent's maximum
+   * (AbstractCSQueue#updateConfigurableResourceLimits), into the core's entry.
+   */
+  private static void resources(CapacitySchedulerConfiguration cs, String path,
+      Map<String, Resource> minimum, Map<String, Resource> maximum, ObjectNode q)
+      throws Unsupported {
+    if (ROOT.equals(path)) {
+      return;
+    }
+    Resource min = configured(cs, path, false);
+    Resource max = configured(cs, path, true);
+    String parent = path.substring(0, path.lastIndexOf('.'));
+    Resource parentMax = maximum.getOrDefault(parent, Resources.none());
+    if (!parentMax.equals(Resources.none())
+        && max.getMemorySize() > parentMax.getMemorySize()) {
+      throw new Unsupported(PREFIX + path + ".maximum-capacity", "Max resource configuration "
+          + max + " is greater than parents max value:" + parentMax + " in queue:" + path);
+    }
+    if (max.equals(Resources.none()) && !min.equals(Resources.none())
+        && !parentMax.equals(Resources.none())) {
+      max = Resources.clone(parentMax);
+    }
+    if (!max.equals(Resources.none()) && min.getMemorySize() > max.getMemorySize()) {
+      throw new Unsupported(PREFIX + path + ".maximum-capacity", "Min resource configuration "
+          + min + " is greater than its max value:" + max + " in queue:" + path);
+    }
+    if (!max.equals(Resources.none())) {
+      maximum.put(path, max);
+    }
+    if (cs.checkConfigTypeIsAbsoluteResource("", new QueuePath(path), RESOURCE_TYPES)) {
+      minimum.put(path, min);
+      put(q, "minimum_resource", min);
+      if (!max.equals(Resources.none())) {
+        put(q, "maximum_resource", max);
+      }
+    }
+  }
+
+  /**
+   * CapacityScheduler's AbstractParentQueue#setChildQueues for absolute children: their
+   * minimums together within the parent's.
+   */
+  private static void childrenFitTheirParent(String parent, List<String> children,
+      Map<String, Resource> minimum) throws Unsupported {
+    Resource parentMin = minimum.get(parent);
+    if (parentMin == null || children.isEmpty()) {
+      return;
+    }
+    Resource sum = Resource.newInstance(0L, 0);
+    for (String c : children) {
+      Resources.addTo(sum, minimum.getOrDefault(c, Resources.none()));
+    }
+    if (parentMin.getMemorySize() < sum.getMemorySize()) {
+      throw new Unsupported(PREFIX + parent + ".capacity", "Parent Queues capacity: "
+          + parentMin + " is less than to its children:" + sum + " for queue:"
+          + parent.substring(parent.lastIndexOf('.') + 1));
     }
   }
 
@@ -202,8 +298,11 @@ public final class QueueFile {
     float[] percent = new float[children.size()];
     boolean percentageSet = false;
     boolean weightSet = false;
+    boolean absoluteSet = false;
     String firstWeight = null;
     String firstPercent = null;
+    String firstAbsolute = null;
+    String firstOther = null;
     StringBuilder diag = new StringBuilder();
     for (int i = 0; i < children.size(); i++) {
       String path = children.get(i);
@@ -211,6 +310,7 @@ public final class QueueFile {
       QueuePath qp = new QueuePath(path);
       weight[i] = readWeight(cs, qp);
       percent[i] = readPercent(cs, qp);
+      boolean absolute = cs.checkConfigTypeIsAbsoluteResource("", qp, RESOURCE_TYPES);
       if (percent[i] > 0) {
         percentageSet = true;
         firstPercent = firstPercent == null ? path : firstPercent;
@@ -220,18 +320,40 @@ public final class QueueFile {
         firstWeight = firstWeight == null ? path : firstWeight;
         diag.append("{Queue=").append(path).append(", label= uses weight mode}. ");
       }
+      if (absolute) {
+        absoluteSet = true;
+        firstAbsolute = firstAbsolute == null ? path : firstAbsolute;
+        // As CapacityScheduler: an absolute sibling clears what percentages before it set.
+        percentageSet = false;
+        diag.append("{Queue=").append(path).append(", label= uses absolute mode}. ");
+      } else {
+        firstOther = firstOther == null ? path : firstOther;
+      }
       if (percentageSet) {
         // CapacityScheduler's wording, which repeats this once a sibling before used a
         // percentage.
         diag.append("{Queue=").append(path).append(", label= uses percentage mode}. ");
       }
     }
-    if (percentageSet && weightSet) {
-      String culprit = children.indexOf(firstWeight) > children.indexOf(firstPercent)
-          ? firstWeight : firstPercent;
+    if ((percentageSet ? 1 : 0) + (weightSet ? 1 : 0) + (absoluteSet ? 1 : 0) > 1) {
+      // The mode that appeared last is the one at odds with its siblings.
+      String culprit = null;
+      for (String first : new String[] {firstWeight, firstPercent, firstAbsolute}) {
+        if (first != null && (culprit == null
+            || children.indexOf(first) > children.indexOf(culprit))) {
+          culprit = first;
+        }
+      }
       throw new Unsupported(PREFIX + culprit + ".capacity", "Parent queue '" + parent
           + "' have children queue used mixed of  weight mode, percentage and absolute mode, "
           + "it is not allowed, please double check, details:" + diag);
+    }
+    boolean parentAbsolute = !ROOT.equals(parent)
+        && cs.checkConfigTypeIsAbsoluteResource("", new QueuePath(parent), RESOURCE_TYPES);
+    if (!ROOT.equals(parent) && !children.isEmpty() && absoluteSet != parentAbsolute) {
+      throw new Unsupported(PREFIX + (parentAbsolute ? firstOther : firstAbsolute) + ".capacity",
+          "Parent=" + parent + ": When absolute minResource is used, we must make sure both "
+          + "parent and child all use absolute minResource");
     }
     if (!weightSet) {
       return percent;
@@ -269,8 +391,7 @@ public final class QueueFile {
 
   /**
    * What Locus does not do yet, refused whatever the policy: a file whose queues would be
-   * silently dropped must not start. Absolute resources ({@code [memory=...]}), the universal
-   * capacity vector and auto-created queues.
+   * silently dropped must not start. The universal capacity vector and auto-created queues.
    */
   private static void refuseUnsupported(CapacitySchedulerConfiguration cs, String path)
       throws Unsupported {
@@ -280,11 +401,6 @@ public final class QueueFile {
         continue;
       }
       String v = raw.trim();
-      if (v.startsWith("[")) {
-        throw new Unsupported(PREFIX + path + "." + key, "is " + v + ": absolute resource "
-            + "capacities are not supported by Locus; give a percentage of the parent or a "
-            + "weight");
-      }
       if (key.equals("maximum-capacity") && v.endsWith("w")) {
         // CapacityScheduler's parser reads no weight here either; fail naming the key.
         throw new Unsupported(PREFIX + path + "." + key, "is " + v + ": a maximum-capacity "
@@ -355,6 +471,11 @@ public final class QueueFile {
   /** Queues whose capacity is a weight, with it. */
   public Map<String, Float> weights() {
     return weights;
+  }
+
+  /** The queues' absolute resources, or null when the file is not in absolute mode. */
+  public AbsoluteCapacities absolute() {
+    return absolute;
   }
 
   /** Leaf queues in the file (a queue no other path extends). */

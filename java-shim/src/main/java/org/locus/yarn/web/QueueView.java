@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.QueueConfigurations;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.QueueState;
@@ -41,6 +42,8 @@ public final class QueueView {
   public final float weight;
   /** The weight over the siblings' weights; 0 outside weight mode, as CS reports it. */
   public final float normalizedWeight;
+  /** True when the capacity is an absolute resource ({@code [memory=...]}). */
+  public final boolean absoluteMode;
   /** The cluster's resource times the absolute capacity, as CS's effective minimum. */
   public final Resource effectiveMinResource;
   /** The cluster's resource times the absolute maximum capacity. */
@@ -104,18 +107,26 @@ public final class QueueView {
         : weight >= 0f && siblingWeights > 1e-6f ? clamp(weight / siblingWeights)
         : clamp(info.getCapacity());
     float max = parentPath == null ? 1f : clamp(info.getMaximumCapacity());
-    float absolute = parentAbsolute * cap;
-    float absoluteMax = parentAbsoluteMax * max;
+    // An absolute-mode queue carries the figures CS derives from its resources (its maximum
+    // may exceed its parent's, so the products above do not give them).
+    QueueConfigurations derived = parentPath == null || info.getQueueConfigurations() == null
+        ? null : info.getQueueConfigurations().get("");
+    this.absoluteMode = derived != null && derived.getEffectiveMinCapacity() != null;
+    float absolute = absoluteMode ? derived.getAbsoluteCapacity() : parentAbsolute * cap;
+    float absoluteMax = absoluteMode ? derived.getAbsoluteMaxCapacity()
+        : parentAbsoluteMax * max;
     QueueMetrics m = parentPath == null ? scheduler.getRootQueueMetrics() : metricsOf(path);
     this.capacity = cap * 100f;
     this.maxCapacity = max * 100f;
-    this.absoluteCapacity = absolute * 100f;
-    this.absoluteMaxCapacity = absoluteMax * 100f;
+    this.absoluteCapacity = clamp(absolute) * 100f;
+    this.absoluteMaxCapacity = clamp(absoluteMax) * 100f;
     this.normalizedWeight = weight < 0f || siblingWeights <= 1e-6f ? (parentPath == null ? 1f : 0f)
         : weight / siblingWeights;
     Resource cluster = scheduler.getClusterResource();
-    this.effectiveMinResource = Resources.multiply(cluster, absolute);
-    this.effectiveMaxResource = Resources.multiply(cluster, absoluteMax);
+    this.effectiveMinResource = absoluteMode ? derived.getEffectiveMinCapacity()
+        : Resources.multiply(cluster, absolute);
+    this.effectiveMaxResource = absoluteMode ? derived.getEffectiveMaxCapacity()
+        : Resources.multiply(cluster, absoluteMax);
     this.usedMemoryMb = m == null ? 0 : m.getAllocatedMB();
     this.usedVcores = m == null ? 0 : m.getAllocatedVirtualCores();
     this.pendingMemoryMb = m == null ? 0 : m.getPendingMB();
@@ -174,7 +185,7 @@ public final class QueueView {
 
   /** CapacityScheduler's {@code mode} of the queue's capacity. */
   public String mode() {
-    return weight >= 0f ? "weight" : "percentage";
+    return absoluteMode ? "absolute" : weight >= 0f ? "weight" : "percentage";
   }
 
   public boolean isLeaf() {
