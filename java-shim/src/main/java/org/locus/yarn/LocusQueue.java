@@ -150,6 +150,23 @@ final class LocusQueue extends OpenQueue {
     parent.subtractUsed(r);
   }
 
+  /**
+   * Counts a container killed with a preempted status in this queue's metrics (and, through
+   * their parents, its ancestors'), as CapacityScheduler's leaf queue does: the RM's queue
+   * metrics and the operator's dashboards read these counters. The container must be finished,
+   * so that its finish time is known.
+   */
+  void preempted(RMContainer container) {
+    long usedMillis = container.getFinishTime() - container.getCreationTime();
+    Resource r = container.getAllocatedResource();
+    metrics.preemptContainer();
+    metrics.updatePreemptedMemoryMBSeconds(r.getMemorySize() * usedMillis / 1000L);
+    metrics.updatePreemptedVcoreSeconds(r.getVirtualCores() * usedMillis / 1000L);
+    metrics.updatePreemptedResources(r);
+    metrics.updatePreemptedSecondsForCustomResources(r, usedMillis / 1000L);
+    metrics.updatePreemptedForCustomResources(r);
+  }
+
   /** Memory {@code user}'s containers hold in this queue. */
   long userUsedMb(String user) {
     synchronized (used) {

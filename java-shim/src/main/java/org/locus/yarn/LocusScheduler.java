@@ -13,6 +13,7 @@ import org.apache.hadoop.thirdparty.com.google.common.util.concurrent.SettableFu
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
@@ -551,7 +552,11 @@ public class LocusScheduler
     if (node != null) {
       node.releaseContainer(container.getId(), false);
     }
-    ((LocusQueue) attempt.getQueue()).subtractUsed(attempt.getUser(), container.getResource());
+    LocusQueue queue = (LocusQueue) attempt.getQueue();
+    queue.subtractUsed(attempt.getUser(), container.getResource());
+    if (status != null && status.getExitStatus() == ContainerExitStatus.PREEMPTED) {
+      queue.preempted(rmContainer);
+    }
     // Never waits for a scheduling pass holding the core: see CoreLink.
     EventsFrame released = new EventsFrame();
     released.containerReleased(container.getId(), container.getNodeId(), container.getResource());

@@ -6,7 +6,9 @@ import static org.junit.Assert.fail;
 import static org.locus.yarn.LocusRmFixture.GB;
 import static org.locus.yarn.LocusRmFixture.settle;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -24,12 +26,19 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.junit.Rule;
 import org.junit.Test;
+import org.locus.yarn.web.QueueView;
+import org.locus.yarn.web.SchedulerInfoJson;
 
 /**
  * Inter-queue preemption with the RM's scheduling monitor on and CapacityScheduler's
@@ -96,6 +105,19 @@ public class PreemptionTest {
     /** Killed without an earlier PreemptionMessage naming them. */
     final Set<ContainerId> unannounced = new LinkedHashSet<>();
     int bHolds;
+    /** Exit status and diagnostics of each preempted container, as a's AM saw them. */
+    final Set<String> preemptedStatuses = new LinkedHashSet<>();
+    /** Queue a's and root's QueueMetrics: containers preempted, their MB, their MB-seconds. */
+    long aPreempted;
+    long aPreemptedMb;
+    long aPreemptedMbSeconds;
+    long rootPreempted;
+    /** Queue a's preempted containers in Locus's {@code /ws/v1/cluster/scheduler} (Locus only). */
+    long aPreemptedInRest = -1;
+    /** a's attempt as the RM reports it: non-AM containers preempted, their MB, MB-seconds. */
+    int appPreempted;
+    long appPreemptedMb;
+    long appPreemptedMbSeconds;
   }
 
   private Outcome run(boolean capacityScheduler, boolean monitor, int steps) throws Exception {
@@ -146,6 +168,7 @@ public class PreemptionTest {
       for (ContainerStatus s : r.getCompletedContainersStatuses()) {
         if (s.getExitStatus() == ContainerExitStatus.PREEMPTED) {
           out.preempted.add(s.getContainerId());
+          out.preemptedStatuses.add(s.getExitStatus() + " " + s.getDiagnostics());
           if (!out.announced.contains(s.getContainerId())) {
             out.unannounced.add(s.getContainerId());
           }
@@ -167,6 +190,28 @@ public class PreemptionTest {
       }
     }
     out.bHolds = (amB == null ? 0 : 1) + bTasks;
+    SchedulerApplicationAttempt attemptA = ((AbstractYarnScheduler<?, ?>) rm
+        .getResourceScheduler()).getApplicationAttempt(amA.getApplicationAttemptId());
+    QueueMetrics a = attemptA.getQueue().getMetrics();
+    out.aPreempted = a.getAggregatePreemptedContainers();
+    out.aPreemptedMb = a.getAggregateMemoryMBPreempted();
+    out.aPreemptedMbSeconds = a.getAggregateMemoryMBSecondsPreempted().value();
+    out.rootPreempted = rm.getResourceScheduler().getRootQueueMetrics()
+        .getAggregatePreemptedContainers();
+    if (rm.getResourceScheduler() instanceof LocusScheduler) {
+      JsonNode info = SchedulerInfoJson.render(
+          QueueView.root(rm.getResourceScheduler(), rm.getRMContext()), null)
+          .path("scheduler").path("schedulerInfo");
+      for (JsonNode q : info.path("queues").path("queue")) {
+        if ("a".equals(q.path("queueName").asText())) {
+          out.aPreemptedInRest = q.path("locus").path("preemptedContainers").asLong(-1);
+        }
+      }
+    }
+    RMAppMetrics app = appA.getRMAppMetrics();
+    out.appPreempted = app.getNumNonAMContainersPreempted();
+    out.appPreemptedMb = app.getResourcePreempted().getMemorySize();
+    out.appPreemptedMbSeconds = app.getPreemptedMemorySeconds();
     rm.stop();
     return out;
   }
@@ -188,11 +233,44 @@ public class PreemptionTest {
     assertEquals("as many of a's containers preempted as under CapacityScheduler",
         cs.preempted.size(), locus.preempted.size());
     assertTrue("b's three containers came from a", locus.preempted.size() >= 3);
+    assertVisibleAsUnderCapacityScheduler(cs, locus);
 
     // Without the monitor b waits: twice as long as it took with it, it still holds nothing.
     Outcome off = run(false, false, 2 * Math.max(cs.steps, locus.steps));
     assertEquals("nothing preempted", 0, off.preempted.size());
     assertEquals("b still waits for its AM", 0, off.bHolds);
+  }
+
+  /**
+   * What the RM shows of the preempted containers: queue a's QueueMetrics (and root's, which adds
+   * up its children), a's application report, and each container's exit status and diagnostics,
+   * as under CapacityScheduler. MB-seconds depend on how long each container ran, so they are only
+   * required to be there, as under CapacityScheduler.
+   */
+  private static void assertVisibleAsUnderCapacityScheduler(Outcome cs, Outcome locus) {
+    int n = cs.preempted.size();
+    assertEquals("CapacityScheduler counts a's preempted containers in a's QueueMetrics", n,
+        cs.aPreempted);
+    assertEquals("CapacityScheduler's statuses", Collections.singleton(
+        ContainerExitStatus.PREEMPTED + " " + SchedulerUtils.PREEMPTED_CONTAINER),
+        cs.preemptedStatuses);
+    assertEquals("the preempted containers' exit status and diagnostics", cs.preemptedStatuses,
+        locus.preemptedStatuses);
+    assertEquals("queue a's AggregateContainersPreempted", cs.aPreempted, locus.aPreempted);
+    assertEquals("root's AggregateContainersPreempted", cs.rootPreempted, locus.rootPreempted);
+    assertEquals("queue a's preempted containers in REST", cs.aPreempted, locus.aPreemptedInRest);
+    assertEquals("queue a's AggregateMemoryMBPreempted", cs.aPreemptedMb, locus.aPreemptedMb);
+    assertTrue("queue a's AggregateMemoryMBSecondsPreempted under CapacityScheduler",
+        cs.aPreemptedMbSeconds > 0);
+    assertTrue("queue a's AggregateMemoryMBSecondsPreempted (" + locus.aPreemptedMbSeconds + ")",
+        locus.aPreemptedMbSeconds > 0);
+    assertEquals("a's application: non-AM containers preempted", cs.appPreempted,
+        locus.appPreempted);
+    assertEquals("a's application: memory preempted", cs.appPreemptedMb, locus.appPreemptedMb);
+    assertTrue("a's application: preempted MB-seconds under CapacityScheduler",
+        cs.appPreemptedMbSeconds > 0);
+    assertTrue("a's application: preempted MB-seconds (" + locus.appPreemptedMbSeconds + ")",
+        locus.appPreemptedMbSeconds > 0);
   }
 
   /**

@@ -89,7 +89,7 @@ public class LocusSchedulerBlock extends HtmlBlock {
     Hamlet.TABLE<Hamlet> t = html.table("#locus-queues").$class("lq");
     t.tr().th("Queue").th("Cluster share").th("Capacity").th("Used").th("Max")
         .th("Apps running").th("Apps pending").th("Containers").th("Pending containers")
-        .th("Used memory (MB)").th("State").__();
+        .th("Preempted containers").th("Used memory (MB)").th("State").__();
     addQueueRows(t, root, 0);
     t.__();
   }
@@ -112,7 +112,8 @@ public class LocusSchedulerBlock extends HtmlBlock {
     tr.td(pct(q.capacity)).td(pct(q.usedCapacity)).td(pct(q.maxCapacity))
         .td(Integer.toString(q.appsRunning)).td(Integer.toString(q.appsPending))
         .td(Integer.toString(q.allocatedContainers)).td(Integer.toString(q.pendingContainers))
-        .td(Long.toString(q.usedMemoryMb)).td(q.state.toString()).__();
+        .td(Long.toString(q.preemptedContainers)).td(Long.toString(q.usedMemoryMb))
+        .td(q.state.toString()).__();
     for (QueueView c : q.children) {
       addQueueRows(t, c, depth + 1);
     }

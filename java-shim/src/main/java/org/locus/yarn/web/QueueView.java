@@ -55,6 +55,9 @@ public final class QueueView {
   public final int allocatedContainers;
   public final int pendingContainers;
   public final int reservedContainers;
+  /** Containers killed with a preempted status, and their memory, since the RM started. */
+  public final long preemptedContainers;
+  public final long preemptedMemoryMb;
   public final int appsSubmitted;
   public final int appsPending;
   public final int appsRunning;
@@ -134,6 +137,8 @@ public final class QueueView {
     this.allocatedContainers = m == null ? 0 : m.getAllocatedContainers();
     this.pendingContainers = m == null ? 0 : m.getPendingContainers();
     this.reservedContainers = m == null ? 0 : m.getReservedContainers();
+    this.preemptedContainers = m == null ? 0 : m.getAggregatePreemptedContainers();
+    this.preemptedMemoryMb = m == null ? 0 : m.getAggregateMemoryMBPreempted();
     this.appsSubmitted = m == null ? 0 : m.getAppsSubmitted();
     this.appsPending = m == null ? 0 : m.getAppsPending();
     this.appsRunning = m == null ? 0 : m.getAppsRunning();

@@ -7,8 +7,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 /**
  * {@code GET /ws/v1/cluster/scheduler} under Locus: CapacityScheduler's {@code schedulerInfo}
  * shape (field names, nesting, units) for every field whose meaning is the same under Locus, and
- * Locus's own figures under {@code schedulerInfo.locus}. A CS field Locus has no equivalent for
- * is left out rather than filled with a made-up value.
+ * Locus's own figures under {@code schedulerInfo.locus} (and each queue's under its own
+ * {@code locus}). A CS field Locus has no equivalent for is left out rather than filled with a
+ * made-up value.
  *
  * <p>{@code type} is {@code capacityScheduler}: in CS's JSON it names the shape of the record
  * (the JAXB type), which is what monitoring tools and UI2 dispatch on to parse the queue tree.
@@ -77,6 +78,12 @@ public final class SchedulerInfoJson {
     n.set("capacities", capacities(q));
     n.set("minEffectiveCapacity", resource(q.effectiveMinResource));
     n.set("maxEffectiveCapacity", resource(q.effectiveMaxResource));
+    // CapacityScheduler's queue records carry no preemption counts; Locus's own go aside, as
+    // schedulerInfo.locus does for the scheduler's.
+    ObjectNode own = JSON.createObjectNode();
+    own.put("preemptedContainers", q.preemptedContainers);
+    own.put("preemptedMemoryMB", q.preemptedMemoryMb);
+    n.set("locus", own);
     if (q.isLeaf()) {
       n.put("numActiveApplications", q.appsRunning);
       n.put("numPendingApplications", q.appsPending);
