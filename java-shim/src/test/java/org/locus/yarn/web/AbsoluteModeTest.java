@@ -87,6 +87,7 @@ public class AbsoluteModeTest {
     conf.setBoolean("mockrm.webapp.enabled", true);
     // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
     conf.set("locus.scheduling.mode", "heartbeat");
+    conf.set("locus.scheduling.eager", "false");
     conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + freePort());
     MockRM rm = new MockRM(conf);
     rms.add(rm);
