@@ -177,3 +177,33 @@ fn other_policies_preempt_nothing() {
         .selected
         .is_empty());
 }
+
+/// Containers the core decided but the RM has not created yet count in a queue's use; a round
+/// taken between the decision and its confirmation must still see a queue that asks for more
+/// room than exists and an idle other queue as nothing to take back.
+#[test]
+fn decisions_in_flight_make_nothing_to_take_back_without_another_queues_ask() {
+    let mut c = core();
+    let mut cl = Cluster::new(&mut c);
+    app(&mut c, "a1", "a", 1, 100);
+    cl.round(&mut c);
+    let s = settings();
+    // Free one container, then let a heartbeat decide it again without executing it.
+    let victim = cl.newest("a1", 1);
+    cl.kill(&mut c, &victim);
+    cl.now_ms += 1_000;
+    let h = cl.running.iter().fold(vec![0u64; NODES], |mut v, r| {
+        v[r.2[1..].parse::<usize>().unwrap()] += 1;
+        v
+    });
+    let i = h.iter().position(|&u| u < NODE_GB).unwrap();
+    let ds = common::heartbeat_free(&mut c, &host(i), 1, 1, cl.now_ms);
+    assert_eq!(ds.iter().map(|d| d.count).sum::<u32>(), 1, "{ds:?}");
+    for now in [cl.now_ms, cl.now_ms + 500, cl.now_ms + 4_000] {
+        let r = c.preemption_round(now, &s);
+        assert!(
+            r.selected.is_empty() && r.mark.is_empty() && r.kill.is_empty(),
+            "only a asks; nothing to take back at {now}: {r:?}"
+        );
+    }
+}
