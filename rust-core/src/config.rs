@@ -28,6 +28,8 @@ pub const DATACENTER_MAPPING_FILE: &str = MAPPING_KEY;
 pub use crate::policy::capacity::CAPACITY_QUEUES;
 pub use crate::policy::capacity_tree::CAPACITY_TREE;
 pub const CAPACITY_IGNORE_FILE: &str = "locus.capacity.ignore-file";
+/// Read by the shim, which alone sees the RM's resource types; the core only checks the value.
+pub const RESOURCE_TYPES_IGNORE: &str = "locus.resource-types.ignore";
 pub use crate::policy::fresh::{FRESH_K, FRESH_TAU1, FRESH_TAU2};
 pub use crate::policy::mrosa::{
     MROSA_INIT_SECS, MROSA_PRIVATE_BANDWIDTH, MROSA_PRIVATE_MIPS, MROSA_PUBLIC_FILE, MROSA_RHO,
@@ -126,6 +128,14 @@ pub const KEYS: &[Key] = &[
         "",
         "`true`, `false`",
         "`true`: run a policy other than `capacity` although capacity-scheduler.xml defines several leaf queues (every application then runs in Locus's one queue); `false`: such a start is refused (docs/operator/queues.md)",
+    ),
+    key(
+        RESOURCE_TYPES_IGNORE,
+        "boolean",
+        "false",
+        "",
+        "`true`, `false`",
+        "`true`: start although `yarn.resource-types` defines types beyond memory and vcores, which Locus does not schedule (a WARN names them); `false`: such a start is refused (docs/operator/limits.md)",
     ),
     Key {
         in_sample: InSample::Internal,
@@ -642,6 +652,9 @@ impl Config {
                 // Read after the loop: it depends on the policy and on the shortcut.
                 CAPACITY_TREE => tree = Some(value),
                 CAPACITY_IGNORE_FILE => ignore_file = parse_bool(key, value)?,
+                RESOURCE_TYPES_IGNORE => {
+                    parse_bool(key, value)?;
+                }
                 LOCALITY => {
                     cfg.locality = LocalityKind::parse(value)?;
                     locality_given = true;

@@ -119,6 +119,7 @@ public class LocusScheduler
   @Override
   public void serviceInit(Configuration conf) throws Exception {
     validateAllocationLimits(conf);
+    ResourceTypes.check(conf, LOG);
     // Ordered by ApplicationId, i.e. by submission: the order operators see in the UI.
     this.applications = new ConcurrentSkipListMap<>();
     this.minimumAllocation = super.getMinimumAllocation();
