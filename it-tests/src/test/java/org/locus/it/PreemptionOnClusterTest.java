@@ -181,9 +181,10 @@ public class PreemptionOnClusterTest {
     int l = locus.a.getNumNonAMContainersPreempted();
     assertTrue("similar counts: " + cs + " / " + locus, l <= 2 * c + 1 && c <= 2 * l + 1);
 
-    // The same scenario without the monitor, watched at least twice as long as the slower of the
-    // two runs above needed: b's job must still be waiting for a's maps.
-    long watch = Math.min(B_GIVE_UP_MS, 2 * Math.max(cs.bMs, locus.bMs));
+    // The same scenario without the monitor, watched as long as the slower of the two runs above
+    // needed and half a minute more: b's job, done by then with preemption, must still be waiting
+    // for a's maps.
+    long watch = Math.min(B_GIVE_UP_MS, Math.max(cs.bMs, locus.bMs) + 30_000);
     Outcome off = run(EmbeddedCluster.LOCUS_SCHEDULER, false, watch);
     assertFalse("b waits while a holds the cluster: " + off, off.bSucceeded);
     assertTrue("a still runs: " + off, off.aRunningWhenBEnded);
