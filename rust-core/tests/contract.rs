@@ -494,3 +494,146 @@ fn events_frames_are_written_and_read_as_specified() {
         .collect();
     assert_eq!(back, events);
 }
+
+/// Whether `v` is a JSON value of the spec's type `ty` (without its `?`).
+fn is_of(v: &Value, ty: &str) -> bool {
+    match ty {
+        "str" => v.is_string(),
+        "int" => v.is_i64() || v.is_u64(),
+        "bool" => v.is_boolean(),
+        "strs" => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
+        "resource" => v
+            .as_object()
+            .is_some_and(|o| o.len() == 2 && o["memory_mb"].is_u64() && o["vcores"].is_u64()),
+        "locality" => v
+            .as_str()
+            .is_some_and(|l| serde_json::from_value::<Locality>(json!(l)).is_ok()),
+        other => panic!("the spec's JSON type {other} is not one this test knows"),
+    }
+}
+
+/// The events that cross as JSON are the spec's, field for field: the core writes every field
+/// of each with the spec's type, reads one without a field the spec marks optional, and refuses
+/// one without any other field or with a field the spec does not name.
+#[test]
+fn json_events_are_the_specs() {
+    let s = spec();
+    let kinds = s["json_events"]["kinds"].as_object().unwrap();
+    let resource = Resource::new(1024, 1);
+    let samples = vec![
+        Event::NodeAdded {
+            node: "h1:1".into(),
+            host: "h1".into(),
+            rack: "/r".into(),
+            capability: resource,
+        },
+        Event::NodeRemoved {
+            node: "h1:1".into(),
+        },
+        Event::NodeResourceUpdated {
+            node: "h1:1".into(),
+            capability: resource,
+        },
+        Event::AppAdded {
+            app: "a".into(),
+            queue: "q".into(),
+            user: "u".into(),
+            name: "n".into(),
+            app_type: "MAPREDUCE".into(),
+            tags: vec!["t".into()],
+            submit_ms: 5,
+            priority: 1,
+            recovered: true,
+        },
+        Event::AppPriorityChanged {
+            app: "a".into(),
+            priority: 2,
+        },
+        Event::AppMoved {
+            app: "a".into(),
+            queue: "q".into(),
+        },
+        Event::AppBlacklist {
+            app: "a".into(),
+            places: vec!["h1".into()],
+        },
+        Event::AppRemoved { app: "a".into() },
+        Event::AttemptAdded {
+            app: "a".into(),
+            attempt: "t".into(),
+        },
+        Event::AttemptRemoved {
+            app: "a".into(),
+            attempt: "t".into(),
+        },
+        Event::AsksDigest {
+            app: "a".into(),
+            digest: -3,
+        },
+        Event::ContainerAllocated {
+            container: ContainerInfo {
+                container: "c".into(),
+                app: "a".into(),
+                node: "h1:1".into(),
+                priority: 1,
+                resource,
+            },
+            locality: Locality::RackLocal,
+            allocation_request_id: 4,
+            recovered: false,
+        },
+        Event::ContainerReleased {
+            app: "a".into(),
+            container: "c".into(),
+            node: "h1:1".into(),
+            resource,
+        },
+    ];
+    assert_eq!(
+        samples.len(),
+        kinds.len(),
+        "a sample for every kind of the spec"
+    );
+    for event in samples {
+        let kind = event.kind();
+        let fields = kinds[kind]
+            .as_object()
+            .unwrap_or_else(|| panic!("{kind} is not in the spec's json_events"));
+        let written = serde_json::to_value(&event).unwrap();
+        let written = written.as_object().unwrap();
+        assert_eq!(written["type"], json!(kind));
+        assert_eq!(
+            written.len() - 1,
+            fields.len(),
+            "{kind}: the core writes {:?}",
+            written.keys().collect::<Vec<_>>()
+        );
+        for (name, ty) in fields {
+            let ty = ty.as_str().unwrap();
+            let v = written
+                .get(name)
+                .unwrap_or_else(|| panic!("{kind}: the core writes no {name}"));
+            assert!(
+                is_of(v, ty.trim_end_matches('?')),
+                "{kind}.{name} = {v}, not {ty}"
+            );
+            let mut without = written.clone();
+            without.remove(name);
+            let read = serde_json::from_value::<Event>(Value::Object(without));
+            assert_eq!(
+                read.is_ok(),
+                ty.ends_with('?'),
+                "{kind} without {name}: {read:?}"
+            );
+        }
+        let mut extra = written.clone();
+        extra.insert("unnamed".into(), json!(1));
+        assert!(serde_json::from_value::<Event>(Value::Object(extra)).is_err());
+    }
+    for framed in ["asks_updated", "asks_changed"] {
+        assert!(
+            !kinds.contains_key(framed),
+            "{framed} crosses in asks frames"
+        );
+    }
+}

@@ -476,4 +476,81 @@ public class ContractTest {
             Resource.newInstance(512, 2)))));
     assertBytes("events frame", expected.toByteArray(), got);
   }
+
+  private static boolean isOf(JsonNode v, String type) {
+    switch (type) {
+      case "str":
+        return v.isTextual();
+      case "int":
+        return v.isIntegralNumber();
+      case "bool":
+        return v.isBoolean();
+      case "strs": {
+        boolean all = v.isArray();
+        for (JsonNode e : v) {
+          all &= e.isTextual();
+        }
+        return all;
+      }
+      case "resource":
+        return v.isObject() && v.size() == 2 && v.path("memory_mb").isIntegralNumber()
+            && v.path("vcores").isIntegralNumber();
+      case "locality":
+        return v.isTextual() && SPEC.path("codes").path("locality").has(v.asText());
+      default:
+        throw new AssertionError("the spec's JSON type " + type + " is not one this test knows");
+    }
+  }
+
+  /**
+   * Every event the shim builds as JSON is of a kind the spec lists, with only the spec's fields,
+   * each of its type, and every field the spec does not mark optional.
+   */
+  @Test
+  public void jsonEventsAreTheSpecs() {
+    ApplicationId app = ApplicationId.newInstance(1, 1);
+    ApplicationAttemptId attempt = ApplicationAttemptId.newInstance(app, 1);
+    ContainerId container = ContainerId.newContainerId(attempt, 2);
+    NodeId node = NodeId.newInstance("h1", 1);
+    Resource r = Resource.newInstance(1024, 1);
+    List<com.fasterxml.jackson.databind.node.ObjectNode> built = Arrays.asList(
+        CoreMessages.nodeAdded(node, "h1", "/r", r),
+        CoreMessages.nodeRemoved(node),
+        CoreMessages.nodeResourceUpdated(node, r),
+        CoreMessages.appAdded(app, "q", "u", "n", "MAPREDUCE", Collections.singleton("t"), 5, 1),
+        CoreMessages.appPriorityChanged(app, 2),
+        CoreMessages.appMoved(app, "q"),
+        CoreMessages.appBlacklist(app, Collections.singleton("h1")),
+        CoreMessages.appRemoved(app),
+        CoreMessages.attemptAdded(attempt),
+        CoreMessages.attemptRemoved(attempt),
+        CoreMessages.asksDigest(app, -3L),
+        CoreMessages.containerAllocated(container, node, 1, 4L, r, NodeType.RACK_LOCAL, true),
+        CoreMessages.containerReleased(container, node, r));
+    JsonNode kinds = SPEC.path("json_events").path("kinds");
+    assertEquals("a builder for every kind of the spec", kinds.size(), built.size());
+    for (JsonNode event : built) {
+      String kind = event.path("type").asText();
+      JsonNode fields = kinds.path(kind);
+      assertTrue(kind + " is not in the spec's json_events", fields.isObject());
+      Iterator<String> names = event.fieldNames();
+      while (names.hasNext()) {
+        String name = names.next();
+        if (name.equals("type")) {
+          continue;
+        }
+        String type = fields.path(name).asText();
+        assertTrue(kind + " has " + name + ", which the spec does not name", !type.isEmpty());
+        assertTrue(kind + "." + name + " = " + event.get(name) + ", not " + type,
+            isOf(event.get(name), type.replace("?", "")));
+      }
+      Iterator<Map.Entry<String, JsonNode>> specified = fields.fields();
+      while (specified.hasNext()) {
+        Map.Entry<String, JsonNode> f = specified.next();
+        assertTrue(kind + " lacks " + f.getKey(),
+            f.getValue().asText().endsWith("?") || event.has(f.getKey()));
+      }
+    }
+    assertTrue(!kinds.has("asks_updated") && !kinds.has("asks_changed"));
+  }
 }
