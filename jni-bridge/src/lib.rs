@@ -42,11 +42,32 @@ fn drifted_to_java(env: &mut JNIEnv, drifted: &[String]) -> Result<jstring, Brid
     Ok(env.new_string(text)?.into_raw())
 }
 
-/// The native interface this library speaks: the shim's `NativeLoader.ABI` must be the same.
-/// Bumped whenever a native method's signature or a frame's layout changes (2: the
-/// decisions and events frames, `decide` answering a `byte[]`; 3: a decision carries the
-/// queue limits to re-check at commit; 4: `preemptionRound`).
-pub const ABI: jint = 4;
+/// The shim-core contract (`contract/wire.json`): the natives below, the frames and their codes.
+/// Both sides' tests check their code against it byte for byte.
+pub const CONTRACT: &[u8] = include_bytes!("../../contract/wire.json");
+
+/// The native interface this library speaks: a hash of [`CONTRACT`] ([`abi_of`]), so any change
+/// to a native's signature or a frame's layout, which must be made in the spec first, gives a
+/// new number. The shim's `NativeLoader.ABI` must be the same (its `ContractTest` computes it
+/// from the same file and names the number to set).
+pub const ABI: jint = abi_of(CONTRACT);
+
+/// FNV-1a (32-bit) over every byte of `spec` that is not ASCII white space (re-indenting the
+/// spec changes nothing), the top two bits cleared so the number stays positive with room
+/// above it.
+pub const fn abi_of(spec: &[u8]) -> jint {
+    let mut hash: u32 = 0x811C_9DC5;
+    let mut i = 0;
+    while i < spec.len() {
+        let b = spec[i];
+        if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            hash ^= b as u32;
+            hash = hash.wrapping_mul(0x0100_0193);
+        }
+        i += 1;
+    }
+    (hash & 0x3FFF_FFFF) as jint
+}
 
 #[no_mangle]
 pub extern "system" fn Java_org_locus_yarn_LocusNative_abi<'l>(
@@ -108,25 +129,6 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_events<'l>(
     })
 }
 
-/// Events no caller waits on (`deferred::DEFERRABLE`): applied now if the core is free, else
-/// queued for its next call. `null`, or the refusals of earlier queued events since the last
-/// report (the shim resynchronises the core as for a refused event).
-#[no_mangle]
-pub extern "system" fn Java_org_locus_yarn_LocusNative_deferrableEvents<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    events_json: JString<'l>,
-) -> jstring {
-    with_guard(&mut env, std::ptr::null_mut(), |env| {
-        let json = java_string(env, &events_json, "eventsJsonArray")?;
-        match ops::events_deferrable(handle, &json)? {
-            Some(report) => Ok(env.new_string(report)?.into_raw()),
-            None => Ok(std::ptr::null_mut()),
-        }
-    })
-}
-
 /// The first `length` bytes of the direct buffer `frame` are one binary events frame
 /// (`locus_core::events_frame`). Returns as `events` does.
 #[no_mangle]
@@ -144,7 +146,10 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_eventsFrame<'l>(
     })
 }
 
-/// As `deferrableEvents`, the batch of one binary events frame.
+/// Events no caller waits on (`deferred::DEFERRABLE`), the batch of one binary events frame:
+/// applied now if the core is free, else queued for its next call. `null`, or the refusals of
+/// earlier queued events since the last report (the shim resynchronises the core as for a
+/// refused event).
 #[no_mangle]
 pub extern "system" fn Java_org_locus_yarn_LocusNative_deferrableEventsFrame<'l>(
     mut env: JNIEnv<'l>,
@@ -267,20 +272,6 @@ pub extern "system" fn Java_org_locus_yarn_LocusNative_decide<'l>(
             Some(answer) => Ok(env.byte_array_from_slice(&answer)?.into_raw()),
             None => Ok(std::ptr::null_mut()),
         }
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_org_locus_yarn_LocusNative_heartbeat<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    heartbeat_json: JString<'l>,
-) -> jstring {
-    with_guard(&mut env, std::ptr::null_mut(), |env| {
-        let json = java_string(env, &heartbeat_json, "heartbeatJson")?;
-        let response = ops::heartbeat(handle, &json)?;
-        Ok(env.new_string(response)?.into_raw())
     })
 }
 

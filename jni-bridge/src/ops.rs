@@ -163,11 +163,20 @@ fn decode_events(events_json: &str) -> Result<Decoded, BridgeError> {
 /// (see [`crate::deferred`]). Never waits for another call's hold of the core unless the queue
 /// is full. A refusal of this batch applied now fails the call as [`events`] does; refusals of
 /// events queued earlier come back as `Some(message)` on the next call that succeeds.
+///
+/// No native calls it: the shim sends deferrable events only as frames
+/// ([`events_frame_deferrable`]). Kept for the bridge's tests and the deferral benchmark
+/// (`benches/deferred_events.rs`), whose JSON batches stay readable.
 pub fn events_deferrable(h: i64, events_json: &str) -> Result<Option<String>, BridgeError> {
     defer_events(h, decode_events(events_json)?)
 }
 
-/// As [`events_deferrable`], the batch of a binary events frame (see [`events_frame`]).
+/// Events whose answer no caller waits on (kinds in [`crate::deferred::DEFERRABLE`]), the batch
+/// of a binary events frame (see [`events_frame`]): applied now when the core is free, else
+/// queued and applied, in order, before the core's next call (see [`crate::deferred`]). Never
+/// waits for another call's hold of the core unless the queue is full. A refusal of this batch
+/// applied now fails the call as [`events`] does; refusals of events queued earlier come back
+/// as `Some(message)` on the next call that succeeds.
 pub fn events_frame_deferrable(h: i64, frame: &[u8]) -> Result<Option<String>, BridgeError> {
     defer_events(h, decode_events_frame(frame)?)
 }
@@ -342,7 +351,9 @@ fn apply(core: &mut Core, decoded: Decoded) -> Result<Vec<String>, BridgeError> 
     }
 }
 
-/// Node heartbeat → `HeartbeatResponse` JSON.
+/// Node heartbeat → `HeartbeatResponse` JSON. No native calls it: the shim offers nodes in
+/// offers frames ([`offers`]). Kept for the fuzzer's hostile mode (`fuzz/src/hostile.rs`), the
+/// bridge's tests and `examples/ops_bench.rs`, which drive the bridge's error paths with JSON.
 pub fn heartbeat(h: i64, heartbeat_json: &str) -> Result<String, BridgeError> {
     let hb: Heartbeat = serde_json::from_str(heartbeat_json).map_err(|e| BridgeError::BadJson {
         what: "heartbeat JSON",

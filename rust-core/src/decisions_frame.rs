@@ -1,6 +1,6 @@
 //! The binary decisions frame: the core's answer to an offers frame (`offers`), read by the
 //! shim's `DecisionsFrame.java` without a JSON parser or a tree of objects per call
-//! (docs/design/architecture.md, "Binary decisions frame", is the authority on the layout).
+//! (`contract/wire.json` defines the layout, `tests/contract.rs` checks it).
 //!
 //! A decision names its node by its index in the offers frame it answers: the shim holds the
 //! node objects of that frame in the same order, so it neither parses a node id nor looks one

@@ -1,7 +1,7 @@
 //! The binary events frame: what the RM did with the core's decisions and with its containers,
 //! sent by the shim (`EventsFrame.java`) after every executed batch and every completed
 //! container, instead of a JSON array built as a tree of objects per call
-//! (docs/design/architecture.md, "Binary events frame", is the authority on the layout).
+//! (`contract/wire.json` defines the layout, `tests/contract.rs` checks it).
 //!
 //! The hot kinds have fixed records: `container_allocated`, `container_released`,
 //! `decision_rejected`, `asks_digest`. Any other event may ride in the same frame as one JSON

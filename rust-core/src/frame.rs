@@ -1,6 +1,6 @@
 //! The binary asks frame: what an AM's allocate() changed, as the shim sends it on the hot path
-//! instead of JSON (docs/design/architecture.md, "Binary asks frame", is the authority on the layout;
-//! the shim's `AsksFrame.java` writes it).
+//! instead of JSON (`contract/wire.json` defines the layout and `tests/contract.rs` checks this
+//! module against it; the shim's `AsksFrame.java` writes it).
 //!
 //! Little-endian, fixed layout:
 //!
@@ -484,35 +484,11 @@ mod tests {
         }
     }
 
-    /// The layout docs/design/architecture.md documents, byte for byte (the shim's AsksFrameTest
-    /// checks its encoder against the same bytes).
+    /// Numbered names (their bytes are checked against `contract/wire.json` by
+    /// `tests/contract.rs`): rows the encoder cannot number keep their names in the same frame,
+    /// and an id no core gives is refused.
     #[test]
-    fn layout_is_the_documented_one() {
-        let f = encode(KIND_CHANGED, "a", &[ask("h", 2)], Some(1));
-        let expected: Vec<u8> = [
-            &b"LSK1"[..],
-            &[1, 1],
-            &1u16.to_le_bytes(),
-            &1u32.to_le_bytes(),
-            &1i64.to_le_bytes(),
-            b"a",
-            &20i32.to_le_bytes(),
-            &3i64.to_le_bytes(),
-            &1024i64.to_le_bytes(),
-            &1i32.to_le_bytes(),
-            &2i32.to_le_bytes(),
-            &[1],
-            &1u16.to_le_bytes(),
-            b"h",
-        ]
-        .concat();
-        assert_eq!(f, expected);
-    }
-
-    /// Numbered names: flag bit 1, the epoch after the application id, a numbered row's L = 0
-    /// and its u32 id; rows the encoder cannot number keep their names in the same frame.
-    #[test]
-    fn numbered_rows_have_the_documented_layout_and_decode_to_ids() {
+    fn numbered_rows_decode_to_ids() {
         let id_of = |n: &str| (n == "h").then_some(7u32);
         let f = encode_numbered(
             KIND_CHANGED,
@@ -522,31 +498,6 @@ mod tests {
             Some(-5),
             id_of,
         );
-        let row = |name: &[u8]| -> Vec<u8> {
-            [
-                &20i32.to_le_bytes()[..],
-                &3i64.to_le_bytes(),
-                &1024i64.to_le_bytes(),
-                &1i32.to_le_bytes(),
-                &2i32.to_le_bytes(),
-                &[1],
-                name,
-            ]
-            .concat()
-        };
-        let expected: Vec<u8> = [
-            &b"LSK1"[..],
-            &[1, FLAG_NAME_IDS],
-            &1u16.to_le_bytes(),
-            &2u32.to_le_bytes(),
-            &0i64.to_le_bytes(),
-            b"a",
-            &(-5i64).to_le_bytes(),
-            &row(&[&0u16.to_le_bytes()[..], &7u32.to_le_bytes()].concat()),
-            &row(&[&1u16.to_le_bytes()[..], b"*"].concat()),
-        ]
-        .concat();
-        assert_eq!(f, expected);
         let v = decode_view(&f).unwrap();
         assert_eq!(v.names_epoch, Some(-5));
         assert_eq!(

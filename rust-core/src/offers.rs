@@ -1,6 +1,6 @@
 //! The binary offers frame: the nodes the shim's scheduling thread offers the core in one pass,
 //! each with its real unallocated resource, instead of one JSON heartbeat and one JNI crossing
-//! per node (docs/design/architecture.md, "Binary offers frame", is the authority on the layout; the
+//! per node (`contract/wire.json` defines the layout, `tests/contract.rs` checks it; the
 //! shim's `OffersFrame.java` writes it).
 //!
 //! Little-endian, fixed layout:

@@ -1,6 +1,5 @@
 package org.locus.yarn;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -14,17 +13,13 @@ import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Resource;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
 
 /**
- * The shim's side of one decided batch, both ways in one run: the core decides 10 containers on
- * one node, the shim reads the answer and tells the core what it created (10
- * {@code container_allocated} and the app's {@code asks_digest}). Before the binary frames the answer
- * was JSON read into a Jackson tree and the report a JSON array of {@code ObjectNode}s ("JSON");
- * now both are binary frames ("frames"). The JSON way asks with a JSON heartbeat, the frames
- * way with an offers frame (the offers frame predates this change; a JSON heartbeat of one node
- * costs about a microsecond more). RM bookkeeping is left out: it is the same both ways.
- * Between timed calls the containers are released and the asks restored, untimed.
+ * The shim's side of one scheduling call through the frames: one node offered in an offers frame
+ * to a core with nothing to place ("0 decisions"), and to one that decides 10 containers on it,
+ * whose answer the shim reads from the decisions frame and reports back in an events frame (10
+ * {@code container_allocated} and the app's {@code asks_digest}: "10 decisions"). RM bookkeeping
+ * is left out. Between timed calls the containers are released and the asks restored, untimed.
  */
 public final class FramesBench {
   private static final String APP = "application_1700000000000_0001";
@@ -38,12 +33,13 @@ public final class FramesBench {
   private FramesBench() {
   }
 
-  /** Runs both ways, alternating rounds (A B A B ...) so drift on a shared machine hits both. */
+  /** Runs both cases, alternating rounds (A B A B ...) so drift on a shared machine hits both. */
   public static void run(int iterations, int warmup, int rounds) throws Exception {
-    System.out.printf(Locale.ROOT, "Decide 10 containers and report them (shim + JNI + core),"
-        + " %d warm-up + %d timed rounds x %d ops, alternating%n", warmup, rounds, iterations);
-    try (LocusCore json = open(); LocusCore frames = open()) {
-      Way[] ways = {new JsonWay(json), new FramesWay(frames)};
+    System.out.printf(Locale.ROOT, "Offer one node, decide 0 or 10 containers and report them"
+        + " (shim + JNI + core), %d warm-up + %d timed rounds x %d ops, alternating%n", warmup,
+        rounds, iterations);
+    try (LocusCore idle = open(false); LocusCore frames = open(true)) {
+      Way[] ways = {new FramesWay(idle, 0), new FramesWay(frames, DECISIONS)};
       double[][][] perRound = new double[2][3][rounds];
       for (int r = -warmup; r < rounds; r++) {
         for (int w = 0; w < 2; w++) {
@@ -55,21 +51,21 @@ public final class FramesBench {
           }
         }
       }
-      report("JSON", perRound[0]);
-      report("frames", perRound[1]);
-      System.out.println("  core stats, JSON way: " + json.stats());
-      System.out.println("  core stats, frames way: " + frames.stats());
+      report("0 decisions", perRound[0]);
+      report("10 decisions", perRound[1]);
+      System.out.println("  core stats, 10 decisions: " + frames.stats());
     }
   }
 
-  private static LocusCore open() throws Exception {
+  /** A core with the bench's node and its application, with the ten asks when {@code asks}. */
+  private static LocusCore open(boolean asks) throws Exception {
     LocusCore core = LocusCore.open("{}");
     core.events("[{\"type\":\"node_added\",\"node\":\"" + NODE + "\",\"host\":\"bench-h1\","
         + "\"rack\":\"/rack1\",\"capability\":{\"memory_mb\":10240,\"vcores\":10}},"
         + "{\"type\":\"app_added\",\"app\":\"" + APP + "\",\"queue\":\"default\","
         + "\"user\":\"bench\",\"name\":\"bench\",\"app_type\":\"YARN\",\"submit_ms\":1},"
         + "{\"type\":\"attempt_added\",\"app\":\"" + APP + "\",\"attempt\":\"" + ATTEMPT
-        + "\"}," + asks() + "]");
+        + "\"}" + (asks ? "," + asks() : "") + "]");
     return core;
   }
 
@@ -87,12 +83,15 @@ public final class FramesBench {
   /** One way of deciding and reporting; returns the containers it reported. */
   private abstract static class Way {
     final LocusCore core;
+    /** Containers one call must report. */
+    final int expected;
     final List<ContainerId> created = new ArrayList<>();
     int nextContainer = 1;
     long nowMs = 1_000;
 
-    Way(LocusCore core) {
+    Way(LocusCore core, int expected) {
       this.core = core;
+      this.expected = expected;
     }
 
     abstract int decideAndReport() throws Exception;
@@ -105,6 +104,9 @@ public final class FramesBench {
 
     /** Untimed: what the containers and asks were before the timed call. */
     void reset() throws Exception {
+      if (expected == 0) {
+        return;
+      }
       List<ObjectNode> events = new ArrayList<>();
       for (ContainerId id : created) {
         events.add(CoreMessages.containerReleased(id, NODE, Resource.newInstance(1024, 1)));
@@ -115,40 +117,6 @@ public final class FramesBench {
     }
   }
 
-  /** The answer as JSON in a Jackson tree, the report as a JSON array of ObjectNodes. */
-  private static final class JsonWay extends Way {
-    JsonWay(LocusCore core) {
-      super(core);
-    }
-
-    @Override
-    int decideAndReport() throws Exception {
-      String answer = core.heartbeat(CoreMessages.heartbeat(NODE,
-          Resource.newInstance(10240, 10), nowMs += 1000));
-      JsonNode decisions = CoreMessages.JSON.readTree(answer).get("decisions");
-      List<ObjectNode> events = new ArrayList<>();
-      int n = 0;
-      for (JsonNode d : decisions) {
-        // What the executor read of each decision before the binary frames.
-        int priority = d.path("priority").asInt();
-        long allocationRequestId = d.path("allocation_request_id").asLong(0L);
-        NodeId node = NodeId.fromString(d.path("node").asText());
-        String locality = d.path("locality").asText();
-        int count = d.path("count").asInt();
-        ApplicationId.fromString(d.path("app").asText());
-        for (int i = 0; i < count; i++) {
-          events.add(CoreMessages.containerAllocated(nextContainer(), node, priority,
-              allocationRequestId, Resource.newInstance(1024, 1),
-              "off_switch".equals(locality) ? NodeType.OFF_SWITCH : NodeType.NODE_LOCAL, false));
-          n++;
-        }
-      }
-      events.add(CoreMessages.asksDigest(ATTEMPT.getApplicationId(), 0L));
-      String drifted = core.events(CoreMessages.array(events));
-      return drifted == null ? n : -1;
-    }
-  }
-
   /** The answer as a decisions frame, the report as an events frame. */
   private static final class FramesWay extends Way {
     private final List<NodeId> nodes = Collections.singletonList(NODE);
@@ -156,15 +124,19 @@ public final class FramesBench {
         Collections.singletonList(Resource.newInstance(10240, 10));
     private final List<Boolean> heartbeat = Collections.singletonList(false);
 
-    FramesWay(LocusCore core) {
-      super(core);
+    FramesWay(LocusCore core, int expected) {
+      super(core, expected);
     }
 
     @Override
     int decideAndReport() throws Exception {
       List<NodeId> offered = new ArrayList<>(1);
       ByteBuffer frame = OffersFrame.encode(nodes, free, heartbeat, nowMs += 1000, offered);
-      DecisionsFrame.Answer answer = DecisionsFrame.decode(core.offers(frame), offered);
+      byte[] decided = core.offers(frame);
+      if (decided == null) {
+        return 0;
+      }
+      DecisionsFrame.Answer answer = DecisionsFrame.decode(decided, offered);
       EventsFrame events = new EventsFrame();
       int n = 0;
       for (DecisionsFrame.Decision d : answer.decisions) {
@@ -194,9 +166,9 @@ public final class FramesBench {
       wall += System.nanoTime() - t0;
       cpu += THREADS.getCurrentThreadCpuTime() - c0;
       bytes += THREADS.getCurrentThreadAllocatedBytes() - b0;
-      if (n != DECISIONS) {
-        throw new IllegalStateException(way.getClass().getSimpleName() + " reported " + n
-            + " containers, not " + DECISIONS + " (-1: the core found a drift)");
+      if (n != way.expected) {
+        throw new IllegalStateException("a call reported " + n + " containers, not "
+            + way.expected + " (-1: the core found a drift)");
       }
       way.reset();
     }

@@ -13,7 +13,7 @@ import org.apache.hadoop.yarn.api.records.ResourceRequest;
 
 /**
  * Writes the binary asks frame of {@code rust-core/src/frame.rs} (layout in
- * docs/design/architecture.md): the hot allocate() path's rows go to the core without a JSON tree or
+ * contract/wire.json, checked by ContractTest): the hot allocate() path's rows go to the core without a JSON tree or
  * text. One heap array and one direct buffer per thread ({@link Writer}), grown when a frame
  * does not fit; per frame only the application id's bytes (and those of names with non-ASCII
  * characters) are allocated.

@@ -518,39 +518,19 @@ final class CoreLink {
     return e;
   }
 
-  /** The core's decisions for one heartbeat, or null when it could not decide. */
-  JsonNode heartbeat(String heartbeatJson, String node) {
-    LocusCore c = core;
-    return inService(c) ? callHeartbeat(c, heartbeatJson, node) : null;
-  }
-
-  /** The call of {@link #heartbeat} on {@code c} (see {@link #callEvents}). */
-  JsonNode callHeartbeat(LocusCore c, String heartbeatJson, String node) {
-    coreCalls.get()[0]++;
-    try {
-      return CoreMessages.JSON.readTree(c.heartbeat(heartbeatJson));
-    } catch (LocusCorePoisonedException e) {
-      poisoned(c, e);
-    } catch (LocusException e) {
-      if (inService(c)) {
-        failures.warn("Locus heartbeat", "node " + node, e, heartbeatJson);
-      }
-    } catch (IOException e) {
-      failures.warn("Locus heartbeat", "node " + node, e, heartbeatJson);
-    }
-    return null;
-  }
-
   /**
    * The core's decisions for the nodes of one offers frame ({@link OffersFrame}) that offered
-   * {@code offered}, in order: null when it decided nothing or could not decide (logged as
-   * {@link #heartbeat} does); nodes it refused are logged here and left out.
+   * {@code offered}, in order: null when it decided nothing or could not decide (logged, unless
+   * the core was replaced meanwhile); nodes it refused are logged here and left out.
    */
   DecisionsFrame.Answer offers(ByteBuffer frame, List<NodeId> offered, String nodes) {
     LocusCore c = core;
-    if (!inService(c)) {
-      return null;
-    }
+    return inService(c) ? callOffers(c, frame, offered, nodes) : null;
+  }
+
+  /** The call of {@link #offers} on {@code c} (see {@link #callEvents}). */
+  DecisionsFrame.Answer callOffers(LocusCore c, ByteBuffer frame, List<NodeId> offered,
+      String nodes) {
     coreCalls.get()[0]++;
     try {
       byte[] answer = c.offers(frame);

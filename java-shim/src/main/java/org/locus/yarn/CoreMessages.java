@@ -230,14 +230,6 @@ final class CoreMessages {
     return out;
   }
 
-  static String heartbeat(NodeId node, Resource unallocated, long nowMs) {
-    ObjectNode o = JSON.createObjectNode();
-    o.put("node", node.toString());
-    o.set("unallocated", resource(unallocated));
-    o.put("now_ms", Math.max(0L, nowMs));
-    return write(o);
-  }
-
   static String array(List<? extends JsonNode> events) {
     ArrayNode a = JSON.createArrayNode();
     a.addAll(events);

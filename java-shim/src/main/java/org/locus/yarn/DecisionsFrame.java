@@ -12,7 +12,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
 
 /**
  * Reads the core's answer to an offers frame, the binary decisions frame of {@code
- * rust-core/src/decisions_frame.rs} (layout in docs/design/architecture.md): no JSON parser, no tree,
+ * rust-core/src/decisions_frame.rs} (layout in contract/wire.json): no JSON parser, no tree,
  * one object per decision. A decision names its node by its place in the offers frame it
  * answers, so the node comes from the list the caller offered, never from parsing an id.
  */

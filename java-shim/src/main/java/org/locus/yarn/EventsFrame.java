@@ -17,7 +17,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
 
 /**
  * One batch of events for the core as a binary events frame ({@code
- * rust-core/src/events_frame.rs}; layout in docs/design/architecture.md): what the RM did with the
+ * rust-core/src/events_frame.rs}; layout in contract/wire.json): what the RM did with the
  * core's decisions and with its containers ({@code container_allocated},
  * {@code container_released}, {@code decision_rejected}, {@code asks_digest}) as fixed records,
  * all in one call and in the order written; a record whose text will not fit a u16 length goes

@@ -19,8 +19,8 @@ public final class LocusCore implements AutoCloseable {
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private volatile long handle;
   /**
-   * What crossed into this core through events and heartbeats, in characters of JSON (bytes
-   * once binary frames carry them): the bridge's cost grows with it, so tests bound it.
+   * What crossed into this core through events, asks and offers, in characters of JSON or bytes
+   * of frames: the bridge's cost grows with it, so tests bound it.
    */
   private final AtomicLong sent = new AtomicLong();
 
@@ -58,22 +58,17 @@ public final class LocusCore implements AutoCloseable {
     return withHandle(h -> LocusNative.events(h, eventsJsonArray));
   }
 
-  /**
-   * Null, or the refusals of earlier queued events (see {@link LocusNative#deferrableEvents}):
-   * never waits for another call holding the core.
-   */
-  public String deferrableEvents(String eventsJsonArray) {
-    sent.addAndGet(eventsJsonArray == null ? 0 : eventsJsonArray.length());
-    return withHandle(h -> LocusNative.deferrableEvents(h, eventsJsonArray));
-  }
-
   /** One binary events frame (a direct buffer, position 0, limit its length); as {@link #events}. */
   public String eventsFrame(java.nio.ByteBuffer frame) {
     sent.addAndGet(frame.limit());
     return withHandle(h -> LocusNative.eventsFrame(h, frame, frame.limit()));
   }
 
-  /** One binary events frame; as {@link #deferrableEvents}. */
+  /**
+   * One binary events frame of events no caller waits on: null, or the refusals of earlier
+   * queued events (see {@link LocusNative#deferrableEventsFrame}); never waits for another call
+   * holding the core.
+   */
   public String deferrableEventsFrame(java.nio.ByteBuffer frame) {
     sent.addAndGet(frame.limit());
     return withHandle(h -> LocusNative.deferrableEventsFrame(h, frame, frame.limit()));
@@ -111,11 +106,6 @@ public final class LocusCore implements AutoCloseable {
     return withHandle(h -> LocusNative.decide(h, frame, frame.limit()));
   }
 
-  public String heartbeat(String heartbeatJson) {
-    sent.addAndGet(heartbeatJson == null ? 0 : heartbeatJson.length());
-    return withHandle(h -> LocusNative.heartbeat(h, heartbeatJson));
-  }
-
   public String stats() {
     return withHandle(LocusNative::stats);
   }
@@ -130,7 +120,7 @@ public final class LocusCore implements AutoCloseable {
     return withHandle(LocusNative::capacityQueues);
   }
 
-  /** Characters (or frame bytes) handed to this core's events and heartbeats so far. */
+  /** Characters (or frame bytes) handed to this core's events, asks and offers so far. */
   public long sentToCore() {
     return sent.get();
   }

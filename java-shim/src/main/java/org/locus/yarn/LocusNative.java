@@ -9,7 +9,9 @@ import org.slf4j.LoggerFactory;
  * or closed handle is an exception, never a crash. Use {@link LocusCore}, which owns a handle
  * and loads the library; call these directly only after {@link NativeLoader#load()}.
  *
- * <p>Messages are JSON, see {@code rust-core/src/protocol.rs}.
+ * <p>The methods and the frames they carry are listed in {@code contract/wire.json}, which
+ * {@code ContractTest} checks this class against; JSON messages are the serde forms of
+ * {@code rust-core/src/protocol.rs}.
  */
 public final class LocusNative {
   /** The logger the core's own log records go to; its level decides what Rust sends. */
@@ -31,22 +33,20 @@ public final class LocusNative {
   public static native String events(long handle, String eventsJsonArray);
 
   /**
-   * Events whose answer no caller waits on (only {@code container_released} so far): applied now
-   * if the core is free, else queued in the bridge and applied, in order, before the core's next
-   * call, so the caller never waits for a scheduling pass. Throws as {@link #events} for a
-   * refusal of this batch applied now, and for an event of another type (nothing applied).
-   * Returns null, or the refusals of events queued earlier since the last report.
-   */
-  public static native String deferrableEvents(long handle, String eventsJsonArray);
-
-  /**
    * As {@link #events}, the batch in the first {@code length} bytes of the direct buffer
    * {@code frame}, one binary events frame ({@link EventsFrame}); a malformed frame is refused
    * whole.
    */
   public static native String eventsFrame(long handle, java.nio.ByteBuffer frame, int length);
 
-  /** As {@link #deferrableEvents}, the batch of one binary events frame. */
+  /**
+   * Events whose answer no caller waits on (only {@code container_released} so far), the batch
+   * of one binary events frame: applied now if the core is free, else queued in the bridge and
+   * applied, in order, before the core's next call, so the caller never waits for a scheduling
+   * pass. Throws as {@link #events} for a refusal of this batch applied now, and for an event of
+   * another type (nothing applied). Returns null, or the refusals of events queued earlier
+   * since the last report.
+   */
   public static native String deferrableEventsFrame(long handle, java.nio.ByteBuffer frame,
       int length);
 
@@ -75,9 +75,6 @@ public final class LocusNative {
    * {@code frame}.
    */
   public static native byte[] decide(long handle, java.nio.ByteBuffer frame, int length);
-
-  /** Node heartbeat → {@code {"decisions":[...]}}. */
-  public static native String heartbeat(long handle, String heartbeatJson);
 
   public static native String stats(long handle);
 

@@ -17,13 +17,14 @@ import java.util.Locale;
 public final class NativeLoader {
   static final String LIBRARY = "locus_jni";
   /**
-   * The native interface this jar speaks (jni-bridge's {@code ABI}): bumped whenever a native
-   * method's signature or a frame's layout changes. A library that answers another number, or
-   * none (built before the binary frames), is refused at load, so a stale copy on
-   * {@code java.library.path} stops the RM at start with its remedy instead of linking the
-   * natives it shares with this jar and failing, or misreading, on the others.
+   * The native interface this jar speaks: the hash of {@code contract/wire.json} that
+   * jni-bridge's {@code ABI} also is, so it changes with any native's signature or frame's
+   * layout ({@code ContractTest} fails, naming the new number, until it is set here). A library
+   * that answers another number, or none (built before the binary frames), is refused at load,
+   * so a stale copy on {@code java.library.path} stops the RM at start with its remedy instead
+   * of linking the natives it shares with this jar and failing, or misreading, on the others.
    */
-  static final int ABI = 4;
+  static final int ABI = 23953616;
 
   private static boolean loaded;
 

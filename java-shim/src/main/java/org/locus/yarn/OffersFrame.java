@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes the binary offers frame of {@code rust-core/src/offers.rs} (layout in
- * docs/design/architecture.md): the nodes of one scheduling pass, each with its unallocated resource,
- * cross into the core in one call instead of one JSON heartbeat each. Each node's kind byte
+ * contract/wire.json, checked by ContractTest): the nodes of one scheduling pass, each with its
+ * unallocated resource, cross into the core in one call instead of one JSON heartbeat each. Each node's kind byte
  * says whether the offer is its heartbeat or an async sweep's extra offer: the locality layers
  * count scheduling opportunities in heartbeats only, so {@code delay} waits as long in both
  * scheduling modes. A sweep's offer under {@code heartbeat} mode is marked eager: the core places

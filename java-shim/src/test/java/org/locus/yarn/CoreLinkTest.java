@@ -185,8 +185,7 @@ public class CoreLinkTest {
       CoreFaults.panic(stray, "a replaced core's panic");
       assertNull(link.callEvents(stray, Collections.singletonList(node()),
           Collections.emptySet(), true));
-      assertNull(link.callHeartbeat(old,
-          CoreMessages.heartbeat(H1, Resource.newInstance(8192, 8), 1), H1.toString()));
+      assertNull(link.callOffers(old, offerH1(1), new ArrayList<>(), "node " + H1));
     } finally {
       logs.stopCapturing();
     }
@@ -195,8 +194,16 @@ public class CoreLinkTest {
     assertFalse(out, out.contains("out of service"));
     assertNull("the new core stays in service", link.rebuildIfNeeded());
     assertEquals(1, link.rebuilds());
-    assertNotNull(link.heartbeat(
-        CoreMessages.heartbeat(H1, Resource.newInstance(8192, 8), 2), H1.toString()));
+    // The new core took the offer: decided (nothing to place), not refused.
+    assertNull(link.offers(offerH1(2), new ArrayList<>(), "node " + H1));
+    String stats = link.current().stats();
+    assertEquals(stats, 1, CoreMessages.JSON.readTree(stats).path("heartbeats").asLong());
+  }
+
+  /** H1 offered with 8 GB and 8 cores free at {@code nowMs}, as a heartbeat. */
+  private static java.nio.ByteBuffer offerH1(long nowMs) {
+    return OffersFrame.encode(Collections.singletonList(H1),
+        Collections.singletonList(Resource.newInstance(8192, 8)), nowMs);
   }
 
   /**

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -70,12 +71,13 @@ public class CoreMessagesTest {
   }
 
   @Test
-  public void overcommittedNodeReportsNothingFreeRatherThanNegative() throws Exception {
-    JsonNode hb = CoreMessages.JSON.readTree(
-        CoreMessages.heartbeat(node, Resource.newInstance(-512, -1), 42L));
-    assertEquals(0, hb.get("unallocated").get("memory_mb").asLong());
-    assertEquals(0, hb.get("unallocated").get("vcores").asInt());
-    assertEquals(42L, hb.get("now_ms").asLong());
+  public void overcommittedNodeIsOfferedNothingFreeRatherThanNegative() throws Exception {
+    ByteBuffer offer = OffersFrame.encode(Collections.singletonList(node),
+        Collections.singletonList(Resource.newInstance(-512, -1)), 42L)
+        .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    assertEquals(42L, offer.getLong(8));
+    assertEquals(0L, offer.getLong(OffersFrame.HEADER_BYTES));
+    assertEquals(0, offer.getInt(OffersFrame.HEADER_BYTES + 8));
   }
 
   /** The frames' locality codes (0 node, 1 rack, 2 off-switch) and names agree both ways. */

@@ -3,10 +3,13 @@ package org.locus.yarn;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -17,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.log4j.AppenderSkeleton;
 import org.apache.log4j.Level;
 import org.apache.log4j.spi.LoggingEvent;
@@ -26,8 +31,12 @@ import org.junit.Test;
 public class LocusCoreTest {
   private static final String NODE_H1 = "{\"type\":\"node_added\",\"node\":\"h1:8041\",\"host\":\"h1\","
       + "\"rack\":\"/rack1\",\"capability\":{\"memory_mb\":8192,\"vcores\":8}}";
-  private static final String HEARTBEAT_H1 = "{\"node\":\"h1:8041\","
-      + "\"unallocated\":{\"memory_mb\":8192,\"vcores\":8},\"now_ms\":1000}";
+
+  /** h1's heartbeat as the shim offers it: one node of an offers frame, 8 GB and 8 cores free. */
+  private static ByteBuffer offerH1() {
+    return OffersFrame.encode(Collections.singletonList(NodeId.newInstance("h1", 8041)),
+        Collections.singletonList(Resource.newInstance(8192, 8)), 1000L);
+  }
 
   @BeforeClass
   public static void loadLibrary() {
@@ -62,7 +71,7 @@ public class LocusCoreTest {
     LocusCore core = LocusCore.open("{}");
     core.close();
     assertThrows(LocusException.class, () -> core.events("[]"));
-    assertThrows(LocusException.class, () -> core.heartbeat(HEARTBEAT_H1));
+    assertThrows(LocusException.class, () -> core.offers(offerH1()));
     assertThrows(LocusException.class, () -> core.reconfigure("{}"));
   }
 
@@ -71,7 +80,7 @@ public class LocusCoreTest {
     for (Runnable call : new Runnable[] {
         () -> LocusNative.stats(0),
         () -> LocusNative.events(0, "[]"),
-        () -> LocusNative.heartbeat(0, HEARTBEAT_H1),
+        () -> LocusNative.decide(0, offerH1(), offerH1().limit()),
         () -> LocusNative.reconfigure(0, "{}"),
         () -> LocusNative.capacityQueues(0),
         () -> LocusNative.close(0)}) {
@@ -112,10 +121,6 @@ public class LocusCoreTest {
     assertTrue(e.getMessage(), e.getMessage().contains("locus.policy"));
 
     try (LocusCore core = LocusCore.open("{}")) {
-      e = assertThrows(LocusException.class, () -> core.heartbeat("{\"node\":\"h1:8041\"}"));
-      assertTrue(e.getMessage(), e.getMessage().startsWith("malformed heartbeat JSON"));
-      assertTrue(e.getMessage(), e.getMessage().contains("unallocated"));
-
       e = assertThrows(LocusException.class,
           () -> core.events("[" + NODE_H1 + ",{\"type\":\"node_added\",\"node\":\"h2:8041\"}]"));
       assertTrue(e.getMessage(), e.getMessage().startsWith("event 1 (node_added) rejected"));
@@ -141,7 +146,7 @@ public class LocusCoreTest {
       assertTrue(e.getMessage(), e.getMessage().contains("application_9_0001"));
       assertEquals(1, statsCounter(core.stats(), "nodes"));
       // The node from the refused batch is usable.
-      assertTrue(core.heartbeat(HEARTBEAT_H1).startsWith("{\"decisions\":[]"));
+      assertNull(core.offers(offerH1()));
     }
   }
 
@@ -174,8 +179,8 @@ public class LocusCoreTest {
           int heartbeats = 0;
           for (int i = 0; i < rounds; i++) {
             if (id % 2 == 0) {
-              String response = core.heartbeat(HEARTBEAT_H1);
-              assertTrue(response, response.startsWith("{\"decisions\":"));
+              // No application asks: the offer is decided, with nothing to place, and not refused.
+              assertNull(core.offers(offerH1()));
               heartbeats++;
             } else {
               core.events("[{\"type\":\"app_added\",\"app\":\"application_1_" + id + "_" + i

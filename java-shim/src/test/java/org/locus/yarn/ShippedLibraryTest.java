@@ -36,7 +36,7 @@ public class ShippedLibraryTest {
         text.contains(TRIGGER));
     assertFalse("the shipped library exports a test-only lock hold", text.contains(HOLD));
     assertFalse("the shipped library still exports its other entry points",
-        !text.contains("Java_org_locus_yarn_LocusNative_heartbeat"));
+        !text.contains("Java_org_locus_yarn_LocusNative_decide"));
   }
 
   @Test
