@@ -39,6 +39,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
@@ -301,6 +302,27 @@ public class LocusScheduler
   Configuration preemptionConfiguration() {
     QueueFile file = queueFile;
     return file != null ? file.configuration() : confInForce();
+  }
+
+  /**
+   * CapacityScheduler's answer for the queue at {@code path}: preemption is off everywhere while
+   * the RM's monitor is off; otherwise {@code disable_preemption} as set on the queue or, unset,
+   * as its parent has it (root's default: enabled). The core applies the same rule to its rounds.
+   */
+  public boolean isPreemptionDisabled(String path) {
+    Configuration conf = preemptionConfiguration();
+    if (!conf.getBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS,
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS)) {
+      return true;
+    }
+    boolean disabled = false;
+    StringBuilder prefix = new StringBuilder();
+    for (String part : path.split("\\.")) {
+      prefix.append(prefix.length() == 0 ? "" : ".").append(part);
+      disabled = conf.getBoolean(CapacitySchedulerConfiguration.PREFIX + prefix
+          + ".disable_preemption", disabled);
+    }
+    return disabled;
   }
 
   /** The core's counters as JSON (allocations by locality, heartbeats, decisions, ...). */

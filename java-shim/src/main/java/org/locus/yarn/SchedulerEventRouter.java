@@ -144,8 +144,13 @@ final class SchedulerEventRouter {
         // The RM's own verdict (a node shrunk below what runs on it and its overcommit
         // timeout passed) or a preemption whose wait is over: the container must go.
         RMContainer c = ((ContainerPreemptEvent) event).getContainer();
+        // A kill that lost the race with the container's own end takes nothing.
+        boolean live = scheduler.getRMContainer(c.getContainerId()) != null;
         scheduler.completedContainer(c, SchedulerUtils.createPreemptedContainerStatus(
             c.getContainerId(), SchedulerUtils.PREEMPTED_CONTAINER), RMContainerEventType.KILL);
+        if (live) {
+          metrics.containerPreempted();
+        }
         break;
       }
       case MARK_CONTAINER_FOR_PREEMPTION: {
@@ -153,8 +158,12 @@ final class SchedulerEventRouter {
         // in its next allocate response, before any kill.
         ContainerPreemptEvent e = (ContainerPreemptEvent) event;
         FiCaSchedulerApp app = scheduler.getApplicationAttempt(e.getAppId());
-        if (app != null) {
-          app.markContainerForPreemption(e.getContainer().getContainerId());
+        ContainerId id = e.getContainer().getContainerId();
+        // The core marks a container once per selection (a mark not renewed is forgotten and
+        // may come again); one that ended meanwhile takes nothing.
+        if (app != null && scheduler.getRMContainer(id) != null) {
+          app.markContainerForPreemption(id);
+          metrics.containerMarkedForPreemption();
         }
         break;
       }

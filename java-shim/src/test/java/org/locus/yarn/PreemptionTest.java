@@ -1,5 +1,7 @@
 package org.locus.yarn;
 
+import static org.apache.hadoop.test.MetricsAsserts.getLongCounter;
+import static org.apache.hadoop.test.MetricsAsserts.getMetrics;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
@@ -12,6 +14,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.apache.hadoop.metrics2.MetricsRecordBuilder;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
@@ -118,6 +121,9 @@ public class PreemptionTest {
     int appPreempted;
     long appPreemptedMb;
     long appPreemptedMbSeconds;
+    /** Locus's metrics2 source (Locus only): containers marked for preemption, then killed. */
+    long metricsMarked = -1;
+    long metricsPreempted = -1;
   }
 
   private Outcome run(boolean capacityScheduler, boolean monitor, int steps) throws Exception {
@@ -207,6 +213,10 @@ public class PreemptionTest {
           out.aPreemptedInRest = q.path("locus").path("preemptedContainers").asLong(-1);
         }
       }
+      MetricsRecordBuilder rb = getMetrics(((LocusScheduler) rm.getResourceScheduler())
+          .getLocusMetrics());
+      out.metricsMarked = getLongCounter("ContainersMarkedForPreemption", rb);
+      out.metricsPreempted = getLongCounter("ContainersPreempted", rb);
     }
     RMAppMetrics app = appA.getRMAppMetrics();
     out.appPreempted = app.getNumNonAMContainersPreempted();
@@ -259,6 +269,10 @@ public class PreemptionTest {
     assertEquals("queue a's AggregateContainersPreempted", cs.aPreempted, locus.aPreempted);
     assertEquals("root's AggregateContainersPreempted", cs.rootPreempted, locus.rootPreempted);
     assertEquals("queue a's preempted containers in REST", cs.aPreempted, locus.aPreemptedInRest);
+    assertEquals("containers preempted in Locus's metrics source", cs.aPreempted,
+        locus.metricsPreempted);
+    assertTrue("every preempted container was marked first in Locus's metrics source ("
+        + locus.metricsMarked + " marked)", locus.metricsMarked >= locus.metricsPreempted);
     assertEquals("queue a's AggregateMemoryMBPreempted", cs.aPreemptedMb, locus.aPreemptedMb);
     assertTrue("queue a's AggregateMemoryMBSecondsPreempted under CapacityScheduler",
         cs.aPreemptedMbSeconds > 0);

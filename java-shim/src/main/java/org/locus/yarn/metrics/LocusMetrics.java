@@ -15,6 +15,7 @@ import org.apache.hadoop.metrics2.MetricsSystem;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.metrics2.lib.Interns;
 import org.apache.hadoop.metrics2.lib.MetricsRegistry;
+import org.apache.hadoop.metrics2.lib.MutableCounterLong;
 import org.apache.hadoop.metrics2.lib.MutableRate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,6 +62,12 @@ public final class LocusMetrics implements MetricsSource {
           "Time the RM's dispatcher spent handing one node heartbeat to Locus (us)");
   private final MutableRate allocate =
       registry.newRate("AllocateTime", "Time one AM allocate() call spent in the scheduler (us)");
+  // Counted where the shim carries preemption out, whichever monitor chose the containers.
+  private final MutableCounterLong markedForPreemption = registry.newCounter(
+      "ContainersMarkedForPreemption",
+      "Containers whose application was told they will be taken back (PreemptionMessage)", 0L);
+  private final MutableCounterLong preempted = registry.newCounter("ContainersPreempted",
+      "Containers killed with a preempted exit status", 0L);
   private final Timing heartbeatTotals = new Timing();
   private final Timing allocateTotals = new Timing();
   private final Window heartbeatWindow = new Window("HeartbeatTimeUs", "Heartbeat time",
@@ -111,6 +118,16 @@ public final class LocusMetrics implements MetricsSource {
       DefaultMetricsSystem.instance().unregisterSource(registeredAs);
       registeredAs = null;
     }
+  }
+
+  /** A container newly marked for preemption; its application hears of it next allocate(). */
+  public void containerMarkedForPreemption() {
+    markedForPreemption.incr();
+  }
+
+  /** A container killed with a preempted status. */
+  public void containerPreempted() {
+    preempted.incr();
   }
 
   /** On the dispatcher, for every NODE_UPDATE: lock-free. */

@@ -15,6 +15,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.util.resource.Resources;
+import org.locus.yarn.LocusScheduler;
 
 /**
  * One queue as the web UI and REST show it, with its children: read only through the public
@@ -58,6 +59,8 @@ public final class QueueView {
   /** Containers killed with a preempted status, and their memory, since the RM started. */
   public final long preemptedContainers;
   public final long preemptedMemoryMb;
+  /** CapacityScheduler's {@code preemptionDisabled}: may this queue's containers be taken? */
+  public final boolean preemptionDisabled;
   public final int appsSubmitted;
   public final int appsPending;
   public final int appsRunning;
@@ -139,6 +142,8 @@ public final class QueueView {
     this.reservedContainers = m == null ? 0 : m.getReservedContainers();
     this.preemptedContainers = m == null ? 0 : m.getAggregatePreemptedContainers();
     this.preemptedMemoryMb = m == null ? 0 : m.getAggregateMemoryMBPreempted();
+    this.preemptionDisabled = !(scheduler instanceof LocusScheduler)
+        || ((LocusScheduler) scheduler).isPreemptionDisabled(path);
     this.appsSubmitted = m == null ? 0 : m.getAppsSubmitted();
     this.appsPending = m == null ? 0 : m.getAppsPending();
     this.appsRunning = m == null ? 0 : m.getAppsRunning();

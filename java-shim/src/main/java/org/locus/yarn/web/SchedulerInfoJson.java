@@ -88,6 +88,9 @@ public final class SchedulerInfoJson {
       n.put("numActiveApplications", q.appsRunning);
       n.put("numPendingApplications", q.appsPending);
       n.put("numContainers", q.allocatedContainers);
+      n.put("preemptionDisabled", q.preemptionDisabled);
+      // Locus refuses intra-queue preemption's keys at start, so it never runs in any queue.
+      n.put("intraQueuePreemptionDisabled", true);
     } else {
       n.set("queues", children(q));
     }

@@ -1,0 +1,115 @@
+package org.locus.yarn.web;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.ServerSocket;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.commons.io.IOUtils;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
+import org.junit.Test;
+import org.locus.yarn.LocusScheduler;
+
+/**
+ * Each queue's {@code preemptionDisabled} and {@code intraQueuePreemptionDisabled} in
+ * {@code /ws/v1/cluster/scheduler}, under CapacityScheduler and under Locus for the same files:
+ * with the monitor off (Hadoop's default) every queue reports preemption disabled; with it on,
+ * {@code disable_preemption} is inherited down the tree and a child may turn it back on.
+ */
+public class PreemptionSettingsRestTest {
+  private static final String CS = CapacitySchedulerConfiguration.PREFIX;
+  private static final String PCPP = "org.apache.hadoop.yarn.server.resourcemanager.monitor."
+      + "capacity.ProportionalCapacityPreemptionPolicy";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** a (a1, a2) and b; a's preemption off, a2 turns it back on. */
+  private static YarnConfiguration tree(boolean monitor) {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.set(CS + "root.queues", "a,b");
+    conf.set(CS + "root.a.capacity", "50");
+    conf.set(CS + "root.b.capacity", "50");
+    conf.set(CS + "root.a.queues", "a1,a2");
+    conf.set(CS + "root.a.a1.capacity", "50");
+    conf.set(CS + "root.a.a2.capacity", "50");
+    conf.set(CS + "root.a.disable_preemption", "true");
+    conf.set(CS + "root.a.a2.disable_preemption", "false");
+    if (monitor) {
+      conf.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
+      conf.set(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES, PCPP);
+    }
+    return conf;
+  }
+
+  /** Each queue below root by path: its two preemption flags. */
+  private static Map<String, String> flags(Class<? extends ResourceScheduler> scheduler,
+      YarnConfiguration conf) throws Exception {
+    conf.setClass(YarnConfiguration.RM_SCHEDULER, scheduler, ResourceScheduler.class);
+    conf.setBoolean("mockrm.webapp.enabled", true);
+    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + freePort());
+    MockRM rm = new MockRM(conf);
+    rm.start();
+    try {
+      JsonNode info = JSON.readTree(get(rm, "/ws/v1/cluster/scheduler"))
+          .path("scheduler").path("schedulerInfo");
+      return collect(info, new LinkedHashMap<>());
+    } finally {
+      rm.stop();
+    }
+  }
+
+  private static Map<String, String> collect(JsonNode parent, Map<String, String> out) {
+    for (JsonNode q : parent.path("queues").path("queue")) {
+      out.put(q.path("queuePath").asText(), "preemptionDisabled="
+          + q.path("preemptionDisabled").asText("absent") + " intraQueuePreemptionDisabled="
+          + q.path("intraQueuePreemptionDisabled").asText("absent"));
+      collect(q, out);
+    }
+    return out;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static String get(MockRM rm, String path) throws IOException {
+    URL url = new URL("http://" + rm.getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS) + path);
+    HttpURLConnection c = (HttpURLConnection) url.openConnection();
+    c.setRequestProperty("Accept", "application/json");
+    int status = c.getResponseCode();
+    InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
+    String body = in == null ? "" : IOUtils.toString(in, StandardCharsets.UTF_8);
+    assertEquals("GET " + path + " answered " + body, 200, status);
+    return body;
+  }
+
+  @Test
+  public void withTheMonitorOffEveryQueueReportsPreemptionDisabledAsUnderCapacityScheduler()
+      throws Exception {
+    Map<String, String> cs = flags(CapacityScheduler.class, tree(false));
+    assertEquals(4, cs.size());
+    assertEquals(cs, flags(LocusScheduler.class, tree(false)));
+  }
+
+  @Test
+  public void withTheMonitorOnDisablePreemptionIsInheritedAsUnderCapacityScheduler()
+      throws Exception {
+    Map<String, String> cs = flags(CapacityScheduler.class, tree(true));
+    assertFalse("CapacityScheduler: b may be preempted " + cs,
+        cs.get("root.b").startsWith("preemptionDisabled=true"));
+    assertEquals(cs, flags(LocusScheduler.class, tree(true)));
+  }
+}
