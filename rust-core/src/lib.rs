@@ -21,10 +21,7 @@
 //! - [`names`]: interned host/rack names for cheap heartbeat lookups.
 //! - [`fast_hash`]: the hasher of the hot maps (ids and names from the RM).
 
-pub mod app;
-pub mod ask;
 pub mod config;
-pub mod container;
 pub mod core;
 pub mod decisions_frame;
 pub mod digest;
@@ -33,23 +30,19 @@ pub mod events_frame;
 pub mod fast_hash;
 pub mod frame;
 pub mod hints;
-pub mod inflight;
-pub mod names;
-pub mod node;
 pub mod offers;
 pub mod papers;
 pub mod policy;
 pub mod preemption;
 pub mod profile;
-pub mod profile_writer;
 pub mod protocol;
-pub mod queue;
-pub mod rejections;
 pub mod schedule;
 pub mod side_files;
 pub mod state;
-pub mod topology;
-mod waiting;
+
+pub use crate::profile::writer as profile_writer;
+pub(crate) use crate::state::waiting;
+pub use crate::state::{app, ask, container, inflight, names, node, queue, rejections, topology};
 
 pub use crate::app::{SlotKind, TaskKind, MAX_BLACKLIST_PLACES};
 pub use crate::config::Config;

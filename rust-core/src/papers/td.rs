@@ -9,7 +9,10 @@
 //! the adapter calls [`TdScheduler::slot_freed`] once per free map slot (Algorithm 1's input: "an
 //! empty slot s on node n; the last task of s belongs to job j"). See `docs/design/papers-td.md`.
 
+pub mod hot_queue;
 mod hotspot;
+mod map_containers;
+pub mod yarn;
 
 pub use hotspot::HotQueue;
 use hotspot::NodeHotQueue;

@@ -11,25 +11,20 @@
 //! only read state. YARN's counting rules (rows, relax_locality, fit) are enforced by the
 //! procedure whatever the layers say, so no layer can make the core emit an impossible decision.
 
-mod am_share;
+pub(crate) mod am_share;
 pub mod capacity;
 pub mod capacity_tree;
 mod delay;
 mod fair;
 mod fifo;
-pub mod fresh;
-mod fresh_slots;
 mod fsp;
 mod hadoop;
-mod hot_queue;
 mod hotspot_off;
-mod joss;
-mod map_asks;
-mod map_containers;
-mod matchmaking;
-pub mod mrosa;
-mod static_slots;
-mod td;
+pub(crate) mod map_asks;
+pub(crate) mod static_slots;
+
+pub use crate::papers::fresh::yarn as fresh;
+pub use crate::papers::mrosa::yarn as mrosa;
 
 use crate::app::{App, Arrival, SlotKind, TaskKind};
 use crate::ask::{AskTable, SchedulerKey};
@@ -45,16 +40,16 @@ pub use delay::DelayScheduling;
 pub use fair::{dominant_share, Fair};
 pub use fifo::Fifo;
 pub use fresh::FreshPolicy;
-pub use fresh_slots::{FreshDynamicSlots, FreshStaticSlots};
+pub use crate::papers::fresh::slots::{FreshDynamicSlots, FreshStaticSlots};
 pub use fsp::{Fsp, AM_STARTING_MS};
 pub use hadoop::HadoopLocality;
-pub use hot_queue::HotQueueGuard;
+pub use crate::papers::td::hot_queue::HotQueueGuard;
 pub use hotspot_off::NoHotspotGuard;
-pub use joss::{rebuild_blocks, JossPolicy};
-pub use matchmaking::MatchmakingLocality;
+pub use crate::papers::joss::yarn::{rebuild_blocks, JossPolicy};
+pub use crate::papers::matchmaking::yarn::MatchmakingLocality;
 pub use mrosa::{FlaggedJob, MrosaPolicy, ScaleOutAdvice};
 pub use static_slots::StaticSlots;
-pub use td::TdPolicy;
+pub use crate::papers::td::yarn::TdPolicy;
 
 /// FairScheduler's default `maxAMShare`, the AM bound of every policy.
 pub const MAX_AM_SHARE: f64 = 0.5;

@@ -35,8 +35,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::fresh::outstanding;
-use super::{JobPolicy, PolicyReport};
+use crate::papers::fresh::yarn::outstanding;
+use crate::policy::{JobPolicy, PolicyReport};
 use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
 use crate::fast_hash::FastSet;
@@ -787,7 +787,7 @@ impl JobPolicy for MrosaPolicy {
         // AMs go first only within the AM share (as under TD and JoSS): with every waiting AM
         // first, a burst of submissions filled the cluster with AMs whose maps then found no
         // room, and nothing ran again (docs/design/liveness.md). AMs beyond it wait in submission order.
-        let am_first = super::am_share::am_first(state);
+        let am_first = crate::policy::am_share::am_first(state);
         let first: FastSet<Arrival> = am_first.iter().copied().collect();
         let mut rest = Vec::new();
         // Sets, not `Vec::contains`: with thousands of jobs a scan per job made every heartbeat

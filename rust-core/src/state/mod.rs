@@ -3,6 +3,17 @@
 //! allocation, app usage, queue usage, slot usage, cluster capacity) in step, so a policy
 //! reading them never has to recompute a sum over the cluster.
 
+pub mod app;
+pub mod ask;
+pub mod container;
+pub mod inflight;
+pub mod names;
+pub mod node;
+pub mod queue;
+pub mod rejections;
+pub mod topology;
+pub(crate) mod waiting;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::app::{is_mapreduce, App, Arrival, Blacklist, FifoKey, SlotKind, TaskKind};

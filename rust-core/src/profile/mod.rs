@@ -21,6 +21,9 @@
 //! Both are optional fields of a format-2 profile: a store written before them loads, and the
 //! first run of each of its signatures claims that profile for its key.
 
+pub mod store;
+pub mod writer;
+
 use std::path::Path;
 
 use crate::app::{App, Arrival, TaskKind};

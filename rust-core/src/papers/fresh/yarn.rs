@@ -27,14 +27,14 @@
 //! - `t̄_m`, `t̄_r` before the job's first finished task: its profile (an earlier run with the same
 //!   signature), else `locus.profile.default-map-secs` / `-reduce-secs`.
 //!
-//! The same model also drives `locus.slots=fresh-dynamic` ([`super::fresh_slots`]), which is why
+//! The same model also drives `locus.slots=fresh-dynamic` ([`super::slots`]), which is why
 //! it sits behind a shared handle.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::{JobPolicy, Observed};
+use crate::policy::{JobPolicy, Observed};
 use crate::app::{App, Arrival, TaskKind};
 use crate::ask::AskTable;
 use crate::config::Config;
@@ -495,7 +495,7 @@ impl JobPolicy for FreshPolicy {
         // Waiting AMs beyond the AM share: after the admitted jobs' tasks, so AMs cannot take
         // the room those tasks need (docs/design/liveness.md).
         let mut am_later = Vec::new();
-        let am_limit = (state.capacity().memory_mb as f64 * super::MAX_AM_SHARE) as u64;
+        let am_limit = (state.capacity().memory_mb as f64 * crate::policy::MAX_AM_SHARE) as u64;
         let mut am_used = state.am_used().memory_mb;
         let mut fresh: Vec<(f64, usize, Arrival)> = Vec::new();
         let mut rest = Vec::new();

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use super::HotspotGuard;
+use crate::policy::HotspotGuard;
 use crate::app::{App, Arrival, TaskKind};
 use crate::names::NameId;
 use crate::node::Node;

@@ -13,9 +13,9 @@
 //! Both keep at least one slot of each kind so a map re-run cannot wait forever behind reduces
 //! that wait for it (the paper's slots never fail).
 
-use super::fresh::{lock, placeable, SharedFresh};
-use super::static_slots::share_of;
-use super::SlotConfigurator;
+use super::yarn::{lock, placeable, SharedFresh};
+use crate::policy::static_slots::share_of;
+use crate::policy::SlotConfigurator;
 use crate::app::{Arrival, SlotKind};
 use crate::config::Config;
 use crate::papers::fresh::{static_slot_configuration, JobProfile};

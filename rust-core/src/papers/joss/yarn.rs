@@ -19,10 +19,10 @@
 //! held: apps waiting for their AM come first, every app follows in FIFO order for the rest.
 //! Topology or profile changes rebuild JoSS's queues from the live jobs' outstanding asks.
 
-use super::map_asks::{map_demand, map_host_rows};
+use crate::policy::map_asks::{map_demand, map_host_rows};
 use std::collections::BTreeMap;
 
-use super::JobPolicy;
+use crate::policy::JobPolicy;
 use crate::app::{App, Arrival};
 use crate::error::CoreError;
 use crate::fast_hash::FastMap;
@@ -415,7 +415,7 @@ impl JobPolicy for JossPolicy {
             };
             self.reduce_ok.insert(app.arrival, ok);
         }
-        super::am_share::order_around(state, picks)
+        crate::policy::am_share::order_around(state, picks)
     }
 
     fn map_limit(&mut self, app: Arrival) -> u32 {
