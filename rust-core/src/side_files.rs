@@ -27,8 +27,8 @@ use std::time::Duration;
 
 use crate::error::CoreError;
 use crate::papers::joss::ProfileStore;
-use crate::policy::mrosa::PublicPool;
-use crate::topology::DatacenterMapping;
+use crate::papers::mrosa::yarn::PublicPool;
+use crate::state::topology::DatacenterMapping;
 
 /// Longest a start or a refresh waits for one file.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(10);

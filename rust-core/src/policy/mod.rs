@@ -23,33 +23,30 @@ mod hotspot_off;
 pub(crate) mod map_asks;
 pub(crate) mod static_slots;
 
-pub use crate::papers::fresh::yarn as fresh;
-pub use crate::papers::mrosa::yarn as mrosa;
-
-use crate::app::{App, Arrival, SlotKind, TaskKind};
-use crate::ask::{AskTable, SchedulerKey};
 use crate::config::{Config, HotspotKind, JobPolicyKind, LocalityKind, SlotsKind};
-use crate::container::Container;
 use crate::error::CoreError;
-use crate::node::Node;
 use crate::protocol::{CommitLimits, Locality, Resource};
+use crate::state::app::{App, Arrival, SlotKind, TaskKind};
+use crate::state::ask::{AskTable, SchedulerKey};
+use crate::state::container::Container;
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
+pub use crate::papers::fresh::slots::{FreshDynamicSlots, FreshStaticSlots};
+pub use crate::papers::fresh::yarn::FreshPolicy;
+pub use crate::papers::joss::yarn::{rebuild_blocks, JossPolicy};
+pub use crate::papers::matchmaking::yarn::MatchmakingLocality;
+pub use crate::papers::mrosa::yarn::{FlaggedJob, MrosaPolicy, ScaleOutAdvice};
+pub use crate::papers::td::hot_queue::HotQueueGuard;
+pub use crate::papers::td::yarn::TdPolicy;
 pub use capacity::{CapacityPolicy, CapacityQueue, CapacityQueues, ParentQueue, QueueState};
 pub use delay::DelayScheduling;
 pub use fair::{dominant_share, Fair};
 pub use fifo::Fifo;
-pub use fresh::FreshPolicy;
-pub use crate::papers::fresh::slots::{FreshDynamicSlots, FreshStaticSlots};
 pub use fsp::{Fsp, AM_STARTING_MS};
 pub use hadoop::HadoopLocality;
-pub use crate::papers::td::hot_queue::HotQueueGuard;
 pub use hotspot_off::NoHotspotGuard;
-pub use crate::papers::joss::yarn::{rebuild_blocks, JossPolicy};
-pub use crate::papers::matchmaking::yarn::MatchmakingLocality;
-pub use mrosa::{FlaggedJob, MrosaPolicy, ScaleOutAdvice};
 pub use static_slots::StaticSlots;
-pub use crate::papers::td::yarn::TdPolicy;
 
 /// FairScheduler's default `maxAMShare`, the AM bound of every policy.
 pub const MAX_AM_SHARE: f64 = 0.5;
@@ -335,7 +332,7 @@ pub struct Layers {
 impl Layers {
     pub fn from_config(cfg: &Config) -> Result<Layers, CoreError> {
         // FRESH's policy and its dynamic slots read one model (Algorithms 2-4 together).
-        let fresh_model = fresh::FreshModel::shared(cfg);
+        let fresh_model = crate::papers::fresh::yarn::FreshModel::shared(cfg);
         Ok(Layers {
             job: match cfg.policy {
                 JobPolicyKind::Fresh => Box::new(FreshPolicy::new(fresh_model.clone())),

@@ -14,12 +14,12 @@
 //! that wait for it (the paper's slots never fail).
 
 use super::yarn::{lock, placeable, SharedFresh};
-use crate::policy::static_slots::share_of;
-use crate::policy::SlotConfigurator;
-use crate::app::{Arrival, SlotKind};
 use crate::config::Config;
 use crate::papers::fresh::{static_slot_configuration, JobProfile};
+use crate::policy::static_slots::share_of;
+use crate::policy::SlotConfigurator;
 use crate::protocol::Resource;
+use crate::state::app::{Arrival, SlotKind};
 use crate::state::ClusterState;
 
 /// Algorithm 1 tries every `s_m` in 1..=S; beyond this many slots the split is computed on a

@@ -34,17 +34,17 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::policy::{JobPolicy, Observed};
-use crate::app::{App, Arrival, TaskKind};
-use crate::ask::AskTable;
 use crate::config::Config;
-use crate::container::Container;
 use crate::error::CoreError;
 use crate::fast_hash::{FastMap, FastSet};
-use crate::node::Node;
 use crate::papers::fresh::{DynamicSlotConfigurator, JobPhase, SlotKind as FreshSlot};
+use crate::policy::{JobPolicy, Observed};
 use crate::profile::parse_number;
 use crate::protocol::Resource;
+use crate::state::app::{App, Arrival, TaskKind};
+use crate::state::ask::AskTable;
+use crate::state::container::Container;
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 /// What an application's outstanding asks hold, by kind.
@@ -78,7 +78,7 @@ fn outstanding_where(app: &App, keep: impl Fn(&AskTable) -> bool) -> Outstanding
             continue;
         }
         let n = table.outstanding();
-        let size = table.row(crate::names::ANY_ID).map(|r| r.capability);
+        let size = table.row(crate::state::names::ANY_ID).map(|r| r.capability);
         match app.kind_of(key.priority) {
             k if k.is_map() => {
                 o.maps = o.maps.saturating_add(n);
@@ -100,7 +100,7 @@ fn am_size(app: &App) -> u64 {
     app.asks
         .tables()
         .filter(|(k, _)| app.kind_of(k.priority) == TaskKind::ApplicationMaster)
-        .filter_map(|(_, t)| t.row(crate::names::ANY_ID))
+        .filter_map(|(_, t)| t.row(crate::state::names::ANY_ID))
         .map(|r| r.capability.memory_mb)
         .next()
         .unwrap_or(0)
@@ -376,8 +376,8 @@ impl FreshModel {
             return;
         };
         let slot = match c.kind.slot() {
-            Some(crate::app::SlotKind::Map) => FreshSlot::Map,
-            Some(crate::app::SlotKind::Reduce) => FreshSlot::Reduce,
+            Some(crate::state::app::SlotKind::Map) => FreshSlot::Map,
+            Some(crate::state::app::SlotKind::Reduce) => FreshSlot::Reduce,
             None => return,
         };
         let Some(job) = self.jobs.get(&app.arrival) else {

@@ -22,16 +22,16 @@
 use crate::policy::map_asks::{map_demand, map_host_rows};
 use std::collections::BTreeMap;
 
-use crate::policy::JobPolicy;
-use crate::app::{App, Arrival};
 use crate::error::CoreError;
 use crate::fast_hash::FastMap;
-use crate::node::Node;
 use crate::papers::joss::{
     Assigner, BlockHosts, JossConfig, JossJob, JossScheduler, Placement, Policy, ProfileStore,
     Topology,
 };
+use crate::policy::JobPolicy;
 use crate::protocol::Resource;
+use crate::state::app::{App, Arrival};
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 const MAX_SLOTS_PER_HEARTBEAT: u32 = 256;

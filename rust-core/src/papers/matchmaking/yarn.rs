@@ -37,13 +37,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::policy::{locality_applies, LocalityTechnique};
-use crate::app::{App, Arrival};
-use crate::ask::{AskTable, SchedulerKey};
-use crate::names::{NameId, ANY_ID};
-use crate::node::Node;
 use crate::papers::matchmaking::{MapDemand, Matchmaker};
+use crate::policy::{locality_applies, LocalityTechnique};
 use crate::protocol::{Locality, Resource};
+use crate::state::app::{App, Arrival};
+use crate::state::ask::{AskTable, SchedulerKey};
+use crate::state::names::{NameId, ANY_ID};
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 pub struct MatchmakingLocality {

@@ -35,19 +35,19 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::papers::fresh::yarn::outstanding;
-use crate::policy::{JobPolicy, PolicyReport};
-use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
 use crate::fast_hash::FastSet;
-use crate::node::Node;
+use crate::papers::fresh::yarn::outstanding;
 use crate::papers::mrosa::{
     map_eet, priority_of, reduce_eet, schedule_private, schedule_public, schedule_running,
     InstanceType, MapTask, MrosaJob, PrivateContainer, PublicDecision, PublicSlot, ReduceTask,
     TaskKind as MTask, TaskRef, DEFAULT_INIT_SECS, DEFAULT_RHO,
 };
+use crate::policy::{JobPolicy, PolicyReport};
 use crate::profile::parse_number;
 use crate::protocol::Resource;
+use crate::state::app::{App, Arrival, TaskKind};
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 pub const MROSA_PUBLIC_FILE: &str = "locus.mrosa.public.file";
@@ -131,7 +131,7 @@ impl PublicPool {
     }
 
     pub fn load(path: &Path) -> Result<PublicPool, CoreError> {
-        let text = crate::topology::read_list_file(MROSA_PUBLIC_FILE, path)?;
+        let text = crate::state::topology::read_list_file(MROSA_PUBLIC_FILE, path)?;
         PublicPool::parse(&text, &path.display().to_string())
     }
 }

@@ -14,17 +14,17 @@
 //! job enters Q (waiting) when its first map asks arrive, with j.demand from its
 //! `locus.demand=` tag, else the profile of earlier runs, else its map count, capped at T.
 
-use crate::policy::map_asks::{map_asks, map_demand, map_host_rows_by_id};
 use super::map_containers::MapContainers;
+use crate::policy::map_asks::{map_asks, map_demand, map_host_rows_by_id};
 use std::collections::HashMap;
 
-use crate::policy::{JobPolicy, Observed};
-use crate::app::{App, Arrival};
 use crate::error::CoreError;
 use crate::fast_hash::FastMap;
-use crate::node::Node;
 use crate::papers::td::{TdConfig, TdScheduler};
+use crate::policy::{JobPolicy, Observed};
 use crate::protocol::Resource;
+use crate::state::app::{App, Arrival};
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 /// A node never frees more map slots than this in one heartbeat (guards tiny asks on big nodes).
