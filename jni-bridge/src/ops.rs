@@ -3,8 +3,8 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use locus_core::config::SideFiles;
 use locus_core::frame::{self, FrameRefused};
-use locus_core::side_files::SideFiles;
 use locus_core::{Core, Event, Heartbeat};
 use parking_lot::Mutex;
 use serde_json::Value;

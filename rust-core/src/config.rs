@@ -11,8 +11,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::CoreError;
+use crate::papers::mrosa::yarn::PublicPool;
 use crate::papers::td::TdConfig;
-use crate::side_files::SideFiles;
+use crate::profile::store::ProfileStore;
 use crate::state::topology::{DatacenterMapping, MAPPING_KEY};
 
 pub const POLICY: &str = "locus.policy";
@@ -907,6 +908,44 @@ fn parse_share(key: &str, value: &str) -> Result<f64, CoreError> {
                 "invalid value {value:?}; allowed: a number strictly between 0 and 1 (empty: no limit)"
             ),
         }),
+    }
+}
+
+/// What a core parsed from its side files, each with the path it came from: handed from a
+/// core that is being replaced to the one rebuilt in its place ([`crate::Core::into_side_files`],
+/// [`crate::Core::rebuilt`]).
+#[derive(Debug, Clone, Default)]
+pub struct SideFiles {
+    pub mapping: Option<(PathBuf, DatacenterMapping)>,
+    pub public_pool: Option<(PathBuf, PublicPool)>,
+    /// The profile store as the replaced core held it (what its writer was writing).
+    pub profiles: Option<(PathBuf, ProfileStore)>,
+}
+
+impl SideFiles {
+    pub fn is_empty(&self) -> bool {
+        self.mapping.is_none() && self.public_pool.is_none() && self.profiles.is_none()
+    }
+
+    pub(crate) fn mapping_of(&self, path: &Path) -> Option<&DatacenterMapping> {
+        self.mapping
+            .as_ref()
+            .filter(|(p, _)| p == path)
+            .map(|(_, m)| m)
+    }
+
+    pub(crate) fn public_pool_of(&self, path: &Path) -> Option<&PublicPool> {
+        self.public_pool
+            .as_ref()
+            .filter(|(p, _)| p == path)
+            .map(|(_, m)| m)
+    }
+
+    pub(crate) fn take_profiles_of(&mut self, path: &Path) -> Option<ProfileStore> {
+        match &self.profiles {
+            Some((p, _)) if p == path => self.profiles.take().map(|(_, s)| s),
+            _ => None,
+        }
     }
 }
 

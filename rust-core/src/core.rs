@@ -28,11 +28,13 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::config::SideFiles;
 use crate::config::{Config, JobPolicyKind, CAPACITY_QUEUES};
 use crate::error::CoreError;
+use crate::layers::Layers;
 use crate::papers::joss::ProfileStore;
 use crate::policy::{
-    CapacityQueue, FlaggedJob, Layers, Observed, PolicyReport, QueueState, ScaleOutAdvice,
+    CapacityQueue, FlaggedJob, Observed, PolicyReport, QueueState, ScaleOutAdvice,
 };
 use crate::profile::writer::ProfileWriter;
 use crate::profile::{Profiles, PROFILE_STORE_KEY};
@@ -41,7 +43,6 @@ use crate::protocol::{
     RefusedOffer,
 };
 use crate::schedule;
-use crate::side_files::SideFiles;
 use crate::state::ask::SchedulerKey;
 use crate::state::inflight::InFlight;
 use crate::state::rejections::{Rejections, WarnLimit};

@@ -30,6 +30,7 @@ pub mod events_frame;
 pub mod fast_hash;
 pub mod frame;
 pub mod hints;
+pub mod layers;
 pub mod offers;
 pub mod papers;
 pub mod policy;

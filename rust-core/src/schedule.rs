@@ -31,7 +31,8 @@
 //! AMs cannot fill the nodes ahead of the tasks they wait for.
 
 use crate::config::{Config, LocalityKind};
-use crate::policy::{locality_applies, JobPolicy, Layers};
+use crate::layers::Layers;
+use crate::policy::{locality_applies, JobPolicy};
 use crate::protocol::{Decision, Locality, Resource};
 use crate::state::app::{App, Arrival, SlotKind, TaskKind};
 use crate::state::ask::{AskTable, SchedulerKey, ANY};

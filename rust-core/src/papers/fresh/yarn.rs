@@ -34,12 +34,11 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::config::Config;
 use crate::error::CoreError;
 use crate::fast_hash::{FastMap, FastSet};
 use crate::papers::fresh::{DynamicSlotConfigurator, JobPhase, SlotKind as FreshSlot};
 use crate::policy::{JobPolicy, Observed};
-use crate::profile::parse_number;
+use crate::profile::{parse_number, ProfileDefaults};
 use crate::protocol::Resource;
 use crate::state::app::{App, Arrival, TaskKind};
 use crate::state::ask::AskTable;
@@ -199,8 +198,8 @@ pub fn lock(m: &SharedFresh) -> MutexGuard<'_, FreshModel> {
 }
 
 impl FreshModel {
-    pub fn shared(cfg: &Config) -> SharedFresh {
-        let model = DynamicSlotConfigurator::clamped(cfg.fresh.k, cfg.fresh.tau1, cfg.fresh.tau2);
+    pub fn shared(s: &FreshSettings, defaults: &ProfileDefaults) -> SharedFresh {
+        let model = DynamicSlotConfigurator::clamped(s.k, s.tau1, s.tau2);
         Arc::new(Mutex::new(FreshModel {
             model,
             phases: RefCell::default(),
@@ -210,8 +209,8 @@ impl FreshModel {
             counts: FastMap::default(),
             tasks: FastMap::default(),
             next_task: 0,
-            default_map_secs: cfg.profile_defaults.map_secs,
-            default_reduce_secs: cfg.profile_defaults.reduce_secs,
+            default_map_secs: defaults.map_secs,
+            default_reduce_secs: defaults.reduce_secs,
             map_size: None,
             reduce_size: None,
         }))

@@ -33,8 +33,6 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
 use crate::error::CoreError;
 use crate::fast_hash::FastSet;
 use crate::papers::fresh::yarn::outstanding;
@@ -43,8 +41,8 @@ use crate::papers::mrosa::{
     InstanceType, MapTask, MrosaJob, PrivateContainer, PublicDecision, PublicSlot, ReduceTask,
     TaskKind as MTask, TaskRef, DEFAULT_INIT_SECS, DEFAULT_RHO,
 };
-use crate::policy::{JobPolicy, PolicyReport};
-use crate::profile::parse_number;
+use crate::policy::{FlaggedJob, JobPolicy, PolicyReport, ScaleOutAdvice};
+use crate::profile::{parse_number, ProfileDefaults};
 use crate::protocol::Resource;
 use crate::state::app::{App, Arrival, TaskKind};
 use crate::state::node::Node;
@@ -182,26 +180,6 @@ impl MrosaSettings {
     }
 }
 
-/// Scale-out advice for the operator: start `count` instances of `instance_type`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ScaleOutAdvice {
-    pub app: String,
-    pub provider: String,
-    pub instance_type: String,
-    pub count: u32,
-    /// Dollars (eqs. 6-7).
-    pub estimated_cost: f64,
-    /// `SumCost < C_i` (true without a budget).
-    pub within_budget: bool,
-}
-
-/// A job no public instance type can finish before its deadline.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FlaggedJob {
-    pub app: String,
-    pub reason: String,
-}
-
 /// One job's map and reduce in the model's terms (every map alike, every reduce alike).
 struct TaskModel {
     map: MapTask,
@@ -317,11 +295,11 @@ fn earliest_rooms(
 }
 
 impl MrosaPolicy {
-    pub fn new(cfg: &crate::config::Config) -> Self {
+    pub fn new(s: &MrosaSettings, defaults: &ProfileDefaults) -> Self {
         MrosaPolicy {
-            s: cfg.mrosa.clone(),
-            default_map_secs: cfg.profile_defaults.map_secs,
-            default_reduce_secs: cfg.profile_defaults.reduce_secs,
+            s: s.clone(),
+            default_map_secs: defaults.map_secs,
+            default_reduce_secs: defaults.reduce_secs,
             public_allow: HashMap::new(),
             private_allow: HashMap::new(),
             node_type: None,
