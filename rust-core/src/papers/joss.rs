@@ -17,7 +17,7 @@ use crate::error::CoreError;
 use crate::fast_hash::FastMap;
 
 pub use crate::profile::store::{
-    JobObservation, JobProfile, JobSignature, ProfileKey, ProfileStore, Recorded, INPUT_TYPE_TAG,
+    JobObservation, JobProfile, JobSignature, ProfileKey, ProfileStore, Recorded,
 };
 pub use queues::{
     Assigner, BlockHosts, DatacenterQueues, JobBlocks, MapLocality, MapQueue, MapTask, ReduceTask,

@@ -97,23 +97,6 @@ impl TdConfig {
     }
 }
 
-/// Application tag carrying j.demand, e.g. `locus.demand=120`.
-pub const DEMAND_TAG: &str = "locus.demand=";
-
-/// j.demand from an application's tags: `Ok(None)` when absent, an error naming the application
-/// and the tag when the value is not a positive slot count.
-pub fn demand_from_tags(app: &str, tags: &[String]) -> Result<Option<u32>, CoreError> {
-    let Some(raw) = tags.iter().find_map(|t| t.strip_prefix(DEMAND_TAG)) else {
-        return Ok(None);
-    };
-    match raw.trim().parse::<u32>() {
-        Ok(n) if n > 0 => Ok(Some(n)),
-        _ => Err(CoreError::Protocol(format!(
-            "application {app}: tag {DEMAND_TAG}{raw} must be a positive number of map slots"
-        ))),
-    }
-}
-
 /// Formula (1): `H < (T − L·D)/d_max + L`. Above this, one job at `H·demand` would push the
 /// others below `L·demand` and create sticky slots. `None` when nothing is co-scheduled.
 pub fn upper_bound_limit(
@@ -1766,27 +1749,6 @@ mod tests {
         td.observe_map_time("p", 30.0).unwrap();
         assert_eq!(td.amt("p"), Some(25.0));
         assert_eq!(td.adults_by_amt(), vec!["q", "p"]);
-    }
-
-    #[test]
-    fn demand_comes_from_the_application_tag() {
-        let tags = |v: &[&str]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            demand_from_tags("app_1", &tags(&["x", "locus.demand=120"])),
-            Ok(Some(120))
-        );
-        assert_eq!(
-            demand_from_tags("app_1", &tags(&["locus.deadline=60"])),
-            Ok(None)
-        );
-        let err = demand_from_tags("app_7", &tags(&["locus.demand=lots"]))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("app_7") && err.contains("locus.demand=lots"),
-            "{err}"
-        );
-        assert!(demand_from_tags("app_7", &tags(&["locus.demand=0"])).is_err());
     }
 
     #[test]
