@@ -3,8 +3,8 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use locus_core::config::SideFiles;
 use locus_core::frame::{self, FrameRefused};
-use locus_core::side_files::SideFiles;
 use locus_core::{Core, Event, Heartbeat};
 use parking_lot::Mutex;
 use serde_json::Value;
@@ -806,8 +806,8 @@ mod tests {
     /// snapshot the shim then sends makes them agree again.
     #[test]
     fn a_different_asks_digest_names_the_app_until_a_snapshot_mends_it() {
-        use locus_core::ask::SchedulerKey;
         use locus_core::digest::of_totals;
+        use locus_core::state::ask::SchedulerKey;
         let key = SchedulerKey {
             priority: 20,
             allocation_request_id: 0,
@@ -938,7 +938,7 @@ mod tests {
             count,
             relax_locality: true,
         };
-        let key = locus_core::ask::SchedulerKey {
+        let key = locus_core::state::ask::SchedulerKey {
             priority: 20,
             allocation_request_id: 0,
         };

@@ -18,8 +18,8 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use locus_core::ask::{DEFAULT_MAX_ASK_ROWS, DEFAULT_MAX_RESOURCE_NAMES};
 use locus_core::fast_hash::colliding_names;
+use locus_core::state::ask::{DEFAULT_MAX_ASK_ROWS, DEFAULT_MAX_RESOURCE_NAMES};
 use locus_core::{Ask, ContainerInfo, Core, Event, Heartbeat, Resource};
 
 #[path = "common/cpu_time.rs"]

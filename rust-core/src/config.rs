@@ -11,9 +11,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::CoreError;
+use crate::papers::mrosa::yarn::PublicPool;
 use crate::papers::td::TdConfig;
-use crate::side_files::SideFiles;
-use crate::topology::{DatacenterMapping, MAPPING_KEY};
+use crate::profile::store::ProfileStore;
+use crate::state::topology::{DatacenterMapping, MAPPING_KEY};
 
 pub const POLICY: &str = "locus.policy";
 pub const LOCALITY: &str = "locus.locality";
@@ -30,8 +31,8 @@ pub use crate::policy::capacity_tree::CAPACITY_TREE;
 pub const CAPACITY_IGNORE_FILE: &str = "locus.capacity.ignore-file";
 /// Read by the shim, which alone sees the RM's resource types; the core only checks the value.
 pub const RESOURCE_TYPES_IGNORE: &str = "locus.resource-types.ignore";
-pub use crate::policy::fresh::{FRESH_K, FRESH_TAU1, FRESH_TAU2};
-pub use crate::policy::mrosa::{
+pub use crate::papers::fresh::yarn::{FRESH_K, FRESH_TAU1, FRESH_TAU2};
+pub use crate::papers::mrosa::yarn::{
     MROSA_INIT_SECS, MROSA_PRIVATE_BANDWIDTH, MROSA_PRIVATE_MIPS, MROSA_PUBLIC_FILE, MROSA_RHO,
     MROSA_SPLIT_MB,
 };
@@ -48,8 +49,8 @@ pub const TD_HOTSPOT_READERS: &str = "locus.td.hotspot-readers";
 pub const TD_SPLIT_BYTES: &str = "locus.td.split-bytes";
 pub const TD_BANDWIDTH: &str = "locus.td.bandwidth";
 pub use crate::hints::HINTS_TRUSTED;
-pub const APP_MAX_ASK_ROWS: &str = crate::ask::MAX_ASK_ROWS_KEY;
-pub const APP_MAX_RESOURCE_NAMES: &str = crate::ask::MAX_RESOURCE_NAMES_KEY;
+pub const APP_MAX_ASK_ROWS: &str = crate::state::ask::MAX_ASK_ROWS_KEY;
+pub const APP_MAX_RESOURCE_NAMES: &str = crate::state::ask::MAX_RESOURCE_NAMES_KEY;
 
 /// How the sample `hadoop-conf/yarn-site.xml` shows a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -515,9 +516,9 @@ pub struct Config {
     /// JoSS's td; `None` = k/(k−1) for k datacenters (Eq. 8).
     pub joss_threshold: Option<f64>,
     /// FRESH's k, τ1, τ2.
-    pub fresh: crate::policy::fresh::FreshSettings,
+    pub fresh: crate::papers::fresh::yarn::FreshSettings,
     /// MROSA's ρ, T_init, private speed, public pool.
-    pub mrosa: crate::policy::mrosa::MrosaSettings,
+    pub mrosa: crate::papers::mrosa::yarn::MrosaSettings,
     /// `capacity`'s queues: `locus.capacity.queues` when set, else capacity-scheduler.xml's tree
     /// (`locus.capacity.tree`, written by the shim), else `default:100`.
     pub capacity: crate::policy::capacity::CapacityQueues,
@@ -531,7 +532,7 @@ pub struct Config {
     /// `locus.hints.trusted`.
     pub hints_trusted: crate::hints::TrustedSubmitters,
     /// `locus.app.max-ask-rows` and `locus.app.max-resource-names`.
-    pub app_limits: crate::ask::AskLimits,
+    pub app_limits: crate::state::ask::AskLimits,
     /// The system-wide application maximum and the one queue's outside `capacity`, from
     /// capacity-scheduler.xml (`locus.capacity.tree`) whatever the policy.
     pub submission: crate::policy::capacity_tree::SubmissionLimits,
@@ -907,6 +908,44 @@ fn parse_share(key: &str, value: &str) -> Result<f64, CoreError> {
                 "invalid value {value:?}; allowed: a number strictly between 0 and 1 (empty: no limit)"
             ),
         }),
+    }
+}
+
+/// What a core parsed from its side files, each with the path it came from: handed from a
+/// core that is being replaced to the one rebuilt in its place ([`crate::Core::into_side_files`],
+/// [`crate::Core::rebuilt`]).
+#[derive(Debug, Clone, Default)]
+pub struct SideFiles {
+    pub mapping: Option<(PathBuf, DatacenterMapping)>,
+    pub public_pool: Option<(PathBuf, PublicPool)>,
+    /// The profile store as the replaced core held it (what its writer was writing).
+    pub profiles: Option<(PathBuf, ProfileStore)>,
+}
+
+impl SideFiles {
+    pub fn is_empty(&self) -> bool {
+        self.mapping.is_none() && self.public_pool.is_none() && self.profiles.is_none()
+    }
+
+    pub(crate) fn mapping_of(&self, path: &Path) -> Option<&DatacenterMapping> {
+        self.mapping
+            .as_ref()
+            .filter(|(p, _)| p == path)
+            .map(|(_, m)| m)
+    }
+
+    pub(crate) fn public_pool_of(&self, path: &Path) -> Option<&PublicPool> {
+        self.public_pool
+            .as_ref()
+            .filter(|(p, _)| p == path)
+            .map(|(_, m)| m)
+    }
+
+    pub(crate) fn take_profiles_of(&mut self, path: &Path) -> Option<ProfileStore> {
+        match &self.profiles {
+            Some((p, _)) if p == path => self.profiles.take().map(|(_, s)| s),
+            _ => None,
+        }
     }
 }
 

@@ -28,23 +28,24 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::ask::SchedulerKey;
+use crate::config::SideFiles;
 use crate::config::{Config, JobPolicyKind, CAPACITY_QUEUES};
 use crate::error::CoreError;
-use crate::inflight::InFlight;
+use crate::layers::Layers;
 use crate::papers::joss::ProfileStore;
 use crate::policy::{
-    CapacityQueue, FlaggedJob, Layers, Observed, PolicyReport, QueueState, ScaleOutAdvice,
+    CapacityQueue, FlaggedJob, Observed, PolicyReport, QueueState, ScaleOutAdvice,
 };
+use crate::profile::writer::ProfileWriter;
 use crate::profile::{Profiles, PROFILE_STORE_KEY};
-use crate::profile_writer::ProfileWriter;
 use crate::protocol::{
     Ask, AskRef, Decision, Event, Heartbeat, HeartbeatResponse, Locality, OffersResponse,
     RefusedOffer,
 };
-use crate::rejections::{Rejections, WarnLimit};
 use crate::schedule;
-use crate::side_files::SideFiles;
+use crate::state::ask::SchedulerKey;
+use crate::state::inflight::InFlight;
+use crate::state::rejections::{Rejections, WarnLimit};
 use crate::state::{AppSpec, ClusterState};
 
 /// Counters a user or a test can read (over JNI: `LocusNative.stats`).
@@ -768,7 +769,7 @@ impl Core {
             }
             Event::AppBlacklist { app, places } => {
                 let n = places.len();
-                let list = crate::app::Blacklist::new(places)
+                let list = crate::state::app::Blacklist::new(places)
                     .map_err(|e| CoreError::Protocol(format!("app_blacklist for {app}: {e}")))?;
                 let a = self
                     .state
@@ -804,7 +805,7 @@ impl Core {
             Event::AttemptRemoved { app, attempt } => match self.state.app_mut_by_id(&app) {
                 Some(a) => {
                     a.attempt = None;
-                    a.asks = crate::ask::AppAsks::emptied_after(&a.asks);
+                    a.asks = crate::state::ask::AppAsks::emptied_after(&a.asks);
                     // The next attempt's list is its own (the shim sends it if not empty).
                     a.blacklist = Default::default();
                     self.in_flight.forget_app(&app);
@@ -995,7 +996,9 @@ impl Core {
             let kind = self
                 .state
                 .app_by_id(&d.app)
-                .map_or(crate::app::TaskKind::Generic, |a| a.kind_of(d.priority));
+                .map_or(crate::state::app::TaskKind::Generic, |a| {
+                    a.kind_of(d.priority)
+                });
             self.in_flight.add(d, node.host_id, node.rack_id, kind);
             self.stats.decided_containers += d.count as u64;
         }

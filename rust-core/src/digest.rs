@@ -37,8 +37,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::ask::{AppAsks, SchedulerKey};
-use crate::inflight::AskChange;
+use crate::state::ask::{AppAsks, SchedulerKey};
+use crate::state::inflight::AskChange;
 
 /// SplitMix64's finaliser: every input bit moves every output bit.
 pub fn mix(mut z: u64) -> u64 {

@@ -7,7 +7,7 @@
 //! [`colliding_names`]). Use it only for keys no application or submitter chooses: integer ids
 //! the core hands out (`NameId`, `Arrival`) and ids the ResourceManager assigns (node ids
 //! `host:port` of registered NodeManagers, `application_…` and `container_…` ids). Names an
-//! AM sends (host and rack rows of its asks) go through [`crate::names::Names`], which hashes
+//! AM sends (host and rack rows of its asks) go through [`crate::state::names::Names`], which hashes
 //! with a per-process random key. Iteration order is fixed by the keys, which no caller relies on.
 
 use std::collections::{HashMap, HashSet};

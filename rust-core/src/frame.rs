@@ -28,9 +28,9 @@
 //! frame must end exactly after its last row. A malformed frame is refused whole, with the
 //! offset and what was wrong; nothing of it is applied.
 
-use crate::ask::{MAX_ASK_ROWS_KEY, MAX_NAME_BYTES};
 use crate::error::CoreError;
 use crate::protocol::{Ask, AskRef, Event, Resource};
+use crate::state::ask::{MAX_ASK_ROWS_KEY, MAX_NAME_BYTES};
 
 pub const MAGIC: u32 = 0x314B_534C;
 pub const KIND_CHANGED: u8 = 1;

@@ -24,14 +24,15 @@
 use std::collections::BTreeSet;
 
 use crate::error::CoreError;
-use crate::papers::td::{demand_from_tags, DEMAND_TAG};
 
 pub const HINTS_TRUSTED: &str = "locus.hints.trusted";
 
 pub const DEADLINE_TAG: &str = "locus.deadline=";
 pub const BUDGET_TAG: &str = "locus.budget=";
 pub const FP_TAG: &str = "locus.fp=";
-pub const INPUT_TYPE_TAG: &str = crate::papers::joss::INPUT_TYPE_TAG;
+/// The tag carrying JoSS's input-data type ("web document" / "non-web document", or any finer
+/// label the submitter chooses), e.g. `locus.input-type=web`.
+pub const INPUT_TYPE_TAG: &str = "locus.input-type=";
 
 /// Every hint tag, for the "unknown hint" message.
 pub const HINT_TAGS: &[&str] = &[DEADLINE_TAG, BUDGET_TAG, DEMAND_TAG, FP_TAG, INPUT_TYPE_TAG];
@@ -226,6 +227,23 @@ fn parse_duration_secs(v: &str) -> Option<f64> {
     positive(num).map(|x| x * unit)
 }
 
+/// Application tag carrying j.demand, e.g. `locus.demand=120`.
+pub const DEMAND_TAG: &str = "locus.demand=";
+
+/// j.demand from an application's tags: `Ok(None)` when absent, an error naming the application
+/// and the tag when the value is not a positive slot count.
+pub fn demand_from_tags(app: &str, tags: &[String]) -> Result<Option<u32>, CoreError> {
+    let Some(raw) = tags.iter().find_map(|t| t.strip_prefix(DEMAND_TAG)) else {
+        return Ok(None);
+    };
+    match raw.trim().parse::<u32>() {
+        Ok(n) if n > 0 => Ok(Some(n)),
+        _ => Err(CoreError::Protocol(format!(
+            "application {app}: tag {DEMAND_TAG}{raw} must be a positive number of map slots"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,5 +352,26 @@ mod tests {
         assert_eq!(h.fp, None);
         assert_eq!(h.demand, Some(12));
         assert_eq!(h.input_type, "");
+    }
+
+    #[test]
+    fn demand_comes_from_the_application_tag() {
+        let tags = |v: &[&str]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            demand_from_tags("app_1", &tags(&["x", "locus.demand=120"])),
+            Ok(Some(120))
+        );
+        assert_eq!(
+            demand_from_tags("app_1", &tags(&["locus.deadline=60"])),
+            Ok(None)
+        );
+        let err = demand_from_tags("app_7", &tags(&["locus.demand=lots"]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("app_7") && err.contains("locus.demand=lots"),
+            "{err}"
+        );
+        assert!(demand_from_tags("app_7", &tags(&["locus.demand=0"])).is_err());
     }
 }

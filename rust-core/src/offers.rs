@@ -25,9 +25,9 @@
 //! is checked against the bytes left before anything is allocated for it); a malformed frame is
 //! refused whole, and nothing of it reaches the core.
 
-use crate::ask::MAX_NAME_BYTES;
 use crate::frame::{FrameError, Reader};
 use crate::protocol::{Heartbeat, Resource};
+use crate::state::ask::MAX_NAME_BYTES;
 
 pub const MAGIC: u32 = 0x324F_534C;
 pub const HEADER_BYTES: usize = 16;

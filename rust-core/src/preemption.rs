@@ -487,10 +487,10 @@ fn percent_of(mb: u64, percent: f64) -> u64 {
 }
 
 /// Memory an application asks for and does not hold yet (its `*` rows).
-fn pending_mb(app: &crate::app::App) -> u64 {
+fn pending_mb(app: &crate::state::app::App) -> u64 {
     app.asks
         .tables()
-        .filter_map(|(_, t)| t.row(crate::names::ANY_ID))
+        .filter_map(|(_, t)| t.row(crate::state::names::ANY_ID))
         .map(|r| r.capability.memory_mb.saturating_mul(r.count as u64))
         .fold(0u64, u64::saturating_add)
 }

@@ -216,7 +216,7 @@ pub enum Event {
     /// The places (host names, rack paths) the RM will not put `app`'s containers on, as its
     /// `AppSchedulingInfo` holds them now (the AM's blacklist, or the system's while the AM
     /// container is awaited); replaces the previous list. At most
-    /// [`crate::app::MAX_BLACKLIST_PLACES`]; refused (the previous list stays) when longer.
+    /// [`crate::state::app::MAX_BLACKLIST_PLACES`]; refused (the previous list stays) when longer.
     AppBlacklist {
         app: String,
         places: Vec<String>,

@@ -30,13 +30,14 @@
 //! the job policy's AM share of the cluster's memory (one may always start when none runs), so
 //! AMs cannot fill the nodes ahead of the tasks they wait for.
 
-use crate::app::{App, Arrival, SlotKind, TaskKind};
-use crate::ask::{AskTable, SchedulerKey, ANY};
 use crate::config::{Config, LocalityKind};
-use crate::names::{NameId, ANY_ID};
-use crate::node::Node;
-use crate::policy::{locality_applies, JobPolicy, Layers};
+use crate::layers::Layers;
+use crate::policy::{locality_applies, JobPolicy};
 use crate::protocol::{Decision, Locality, Resource};
+use crate::state::app::{App, Arrival, SlotKind, TaskKind};
+use crate::state::ask::{AskTable, SchedulerKey, ANY};
+use crate::state::names::{NameId, ANY_ID};
+use crate::state::node::Node;
 use crate::state::{ClusterState, PoolWaiter};
 
 /// What one heartbeat may still hand out.
@@ -215,7 +216,7 @@ fn gains_nothing(cfg: &Config, held_for_locality: bool, ceiling: Locality) -> bo
 
 /// Runs the procedure for a heartbeat of `node` (or, `sweep`, an async sweep's offer of it: the
 /// same procedure, but not a scheduling opportunity for the locality layer) with `unallocated`
-/// free, leaving out the apps `sitting_out` (see [`crate::rejections`]); applies the decisions
+/// free, leaving out the apps `sitting_out` (see [`crate::state::rejections`]); applies the decisions
 /// to the asks (as YARN would once they execute) and returns them. `eager` (a sweep's offer
 /// under `heartbeat` mode, [`crate::Heartbeat::eager`]) places only the keys [`gains_nothing`]
 /// from waiting.
@@ -680,7 +681,7 @@ fn activate(state: &mut ClusterState, job: &mut dyn JobPolicy, now_ms: u64) {
         add(&mut queues, app.queue.clone(), mb);
     }
     // Each (queue, user)'s head, earliest first; a group that activates its head offers its next.
-    let mut heads: BinaryHeap<Reverse<(crate::app::FifoKey, (String, String))>> = state
+    let mut heads: BinaryHeap<Reverse<(crate::state::app::FifoKey, (String, String))>> = state
         .awaiting_heads()
         .map(|(g, k)| Reverse((k, g.clone())))
         .collect();

@@ -13,22 +13,19 @@
 //!   the path cannot block the open, and its type is checked on the open handle. The profile
 //!   store, which Locus also writes, is opened without following a symlink (`O_NOFOLLOW`).
 //!
-//! A rebuilt core (after a panic or a resynchronisation) reads none of them: [`SideFiles`]
-//! carries what the replaced core parsed, and the new core takes it for every path its settings
+//! A rebuilt core (after a panic or a resynchronisation) reads none of them:
+//! [`crate::config::SideFiles`] carries what the replaced core parsed, and the new core takes it for every path its settings
 //! still name. A file that became unreadable meanwhile therefore cannot stop the rebuild.
 
 use std::fs::OpenOptions;
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use crate::error::CoreError;
-use crate::papers::joss::ProfileStore;
-use crate::policy::mrosa::PublicPool;
-use crate::topology::DatacenterMapping;
 
 /// Longest a start or a refresh waits for one file.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -176,47 +173,10 @@ fn kind_of(t: &std::fs::FileType) -> &'static str {
     }
 }
 
-/// What a core parsed from its side files, each with the path it came from: handed from a
-/// core that is being replaced to the one rebuilt in its place ([`crate::Core::into_side_files`],
-/// [`crate::Core::rebuilt`]).
-#[derive(Debug, Clone, Default)]
-pub struct SideFiles {
-    pub mapping: Option<(PathBuf, DatacenterMapping)>,
-    pub public_pool: Option<(PathBuf, PublicPool)>,
-    /// The profile store as the replaced core held it (what its writer was writing).
-    pub profiles: Option<(PathBuf, ProfileStore)>,
-}
-
-impl SideFiles {
-    pub fn is_empty(&self) -> bool {
-        self.mapping.is_none() && self.public_pool.is_none() && self.profiles.is_none()
-    }
-
-    pub(crate) fn mapping_of(&self, path: &Path) -> Option<&DatacenterMapping> {
-        self.mapping
-            .as_ref()
-            .filter(|(p, _)| p == path)
-            .map(|(_, m)| m)
-    }
-
-    pub(crate) fn public_pool_of(&self, path: &Path) -> Option<&PublicPool> {
-        self.public_pool
-            .as_ref()
-            .filter(|(p, _)| p == path)
-            .map(|(_, m)| m)
-    }
-
-    pub(crate) fn take_profiles_of(&mut self, path: &Path) -> Option<ProfileStore> {
-        match &self.profiles {
-            Some((p, _)) if p == path => self.profiles.take().map(|(_, s)| s),
-            _ => None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn dir(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("locus-side-{name}-{}", std::process::id()));

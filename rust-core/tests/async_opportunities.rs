@@ -100,7 +100,7 @@ fn matchmaking_markers_advance_on_heartbeats_only() {
 }
 
 /// An application the shim rejected on a node (blacklisted there, say) sits out the node's next
-/// heartbeat (docs: crate::rejections). Sweeps come every few milliseconds: if each counted as
+/// heartbeat (docs: crate::state::rejections). Sweeps come every few milliseconds: if each counted as
 /// that heartbeat, the app would be planned on the node again at once, rejected again, sweep
 /// after sweep.
 #[test]

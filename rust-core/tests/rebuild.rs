@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{add_node, core_with, heartbeat_free, node_id, props, set_small_asks};
-use locus_core::side_files::SideFiles;
+use locus_core::config::SideFiles;
 use locus_core::{Core, Event};
 
 fn tmp_dir(name: &str) -> PathBuf {

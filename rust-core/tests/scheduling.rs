@@ -411,7 +411,7 @@ fn a_removed_nodes_unexecuted_decisions_go_back_to_the_asks_once() {
     assert_eq!(c.stats().pending_containers, 3, "not given back twice");
     // The RM still holds the three asks: its digest is the core's.
     let rm = locus_core::digest::of_totals([(
-        locus_core::ask::SchedulerKey {
+        locus_core::state::ask::SchedulerKey {
             priority: 1,
             allocation_request_id: 0,
         },

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use clap::Parser;
-use locus_core::policy::mrosa::{PublicPool, MROSA_PUBLIC_FILE};
+use locus_core::papers::mrosa::yarn::{PublicPool, MROSA_PUBLIC_FILE};
 use locus_core::Resource;
 
 use crate::cluster::Cluster;

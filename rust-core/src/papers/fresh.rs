@@ -15,6 +15,9 @@
 //! Times are seconds (`f64`), a workload is task-seconds (slot-seconds). See
 //! `docs/design/papers-fresh.md` for the YARN mapping and every departure from the paper.
 
+pub mod slots;
+pub mod yarn;
+
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;

@@ -7,8 +7,8 @@
 //! per-job queues). Unknown jobs run first through MQ_FIFO / RQ_FIFO, which is how their profile
 //! gets learned. Free slots are filled by TTA or JTA (see [`queues`]). See `docs/design/papers-joss.md`.
 
-pub mod profile;
 pub mod queues;
+pub mod yarn;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -16,8 +16,8 @@ use std::sync::Arc;
 use crate::error::CoreError;
 use crate::fast_hash::FastMap;
 
-pub use profile::{
-    JobObservation, JobProfile, JobSignature, ProfileKey, ProfileStore, Recorded, INPUT_TYPE_TAG,
+pub use crate::profile::store::{
+    JobObservation, JobProfile, JobSignature, ProfileKey, ProfileStore, Recorded,
 };
 pub use queues::{
     Assigner, BlockHosts, DatacenterQueues, JobBlocks, MapLocality, MapQueue, MapTask, ReduceTask,

@@ -6,6 +6,8 @@
 //! and whether each task is local. See `docs/design/papers-matchmaking.md` for the YARN mapping and for
 //! why this follows the paper's prose rather than its printed Algorithm 1.
 
+pub mod yarn;
+
 use std::collections::HashMap;
 
 /// What one job offers the heartbeating node, in the caller's job order.

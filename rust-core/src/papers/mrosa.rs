@@ -9,6 +9,8 @@
 //! ready times (`Rft_j`) between heartbeats. See `docs/design/papers-mrosa.md` for the YARN mapping and
 //! every departure from the paper.
 
+pub mod yarn;
+
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

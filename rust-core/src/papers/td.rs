@@ -8,13 +8,23 @@
 //! [`TdScheduler`] keeps the job statuses, the occupied counts and the hot queue between calls;
 //! the adapter calls [`TdScheduler::slot_freed`] once per free map slot (Algorithm 1's input: "an
 //! empty slot s on node n; the last task of s belongs to job j"). See `docs/design/papers-td.md`.
+//!
+//! Files: this one is the algorithm; `speed` numbers the nodes, caches R_n and keeps running
+//! totals, each checked against its definition; `hotspot` is the hot queue; `yarn` is the
+//! adapter to the job-policy layer, `hot_queue` the hotspot guard built on the hot queue, and
+//! `map_containers` the adapter's view of running map containers.
 
+pub mod hot_queue;
 mod hotspot;
+mod map_containers;
+mod speed;
+pub mod yarn;
 
 pub use hotspot::HotQueue;
 use hotspot::NodeHotQueue;
+use speed::{forget, refresh_rs, rs_map, workload_of, NodeId, NodeIds, Rs, Totals};
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use crate::error::CoreError;
 use crate::fast_hash::{FastMap, FastSet};
@@ -84,23 +94,6 @@ impl TdConfig {
             );
         }
         Ok(())
-    }
-}
-
-/// Application tag carrying j.demand, e.g. `locus.demand=120`.
-pub const DEMAND_TAG: &str = "locus.demand=";
-
-/// j.demand from an application's tags: `Ok(None)` when absent, an error naming the application
-/// and the tag when the value is not a positive slot count.
-pub fn demand_from_tags(app: &str, tags: &[String]) -> Result<Option<u32>, CoreError> {
-    let Some(raw) = tags.iter().find_map(|t| t.strip_prefix(DEMAND_TAG)) else {
-        return Ok(None);
-    };
-    match raw.trim().parse::<u32>() {
-        Ok(n) if n > 0 => Ok(Some(n)),
-        _ => Err(CoreError::Protocol(format!(
-            "application {app}: tag {DEMAND_TAG}{raw} must be a positive number of map slots"
-        ))),
     }
 }
 
@@ -175,115 +168,6 @@ struct TdJob {
     seq: u64,
 }
 
-/// One rs_jn, plus the count being summed while [`TdScheduler::refresh_tasks`] reads new rows,
-/// so that only the nodes whose count changed lose their cached R_n.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Rs {
-    count: u32,
-    reading: u32,
-}
-
-fn rs_map(nodes: &mut NodeIds, on_node: HashMap<String, u32>) -> FastMap<NodeId, Rs> {
-    on_node
-        .into_iter()
-        .map(|(n, count)| (nodes.intern(&n), Rs { count, reading: 0 }))
-        .collect()
-}
-
-/// A node by number: rs_jn, R_n and the hot queue are looked up once per holder of a job on
-/// every non-local pick, which with host names as keys meant hashing and comparing strings
-/// tens of thousands of times per heartbeat on a large cluster.
-type NodeId = u32;
-
-/// The node names this scheduler has been given, numbered in order of first appearance. Names
-/// are never forgotten: they are the adapter's registered hosts (the core only interns hosts of
-/// registered nodes), so there are as many as the cluster has had nodes.
-#[derive(Debug, Clone, Default)]
-struct NodeIds {
-    ids: HashMap<String, NodeId>,
-    names: Vec<String>,
-    /// Every numbered node in name order, and each node's place in it: GetNonHotspotNode breaks
-    /// ties in R_n by name, and comparing the names themselves was 7 % of a 10,000-node
-    /// simulation. Names numbered since the last [`rank_all`](Self::rank_all) are not yet in.
-    by_name: Vec<NodeId>,
-    rank: Vec<u32>,
-    /// Our number for each number a caller of [`TdScheduler::refresh_tasks_numbered`] gave a
-    /// name ([`UNNUMBERED`] where none yet): re-reading a job's rows after every pick of TD's
-    /// own hashed each host name with SipHash (18 % of a 10,000-node simulation) although the
-    /// caller had them numbered already.
-    by_caller: Vec<NodeId>,
-}
-
-const UNNUMBERED: NodeId = NodeId::MAX;
-
-/// The largest table of caller numbers TD keeps (4 MiB of `NodeId`s): well above the core's
-/// name ids on any cluster (one per registered host and rack), far below what an arbitrary
-/// `u32` key would size.
-const MAX_CALLER_KEYS: usize = 1 << 20;
-
-impl NodeIds {
-    fn id(&self, name: &str) -> Option<NodeId> {
-        self.ids.get(name).copied()
-    }
-
-    fn intern(&mut self, name: &str) -> NodeId {
-        if let Some(id) = self.id(name) {
-            return id;
-        }
-        let id = self.names.len() as NodeId;
-        self.names.push(name.to_string());
-        self.ids.insert(name.to_string(), id);
-        id
-    }
-
-    /// [`intern`](Self::intern) for a name the caller numbers `key`. The caller's promises
-    /// (one name per key, small keys) are checked rather than trusted: a key given to another
-    /// name is re-interned by name, and a key at or past [`MAX_CALLER_KEYS`] is hashed by name
-    /// every time instead of sizing the table, so no caller can make TD allocate by its key.
-    fn intern_numbered(&mut self, key: u32, name: &str) -> NodeId {
-        let k = key as usize;
-        if let Some(&id) = self.by_caller.get(k).filter(|&&id| id != UNNUMBERED) {
-            if self.name(id) == name {
-                return id;
-            }
-        }
-        let id = self.intern(name);
-        if k < MAX_CALLER_KEYS {
-            if self.by_caller.len() <= k {
-                self.by_caller.resize(k + 1, UNNUMBERED);
-            }
-            self.by_caller[k] = id;
-        }
-        id
-    }
-
-    fn name(&self, id: NodeId) -> &str {
-        &self.names[id as usize]
-    }
-
-    /// Brings `rank` up to every numbered name. The sort is stable and adaptive: the ranked
-    /// prefix is one sorted run, so adding k names costs about k·log k comparisons plus one pass.
-    fn rank_all(&mut self) {
-        if self.rank.len() == self.names.len() {
-            return;
-        }
-        let names = &self.names;
-        self.by_name
-            .extend(self.rank.len() as NodeId..names.len() as NodeId);
-        self.by_name
-            .sort_by(|&a, &b| names[a as usize].cmp(&names[b as usize]));
-        self.rank.resize(names.len(), 0);
-        for (r, &n) in self.by_name.iter().enumerate() {
-            self.rank[n as usize] = r as u32;
-        }
-    }
-
-    /// Name order of two ranked nodes.
-    fn cmp_names(&self, a: NodeId, b: NodeId) -> std::cmp::Ordering {
-        self.rank[a as usize].cmp(&self.rank[b as usize])
-    }
-}
-
 impl TdJob {
     fn rs(&self, node: NodeId) -> u32 {
         self.on_node.get(&node).map_or(0, |r| r.count)
@@ -347,56 +231,6 @@ pub struct TdScheduler {
     /// D, d_max and O_sen kept as running totals: summing them over the status sets on every
     /// freed slot was a third of a 10,000-node simulation under TD.
     totals: Totals,
-}
-
-/// What the status sets add up to, updated on every change of a job's status or j.occupied
-/// (each equal to its `*_from_scratch` sum; tests compare the two).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct Totals {
-    /// D = Σ demand over S_adu ∪ S_tee.
-    demand: u64,
-    /// How many jobs of S_adu ∪ S_tee demand each number of slots, for d_max.
-    demands: BTreeMap<u32, u32>,
-    /// O_sen = Σ occupied over S_sen.
-    senile_occupied: u64,
-    /// Senile jobs with nothing running, which the next status update retires.
-    senile_idle: usize,
-}
-
-impl Totals {
-    /// Adds (`add`) or takes away a job's share, given its status and j.occupied.
-    fn count(&mut self, j: &TdJob, add: bool) {
-        let step = |total: &mut u64, by: u64| *total = if add { *total + by } else { *total - by };
-        match j.status {
-            JobStatus::Adult | JobStatus::Teenaged => {
-                step(&mut self.demand, j.demand as u64);
-                let n = self.demands.entry(j.demand).or_insert(0);
-                if add {
-                    *n += 1;
-                } else {
-                    *n -= 1;
-                    if *n == 0 {
-                        self.demands.remove(&j.demand);
-                    }
-                }
-            }
-            JobStatus::Senile => {
-                step(&mut self.senile_occupied, j.occupied as u64);
-                if j.occupied == 0 {
-                    self.senile_idle = if add {
-                        self.senile_idle + 1
-                    } else {
-                        self.senile_idle - 1
-                    };
-                }
-            }
-            JobStatus::Waiting | JobStatus::Infantile | JobStatus::Finished => {}
-        }
-    }
-
-    fn max_demand(&self) -> Option<u32> {
-        self.demands.last_key_value().map(|(&d, _)| d)
-    }
 }
 
 impl TdScheduler {
@@ -660,30 +494,6 @@ impl TdScheduler {
         self.totals.senile_occupied
     }
 
-    /// D, d_max, O_sen and the number of idle senile jobs summed over the status sets, ignoring
-    /// the running totals: the values those must hold (tests compare the two).
-    pub fn totals_from_scratch(&self) -> (u64, Option<u32>, u64, usize) {
-        let sch = || {
-            self.adult
-                .iter()
-                .chain(&self.teenaged)
-                .filter_map(|id| self.jobs.get(id))
-        };
-        let sen = || self.senile.iter().filter_map(|id| self.jobs.get(id));
-        (
-            sch().map(|j| j.demand as u64).sum(),
-            sch().map(|j| j.demand).max(),
-            sen().map(|j| j.occupied as u64).sum(),
-            sen().filter(|j| j.occupied == 0).count(),
-        )
-    }
-
-    /// The running totals in the order of [`totals_from_scratch`](Self::totals_from_scratch).
-    pub fn totals(&self) -> (u64, Option<u32>, u64, usize) {
-        let t = &self.totals;
-        (t.demand, t.max_demand(), t.senile_occupied, t.senile_idle)
-    }
-
     /// Formula (1) for the current S'_sch (adult and teenaged jobs).
     pub fn upper_bound_limit(&self) -> Option<f64> {
         let dmax = self.totals.max_demand();
@@ -749,24 +559,6 @@ impl TdScheduler {
             ),
             None => 0.0,
         }
-    }
-
-    /// R_n summed over S_adu, S_tee and S_inf in that order, ignoring what is cached: the value
-    /// the cache must hold (tests compare the two).
-    pub fn remaining_workload_from_scratch(&self, node: &str) -> f64 {
-        match self.nodes.id(node) {
-            Some(n) => {
-                workload_from_scratch(&self.jobs, &self.adult, &self.teenaged, &self.infantile, n)
-            }
-            None => 0.0,
-        }
-    }
-
-    /// The cached R_n of `node`, if it has one (for tests).
-    pub fn cached_workload(&self, node: &str) -> Option<f64> {
-        self.nodes
-            .id(node)
-            .and_then(|n| self.workload.get(n as usize).copied().flatten())
     }
 
     /// A term amt(j)·rs_jn of every node holding tasks of `job` may change (its status, its
@@ -1001,28 +793,6 @@ impl TdScheduler {
         }
     }
 
-    /// GetNonHotspotNode(j) by its definition, ignoring every cache (R_n, name ranks, the
-    /// all-hot memo): the answer [`non_hotspot_source`](Self::non_hotspot_source) must give.
-    #[cfg(test)]
-    fn non_hotspot_source_from_scratch(&self, job: &str) -> Option<TaskSource> {
-        let j = self.jobs.get(job)?;
-        let holders: Vec<NodeId> = j.holders().collect();
-        if holders.is_empty() {
-            return (j.remain > 0).then_some(TaskSource::Anywhere);
-        }
-        let workload =
-            |n| workload_from_scratch(&self.jobs, &self.adult, &self.teenaged, &self.infantile, n);
-        holders
-            .into_iter()
-            .filter(|&n| !self.hot.is_hot(n))
-            .map(|n| (workload(n), n))
-            .max_by(|(ra, a), (rb, b)| {
-                ra.total_cmp(rb)
-                    .then_with(|| self.nodes.name(*b).cmp(self.nodes.name(*a)))
-            })
-            .map(|(_, n)| TaskSource::Remote(self.nodes.name(n).to_string()))
-    }
-
     /// Algorithm 1 lines 24-28 plus the hot-queue tuple for a non-local read.
     fn commit(&mut self, now_secs: f64, node: Option<NodeId>, a: TdAssignment) -> TdAssignment {
         // rs_jn drops on the node whose split is consumed; the adapter's next set_tasks corrects
@@ -1100,56 +870,6 @@ impl TdScheduler {
             JobStatus::Waiting | JobStatus::Infantile | JobStatus::Finished => {}
         }
         self.recount(job, |j| j.status = status);
-    }
-}
-
-/// rs_jn of `j` set in place to the rows' sums (a node may appear in several); only the nodes
-/// whose count changed lose their cached R_n, and nodes left with 0 are dropped.
-fn refresh_rs(
-    j: &mut TdJob,
-    workload: &mut [Option<f64>],
-    rows: impl Iterator<Item = (NodeId, u32)>,
-) {
-    j.on_node.values_mut().for_each(|r| r.reading = 0);
-    j.all_hot_until = None;
-    for (node, count) in rows {
-        let r = j.on_node.entry(node).or_default();
-        r.reading = r.reading.saturating_add(count);
-    }
-    j.on_node.retain(|&n, r| {
-        if r.count != r.reading {
-            forget(workload, n);
-            r.count = r.reading;
-        }
-        r.count > 0
-    });
-}
-
-/// R_n from the cache, summed (and cached) when missing.
-fn workload_of(
-    cache: &mut Vec<Option<f64>>,
-    jobs: &FastMap<String, TdJob>,
-    adult: &[String],
-    teenaged: &[String],
-    infantile: &Option<String>,
-    node: NodeId,
-) -> f64 {
-    let i = node as usize;
-    if let Some(Some(r)) = cache.get(i) {
-        return *r;
-    }
-    let r = workload_from_scratch(jobs, adult, teenaged, infantile, node);
-    if cache.len() <= i {
-        cache.resize(i + 1, None);
-    }
-    cache[i] = Some(r);
-    r
-}
-
-/// Drops a node's cached R_n.
-fn forget(cache: &mut [Option<f64>], node: NodeId) {
-    if let Some(slot) = cache.get_mut(node as usize) {
-        *slot = None;
     }
 }
 
@@ -2029,27 +1749,6 @@ mod tests {
         td.observe_map_time("p", 30.0).unwrap();
         assert_eq!(td.amt("p"), Some(25.0));
         assert_eq!(td.adults_by_amt(), vec!["q", "p"]);
-    }
-
-    #[test]
-    fn demand_comes_from_the_application_tag() {
-        let tags = |v: &[&str]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            demand_from_tags("app_1", &tags(&["x", "locus.demand=120"])),
-            Ok(Some(120))
-        );
-        assert_eq!(
-            demand_from_tags("app_1", &tags(&["locus.deadline=60"])),
-            Ok(None)
-        );
-        let err = demand_from_tags("app_7", &tags(&["locus.demand=lots"]))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("app_7") && err.contains("locus.demand=lots"),
-            "{err}"
-        );
-        assert!(demand_from_tags("app_7", &tags(&["locus.demand=0"])).is_err());
     }
 
     #[test]

@@ -10,7 +10,7 @@
 
 use crate::fast_hash::FastSet;
 
-use crate::app::{Arrival, TaskKind};
+use crate::state::app::{Arrival, TaskKind};
 use crate::state::ClusterState;
 
 /// CapacityScheduler's `yarn.scheduler.capacity.maximum-am-resource-percent` default (Hadoop's
@@ -35,7 +35,7 @@ pub fn am_first(state: &ClusterState) -> Vec<Arrival> {
         let size = app
             .asks
             .table(&key)
-            .and_then(|t| t.row(crate::names::ANY_ID))
+            .and_then(|t| t.row(crate::state::names::ANY_ID))
             .map_or(0, |r| r.capability.memory_mb);
         // Saturating: AM sizes are whatever the submitter asked for.
         let after = used.saturating_add(size);

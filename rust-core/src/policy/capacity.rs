@@ -57,10 +57,10 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{share_of, AmPool, JobPolicy, MAX_AM_SHARE};
-use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
-use crate::node::Node;
 use crate::protocol::{CommitLimits, Resource};
+use crate::state::app::{App, Arrival, TaskKind};
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 pub const CAPACITY_QUEUES: &str = "locus.capacity.queues";
@@ -371,7 +371,11 @@ struct Candidate {
 
 fn candidate(app: &App) -> Option<Candidate> {
     let key = app.asks.next_pending_key(None)?;
-    let next = app.asks.table(&key)?.row(crate::names::ANY_ID)?.capability;
+    let next = app
+        .asks
+        .table(&key)?
+        .row(crate::state::names::ANY_ID)?
+        .capability;
     Some(Candidate {
         arrival: app.arrival,
         next,

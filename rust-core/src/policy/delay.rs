@@ -83,11 +83,11 @@
 use std::collections::HashMap;
 
 use super::LocalityTechnique;
-use crate::app::{App, Arrival};
-use crate::ask::{AskTable, SchedulerKey};
-use crate::names::{NameId, ANY_ID};
-use crate::node::Node;
 use crate::protocol::{Locality, Resource};
+use crate::state::app::{App, Arrival};
+use crate::state::ask::{AskTable, SchedulerKey};
+use crate::state::names::{NameId, ANY_ID};
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 #[derive(Debug, Clone, Copy)]
@@ -197,7 +197,7 @@ impl DelayScheduling {
     /// (other than `node`) had room for at their latest heartbeat. Walks the smaller of the
     /// key's rows and the hosts with room, and stops once `want` fit.
     fn fit_on_data_hosts(&self, table: &AskTable, node: &Node, want: u32) -> u32 {
-        let fit = |host: NameId, row: &crate::ask::Row| -> u32 {
+        let fit = |host: NameId, row: &crate::state::ask::Row| -> u32 {
             if host == node.host_id || row.count == 0 {
                 return 0;
             }

@@ -18,9 +18,9 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::JobPolicy;
-use crate::app::{App, Arrival, FifoKey};
-use crate::node::Node;
 use crate::protocol::Resource;
+use crate::state::app::{App, Arrival, FifoKey};
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 /// Bounds the water-filling on huge nodes with tiny asks; the trailing pass still covers them.
@@ -57,7 +57,7 @@ struct Candidate {
 fn candidate(app: &App, total: Resource) -> Option<Candidate> {
     let key = app.asks.next_pending_key(None)?;
     let table = app.asks.table(&key)?;
-    let next = table.row(crate::names::ANY_ID)?.capability;
+    let next = table.row(crate::state::names::ANY_ID)?.capability;
     Some(Candidate {
         arrival: app.arrival,
         fifo: app.fifo_key(),

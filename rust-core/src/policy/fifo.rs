@@ -2,8 +2,8 @@
 //! full before the next is offered anything.
 
 use super::JobPolicy;
-use crate::app::Arrival;
-use crate::node::Node;
+use crate::state::app::Arrival;
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 pub struct Fifo;

@@ -44,7 +44,7 @@
 //!
 //! AMs: one pool, CapacityScheduler's default `maximum-am-resource-percent` (10 % of the
 //! cluster's memory, [`super::am_share::AM_SHARE`]) rather than FairScheduler's 50 %
-//! ([`super::MAX_AM_SHARE`]), for every application type's AM ([`crate::app::App::kind_of`]).
+//! ([`super::MAX_AM_SHARE`]), for every application type's AM ([`crate::state::app::App::kind_of`]).
 //! A job waiting for its AM holds nothing, so it goes first while its AM fits in the share, one
 //! AM always starting when none runs. With half the cluster, the demo's burst of six jobs started
 //! all six AMs at once on an idle cluster and every job's JVMs then shared the machine's cores
@@ -74,10 +74,10 @@ use std::collections::HashMap;
 
 use super::am_share::AM_SHARE;
 use super::{share_of, AmPool, JobPolicy, MAX_AM_SHARE};
-use crate::app::{App, Arrival, TaskKind};
-use crate::names::ANY_ID;
-use crate::node::Node;
 use crate::protocol::Resource;
+use crate::state::app::{App, Arrival, TaskKind};
+use crate::state::names::ANY_ID;
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 #[derive(Default)]

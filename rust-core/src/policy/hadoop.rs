@@ -2,10 +2,10 @@
 //! at once; the procedure's node-local → rack-local → off-switch order supplies the preference.
 
 use super::LocalityTechnique;
-use crate::app::App;
-use crate::ask::{AskTable, SchedulerKey};
-use crate::node::Node;
 use crate::protocol::Locality;
+use crate::state::app::App;
+use crate::state::ask::{AskTable, SchedulerKey};
+use crate::state::node::Node;
 
 pub struct HadoopLocality;
 

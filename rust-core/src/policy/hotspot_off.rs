@@ -1,9 +1,9 @@
 //! `off`: no hotspot guard; a node takes whatever fits.
 
 use super::HotspotGuard;
-use crate::app::{App, TaskKind};
-use crate::node::Node;
 use crate::protocol::Locality;
+use crate::state::app::{App, TaskKind};
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 pub struct NoHotspotGuard;

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::app::App;
-use crate::names::{NameId, ANY_ID};
 use crate::protocol::Resource;
+use crate::state::app::App;
+use crate::state::names::{NameId, ANY_ID};
 use crate::state::ClusterState;
 
 /// Outstanding maps, per-host counts (collected in host-name order into whatever the caller's
@@ -81,10 +81,10 @@ pub fn map_demand(app: &App) -> (u32, Option<Resource>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::Arrival;
-    use crate::ask::AppAsks;
-    use crate::names::Names;
     use crate::protocol::Ask;
+    use crate::state::app::Arrival;
+    use crate::state::ask::AppAsks;
+    use crate::state::names::Names;
 
     fn any(priority: i32, count: u32, memory_mb: u64) -> Ask {
         Ask {

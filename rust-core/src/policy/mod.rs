@@ -11,50 +11,33 @@
 //! only read state. YARN's counting rules (rows, relax_locality, fit) are enforced by the
 //! procedure whatever the layers say, so no layer can make the core emit an impossible decision.
 
-mod am_share;
+pub(crate) mod am_share;
 pub mod capacity;
 pub mod capacity_tree;
 mod delay;
 mod fair;
 mod fifo;
-pub mod fresh;
-mod fresh_slots;
 mod fsp;
 mod hadoop;
-mod hot_queue;
 mod hotspot_off;
-mod joss;
-mod map_asks;
-mod map_containers;
-mod matchmaking;
-pub mod mrosa;
-mod static_slots;
-mod td;
+pub(crate) mod map_asks;
+pub(crate) mod static_slots;
 
-use crate::app::{App, Arrival, SlotKind, TaskKind};
-use crate::ask::{AskTable, SchedulerKey};
-use crate::config::{Config, HotspotKind, JobPolicyKind, LocalityKind, SlotsKind};
-use crate::container::Container;
-use crate::error::CoreError;
-use crate::node::Node;
 use crate::protocol::{CommitLimits, Locality, Resource};
+use crate::state::app::{App, Arrival, SlotKind, TaskKind};
+use crate::state::ask::{AskTable, SchedulerKey};
+use crate::state::container::Container;
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 pub use capacity::{CapacityPolicy, CapacityQueue, CapacityQueues, ParentQueue, QueueState};
 pub use delay::DelayScheduling;
 pub use fair::{dominant_share, Fair};
 pub use fifo::Fifo;
-pub use fresh::FreshPolicy;
-pub use fresh_slots::{FreshDynamicSlots, FreshStaticSlots};
 pub use fsp::{Fsp, AM_STARTING_MS};
 pub use hadoop::HadoopLocality;
-pub use hot_queue::HotQueueGuard;
 pub use hotspot_off::NoHotspotGuard;
-pub use joss::{rebuild_blocks, JossPolicy};
-pub use matchmaking::MatchmakingLocality;
-pub use mrosa::{FlaggedJob, MrosaPolicy, ScaleOutAdvice};
 pub use static_slots::StaticSlots;
-pub use td::TdPolicy;
 
 /// FairScheduler's default `maxAMShare`, the AM bound of every policy.
 pub const MAX_AM_SHARE: f64 = 0.5;
@@ -214,6 +197,26 @@ pub struct PolicyReport {
     pub scale_out: Vec<ScaleOutAdvice>,
 }
 
+/// Scale-out advice for the operator: start `count` instances of `instance_type`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ScaleOutAdvice {
+    pub app: String,
+    pub provider: String,
+    pub instance_type: String,
+    pub count: u32,
+    /// Dollars (MROSA's eqs. 6-7).
+    pub estimated_cost: f64,
+    /// `SumCost < C_i` (true without a budget).
+    pub within_budget: bool,
+}
+
+/// A job no public instance type can finish before its deadline.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FlaggedJob {
+    pub app: String,
+    pub reason: String,
+}
+
 /// Whether the locality technique decides how far from its data `table`'s key may run: a
 /// task that may wait for locality ([`TaskKind::waits_for_locality`]: any application's tasks,
 /// not AMs or MapReduce reduces) whose asks name a host or rack. A key asking for `*` only
@@ -327,122 +330,4 @@ pub trait SlotConfigurator: Send {
 
     /// See [`JobPolicy::observe`].
     fn observe(&mut self, _state: &ClusterState, _what: &Observed<'_>) {}
-}
-
-/// One implementation per layer, built from the settings.
-pub struct Layers {
-    pub job: Box<dyn JobPolicy>,
-    pub locality: Box<dyn LocalityTechnique>,
-    pub hotspot: Box<dyn HotspotGuard>,
-    pub slots: Box<dyn SlotConfigurator>,
-}
-
-impl Layers {
-    pub fn from_config(cfg: &Config) -> Result<Layers, CoreError> {
-        // FRESH's policy and its dynamic slots read one model (Algorithms 2-4 together).
-        let fresh_model = fresh::FreshModel::shared(cfg);
-        Ok(Layers {
-            job: match cfg.policy {
-                JobPolicyKind::Fresh => Box::new(FreshPolicy::new(fresh_model.clone())),
-                JobPolicyKind::Mrosa => Box::new(MrosaPolicy::new(cfg)),
-                JobPolicyKind::Fifo => Box::new(Fifo),
-                JobPolicyKind::Fair => Box::new(Fair),
-                JobPolicyKind::Fsp => Box::new(Fsp::new()),
-                JobPolicyKind::Capacity => Box::new(CapacityPolicy::new(&cfg.capacity)),
-                JobPolicyKind::JossT => Box::new(JossPolicy::new(
-                    crate::papers::joss::Assigner::Tta,
-                    cfg.joss_threshold,
-                )),
-                JobPolicyKind::JossJ => Box::new(JossPolicy::new(
-                    crate::papers::joss::Assigner::Jta,
-                    cfg.joss_threshold,
-                )),
-                JobPolicyKind::Td => {
-                    Box::new(TdPolicy::new(&cfg.td, cfg.profile_defaults.map_secs)?)
-                }
-            },
-            locality: match cfg.locality {
-                LocalityKind::Hadoop => Box::new(HadoopLocality),
-                LocalityKind::Delay => Box::new(
-                    DelayScheduling::new(cfg.delay_node_threshold, cfg.delay_rack_threshold)
-                        .counting_idle_room(cfg.delay_idle_room),
-                ),
-                LocalityKind::DelayRoom => Box::new(
-                    DelayScheduling::room_aware(cfg.delay_node_threshold, cfg.delay_rack_threshold)
-                        .counting_idle_room(cfg.delay_idle_room),
-                ),
-                LocalityKind::Matchmaking => Box::new(MatchmakingLocality::new()),
-            },
-            hotspot: match cfg.hotspot {
-                HotspotKind::Off => Box::new(NoHotspotGuard),
-                HotspotKind::HotQueue => Box::new(HotQueueGuard::new(
-                    cfg.td.hotspot_readers,
-                    cfg.td.split_bytes,
-                    cfg.td.bandwidth_bytes_per_sec,
-                )),
-            },
-            slots: match cfg.slots {
-                SlotsKind::Static => Box::new(StaticSlots::new(cfg.map_share)),
-                SlotsKind::FreshStatic => Box::new(FreshStaticSlots::new(cfg)),
-                SlotsKind::FreshDynamic => Box::new(FreshDynamicSlots::new(fresh_model)),
-            },
-        })
-    }
-
-    /// Rebuilds only the layers whose choice changed, so a refresh keeps e.g. a locality
-    /// technique's waiting counters when only an unrelated setting moved.
-    pub fn reconfigure(&mut self, old: &Config, new: &Config) -> Result<(), CoreError> {
-        let fresh = Layers::from_config(new)?;
-        // FRESH's policy and dynamic slots share a model: rebuilding one alone would split it.
-        let fresh_pair = new.policy == JobPolicyKind::Fresh && new.slots == SlotsKind::FreshDynamic;
-        let paper_changed = old.fresh != new.fresh
-            || old.profile_defaults != new.profile_defaults
-            || (new.policy == JobPolicyKind::Mrosa && old.mrosa != new.mrosa);
-        if old.policy != new.policy
-            || (new.policy == JobPolicyKind::Td && old.td != new.td)
-            || (new.policy == JobPolicyKind::Capacity && old.capacity != new.capacity)
-            || (matches!(new.policy, JobPolicyKind::JossT | JobPolicyKind::JossJ)
-                && old.joss_threshold != new.joss_threshold)
-            || (fresh_pair && old.slots != new.slots)
-            || paper_changed
-        {
-            self.job = fresh.job;
-        }
-        if old.locality != new.locality
-            || old.delay_node_threshold != new.delay_node_threshold
-            || old.delay_rack_threshold != new.delay_rack_threshold
-            || old.delay_idle_room != new.delay_idle_room
-        {
-            self.locality = fresh.locality;
-        }
-        if old.hotspot != new.hotspot || old.td != new.td {
-            self.hotspot = fresh.hotspot;
-        }
-        if old.slots != new.slots
-            || old.map_share != new.map_share
-            || (fresh_pair && old.policy != new.policy)
-            || paper_changed
-        {
-            self.slots = fresh.slots;
-        }
-        Ok(())
-    }
-
-    pub fn app_removed(&mut self, app: Arrival) {
-        self.job.app_removed(app);
-        self.locality.app_removed(app);
-    }
-
-    pub fn node_removed(&mut self, node: &Node) {
-        self.locality.node_removed(node);
-    }
-
-    /// Tells the layers that keep a model what changed.
-    pub fn observe(&mut self, state: &ClusterState, what: &Observed<'_>) {
-        self.job.observe(state, what);
-        // A shared FRESH model must hear each change once: the policy feeds it.
-        if !(self.job.name() == "fresh" && self.slots.name() == "fresh-dynamic") {
-            self.slots.observe(state, what);
-        }
-    }
 }

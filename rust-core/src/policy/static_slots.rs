@@ -3,8 +3,8 @@
 //! cluster's memory and vcores and reduce containers at most 1 − s; unset means no cap.
 
 use super::SlotConfigurator;
-use crate::app::SlotKind;
 use crate::protocol::Resource;
+use crate::state::app::SlotKind;
 use crate::state::ClusterState;
 
 pub struct StaticSlots {

@@ -332,9 +332,9 @@ impl<'w> Engine<'w> {
         // The per-application ask limits' defaults fit a cluster of about 7,000 hosts; the
         // operator of a larger one raises them, as the simulated one does unless the run sets
         // them: every host and rack named, at two map priorities.
-        let names =
-            (2 * w.cluster.nodes.len() + 64).max(locus_core::ask::DEFAULT_MAX_RESOURCE_NAMES);
-        let rows = (2 * names).max(locus_core::ask::DEFAULT_MAX_ASK_ROWS);
+        let names = (2 * w.cluster.nodes.len() + 64)
+            .max(locus_core::state::ask::DEFAULT_MAX_RESOURCE_NAMES);
+        let rows = (2 * names).max(locus_core::state::ask::DEFAULT_MAX_ASK_ROWS);
         props
             .entry(locus_core::config::APP_MAX_RESOURCE_NAMES.to_string())
             .or_insert_with(|| names.to_string());

@@ -259,7 +259,8 @@ mod tests {
         // The pool the core gets names exactly the public instances as running, at TABLE IV's
         // prices, and still offers every type to start.
         let pool =
-            locus_core::policy::mrosa::PublicPool::parse(&exp3_pool_file_text(), "exp3").unwrap();
+            locus_core::papers::mrosa::yarn::PublicPool::parse(&exp3_pool_file_text(), "exp3")
+                .unwrap();
         let public: Vec<&str> = c.nodes[PRIVATE_NODES..]
             .iter()
             .map(|n| n.host.as_str())

@@ -165,7 +165,7 @@ struct Batch {
 
 /// Sequence numbers of the queued tasks listed per key (a VPS or a datacenter number), in queue
 /// order, as runs of consecutive tasks: a job's blocks are dealt round-robin over its hosts
-/// ([`crate::policy::rebuild_blocks`]), so each host holds one or two runs of consecutive
+/// ([`super::yarn::rebuild_blocks`]), so each host holds one or two runs of consecutive
 /// blocks, and a 65,536-task job lists a few thousand runs instead of 300,000 entries (pushed
 /// one at a time into a list per VPS, they were half of its first JoSS heartbeat). Each
 /// `extend` adds one batch; a key's list is its chunks of runs, oldest batch first.

@@ -19,19 +19,19 @@
 //! held: apps waiting for their AM come first, every app follows in FIFO order for the rest.
 //! Topology or profile changes rebuild JoSS's queues from the live jobs' outstanding asks.
 
-use super::map_asks::{map_demand, map_host_rows};
+use crate::policy::map_asks::{map_demand, map_host_rows};
 use std::collections::BTreeMap;
 
-use super::JobPolicy;
-use crate::app::{App, Arrival};
 use crate::error::CoreError;
 use crate::fast_hash::FastMap;
-use crate::node::Node;
 use crate::papers::joss::{
     Assigner, BlockHosts, JossConfig, JossJob, JossScheduler, Placement, Policy, ProfileStore,
     Topology,
 };
+use crate::policy::JobPolicy;
 use crate::protocol::Resource;
+use crate::state::app::{App, Arrival};
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 const MAX_SLOTS_PER_HEARTBEAT: u32 = 256;
@@ -415,7 +415,7 @@ impl JobPolicy for JossPolicy {
             };
             self.reduce_ok.insert(app.arrival, ok);
         }
-        super::am_share::order_around(state, picks)
+        crate::policy::am_share::order_around(state, picks)
     }
 
     fn map_limit(&mut self, app: Arrival) -> u32 {

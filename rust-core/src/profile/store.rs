@@ -12,9 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-/// The tag carrying the paper's input-data type ("web document" / "non-web document", or any
-/// finer label the submitter chooses), e.g. `locus.input-type=web`.
-pub const INPUT_TYPE_TAG: &str = "locus.input-type=";
+use crate::hints::INPUT_TYPE_TAG;
 
 /// "A hash value for J's executable code and J's input-data type" (Fig. 4 line 1). YARN does not
 /// show the RM a job's code, so the application name and type stand in for it.

@@ -13,13 +13,13 @@
 //! Both keep at least one slot of each kind so a map re-run cannot wait forever behind reduces
 //! that wait for it (the paper's slots never fail).
 
-use super::fresh::{lock, placeable, SharedFresh};
-use super::static_slots::share_of;
-use super::SlotConfigurator;
-use crate::app::{Arrival, SlotKind};
-use crate::config::Config;
+use super::yarn::{lock, placeable, FreshSettings, SharedFresh};
 use crate::papers::fresh::{static_slot_configuration, JobProfile};
+use crate::policy::static_slots::share_of;
+use crate::policy::SlotConfigurator;
+use crate::profile::ProfileDefaults;
 use crate::protocol::Resource;
+use crate::state::app::{Arrival, SlotKind};
 use crate::state::ClusterState;
 
 /// Algorithm 1 tries every `s_m` in 1..=S; beyond this many slots the split is computed on a
@@ -45,11 +45,11 @@ pub struct FreshStaticSlots {
 }
 
 impl FreshStaticSlots {
-    pub fn new(cfg: &Config) -> Self {
+    pub fn new(s: &FreshSettings, defaults: &ProfileDefaults) -> Self {
         FreshStaticSlots {
-            k: cfg.fresh.k.max(1),
-            default_map_secs: cfg.profile_defaults.map_secs,
-            default_reduce_secs: cfg.profile_defaults.reduce_secs,
+            k: s.k.max(1),
+            default_map_secs: defaults.map_secs,
+            default_reduce_secs: defaults.reduce_secs,
             cached: None,
         }
     }

@@ -1,9 +1,9 @@
 //! Containers the RM holds, so releases, node loss and app removal can give their resource back
 //! to the right node, app, queue and slot pool.
 
-use crate::app::TaskKind;
 use crate::fast_hash::FastMap;
 use crate::protocol::Resource;
+use crate::state::app::TaskKind;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Container {
@@ -21,7 +21,7 @@ pub struct Container {
 
 impl Container {
     pub fn is_am(&self) -> bool {
-        self.kind == crate::app::TaskKind::ApplicationMaster
+        self.kind == crate::state::app::TaskKind::ApplicationMaster
     }
 }
 

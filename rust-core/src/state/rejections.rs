@@ -10,7 +10,7 @@
 
 use crate::fast_hash::FastMap;
 
-use crate::app::Arrival;
+use crate::state::app::Arrival;
 
 /// Most heartbeats of one node an app sits out after repeated rejections there.
 pub const MAX_SKIP: u32 = 32;

@@ -9,10 +9,10 @@
 //! the not-yet-executed part of a decision onto a new snapshot, which the RM took before
 //! executing it.
 
-use crate::app::{SlotKind, TaskKind};
-use crate::ask::SchedulerKey;
-use crate::names::NameId;
 use crate::protocol::{Decision, Locality, Resource};
+use crate::state::app::{SlotKind, TaskKind};
+use crate::state::ask::SchedulerKey;
+use crate::state::names::NameId;
 
 #[derive(Debug, Clone)]
 struct Entry {

@@ -33,21 +33,19 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-use super::fresh::outstanding;
-use super::{JobPolicy, PolicyReport};
-use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
 use crate::fast_hash::FastSet;
-use crate::node::Node;
+use crate::papers::fresh::yarn::outstanding;
 use crate::papers::mrosa::{
     map_eet, priority_of, reduce_eet, schedule_private, schedule_public, schedule_running,
     InstanceType, MapTask, MrosaJob, PrivateContainer, PublicDecision, PublicSlot, ReduceTask,
     TaskKind as MTask, TaskRef, DEFAULT_INIT_SECS, DEFAULT_RHO,
 };
-use crate::profile::parse_number;
+use crate::policy::{FlaggedJob, JobPolicy, PolicyReport, ScaleOutAdvice};
+use crate::profile::{parse_number, ProfileDefaults};
 use crate::protocol::Resource;
+use crate::state::app::{App, Arrival, TaskKind};
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 pub const MROSA_PUBLIC_FILE: &str = "locus.mrosa.public.file";
@@ -131,7 +129,7 @@ impl PublicPool {
     }
 
     pub fn load(path: &Path) -> Result<PublicPool, CoreError> {
-        let text = crate::topology::read_list_file(MROSA_PUBLIC_FILE, path)?;
+        let text = crate::state::topology::read_list_file(MROSA_PUBLIC_FILE, path)?;
         PublicPool::parse(&text, &path.display().to_string())
     }
 }
@@ -180,26 +178,6 @@ impl MrosaSettings {
         }
         Ok(())
     }
-}
-
-/// Scale-out advice for the operator: start `count` instances of `instance_type`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ScaleOutAdvice {
-    pub app: String,
-    pub provider: String,
-    pub instance_type: String,
-    pub count: u32,
-    /// Dollars (eqs. 6-7).
-    pub estimated_cost: f64,
-    /// `SumCost < C_i` (true without a budget).
-    pub within_budget: bool,
-}
-
-/// A job no public instance type can finish before its deadline.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FlaggedJob {
-    pub app: String,
-    pub reason: String,
 }
 
 /// One job's map and reduce in the model's terms (every map alike, every reduce alike).
@@ -317,11 +295,11 @@ fn earliest_rooms(
 }
 
 impl MrosaPolicy {
-    pub fn new(cfg: &crate::config::Config) -> Self {
+    pub fn new(s: &MrosaSettings, defaults: &ProfileDefaults) -> Self {
         MrosaPolicy {
-            s: cfg.mrosa.clone(),
-            default_map_secs: cfg.profile_defaults.map_secs,
-            default_reduce_secs: cfg.profile_defaults.reduce_secs,
+            s: s.clone(),
+            default_map_secs: defaults.map_secs,
+            default_reduce_secs: defaults.reduce_secs,
             public_allow: HashMap::new(),
             private_allow: HashMap::new(),
             node_type: None,
@@ -787,7 +765,7 @@ impl JobPolicy for MrosaPolicy {
         // AMs go first only within the AM share (as under TD and JoSS): with every waiting AM
         // first, a burst of submissions filled the cluster with AMs whose maps then found no
         // room, and nothing ran again (docs/design/liveness.md). AMs beyond it wait in submission order.
-        let am_first = super::am_share::am_first(state);
+        let am_first = crate::policy::am_share::am_first(state);
         let first: FastSet<Arrival> = am_first.iter().copied().collect();
         let mut rest = Vec::new();
         // Sets, not `Vec::contains`: with thousands of jobs a scan per job made every heartbeat

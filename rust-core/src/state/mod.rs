@@ -3,19 +3,30 @@
 //! allocation, app usage, queue usage, slot usage, cluster capacity) in step, so a policy
 //! reading them never has to recompute a sum over the cluster.
 
+pub mod app;
+pub mod ask;
+pub mod container;
+pub mod inflight;
+pub mod names;
+pub mod node;
+pub mod queue;
+pub mod rejections;
+pub mod topology;
+pub(crate) mod waiting;
+
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::app::{is_mapreduce, App, Arrival, Blacklist, FifoKey, SlotKind, TaskKind};
-use crate::ask::{AppAsks, AskLimits, AskTable, ChangedRows};
-use crate::container::{Container, Containers};
 use crate::error::CoreError;
 use crate::fast_hash::{FastMap, FastSet};
-use crate::names::{Names, ANY_ID};
-use crate::node::Node;
 use crate::profile::Profiles;
 use crate::protocol::{Ask, AskRef, ContainerInfo, Resource};
-use crate::queue::Queues;
-use crate::topology::{locate, DatacenterMapping};
+use crate::state::app::{is_mapreduce, App, Arrival, Blacklist, FifoKey, SlotKind, TaskKind};
+use crate::state::ask::{AppAsks, AskLimits, AskTable, ChangedRows};
+use crate::state::container::{Container, Containers};
+use crate::state::names::{Names, ANY_ID};
+use crate::state::node::Node;
+use crate::state::queue::Queues;
+use crate::state::topology::{locate, DatacenterMapping};
 
 /// Sums that saturate: a shim reporting absurd capabilities must get wrong totals in the
 /// log, not a panic inside the ResourceManager.
@@ -49,7 +60,7 @@ pub struct AppSpec {
 #[derive(Debug, Clone)]
 pub(crate) struct PoolWaiter {
     pub arrival: Arrival,
-    pub key: crate::ask::SchedulerKey,
+    pub key: crate::state::ask::SchedulerKey,
     /// One container of the key.
     pub size: Resource,
     /// The node whose heartbeat found it held back; its next heartbeat confirms or ends it.
@@ -589,7 +600,7 @@ impl ClusterState {
     }
 
     /// A node brought a name no node carried before: rows that waited for it count now.
-    fn adopt_name(&mut self, name: &str, id: crate::names::NameId) {
+    fn adopt_name(&mut self, name: &str, id: crate::state::names::NameId) {
         let waiting: Vec<Arrival> = self.with_unknown.iter().copied().collect();
         for arrival in waiting {
             let Some(app) = self.apps.get_mut(&arrival) else {

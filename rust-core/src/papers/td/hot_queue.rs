@@ -12,12 +12,12 @@
 
 use std::collections::HashMap;
 
-use super::HotspotGuard;
-use crate::app::{App, Arrival, TaskKind};
-use crate::names::NameId;
-use crate::node::Node;
 use crate::papers::td::HotQueue;
+use crate::policy::HotspotGuard;
 use crate::protocol::Locality;
+use crate::state::app::{App, Arrival, TaskKind};
+use crate::state::names::NameId;
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 /// Host map counts of an app at its first unresolved non-local allocation.

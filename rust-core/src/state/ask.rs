@@ -10,9 +10,9 @@ use std::hash::BuildHasherDefault;
 
 use crate::error::CoreError;
 use crate::fast_hash::{FastMap, FastSet, IdHasher};
-use crate::names::{IdMap, NameId, Names, ANY_ID};
 use crate::protocol::{Ask, AskRef, Locality, Resource};
-use crate::waiting::{WaitingNames, WAITING_ID};
+use crate::state::names::{IdMap, NameId, Names, ANY_ID};
+use crate::state::waiting::{WaitingNames, WAITING_ID};
 
 /// YARN's `ResourceRequest.ANY`.
 pub const ANY: &str = "*";
@@ -954,7 +954,7 @@ impl AppAsks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::names::Names;
+    use crate::state::names::Names;
 
     fn ask(priority: i32, name: &str, count: u32) -> Ask {
         Ask {

@@ -9,9 +9,9 @@
 //! that asked and is gone now, whatever removed it (release, node loss); one that started and
 //! ended between two such heartbeats is not seen.
 
-use crate::app::Arrival;
-use crate::container::Container;
 use crate::fast_hash::FastMap;
+use crate::state::app::Arrival;
+use crate::state::container::Container;
 use crate::state::ClusterState;
 
 #[derive(Debug, Default)]

@@ -11,7 +11,7 @@
 //! Any application arriving resets every marker (Algorithm 2); a node that leaves loses its own.
 //! Markers move on heartbeats only: an async sweep's offer of a node (`Heartbeat::sweep`) gives
 //! it local maps but is no miss, so the non-local map still waits two heartbeat intervals.
-//! The paper's "maps" are the tasks the locality layer decides for ([`super::locality_applies`]):
+//! The paper's "maps" are the tasks the locality layer decides for ([`crate::policy::locality_applies`]):
 //! any application's task keys whose asks name a host or rack, so a Spark executor with
 //! preferred locations waits for a marker as a map does, and counts as local or pending work.
 //!
@@ -37,13 +37,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{locality_applies, LocalityTechnique};
-use crate::app::{App, Arrival};
-use crate::ask::{AskTable, SchedulerKey};
-use crate::names::{NameId, ANY_ID};
-use crate::node::Node;
 use crate::papers::matchmaking::{MapDemand, Matchmaker};
+use crate::policy::{locality_applies, LocalityTechnique};
 use crate::protocol::{Locality, Resource};
+use crate::state::app::{App, Arrival};
+use crate::state::ask::{AskTable, SchedulerKey};
+use crate::state::names::{NameId, ANY_ID};
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 pub struct MatchmakingLocality {

@@ -27,24 +27,23 @@
 //! - `t̄_m`, `t̄_r` before the job's first finished task: its profile (an earlier run with the same
 //!   signature), else `locus.profile.default-map-secs` / `-reduce-secs`.
 //!
-//! The same model also drives `locus.slots=fresh-dynamic` ([`super::fresh_slots`]), which is why
+//! The same model also drives `locus.slots=fresh-dynamic` ([`super::slots`]), which is why
 //! it sits behind a shared handle.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::{JobPolicy, Observed};
-use crate::app::{App, Arrival, TaskKind};
-use crate::ask::AskTable;
-use crate::config::Config;
-use crate::container::Container;
 use crate::error::CoreError;
 use crate::fast_hash::{FastMap, FastSet};
-use crate::node::Node;
 use crate::papers::fresh::{DynamicSlotConfigurator, JobPhase, SlotKind as FreshSlot};
-use crate::profile::parse_number;
+use crate::policy::{JobPolicy, Observed};
+use crate::profile::{parse_number, ProfileDefaults};
 use crate::protocol::Resource;
+use crate::state::app::{App, Arrival, TaskKind};
+use crate::state::ask::AskTable;
+use crate::state::container::Container;
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 /// What an application's outstanding asks hold, by kind.
@@ -78,7 +77,7 @@ fn outstanding_where(app: &App, keep: impl Fn(&AskTable) -> bool) -> Outstanding
             continue;
         }
         let n = table.outstanding();
-        let size = table.row(crate::names::ANY_ID).map(|r| r.capability);
+        let size = table.row(crate::state::names::ANY_ID).map(|r| r.capability);
         match app.kind_of(key.priority) {
             k if k.is_map() => {
                 o.maps = o.maps.saturating_add(n);
@@ -100,7 +99,7 @@ fn am_size(app: &App) -> u64 {
     app.asks
         .tables()
         .filter(|(k, _)| app.kind_of(k.priority) == TaskKind::ApplicationMaster)
-        .filter_map(|(_, t)| t.row(crate::names::ANY_ID))
+        .filter_map(|(_, t)| t.row(crate::state::names::ANY_ID))
         .map(|r| r.capability.memory_mb)
         .next()
         .unwrap_or(0)
@@ -199,8 +198,8 @@ pub fn lock(m: &SharedFresh) -> MutexGuard<'_, FreshModel> {
 }
 
 impl FreshModel {
-    pub fn shared(cfg: &Config) -> SharedFresh {
-        let model = DynamicSlotConfigurator::clamped(cfg.fresh.k, cfg.fresh.tau1, cfg.fresh.tau2);
+    pub fn shared(s: &FreshSettings, defaults: &ProfileDefaults) -> SharedFresh {
+        let model = DynamicSlotConfigurator::clamped(s.k, s.tau1, s.tau2);
         Arc::new(Mutex::new(FreshModel {
             model,
             phases: RefCell::default(),
@@ -210,8 +209,8 @@ impl FreshModel {
             counts: FastMap::default(),
             tasks: FastMap::default(),
             next_task: 0,
-            default_map_secs: cfg.profile_defaults.map_secs,
-            default_reduce_secs: cfg.profile_defaults.reduce_secs,
+            default_map_secs: defaults.map_secs,
+            default_reduce_secs: defaults.reduce_secs,
             map_size: None,
             reduce_size: None,
         }))
@@ -376,8 +375,8 @@ impl FreshModel {
             return;
         };
         let slot = match c.kind.slot() {
-            Some(crate::app::SlotKind::Map) => FreshSlot::Map,
-            Some(crate::app::SlotKind::Reduce) => FreshSlot::Reduce,
+            Some(crate::state::app::SlotKind::Map) => FreshSlot::Map,
+            Some(crate::state::app::SlotKind::Reduce) => FreshSlot::Reduce,
             None => return,
         };
         let Some(job) = self.jobs.get(&app.arrival) else {
@@ -495,7 +494,7 @@ impl JobPolicy for FreshPolicy {
         // Waiting AMs beyond the AM share: after the admitted jobs' tasks, so AMs cannot take
         // the room those tasks need (docs/design/liveness.md).
         let mut am_later = Vec::new();
-        let am_limit = (state.capacity().memory_mb as f64 * super::MAX_AM_SHARE) as u64;
+        let am_limit = (state.capacity().memory_mb as f64 * crate::policy::MAX_AM_SHARE) as u64;
         let mut am_used = state.am_used().memory_mb;
         let mut fresh: Vec<(f64, usize, Arrival)> = Vec::new();
         let mut rest = Vec::new();

@@ -15,8 +15,8 @@ use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
-use crate::ask::ANY;
 use crate::fast_hash::FastMap;
+use crate::state::ask::ANY;
 
 /// An interned resource name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

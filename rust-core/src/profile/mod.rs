@@ -11,7 +11,7 @@
 //! its own finished tasks are the best estimate of its remaining ones.
 //!
 //! The store file is JSON `{"version":2,"profiles":{...}}`, written off the scheduler's thread by
-//! [`crate::profile_writer`]. Stores of format 1 (no `version`, written before profiles were keyed
+//! [`crate::profile::writer`]. Stores of format 1 (no `version`, written before profiles were keyed
 //! by user) are refused with a message naming the file: their keys cannot be attributed to a user.
 //!
 //! The signature is an unkeyed 64-bit hash of strings the submitter chooses, so each profile also
@@ -21,13 +21,16 @@
 //! Both are optional fields of a format-2 profile: a store written before them loads, and the
 //! first run of each of its signatures claims that profile for its key.
 
+pub mod store;
+pub mod writer;
+
 use std::path::Path;
 
-use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
 use crate::fast_hash::{FastMap, FastSet};
 use crate::hints::{JobHints, TrustedSubmitters, HINTS_TRUSTED};
 use crate::papers::joss::{JobObservation, JobSignature, ProfileKey, ProfileStore, Recorded};
+use crate::state::app::{App, Arrival, TaskKind};
 
 pub const PROFILE_STORE_KEY: &str = "locus.profile.store";
 pub const PROFILE_DEFAULT_MAP_SECS: &str = "locus.profile.default-map-secs";
@@ -559,8 +562,8 @@ impl Profiles {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ask::AppAsks;
     use crate::protocol::Resource;
+    use crate::state::ask::AppAsks;
 
     fn app(n: u64, name: &str, tags: &[&str]) -> App {
         App {

@@ -1,7 +1,7 @@
 //! Cluster nodes (NodeManagers) as the core sees them.
 
-use crate::names::NameId;
 use crate::protocol::Resource;
+use crate::state::names::NameId;
 
 #[derive(Debug, Clone)]
 pub struct Node {

@@ -3,8 +3,8 @@
 use std::cmp::Reverse;
 use std::collections::HashSet;
 
-use crate::ask::AppAsks;
 use crate::protocol::Resource;
+use crate::state::ask::AppAsks;
 
 /// An application's arrival number: unique for the core's lifetime, never reused, so policies
 /// can hold on to it across heartbeats while the app string id stays in one place.

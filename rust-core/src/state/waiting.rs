@@ -10,8 +10,8 @@
 use std::collections::hash_map::RandomState;
 use std::collections::{BTreeMap, HashMap};
 
-use crate::ask::{Row, SchedulerKey};
 use crate::fast_hash::FastMap;
+use crate::state::ask::{Row, SchedulerKey};
 
 /// The rows waiting for one unknown name. Nearly always one scheduler key (a map's host row),
 /// held in place: a map per name was an allocation of hundreds of bytes per row, and most of
@@ -89,7 +89,7 @@ impl Waiting {
 }
 
 /// Marks a resource name id as one of an application's waiting names (an id of
-/// [`WaitingNames`]), not a name the core published for a live node ([`crate::names::Names`],
+/// [`WaitingNames`]), not a name the core published for a live node ([`crate::state::names::Names`],
 /// whose ids stay below it).
 pub const WAITING_ID: u32 = 1 << 31;
 

@@ -14,17 +14,17 @@
 //! job enters Q (waiting) when its first map asks arrive, with j.demand from its
 //! `locus.demand=` tag, else the profile of earlier runs, else its map count, capped at T.
 
-use super::map_asks::{map_asks, map_demand, map_host_rows_by_id};
 use super::map_containers::MapContainers;
+use crate::policy::map_asks::{map_asks, map_demand, map_host_rows_by_id};
 use std::collections::HashMap;
 
-use super::{JobPolicy, Observed};
-use crate::app::{App, Arrival};
 use crate::error::CoreError;
 use crate::fast_hash::FastMap;
-use crate::node::Node;
 use crate::papers::td::{TdConfig, TdScheduler};
+use crate::policy::{JobPolicy, Observed};
 use crate::protocol::Resource;
+use crate::state::app::{App, Arrival};
+use crate::state::node::Node;
 use crate::state::ClusterState;
 
 /// A node never frees more map slots than this in one heartbeat (guards tiny asks on big nodes).
@@ -295,7 +295,7 @@ impl JobPolicy for TdPolicy {
             *self.picks.entry(a).or_insert(0) += 1;
         }
         // An AM is what lets a job make progress at all: apps waiting for theirs go first.
-        super::am_share::order_around(state, picks)
+        crate::policy::am_share::order_around(state, picks)
     }
 
     fn map_limit(&mut self, app: Arrival) -> u32 {
