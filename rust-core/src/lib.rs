@@ -51,7 +51,7 @@ pub mod state;
 pub mod topology;
 mod waiting;
 
-pub use crate::app::{SlotKind, TaskKind, MAX_BLACKLIST_PLACES};
+pub use crate::app::{SlotKind, TaskKind, MAX_BLACKLIST_PLACES, MAX_KEY_PARTITIONS};
 pub use crate::config::Config;
 pub use crate::core::{Core, Stats};
 pub use crate::error::CoreError;
