@@ -55,6 +55,19 @@ pub enum Action {
         hosts: Vec<u32>,
         racks: Vec<u32>,
     },
+    /// The node's label (`node_partition`): 0 none, 1 the exclusive `X`, 2 the
+    /// non-exclusive `Y` (see [`crate::model::PARTITIONS`]).
+    Label {
+        host: u32,
+        label: u8,
+    },
+    /// The partition one scheduler key `(priority, 0)` of the app asks for
+    /// (`key_partitions`, the app's whole list sent again), labels as in [`Action::Label`].
+    KeyPartition {
+        app: u32,
+        priority: i32,
+        label: u8,
+    },
     Heartbeat {
         host: u32,
     },

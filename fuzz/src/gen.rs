@@ -305,7 +305,29 @@ pub fn case_with(seed: u64, steps: usize, opts: &Options) -> Case {
     // Which apps the case has added, so most actions name a live one (an action about an
     // absent app is skipped by the model and only wastes a step).
     let mut live: Vec<u32> = Vec::new();
+    // Node labels and labelled keys come from their own stream, so the other actions of a
+    // seed stay what they were before partitions existed (the case only ends earlier).
+    let mut labels = Rng::new(mix(&[seed, 0x1abe1]));
     while actions.len() < steps {
+        if labels.chance(4) {
+            actions.push(if labels.chance(50) {
+                Action::Label {
+                    host: labels.below(hosts as u64) as u32,
+                    label: labels.below(3) as u8,
+                }
+            } else {
+                Action::KeyPartition {
+                    app: if live.is_empty() {
+                        labels.below(shape.apps as u64) as u32
+                    } else {
+                        *labels.pick(&live)
+                    },
+                    priority: *labels.pick(&[0, 1, 5, 10, 20]),
+                    label: labels.below(3) as u8,
+                }
+            });
+            continue;
+        }
         let app = if !live.is_empty() && rng.chance(85) {
             *rng.pick(&live)
         } else {

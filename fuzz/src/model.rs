@@ -9,7 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use locus_core::{
-    Ask, ContainerInfo, Core, Decision, Event, Heartbeat, HeartbeatResponse, Locality, Resource,
+    Ask, ContainerInfo, Core, Decision, Event, Heartbeat, HeartbeatResponse, KeyPartition,
+    Locality, Resource,
 };
 
 use locus_core::preemption::PreemptionSettings;
@@ -33,6 +34,18 @@ pub struct NodeM {
     pub rack: u32,
     pub capability: Resource,
     pub unallocated: Resource,
+    /// Index into [`PARTITIONS`].
+    pub label: u8,
+}
+
+/// The partitions a case may use: (name, exclusive). 0 is the default partition.
+pub const PARTITIONS: [(&str, bool); 3] = [("", false), ("X", true), ("Y", false)];
+
+/// Whether a key of partition `key` may run on a node of partition `node` (CapacityScheduler's
+/// rule): its own partition, or a non-exclusive one lending to a default-partition key.
+pub fn partition_serves(key: u8, node: u8) -> bool {
+    let node = node.min(2) as usize;
+    key as usize == node || (key == 0 && !PARTITIONS[node].0.is_empty() && !PARTITIONS[node].1)
 }
 
 pub struct AppM {
@@ -44,6 +57,8 @@ pub struct AppM {
     pub asks: Rows,
     /// The attempt's blacklist: hosts, and racks whose every host is on it.
     pub blacklist: (BTreeSet<u32>, BTreeSet<u32>),
+    /// Keys asking for a partition other than the default one, as indices into [`PARTITIONS`].
+    pub partitions: BTreeMap<Key, u8>,
 }
 
 impl AppM {
@@ -185,6 +200,7 @@ impl Model {
                         rack: *rack,
                         capability,
                         unallocated: capability,
+                        label: 0,
                     },
                 );
             }
@@ -252,6 +268,7 @@ impl Model {
                         live_attempt: false,
                         asks: Rows::new(),
                         blacklist: Default::default(),
+                        partitions: BTreeMap::new(),
                     },
                 );
             }
@@ -383,6 +400,51 @@ impl Model {
                     hosts.iter().copied().collect(),
                     racks.iter().copied().collect(),
                 );
+            }
+            Action::Label { host, label } => {
+                if !self.nodes.contains_key(host) {
+                    return Ok(());
+                }
+                let (partition, exclusive) = PARTITIONS[(*label).min(2) as usize];
+                self.send(
+                    step,
+                    Event::NodePartition {
+                        node: node_id(*host),
+                        partition: partition.into(),
+                        exclusive,
+                    },
+                )?;
+                self.nodes.get_mut(host).expect("checked above").label = (*label).min(2);
+            }
+            Action::KeyPartition {
+                app,
+                priority,
+                label,
+            } => {
+                let Some(a) = self.apps.get_mut(app) else {
+                    return Ok(());
+                };
+                if *label == 0 {
+                    a.partitions.remove(&(*priority, 0));
+                } else {
+                    a.partitions.insert((*priority, 0), (*label).min(2));
+                }
+                let keys = a
+                    .partitions
+                    .iter()
+                    .map(|(k, l)| KeyPartition {
+                        priority: k.0,
+                        allocation_request_id: k.1,
+                        partition: PARTITIONS[*l as usize].0.into(),
+                    })
+                    .collect();
+                self.send(
+                    step,
+                    Event::KeyPartitions {
+                        app: app_id(*app),
+                        keys,
+                    },
+                )?;
             }
             Action::Heartbeat { host } => {
                 if self.nodes.contains_key(host) {
@@ -806,6 +868,19 @@ impl Model {
                 ));
             }
             let key = (d.priority, d.allocation_request_id);
+            let wants = a.partitions.get(&key).copied().unwrap_or(0);
+            if !partition_serves(wants, node.label) {
+                return Err(Failure::new(
+                    "decision_outside_its_partition",
+                    step,
+                    format!(
+                        "key wants partition {:?}, node is in {:?}: {}",
+                        PARTITIONS[wants as usize],
+                        PARTITIONS[node.label as usize],
+                        shown()
+                    ),
+                ));
+            }
             let Some(any) = any_row(&a.asks, key) else {
                 return Err(Failure::new(
                     "decision_beyond_outstanding_asks",
@@ -1124,7 +1199,12 @@ impl Model {
                 if combos::is_capacity(&self.props) && mem(&any.capability) * 100 > max * cluster {
                     return false;
                 }
+                let wants = a.partitions.get(&key).copied().unwrap_or(0);
+                // A borrowed room never takes an AM (priority 0 here, to be safe).
+                let lent = wants != n.label;
                 n.capability.fits(&any.capability)
+                    && partition_serves(wants, n.label)
+                    && !(lent && *p == 0)
                     && serves(&a.asks, key, &host_name(host), &rack_name(n.rack))
             })
     }

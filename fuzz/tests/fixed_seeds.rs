@@ -85,6 +85,12 @@ fn blacklisted_nodes_get_no_decisions() {
     assert_no("decision_for_blacklisted_node");
 }
 
+/// A key is placed only in its partition; an exclusive partition's nodes run nothing else.
+#[test]
+fn decisions_stay_in_their_partition() {
+    assert_no("decision_outside_its_partition");
+}
+
 #[test]
 fn off_switch_limit_is_respected() {
     assert_no("off_switch_limit_exceeded");
@@ -183,6 +189,7 @@ fn no_failure_class_the_checks_above_do_not_name() {
         "decision_capability_differs",
         "decision_ignores_relax_locality",
         "decision_for_blacklisted_node",
+        "decision_outside_its_partition",
         "off_switch_limit_exceeded",
         "queue_maximum_exceeded",
         "slot_cap_exceeded",

@@ -782,6 +782,46 @@ impl Core {
                     self.layers.observe(&self.state, &Observed::AsksUpdated(a));
                 }
             }
+            Event::NodePartition {
+                node,
+                partition,
+                exclusive,
+            } => {
+                if !self.state.set_node_partition(&node, &partition, exclusive) {
+                    return Err(CoreError::UnknownNode(node));
+                }
+                log::info!(
+                    "node {node} in partition {partition:?} ({})",
+                    if exclusive {
+                        "exclusive"
+                    } else {
+                        "non-exclusive"
+                    }
+                );
+            }
+            Event::KeyPartitions { app, keys } => {
+                let n = keys.len();
+                let entries = keys
+                    .into_iter()
+                    .map(|k| {
+                        (
+                            crate::state::ask::SchedulerKey {
+                                priority: k.priority,
+                                allocation_request_id: k.allocation_request_id,
+                            },
+                            k.partition,
+                        )
+                    })
+                    .collect();
+                let list = crate::state::app::KeyPartitions::new(entries)
+                    .map_err(|e| CoreError::Protocol(format!("key_partitions for {app}: {e}")))?;
+                let a = self
+                    .state
+                    .app_mut_by_id(&app)
+                    .ok_or_else(|| CoreError::UnknownApp(app.clone()))?;
+                a.partitions = list;
+                log::debug!("application {app}: {n} scheduler keys ask for a node label");
+            }
             Event::AppRemoved { app } => match self.state.remove_app(&app) {
                 Some(a) => {
                     self.in_flight.forget_app(&app);

@@ -45,4 +45,4 @@ pub use crate::config::Config;
 pub use crate::core::{Core, Stats};
 pub use crate::error::CoreError;
 pub use crate::protocol::*;
-pub use crate::state::app::{SlotKind, TaskKind, MAX_BLACKLIST_PLACES};
+pub use crate::state::app::{SlotKind, TaskKind, MAX_BLACKLIST_PLACES, MAX_KEY_PARTITIONS};

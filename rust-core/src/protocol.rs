@@ -148,6 +148,16 @@ impl AskRef<'_> {
     }
 }
 
+/// One scheduler key's partition in a [`Event::KeyPartitions`] list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyPartition {
+    pub priority: i32,
+    #[serde(default)]
+    pub allocation_request_id: i64,
+    pub partition: String,
+}
+
 /// A container the RM holds for an application.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContainerInfo {
@@ -176,6 +186,16 @@ pub enum Event {
     NodeResourceUpdated {
         node: String,
         capability: Resource,
+    },
+    /// The node's partition (YARN node label; empty: the default partition) and whether that
+    /// partition is exclusive, after `node_added` for a labelled node and whenever the RM's
+    /// labels change (`rmadmin -replaceLabelsOnNode`). A node never named here is in the
+    /// default partition.
+    NodePartition {
+        node: String,
+        partition: String,
+        #[serde(default)]
+        exclusive: bool,
     },
     AppAdded {
         app: String,
@@ -223,6 +243,14 @@ pub enum Event {
     },
     AppRemoved {
         app: String,
+    },
+    /// The scheduler keys of `app` whose asks want a partition other than the default one,
+    /// as the RM holds them (the label expression of the key's `*` row); replaces the previous
+    /// list, keys not named want the default partition. At most
+    /// [`crate::state::app::MAX_KEY_PARTITIONS`]; refused (the previous list stays) when longer.
+    KeyPartitions {
+        app: String,
+        keys: Vec<KeyPartition>,
     },
     AttemptAdded {
         app: String,
@@ -294,6 +322,8 @@ impl Event {
             Event::AppMoved { .. } => "app_moved",
             Event::AppBlacklist { .. } => "app_blacklist",
             Event::AppRemoved { .. } => "app_removed",
+            Event::NodePartition { .. } => "node_partition",
+            Event::KeyPartitions { .. } => "key_partitions",
             Event::AttemptAdded { .. } => "attempt_added",
             Event::AttemptRemoved { .. } => "attempt_removed",
             Event::AsksUpdated { .. } => "asks_updated",

@@ -349,7 +349,13 @@ fn assign_node(
     // Queues that started an AM on this heartbeat, for pools that span queues (one AM at most
     // goes past such a pool's cap per queue whose AMs hold nothing).
     let mut am_queues: Vec<String> = Vec::new();
-    let mut listed = order.into_iter();
+    // CapacityScheduler's two passes over a labelled node: the keys of the node's partition
+    // first; then, on a non-exclusive partition where they placed nothing, the default
+    // partition's keys borrow its idle room. A node of the default partition serves only
+    // default-partition keys, an exclusive partition's node only its own.
+    let mut partition = node.partition.as_str();
+    let node_count = u32::try_from(state.node_count()).unwrap_or(u32::MAX);
+    let mut listed = order.iter().copied();
     // The walk changes asks (`record`) but not the pending index, which only `sync_pending`
     // above brings up to date: the lazy walk sees the same apps `order` would have listed.
     let mut cursor = None;
@@ -367,7 +373,17 @@ fn assign_node(
         } else {
             listed.next()
         };
-        let Some(arrival) = next else { break };
+        let Some(arrival) = next else {
+            if !partition.is_empty() && node.lends() && decisions.is_empty() {
+                partition = "";
+                listed = order.iter().copied();
+                cursor = None;
+                spare_maps = 0;
+                continue;
+            }
+            break;
+        };
+        let lending = partition != node.partition;
         // A node the app blacklisted is passed over as the RM would refuse it
         // (`SchedulerAppUtils.isPlaceBlacklisted`: the node's host, then its rack).
         if sitting_out.contains(&arrival)
@@ -398,12 +414,32 @@ fn assign_node(
                 break;
             }
             after = Some(key);
+            if partition.is_empty() && state.lends() {
+                if let Some(a) = state
+                    .app_counters_mut(arrival)
+                    .filter(|a| a.partitions.of(&key).is_empty())
+                {
+                    a.missed_default_offer(key);
+                }
+            }
             let (placements, stop, kind, waiter_update) = {
                 let Some(app) = state.app(arrival) else { break };
                 let Some(table) = app.asks.table(&key) else {
                     continue;
                 };
+                if app.partitions.of(&key) != partition {
+                    continue;
+                }
                 let kind = app.kind_of(key.priority);
+                if lending
+                    && (kind == TaskKind::ApplicationMaster
+                        || app.lend_misses.get(&key).copied().unwrap_or(0) < node_count)
+                {
+                    // As CapacityScheduler: no AM on borrowed room (taking it back would
+                    // kill a job), and a default-partition key borrows only after it missed
+                    // as many offers as the cluster has nodes, so it prefers its own nodes.
+                    continue;
+                }
                 let held_for_locality = locality_applies(kind, table);
                 let ceiling = if held_for_locality {
                     layers.locality.allowed(app, key, table, node, now_ms)
@@ -579,6 +615,11 @@ fn assign_node(
             if let Some(visit) = waiter_update {
                 if visit.update_waiter(state, arrival, key, &node.id) {
                     confirmed[visit.pool] = true;
+                }
+            }
+            if !placements.is_empty() && node.partition.is_empty() && state.lends() {
+                if let Some(a) = state.app_counters_mut(arrival) {
+                    a.lend_misses.remove(&key);
                 }
             }
             record(

@@ -120,6 +120,8 @@ mod tests {
             am_used: Resource::ZERO,
             running: 0,
             blacklist: Default::default(),
+            partitions: Default::default(),
+            lend_misses: Default::default(),
         };
         app.asks =
             AppAsks::from_snapshot(&app.id, asks, &Names::default(), Default::default()).unwrap();

@@ -584,6 +584,8 @@ mod tests {
             am_used: Resource::ZERO,
             running: 0,
             blacklist: Default::default(),
+            partitions: Default::default(),
+            lend_misses: Default::default(),
         }
     }
 

@@ -4,7 +4,7 @@ use std::cmp::Reverse;
 use std::collections::HashSet;
 
 use crate::protocol::Resource;
-use crate::state::ask::AppAsks;
+use crate::state::ask::{AppAsks, SchedulerKey};
 
 /// An application's arrival number: unique for the core's lifetime, never reused, so policies
 /// can hold on to it across heartbeats while the app string id stays in one place.
@@ -172,9 +172,76 @@ pub struct App {
     pub running: u32,
     /// Nodes and racks the RM will not place the app on; the core decides none there.
     pub blacklist: Blacklist,
+    /// The partitions (node labels) of its scheduler keys that ask for one; the others ask
+    /// for the default partition.
+    pub partitions: KeyPartitions,
+    /// Offers each default-partition key has had since it last placed on a default-partition
+    /// node (CapacityScheduler's missed non-partitioned opportunities): it borrows a
+    /// non-exclusive partition's room only after as many as the cluster has nodes. At most
+    /// [`MAX_KEY_PARTITIONS`] keys; when full it starts over, which only delays a loan.
+    pub lend_misses: std::collections::HashMap<SchedulerKey, u32>,
+}
+
+/// Scheduler keys the RM holds under a node label expression (its `*` row's, as
+/// `AppSchedulingInfo` keeps it: the ask's own, else the application's, else the queue's
+/// `default-node-label-expression`).
+pub const MAX_KEY_PARTITIONS: usize = 4096;
+
+/// The partition each labelled scheduler key of an application asks for; a key not listed
+/// asks for the default partition (""). Replaced whole by `key_partitions`.
+#[derive(Debug, Clone, Default)]
+pub struct KeyPartitions {
+    keys: Vec<(SchedulerKey, String)>,
+}
+
+impl KeyPartitions {
+    /// At most [`MAX_KEY_PARTITIONS`] keys, else the error names the count. Entries naming the
+    /// default partition are dropped; a key named twice keeps its last partition.
+    pub fn new(entries: Vec<(SchedulerKey, String)>) -> Result<KeyPartitions, String> {
+        if entries.len() > MAX_KEY_PARTITIONS {
+            return Err(format!(
+                "{} labelled scheduler keys, over the {MAX_KEY_PARTITIONS} the core keeps per application",
+                entries.len()
+            ));
+        }
+        let mut keys: Vec<(SchedulerKey, String)> = Vec::with_capacity(entries.len());
+        for (key, partition) in entries {
+            keys.retain(|(k, _)| *k != key);
+            if !partition.is_empty() {
+                keys.push((key, partition));
+            }
+        }
+        keys.sort_by_key(|(k, _)| *k);
+        Ok(KeyPartitions { keys })
+    }
+
+    /// The partition `key` asks for ("" for the default partition).
+    pub fn of(&self, key: &SchedulerKey) -> &str {
+        self.keys
+            .binary_search_by_key(key, |(k, _)| *k)
+            .map_or("", |i| self.keys[i].1.as_str())
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
 }
 
 impl App {
+    /// Counts an offer to a default-partition key; returns the count.
+    pub fn missed_default_offer(&mut self, key: SchedulerKey) -> u32 {
+        if self.lend_misses.len() >= MAX_KEY_PARTITIONS && !self.lend_misses.contains_key(&key) {
+            self.lend_misses.clear();
+        }
+        let n = self.lend_misses.entry(key).or_insert(0);
+        *n = n.saturating_add(1);
+        *n
+    }
+
     /// What a container of `priority` is for. An application of any type that holds no container
     /// is waiting for its AM: the RM asks for every AM at [`AM_PRIORITY`], and nothing else can
     /// be asked before an AM runs. So a non-MapReduce application's first priority-0 container

@@ -114,6 +114,9 @@ pub struct ClusterState {
     /// Bumped whenever a node joins, leaves or changes size, so a policy can keep a figure
     /// computed over all nodes until it changes.
     nodes_version: u64,
+    /// Nodes of a non-exclusive partition: while there are none, no default-partition key
+    /// can borrow, so its offers are not counted.
+    lending_nodes: usize,
     /// How many nodes have each capability (memory, vcores): whether a container fits some
     /// node is a look at the few distinct shapes, not at every node.
     node_shapes: BTreeMap<(u64, u32), u32>,
@@ -691,15 +694,47 @@ impl ClusterState {
                 running: 0,
                 last_heartbeat_ms: None,
                 opportunity: false,
+                partition: String::new(),
+                exclusive: false,
             },
         );
         true
+    }
+
+    /// Puts a node in `partition` (empty: the default one). False for an unknown node.
+    pub fn set_node_partition(&mut self, id: &str, partition: &str, exclusive: bool) -> bool {
+        let Some(n) = self.nodes.get_mut(id) else {
+            return false;
+        };
+        let lent = n.lends();
+        n.partition = partition.to_string();
+        n.exclusive = exclusive && !partition.is_empty();
+        match (lent, n.lends()) {
+            (false, true) => self.lending_nodes += 1,
+            (true, false) => self.lending_nodes = self.lending_nodes.saturating_sub(1),
+            _ => {}
+        }
+        self.nodes_version += 1;
+        true
+    }
+
+    /// Whether some node's partition lends idle room to default-partition keys.
+    pub fn lends(&self) -> bool {
+        self.lending_nodes > 0
+    }
+
+    /// An app for bookkeeping that leaves its asks alone (no re-index of pending asks).
+    pub(crate) fn app_counters_mut(&mut self, arrival: Arrival) -> Option<&mut App> {
+        self.apps.get_mut(&arrival)
     }
 
     /// Removes a node and forgets the containers on it (the RM kills them; their releases may
     /// still arrive and are then ignored).
     pub fn remove_node(&mut self, id: &str) -> Option<(Node, Vec<Container>)> {
         let node = self.nodes.remove(id)?;
+        if node.lends() {
+            self.lending_nodes = self.lending_nodes.saturating_sub(1);
+        }
         // Its names stay interned (rows keep naming them), but no longer published by id.
         self.names.uncarry(node.host_id);
         self.names.uncarry(node.rack_id);
@@ -827,6 +862,8 @@ impl ClusterState {
                 am_used: Resource::ZERO,
                 running: 0,
                 blacklist: Default::default(),
+                partitions: Default::default(),
+                lend_misses: Default::default(),
             },
         );
         if let Some(app) = self.apps.get(&arrival) {

@@ -27,4 +27,17 @@ pub struct Node {
     /// offer that can place anything, the heartbeat itself or, when that found the node full,
     /// the async sweep that finds the room freed after it (`schedule::assign`).
     pub opportunity: bool,
+    /// The node's partition (its YARN node label); empty for the default partition.
+    pub partition: String,
+    /// Whether `partition` is exclusive: its room goes only to asks for it. A non-exclusive
+    /// partition lends room its own asks leave idle to default-partition asks, as
+    /// CapacityScheduler does (`schedule::assign`).
+    pub exclusive: bool,
+}
+
+impl Node {
+    /// In a non-exclusive partition: lends idle room to default-partition keys.
+    pub fn lends(&self) -> bool {
+        !self.partition.is_empty() && !self.exclusive
+    }
 }

@@ -32,20 +32,18 @@ final class ApplicationLifecycle {
   private final LocusRootQueue root;
   private final CoreLink link;
   private final RMContext rmContext;
-  private final LabelPolicy labels;
   private final ApplicationAdmission admission;
   private final ApplicationPriorities priorities;
 
   ApplicationLifecycle(LocusScheduler scheduler,
       Map<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> applications,
-      LocusRootQueue root, CoreLink link, RMContext rmContext, LabelPolicy labels,
+      LocusRootQueue root, CoreLink link, RMContext rmContext,
       ApplicationAdmission admission, ApplicationPriorities priorities) {
     this.scheduler = scheduler;
     this.applications = applications;
     this.root = root;
     this.link = link;
     this.rmContext = rmContext;
-    this.labels = labels;
     this.admission = admission;
     this.priorities = priorities;
   }
@@ -58,9 +56,6 @@ final class ApplicationLifecycle {
   void addApplication(ApplicationId appId, String requestedQueue, String user,
       boolean isAppRecovering, boolean unmanagedAM) {
     synchronized (scheduler) {
-      if (labels.refusedAtSubmission(appId, isAppRecovering)) {
-        return;
-      }
       admission.admit(appId, requestedQueue, user, isAppRecovering, unmanagedAM);
       priorities.admitted(appId);
     }

@@ -128,6 +128,37 @@ final class CoreMessages {
     return o;
   }
 
+  /**
+   * The node's partition (its node label, empty for the default partition) and whether that
+   * partition is exclusive.
+   */
+  static ObjectNode nodePartition(NodeId node, String partition, boolean exclusive) {
+    ObjectNode o = event("node_partition");
+    o.put("node", node.toString());
+    o.put("partition", partition == null ? "" : partition);
+    o.put("exclusive", exclusive);
+    return o;
+  }
+
+  /**
+   * The scheduler keys of {@code app} that ask for a partition other than the default one,
+   * replacing the last list.
+   */
+  static ObjectNode keyPartitions(ApplicationId app,
+      java.util.Map<org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey, String> keys) {
+    ObjectNode o = event("key_partitions");
+    o.put("app", app.toString());
+    com.fasterxml.jackson.databind.node.ArrayNode list = o.putArray("keys");
+    for (java.util.Map.Entry<org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey,
+        String> e : keys.entrySet()) {
+      ObjectNode k = list.addObject();
+      k.put("priority", e.getKey().getPriority().getPriority());
+      k.put("allocation_request_id", e.getKey().getAllocationRequestId());
+      k.put("partition", e.getValue());
+    }
+    return o;
+  }
+
   static ObjectNode appRemoved(ApplicationId app) {
     ObjectNode o = event("app_removed");
     o.put("app", app.toString());

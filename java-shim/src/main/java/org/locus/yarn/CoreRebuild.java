@@ -67,6 +67,10 @@ final class CoreRebuild {
     for (FiCaSchedulerNode n : nodes) {
       events.add(CoreMessages.nodeAdded(n.getNodeID(), n.getNodeName(), n.getRackName(),
           n.getTotalResource()));
+      if (!n.getPartition().isEmpty()) {
+        events.add(CoreMessages.nodePartition(n.getNodeID(), n.getPartition(),
+            LabelPolicy.isExclusive(rmContext, n.getPartition())));
+      }
     }
     for (Map.Entry<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> e
         : applications.entrySet()) {
@@ -100,6 +104,10 @@ final class CoreRebuild {
         LocusAppAttempt a = (LocusAppAttempt) attempt;
         if (a.hasBlacklist()) {
           events.add(a.blacklistEvent());
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode partitions = a.partitionsEvent();
+        if (partitions != null) {
+          events.add(partitions);
         }
         asksOf.add(a);
       }

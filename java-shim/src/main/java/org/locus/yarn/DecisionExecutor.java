@@ -356,7 +356,11 @@ final class DecisionExecutor {
     }
     String wanted = attempt.getAppPlacementAllocator(key) == null ? null
         : attempt.getAppPlacementAllocator(key).getPrimaryRequestedNodePartition();
-    if (wanted != null && !wanted.equals(node.getPartition())) {
+    // A default-partition ask may borrow a non-exclusive partition's node, as
+    // CapacityScheduler lends it; any other mismatch is refused.
+    boolean lent = wanted != null && wanted.isEmpty() && !node.getPartition().isEmpty()
+        && !LabelPolicy.isExclusive(attempt.rmContext(), node.getPartition());
+    if (wanted != null && !wanted.equals(node.getPartition()) && !lent) {
       return "node " + p.nodeName() + " is in partition '" + node.getPartition()
           + "' but the ask at " + at + " wants partition '" + wanted + "'";
     }

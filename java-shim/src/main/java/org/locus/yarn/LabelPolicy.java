@@ -1,93 +1,91 @@
 package org.locus.yarn;
 
-import java.util.List;
-import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
-import org.apache.hadoop.yarn.api.records.ApplicationId;
-import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
-import org.apache.hadoop.yarn.api.records.ResourceRequest;
-import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
+import java.io.IOException;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.hadoop.yarn.nodelabels.CommonNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath;
 
 /**
- * Node labels (partitions) are not scheduled by Locus yet: the core places containers on the
- * default partition only. An application or ask naming any other label would wait forever, so
- * it is refused where it arrives, naming the label: a submission is failed by the RM with that
- * diagnostic, an allocate call carrying a labelled ask fails for that AM before any of its asks
- * is recorded. (With {@code yarn.node-labels.enabled=false} the RM refuses labels itself before
- * Locus sees them; this is what holds when an operator enables labels.)
+ * Node labels (partitions) as CapacityScheduler reads them from {@code capacity-scheduler.xml}:
+ * which labels a queue may ask for ({@code accessible-node-labels}, inherited from the parent
+ * when unset, {@code *} at root) and the label its asks get when they name none ({@code
+ * default-node-label-expression}, inherited likewise). The RM checks submissions and asks
+ * against what the queues report here ({@code SchedulerUtils.normalizeAndValidateRequest}) and
+ * fills in the queue's default; the core places each scheduler key in the partition its
+ * {@code *} row names (see {@link LocusAppAttempt#keyPartitions}).
  */
 final class LabelPolicy {
-  private static final Logger LOG = LoggerFactory.getLogger(LocusScheduler.class);
+  /** A queue tree without a file: every queue may use every label, none has a default. */
+  static final LabelPolicy NONE = new LabelPolicy(null);
 
-  private final RMContext rmContext;
+  private final CapacitySchedulerConfiguration cs;
 
-  LabelPolicy(RMContext rmContext) {
-    this.rmContext = rmContext;
+  private LabelPolicy(CapacitySchedulerConfiguration cs) {
+    this.cs = cs;
   }
 
-  /** A label expression naming a partition other than the default one. */
-  static boolean names(String expression) {
-    return expression != null && !expression.trim().isEmpty();
+  static LabelPolicy of(CapacitySchedulerConfiguration cs) {
+    return cs == null ? NONE : new LabelPolicy(cs);
   }
 
-  static String refusal(String who, String label) {
-    return who + " asks for node label '" + label.trim() + "'; Locus schedules only the "
-        + "default partition (no node label) and refuses labelled applications and asks "
-        + "until partitions are supported";
-  }
-
-  /** The first label the submission names (application-wide or on an AM request), or null. */
-  static String labelOf(ApplicationSubmissionContext ctx) {
-    if (ctx == null) {
-      return null;
+  /** The labels the queue at {@code path} may ask for, as CapacityScheduler resolves them. */
+  Set<String> accessible(String path) {
+    for (String p = path; p != null; p = parentOf(p)) {
+      if (cs == null || LocusRootQueue.NAME.equals(p)) {
+        break;
+      }
+      Set<String> own = cs.getAccessibleNodeLabels(new QueuePath(p));
+      if (own != null) {
+        Set<String> out = new HashSet<>(own);
+        out.remove("");
+        return Collections.unmodifiableSet(out);
+      }
     }
-    if (names(ctx.getNodeLabelExpression())) {
-      return ctx.getNodeLabelExpression();
-    }
-    List<ResourceRequest> am = ctx.getAMContainerResourceRequests();
-    return am == null ? null : labelOf(am);
+    return Collections.singleton(RMNodeLabelsManager.ANY);
   }
 
-  static String labelOf(List<ResourceRequest> asks) {
-    if (asks == null) {
-      return null;
-    }
-    for (ResourceRequest r : asks) {
-      if (r != null && names(r.getNodeLabelExpression())) {
-        return r.getNodeLabelExpression();
+  /** The label asks of the queue at {@code path} get when they name none; null: none. */
+  String defaultExpression(String path) {
+    for (String p = path; p != null && cs != null; p = parentOf(p)) {
+      String own = cs.getDefaultNodeLabelExpression(new QueuePath(p));
+      if (own != null && !own.trim().isEmpty()) {
+        return own.trim();
       }
     }
     return null;
   }
 
-  /**
-   * APP_ADDED: true when the application names a label and was failed (rejected; killed when
-   * recovering, as a recovering application cannot be rejected). Runs on the dispatcher thread:
-   * never throws.
-   */
-  boolean refusedAtSubmission(ApplicationId appId, boolean isAppRecovering) {
-    RMApp rmApp = rmContext.getRMApps().get(appId);
-    String label = rmApp == null ? null : labelOf(rmApp.getApplicationSubmissionContext());
-    if (label == null) {
-      return false;
-    }
-    String message = refusal("Application " + appId, label);
-    LOG.warn(message);
-    rmContext.getDispatcher().getEventHandler().handle(new RMAppEvent(appId,
-        isAppRecovering ? RMAppEventType.KILL : RMAppEventType.APP_REJECTED, message));
-    return true;
+  private static String parentOf(String path) {
+    int dot = path.lastIndexOf('.');
+    return dot < 0 ? null : path.substring(0, dot);
   }
 
-  /** allocate: the AM's call fails naming the label; nothing of the call is applied. */
-  static void refuseLabelledAsks(ApplicationAttemptId attempt, List<ResourceRequest> asks) {
-    String label = labelOf(asks);
-    if (label != null) {
-      throw new YarnRuntimeException(refusal("Application attempt " + attempt, label));
+  /**
+   * Whether {@code label} is exclusive in the RM's node label manager: its nodes run only asks
+   * for it (the RM's default for a new label). An unknown label is taken as exclusive, so
+   * nothing is lent that the RM would not lend.
+   */
+  static boolean isExclusive(RMContext rmContext, String label) {
+    if (label == null || label.isEmpty()) {
+      return false;
     }
+    try {
+      return rmContext.getNodeLabelManager().isExclusiveNodeLabel(label);
+    } catch (IOException | RuntimeException unknown) {
+      return true;
+    }
+  }
+
+  /** The node's partition: its one label (YARN allows one per node), or the default "". */
+  static String partitionOf(Set<String> labels) {
+    if (labels == null || labels.isEmpty()) {
+      return CommonNodeLabelsManager.NO_LABEL;
+    }
+    return labels.iterator().next();
   }
 }

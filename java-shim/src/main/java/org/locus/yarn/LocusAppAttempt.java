@@ -75,6 +75,8 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   private boolean blacklistSentForAm = true;
   /** Guarded by {@code this}: the one warning of places past the cap was logged. */
   private boolean blacklistCapWarned;
+  /** The key partitions the core was last told (empty: every key in the default partition). */
+  private Map<SchedulerRequestKey, String> partitionsSent = java.util.Collections.emptyMap();
   /**
    * Guarded by {@code this}: the core may not hold this attempt's asks (a new core, a refused or
    * failed update); the next message about them is a full snapshot.
@@ -166,9 +168,9 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    * The application's usage as the RM shows it ({@code yarn application -status}, the UI, and
    * every attempt the RM stores), with the figures CapacityScheduler reports, computed here:
    * FiCaSchedulerApp's own version casts the queue to CapacityScheduler's queue class as soon as
-   * the node label manager holds any resource for the AM's partition. Locus keeps it empty, but
-   * Hadoop's updateNodeResource tells it of a node before Locus can take it back, and the RM's
-   * main dispatcher, which exits on anything thrown, reads this report meanwhile.
+   * the node label manager holds any resource for the AM's partition, which it does for every
+   * node Locus adds (as under CapacityScheduler), and the RM's main dispatcher, which exits on
+   * anything thrown, reads this report.
    */
   @Override
   public ApplicationResourceUsageReport getResourceUsageReport() {
@@ -306,6 +308,45 @@ class LocusAppAttempt extends FiCaSchedulerApp {
     blacklistChanged = false;
     blacklistSentForAm = isWaitingForAMContainer();
     return owed ? blacklistEvent() : null;
+  }
+
+  /**
+   * The partition each scheduler key asks for, as the RM holds it (its {@code *} row's label
+   * expression: the ask's own, else the application's, else the queue's default), the keys of
+   * the default partition left out.
+   */
+  synchronized Map<SchedulerRequestKey, String> keyPartitions() {
+    Map<SchedulerRequestKey, String> out = new java.util.TreeMap<>();
+    for (SchedulerRequestKey key : getAppSchedulingInfo().getSchedulerKeys()) {
+      AppPlacementAllocator<FiCaSchedulerNode> p = getAppPlacementAllocator(key);
+      String partition = p == null ? null : p.getPrimaryRequestedNodePartition();
+      if (partition != null && !partition.isEmpty()) {
+        out.put(key, partition);
+      }
+    }
+    return out;
+  }
+
+  /** The RM's context, for checks made on the attempt's behalf. */
+  RMContext rmContext() {
+    return rmContext;
+  }
+
+  /** The {@code key_partitions} event the core is owed (they changed), null if none. */
+  synchronized com.fasterxml.jackson.databind.node.ObjectNode takePartitionsEvent() {
+    Map<SchedulerRequestKey, String> now = keyPartitions();
+    if (now.equals(partitionsSent)) {
+      return null;
+    }
+    partitionsSent = now;
+    return CoreMessages.keyPartitions(getApplicationId(), now);
+  }
+
+  /** The partitions of the keys as a {@code key_partitions} event (a rebuild's replay). */
+  synchronized com.fasterxml.jackson.databind.node.ObjectNode partitionsEvent() {
+    partitionsSent = keyPartitions();
+    return partitionsSent.isEmpty() ? null
+        : CoreMessages.keyPartitions(getApplicationId(), partitionsSent);
   }
 
   /** The blacklist in force as an {@code app_blacklist} event (a rebuild's replay). */

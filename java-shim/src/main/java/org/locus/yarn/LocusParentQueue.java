@@ -141,6 +141,7 @@ final class LocusParentQueue extends OpenQueue {
     info.setApplications(new ArrayList<>());
     info.setQueueState(stopped
         ? (applications() > 0 ? QueueState.DRAINING : QueueState.STOPPED) : QueueState.RUNNING);
+    describeLabels(info);
     return info;
   }
 
@@ -166,6 +167,11 @@ final class LocusParentQueue extends OpenQueue {
   @Override
   String aclPath() {
     return path;
+  }
+
+  @Override
+  LabelPolicy labels() {
+    return root.labels();
   }
 
   @Override

@@ -240,6 +240,7 @@ final class LocusQueue extends OpenQueue {
     info.setChildQueues(new ArrayList<>());
     info.setApplications(new ArrayList<>());
     info.setQueueState(queueState(l));
+    describeLabels(info);
     return info;
   }
 
@@ -294,6 +295,11 @@ final class LocusQueue extends OpenQueue {
   @Override
   String aclPath() {
     return path();
+  }
+
+  @Override
+  LabelPolicy labels() {
+    return parent.labels();
   }
 
   @Override

@@ -46,6 +46,7 @@ import org.locus.yarn.queue.QueueFile;
  */
 final class LocusRootQueue extends OpenQueue {
   static final String NAME = "root";
+  private volatile LabelPolicy labels = LabelPolicy.NONE;
   static final String DEFAULT = "default";
   private static final String PREFIX = NAME + ".";
 
@@ -403,6 +404,7 @@ final class LocusRootQueue extends OpenQueue {
     info.setChildQueues(kids);
     info.setApplications(new ArrayList<>());
     info.setQueueState(QueueState.RUNNING);
+    describeLabels(info);
     return info;
   }
 
@@ -428,6 +430,15 @@ final class LocusRootQueue extends OpenQueue {
     // Applications live in leaves; the RM recovers containers through the attempt's queue.
   }
 
+
+  void setLabels(LabelPolicy labels) {
+    this.labels = labels;
+  }
+
+  @Override
+  LabelPolicy labels() {
+    return labels;
+  }
 
   void setWeights(Map<String, Float> byPath) {
     this.weights = byPath;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
 import org.apache.hadoop.conf.Configurable;
@@ -83,7 +84,6 @@ public class LocusScheduler
   private volatile ApplicationAdmission admission;
   private volatile ApplicationPriorities priorities;
   private volatile ApplicationMoves moves;
-  private volatile LabelPolicy labels;
   private volatile SchedulerEventRouter router;
   private boolean usePortForNodeName;
   /** Locus's scheduling thread: where the core decides and decisions are committed. */
@@ -134,9 +134,8 @@ public class LocusScheduler
     this.admission = new ApplicationAdmission(root, applications, link, rmContext);
     this.priorities = new ApplicationPriorities(applications, link, rmContext, this::queuePath);
     this.moves = new ApplicationMoves(root, applications, link);
-    this.labels = new LabelPolicy(rmContext);
     this.router = new SchedulerEventRouter(this, new ApplicationLifecycle(this, applications, root,
-        link, rmContext, labels, admission, priorities), link, rmContext, metrics);
+        link, rmContext, admission, priorities), link, rmContext, metrics);
     // Opened here so a bad locus.* key stops the RM before it serves anyone; the exception's
     // message is the core's and names the key.
     this.queueFile = QueueFile.read(conf, rmContext.getConfigurationProvider());
@@ -403,16 +402,51 @@ public class LocusScheduler
   }
 
   synchronized void addNode(RMNode rmNode) {
-    FiCaSchedulerNode node = new FiCaSchedulerNode(rmNode, usePortForNodeName);
+    FiCaSchedulerNode node = new FiCaSchedulerNode(rmNode, usePortForNodeName,
+        rmNode.getNodeLabels());
     nodeTracker.addNode(node);
     // "host" is the name this node's asks use (host, or host:port when the RM is configured
     // to include the port), so the core can match resource_name against it.
     send(CoreMessages.nodeAdded(rmNode.getNodeID(), node.getNodeName(), rmNode.getRackName(),
         rmNode.getTotalCapability()));
+    if (!node.getPartition().isEmpty()) {
+      send(CoreMessages.nodePartition(rmNode.getNodeID(), node.getPartition(),
+          LabelPolicy.isExclusive(rmContext, node.getPartition())));
+    }
+    // As CapacityScheduler: the label manager tells the scheduler of label changes only for
+    // the nodes it holds as running (NODE_LABELS_UPDATE), and sums each partition's resource.
+    try {
+      rmContext.getNodeLabelManager().activateNode(rmNode.getNodeID(),
+          rmNode.getTotalCapability());
+    } catch (Throwable t) {
+      FailureLog.rethrowIfJvmBroken(t);
+      link.failures().warn("Adding a node to the node label manager", "node "
+          + rmNode.getNodeID(), t, null);
+    }
     link.learnHost(node.getNodeName());
     root.updateAvailableMetrics();
     LOG.info("Added node {} (rack {}) capability {}", rmNode.getNodeID(),
         rmNode.getRackName(), rmNode.getTotalCapability());
+  }
+
+  /**
+   * NODE_LABELS_UPDATE ({@code rmadmin -replaceLabelsOnNode} and the like): each node's new
+   * partition reaches the RM's node and the core; a container already running stays where it
+   * is and keeps counting as before, as CapacityScheduler keeps it.
+   */
+  synchronized void updateNodeLabels(Map<NodeId, Set<String>> nodeToLabels) {
+    for (Map.Entry<NodeId, Set<String>> e : nodeToLabels.entrySet()) {
+      FiCaSchedulerNode node = nodeTracker.getNode(e.getKey());
+      if (node == null) {
+        continue;
+      }
+      Set<String> labels = e.getValue() == null ? Collections.<String>emptySet() : e.getValue();
+      node.updateLabels(labels);
+      String partition = node.getPartition();
+      send(CoreMessages.nodePartition(node.getNodeID(), partition,
+          LabelPolicy.isExclusive(rmContext, partition)));
+      LOG.info("Node {} now in partition '{}'", node.getNodeID(), partition);
+    }
   }
 
   synchronized void removeNode(RMNode rmNode) {
@@ -425,6 +459,13 @@ public class LocusScheduler
           SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
     }
     nodeTracker.removeNode(rmNode.getNodeID());
+    try {
+      rmContext.getNodeLabelManager().deactivateNode(rmNode.getNodeID());
+    } catch (Throwable t) {
+      FailureLog.rethrowIfJvmBroken(t);
+      link.failures().warn("Removing a node from the node label manager", "node "
+          + rmNode.getNodeID(), t, null);
+    }
     link.forgetHost(node.getNodeName());
     send(CoreMessages.nodeRemoved(rmNode.getNodeID()));
     root.updateAvailableMetrics();
@@ -539,8 +580,6 @@ public class LocusScheduler
       List<SchedulingRequest> schedulingRequests, List<ContainerId> release,
       List<String> blacklistAdditions, List<String> blacklistRemovals,
       ContainerUpdates updateRequests) {
-    // Outside the guard: the AM must hear the refusal, not an empty allocation.
-    LabelPolicy.refuseLabelledAsks(attemptId, ask);
     long start = System.nanoTime();
     try {
       return allocations.allocate(attemptId, ask, schedulingRequests, release,

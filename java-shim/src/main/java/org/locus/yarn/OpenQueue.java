@@ -7,6 +7,7 @@ import java.util.Set;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
@@ -14,8 +15,8 @@ import org.locus.yarn.queue.QueueAcls;
 
 /**
  * What Locus's root and leaf queues answer alike: ACLs from the queue tree's {@link QueueAcls}
- * (the RM's authorizer, as CapacityScheduler asks it), no node labels, no reservations, no
- * default priority.
+ * (the RM's authorizer, as CapacityScheduler asks it), node labels from the tree's
+ * {@link LabelPolicy}, no reservations, no default priority.
  */
 abstract class OpenQueue implements Queue {
   /** The full path ACLs are keyed by: {@code root}, {@code root.a}. */
@@ -23,6 +24,9 @@ abstract class OpenQueue implements Queue {
 
   /** The ACLs in force for the whole tree. */
   abstract QueueAcls acls();
+
+  /** The node label settings in force for the whole tree. */
+  abstract LabelPolicy labels();
 
   @Override
   public boolean hasAccess(QueueACL acl, UserGroupInformation user) {
@@ -49,13 +53,21 @@ abstract class OpenQueue implements Queue {
 
   @Override
   public Set<String> getAccessibleNodeLabels() {
-    // Node labels are not supported: null means "no restriction" to the RM.
-    return null;
+    return labels().accessible(aclPath());
   }
 
   @Override
   public String getDefaultNodeLabelExpression() {
-    return null;
+    return labels().defaultExpression(aclPath());
+  }
+
+  /**
+   * Puts the queue's labels in {@code info}: the RM checks a submission's and an ask's label
+   * against them and fills in the default ({@code SchedulerUtils.normalizeAndValidateRequest}).
+   */
+  void describeLabels(QueueInfo info) {
+    info.setAccessibleNodeLabels(getAccessibleNodeLabels());
+    info.setDefaultNodeLabelExpression(getDefaultNodeLabelExpression());
   }
 
   @Override

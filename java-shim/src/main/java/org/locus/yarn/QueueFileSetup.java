@@ -27,6 +27,8 @@ final class QueueFileSetup {
   static String apply(QueueFile file, LocusRootQueue root, Configuration conf,
       RMContext rmContext, YarnAuthorizationProvider authorizer) throws IOException {
     root.installAcls(conf, authorizer, file.configuration());
+    // The file's labels hold whatever the policy, as the RM's checks of labelled asks do.
+    root.setLabels(LabelPolicy.of(file.configuration()));
     boolean fileInForce = root.isCapacity() && file.treeJson() != null
         && conf.getTrimmed(CAPACITY_QUEUES, "").isEmpty();
     root.setWeights(fileInForce ? file.weights() : Collections.<String, Float>emptyMap());

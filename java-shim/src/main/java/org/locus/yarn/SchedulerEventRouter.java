@@ -16,6 +16,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppRemovedS
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerPreemptEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeLabelsUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourceUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
@@ -50,22 +51,6 @@ final class SchedulerEventRouter {
     this.metrics = metrics;
   }
 
-  /**
-   * AbstractYarnScheduler's updateNodeResource also tells the node label manager the node's
-   * resource, which only CapacityScheduler keeps (Locus has no node labels); the manager is
-   * left as empty as Locus found it. Usage reports no longer depend on it (see
-   * {@link LocusAppAttempt#getResourceUsageReport}), so a failure here is logged, not the
-   * event's: the core already has the update.
-   */
-  private void forgetNodeInLabelManager(NodeId id) {
-    try {
-      rmContext.getNodeLabelManager().deactivateNode(id);
-    } catch (Throwable t) {
-      FailureLog.rethrowIfJvmBroken(t);
-      link.failures().warn("Removing a node from the node label manager", "node " + id, t, null);
-    }
-  }
-
   void dispatch(SchedulerEvent event) {
     if (event.getType() != SchedulerEventType.NODE_UPDATE) {
       // Heartbeats are booked on locus-scheduler; those the RM sent before this event first.
@@ -95,7 +80,6 @@ final class SchedulerEventRouter {
                 node.getNodeID(), node.getTotalResource())), Collections.emptySet());
           }
         }
-        forgetNodeInLabelManager(id);
         break;
       }
       case NODE_UPDATE: {
@@ -167,8 +151,12 @@ final class SchedulerEventRouter {
         }
         break;
       }
+      case NODE_LABELS_UPDATE:
+        scheduler.updateNodeLabels(
+            ((NodeLabelsUpdateSchedulerEvent) event).getUpdatedNodeToLabels());
+        break;
       default:
-        // Node labels/attributes, reservations and dynamic queue
+        // Node attributes, reservations and dynamic queue
         // management are not supported (queues come from the locus.* settings only); new
         // event types of a later Hadoop land here too rather than failing the dispatcher.
         LOG.warn("LocusScheduler ignores scheduler event {}", event.getType());

@@ -695,6 +695,11 @@ final class SchedulingLoop implements Runnable {
           // blacklisted nodes at commit.
           link.send(Collections.singletonList(blacklist), Collections.singleton(attempt));
         }
+        com.fasterxml.jackson.databind.node.ObjectNode partitions = attempt.takePartitionsEvent();
+        if (partitions != null) {
+          // Before the rows, so a labelled key is never offered a node of another partition.
+          link.send(Collections.singletonList(partitions), Collections.singleton(attempt));
+        }
         java.nio.ByteBuffer frame;
         try {
           frame = attempt.takeAsksFrame(link.nameIds(), link.maxAskRows());

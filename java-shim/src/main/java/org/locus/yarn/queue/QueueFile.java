@@ -14,11 +14,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.conf.ConfigurationProvider;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath;
 import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
@@ -60,7 +63,9 @@ public final class QueueFile {
       // Honoured by org.locus.yarn.ApplicationPriorities with CS's rules.
       "default-application-priority", "acl_application_max_priority",
       // Honoured by Locus's preemption policy (org.locus.yarn.LocusPreemptionPolicy).
-      "disable_preemption"));
+      "disable_preemption",
+      // Honoured by org.locus.yarn.LabelPolicy, reported to the RM with each queue.
+      "default-node-label-expression"));
   /** Global keys Locus honours. */
   private static final Set<String> GLOBAL_KEYS = new HashSet<>(Arrays.asList(
       "maximum-applications", "maximum-am-resource-percent", "queue-mappings",
@@ -135,6 +140,7 @@ public final class QueueFile {
       }
       refuseUnsupported(cs, ROOT);
       walk(cs, ROOT, 100f, paths, weights, minimum, maximum, queues);
+      refusePartitionShares(cs, paths);
     } catch (Unsupported e) {
       // The walk may have stopped inside an entry.
       queues.removeAll();
@@ -416,6 +422,78 @@ public final class QueueFile {
     }
   }
 
+  /** {@code <path>.accessible-node-labels.<label>.capacity} and {@code .maximum-capacity}. */
+  private static final Pattern PARTITION_SHARE = Pattern.compile(Pattern.quote(PREFIX)
+      + "(.+)\\.accessible-node-labels\\.([^.]+)\\.(capacity|maximum-capacity)");
+
+  /**
+   * Per-partition capacities Locus cannot honour. The core gives every queue that may use a
+   * partition all of it, with no guarantee and no ceiling inside it; that is CapacityScheduler's
+   * outcome only when one leaf queue may use the partition and it (and each ancestor) holds
+   * 100 of it, as Amazon EMR's files set it, or when no share is set at all. Any other value
+   * would be a guarantee or a ceiling left unenforced, so it stops the RM naming its key.
+   */
+  private static void refusePartitionShares(CapacitySchedulerConfiguration cs,
+      List<String> paths) throws Unsupported {
+    Set<String> parents = new HashSet<>();
+    for (String p : paths) {
+      int dot = p.lastIndexOf('.');
+      if (dot > 0) {
+        parents.add(p.substring(0, dot));
+      }
+    }
+    Set<String> keys = new TreeSet<>();
+    for (Map.Entry<String, String> e : cs) {
+      if (PARTITION_SHARE.matcher(e.getKey()).matches()) {
+        keys.add(e.getKey());
+      }
+    }
+    for (String key : keys) {
+      Matcher m = PARTITION_SHARE.matcher(key);
+      m.matches();
+      String path = m.group(1);
+      String label = m.group(2);
+      String value = cs.get(key).trim();
+      float v;
+      try {
+        v = Float.parseFloat(value);
+      } catch (NumberFormatException notAPercentage) {
+        v = -1f;
+      }
+      if (v == 100f && key.endsWith(".maximum-capacity")) {
+        continue;
+      }
+      List<String> users = new ArrayList<>();
+      for (String p : paths) {
+        if (!parents.contains(p) && mayUse(cs, p, label)) {
+          users.add(p);
+        }
+      }
+      boolean whole = v == 100f && (ROOT.equals(path) || (users.size() == 1
+          && (users.get(0).equals(path) || users.get(0).startsWith(path + "."))));
+      if (!whole) {
+        throw new Unsupported(key, "is " + value + ": Locus does not divide node partition '"
+            + label + "' among queues (" + (users.isEmpty() ? "no leaf queue"
+                : users.size() + " leaf queues: " + String.join(", ", users)) + " may use it); "
+            + "every queue that may use a partition shares all of it, so its capacities are "
+            + "honoured only as 100 on the path of the one leaf queue that may use it, or unset");
+      }
+    }
+  }
+
+  /** Whether the queue at {@code path} may use {@code label}, as CapacityScheduler inherits it. */
+  private static boolean mayUse(CapacitySchedulerConfiguration cs, String path, String label) {
+    for (String p = path; p != null && !ROOT.equals(p); ) {
+      Set<String> own = cs.getAccessibleNodeLabels(new QueuePath(p));
+      if (own != null) {
+        return own.contains(label) || own.contains(RMNodeLabelsManager.ANY);
+      }
+      int dot = p.lastIndexOf('.');
+      p = dot < 0 ? null : p.substring(0, dot);
+    }
+    return true;
+  }
+
   /**
    * Every {@code yarn.scheduler.capacity.*} key set in the file (or the RM's configuration)
    * whose meaning Locus does not enforce, as {@code key=value}, sorted.
@@ -446,8 +524,10 @@ public final class QueueFile {
     while (dot > 0) {
       String path = rest.substring(0, dot);
       if (paths.contains(path)) {
-        return QUEUE_KEYS.contains(rest.substring(dot + 1))
-            || rest.substring(dot + 1).equals("queues");
+        String key = rest.substring(dot + 1);
+        // Per-partition shares reaching here passed refusePartitionShares.
+        return QUEUE_KEYS.contains(key) || key.equals("queues")
+            || key.matches("accessible-node-labels(\\.[^.]+\\.(capacity|maximum-capacity))?");
       }
       dot = rest.lastIndexOf('.', dot - 1);
     }
