@@ -23,9 +23,10 @@ use super::map_asks::{map_demand, map_host_rows};
 use std::collections::BTreeMap;
 
 use super::JobPolicy;
-use crate::app::{App, Arrival};
+use crate::app::{App, Arrival, TaskKind};
 use crate::error::CoreError;
 use crate::fast_hash::FastMap;
+use crate::names::ANY_ID;
 use crate::node::Node;
 use crate::papers::joss::{
     Assigner, BlockHosts, JossConfig, JossJob, JossScheduler, Placement, Policy, ProfileStore,
@@ -66,6 +67,8 @@ pub struct JossPolicy {
     reduce_ok: FastMap<Arrival, bool>,
     /// Map tasks JoSS still holds per job (kept in step with submit / assign / remove).
     queued: FastMap<Arrival, u32>,
+    /// The distinct node sizes of each datacenter, as of [`ClusterState::nodes_version`].
+    dc_shapes: (u64, BTreeMap<String, Vec<Resource>>),
 }
 
 impl JossPolicy {
@@ -81,6 +84,7 @@ impl JossPolicy {
             maps: FastMap::default(),
             reduce_ok: FastMap::default(),
             queued: FastMap::default(),
+            dc_shapes: (u64::MAX, BTreeMap::new()),
         }
     }
 
@@ -90,6 +94,28 @@ impl JossPolicy {
             .get(&app)
             .map(|j| (j.policy, j.reduces_at.clone()))
     }
+}
+
+/// Whether some node of datacenter `dc` could hold every reduce `app` asks for (its size, and
+/// not a node the app blacklists). Reduces bound to a datacenter that cannot hold them would
+/// wait forever: the binding is a locality preference, and a place no node can serve is a
+/// blocker's (docs/design/liveness.md), so such reduces run wherever they fit.
+fn dc_holds_reduces(state: &ClusterState, shapes: &[Resource], app: &App, dc: &str) -> bool {
+    app.asks
+        .tables()
+        .filter(|(key, _)| app.kind_of(key.priority) == TaskKind::Reduce)
+        .filter_map(|(_, table)| table.row(ANY_ID).filter(|r| r.count > 0))
+        .all(|r| {
+            if app.blacklist.is_empty() {
+                shapes.iter().any(|s| s.fits(&r.capability))
+            } else {
+                state.nodes().any(|n| {
+                    n.datacenter == dc
+                        && !app.blacklist.excludes(&n.host, &n.rack)
+                        && n.capability.fits(&r.capability)
+                })
+            }
+        })
 }
 
 fn datacenters(state: &ClusterState) -> Datacenters {
@@ -397,6 +423,16 @@ impl JobPolicy for JossPolicy {
                 }
             }
         }
+        if self.dc_shapes.0 != state.nodes_version() {
+            let mut shapes: BTreeMap<String, Vec<Resource>> = BTreeMap::new();
+            for n in state.nodes() {
+                let list = shapes.entry(n.datacenter.clone()).or_default();
+                if !list.contains(&n.capability) {
+                    list.push(n.capability);
+                }
+            }
+            self.dc_shapes = (state.nodes_version(), shapes);
+        }
         // Maps beyond what JoSS holds (re-executions, jobs JoSS could not queue) go FIFO.
         for app in state.apps().filter(|a| a.is_mapreduce) {
             let wants = outstanding.get(&app.arrival).copied().unwrap_or(0);
@@ -410,7 +446,10 @@ impl JobPolicy for JossPolicy {
                 Some(Job {
                     reduces_at: Some(dc),
                     ..
-                }) => *dc == node.datacenter,
+                }) if *dc != node.datacenter => {
+                    let shapes = self.dc_shapes.1.get(dc).map_or(&[][..], Vec::as_slice);
+                    !dc_holds_reduces(state, shapes, app, dc)
+                }
                 _ => true,
             };
             self.reduce_ok.insert(app.arrival, ok);
