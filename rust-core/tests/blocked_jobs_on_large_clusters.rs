@@ -336,3 +336,51 @@ fn joss_reduces_bound_to_a_datacenter_that_cannot_hold_them_still_run() {
     }
     assert!(failed.is_empty(), "{failed:#?}");
 }
+
+/// TD and JoSS count a node's idle map slots in the smallest map container; a blocker's map
+/// (1 GB but 4 vcores, pinned to a rack no node is on) must not be that size: on a 2-vcore
+/// node it counted no slot, so no job got a pick and another job's 4 GB / 2 vcore maps, which
+/// fit the node exactly, never ran (fuzz/findings/starvation-joss-slots-sized-by-a-blocker.json).
+#[test]
+fn a_map_no_node_can_serve_does_not_size_the_picking_policies_slots() {
+    const NODE: [NodeSpec; 1] = [("h4", "/dc5/r20", 4, 2)];
+    let mut failed = Vec::new();
+    for policy in ["td", "joss-t", "joss-j"] {
+        let mut c = core(policy, "static");
+        add_nodes(&mut c, &NODE);
+        add_mr(&mut c, "blocked", 0);
+        set_asks_rows(
+            &mut c,
+            "blocked",
+            &[
+                (20, "h100", 6, 1, 4, true),
+                (20, "/r9", 6, 1, 4, true),
+                (20, "*", 6, 1, 4, false),
+            ],
+        );
+        add_mr(&mut c, "fits", 1);
+        set_asks_rows(
+            &mut c,
+            "fits",
+            &[
+                (20, "h1", 3, 4, 2, true),
+                (20, "/dc4/r16", 3, 4, 2, true),
+                (20, "*", 3, 4, 2, true),
+            ],
+        );
+        let (mut clock, mut kept) = (0, Vec::new());
+        let got = rounds(&mut c, &NODE, 10, &mut clock, &mut kept, &|_: &Decision| {
+            false
+        });
+        let first = got
+            .iter()
+            .position(|ds| ds.iter().any(|d| d.app == "fits"))
+            .map(|r| r + 1);
+        if first.is_none_or(|r| r > 2) {
+            failed.push(format!(
+                "{policy}: the 4 GB / 2 vcore maps first ran in round {first:?} of 10"
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}

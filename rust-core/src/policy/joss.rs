@@ -19,7 +19,7 @@
 //! held: apps waiting for their AM come first, every app follows in FIFO order for the rest.
 //! Topology or profile changes rebuild JoSS's queues from the live jobs' outstanding asks.
 
-use super::map_asks::{map_demand, map_host_rows};
+use super::map_asks::{map_demand, map_host_rows, servable_map_size};
 use std::collections::BTreeMap;
 
 use super::JobPolicy;
@@ -381,7 +381,8 @@ impl JobPolicy for JossPolicy {
         let mut outstanding: FastMap<Arrival, u32> = FastMap::default();
         let mut each: Option<Resource> = None;
         for app in state.apps().filter(|a| a.is_mapreduce) {
-            let (remain, size) = map_demand(app);
+            let (remain, _) = map_demand(app);
+            let size = servable_map_size(state, app);
             outstanding.insert(app.arrival, remain);
             if let Some(s) = size {
                 if each.is_none_or(|m| s.memory_mb < m.memory_mb) {
