@@ -35,6 +35,17 @@ pub enum Action {
     AddAttempt {
         app: u32,
     },
+    /// `yarn application -updatePriority` (`app_priority_changed`).
+    SetPriority {
+        app: u32,
+        priority: i32,
+    },
+    /// `moveApplication` to another queue (`app_moved`); the RM shows a refusal (a queue
+    /// at its application limit) to the user and the app stays where it was.
+    Move {
+        app: u32,
+        queue: String,
+    },
     RemoveAttempt {
         app: u32,
     },

@@ -15,6 +15,7 @@ use locus_core::{Ask, Resource};
 
 use crate::action::{Action, Case};
 use crate::combos;
+use crate::model::{rack_name, TWO_LEVEL_RACKS};
 use crate::rng::{mix, Rng};
 
 /// Hosts that never join: `relax_locality=false` rows on them (or on their racks) are asks no
@@ -35,6 +36,8 @@ pub struct Shape {
     pub blockers_in_6: u64,
     /// Percent of generic keys no node can ever serve (too big, or pinned to absent hosts).
     pub generic_blockers: u64,
+    /// The first rack's number: from [`TWO_LEVEL_RACKS`] on, racks are `/dcN/rR` locations.
+    pub rack_base: u32,
 }
 
 impl Shape {
@@ -45,6 +48,7 @@ impl Shape {
         node_mb: 16384,
         blockers_in_6: 2,
         generic_blockers: 0,
+        rack_base: 0,
     };
     pub const LARGE: Shape = Shape {
         hosts: 16,
@@ -53,10 +57,22 @@ impl Shape {
         node_mb: 49152,
         blockers_in_6: 4,
         generic_blockers: 25,
+        rack_base: 0,
+    };
+    /// A long case's cluster: 16 hosts on 8 racks in two datacenters (`/dc4/r16` ..
+    /// `/dc5/r23`), most jobs holding keys no node can serve.
+    pub const LONG: Shape = Shape {
+        hosts: 16,
+        racks: 8,
+        apps: 24,
+        node_mb: 49152,
+        blockers_in_6: 3,
+        generic_blockers: 25,
+        rack_base: TWO_LEVEL_RACKS,
     };
 
     fn rack_of(&self, host: u32) -> u32 {
-        host % self.racks
+        self.rack_base + host % self.racks
     }
 }
 
@@ -67,13 +83,24 @@ pub struct Options {
     pub large_percent: u64,
     /// Indexes into [`combos::valid`] a case starts with and reconfigures to; empty: every one.
     pub combos: Vec<usize>,
+    /// Percent of seeds whose case is long ([`long_case`]): jobs through their whole life
+    /// on [`Shape::LONG`], [`Options::long_steps`] actions.
+    pub long_percent: u64,
+    /// Actions of a long case.
+    pub long_steps: usize,
 }
+
+/// Actions of a long case unless told otherwise: the length of the outside run's sequences
+/// (about 7,600 operations each).
+pub const LONG_STEPS: usize = 6000;
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             large_percent: 25,
             combos: Vec::new(),
+            long_percent: 0,
+            long_steps: LONG_STEPS,
         }
     }
 }
@@ -158,7 +185,7 @@ fn located_rows(
         rows.push(row(
             priority,
             arid,
-            format!("/r{}", rack_of(h)),
+            rack_name(rack_of(h)),
             cap,
             n,
             rack_relax,
@@ -237,7 +264,7 @@ fn generic_asks(rng: &mut Rng, shape: &Shape, seed: u64, app: u32) -> Vec<Ask> {
             rows.push(row(
                 prio,
                 arid,
-                format!("/r{}", shape.rack_of(h)),
+                rack_name(shape.rack_of(h)),
                 cap,
                 n,
                 !pinned,
@@ -271,6 +298,25 @@ fn tags(rng: &mut Rng) -> Vec<String> {
     t
 }
 
+/// A long case's tags: besides [`tags`], most jobs describe themselves (`locus.fp=`,
+/// `locus.input-type=`, which count for every user), so the jobs that come back under the same
+/// name are classified by JoSS and profiled as the same job.
+fn long_tags(rng: &mut Rng, app: u32) -> Vec<String> {
+    let mut t = tags(rng);
+    if rng.chance(80) {
+        // Per job name (the model names app N `job{N % 5}`), so a profile's runs agree.
+        t.push(format!(
+            "locus.fp={}",
+            ["0.2", "0.6", "1.5", "3", "0.9"][app as usize % 5]
+        ));
+        t.push(format!(
+            "locus.input-type={}",
+            ["web", "text"][app as usize % 2]
+        ));
+    }
+    t
+}
+
 /// One random case of `steps` actions, drawn from every combination and both shapes.
 pub fn case(seed: u64, steps: usize) -> Case {
     case_with(seed, steps, &Options::default())
@@ -278,6 +324,10 @@ pub fn case(seed: u64, steps: usize) -> Case {
 
 /// One random case of `steps` actions, drawn as `opts` says.
 pub fn case_with(seed: u64, steps: usize, opts: &Options) -> Case {
+    // Its own draw, so the other cases of a seed stay what they were without long cases.
+    if mix(&[seed, 0x10c6]) % 100 < opts.long_percent {
+        return long_case(seed, opts.long_steps, opts);
+    }
     let mut rng = Rng::new(seed);
     let all: Vec<usize> = if opts.combos.is_empty() {
         (0..combos::valid().len()).collect()
@@ -457,6 +507,290 @@ pub fn case_with(seed: u64, steps: usize, opts: &Options) -> Case {
     }
 }
 
+/// Where a long case's job is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Am,
+    Maps,
+    MapsAndReduces,
+    Reduces,
+}
+
+/// A long case's job: a fresh application id each (ids are never reused, so apps finish and
+/// new ones arrive for the whole case), names repeating so profiles are learned.
+struct Job {
+    app: u32,
+    mapreduce: bool,
+    phase: Phase,
+}
+
+/// A long case's key size: up to 4 vcores (several multi-vcore maps against a pool's vcores
+/// cap), and most jobs' reduces 1 GB / 1 vcore.
+fn long_capability(seed: u64, app: u32, priority: i32, arid: i64) -> Resource {
+    let mut rng = Rng::new(mix(&[
+        seed,
+        app as u64,
+        priority as u64,
+        arid as u64,
+        0x10c6,
+    ]));
+    if priority == 10 && rng.chance(66) {
+        return Resource::new(1024, 1);
+    }
+    let mem = *rng.pick(&[512u64, 1024, 1024, 2048, 3072, 4096, 8192]);
+    Resource::new(mem, rng.range(1, 4) as u32)
+}
+
+/// A long case's MapReduce snapshot in `phase`: maps at 20, 19 or 5 (half of the map keys
+/// ones no node can serve), reduces at 10.
+fn long_mapreduce_asks(
+    rng: &mut Rng,
+    shape: &Shape,
+    seed: u64,
+    app: u32,
+    phase: Phase,
+) -> Vec<Ask> {
+    let maps = |rng: &mut Rng| {
+        let mut rows = Vec::new();
+        for priority in [20, 19, 5] {
+            if priority == 20 || rng.chance(25) {
+                let reach = reach(seed, app, priority, 0, shape.blockers_in_6);
+                let cap = long_capability(seed, app, priority, 0);
+                rows.extend(located_rows(rng, shape, priority, 0, cap, reach));
+            }
+        }
+        rows
+    };
+    let reduces = |rng: &mut Rng| {
+        row(
+            10,
+            0,
+            "*".into(),
+            long_capability(seed, app, 10, 0),
+            rng.range(1, 3) as u32,
+            true,
+        )
+    };
+    match phase {
+        Phase::Am => vec![row(0, 0, "*".into(), Resource::new(1024, 1), 1, true)],
+        Phase::Maps => maps(rng),
+        Phase::MapsAndReduces => {
+            let mut rows = maps(rng);
+            rows.push(reduces(rng));
+            rows
+        }
+        Phase::Reduces => vec![reduces(rng)],
+    }
+}
+
+/// A long case: 13 to 16 nodes of up to 48 GB on two-level racks, jobs arriving for the whole
+/// case and going through their life (AM, maps, maps with reduces, reduces, finished), at
+/// most [`Shape::apps`] at once, many holding keys no node can serve beside satisfiable
+/// reduces; application priorities changed, apps moved between queues, attempts retried,
+/// now and then a node change or a reconfiguration. State builds up as on a long-lived
+/// cluster: many finished apps, profiles learned, slot splits adapted, queues of asks no node
+/// can serve.
+pub fn long_case(seed: u64, steps: usize, opts: &Options) -> Case {
+    let mut rng = Rng::new(mix(&[seed, 0x10c6, 1]));
+    let all: Vec<usize> = if opts.combos.is_empty() {
+        (0..combos::valid().len()).collect()
+    } else {
+        opts.combos.clone()
+    };
+    let combo = *rng.pick(&all);
+    let shape = Shape::LONG;
+    let hosts = shape.hosts;
+    let mut actions = Vec::new();
+    let mut present: Vec<u32> = (0..rng.range(13, hosts as u64) as u32).collect();
+    // In a third of the cases the second datacenter has only small nodes: JoSS may bind a
+    // job's reduces (or place its maps) where none of them fits.
+    let small_dc = rng.chance(33);
+    let node_size = |rng: &mut Rng, shape: &Shape, host: u32| {
+        if small_dc && rack_name(shape.rack_of(host)).starts_with("/dc5/") {
+            (*rng.pick(&[3072u64, 4096]), *rng.pick(&[2u32, 4]))
+        } else {
+            node_size(rng, shape)
+        }
+    };
+    for &host in &present {
+        let (m, v) = node_size(&mut rng, &shape, host);
+        actions.push(Action::AddNode {
+            host,
+            rack: shape.rack_of(host),
+            memory_mb: m,
+            vcores: v,
+        });
+    }
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut next_app = 0u32;
+    let asks_of = |rng: &mut Rng, j: &Job| {
+        if j.mapreduce {
+            long_mapreduce_asks(rng, &shape, seed, j.app, j.phase)
+        } else if j.phase == Phase::Am {
+            vec![row(0, 0, "*".into(), Resource::new(1024, 1), 1, true)]
+        } else {
+            generic_asks(rng, &shape, seed, j.app)
+        }
+    };
+    while actions.len() < steps {
+        let host = *rng.pick(&present);
+        let roll = rng.below(1000);
+        match roll {
+            0..=399 => actions.push(Action::Heartbeat { host }),
+            400..=429 => {
+                if rng.chance(50) {
+                    actions.push(Action::Offers {
+                        hosts: present.clone(),
+                    });
+                } else {
+                    for &h in &present {
+                        actions.push(Action::Heartbeat { host: h });
+                    }
+                }
+                if rng.chance(30) {
+                    for &h in &present {
+                        actions.push(Action::Sweep { host: h });
+                    }
+                }
+                if rng.chance(20) {
+                    actions.push(Action::PreemptionRound {
+                        total_percent: rng.range(1, 100) as u32,
+                        factor_percent: rng.range(1, 100) as u32,
+                        wait_rounds: rng.range(0, 5) as u32,
+                    });
+                }
+            }
+            430..=499 if jobs.len() < shape.apps as usize => {
+                let app = next_app;
+                next_app += 1;
+                let mapreduce = rng.chance(75);
+                actions.push(Action::AddApp {
+                    app,
+                    queue: if rng.chance(60) { "default" } else { "etl" }.into(),
+                    app_type: if mapreduce { "MAPREDUCE" } else { "SPARK" }.into(),
+                    tags: long_tags(&mut rng, app),
+                });
+                actions.push(Action::AddAttempt { app });
+                let j = Job {
+                    app,
+                    mapreduce,
+                    phase: Phase::Am,
+                };
+                actions.push(Action::Snapshot {
+                    app,
+                    asks: asks_of(&mut rng, &j),
+                });
+                jobs.push(j);
+            }
+            500..=669 if !jobs.is_empty() => {
+                // The next phase (or new counts in this one).
+                let i = rng.below(jobs.len() as u64) as usize;
+                if rng.chance(70) {
+                    jobs[i].phase = match jobs[i].phase {
+                        Phase::Am => Phase::Maps,
+                        Phase::Maps => Phase::MapsAndReduces,
+                        _ => Phase::Reduces,
+                    };
+                }
+                let asks = asks_of(&mut rng, &jobs[i]);
+                actions.push(Action::Snapshot {
+                    app: jobs[i].app,
+                    asks,
+                });
+            }
+            670..=719 if !jobs.is_empty() => {
+                let j = &jobs[rng.below(jobs.len() as u64) as usize];
+                let mut asks = asks_of(&mut rng, j);
+                for r in asks.iter_mut() {
+                    if rng.chance(20) {
+                        r.count = 0;
+                    }
+                }
+                actions.push(Action::Change { app: j.app, asks });
+            }
+            720..=769 if !jobs.is_empty() => {
+                // A job finishes: mostly one in its reduces.
+                let i = rng.below(jobs.len() as u64) as usize;
+                if jobs[i].phase == Phase::Reduces || rng.chance(30) {
+                    actions.push(Action::RemoveApp { app: jobs[i].app });
+                    jobs.swap_remove(i);
+                }
+            }
+            770..=799 if !jobs.is_empty() => {
+                let app = jobs[rng.below(jobs.len() as u64) as usize].app;
+                actions.push(Action::SetPriority {
+                    app,
+                    priority: rng.range(0, 5) as i32,
+                });
+            }
+            800..=829 if !jobs.is_empty() => {
+                let app = jobs[rng.below(jobs.len() as u64) as usize].app;
+                actions.push(Action::Move {
+                    app,
+                    queue: if rng.chance(50) { "default" } else { "etl" }.into(),
+                });
+            }
+            830..=844 if !jobs.is_empty() => {
+                // The attempt fails and the RM starts another: it asks for its AM again.
+                let i = rng.below(jobs.len() as u64) as usize;
+                let app = jobs[i].app;
+                actions.push(Action::RemoveAttempt { app });
+                actions.push(Action::AddAttempt { app });
+                jobs[i].phase = Phase::Am;
+                let asks = asks_of(&mut rng, &jobs[i]);
+                actions.push(Action::Snapshot { app, asks });
+            }
+            845..=859 if !jobs.is_empty() => {
+                let app = jobs[rng.below(jobs.len() as u64) as usize].app;
+                let hosts = (0..rng.below(3))
+                    .map(|_| rng.below(hosts as u64) as u32)
+                    .collect();
+                let racks = if rng.chance(20) {
+                    vec![shape.rack_of(host)]
+                } else {
+                    Vec::new()
+                };
+                actions.push(Action::Blacklist { app, hosts, racks });
+            }
+            860..=874 => {
+                // A node leaves, joins or is resized; the cluster keeps 13 or more.
+                let absent: Vec<u32> = (0..hosts).filter(|h| !present.contains(h)).collect();
+                if !absent.is_empty() && (present.len() <= 13 || rng.chance(50)) {
+                    let host = *rng.pick(&absent);
+                    let (m, v) = node_size(&mut rng, &shape, host);
+                    present.push(host);
+                    actions.push(Action::AddNode {
+                        host,
+                        rack: shape.rack_of(host),
+                        memory_mb: m,
+                        vcores: v,
+                    });
+                } else if present.len() > 13 && rng.chance(50) {
+                    present.retain(|h| *h != host);
+                    actions.push(Action::RemoveNode { host });
+                } else {
+                    let (m, v) = node_size(&mut rng, &shape, host);
+                    actions.push(Action::ResizeNode {
+                        host,
+                        memory_mb: m,
+                        vcores: v,
+                    });
+                }
+            }
+            875..=877 => actions.push(Action::Reconfigure {
+                combo: *rng.pick(&all),
+            }),
+            _ => actions.push(Action::Heartbeat { host }),
+        }
+    }
+    Case {
+        seed,
+        combo,
+        actions,
+        drain: true,
+    }
+}
+
 /// The indexes of [`combos::valid`] whose policy is one of `policies` and whose slot layer is
 /// one of `slots` (an empty list allows any); `static:0.5` names `static` with
 /// `locus.slots.map-share=0.5`, `static` alone the one without.
@@ -501,6 +835,7 @@ mod tests {
         let opts = Options {
             large_percent: 100,
             combos: picked.clone(),
+            ..Options::default()
         };
         for seed in 0..20 {
             let c = case_with(seed, 100, &opts);
@@ -517,6 +852,7 @@ mod tests {
         let opts = Options {
             large_percent: 100,
             combos: Vec::new(),
+            ..Options::default()
         };
         let (mut huge, mut absent, mut hosts) = (0, 0, 0);
         for seed in 0..20 {
@@ -542,5 +878,42 @@ mod tests {
         }
         assert!(huge > 0 && absent > 0, "huge {huge}, absent {absent}");
         assert!(hosts > Shape::SMALL.hosts, "largest host h{}", hosts - 1);
+    }
+
+    #[test]
+    fn long_cases_run_many_jobs_through_their_life_on_a_large_two_level_cluster() {
+        let opts = Options {
+            long_percent: 100,
+            ..Options::default()
+        };
+        let c = case_with(3, 400, &opts);
+        assert_eq!(c, long_case(3, LONG_STEPS, &opts));
+        assert!(c.actions.len() >= LONG_STEPS);
+        let count = |f: &dyn Fn(&Action) -> bool| c.actions.iter().filter(|a| f(a)).count();
+        let nodes =
+            count(&|a| matches!(a, Action::AddNode { rack, .. } if *rack >= TWO_LEVEL_RACKS));
+        let apps = count(&|a| matches!(a, Action::AddApp { .. }));
+        let finished = count(&|a| matches!(a, Action::RemoveApp { .. }));
+        let priorities = count(&|a| matches!(a, Action::SetPriority { .. }));
+        let moves = count(&|a| matches!(a, Action::Move { .. }));
+        let reduces = count(&|a| {
+            matches!(a, Action::Snapshot { asks, .. }
+                if asks.iter().any(|r| r.priority == 10 && r.capability == Resource::new(1024, 1)))
+        });
+        let blocked = count(&|a| {
+            matches!(a, Action::Snapshot { asks, .. }
+                if asks.iter().any(|r| r.capability.memory_mb >= 1 << 20 || !r.relax_locality))
+        });
+        assert!(nodes >= 13, "{nodes} nodes on two-level racks");
+        assert!(apps > 2 * Shape::LONG.apps as usize, "{apps} apps");
+        assert!(finished > Shape::LONG.apps as usize, "{finished} finished");
+        assert!(
+            priorities > 10 && moves > 10,
+            "{priorities} priority changes, {moves} moves"
+        );
+        assert!(
+            reduces > 10 && blocked > 10,
+            "{reduces} 1 GB reduce asks, {blocked} with blockers"
+        );
     }
 }

@@ -13,6 +13,9 @@
 //!                   locus.slots.map-share=0.5, fresh-static, fresh-dynamic)
 //!   --large N       percent of cases on the large shape (16 hosts, 16 apps, many blockers;
 //!                   default 25)
+//!   --long N        percent of cases that are long (default 0): jobs through their whole
+//!                   life on 13-16 nodes with two-level racks, priority changes, moves,
+//!                   many keys no node can serve; --long-steps actions each (default 6000)
 //! Exit status 1 when a failure was found (its reproducer path is printed), 2 on bad usage.
 
 use std::path::PathBuf;
@@ -33,6 +36,8 @@ struct Args {
     policies: Vec<String>,
     slots: Vec<String>,
     large: u64,
+    long: u64,
+    long_steps: usize,
 }
 
 fn list(v: String) -> Vec<String> {
@@ -56,6 +61,8 @@ fn parse() -> Result<Args, String> {
         policies: Vec::new(),
         slots: Vec::new(),
         large: gen::Options::default().large_percent,
+        long: gen::Options::default().long_percent,
+        long_steps: gen::LONG_STEPS,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -77,6 +84,15 @@ fn parse() -> Result<Args, String> {
                     return Err("--large: a percentage, 0 to 100".into());
                 }
             }
+            "--long" => {
+                a.long = v()?.parse().map_err(|e| format!("--long: {e}"))?;
+                if a.long > 100 {
+                    return Err("--long: a percentage, 0 to 100".into());
+                }
+            }
+            "--long-steps" => {
+                a.long_steps = v()?.parse().map_err(|e| format!("--long-steps: {e}"))?
+            }
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -85,7 +101,7 @@ fn parse() -> Result<Args, String> {
 }
 
 fn usage() {
-    eprintln!("usage: locus-fuzz [--minutes N] [--seed S] [--steps N] [--out DIR] [--replay FILE] [--keep-going] [--no-hostile] [--hostile NAME] [--policy P,Q] [--slots S,T] [--large PERCENT]");
+    eprintln!("usage: locus-fuzz [--minutes N] [--seed S] [--steps N] [--out DIR] [--replay FILE] [--keep-going] [--no-hostile] [--hostile NAME] [--policy P,Q] [--slots S,T] [--large PERCENT] [--long PERCENT] [--long-steps N]");
 }
 
 fn main() -> ExitCode {
@@ -152,6 +168,8 @@ fn main() -> ExitCode {
     let opts = gen::Options {
         large_percent: args.large,
         combos: gen::select_combos(&args.policies, &args.slots),
+        long_percent: args.long,
+        long_steps: args.long_steps,
     };
     if opts.combos.is_empty() {
         eprintln!(
@@ -231,10 +249,11 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     println!(
-        "{cases} cases passed (last seed {seed}), {} of {} layer combinations, {}% large",
+        "{cases} cases passed (last seed {seed}), {} of {} layer combinations, {}% large, {}% long",
         opts.combos.len(),
         combos::valid().len(),
-        opts.large_percent
+        opts.large_percent,
+        opts.long_percent
     );
     ExitCode::SUCCESS
 }

@@ -83,9 +83,18 @@ pub fn node_id(host: u32) -> String {
 pub fn host_name(host: u32) -> String {
     format!("h{host}")
 }
+/// Racks numbered from [`TWO_LEVEL_RACKS`] are two-level locations (`/dcN/rR`, a datacenter
+/// visible in the path, rust-core/src/topology.rs), the others one-level (`/rR`).
 pub fn rack_name(rack: u32) -> String {
-    format!("/r{rack}")
+    if rack >= TWO_LEVEL_RACKS {
+        format!("/dc{}/r{rack}", rack / 4)
+    } else {
+        format!("/r{rack}")
+    }
 }
+
+/// The first rack number named as a two-level location by [`rack_name`].
+pub const TWO_LEVEL_RACKS: u32 = 16;
 pub fn app_id(app: u32) -> String {
     format!("application_1700000000000_{app:04}")
 }
@@ -373,6 +382,47 @@ impl Model {
                         a.asks.remove(&k);
                     } else {
                         a.asks.insert(k, r.clone());
+                    }
+                }
+            }
+            Action::SetPriority { app, priority } => {
+                if !self.apps.contains_key(app) {
+                    return Ok(());
+                }
+                self.send(
+                    step,
+                    Event::AppPriorityChanged {
+                        app: app_id(*app),
+                        priority: *priority,
+                    },
+                )?;
+            }
+            Action::Move { app, queue } => {
+                let Some(a) = self.apps.get(app) else {
+                    return Ok(());
+                };
+                if a.queue == *queue {
+                    return Ok(());
+                }
+                let event = through_events_frame(
+                    step,
+                    Event::AppMoved {
+                        app: app_id(*app),
+                        queue: queue.clone(),
+                    },
+                )?;
+                match guarded(step, "app_moved", || self.core.handle(event))? {
+                    Ok(()) => {
+                        self.apps.get_mut(app).expect("checked above").queue = queue.clone();
+                    }
+                    // Only a queue's application limit may refuse a move to a configured queue.
+                    Err(locus_core::CoreError::QueueRefused(_)) => {}
+                    Err(e) => {
+                        return Err(Failure::new(
+                            "refused_valid_event",
+                            step,
+                            format!("app_moved of {} to {queue} refused: {e}", app_id(*app)),
+                        ))
                     }
                 }
             }

@@ -128,6 +128,7 @@ fn large_cases_with_blockers_under_picking_policies_and_capped_pools_pass() {
             &["td".into(), "joss-t".into(), "joss-j".into()],
             &["fresh-static".into(), "static:0.5".into()],
         ),
+        ..gen::Options::default()
     };
     assert!(!opts.combos.is_empty());
     let failed: Vec<String> = (1..=24u64)
@@ -143,6 +144,31 @@ fn large_cases_with_blockers_under_picking_policies_and_capped_pools_pass() {
 /// The minimised reproducers kept in fuzz/findings/ (FINDINGS.md says what each showed and
 /// what fixed it) are regression seeds: each replays clean. Subdirectories (open/ for
 /// untriaged reproducers) are not replayed.
+/// Long cases (jobs through their whole life on 13-16 nodes with two-level racks, priority
+/// changes, moves, profiles learned, many keys no node can serve): two seeds, shortened to
+/// 1,000 actions so a debug build runs them in seconds. Every check, the drain's included.
+#[test]
+fn long_cases_pass() {
+    let opts = gen::Options {
+        long_percent: 100,
+        long_steps: 1000,
+        ..gen::Options::default()
+    };
+    let failed: Vec<String> = (1..=2u64)
+        .filter_map(|s| {
+            runner::run(&gen::case_with(s, STEPS, &opts))
+                .err()
+                .map(|f| {
+                    format!(
+                        "seed {s} (./locus fuzz --seed {s} --long 100 --long-steps 1000): {}",
+                        truncate(&f.to_string())
+                    )
+                })
+        })
+        .collect();
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
 #[test]
 fn every_kept_reproducer_replays_clean() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("findings");

@@ -988,6 +988,15 @@ impl Core {
         Ok(())
     }
 
+    /// Gives the state the decisions now in flight. The shim confirms and rejects decisions
+    /// between offers, so whatever reads the state's in-flight use (every offer, a preemption
+    /// round) refreshes it first rather than trusting the last offer's.
+    pub(crate) fn sync_in_flight(&mut self) {
+        self.state.set_in_flight(self.in_flight.unconfirmed());
+        self.state
+            .set_slot_in_flight(self.in_flight.unconfirmed_slots());
+    }
+
     pub fn heartbeat(&mut self, hb: &Heartbeat) -> Result<HeartbeatResponse, CoreError> {
         let node = self
             .state
@@ -1003,9 +1012,7 @@ impl Core {
                 hb.node
             );
         }
-        self.state.set_in_flight(self.in_flight.unconfirmed());
-        self.state
-            .set_slot_in_flight(self.in_flight.unconfirmed_slots());
+        self.sync_in_flight();
         // An eager offer is a sweep's whatever its `sweep` says: never the node's heartbeat.
         let sweep = hb.sweep || hb.eager;
         if !sweep {

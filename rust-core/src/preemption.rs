@@ -585,6 +585,8 @@ impl crate::core::Core {
 
     /// One preemption round at `now_ms` (the RM's clock): what to mark and what to kill.
     pub fn preemption_round(&mut self, now_ms: u64, s: &PreemptionSettings) -> RoundOutcome {
+        // A batch of offers ended with its decisions in flight; they may be containers now.
+        self.sync_in_flight();
         let chosen = match self.preemption_view() {
             Some((tree, candidates)) => {
                 let cluster = self.state().capacity().memory_mb;

@@ -207,3 +207,36 @@ fn decisions_in_flight_make_nothing_to_take_back_without_another_queues_ask() {
         );
     }
 }
+
+/// A round between a batch of offers and the next heartbeat sees each queue's containers
+/// once: the decisions the batch made are created by then, and counting them again as still
+/// in flight made a queue holding just its guarantee look over it, so a round took it below.
+#[test]
+fn a_round_after_a_batch_of_offers_counts_its_containers_once() {
+    let mut c = core();
+    let mut cl = Cluster::new(&mut c);
+    // a asks for its guarantee (4 of the 8 GB); one batch offers both nodes, the first node's
+    // decisions still in flight while the second is offered, all executed after the batch.
+    app(&mut c, "a1", "a", 1, 4);
+    cl.now_ms += 1_000;
+    let offers: Vec<locus_core::Heartbeat> = (0..NODES)
+        .map(|i| locus_core::Heartbeat {
+            node: common::node_id(&host(i)),
+            unallocated: locus_core::Resource::new(NODE_GB * common::GB, NODE_GB as u32),
+            now_ms: cl.now_ms,
+            sweep: false,
+            eager: false,
+        })
+        .collect();
+    let ds = c.offers(&offers).decisions;
+    let ids = common::execute(&mut c, &ds, &mut cl.next_id);
+    assert_eq!(ids.len(), 4, "{ds:?}");
+    // b asks for 4 GB: the 4 GB a leaves free are b's without taking anything from a.
+    app(&mut c, "b1", "b", 2, 4);
+    let r = c.preemption_round(cl.now_ms, &settings());
+    assert!(
+        r.selected.is_empty(),
+        "a holds 4 GB, its guarantee; the round chose {:?} of it",
+        r.selected
+    );
+}

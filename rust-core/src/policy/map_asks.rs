@@ -78,6 +78,23 @@ pub fn map_demand(app: &App) -> (u32, Option<Resource>) {
     (remain, size)
 }
 
+/// The smallest map container of `app` (by memory) among its map keys some node can serve
+/// (`ClusterState::app_can_ever_place`): what TD and JoSS count a node's idle map slots in. A
+/// key no node can serve is a blocker and must not size the slots (docs/design/liveness.md): a
+/// 1 GB map asking 4 vcores, pinned to hosts that never join, counted no slot on a 2-vcore
+/// node, so no job got a pick there.
+pub fn servable_map_size(state: &ClusterState, app: &App) -> Option<Resource> {
+    app.asks
+        .tables()
+        .filter(|(key, table)| {
+            app.kind_of(key.priority).is_map()
+                && table.outstanding() > 0
+                && state.app_can_ever_place(app, table)
+        })
+        .filter_map(|(_, table)| table.row(ANY_ID).map(|r| r.capability))
+        .min_by_key(|r| r.memory_mb)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,7 +19,7 @@
 //! held: apps waiting for their AM come first, every app follows in FIFO order for the rest.
 //! Topology or profile changes rebuild JoSS's queues from the live jobs' outstanding asks.
 
-use crate::policy::map_asks::{map_demand, map_host_rows};
+use crate::policy::map_asks::{map_demand, map_host_rows, servable_map_size};
 use std::collections::BTreeMap;
 
 use crate::error::CoreError;
@@ -30,7 +30,8 @@ use crate::papers::joss::{
 };
 use crate::policy::JobPolicy;
 use crate::protocol::Resource;
-use crate::state::app::{App, Arrival};
+use crate::state::app::{App, Arrival, TaskKind};
+use crate::state::names::ANY_ID;
 use crate::state::node::Node;
 use crate::state::ClusterState;
 
@@ -66,6 +67,8 @@ pub struct JossPolicy {
     reduce_ok: FastMap<Arrival, bool>,
     /// Map tasks JoSS still holds per job (kept in step with submit / assign / remove).
     queued: FastMap<Arrival, u32>,
+    /// The distinct node sizes of each datacenter, as of [`ClusterState::nodes_version`].
+    dc_shapes: (u64, BTreeMap<String, Vec<Resource>>),
 }
 
 impl JossPolicy {
@@ -81,6 +84,7 @@ impl JossPolicy {
             maps: FastMap::default(),
             reduce_ok: FastMap::default(),
             queued: FastMap::default(),
+            dc_shapes: (u64::MAX, BTreeMap::new()),
         }
     }
 
@@ -90,6 +94,28 @@ impl JossPolicy {
             .get(&app)
             .map(|j| (j.policy, j.reduces_at.clone()))
     }
+}
+
+/// Whether some node of datacenter `dc` could hold every reduce `app` asks for (its size, and
+/// not a node the app blacklists). Reduces bound to a datacenter that cannot hold them would
+/// wait forever: the binding is a locality preference, and a place no node can serve is a
+/// blocker's (docs/design/liveness.md), so such reduces run wherever they fit.
+fn dc_holds_reduces(state: &ClusterState, shapes: &[Resource], app: &App, dc: &str) -> bool {
+    app.asks
+        .tables()
+        .filter(|(key, _)| app.kind_of(key.priority) == TaskKind::Reduce)
+        .filter_map(|(_, table)| table.row(ANY_ID).filter(|r| r.count > 0))
+        .all(|r| {
+            if app.blacklist.is_empty() {
+                shapes.iter().any(|s| s.fits(&r.capability))
+            } else {
+                state.nodes().any(|n| {
+                    n.datacenter == dc
+                        && !app.blacklist.excludes(&n.host, &n.rack)
+                        && n.capability.fits(&r.capability)
+                })
+            }
+        })
 }
 
 fn datacenters(state: &ClusterState) -> Datacenters {
@@ -355,7 +381,8 @@ impl JobPolicy for JossPolicy {
         let mut outstanding: FastMap<Arrival, u32> = FastMap::default();
         let mut each: Option<Resource> = None;
         for app in state.apps().filter(|a| a.is_mapreduce) {
-            let (remain, size) = map_demand(app);
+            let (remain, _) = map_demand(app);
+            let size = servable_map_size(state, app);
             outstanding.insert(app.arrival, remain);
             if let Some(s) = size {
                 if each.is_none_or(|m| s.memory_mb < m.memory_mb) {
@@ -397,6 +424,16 @@ impl JobPolicy for JossPolicy {
                 }
             }
         }
+        if self.dc_shapes.0 != state.nodes_version() {
+            let mut shapes: BTreeMap<String, Vec<Resource>> = BTreeMap::new();
+            for n in state.nodes() {
+                let list = shapes.entry(n.datacenter.clone()).or_default();
+                if !list.contains(&n.capability) {
+                    list.push(n.capability);
+                }
+            }
+            self.dc_shapes = (state.nodes_version(), shapes);
+        }
         // Maps beyond what JoSS holds (re-executions, jobs JoSS could not queue) go FIFO.
         for app in state.apps().filter(|a| a.is_mapreduce) {
             let wants = outstanding.get(&app.arrival).copied().unwrap_or(0);
@@ -410,7 +447,10 @@ impl JobPolicy for JossPolicy {
                 Some(Job {
                     reduces_at: Some(dc),
                     ..
-                }) => *dc == node.datacenter,
+                }) if *dc != node.datacenter => {
+                    let shapes = self.dc_shapes.1.get(dc).map_or(&[][..], Vec::as_slice);
+                    !dc_holds_reduces(state, shapes, app, dc)
+                }
                 _ => true,
             };
             self.reduce_ok.insert(app.arrival, ok);

@@ -15,7 +15,7 @@
 //! `locus.demand=` tag, else the profile of earlier runs, else its map count, capped at T.
 
 use super::map_containers::MapContainers;
-use crate::policy::map_asks::{map_asks, map_demand, map_host_rows_by_id};
+use crate::policy::map_asks::{map_asks, map_demand, map_host_rows_by_id, servable_map_size};
 use std::collections::HashMap;
 
 use crate::error::CoreError;
@@ -36,30 +36,36 @@ const DEFAULT_MAP: Resource = Resource {
     vcores: 1,
 };
 
-/// [`map_demand`] of an app as read at `version` of its asks.
+/// [`map_demand`]'s count and [`servable_map_size`] of an app as read at `version` of its
+/// asks and `nodes` of the cluster's nodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct DemandRead {
     version: u64,
+    nodes: u64,
     remain: u32,
     size: Option<Resource>,
 }
 
-/// [`map_demand`] of `app`, read again only when its asks changed since `cache` last saw them.
+/// [`map_demand`]'s count and the map size slots are counted in for `app`, read again only when
+/// its asks or the nodes changed since `cache` last saw them.
 fn cached_map_demand(
     cache: &mut FastMap<Arrival, DemandRead>,
+    state: &ClusterState,
     app: &App,
 ) -> (u32, Option<Resource>) {
     if let Some(d) = cache
         .get(&app.arrival)
-        .filter(|d| d.version == app.asks_version)
+        .filter(|d| d.version == app.asks_version && d.nodes == state.nodes_version())
     {
         return (d.remain, d.size);
     }
-    let (remain, size) = map_demand(app);
+    let (remain, _) = map_demand(app);
+    let size = servable_map_size(state, app);
     cache.insert(
         app.arrival,
         DemandRead {
             version: app.asks_version,
+            nodes: state.nodes_version(),
             remain,
             size,
         },
@@ -135,7 +141,7 @@ impl TdPolicy {
         let each = state
             .apps()
             .filter(|a| a.is_mapreduce)
-            .filter_map(|a| cached_map_demand(cache, a).1)
+            .filter_map(|a| cached_map_demand(cache, state, a).1)
             .min_by_key(|r| r.memory_mb)
             .unwrap_or(DEFAULT_MAP);
         // T changes only with the map size or the nodes: counting it over every node on every
@@ -159,7 +165,7 @@ impl TdPolicy {
             if !app.is_mapreduce {
                 continue;
             }
-            let (remain, _) = cached_map_demand(&mut self.demand_read, app);
+            let (remain, _) = cached_map_demand(&mut self.demand_read, state, app);
             if !self.jobs.contains_key(&app.arrival) {
                 if remain == 0 {
                     continue;
