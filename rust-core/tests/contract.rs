@@ -212,7 +212,10 @@ fn magics_codes_limits_and_fixed_sizes_are_the_specs() {
     }
 
     assert_eq!(frame::MAX_APP_BYTES, limit(&s, "app_id_bytes"));
-    assert_eq!(locus_core::state::ask::MAX_NAME_BYTES, limit(&s, "name_bytes"));
+    assert_eq!(
+        locus_core::state::ask::MAX_NAME_BYTES,
+        limit(&s, "name_bytes")
+    );
     assert_eq!(decisions_frame::MAX_REASON_BYTES, limit(&s, "reason_bytes"));
     assert_eq!(decisions_frame::MAX_ANCESTORS, limit(&s, "ancestors"));
     assert_eq!(u16::MAX as usize, limit(&s, "text_bytes"));
