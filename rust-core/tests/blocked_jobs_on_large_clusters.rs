@@ -337,6 +337,72 @@ fn joss_reduces_bound_to_a_datacenter_that_cannot_hold_them_still_run() {
     assert!(failed.is_empty(), "{failed:#?}");
 }
 
+/// JoSS queues a job's map tasks at the datacenter holding their data (Fig. 4). When no node of
+/// that datacenter can ever hold one of the job's maps (its nodes are all smaller), the maps
+/// must still run on a node that can: the data's datacenter is then a blocker's place, as for
+/// the reduces above (fuzz/findings/starvation-joss-maps-queued-at-a-datacenter-of-small-nodes.json).
+#[test]
+fn joss_maps_whose_data_sits_on_nodes_too_small_for_them_still_run() {
+    // dcA: two 4 GB nodes holding the job's data; dcB: one 48 GB node.
+    const NODES: [NodeSpec; 3] = [
+        ("a1", "/dcA/r1", 4, 4),
+        ("a2", "/dcA/r1", 4, 4),
+        ("b1", "/dcB/r2", 48, 16),
+    ];
+    let tags = ["locus.fp=3", "locus.input-type=web"];
+    let mut failed = Vec::new();
+    for policy in ["joss-t", "joss-j"] {
+        for slots in ["static", "fresh-static"] {
+            for maps in [1, 3] {
+                let mut c = core(policy, slots);
+                add_nodes(&mut c, &NODES);
+                let mut clock = 0;
+                let mut kept = Vec::new();
+                let none = |_: &Decision| false;
+                // The first run is small enough for dcA and teaches the profile; the second
+                // asks 8 GB maps over the same data.
+                for (run, app) in ["first", "again"].into_iter().enumerate() {
+                    add_app_in(
+                        &mut c,
+                        app,
+                        "default",
+                        "u",
+                        "wc",
+                        run as u64,
+                        "MAPREDUCE",
+                        &tags,
+                    );
+                    let gb = if run == 0 { 1 } else { 8 };
+                    let rows: Vec<Row> = vec![
+                        (20, "a1", maps, gb, 1, true),
+                        (20, "a2", maps, gb, 1, true),
+                        (20, "/dcA/r1", maps, gb, 1, true),
+                        (20, "*", maps, gb, 1, true),
+                    ];
+                    set_asks_rows(&mut c, app, &rows);
+                    let got = rounds(&mut c, &NODES, 30, &mut clock, &mut kept, &none);
+                    if run == 0 {
+                        c.handle(locus_core::Event::AppRemoved { app: app.into() })
+                            .unwrap();
+                        continue;
+                    }
+                    let first = got
+                        .iter()
+                        .position(|ds| ds.iter().any(|d| d.app == "again"))
+                        .map(|r| r + 1);
+                    if first.is_none_or(|r| r > 3) {
+                        failed.push(format!(
+                            "{policy} {slots}, {maps} maps: the 8 GB maps first ran in round {first:?} of 30 ({:?})",
+                            c.stats().policy
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
 /// TD and JoSS count a node's idle map slots in the smallest map container; a blocker's map
 /// (1 GB but 4 vcores, pinned to a rack no node is on) must not be that size: on a 2-vcore
 /// node it counted no slot, so no job got a pick and another job's 4 GB / 2 vcore maps, which

@@ -310,6 +310,19 @@ impl JossScheduler {
 
     /// The task scheduler, Fig. 4.
     pub fn submit(&mut self, job: JossJob) -> Result<Placement, CoreError> {
+        self.submit_within(job, None)
+    }
+
+    /// Fig. 4 over the datacenters `usable` marks (by datacenter number; None: every one). A
+    /// datacenter where none of the job's tasks can ever run (its nodes are all too small) is
+    /// a blocker's place (docs/design/liveness.md): its replicas count for nothing and policy A
+    /// does not choose it; with no usable datacenter the job goes FIFO.
+    pub fn submit_within(
+        &mut self,
+        job: JossJob,
+        usable: Option<&[bool]>,
+    ) -> Result<Placement, CoreError> {
+        let ok = |c: usize| usable.is_none_or(|u| u.get(c).copied().unwrap_or(false));
         if !self.jobs.insert(job.id.clone()) {
             return Err(CoreError::Protocol(format!(
                 "JoSS: job {} submitted twice",
@@ -345,11 +358,21 @@ impl JossScheduler {
         };
         let class = classify(maps.len(), fp, self.topology.avg_vps(), self.td);
 
+        let w = (0..self.dcs.len())
+            .filter(|&c| ok(c))
+            .min_by_key(|&c| self.dcs[c].unprocessed());
+        let Some(w) = w else {
+            self.mq_fifo.extend(maps, vps_dc);
+            self.rq_fifo.extend(reduces);
+            return Ok(Placement {
+                policy: Policy::Fifo,
+                class: Some(class),
+                maps: Vec::new(),
+                reduces_at: None,
+            });
+        };
         if class == JobClass::SmallReduceHeavy {
             // lines 8-12, policy A
-            let w = (0..self.dcs.len())
-                .min_by_key(|&c| self.dcs[c].unprocessed())
-                .unwrap_or(0);
             let blocks = maps.iter().map(|t| t.block).collect();
             self.dcs[w].push_permanent_maps(maps, vps_dc);
             self.dcs[w].push_permanent_reduces(reduces);
@@ -368,7 +391,7 @@ impl JossScheduler {
         let mut held: Vec<Vec<u32>> = vec![Vec::new(); k];
         for t in &maps {
             for &r in t.replicas() {
-                if let Some(&c) = vps_dc.get(r as usize) {
+                if let Some(&c) = vps_dc.get(r as usize).filter(|&&c| ok(c as usize)) {
                     let c = c as usize;
                     // Tasks come in block order, so a repeat can only be the last entry (a scan
                     // of the whole list made a 100k-map job quadratic).
@@ -378,6 +401,15 @@ impl JossScheduler {
                 }
             }
         }
+        // A job none of whose blocks has a replica in a usable datacenter (its data is on hosts
+        // outside the cluster, or only where none of its maps fits) has no locality to keep and
+        // no cen_e: its maps go to MQ_FIFO, as an unknown job's do.
+        let maps = if held.iter().all(Vec::is_empty) {
+            self.mq_fifo.extend(maps, vps_dc);
+            Vec::new()
+        } else {
+            maps
+        };
         // line 32: cen_e from the unique-block counts before any block is handed out
         let e = first_largest(&held);
         // Blocks are numbered 0..m in order, so a task's block is its index here.
@@ -404,8 +436,8 @@ impl JossScheduler {
             }
             placed.push((self.topology.label(d), chosen));
         }
-        // Blocks without a replica in any known datacenter would make Fig. 4's loop spin forever;
-        // they go with the reduces, to cen_e.
+        // Some blocks without a replica in any known datacenter would make Fig. 4's loop spin
+        // forever; they go with the reduces, to cen_e (a datacenter holding the job's other blocks).
         let unlocated: Vec<MapTask> = by_block.into_iter().flatten().collect();
         if !unlocated.is_empty() {
             let blocks: Vec<u32> = unlocated.iter().map(|t| t.block).collect();

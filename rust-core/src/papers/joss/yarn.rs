@@ -265,17 +265,34 @@ impl JossPolicy {
             .into_iter()
             .map(|(h, c)| (h, topology.locate(h).map(|(vps, _)| vps), c))
             .collect();
+        // The datacenters where one of the job's maps fits some node: JoSS queues its tasks
+        // nowhere else.
+        let usable: Option<Vec<bool>> = servable_map_size(state, app).map(|size| {
+            let mut usable = vec![false; topology.datacenters()];
+            for n in state.nodes().filter(|n| n.capability.fits(&size)) {
+                if let Some(u) = topology
+                    .datacenter_of(&n.host)
+                    .and_then(|c| usable.get_mut(c))
+                {
+                    *u = true;
+                }
+            }
+            usable
+        });
         let blocks = rebuild_blocks(remain, hosts);
         // The profiles' key, which includes the user: another user's runs must not classify it.
         let signature = state.profiles().signature(app.arrival).unwrap_or_else(|| {
             crate::profile::job_signature(&app.user, &app.name, &app.app_type, "")
         });
-        let placement = js.submit(JossJob {
-            id: app.id.clone(),
-            signature,
-            blocks,
-            reduces: 0,
-        })?;
+        let placement = js.submit_within(
+            JossJob {
+                id: app.id.clone(),
+                signature,
+                blocks,
+                reduces: 0,
+            },
+            usable.as_deref(),
+        )?;
         Ok(Some((placement, remain)))
     }
 
