@@ -253,14 +253,14 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
                 format!("{} is not a percentage from 0 to 100", e.capacity),
             ));
         }
-        if !(0.0..=100.0).contains(&e.maximum_capacity) || e.maximum_capacity < e.capacity {
+        // A maximum below the capacity (or the share a weight gives) is not checked, as
+        // CapacityScheduler's legacy mode does not check it: the queue keeps its guarantee on
+        // paper and never grows past its maximum.
+        if !(0.0..=100.0).contains(&e.maximum_capacity) {
             return Err(bad(
                 &e.path,
                 "maximum-capacity",
-                format!(
-                    "{} is not a percentage from the queue's capacity ({}) to 100",
-                    e.maximum_capacity, e.capacity
-                ),
+                format!("{} is not a percentage from 0 to 100", e.maximum_capacity),
             ));
         }
         if !(e.user_limit_factor > 0.0 || e.user_limit_factor == -1.0) {
@@ -756,7 +756,7 @@ mod tests {
         assert!(msg.contains("sum to 90"), "{msg}");
         let (key, _) = err_key(&tree(&[
             entry("root", 100.0, 100.0),
-            entry("root.a", 50.0, 40.0),
+            entry("root.a", 50.0, 140.0),
             entry("root.b", 50.0, 100.0),
         ]));
         assert_eq!(key, "yarn.scheduler.capacity.root.a.maximum-capacity");
@@ -776,6 +776,24 @@ mod tests {
         assert!(msg.contains("absolute"), "{msg}");
         let (key, _) = err_key("{not json");
         assert_eq!(key, CAPACITY_TREE);
+    }
+
+    #[test]
+    fn a_maximum_below_the_capacity_is_kept_as_capacity_scheduler_keeps_it() {
+        let q = parse(&tree(&[
+            entry("root", 100.0, 100.0),
+            entry("root.a", 50.0, 30.0),
+            entry("root.b", 50.0, 100.0),
+            entry("root.b.b1", 75.0, 40.0),
+            entry("root.b.b2", 25.0, 100.0),
+        ]))
+        .unwrap();
+        let a = &q.queues()[0];
+        assert!((a.capacity - 50.0).abs() < 1e-9 && (a.maximum_capacity - 30.0).abs() < 1e-9);
+        let b1 = &q.queues()[1];
+        assert!((b1.capacity - 37.5).abs() < 1e-9 && (b1.maximum_capacity - 40.0).abs() < 1e-9);
+        // The maximum bounds what the queue may take, whatever its guarantee says.
+        assert_eq!(q.room_mb(0, 10_000, &[0, 0, 0]), 3_000);
     }
 
     fn absolute_entry(path: &str, mb: u64) -> String {

@@ -79,6 +79,25 @@ public class WeightModeTest {
     return conf;
   }
 
+  /**
+   * Maxima below the weights' shares: a's 1w of 2 gives it 50 % with a maximum of 30; b's
+   * child b1 (3w of 4, 75 % of b) may take at most 40 % of b. CapacityScheduler accepts the
+   * file, reports each queue's guarantee as its weight gives it and caps the queue at its
+   * maximum.
+   */
+  private static YarnConfiguration maximaBelowWeights() {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.set(CS + "root.queues", "a,b");
+    conf.set(CS + "root.a.capacity", "1w");
+    conf.set(CS + "root.b.capacity", "1w");
+    conf.set(CS + "root.a.maximum-capacity", "30");
+    conf.set(CS + "root.b.queues", "b1,b2");
+    conf.set(CS + "root.b.b1.capacity", "3w");
+    conf.set(CS + "root.b.b2.capacity", "1w");
+    conf.set(CS + "root.b.b1.maximum-capacity", "40");
+    return conf;
+  }
+
   private MockRM startRm(Class<? extends ResourceScheduler> scheduler, YarnConfiguration conf)
       throws IOException {
     conf.setClass(YarnConfiguration.RM_SCHEDULER, scheduler, ResourceScheduler.class);
@@ -132,16 +151,21 @@ public class WeightModeTest {
   /** The app's queue in the RM's report, and the REST tree, after it was placed. */
   private Map<String, JsonNode> run(Class<? extends ResourceScheduler> scheduler,
       List<String> appQueue) throws Exception {
-    MockRM rm = startRm(scheduler, weights());
+    return run(scheduler, weights(), "a1", appQueue);
+  }
+
+  private Map<String, JsonNode> run(Class<? extends ResourceScheduler> scheduler,
+      YarnConfiguration conf, String leaf, List<String> appQueue) throws Exception {
+    MockRM rm = startRm(scheduler, conf);
     MockNM nm = rm.registerNode("h1:1234", 10 * GB, 10);
     nm.nodeHeartbeat(true);
     RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
-        .createWithMemory(GB, rm).withQueue("a1").build());
+        .createWithMemory(GB, rm).withQueue(leaf).build());
     LocusRmFixture.launchAndRegisterAM(app, rm, nm);
     appQueue.add(app.getQueue());
-    List<ApplicationAttemptId> inA1 = rm.getResourceScheduler().getAppsInQueue("a1");
-    assertTrue(scheduler.getSimpleName() + ": no queue a1", inA1 != null);
-    assertEquals(scheduler.getSimpleName() + ": applications in a1", 1, inA1.size());
+    List<ApplicationAttemptId> inLeaf = rm.getResourceScheduler().getAppsInQueue(leaf);
+    assertTrue(scheduler.getSimpleName() + ": no queue " + leaf, inLeaf != null);
+    assertEquals(scheduler.getSimpleName() + ": applications in " + leaf, 1, inLeaf.size());
     JsonNode info = JSON.readTree(get(rm, "/ws/v1/cluster/scheduler"))
         .path("scheduler").path("schedulerInfo");
     return byPath(info, new LinkedHashMap<>());
@@ -158,6 +182,52 @@ public class WeightModeTest {
     assertEquals(cs.keySet(), locus.keySet());
     // a1: 1/4 of a, which is 2/3 of root.
     assertEquals(100.0 / 6, cs.get("root.a.a1").path("absoluteCapacity").asDouble(), 1e-3);
+    assertSameCapacities(cs, locus);
+  }
+
+  @Test
+  public void aMaximumBelowItsWeightsShareRunsAsUnderCapacityScheduler() throws Exception {
+    List<String> csQueue = new ArrayList<>();
+    Map<String, JsonNode> cs = run(CapacityScheduler.class, maximaBelowWeights(), "b1", csQueue);
+    List<String> locusQueue = new ArrayList<>();
+    Map<String, JsonNode> locus = run(LocusScheduler.class, maximaBelowWeights(), "b1",
+        locusQueue);
+
+    assertEquals("the RM's report of the app's queue", csQueue, locusQueue);
+    assertEquals(cs.keySet(), locus.keySet());
+    // CapacityScheduler's own figures for the file, so the comparison below is about them.
+    assertEquals(50.0, cs.get("root.a").path("absoluteCapacity").asDouble(), 1e-3);
+    assertEquals(30.0, cs.get("root.a").path("absoluteMaxCapacity").asDouble(), 1e-3);
+    assertEquals(37.5, cs.get("root.b.b1").path("absoluteCapacity").asDouble(), 1e-3);
+    assertEquals(40.0, cs.get("root.b.b1").path("absoluteMaxCapacity").asDouble(), 1e-3);
+    assertSameCapacities(cs, locus);
+  }
+
+  /** The same in percentages: CapacityScheduler 3.5 checks neither against the other. */
+  @Test
+  public void aPercentageMaximumBelowItsCapacityRunsAsUnderCapacityScheduler()
+      throws Exception {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.set(CS + "root.queues", "a,b");
+    conf.set(CS + "root.a.capacity", "50");
+    conf.set(CS + "root.b.capacity", "50");
+    conf.set(CS + "root.a.maximum-capacity", "30");
+    List<String> csQueue = new ArrayList<>();
+    Map<String, JsonNode> cs = run(CapacityScheduler.class, new YarnConfiguration(conf), "a",
+        csQueue);
+    List<String> locusQueue = new ArrayList<>();
+    Map<String, JsonNode> locus = run(LocusScheduler.class, new YarnConfiguration(conf), "a",
+        locusQueue);
+
+    assertEquals("the RM's report of the app's queue", csQueue, locusQueue);
+    assertEquals(cs.keySet(), locus.keySet());
+    assertEquals(50.0, cs.get("root.a").path("absoluteCapacity").asDouble(), 1e-3);
+    assertEquals(30.0, cs.get("root.a").path("absoluteMaxCapacity").asDouble(), 1e-3);
+    assertSameCapacities(cs, locus);
+  }
+
+  private static void assertSameCapacities(Map<String, JsonNode> cs,
+      Map<String, JsonNode> locus) {
     for (String path : cs.keySet()) {
       JsonNode c = cs.get(path);
       JsonNode l = locus.get(path);
