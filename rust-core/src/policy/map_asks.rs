@@ -89,7 +89,7 @@ pub fn servable_map_size(state: &ClusterState, app: &App) -> Option<Resource> {
         .filter(|(key, table)| {
             app.kind_of(key.priority).is_map()
                 && table.outstanding() > 0
-                && state.app_can_ever_place(app, table)
+                && state.app_can_ever_place(app, key, table)
         })
         .filter_map(|(_, table)| table.row(ANY_ID).map(|r| r.capability))
         .min_by_key(|r| r.memory_mb)

@@ -507,25 +507,34 @@ impl ClusterState {
     /// only delay a key and are not consulted. A key whose `*` row relaxes is judged by size
     /// alone; only a pinned one walks the nodes.
     pub fn can_ever_place(&self, table: &AskTable) -> bool {
-        self.can_place_for(table, &Blacklist::default())
+        self.can_place_for(table, &Blacklist::default(), "")
     }
 
     /// `can_ever_place` for one application's key: nodes the application blacklists do not
     /// count, as the RM refuses it every container there. Maps that fit only blacklisted nodes
     /// take nothing until the list changes, so nothing may wait for them either.
-    pub fn app_can_ever_place(&self, app: &App, table: &AskTable) -> bool {
-        self.can_place_for(table, &app.blacklist)
+    /// A key labelled with a partition counts only that partition's nodes (it is placed nowhere
+    /// else), so a labelled key no node of its partition can hold is a blocker too.
+    pub fn app_can_ever_place(
+        &self,
+        app: &App,
+        key: &crate::state::ask::SchedulerKey,
+        table: &AskTable,
+    ) -> bool {
+        self.can_place_for(table, &app.blacklist, app.partitions.of(key))
     }
 
-    fn can_place_for(&self, table: &AskTable, blacklist: &Blacklist) -> bool {
+    fn can_place_for(&self, table: &AskTable, blacklist: &Blacklist, partition: &str) -> bool {
         let Some(any) = table.row(ANY_ID).filter(|r| r.count > 0) else {
             return false;
         };
-        if blacklist.is_empty() && table.may_relax_to(ANY_ID) {
+        if blacklist.is_empty() && partition.is_empty() && table.may_relax_to(ANY_ID) {
             return self.fits_some_node(&any.capability);
         }
         self.nodes.values().any(|n| {
-            if blacklist.excludes(&n.host, &n.rack) {
+            if blacklist.excludes(&n.host, &n.rack)
+                || (!partition.is_empty() && n.partition != partition)
+            {
                 return false;
             }
             if table.may_relax_to(ANY_ID) && n.capability.fits(&any.capability) {

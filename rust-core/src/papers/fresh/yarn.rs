@@ -58,7 +58,7 @@ pub struct Outstanding {
 }
 
 pub fn outstanding(app: &App) -> Outstanding {
-    outstanding_where(app, |_| true)
+    outstanding_where(app, |_, _| true)
 }
 
 /// [`outstanding`] of the keys some node of the cluster could ever serve
@@ -67,13 +67,16 @@ pub fn outstanding(app: &App) -> Outstanding {
 /// its map phase (holding one of the `k` places for good), and its size or count would shape
 /// the split for work that cannot run (docs/design/liveness.md, "Blocker").
 pub fn placeable(state: &ClusterState, app: &App) -> Outstanding {
-    outstanding_where(app, |t| state.app_can_ever_place(app, t))
+    outstanding_where(app, |k, t| state.app_can_ever_place(app, k, t))
 }
 
-fn outstanding_where(app: &App, keep: impl Fn(&AskTable) -> bool) -> Outstanding {
+fn outstanding_where(
+    app: &App,
+    keep: impl Fn(&crate::state::ask::SchedulerKey, &AskTable) -> bool,
+) -> Outstanding {
     let mut o = Outstanding::default();
     for (key, table) in app.asks.tables() {
-        if !keep(table) {
+        if !keep(key, table) {
             continue;
         }
         let n = table.outstanding();
