@@ -821,6 +821,11 @@ impl Core {
                     .ok_or_else(|| CoreError::UnknownApp(app.clone()))?;
                 a.partitions = list;
                 log::debug!("application {app}: {n} scheduler keys ask for a node label");
+                // Where its keys may run changed what can ever be placed for it: the layers
+                // judge it again as for new asks (FRESH's admission, slot sizes).
+                if let Some(a) = self.state.app_by_id(&app) {
+                    self.layers.observe(&self.state, &Observed::AsksUpdated(a));
+                }
             }
             Event::AppRemoved { app } => match self.state.remove_app(&app) {
                 Some(a) => {
