@@ -267,70 +267,71 @@ fn one_heartbeat_keeps_a_vcore_capped_map_pool_within_its_cap() {
     assert!(failed.is_empty(), "{failed:#?}");
 }
 
+/// dcA: two 4 GB nodes holding a job's data; dcB: one 48 GB node.
+const SMALL_DC_BIG_NODE: [NodeSpec; 3] = [
+    ("a1", "/dcA/r1", 4, 4),
+    ("a2", "/dcA/r1", 4, 4),
+    ("b1", "/dcB/r2", 48, 16),
+];
+
+/// A recurring job on [`SMALL_DC_BIG_NODE`]: a first run with `first` asks teaches its profile
+/// (filtering percentage 3: reduce-heavy) and is removed after 30 rounds; the job comes back as
+/// "again" with `again` asks. Returns the decisions of the second run's 30 rounds.
+fn returning_job(
+    c: &mut Core,
+    first: &[Row<'static>],
+    again: &[Row<'static>],
+) -> Vec<Vec<Decision>> {
+    let tags = ["locus.fp=3", "locus.input-type=web"];
+    let (mut clock, mut kept) = (0, Vec::new());
+    let none = |_: &Decision| false;
+    let mut got = Vec::new();
+    for (run, (app, rows)) in [("first", first), ("again", again)].into_iter().enumerate() {
+        add_app_in(c, app, "default", "u", "wc", run as u64, "MAPREDUCE", &tags);
+        set_asks_rows(c, app, rows);
+        got = rounds(c, &SMALL_DC_BIG_NODE, 30, &mut clock, &mut kept, &none);
+        if run == 0 {
+            c.handle(locus_core::Event::AppRemoved { app: app.into() })
+                .unwrap();
+        }
+    }
+    got
+}
+
 /// JoSS binds a classified job's reduces to one datacenter (cen_e, or policy A's least loaded
 /// one). When no node of that datacenter can ever hold a reduce (its nodes are all smaller),
 /// the reduces must still run on a node that can: a datacenter that cannot serve them is a
 /// blocker's place, not a wait.
 #[test]
 fn joss_reduces_bound_to_a_datacenter_that_cannot_hold_them_still_run() {
-    // dcA: two 4 GB nodes holding the job's data; dcB: one 48 GB node.
-    const NODES: [NodeSpec; 3] = [
-        ("a1", "/dcA/r1", 4, 4),
-        ("a2", "/dcA/r1", 4, 4),
-        ("b1", "/dcB/r2", 48, 16),
-    ];
-    let tags = ["locus.fp=3", "locus.input-type=web"];
     let mut failed = Vec::new();
     for policy in ["joss-t", "joss-j"] {
         for maps in [1, 3] {
             let mut c = core(policy, "static");
-            add_nodes(&mut c, &NODES);
-            let mut clock = 0;
-            let mut kept = Vec::new();
-            let none = |_: &Decision| false;
-            // A first run of the job teaches its profile (filtering percentage 3: reduce-heavy).
-            for (run, app) in ["first", "again"].into_iter().enumerate() {
-                add_app_in(
-                    &mut c,
-                    app,
-                    "default",
-                    "u",
-                    "wc",
-                    run as u64,
-                    "MAPREDUCE",
-                    &tags,
-                );
-                let mut rows: Vec<Row> = vec![
-                    (20, "a1", maps, 1, 1, true),
-                    (20, "/dcA/r1", maps, 1, 1, true),
-                    (20, "*", maps, 1, 1, true),
-                ];
-                if run == 1 {
-                    rows.push((10, "*", 2, 8, 1, true));
-                }
-                set_asks_rows(&mut c, app, &rows);
-                let got = rounds(&mut c, &NODES, 30, &mut clock, &mut kept, &none);
-                if run == 0 {
-                    c.handle(locus_core::Event::AppRemoved { app: app.into() })
-                        .unwrap();
-                    continue;
-                }
-                let maps_ran: u32 = got
-                    .iter()
-                    .flatten()
-                    .filter(|d| d.priority == 20)
-                    .map(|d| d.count)
-                    .sum();
-                let first = got
-                    .iter()
-                    .position(|ds| ds.iter().any(|d| d.priority == 10))
-                    .map(|r| r + 1);
-                if maps_ran != maps || first.is_none_or(|r| r > 3) {
-                    failed.push(format!(
-                        "{policy}, {maps} maps: {maps_ran} maps ran; the 8 GB reduces first ran in round {first:?} of 30 ({:?})",
-                        c.stats().policy
-                    ));
-                }
+            add_nodes(&mut c, &SMALL_DC_BIG_NODE);
+            let first: Vec<Row> = vec![
+                (20, "a1", maps, 1, 1, true),
+                (20, "/dcA/r1", maps, 1, 1, true),
+                (20, "*", maps, 1, 1, true),
+            ];
+            let mut again = first.clone();
+            again.push((10, "*", 2, 8, 1, true));
+            let got = returning_job(&mut c, &first, &again);
+            let maps_ran: u32 = got
+                .iter()
+                .flatten()
+                .filter(|d| d.priority == 20)
+                .map(|d| d.count)
+                .sum();
+            let first = got
+                .iter()
+                .position(|ds| ds.iter().any(|d| d.priority == 10))
+                .map(|r| r + 1);
+            if maps_ran != maps || first.is_none_or(|r| r > 3) {
+                failed.push(format!(
+                    "{policy}, {maps} maps: {maps_ran} maps ran; the 8 GB reduces first ran in round {first:?} of 30 ({:?})",
+                    c.stats().policy
+                ));
             }
         }
     }
@@ -343,59 +344,30 @@ fn joss_reduces_bound_to_a_datacenter_that_cannot_hold_them_still_run() {
 /// the reduces above (fuzz/findings/starvation-joss-maps-queued-at-a-datacenter-of-small-nodes.json).
 #[test]
 fn joss_maps_whose_data_sits_on_nodes_too_small_for_them_still_run() {
-    // dcA: two 4 GB nodes holding the job's data; dcB: one 48 GB node.
-    const NODES: [NodeSpec; 3] = [
-        ("a1", "/dcA/r1", 4, 4),
-        ("a2", "/dcA/r1", 4, 4),
-        ("b1", "/dcB/r2", 48, 16),
-    ];
-    let tags = ["locus.fp=3", "locus.input-type=web"];
     let mut failed = Vec::new();
     for policy in ["joss-t", "joss-j"] {
         for slots in ["static", "fresh-static"] {
             for maps in [1, 3] {
                 let mut c = core(policy, slots);
-                add_nodes(&mut c, &NODES);
-                let mut clock = 0;
-                let mut kept = Vec::new();
-                let none = |_: &Decision| false;
-                // The first run is small enough for dcA and teaches the profile; the second
-                // asks 8 GB maps over the same data.
-                for (run, app) in ["first", "again"].into_iter().enumerate() {
-                    add_app_in(
-                        &mut c,
-                        app,
-                        "default",
-                        "u",
-                        "wc",
-                        run as u64,
-                        "MAPREDUCE",
-                        &tags,
-                    );
-                    let gb = if run == 0 { 1 } else { 8 };
-                    let rows: Vec<Row> = vec![
-                        (20, "a1", maps, gb, 1, true),
-                        (20, "a2", maps, gb, 1, true),
-                        (20, "/dcA/r1", maps, gb, 1, true),
-                        (20, "*", maps, gb, 1, true),
-                    ];
-                    set_asks_rows(&mut c, app, &rows);
-                    let got = rounds(&mut c, &NODES, 30, &mut clock, &mut kept, &none);
-                    if run == 0 {
-                        c.handle(locus_core::Event::AppRemoved { app: app.into() })
-                            .unwrap();
-                        continue;
-                    }
-                    let first = got
-                        .iter()
-                        .position(|ds| ds.iter().any(|d| d.app == "again"))
-                        .map(|r| r + 1);
-                    if first.is_none_or(|r| r > 3) {
-                        failed.push(format!(
-                            "{policy} {slots}, {maps} maps: the 8 GB maps first ran in round {first:?} of 30 ({:?})",
-                            c.stats().policy
-                        ));
-                    }
+                add_nodes(&mut c, &SMALL_DC_BIG_NODE);
+                // The first run is small enough for dcA; the second asks 8 GB maps over the
+                // same data.
+                let rows = |gb: u64| -> Vec<Row<'static>> {
+                    ["a1", "a2", "/dcA/r1", "*"]
+                        .into_iter()
+                        .map(|at| (20, at, maps, gb, 1, true))
+                        .collect()
+                };
+                let got = returning_job(&mut c, &rows(1), &rows(8));
+                let first = got
+                    .iter()
+                    .position(|ds| ds.iter().any(|d| d.app == "again"))
+                    .map(|r| r + 1);
+                if first.is_none_or(|r| r > 3) {
+                    failed.push(format!(
+                        "{policy} {slots}, {maps} maps: the 8 GB maps first ran in round {first:?} of 30 ({:?})",
+                        c.stats().policy
+                    ));
                 }
             }
         }
