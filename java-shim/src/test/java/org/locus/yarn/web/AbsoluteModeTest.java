@@ -7,16 +7,10 @@ import static org.junit.Assert.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.HttpURLConnection;
-import java.net.ServerSocket;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.commons.io.IOUtils;
 import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -88,28 +82,11 @@ public class AbsoluteModeTest {
     // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
     conf.set("locus.scheduling.mode", "heartbeat");
     conf.set("locus.scheduling.eager", "false");
-    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + freePort());
+    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + RmRest.freePort());
     MockRM rm = new MockRM(conf);
     rms.add(rm);
     rm.start();
     return rm;
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
-  private static String get(MockRM rm, String path) throws IOException {
-    URL url = new URL("http://" + rm.getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS) + path);
-    HttpURLConnection c = (HttpURLConnection) url.openConnection();
-    c.setRequestProperty("Accept", "application/json");
-    int status = c.getResponseCode();
-    InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
-    String body = in == null ? "" : IOUtils.toString(in, StandardCharsets.UTF_8);
-    assertEquals("GET " + path + " answered " + body, 200, status);
-    return body;
   }
 
   private static Map<String, JsonNode> byPath(JsonNode parent, Map<String, JsonNode> out) {
@@ -130,7 +107,7 @@ public class AbsoluteModeTest {
   }
 
   private static Map<String, JsonNode> queues(MockRM rm) throws IOException {
-    JsonNode info = JSON.readTree(get(rm, "/ws/v1/cluster/scheduler"))
+    JsonNode info = JSON.readTree(RmRest.getJson(rm, "/ws/v1/cluster/scheduler"))
         .path("scheduler").path("schedulerInfo");
     return byPath(info, new LinkedHashMap<>());
   }

@@ -6,16 +6,10 @@ import static org.junit.Assert.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.HttpURLConnection;
-import java.net.ServerSocket;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.commons.io.IOUtils;
 import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -106,28 +100,11 @@ public class WeightModeTest {
     // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
     conf.set("locus.scheduling.mode", "heartbeat");
     conf.set("locus.scheduling.eager", "false");
-    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + freePort());
+    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + RmRest.freePort());
     MockRM rm = new MockRM(conf);
     rms.add(rm);
     rm.start();
     return rm;
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
-  private static String get(MockRM rm, String path) throws IOException {
-    URL url = new URL("http://" + rm.getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS) + path);
-    HttpURLConnection c = (HttpURLConnection) url.openConnection();
-    c.setRequestProperty("Accept", "application/json");
-    int status = c.getResponseCode();
-    InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
-    String body = in == null ? "" : IOUtils.toString(in, StandardCharsets.UTF_8);
-    assertEquals("GET " + path + " answered " + body, 200, status);
-    return body;
   }
 
   /** Every queue below root by path, parents before children. */
@@ -166,7 +143,7 @@ public class WeightModeTest {
     List<ApplicationAttemptId> inLeaf = rm.getResourceScheduler().getAppsInQueue(leaf);
     assertTrue(scheduler.getSimpleName() + ": no queue " + leaf, inLeaf != null);
     assertEquals(scheduler.getSimpleName() + ": applications in " + leaf, 1, inLeaf.size());
-    JsonNode info = JSON.readTree(get(rm, "/ws/v1/cluster/scheduler"))
+    JsonNode info = JSON.readTree(RmRest.getJson(rm, "/ws/v1/cluster/scheduler"))
         .path("scheduler").path("schedulerInfo");
     return byPath(info, new LinkedHashMap<>());
   }
