@@ -34,11 +34,10 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::error::CoreError;
 use crate::fast_hash::{FastMap, FastSet};
 use crate::papers::fresh::{DynamicSlotConfigurator, JobPhase, SlotKind as FreshSlot};
 use crate::policy::{JobPolicy, Observed};
-use crate::profile::{parse_number, ProfileDefaults};
+use crate::profile::ProfileDefaults;
 use crate::protocol::Resource;
 use crate::state::app::{App, Arrival, TaskKind};
 use crate::state::ask::AskTable;
@@ -108,10 +107,6 @@ fn am_size(app: &App) -> u64 {
         .unwrap_or(0)
 }
 
-pub const FRESH_K: &str = "locus.fresh.k";
-pub const FRESH_TAU1: &str = "locus.fresh.tau1";
-pub const FRESH_TAU2: &str = "locus.fresh.tau2";
-
 /// FRESH's settings (`locus.fresh.*`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FreshSettings {
@@ -130,27 +125,6 @@ impl Default for FreshSettings {
             tau1: crate::papers::fresh::DEFAULT_TAU1,
             tau2: crate::papers::fresh::DEFAULT_TAU2,
         }
-    }
-}
-
-impl FreshSettings {
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), CoreError> {
-        match key {
-            FRESH_K => match value.trim().parse::<u32>() {
-                Ok(k) if (1..=10_000).contains(&k) => self.k = k,
-                _ => {
-                    return Err(CoreError::Config {
-                        key: key.to_string(),
-                        message: format!(
-                            "invalid value {value:?}; allowed: an integer from 1 to 10000"
-                        ),
-                    })
-                }
-            },
-            FRESH_TAU1 => self.tau1 = parse_number(key, value, 0.0, 1.0)?,
-            _ => self.tau2 = parse_number(key, value, 0.0, 100.0)?,
-        }
-        Ok(())
     }
 }
 

@@ -31,9 +31,8 @@
 //!   privately still runs.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::error::CoreError;
 use crate::fast_hash::FastSet;
 use crate::papers::fresh::yarn::outstanding;
 use crate::papers::mrosa::{
@@ -42,18 +41,11 @@ use crate::papers::mrosa::{
     TaskKind as MTask, TaskRef, DEFAULT_INIT_SECS, DEFAULT_RHO,
 };
 use crate::policy::{FlaggedJob, JobPolicy, PolicyReport, ScaleOutAdvice};
-use crate::profile::{parse_number, ProfileDefaults};
+use crate::profile::ProfileDefaults;
 use crate::protocol::Resource;
 use crate::state::app::{App, Arrival, TaskKind};
 use crate::state::node::Node;
 use crate::state::ClusterState;
-
-pub const MROSA_PUBLIC_FILE: &str = "locus.mrosa.public.file";
-pub const MROSA_RHO: &str = "locus.mrosa.rho";
-pub const MROSA_INIT_SECS: &str = "locus.mrosa.init-secs";
-pub const MROSA_PRIVATE_MIPS: &str = "locus.mrosa.private.mips";
-pub const MROSA_PRIVATE_BANDWIDTH: &str = "locus.mrosa.private.bandwidth";
-pub const MROSA_SPLIT_MB: &str = "locus.mrosa.split-mb";
 
 /// Tasks one plan looks at, the most urgent jobs' first: Algorithm I costs tasks × containers, so
 /// this bounds a plan to about a million steps; the rest are planned as these are served.
@@ -71,7 +63,8 @@ pub struct PublicPool {
 }
 
 impl PublicPool {
-    pub fn parse(text: &str, source: &str) -> Result<PublicPool, CoreError> {
+    /// The pool a listing describes, or why a line of it (`source` names the listing) is refused.
+    pub fn parse(text: &str, source: &str) -> Result<PublicPool, String> {
         let mut pool = PublicPool::default();
         for (i, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
@@ -79,19 +72,16 @@ impl PublicPool {
                 continue;
             }
             let bad = |why: String| {
-                CoreError::Config {
-                key: MROSA_PUBLIC_FILE.into(),
-                message: format!(
+                format!(
                     "{source} line {}: {why} (expected \"host type price-per-sec mips mb-per-sec\" or \"* type price-per-sec mips mb-per-sec [provider]\"): {raw:?}",
                     i + 1
-                ),
-            }
+                )
             };
             let f: Vec<&str> = line.split_whitespace().collect();
             if f.len() < 5 || (f[0] != "*" && f.len() != 5) {
                 return Err(bad(format!("{} fields", f.len())));
             }
-            let num = |s: &str, what: &str, positive: bool| -> Result<f64, CoreError> {
+            let num = |s: &str, what: &str, positive: bool| -> Result<f64, String> {
                 match s.parse::<f64>() {
                     Ok(x) if x.is_finite() && (x > 0.0 || (!positive && x == 0.0)) => Ok(x),
                     _ => Err(bad(format!(
@@ -127,11 +117,6 @@ impl PublicPool {
         }
         Ok(pool)
     }
-
-    pub fn load(path: &Path) -> Result<PublicPool, CoreError> {
-        let text = crate::state::topology::read_list_file(MROSA_PUBLIC_FILE, path)?;
-        PublicPool::parse(&text, &path.display().to_string())
-    }
 }
 
 /// `locus.mrosa.*`.
@@ -157,26 +142,6 @@ impl Default for MrosaSettings {
             private_band_mb_s: 125.0,
             split_mb: 128.0,
         }
-    }
-}
-
-impl MrosaSettings {
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), CoreError> {
-        match key {
-            MROSA_PUBLIC_FILE => {
-                let path = PathBuf::from(value);
-                self.pool = PublicPool::load(&path)?;
-                self.public_file = Some(path);
-            }
-            MROSA_RHO => self.rho = parse_number(key, value, 0.0, 1.0)?,
-            MROSA_INIT_SECS => self.init_secs = parse_number(key, value, 0.0, 86_400.0)?,
-            MROSA_PRIVATE_MIPS => self.private_mips = parse_number(key, value, 1e-6, 1e12)?,
-            MROSA_PRIVATE_BANDWIDTH => {
-                self.private_band_mb_s = parse_number(key, value, 1e-6, 1e12)?
-            }
-            _ => self.split_mb = parse_number(key, value, 1e-6, 1e9)?,
-        }
-        Ok(())
     }
 }
 
