@@ -6,8 +6,13 @@
 //! maps where their blocks are, reduces where most blocks are) or C (large: like B but in new
 //! per-job queues). Unknown jobs run first through MQ_FIFO / RQ_FIFO, which is how their profile
 //! gets learned. Free slots are filled by TTA or JTA (see [`queues`]). See `docs/design/papers-joss.md`.
+//!
+//! Files: this one is the algorithm; `queues` the task queues and the two assigners; `speed` the
+//! queues' per-VPS and per-datacenter indexes that answer TTA's locality choice without a scan;
+//! `yarn` the adapter to the job-policy layer.
 
 pub mod queues;
+mod speed;
 pub mod yarn;
 
 use std::collections::{HashMap, HashSet, VecDeque};

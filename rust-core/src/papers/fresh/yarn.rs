@@ -30,10 +30,10 @@
 //! The same model also drives `locus.slots=fresh-dynamic` ([`super::slots`]), which is why
 //! it sits behind a shared handle.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use super::speed::PhaseMemo;
 use crate::fast_hash::{FastMap, FastSet};
 use crate::papers::fresh::{DynamicSlotConfigurator, JobPhase, SlotKind as FreshSlot};
 use crate::policy::{JobPolicy, Observed};
@@ -143,9 +143,8 @@ struct Counts {
 /// The model plus what the adapter needs to feed it from YARN's events.
 pub struct FreshModel {
     model: DynamicSlotConfigurator,
-    /// Phases looked up since the model last changed: `admit` asks for every key of every
-    /// app on every heartbeat, and each lookup hashed and compared an application id.
-    phases: RefCell<FastMap<Arrival, Option<JobPhase>>>,
+    /// Phases looked up since the model last changed.
+    phases: PhaseMemo,
     /// Applications the model knows, by their YARN id.
     jobs: FastMap<Arrival, String>,
     /// MapReduce applications kept out of the model because no node can run any of their
@@ -179,7 +178,7 @@ impl FreshModel {
         let model = DynamicSlotConfigurator::clamped(s.k, s.tau1, s.tau2);
         Arc::new(Mutex::new(FreshModel {
             model,
-            phases: RefCell::default(),
+            phases: PhaseMemo::default(),
             jobs: FastMap::default(),
             unrunnable: FastSet::default(),
             judged_nodes: 0,
@@ -198,11 +197,9 @@ impl FreshModel {
     }
 
     pub fn phase(&self, app: Arrival) -> Option<JobPhase> {
-        *self
-            .phases
-            .borrow_mut()
-            .entry(app)
-            .or_insert_with(|| self.jobs.get(&app).and_then(|j| self.model.phase(j)))
+        self.phases.get(app, || {
+            self.jobs.get(&app).and_then(|j| self.model.phase(j))
+        })
     }
 
     /// The model, to read. It changes only through this type's methods, which keep `phases`
@@ -222,7 +219,7 @@ impl FreshModel {
         };
         let s = capacity.count_fitting(&size).max(1);
         if s != self.model.params().total_slots {
-            self.phases.get_mut().clear();
+            self.phases.forget();
             if let Err(e) = self.model.set_total_slots(s) {
                 log::warn!("FRESH: cannot set S = {s}: {e}");
             }
@@ -231,7 +228,7 @@ impl FreshModel {
     }
 
     pub fn observe(&mut self, state: &ClusterState, what: &Observed<'_>) {
-        self.phases.get_mut().clear();
+        self.phases.forget();
         let now = state.clock_ms() as f64 / 1000.0;
         match what {
             Observed::AsksUpdated(app) if app.is_mapreduce => self.asks_updated(state, app, now),
@@ -272,7 +269,7 @@ impl FreshModel {
         for app in judged {
             self.asks_updated(state, app, now);
         }
-        self.phases.get_mut().clear();
+        self.phases.forget();
     }
 
     fn asks_updated(&mut self, state: &ClusterState, app: &App, now: f64) {
