@@ -514,8 +514,8 @@ class LocusAppAttempt extends FiCaSchedulerApp {
       } else if (changeOverLimit(maxRows)) {
         // More rows than the limit in one change can still leave a table under it (one key's
         // rows withdrawn for another's): the table goes instead, counted itself, so only a table
-        // over the limit is refused (before the fix the change was refused, and the new
-        // rows waited for the AM's next change).
+        // over the limit is refused; refusing the change would leave the new rows waiting for
+        // the AM's next change.
         frame = snapshotFrame(ids, maxRows);
       } else {
         frame = changedFrame(ids);
