@@ -11,8 +11,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::CoreError;
-use crate::papers::mrosa::yarn::PublicPool;
-use crate::papers::td::TdConfig;
+use crate::papers::fresh::yarn::FreshSettings;
+use crate::papers::mrosa::yarn::{MrosaSettings, PublicPool};
+use crate::papers::td::{TdConfig, TdParam, TdParamError};
+use crate::profile::parse_number;
 use crate::profile::store::ProfileStore;
 use crate::state::topology::{DatacenterMapping, MAPPING_KEY};
 
@@ -31,11 +33,15 @@ pub use crate::policy::capacity_tree::CAPACITY_TREE;
 pub const CAPACITY_IGNORE_FILE: &str = "locus.capacity.ignore-file";
 /// Read by the shim, which alone sees the RM's resource types; the core only checks the value.
 pub const RESOURCE_TYPES_IGNORE: &str = "locus.resource-types.ignore";
-pub use crate::papers::fresh::yarn::{FRESH_K, FRESH_TAU1, FRESH_TAU2};
-pub use crate::papers::mrosa::yarn::{
-    MROSA_INIT_SECS, MROSA_PRIVATE_BANDWIDTH, MROSA_PRIVATE_MIPS, MROSA_PUBLIC_FILE, MROSA_RHO,
-    MROSA_SPLIT_MB,
-};
+pub const FRESH_K: &str = "locus.fresh.k";
+pub const FRESH_TAU1: &str = "locus.fresh.tau1";
+pub const FRESH_TAU2: &str = "locus.fresh.tau2";
+pub const MROSA_PUBLIC_FILE: &str = "locus.mrosa.public.file";
+pub const MROSA_RHO: &str = "locus.mrosa.rho";
+pub const MROSA_INIT_SECS: &str = "locus.mrosa.init-secs";
+pub const MROSA_PRIVATE_MIPS: &str = "locus.mrosa.private.mips";
+pub const MROSA_PRIVATE_BANDWIDTH: &str = "locus.mrosa.private.bandwidth";
+pub const MROSA_SPLIT_MB: &str = "locus.mrosa.split-mb";
 pub use crate::profile::{
     PROFILE_DEFAULT_MAP_SECS, PROFILE_DEFAULT_REDUCE_SECS, PROFILE_STORE_KEY as PROFILE_STORE,
 };
@@ -51,6 +57,23 @@ pub const TD_BANDWIDTH: &str = "locus.td.bandwidth";
 pub use crate::hints::HINTS_TRUSTED;
 pub const APP_MAX_ASK_ROWS: &str = crate::state::ask::MAX_ASK_ROWS_KEY;
 pub const APP_MAX_RESOURCE_NAMES: &str = crate::state::ask::MAX_RESOURCE_NAMES_KEY;
+
+/// TD's parameters are read from these keys, so a parameter TD refuses is the key's error.
+impl From<TdParamError> for CoreError {
+    fn from(e: TdParamError) -> Self {
+        let key = match e.param {
+            TdParam::LowerBound => TD_LOWER_BOUND,
+            TdParam::UpperBound => TD_UPPER_BOUND,
+            TdParam::HotspotReaders => TD_HOTSPOT_READERS,
+            TdParam::SplitBytes => TD_SPLIT_BYTES,
+            TdParam::Bandwidth => TD_BANDWIDTH,
+        };
+        CoreError::Config {
+            key: key.to_string(),
+            message: e.message,
+        }
+    }
+}
 
 /// How the sample `hadoop-conf/yarn-site.xml` shows a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -692,7 +715,7 @@ impl Config {
                 TD_HOTSPOT_READERS => cfg.td.hotspot_readers = parse_int(key, value, 1, 1000)?,
                 TD_SPLIT_BYTES => cfg.td.split_bytes = parse_u64(key, value, 1, 1 << 40)?,
                 TD_BANDWIDTH => cfg.td.bandwidth_bytes_per_sec = parse_positive(key, value)?,
-                FRESH_K | FRESH_TAU1 | FRESH_TAU2 => cfg.fresh.set(key, value)?,
+                FRESH_K | FRESH_TAU1 | FRESH_TAU2 => set_fresh(&mut cfg.fresh, key, value)?,
                 PROFILE_DEFAULT_MAP_SECS | PROFILE_DEFAULT_REDUCE_SECS => {
                     cfg.profile_defaults.set(key, value)?
                 }
@@ -708,7 +731,7 @@ impl Config {
                 | MROSA_INIT_SECS
                 | MROSA_PRIVATE_MIPS
                 | MROSA_PRIVATE_BANDWIDTH
-                | MROSA_SPLIT_MB => cfg.mrosa.set(key, value)?,
+                | MROSA_SPLIT_MB => set_mrosa(&mut cfg.mrosa, key, value)?,
                 _ => {
                     // KEYS and this match are kept in step by the tests below; an entry in
                     // one but not the other is reported rather than silently ignored.
@@ -864,6 +887,51 @@ fn parse_u64(key: &str, value: &str, min: u64, max: u64) -> Result<u64, CoreErro
             message: format!("invalid value {value:?}; allowed: an integer from {min} to {max}"),
         }),
     }
+}
+
+fn set_fresh(s: &mut FreshSettings, key: &str, value: &str) -> Result<(), CoreError> {
+    match key {
+        FRESH_K => match value.trim().parse::<u32>() {
+            Ok(k) if (1..=10_000).contains(&k) => s.k = k,
+            _ => {
+                return Err(CoreError::Config {
+                    key: key.to_string(),
+                    message: format!(
+                        "invalid value {value:?}; allowed: an integer from 1 to 10000"
+                    ),
+                })
+            }
+        },
+        FRESH_TAU1 => s.tau1 = parse_number(key, value, 0.0, 1.0)?,
+        _ => s.tau2 = parse_number(key, value, 0.0, 100.0)?,
+    }
+    Ok(())
+}
+
+fn set_mrosa(s: &mut MrosaSettings, key: &str, value: &str) -> Result<(), CoreError> {
+    match key {
+        MROSA_PUBLIC_FILE => {
+            let path = PathBuf::from(value);
+            s.pool = load_public_pool(&path)?;
+            s.public_file = Some(path);
+        }
+        MROSA_RHO => s.rho = parse_number(key, value, 0.0, 1.0)?,
+        MROSA_INIT_SECS => s.init_secs = parse_number(key, value, 0.0, 86_400.0)?,
+        MROSA_PRIVATE_MIPS => s.private_mips = parse_number(key, value, 1e-6, 1e12)?,
+        MROSA_PRIVATE_BANDWIDTH => s.private_band_mb_s = parse_number(key, value, 1e-6, 1e12)?,
+        _ => s.split_mb = parse_number(key, value, 1e-6, 1e9)?,
+    }
+    Ok(())
+}
+
+/// The public pool listed in the file `locus.mrosa.public.file` names; a bad line is that key's
+/// error.
+pub fn load_public_pool(path: &Path) -> Result<PublicPool, CoreError> {
+    let text = crate::state::topology::read_list_file(MROSA_PUBLIC_FILE, path)?;
+    PublicPool::parse(&text, &path.display().to_string()).map_err(|message| CoreError::Config {
+        key: MROSA_PUBLIC_FILE.into(),
+        message,
+    })
 }
 
 fn parse_positive(key: &str, value: &str) -> Result<f64, CoreError> {
@@ -1119,6 +1187,12 @@ mod tests {
         assert!(message.contains("from 0 to 10"), "{message}");
         let (key, _) = config_err(&[(TD_HOTSPOT_READERS, "0")]);
         assert_eq!(key, TD_HOTSPOT_READERS);
+        let (key, message) = config_err(&[(TD_LOWER_BOUND, "1.2")]);
+        assert_eq!(key, TD_LOWER_BOUND);
+        assert_eq!(message, "L must lie in (0, 1), got 1.2");
+        let (key, message) = config_err(&[(TD_UPPER_BOUND, "0.9")]);
+        assert_eq!(key, TD_UPPER_BOUND);
+        assert_eq!(message, "H must be a finite number > 1, got 0.9");
         let (key, message) = config_err(&[(TD_BANDWIDTH, "fast")]);
         assert_eq!(key, TD_BANDWIDTH);
         assert!(message.contains("positive number"), "{message}");

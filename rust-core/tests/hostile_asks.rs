@@ -29,9 +29,9 @@ fn host_rows(app_names: impl Iterator<Item = String>) -> Vec<Ask> {
     rows
 }
 
-/// Ten snapshots of new host names used to leave every name interned for the core's
-/// lifetime (1,000,012 names after ten snapshots of 100,000); names no node carries are not
-/// interned at all now.
+/// Ten snapshots of new host names must not leave every name interned for the core's
+/// lifetime (1,000,012 names after ten snapshots of 100,000): names no node carries are not
+/// interned at all.
 #[test]
 fn names_only_asks_mention_are_not_kept() {
     let mut c = core_with(&[]);

@@ -1,7 +1,7 @@
 //! An AM asking for 2^31-1 or 2^32-1 maps must not make JoSS or MROSA materialise one
 //! element per outstanding map (that aborted the process: "memory allocation of 103079215080
 //! bytes failed"); the job gets a container on the next heartbeat like any other.
-//! Its own test binary, so that before the fix the abort takes down only these tests.
+//! Its own test binary, so that such an abort takes down only these tests.
 
 mod common;
 

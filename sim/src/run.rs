@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use clap::Parser;
-use locus_core::papers::mrosa::yarn::{PublicPool, MROSA_PUBLIC_FILE};
+use locus_core::config::MROSA_PUBLIC_FILE;
 use locus_core::Resource;
 
 use crate::cluster::Cluster;
@@ -617,7 +617,8 @@ pub fn annotate(s: &mut Summary, w: &Workload, raw: &Raw) {
 /// own parser so the simulator prices exactly the hosts the core treats as public. A host the
 /// pool names but the cluster lacks is refused: MROSA would plan with a node that never comes.
 pub fn node_prices(cluster: &Cluster, path: &str) -> Result<Vec<Option<f64>>, String> {
-    let pool = PublicPool::load(std::path::Path::new(path)).map_err(|e| e.to_string())?;
+    let pool = locus_core::config::load_public_pool(std::path::Path::new(path))
+        .map_err(|e| e.to_string())?;
     if let Some(h) = pool
         .nodes
         .keys()

@@ -12,10 +12,14 @@
 //!   heartbeats; it learns the task-time averages from the task starts/finishes it is told;
 //! - [`theorem1_eta`]: Theorem 1, the reduce slots released while the next job ends its map phase.
 //!
+//! The adapters are `yarn` (the job-policy layer) and `slots` (the slot layer); the answers they
+//! remember between heartbeats, and when they forget them, are in `speed`.
+//!
 //! Times are seconds (`f64`), a workload is task-seconds (slot-seconds). See
 //! `docs/design/papers-fresh.md` for the YARN mapping and every departure from the paper.
 
 pub mod slots;
+mod speed;
 pub mod yarn;
 
 use serde::{Deserialize, Serialize};

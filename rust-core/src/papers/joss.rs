@@ -6,8 +6,13 @@
 //! maps where their blocks are, reduces where most blocks are) or C (large: like B but in new
 //! per-job queues). Unknown jobs run first through MQ_FIFO / RQ_FIFO, which is how their profile
 //! gets learned. Free slots are filled by TTA or JTA (see [`queues`]). See `docs/design/papers-joss.md`.
+//!
+//! Files: this one is the algorithm; `queues` the task queues and the two assigners; `speed` the
+//! queues' per-VPS and per-datacenter indexes that answer TTA's locality choice without a scan;
+//! `yarn` the adapter to the job-policy layer.
 
 pub mod queues;
+mod speed;
 pub mod yarn;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -59,6 +64,26 @@ pub fn classify(
     }
 }
 
+/// Why JoSS cannot be built from what it was given.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JossError {
+    /// The datacenters cen_1..cen_k cannot be used as listed.
+    Datacenters(String),
+    /// td outside [0, ∞).
+    Threshold(f64),
+}
+
+impl std::fmt::Display for JossError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JossError::Datacenters(m) => write!(f, "datacenters: {m}"),
+            JossError::Threshold(t) => write!(f, "td must be a number ≥ 0, got {t}"),
+        }
+    }
+}
+
+impl std::error::Error for JossError {}
+
 /// The datacenters cen_1..cen_k and the VPSs (YARN hosts) in each.
 #[derive(Debug, Clone)]
 pub struct Topology {
@@ -74,11 +99,8 @@ pub struct Topology {
 
 impl Topology {
     /// `datacenters` in cen_1..cen_k order (the order breaks ties, as "the first largest set").
-    pub fn new(datacenters: Vec<(String, Vec<String>)>) -> Result<Self, CoreError> {
-        let cfg_err = |message: String| CoreError::Config {
-            key: "locus.joss.datacenters".into(),
-            message,
-        };
+    pub fn new(datacenters: Vec<(String, Vec<String>)>) -> Result<Self, JossError> {
+        let cfg_err = JossError::Datacenters;
         if datacenters.is_empty() {
             return Err(cfg_err("no datacenter configured".into()));
         }
@@ -254,16 +276,11 @@ impl JossScheduler {
         topology: Topology,
         cfg: JossConfig,
         profiles: ProfileStore,
-    ) -> Result<Self, CoreError> {
+    ) -> Result<Self, JossError> {
         let td = match cfg.threshold {
             None => best_threshold(topology.datacenters()),
             Some(t) if t >= 0.0 && !t.is_nan() => t,
-            Some(t) => {
-                return Err(CoreError::Config {
-                    key: "locus.joss.threshold".into(),
-                    message: format!("td must be a number ≥ 0, got {t}"),
-                })
-            }
+            Some(t) => return Err(JossError::Threshold(t)),
         };
         let dcs = vec![DatacenterQueues::default(); topology.datacenters()];
         Ok(JossScheduler {
@@ -871,10 +888,10 @@ mod tests {
         ])
         .unwrap_err();
         assert!(err.to_string().contains("h1"), "{err}");
-        assert!(Topology::new(vec![])
-            .unwrap_err()
-            .to_string()
-            .contains("locus.joss.datacenters"));
+        assert_eq!(
+            Topology::new(vec![]).unwrap_err(),
+            JossError::Datacenters("no datacenter configured".into())
+        );
         assert!(Topology::new(vec![("a".into(), vec![])])
             .unwrap_err()
             .to_string()
@@ -883,7 +900,10 @@ mod tests {
             threshold: Some(-1.0),
             assigner: Assigner::Tta,
         };
-        assert!(JossScheduler::new(topology(2, 2), cfg, ProfileStore::new()).is_err());
+        assert_eq!(
+            JossScheduler::new(topology(2, 2), cfg, ProfileStore::new()).unwrap_err(),
+            JossError::Threshold(-1.0)
+        );
 
         let mut s =
             JossScheduler::new(topology(2, 2), JossConfig::default(), ProfileStore::new()).unwrap();

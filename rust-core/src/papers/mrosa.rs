@@ -8,7 +8,11 @@
 //! MB/s, times in seconds from "now", money in dollars. [`Mrosa`] keeps the private containers'
 //! ready times (`Rft_j`) between heartbeats. See `docs/design/papers-mrosa.md` for the YARN mapping and
 //! every departure from the paper.
+//!
+//! Files: this one is the algorithm; `yarn` the adapter to the job-policy layer; `speed` the
+//! adapter's merge of the nodes' ready rooms, checked against sorting them all.
 
+mod speed;
 pub mod yarn;
 
 use serde::{Deserialize, Serialize};

@@ -59,34 +59,31 @@ impl TdConfig {
         }
     }
 
-    pub fn validate(&self) -> Result<(), CoreError> {
-        let bad = |key: &str, message: String| {
-            Err(CoreError::Config {
-                key: format!("locus.td.{key}"),
-                message,
-            })
-        };
+    /// The parameter out of the paper's range, if any; the configuration layer names the key
+    /// it was read from.
+    pub fn validate(&self) -> Result<(), TdParamError> {
+        let bad = |param: TdParam, message: String| Err(TdParamError { param, message });
         if !(self.lower_bound > 0.0 && self.lower_bound < 1.0) {
             return bad(
-                "lower-bound",
+                TdParam::LowerBound,
                 format!("L must lie in (0, 1), got {}", self.lower_bound),
             );
         }
         if !(self.upper_bound > 1.0 && self.upper_bound.is_finite()) {
             return bad(
-                "upper-bound",
+                TdParam::UpperBound,
                 format!("H must be a finite number > 1, got {}", self.upper_bound),
             );
         }
         if self.hotspot_readers == 0 {
-            return bad("hotspot-readers", "θ must be at least 1".into());
+            return bad(TdParam::HotspotReaders, "θ must be at least 1".into());
         }
         if self.split_bytes == 0 {
-            return bad("split-bytes", "δ must be positive".into());
+            return bad(TdParam::SplitBytes, "δ must be positive".into());
         }
         if !(self.bandwidth_bytes_per_sec > 0.0 && self.bandwidth_bytes_per_sec.is_finite()) {
             return bad(
-                "bandwidth",
+                TdParam::Bandwidth,
                 format!(
                     "ρ must be a positive number, got {}",
                     self.bandwidth_bytes_per_sec
@@ -96,6 +93,31 @@ impl TdConfig {
         Ok(())
     }
 }
+
+/// One of [`TdConfig`]'s parameters: L, H, θ, δ or ρ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TdParam {
+    LowerBound,
+    UpperBound,
+    HotspotReaders,
+    SplitBytes,
+    Bandwidth,
+}
+
+/// A parameter outside the paper's range, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TdParamError {
+    pub param: TdParam,
+    pub message: String,
+}
+
+impl std::fmt::Display for TdParamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}: {}", self.param, self.message)
+    }
+}
+
+impl std::error::Error for TdParamError {}
 
 /// Formula (1): `H < (T − L·D)/d_max + L`. Above this, one job at `H·demand` would push the
 /// others below `L·demand` and create sticky slots. `None` when nothing is co-scheduled.
@@ -1755,14 +1777,14 @@ mod tests {
     fn bad_settings_and_bad_jobs_are_refused_by_name() {
         let mut cfg = TdConfig::with_slots(10);
         cfg.lower_bound = 1.2;
-        let err = TdScheduler::new(cfg).unwrap_err();
-        assert!(err.to_string().contains("locus.td.lower-bound"), "{err}");
+        let err = cfg.validate().unwrap_err();
+        assert_eq!(err.param, TdParam::LowerBound);
+        assert_eq!(err.message, "L must lie in (0, 1), got 1.2");
+        assert!(TdScheduler::new(cfg).is_err());
         let mut cfg = TdConfig::with_slots(10);
         cfg.upper_bound = 0.9;
-        assert!(TdScheduler::new(cfg)
-            .unwrap_err()
-            .to_string()
-            .contains("locus.td.upper-bound"));
+        assert_eq!(cfg.validate().unwrap_err().param, TdParam::UpperBound);
+        assert!(TdScheduler::new(cfg).is_err());
 
         let mut td = TdScheduler::new(TdConfig::with_slots(10)).unwrap();
         let err = td.submit("zero", 0, 1.0, 1, HashMap::new()).unwrap_err();

@@ -35,8 +35,8 @@
 //! Applications waiting for their ApplicationMaster take their place in their queue's line like
 //! any other (its container is the one the prediction charges them), as in a LeafQueue: unlike
 //! TD and JoSS, which pick only map (and reduce) slots and so put such apps first within the AM
-//! share ([`super::am_share`]), this policy orders every container itself. It used to put them
-//! first too; in one queue that alone made it differ from `fifo` (see docs/design/yarn-mapping.md).
+//! share ([`super::am_share`]), this policy orders every container itself. Putting them first
+//! too would, in one queue, alone make it differ from `fifo` (see docs/design/yarn-mapping.md).
 //!
 //! The maximum-capacity is not left to `order`: `room` gives each app its queue's memory left
 //! under the limit, spent by `placed`, and the decision procedure never places past it.

@@ -13,13 +13,14 @@
 //! Both keep at least one slot of each kind so a map re-run cannot wait forever behind reduces
 //! that wait for it (the paper's slots never fail).
 
+use super::speed::PlanMemo;
 use super::yarn::{lock, placeable, FreshSettings, SharedFresh};
 use crate::papers::fresh::{static_slot_configuration, JobProfile};
 use crate::policy::static_slots::share_of;
 use crate::policy::SlotConfigurator;
 use crate::profile::ProfileDefaults;
 use crate::protocol::Resource;
-use crate::state::app::{Arrival, SlotKind};
+use crate::state::app::SlotKind;
 use crate::state::ClusterState;
 
 /// Algorithm 1 tries every `s_m` in 1..=S; beyond this many slots the split is computed on a
@@ -40,8 +41,8 @@ pub struct FreshStaticSlots {
     k: u32,
     default_map_secs: f64,
     default_reduce_secs: f64,
-    /// (jobs, S) the current plan was made for, and its `s_m` over `S`.
-    cached: Option<(Vec<Arrival>, u32, u32)>,
+    /// The current plan's `s_m`, with the jobs and `S` it was made for.
+    plan: PlanMemo,
 }
 
 impl FreshStaticSlots {
@@ -50,7 +51,7 @@ impl FreshStaticSlots {
             k: s.k.max(1),
             default_map_secs: defaults.map_secs,
             default_reduce_secs: defaults.reduce_secs,
-            cached: None,
+            plan: PlanMemo::default(),
         }
     }
 
@@ -83,15 +84,13 @@ impl FreshStaticSlots {
             ids.push(app.arrival);
         }
         if jobs.is_empty() {
-            self.cached = None;
+            self.plan.forget();
             return None;
         }
         let size = size.unwrap_or(Resource::new(1024, 1));
         let total = state.capacity().count_fitting(&size).max(2);
-        if let Some((cached_ids, s, sm)) = &self.cached {
-            if *cached_ids == ids && *s == total {
-                return Some((*sm, *s));
-            }
+        if let Some(sm) = self.plan.get(&ids, total) {
+            return Some((sm, total));
         }
         let scaled = total.min(MAX_STATIC_SLOTS);
         let plan = match static_slot_configuration(&jobs, scaled, self.k) {
@@ -108,7 +107,7 @@ impl FreshStaticSlots {
             total - s_m.min(total),
             plan.makespan
         );
-        self.cached = Some((ids, total, s_m));
+        self.plan.set(ids, total, s_m);
         Some((s_m, total))
     }
 }

@@ -30,15 +30,14 @@
 //! The same model also drives `locus.slots=fresh-dynamic` ([`super::slots`]), which is why
 //! it sits behind a shared handle.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::error::CoreError;
+use super::speed::PhaseMemo;
 use crate::fast_hash::{FastMap, FastSet};
 use crate::papers::fresh::{DynamicSlotConfigurator, JobPhase, SlotKind as FreshSlot};
 use crate::policy::{JobPolicy, Observed};
-use crate::profile::{parse_number, ProfileDefaults};
+use crate::profile::ProfileDefaults;
 use crate::protocol::Resource;
 use crate::state::app::{App, Arrival, TaskKind};
 use crate::state::ask::AskTable;
@@ -108,10 +107,6 @@ fn am_size(app: &App) -> u64 {
         .unwrap_or(0)
 }
 
-pub const FRESH_K: &str = "locus.fresh.k";
-pub const FRESH_TAU1: &str = "locus.fresh.tau1";
-pub const FRESH_TAU2: &str = "locus.fresh.tau2";
-
 /// FRESH's settings (`locus.fresh.*`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FreshSettings {
@@ -133,27 +128,6 @@ impl Default for FreshSettings {
     }
 }
 
-impl FreshSettings {
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), CoreError> {
-        match key {
-            FRESH_K => match value.trim().parse::<u32>() {
-                Ok(k) if (1..=10_000).contains(&k) => self.k = k,
-                _ => {
-                    return Err(CoreError::Config {
-                        key: key.to_string(),
-                        message: format!(
-                            "invalid value {value:?}; allowed: an integer from 1 to 10000"
-                        ),
-                    })
-                }
-            },
-            FRESH_TAU1 => self.tau1 = parse_number(key, value, 0.0, 1.0)?,
-            _ => self.tau2 = parse_number(key, value, 0.0, 100.0)?,
-        }
-        Ok(())
-    }
-}
-
 /// Tasks of a job the model was told about: containers that started before the job joined the
 /// model (a policy switched at runtime, a job's first maps) or that the model refused (a map re-run
 /// after the map phase) are left out, so `n_m` = these + outstanding and the model's phases end
@@ -169,9 +143,8 @@ struct Counts {
 /// The model plus what the adapter needs to feed it from YARN's events.
 pub struct FreshModel {
     model: DynamicSlotConfigurator,
-    /// Phases looked up since the model last changed: `admit` asks for every key of every
-    /// app on every heartbeat, and each lookup hashed and compared an application id.
-    phases: RefCell<FastMap<Arrival, Option<JobPhase>>>,
+    /// Phases looked up since the model last changed.
+    phases: PhaseMemo,
     /// Applications the model knows, by their YARN id.
     jobs: FastMap<Arrival, String>,
     /// MapReduce applications kept out of the model because no node can run any of their
@@ -205,7 +178,7 @@ impl FreshModel {
         let model = DynamicSlotConfigurator::clamped(s.k, s.tau1, s.tau2);
         Arc::new(Mutex::new(FreshModel {
             model,
-            phases: RefCell::default(),
+            phases: PhaseMemo::default(),
             jobs: FastMap::default(),
             unrunnable: FastSet::default(),
             judged_nodes: 0,
@@ -224,11 +197,9 @@ impl FreshModel {
     }
 
     pub fn phase(&self, app: Arrival) -> Option<JobPhase> {
-        *self
-            .phases
-            .borrow_mut()
-            .entry(app)
-            .or_insert_with(|| self.jobs.get(&app).and_then(|j| self.model.phase(j)))
+        self.phases.get(app, || {
+            self.jobs.get(&app).and_then(|j| self.model.phase(j))
+        })
     }
 
     /// The model, to read. It changes only through this type's methods, which keep `phases`
@@ -248,7 +219,7 @@ impl FreshModel {
         };
         let s = capacity.count_fitting(&size).max(1);
         if s != self.model.params().total_slots {
-            self.phases.get_mut().clear();
+            self.phases.forget();
             if let Err(e) = self.model.set_total_slots(s) {
                 log::warn!("FRESH: cannot set S = {s}: {e}");
             }
@@ -257,7 +228,7 @@ impl FreshModel {
     }
 
     pub fn observe(&mut self, state: &ClusterState, what: &Observed<'_>) {
-        self.phases.get_mut().clear();
+        self.phases.forget();
         let now = state.clock_ms() as f64 / 1000.0;
         match what {
             Observed::AsksUpdated(app) if app.is_mapreduce => self.asks_updated(state, app, now),
@@ -298,7 +269,7 @@ impl FreshModel {
         for app in judged {
             self.asks_updated(state, app, now);
         }
-        self.phases.get_mut().clear();
+        self.phases.forget();
     }
 
     fn asks_updated(&mut self, state: &ClusterState, app: &App, now: f64) {

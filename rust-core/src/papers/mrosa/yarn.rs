@@ -31,9 +31,8 @@
 //!   privately still runs.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::error::CoreError;
 use crate::fast_hash::FastSet;
 use crate::papers::fresh::yarn::outstanding;
 use crate::papers::mrosa::{
@@ -42,18 +41,13 @@ use crate::papers::mrosa::{
     TaskKind as MTask, TaskRef, DEFAULT_INIT_SECS, DEFAULT_RHO,
 };
 use crate::policy::{FlaggedJob, JobPolicy, PolicyReport, ScaleOutAdvice};
-use crate::profile::{parse_number, ProfileDefaults};
+use crate::profile::ProfileDefaults;
 use crate::protocol::Resource;
 use crate::state::app::{App, Arrival, TaskKind};
 use crate::state::node::Node;
 use crate::state::ClusterState;
 
-pub const MROSA_PUBLIC_FILE: &str = "locus.mrosa.public.file";
-pub const MROSA_RHO: &str = "locus.mrosa.rho";
-pub const MROSA_INIT_SECS: &str = "locus.mrosa.init-secs";
-pub const MROSA_PRIVATE_MIPS: &str = "locus.mrosa.private.mips";
-pub const MROSA_PRIVATE_BANDWIDTH: &str = "locus.mrosa.private.bandwidth";
-pub const MROSA_SPLIT_MB: &str = "locus.mrosa.split-mb";
+use super::speed::earliest_rooms;
 
 /// Tasks one plan looks at, the most urgent jobs' first: Algorithm I costs tasks × containers, so
 /// this bounds a plan to about a million steps; the rest are planned as these are served.
@@ -71,7 +65,8 @@ pub struct PublicPool {
 }
 
 impl PublicPool {
-    pub fn parse(text: &str, source: &str) -> Result<PublicPool, CoreError> {
+    /// The pool a listing describes, or why a line of it (`source` names the listing) is refused.
+    pub fn parse(text: &str, source: &str) -> Result<PublicPool, String> {
         let mut pool = PublicPool::default();
         for (i, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
@@ -79,19 +74,16 @@ impl PublicPool {
                 continue;
             }
             let bad = |why: String| {
-                CoreError::Config {
-                key: MROSA_PUBLIC_FILE.into(),
-                message: format!(
+                format!(
                     "{source} line {}: {why} (expected \"host type price-per-sec mips mb-per-sec\" or \"* type price-per-sec mips mb-per-sec [provider]\"): {raw:?}",
                     i + 1
-                ),
-            }
+                )
             };
             let f: Vec<&str> = line.split_whitespace().collect();
             if f.len() < 5 || (f[0] != "*" && f.len() != 5) {
                 return Err(bad(format!("{} fields", f.len())));
             }
-            let num = |s: &str, what: &str, positive: bool| -> Result<f64, CoreError> {
+            let num = |s: &str, what: &str, positive: bool| -> Result<f64, String> {
                 match s.parse::<f64>() {
                     Ok(x) if x.is_finite() && (x > 0.0 || (!positive && x == 0.0)) => Ok(x),
                     _ => Err(bad(format!(
@@ -127,11 +119,6 @@ impl PublicPool {
         }
         Ok(pool)
     }
-
-    pub fn load(path: &Path) -> Result<PublicPool, CoreError> {
-        let text = crate::state::topology::read_list_file(MROSA_PUBLIC_FILE, path)?;
-        PublicPool::parse(&text, &path.display().to_string())
-    }
 }
 
 /// `locus.mrosa.*`.
@@ -157,26 +144,6 @@ impl Default for MrosaSettings {
             private_band_mb_s: 125.0,
             split_mb: 128.0,
         }
-    }
-}
-
-impl MrosaSettings {
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), CoreError> {
-        match key {
-            MROSA_PUBLIC_FILE => {
-                let path = PathBuf::from(value);
-                self.pool = PublicPool::load(&path)?;
-                self.public_file = Some(path);
-            }
-            MROSA_RHO => self.rho = parse_number(key, value, 0.0, 1.0)?,
-            MROSA_INIT_SECS => self.init_secs = parse_number(key, value, 0.0, 86_400.0)?,
-            MROSA_PRIVATE_MIPS => self.private_mips = parse_number(key, value, 1e-6, 1e12)?,
-            MROSA_PRIVATE_BANDWIDTH => {
-                self.private_band_mb_s = parse_number(key, value, 1e-6, 1e12)?
-            }
-            _ => self.split_mb = parse_number(key, value, 1e-6, 1e9)?,
-        }
-        Ok(())
     }
 }
 
@@ -253,45 +220,6 @@ impl NodeRooms<'_> {
     fn name(&self, i: u32) -> String {
         format!("{}#{i}", self.node.id)
     }
-}
-
-/// The `keep` earliest-ready rooms of `nodes` nodes as (node index, room), in ready order, ties
-/// in node order then room order: what a stable sort of every room by ready time would list
-/// first, at O(nodes + keep · log nodes) instead of O(rooms · log rooms). Node `p` has
-/// `rooms(p)` rooms whose `ready(p, i)` never decreases with `i`.
-fn earliest_rooms(
-    nodes: usize,
-    rooms: impl Fn(usize) -> u32,
-    ready: impl Fn(usize, u32) -> f64,
-    keep: usize,
-) -> Vec<(usize, u32)> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    // f64 is not Ord; ready times are ≥ 0 (anything else counts as 0, as `rooms` never makes
-    // one), and the bits of non-negative floats order like the floats.
-    let key = |p: usize, i: u32| {
-        let r = ready(p, i);
-        if r > 0.0 {
-            r.to_bits()
-        } else {
-            0
-        }
-    };
-    let mut heap: BinaryHeap<Reverse<(u64, usize, u32)>> = (0..nodes)
-        .filter(|&p| rooms(p) > 0)
-        .map(|p| Reverse((key(p, 0), p, 0)))
-        .collect();
-    let mut out = Vec::with_capacity(keep.min(heap.len()));
-    while out.len() < keep {
-        let Some(Reverse((_, p, i))) = heap.pop() else {
-            break;
-        };
-        out.push((p, i));
-        if i + 1 < rooms(p) {
-            heap.push(Reverse((key(p, i + 1), p, i + 1)));
-        }
-    }
-    out
 }
 
 impl MrosaPolicy {
@@ -820,54 +748,6 @@ impl JobPolicy for MrosaPolicy {
             flagged_jobs: self.flagged.values().cloned().collect(),
             flagged_total: self.flagged_total,
             scale_out: self.advice.values().flatten().cloned().collect(),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// What `private_containers` did before the merge: list every room of every node in node
-    /// order, sort them stably by ready time, keep the first `keep`.
-    fn by_sorting(rooms: &[Vec<f64>], keep: usize) -> Vec<(usize, u32)> {
-        let mut all: Vec<(usize, u32, f64)> = rooms
-            .iter()
-            .enumerate()
-            .flat_map(|(p, r)| r.iter().enumerate().map(move |(i, &t)| (p, i as u32, t)))
-            .collect();
-        all.sort_by(|a, b| a.2.total_cmp(&b.2));
-        all.into_iter().take(keep).map(|(p, i, _)| (p, i)).collect()
-    }
-
-    #[test]
-    fn merged_rooms_are_the_sorted_rooms_first_keep() {
-        let mut seed = 11u64;
-        let mut next = |m: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % m
-        };
-        for _ in 0..500 {
-            let nodes = next(12) as usize;
-            // Per node: some free rooms, then ascending ends with repeats (ties across nodes).
-            let rooms: Vec<Vec<f64>> = (0..nodes)
-                .map(|_| {
-                    let free = next(4) as usize;
-                    let mut busy: Vec<f64> = (0..next(5)).map(|_| next(6) as f64 * 0.5).collect();
-                    busy.sort_by(|a, b| a.total_cmp(b));
-                    std::iter::repeat_n(0.0, free).chain(busy).collect()
-                })
-                .collect();
-            let keep = next(30) as usize;
-            let merged = earliest_rooms(
-                nodes,
-                |p| rooms[p].len() as u32,
-                |p, i| rooms[p][i as usize],
-                keep,
-            );
-            assert_eq!(merged, by_sorting(&rooms, keep), "{rooms:?} keep {keep}");
         }
     }
 }

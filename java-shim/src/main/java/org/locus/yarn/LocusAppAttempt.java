@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationResourceUsageReport;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -51,7 +50,8 @@ import org.slf4j.LoggerFactory;
  * ({@code asks_changed}); decisions the shim executed send nothing of the asks (the core took
  * those containers off when it decided), only the digest ({@link AsksDigest}) that lets the core
  * find drift. A full snapshot goes out only when the core may not hold the RM's view: a new or
- * rebuilt core, a refused or failed update, or a digest the core found different.
+ * rebuilt core, a refused or failed update, or a digest the core found different. Which of
+ * those holds is kept in {@link AskSync}; the rows noted since the last send are kept here.
  *
  * <p>The attempt's monitor is "the application lock" of docs/design/architecture.md: whoever changes
  * the asks or executes a decision holds it while telling the core, so snapshots reach the core
@@ -78,20 +78,10 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   /** The key partitions the core was last told (empty: every key in the default partition). */
   private Map<SchedulerRequestKey, String> partitionsSent = java.util.Collections.emptyMap();
   /**
-   * Guarded by {@code this}: the core may not hold this attempt's asks (a new core, a refused or
-   * failed update); the next message about them is a full snapshot.
+   * Guarded by {@code this}: whether the core holds these asks as the RM does, its last
+   * refusal, and the count of the RM's put-backs the changed frame reads.
    */
-  private boolean snapshotOwed = true;
-  /**
-   * Guarded by {@code this}: a message about these asks was dropped because no core was in
-   * service (one is being rebuilt), and no snapshot has been taken since. A replay that reads
-   * the asks afterwards covers it; otherwise the link hands this attempt back to the scheduling
-   * thread once a core is in service ({@link CoreLink}). The next message is a snapshot even if
-   * the core refused the last one: the AM may have changed its asks since, and no core saw it.
-   */
-  private boolean dropped;
-  /** Guarded by {@code this}: why the core refused the last asks snapshot; null if it did not. */
-  private String asksRefusal;
+  private final AskSync sync = new AskSync();
   /** The refusal the RM's attempt diagnostics show now (null: none). */
   private volatile String shownRefusal;
   /**
@@ -427,15 +417,6 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   private final Map<SchedulerRequestKey, Object> tablesAtNoting = new HashMap<>();
   /** A key whose noted rows the RM may not hold as noted (its table was dropped, remade). */
   private static final Object REMADE = new Object();
-  /**
-   * Bumped before and again after each time the RM puts a container's asks back, replacing rows
-   * with its own copies: odd while one is under way. A put-back takes only the attempt's write
-   * lock, not this monitor, so it can count itself, wait for that lock while allocate() applies
-   * and notes the AM's rows, and replace them right after; or start while a frame is written.
-   */
-  private final AtomicLong rowsPutBack = new AtomicLong();
-  /** {@link #rowsPutBack} before the RM applied the first change noted since the last send. */
-  private long rowsPutBackBeforeNoting;
   /** See {@link #rowsReadAsNoted()}. Guarded by this. */
   private int rowsReadAsNoted;
   /** Rows in {@link #rowsNotSent}. Guarded by this. */
@@ -449,28 +430,23 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   }
 
   /**
-   * allocate()'s change of the RM's asks (then {@link #noteAsksChanged}). The count of put-backs
-   * is read before the RM applies the change: one under way then (odd) or after it moves the
-   * count, and the frame then looks every row up.
+   * allocate()'s change of the RM's asks (then {@link #noteAsksChanged}); see
+   * {@link AskSync#amChangeApplying}.
    */
   @Override
   public synchronized boolean updateResourceRequests(List<ResourceRequest> requests) {
-    if (rowsNotSentCount == 0) {
-      rowsPutBackBeforeNoting = rowsPutBack.get();
-    }
+    sync.amChangeApplying(rowsNotSentCount == 0);
     return super.updateResourceRequests(requests);
   }
 
   /** The RM puts a lost container's asks back as its own copies of the rows. */
   @Override
   public void recoverResourceRequestsForContainer(ContainerRequest containerRequest) {
-    // Odd from before the rows change until after: a frame that reads the count at any point
-    // of it, or across it, reads the rows as changed.
-    rowsPutBack.incrementAndGet();
+    sync.putBackStarting();
     try {
       super.recoverResourceRequestsForContainer(containerRequest);
     } finally {
-      rowsPutBack.incrementAndGet();
+      sync.putBackDone();
     }
   }
 
@@ -528,17 +504,18 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   synchronized ByteBuffer takeAsksFrame(NameIds ids, int maxRows) {
     ByteBuffer frame;
     try {
-      if (snapshotOwed && (asksRefusal == null || dropped || rowsNotSentCount > 0)) {
+      AskSync.Next next = sync.next(rowsNotSentCount > 0);
+      if (next == AskSync.Next.SNAPSHOT) {
         // Owed, or refused before: the core kept older asks, so only a whole table (which
         // covers the noted rows) can replace them.
         frame = snapshotFrame(ids, maxRows);
-      } else if (rowsNotSentCount == 0 || snapshotOwed) {
+      } else if (next == AskSync.Next.NOTHING) {
         frame = null;
       } else if (changeOverLimit(maxRows)) {
         // More rows than the limit in one change can still leave a table under it (one key's
         // rows withdrawn for another's): the table goes instead, counted itself, so only a table
-        // over the limit is refused (before the fix the change was refused, and the new
-        // rows waited for the AM's next change).
+        // over the limit is refused; refusing the change would leave the new rows waiting for
+        // the AM's next change.
         frame = snapshotFrame(ids, maxRows);
       } else {
         frame = changedFrame(ids);
@@ -594,10 +571,10 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    * them, and each key's priority and allocation request id read once, not per row.
    */
   private ByteBuffer changedFrame(NameIds ids) {
-    long putBacks = rowsPutBack.get();
-    boolean putBackNone = putBacks == rowsPutBackBeforeNoting && (putBacks & 1) == 0;
+    long atStart = sync.frameStarts();
+    boolean putBackNone = sync.notedRowsHeld(atStart);
     ByteBuffer frame = changedFrame(ids, putBackNone);
-    if (putBackNone && rowsReadAsNoted > 0 && rowsPutBack.get() != putBacks) {
+    if (putBackNone && rowsReadAsNoted > 0 && sync.putBackSince(atStart)) {
       // A put-back started while the rows were written: some noted objects may no longer be
       // the RM's. Written again with every row looked up (the thread's frame is rewritten).
       frame = changedFrame(ids, false);
@@ -686,8 +663,7 @@ class LocusAppAttempt extends FiCaSchedulerApp {
     waitingIds.forFrame(ids);
     ByteBuffer frame =
         AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, getApplicationId(), rows, null, ids);
-    snapshotOwed = false;
-    dropped = false;
+    sync.snapshotTaken();
     return frame;
   }
 
@@ -777,9 +753,7 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    * core's older asks stand; the snapshot at the AM's next change covers what changed since.
    */
   private void refusedHere(AsksFrame.RowRefused e) {
-    asksRefused(e.getMessage());
-    snapshotOwed = true;
-    dropped = false;
+    sync.refusedHere(refusalShown(e.getMessage()));
   }
 
   /**
@@ -793,7 +767,7 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    *     the core after the containers the frame reports (the RM's asks already count them)
    */
   synchronized boolean asksCheck(EventsFrame events) {
-    if (!snapshotOwed) {
+    if (sync.view() == AskSync.CoreView.IN_STEP) {
       // Rows allocate() changed that the scheduling thread has not sent yet make the RM's
       // digest differ from the core's without any drift: they go, with the digest, in this
       // attempt's next frame (it is in the scheduling thread's inbox).
@@ -802,7 +776,7 @@ class LocusAppAttempt extends FiCaSchedulerApp {
       }
       return false;
     }
-    return asksRefusal == null || dropped;
+    return sync.snapshotDue(false);
   }
 
   /**
@@ -837,7 +811,12 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    * application lock; {@link #showAsksVerdict} then tells the application's owner.
    */
   synchronized void asksRefused(String reason) {
-    asksRefusal = "Locus refused this application's resource requests; they are not scheduled "
+    sync.refused(refusalShown(reason));
+  }
+
+  /** The core's reason for refusing the asks, worded for the application's owner. */
+  private static String refusalShown(String reason) {
+    return "Locus refused this application's resource requests; they are not scheduled "
         + "until the next accepted update: " + FailureLog.abbreviate(reason);
   }
 
@@ -846,9 +825,7 @@ class LocusAppAttempt extends FiCaSchedulerApp {
    * dropped for want of a core in service, which is no verdict (a refusal shown stays).
    */
   synchronized void asksAccepted() {
-    if (!dropped) {
-      asksRefusal = null;
-    }
+    sync.accepted();
   }
 
   /**
@@ -860,7 +837,7 @@ class LocusAppAttempt extends FiCaSchedulerApp {
   void showAsksVerdict() {
     String wanted;
     synchronized (this) {
-      wanted = asksRefusal;
+      wanted = sync.refusal();
     }
     if (Objects.equals(wanted, shownRefusal)) {
       return;
@@ -875,20 +852,19 @@ class LocusAppAttempt extends FiCaSchedulerApp {
 
   /** The core may not have applied the last update: the next message is a full snapshot. */
   synchronized void forgetAsksSent() {
-    snapshotOwed = true;
+    sync.forgetSent();
   }
 
   /**
-   * No core was in service to take a message about these asks (see {@link #dropped}). Caller
-   * holds the application lock.
+   * No core was in service to take a message about these asks (see
+   * {@link AskSync.CoreView#DROPPED}). Caller holds the application lock.
    */
   synchronized void asksDropped() {
-    snapshotOwed = true;
-    dropped = true;
+    sync.dropped();
   }
 
   /** Whether a dropped message is still owed to the core (no snapshot taken since). */
   synchronized boolean owesDroppedAsks() {
-    return dropped;
+    return sync.view() == AskSync.CoreView.DROPPED;
   }
 }

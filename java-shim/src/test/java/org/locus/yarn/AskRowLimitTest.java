@@ -118,7 +118,7 @@ public class AskRowLimitTest {
   /**
    * A change may carry more rows than the limit and still leave a table under it (an AM that
    * withdraws one key's rows and asks for another's in one call): sent as the table, not refused
-   * (before the fix the shim refused it, and the AM's new key waited for its next change).
+   * (refused, the AM's new key would wait for its next change).
    */
   @Test
   public void aChangeOfMoreRowsThanTheLimitThatLeavesATableUnderItIsTaken() throws Exception {
