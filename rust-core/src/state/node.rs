@@ -40,4 +40,14 @@ impl Node {
     pub fn lends(&self) -> bool {
         !self.partition.is_empty() && !self.exclusive
     }
+
+    /// Whether a key asking for `partition` may run here: a labelled key only on its own
+    /// partition's nodes; a default-partition key on any node but an exclusive partition's.
+    pub fn serves(&self, partition: &str) -> bool {
+        if partition.is_empty() {
+            !self.exclusive
+        } else {
+            self.partition == partition
+        }
+    }
 }
