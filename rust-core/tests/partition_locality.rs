@@ -275,3 +275,64 @@ fn a_labelled_key_whose_data_is_outside_its_partition_does_not_wait_for_it() {
         &failed[..failed.len().min(4)]
     );
 }
+
+/// JoSS binds a classified job's reduces to one datacenter (its data's, cen_e). A returning
+/// job's maps read data in dcA while its reduces are labelled with a partition whose only node
+/// is in dcB: dcA holds no node the reduces may run on, so the binding must not keep them
+/// there.
+#[test]
+fn joss_reduces_of_a_partition_outside_their_datacenter_still_run() {
+    const NODES: [NodeSpec; 3] = [
+        ("a1", "/dcA/r1", 8, 8),
+        ("a2", "/dcA/r1", 8, 8),
+        ("b1", "/dcB/r2", 48, 16),
+    ];
+    let tags = ["locus.fp=3", "locus.input-type=web"];
+    let mut failed = Vec::new();
+    for policy in ["joss-t", "joss-j"] {
+        for exclusive in [true, false] {
+            let mut c = Core::new(&props(&[
+                ("locus.policy", policy),
+                ("locus.slots", "static"),
+            ]))
+            .expect("valid settings");
+            for &(host, rack, gb, vcores) in &NODES {
+                add_node(&mut c, host, rack, gb, vcores);
+            }
+            let maps: Vec<Row> = vec![
+                (20, "a1", 2, 1, 1, true),
+                (20, "/dcA/r1", 2, 1, 1, true),
+                (20, "*", 2, 1, 1, true),
+            ];
+            // A first run teaches the profile JoSS classifies the second one by.
+            add_app_in(&mut c, "first", "default", "u", "wc", 0, "MAPREDUCE", &tags);
+            let mut first = maps.clone();
+            first.push((10, "*", 1, 1, 1, true));
+            set_asks_rows(&mut c, "first", &first);
+            first_round(&mut c, &[], &NODES, &mut |_| false);
+            c.handle(Event::AppRemoved {
+                app: "first".into(),
+            })
+            .unwrap();
+            label(&mut c, "b1", "Y", exclusive);
+            add_app_in(&mut c, "again", "default", "u", "wc", 1, "MAPREDUCE", &tags);
+            key_partition(&mut c, "again", 10, "Y");
+            let mut again = maps.clone();
+            again.push((10, "*", 2, 1, 1, true));
+            set_asks_rows(&mut c, "again", &again);
+            let got = first_round(&mut c, &[], &NODES, &mut |d| {
+                d.app == "again" && d.priority == 10
+            });
+            if got.is_none() {
+                failed.push(format!(
+                    "{policy}, Y exclusive={exclusive}: ({:?})",
+                    c.stats().policy
+                ));
+            }
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "the Y reduces got nothing in {ROUNDS} rounds: {failed:#?}"
+    );
+}

@@ -99,11 +99,7 @@ use crate::state::ClusterState;
 type Partition = (String, bool);
 
 fn serves((partition, exclusive): &Partition, key: &str) -> bool {
-    if key.is_empty() {
-        !exclusive
-    } else {
-        partition == key
-    }
+    crate::state::node::partition_serves(partition, *exclusive, key)
 }
 
 fn partition_of(node: &Node) -> Partition {

@@ -784,11 +784,7 @@ impl ClusterState {
         match self.partition_places.get(&name) {
             None => partition.is_empty(),
             Some(places) => places.iter().any(|(p, exclusive)| {
-                if partition.is_empty() {
-                    !exclusive
-                } else {
-                    p == partition
-                }
+                crate::state::node::partition_serves(p, *exclusive, partition)
             }),
         }
     }
