@@ -124,7 +124,8 @@ fn first_round(
     for round in 1..=ROUNDS {
         for spec in nodes {
             let ds = beat(c, spec, &mut ran);
-            if ds.iter().fold(false, |hit, d| want(d) || hit) {
+            // Every decision is shown to `want`, not only up to the first hit.
+            if ds.iter().filter(|d| want(d)).count() > 0 {
                 return Some(round);
             }
         }
