@@ -820,6 +820,7 @@ impl Core {
                     .app_mut_by_id(&app)
                     .ok_or_else(|| CoreError::UnknownApp(app.clone()))?;
                 a.partitions = list;
+                self.state.key_partitions_changed();
                 log::debug!("application {app}: {n} scheduler keys ask for a node label");
                 // Where its keys may run changed what can ever be placed for it: the layers
                 // judge it again as for new asks (FRESH's admission, slot sizes).

@@ -440,7 +440,7 @@ fn assign_node(
                     // as many offers as the cluster has nodes, so it prefers its own nodes.
                     continue;
                 }
-                let held_for_locality = locality_applies(kind, table);
+                let held_for_locality = locality_applies(state, app, key, kind, table);
                 let ceiling = if held_for_locality {
                     layers.locality.allowed(app, key, table, node, now_ms)
                 } else {

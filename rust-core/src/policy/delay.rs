@@ -49,6 +49,11 @@
 //! its locality level and wait are reset by a launch only when the task set declined no offer
 //! for locality since (SPARK-18886).
 //!
+//! With node partitions (YARN node labels) a key is offered only the nodes it may run on (its
+//! partition's; a default-partition key's, every node but an exclusive partition's), so its
+//! thresholds are fractions of those nodes, and `delay-room` below counts room only on them:
+//! room on a data node of another partition is room the key can never take.
+//!
 //! Where a remote read costs more than an idle slot (a network-bound cluster), waiting with
 //! idle room can still pay: `locus.delay.idle-room=false` keeps FairScheduler's rule alone, and
 //! the simulator's CapacityScheduler model (`cs-default`) sets it, as CapacityScheduler resets
@@ -90,6 +95,17 @@ use crate::state::names::{NameId, ANY_ID};
 use crate::state::node::Node;
 use crate::state::ClusterState;
 
+/// A node's partition and whether it is exclusive: room there waits only keys it serves.
+type Partition = (String, bool);
+
+fn serves((partition, exclusive): &Partition, key: &str) -> bool {
+    crate::state::node::partition_serves(partition, *exclusive, key)
+}
+
+fn partition_of(node: &Node) -> Partition {
+    (node.partition.clone(), node.exclusive)
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Wait {
     level: Locality,
@@ -123,15 +139,19 @@ pub struct DelayScheduling {
     node_threshold: f64,
     rack_threshold: f64,
     nodes: usize,
+    /// Nodes a default-partition key may run on, and nodes of the offered node's partition:
+    /// a key is offered only nodes of its partition, so its thresholds count those.
+    default_nodes: usize,
+    partition_nodes: usize,
     waits: HashMap<Arrival, AppWaits>,
     /// `delay-room`: wait only while a node holding the data has room.
     room_aware: bool,
-    /// The hosts that had room left after their latest heartbeat: their rack and the room. At
-    /// most one entry per host (host and rack ids are node names, not application input);
-    /// forgotten when the node is removed.
-    room: HashMap<NameId, (NameId, Resource)>,
-    /// Per rack, the sum of its hosts' entries in `room` (racks with some room only).
-    rack_room: HashMap<NameId, Resource>,
+    /// The hosts that had room left after their latest heartbeat: their rack, the room and the
+    /// node's partition. At most one entry per host (host and rack ids are node names, not
+    /// application input); forgotten when the node is removed.
+    room: HashMap<NameId, (NameId, Resource, Partition)>,
+    /// Per rack and partition, the sum of its hosts' entries in `room` (some room only).
+    rack_room: HashMap<(NameId, Partition), Resource>,
     /// The non-local cap `allowed` computed for the key it was last asked about.
     non_local: u32,
     /// Whether the current offer is a node's heartbeat, i.e. a scheduling opportunity a key
@@ -164,6 +184,8 @@ impl DelayScheduling {
             node_threshold,
             rack_threshold,
             nodes: 0,
+            default_nodes: 0,
+            partition_nodes: 0,
             waits: HashMap::new(),
             room_aware: false,
             room: HashMap::new(),
@@ -196,14 +218,19 @@ impl DelayScheduling {
     /// Of `table`'s outstanding containers, how many (up to `want`) the hosts holding their data
     /// (other than `node`) had room for at their latest heartbeat. Walks the smaller of the
     /// key's rows and the hosts with room, and stops once `want` fit.
-    fn fit_on_data_hosts(&self, table: &AskTable, node: &Node, want: u32) -> u32 {
+    /// Hosts of another partition than `partition` (the key's) do not count: the key may not
+    /// run there.
+    fn fit_on_data_hosts(&self, table: &AskTable, node: &Node, want: u32, partition: &str) -> u32 {
         let fit = |host: NameId, row: &crate::state::ask::Row| -> u32 {
             if host == node.host_id || row.count == 0 {
                 return 0;
             }
-            self.room.get(&host).map_or(0, |(_, room)| {
-                room.count_fitting(&row.capability).min(row.count)
-            })
+            self.room
+                .get(&host)
+                .filter(|(_, _, p)| serves(p, partition))
+                .map_or(0, |(_, room, _)| {
+                    room.count_fitting(&row.capability).min(row.count)
+                })
         };
         let mut sum = 0u32;
         let mut add = |n: u32| {
@@ -226,15 +253,18 @@ impl DelayScheduling {
 
     /// The same for the racks holding the data, from each rack's summed room (other than
     /// `node`'s; a sum may count a container split over two hosts, so it errs toward waiting).
-    fn fit_in_data_racks(&self, table: &AskTable, node: &Node, want: u32) -> u32 {
+    fn fit_in_data_racks(&self, table: &AskTable, node: &Node, want: u32, partition: &str) -> u32 {
         let mut sum = 0u32;
-        for (rack, total) in &self.rack_room {
+        for ((rack, place), total) in &self.rack_room {
+            if !serves(place, partition) {
+                continue;
+            }
             let Some(row) = table.row(*rack).filter(|row| row.count > 0) else {
                 continue;
             };
             let mut room = *total;
-            if let Some((r, own)) = self.room.get(&node.host_id) {
-                if r == rack {
+            if let Some((r, own, p)) = self.room.get(&node.host_id) {
+                if r == rack && p == place {
                     room = room.saturating_sub(own);
                 }
             }
@@ -246,8 +276,21 @@ impl DelayScheduling {
         sum
     }
 
-    fn limit(&self, threshold: f64) -> u64 {
-        (threshold * self.nodes as f64).ceil() as u64
+    /// Drops `node`'s entry in `room` and its share of its rack's sum.
+    fn forget_room(&mut self, node: &Node) {
+        if let Some((rack, old, place)) = self.room.remove(&node.host_id) {
+            let at = (rack, place);
+            if let Some(total) = self.rack_room.get_mut(&at) {
+                *total = total.saturating_sub(&old);
+                if *total == Resource::ZERO {
+                    self.rack_room.remove(&at);
+                }
+            }
+        }
+    }
+
+    fn limit(&self, threshold: f64, nodes: usize) -> u64 {
+        (threshold * nodes as f64).ceil() as u64
     }
 }
 
@@ -267,8 +310,10 @@ impl LocalityTechnique for DelayScheduling {
         }
     }
 
-    fn heartbeat(&mut self, state: &ClusterState, _: &Node, _: &[Arrival], _: u64, sweep: bool) {
+    fn heartbeat(&mut self, state: &ClusterState, node: &Node, _: &[Arrival], _: u64, sweep: bool) {
         self.nodes = state.node_count();
+        self.default_nodes = state.partition_node_count("");
+        self.partition_nodes = state.partition_node_count(&node.partition);
         self.opportunity = !sweep;
         self.in_heartbeat = !sweep;
         self.held.clear();
@@ -282,8 +327,14 @@ impl LocalityTechnique for DelayScheduling {
         node: &Node,
         _: u64,
     ) -> Locality {
-        let node_limit = self.limit(self.node_threshold);
-        let rack_limit = self.limit(self.rack_threshold);
+        let partition = app.partitions.of(&key);
+        let nodes = if partition.is_empty() {
+            self.default_nodes
+        } else {
+            self.partition_nodes
+        };
+        let node_limit = self.limit(self.node_threshold, nodes);
+        let rack_limit = self.limit(self.rack_threshold, nodes);
         let waits = self.waits.entry(app.arrival).or_default();
         if !waits.keys.contains_key(&key) && waits.keys.len() >= waits.sweep_at.max(SWEEP_FLOOR) {
             waits.keys.retain(|k, _| app.asks.table(k).is_some());
@@ -315,11 +366,19 @@ impl LocalityTechnique for DelayScheduling {
             // What the data's nodes and racks can take within a heartbeat interval waits for
             // them; the rest would wait for containers to end, and takes this node now.
             let outstanding = table.outstanding();
-            let rack_excess =
-                outstanding.saturating_sub(self.fit_in_data_racks(table, node, outstanding));
+            let rack_excess = outstanding.saturating_sub(self.fit_in_data_racks(
+                table,
+                node,
+                outstanding,
+                partition,
+            ));
             if level == Locality::NodeLocal {
-                let excess =
-                    outstanding.saturating_sub(self.fit_on_data_hosts(table, node, outstanding));
+                let excess = outstanding.saturating_sub(self.fit_on_data_hosts(
+                    table,
+                    node,
+                    outstanding,
+                    partition,
+                ));
                 if excess > 0 {
                     level = Locality::RackLocal;
                     self.non_local = excess;
@@ -364,18 +423,17 @@ impl LocalityTechnique for DelayScheduling {
         if !self.room_aware {
             return;
         }
-        // A host whose rack changed (a re-registered node) is filed under the new one.
-        if let Some((rack, old)) = self.room.remove(&node.host_id) {
-            if let Some(total) = self.rack_room.get_mut(&rack) {
-                *total = total.saturating_sub(&old);
-                if *total == Resource::ZERO {
-                    self.rack_room.remove(&rack);
-                }
-            }
-        }
+        // A host whose rack or partition changed (a re-registered or relabelled node) is
+        // filed under the new one.
+        self.forget_room(node);
         if room_left != Resource::ZERO {
-            self.room.insert(node.host_id, (node.rack_id, room_left));
-            let total = self.rack_room.entry(node.rack_id).or_insert(Resource::ZERO);
+            let place = partition_of(node);
+            self.room
+                .insert(node.host_id, (node.rack_id, room_left, place.clone()));
+            let total = self
+                .rack_room
+                .entry((node.rack_id, place))
+                .or_insert(Resource::ZERO);
             *total = Resource {
                 memory_mb: total.memory_mb.saturating_add(room_left.memory_mb),
                 vcores: total.vcores.saturating_add(room_left.vcores),
@@ -433,14 +491,7 @@ impl LocalityTechnique for DelayScheduling {
         // A node that re-registers starts a new run of idle heartbeats, and a key must not wait
         // for room a node that left reported.
         self.unused.remove(&node.host_id);
-        if let Some((rack, old)) = self.room.remove(&node.host_id) {
-            if let Some(total) = self.rack_room.get_mut(&rack) {
-                *total = total.saturating_sub(&old);
-                if *total == Resource::ZERO {
-                    self.rack_room.remove(&rack);
-                }
-            }
-        }
+        self.forget_room(node);
     }
 }
 

@@ -9,7 +9,10 @@ use crate::state::names::{NameId, ANY_ID};
 use crate::state::ClusterState;
 
 /// Outstanding maps, per-host counts (collected in host-name order into whatever the caller's
-/// paper module takes) and the smallest map container of `app`.
+/// paper module takes) and the smallest map container of `app`. A host counts for a map key
+/// only where a node there may run it (`ClusterState::may_run_at`): a map labelled with a
+/// partition its data's nodes are not in is local nowhere, and a policy that picks by data
+/// must not hand its slot to the data's node, where the map may not run.
 pub fn map_asks<C: FromIterator<(String, u32)>>(
     state: &ClusterState,
     app: &App,
@@ -19,7 +22,11 @@ pub fn map_asks<C: FromIterator<(String, u32)>>(
         if !app.kind_of(key.priority).is_map() {
             continue;
         }
+        let partition = app.partitions.of(key);
         for (name, row) in table.wanted_locations() {
+            if !state.may_run_at(name, partition) {
+                continue;
+            }
             let name = state.names().name(name);
             // Racks are network locations (`/rack1`); only hosts count here.
             if !name.starts_with('/') {
@@ -51,7 +58,12 @@ pub fn map_host_rows_by_id<'s>(
     app.asks
         .tables()
         .filter(move |(key, _)| app.kind_of(key.priority).is_map())
-        .flat_map(|(_, table)| table.wanted_locations())
+        .flat_map(move |(key, table)| {
+            let partition = app.partitions.of(key);
+            table
+                .wanted_locations()
+                .filter(move |(id, _)| state.may_run_at(*id, partition))
+        })
         .map(move |(id, row)| (id, state.names().name(id), row.count))
         // Racks are network locations (`/rack1`); only hosts count here.
         .filter(|(_, name, _)| !name.starts_with('/'))

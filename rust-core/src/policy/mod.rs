@@ -220,9 +220,19 @@ pub struct FlaggedJob {
 /// Whether the locality technique decides how far from its data `table`'s key may run: a
 /// task that may wait for locality ([`TaskKind::waits_for_locality`]: any application's tasks,
 /// not AMs or MapReduce reduces) whose asks name a host or rack. A key asking for `*` only
-/// has no data to wait for and is never held.
-pub fn locality_applies(kind: TaskKind, table: &AskTable) -> bool {
-    kind.waits_for_locality() && !table.locality_free()
+/// has no data to wait for and is never held, nor is a key none of whose hosts and racks has a
+/// node of the partition it asks for (`ClusterState::data_in_partition`): it may run only in
+/// that partition, so it is local nowhere and waiting gains it nothing.
+pub fn locality_applies(
+    state: &ClusterState,
+    app: &App,
+    key: SchedulerKey,
+    kind: TaskKind,
+    table: &AskTable,
+) -> bool {
+    kind.waits_for_locality()
+        && !table.locality_free()
+        && state.data_in_partition(app.partitions.of(&key), table)
 }
 
 /// Locality technique: the loosest locality a key may take on a node now. The core asks only

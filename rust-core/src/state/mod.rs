@@ -117,6 +117,17 @@ pub struct ClusterState {
     /// Nodes of a non-exclusive partition: while there are none, no default-partition key
     /// can borrow, so its offers are not counted.
     lending_nodes: usize,
+    /// Nodes in a partition other than the default one, and those of them in an exclusive one.
+    labelled_nodes: usize,
+    exclusive_nodes: usize,
+    /// While some node is labelled: per host and rack name, the (partition, exclusive) pairs of
+    /// the nodes there, and per partition its node count; rebuilt whenever a node joins, leaves
+    /// or changes partition (node events, so O(nodes) each only on a labelled cluster), empty
+    /// otherwise. Where a key's data is, seen from the partition it may run in.
+    partition_places: FastMap<crate::state::names::NameId, Vec<(String, bool)>>,
+    partition_sizes: BTreeMap<String, usize>,
+    /// Bumped whenever `partition_places` may have changed.
+    partitions_version: u64,
     /// How many nodes have each capability (memory, vcores): whether a container fits some
     /// node is a look at the few distinct shapes, not at every node.
     node_shapes: BTreeMap<(u64, u32), u32>,
@@ -514,7 +525,8 @@ impl ClusterState {
     /// count, as the RM refuses it every container there. Maps that fit only blacklisted nodes
     /// take nothing until the list changes, so nothing may wait for them either.
     /// A key labelled with a partition counts only that partition's nodes (it is placed nowhere
-    /// else), so a labelled key no node of its partition can hold is a blocker too.
+    /// else), so a labelled key no node of its partition can hold is a blocker too; a
+    /// default-partition key counts no exclusive partition's node.
     pub fn app_can_ever_place(
         &self,
         app: &App,
@@ -528,13 +540,15 @@ impl ClusterState {
         let Some(any) = table.row(ANY_ID).filter(|r| r.count > 0) else {
             return false;
         };
-        if blacklist.is_empty() && partition.is_empty() && table.may_relax_to(ANY_ID) {
+        if blacklist.is_empty()
+            && partition.is_empty()
+            && self.exclusive_nodes == 0
+            && table.may_relax_to(ANY_ID)
+        {
             return self.fits_some_node(&any.capability);
         }
         self.nodes.values().any(|n| {
-            if blacklist.excludes(&n.host, &n.rack)
-                || (!partition.is_empty() && n.partition != partition)
-            {
+            if blacklist.excludes(&n.host, &n.rack) || !n.serves(partition) {
                 return false;
             }
             if table.may_relax_to(ANY_ID) && n.capability.fits(&any.capability) {
@@ -682,6 +696,9 @@ impl ClusterState {
             if n.last_heartbeat_ms.is_none() {
                 n.unallocated = capability.saturating_sub(&n.allocated);
             }
+            if self.labelled_nodes > 0 {
+                self.index_partitions();
+            }
             return false;
         }
         self.names.carry(host_id);
@@ -707,6 +724,9 @@ impl ClusterState {
                 exclusive: false,
             },
         );
+        if self.labelled_nodes > 0 {
+            self.index_partitions();
+        }
         true
     }
 
@@ -716,6 +736,7 @@ impl ClusterState {
             return false;
         };
         let lent = n.lends();
+        let (was_labelled, was_exclusive) = (!n.partition.is_empty(), n.exclusive);
         n.partition = partition.to_string();
         n.exclusive = exclusive && !partition.is_empty();
         match (lent, n.lends()) {
@@ -723,8 +744,83 @@ impl ClusterState {
             (true, false) => self.lending_nodes = self.lending_nodes.saturating_sub(1),
             _ => {}
         }
+        let (labelled, exclusive) = (!n.partition.is_empty(), n.exclusive);
+        self.labelled_nodes = (self.labelled_nodes + labelled as usize) - was_labelled as usize;
+        self.exclusive_nodes = (self.exclusive_nodes + exclusive as usize) - was_exclusive as usize;
         self.nodes_version += 1;
+        self.index_partitions();
         true
+    }
+
+    /// Rebuilds `partition_places` and `partition_sizes` (empty while no node is labelled).
+    fn index_partitions(&mut self) {
+        self.partitions_version += 1;
+        self.partition_places.clear();
+        self.partition_sizes.clear();
+        if self.labelled_nodes == 0 {
+            return;
+        }
+        for n in self.nodes.values() {
+            for name in [n.host_id, n.rack_id] {
+                let places = self.partition_places.entry(name).or_default();
+                if !places
+                    .iter()
+                    .any(|(p, e)| *p == n.partition && *e == n.exclusive)
+                {
+                    places.push((n.partition.clone(), n.exclusive));
+                }
+            }
+            *self.partition_sizes.entry(n.partition.clone()).or_insert(0) += 1;
+        }
+    }
+
+    /// Whether a key asking for `partition` may run on some node at `name` (a host or a rack):
+    /// a key is local only where such a node is. A name with no node there counts for the
+    /// default partition (a node may join there), never for a labelled one.
+    pub fn may_run_at(&self, name: crate::state::names::NameId, partition: &str) -> bool {
+        if self.labelled_nodes == 0 {
+            return partition.is_empty();
+        }
+        match self.partition_places.get(&name) {
+            None => partition.is_empty(),
+            Some(places) => places.iter().any(|(p, exclusive)| {
+                crate::state::node::partition_serves(p, *exclusive, partition)
+            }),
+        }
+    }
+
+    /// Whether some host or rack `table` wants containers at has a node a key asking for
+    /// `partition` may run on: when none has, the key can be local nowhere and has no data to
+    /// wait for. Stops at the first such place; without labelled nodes, a look at one counter.
+    pub fn data_in_partition(&self, partition: &str, table: &AskTable) -> bool {
+        if self.labelled_nodes == 0 && partition.is_empty() {
+            return true;
+        }
+        table
+            .wanted_locations()
+            .any(|(name, _)| self.may_run_at(name, partition))
+    }
+
+    /// How many nodes a key asking for `partition` may run on (the cluster a locality wait
+    /// counts its opportunities in).
+    pub fn partition_node_count(&self, partition: &str) -> usize {
+        if partition.is_empty() {
+            self.nodes.len().saturating_sub(self.exclusive_nodes)
+        } else {
+            self.partition_sizes.get(partition).copied().unwrap_or(0)
+        }
+    }
+
+    /// Changes whenever a node joins, leaves or changes partition while some node is
+    /// labelled, or an application's keys change partition, so a policy can keep what it read
+    /// of where keys may run until then.
+    pub fn partitions_version(&self) -> u64 {
+        self.partitions_version
+    }
+
+    /// An application's keys changed partition (`key_partitions`).
+    pub(crate) fn key_partitions_changed(&mut self) {
+        self.partitions_version += 1;
     }
 
     /// Whether some node's partition lends idle room to default-partition keys.
@@ -743,6 +839,15 @@ impl ClusterState {
         let node = self.nodes.remove(id)?;
         if node.lends() {
             self.lending_nodes = self.lending_nodes.saturating_sub(1);
+        }
+        if !node.partition.is_empty() {
+            self.labelled_nodes = self.labelled_nodes.saturating_sub(1);
+        }
+        if node.exclusive {
+            self.exclusive_nodes = self.exclusive_nodes.saturating_sub(1);
+        }
+        if self.labelled_nodes > 0 || !node.partition.is_empty() {
+            self.index_partitions();
         }
         // Its names stay interned (rows keep naming them), but no longer published by id.
         self.names.uncarry(node.host_id);

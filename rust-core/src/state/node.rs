@@ -40,4 +40,19 @@ impl Node {
     pub fn lends(&self) -> bool {
         !self.partition.is_empty() && !self.exclusive
     }
+
+    /// Whether a key asking for `partition` may run here: a labelled key only on its own
+    /// partition's nodes; a default-partition key on any node but an exclusive partition's.
+    pub fn serves(&self, partition: &str) -> bool {
+        partition_serves(&self.partition, self.exclusive, partition)
+    }
+}
+
+/// [`Node::serves`] for a node of `node_partition` (`exclusive` or not).
+pub fn partition_serves(node_partition: &str, exclusive: bool, partition: &str) -> bool {
+    if partition.is_empty() {
+        !exclusive
+    } else {
+        node_partition == partition
+    }
 }

@@ -32,7 +32,7 @@ use crate::policy::JobPolicy;
 use crate::protocol::Resource;
 use crate::state::app::{App, Arrival, TaskKind};
 use crate::state::names::ANY_ID;
-use crate::state::node::Node;
+use crate::state::node::{partition_serves, Node};
 use crate::state::ClusterState;
 
 const MAX_SLOTS_PER_HEARTBEAT: u32 = 256;
@@ -67,8 +67,9 @@ pub struct JossPolicy {
     reduce_ok: FastMap<Arrival, bool>,
     /// Map tasks JoSS still holds per job (kept in step with submit / assign / remove).
     queued: FastMap<Arrival, u32>,
-    /// The distinct node sizes of each datacenter, as of [`ClusterState::nodes_version`].
-    dc_shapes: (u64, BTreeMap<String, Vec<Resource>>),
+    /// The distinct node sizes (with their partitions) of each datacenter, as of
+    /// [`ClusterState::nodes_version`].
+    dc_shapes: (u64, BTreeMap<String, Vec<DcShape>>),
 }
 
 impl JossPolicy {
@@ -96,27 +97,39 @@ impl JossPolicy {
     }
 }
 
-/// Whether some node of datacenter `dc` could hold every reduce `app` asks for (its size, and
-/// not a node the app blacklists). Reduces bound to a datacenter that cannot hold them would
+/// Whether some node of datacenter `dc` could hold every reduce `app` asks for (its size, a node
+/// the reduce's partition may use, and not a node the app blacklists). Reduces bound to a datacenter that cannot hold them would
 /// wait forever: the binding is a locality preference, and a place no node can serve is a
 /// blocker's (docs/design/liveness.md), so such reduces run wherever they fit.
-fn dc_holds_reduces(state: &ClusterState, shapes: &[Resource], app: &App, dc: &str) -> bool {
+fn dc_holds_reduces(state: &ClusterState, shapes: &[DcShape], app: &App, dc: &str) -> bool {
     app.asks
         .tables()
         .filter(|(key, _)| app.kind_of(key.priority) == TaskKind::Reduce)
-        .filter_map(|(_, table)| table.row(ANY_ID).filter(|r| r.count > 0))
-        .all(|r| {
+        .filter_map(|(key, table)| {
+            let partition = app.partitions.of(key);
+            table
+                .row(ANY_ID)
+                .filter(|r| r.count > 0)
+                .map(|r| (partition, r))
+        })
+        .all(|(partition, r)| {
             if app.blacklist.is_empty() {
-                shapes.iter().any(|s| s.fits(&r.capability))
+                shapes.iter().any(|(p, exclusive, s)| {
+                    partition_serves(p, *exclusive, partition) && s.fits(&r.capability)
+                })
             } else {
                 state.nodes().any(|n| {
                     n.datacenter == dc
+                        && n.serves(partition)
                         && !app.blacklist.excludes(&n.host, &n.rack)
                         && n.capability.fits(&r.capability)
                 })
             }
         })
 }
+
+/// A node size in a datacenter, with the node's partition and whether it is exclusive.
+type DcShape = (String, bool, Resource);
 
 fn datacenters(state: &ClusterState) -> Datacenters {
     let mut by_dc: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
@@ -442,11 +455,14 @@ impl JobPolicy for JossPolicy {
             }
         }
         if self.dc_shapes.0 != state.nodes_version() {
-            let mut shapes: BTreeMap<String, Vec<Resource>> = BTreeMap::new();
+            let mut shapes: BTreeMap<String, Vec<DcShape>> = BTreeMap::new();
             for n in state.nodes() {
                 let list = shapes.entry(n.datacenter.clone()).or_default();
-                if !list.contains(&n.capability) {
-                    list.push(n.capability);
+                if !list
+                    .iter()
+                    .any(|(p, e, s)| *p == n.partition && *e == n.exclusive && *s == n.capability)
+                {
+                    list.push((n.partition.clone(), n.exclusive, n.capability));
                 }
             }
             self.dc_shapes = (state.nodes_version(), shapes);

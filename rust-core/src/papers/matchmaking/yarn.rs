@@ -42,7 +42,7 @@ use crate::policy::{locality_applies, LocalityTechnique};
 use crate::protocol::{Locality, Resource};
 use crate::state::app::{App, Arrival};
 use crate::state::ask::{AskTable, SchedulerKey};
-use crate::state::names::{NameId, ANY_ID};
+use crate::state::names::ANY_ID;
 use crate::state::node::Node;
 use crate::state::ClusterState;
 
@@ -105,15 +105,20 @@ impl MatchmakingLocality {
 /// `*` are not the technique's business: the procedure never holds them.
 /// Each counted key's shape is added to `sizes`.
 fn demand(
+    state: &ClusterState,
     app: &App,
-    host: NameId,
-    rack: NameId,
+    node: &Node,
     room: Resource,
     sizes: &mut Vec<Resource>,
 ) -> (u32, u32) {
+    let (host, rack) = (node.host_id, node.rack_id);
     let (mut local, mut pending): (u32, u32) = (0, 0);
     for (key, table) in app.asks.tables() {
-        if !locality_applies(app.kind_of(key.priority), table) {
+        // A key that may not run on this node (another partition's) is neither work here nor
+        // a miss of it.
+        if !node.serves(app.partitions.of(key))
+            || !locality_applies(state, app, *key, app.kind_of(key.priority), table)
+        {
             continue;
         }
         let any = table.outstanding();
@@ -192,13 +197,7 @@ impl LocalityTechnique for MatchmakingLocality {
             let Some(app) = state.app(arrival) else {
                 continue;
             };
-            let (local, pending) = demand(
-                app,
-                node.host_id,
-                node.rack_id,
-                node.unallocated,
-                &mut sizes,
-            );
+            let (local, pending) = demand(state, app, node, node.unallocated, &mut sizes);
             if pending == 0 {
                 continue;
             }

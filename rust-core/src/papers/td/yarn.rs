@@ -42,6 +42,7 @@ const DEFAULT_MAP: Resource = Resource {
 struct DemandRead {
     version: u64,
     nodes: u64,
+    partitions: u64,
     remain: u32,
     size: Option<Resource>,
 }
@@ -53,10 +54,11 @@ fn cached_map_demand(
     state: &ClusterState,
     app: &App,
 ) -> (u32, Option<Resource>) {
-    if let Some(d) = cache
-        .get(&app.arrival)
-        .filter(|d| d.version == app.asks_version && d.nodes == state.nodes_version())
-    {
+    if let Some(d) = cache.get(&app.arrival).filter(|d| {
+        d.version == app.asks_version
+            && d.nodes == state.nodes_version()
+            && d.partitions == state.partitions_version()
+    }) {
         return (d.remain, d.size);
     }
     let (remain, _) = map_demand(app);
@@ -66,6 +68,7 @@ fn cached_map_demand(
         DemandRead {
             version: app.asks_version,
             nodes: state.nodes_version(),
+            partitions: state.partitions_version(),
             remain,
             size,
         },
@@ -94,6 +97,9 @@ pub struct TdPolicy {
     /// already those, and its status already agrees with them), so `sync` skips it: passing
     /// every job's counts on every heartbeat was most of what was left of a heartbeat.
     synced: FastMap<Arrival, (u64, u32, u32)>,
+    /// The `ClusterState::partitions_version` rs_jn were read at: a partition change moves
+    /// which hosts a job's maps may be local to, so every job's are read again.
+    partitions_read: u64,
     /// Map containers running at the previous heartbeat (any node), kept from the core's events.
     running: MapContainers,
     /// T, with the map container size and node set it was counted for.
@@ -115,6 +121,7 @@ impl TdPolicy {
             asks_read: FastMap::default(),
             demand_read: FastMap::default(),
             synced: FastMap::default(),
+            partitions_read: 0,
             running: MapContainers::default(),
             total_slots: None,
             freed: FastMap::default(),
@@ -161,6 +168,11 @@ impl TdPolicy {
             }
         };
         self.td.set_total_slots(total);
+        if self.partitions_read != state.partitions_version() {
+            self.partitions_read = state.partitions_version();
+            self.asks_read.clear();
+            self.synced.clear();
+        }
         for app in state.apps_by_submission() {
             if !app.is_mapreduce {
                 continue;
