@@ -45,6 +45,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
  * per run would not do: TeraGen's blocks land on random DataNodes. Locus runs first (unless {@value #FIRST} is
  * capacity), so whatever the second run gains from a warm NameNode/DataNode JVM goes to CapacityScheduler.
  *
+ * <p>{@value #BATCH_CHOICE} picks the batch: {@code default} (the one above) or {@code heavy} (a few big
+ * TeraSorts and many small WordCounts submitted together, where the order jobs are served in matters); the
+ * table is the same for both.
+ *
  * <p>Exits non-zero when a job fails or produces a wrong output under either scheduler.
  */
 public final class Demo {
@@ -79,18 +83,45 @@ public final class Demo {
     }
   }
 
+  /** Which program a job of the batch runs. */
+  enum Kind {
+    /** The project's WordCount. */
+    PROJECT_WORDCOUNT,
+    /** hadoop-mapreduce-examples' wordcount. */
+    EXAMPLE_WORDCOUNT,
+    /** hadoop-mapreduce-examples' terasort over a TeraSort input. */
+    TERASORT,
+    /** hadoop-mapreduce-examples' teragen (reads no input). */
+    TERAGEN
+  }
+
   /** A job of the batch: the input it reads (null: none, then {@code maps} maps) and its reduces. */
   static final class JobSpec {
     final String name;
+    final Kind kind;
     final String input;
     final int maps;
     final int reduces;
 
-    JobSpec(String name, String input, int maps, int reduces) {
+    JobSpec(String name, Kind kind, String input, int maps, int reduces) {
       this.name = name;
+      this.kind = kind;
       this.input = input;
       this.maps = maps;
       this.reduces = reduces;
+    }
+  }
+
+  /** A batch the demo can run: its inputs (written once, before both runs) and its jobs in submission order. */
+  static final class Batch {
+    final String name;
+    final List<InputSpec> inputs;
+    final List<JobSpec> jobs;
+
+    Batch(String name, List<InputSpec> inputs, List<JobSpec> jobs) {
+      this.name = name;
+      this.inputs = inputs;
+      this.jobs = jobs;
     }
   }
 
@@ -104,12 +135,58 @@ public final class Demo {
       new InputSpec("wide", 4, 500_000, 3, 104),
       new InputSpec("tera", 4, TERA_ROWS_PER_FILE * TeraInput.RECORD, 2, 0));
   static final List<JobSpec> BATCH = List.of(
-      new JobSpec("wc-small", "small", 0, 1),
-      new JobSpec("wc-medium", "medium", 0, 1),
-      new JobSpec("wc-wide", "wide", 0, 2),
-      new JobSpec("ex-wordcount", "medium", 0, 1),
-      new JobSpec("ex-terasort", "tera", 0, 1),
-      new JobSpec("ex-teragen", null, 2, 0));
+      new JobSpec("wc-small", Kind.PROJECT_WORDCOUNT, "small", 0, 1),
+      new JobSpec("wc-medium", Kind.PROJECT_WORDCOUNT, "medium", 0, 1),
+      new JobSpec("wc-wide", Kind.PROJECT_WORDCOUNT, "wide", 0, 2),
+      new JobSpec("ex-wordcount", Kind.EXAMPLE_WORDCOUNT, "medium", 0, 1),
+      new JobSpec("ex-terasort", Kind.TERASORT, "tera", 0, 1),
+      new JobSpec("ex-teragen", Kind.TERAGEN, null, 2, 0));
+
+  /** Files of each big TeraSort input in the heavy batch: one block, so one map, per file. */
+  static final int HEAVY_TERA_FILES = 16;
+  /** Big TeraSorts and small WordCounts in the heavy batch. */
+  static final int HEAVY_TERASORTS = 3;
+  static final int HEAVY_WORDCOUNTS = 10;
+
+  /**
+   * The heavy batch: {@value #HEAVY_TERASORTS} big TeraSorts ({@value #HEAVY_TERA_FILES} one-block files each, so
+   * {@value #HEAVY_TERA_FILES} maps), then {@value #HEAVY_WORDCOUNTS} small WordCounts (1 or 2 files each), all
+   * submitted back to back. Together they ask for more memory than the cluster has, so the order in which the
+   * scheduler serves them decides how long the small jobs wait; the big ones go first because that is the order in
+   * which a first-come queue holds the small ones longest. Inputs are placed as the default batch's are (file i on
+   * host (i + firstHost) mod hosts), each TeraSort input starting on another host.
+   */
+  static final List<InputSpec> HEAVY_INPUTS;
+  static final List<JobSpec> HEAVY_BATCH;
+
+  static {
+    List<InputSpec> inputs = new ArrayList<>();
+    List<JobSpec> jobs = new ArrayList<>();
+    for (int i = 1; i <= HEAVY_TERASORTS; i++) {
+      inputs.add(new InputSpec("tera-" + i, HEAVY_TERA_FILES, TERA_ROWS_PER_FILE * TeraInput.RECORD, i - 1, 0));
+      jobs.add(new JobSpec("ts-big-" + i, Kind.TERASORT, "tera-" + i, 0, 1));
+    }
+    for (int i = 1; i <= HEAVY_WORDCOUNTS; i++) {
+      String name = String.format("wc-%02d", i);
+      inputs.add(new InputSpec(name, 1 + (i + 1) % 2, 300_000, i % HOSTS, 200 + i));
+      jobs.add(new JobSpec(name, Kind.PROJECT_WORDCOUNT, name, 0, 1));
+    }
+    HEAVY_INPUTS = List.copyOf(inputs);
+    HEAVY_BATCH = List.copyOf(jobs);
+  }
+
+  /** The batches by name; the first is the default. */
+  static final Map<String, Batch> BATCHES;
+
+  static {
+    Map<String, Batch> b = new LinkedHashMap<>();
+    b.put("default", new Batch("default", INPUTS, BATCH));
+    b.put("heavy", new Batch("heavy", HEAVY_INPUTS, HEAVY_BATCH));
+    BATCHES = java.util.Collections.unmodifiableMap(b);
+  }
+
+  /** System property: which batch to run, default or heavy (Gradle: -Plocus.demo.batch=...). */
+  static final String BATCH_CHOICE = "locus.demo.batch";
   /** System property: CapacityScheduler settings over the defaults (Gradle: -Plocus.demo.capacity=...). */
   static final String CAPACITY_OVERRIDES = "locus.demo.capacity";
   /** System property: Locus settings for the Locus run, {@code locus.key=value[,...]} (Gradle: -Plocus.demo.locus=...). */
@@ -337,6 +414,16 @@ public final class Demo {
     return out;
   }
 
+  /** The batch {@value #BATCH_CHOICE} names (blank: the default); an unknown name fails naming it and the choices. */
+  static Batch batch(String spec) {
+    String name = spec.trim().isEmpty() ? "default" : spec.trim();
+    Batch b = BATCHES.get(name);
+    if (b == null) {
+      throw new IllegalArgumentException(BATCH_CHOICE + ": '" + spec + "' is not one of " + BATCHES.keySet());
+    }
+    return b;
+  }
+
   /**
    * Parses {@value #LOCUS_OVERRIDES}, {@code locus.key=value[,...]}, for the Locus run (e.g.
    * {@code locus.scheduling.mode=heartbeat}); fails naming the bad entry. The core checks the values themselves.
@@ -374,6 +461,7 @@ public final class Demo {
 
   private static int run() throws Exception {
     quietJavaUtilLogging();
+    Batch batch = batch(System.getProperty(BATCH_CHOICE, ""));
     List<Run> runs = new ArrayList<>();
     // Locus first by default: any warm-up the second run enjoys goes to the baseline.
     Map<String, String> locusSettings = locusOverrides(System.getProperty(LOCUS_OVERRIDES, ""));
@@ -405,48 +493,40 @@ public final class Demo {
       DistributedFileSystem fs = cluster.fileSystem();
       long block = EmbeddedCluster.BLOCK_SIZE;
       Map<String, Corpus> corpora = new LinkedHashMap<>();
-      TeraInput tera = null;
-      for (InputSpec in : INPUTS) {
+      Map<String, TeraInput> teraInputs = new LinkedHashMap<>();
+      for (InputSpec in : batch.inputs) {
         Path dir = new Path("/demo/in/" + in.name);
-        if (in.name.equals("tera")) {
-          tera = TeraInput.write(fs, dir, in.files, in.bytesPerFile / TeraInput.RECORD, cluster.dataNodes(),
-              in.firstHost, block, new File(System.getProperty("locus.it.work.dir", "build/demo-cluster"), "gensort"));
+        if (in.name.startsWith("tera")) {
+          teraInputs.put(in.name, TeraInput.write(fs, dir, in.files, in.bytesPerFile / TeraInput.RECORD,
+              cluster.dataNodes(), in.firstHost, block,
+              new File(System.getProperty("locus.it.work.dir", "build/demo-cluster"), "gensort")));
         } else {
           corpora.put(in.name, Corpus.write(fs, dir, in.files, in.bytesPerFile, in.seed, cluster.dataNodes(),
               in.firstHost, block));
         }
       }
-      if (tera == null) {
-        throw new IllegalStateException("the batch has no tera input");
-      }
-      TeraInput teraInput = tera;
       List<Path> dirs = new ArrayList<>();
       corpora.values().forEach(c -> dirs.add(c.dir()));
-      dirs.add(tera.dir());
+      teraInputs.values().forEach(t -> dirs.add(t.dir()));
       System.out.println("Cluster: " + cluster.hosts().size() + " nodes " + racksLine(cluster)
           + "; HDFS block 1 MB, replication 1; containers 256 MB (maps, reduces), 512 MB (AMs), 4096 MB per node.");
       System.out.println(describeBlocks(cluster, dirs));
-      System.out.println("Batch, submitted back to back in this order: wc-small, wc-medium, wc-wide (the project's"
-          + " WordCount), ex-wordcount (examples' wordcount over wc-medium's input), ex-terasort ("
-          + tera.rows() + " rows), ex-teragen (" + TERAGEN_ROWS + " rows, reads no input).");
+      System.out.println(describeBatch(batch, teraInputs));
 
       for (Run run : runs) {
-        List<DemoJob> batch = new ArrayList<>();
-        for (JobSpec spec : BATCH) {
-          batch.add(demoJob(spec, corpora, teraInput, threads));
+        List<DemoJob> jobs = new ArrayList<>();
+        for (JobSpec spec : batch.jobs) {
+          jobs.add(demoJob(spec, corpora, teraInputs, threads));
         }
-        runBatch(cluster, run, batch);
+        runBatch(cluster, run, jobs);
       }
 
       Run a = capacity;
       Run b = locus;
       List<String> sources = new ArrayList<>();
-      sources.add(PROJECT);
-      sources.add(PROJECT);
-      sources.add(PROJECT);
-      sources.add(EXAMPLES);
-      sources.add(EXAMPLES);
-      sources.add(EXAMPLES);
+      for (JobSpec spec : batch.jobs) {
+        sources.add(spec.kind == Kind.PROJECT_WORDCOUNT ? PROJECT : EXAMPLES);
+      }
       System.out.println();
       if (!overrides.isEmpty()) {
         System.out.println("CapacityScheduler run: Hadoop 3.5.0's defaults except " + shortKeys(overrides));
@@ -468,26 +548,51 @@ public final class Demo {
     }
   }
 
+  /** What the batch is, as the run prints it before the first job. */
+  private static String describeBatch(Batch batch, Map<String, TeraInput> tera) {
+    if (batch.name.equals("default")) {
+      return "Batch, submitted back to back in this order: wc-small, wc-medium, wc-wide (the project's"
+          + " WordCount), ex-wordcount (examples' wordcount over wc-medium's input), ex-terasort ("
+          + tera.get("tera").rows() + " rows), ex-teragen (" + TERAGEN_ROWS + " rows, reads no input).";
+    }
+    List<String> parts = new ArrayList<>();
+    for (JobSpec j : batch.jobs) {
+      InputSpec in = batch.inputs.stream().filter(i -> i.name.equals(j.input)).findFirst().orElseThrow();
+      parts.add(j.name + " (" + (j.kind == Kind.TERASORT ? "examples' terasort, " : "the project's WordCount, ")
+          + in.files + (in.files == 1 ? " file" : " files") + ")");
+    }
+    return "Batch '" + batch.name + "', submitted back to back in this order: " + String.join(", ", parts) + ".";
+  }
+
   /** The DemoJob that runs {@code spec} (a fresh one per run). */
-  private static DemoJob demoJob(JobSpec spec, Map<String, Corpus> corpora, TeraInput tera, ExecutorService threads) {
-    switch (spec.name) {
-      case "ex-wordcount":
-        return new ExampleWordCount(spec.name, corpora.get(spec.input), spec.reduces);
-      case "ex-terasort":
+  private static DemoJob demoJob(JobSpec spec, Map<String, Corpus> corpora, Map<String, TeraInput> teraInputs,
+      ExecutorService threads) {
+    switch (spec.kind) {
+      case EXAMPLE_WORDCOUNT:
+        return new ExampleWordCount(spec.name, corpus(spec, corpora), spec.reduces);
+      case TERASORT:
+        TeraInput tera = teraInputs.get(spec.input);
+        if (tera == null) {
+          throw new IllegalArgumentException(spec.name + " reads unknown TeraSort input " + spec.input);
+        }
         return new ExampleTool(spec.name, "TeraSort", true, TeraSort::new,
             out -> new String[] {"-Dmapreduce.job.reduces=" + spec.reduces, tera.dir().toString(), out.toString()},
             (f, out) -> uncheck(() -> TeraInput.checkSorted(f, out, tera.rows())), threads);
-      case "ex-teragen":
+      case TERAGEN:
         return new ExampleTool(spec.name, "TeraGen", false, TeraGen::new,
             out -> new String[] {"-Dmapreduce.job.maps=" + spec.maps, String.valueOf(TERAGEN_ROWS), out.toString()},
             (f, out) -> uncheck(() -> TeraInput.checkGenerated(f, out, TERAGEN_ROWS)), threads);
       default:
-        Corpus corpus = corpora.get(spec.input);
-        if (corpus == null) {
-          throw new IllegalArgumentException(spec.name + " reads unknown input " + spec.input);
-        }
-        return new ProjectWordCount(spec.name, corpus, spec.reduces);
+        return new ProjectWordCount(spec.name, corpus(spec, corpora), spec.reduces);
     }
+  }
+
+  private static Corpus corpus(JobSpec spec, Map<String, Corpus> corpora) {
+    Corpus corpus = corpora.get(spec.input);
+    if (corpus == null) {
+      throw new IllegalArgumentException(spec.name + " reads unknown input " + spec.input);
+    }
+    return corpus;
   }
 
   private interface IoCall {
