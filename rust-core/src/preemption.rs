@@ -18,6 +18,22 @@
 //!    A container is taken only if neither its leaf nor any ancestor drops below its guarantee
 //!    and it fits in what the round may still take.
 //!
+//! Size-based preemption (`locus.preemption.size-based`, under `fsp` and `fair`, where every
+//! application runs in one queue): HFSP's (Pastorelli et al., IEEE BigData 2013) rule that the job
+//! the size-based order serves gets its room back from jobs later in the order. A round
+//! ([`select_by_order`]) gives each application, in the policy's order
+//! ([`crate::policy::JobPolicy::entitlement_order`]), its entitlement of the cluster's memory:
+//! under `fsp` all it asks for, each in turn, until the cluster is given out; under `fair` a
+//! max-min fair share. An application is held back when it asks for more than it holds, its
+//! entitlement is above what it holds, and no node's free room fits its smallest outstanding
+//! container; what the held-back applications lack (up to what they ask for) is taken from the
+//! applications holding more than their entitlement, the latest in the order first, each
+//! container only while its application keeps its entitlement: within one, containers already
+//! marked first (so a mark matures into a kill), then the most recently started; never an AM
+//! container; at most `total_preemption_per_round` of the cluster per round. Marks and kills
+//! are the same as between queues, so an application held back is given room only when it was
+//! still held back `max_wait_before_kill` after the first mark.
+//!
 //! Bound: a round costs O(Q · 64 · C + N log N) for Q queues (at most
 //! [`crate::policy::capacity_tree::MAX_TREE_QUEUES`]), C children of one parent (the
 //! proportional split makes at most 64 passes per child: see `distribute`) and N containers the RM holds (each holds node memory, so N is
@@ -30,6 +46,7 @@ use serde::Serialize;
 
 use crate::error::CoreError;
 use crate::fast_hash::FastMap;
+pub use crate::policy::ShareRule;
 
 pub const PREFIX: &str = "yarn.resourcemanager.monitor.capacity.preemption.";
 
@@ -415,6 +432,110 @@ pub fn select(
     taken
 }
 
+/// An application as a size-based round sees it, in the policy's order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entitled {
+    /// Memory its containers hold.
+    pub used_mb: u64,
+    /// Memory it asks for and does not hold.
+    pub pending_mb: u64,
+    /// No node's free room fits its smallest outstanding container.
+    pub held_back: bool,
+}
+
+/// A running container as a size-based round sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Held {
+    /// Index of its application in the order.
+    pub app: usize,
+    /// Start order (larger: started later).
+    pub started: u64,
+    pub am: bool,
+    pub mb: u64,
+    /// Marked by an earlier round and not killed yet.
+    pub marked: bool,
+}
+
+/// What each application of `apps` (in the policy's order) is entitled to hold of `cluster_mb`.
+pub fn entitlements(apps: &[Entitled], cluster_mb: u64, rule: ShareRule) -> Vec<u64> {
+    let demand = |a: &Entitled| a.used_mb.saturating_add(a.pending_mb);
+    let mut out = vec![0u64; apps.len()];
+    let mut left = cluster_mb;
+    match rule {
+        ShareRule::InOrder => {
+            for (i, a) in apps.iter().enumerate() {
+                out[i] = demand(a).min(left);
+                left -= out[i];
+            }
+        }
+        ShareRule::Equal => {
+            // Smallest demand first: each takes at most an equal part of what is left.
+            let mut by_demand: Vec<usize> = (0..apps.len()).collect();
+            by_demand.sort_by_key(|&i| (demand(&apps[i]), i));
+            let mut count = by_demand.len() as u64;
+            for i in by_demand {
+                let part = left / count.max(1);
+                out[i] = demand(&apps[i]).min(part);
+                left -= out[i];
+                count -= 1;
+            }
+        }
+    }
+    out
+}
+
+/// The containers a size-based round takes, as indices into `containers`, in the order taken
+/// (module docs).
+pub fn select_by_order(
+    apps: &[Entitled],
+    containers: &[Held],
+    cluster_mb: u64,
+    rule: ShareRule,
+    s: &PreemptionSettings,
+) -> Vec<usize> {
+    let ent = entitlements(apps, cluster_mb, rule);
+    let mut need: u64 = apps
+        .iter()
+        .zip(&ent)
+        .filter(|(a, _)| a.held_back && a.pending_mb > 0)
+        .map(|(a, &e)| e.saturating_sub(a.used_mb).min(a.pending_mb))
+        .fold(0u64, u64::saturating_add);
+    if need == 0 {
+        return Vec::new();
+    }
+    let mut budget = (cluster_mb as f64 * s.total_preemption_per_round).floor() as u64;
+    let mut used: Vec<u64> = apps.iter().map(|a| a.used_mb).collect();
+    let mut order: Vec<usize> = (0..containers.len())
+        .filter(|&i| {
+            let c = &containers[i];
+            !c.am && c.mb > 0 && c.app < apps.len() && used[c.app] > ent[c.app]
+        })
+        .collect();
+    // The latest application first; within one, a marked container first, then the youngest.
+    order.sort_by(|&x, &y| {
+        let (a, b) = (&containers[x], &containers[y]);
+        b.app
+            .cmp(&a.app)
+            .then(b.marked.cmp(&a.marked))
+            .then(b.started.cmp(&a.started))
+    });
+    let mut taken = Vec::new();
+    for i in order {
+        if need == 0 {
+            break;
+        }
+        let c = &containers[i];
+        if c.mb > budget || used[c.app] < ent[c.app].saturating_add(c.mb) {
+            continue;
+        }
+        used[c.app] -= c.mb;
+        budget -= c.mb;
+        need = need.saturating_sub(c.mb);
+        taken.push(i);
+    }
+    taken
+}
+
 /// What a round asks the shim to do.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RoundOutcome {
@@ -476,6 +597,10 @@ impl Marks {
         self.first_marked.len()
     }
 
+    pub fn contains(&self, id: &str) -> bool {
+        self.first_marked.contains_key(id)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.first_marked.is_empty()
     }
@@ -497,6 +622,10 @@ fn pending_mb(app: &crate::state::app::App) -> u64 {
 
 /// The tree and the running containers (with their ids) a round works on.
 pub type PreemptionView = (Vec<TreeQueue>, Vec<(String, Candidate)>);
+
+/// The applications in order, their running containers (with their ids) and the share rule a
+/// size-based round works on.
+pub type SizeBasedView = (Vec<Entitled>, Vec<(String, Held)>, ShareRule);
 
 impl crate::core::Core {
     /// The queue tree and the running containers as a round sees them; `None` outside
@@ -596,9 +725,86 @@ impl crate::core::Core {
                     .map(|i| candidates[i].0.clone())
                     .collect()
             }
-            None => Vec::new(),
+            None => self.size_based_choice(s, now_ms),
         };
         self.preemption_marks.apply(chosen, now_ms, s)
+    }
+
+    /// The applications in the job policy's order and their running containers, as a
+    /// size-based round sees them; `None` when `locus.preemption.size-based` is off or the
+    /// policy has no such order.
+    pub fn size_based_view(&self) -> Option<SizeBasedView> {
+        if !self.config().preemption_size_based {
+            return None;
+        }
+        let state = self.state();
+        let (order, rule) = self.layers.job.entitlement_order(state)?;
+        let mut index: FastMap<crate::state::app::Arrival, usize> = FastMap::default();
+        // Whether some node's free room fits a size, once per distinct size: asks come in a
+        // few sizes, so this stays O(sizes x nodes), not O(applications x nodes).
+        let mut fits: BTreeMap<(u64, u32), bool> = BTreeMap::new();
+        let mut apps = Vec::with_capacity(order.len());
+        for arrival in order {
+            let Some(app) = state.app(arrival) else {
+                continue;
+            };
+            if index.contains_key(&arrival) {
+                continue;
+            }
+            let smallest = app
+                .asks
+                .tables()
+                .filter_map(|(_, t)| t.row(crate::state::names::ANY_ID))
+                .filter(|r| r.count > 0)
+                .map(|r| r.capability)
+                .min_by_key(|r| (r.memory_mb, r.vcores));
+            let held_back = smallest.is_some_and(|size| {
+                !*fits
+                    .entry((size.memory_mb, size.vcores))
+                    .or_insert_with(|| state.nodes().any(|n| n.unallocated.fits(&size)))
+            });
+            index.insert(arrival, apps.len());
+            apps.push(Entitled {
+                used_mb: app.used.memory_mb,
+                pending_mb: pending_mb(app),
+                held_back,
+            });
+        }
+        let mut held = Vec::with_capacity(state.containers().len());
+        for c in state.containers().iter() {
+            let Some(&i) = state.app_by_id(&c.app).and_then(|a| index.get(&a.arrival)) else {
+                continue;
+            };
+            held.push((
+                c.id.clone(),
+                Held {
+                    app: i,
+                    started: c.started,
+                    am: c.is_am(),
+                    mb: c.resource.memory_mb,
+                    marked: self.preemption_marks.contains(&c.id),
+                },
+            ));
+        }
+        Some((apps, held, rule))
+    }
+
+    fn size_based_choice(&mut self, s: &PreemptionSettings, now_ms: u64) -> Vec<String> {
+        if !self.config().preemption_size_based {
+            return Vec::new();
+        }
+        // Applications are otherwise activated on a heartbeat with room, which a full cluster
+        // never sends: one waiting for its AM would never be held back, only never admitted.
+        self.sync_pending_and_activate(now_ms);
+        let Some((apps, held, rule)) = self.size_based_view() else {
+            return Vec::new();
+        };
+        let cluster = self.state().capacity().memory_mb;
+        let only: Vec<Held> = held.iter().map(|(_, c)| c.clone()).collect();
+        select_by_order(&apps, &only, cluster, rule, s)
+            .into_iter()
+            .map(|i| held[i].0.clone())
+            .collect()
     }
 }
 
