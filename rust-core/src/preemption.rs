@@ -1054,6 +1054,106 @@ mod tests {
         assert!(select(&q, &tasks(1, 1, 20, 0), cluster, &s).is_empty());
     }
 
+    fn entitled(used_gb: u64, pending_gb: u64, held_back: bool) -> Entitled {
+        Entitled {
+            used_mb: used_gb * GB,
+            pending_mb: pending_gb * GB,
+            held_back,
+        }
+    }
+
+    fn held(app: usize, n: u64, first_start: u64) -> Vec<Held> {
+        (0..n)
+            .map(|i| Held {
+                app,
+                started: first_start + i,
+                am: false,
+                mb: GB,
+                marked: false,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn entitlements_in_order_and_max_min_fair() {
+        let apps = vec![
+            entitled(0, 3, true),
+            entitled(4, 10, false),
+            entitled(4, 0, false),
+        ];
+        let e = entitlements(&apps, 8 * GB, ShareRule::InOrder);
+        assert_eq!(e, vec![3 * GB, 5 * GB, 0]);
+        // Max-min: the smallest demand (1 GB) whole, equal parts of the rest to the others.
+        let mut apps = apps;
+        apps[0].pending_mb = GB;
+        let e = entitlements(&apps, 8 * GB, ShareRule::Equal);
+        assert_eq!(e, vec![GB, GB * 7 / 2, GB * 7 / 2]);
+    }
+
+    #[test]
+    fn in_order_the_latest_application_gives_back_first_youngest_first() {
+        let apps = vec![
+            entitled(0, 2, true),
+            entitled(4, 10, false),
+            entitled(4, 10, false),
+        ];
+        let mut c = held(1, 4, 0);
+        c.extend(held(2, 4, 4));
+        let s = PreemptionSettings {
+            total_preemption_per_round: 1.0,
+            ..PreemptionSettings::default()
+        };
+        assert_eq!(
+            select_by_order(&apps, &c, 8 * GB, ShareRule::InOrder, &s),
+            vec![7, 6]
+        );
+        // Not held back (room fits its next container somewhere): nothing.
+        let mut free = apps.clone();
+        free[0].held_back = false;
+        assert!(select_by_order(&free, &c, 8 * GB, ShareRule::InOrder, &s).is_empty());
+    }
+
+    #[test]
+    fn a_round_stays_within_its_budget_and_keeps_each_victims_entitlement() {
+        let apps = vec![entitled(0, 8, true), entitled(8, 0, false)];
+        let c = held(1, 8, 0);
+        let s = PreemptionSettings {
+            total_preemption_per_round: 0.25,
+            ..PreemptionSettings::default()
+        };
+        assert_eq!(
+            select_by_order(&apps, &c, 8 * GB, ShareRule::InOrder, &s).len(),
+            2
+        );
+        // Under fair the victim keeps its half however much the other asks for.
+        let s = PreemptionSettings {
+            total_preemption_per_round: 1.0,
+            ..PreemptionSettings::default()
+        };
+        assert_eq!(
+            select_by_order(&apps, &c, 8 * GB, ShareRule::Equal, &s),
+            vec![7, 6, 5, 4]
+        );
+    }
+
+    #[test]
+    fn am_containers_are_never_taken_and_marked_ones_go_first() {
+        let apps = vec![entitled(0, 4, true), entitled(4, 0, false)];
+        let mut c = held(1, 4, 0);
+        c[0].am = true;
+        c[1].marked = true;
+        let s = PreemptionSettings {
+            total_preemption_per_round: 1.0,
+            ..PreemptionSettings::default()
+        };
+        let taken = select_by_order(&apps, &c, 4 * GB, ShareRule::InOrder, &s);
+        assert_eq!(
+            taken,
+            vec![1, 3, 2],
+            "the marked one, then the youngest; not the AM"
+        );
+    }
+
     #[test]
     fn marks_then_kills_after_the_wait_and_forgets_stale_marks() {
         let s = PreemptionSettings {

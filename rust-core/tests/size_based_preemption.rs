@@ -216,3 +216,53 @@ fn am_containers_are_never_taken_even_when_nothing_else_is_left() {
     let r = c.preemption_round(cl.now_ms + 100_000, &settings());
     assert!(r.selected.is_empty(), "{:?}", r.selected);
 }
+
+#[test]
+fn the_key_is_refused_outside_fsp_and_fair_naming_it() {
+    for policy in ["capacity", "fifo", "td"] {
+        let mut p = common::props(&[
+            ("locus.policy", policy),
+            ("locus.preemption.size-based", "true"),
+        ]);
+        if policy == "capacity" {
+            p.insert("locus.capacity.queues".into(), "a:50:100,b:50:100".into());
+        }
+        let e = Core::new(&p).err().expect(policy).to_string();
+        assert!(e.contains("locus.preemption.size-based"), "{policy}: {e}");
+    }
+    let p = common::props(&[("locus.preemption.size-based", "maybe")]);
+    let e = Core::new(&p).err().expect("a bad value").to_string();
+    assert!(
+        e.contains("locus.preemption.size-based") && e.contains("maybe"),
+        "{e}"
+    );
+}
+
+#[test]
+fn under_capacity_a_round_still_keeps_every_queue_at_its_guarantee() {
+    // The key cannot be on there; the queues' own rounds run as before: a fills the cluster,
+    // b asks for more than its guarantee, and a is taken down to its half, no further.
+    let mut c = common::core_with(&[
+        ("locus.policy", "capacity"),
+        ("locus.capacity.queues", "a:50:100,b:50:100"),
+    ]);
+    let mut cl = Cluster::new(&mut c);
+    common::add_app_in(&mut c, "a1", "a", "u", "a1", 1, "SPARK", &[]);
+    common::set_small_asks(&mut c, "a1", &[(1, "*", 100)]);
+    cl.beat(&mut c);
+    assert_eq!(cl.held("a1"), 2 * NODE_GB as usize);
+    common::add_app_in(&mut c, "b1", "b", "u", "b1", 2, "SPARK", &[]);
+    common::set_small_asks(&mut c, "b1", &[(1, "*", 100)]);
+    let s = PreemptionSettings {
+        total_preemption_per_round: 1.0,
+        natural_termination_factor: 1.0,
+        ..settings()
+    };
+    for k in 0..20 {
+        let r = c.preemption_round(cl.now_ms + k * 1000, &s);
+        cl.kill(&mut c, &r.kill);
+        cl.beat(&mut c);
+    }
+    assert_eq!(cl.held("a1"), NODE_GB as usize, "a keeps its guarantee");
+    assert_eq!(cl.held("b1"), NODE_GB as usize);
+}
