@@ -25,8 +25,8 @@
 //! ([`crate::policy::JobPolicy::entitlement_order`]), its entitlement of the cluster's memory:
 //! under `fsp` all it asks for, each in turn, until the cluster is given out; under `fair` a
 //! max-min fair share. An application is held back when it asks for more than it holds, its
-//! entitlement is above what it holds, and no node's free room fits its smallest outstanding
-//! container; what the held-back applications lack (up to what they ask for) is taken from the
+//! entitlement is above what it holds, and no node's free room fits any container it asks
+//! for; what the held-back applications lack (up to what they ask for) is taken from the
 //! applications holding more than their entitlement, the latest in the order first, each
 //! container only while its application keeps its entitlement: within one, containers already
 //! marked first (so a mark matures into a kill), then the most recently started; never an AM
@@ -34,11 +34,18 @@
 //! are the same as between queues, so an application held back is given room only when it was
 //! still held back `max_wait_before_kill` after the first mark.
 //!
-//! Bound: a round costs O(Q · 64 · C + N log N) for Q queues (at most
+//! Bound: a round between queues costs O(Q · 64 · C + N log N) for Q queues (at most
 //! [`crate::policy::capacity_tree::MAX_TREE_QUEUES`]), C children of one parent (the
 //! proportional split makes at most 64 passes per child: see `distribute`) and N containers the RM holds (each holds node memory, so N is
 //! bounded by the cluster, not by anything an AM sends). The containers marked and not yet
 //! killed are a subset of those, and forgotten 2 × `max_wait_before_kill` after their mark.
+//! A size-based round costs O(A log A + R · V + M log M + N log N) for A applications (each
+//! holds a container or was admitted by the AM limits), R ask rows (bounded per application by
+//! `locus.app.max-ask-rows`), M nodes and V distinct vcores figures of their free room (at most
+//! the largest node's vcores plus one).
+//! A size-based round costs O(A log A + R + S · M + N log N) for A applications (each holds a
+//! container or was admitted by the AM limits), R ask rows, S distinct sizes of the
+//! applications' smallest asks and M nodes: neither sorts nor loops over anything an AM sizes.
 
 use std::collections::BTreeMap;
 
@@ -439,7 +446,7 @@ pub struct Entitled {
     pub used_mb: u64,
     /// Memory it asks for and does not hold.
     pub pending_mb: u64,
-    /// No node's free room fits its smallest outstanding container.
+    /// No node's free room fits any container it asks for.
     pub held_back: bool,
 }
 
@@ -740,9 +747,22 @@ impl crate::core::Core {
         let state = self.state();
         let (order, rule) = self.layers.job.entitlement_order(state)?;
         let mut index: FastMap<crate::state::app::Arrival, usize> = FastMap::default();
-        // Whether some node's free room fits a size, once per distinct size: asks come in a
-        // few sizes, so this stays O(sizes x nodes), not O(applications x nodes).
-        let mut fits: BTreeMap<(u64, u32), bool> = BTreeMap::new();
+        // The nodes' free room reduced to the points no other node's room covers (most memory
+        // first, each with more vcores than any before it): at most one per distinct vcores
+        // figure, so checking a container size costs that, not the node count.
+        let mut frontier: Vec<(u64, u32)> = state
+            .nodes()
+            .map(|n| (n.unallocated.memory_mb, n.unallocated.vcores))
+            .collect();
+        frontier.sort_unstable_by(|a, b| b.cmp(a));
+        let mut most_vcores = None;
+        frontier.retain(|&(_, v)| {
+            let keep = most_vcores.is_none_or(|m| v > m);
+            if keep {
+                most_vcores = Some(v);
+            }
+            keep
+        });
         let mut apps = Vec::with_capacity(order.len());
         for arrival in order {
             let Some(app) = state.app(arrival) else {
@@ -751,18 +771,19 @@ impl crate::core::Core {
             if index.contains_key(&arrival) {
                 continue;
             }
-            let smallest = app
+            let mut outstanding = app
                 .asks
                 .tables()
                 .filter_map(|(_, t)| t.row(crate::state::names::ANY_ID))
                 .filter(|r| r.count > 0)
                 .map(|r| r.capability)
-                .min_by_key(|r| (r.memory_mb, r.vcores));
-            let held_back = smallest.is_some_and(|size| {
-                !*fits
-                    .entry((size.memory_mb, size.vcores))
-                    .or_insert_with(|| state.nodes().any(|n| n.unallocated.fits(&size)))
-            });
+                .peekable();
+            let held_back = outstanding.peek().is_some()
+                && !outstanding.any(|size| {
+                    frontier
+                        .iter()
+                        .any(|&(m, v)| m >= size.memory_mb && v >= size.vcores)
+                });
             index.insert(arrival, apps.len());
             apps.push(Entitled {
                 used_mb: app.used.memory_mb,
