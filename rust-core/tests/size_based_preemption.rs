@@ -170,7 +170,7 @@ fn under_fsp_a_small_job_behind_big_ones_gets_its_room_back_in_bounded_rounds() 
 
 #[test]
 fn under_fsp_the_room_comes_from_the_job_latest_in_the_order() {
-    let (mut c, mut cl) = small_behind_big("fsp", true);
+    let (mut c, cl) = small_behind_big("fsp", true);
     let r = c.preemption_round(cl.now_ms, &settings());
     assert!(!r.selected.is_empty());
     for id in &r.selected {
