@@ -43,9 +43,6 @@
 //! holds a container or was admitted by the AM limits), R ask rows (bounded per application by
 //! `locus.app.max-ask-rows`), M nodes and V distinct vcores figures of their free room (at most
 //! the largest node's vcores plus one).
-//! A size-based round costs O(A log A + R + S · M + N log N) for A applications (each holds a
-//! container or was admitted by the AM limits), R ask rows, S distinct sizes of the
-//! applications' smallest asks and M nodes: neither sorts nor loops over anything an AM sizes.
 
 use std::collections::BTreeMap;
 
