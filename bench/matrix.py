@@ -61,6 +61,7 @@ CELLS = [
 ]
 
 LOC = "locus.locality="
+PREEMPT = "locus.preemption.size-based=true"
 # (label, --policy item). Every valid policy x locality pair (td and joss-t place maps themselves
 # and accept only hadoop), FRESH's own slot configurator, FRESH's static split under fair (the
 # one slot split the settings allow outside fresh), and TD's hot queue as a layer.
@@ -76,6 +77,10 @@ CONFIGS = [
     ("fsp", "fsp;" + LOC + "hadoop"),
     ("fsp+delay", "fsp;" + LOC + "delay"),
     ("fsp+delay-room", "fsp;" + LOC + "delay-room"),
+    # Size-based preemption (docs/results/2026-11-29-size-based-preemption.md), with the
+    # monitor's CapacityScheduler defaults (rounds every 3 s, kills 15 s after the mark).
+    ("fsp+delay+preemption", "fsp;" + LOC + "delay;" + PREEMPT),
+    ("fair+delay+preemption", "fair;" + LOC + "delay;" + PREEMPT),
     ("capacity", "capacity;" + LOC + "hadoop"),
     ("capacity+delay", "capacity;" + LOC + "delay"),
     ("capacity+matchmaking", "capacity;" + LOC + "matchmaking"),

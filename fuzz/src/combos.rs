@@ -93,8 +93,33 @@ pub fn valid() -> &'static [Props] {
             .filter(|p| Core::new(p).is_ok())
             .collect();
         out.extend(shared);
+        // Size-based preemption on, for every fsp and fair combination above, last again.
+        let size_based: Vec<Props> = out
+            .iter()
+            .filter(|p| {
+                matches!(
+                    p.get("locus.policy").map(String::as_str),
+                    Some("fsp") | Some("fair")
+                )
+            })
+            .map(|p| {
+                let mut q = p.clone();
+                q.insert(SIZE_BASED.into(), "true".into());
+                q
+            })
+            .filter(|p| Core::new(p).is_ok())
+            .collect();
+        out.extend(size_based);
         out
     })
+}
+
+/// `locus.preemption.size-based`; the combinations that set it come last in [`valid`].
+pub const SIZE_BASED: &str = locus_core::config::PREEMPTION_SIZE_BASED;
+
+/// Whether preemption rounds may take containers outside `capacity`'s queues.
+pub fn is_size_based(p: &Props) -> bool {
+    p.get(SIZE_BASED).is_some_and(|v| v == "true")
 }
 
 /// The static split's key; the combinations that set it come last in [`valid`].
@@ -130,6 +155,9 @@ pub fn describe(p: &Props) -> String {
     }
     if let Some(v) = p.get(MAP_SHARE) {
         shown.push(format!("{}={v}", &MAP_SHARE[6..]));
+    }
+    if let Some(v) = p.get(SIZE_BASED) {
+        shown.push(format!("{}={v}", &SIZE_BASED[6..]));
     }
     shown.join(" ")
 }

@@ -562,8 +562,9 @@ impl Model {
     /// One preemption round. Each container is chosen at most once and is one the RM runs;
     /// marks and kills are among the chosen and never both; the round takes no more than
     /// `total_preemption_per_round` of the cluster; under `capacity` no queue is left below
-    /// its guarantee, and under the other policies nothing is taken. Kills are carried out.
-    fn preemption_round(
+    /// its guarantee, under size-based preemption no AM container is taken, and under the other
+    /// policies nothing is taken. Kills are carried out.
+    pub fn preemption_round(
         &mut self,
         step: usize,
         total_percent: u32,
@@ -619,7 +620,18 @@ impl Model {
                 format!("{taken_total} MB taken of {cluster} MB at {total_percent}%"),
             );
         }
-        if !combos::is_capacity(&self.props) {
+        if combos::is_size_based(&self.props) {
+            // Size-based rounds: never an AM container (as the core's state knows them, the
+            // same record the shim's diagnostics read).
+            let state = self.core.state();
+            if let Some(id) = r
+                .selected
+                .iter()
+                .find(|id| state.containers().iter().any(|c| &c.id == *id && c.is_am()))
+            {
+                return fail("preempted_am", format!("{id}, an AM container, chosen"));
+            }
+        } else if !combos::is_capacity(&self.props) {
             if !r.selected.is_empty() {
                 return fail(
                     "preempted_without_queues",

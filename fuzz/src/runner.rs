@@ -91,6 +91,10 @@ fn drain(m: &mut Model, step: usize) -> Result<(), Failure> {
                 idle.push(h);
             }
         }
+        if crate::combos::is_size_based(&m.props) {
+            // Liveness with the rounds running: what they take must not keep anyone waiting.
+            m.preemption_round(step, 25, 100, 2)?;
+        }
         let apps: Vec<u32> = m.apps.keys().copied().collect();
         let mut anyone = false;
         for app in apps {

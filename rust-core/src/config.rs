@@ -48,6 +48,7 @@ pub use crate::profile::{
 pub const DELAY_NODE_THRESHOLD: &str = "locus.delay.node-locality-threshold";
 pub const DELAY_RACK_THRESHOLD: &str = "locus.delay.rack-locality-threshold";
 pub const DELAY_IDLE_ROOM: &str = "locus.delay.idle-room";
+pub const PREEMPTION_SIZE_BASED: &str = "locus.preemption.size-based";
 pub const JOSS_THRESHOLD: &str = "locus.joss.threshold";
 pub const TD_LOWER_BOUND: &str = "locus.td.lower-bound";
 pub const TD_UPPER_BOUND: &str = "locus.td.upper-bound";
@@ -203,6 +204,14 @@ pub const KEYS: &[Key] = &[
         "",
         "`true`, `false`",
         "for `delay`, `delay-room`: misses on room nobody took also count, so a waiting key does not idle the cluster",
+    ),
+    key(
+        PREEMPTION_SIZE_BASED,
+        "boolean",
+        "false",
+        "",
+        "`true` (only under `fsp` and `fair`), `false`",
+        "under `fsp`, `fair`: preemption rounds (the RM's scheduling monitor) take containers back from the applications latest in the policy's order for a running application held back beyond its entitlement (docs/operator/preemption.md)",
     ),
     key(
         HOTSPOT,
@@ -534,6 +543,9 @@ pub struct Config {
     pub delay_rack_threshold: f64,
     /// Whether `delay` counts misses on room left idle across a key's containers.
     pub delay_idle_room: bool,
+    /// `locus.preemption.size-based`: preemption rounds under `fsp` and `fair` take room back
+    /// for the applications the policy's order entitles to it ([`crate::preemption`]).
+    pub preemption_size_based: bool,
     /// TD's parameters (θ, δ, ρ for the hot queue), validated by the paper module.
     pub td: TdConfig,
     /// JoSS's td; `None` = k/(k−1) for k datacenters (Eq. 8).
@@ -581,6 +593,8 @@ impl Default for Config {
             delay_node_threshold: 1.0,
             delay_rack_threshold: 1.0,
             delay_idle_room: true,
+            // docs/results/2026-11-29-size-based-preemption.md.
+            preemption_size_based: false,
             // T is not a setting: the TD policy counts the cluster's map slots itself.
             td: TdConfig::with_slots(0),
             joss_threshold: None,
@@ -709,6 +723,7 @@ impl Config {
                 DELAY_NODE_THRESHOLD => cfg.delay_node_threshold = parse_threshold(key, value)?,
                 DELAY_RACK_THRESHOLD => cfg.delay_rack_threshold = parse_threshold(key, value)?,
                 DELAY_IDLE_ROOM => cfg.delay_idle_room = parse_bool(key, value)?,
+                PREEMPTION_SIZE_BASED => cfg.preemption_size_based = parse_bool(key, value)?,
                 JOSS_THRESHOLD => cfg.joss_threshold = Some(parse_positive(key, value)?),
                 TD_LOWER_BOUND => cfg.td.lower_bound = parse_positive(key, value)?,
                 TD_UPPER_BOUND => cfg.td.upper_bound = parse_positive(key, value)?,
@@ -821,6 +836,22 @@ impl Config {
                 format!(
                     "only locus.policy=capacity enforces queues; with {} they would be ignored (leave the key empty)",
                     self.policy.as_str()
+                ),
+            );
+        }
+        if self.preemption_size_based
+            && !matches!(self.policy, JobPolicyKind::Fsp | JobPolicyKind::Fair)
+        {
+            return refuse(
+                PREEMPTION_SIZE_BASED,
+                format!(
+                    "takes room back in the order of fsp or fair, not {}{}",
+                    self.policy.as_str(),
+                    if self.policy == JobPolicyKind::Capacity {
+                        " (capacity's queues have their own preemption: docs/operator/preemption.md)"
+                    } else {
+                        ""
+                    }
                 ),
             );
         }

@@ -206,7 +206,7 @@ fn log_queues(cfg: &Config) {
 
 pub struct Core {
     config: Config,
-    layers: Layers,
+    pub(crate) layers: Layers,
     state: ClusterState,
     in_flight: InFlight,
     rejections: Rejections,
@@ -997,6 +997,13 @@ impl Core {
     /// Gives the state the decisions now in flight. The shim confirms and rejects decisions
     /// between offers, so whatever reads the state's in-flight use (every offer, a preemption
     /// round) refreshes it first rather than trusting the last offer's.
+    /// Brings the pending index up to date and activates the applications the AM limits admit,
+    /// as a heartbeat with room does first.
+    pub(crate) fn sync_pending_and_activate(&mut self, now_ms: u64) {
+        self.state.sync_pending();
+        crate::schedule::activate(&mut self.state, self.layers.job.as_mut(), now_ms);
+    }
+
     pub(crate) fn sync_in_flight(&mut self) {
         self.state.set_in_flight(self.in_flight.unconfirmed());
         self.state

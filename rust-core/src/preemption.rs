@@ -18,11 +18,31 @@
 //!    A container is taken only if neither its leaf nor any ancestor drops below its guarantee
 //!    and it fits in what the round may still take.
 //!
-//! Bound: a round costs O(Q · 64 · C + N log N) for Q queues (at most
+//! Size-based preemption (`locus.preemption.size-based`, under `fsp` and `fair`, where every
+//! application runs in one queue): HFSP's (Pastorelli et al., IEEE BigData 2013) rule that the job
+//! the size-based order serves gets its room back from jobs later in the order. A round
+//! ([`select_by_order`]) gives each application, in the policy's order
+//! ([`crate::policy::JobPolicy::entitlement_order`]), its entitlement of the cluster's memory:
+//! under `fsp` all it asks for, each in turn, until the cluster is given out; under `fair` a
+//! max-min fair share. An application is held back when it asks for more than it holds, its
+//! entitlement is above what it holds, and no node's free room fits any container it asks
+//! for; what the held-back applications lack (up to what they ask for) is taken from the
+//! applications holding more than their entitlement, the latest in the order first, each
+//! container only while its application keeps its entitlement: within one, containers already
+//! marked first (so a mark matures into a kill), then the most recently started; never an AM
+//! container; at most `total_preemption_per_round` of the cluster per round. Marks and kills
+//! are the same as between queues, so an application held back is given room only when it was
+//! still held back `max_wait_before_kill` after the first mark.
+//!
+//! Bound: a round between queues costs O(Q · 64 · C + N log N) for Q queues (at most
 //! [`crate::policy::capacity_tree::MAX_TREE_QUEUES`]), C children of one parent (the
 //! proportional split makes at most 64 passes per child: see `distribute`) and N containers the RM holds (each holds node memory, so N is
 //! bounded by the cluster, not by anything an AM sends). The containers marked and not yet
 //! killed are a subset of those, and forgotten 2 × `max_wait_before_kill` after their mark.
+//! A size-based round costs O(A log A + R · V + M log M + N log N) for A applications (each
+//! holds a container or was admitted by the AM limits), R ask rows (bounded per application by
+//! `locus.app.max-ask-rows`), M nodes and V distinct vcores figures of their free room (at most
+//! the largest node's vcores plus one).
 
 use std::collections::BTreeMap;
 
@@ -30,6 +50,7 @@ use serde::Serialize;
 
 use crate::error::CoreError;
 use crate::fast_hash::FastMap;
+pub use crate::policy::ShareRule;
 
 pub const PREFIX: &str = "yarn.resourcemanager.monitor.capacity.preemption.";
 
@@ -415,6 +436,110 @@ pub fn select(
     taken
 }
 
+/// An application as a size-based round sees it, in the policy's order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entitled {
+    /// Memory its containers hold.
+    pub used_mb: u64,
+    /// Memory it asks for and does not hold.
+    pub pending_mb: u64,
+    /// No node's free room fits any container it asks for.
+    pub held_back: bool,
+}
+
+/// A running container as a size-based round sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Held {
+    /// Index of its application in the order.
+    pub app: usize,
+    /// Start order (larger: started later).
+    pub started: u64,
+    pub am: bool,
+    pub mb: u64,
+    /// Marked by an earlier round and not killed yet.
+    pub marked: bool,
+}
+
+/// What each application of `apps` (in the policy's order) is entitled to hold of `cluster_mb`.
+pub fn entitlements(apps: &[Entitled], cluster_mb: u64, rule: ShareRule) -> Vec<u64> {
+    let demand = |a: &Entitled| a.used_mb.saturating_add(a.pending_mb);
+    let mut out = vec![0u64; apps.len()];
+    let mut left = cluster_mb;
+    match rule {
+        ShareRule::InOrder => {
+            for (i, a) in apps.iter().enumerate() {
+                out[i] = demand(a).min(left);
+                left -= out[i];
+            }
+        }
+        ShareRule::Equal => {
+            // Smallest demand first: each takes at most an equal part of what is left.
+            let mut by_demand: Vec<usize> = (0..apps.len()).collect();
+            by_demand.sort_by_key(|&i| (demand(&apps[i]), i));
+            let mut count = by_demand.len() as u64;
+            for i in by_demand {
+                let part = left / count.max(1);
+                out[i] = demand(&apps[i]).min(part);
+                left -= out[i];
+                count -= 1;
+            }
+        }
+    }
+    out
+}
+
+/// The containers a size-based round takes, as indices into `containers`, in the order taken
+/// (module docs).
+pub fn select_by_order(
+    apps: &[Entitled],
+    containers: &[Held],
+    cluster_mb: u64,
+    rule: ShareRule,
+    s: &PreemptionSettings,
+) -> Vec<usize> {
+    let ent = entitlements(apps, cluster_mb, rule);
+    let mut need: u64 = apps
+        .iter()
+        .zip(&ent)
+        .filter(|(a, _)| a.held_back && a.pending_mb > 0)
+        .map(|(a, &e)| e.saturating_sub(a.used_mb).min(a.pending_mb))
+        .fold(0u64, u64::saturating_add);
+    if need == 0 {
+        return Vec::new();
+    }
+    let mut budget = (cluster_mb as f64 * s.total_preemption_per_round).floor() as u64;
+    let mut used: Vec<u64> = apps.iter().map(|a| a.used_mb).collect();
+    let mut order: Vec<usize> = (0..containers.len())
+        .filter(|&i| {
+            let c = &containers[i];
+            !c.am && c.mb > 0 && c.app < apps.len() && used[c.app] > ent[c.app]
+        })
+        .collect();
+    // The latest application first; within one, a marked container first, then the youngest.
+    order.sort_by(|&x, &y| {
+        let (a, b) = (&containers[x], &containers[y]);
+        b.app
+            .cmp(&a.app)
+            .then(b.marked.cmp(&a.marked))
+            .then(b.started.cmp(&a.started))
+    });
+    let mut taken = Vec::new();
+    for i in order {
+        if need == 0 {
+            break;
+        }
+        let c = &containers[i];
+        if c.mb > budget || used[c.app] < ent[c.app].saturating_add(c.mb) {
+            continue;
+        }
+        used[c.app] -= c.mb;
+        budget -= c.mb;
+        need = need.saturating_sub(c.mb);
+        taken.push(i);
+    }
+    taken
+}
+
 /// What a round asks the shim to do.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RoundOutcome {
@@ -476,6 +601,10 @@ impl Marks {
         self.first_marked.len()
     }
 
+    pub fn contains(&self, id: &str) -> bool {
+        self.first_marked.contains_key(id)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.first_marked.is_empty()
     }
@@ -497,6 +626,10 @@ fn pending_mb(app: &crate::state::app::App) -> u64 {
 
 /// The tree and the running containers (with their ids) a round works on.
 pub type PreemptionView = (Vec<TreeQueue>, Vec<(String, Candidate)>);
+
+/// The applications in order, their running containers (with their ids) and the share rule a
+/// size-based round works on.
+pub type SizeBasedView = (Vec<Entitled>, Vec<(String, Held)>, ShareRule);
 
 impl crate::core::Core {
     /// The queue tree and the running containers as a round sees them; `None` outside
@@ -596,9 +729,100 @@ impl crate::core::Core {
                     .map(|i| candidates[i].0.clone())
                     .collect()
             }
-            None => Vec::new(),
+            None => self.size_based_choice(s, now_ms),
         };
         self.preemption_marks.apply(chosen, now_ms, s)
+    }
+
+    /// The applications in the job policy's order and their running containers, as a
+    /// size-based round sees them; `None` when `locus.preemption.size-based` is off or the
+    /// policy has no such order.
+    pub fn size_based_view(&self) -> Option<SizeBasedView> {
+        if !self.config().preemption_size_based {
+            return None;
+        }
+        let state = self.state();
+        let (order, rule) = self.layers.job.entitlement_order(state)?;
+        let mut index: FastMap<crate::state::app::Arrival, usize> = FastMap::default();
+        // The nodes' free room reduced to the points no other node's room covers (most memory
+        // first, each with more vcores than any before it): at most one per distinct vcores
+        // figure, so checking a container size costs that, not the node count.
+        let mut frontier: Vec<(u64, u32)> = state
+            .nodes()
+            .map(|n| (n.unallocated.memory_mb, n.unallocated.vcores))
+            .collect();
+        frontier.sort_unstable_by(|a, b| b.cmp(a));
+        let mut most_vcores = None;
+        frontier.retain(|&(_, v)| {
+            let keep = most_vcores.is_none_or(|m| v > m);
+            if keep {
+                most_vcores = Some(v);
+            }
+            keep
+        });
+        let mut apps = Vec::with_capacity(order.len());
+        for arrival in order {
+            let Some(app) = state.app(arrival) else {
+                continue;
+            };
+            if index.contains_key(&arrival) {
+                continue;
+            }
+            let mut outstanding = app
+                .asks
+                .tables()
+                .filter_map(|(_, t)| t.row(crate::state::names::ANY_ID))
+                .filter(|r| r.count > 0)
+                .map(|r| r.capability)
+                .peekable();
+            let held_back = outstanding.peek().is_some()
+                && !outstanding.any(|size| {
+                    frontier
+                        .iter()
+                        .any(|&(m, v)| m >= size.memory_mb && v >= size.vcores)
+                });
+            index.insert(arrival, apps.len());
+            apps.push(Entitled {
+                used_mb: app.used.memory_mb,
+                pending_mb: pending_mb(app),
+                held_back,
+            });
+        }
+        let mut held = Vec::with_capacity(state.containers().len());
+        for c in state.containers().iter() {
+            let Some(&i) = state.app_by_id(&c.app).and_then(|a| index.get(&a.arrival)) else {
+                continue;
+            };
+            held.push((
+                c.id.clone(),
+                Held {
+                    app: i,
+                    started: c.started,
+                    am: c.is_am(),
+                    mb: c.resource.memory_mb,
+                    marked: self.preemption_marks.contains(&c.id),
+                },
+            ));
+        }
+        Some((apps, held, rule))
+    }
+
+    fn size_based_choice(&mut self, s: &PreemptionSettings, now_ms: u64) -> Vec<String> {
+        if !self.config().preemption_size_based {
+            return Vec::new();
+        }
+        // Applications are otherwise activated on a heartbeat with room, which a full cluster
+        // never sends: one waiting for its AM would never be held back, only never admitted.
+        self.sync_pending_and_activate(now_ms);
+        let Some((apps, held, rule)) = self.size_based_view() else {
+            return Vec::new();
+        };
+        let cluster = self.state().capacity().memory_mb;
+        let only: Vec<Held> = held.iter().map(|(_, c)| c.clone()).collect();
+        select_by_order(&apps, &only, cluster, rule, s)
+            .into_iter()
+            .map(|i| held[i].0.clone())
+            .collect()
     }
 }
 
@@ -846,6 +1070,106 @@ mod tests {
         // Within max_ignored_over_capacity of its guarantee: left alone.
         s.max_ignored_over_capacity = 1.5;
         assert!(select(&q, &tasks(1, 1, 20, 0), cluster, &s).is_empty());
+    }
+
+    fn entitled(used_gb: u64, pending_gb: u64, held_back: bool) -> Entitled {
+        Entitled {
+            used_mb: used_gb * GB,
+            pending_mb: pending_gb * GB,
+            held_back,
+        }
+    }
+
+    fn held(app: usize, n: u64, first_start: u64) -> Vec<Held> {
+        (0..n)
+            .map(|i| Held {
+                app,
+                started: first_start + i,
+                am: false,
+                mb: GB,
+                marked: false,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn entitlements_in_order_and_max_min_fair() {
+        let apps = vec![
+            entitled(0, 3, true),
+            entitled(4, 10, false),
+            entitled(4, 0, false),
+        ];
+        let e = entitlements(&apps, 8 * GB, ShareRule::InOrder);
+        assert_eq!(e, vec![3 * GB, 5 * GB, 0]);
+        // Max-min: the smallest demand (1 GB) whole, equal parts of the rest to the others.
+        let mut apps = apps;
+        apps[0].pending_mb = GB;
+        let e = entitlements(&apps, 8 * GB, ShareRule::Equal);
+        assert_eq!(e, vec![GB, GB * 7 / 2, GB * 7 / 2]);
+    }
+
+    #[test]
+    fn in_order_the_latest_application_gives_back_first_youngest_first() {
+        let apps = vec![
+            entitled(0, 2, true),
+            entitled(4, 10, false),
+            entitled(4, 10, false),
+        ];
+        let mut c = held(1, 4, 0);
+        c.extend(held(2, 4, 4));
+        let s = PreemptionSettings {
+            total_preemption_per_round: 1.0,
+            ..PreemptionSettings::default()
+        };
+        assert_eq!(
+            select_by_order(&apps, &c, 8 * GB, ShareRule::InOrder, &s),
+            vec![7, 6]
+        );
+        // Not held back (room fits its next container somewhere): nothing.
+        let mut free = apps.clone();
+        free[0].held_back = false;
+        assert!(select_by_order(&free, &c, 8 * GB, ShareRule::InOrder, &s).is_empty());
+    }
+
+    #[test]
+    fn a_round_stays_within_its_budget_and_keeps_each_victims_entitlement() {
+        let apps = vec![entitled(0, 8, true), entitled(8, 0, false)];
+        let c = held(1, 8, 0);
+        let s = PreemptionSettings {
+            total_preemption_per_round: 0.25,
+            ..PreemptionSettings::default()
+        };
+        assert_eq!(
+            select_by_order(&apps, &c, 8 * GB, ShareRule::InOrder, &s).len(),
+            2
+        );
+        // Under fair the victim keeps its half however much the other asks for.
+        let s = PreemptionSettings {
+            total_preemption_per_round: 1.0,
+            ..PreemptionSettings::default()
+        };
+        assert_eq!(
+            select_by_order(&apps, &c, 8 * GB, ShareRule::Equal, &s),
+            vec![7, 6, 5, 4]
+        );
+    }
+
+    #[test]
+    fn am_containers_are_never_taken_and_marked_ones_go_first() {
+        let apps = vec![entitled(0, 4, true), entitled(4, 0, false)];
+        let mut c = held(1, 4, 0);
+        c[0].am = true;
+        c[1].marked = true;
+        let s = PreemptionSettings {
+            total_preemption_per_round: 1.0,
+            ..PreemptionSettings::default()
+        };
+        let taken = select_by_order(&apps, &c, 4 * GB, ShareRule::InOrder, &s);
+        assert_eq!(
+            taken,
+            vec![1, 3, 2],
+            "the marked one, then the youngest; not the AM"
+        );
     }
 
     #[test]

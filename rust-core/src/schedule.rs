@@ -674,7 +674,7 @@ fn am_ask_mb(app: &App) -> u64 {
 /// policy's user AM limit ([`JobPolicy::am_user_limit`]) stops only that user's. The work per
 /// offer is one look at the head of each (queue, user) with waiting apps plus the apps
 /// activated, whatever the number waiting.
-fn activate(state: &mut ClusterState, job: &mut dyn JobPolicy, now_ms: u64) {
+pub(crate) fn activate(state: &mut ClusterState, job: &mut dyn JobPolicy, now_ms: u64) {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     if state.awaiting_count() == 0 {

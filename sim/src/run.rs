@@ -527,6 +527,8 @@ pub fn config(args: &Args, cluster: &Cluster) -> Result<SimConfig, String> {
         progress: !args.no_progress,
         seed: args.seed,
         queue_assignment: args.queue_assignment.parse::<QueueAssignment>()?,
+        // CapacityScheduler's defaults for the monitor's keys.
+        preemption: Default::default(),
     })
 }
 

@@ -369,3 +369,37 @@ fn without_policy_the_run_is_the_resource_managers_default() {
     let o = outcome(&["--fb-bins", "2", "--nodes", "6", "--racks", "2"]);
     assert_eq!(o.summaries[0].finished, o.summaries[0].jobs);
 }
+
+#[test]
+fn size_based_preemption_kills_tasks_that_run_again_and_every_job_finishes() {
+    let run = |policy: &str| {
+        let o = outcome(&[
+            "--workload",
+            "fresh-b",
+            "--nodes",
+            "10",
+            "--no-timing",
+            "--policy",
+            policy,
+        ]);
+        let s = o.summaries[0].clone();
+        let tasks: u64 = o
+            .workload
+            .jobs
+            .iter()
+            .map(|j| (j.maps.len() + j.reduces.len()) as u64)
+            .sum();
+        (s, tasks)
+    };
+    let (off, _) = run("fsp;locus.locality=delay");
+    assert_eq!(off.preempted_containers, 0);
+    let (on, tasks) = run("fsp;locus.locality=delay;locus.preemption.size-based=true");
+    assert_eq!(on.finished, on.jobs);
+    assert!(on.preempted_containers > 0, "a round took nothing");
+    assert!(on.preempted_work_s > 0.0);
+    // Each killed task ran again: one more attempt per container taken.
+    assert_eq!(
+        on.task_attempts,
+        tasks + on.preempted_reduces + on.preempted_containers
+    );
+}

@@ -17,7 +17,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::JobPolicy;
+use super::{JobPolicy, ShareRule};
 use crate::protocol::Resource;
 use crate::state::app::{App, Arrival, FifoKey};
 use crate::state::node::Node;
@@ -161,6 +161,25 @@ impl JobPolicy for Fair {
 
     fn turn_limit(&mut self, _app: Arrival) -> u32 {
         1
+    }
+
+    /// FairScheduler's order over every application holding or asking for room: the smallest
+    /// dominant share first, so the ones latest hold the most.
+    fn entitlement_order(&self, state: &ClusterState) -> Option<(Vec<Arrival>, ShareRule)> {
+        let total = state.capacity();
+        let mut ranked: Vec<(f64, FifoKey)> = state
+            .apps()
+            .filter(|a| {
+                a.used != Resource::ZERO
+                    || (a.asks.pending_containers() > 0 && state.is_activated(a.arrival))
+            })
+            .map(|a| (dominant_share(a.used, total), a.fifo_key()))
+            .collect();
+        ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        Some((
+            ranked.into_iter().map(|(_, k)| k.arrival).collect(),
+            ShareRule::Equal,
+        ))
     }
 }
 

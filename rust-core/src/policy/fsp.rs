@@ -73,7 +73,7 @@ pub const AM_STARTING_MS: u64 = 60_000;
 use std::collections::HashMap;
 
 use super::am_share::AM_SHARE;
-use super::{share_of, AmPool, JobPolicy, MAX_AM_SHARE};
+use super::{share_of, AmPool, JobPolicy, ShareRule, MAX_AM_SHARE};
 use crate::protocol::Resource;
 use crate::state::app::{App, Arrival, TaskKind};
 use crate::state::names::ANY_ID;
@@ -325,5 +325,65 @@ impl JobPolicy for Fsp {
     fn app_removed(&mut self, app: Arrival) {
         self.jobs.remove(&app);
         self.starting.remove(&app);
+    }
+
+    /// The order `order` serves, read from the virtual system without advancing it, with the
+    /// applications that hold containers and ask for nothing among them (they are where room
+    /// comes back from). A job waiting for an AM beyond the share is left out: room taken back
+    /// for it would not start it.
+    fn entitlement_order(&self, state: &ClusterState) -> Option<(Vec<Arrival>, ShareRule)> {
+        let total = state.capacity();
+        let am_cap = share_of(total.memory_mb, AM_SHARE);
+        let mut am_mb = state.am_used().memory_mb;
+        let mut ranked: Vec<(Reverse<i32>, Turn, f64, u64, Arrival)> = Vec::new();
+        let mut listed = std::collections::HashSet::new();
+        let finish = |app: &App| match self.jobs.get(&app.arrival) {
+            Some(job) if job.seen != 0 => job.entered + job.served + pending_work(app, total),
+            _ => self.clock + pending_work(app, total),
+        };
+        for app in state.pending_apps_by_submission() {
+            let turn = if app.used != Resource::ZERO {
+                Turn::BySize
+            } else if !state.is_activated(app.arrival) {
+                continue;
+            } else {
+                let am = am_ask_mb(app);
+                if am > 0 && am_mb > 0 && am_mb.saturating_add(am) > am_cap {
+                    continue;
+                }
+                am_mb = am_mb.saturating_add(am);
+                Turn::HoldsNothing
+            };
+            let f = if turn == Turn::BySize {
+                finish(app)
+            } else {
+                0.0
+            };
+            listed.insert(app.arrival);
+            ranked.push((Reverse(app.priority), turn, f, app.submit_ms, app.arrival));
+        }
+        for app in state.apps() {
+            if app.used == Resource::ZERO || listed.contains(&app.arrival) {
+                continue;
+            }
+            ranked.push((
+                Reverse(app.priority),
+                Turn::BySize,
+                finish(app),
+                app.submit_ms,
+                app.arrival,
+            ));
+        }
+        ranked.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then(a.1.cmp(&b.1))
+                .then(a.2.total_cmp(&b.2))
+                .then(a.3.cmp(&b.3))
+                .then(a.4.cmp(&b.4))
+        });
+        Some((
+            ranked.into_iter().map(|(_, _, _, _, a)| a).collect(),
+            ShareRule::InOrder,
+        ))
     }
 }

@@ -172,6 +172,25 @@ pub trait JobPolicy: Send {
     fn report(&self) -> PolicyReport {
         PolicyReport::default()
     }
+
+    /// For size-based preemption (`locus.preemption.size-based`): every application that holds
+    /// a container or may be given one now, most entitled first, and how that order shares the
+    /// cluster. `None`: the policy takes nothing back.
+    fn entitlement_order(&self, _state: &ClusterState) -> Option<(Vec<Arrival>, ShareRule)> {
+        None
+    }
+}
+
+/// How a policy's order of applications shares the cluster's memory, for size-based
+/// preemption ([`JobPolicy::entitlement_order`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShareRule {
+    /// Each application in turn may hold all it asks for, before the next one gets anything
+    /// (`fsp` serves the job that would finish first in its virtual system).
+    InOrder,
+    /// Max-min fair shares: room is split equally, an application asking for less than its
+    /// part leaving the rest to the others (`fair`).
+    Equal,
 }
 
 /// Changes a policy with a model between heartbeats may follow. Times are the state's clock.

@@ -31,6 +31,64 @@ impl<'w> Engine<'w> {
         }
     }
 
+    /// One round of the RM's preemption monitor: the core picks, the RM kills what the core
+    /// says to kill. A kill frees the container at once (the RM completes it as preempted, as
+    /// CapacityScheduler's kill does); the AM learns of it on its next allocate and asks again
+    /// for the task, which starts over: the work it had done is lost. A mark alone changes
+    /// nothing here: MapReduce's default AM preemption policy ignores the PreemptionMessage.
+    pub(super) fn preemption_round(&mut self) -> Result<(), String> {
+        let round = self.core.preemption_round(self.now, &self.cfg.preemption);
+        for id in round.kill {
+            let Some(cid) = id
+                .strip_prefix("container_")
+                .and_then(|n| n.parse::<u64>().ok())
+            else {
+                return Err(format!("preemption round named unknown container {id}"));
+            };
+            self.preempt(cid)?;
+        }
+        if self.unfinished > 0 {
+            let at = self.now + self.cfg.preemption.monitoring_interval_ms;
+            self.push(at, Ev::Preempt);
+        }
+        Ok(())
+    }
+
+    fn preempt(&mut self, cid: u64) -> Result<(), String> {
+        let Some(c) = self.containers.get(cid as usize) else {
+            return Err(format!("preemption round named unknown container {cid}"));
+        };
+        if !c.live {
+            return Ok(());
+        }
+        let (j, node) = (c.job, c.node);
+        if self.jobs[j as usize].finished.is_some()
+            || self.jobs[j as usize].am_container == Some(cid)
+        {
+            return Ok(());
+        }
+        // A container granted and not yet running a task (or given back) is left: it is about
+        // to run one or to be released.
+        let Some(t) = self.task_in(j, cid) else {
+            return Ok(());
+        };
+        let start = self.task(t).start;
+        self.kill_task(t);
+        self.raw.preempted_containers += 1;
+        self.raw.preempted_work_ms += self.now.saturating_sub(start);
+        let now = self.now;
+        let job = &mut self.jobs[j as usize];
+        if t.reduce {
+            job.pending_reduces.push_front(t.idx);
+        } else {
+            job.am.request_failed_map(t.idx, now);
+        }
+        self.release(cid)?;
+        self.arm(node);
+        self.request_pass();
+        Ok(())
+    }
+
     pub(super) fn node_fail(&mut self, n: u32) -> Result<(), String> {
         if !self.nodes[n as usize].alive {
             return Ok(());

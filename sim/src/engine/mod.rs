@@ -18,6 +18,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Instant;
 
+use locus_core::preemption::PreemptionSettings;
 use locus_core::{Ask, ContainerInfo, Core, Decision, Event, Heartbeat, Locality, Resource};
 
 use crate::am::{
@@ -57,6 +58,9 @@ pub struct SimConfig {
     pub progress: bool,
     pub seed: u64,
     pub queue_assignment: QueueAssignment,
+    /// The RM's preemption rounds (its scheduling monitor), run every `monitoring_interval_ms`
+    /// when the core's settings take room back (`locus.preemption.size-based`).
+    pub preemption: PreemptionSettings,
 }
 
 /// Which queue a job is submitted to when the core enforces queues (`locus.policy=capacity`).
@@ -102,6 +106,8 @@ enum Ev {
     Sample,
     /// A walk of the asynchronous scheduling thread over every node.
     Pass,
+    /// A preemption round of the RM's scheduling monitor.
+    Preempt,
 }
 
 const NONE: u32 = u32::MAX;
@@ -239,6 +245,10 @@ pub struct Raw {
     pub preempted_reduces: u64,
     /// Running tasks killed and finished maps lost by node failures.
     pub lost_tasks: u64,
+    /// Containers killed by preemption rounds (their tasks run again).
+    pub preempted_containers: u64,
+    /// Task time those containers had run, lost with them.
+    pub preempted_work_ms: u64,
     pub snapshot_rows: u64,
     pub wall_s: f64,
     pub stalled: Option<String>,
@@ -565,6 +575,9 @@ impl<'w> Engine<'w> {
             self.push(at, Ev::NodeFail(n as u32));
         }
         self.push(0, Ev::Sample);
+        if self.core.config().preemption_size_based {
+            self.push(self.cfg.preemption.monitoring_interval_ms, Ev::Preempt);
+        }
         let mut last_report = Instant::now();
         let mut shown = false;
         while self.unfinished > 0 {
@@ -589,6 +602,7 @@ impl<'w> Engine<'w> {
                 Ev::NodeFail(n) => self.node_fail(n)?,
                 Ev::Sample => self.sample(),
                 Ev::Pass => self.pass()?,
+                Ev::Preempt => self.preemption_round()?,
             }
             if self.raw.events.is_multiple_of(65_536) {
                 if self.now.saturating_sub(self.last_progress) > self.cfg.stall_ms

@@ -81,6 +81,9 @@ pub struct Summary {
     pub unused_containers: u64,
     pub preempted_reduces: u64,
     pub lost_tasks: u64,
+    /// Containers the RM's preemption rounds killed, and the task time lost with them.
+    pub preempted_containers: u64,
+    pub preempted_work_s: f64,
     pub asks_snapshots: u64,
     pub asks_snapshot_rows: u64,
     pub simulated_s: f64,
@@ -199,6 +202,8 @@ pub fn summarise(
         unused_containers: raw.unused_containers,
         preempted_reduces: raw.preempted_reduces,
         lost_tasks: raw.lost_tasks,
+        preempted_containers: raw.preempted_containers,
+        preempted_work_s: raw.preempted_work_ms as f64 / 1000.0,
         asks_snapshots: raw.snapshots,
         asks_snapshot_rows: raw.snapshot_rows,
         simulated_s: raw.end_ms as f64 / 1000.0,
@@ -344,6 +349,10 @@ pub fn table(workload: &str, sums: &[Summary]) -> String {
     rows.push((
         "reduces preempted",
         col(&|s| s.preempted_reduces.to_string()),
+    ));
+    rows.push((
+        "containers preempted",
+        col(&|s| s.preempted_containers.to_string()),
     ));
     rows.push((
         "containers unused",
