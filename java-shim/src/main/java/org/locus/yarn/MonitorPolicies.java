@@ -23,6 +23,13 @@ final class MonitorPolicies {
       + "capacity.ProportionalCapacityPreemptionPolicy";
   private static final String CAPACITY_ONLY =
       "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.";
+  /**
+   * CapacityScheduler's own package, whose policies (AutoCreatedQueueDeletionPolicy, which
+   * removes idle auto-created queues, QueueConfigurationAutoRefreshPolicy) fail their init
+   * under any other scheduler.
+   */
+  private static final String SCHEDULER_ONLY =
+      "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.";
 
   private MonitorPolicies() {}
 
@@ -46,7 +53,7 @@ final class MonitorPolicies {
         replaced = true;
         continue;
       }
-      if (name.startsWith(CAPACITY_ONLY)) {
+      if (name.startsWith(CAPACITY_ONLY) || name.startsWith(SCHEDULER_ONLY)) {
         throw refused(name, "is CapacityScheduler's own; Locus stands in only for "
             + PROPORTIONAL);
       }
