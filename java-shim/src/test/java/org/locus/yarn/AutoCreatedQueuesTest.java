@@ -34,6 +34,7 @@ public class AutoCreatedQueuesTest {
       run.submit("alice", "default");
       run.submit("bob", "default");
       run.submit("carol", "default");
+      run.submit("bob", "default");
       run.running();
     }, Under.LOCUS_CAPACITY);
     assertTrue(String.join("\n", cs), cs.get(0).endsWith("ACCEPTED in root.users.alice at "

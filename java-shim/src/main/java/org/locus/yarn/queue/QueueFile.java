@@ -150,7 +150,8 @@ public final class QueueFile {
    * The tree of {@code source} with the leaves created on the fly so far, each configured as
    * CapacityScheduler configures a new leaf: its parent's templates
    * ({@code auto-queue-creation-v2.template.*}, {@code leaf-template.*}) under what the file
-   * sets for the queue itself, and a weight of 1 when neither sets a capacity.
+   * sets for the queue itself, a weight of 1 when neither sets a capacity, and an AM share of
+   * 100 % when neither sets {@code maximum-am-resource-percent}.
    */
   private static QueueFile parse(CapacitySchedulerConfiguration source, List<String> created)
       throws IOException {
@@ -163,6 +164,12 @@ public final class QueueFile {
             .setTemplateEntriesForChild(cs, qp, true);
         if (cs.get(PREFIX + leaf + ".capacity") == null) {
           cs.set(PREFIX + leaf + ".capacity", "1w");
+        }
+        if (cs.get(PREFIX + leaf + ".maximum-am-resource-percent") == null) {
+          // CapacityScheduler's created leaf does not inherit the global percentage: its AMs
+          // may take all it may use (its REST reports maxAMLimitPercentage 100) unless the
+          // templates set one.
+          cs.set(PREFIX + leaf + ".maximum-am-resource-percent", "1.0");
         }
       }
     }
