@@ -78,6 +78,10 @@ struct Entry {
     /// (`auto-queue-creation-v2.enabled`), which CapacityScheduler never runs applications in.
     #[serde(default)]
     parent: bool,
+    /// A leaf created on a submission (`auto-queue-creation-v2`): it leaves the tree when
+    /// idle without being STOPPED first, as CapacityScheduler removes its dynamic queues.
+    #[serde(default)]
+    created: bool,
 }
 
 /// CapacityScheduler's default `yarn.scheduler.capacity.maximum-applications`.
@@ -440,6 +444,7 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             state: state[i],
             disable_preemption: no_preemption[i],
             ancestors,
+            created: e.created,
         });
     }
     let absolute = entries

@@ -48,6 +48,9 @@ final class ApplicationAdmission {
      */
     void create(String path) throws QueueFile.CreationRefused;
 
+    /** An application was accepted into the leaf at {@code path}. */
+    void submittedTo(String path);
+
     /** The lists the leaf at {@code path} would have once created. */
     Map<AccessType, AccessControlList> aclsOf(String path);
   }
@@ -118,6 +121,9 @@ final class ApplicationAdmission {
       ((LocusQueue) replaced.getQueue()).applicationRemoved();
     }
     leaf.applicationAdded();
+    if (leaf.path() != null) {
+      creator.submittedTo(leaf.path());
+    }
     leaf.getMetrics().submitApp(user, unmanagedAM);
     if (requestedQueue != null && root.leaf(requestedQueue) != leaf) {
       LOG.info("Application {} asked for queue {}; Locus runs it in queue {} (only "

@@ -145,6 +145,11 @@ public class LocusScheduler
           }
 
           @Override
+          public void submittedTo(String path) {
+            LocusScheduler.this.submittedTo(path);
+          }
+
+          @Override
           public java.util.Map<org.apache.hadoop.yarn.security.AccessType,
               org.apache.hadoop.security.authorize.AccessControlList> aclsOf(String path) {
             return queueFile.createdLeafAcls(path);
@@ -288,6 +293,77 @@ public class LocusScheduler
       queueFile = inForce;
       restoreSettingsInForce(e, rmContext);
       throw new QueueFile.CreationRefused(e.getMessage());
+    }
+  }
+
+  /** Monotonic time of the last submission to each created leaf, by path. */
+  private final java.util.Map<String, Long> lastSubmission =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** A submission reached the leaf at {@code path} (its idle time starts again). */
+  void submittedTo(String path) {
+    QueueFile file = queueFile;
+    if (file != null && file.isCreated(path)) {
+      lastSubmission.put(path, org.apache.hadoop.util.Time.monotonicNow());
+    }
+  }
+
+  /**
+   * The created leaves CapacityScheduler's deletion policy would mark: no applications, and
+   * {@code auto-queue-creation-v2.queue-auto-removal.enable} (default true) on.
+   */
+  synchronized java.util.Set<String> removableCreatedQueues() {
+    java.util.Set<String> out = new java.util.HashSet<>();
+    QueueFile file = queueFile;
+    if (file == null || !root.isCapacity()) {
+      return out;
+    }
+    for (LocusQueue leaf : root.leaves()) {
+      String path = leaf.path();
+      if (path != null && file.isCreated(path) && leaf.numApplications() == 0
+          && file.configuration().isAutoExpiredDeletionEnabled(
+              new org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath(
+                  path))) {
+        out.add(path);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Removes the created leaf at {@code path} if it is still removable and no submission reached
+   * it for longer than {@code auto-queue-creation-v2.queue-expiration-time}, as
+   * CapacityScheduler removes an inactive dynamic queue.
+   */
+  synchronized void removeIdleCreatedQueue(String path) {
+    QueueFile inForce = queueFile;
+    if (!removableCreatedQueues().contains(path)) {
+      return;
+    }
+    long expiry = inForce.configuration().getAutoExpiredDeletionTime();
+    Long last = lastSubmission.get(path);
+    long idleSeconds = last == null ? Long.MAX_VALUE
+        : (org.apache.hadoop.util.Time.monotonicNow() - last) / 1000;
+    if (idleSeconds <= expiry) {
+      return;
+    }
+    Configuration conf = confInForce();
+    try {
+      QueueFile file = inForce.withoutCreated(path);
+      String capacityQueues = link.reconfigure(LocusSettings.toJson(conf, file));
+      queueFile = file;
+      try {
+        LOG.info("Removed idle auto-created queue {}; {}", path,
+            configureQueues(capacityQueues, conf));
+        priorities.readQueueSettings(file, conf);
+        lastSubmission.remove(path);
+      } catch (IOException | RuntimeException e) {
+        queueFile = inForce;
+        restoreSettingsInForce(e, rmContext);
+        throw e;
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not remove idle auto-created queue {}: {}", path, e.getMessage());
     }
   }
 

@@ -21,12 +21,13 @@ import org.apache.hadoop.yarn.server.resourcemanager.monitor.SchedulingEditPolic
 final class MonitorPolicies {
   static final String PROPORTIONAL = "org.apache.hadoop.yarn.server.resourcemanager.monitor."
       + "capacity.ProportionalCapacityPreemptionPolicy";
+  static final String QUEUE_DELETION = "org.apache.hadoop.yarn.server.resourcemanager.scheduler."
+      + "capacity.AutoCreatedQueueDeletionPolicy";
   private static final String CAPACITY_ONLY =
       "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.";
   /**
-   * CapacityScheduler's own package, whose policies (AutoCreatedQueueDeletionPolicy, which
-   * removes idle auto-created queues, QueueConfigurationAutoRefreshPolicy) fail their init
-   * under any other scheduler.
+   * CapacityScheduler's own package, whose policies fail their init under any other scheduler
+   * (QueueConfigurationAutoRefreshPolicy; AutoCreatedQueueDeletionPolicy has Locus's stand-in).
    */
   private static final String SCHEDULER_ONLY =
       "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.";
@@ -50,6 +51,11 @@ final class MonitorPolicies {
     for (String name : named) {
       if (name.equals(PROPORTIONAL)) {
         out.add(LocusPreemptionPolicy.class.getName());
+        replaced = true;
+        continue;
+      }
+      if (name.equals(QUEUE_DELETION)) {
+        out.add(LocusQueueDeletionPolicy.class.getName());
         replaced = true;
         continue;
       }

@@ -268,6 +268,9 @@ public final class QueueFile {
         children.add(leaf);
       }
     }
+    if (created.contains(path)) {
+      q.put("created", true);
+    }
     if (children.isEmpty() && createsChildren(cs, path)) {
       // CapacityScheduler's parent even before its first child: no application runs in it.
       q.put("parent", true);
@@ -576,6 +579,13 @@ public final class QueueFile {
       }
     }
     return kept.isEmpty() ? this : parse(source, kept);
+  }
+
+  /** The file without the created leaf at {@code path} (removed when idle). */
+  public QueueFile withoutCreated(String path) throws IOException {
+    List<String> next = new ArrayList<>(created);
+    next.remove(path);
+    return parse(source, next);
   }
 
   /** The queues directly under {@code parent}. */
