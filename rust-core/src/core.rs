@@ -503,7 +503,8 @@ impl Core {
     /// A reconfiguration to `capacity` must keep a queue for every running application: an app
     /// stranded in a removed queue would never be scheduled again. Between two trees read from
     /// capacity-scheduler.xml CapacityScheduler's rule applies: a leaf may leave the file only
-    /// once it is STOPPED (configured so, and drained of its applications).
+    /// once it is STOPPED (configured so, and drained of its applications), except a leaf
+    /// created on a submission, which leaves once it holds no application.
     fn check_queues_kept(&self, new: &Config) -> Result<(), CoreError> {
         if new.policy != JobPolicyKind::Capacity {
             return Ok(());
@@ -518,6 +519,9 @@ impl Core {
                     continue;
                 }
                 let apps = self.state.queues().get(&q.name).map_or(0, |s| s.apps);
+                if q.created && apps == 0 {
+                    continue;
+                }
                 let current = match (q.state, apps) {
                     (QueueState::Stopped, 0) => continue,
                     (QueueState::Stopped, _) => "DRAINING",

@@ -113,6 +113,9 @@ pub struct CapacityQueue {
     /// maximum is the cluster).
     #[serde(skip)]
     pub ancestors: Vec<usize>,
+    /// Created on a submission under a parent that allows it; removable once idle.
+    #[serde(skip)]
+    pub created: bool,
 }
 
 /// A parent queue below root, with its absolute capacity and maximum-capacity (percent of
@@ -153,6 +156,7 @@ fn shortcut_queue(name: &str, capacity: f64, maximum_capacity: f64) -> CapacityQ
         state: QueueState::Running,
         disable_preemption: false,
         ancestors: Vec::new(),
+        created: false,
     }
 }
 

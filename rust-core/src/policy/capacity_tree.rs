@@ -29,8 +29,8 @@ const SUM_TOLERANCE: f64 = 0.01;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Tree {
-    /// What the file asks for that Locus cannot do (the universal capacity vector, queues
-    /// created on the fly, capacity modes mixed as CapacityScheduler refuses), found by the
+    /// What the file asks for that Locus cannot do (the universal capacity vector, the legacy
+    /// auto-created queues, capacity modes mixed as CapacityScheduler refuses), found by the
     /// shim; refused here under every policy.
     #[serde(default)]
     refused: Option<Refused>,
@@ -74,6 +74,14 @@ struct Entry {
     /// `maximum-capacity=[...]` in absolute mode; `None`: inherited from the parent.
     #[serde(default)]
     maximum_resource: Option<Resource>,
+    /// A parent even with no children yet: one that creates its children on the fly
+    /// (`auto-queue-creation-v2.enabled`), which CapacityScheduler never runs applications in.
+    #[serde(default)]
+    parent: bool,
+    /// A leaf created on a submission (`auto-queue-creation-v2`): it leaves the tree when
+    /// idle without being STOPPED first, as CapacityScheduler removes its dynamic queues.
+    #[serde(default)]
+    created: bool,
 }
 
 /// CapacityScheduler's default `yarn.scheduler.capacity.maximum-applications`.
@@ -388,7 +396,7 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             }
             p = parent[j];
         }
-        if !kids_of[i].is_empty() {
+        if !kids_of[i].is_empty() || (i != 0 && e.parent) {
             if i != 0 {
                 parent_slot[i] = parents.len();
                 parents.push(ParentQueue {
@@ -436,6 +444,7 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             state: state[i],
             disable_preemption: no_preemption[i],
             ancestors,
+            created: e.created,
         });
     }
     let absolute = entries
@@ -451,7 +460,7 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
                     maximum: e.maximum_resource,
                     slot: if i == 0 {
                         Slot::Root
-                    } else if kids_of[i].is_empty() {
+                    } else if kids_of[i].is_empty() && !e.parent {
                         Slot::Leaf(
                             leaves
                                 .iter()
@@ -728,6 +737,21 @@ mod tests {
         assert_eq!(q.resolve("root.etl"), None, "a wrong path is not the leaf");
         assert_eq!(q.parents().len(), 1);
         assert_eq!(q.ancestor_paths(0), vec!["root.eng"]);
+    }
+
+    #[test]
+    fn a_parent_that_creates_its_children_is_no_leaf_while_it_has_none() {
+        let users = entry("root.users", 50.0, 100.0).replacen('{', r#"{"parent":true,"#, 1);
+        let q = parse(&tree(&[
+            entry("root", 100.0, 100.0),
+            entry("root.default", 50.0, 100.0),
+            users,
+        ]))
+        .unwrap();
+        assert_eq!(q.names(), vec!["default".to_string()]);
+        assert_eq!(q.parents().len(), 1);
+        assert_eq!(q.parents()[0].path, "root.users");
+        assert!((q.parents()[0].capacity - 50.0).abs() < 1e-9);
     }
 
     #[test]

@@ -3,6 +3,9 @@ package org.locus.yarn;
 import java.util.Collections;
 import java.util.Map;
 import org.apache.hadoop.security.AccessControlException;
+import org.apache.hadoop.security.authorize.AccessControlList;
+import org.apache.hadoop.yarn.security.AccessType;
+import org.locus.yarn.queue.QueueFile;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.QueueACL;
@@ -30,22 +33,69 @@ final class ApplicationAdmission {
   private final Map<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> applications;
   private final CoreLink link;
   private final RMContext rmContext;
+  private final QueueCreator creator;
+
+  /** Creates leaves on the fly where capacity-scheduler.xml allows it. */
+  interface QueueCreator {
+    /** Whether a submission to {@code path} would create it. */
+    boolean mayCreate(String path);
+
+    /**
+     * Creates the leaf at {@code path} in the core's tree and the RM's; caller holds the
+     * scheduler lock.
+     *
+     * @throws QueueFile.CreationRefused naming why not
+     */
+    void create(String path) throws QueueFile.CreationRefused;
+
+    /** An application was accepted into the leaf at {@code path}. */
+    void submittedTo(String path);
+
+    /** The lists the leaf at {@code path} would have once created. */
+    Map<AccessType, AccessControlList> aclsOf(String path);
+  }
 
   ApplicationAdmission(LocusRootQueue root,
       Map<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> applications, CoreLink link,
-      RMContext rmContext) {
+      RMContext rmContext, QueueCreator creator) {
     this.root = root;
     this.applications = applications;
     this.link = link;
     this.rmContext = rmContext;
+    this.creator = creator;
   }
 
-  /** Caller holds the scheduler lock, as for every change of the queue tree. */
+  /**
+   * Caller holds the scheduler lock, as for every change of the queue tree.
+   *
+   * @param placed whether the RM's placement rules chose the queue (CapacityScheduler's
+   *     placement context), which words a refused creation as CapacityScheduler does
+   */
   void admit(ApplicationId appId, String requestedQueue, String user, boolean isAppRecovering,
-      boolean unmanagedAM) {
+      boolean unmanagedAM, boolean placed) {
     LocusQueue leaf = root.leafForSubmission(requestedQueue);
+    String notCreated = null;
+    if (leaf == null && root.isCapacity() && creator.mayCreate(requestedQueue)) {
+      try {
+        creator.create(requestedQueue);
+      } catch (QueueFile.CreationRefused e) {
+        notCreated = e.getMessage();
+        LOG.warn("Could not auto-create leaf queue {}: {}", requestedQueue, e.getMessage());
+        if (placed || isAppRecovering) {
+          rejectApplication(appId, isAppRecovering, isAppRecovering
+              ? "Application killed on recovery as it was submitted to queue "
+                  + requestedQueue + " which did not exist and could not be auto-created"
+              : "Application " + appId + " submission by user : " + user + " to  queue : "
+                  + requestedQueue + " failed : " + e.getMessage());
+          return;
+        }
+        // CapacityScheduler answers a queue named by the client that it could not create as
+        // an unknown one; the reason follows.
+      }
+      leaf = root.leafForSubmission(requestedQueue);
+    }
     if (leaf == null) {
-      refuseUnknownQueue(appId, requestedQueue, user, isAppRecovering);
+      refuseUnknownQueue(appId, requestedQueue, user, isAppRecovering, notCreated);
       return;
     }
     // The core hears of it first: an application it refuses (a limit, a queue it does not
@@ -71,6 +121,9 @@ final class ApplicationAdmission {
       ((LocusQueue) replaced.getQueue()).applicationRemoved();
     }
     leaf.applicationAdded();
+    if (leaf.path() != null) {
+      creator.submittedTo(leaf.path());
+    }
     leaf.getMetrics().submitApp(user, unmanagedAM);
     if (requestedQueue != null && root.leaf(requestedQueue) != leaf) {
       LOG.info("Application {} asked for queue {}; Locus runs it in queue {} (only "
@@ -99,6 +152,17 @@ final class ApplicationAdmission {
     }
     // Outside capacity the application runs in default whatever it named: default's lists.
     Queue q = root.isCapacity() ? root.lookup(queue) : root.leafForSubmission(queue);
+    if (q == null && root.isCapacity() && creator.mayCreate(queue)) {
+      // A queue yet to be created, as CapacityScheduler checks it: what the queues above
+      // grant (the authorizer walks up the path), or the lists the templates give the leaf.
+      if (!root.acls().grantsAbove(user, queue) && !templatesGrant(user, queue)) {
+        String message = "User " + (user == null ? null : user.getShortUserName())
+            + " does not have permission to submit " + appId + " to queue " + queue;
+        LOG.warn(message);
+        throw RPCUtil.getRemoteException(new AccessControlException(message));
+      }
+      return;
+    }
     if (q == null) {
       return;
     }
@@ -111,14 +175,29 @@ final class ApplicationAdmission {
     }
   }
 
+  private boolean templatesGrant(UserGroupInformation user, String queue) {
+    if (user == null) {
+      return false;
+    }
+    Map<AccessType, AccessControlList> acls = creator.aclsOf(queue);
+    for (AccessType t : new AccessType[] {AccessType.SUBMIT_APP, AccessType.ADMINISTER_QUEUE}) {
+      AccessControlList list = acls.get(t);
+      if (list != null && list.isUserAllowed(user)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * An application naming a queue the core does not run never reaches the core: the RM fails
    * it with a message naming the queue and the configured ones (a recovered one is killed, as
    * CapacityScheduler does when a queue disappeared across a restart).
    */
   private void refuseUnknownQueue(ApplicationId appId, String requestedQueue, String user,
-      boolean isAppRecovering) {
-    String queues = "the leaf queues are " + String.join(", ", root.configuredNames());
+      boolean isAppRecovering, String notCreated) {
+    String queues = (notCreated == null ? "" : "it could not be created: " + notCreated + "; ")
+        + "the leaf queues are " + String.join(", ", root.configuredNames());
     if (isAppRecovering) {
       rejectApplication(appId, true, "Application " + appId + " killed on recovery as it was "
           + "submitted to queue " + requestedQueue + " which no longer exists after restart; "

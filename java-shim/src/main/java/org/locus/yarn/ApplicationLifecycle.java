@@ -54,9 +54,9 @@ final class ApplicationLifecycle {
 
   /** Places the application in its queue, or fails it naming why (see ApplicationAdmission). */
   void addApplication(ApplicationId appId, String requestedQueue, String user,
-      boolean isAppRecovering, boolean unmanagedAM) {
+      boolean isAppRecovering, boolean unmanagedAM, boolean placed) {
     synchronized (scheduler) {
-      admission.admit(appId, requestedQueue, user, isAppRecovering, unmanagedAM);
+      admission.admit(appId, requestedQueue, user, isAppRecovering, unmanagedAM, placed);
       priorities.admitted(appId);
     }
   }

@@ -216,14 +216,15 @@ final class LocusRootQueue extends OpenQueue {
    * {@code capacity-scheduler.xml}; call after {@link #configure}.
    */
   void installAcls(Configuration conf, YarnAuthorizationProvider authorizer,
-      CapacitySchedulerConfiguration file) throws IOException {
+      CapacitySchedulerConfiguration file, java.util.function.Predicate<String> created)
+      throws IOException {
     List<String> paths = new ArrayList<>();
     paths.add(NAME);
     paths.addAll(parents.keySet());
     for (LocusQueue leaf : leaves.values()) {
       paths.add(leaf.path());
     }
-    acls = QueueAcls.install(conf, authorizer, file, paths);
+    acls = QueueAcls.install(conf, authorizer, file, paths, created);
   }
 
   /** Who may submit to and administer each queue. */

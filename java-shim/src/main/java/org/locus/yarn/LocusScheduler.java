@@ -131,7 +131,30 @@ public class LocusScheduler
     this.authorizer = YarnAuthorizationProvider.getInstance(conf);
     this.root = new LocusRootQueue(conf, this::getClusterResource);
     this.queues = new QueueQueries(root, applications);
-    this.admission = new ApplicationAdmission(root, applications, link, rmContext);
+    this.admission = new ApplicationAdmission(root, applications, link, rmContext,
+        new ApplicationAdmission.QueueCreator() {
+          @Override
+          public boolean mayCreate(String path) {
+            QueueFile file = queueFile;
+            return file != null && file.mayCreate(path);
+          }
+
+          @Override
+          public void create(String path) throws QueueFile.CreationRefused {
+            createQueue(path);
+          }
+
+          @Override
+          public void submittedTo(String path) {
+            LocusScheduler.this.submittedTo(path);
+          }
+
+          @Override
+          public java.util.Map<org.apache.hadoop.yarn.security.AccessType,
+              org.apache.hadoop.security.authorize.AccessControlList> aclsOf(String path) {
+            return queueFile.createdLeafAcls(path);
+          }
+        });
     this.priorities = new ApplicationPriorities(applications, link, rmContext, this::queuePath);
     this.moves = new ApplicationMoves(root, applications, link);
     this.router = new SchedulerEventRouter(this, new ApplicationLifecycle(this, applications, root,
@@ -203,8 +226,10 @@ public class LocusScheduler
       throws IOException {
     // The core validates first: a refused refresh must leave the scheduler's Configuration as
     // well as the core on the settings that are still running.
-    QueueFile file = QueueFile.read(newConf, rmContext.getConfigurationProvider());
     QueueFile inForce = queueFile;
+    // Queues created on the fly stay, as in CapacityScheduler, while the file allows them.
+    QueueFile file = QueueFile.read(newConf, rmContext.getConfigurationProvider())
+        .keeping(inForce);
     // The scheduling thread follows the core's mode from here (CoreLink#reconfigure).
     String capacityQueues = link.reconfigure(LocusSettings.toJson(newConf, file));
     queueFile = file;
@@ -237,6 +262,109 @@ public class LocusScheduler
     }
     setConf(newConf);
     LOG.info("Locus core reconfigured with {}; {}", LocusSettings.collect(newConf), queues);
+  }
+
+  /**
+   * A leaf created on a submission to it, as a refresh adds a queue: the core takes the tree
+   * with the new leaf (the file's limits, weights recomputed), then the RM's queues, ACLs and
+   * mappings follow. Bounded by the parent's {@code max-queues} and the core's queue limit.
+   */
+  synchronized void createQueue(String path) throws QueueFile.CreationRefused {
+    QueueFile inForce = queueFile;
+    QueueFile file;
+    try {
+      file = inForce.withCreated(path);
+    } catch (IOException e) {
+      throw new QueueFile.CreationRefused(e.getMessage());
+    }
+    Configuration conf = confInForce();
+    String capacityQueues;
+    try {
+      capacityQueues = link.reconfigure(LocusSettings.toJson(conf, file));
+    } catch (IOException | RuntimeException e) {
+      throw new QueueFile.CreationRefused(e.getMessage());
+    }
+    queueFile = file;
+    try {
+      String queues = configureQueues(capacityQueues, conf);
+      priorities.readQueueSettings(file, conf);
+      LOG.info("Created queue {} on submission; {}", path, queues);
+    } catch (IOException | RuntimeException e) {
+      queueFile = inForce;
+      restoreSettingsInForce(e, rmContext);
+      throw new QueueFile.CreationRefused(e.getMessage());
+    }
+  }
+
+  /** Monotonic time of the last submission to each created leaf, by path. */
+  private final java.util.Map<String, Long> lastSubmission =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** A submission reached the leaf at {@code path} (its idle time starts again). */
+  void submittedTo(String path) {
+    QueueFile file = queueFile;
+    if (file != null && file.isCreated(path)) {
+      lastSubmission.put(path, org.apache.hadoop.util.Time.monotonicNow());
+    }
+  }
+
+  /**
+   * The created leaves CapacityScheduler's deletion policy would mark: no applications, and
+   * {@code auto-queue-creation-v2.queue-auto-removal.enable} (default true) on.
+   */
+  synchronized java.util.Set<String> removableCreatedQueues() {
+    java.util.Set<String> out = new java.util.HashSet<>();
+    QueueFile file = queueFile;
+    if (file == null || !root.isCapacity()) {
+      return out;
+    }
+    for (LocusQueue leaf : root.leaves()) {
+      String path = leaf.path();
+      if (path != null && file.isCreated(path) && leaf.numApplications() == 0
+          && file.configuration().isAutoExpiredDeletionEnabled(
+              new org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath(
+                  path))) {
+        out.add(path);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Removes the created leaf at {@code path} if it is still removable and no submission reached
+   * it for longer than {@code auto-queue-creation-v2.queue-expiration-time}, as
+   * CapacityScheduler removes an inactive dynamic queue.
+   */
+  synchronized void removeIdleCreatedQueue(String path) {
+    QueueFile inForce = queueFile;
+    if (!removableCreatedQueues().contains(path)) {
+      return;
+    }
+    long expiry = inForce.configuration().getAutoExpiredDeletionTime();
+    Long last = lastSubmission.get(path);
+    long idleSeconds = last == null ? Long.MAX_VALUE
+        : (org.apache.hadoop.util.Time.monotonicNow() - last) / 1000;
+    if (idleSeconds <= expiry) {
+      return;
+    }
+    Configuration conf = confInForce();
+    try {
+      QueueFile file = inForce.withoutCreated(path);
+      String capacityQueues = link.reconfigure(LocusSettings.toJson(conf, file));
+      queueFile = file;
+      try {
+        LOG.info("Removed idle auto-created queue {}; {}", path,
+            configureQueues(capacityQueues, conf));
+        priorities.readQueueSettings(file, conf);
+        lastSubmission.remove(path);
+      } catch (IOException | RuntimeException e) {
+        queueFile = inForce;
+        restoreSettingsInForce(e, rmContext);
+        throw e;
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not remove idle auto-created queue {}: {}", path, e.getMessage());
+    }
   }
 
   /**
@@ -322,6 +450,26 @@ public class LocusScheduler
           + ".disable_preemption", disabled);
     }
     return disabled;
+  }
+
+  /**
+   * CapacityScheduler's {@code creationMethod} of the queue at {@code path}: dynamicFlexible
+   * for a leaf created on a submission, static for the file's.
+   */
+  public String creationMethod(String path) {
+    QueueFile file = queueFile;
+    return file != null && root.isCapacity() && file.isCreated(path) ? "dynamicFlexible"
+        : "static";
+  }
+
+  /**
+   * CapacityScheduler's {@code autoCreationEligibility}: flexible for a parent whose children
+   * are created on submission ({@code auto-queue-creation-v2.enabled}), else off.
+   */
+  public String autoCreationEligibility(String path) {
+    QueueFile file = queueFile;
+    return file != null && root.isCapacity() && file.createsChildren(path) ? "flexible"
+        : "off";
   }
 
   /** The core's counters as JSON (allocations by locality, heartbeats, decisions, ...). */

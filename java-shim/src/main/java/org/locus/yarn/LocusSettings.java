@@ -74,7 +74,8 @@ final class LocusSettings {
 
   /** Whether {@link #toJson(Configuration, org.locus.yarn.queue.QueueFile)} chose the policy. */
   static boolean policyFromQueueFile(Configuration conf, org.locus.yarn.queue.QueueFile file) {
-    return file != null && file.leaves() >= 2 && conf.getTrimmed(POLICY) == null;
+    return file != null && (file.leaves() >= 2 || file.createsQueues())
+        && conf.getTrimmed(POLICY) == null;
   }
 
   static final String POLICY = "locus.policy";

@@ -21,8 +21,16 @@ import org.apache.hadoop.yarn.server.resourcemanager.monitor.SchedulingEditPolic
 final class MonitorPolicies {
   static final String PROPORTIONAL = "org.apache.hadoop.yarn.server.resourcemanager.monitor."
       + "capacity.ProportionalCapacityPreemptionPolicy";
+  static final String QUEUE_DELETION = "org.apache.hadoop.yarn.server.resourcemanager.scheduler."
+      + "capacity.AutoCreatedQueueDeletionPolicy";
   private static final String CAPACITY_ONLY =
       "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.";
+  /**
+   * CapacityScheduler's own package, whose policies fail their init under any other scheduler
+   * (QueueConfigurationAutoRefreshPolicy; AutoCreatedQueueDeletionPolicy has Locus's stand-in).
+   */
+  private static final String SCHEDULER_ONLY =
+      "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.";
 
   private MonitorPolicies() {}
 
@@ -46,7 +54,12 @@ final class MonitorPolicies {
         replaced = true;
         continue;
       }
-      if (name.startsWith(CAPACITY_ONLY)) {
+      if (name.equals(QUEUE_DELETION)) {
+        out.add(LocusQueueDeletionPolicy.class.getName());
+        replaced = true;
+        continue;
+      }
+      if (name.startsWith(CAPACITY_ONLY) || name.startsWith(SCHEDULER_ONLY)) {
         throw refused(name, "is CapacityScheduler's own; Locus stands in only for "
             + PROPORTIONAL);
       }

@@ -26,7 +26,7 @@ final class QueueFileSetup {
   /** Caller holds the scheduler lock; {@code root} already has the core's leaves. */
   static String apply(QueueFile file, LocusRootQueue root, Configuration conf,
       RMContext rmContext, YarnAuthorizationProvider authorizer) throws IOException {
-    root.installAcls(conf, authorizer, file.configuration());
+    root.installAcls(conf, authorizer, file.configuration(), file::isCreated);
     // The file's labels hold whatever the policy, as the RM's checks of labelled asks do.
     root.setLabels(LabelPolicy.of(file.configuration()));
     boolean fileInForce = root.isCapacity() && file.treeJson() != null
@@ -34,7 +34,8 @@ final class QueueFileSetup {
     root.setWeights(fileInForce ? file.weights() : Collections.<String, Float>emptyMap());
     root.setAbsolute(fileInForce ? file.absolute() : null);
     QueueMappingRule rule = fileInForce
-        ? QueueMappingRule.of(file.configuration(), conf, name -> root.leaf(name) != null)
+        ? QueueMappingRule.of(file.configuration(), conf,
+            name -> root.leaf(name) != null || file.mayCreate(name))
         : null;
     PlacementManager placement = rmContext == null ? null : rmContext.getQueuePlacementManager();
     if (placement != null) {

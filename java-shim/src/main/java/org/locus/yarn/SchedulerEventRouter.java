@@ -91,7 +91,7 @@ final class SchedulerEventRouter {
       case APP_ADDED: {
         AppAddedSchedulerEvent e = (AppAddedSchedulerEvent) event;
         lifecycle.addApplication(e.getApplicationId(), e.getQueue(), e.getUser(),
-            e.getIsAppRecovering(), e.isUnmanagedAM());
+            e.getIsAppRecovering(), e.isUnmanagedAM(), e.getPlacementContext() != null);
         break;
       }
       case APP_REMOVED: {

@@ -473,7 +473,7 @@ public class CapacityFileTest {
     String[][] cases = {
         {"legacy-queue-mode.enabled", "false", null},
         {"legacy-queue-mode.enabled", "false", "fsp"},
-        {"root.eng.auto-queue-creation-v2.enabled", "true", "fair"}};
+        {"root.eng.auto-create-child-queue.enabled", "true", "fair"}};
     for (String[] c : cases) {
       YarnConfiguration conf = conf();
       if (c[2] == null) {

@@ -59,10 +59,14 @@ public final class QueueAcls {
    * @param conf the RM's configuration ({@code yarn.acl.enable})
    * @param cs the loaded {@code capacity-scheduler.xml} ({@link QueueFile#configuration()})
    * @param queuePaths full paths such as {@code root.a}
+   * @param created the queues created on the fly, whose lists CapacityScheduler does not hand
+   *     its authorizer (their templates' lists admit only the submission that creates them;
+   *     after it, the authorizer answers for them from the queues above)
    * @throws IOException when the RM's own user cannot be told (the authorizer's caller)
    */
   public static QueueAcls install(Configuration conf, YarnAuthorizationProvider authorizer,
-      CapacitySchedulerConfiguration cs, Collection<String> queuePaths) throws IOException {
+      CapacitySchedulerConfiguration cs, Collection<String> queuePaths,
+      java.util.function.Predicate<String> created) throws IOException {
     Set<String> paths = new LinkedHashSet<>();
     for (String path : queuePaths) {
       for (String p = path; p != null && paths.add(p); p = parentOf(p)) {
@@ -71,7 +75,9 @@ public final class QueueAcls {
     }
     List<Permission> permissions = new ArrayList<>(paths.size());
     for (String p : paths) {
-      permissions.add(new Permission(entity(p), cs.getAcls(new QueuePath(p))));
+      if (!created.test(p)) {
+        permissions.add(new Permission(entity(p), cs.getAcls(new QueuePath(p))));
+      }
     }
     authorizer.setPermission(permissions, UserGroupInformation.getCurrentUser());
     return new QueueAcls(YarnConfiguration.isAclEnabled(conf), authorizer,
@@ -108,6 +114,27 @@ public final class QueueAcls {
    */
   public boolean isAllowed(UserGroupInformation user, QueueACL acl, String queuePath) {
     return !enabled || granted(user, acl, queuePath);
+  }
+
+  /**
+   * Whether the authorizer lets {@code user} submit to or administer {@code queuePath}, a
+   * queue yet to be created: the RM asks it of the path itself for CapacityScheduler, and
+   * Hadoop's authorizer answers from the lists of the queues above.
+   */
+  public boolean grantsAbove(UserGroupInformation user, String queuePath) {
+    if (!enabled || authorizer == null) {
+      return true;
+    }
+    if (user == null) {
+      return false;
+    }
+    for (QueueACL acl : new QueueACL[] {QueueACL.SUBMIT_APPLICATIONS, QueueACL.ADMINISTER_QUEUE}) {
+      if (authorizer.checkPermission(new AccessRequest(entity(queuePath), user,
+          SchedulerUtils.toAccessType(acl), null, null, Server.getRemoteAddress(), null))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The authorizer's answer, whether or not ACLs are enforced. */

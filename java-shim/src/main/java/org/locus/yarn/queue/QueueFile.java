@@ -22,6 +22,9 @@ import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.conf.ConfigurationProvider;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
+import org.apache.hadoop.security.authorize.AccessControlList;
+import org.apache.hadoop.yarn.security.AccessType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AutoCreatedQueueTemplate;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath;
 import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
@@ -43,8 +46,9 @@ import org.slf4j.LoggerFactory;
  * ({@link AbsoluteCapacities} derives the same figures for the RM's reports). Files mixing the
  * modes in ways CapacityScheduler refuses are refused with its words. The core checks and
  * enforces the figures, and refuses at start (naming the key, under every policy) what Locus
- * cannot honour at all: the universal capacity vector and auto-created queues, which this
- * class only finds and passes on. Every other {@code yarn.scheduler.capacity.*} key Locus does
+ * cannot honour at all: the universal capacity vector and the legacy auto-created queues, which
+ * this class only finds and passes on. Leaves created on a submission under a parent with
+ * {@code auto-queue-creation-v2.enabled} ({@link #withCreated}) join the tree as the file's. Every other {@code yarn.scheduler.capacity.*} key Locus does
  * not honour is listed for the log.
  *
  * <p>Immutable: a refresh reads a new one.
@@ -66,6 +70,11 @@ public final class QueueFile {
       "disable_preemption",
       // Honoured by org.locus.yarn.LabelPolicy, reported to the RM with each queue.
       "default-node-label-expression"));
+  /** Per-queue keys of the queues created on the fly that Locus honours. */
+  private static final Set<String> CREATION_KEYS = new HashSet<>(Arrays.asList(
+      "auto-queue-creation-v2.enabled", "auto-queue-creation-v2.max-queues"));
+  private static final String TEMPLATE = "auto-queue-creation-v2.template.";
+  private static final String LEAF_TEMPLATE = "auto-queue-creation-v2.leaf-template.";
   /** Global keys Locus honours. */
   private static final Set<String> GLOBAL_KEYS = new HashSet<>(Arrays.asList(
       "maximum-applications", "maximum-am-resource-percent", "queue-mappings",
@@ -78,6 +87,10 @@ public final class QueueFile {
   /** Null unless the queues' capacities are absolute resources. */
   private final AbsoluteCapacities absolute;
   private final CapacitySchedulerConfiguration cs;
+  /** The file as read, before any created queue's template was applied. */
+  private final CapacitySchedulerConfiguration source;
+  /** Leaves created on the fly, in creation order. */
+  private final List<String> created;
   private final List<String> unhonoured;
 
   /** The resource types an absolute capacity may name, as CapacityScheduler's queues read it. */
@@ -85,12 +98,15 @@ public final class QueueFile {
       new HashSet<>(Arrays.asList("memory", "vcores"));
 
   private QueueFile(String treeJson, List<String> paths, Map<String, Float> weights,
-      AbsoluteCapacities absolute, CapacitySchedulerConfiguration cs, List<String> unhonoured) {
+      AbsoluteCapacities absolute, CapacitySchedulerConfiguration cs,
+      CapacitySchedulerConfiguration source, List<String> created, List<String> unhonoured) {
     this.treeJson = treeJson;
     this.paths = paths;
     this.weights = weights;
     this.absolute = absolute;
     this.cs = cs;
+    this.source = source;
+    this.created = created;
     this.unhonoured = unhonoured;
   }
 
@@ -127,6 +143,42 @@ public final class QueueFile {
 
   /** Builds the tree from an already loaded configuration (tests, and {@link #read}). */
   public static QueueFile parse(CapacitySchedulerConfiguration cs) throws IOException {
+    return parse(cs, Collections.<String>emptyList());
+  }
+
+  /**
+   * The tree of {@code source} with the leaves created on the fly so far, each configured as
+   * CapacityScheduler configures a new leaf: its parent's templates
+   * ({@code auto-queue-creation-v2.template.*}, {@code leaf-template.*}) under what the file
+   * sets for the queue itself, a weight of 1 when neither sets a capacity, and an AM share of
+   * 100 % when neither sets {@code maximum-am-resource-percent}.
+   */
+  private static QueueFile parse(CapacitySchedulerConfiguration source, List<String> created)
+      throws IOException {
+    CapacitySchedulerConfiguration cs = source;
+    if (!created.isEmpty()) {
+      cs = new CapacitySchedulerConfiguration(source, false);
+      for (String leaf : created) {
+        QueuePath qp = new QueuePath(leaf);
+        new AutoCreatedQueueTemplate(cs, new QueuePath(qp.getParent()))
+            .setTemplateEntriesForChild(cs, qp, true);
+        if (cs.get(PREFIX + leaf + ".capacity") == null) {
+          cs.set(PREFIX + leaf + ".capacity", "1w");
+        }
+        if (cs.get(PREFIX + leaf + ".maximum-am-resource-percent") == null) {
+          // CapacityScheduler's created leaf does not inherit the global percentage: its AMs
+          // may take all it may use (its REST reports maxAMLimitPercentage 100) unless the
+          // templates set one.
+          cs.set(PREFIX + leaf + ".maximum-am-resource-percent", "1.0");
+        }
+      }
+    }
+    QueueFile file = parse(cs, source, created);
+    return file;
+  }
+
+  private static QueueFile parse(CapacitySchedulerConfiguration cs,
+      CapacitySchedulerConfiguration source, List<String> created) throws IOException {
     List<String> paths = new ArrayList<>();
     ArrayNode queues = JSON.createArrayNode();
     ObjectNode tree = JSON.createObjectNode();
@@ -139,7 +191,7 @@ public final class QueueFile {
             + "capacity vector is not supported by Locus; leave the legacy queue mode on");
       }
       refuseUnsupported(cs, ROOT);
-      walk(cs, ROOT, 100f, paths, weights, minimum, maximum, queues);
+      walk(cs, ROOT, 100f, created, paths, weights, minimum, maximum, queues);
       refusePartitionShares(cs, paths);
     } catch (Unsupported e) {
       // The walk may have stopped inside an entry.
@@ -156,6 +208,7 @@ public final class QueueFile {
         : new AbsoluteCapacities(paths, minimum, maximum);
     return new QueueFile(none ? null : JSON.writeValueAsString(tree),
         Collections.unmodifiableList(paths), Collections.unmodifiableMap(weights), absolute, cs,
+        source, Collections.unmodifiableList(new ArrayList<>(created)),
         unhonoured(cs, new HashSet<>(paths)));
   }
 
@@ -171,8 +224,9 @@ public final class QueueFile {
   }
 
   private static void walk(CapacitySchedulerConfiguration cs, String path, float capacity,
-      List<String> paths, Map<String, Float> weights, Map<String, Resource> minimum,
-      Map<String, Resource> maximum, ArrayNode out) throws Unsupported {
+      List<String> created, List<String> paths, Map<String, Float> weights,
+      Map<String, Resource> minimum, Map<String, Resource> maximum, ArrayNode out)
+      throws Unsupported {
     if (paths.size() >= 4096) {
       throw new Unsupported(PREFIX + "root.queues", "more than 4096 queues; Locus schedules "
           + "at most 4096");
@@ -209,9 +263,21 @@ public final class QueueFile {
         }
       }
     }
+    for (String leaf : created) {
+      if (path.equals(leaf.substring(0, leaf.lastIndexOf('.'))) && !children.contains(leaf)) {
+        children.add(leaf);
+      }
+    }
+    if (created.contains(path)) {
+      q.put("created", true);
+    }
+    if (children.isEmpty() && createsChildren(cs, path)) {
+      // CapacityScheduler's parent even before its first child: no application runs in it.
+      q.put("parent", true);
+    }
     float[] shares = shares(cs, path, children, weights);
     for (int i = 0; i < children.size(); i++) {
-      walk(cs, children.get(i), shares[i], paths, weights, minimum, maximum, out);
+      walk(cs, children.get(i), shares[i], created, paths, weights, minimum, maximum, out);
     }
     childrenFitTheirParent(path, children, minimum);
   }
@@ -397,7 +463,8 @@ public final class QueueFile {
 
   /**
    * What Locus does not do yet, refused whatever the policy: a file whose queues would be
-   * silently dropped must not start. The universal capacity vector and auto-created queues.
+   * silently dropped must not start. The universal capacity vector and the legacy auto-created
+   * queues.
    */
   private static void refuseUnsupported(CapacitySchedulerConfiguration cs, String path)
       throws Unsupported {
@@ -413,13 +480,157 @@ public final class QueueFile {
             + "is a percentage of the parent");
       }
     }
-    for (String key : new String[] {"auto-create-child-queue.enabled",
-        "auto-queue-creation-v2.enabled"}) {
-      if (cs.getBoolean(PREFIX + path + "." + key, false)) {
-        throw new Unsupported(PREFIX + path + "." + key, "is true: Locus does not create "
-            + "queues on the fly; configure the queues in the file");
+    if (cs.isAutoCreateChildQueueEnabled(new QueuePath(path))) {
+      throw new Unsupported(PREFIX + path + ".auto-create-child-queue.enabled", "is true: "
+          + "Locus does not create queues under a managed parent (the legacy auto-created "
+          + "queues); use auto-queue-creation-v2.enabled");
+    }
+  }
+
+  /** Whether the queue at {@code path} creates its children on the fly. */
+  private static boolean createsChildren(CapacitySchedulerConfiguration cs, String path) {
+    return !ROOT.equals(path) && cs.isAutoQueueCreationV2Enabled(new QueuePath(path));
+  }
+
+  /** Why a leaf cannot be created, in CapacityScheduler's words where it has them. */
+  public static final class CreationRefused extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public CreationRefused(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Whether a submission to {@code path} may create it: a path one level below a queue of
+   * the file that creates its children ({@code auto-queue-creation-v2.enabled}), not yet a
+   * queue. Locus creates leaves only there (no parents on the fly).
+   */
+  public boolean mayCreate(String path) {
+    if (path == null || paths.contains(path)) {
+      return false;
+    }
+    int dot = path.lastIndexOf('.');
+    if (dot <= 0 || dot == path.length() - 1) {
+      return false;
+    }
+    String parent = path.substring(0, dot);
+    return paths.contains(parent) && createsChildren(cs, parent);
+  }
+
+  /**
+   * The file with the leaf at {@code path} added, as CapacityScheduler adds a queue on the
+   * fly (CapacitySchedulerQueueManager#createQueue, ParentQueue#addDynamicLeafQueue): under a
+   * parent that allows it, within its {@code auto-queue-creation-v2.max-queues} (its static
+   * and created children together), and, in the legacy queue mode, only among siblings that
+   * all use weights. The core checks the new tree as any other.
+   *
+   * @throws CreationRefused with CapacityScheduler's message
+   */
+  public QueueFile withCreated(String path) throws CreationRefused, IOException {
+    int dot = path.lastIndexOf('.');
+    if (dot <= 0) {
+      throw new CreationRefused("Can not auto create queue " + path
+          + " due to missing ParentQueue path.");
+    }
+    String parent = path.substring(0, dot);
+    if (!paths.contains(parent)) {
+      throw new CreationRefused("Could not auto-create queue " + path + ": its parent "
+          + parent + " is not a queue of " + YarnConfiguration.CS_CONFIGURATION_FILE
+          + "; Locus creates leaf queues only directly under a parent configured there");
+    }
+    if (!createsChildren(cs, parent)) {
+      throw new CreationRefused("Auto creation of queue " + path
+          + " is not enabled under parent " + parent);
+    }
+    List<String> siblings = children(parent);
+    int max = cs.getAutoCreatedQueuesV2MaxChildQueuesLimit(new QueuePath(parent));
+    if (siblings.size() >= max) {
+      throw new CreationRefused("Cannot auto create queue " + path + ". Max Child "
+          + "Queue limit exceeded which is configured as: " + max
+          + " and number of child queues is: " + siblings.size());
+    }
+    for (String sibling : siblings) {
+      if (!weights.containsKey(sibling)) {
+        throw new CreationRefused("Trying to create new queue=" + path
+            + " but not all the queues under parent=" + parent
+            + " are using weight-based capacity. Failed to created queue");
       }
     }
+    List<String> next = new ArrayList<>(created);
+    next.add(path);
+    return parse(source, next);
+  }
+
+  /**
+   * The same file re-read ({@code -refreshQueues}) with the leaves {@code before} created that
+   * it still allows, as CapacityScheduler keeps its created queues across a refresh: one the
+   * file now configures is the file's, one whose parent no longer creates children is gone.
+   */
+  public QueueFile keeping(QueueFile before) throws IOException {
+    if (before == null || before.created.isEmpty()) {
+      return this;
+    }
+    List<String> kept = new ArrayList<>();
+    for (String leaf : before.created) {
+      String parent = leaf.substring(0, leaf.lastIndexOf('.'));
+      if (!paths.contains(leaf) && paths.contains(parent) && createsChildren(cs, parent)) {
+        kept.add(leaf);
+      }
+    }
+    return kept.isEmpty() ? this : parse(source, kept);
+  }
+
+  /** The file without the created leaf at {@code path} (removed when idle). */
+  public QueueFile withoutCreated(String path) throws IOException {
+    List<String> next = new ArrayList<>(created);
+    next.remove(path);
+    return parse(source, next);
+  }
+
+  /** The queues directly under {@code parent}. */
+  private List<String> children(String parent) {
+    List<String> out = new ArrayList<>();
+    for (String p : paths) {
+      if (p.startsWith(parent + ".") && p.indexOf('.', parent.length() + 1) < 0) {
+        out.add(p);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Whether a queue of the file creates its children on the fly: the operator's queues, which
+   * only {@code locus.policy=capacity} runs, even with one leaf so far.
+   */
+  public boolean createsQueues() {
+    for (String p : paths) {
+      if (createsChildren(cs, p)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether the queue at {@code path} was created on the fly. */
+  public boolean isCreated(String path) {
+    return created.contains(path);
+  }
+
+  /** Whether the queue at {@code path} creates its children on the fly. */
+  public boolean createsChildren(String path) {
+    return paths.contains(path) && createsChildren(cs, path);
+  }
+
+  /**
+   * The lists a leaf about to be created at {@code path} would have, as CapacityScheduler
+   * checks a submission to a queue it has yet to create: its parent's templates
+   * ({@code leaf-template.} over {@code template.}), nobody where they set none.
+   */
+  public Map<AccessType, AccessControlList> createdLeafAcls(String path) {
+    String parent = path.substring(0, path.lastIndexOf('.'));
+    return CapacitySchedulerConfiguration.getACLsForFlexibleAutoCreatedLeafQueue(
+        new AutoCreatedQueueTemplate(cs, new QueuePath(parent)));
   }
 
   /** {@code <path>.accessible-node-labels.<label>.capacity} and {@code .maximum-capacity}. */
@@ -527,7 +738,11 @@ public final class QueueFile {
         String key = rest.substring(dot + 1);
         // Per-partition shares reaching here passed refusePartitionShares.
         return QUEUE_KEYS.contains(key) || key.equals("queues")
-            || key.matches("accessible-node-labels(\\.[^.]+\\.(capacity|maximum-capacity))?");
+            || key.matches("accessible-node-labels(\\.[^.]+\\.(capacity|maximum-capacity))?")
+            || CREATION_KEYS.contains(key)
+            || key.startsWith(TEMPLATE) && QUEUE_KEYS.contains(key.substring(TEMPLATE.length()))
+            || key.startsWith(LEAF_TEMPLATE)
+                && QUEUE_KEYS.contains(key.substring(LEAF_TEMPLATE.length()));
       }
       dot = rest.lastIndexOf('.', dot - 1);
     }
@@ -569,7 +784,7 @@ public final class QueueFile {
           break;
         }
       }
-      if (!parent) {
+      if (!parent && !createsChildren(cs, p)) {
         n++;
       }
     }

@@ -96,7 +96,9 @@ public class LocusSchedulerBlock extends HtmlBlock {
 
   private static void addQueueRows(Hamlet.TABLE<Hamlet> t, QueueView q, int depth) {
     Hamlet.TR<Hamlet.TABLE<Hamlet>> tr = t.tr();
-    tr.td().$style("padding-left:" + (10 + 18 * depth) + "px").$title(q.path).__(q.name).__();
+    // A queue created on a submission says so, as CapacityScheduler's creationMethod does.
+    tr.td().$style("padding-left:" + (10 + 18 * depth) + "px").$title(q.path)
+        .__(q.name + ("static".equals(q.creationMethod) ? "" : " (auto-created)")).__();
     // Use within the guarantee in green, the part borrowed beyond it in orange after it.
     float within = Math.min(q.absoluteUsedCapacity, q.absoluteCapacity);
     float beyond = Math.max(0f, q.absoluteUsedCapacity - q.absoluteCapacity);

@@ -61,6 +61,10 @@ public final class QueueView {
   public final long preemptedMemoryMb;
   /** CapacityScheduler's {@code preemptionDisabled}: may this queue's containers be taken? */
   public final boolean preemptionDisabled;
+  /** CapacityScheduler's {@code creationMethod}: static, or dynamicFlexible when created. */
+  public final String creationMethod;
+  /** CapacityScheduler's {@code autoCreationEligibility}: flexible or off. */
+  public final String autoCreationEligibility;
   public final int appsSubmitted;
   public final int appsPending;
   public final int appsRunning;
@@ -144,6 +148,10 @@ public final class QueueView {
     this.preemptedMemoryMb = m == null ? 0 : m.getAggregateMemoryMBPreempted();
     this.preemptionDisabled = !(scheduler instanceof LocusScheduler)
         || ((LocusScheduler) scheduler).isPreemptionDisabled(path);
+    this.creationMethod = scheduler instanceof LocusScheduler
+        ? ((LocusScheduler) scheduler).creationMethod(path) : "static";
+    this.autoCreationEligibility = scheduler instanceof LocusScheduler
+        ? ((LocusScheduler) scheduler).autoCreationEligibility(path) : "off";
     this.appsSubmitted = m == null ? 0 : m.getAppsSubmitted();
     this.appsPending = m == null ? 0 : m.getAppsPending();
     this.appsRunning = m == null ? 0 : m.getAppsRunning();

@@ -65,6 +65,9 @@ public final class SchedulerInfoJson {
     n.put("weight", q.weight);
     n.put("normalizedWeight", q.normalizedWeight);
     n.put("mode", q.mode());
+    n.put("queueType", q.isLeaf() ? "leaf" : "parent");
+    n.put("creationMethod", q.creationMethod);
+    n.put("autoCreationEligibility", q.autoCreationEligibility);
     n.put("numApplications", q.numApplications);
     n.put("queueName", q.name);
     n.put("state", q.state.toString());

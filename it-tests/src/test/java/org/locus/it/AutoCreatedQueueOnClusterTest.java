@@ -1,0 +1,146 @@
+package org.locus.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.math.BigDecimal;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.security.PrivilegedExceptionAction;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.commons.io.IOUtils;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.examples.QuasiMonteCarlo;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * Cloudera-style dynamic queues on the embedded cluster, no {@code locus.policy} set:
+ * {@code root.users} creates its children ({@code auto-queue-creation-v2.enabled}, weights)
+ * and {@code u:%user:root.users.%user} maps each user there. Hadoop's pi, submitted by a user
+ * the file never names, runs in the queue created for that user under CapacityScheduler and
+ * under Locus; the RM's report names it and the scheduler REST describes it the same way.
+ */
+public class AutoCreatedQueueOnClusterTest {
+  private static final String CS = "yarn.scheduler.capacity.";
+  private static final String CAPACITY_SCHEDULER =
+      "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler";
+  private static final String USER = "alice";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private static EmbeddedCluster cluster;
+
+  @BeforeClass
+  public static void startHdfs() throws Exception {
+    cluster = EmbeddedCluster.startHdfs("auto-created-queue", 2, 1);
+    // The new user writes the job's files under /tmp, as on a cluster where /tmp is shared.
+    cluster.fileSystem().mkdirs(new Path("/tmp"));
+    cluster.fileSystem().setPermission(new Path("/tmp"), new FsPermission((short) 01777));
+  }
+
+  @AfterClass
+  public static void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static Map<String, String> dynamicQueues() {
+    Map<String, String> s = new LinkedHashMap<>();
+    s.put(CS + "root.queues", "default,users");
+    s.put(CS + "root.default.capacity", "1w");
+    s.put(CS + "root.users.capacity", "3w");
+    s.put(CS + "root.users.auto-queue-creation-v2.enabled", "true");
+    s.put(CS + "queue-mappings", "u:%user:root.users.%user");
+    return s;
+  }
+
+  /** Runs pi as the new user under {@code scheduler}; returns the queues as REST shows them. */
+  private static Map<String, JsonNode> piAsNewUser(String scheduler) throws Exception {
+    cluster.startYarn(scheduler, dynamicQueues());
+    try {
+      String name = scheduler.substring(scheduler.lastIndexOf('.') + 1);
+      BigDecimal pi = UserGroupInformation.createRemoteUser(USER).doAs(
+          (PrivilegedExceptionAction<BigDecimal>) () -> {
+            Configuration conf = cluster.clientConf();
+            return QuasiMonteCarlo.estimatePi(1, 10, new Path("/tmp/pi-" + name), conf);
+          });
+      assertEquals(scheduler + ": pi", 3.0, pi.doubleValue(), 1.0);
+      YarnClient yc = YarnClient.createYarnClient();
+      yc.init(cluster.clientConf());
+      yc.start();
+      try {
+        List<ApplicationReport> apps = yc.getApplications(
+            EnumSet.of(YarnApplicationState.FINISHED));
+        assertEquals(scheduler + ": " + apps, 1, apps.size());
+        assertEquals(scheduler + ": the queue in the RM's report", "root.users." + USER,
+            apps.get(0).getQueue());
+      } finally {
+        yc.stop();
+      }
+      JsonNode info = JSON.readTree(get("/ws/v1/cluster/scheduler"))
+          .path("scheduler").path("schedulerInfo");
+      return byPath(info, new LinkedHashMap<>());
+    } finally {
+      cluster.stopYarn();
+    }
+  }
+
+  private static String get(String path) throws IOException {
+    URL url = new URL("http://"
+        + cluster.yarn().getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS) + path);
+    HttpURLConnection c = (HttpURLConnection) url.openConnection();
+    c.setRequestProperty("Accept", "application/json");
+    int status = c.getResponseCode();
+    InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
+    String body = in == null ? "" : IOUtils.toString(in, StandardCharsets.UTF_8);
+    assertEquals("GET " + path + " answered " + body, 200, status);
+    return body;
+  }
+
+  private static Map<String, JsonNode> byPath(JsonNode parent, Map<String, JsonNode> out) {
+    for (JsonNode q : parent.path("queues").path("queue")) {
+      out.put(q.path("queuePath").asText(), q);
+      byPath(q, out);
+    }
+    return out;
+  }
+
+  @Test
+  public void piByANewUserRunsInTheQueueCreatedForIt() throws Exception {
+    Map<String, JsonNode> cs = piAsNewUser(CAPACITY_SCHEDULER);
+    Map<String, JsonNode> locus = piAsNewUser(EmbeddedCluster.LOCUS_SCHEDULER);
+    assertEquals(cs.keySet(), locus.keySet());
+    String leaf = "root.users." + USER;
+    assertTrue(cs.toString(), cs.containsKey(leaf));
+    assertEquals("dynamicFlexible", cs.get(leaf).path("creationMethod").asText());
+    for (String path : cs.keySet()) {
+      JsonNode c = cs.get(path);
+      JsonNode l = locus.get(path);
+      for (String f : new String[] {"queueType", "creationMethod", "autoCreationEligibility",
+          "mode"}) {
+        assertEquals(path + " " + f, c.path(f).asText(), l.path(f).asText());
+      }
+      for (String f : new String[] {"capacity", "absoluteCapacity", "maxCapacity",
+          "absoluteMaxCapacity", "weight", "normalizedWeight"}) {
+        assertEquals(path + " " + f, c.path(f).asDouble(), l.path(f).asDouble(), 1e-3);
+      }
+    }
+  }
+}

@@ -1,0 +1,141 @@
+package org.locus.yarn.web;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.net.NetUtils;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
+import org.junit.After;
+import org.junit.BeforeClass;
+import org.junit.Test;
+import org.locus.yarn.LocusRmFixture;
+import org.locus.yarn.LocusScheduler;
+
+/**
+ * A parent that creates its leaves on the fly ({@code auto-queue-creation-v2.enabled}, weight
+ * mode) under CapacityScheduler and under Locus in one run: a new user's application submitted
+ * to {@code root.users.<user>} runs in the queue created for it, with the template's maximum,
+ * and the scheduler REST describes the new queue and its siblings as CapacityScheduler does.
+ */
+public class AutoCreatedQueueRestTest {
+  private static final int GB = 1024;
+  private static final String CS = CapacitySchedulerConfiguration.PREFIX;
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String[] NUMBERS = {"capacity", "maxCapacity", "absoluteCapacity",
+      "absoluteMaxCapacity", "weight", "normalizedWeight"};
+  private static final String[] WORDS = {"queueType", "creationMethod",
+      "autoCreationEligibility", "mode", "state"};
+  private final List<MockRM> rms = new ArrayList<>();
+
+  @BeforeClass
+  public static void resolveTestHosts() {
+    NetUtils.addStaticResolution("h1", "127.0.0.1");
+  }
+
+  @After
+  public void stop() {
+    for (MockRM rm : rms) {
+      rm.stop();
+    }
+  }
+
+  private static YarnConfiguration file() {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.set(CS + "root.queues", "default,users");
+    conf.set(CS + "root.default.capacity", "1w");
+    conf.set(CS + "root.users.capacity", "3w");
+    conf.set(CS + "root.users.auto-queue-creation-v2.enabled", "true");
+    conf.set(CS + "root.users.auto-queue-creation-v2.template.maximum-capacity", "40");
+    return conf;
+  }
+
+  private MockRM startRm(Class<? extends ResourceScheduler> scheduler) throws IOException {
+    YarnConfiguration conf = file();
+    conf.setClass(YarnConfiguration.RM_SCHEDULER, scheduler, ResourceScheduler.class);
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
+    conf.setBoolean("mockrm.webapp.enabled", true);
+    // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
+    conf.set("locus.scheduling.mode", "heartbeat");
+    conf.set("locus.scheduling.eager", "false");
+    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + RmRest.freePort());
+    MockRM rm = new MockRM(conf);
+    rms.add(rm);
+    rm.start();
+    return rm;
+  }
+
+  private static Map<String, JsonNode> byPath(JsonNode parent, Map<String, JsonNode> out) {
+    for (JsonNode q : parent.path("queues").path("queue")) {
+      out.put(q.path("queuePath").asText(), q);
+      byPath(q, out);
+    }
+    return out;
+  }
+
+  /** Alice's and then Bob's application, each in its own new queue; the REST tree after. */
+  private Map<String, JsonNode> run(Class<? extends ResourceScheduler> scheduler,
+      List<String> appQueues) throws Exception {
+    MockRM rm = startRm(scheduler);
+    MockNM nm = rm.registerNode("h1:1234", 16 * GB, 16);
+    nm.nodeHeartbeat(true);
+    for (String user : new String[] {"alice", "bob"}) {
+      RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+          .createWithMemory(GB, rm).withUser(user).withQueue("root.users." + user).build());
+      LocusRmFixture.launchAndRegisterAM(app, rm, nm);
+      appQueues.add(app.getQueue());
+      List<ApplicationAttemptId> inLeaf = rm.getResourceScheduler().getAppsInQueue(user);
+      assertNotNull(scheduler.getSimpleName() + ": no queue " + user, inLeaf);
+      assertEquals(scheduler.getSimpleName() + ": applications in " + user, 1, inLeaf.size());
+    }
+    JsonNode info = JSON.readTree(RmRest.getJson(rm, "/ws/v1/cluster/scheduler"))
+        .path("scheduler").path("schedulerInfo");
+    return byPath(info, new LinkedHashMap<>());
+  }
+
+  @Test
+  public void aNewUsersQueueIsCreatedOnFirstSubmissionAsUnderCapacityScheduler()
+      throws Exception {
+    List<String> csQueues = new ArrayList<>();
+    Map<String, JsonNode> cs = run(CapacityScheduler.class, csQueues);
+    List<String> locusQueues = new ArrayList<>();
+    Map<String, JsonNode> locus = run(LocusScheduler.class, locusQueues);
+
+    assertEquals("the RM's report of the apps' queues", csQueues, locusQueues);
+    assertEquals(cs.keySet(), locus.keySet());
+    // CapacityScheduler's own description, so the comparison below is about it.
+    assertEquals("dynamicFlexible", cs.get("root.users.alice").path("creationMethod").asText());
+    assertEquals("flexible", cs.get("root.users").path("autoCreationEligibility").asText());
+    assertEquals(37.5, cs.get("root.users.bob").path("absoluteCapacity").asDouble(), 1e-3);
+    assertEquals(40.0, cs.get("root.users.bob").path("maxCapacity").asDouble(), 1e-3);
+    for (String path : cs.keySet()) {
+      JsonNode c = cs.get(path);
+      JsonNode l = locus.get(path);
+      for (String f : WORDS) {
+        assertEquals(path + " " + f + "\nCS:    " + c + "\nLocus: " + l, c.path(f).asText(),
+            l.path(f).asText());
+      }
+      for (String f : NUMBERS) {
+        assertTrue(path + " " + f + " missing: " + l, l.has(f));
+        assertEquals(path + " " + f + "\nCS:    " + c + "\nLocus: " + l, c.path(f).asDouble(),
+            l.path(f).asDouble(), 1e-3);
+      }
+    }
+  }
+}
