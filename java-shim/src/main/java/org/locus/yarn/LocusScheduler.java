@@ -121,6 +121,7 @@ public class LocusScheduler
   public void serviceInit(Configuration conf) throws Exception {
     validateAllocationLimits(conf);
     ResourceTypes.check(conf, LOG);
+    MonitorPolicies.checkSizeBased(MonitorPolicies.forLocus(conf));
     // Ordered by ApplicationId, i.e. by submission: the order operators see in the UI.
     this.applications = new ConcurrentSkipListMap<>();
     this.minimumAllocation = super.getMinimumAllocation();
@@ -242,6 +243,7 @@ public class LocusScheduler
       // Hadoop's part refuses a policy that fails its init after starting the ones before it:
       // inside the rollback, so such a file changes nothing either.
       Configuration monitors = MonitorPolicies.forLocus(newConf);
+      MonitorPolicies.checkSizeBased(monitors);
       if (MonitorPolicies.runsLocusPolicy(monitors)) {
         LocusPreemptionPolicy.check(this, file.configuration());
       }
@@ -261,6 +263,8 @@ public class LocusScheduler
           + "; the settings in force are unchanged", e);
     }
     setConf(newConf);
+    // Created leaves a refresh dropped are gone from the tree; so is their idle clock.
+    lastSubmission.keySet().removeIf(path -> !file.isCreated(path));
     LOG.info("Locus core reconfigured with {}; {}", LocusSettings.collect(newConf), queues);
   }
 

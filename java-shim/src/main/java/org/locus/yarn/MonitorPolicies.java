@@ -61,7 +61,7 @@ final class MonitorPolicies {
       }
       if (name.startsWith(CAPACITY_ONLY) || name.startsWith(SCHEDULER_ONLY)) {
         throw refused(name, "is CapacityScheduler's own; Locus stands in only for "
-            + PROPORTIONAL);
+            + PROPORTIONAL + " and " + QUEUE_DELETION);
       }
       Class<?> c;
       try {
@@ -89,6 +89,26 @@ final class MonitorPolicies {
         YarnConfiguration.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS)
         && Arrays.asList(conf.getTrimmedStrings(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES))
             .contains(LocusPreemptionPolicy.class.getName());
+  }
+
+  /** Locus's key for preemption rounds under {@code fsp} and {@code fair}. */
+  static final String SIZE_BASED = "locus.preemption.size-based";
+
+  /**
+   * Size-based preemption is carried out by the rounds of Locus's policy, so with the monitor
+   * off, or running no such policy, the key would be in the file and have no effect.
+   *
+   * @param monitors {@code conf} after {@link #forLocus}
+   * @throws YarnRuntimeException naming the key and the monitor's keys
+   */
+  static void checkSizeBased(Configuration monitors) {
+    if ("true".equalsIgnoreCase(monitors.getTrimmed(SIZE_BASED)) && !runsLocusPolicy(monitors)) {
+      throw new YarnRuntimeException(SIZE_BASED + "=true takes effect only through the "
+          + "scheduling monitor's preemption rounds: set "
+          + YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS + "=true and name " + PROPORTIONAL
+          + " in " + YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES + ", or set "
+          + SIZE_BASED + "=false");
+    }
   }
 
   private static YarnRuntimeException refused(String name, String why) {
