@@ -4,28 +4,15 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.io.InputStream;
 import java.math.BigDecimal;
-import java.net.HttpURLConnection;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.security.PrivilegedExceptionAction;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import org.apache.commons.io.IOUtils;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.examples.QuasiMonteCarlo;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.security.UserGroupInformation;
-import org.apache.hadoop.yarn.api.records.ApplicationReport;
-import org.apache.hadoop.yarn.api.records.YarnApplicationState;
-import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -42,7 +29,6 @@ public class AutoCreatedQueueOnClusterTest {
   private static final String CAPACITY_SCHEDULER =
       "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler";
   private static final String USER = "alice";
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private static EmbeddedCluster cluster;
 
@@ -82,44 +68,11 @@ public class AutoCreatedQueueOnClusterTest {
             return QuasiMonteCarlo.estimatePi(1, 10, new Path("/tmp/pi-" + name), conf);
           });
       assertEquals(scheduler + ": pi", 3.0, pi.doubleValue(), 1.0);
-      YarnClient yc = YarnClient.createYarnClient();
-      yc.init(cluster.clientConf());
-      yc.start();
-      try {
-        List<ApplicationReport> apps = yc.getApplications(
-            EnumSet.of(YarnApplicationState.FINISHED));
-        assertEquals(scheduler + ": " + apps, 1, apps.size());
-        assertEquals(scheduler + ": the queue in the RM's report", "root.users." + USER,
-            apps.get(0).getQueue());
-      } finally {
-        yc.stop();
-      }
-      JsonNode info = JSON.readTree(get("/ws/v1/cluster/scheduler"))
-          .path("scheduler").path("schedulerInfo");
-      return byPath(info, new LinkedHashMap<>());
+      ClusterRest.assertOneFinishedAppIn(cluster, scheduler, "root.users." + USER);
+      return ClusterRest.schedulerQueues(cluster);
     } finally {
       cluster.stopYarn();
     }
-  }
-
-  private static String get(String path) throws IOException {
-    URL url = new URL("http://"
-        + cluster.yarn().getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS) + path);
-    HttpURLConnection c = (HttpURLConnection) url.openConnection();
-    c.setRequestProperty("Accept", "application/json");
-    int status = c.getResponseCode();
-    InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
-    String body = in == null ? "" : IOUtils.toString(in, StandardCharsets.UTF_8);
-    assertEquals("GET " + path + " answered " + body, 200, status);
-    return body;
-  }
-
-  private static Map<String, JsonNode> byPath(JsonNode parent, Map<String, JsonNode> out) {
-    for (JsonNode q : parent.path("queues").path("queue")) {
-      out.put(q.path("queuePath").asText(), q);
-      byPath(q, out);
-    }
-    return out;
   }
 
   @Test

@@ -4,26 +4,13 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.io.InputStream;
 import java.math.BigDecimal;
-import java.net.HttpURLConnection;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import org.apache.commons.io.IOUtils;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.examples.QuasiMonteCarlo;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.mapreduce.MRJobConfig;
-import org.apache.hadoop.yarn.api.records.ApplicationReport;
-import org.apache.hadoop.yarn.api.records.YarnApplicationState;
-import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -39,7 +26,6 @@ public class WeightModeOnClusterTest {
   private static final String CS = "yarn.scheduler.capacity.";
   private static final String CAPACITY_SCHEDULER =
       "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler";
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private static EmbeddedCluster cluster;
 
@@ -75,53 +61,11 @@ public class WeightModeOnClusterTest {
       BigDecimal pi = QuasiMonteCarlo.estimatePi(1, 10,
           new Path("/tmp/pi-" + scheduler.substring(scheduler.lastIndexOf('.') + 1)), conf);
       assertEquals(scheduler + ": pi", 3.0, pi.doubleValue(), 1.0);
-      YarnClient yc = YarnClient.createYarnClient();
-      yc.init(cluster.clientConf());
-      yc.start();
-      try {
-        List<ApplicationReport> apps = yc.getApplications(
-            EnumSet.of(YarnApplicationState.FINISHED));
-        assertEquals(scheduler + ": " + apps, 1, apps.size());
-        assertEquals(scheduler + ": the queue in the RM's report", "root.a.a1",
-            apps.get(0).getQueue());
-      } finally {
-        yc.stop();
-      }
-      JsonNode info = JSON.readTree(get("/ws/v1/cluster/scheduler"))
-          .path("scheduler").path("schedulerInfo");
-      return byPath(info, new LinkedHashMap<>());
+      ClusterRest.assertOneFinishedAppIn(cluster, scheduler, "root.a.a1");
+      return ClusterRest.schedulerQueues(cluster);
     } finally {
       cluster.stopYarn();
     }
-  }
-
-  private static String get(String path) throws IOException {
-    URL url = new URL("http://"
-        + cluster.yarn().getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS) + path);
-    HttpURLConnection c = (HttpURLConnection) url.openConnection();
-    c.setRequestProperty("Accept", "application/json");
-    int status = c.getResponseCode();
-    InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
-    String body = in == null ? "" : IOUtils.toString(in, StandardCharsets.UTF_8);
-    assertEquals("GET " + path + " answered " + body, 200, status);
-    return body;
-  }
-
-  private static Map<String, JsonNode> byPath(JsonNode parent, Map<String, JsonNode> out) {
-    for (JsonNode q : parent.path("queues").path("queue")) {
-      out.put(q.path("queuePath").asText(), q);
-      byPath(q, out);
-    }
-    return out;
-  }
-
-  private static JsonNode defaultPartition(JsonNode queue) {
-    for (JsonNode p : queue.path("capacities").path("queueCapacitiesByPartition")) {
-      if (p.path("partitionName").asText("").isEmpty()) {
-        return p;
-      }
-    }
-    throw new AssertionError("no default partition in " + queue);
   }
 
   @Test
@@ -141,8 +85,8 @@ public class WeightModeOnClusterTest {
       for (String r : new String[] {"effectiveMinResource", "effectiveMaxResource"}) {
         for (String unit : new String[] {"memory", "vCores"}) {
           assertEquals(path + " " + r + " " + unit,
-              defaultPartition(c).path(r).path(unit).asLong(),
-              defaultPartition(l).path(r).path(unit).asLong());
+              ClusterRest.defaultPartition(c).path(r).path(unit).asLong(),
+              ClusterRest.defaultPartition(l).path(r).path(unit).asLong());
         }
       }
     }

@@ -5,10 +5,8 @@ import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.net.NetUtils;
@@ -23,8 +21,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
-import org.junit.After;
 import org.junit.BeforeClass;
+import org.junit.Rule;
 import org.junit.Test;
 import org.locus.yarn.LocusRmFixture;
 import org.locus.yarn.LocusScheduler;
@@ -39,22 +37,15 @@ import org.locus.yarn.LocusScheduler;
 public class AbsoluteModeTest {
   private static final int GB = 1024;
   private static final String CS = CapacitySchedulerConfiguration.PREFIX;
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String[] FIELDS = {"capacity", "maxCapacity", "absoluteCapacity",
       "absoluteMaxCapacity", "weight", "normalizedWeight"};
-  private final List<MockRM> rms = new ArrayList<>();
+  @Rule
+  public final WebRms rms = new WebRms();
 
   @BeforeClass
   public static void resolveTestHosts() {
     NetUtils.addStaticResolution("h1", "127.0.0.1");
     NetUtils.addStaticResolution("h2", "127.0.0.1");
-  }
-
-  @After
-  public void stop() {
-    for (MockRM rm : rms) {
-      rm.stop();
-    }
   }
 
   /**
@@ -74,44 +65,6 @@ public class AbsoluteModeTest {
     return conf;
   }
 
-  private MockRM startRm(Class<? extends ResourceScheduler> scheduler, YarnConfiguration conf)
-      throws IOException {
-    conf.setClass(YarnConfiguration.RM_SCHEDULER, scheduler, ResourceScheduler.class);
-    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
-    conf.setBoolean("mockrm.webapp.enabled", true);
-    // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
-    conf.set("locus.scheduling.mode", "heartbeat");
-    conf.set("locus.scheduling.eager", "false");
-    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + RmRest.freePort());
-    MockRM rm = new MockRM(conf);
-    rms.add(rm);
-    rm.start();
-    return rm;
-  }
-
-  private static Map<String, JsonNode> byPath(JsonNode parent, Map<String, JsonNode> out) {
-    for (JsonNode q : parent.path("queues").path("queue")) {
-      out.put(q.path("queuePath").asText(), q);
-      byPath(q, out);
-    }
-    return out;
-  }
-
-  private static JsonNode defaultPartition(JsonNode queue) {
-    for (JsonNode p : queue.path("capacities").path("queueCapacitiesByPartition")) {
-      if (p.path("partitionName").asText("").isEmpty()) {
-        return p;
-      }
-    }
-    throw new AssertionError("no default partition in " + queue);
-  }
-
-  private static Map<String, JsonNode> queues(MockRM rm) throws IOException {
-    JsonNode info = JSON.readTree(RmRest.getJson(rm, "/ws/v1/cluster/scheduler"))
-        .path("scheduler").path("schedulerInfo");
-    return byPath(info, new LinkedHashMap<>());
-  }
-
   private static void waitForNodes(MockRM rm, int n) throws Exception {
     GenericTestUtils.waitFor(
         () -> rm.getResourceScheduler().getNumClusterNodes() == n, 10, 60_000);
@@ -124,7 +77,7 @@ public class AbsoluteModeTest {
    */
   private List<Map<String, JsonNode>> run(Class<? extends ResourceScheduler> scheduler,
       List<String> appQueue) throws Exception {
-    MockRM rm = startRm(scheduler, absolute());
+    MockRM rm = rms.start(scheduler, absolute());
     List<Map<String, JsonNode>> steps = new ArrayList<>();
     MockNM nm1 = rm.registerNode("h1:1234", 16 * GB, 16);
     nm1.nodeHeartbeat(true);
@@ -135,14 +88,14 @@ public class AbsoluteModeTest {
     List<ApplicationAttemptId> inA1 = rm.getResourceScheduler().getAppsInQueue("a1");
     assertTrue(scheduler.getSimpleName() + ": no queue a1", inA1 != null);
     assertEquals(scheduler.getSimpleName() + ": applications in a1", 1, inA1.size());
-    steps.add(queues(rm));
+    steps.add(RmRest.queues(rm));
     MockNM nm2 = rm.registerNode("h2:1234", 8 * GB, 8);
     nm2.nodeHeartbeat(true);
     waitForNodes(rm, 2);
-    steps.add(queues(rm));
+    steps.add(RmRest.queues(rm));
     rm.unRegisterNode(nm1);
     waitForNodes(rm, 1);
-    steps.add(queues(rm));
+    steps.add(RmRest.queues(rm));
     return steps;
   }
 
@@ -158,7 +111,7 @@ public class AbsoluteModeTest {
     assertEquals(40.0, cs.get(0).get("root.a.a1").path("capacity").asDouble(), 1e-3);
     assertEquals(25.0, cs.get(0).get("root.a.a1").path("absoluteCapacity").asDouble(), 1e-3);
     // 8 GB left for 16 GB of minimums: a's scaled to half.
-    assertEquals(5 * GB, defaultPartition(cs.get(2).get("root.a"))
+    assertEquals(5 * GB, RmRest.defaultPartition(cs.get(2).get("root.a"))
         .path("effectiveMinResource").path("memory").asLong());
     for (int step = 0; step < cs.size(); step++) {
       Map<String, JsonNode> c = cs.get(step);
@@ -169,8 +122,8 @@ public class AbsoluteModeTest {
         JsonNode cq = c.get(path);
         JsonNode lq = l.get(path);
         assertEquals(at + " mode", cq.path("mode").asText(), lq.path("mode").asText());
-        JsonNode cp = defaultPartition(cq);
-        JsonNode lp = defaultPartition(lq);
+        JsonNode cp = RmRest.defaultPartition(cq);
+        JsonNode lp = RmRest.defaultPartition(lq);
         for (String f : FIELDS) {
           assertTrue(at + " " + f + " missing: " + lq, lq.has(f));
           assertEquals(at + " " + f + "\nCS:    " + cq + "\nLocus: " + lq,
@@ -205,7 +158,7 @@ public class AbsoluteModeTest {
   /** The message CapacityScheduler stops the RM with, or fails when it starts. */
   private String csRefusal(YarnConfiguration conf) throws IOException {
     try {
-      startRm(CapacityScheduler.class, new YarnConfiguration(conf));
+      rms.start(CapacityScheduler.class, new YarnConfiguration(conf));
     } catch (Exception e) {
       return messages(e);
     }
@@ -247,7 +200,7 @@ public class AbsoluteModeTest {
       String cs = csRefusal(conf);
       assertTrue(cs, cs.contains(c[2]));
       try {
-        startRm(LocusScheduler.class, new YarnConfiguration(conf));
+        rms.start(LocusScheduler.class, new YarnConfiguration(conf));
         fail("Locus started with " + c[0] + "=" + c[1]);
       } catch (Exception e) {
         assertTrue(messages(e), messages(e).contains(c[2]));

@@ -5,10 +5,7 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.net.NetUtils;
@@ -22,8 +19,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
-import org.junit.After;
 import org.junit.BeforeClass;
+import org.junit.Rule;
 import org.junit.Test;
 import org.locus.yarn.LocusRmFixture;
 import org.locus.yarn.LocusScheduler;
@@ -37,23 +34,16 @@ import org.locus.yarn.LocusScheduler;
 public class AutoCreatedQueueRestTest {
   private static final int GB = 1024;
   private static final String CS = CapacitySchedulerConfiguration.PREFIX;
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String[] NUMBERS = {"capacity", "maxCapacity", "absoluteCapacity",
       "absoluteMaxCapacity", "weight", "normalizedWeight"};
   private static final String[] WORDS = {"queueType", "creationMethod",
       "autoCreationEligibility", "mode", "state"};
-  private final List<MockRM> rms = new ArrayList<>();
+  @Rule
+  public final WebRms rms = new WebRms();
 
   @BeforeClass
   public static void resolveTestHosts() {
     NetUtils.addStaticResolution("h1", "127.0.0.1");
-  }
-
-  @After
-  public void stop() {
-    for (MockRM rm : rms) {
-      rm.stop();
-    }
   }
 
   private static YarnConfiguration file() {
@@ -66,33 +56,10 @@ public class AutoCreatedQueueRestTest {
     return conf;
   }
 
-  private MockRM startRm(Class<? extends ResourceScheduler> scheduler) throws IOException {
-    YarnConfiguration conf = file();
-    conf.setClass(YarnConfiguration.RM_SCHEDULER, scheduler, ResourceScheduler.class);
-    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
-    conf.setBoolean("mockrm.webapp.enabled", true);
-    // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
-    conf.set("locus.scheduling.mode", "heartbeat");
-    conf.set("locus.scheduling.eager", "false");
-    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + RmRest.freePort());
-    MockRM rm = new MockRM(conf);
-    rms.add(rm);
-    rm.start();
-    return rm;
-  }
-
-  private static Map<String, JsonNode> byPath(JsonNode parent, Map<String, JsonNode> out) {
-    for (JsonNode q : parent.path("queues").path("queue")) {
-      out.put(q.path("queuePath").asText(), q);
-      byPath(q, out);
-    }
-    return out;
-  }
-
   /** Alice's and then Bob's application, each in its own new queue; the REST tree after. */
   private Map<String, JsonNode> run(Class<? extends ResourceScheduler> scheduler,
       List<String> appQueues) throws Exception {
-    MockRM rm = startRm(scheduler);
+    MockRM rm = rms.start(scheduler, file());
     MockNM nm = rm.registerNode("h1:1234", 16 * GB, 16);
     nm.nodeHeartbeat(true);
     for (String user : new String[] {"alice", "bob"}) {
@@ -104,9 +71,7 @@ public class AutoCreatedQueueRestTest {
       assertNotNull(scheduler.getSimpleName() + ": no queue " + user, inLeaf);
       assertEquals(scheduler.getSimpleName() + ": applications in " + user, 1, inLeaf.size());
     }
-    JsonNode info = JSON.readTree(RmRest.getJson(rm, "/ws/v1/cluster/scheduler"))
-        .path("scheduler").path("schedulerInfo");
-    return byPath(info, new LinkedHashMap<>());
+    return RmRest.queues(rm);
   }
 
   @Test

@@ -6,18 +6,11 @@ import static org.junit.Assert.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.HttpURLConnection;
-import java.net.ServerSocket;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.commons.io.IOUtils;
 import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -27,10 +20,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
-import org.junit.After;
 import org.junit.BeforeClass;
+import org.junit.Rule;
 import org.junit.Test;
 import org.locus.yarn.LocusRmFixture;
 import org.locus.yarn.LocusScheduler;
@@ -44,55 +36,12 @@ public class SchedulerWebTest {
   private static final int GB = 1024;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String HOSTILE_NAME = "<script>alert(1)</script>";
-  private final List<MockRM> rms = new ArrayList<>();
+  @Rule
+  public final WebRms rms = new WebRms();
 
   @BeforeClass
   public static void resolveTestHosts() {
     NetUtils.addStaticResolution("h1", "127.0.0.1");
-  }
-
-  @After
-  public void stop() {
-    for (MockRM rm : rms) {
-      rm.stop();
-    }
-  }
-
-  private MockRM startRm(Class<? extends ResourceScheduler> scheduler) throws IOException {
-    return startRm(scheduler, new YarnConfiguration());
-  }
-
-  private MockRM startRm(Class<? extends ResourceScheduler> scheduler, YarnConfiguration conf)
-      throws IOException {
-    conf.setClass(YarnConfiguration.RM_SCHEDULER, scheduler, ResourceScheduler.class);
-    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
-    conf.setBoolean("mockrm.webapp.enabled", true);
-    // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
-    conf.set("locus.scheduling.mode", "heartbeat");
-    conf.set("locus.scheduling.eager", "false");
-    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + freePort());
-    MockRM rm = new MockRM(conf);
-    rms.add(rm);
-    rm.start();
-    return rm;
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
-  private static String get(MockRM rm, String path, String accept, int expectStatus)
-      throws IOException {
-    URL url = new URL("http://" + rm.getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS) + path);
-    HttpURLConnection c = (HttpURLConnection) url.openConnection();
-    c.setRequestProperty("Accept", accept);
-    int status = c.getResponseCode();
-    InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
-    String body = in == null ? "" : IOUtils.toString(in, StandardCharsets.UTF_8);
-    assertEquals("GET " + path + " answered " + body, expectStatus, status);
-    return body;
   }
 
   /** One app in default with its AM and two 1 GB tasks running on h1. */
@@ -119,10 +68,10 @@ public class SchedulerWebTest {
 
   @Test
   public void restSchedulerAnswersWithTheQueueTreeAndLocusFigures() throws Exception {
-    MockRM rm = startRm(LocusScheduler.class);
+    MockRM rm = rms.start(LocusScheduler.class);
     RMApp app = runOneApp(rm);
 
-    JsonNode info = JSON.readTree(get(rm, "/ws/v1/cluster/scheduler", "application/json", 200))
+    JsonNode info = JSON.readTree(RmRest.getJson(rm, "/ws/v1/cluster/scheduler"))
         .path("scheduler").path("schedulerInfo");
     assertEquals("capacityScheduler", info.path("type").asText());
     assertEquals("root", info.path("queueName").asText());
@@ -161,18 +110,18 @@ public class SchedulerWebTest {
     assertEquals(0, locus.path("rejections").asLong());
 
     // The rest of the RM's REST API is still Hadoop's own.
-    JsonNode apps = JSON.readTree(get(rm, "/ws/v1/cluster/apps", "application/json", 200));
+    JsonNode apps = JSON.readTree(RmRest.getJson(rm, "/ws/v1/cluster/apps"));
     assertEquals(app.getApplicationId().toString(),
         apps.path("apps").path("app").get(0).path("id").asText());
   }
 
   @Test
   public void classicSchedulerPageShowsQueuesBarsAppsAndFigures() throws Exception {
-    MockRM rm = startRm(LocusScheduler.class);
+    MockRM rm = rms.start(LocusScheduler.class);
     RMApp app = runOneApp(rm);
 
     // Hamlet indents every element: compare with the layout whitespace taken out.
-    String html = get(rm, "/cluster/scheduler", "text/html", 200)
+    String html = RmRest.get(rm, "/cluster/scheduler", "text/html", 200)
         .replaceAll(">\\s+", ">").replaceAll("\\s+<", "<");
     assertTrue(html, html.contains("id=\"locus-queues\""));
     assertTrue(html, html.contains(">default<"));
@@ -195,14 +144,13 @@ public class SchedulerWebTest {
   @Test
   public void everyCapacitySchedulerFieldLocusWritesIsOneCapacitySchedulerWritesToo()
       throws Exception {
-    MockRM cs = startRm(CapacityScheduler.class);
-    JsonNode csInfo = JSON.readTree(get(cs, "/ws/v1/cluster/scheduler", "application/json", 200))
+    MockRM cs = rms.start(CapacityScheduler.class);
+    JsonNode csInfo = JSON.readTree(RmRest.getJson(cs, "/ws/v1/cluster/scheduler"))
         .path("scheduler").path("schedulerInfo");
-    cs.stop();
-    rms.remove(cs);
-    MockRM locus = startRm(LocusScheduler.class);
+    rms.stop(cs);
+    MockRM locus = rms.start(LocusScheduler.class);
     JsonNode locusInfo = JSON.readTree(
-        get(locus, "/ws/v1/cluster/scheduler", "application/json", 200))
+        RmRest.getJson(locus, "/ws/v1/cluster/scheduler"))
         .path("scheduler").path("schedulerInfo");
 
     Set<String> rootExtra = fieldsNotIn(locusInfo, csInfo);
@@ -224,8 +172,8 @@ public class SchedulerWebTest {
   public void locusRestClassLeftInPlaceAnswersForCapacitySchedulerAsHadoopDoes() throws Exception {
     YarnConfiguration conf = new YarnConfiguration();
     conf.set(WebDefaults.WEBSERVICE_CLASS_KEY, LocusWebServices.class.getName());
-    MockRM cs = startRm(CapacityScheduler.class, conf);
-    JsonNode info = JSON.readTree(get(cs, "/ws/v1/cluster/scheduler", "application/json", 200))
+    MockRM cs = rms.start(CapacityScheduler.class, conf);
+    JsonNode info = JSON.readTree(RmRest.getJson(cs, "/ws/v1/cluster/scheduler"))
         .path("scheduler").path("schedulerInfo");
     assertEquals("capacityScheduler", info.path("type").asText());
     assertTrue(info.toString(), info.has("queueAcls") || info.has("health"));

@@ -4,10 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.net.NetUtils;
@@ -21,8 +18,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
-import org.junit.After;
 import org.junit.BeforeClass;
+import org.junit.Rule;
 import org.junit.Test;
 import org.locus.yarn.LocusRmFixture;
 import org.locus.yarn.LocusScheduler;
@@ -36,22 +33,15 @@ import org.locus.yarn.LocusScheduler;
 public class WeightModeTest {
   private static final int GB = 1024;
   private static final String CS = CapacitySchedulerConfiguration.PREFIX;
-  private static final ObjectMapper JSON = new ObjectMapper();
   /** The fields compared, of each queue and of its default-partition capacities. */
   private static final String[] FIELDS = {"capacity", "maxCapacity", "absoluteCapacity",
       "absoluteMaxCapacity", "weight", "normalizedWeight"};
-  private final List<MockRM> rms = new ArrayList<>();
+  @Rule
+  public final WebRms rms = new WebRms();
 
   @BeforeClass
   public static void resolveTestHosts() {
     NetUtils.addStaticResolution("h1", "127.0.0.1");
-  }
-
-  @After
-  public void stop() {
-    for (MockRM rm : rms) {
-      rm.stop();
-    }
   }
 
   /**
@@ -92,39 +82,6 @@ public class WeightModeTest {
     return conf;
   }
 
-  private MockRM startRm(Class<? extends ResourceScheduler> scheduler, YarnConfiguration conf)
-      throws IOException {
-    conf.setClass(YarnConfiguration.RM_SCHEDULER, scheduler, ResourceScheduler.class);
-    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
-    conf.setBoolean("mockrm.webapp.enabled", true);
-    // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
-    conf.set("locus.scheduling.mode", "heartbeat");
-    conf.set("locus.scheduling.eager", "false");
-    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + RmRest.freePort());
-    MockRM rm = new MockRM(conf);
-    rms.add(rm);
-    rm.start();
-    return rm;
-  }
-
-  /** Every queue below root by path, parents before children. */
-  private static Map<String, JsonNode> byPath(JsonNode parent, Map<String, JsonNode> out) {
-    for (JsonNode q : parent.path("queues").path("queue")) {
-      out.put(q.path("queuePath").asText(), q);
-      byPath(q, out);
-    }
-    return out;
-  }
-
-  private static JsonNode defaultPartition(JsonNode queue) {
-    for (JsonNode p : queue.path("capacities").path("queueCapacitiesByPartition")) {
-      if (p.path("partitionName").asText("").isEmpty()) {
-        return p;
-      }
-    }
-    throw new AssertionError("no default partition in " + queue);
-  }
-
   /** The app's queue in the RM's report, and the REST tree, after it was placed. */
   private Map<String, JsonNode> run(Class<? extends ResourceScheduler> scheduler,
       List<String> appQueue) throws Exception {
@@ -133,7 +90,7 @@ public class WeightModeTest {
 
   private Map<String, JsonNode> run(Class<? extends ResourceScheduler> scheduler,
       YarnConfiguration conf, String leaf, List<String> appQueue) throws Exception {
-    MockRM rm = startRm(scheduler, conf);
+    MockRM rm = rms.start(scheduler, conf);
     MockNM nm = rm.registerNode("h1:1234", 10 * GB, 10);
     nm.nodeHeartbeat(true);
     RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
@@ -143,9 +100,7 @@ public class WeightModeTest {
     List<ApplicationAttemptId> inLeaf = rm.getResourceScheduler().getAppsInQueue(leaf);
     assertTrue(scheduler.getSimpleName() + ": no queue " + leaf, inLeaf != null);
     assertEquals(scheduler.getSimpleName() + ": applications in " + leaf, 1, inLeaf.size());
-    JsonNode info = JSON.readTree(RmRest.getJson(rm, "/ws/v1/cluster/scheduler"))
-        .path("scheduler").path("schedulerInfo");
-    return byPath(info, new LinkedHashMap<>());
+    return RmRest.queues(rm);
   }
 
   @Test
@@ -209,8 +164,8 @@ public class WeightModeTest {
       JsonNode c = cs.get(path);
       JsonNode l = locus.get(path);
       assertEquals(path + " mode", c.path("mode").asText(), l.path("mode").asText());
-      JsonNode cp = defaultPartition(c);
-      JsonNode lp = defaultPartition(l);
+      JsonNode cp = RmRest.defaultPartition(c);
+      JsonNode lp = RmRest.defaultPartition(l);
       for (String f : FIELDS) {
         assertTrue(path + " " + f + " missing: " + l, l.has(f));
         assertEquals(path + " " + f + "\nCS:    " + c + "\nLocus: " + l, c.path(f).asDouble(),
