@@ -220,8 +220,13 @@ mod tests {
         assert!(all[first_false..first_shared]
             .iter()
             .all(|p| p.get(DELAY_IDLE_ROOM).is_some_and(|v| v == "false")));
-        assert!(all[first_shared..]
+        let first_size_based = all
+            .iter()
+            .position(is_size_based)
+            .expect("some combination turns size-based preemption on");
+        assert!(all[first_shared..first_size_based]
             .iter()
             .all(|p| map_share(p) == Some(0.5)));
+        assert!(all[first_size_based..].iter().all(is_size_based));
     }
 }

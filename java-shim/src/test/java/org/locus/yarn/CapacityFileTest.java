@@ -97,7 +97,7 @@ public class CapacityFileTest {
   }
 
   private MockRM start(YarnConfiguration conf) {
-    MockRM rm = new MockRM(conf);
+    MockRM rm = new MockRM(LocusRmFixture.privateState(conf));
     GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
     rms.add(rm);
     rm.start();

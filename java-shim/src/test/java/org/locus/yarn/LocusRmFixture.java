@@ -32,10 +32,7 @@ public final class LocusRmFixture extends ExternalResource {
   /** Heartbeat rounds before giving up on an allocation; no wall-clock assertions. */
   static final int ROUNDS = 40;
 
-  /**
-   * The RM's node-attribute store, private to this JVM: its default under /tmp is shared by
-   * every MockRM on the machine, and two test JVMs starting at once break each other's.
-   */
+  /** The RM's node-attribute store, private to this JVM ({@link #privateState}). */
   private static final File STATE_DIR;
 
   static {
@@ -67,6 +64,15 @@ public final class LocusRmFixture extends ExternalResource {
     // The same for the eager offers heartbeat mode makes when asks arrive: they would place an
     // AM before MockRM's launchAM sees its attempt SCHEDULED. EagerOffersTest covers them.
     conf.set("locus.scheduling.eager", "false");
+    return privateState(conf);
+  }
+
+  /**
+   * {@code conf} with the RM's node-attribute store in this JVM's own directory: the store's
+   * default under /tmp is shared by every RM on the machine, and a test JVM starting one while
+   * another does (the suites run side by side) fails at start on the other's files.
+   */
+  public static YarnConfiguration privateState(YarnConfiguration conf) {
     conf.set(YarnConfiguration.FS_NODE_ATTRIBUTE_STORE_ROOT_DIR,
         new File(STATE_DIR, "node-attribute").toURI().toString());
     return conf;

@@ -51,7 +51,7 @@ public class ResourceTypesTest {
   }
 
   private MockRM start(YarnConfiguration conf) {
-    MockRM rm = new MockRM(conf);
+    MockRM rm = new MockRM(LocusRmFixture.privateState(conf));
     rms.add(rm);
     rm.start();
     return rm;

@@ -67,7 +67,7 @@ public class LocusMetricsTest {
     // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
     conf.set("locus.scheduling.mode", "heartbeat");
     conf.set("locus.scheduling.eager", "false");
-    rm = new MockRM(conf);
+    rm = new MockRM(LocusRmFixture.privateState(conf));
     GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
     rm.start();
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
@@ -131,7 +131,7 @@ public class LocusMetricsTest {
     // Stepped by hand with MockRM's helpers, which need decisions at heartbeats (LocusRmFixture).
     conf.set("locus.scheduling.mode", "heartbeat");
     conf.set("locus.scheduling.eager", "false");
-    rm = new MockRM(conf);
+    rm = new MockRM(LocusRmFixture.privateState(conf));
     rm.start();
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app1 = MockRMAppSubmitter.submitWithMemory(GB, rm);

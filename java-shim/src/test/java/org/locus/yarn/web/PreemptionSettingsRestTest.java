@@ -13,6 +13,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.junit.Test;
+import org.locus.yarn.LocusRmFixture;
 import org.locus.yarn.LocusScheduler;
 
 /**
@@ -51,7 +52,7 @@ public class PreemptionSettingsRestTest {
     conf.setClass(YarnConfiguration.RM_SCHEDULER, scheduler, ResourceScheduler.class);
     conf.setBoolean("mockrm.webapp.enabled", true);
     conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + RmRest.freePort());
-    MockRM rm = new MockRM(conf);
+    MockRM rm = new MockRM(LocusRmFixture.privateState(conf));
     rm.start();
     try {
       JsonNode info = JSON.readTree(RmRest.getJson(rm, "/ws/v1/cluster/scheduler"))

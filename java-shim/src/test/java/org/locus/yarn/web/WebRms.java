@@ -7,6 +7,7 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.junit.rules.ExternalResource;
+import org.locus.yarn.LocusRmFixture;
 
 /**
  * MockRMs serving their web app on a free port, stepped by hand; every one started is stopped
@@ -29,7 +30,7 @@ final class WebRms extends ExternalResource {
     conf.set("locus.scheduling.mode", "heartbeat");
     conf.set("locus.scheduling.eager", "false");
     conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + RmRest.freePort());
-    MockRM rm = new MockRM(conf);
+    MockRM rm = new MockRM(LocusRmFixture.privateState(conf));
     rms.add(rm);
     rm.start();
     return rm;
