@@ -254,6 +254,7 @@ pub(crate) const GLOSSARY: &[(&str, &str)] = &[
     ("core heartbeats", "Node heartbeats passed to the Locus core for a decision."),
     ("rejected decisions", "Core decisions the simulated ResourceManager refused (no matching ask, wrong size, node full); each is a core bug or a race the real RM would also refuse."),
     ("reduces preempted", "Running reduces the simulated MapReduce AM killed to make room for maps it still needed (as Hadoop's AM does when reduces started early hog the cluster)."),
+    ("containers preempted", "Containers the scheduler's preemption rounds killed (locus.preemption.size-based); each one's task started over, its work so far lost (JSON preempted_work_s)."),
     ("containers unused", "Containers the core granted that the AM had no task for any more and released."),
     ("asks snapshot rows (M)", "Millions of ask-table rows sent to the core as full snapshots: the cost the delta bridge avoids."),
     ("decision µs mean", "Wall time per core call that made decisions, mean (measured on this machine)."),
