@@ -38,7 +38,7 @@ import zipfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import swim_to_sls  # noqa: E402
-CONFIGS = ["capacity-default", "capacity-sync", "locus-default", "locus-async"]
+CONFIGS = ["capacity-default", "capacity-sync", "locus-default", "locus-async", "locus-size-based"]
 SCHEDULER = {
     "capacity-default": "org.locus.sls.CapacitySlsScheduler",
     "capacity-sync": "org.locus.sls.CapacitySlsScheduler",
@@ -47,6 +47,18 @@ SCHEDULER = {
     # room, like CapacityScheduler's default. The default (auto) runs fsp + delay on heartbeats,
     # so the other mode is the one worth a column.
     "locus-async": "org.locus.sls.LocusSlsScheduler",
+    # Locus's default plus size-based preemption (off by default): the scheduling monitor on with
+    # Hadoop's preemption policy named, which Locus runs its own rounds for. Not in the default
+    # list: it answers whether the preemption pays, not how Locus compares with CapacityScheduler.
+    "locus-size-based": "org.locus.sls.LocusSlsScheduler",
+}
+DEFAULT_CONFIGS = ["capacity-default", "capacity-sync", "locus-default", "locus-async"]
+SIZE_BASED = {
+    "yarn.resourcemanager.scheduler.monitor.enable": "true",
+    "yarn.resourcemanager.scheduler.monitor.policies":
+        "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity."
+        "ProportionalCapacityPreemptionPolicy",
+    "locus.preemption.size-based": "true",
 }
 # (nodes, apps, arrival window in s), chosen from the trace's offered load (SlsTrace prints it;
 # docs/results/sls.md, "The trace"), not from any run's result. Default: 300 jobs' 848,013 task
@@ -226,6 +238,8 @@ def write_conf(conf_dir, config, timer_window, rumen_trace, extra=(), logs=(), s
     }
     if config == "locus-async":
         yarn["locus.scheduling.mode"] = "async"
+    if config == "locus-size-based":
+        yarn.update(SIZE_BASED)
     for kv in extra:
         k, _, v = kv.partition("=")
         yarn[k] = v
@@ -543,9 +557,9 @@ def swim_table(figs, jobs):
               + " | ".join(v.ljust(c) for v, c in zip(cells, cols)) + " |")
 
 
-def swim_summary(by, trace_name, nodes):
-    """The last line of a SWIM run: Locus's default over CapacityScheduler's."""
-    run, base = by.get("locus-default"), by.get("capacity-default")
+def swim_summary(by, trace_name, nodes, run_name="locus-default", base_name="capacity-default"):
+    """The last line of a SWIM run: Locus's default over CapacityScheduler's (or any two runs)."""
+    run, base = by.get(run_name), by.get(base_name)
 
     def get(f, fn):
         if f is None or f.get("failure"):
@@ -558,7 +572,8 @@ def swim_summary(by, trace_name, nodes):
 
     def r(fn):
         return ratio(get(run, fn), get(base, fn))
-    return (f"sls: trace={trace_name} nodes={nodes} locus/capacity-default: "
+    label = "locus" if run_name == "locus-default" else run_name
+    return (f"sls: trace={trace_name} nodes={nodes} {label}/{base_name}: "
             f"jct_mean={r(lambda f: f['swim']['all']['mean'])} "
             f"jct_p95={r(lambda f: f['swim']['all']['p95'])} "
             f"throughput={r(throughput)} node_local={r(node_local_share)}")
@@ -660,7 +675,8 @@ def summary_lines(by, nodes, shim):
     """The lines scripts read: which shim jar ran, then Locus over capacity-default. The last line
     keeps its established form (`sls: nodes=N locus/capacity-default: ...`)."""
     lines = [f"sls: shim={shim['label']}"]
-    for run, name in (("locus-async", "locus-async"), ("locus-default", "locus")):
+    for run, name in (("locus-async", "locus-async"), ("locus-size-based", "locus-size-based"),
+                      ("locus-default", "locus")):
         if run in by and "capacity-default" in by:
             lines.append(f"sls: nodes={nodes} {name}/capacity-default: "
                          + ratios(by[run], by["capacity-default"]))
@@ -721,7 +737,7 @@ def main():
                      "are its own (--time-scale scales them)")
     elif a.time_scale is not None:
         sys.exit("[sls] --time-scale is for --trace swim:FILE")
-    configs = a.only.split(",") if a.only else CONFIGS
+    configs = a.only.split(",") if a.only else DEFAULT_CONFIGS
     for kv in a.set:
         if "=" not in kv or not kv.partition("=")[0]:
             sys.exit(f"[sls] --set wants KEY=VALUE, got '{kv}'")
@@ -778,6 +794,9 @@ def main():
     for line in summary_lines(by, nodes, shim):
         print(line)
     if swim:
+        if "locus-size-based" in by:
+            print(swim_summary(by, os.path.basename(swim_file), nodes, "locus-size-based",
+                               "locus-default"))
         print(swim_summary(by, os.path.basename(swim_file), nodes))
     if any(f["failure"] for f in figs):
         sys.exit(1)
