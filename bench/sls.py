@@ -619,7 +619,10 @@ def table(figs, nodes, apps, expected_jobs, shim):
         ("allocate() calls (timer window)",
          lambda f: f"{f['allocate_count']} ({f['allocate_window']})"),
         ("mean ask-to-allocation latency (ms)", lambda f: f"{f['latency_mean_ms']:.0f}"),
+        ("the same, asks naming no host or rack (ms; count)",
+         lambda f: f"{f['latency_anywhere_mean_ms']:.0f}; {f['latency_anywhere_count']:,}"),
         ("node-local / rack-local / off-switch (% of containers)", locality),
+        ("containers preempted", lambda f: f"{f['preempted_containers']:,}"),
         ("jobs finished", lambda f: f"{len(f['jobs'])}/{expected_jobs}"),
         ("job completion mean / p95 (s)",
          lambda f: (f"{statistics.mean(f['jobs']):.1f} / {pct(f['jobs'], 95):.1f}"

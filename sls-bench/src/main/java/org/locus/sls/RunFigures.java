@@ -42,7 +42,9 @@ import org.apache.hadoop.yarn.sls.scheduler.SlsTimers;
  * containers are outstanding since when. A rising count adds that many ask times, a falling one
  * (the AM withdrew asks) drops the newest; each container the scheduler allocated takes the
  * oldest ask time of its priority, and its latency ends at the RMContainer's creation (the
- * moment the scheduler decided), not when the AM next heartbeats to collect it.
+ * moment the scheduler decided), not when the AM next heartbeats to collect it. Asks whose first
+ * call named no host or rack (reduces, executors without preferences) are also counted apart:
+ * they have no locality to wait for.
  *
  * <p>Load: every 2 s, how much of the cluster's memory the scheduler's nodes hold allocated and
  * how many container asks the AMs have outstanding (the same {@code *} counts), into
@@ -58,6 +60,10 @@ public final class RunFigures {
   private final AtomicLong allocated = new AtomicLong();
   private final AtomicLong latencySumMs = new AtomicLong();
   private final AtomicLong latencyCount = new AtomicLong();
+  /** Whether each (attempt, priority) named hosts or racks when its asks first came. */
+  private final Map<String, Boolean> located = new ConcurrentHashMap<>();
+  private final AtomicLong anywhereSumMs = new AtomicLong();
+  private final AtomicLong anywhereCount = new AtomicLong();
   private volatile long firstAllocationMs = -1;
   private volatile long lastAllocationMs = -1;
 
@@ -131,12 +137,22 @@ public final class RunFigures {
       return;
     }
     long now = System.currentTimeMillis();
+    java.util.Set<Integer> named = new java.util.HashSet<>();
+    for (ResourceRequest r : asks) {
+      if (!ResourceRequest.ANY.equals(r.getResourceName()) && r.getNumContainers() > 0) {
+        named.add(r.getPriority().getPriority());
+      }
+    }
     for (ResourceRequest r : asks) {
       if (!ResourceRequest.ANY.equals(r.getResourceName())) {
         continue;
       }
-      ArrayDeque<Long> times = outstanding.computeIfAbsent(
-          key(attempt, r.getPriority().getPriority()), k -> new ArrayDeque<>());
+      String key = key(attempt, r.getPriority().getPriority());
+      if (r.getNumContainers() > 0) {
+        // Classified once, from the call that first asked: later calls carry only changed rows.
+        located.putIfAbsent(key, named.contains(r.getPriority().getPriority()));
+      }
+      ArrayDeque<Long> times = outstanding.computeIfAbsent(key, k -> new ArrayDeque<>());
       synchronized (times) {
         int want = Math.max(0, r.getNumContainers());
         while (times.size() < want) {
@@ -160,7 +176,8 @@ public final class RunFigures {
     for (Container c : allocation.getContainers()) {
       RMContainer rmc = lookup.apply(c);
       long decided = rmc != null && rmc.getCreationTime() > 0 ? rmc.getCreationTime() : now;
-      ArrayDeque<Long> times = outstanding.get(key(attempt, c.getPriority().getPriority()));
+      String key = key(attempt, c.getPriority().getPriority());
+      ArrayDeque<Long> times = outstanding.get(key);
       Long askedAt = null;
       if (times != null) {
         synchronized (times) {
@@ -170,6 +187,10 @@ public final class RunFigures {
       if (askedAt != null) {
         latencySumMs.addAndGet(Math.max(0, decided - askedAt));
         latencyCount.incrementAndGet();
+        if (Boolean.FALSE.equals(located.get(key))) {
+          anywhereSumMs.addAndGet(Math.max(0, decided - askedAt));
+          anywhereCount.incrementAndGet();
+        }
       }
       allocated.incrementAndGet();
       synchronized (this) {
@@ -291,6 +312,9 @@ public final class RunFigures {
     field(j, "latency_count", Long.toString(latencyCount.get()));
     field(j, "latency_mean_ms", num(latencyCount.get() == 0 ? 0
         : (double) latencySumMs.get() / latencyCount.get()));
+    field(j, "latency_anywhere_count", Long.toString(anywhereCount.get()));
+    field(j, "latency_anywhere_mean_ms", num(anywhereCount.get() == 0 ? 0
+        : (double) anywhereSumMs.get() / anywhereCount.get()));
     field(j, "peak_heap_used_bytes", Long.toString(peakHeapUsed));
     field(j, "peak_rss_bytes", Long.toString(peakRss));
     field(j, "peak_native_bytes", Long.toString(peakNative));
@@ -303,6 +327,7 @@ public final class RunFigures {
       field(j, "node_local", Long.toString(q.getAggregateNodeLocalContainersAllocated()));
       field(j, "rack_local", Long.toString(q.getAggregateRackLocalContainersAllocated()));
       field(j, "off_switch", Long.toString(q.getAggregateOffSwitchContainersAllocated()));
+      field(j, "preempted_containers", Long.toString(q.getAggregatePreemptedContainers()));
     }
     // Load samples are 2 s apart (the sampler's period).
     field(j, "load_samples", Long.toString(loadSamples));
