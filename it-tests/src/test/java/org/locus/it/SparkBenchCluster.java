@@ -66,6 +66,7 @@ public final class SparkBenchCluster {
   }
 
   private static int run() throws Exception {
+    Demo.quietJavaUtilLogging();
     String control = System.getProperty(CONTROL);
     if (control == null || control.isEmpty()) {
       throw new IllegalArgumentException("system property " + CONTROL + " (the control directory) is required");
