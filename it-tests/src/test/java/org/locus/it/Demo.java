@@ -662,7 +662,7 @@ public final class Demo {
    * Jersey/Guice inside the RM and NM web apps log through java.util.logging, whose default handler writes
    * to stderr; send those records to a file next to Hadoop's log instead.
    */
-  private static void quietJavaUtilLogging() throws java.io.IOException {
+  static void quietJavaUtilLogging() throws java.io.IOException {
     java.util.logging.LogManager.getLogManager().reset();
     java.io.File dir = new java.io.File(System.getProperty("locus.it.log.dir", "build/it-logs"));
     if (!dir.isDirectory() && !dir.mkdirs()) {
