@@ -8,6 +8,10 @@
 //!
 //! Errors name the `yarn.scheduler.capacity.<path>.<key>` the operator wrote, not the internal
 //! key: that is the file they will open.
+//!
+//! With the legacy queue mode off (`vector`), every queue carries its capacity vectors
+//! (`[memory=50%,vcores=2w]`, read by the shim with CapacityScheduler's parser), resolved against
+//! the cluster as CapacityScheduler resolves them ([`AbsoluteCapacities`] again, vector mode).
 
 use serde::Deserialize;
 
@@ -29,11 +33,14 @@ const SUM_TOLERANCE: f64 = 0.01;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Tree {
-    /// What the file asks for that Locus cannot do (the universal capacity vector, the legacy
-    /// auto-created queues, capacity modes mixed as CapacityScheduler refuses), found by the
-    /// shim; refused here under every policy.
+    /// What the file asks for that Locus cannot do (the legacy auto-created queues, capacity
+    /// modes mixed as CapacityScheduler refuses, vector entries of other resource types),
+    /// found by the shim; refused here under every policy.
     #[serde(default)]
     refused: Option<Refused>,
+    /// The legacy queue mode is off: every queue has capacity vectors, any mix allowed.
+    #[serde(default)]
+    vector: bool,
     /// `yarn.scheduler.capacity.maximum-applications`.
     maximum_applications: i64,
     queues: Vec<Entry>,
@@ -74,6 +81,12 @@ struct Entry {
     /// `maximum-capacity=[...]` in absolute mode; `None`: inherited from the parent.
     #[serde(default)]
     maximum_resource: Option<Resource>,
+    /// The capacity vector (legacy queue mode off); a type it does not name gets nothing.
+    #[serde(default)]
+    capacity_vector: Option<Vector>,
+    /// The maximum-capacity vector (legacy queue mode off), every type named.
+    #[serde(default)]
+    maximum_vector: Option<Vector>,
     /// A parent even with no children yet: one that creates its children on the fly
     /// (`auto-queue-creation-v2.enabled`), which CapacityScheduler never runs applications in.
     #[serde(default)]
@@ -82,6 +95,45 @@ struct Entry {
     /// idle without being STOPPED first, as CapacityScheduler removes its dynamic queues.
     #[serde(default)]
     created: bool,
+}
+
+/// How a capacity vector gives one resource type (CapacityScheduler's `ResourceUnitCapacityType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Kind {
+    /// Percent of the parent's effective minimum (maximum, for a maximum).
+    Percentage,
+    /// An amount (MB, vcores).
+    Absolute,
+    /// A share of what the siblings' percentages and amounts leave, by weight.
+    Weight,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VectorEntry {
+    kind: Kind,
+    value: f64,
+}
+
+/// One queue's vector for the resource types the core schedules.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Vector {
+    #[serde(default)]
+    memory: Option<VectorEntry>,
+    #[serde(default)]
+    vcores: Option<VectorEntry>,
+}
+
+impl Vector {
+    fn get(&self, r: usize) -> Option<VectorEntry> {
+        if r == 0 {
+            self.memory
+        } else {
+            self.vcores
+        }
+    }
 }
 
 /// CapacityScheduler's default `yarn.scheduler.capacity.maximum-applications`.
@@ -308,9 +360,30 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             kids_of[*p].push(c);
         }
     }
+    if tree.vector {
+        for e in entries.iter().skip(1) {
+            let Some(max) = e.maximum_vector else {
+                return Err(bad(&e.path, "maximum-capacity", "no maximum vector".into()));
+            };
+            let cap = e.capacity_vector.unwrap_or_default();
+            for r in 0..2 {
+                if max.get(r).is_none() {
+                    return Err(bad(&e.path, "maximum-capacity", "a resource type missing".into()));
+                }
+                if cap.get(r).is_some() && max.get(r).map(|m| m.kind) == Some(Kind::Weight) {
+                    return Err(bad(
+                        &e.path,
+                        "maximum-capacity",
+                        "a weight is no maximum (CapacityScheduler refuses it too)".into(),
+                    ));
+                }
+            }
+        }
+    }
     for (i, e) in entries.iter().enumerate() {
         let kids = &kids_of[i];
-        if kids.is_empty() {
+        if kids.is_empty() || tree.vector {
+            // With the legacy queue mode off CapacityScheduler allows every mix and checks no sum.
             continue;
         }
         let absolute = kids
@@ -447,9 +520,12 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             created: e.created,
         });
     }
-    let absolute = entries
-        .iter()
-        .any(|e| e.minimum_resource.is_some())
+    let mut configured_maximum = vec![1.0f32; entries.len()];
+    for (i, e) in entries.iter().enumerate().skip(1) {
+        configured_maximum[i] =
+            configured_maximum[parent[i].unwrap_or(0)] * (e.maximum_capacity as f32 / 100.0);
+    }
+    let absolute = (tree.vector || entries.iter().any(|e| e.minimum_resource.is_some()))
         .then(|| {
             let nodes = entries
                 .iter()
@@ -471,9 +547,12 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
                         Slot::Parent(parent_slot[i])
                     },
                     maximum_applications: e.maximum_applications,
+                    capacity_vector: e.capacity_vector.unwrap_or_default(),
+                    maximum_vector: e.maximum_vector.unwrap_or_default(),
+                    configured_absolute_maximum: configured_maximum[i],
                 })
                 .collect();
-            AbsoluteCapacities::new(nodes, system_max_apps)
+            AbsoluteCapacities::new(nodes, system_max_apps, tree.vector)
         });
     let mut queues = CapacityQueues::from_tree(leaves, parents)?;
     if let Some(a) = absolute {
@@ -501,6 +580,13 @@ struct AbsoluteNode {
     maximum: Option<Resource>,
     slot: Slot,
     maximum_applications: i64,
+    /// Vector mode: the capacity vector (root: none; it is the cluster).
+    capacity_vector: Vector,
+    /// Vector mode: the maximum vector.
+    maximum_vector: Vector,
+    /// Vector mode: the product of the configured maximum percentages down from root, the
+    /// absolute maximum while the parent's maximum is empty.
+    configured_absolute_maximum: f32,
 }
 
 /// A file in absolute mode (`capacity=[memory=...,vcores=...]`): the configured resources of
@@ -521,6 +607,8 @@ struct AbsoluteNode {
 #[derive(Debug, Clone, PartialEq)]
 pub struct AbsoluteCapacities {
     nodes: Vec<AbsoluteNode>,
+    /// The legacy queue mode is off: the nodes' vectors decide ([`Self::compute_vectors`]).
+    vector: bool,
     /// Children of each node, in configured order.
     kids: Vec<Vec<usize>>,
     system_maximum_applications: i64,
@@ -546,7 +634,7 @@ fn ratio(a: u64, b: u64) -> f32 {
 }
 
 impl AbsoluteCapacities {
-    fn new(mut nodes: Vec<AbsoluteNode>, system_maximum_applications: i64) -> Self {
+    fn new(mut nodes: Vec<AbsoluteNode>, system_maximum_applications: i64, vector: bool) -> Self {
         let n = nodes.len();
         let mut kids = vec![Vec::new(); n];
         for i in 0..n {
@@ -561,6 +649,7 @@ impl AbsoluteCapacities {
         }
         AbsoluteCapacities {
             nodes,
+            vector,
             kids,
             system_maximum_applications,
             cluster: None,
@@ -577,6 +666,10 @@ impl AbsoluteCapacities {
             return false;
         }
         self.cluster = Some(cluster);
+        if self.vector {
+            self.compute_vectors(cluster);
+            return true;
+        }
         let n = self.nodes.len();
         // Per node: the ratio its children's minimums are scaled by, per resource type.
         let mut scale: Vec<(Option<f32>, Option<f32>)> = vec![(None, None); n];
@@ -633,6 +726,205 @@ impl AbsoluteCapacities {
             }
         }
         true
+    }
+}
+
+/// Java's `Math.min` of doubles: NaN if either is.
+fn java_min(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.min(b)
+    }
+}
+
+/// Java's `Math.round` of a double, as a double: NaN gives 0.
+fn java_round(x: f64) -> f64 {
+    if x.is_nan() {
+        0.0
+    } else {
+        (x + 0.5).floor()
+    }
+}
+
+const PRECEDENCE: [Kind; 3] = [Kind::Absolute, Kind::Percentage, Kind::Weight];
+
+impl AbsoluteCapacities {
+    /// CapacityScheduler's `CapacitySchedulerQueueCapacityHandler` with the legacy queue mode
+    /// off, in its doubles and roundings so its effective resources are reproduced to the unit:
+    /// root's effective minimum and maximum are the cluster; then under each parent, per
+    /// resource type (memory, then vcores) and per kind (absolute, percentage, weight), each
+    /// child in order (`ResourceCalculationDriver`):
+    /// - absolute: its amount, times what the earlier kinds left of the parent's minimum over
+    ///   that minimum, times the parent's scale-down ratio when the absolute children together
+    ///   ask for more than the parent's minimum;
+    /// - percentage: the percentage of what the earlier kinds left;
+    /// - weight: its share of the siblings' weights of what the earlier kinds left (all of it
+    ///   when it is the only weight);
+    /// - the maximum: an amount, or a percentage of the parent's maximum; none (0) is the
+    ///   parent's, and it never exceeds the parent's;
+    /// - the minimum is floored (weights rounded), at most the maximum and what the siblings
+    ///   before it left; no memory means no other resource either.
+    ///
+    /// Capacity and maximum-capacity are then the effective resources' memory over the parent's
+    /// (CS's default calculator), the absolute figures their products down from root.
+    fn compute_vectors(&mut self, cluster: Resource) {
+        let n = self.nodes.len();
+        let c = [cluster.memory_mb as f64, cluster.vcores as f64];
+        let mut min = vec![[0u64; 2]; n];
+        let mut max = vec![[0u64; 2]; n];
+        for i in 0..n {
+            match self.nodes[i].parent {
+                None => {
+                    min[i] = [cluster.memory_mb, cluster.vcores as u64];
+                    max[i] = min[i];
+                    self.absolute_capacity[i] = 1.0;
+                    self.absolute_maximum[i] = 1.0;
+                }
+                Some(p) => {
+                    let capacity = ratio(min[i][0], min[p][0]);
+                    let maximum = ratio(max[i][0], max[p][0]);
+                    self.absolute_capacity[i] = capacity * self.absolute_capacity[p];
+                    self.absolute_maximum[i] = if maximum > 0.0 {
+                        maximum * self.absolute_maximum[p]
+                    } else {
+                        self.nodes[i].configured_absolute_maximum
+                    };
+                }
+            }
+            self.effective_minimum[i] = Resource {
+                memory_mb: min[i][0],
+                vcores: min[i][1].min(u32::MAX as u64) as u32,
+            };
+            self.effective_maximum[i] = Resource {
+                memory_mb: max[i][0],
+                vcores: max[i][1].min(u32::MAX as u64) as u32,
+            };
+            if !self.kids[i].is_empty() {
+                self.resolve_children(i, &c, &mut min, &mut max);
+            }
+        }
+    }
+
+    /// `ResourceCalculationDriver#calculateResources` for the children of `p`.
+    fn resolve_children(
+        &self,
+        p: usize,
+        c: &[f64; 2],
+        min: &mut [[u64; 2]],
+        max: &mut [[u64; 2]],
+    ) {
+        let kids = &self.kids[p];
+        let pmin = [min[p][0] as f64, min[p][1] as f64];
+        let pmax = [max[p][0] as f64, max[p][1] as f64];
+        let mut overall = pmin;
+        let mut batch = pmin;
+        // The scale-down ratio of the absolute children; `None`: 1 for every type.
+        let mut normalized: Option<[f64; 2]> = None;
+        for r in 0..2 {
+            let named = self.nodes[p].parent.is_none()
+                || self.nodes[p].capacity_vector.get(r).is_some();
+            if !named {
+                continue;
+            }
+            let mut sum: i64 = 0;
+            for &k in kids {
+                if let Some(e) = self.nodes[k].capacity_vector.get(r) {
+                    if e.kind == Kind::Absolute {
+                        // Java's `long += double`.
+                        sum = (sum as f64 + e.value) as i64;
+                    }
+                }
+            }
+            if sum == 0 {
+                continue;
+            }
+            let numerator = if (min[p][r] as i64) < sum {
+                min[p][r] as f32
+            } else {
+                sum as f32
+            };
+            normalized.get_or_insert([0.0; 2])[r] = (numerator / sum as f32) as f64;
+        }
+        let mut weights = [0.0f64; 2];
+        for &k in kids {
+            for (r, w) in weights.iter_mut().enumerate() {
+                if let Some(e) = self.nodes[k].capacity_vector.get(r) {
+                    if e.kind == Kind::Weight {
+                        *w += e.value;
+                    }
+                }
+            }
+        }
+        for r in 0..2 {
+            for kind in PRECEDENCE {
+                let mut used = 0.0f64;
+                for &k in kids {
+                    let Some(e) = self.nodes[k].capacity_vector.get(r) else {
+                        continue;
+                    };
+                    if e.kind != kind {
+                        continue;
+                    }
+                    let remaining_ratio = batch[r] / pmin[r];
+                    let mut lo = match kind {
+                        Kind::Absolute => {
+                            normalized.map_or(1.0, |n| n[r]) * remaining_ratio * e.value
+                        }
+                        Kind::Percentage => {
+                            let parent_absolute = pmin[r] / c[r];
+                            c[r] * (parent_absolute * remaining_ratio * e.value / 100.0)
+                        }
+                        Kind::Weight => {
+                            let normalized_weight = e.value / weights[r];
+                            if normalized_weight == 1.0 {
+                                batch[r]
+                            } else {
+                                let parent_absolute = pmin[r] / c[r];
+                                c[r] * (parent_absolute * remaining_ratio * normalized_weight)
+                            }
+                        }
+                    };
+                    let m = self.nodes[k].maximum_vector.get(r).unwrap_or(VectorEntry {
+                        kind: Kind::Absolute,
+                        value: 0.0,
+                    });
+                    let mut hi = match m.kind {
+                        Kind::Percentage => {
+                            let parent_absolute_max = pmax[r] / c[r];
+                            c[r] * (parent_absolute_max * m.value / 100.0)
+                        }
+                        // A weight maximum is refused when the tree is read.
+                        _ => m.value,
+                    };
+                    lo = if kind == Kind::Weight {
+                        java_round(lo)
+                    } else {
+                        lo.floor()
+                    };
+                    hi = if m.kind == Kind::Weight {
+                        java_round(hi)
+                    } else {
+                        hi.floor()
+                    };
+                    if r != 0 && min[k][0] == 0 {
+                        lo = 0.0;
+                    }
+                    hi = if hi == 0.0 { pmax[r] } else { java_min(hi, pmax[r]) };
+                    if hi < lo {
+                        lo = hi;
+                    }
+                    if lo > overall[r] {
+                        lo = overall[r];
+                    }
+                    min[k][r] = lo as u64;
+                    max[k][r] = hi as u64;
+                    overall[r] -= lo;
+                    used += lo;
+                }
+                batch[r] -= used;
+            }
+        }
     }
 }
 
@@ -854,5 +1146,119 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!(q.queues().len(), 2);
+    }
+
+    /// A vector-mode entry: `cap` and `max` are `memory,vcores` pairs such as `50%`, `2w`,
+    /// `6144` (`-` for a capacity that names no type).
+    fn vector_entry(path: &str, cap: (&str, &str), max: (&str, &str)) -> String {
+        fn one(v: &str) -> String {
+            let (kind, value) = if let Some(p) = v.strip_suffix('%') {
+                ("percentage", p)
+            } else if let Some(w) = v.strip_suffix('w') {
+                ("weight", w)
+            } else {
+                ("absolute", v)
+            };
+            format!(r#"{{"kind":"{kind}","value":{value}}}"#)
+        }
+        let pair = |(m, v): (&str, &str)| {
+            if m == "-" {
+                "{}".to_string()
+            } else {
+                format!(r#"{{"memory":{},"vcores":{}}}"#, one(m), one(v))
+            }
+        };
+        let mut e = entry(path, 0.0, 100.0);
+        e.insert_str(
+            e.len() - 1,
+            &format!(
+                r#","capacity_vector":{},"maximum_vector":{}"#,
+                pair(cap),
+                pair(max)
+            ),
+        );
+        e
+    }
+
+    fn vector_tree(entries: &[String]) -> String {
+        format!(
+            r#"{{"vector":true,"maximum_applications":10000,"queues":[{}]}}"#,
+            entries.join(",")
+        )
+    }
+
+    fn effective(q: &CapacityQueues, path: &str) -> (Resource, Resource, f32, f32) {
+        let a = q.absolute.as_ref().expect("vector mode");
+        let i = (0..a.nodes.len())
+            .find(|&i| match a.nodes[i].slot {
+                Slot::Leaf(l) => q.queues[l].path == path,
+                Slot::Parent(p) => q.parents[p].path == path,
+                Slot::Root => path == "root",
+            })
+            .expect("queue");
+        (
+            a.effective_minimum[i],
+            a.effective_maximum[i],
+            a.absolute_capacity[i],
+            a.absolute_maximum[i],
+        )
+    }
+
+    fn res(memory_mb: u64, vcores: u32) -> Resource {
+        Resource { memory_mb, vcores }
+    }
+
+    /// CapacityScheduler's ResourceCalculationDriver worked by hand on one file: per type,
+    /// absolute amounts first, then percentages of what they left, then weights sharing the
+    /// rest; absolute children scaled down when their parent is too small.
+    #[test]
+    fn capacity_vectors_resolve_as_capacity_scheduler_resolves_them() {
+        let mut q = parse(&vector_tree(&[
+            vector_entry("root", ("100%", "100%"), ("100%", "100%")),
+            vector_entry("root.a", ("50%", "2w"), ("75%", "100%")),
+            vector_entry("root.a.a1", ("6144", "1w"), ("8192", "50%")),
+            vector_entry("root.a.a2", ("1w", "1w"), ("0", "0")),
+            vector_entry("root.b", ("1w", "4"), ("0", "0")),
+            vector_entry("root.c", ("25%", "25%"), ("0", "0")),
+        ]))
+        .unwrap();
+        assert_eq!(q.names(), vec!["a1", "a2", "b", "c"]);
+        q.set_cluster(res(16 * 1024, 16));
+        // Memory: a 50 %, c 25 %, b's weight the rest. Vcores: b 4, c 25 % of the 12 left, a's
+        // weight the 9 left.
+        assert_eq!(effective(&q, "root.a").0, res(8192, 9));
+        assert_eq!(effective(&q, "root.a").1, res(12288, 16));
+        assert_eq!(effective(&q, "root.b").0, res(4096, 4));
+        assert_eq!(effective(&q, "root.c").0, res(4096, 3));
+        // a1 6 GB of a's 8; a2's weight the 2 GB left; vcores 1w each of a's 9 (4.5 rounded),
+        // a2 held to the 4 left.
+        let (min, max, abs, abs_max) = effective(&q, "root.a.a1");
+        assert_eq!((min, max), (res(6144, 5), res(8192, 8)));
+        assert!((abs - 0.375).abs() < 1e-6 && (abs_max - 0.5).abs() < 1e-6);
+        assert_eq!(effective(&q, "root.a.a2").0, res(2048, 4));
+        assert!((q.queues()[0].capacity - 37.5).abs() < 1e-4);
+        assert!((q.queues()[0].maximum_capacity - 50.0).abs() < 1e-4);
+        // 8 GB: a's 4 GB is less than a1's 6 GB, so a1 is scaled to 4 GB and a2 gets none.
+        q.set_cluster(res(8 * 1024, 8));
+        assert_eq!(effective(&q, "root.a").0, res(4096, 3));
+        assert_eq!(effective(&q, "root.a.a1").0, res(4096, 2));
+        assert_eq!(effective(&q, "root.a.a2").0, res(0, 0));
+        assert_eq!(effective(&q, "root.a.a2").1, res(6144, 8));
+    }
+
+    #[test]
+    fn vector_trees_check_no_sums_but_refuse_a_weight_maximum() {
+        parse(&vector_tree(&[
+            vector_entry("root", ("100%", "100%"), ("100%", "100%")),
+            vector_entry("root.a", ("60%", "60%"), ("0", "0")),
+            vector_entry("root.b", ("60%", "60%"), ("0", "0")),
+        ]))
+        .expect("CapacityScheduler allows percentages above 100 with the legacy mode off");
+        let (key, _) = err_key(&vector_tree(&[
+            vector_entry("root", ("100%", "100%"), ("100%", "100%")),
+            vector_entry("root.a", ("1w", "1w"), ("2w", "100%")),
+            vector_entry("root.b", ("1w", "1w"), ("0", "0")),
+        ]));
+        assert_eq!(key, "yarn.scheduler.capacity.root.a.maximum-capacity");
     }
 }

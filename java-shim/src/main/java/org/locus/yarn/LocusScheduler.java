@@ -476,6 +476,16 @@ public class LocusScheduler
         : "off";
   }
 
+  /**
+   * CapacityScheduler's {@code mode} of the queue at {@code path} when the file's legacy queue
+   * mode is off (percentage, weight, absolute, mixed), else null: the legacy modes are told by
+   * the queue's figures.
+   */
+  public String vectorMode(String path) {
+    QueueFile file = queueFile;
+    return file != null && root.isCapacity() ? file.vectorMode(path) : null;
+  }
+
   /** The core's counters as JSON (allocations by locality, heartbeats, decisions, ...). */
   public String getCoreStatsJson() {
     return link.statsJson();

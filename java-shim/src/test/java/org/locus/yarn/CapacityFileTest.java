@@ -471,8 +471,7 @@ public class CapacityFileTest {
   @Test
   public void unsupportedCapacityModesStopTheRmUnderEveryPolicy() {
     String[][] cases = {
-        {"legacy-queue-mode.enabled", "false", null},
-        {"legacy-queue-mode.enabled", "false", "fsp"},
+        {"root.eng.auto-create-child-queue.enabled", "true", null},
         {"root.eng.auto-create-child-queue.enabled", "true", "fair"}};
     for (String[] c : cases) {
       YarnConfiguration conf = conf();

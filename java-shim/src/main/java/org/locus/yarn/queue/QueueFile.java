@@ -19,6 +19,7 @@ import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.conf.ConfigurationProvider;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
@@ -26,7 +27,10 @@ import org.apache.hadoop.security.authorize.AccessControlList;
 import org.apache.hadoop.yarn.security.AccessType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AutoCreatedQueueTemplate;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueueCapacityVector;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueueCapacityVector.ResourceUnitCapacityType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.conf.QueueCapacityConfigParser;
 import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.Resources;
 import org.slf4j.Logger;
@@ -43,11 +47,14 @@ import org.slf4j.LoggerFactory;
  * computes from them, so the core sees one kind of tree. Absolute resources
  * ({@code [memory=10240,vcores=12]}) are handed over as configured: the core derives each
  * queue's share from the cluster whenever it changes, as CapacityScheduler does
- * ({@link AbsoluteCapacities} derives the same figures for the RM's reports). Files mixing the
+ * ({@link AbsoluteCapacities} derives the same figures for the RM's reports). With the legacy
+ * queue mode off, every queue's capacity vectors ({@code [memory=50%,vcores=2w]}) are read
+ * with CapacityScheduler's QueueCapacityConfigParser and handed over as read, to be resolved
+ * against the cluster the same way. Files mixing the
  * modes in ways CapacityScheduler refuses are refused with its words. The core checks and
  * enforces the figures, and refuses at start (naming the key, under every policy) what Locus
- * cannot honour at all: the universal capacity vector and the legacy auto-created queues, which
- * this class only finds and passes on. Leaves created on a submission under a parent with
+ * cannot honour at all: the legacy auto-created queues and vector entries of resource types
+ * other than memory and vcores, which this class only finds and passes on. Leaves created on a submission under a parent with
  * {@code auto-queue-creation-v2.enabled} ({@link #withCreated}) join the tree as the file's. Every other {@code yarn.scheduler.capacity.*} key Locus does
  * not honour is listed for the log.
  *
@@ -185,13 +192,11 @@ public final class QueueFile {
     Map<String, Float> weights = new HashMap<>();
     Map<String, Resource> minimum = new HashMap<>();
     Map<String, Resource> maximum = new HashMap<>();
+    AbsoluteCapacities.Vectors vectors =
+        cs.isLegacyQueueMode() ? null : new AbsoluteCapacities.Vectors();
     try {
-      if (!cs.isLegacyQueueMode()) {
-        throw new Unsupported(PREFIX + "legacy-queue-mode.enabled", "is false: the universal "
-            + "capacity vector is not supported by Locus; leave the legacy queue mode on");
-      }
       refuseUnsupported(cs, ROOT);
-      walk(cs, ROOT, 100f, created, paths, weights, minimum, maximum, queues);
+      walk(cs, ROOT, 100f, created, paths, weights, minimum, maximum, vectors, queues);
       refusePartitionShares(cs, paths);
     } catch (Unsupported e) {
       // The walk may have stopped inside an entry.
@@ -201,11 +206,15 @@ public final class QueueFile {
       refused.put("message", e.getMessage());
     }
     tree.put("maximum_applications", cs.getMaximumSystemApplications());
+    if (vectors != null && !tree.has("refused")) {
+      tree.put("vector", true);
+    }
     tree.set("queues", queues);
     // A file without queues under root (or no file) leaves the core's default queue.
     boolean none = paths.size() < 2 && !tree.has("refused");
-    AbsoluteCapacities absolute = minimum.isEmpty() || tree.has("refused") ? null
-        : new AbsoluteCapacities(paths, minimum, maximum);
+    AbsoluteCapacities absolute = tree.has("refused") ? null
+        : vectors != null ? new AbsoluteCapacities(paths, vectors)
+        : minimum.isEmpty() ? null : new AbsoluteCapacities(paths, minimum, maximum);
     return new QueueFile(none ? null : JSON.writeValueAsString(tree),
         Collections.unmodifiableList(paths), Collections.unmodifiableMap(weights), absolute, cs,
         source, Collections.unmodifiableList(new ArrayList<>(created)),
@@ -225,8 +234,8 @@ public final class QueueFile {
 
   private static void walk(CapacitySchedulerConfiguration cs, String path, float capacity,
       List<String> created, List<String> paths, Map<String, Float> weights,
-      Map<String, Resource> minimum, Map<String, Resource> maximum, ArrayNode out)
-      throws Unsupported {
+      Map<String, Resource> minimum, Map<String, Resource> maximum,
+      AbsoluteCapacities.Vectors vectors, ArrayNode out) throws Unsupported {
     if (paths.size() >= 4096) {
       throw new Unsupported(PREFIX + "root.queues", "more than 4096 queues; Locus schedules "
           + "at most 4096");
@@ -243,6 +252,9 @@ public final class QueueFile {
       q.put("state", state.name());
     }
     resources(cs, path, minimum, maximum, q);
+    if (vectors != null) {
+      vectors(cs, path, vectors, weights, q);
+    }
     q.put("user_limit_factor", cs.getUserLimitFactor(qp));
     q.put("minimum_user_limit_percent", cs.getUserLimit(qp));
     q.put("maximum_am_resource_percent",
@@ -277,7 +289,8 @@ public final class QueueFile {
     }
     float[] shares = shares(cs, path, children, weights);
     for (int i = 0; i < children.size(); i++) {
-      walk(cs, children.get(i), shares[i], created, paths, weights, minimum, maximum, out);
+      walk(cs, children.get(i), shares[i], created, paths, weights, minimum, maximum, vectors,
+          out);
     }
     childrenFitTheirParent(path, children, minimum);
   }
@@ -326,7 +339,8 @@ public final class QueueFile {
     if (!max.equals(Resources.none())) {
       maximum.put(path, max);
     }
-    if (cs.checkConfigTypeIsAbsoluteResource("", new QueuePath(path), RESOURCE_TYPES)) {
+    if (cs.isLegacyQueueMode()
+        && cs.checkConfigTypeIsAbsoluteResource("", new QueuePath(path), RESOURCE_TYPES)) {
       minimum.put(path, min);
       put(q, "minimum_resource", min);
       if (!max.equals(Resources.none())) {
@@ -368,6 +382,17 @@ public final class QueueFile {
       List<String> children, Map<String, Float> weights) throws Unsupported {
     float[] weight = new float[children.size()];
     float[] percent = new float[children.size()];
+    if (!cs.isLegacyQueueMode()) {
+      // Every mix is CapacityScheduler's to resolve against the cluster (the vectors); the
+      // percentages are checked as it loads them.
+      for (int i = 0; i < children.size(); i++) {
+        refuseUnsupported(cs, children.get(i));
+        QueuePath qp = new QueuePath(children.get(i));
+        readWeight(cs, qp);
+        percent[i] = readPercent(cs, qp);
+      }
+      return percent;
+    }
     boolean percentageSet = false;
     boolean weightSet = false;
     boolean absoluteSet = false;
@@ -440,6 +465,122 @@ public final class QueueFile {
       out[i] = sum <= 0 ? 0f : (float) (Math.max(0f, weight[i]) * 100.0 / sum);
     }
     return out;
+  }
+
+  /** The resource types the core schedules, as CapacityScheduler's vectors name them. */
+  private static final String[] VECTOR_TYPES =
+      {ResourceInformation.MEMORY_URI, ResourceInformation.VCORES_URI};
+
+  /**
+   * The queue's capacity and maximum-capacity vectors (legacy queue mode off), read as
+   * CapacityScheduler reads them (parseConfiguredResourceVector,
+   * parseConfiguredMaximumCapacityVector with its default of the parent's maximum), into
+   * {@code vectors} and the core's entry. Refused: a weight as the maximum of a resource type
+   * the capacity names (CapacityScheduler's WeightQueueCapacityCalculator fails on it), and an
+   * entry of a resource type the core does not schedule.
+   */
+  private static void vectors(CapacitySchedulerConfiguration cs, String path,
+      AbsoluteCapacities.Vectors vectors, Map<String, Float> weights, ObjectNode q)
+      throws Unsupported {
+    QueuePath qp = new QueuePath(path);
+    Set<String> labels = Collections.singleton(RMNodeLabelsManager.NO_LABEL);
+    QueueCapacityVector capacity =
+        cs.parseConfiguredResourceVector(qp, labels).get(RMNodeLabelsManager.NO_LABEL);
+    QueueCapacityVector max = cs.parseConfiguredMaximumCapacityVector(qp, labels,
+        QueueCapacityVector.newInstance()).get(RMNodeLabelsManager.NO_LABEL);
+    otherTypes(cs, path, "capacity", capacity);
+    otherTypes(cs, path, "maximum-capacity", max);
+    ResourceUnitCapacityType[] kind = new ResourceUnitCapacityType[2];
+    double[] value = new double[2];
+    ResourceUnitCapacityType[] maxKind = new ResourceUnitCapacityType[2];
+    double[] maxValue = new double[2];
+    ObjectNode cv = q.putObject("capacity_vector");
+    ObjectNode mv = q.putObject("maximum_vector");
+    for (int r = 0; r < 2; r++) {
+      String type = VECTOR_TYPES[r];
+      String field = r == 0 ? "memory" : "vcores";
+      if (capacity.getResourceNames().contains(type)) {
+        kind[r] = capacity.getResource(type).getVectorResourceType();
+        value[r] = capacity.getResource(type).getResourceValue();
+        ObjectNode e = cv.putObject(field);
+        e.put("kind", kind[r].name().toLowerCase(java.util.Locale.ROOT));
+        e.put("value", value[r]);
+      }
+      maxKind[r] = max.getResource(type).getVectorResourceType();
+      maxValue[r] = max.getResource(type).getResourceValue();
+      if (kind[r] != null && maxKind[r] == ResourceUnitCapacityType.WEIGHT) {
+        throw new Unsupported(PREFIX + path + ".maximum-capacity", "Resource " + type
+            + " has WEIGHT maximum capacity type, which is not supported");
+      }
+      ObjectNode e = mv.putObject(field);
+      e.put("kind", maxKind[r].name().toLowerCase(java.util.Locale.ROOT));
+      e.put("value", maxValue[r]);
+    }
+    vectors.kind.put(path, kind);
+    vectors.value.put(path, value);
+    vectors.maxKind.put(path, maxKind);
+    vectors.maxValue.put(path, maxValue);
+    float absoluteMax = 1f;
+    String[] parts = path.split("\\.");
+    StringBuilder p = new StringBuilder(ROOT);
+    for (int i = 1; i < parts.length; i++) {
+      p.append('.').append(parts[i]);
+      absoluteMax *= cs.getNonLabeledQueueMaximumCapacity(new QueuePath(p.toString())) / 100f;
+    }
+    vectors.configuredAbsoluteMaximum.put(path, absoluteMax);
+    // CapacityScheduler's weight of a queue whose vector is one weight for every type.
+    if (!ROOT.equals(path) && capacity.getDefinedCapacityTypes().size() == 1
+        && capacity.getDefinedCapacityTypes().contains(ResourceUnitCapacityType.WEIGHT)) {
+      Set<Double> distinct = new HashSet<>();
+      for (String type : capacity.getResourceNames()) {
+        distinct.add(capacity.getResource(type).getResourceValue());
+      }
+      if (distinct.size() == 1) {
+        weights.put(path, distinct.iterator().next().floatValue());
+      }
+    }
+  }
+
+  /** Refuses a vector entry of a resource type other than memory and vcores. */
+  private static void otherTypes(CapacitySchedulerConfiguration cs, String path, String key,
+      QueueCapacityVector vector) throws Unsupported {
+    String raw = cs.get(PREFIX + path + "." + key);
+    if (raw == null || !new QueueCapacityConfigParser().isCapacityVectorFormat(raw)) {
+      return;
+    }
+    for (String type : vector.getResourceNames()) {
+      if (Arrays.asList(VECTOR_TYPES).contains(type)) {
+        continue;
+      }
+      QueueCapacityVector.QueueCapacityVectorEntry e = vector.getResource(type);
+      // The parser lists every type the RM knows, absolute 0 unless named.
+      if (e.getResourceValue() != 0
+          || e.getVectorResourceType() != ResourceUnitCapacityType.ABSOLUTE) {
+        throw new Unsupported(PREFIX + path + "." + key, "is " + raw.trim() + ": it names "
+            + "resource type " + type + ", and Locus schedules memory and vcores only");
+      }
+    }
+  }
+
+  /**
+   * CapacityScheduler's {@code mode} of the queue at {@code path} with the legacy queue mode
+   * off (CapacitySchedulerInfoHelper#getMode: percentage, absolute, weight, mixed, unknown),
+   * or null in the legacy queue mode.
+   */
+  public String vectorMode(String path) {
+    if (cs.isLegacyQueueMode() || !paths.contains(path)) {
+      return null;
+    }
+    Set<ResourceUnitCapacityType> types = cs.parseConfiguredResourceVector(new QueuePath(path),
+        Collections.singleton(RMNodeLabelsManager.NO_LABEL)).get(RMNodeLabelsManager.NO_LABEL)
+        .getDefinedCapacityTypes();
+    if (types.size() > 1) {
+      return "mixed";
+    }
+    if (types.isEmpty()) {
+      return "unknown";
+    }
+    return types.iterator().next().name().toLowerCase(java.util.Locale.ROOT);
   }
 
   /** CapacityScheduler's weight of the queue, -1 when its capacity is not a weight. */
@@ -551,7 +692,7 @@ public final class QueueFile {
           + " and number of child queues is: " + siblings.size());
     }
     for (String sibling : siblings) {
-      if (!weights.containsKey(sibling)) {
+      if (cs.isLegacyQueueMode() && !weights.containsKey(sibling)) {
         throw new CreationRefused("Trying to create new queue=" + path
             + " but not all the queues under parent=" + parent
             + " are using weight-based capacity. Failed to created queue");

@@ -43,8 +43,13 @@ public final class QueueView {
   public final float weight;
   /** The weight over the siblings' weights; 0 outside weight mode, as CS reports it. */
   public final float normalizedWeight;
-  /** True when the capacity is an absolute resource ({@code [memory=...]}). */
+  /** True when the capacity is an absolute resource ({@code [memory=...]}) or a vector. */
   public final boolean absoluteMode;
+  /**
+   * CapacityScheduler's mode with the legacy queue mode off (its figures all derived from the
+   * effective resources), else null.
+   */
+  public final String vectorMode;
   /** The cluster's resource times the absolute capacity, as CS's effective minimum. */
   public final Resource effectiveMinResource;
   /** The cluster's resource times the absolute maximum capacity. */
@@ -111,9 +116,12 @@ public final class QueueView {
     this.path = pathOf(info, parentPath);
     this.state = info.getQueueState() == null ? QueueState.RUNNING : info.getQueueState();
     this.weight = parentPath == null ? -1f : info.getWeight();
+    this.vectorMode = parentPath == null || !(scheduler instanceof LocusScheduler) ? null
+        : ((LocusScheduler) scheduler).vectorMode(path);
     // A weight's share in floats as CapacityScheduler computes it (its normalized weight), so
     // the effective resources below truncate as CS's do.
     float cap = parentPath == null ? 1f
+        : vectorMode != null ? clamp(info.getCapacity())
         : weight >= 0f && siblingWeights > 1e-6f ? clamp(weight / siblingWeights)
         : clamp(info.getCapacity());
     float max = parentPath == null ? 1f : clamp(info.getMaximumCapacity());
@@ -130,8 +138,9 @@ public final class QueueView {
     this.maxCapacity = max * 100f;
     this.absoluteCapacity = clamp(absolute) * 100f;
     this.absoluteMaxCapacity = clamp(absoluteMax) * 100f;
-    this.normalizedWeight = weight < 0f || siblingWeights <= 1e-6f ? (parentPath == null ? 1f : 0f)
-        : weight / siblingWeights;
+    // CapacityScheduler normalizes no weight with the legacy queue mode off.
+    this.normalizedWeight = weight < 0f || siblingWeights <= 1e-6f || vectorMode != null
+        ? (parentPath == null ? 1f : 0f) : weight / siblingWeights;
     Resource cluster = scheduler.getClusterResource();
     this.effectiveMinResource = absoluteMode ? derived.getEffectiveMinCapacity()
         : Resources.multiply(cluster, absolute);
@@ -198,11 +207,14 @@ public final class QueueView {
    * {@code normalizedWeight}).
    */
   public float configuredCapacity() {
-    return weight >= 0f ? 0f : capacity;
+    return weight >= 0f && vectorMode == null ? 0f : capacity;
   }
 
   /** CapacityScheduler's {@code mode} of the queue's capacity. */
   public String mode() {
+    if (vectorMode != null) {
+      return vectorMode;
+    }
     return absoluteMode ? "absolute" : weight >= 0f ? "weight" : "percentage";
   }
 
