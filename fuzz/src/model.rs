@@ -644,7 +644,10 @@ impl Model {
         if !r.intra_queue.is_empty() && !s.intra_queue.enabled {
             return fail(
                 "preempted_within_queue_unasked",
-                format!("{:?} chosen within queues, which the round did not enable", r.intra_queue),
+                format!(
+                    "{:?} chosen within queues, which the round did not enable",
+                    r.intra_queue
+                ),
             );
         }
         self.check_within_queues(step, &r.intra_queue, &s)?;
@@ -734,13 +737,20 @@ impl Model {
             .iter()
             .find(|id| state.containers().iter().any(|c| &c.id == *id && c.is_am()))
         {
-            return fail("preempted_am", format!("{id}, an AM container, chosen within its queue"));
+            return fail(
+                "preempted_am",
+                format!("{id}, an AM container, chosen within its queue"),
+            );
         }
         let cluster = self.cluster_memory() as u64;
         let user = |app: u32| format!("user{}", app % 3);
         for (q, cap) in combos::QUEUE_GUARANTEES {
             let in_q = |c: &&ContM| self.apps.get(&c.app).is_some_and(|a| a.queue == q);
-            let taken: Vec<&ContM> = ids.iter().filter_map(|id| of(id.as_str())).filter(in_q).collect();
+            let taken: Vec<&ContM> = ids
+                .iter()
+                .filter_map(|id| of(id.as_str()))
+                .filter(in_q)
+                .collect();
             if taken.is_empty() {
                 continue;
             }

@@ -775,10 +775,7 @@ impl crate::core::Core {
                     within = more.iter().map(|&i| candidates[i].0.clone()).collect();
                     taken.extend(more);
                 }
-                taken
-                    .into_iter()
-                    .map(|i| candidates[i].0.clone())
-                    .collect()
+                taken.into_iter().map(|i| candidates[i].0.clone()).collect()
             }
             None => self.size_based_choice(s, now_ms),
         };
@@ -1307,7 +1304,10 @@ mod tests {
             (s.minimum_threshold, s.max_allowable_limit, s.order),
             (0.5, 0.2, IntraQueueOrder::UserlimitFirst)
         );
-        p.insert(format!("{PREFIX}intra-queue-preemption.enabled"), "TRUE".into());
+        p.insert(
+            format!("{PREFIX}intra-queue-preemption.enabled"),
+            "TRUE".into(),
+        );
         p.insert(
             format!("{PREFIX}intra-queue-preemption.preemption-order-policy"),
             "PRIORITY_FIRST".into(),

@@ -282,7 +282,12 @@ fn intra_settings(pairs: &[(&str, &str)]) -> PreemptionSettings {
         ("intra-queue-preemption.max-allowable-limit", "1.0"),
     ]
     .iter()
-    .map(|(k, v)| (format!("{}{k}", locus_core::preemption::PREFIX), v.to_string()))
+    .map(|(k, v)| {
+        (
+            format!("{}{k}", locus_core::preemption::PREFIX),
+            v.to_string(),
+        )
+    })
     .collect();
     for (k, v) in pairs {
         props.insert(
@@ -297,7 +302,10 @@ fn intra_settings(pairs: &[(&str, &str)]) -> PreemptionSettings {
 fn preempt_and_place(c: &mut Core, cl: &mut Cluster, s: &PreemptionSettings) -> Vec<String> {
     let first = c.preemption_round(cl.now_ms, s);
     let r = c.preemption_round(cl.now_ms + s.max_wait_before_kill_ms, s);
-    assert_eq!(r.kill, first.selected, "what was chosen is killed after the wait");
+    assert_eq!(
+        r.kill, first.selected,
+        "what was chosen is killed after the wait"
+    );
     cl.kill(c, &r.kill);
     cl.round(c);
     r.kill
@@ -309,12 +317,22 @@ fn a_starved_higher_priority_application_takes_from_a_lower_priority_one() {
     let mut cl = Cluster::new(&mut c);
     app_of(&mut c, "low", "u", 0, 1, 100);
     cl.round(&mut c);
-    assert_eq!(cl.held("low"), 8, "the low-priority application fills the queue");
+    assert_eq!(
+        cl.held("low"),
+        8,
+        "the low-priority application fills the queue"
+    );
     app_of(&mut c, "high", "u", 5, 2, 2);
-    let s = intra_settings(&[("intra-queue-preemption.preemption-order-policy", "priority_first")]);
+    let s = intra_settings(&[(
+        "intra-queue-preemption.preemption-order-policy",
+        "priority_first",
+    )]);
     let newest = cl.newest("low", 2);
     let r = c.preemption_round(cl.now_ms, &s);
-    assert_eq!(r.mark, newest, "the low-priority application's newest containers");
+    assert_eq!(
+        r.mark, newest,
+        "the low-priority application's newest containers"
+    );
     assert_eq!(r.intra_queue, newest, "chosen within the queue");
     let killed = preempt_and_place(&mut c, &mut cl, &s);
     assert_eq!(killed, newest);
@@ -417,14 +435,19 @@ fn a_queue_below_the_minimum_threshold_and_the_rounds_budget_bound_a_round() {
 fn bad_intra_queue_values_are_refused_naming_the_key() {
     for (k, v) in [
         ("intra-queue-preemption.enabled", "yes"),
-        ("intra-queue-preemption.preemption-order-policy", "fairness_first"),
+        (
+            "intra-queue-preemption.preemption-order-policy",
+            "fairness_first",
+        ),
         ("intra-queue-preemption.max-allowable-limit", "-1"),
         ("intra-queue-preemption.minimum-threshold", "half"),
     ] {
-        let props: std::collections::BTreeMap<String, String> =
-            [(format!("{}{k}", locus_core::preemption::PREFIX), v.to_string())]
-                .into_iter()
-                .collect();
+        let props: std::collections::BTreeMap<String, String> = [(
+            format!("{}{k}", locus_core::preemption::PREFIX),
+            v.to_string(),
+        )]
+        .into_iter()
+        .collect();
         let e = PreemptionSettings::parse(&props).unwrap_err().to_string();
         assert!(e.contains(k) && e.contains(v), "{e}");
     }

@@ -289,7 +289,11 @@ pub fn select(
             ideal as f64 / g as f64
         }
     };
-    leaves.sort_by(|a, b| served(*a).total_cmp(&served(*b)).then(a.queue.cmp(&b.queue)));
+    leaves.sort_by(|a, b| {
+        served(*a)
+            .total_cmp(&served(*b))
+            .then(a.queue.cmp(&b.queue))
+    });
     let mut demands: Vec<LeafDemand> = leaves
         .into_iter()
         .filter_map(|leaf| demand(view, leaf, &selected_of_job, budget_at_start, s))
@@ -424,7 +428,9 @@ fn demand(
     let mut order = mine.clone();
     order.sort_by(|&a, &b| {
         let (x, y) = (&view.jobs[a], &view.jobs[b]);
-        y.priority.cmp(&x.priority).then(x.app_order.cmp(&y.app_order))
+        y.priority
+            .cmp(&x.priority)
+            .then(x.app_order.cmp(&y.app_order))
     });
     let mut entries: Vec<Entry> = Vec::with_capacity(order.len());
     for &j in &order {
@@ -510,8 +516,7 @@ fn match_demand(
                 continue;
             }
             let ul = user_of[entries[l].job];
-            if !same_user && !users[ul].over_limit() && order == IntraQueueOrder::UserlimitFirst
-            {
+            if !same_user && !users[ul].over_limit() && order == IntraQueueOrder::UserlimitFirst {
                 continue;
             }
             let mut can_give = entries[l].to_be_preempted - entries[l].actual;
