@@ -107,7 +107,31 @@ pub enum Action {
         factor_percent: u32,
         /// `max_wait_before_kill`, in heartbeats (1 s each).
         wait_rounds: u32,
+        /// Intra-queue preemption on, with these settings (off when absent).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        intra: Option<IntraDraw>,
     },
+}
+
+/// The `intra-queue-preemption.*` settings of a round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IntraDraw {
+    /// `preemption-order-policy=priority_first` (else `userlimit_first`).
+    pub priority_first: bool,
+    /// `max-allowable-limit`, in percent.
+    pub allowable_percent: u32,
+    /// `minimum-threshold`, in percent.
+    pub threshold_percent: u32,
+}
+
+impl IntraDraw {
+    pub fn draw(rng: &mut crate::rng::Rng) -> Option<IntraDraw> {
+        rng.chance(50).then(|| IntraDraw {
+            priority_first: rng.chance(50),
+            allowable_percent: rng.range(0, 100) as u32,
+            threshold_percent: rng.range(0, 100) as u32,
+        })
+    }
 }
 
 /// A whole case: replayable from this alone.

@@ -13,7 +13,7 @@
 
 use locus_core::{Ask, Resource};
 
-use crate::action::{Action, Case};
+use crate::action::{Action, Case, IntraDraw};
 use crate::combos;
 use crate::model::{rack_name, TWO_LEVEL_RACKS};
 use crate::rng::{mix, Rng};
@@ -492,6 +492,12 @@ pub fn case_with(seed: u64, steps: usize, opts: &Options) -> Case {
                         total_percent: rng.range(1, 100) as u32,
                         factor_percent: rng.range(1, 100) as u32,
                         wait_rounds: rng.range(0, 5) as u32,
+                        // Its own draw: the rest of the case stays what it was.
+                        intra: IntraDraw::draw(&mut Rng::new(mix(&[
+                            seed,
+                            actions.len() as u64,
+                            0x1a7,
+                        ]))),
                     });
                 }
                 continue;
@@ -657,6 +663,12 @@ pub fn long_case(seed: u64, steps: usize, opts: &Options) -> Case {
                         total_percent: rng.range(1, 100) as u32,
                         factor_percent: rng.range(1, 100) as u32,
                         wait_rounds: rng.range(0, 5) as u32,
+                        // Its own draw: the rest of the case stays what it was.
+                        intra: IntraDraw::draw(&mut Rng::new(mix(&[
+                            seed,
+                            actions.len() as u64,
+                            0x1a7,
+                        ]))),
                     });
                 }
             }

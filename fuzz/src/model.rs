@@ -13,9 +13,9 @@ use locus_core::{
     Locality, Resource,
 };
 
-use locus_core::preemption::PreemptionSettings;
+use locus_core::preemption::{IntraQueueOrder, IntraQueueSettings, PreemptionSettings};
 
-use crate::action::Action;
+use crate::action::{Action, IntraDraw};
 use crate::combos::{self, Props};
 use crate::failure::Failure;
 use crate::rng::mix;
@@ -511,7 +511,14 @@ impl Model {
                 total_percent,
                 factor_percent,
                 wait_rounds,
-            } => self.preemption_round(step, *total_percent, *factor_percent, *wait_rounds)?,
+                intra,
+            } => self.preemption_round(
+                step,
+                *total_percent,
+                *factor_percent,
+                *wait_rounds,
+                intra.as_ref(),
+            )?,
             Action::Reconfigure { combo } => {
                 let all = combos::valid();
                 let props = all[combo % all.len()].clone();
@@ -562,22 +569,39 @@ impl Model {
     /// One preemption round. Each container is chosen at most once and is one the RM runs;
     /// marks and kills are among the chosen and never both; the round takes no more than
     /// `total_preemption_per_round` of the cluster; under `capacity` no queue is left below
-    /// its guarantee, under size-based preemption no AM container is taken, and under the other
-    /// policies nothing is taken. Kills are carried out.
+    /// its guarantee by what is taken between queues, and what is taken within a queue is no AM
+    /// container, within `max-allowable-limit` of its guarantee (one container over at most)
+    /// and, under `userlimit_first`, leaves no user at or below its user limit; under
+    /// size-based preemption no AM container is taken, and under the other policies nothing
+    /// is taken. Kills are carried out.
     pub fn preemption_round(
         &mut self,
         step: usize,
         total_percent: u32,
         factor_percent: u32,
         wait_rounds: u32,
+        intra: Option<&IntraDraw>,
     ) -> Result<(), Failure> {
-        let s = PreemptionSettings {
+        let mut s = PreemptionSettings {
             monitoring_interval_ms: 1000,
             max_wait_before_kill_ms: wait_rounds as u64 * 1000,
             total_preemption_per_round: total_percent.max(1) as f64 / 100.0,
             natural_termination_factor: factor_percent.max(1) as f64 / 100.0,
             ..PreemptionSettings::default()
         };
+        if let Some(d) = intra {
+            s.intra_queue = IntraQueueSettings {
+                enabled: true,
+                minimum_threshold: d.threshold_percent as f64 / 100.0,
+                max_allowable_limit: d.allowable_percent as f64 / 100.0,
+                order: if d.priority_first {
+                    IntraQueueOrder::PriorityFirst
+                } else {
+                    IntraQueueOrder::UserlimitFirst
+                },
+                ..IntraQueueSettings::default()
+            };
+        }
         let now = self.round * 1000;
         let r = guarded(step, "preemption_round", || {
             self.core.preemption_round(now, &s)
@@ -608,6 +632,25 @@ impl Model {
         if let Some(id) = r.mark.iter().find(|id| r.kill.contains(id)) {
             return fail("preempted_twice", format!("{id} both marked and killed"));
         }
+        let mut within = BTreeSet::new();
+        for id in &r.intra_queue {
+            if !chosen.contains(id.as_str()) || !within.insert(id.as_str()) {
+                return fail(
+                    "preempted_twice",
+                    format!("{id} chosen within a queue but not once among the chosen"),
+                );
+            }
+        }
+        if !r.intra_queue.is_empty() && !s.intra_queue.enabled {
+            return fail(
+                "preempted_within_queue_unasked",
+                format!(
+                    "{:?} chosen within queues, which the round did not enable",
+                    r.intra_queue
+                ),
+            );
+        }
+        self.check_within_queues(step, &r.intra_queue, &s)?;
         let cluster = self.cluster_memory();
         let taken_total: u128 = r
             .selected
@@ -647,9 +690,11 @@ impl Model {
                     .filter(|c| in_q(c))
                     .map(|c| mem(&c.resource))
                     .sum();
+                // Only what goes to another queue: room taken within one stays in it.
                 let taken: u128 = r
                     .selected
                     .iter()
+                    .filter(|id| !within.contains(id.as_str()))
                     .map(|id| by_id[id.as_str()].1)
                     .filter(|c| in_q(c))
                     .map(|c| mem(&c.resource))
@@ -668,6 +713,102 @@ impl Model {
         let kills: Vec<u64> = r.kill.iter().map(|id| by_id[id.as_str()].0).collect();
         for k in kills {
             self.release(step, k)?;
+        }
+        Ok(())
+    }
+
+    /// What intra-queue preemption took (`ids`, all running): no AM container; per queue
+    /// within `max-allowable-limit` of its guarantee but for the last container; under
+    /// `userlimit_first` no user left at or below its user limit (CapacityScheduler's, for all
+    /// the queue's users; the capacity combinations set no per-user bound, so none is).
+    fn check_within_queues(
+        &self,
+        step: usize,
+        ids: &[String],
+        s: &PreemptionSettings,
+    ) -> Result<(), Failure> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let fail = |what: &str, msg: String| Err(Failure::new(what, step, msg));
+        let state = self.core.state();
+        let of = |id: &str| self.containers.values().find(|c| c.id == id);
+        if let Some(id) = ids
+            .iter()
+            .find(|id| state.containers().iter().any(|c| &c.id == *id && c.is_am()))
+        {
+            return fail(
+                "preempted_am",
+                format!("{id}, an AM container, chosen within its queue"),
+            );
+        }
+        let cluster = self.cluster_memory() as u64;
+        let user = |app: u32| format!("user{}", app % 3);
+        for (q, cap) in combos::QUEUE_GUARANTEES {
+            let in_q = |c: &&ContM| self.apps.get(&c.app).is_some_and(|a| a.queue == q);
+            let taken: Vec<&ContM> = ids
+                .iter()
+                .filter_map(|id| of(id.as_str()))
+                .filter(in_q)
+                .collect();
+            if taken.is_empty() {
+                continue;
+            }
+            let guarantee = (cluster as f64 * cap as f64 / 100.0).floor() as u64;
+            let allowable = (guarantee as f64 * s.intra_queue.max_allowable_limit) as u128;
+            let sum: u128 = taken.iter().map(|c| mem(&c.resource)).sum();
+            let largest = taken.iter().map(|c| mem(&c.resource)).max().unwrap_or(0);
+            if sum > 0 && sum - largest >= allowable.max(1) {
+                return fail(
+                    "preempted_over_intra_queue_limit",
+                    format!("{sum} MB taken within queue {q}, limit {allowable} MB"),
+                );
+            }
+            if s.intra_queue.order != IntraQueueOrder::UserlimitFirst {
+                continue;
+            }
+            let held: Vec<&ContM> = self.containers.values().filter(in_q).collect();
+            let users: BTreeSet<String> = self
+                .apps
+                .iter()
+                .filter(|(_, a)| a.queue == q)
+                .map(|(&app, _)| user(app))
+                .collect();
+            let used_q: u64 = held.iter().map(|c| c.resource.memory_mb).sum();
+            let (_, max) = combos::QUEUE_MAXIMA
+                .iter()
+                .copied()
+                .find(|(n, _)| *n == q)
+                .expect("every queue has a maximum");
+            let limit = locus_core::preemption::intra_queue::user_limit_mb(
+                guarantee,
+                (cluster as f64 * max as f64 / 100.0).floor() as u64,
+                used_q,
+                users.len(),
+                None,
+                s.intra_queue.minimum_allocation_mb,
+            );
+            for u in users {
+                let used: u64 = held
+                    .iter()
+                    .filter(|c| user(c.app) == u)
+                    .map(|c| c.resource.memory_mb)
+                    .sum();
+                let lost: u64 = taken
+                    .iter()
+                    .filter(|c| user(c.app) == u)
+                    .map(|c| c.resource.memory_mb)
+                    .sum();
+                if lost > 0 && used - lost <= limit {
+                    return fail(
+                        "preempted_below_user_limit",
+                        format!(
+                            "{u} in queue {q} holds {used} MB, {lost} MB taken within the \
+                             queue, user limit {limit} MB"
+                        ),
+                    );
+                }
+            }
         }
         Ok(())
     }

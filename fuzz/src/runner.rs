@@ -93,7 +93,7 @@ fn drain(m: &mut Model, step: usize) -> Result<(), Failure> {
         }
         if crate::combos::is_size_based(&m.props) {
             // Liveness with the rounds running: what they take must not keep anyone waiting.
-            m.preemption_round(step, 25, 100, 2)?;
+            m.preemption_round(step, 25, 100, 2, None)?;
         }
         let apps: Vec<u32> = m.apps.keys().copied().collect();
         let mut anyone = false;

@@ -116,6 +116,33 @@ fn every_app_that_can_run_gets_a_container_in_the_drain() {
     assert_no("starvation");
 }
 
+/// Cases under `capacity`, whose preemption rounds take room back between queues and, in half
+/// of them, within queues: a container is chosen once, what goes to another queue leaves no
+/// queue below its guarantee, and what is taken within a queue is no AM container, stays
+/// within `max-allowable-limit` and leaves no user at or below its user limit.
+#[test]
+fn preemption_rounds_under_capacity_keep_guarantees_and_user_limits() {
+    let opts = gen::Options {
+        combos: gen::select_combos(&["capacity".into()], &[]),
+        ..gen::Options::default()
+    };
+    assert!(!opts.combos.is_empty());
+    let failed: Vec<String> = (1..=40u64)
+        .filter_map(|s| {
+            runner::run(&gen::case_with(s, STEPS, &opts))
+                .err()
+                .filter(|f| f.class.starts_with("preempted"))
+                .map(|f| {
+                    format!(
+                        "seed {s} (./locus fuzz --seed {s} --steps {STEPS} --policy capacity): {}",
+                        truncate(&f.to_string())
+                    )
+                })
+        })
+        .collect();
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
 /// Large cases (up to 16 hosts of up to 48 GB, most jobs holding keys no node can serve)
 /// under the policies that pick map slots per node (TD, JoSS) with a capped slot pool: where an
 /// outside random run saw satisfiable asks starve on an idle cluster. Every check, not only

@@ -436,7 +436,7 @@ struct PreemptionRequest {
 }
 
 /// One preemption round (`locus_core::preemption`): the answer is the round's outcome as JSON
-/// (`mark`, `kill`, `selected` container ids, `observe_only`), or the settings in force for a
+/// (`mark`, `kill`, `selected` and `intra_queue` container ids, `observe_only`), or the settings in force for a
 /// `check_only` request. A bad setting is refused naming its key.
 pub fn preemption_round(h: i64, request_json: &str) -> Result<String, BridgeError> {
     let request: PreemptionRequest =

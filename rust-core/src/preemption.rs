@@ -18,6 +18,10 @@
 //!    A container is taken only if neither its leaf nor any ancestor drops below its guarantee
 //!    and it fits in what the round may still take.
 //!
+//! With `intra-queue-preemption.enabled`, the round then goes on within each leaf, with what is
+//! left of its budget: CapacityScheduler's priority- and user-limit-based intra-queue
+//! preemption ([`intra_queue`]).
+//!
 //! Size-based preemption (`locus.preemption.size-based`, under `fsp` and `fair`, where every
 //! application runs in one queue): HFSP's (Pastorelli et al., IEEE BigData 2013) rule that the job
 //! the size-based order serves gets its room back from jobs later in the order. A round
@@ -52,6 +56,9 @@ use crate::error::CoreError;
 use crate::fast_hash::FastMap;
 pub use crate::policy::ShareRule;
 
+pub mod intra_queue;
+pub use intra_queue::{IntraQueueOrder, IntraQueueSettings};
+
 pub const PREFIX: &str = "yarn.resourcemanager.monitor.capacity.preemption.";
 
 /// The policy's keys (`yarn.resourcemanager.monitor.capacity.preemption.*`), CapacityScheduler's
@@ -64,6 +71,8 @@ pub struct PreemptionSettings {
     pub max_ignored_over_capacity: f64,
     pub natural_termination_factor: f64,
     pub observe_only: bool,
+    /// `intra-queue-preemption.*`: within a leaf, between its applications and users.
+    pub intra_queue: IntraQueueSettings,
 }
 
 impl Default for PreemptionSettings {
@@ -75,6 +84,7 @@ impl Default for PreemptionSettings {
             max_ignored_over_capacity: 0.1,
             natural_termination_factor: 0.2,
             observe_only: false,
+            intra_queue: IntraQueueSettings::default(),
         }
     }
 }
@@ -88,11 +98,23 @@ fn bad(key: &str, value: &str, allowed: &str) -> CoreError {
 
 impl PreemptionSettings {
     /// Reads the keys present in `props` (full names); others keep their defaults. A key under
-    /// the prefix this policy does not know (intra-queue, reserved-container, ...) is refused
-    /// unless it is set to `false`, so an operator never believes a setting is in force that
-    /// is not.
+    /// the prefix this policy does not know (reserved-container, queue-priority, ...) is
+    /// refused unless it is set to `false`, so an operator never believes a setting is in force
+    /// that is not. `yarn.scheduler.minimum-allocation-mb`, when present, is the RM's minimum
+    /// allocation the user limits of intra-queue preemption are rounded to.
     pub fn parse(props: &BTreeMap<String, String>) -> Result<PreemptionSettings, CoreError> {
         let mut s = PreemptionSettings::default();
+        if let Some(v) = props.get(intra_queue::MINIMUM_ALLOCATION_KEY) {
+            s.intra_queue.minimum_allocation_mb = match v.trim().parse::<u64>() {
+                Ok(x) if x > 0 => x,
+                _ => {
+                    return Err(CoreError::Config {
+                        key: intra_queue::MINIMUM_ALLOCATION_KEY.into(),
+                        message: format!("invalid value {v:?}; allowed: megabytes above 0"),
+                    })
+                }
+            };
+        }
         for (key, value) in props {
             let Some(name) = key.strip_prefix(PREFIX) else {
                 continue;
@@ -135,13 +157,16 @@ impl PreemptionSettings {
                         _ => return Err(bad(name, v, "true or false")),
                     }
                 }
+                _ if name.starts_with(intra_queue::KEY_PREFIX) => {
+                    s.intra_queue.read(name, v)?;
+                }
                 // Off is what Locus does anyway (CapacityScheduler's defaults for these).
                 _ if v.eq_ignore_ascii_case("false") => {}
                 _ => {
                     return Err(CoreError::Config {
                         key: key.clone(),
                         message: "Locus's preemption policy does not honour this key (it \
-                                  preempts between queues only: no intra-queue, \
+                                  preempts between and within queues only: no \
                                   reserved-container or queue-priority preemption)"
                             .into(),
                     })
@@ -366,6 +391,11 @@ fn distribute(
     }
 }
 
+/// The most memory one round takes: `total_preemption_per_round` of the cluster.
+pub fn round_budget(cluster_mb: u64, s: &PreemptionSettings) -> u64 {
+    (cluster_mb as f64 * s.total_preemption_per_round).floor() as u64
+}
+
 /// Step 3: the containers a round takes, as indices into `containers`, in the order taken.
 pub fn select(
     queues: &[TreeQueue],
@@ -391,7 +421,7 @@ pub fn select(
             used[p] = used[p].saturating_add(used[i]);
         }
     }
-    let mut budget = (cluster_mb as f64 * s.total_preemption_per_round).floor() as u64;
+    let mut budget = round_budget(cluster_mb, s);
     let mut to_obtain = plan.to_obtain_mb;
     let mut order: Vec<usize> = (0..containers.len())
         .filter(|&i| to_obtain.get(containers[i].queue).copied().unwrap_or(0) > 0)
@@ -550,6 +580,9 @@ pub struct RoundOutcome {
     /// Every container this round chose, marked earlier or not (with `observe_only`, what
     /// would have been preempted).
     pub selected: Vec<String>,
+    /// Those of `selected` chosen within their queue (intra-queue preemption), after the
+    /// others.
+    pub intra_queue: Vec<String>,
     pub observe_only: bool,
 }
 
@@ -720,18 +753,35 @@ impl crate::core::Core {
     pub fn preemption_round(&mut self, now_ms: u64, s: &PreemptionSettings) -> RoundOutcome {
         // A batch of offers ended with its decisions in flight; they may be containers now.
         self.sync_in_flight();
+        let mut within = Vec::new();
         let chosen = match self.preemption_view() {
             Some((tree, candidates)) => {
                 let cluster = self.state().capacity().memory_mb;
                 let only: Vec<Candidate> = candidates.iter().map(|(_, c)| c.clone()).collect();
-                select(&tree, &only, cluster, s)
-                    .into_iter()
-                    .map(|i| candidates[i].0.clone())
-                    .collect()
+                let mut taken = select(&tree, &only, cluster, s);
+                if s.intra_queue.enabled {
+                    let (leaves, jobs) = self.intra_queue_view(&tree);
+                    let spent: u64 = taken.iter().map(|&i| only[i].mb).sum();
+                    let budget = round_budget(cluster, s).saturating_sub(spent);
+                    let plan = plan(&tree, cluster, s);
+                    let view = intra_queue::View {
+                        tree: &tree,
+                        plan: &plan,
+                        containers: &only,
+                        leaves: &leaves,
+                        jobs: &jobs,
+                    };
+                    let more = intra_queue::select(&view, &taken, budget, &s.intra_queue);
+                    within = more.iter().map(|&i| candidates[i].0.clone()).collect();
+                    taken.extend(more);
+                }
+                taken.into_iter().map(|i| candidates[i].0.clone()).collect()
             }
             None => self.size_based_choice(s, now_ms),
         };
-        self.preemption_marks.apply(chosen, now_ms, s)
+        let mut out = self.preemption_marks.apply(chosen, now_ms, s);
+        out.intra_queue = within;
+        out
     }
 
     /// The applications in the job policy's order and their running containers, as a
@@ -1237,10 +1287,86 @@ mod tests {
         );
         let mut p = BTreeMap::new();
         p.insert(
-            format!("{PREFIX}intra-queue-preemption.enabled"),
+            format!("{PREFIX}select_on_reserved_containers"),
             "true".into(),
         );
         let e = PreemptionSettings::parse(&p).unwrap_err().to_string();
-        assert!(e.contains("intra-queue-preemption.enabled"), "{e}");
+        assert!(e.contains("select_on_reserved_containers"), "{e}");
+    }
+
+    #[test]
+    fn intra_queue_keys_parse_with_cs_defaults() {
+        let mut p = BTreeMap::new();
+        let s = PreemptionSettings::parse(&p).unwrap().intra_queue;
+        assert_eq!(s, IntraQueueSettings::default());
+        assert!(!s.enabled);
+        assert_eq!(
+            (s.minimum_threshold, s.max_allowable_limit, s.order),
+            (0.5, 0.2, IntraQueueOrder::UserlimitFirst)
+        );
+        p.insert(
+            format!("{PREFIX}intra-queue-preemption.enabled"),
+            "TRUE".into(),
+        );
+        p.insert(
+            format!("{PREFIX}intra-queue-preemption.preemption-order-policy"),
+            "PRIORITY_FIRST".into(),
+        );
+        p.insert(
+            format!("{PREFIX}intra-queue-preemption.minimum-threshold"),
+            "0.3".into(),
+        );
+        p.insert(
+            format!("{PREFIX}intra-queue-preemption.max-allowable-limit"),
+            "0.4".into(),
+        );
+        p.insert(intra_queue::MINIMUM_ALLOCATION_KEY.into(), "512".into());
+        let s = PreemptionSettings::parse(&p).unwrap().intra_queue;
+        assert_eq!(
+            s,
+            IntraQueueSettings {
+                enabled: true,
+                minimum_threshold: 0.3,
+                max_allowable_limit: 0.4,
+                order: IntraQueueOrder::PriorityFirst,
+                minimum_allocation_mb: 512,
+            }
+        );
+    }
+
+    #[test]
+    fn user_limits_for_all_users_as_capacity_scheduler_computes_them() {
+        use crate::policy::capacity::UserLimit;
+        let ul = |ulf: f64, mulp: f64| {
+            Some(UserLimit {
+                user_limit_factor: ulf,
+                minimum_user_limit_percent: mulp,
+            })
+        };
+        // Queue at its guarantee (8 GB): its use plus one minimum allocation, split.
+        assert_eq!(
+            intra_queue::user_limit_mb(8 * GB, 8 * GB, 8 * GB, 2, ul(1.0, 50.0), GB),
+            5 * GB
+        );
+        // Below its guarantee: the guarantee, split; minimum-user-limit-percent binds first.
+        assert_eq!(
+            intra_queue::user_limit_mb(8 * GB, 8 * GB, 2 * GB, 4, ul(1.0, 50.0), GB),
+            4 * GB
+        );
+        assert_eq!(
+            intra_queue::user_limit_mb(8 * GB, 8 * GB, 2 * GB, 4, ul(1.0, 25.0), GB),
+            2 * GB
+        );
+        // One user: at most user-limit-factor times the guarantee, or the maximum with -1.
+        assert_eq!(
+            intra_queue::user_limit_mb(4 * GB, 8 * GB, 6 * GB, 1, ul(1.0, 100.0), GB),
+            4 * GB
+        );
+        assert_eq!(
+            intra_queue::user_limit_mb(4 * GB, 8 * GB, 6 * GB, 1, ul(-1.0, 100.0), GB),
+            7 * GB
+        );
+        // No per-user bound: never binds.
+        assert!(intra_queue::user_limit_mb(4 * GB, 8 * GB, 6 * GB, 1, None, GB) > 1 << 40);
     }
 }

@@ -608,6 +608,45 @@ fn hadoops_default_maximum_holds_under_the_default_policy() {
     );
 }
 
+/// `intra-queue-preemption.disable_preemption` as CapacityScheduler reads it: inherited like
+/// `disable_preemption`, and independent of it.
+#[test]
+fn intra_queue_disable_preemption_is_inherited() {
+    let c = tree_core(&[
+        ("root", 100.0, 100.0, ""),
+        (
+            "root.batch",
+            50.0,
+            100.0,
+            r#""intra_queue_disable_preemption":true"#,
+        ),
+        ("root.batch.a", 50.0, 100.0, ""),
+        (
+            "root.batch.b",
+            50.0,
+            100.0,
+            r#""intra_queue_disable_preemption":false"#,
+        ),
+        ("root.c", 50.0, 100.0, ""),
+    ]);
+    let off: Vec<(&str, bool, bool)> = c
+        .capacity_queues()
+        .unwrap()
+        .iter()
+        .map(|q| {
+            (
+                q.name.as_str(),
+                q.intra_queue_disable_preemption,
+                q.disable_preemption,
+            )
+        })
+        .collect();
+    assert_eq!(
+        off,
+        vec![("a", true, false), ("b", false, false), ("c", false, false)]
+    );
+}
+
 /// `disable_preemption` as CapacityScheduler reads it: set on a parent, its leaves inherit it
 /// unless they say otherwise; the queues that keep it lose nothing to a round.
 #[test]

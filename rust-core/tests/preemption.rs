@@ -240,3 +240,215 @@ fn a_round_after_a_batch_of_offers_counts_its_containers_once() {
         r.selected
     );
 }
+
+// Intra-queue preemption: one leaf holding the whole cluster, two applications in it.
+
+/// One leaf, `root.default`, of the whole cluster: one user may hold all of it
+/// (`user-limit-factor` 1) and, with several users, each is owed `mulp` percent of it.
+fn one_leaf_core(mulp: u32, leaf_extra: &str) -> Core {
+    let tree = format!(
+        r#"{{"maximum_applications":10000,"queues":[{root},{leaf}]}}"#,
+        root = r#"{"path":"root","capacity":100,"maximum_capacity":100,"user_limit_factor":1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":1.0,"maximum_applications":-1}"#,
+        leaf = format!(
+            r#"{{"path":"root.default","capacity":100,"maximum_capacity":100,"user_limit_factor":1,"minimum_user_limit_percent":{mulp},"maximum_am_resource_percent":1.0,"maximum_applications":-1{leaf_extra}}}"#
+        ),
+    );
+    common::core_with(&[("locus.policy", "capacity"), ("locus.capacity.tree", &tree)])
+}
+
+fn app_of(c: &mut Core, id: &str, user: &str, priority: i32, submit_ms: u64, n: u32) {
+    c.handle(locus_core::Event::AppAdded {
+        app: id.into(),
+        queue: "default".into(),
+        user: user.into(),
+        name: id.into(),
+        app_type: "SPARK".into(),
+        tags: vec![],
+        submit_ms,
+        priority,
+        recovered: false,
+    })
+    .unwrap();
+    common::set_small_asks(c, id, &[(1, "*", n)]);
+}
+
+/// The keys as an operator sets them, read as the shim hands them over.
+fn intra_settings(pairs: &[(&str, &str)]) -> PreemptionSettings {
+    let mut props: std::collections::BTreeMap<String, String> = [
+        ("monitoring_interval", "1000"),
+        ("max_wait_before_kill", "3000"),
+        ("total_preemption_per_round", "1.0"),
+        ("intra-queue-preemption.enabled", "true"),
+        ("intra-queue-preemption.max-allowable-limit", "1.0"),
+    ]
+    .iter()
+    .map(|(k, v)| {
+        (
+            format!("{}{k}", locus_core::preemption::PREFIX),
+            v.to_string(),
+        )
+    })
+    .collect();
+    for (k, v) in pairs {
+        props.insert(
+            format!("{}{k}", locus_core::preemption::PREFIX),
+            v.to_string(),
+        );
+    }
+    PreemptionSettings::parse(&props).expect("CapacityScheduler's keys are accepted")
+}
+
+/// Marks, waits, kills what the round chose and lets the heartbeats place the freed room.
+fn preempt_and_place(c: &mut Core, cl: &mut Cluster, s: &PreemptionSettings) -> Vec<String> {
+    let first = c.preemption_round(cl.now_ms, s);
+    let r = c.preemption_round(cl.now_ms + s.max_wait_before_kill_ms, s);
+    assert_eq!(
+        r.kill, first.selected,
+        "what was chosen is killed after the wait"
+    );
+    cl.kill(c, &r.kill);
+    cl.round(c);
+    r.kill
+}
+
+#[test]
+fn a_starved_higher_priority_application_takes_from_a_lower_priority_one() {
+    let mut c = one_leaf_core(100, "");
+    let mut cl = Cluster::new(&mut c);
+    app_of(&mut c, "low", "u", 0, 1, 100);
+    cl.round(&mut c);
+    assert_eq!(
+        cl.held("low"),
+        8,
+        "the low-priority application fills the queue"
+    );
+    app_of(&mut c, "high", "u", 5, 2, 2);
+    let s = intra_settings(&[(
+        "intra-queue-preemption.preemption-order-policy",
+        "priority_first",
+    )]);
+    let newest = cl.newest("low", 2);
+    let r = c.preemption_round(cl.now_ms, &s);
+    assert_eq!(
+        r.mark, newest,
+        "the low-priority application's newest containers"
+    );
+    assert_eq!(r.intra_queue, newest, "chosen within the queue");
+    let killed = preempt_and_place(&mut c, &mut cl, &s);
+    assert_eq!(killed, newest);
+    assert_eq!((cl.held("low"), cl.held("high")), (6, 2));
+    assert!(
+        c.preemption_round(cl.now_ms, &s).selected.is_empty(),
+        "the high-priority application holds what it asked for"
+    );
+}
+
+/// Under `userlimit_first` (the default) one user within its user limit is not preempted for
+/// its own higher-priority application, as under CapacityScheduler.
+#[test]
+fn userlimit_first_keeps_a_user_within_its_limit_whole() {
+    let mut c = one_leaf_core(100, "");
+    let mut cl = Cluster::new(&mut c);
+    app_of(&mut c, "low", "u", 0, 1, 100);
+    cl.round(&mut c);
+    app_of(&mut c, "high", "u", 5, 2, 2);
+    let s = intra_settings(&[]);
+    assert!(c.preemption_round(cl.now_ms, &s).selected.is_empty());
+}
+
+#[test]
+fn a_user_below_its_user_limit_takes_from_a_user_above_theirs() {
+    // Two users, each owed half the queue: a user limit of 5 GB (half of the 8 GB queue plus
+    // one minimum allocation, rounded up).
+    let mut c = one_leaf_core(50, "");
+    let mut cl = Cluster::new(&mut c);
+    app_of(&mut c, "big", "user1", 0, 1, 100);
+    cl.round(&mut c);
+    assert_eq!(cl.held("big"), 8);
+    app_of(&mut c, "small", "user2", 0, 2, 4);
+    let s = intra_settings(&[]);
+    let newest = cl.newest("big", 2);
+    let killed = preempt_and_place(&mut c, &mut cl, &s);
+    assert_eq!(killed, newest, "user1's newest containers");
+    assert_eq!((cl.held("big"), cl.held("small")), (6, 2));
+    // user1 is one minimum allocation over its limit: userlimit_first leaves it that margin.
+    let r = c.preemption_round(cl.now_ms, &s);
+    assert!(r.selected.is_empty(), "{r:?}");
+}
+
+#[test]
+fn intra_queue_preemption_is_off_unless_enabled_and_where_a_queue_disables_it() {
+    for (extra, s) in [
+        ("", PreemptionSettings::default()),
+        (
+            r#","intra_queue_disable_preemption":true"#,
+            intra_settings(&[]),
+        ),
+        (r#","disable_preemption":true"#, intra_settings(&[])),
+    ] {
+        let mut c = one_leaf_core(50, extra);
+        let mut cl = Cluster::new(&mut c);
+        app_of(&mut c, "big", "user1", 0, 1, 100);
+        cl.round(&mut c);
+        app_of(&mut c, "small", "user2", 0, 2, 4);
+        let s = PreemptionSettings {
+            total_preemption_per_round: 1.0,
+            ..s
+        };
+        assert!(
+            c.preemption_round(cl.now_ms, &s).selected.is_empty(),
+            "{extra} {s:?}"
+        );
+    }
+}
+
+#[test]
+fn a_queue_below_the_minimum_threshold_and_the_rounds_budget_bound_a_round() {
+    let mut c = one_leaf_core(50, "");
+    let mut cl = Cluster::new(&mut c);
+    app_of(&mut c, "big", "user1", 0, 1, 3);
+    cl.round(&mut c);
+    app_of(&mut c, "small", "user2", 0, 2, 4);
+    // 3 of 8 GB used: under the default threshold of half the guarantee, and the rest is free.
+    assert!(c
+        .preemption_round(cl.now_ms, &intra_settings(&[]))
+        .selected
+        .is_empty());
+
+    let mut c = one_leaf_core(50, "");
+    let mut cl = Cluster::new(&mut c);
+    app_of(&mut c, "big", "user1", 0, 1, 100);
+    cl.round(&mut c);
+    app_of(&mut c, "small", "user2", 0, 2, 4);
+    // One 1 GB container per round (an eighth of the cluster), at most a fifth of the queue.
+    let s = intra_settings(&[("total_preemption_per_round", "0.125")]);
+    assert_eq!(c.preemption_round(cl.now_ms, &s).selected.len(), 1);
+    // A tenth of the queue is less than a container: one is taken while any need is left, as
+    // under CapacityScheduler; none when nothing may be taken.
+    let s = intra_settings(&[("intra-queue-preemption.max-allowable-limit", "0.1")]);
+    assert_eq!(c.preemption_round(cl.now_ms, &s).selected.len(), 1);
+    let s = intra_settings(&[("intra-queue-preemption.max-allowable-limit", "0")]);
+    assert!(c.preemption_round(cl.now_ms, &s).selected.is_empty());
+}
+
+#[test]
+fn bad_intra_queue_values_are_refused_naming_the_key() {
+    for (k, v) in [
+        ("intra-queue-preemption.enabled", "yes"),
+        (
+            "intra-queue-preemption.preemption-order-policy",
+            "fairness_first",
+        ),
+        ("intra-queue-preemption.max-allowable-limit", "-1"),
+        ("intra-queue-preemption.minimum-threshold", "half"),
+    ] {
+        let props: std::collections::BTreeMap<String, String> = [(
+            format!("{}{k}", locus_core::preemption::PREFIX),
+            v.to_string(),
+        )]
+        .into_iter()
+        .collect();
+        let e = PreemptionSettings::parse(&props).unwrap_err().to_string();
+        assert!(e.contains(k) && e.contains(v), "{e}");
+    }
+}

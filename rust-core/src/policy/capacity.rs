@@ -109,6 +109,9 @@ pub struct CapacityQueue {
     /// `disable_preemption` as in force (inherited from the parents when not set).
     #[serde(skip)]
     pub disable_preemption: bool,
+    /// `intra-queue-preemption.disable_preemption` as in force (inherited likewise).
+    #[serde(skip)]
+    pub intra_queue_disable_preemption: bool,
     /// Indices into [`CapacityQueues::parents`], nearest first; root is never listed (its
     /// maximum is the cluster).
     #[serde(skip)]
@@ -155,6 +158,7 @@ fn shortcut_queue(name: &str, capacity: f64, maximum_capacity: f64) -> CapacityQ
         maximum_applications_per_user: None,
         state: QueueState::Running,
         disable_preemption: false,
+        intra_queue_disable_preemption: false,
         ancestors: Vec::new(),
         created: false,
     }

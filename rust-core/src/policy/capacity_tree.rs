@@ -74,6 +74,10 @@ struct Entry {
     /// `disable_preemption`; `None`: not set, inherited from the parent (root: false).
     #[serde(default)]
     disable_preemption: Option<bool>,
+    /// `intra-queue-preemption.disable_preemption`; `None`: not set, inherited from the parent
+    /// (root: false).
+    #[serde(default)]
+    intra_queue_disable_preemption: Option<bool>,
     /// `capacity=[memory=...,vcores=...]`: the queue's configured minimum (absolute mode; its
     /// `capacity` is then 0 and its percentages follow the cluster).
     #[serde(default)]
@@ -436,6 +440,7 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
     let mut abs_max = vec![0.0f64; entries.len()];
     let mut state = vec![QueueState::Running; entries.len()];
     let mut no_preemption = vec![false; entries.len()];
+    let mut no_intra = vec![false; entries.len()];
     let mut parents = Vec::new();
     let mut parent_slot = vec![usize::MAX; entries.len()];
     let mut leaves: Vec<CapacityQueue> = Vec::new();
@@ -461,6 +466,9 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
         no_preemption[i] = e
             .disable_preemption
             .unwrap_or_else(|| parent[i].is_some_and(|p| no_preemption[p]));
+        no_intra[i] = e
+            .intra_queue_disable_preemption
+            .unwrap_or_else(|| parent[i].is_some_and(|p| no_intra[p]));
         let mut ancestors = Vec::new();
         let mut p = parent[i];
         while let Some(j) = p {
@@ -516,6 +524,7 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             maximum_applications_per_user: Some(per_user),
             state: state[i],
             disable_preemption: no_preemption[i],
+            intra_queue_disable_preemption: no_intra[i],
             ancestors,
             created: e.created,
         });

@@ -8,6 +8,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.monitor.SchedulingEditPolicy;
@@ -79,6 +80,10 @@ public class LocusPreemptionPolicy implements SchedulingEditPolicy {
       for (Map.Entry<String, String> e : conf.getPropsWithPrefix(PREFIX).entrySet()) {
         out.put(PREFIX + e.getKey(), conf.getTrimmed(PREFIX + e.getKey(), ""));
       }
+      // Intra-queue preemption rounds user limits to it, as CapacityScheduler does.
+      out.put(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, conf.getTrimmed(
+          YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB,
+          String.valueOf(YarnConfiguration.DEFAULT_RM_SCHEDULER_MINIMUM_ALLOCATION_MB)));
     }
     return out;
   }

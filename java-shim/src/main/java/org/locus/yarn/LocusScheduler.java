@@ -457,6 +457,29 @@ public class LocusScheduler
   }
 
   /**
+   * CapacityScheduler's answer for the queue at {@code path}: intra-queue preemption is off
+   * where preemption is, everywhere unless {@code intra-queue-preemption.enabled}, and where
+   * {@code intra-queue-preemption.disable_preemption} is set on the queue or, unset, on the
+   * nearest ancestor that sets it. The core applies the same rule to its rounds.
+   */
+  public boolean isIntraQueuePreemptionDisabled(String path) {
+    Configuration conf = preemptionConfiguration();
+    if (isPreemptionDisabled(path) || !conf.getBoolean(
+        CapacitySchedulerConfiguration.INTRAQUEUE_PREEMPTION_ENABLED,
+        CapacitySchedulerConfiguration.DEFAULT_INTRAQUEUE_PREEMPTION_ENABLED)) {
+      return true;
+    }
+    boolean disabled = false;
+    StringBuilder prefix = new StringBuilder();
+    for (String part : path.split("\\.")) {
+      prefix.append(prefix.length() == 0 ? "" : ".").append(part);
+      disabled = conf.getBoolean(CapacitySchedulerConfiguration.PREFIX + prefix
+          + ".intra-queue-preemption.disable_preemption", disabled);
+    }
+    return disabled;
+  }
+
+  /**
    * CapacityScheduler's {@code creationMethod} of the queue at {@code path}: dynamicFlexible
    * for a leaf created on a submission, static for the file's.
    */

@@ -74,7 +74,7 @@ public final class QueueFile {
       // Honoured by org.locus.yarn.ApplicationPriorities with CS's rules.
       "default-application-priority", "acl_application_max_priority",
       // Honoured by Locus's preemption policy (org.locus.yarn.LocusPreemptionPolicy).
-      "disable_preemption",
+      "disable_preemption", "intra-queue-preemption.disable_preemption",
       // Honoured by org.locus.yarn.LabelPolicy, reported to the RM with each queue.
       "default-node-label-expression"));
   /** Per-queue keys of the queues created on the fly that Locus honours. */
@@ -264,6 +264,11 @@ public final class QueueFile {
     if (noPreemption != null) {
       // Unset: the parent's, as CapacityScheduler inherits it (the core applies that).
       q.put("disable_preemption", Boolean.parseBoolean(noPreemption));
+    }
+    String noIntraQueue = cs.getTrimmed(PREFIX + path
+        + ".intra-queue-preemption.disable_preemption");
+    if (noIntraQueue != null) {
+      q.put("intra_queue_disable_preemption", Boolean.parseBoolean(noIntraQueue));
     }
     List<String> children = new ArrayList<>();
     List<String> names = cs.getQueues(qp);

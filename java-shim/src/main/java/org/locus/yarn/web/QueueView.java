@@ -66,6 +66,8 @@ public final class QueueView {
   public final long preemptedMemoryMb;
   /** CapacityScheduler's {@code preemptionDisabled}: may this queue's containers be taken? */
   public final boolean preemptionDisabled;
+  /** CapacityScheduler's {@code intraQueuePreemptionDisabled}, for a leaf. */
+  public final boolean intraQueuePreemptionDisabled;
   /** CapacityScheduler's {@code creationMethod}: static, or dynamicFlexible when created. */
   public final String creationMethod;
   /** CapacityScheduler's {@code autoCreationEligibility}: flexible or off. */
@@ -157,6 +159,8 @@ public final class QueueView {
     this.preemptedMemoryMb = m == null ? 0 : m.getAggregateMemoryMBPreempted();
     this.preemptionDisabled = !(scheduler instanceof LocusScheduler)
         || ((LocusScheduler) scheduler).isPreemptionDisabled(path);
+    this.intraQueuePreemptionDisabled = !(scheduler instanceof LocusScheduler)
+        || ((LocusScheduler) scheduler).isIntraQueuePreemptionDisabled(path);
     this.creationMethod = scheduler instanceof LocusScheduler
         ? ((LocusScheduler) scheduler).creationMethod(path) : "static";
     this.autoCreationEligibility = scheduler instanceof LocusScheduler

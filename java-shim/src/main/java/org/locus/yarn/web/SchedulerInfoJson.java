@@ -92,8 +92,7 @@ public final class SchedulerInfoJson {
       n.put("numPendingApplications", q.appsPending);
       n.put("numContainers", q.allocatedContainers);
       n.put("preemptionDisabled", q.preemptionDisabled);
-      // Locus refuses intra-queue preemption's keys at start, so it never runs in any queue.
-      n.put("intraQueuePreemptionDisabled", true);
+      n.put("intraQueuePreemptionDisabled", q.intraQueuePreemptionDisabled);
     } else {
       n.set("queues", children(q));
     }

@@ -2,6 +2,7 @@ package org.locus.yarn.web;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -43,6 +44,18 @@ public class PreemptionSettingsRestTest {
       conf.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
       conf.set(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES, PCPP);
     }
+    return conf;
+  }
+
+  /**
+   * Intra-queue preemption on, off again under a (whose preemption is off) and back on in a2
+   * (whose preemption is back on).
+   */
+  private static YarnConfiguration intraQueue(YarnConfiguration conf) {
+    String intra = "yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.";
+    conf.setBoolean(intra + "enabled", true);
+    conf.set(CS + "root.a.intra-queue-preemption.disable_preemption", "true");
+    conf.set(CS + "root.a.a2.intra-queue-preemption.disable_preemption", "false");
     return conf;
   }
 
@@ -88,5 +101,16 @@ public class PreemptionSettingsRestTest {
     assertFalse("CapacityScheduler: b may be preempted " + cs,
         cs.get("root.b").startsWith("preemptionDisabled=true"));
     assertEquals(cs, flags(LocusScheduler.class, tree(true)));
+  }
+
+  @Test
+  public void withIntraQueuePreemptionOnItsOwnDisableKeyIsInheritedAsUnderCapacityScheduler()
+      throws Exception {
+    Map<String, String> cs = flags(CapacityScheduler.class, intraQueue(tree(true)));
+    assertTrue("CapacityScheduler: b may be preempted within " + cs,
+        cs.get("root.b").endsWith("intraQueuePreemptionDisabled=false"));
+    assertTrue("CapacityScheduler: a2 may be preempted within " + cs,
+        cs.get("root.a.a2").endsWith("intraQueuePreemptionDisabled=false"));
+    assertEquals(cs, flags(LocusScheduler.class, intraQueue(tree(true))));
   }
 }
