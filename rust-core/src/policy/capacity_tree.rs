@@ -755,6 +755,39 @@ mod tests {
     }
 
     #[test]
+    fn a_managed_parents_leaves_may_leave_part_of_its_guarantee_but_never_exceed_it() {
+        let managed =
+            |cap: f64| entry("root.users", cap, 100.0).replacen('{', r#"{"managed":true,"#, 1);
+        let q = parse(&tree(&[
+            entry("root", 100.0, 100.0),
+            entry("root.default", 50.0, 100.0),
+            managed(50.0),
+            entry("root.users.alice", 40.0, 100.0),
+            entry("root.users.bob", 0.0, 100.0),
+        ]))
+        .unwrap();
+        assert_eq!(q.names(), vec!["default", "alice", "bob"]);
+        assert!((q.queues()[1].capacity - 20.0).abs() < 1e-9);
+        let over = parse(&tree(&[
+            entry("root", 100.0, 100.0),
+            entry("root.default", 50.0, 100.0),
+            managed(50.0),
+            entry("root.users.alice", 60.0, 100.0),
+            entry("root.users.bob", 60.0, 100.0),
+        ]))
+        .unwrap_err();
+        assert!(over.to_string().contains("sum to 120"), "{over}");
+        let unmanaged = parse(&tree(&[
+            entry("root", 100.0, 100.0),
+            entry("root.default", 50.0, 100.0),
+            entry("root.users", 50.0, 100.0),
+            entry("root.users.alice", 40.0, 100.0),
+        ]))
+        .unwrap_err();
+        assert!(unmanaged.to_string().contains("sum to 40"), "{unmanaged}");
+    }
+
+    #[test]
     fn stopped_parents_stop_their_children() {
         let mut eng = entry("root.eng", 60.0, 100.0);
         eng.insert_str(eng.len() - 1, r#","state":"STOPPED""#);
