@@ -62,6 +62,19 @@ public class LegacyAutoCreatedQueuesTest {
     assertTrue(String.join("\n", cs), cs.get(0).contains("is prohibited"));
   }
 
+  /** A mapping naming the managed parent by its short name ({@code u:%user:users.%user}). */
+  @Test
+  public void aMappingMayNameTheParentByItsShortName() throws Exception {
+    Setup setup = managedUsers().cs("queue-mappings", "u:%user:users.%user");
+    List<String> cs = AgainstCapacityScheduler.compare(cluster, setup, run -> {
+      run.submit("alice", "default");
+      run.submit("alice", "default");
+      run.submit("bob", "default");
+      run.running();
+    }, Under.LOCUS_CAPACITY);
+    assertTrue(String.join("\n", cs), cs.get(1).contains("ACCEPTED in"));
+  }
+
   /** With fail-on-exceeding-parent-capacity, a queue that would get no guarantee is refused. */
   @Test
   public void aFullParentRefusesTheQueueWhenToldTo() throws Exception {
