@@ -41,6 +41,9 @@ final class ApplicationAdmission {
     /** Whether a submission to {@code path} would create it. */
     boolean mayCreate(String path);
 
+    /** {@code queue} with a parent named by its short name resolved to its full path. */
+    String fullPath(String queue);
+
     /**
      * Creates the leaf at {@code path} in the core's tree and the RM's; caller holds the
      * scheduler lock.
@@ -77,6 +80,9 @@ final class ApplicationAdmission {
    */
   void admit(ApplicationId appId, String requestedQueue, String user, boolean isAppRecovering,
       boolean unmanagedAM, boolean placed) {
+    if (root.isCapacity()) {
+      requestedQueue = creator.fullPath(requestedQueue);
+    }
     LocusQueue leaf = root.leafForSubmission(requestedQueue);
     String notCreated = null;
     if (leaf == null && root.isCapacity() && creator.mayCreate(requestedQueue)) {
@@ -162,6 +168,9 @@ final class ApplicationAdmission {
       throws YarnException {
     if (!root.acls().enabled()) {
       return;
+    }
+    if (root.isCapacity()) {
+      queue = creator.fullPath(queue);
     }
     // Outside capacity the application runs in default whatever it named: default's lists.
     Queue q = root.isCapacity() ? root.lookup(queue) : root.leafForSubmission(queue);

@@ -147,6 +147,12 @@ public class LocusScheduler
           }
 
           @Override
+          public String fullPath(String queue) {
+            QueueFile file = queueFile;
+            return file == null ? queue : file.fullPath(queue);
+          }
+
+          @Override
           public boolean isLegacyCreated(String path) {
             QueueFile file = queueFile;
             return file != null && file.isLegacyCreated(path);

@@ -629,6 +629,7 @@ public final class QueueFile {
    * (no parents on the fly).
    */
   public boolean mayCreate(String path) {
+    path = fullPath(path);
     if (path == null || paths.contains(path)) {
       return false;
     }
@@ -780,6 +781,35 @@ public final class QueueFile {
     List<String> next = new ArrayList<>(created);
     next.remove(path);
     return parse(source, next, zeroed);
+  }
+
+  /**
+   * {@code queue} with its parent named by full path: a queue mapping may name the parent by
+   * its short name or a path ending ({@code users.alice}), which CapacityScheduler resolves
+   * when that name is one queue's. Any other name is returned as it is.
+   */
+  public String fullPath(String queue) {
+    if (queue == null || paths.contains(queue)) {
+      return queue;
+    }
+    int dot = queue.lastIndexOf('.');
+    if (dot <= 0 || dot == queue.length() - 1) {
+      return queue;
+    }
+    String parent = queue.substring(0, dot);
+    if (paths.contains(parent)) {
+      return queue;
+    }
+    String found = null;
+    for (String p : paths) {
+      if (p.endsWith("." + parent)) {
+        if (found != null) {
+          return queue;
+        }
+        found = p;
+      }
+    }
+    return found == null ? queue : found + queue.substring(dot);
   }
 
   /** The queues directly under {@code parent}. */
