@@ -99,6 +99,11 @@ struct Entry {
     /// idle without being STOPPED first, as CapacityScheduler removes its dynamic queues.
     #[serde(default)]
     created: bool,
+    /// A managed parent (`auto-create-child-queue.enabled`): CapacityScheduler's management
+    /// policy gives its created leaves at most its guarantee, so their capacities may sum below
+    /// 100 (never above).
+    #[serde(default)]
+    managed: bool,
 }
 
 /// How a capacity vector gives one resource type (CapacityScheduler's `ResourceUnitCapacityType`).
@@ -424,7 +429,12 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             continue;
         }
         let sum: f64 = kids.iter().map(|&c| entries[c].capacity).sum();
-        if (sum - 100.0).abs() > SUM_TOLERANCE {
+        let off = if e.managed {
+            sum - 100.0 > SUM_TOLERANCE
+        } else {
+            (sum - 100.0).abs() > SUM_TOLERANCE
+        };
+        if off {
             return Err(bad(
                 &e.path,
                 "queues",
@@ -1053,6 +1063,39 @@ mod tests {
         assert_eq!(q.parents().len(), 1);
         assert_eq!(q.parents()[0].path, "root.users");
         assert!((q.parents()[0].capacity - 50.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_managed_parents_leaves_may_leave_part_of_its_guarantee_but_never_exceed_it() {
+        let managed =
+            |cap: f64| entry("root.users", cap, 100.0).replacen('{', r#"{"managed":true,"#, 1);
+        let q = parse(&tree(&[
+            entry("root", 100.0, 100.0),
+            entry("root.default", 50.0, 100.0),
+            managed(50.0),
+            entry("root.users.alice", 40.0, 100.0),
+            entry("root.users.bob", 0.0, 100.0),
+        ]))
+        .unwrap();
+        assert_eq!(q.names(), vec!["default", "alice", "bob"]);
+        assert!((q.queues()[1].capacity - 20.0).abs() < 1e-9);
+        let over = parse(&tree(&[
+            entry("root", 100.0, 100.0),
+            entry("root.default", 50.0, 100.0),
+            managed(50.0),
+            entry("root.users.alice", 60.0, 100.0),
+            entry("root.users.bob", 60.0, 100.0),
+        ]))
+        .unwrap_err();
+        assert!(over.to_string().contains("sum to 120"), "{over}");
+        let unmanaged = parse(&tree(&[
+            entry("root", 100.0, 100.0),
+            entry("root.default", 50.0, 100.0),
+            entry("root.users", 50.0, 100.0),
+            entry("root.users.alice", 40.0, 100.0),
+        ]))
+        .unwrap_err();
+        assert!(unmanaged.to_string().contains("sum to 40"), "{unmanaged}");
     }
 
     #[test]

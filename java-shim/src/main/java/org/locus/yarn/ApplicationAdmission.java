@@ -16,6 +16,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +41,9 @@ final class ApplicationAdmission {
     /** Whether a submission to {@code path} would create it. */
     boolean mayCreate(String path);
 
+    /** {@code queue} with a parent named by its short name resolved to its full path. */
+    String fullPath(String queue);
+
     /**
      * Creates the leaf at {@code path} in the core's tree and the RM's; caller holds the
      * scheduler lock.
@@ -47,6 +51,9 @@ final class ApplicationAdmission {
      * @throws QueueFile.CreationRefused naming why not
      */
     void create(String path) throws QueueFile.CreationRefused;
+
+    /** Whether the leaf at {@code path} was created under a managed parent. */
+    boolean isLegacyCreated(String path);
 
     /** An application was accepted into the leaf at {@code path}. */
     void submittedTo(String path);
@@ -73,6 +80,9 @@ final class ApplicationAdmission {
    */
   void admit(ApplicationId appId, String requestedQueue, String user, boolean isAppRecovering,
       boolean unmanagedAM, boolean placed) {
+    if (root.isCapacity()) {
+      requestedQueue = creator.fullPath(requestedQueue);
+    }
     LocusQueue leaf = root.leafForSubmission(requestedQueue);
     String notCreated = null;
     if (leaf == null && root.isCapacity() && creator.mayCreate(requestedQueue)) {
@@ -96,6 +106,15 @@ final class ApplicationAdmission {
     }
     if (leaf == null) {
       refuseUnknownQueue(appId, requestedQueue, user, isAppRecovering, notCreated);
+      return;
+    }
+    if (!placed && !isAppRecovering && leaf.path() != null
+        && creator.isLegacyCreated(leaf.path())) {
+      // CapacityScheduler admits to a managed parent's leaf only what a queue mapping placed
+      // there, even once it exists (created by this very submission, too).
+      rejectApplication(appId, false, "Application " + appId + " submission by user : " + user
+          + " to specified queue : " + requestedQueue + "  is prohibited. Verify automatic "
+          + "queue mapping for user exists in " + CapacitySchedulerConfiguration.QUEUE_MAPPING);
       return;
     }
     // The core hears of it first: an application it refuses (a limit, a queue it does not
@@ -149,6 +168,9 @@ final class ApplicationAdmission {
       throws YarnException {
     if (!root.acls().enabled()) {
       return;
+    }
+    if (root.isCapacity()) {
+      queue = creator.fullPath(queue);
     }
     // Outside capacity the application runs in default whatever it named: default's lists.
     Queue q = root.isCapacity() ? root.lookup(queue) : root.leafForSubmission(queue);

@@ -89,7 +89,7 @@ final class LocusRootQueue extends OpenQueue {
   synchronized String configure(Map<String, LocusQueue.Limits> configured, QueueFile file) {
     Map<String, LocusQueue.Limits> wanted = configured != null ? configured
         : Collections.singletonMap(DEFAULT, LocusQueue.Limits.WHOLE_CLUSTER);
-    Map<String, LocusParentQueue> nextParents = parentsOf(wanted, file);
+    Map<String, LocusParentQueue> nextParents = parentsOf(wanted, file, configured != null);
     Map<String, LocusQueue> old = leaves;
     Map<String, LocusQueue> next = new LinkedHashMap<>();
     List<String> added = new ArrayList<>();
@@ -147,7 +147,7 @@ final class LocusRootQueue extends OpenQueue {
    * its maximum and state are the file's.
    */
   private Map<String, LocusParentQueue> parentsOf(Map<String, LocusQueue.Limits> wanted,
-      QueueFile file) {
+      QueueFile file, boolean configured) {
     Map<String, Double> capacity = new LinkedHashMap<>();
     for (LocusQueue.Limits l : wanted.values()) {
       if (l.path == null || l.draining) {
@@ -161,15 +161,41 @@ final class LocusRootQueue extends OpenQueue {
         capacity.merge(p, l.capacity, Double::sum);
       }
     }
+    if (file != null && configured && fromFile(wanted, file)) {
+      // Parents that create their children are parents before their first one, as in
+      // CapacityScheduler; their guarantee is the file's (creatingGuarantee).
+      for (String empty : file.emptyCreatingParents()) {
+        List<String> chain = new ArrayList<>();
+        for (String p = empty; p != null; p = parentPath(p)) {
+          chain.add(0, p);
+        }
+        for (String p : chain) {
+          capacity.putIfAbsent(p, 0.0);
+        }
+      }
+    }
     Map<String, LocusParentQueue> out = new LinkedHashMap<>();
     for (Map.Entry<String, Double> e : capacity.entrySet()) {
       String path = e.getKey();
       double maximum = file != null ? file.absoluteMaximumCapacity(path) : 100.0;
       boolean stopped = file != null && file.stopped(path);
-      out.put(path, new LocusParentQueue(path, out.get(parentPath(path)), this, e.getValue(),
-          maximum, stopped, conf));
+      // A managed parent's leaves may hold less than its guarantee, and a parent that creates
+      // its children may have none yet: the file's figure.
+      double managed = file != null ? file.creatingGuarantee(path) : Double.NaN;
+      out.put(path, new LocusParentQueue(path, out.get(parentPath(path)), this,
+          Double.isNaN(managed) ? e.getValue() : managed, maximum, stopped, conf));
     }
     return out;
+  }
+
+  /** Whether the leaves are the file's (not the {@code locus.capacity.queues} shortcut's). */
+  private static boolean fromFile(Map<String, LocusQueue.Limits> wanted, QueueFile file) {
+    for (LocusQueue.Limits l : wanted.values()) {
+      if (!l.draining && (l.path == null || !file.paths().contains(l.path))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Hangs leaves and parents under their parents, in the leaves' order; returns root's. */
@@ -206,6 +232,17 @@ final class LocusRootQueue extends OpenQueue {
         top.add(leaf);
       } else {
         above.addChild(leaf);
+      }
+    }
+    // Parents with no leaf below them yet (they create their children).
+    for (LocusParentQueue q : parents.values()) {
+      if (hung.add(q.path())) {
+        LocusParentQueue above = q.above();
+        if (above == null) {
+          top.add(q);
+        } else {
+          above.addChild(q);
+        }
       }
     }
     return Collections.unmodifiableList(top);

@@ -41,6 +41,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
@@ -146,6 +147,18 @@ public class LocusScheduler
           }
 
           @Override
+          public String fullPath(String queue) {
+            QueueFile file = queueFile;
+            return file == null ? queue : file.fullPath(queue);
+          }
+
+          @Override
+          public boolean isLegacyCreated(String path) {
+            QueueFile file = queueFile;
+            return file != null && file.isLegacyCreated(path);
+          }
+
+          @Override
           public void submittedTo(String path) {
             LocusScheduler.this.submittedTo(path);
           }
@@ -230,7 +243,7 @@ public class LocusScheduler
     QueueFile inForce = queueFile;
     // Queues created on the fly stay, as in CapacityScheduler, while the file allows them.
     QueueFile file = QueueFile.read(newConf, rmContext.getConfigurationProvider())
-        .keeping(inForce);
+        .keeping(inForce, applicationLeaves());
     // The scheduling thread follows the core's mode from here (CoreLink#reconfigure).
     String capacityQueues = link.reconfigure(LocusSettings.toJson(newConf, file));
     queueFile = file;
@@ -266,6 +279,18 @@ public class LocusScheduler
     // Created leaves a refresh dropped are gone from the tree; so is their idle clock.
     lastSubmission.keySet().removeIf(path -> !file.isCreated(path));
     LOG.info("Locus core reconfigured with {}; {}", LocusSettings.collect(newConf), queues);
+  }
+
+  /** The leaf of every application, in submission order (the map's order). */
+  private java.util.List<String> applicationLeaves() {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (SchedulerApplication<FiCaSchedulerApp> app : applications.values()) {
+      String path = ((LocusQueue) app.getQueue()).path();
+      if (path != null) {
+        out.add(path);
+      }
+    }
+    return out;
   }
 
   /**
@@ -324,7 +349,9 @@ public class LocusScheduler
     }
     for (LocusQueue leaf : root.leaves()) {
       String path = leaf.path();
-      if (path != null && file.isCreated(path) && leaf.numApplications() == 0
+      // CapacityScheduler's deletion policy leaves a managed parent's leaves alone.
+      if (path != null && file.isCreated(path) && !file.isLegacyCreated(path)
+          && leaf.numApplications() == 0
           && file.configuration().isAutoExpiredDeletionEnabled(
               new org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath(
                   path))) {
@@ -481,22 +508,28 @@ public class LocusScheduler
 
   /**
    * CapacityScheduler's {@code creationMethod} of the queue at {@code path}: dynamicFlexible
-   * for a leaf created on a submission, static for the file's.
+   * for a leaf created on a submission, dynamicLegacy for one created under a managed parent,
+   * static for the file's.
    */
   public String creationMethod(String path) {
     QueueFile file = queueFile;
-    return file != null && root.isCapacity() && file.isCreated(path) ? "dynamicFlexible"
-        : "static";
+    if (file == null || !root.isCapacity() || !file.isCreated(path)) {
+      return "static";
+    }
+    return file.isLegacyCreated(path) ? "dynamicLegacy" : "dynamicFlexible";
   }
 
   /**
-   * CapacityScheduler's {@code autoCreationEligibility}: flexible for a parent whose children
-   * are created on submission ({@code auto-queue-creation-v2.enabled}), else off.
+   * CapacityScheduler's {@code autoCreationEligibility}: legacy for a managed parent
+   * ({@code auto-create-child-queue.enabled}), flexible for a parent whose children are created
+   * on submission ({@code auto-queue-creation-v2.enabled}), else off.
    */
   public String autoCreationEligibility(String path) {
     QueueFile file = queueFile;
-    return file != null && root.isCapacity() && file.createsChildren(path) ? "flexible"
-        : "off";
+    if (file == null || !root.isCapacity() || !file.createsChildren(path)) {
+      return "off";
+    }
+    return file.isManaged(path) ? "legacy" : "flexible";
   }
 
   /**

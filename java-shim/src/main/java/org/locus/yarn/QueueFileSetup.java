@@ -35,7 +35,8 @@ final class QueueFileSetup {
     root.setAbsolute(fileInForce ? file.absolute() : null);
     QueueMappingRule rule = fileInForce
         ? QueueMappingRule.of(file.configuration(), conf,
-            name -> root.leaf(name) != null || file.mayCreate(name))
+            name -> root.leaf(file.fullPath(name)) != null || file.mayCreate(name),
+            file::fullPath)
         : null;
     PlacementManager placement = rmContext == null ? null : rmContext.getQueuePlacementManager();
     if (placement != null) {

@@ -82,6 +82,16 @@ public final class QueueFile {
       "auto-queue-creation-v2.enabled", "auto-queue-creation-v2.max-queues"));
   private static final String TEMPLATE = "auto-queue-creation-v2.template.";
   private static final String LEAF_TEMPLATE = "auto-queue-creation-v2.leaf-template.";
+  /** Per-queue keys of a managed parent (the legacy auto-created queues) that Locus honours. */
+  private static final Set<String> LEGACY_KEYS = new HashSet<>(Arrays.asList(
+      CapacitySchedulerConfiguration.AUTO_CREATE_CHILD_QUEUE_ENABLED,
+      CapacitySchedulerConfiguration.AUTO_CREATE_QUEUE_MAX_QUEUES,
+      CapacitySchedulerConfiguration.FAIL_AUTO_CREATION_ON_EXCEEDING_CAPACITY,
+      CapacitySchedulerConfiguration.AUTO_CREATED_QUEUE_MANAGEMENT_POLICY));
+  private static final String LEGACY_TEMPLATE =
+      CapacitySchedulerConfiguration.AUTO_CREATED_LEAF_QUEUE_TEMPLATE_PREFIX + ".";
+  /** CapacityScheduler's slack when it checks a managed parent's room for one more guarantee. */
+  private static final float ROOM_EPSILON = 0.001f;
   /** Global keys Locus honours. */
   private static final Set<String> GLOBAL_KEYS = new HashSet<>(Arrays.asList(
       "maximum-applications", "maximum-am-resource-percent", "queue-mappings",
@@ -98,6 +108,13 @@ public final class QueueFile {
   private final CapacitySchedulerConfiguration source;
   /** Leaves created on the fly, in creation order. */
   private final List<String> created;
+  /**
+   * Leaves created under a managed parent that were given no guarantee (its guaranteed
+   * capacity was handed out when they came).
+   */
+  private final Set<String> zeroed;
+  /** Every queue's guaranteed share of the cluster in percent, from the file's percentages. */
+  private final Map<String, Float> ofCluster;
   private final List<String> unhonoured;
 
   /** The resource types an absolute capacity may name, as CapacityScheduler's queues read it. */
@@ -106,7 +123,8 @@ public final class QueueFile {
 
   private QueueFile(String treeJson, List<String> paths, Map<String, Float> weights,
       AbsoluteCapacities absolute, CapacitySchedulerConfiguration cs,
-      CapacitySchedulerConfiguration source, List<String> created, List<String> unhonoured) {
+      CapacitySchedulerConfiguration source, List<String> created, Set<String> zeroed,
+      Map<String, Float> ofCluster, List<String> unhonoured) {
     this.treeJson = treeJson;
     this.paths = paths;
     this.weights = weights;
@@ -114,6 +132,8 @@ public final class QueueFile {
     this.cs = cs;
     this.source = source;
     this.created = created;
+    this.zeroed = zeroed;
+    this.ofCluster = ofCluster;
     this.unhonoured = unhonoured;
   }
 
@@ -150,7 +170,7 @@ public final class QueueFile {
 
   /** Builds the tree from an already loaded configuration (tests, and {@link #read}). */
   public static QueueFile parse(CapacitySchedulerConfiguration cs) throws IOException {
-    return parse(cs, Collections.<String>emptyList());
+    return parse(cs, Collections.<String>emptyList(), Collections.<String>emptySet());
   }
 
   /**
@@ -158,15 +178,23 @@ public final class QueueFile {
    * CapacityScheduler configures a new leaf: its parent's templates
    * ({@code auto-queue-creation-v2.template.*}, {@code leaf-template.*}) under what the file
    * sets for the queue itself, a weight of 1 when neither sets a capacity, and an AM share of
-   * 100 % when neither sets {@code maximum-am-resource-percent}.
+   * 100 % when neither sets {@code maximum-am-resource-percent}. A leaf under a managed parent
+   * (the legacy {@code auto-create-child-queue.enabled}) is configured as CapacityScheduler's
+   * AutoCreatedLeafQueue: the parent's {@code leaf-queue-template.*} keys as its own, over
+   * what the file sets for it, and the template's capacity, or 0 when it is in
+   * {@code zeroed}.
    */
-  private static QueueFile parse(CapacitySchedulerConfiguration source, List<String> created)
-      throws IOException {
+  private static QueueFile parse(CapacitySchedulerConfiguration source, List<String> created,
+      Set<String> zeroed) throws IOException {
     CapacitySchedulerConfiguration cs = source;
     if (!created.isEmpty()) {
       cs = new CapacitySchedulerConfiguration(source, false);
       for (String leaf : created) {
         QueuePath qp = new QueuePath(leaf);
+        if (managed(source, qp.getParent())) {
+          legacyLeaf(source, cs, leaf, zeroed.contains(leaf));
+          continue;
+        }
         new AutoCreatedQueueTemplate(cs, new QueuePath(qp.getParent()))
             .setTemplateEntriesForChild(cs, qp, true);
         if (cs.get(PREFIX + leaf + ".capacity") == null) {
@@ -180,12 +208,46 @@ public final class QueueFile {
         }
       }
     }
-    QueueFile file = parse(cs, source, created);
+    QueueFile file = parse(cs, source, created, zeroed);
     return file;
   }
 
+  /**
+   * The keys of the leaf at {@code leaf} under a managed parent, as ManagedParentQueue's
+   * setLeafQueueConfigs writes them: every {@code <parent>.leaf-queue-template.<key>} becomes
+   * {@code <leaf>.<key>}; the capacity is the template's while the parent had room for it
+   * when the leaf came (GuaranteedOrZeroCapacityOverTimePolicy), else 0. Its application
+   * limit is the system's.
+   */
+  private static void legacyLeaf(CapacitySchedulerConfiguration source,
+      CapacitySchedulerConfiguration cs, String leaf, boolean zero) {
+    String parent = leaf.substring(0, leaf.lastIndexOf('.'));
+    String template = PREFIX + parent + "." + LEGACY_TEMPLATE;
+    for (Map.Entry<String, String> e : source.getPropsWithPrefix(template).entrySet()) {
+      cs.set(PREFIX + leaf + "." + e.getKey(), e.getValue());
+    }
+    String capacity = source.getTrimmed(template + "capacity", "0");
+    cs.set(PREFIX + leaf + ".capacity", zero ? "0" : capacity);
+    // CapacityScheduler does not hold an AutoCreatedLeafQueue to the queue's or the user's
+    // application limit (AbstractLeafQueue#validateSubmitApplication), only to the system's.
+    cs.setInt(PREFIX + leaf + ".maximum-applications", source.getMaximumSystemApplications());
+  }
+
+  /** Whether the queue at {@code path} is a managed parent (auto-create-child-queue.enabled). */
+  private static boolean managed(CapacitySchedulerConfiguration cs, String path) {
+    return path != null && !ROOT.equals(path)
+        && cs.isAutoCreateChildQueueEnabled(new QueuePath(path));
+  }
+
+  /** The template's capacity of a managed parent's leaves, in percent of the parent. */
+  private static float templateCapacity(CapacitySchedulerConfiguration cs, String parent) {
+    return cs.getNonLabeledQueueCapacity(new QueuePath(parent + "."
+        + CapacitySchedulerConfiguration.AUTO_CREATED_LEAF_QUEUE_TEMPLATE_PREFIX));
+  }
+
   private static QueueFile parse(CapacitySchedulerConfiguration cs,
-      CapacitySchedulerConfiguration source, List<String> created) throws IOException {
+      CapacitySchedulerConfiguration source, List<String> created, Set<String> zeroed)
+      throws IOException {
     List<String> paths = new ArrayList<>();
     ArrayNode queues = JSON.createArrayNode();
     ObjectNode tree = JSON.createObjectNode();
@@ -194,9 +256,11 @@ public final class QueueFile {
     Map<String, Resource> maximum = new HashMap<>();
     AbsoluteCapacities.Vectors vectors =
         cs.isLegacyQueueMode() ? null : new AbsoluteCapacities.Vectors();
+    Map<String, Float> ofCluster = new HashMap<>();
     try {
       refuseUnsupported(cs, ROOT);
-      walk(cs, ROOT, 100f, created, paths, weights, minimum, maximum, vectors, queues);
+      walk(cs, ROOT, 100f, created, paths, weights, minimum, maximum, vectors, ofCluster,
+          queues);
       refusePartitionShares(cs, paths);
     } catch (Unsupported e) {
       // The walk may have stopped inside an entry.
@@ -218,6 +282,7 @@ public final class QueueFile {
     return new QueueFile(none ? null : JSON.writeValueAsString(tree),
         Collections.unmodifiableList(paths), Collections.unmodifiableMap(weights), absolute, cs,
         source, Collections.unmodifiableList(new ArrayList<>(created)),
+        Collections.unmodifiableSet(new HashSet<>(zeroed)), ofCluster,
         unhonoured(cs, new HashSet<>(paths)));
   }
 
@@ -235,13 +300,16 @@ public final class QueueFile {
   private static void walk(CapacitySchedulerConfiguration cs, String path, float capacity,
       List<String> created, List<String> paths, Map<String, Float> weights,
       Map<String, Resource> minimum, Map<String, Resource> maximum,
-      AbsoluteCapacities.Vectors vectors, ArrayNode out) throws Unsupported {
+      AbsoluteCapacities.Vectors vectors, Map<String, Float> ofCluster, ArrayNode out)
+      throws Unsupported {
     if (paths.size() >= 4096) {
       throw new Unsupported(PREFIX + "root.queues", "more than 4096 queues; Locus schedules "
           + "at most 4096");
     }
     QueuePath qp = new QueuePath(path);
     paths.add(path);
+    int dot = path.lastIndexOf('.');
+    ofCluster.put(path, dot < 0 ? 100f : ofCluster.get(path.substring(0, dot)) * capacity / 100f);
     ObjectNode q = out.addObject();
     q.put("path", path);
     q.put("capacity", capacity);
@@ -292,10 +360,15 @@ public final class QueueFile {
       // CapacityScheduler's parent even before its first child: no application runs in it.
       q.put("parent", true);
     }
+    if (managed(cs, path)) {
+      // GuaranteedOrZeroCapacityOverTimePolicy hands out at most the parent's guarantee; the
+      // children need not fill it.
+      q.put("managed", true);
+    }
     float[] shares = shares(cs, path, children, weights);
     for (int i = 0; i < children.size(); i++) {
       walk(cs, children.get(i), shares[i], created, paths, weights, minimum, maximum, vectors,
-          out);
+          ofCluster, out);
     }
     childrenFitTheirParent(path, children, minimum);
   }
@@ -626,16 +699,65 @@ public final class QueueFile {
             + "is a percentage of the parent");
       }
     }
-    if (cs.isAutoCreateChildQueueEnabled(new QueuePath(path))) {
-      throw new Unsupported(PREFIX + path + ".auto-create-child-queue.enabled", "is true: "
-          + "Locus does not create queues under a managed parent (the legacy auto-created "
-          + "queues); use auto-queue-creation-v2.enabled");
+    if (managed(cs, path)) {
+      refuseUnsupportedManaged(cs, path);
     }
   }
 
-  /** Whether the queue at {@code path} creates its children on the fly. */
+  /**
+   * What Locus does not do under a managed parent: other queues of the file beside the created
+   * ones (CapacityScheduler's ManagedParentQueue expects only its own), a management policy
+   * but CapacityScheduler's default, and templates whose capacities are not percentages.
+   */
+  private static void refuseUnsupportedManaged(CapacitySchedulerConfiguration cs, String path)
+      throws Unsupported {
+    QueuePath qp = new QueuePath(path);
+    List<String> names = cs.getQueues(qp);
+    if (names != null && !names.isEmpty()) {
+      throw new Unsupported(PREFIX + path + ".queues", "is set on a parent with "
+          + CapacitySchedulerConfiguration.AUTO_CREATE_CHILD_QUEUE_ENABLED + "=true: Locus "
+          + "runs only auto-created leaves under a managed parent");
+    }
+    String policy = cs.getAutoCreatedQueueManagementPolicy(qp);
+    if (!CapacitySchedulerConfiguration.DEFAULT_AUTO_CREATED_QUEUE_MANAGEMENT_POLICY
+        .equals(policy.trim())) {
+      throw new Unsupported(PREFIX + path + "."
+          + CapacitySchedulerConfiguration.AUTO_CREATED_QUEUE_MANAGEMENT_POLICY, "is " + policy
+          + ": Locus applies only "
+          + CapacitySchedulerConfiguration.DEFAULT_AUTO_CREATED_QUEUE_MANAGEMENT_POLICY);
+    }
+    if (cs.checkConfigTypeIsAbsoluteResource("", qp, RESOURCE_TYPES)) {
+      throw new Unsupported(PREFIX + path + ".capacity", "is an absolute resource on a parent "
+          + "with " + CapacitySchedulerConfiguration.AUTO_CREATE_CHILD_QUEUE_ENABLED + "=true: "
+          + "Locus creates legacy auto-created leaves only under a percentage");
+    }
+    for (String key : new String[] {"capacity", "maximum-capacity"}) {
+      String k = PREFIX + path + "." + LEGACY_TEMPLATE + key;
+      String v = cs.getTrimmed(k);
+      if (v == null) {
+        continue;
+      }
+      try {
+        float f = Float.parseFloat(v);
+        if (f >= 0f && f <= 100f) {
+          continue;
+        }
+      } catch (NumberFormatException notAPercentage) {
+        // Refused below.
+      }
+      throw new Unsupported(k, "is " + v + ": Locus reads a leaf-queue-template's " + key
+          + " only as a percentage of the parent");
+    }
+  }
+
+  /**
+   * Whether the queue at {@code path} creates its children on the fly: flexible
+   * ({@code auto-queue-creation-v2.enabled}) or a managed parent
+   * ({@code auto-create-child-queue.enabled}).
+   */
   private static boolean createsChildren(CapacitySchedulerConfiguration cs, String path) {
-    return !ROOT.equals(path) && cs.isAutoQueueCreationV2Enabled(new QueuePath(path));
+    return !ROOT.equals(path) && (cs.isAutoQueueCreationV2Enabled(new QueuePath(path))
+        || managed(cs, path));
   }
 
   /** Why a leaf cannot be created, in CapacityScheduler's words where it has them. */
@@ -649,10 +771,12 @@ public final class QueueFile {
 
   /**
    * Whether a submission to {@code path} may create it: a path one level below a queue of
-   * the file that creates its children ({@code auto-queue-creation-v2.enabled}), not yet a
-   * queue. Locus creates leaves only there (no parents on the fly).
+   * the file that creates its children ({@code auto-queue-creation-v2.enabled} or
+   * {@code auto-create-child-queue.enabled}), not yet a queue. Locus creates leaves only there
+   * (no parents on the fly).
    */
   public boolean mayCreate(String path) {
+    path = fullPath(path);
     if (path == null || paths.contains(path)) {
       return false;
     }
@@ -669,7 +793,11 @@ public final class QueueFile {
    * fly (CapacitySchedulerQueueManager#createQueue, ParentQueue#addDynamicLeafQueue): under a
    * parent that allows it, within its {@code auto-queue-creation-v2.max-queues} (its static
    * and created children together), and, in the legacy queue mode, only among siblings that
-   * all use weights. The core checks the new tree as any other.
+   * all use weights. Under a managed parent, as ManagedParentQueue#addChildQueue: within its
+   * {@code auto-create-child-queue.max-queues}, and with the template's guarantee while the
+   * guarantees handed out leave room for it, else none (GuaranteedOrZeroCapacityOverTimePolicy)
+   * or, with {@code fail-on-exceeding-parent-capacity}, no queue. The core checks the new tree
+   * as any other.
    *
    * @throws CreationRefused with CapacityScheduler's message
    */
@@ -690,6 +818,9 @@ public final class QueueFile {
           + " is not enabled under parent " + parent);
     }
     List<String> siblings = children(parent);
+    if (managed(cs, parent)) {
+      return withLegacyCreated(path, parent, siblings);
+    }
     int max = cs.getAutoCreatedQueuesV2MaxChildQueuesLimit(new QueuePath(parent));
     if (siblings.size() >= max) {
       throw new CreationRefused("Cannot auto create queue " + path + ". Max Child "
@@ -705,33 +836,127 @@ public final class QueueFile {
     }
     List<String> next = new ArrayList<>(created);
     next.add(path);
-    return parse(source, next);
+    return parse(source, next, zeroed);
+  }
+
+  private QueueFile withLegacyCreated(String path, String parent, List<String> siblings)
+      throws CreationRefused, IOException {
+    QueuePath pp = new QueuePath(parent);
+    int max = cs.getAutoCreatedQueuesMaxChildQueuesLimit(pp);
+    if (siblings.size() >= max) {
+      throw new CreationRefused("Cannot auto create leaf queue " + path + ".Max Child "
+          + "Queue limit exceeded which is configured as : " + max
+          + " and number of child queues is : " + siblings.size());
+    }
+    // In shares of the cluster, as the policy compares absolute capacities.
+    float parentShare = ofCluster.get(parent) / 100f;
+    float template = parentShare * templateCapacity(cs, parent) / 100f;
+    float handedOut = 0f;
+    for (String sibling : siblings) {
+      if (!zeroed.contains(sibling)) {
+        handedOut += template;
+      }
+    }
+    if (cs.getShouldFailAutoQueueCreationWhenGuaranteedCapacityExceeded(pp)
+        && template + handedOut > parentShare) {
+      throw new CreationRefused("Cannot auto create leaf queue " + path + ". Child "
+          + "queues capacities have reached parent queue : " + parent
+          + "'s guaranteed capacity");
+    }
+    List<String> next = new ArrayList<>(created);
+    next.add(path);
+    Set<String> nextZeroed = new HashSet<>(zeroed);
+    if (parentShare - handedOut + ROOM_EPSILON < template) {
+      nextZeroed.add(path);
+    }
+    return parse(source, next, nextZeroed);
   }
 
   /**
    * The same file re-read ({@code -refreshQueues}) with the leaves {@code before} created that
    * it still allows, as CapacityScheduler keeps its created queues across a refresh: one the
-   * file now configures is the file's, one whose parent no longer creates children is gone.
+   * file now configures is the file's, one whose parent no longer creates children is gone. A
+   * managed parent's guarantees are handed out again as ManagedParentQueue#reinitialize does:
+   * every leaf loses its guarantee, then the leaves of {@code applications} get the template's,
+   * in that order, as many as the parent's guarantee holds.
+   *
+   * @param applications the leaf of every application, in submission order
    */
-  public QueueFile keeping(QueueFile before) throws IOException {
+  public QueueFile keeping(QueueFile before, List<String> applications) throws IOException {
     if (before == null || before.created.isEmpty()) {
       return this;
     }
     List<String> kept = new ArrayList<>();
+    Set<String> zero = new HashSet<>();
     for (String leaf : before.created) {
       String parent = leaf.substring(0, leaf.lastIndexOf('.'));
       if (!paths.contains(leaf) && paths.contains(parent) && createsChildren(cs, parent)) {
         kept.add(leaf);
+        if (managed(cs, parent)) {
+          zero.add(leaf);
+        }
       }
     }
-    return kept.isEmpty() ? this : parse(source, kept);
+    if (kept.isEmpty()) {
+      return this;
+    }
+    if (!zero.isEmpty()) {
+      // The parents' shares come from the refreshed file without the created leaves.
+      Map<String, Integer> room = new HashMap<>();
+      for (String leaf : applications) {
+        if (!zero.contains(leaf)) {
+          continue;
+        }
+        String parent = leaf.substring(0, leaf.lastIndexOf('.'));
+        int left = room.computeIfAbsent(parent, p -> {
+          float share = ofCluster.get(p) / 100f;
+          float template = share * templateCapacity(cs, p) / 100f;
+          return template <= 0f ? Integer.MAX_VALUE
+              : (int) Math.floor((share + ROOM_EPSILON) / template);
+        });
+        if (left > 0) {
+          zero.remove(leaf);
+          room.put(parent, left - 1);
+        }
+      }
+    }
+    return parse(source, kept, zero);
   }
 
   /** The file without the created leaf at {@code path} (removed when idle). */
   public QueueFile withoutCreated(String path) throws IOException {
     List<String> next = new ArrayList<>(created);
     next.remove(path);
-    return parse(source, next);
+    return parse(source, next, zeroed);
+  }
+
+  /**
+   * {@code queue} with its parent named by full path: a queue mapping may name the parent by
+   * its short name or a path ending ({@code users.alice}), which CapacityScheduler resolves
+   * when that name is one queue's. Any other name is returned as it is.
+   */
+  public String fullPath(String queue) {
+    if (queue == null || paths.contains(queue)) {
+      return queue;
+    }
+    int dot = queue.lastIndexOf('.');
+    if (dot <= 0 || dot == queue.length() - 1) {
+      return queue;
+    }
+    String parent = queue.substring(0, dot);
+    if (paths.contains(parent)) {
+      return queue;
+    }
+    String found = null;
+    for (String p : paths) {
+      if (p.endsWith("." + parent)) {
+        if (found != null) {
+          return queue;
+        }
+        found = p;
+      }
+    }
+    return found == null ? queue : found + queue.substring(dot);
   }
 
   /** The queues directly under {@code parent}. */
@@ -763,6 +988,44 @@ public final class QueueFile {
     return created.contains(path);
   }
 
+  /** Whether the queue at {@code path} was created under a managed parent (legacy). */
+  public boolean isLegacyCreated(String path) {
+    return created.contains(path) && managed(cs, path.substring(0, path.lastIndexOf('.')));
+  }
+
+  /**
+   * The guaranteed share of the cluster, in percent, of a parent that creates its children or
+   * of a queue above one, whose leaves need not fill it (a managed parent's, or none yet); NaN
+   * for any other queue (its leaves' guarantees add up to its own) and in absolute mode.
+   */
+  public double creatingGuarantee(String path) {
+    if (absolute != null || !paths.contains(path)) {
+      return Double.NaN;
+    }
+    for (String p : paths) {
+      if ((p.equals(path) || p.startsWith(path + ".")) && createsChildren(cs, p)) {
+        return ofCluster.get(path);
+      }
+    }
+    return Double.NaN;
+  }
+
+  /** The parents that create their children and have none yet, outer ones first. */
+  public List<String> emptyCreatingParents() {
+    List<String> out = new ArrayList<>();
+    for (String p : paths) {
+      if (createsChildren(cs, p) && children(p).isEmpty()) {
+        out.add(p);
+      }
+    }
+    return out;
+  }
+
+  /** Whether the queue at {@code path} is a managed parent of the file. */
+  public boolean isManaged(String path) {
+    return paths.contains(path) && managed(cs, path);
+  }
+
   /** Whether the queue at {@code path} creates its children on the fly. */
   public boolean createsChildren(String path) {
     return paths.contains(path) && createsChildren(cs, path);
@@ -775,6 +1038,9 @@ public final class QueueFile {
    */
   public Map<AccessType, AccessControlList> createdLeafAcls(String path) {
     String parent = path.substring(0, path.lastIndexOf('.'));
+    if (managed(cs, parent)) {
+      return cs.getACLsForLegacyAutoCreatedLeafQueue(new QueuePath(parent));
+    }
     return CapacitySchedulerConfiguration.getACLsForFlexibleAutoCreatedLeafQueue(
         new AutoCreatedQueueTemplate(cs, new QueuePath(parent)));
   }
@@ -885,7 +1151,9 @@ public final class QueueFile {
         // Per-partition shares reaching here passed refusePartitionShares.
         return QUEUE_KEYS.contains(key) || key.equals("queues")
             || key.matches("accessible-node-labels(\\.[^.]+\\.(capacity|maximum-capacity))?")
-            || CREATION_KEYS.contains(key)
+            || CREATION_KEYS.contains(key) || LEGACY_KEYS.contains(key)
+            || key.startsWith(LEGACY_TEMPLATE)
+                && QUEUE_KEYS.contains(key.substring(LEGACY_TEMPLATE.length()))
             || key.startsWith(TEMPLATE) && QUEUE_KEYS.contains(key.substring(TEMPLATE.length()))
             || key.startsWith(LEAF_TEMPLATE)
                 && QUEUE_KEYS.contains(key.substring(LEAF_TEMPLATE.length()));

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.Groups;
 import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
@@ -44,13 +45,16 @@ public final class QueueMappingRule extends PlacementRule {
   private final Groups groups;
   /** Whether a queue name (short or full path) is a leaf Locus runs. */
   private final Predicate<String> isLeaf;
+  /** The queue a mapping names, as the application's queue (a parent's short name resolved). */
+  private final UnaryOperator<String> fullPath;
 
   private QueueMappingRule(List<QueueMapping> mappings, boolean override, Groups groups,
-      Predicate<String> isLeaf) {
+      Predicate<String> isLeaf, UnaryOperator<String> fullPath) {
     this.mappings = mappings;
     this.override = override;
     this.groups = groups;
     this.isLeaf = isLeaf;
+    this.fullPath = fullPath;
   }
 
   /**
@@ -61,6 +65,16 @@ public final class QueueMappingRule extends PlacementRule {
    */
   public static QueueMappingRule of(CapacitySchedulerConfiguration cs, Configuration conf,
       Predicate<String> isLeaf) {
+    return of(cs, conf, isLeaf, UnaryOperator.identity());
+  }
+
+  /**
+   * As {@link #of(CapacitySchedulerConfiguration, Configuration, Predicate)}; the application
+   * is placed in {@code fullPath} of the queue a rule names, as CapacityScheduler's rules
+   * normalise a parent named by its short name.
+   */
+  public static QueueMappingRule of(CapacitySchedulerConfiguration cs, Configuration conf,
+      Predicate<String> isLeaf, UnaryOperator<String> fullPath) {
     List<QueueMapping> usable = new ArrayList<>();
     List<QueueMapping> all = new ArrayList<>(cs.getQueueMappings());
     // The rule's name: getQueueMappingEntity prefixes yarn.scheduler.queue-placement-rules.
@@ -78,7 +92,8 @@ public final class QueueMappingRule extends PlacementRule {
       return null;
     }
     return new QueueMappingRule(Collections.unmodifiableList(usable),
-        cs.getOverrideWithQueueMappings(), Groups.getUserToGroupsMappingService(conf), isLeaf);
+        cs.getOverrideWithQueueMappings(), Groups.getUserToGroupsMappingService(conf), isLeaf,
+        fullPath);
   }
 
   @Override
@@ -101,7 +116,7 @@ public final class QueueMappingRule extends PlacementRule {
       return null;
     }
     String queue = map(user, asc.getApplicationName());
-    return queue == null ? null : new ApplicationPlacementContext(queue);
+    return queue == null ? null : new ApplicationPlacementContext(fullPath.apply(queue));
   }
 
   /** The queue the first matching rule names for {@code user}, or null. */

@@ -222,8 +222,9 @@ public final class QueueView {
     return absoluteMode ? "absolute" : weight >= 0f ? "weight" : "percentage";
   }
 
+  /** A queue without children, but for a parent that creates them and has none yet. */
   public boolean isLeaf() {
-    return children.isEmpty();
+    return children.isEmpty() && "off".equals(autoCreationEligibility);
   }
 
   /** The queue and every queue below it, parents before children. */
