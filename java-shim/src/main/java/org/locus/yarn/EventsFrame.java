@@ -125,6 +125,10 @@ final class EventsFrame {
       if (kind == DECISION_REJECTED) {
         at += 2 + Short.toUnsignedInt((short) I16.get(buf, at));
       }
+      if (kind != ASKS_DIGEST && at < pos) {
+        // The record's extra resource types, last in it.
+        at += 1 + 8 * (buf[at] & 0xff);
+      }
     }
     return FailureLog.abbreviate(b.toString());
   }
