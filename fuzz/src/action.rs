@@ -14,6 +14,9 @@ pub enum Action {
         rack: u32,
         memory_mb: u64,
         vcores: u32,
+        /// The node's GPUs: the core's first resource type beyond memory and vcores.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        gpus: u64,
     },
     RemoveNode {
         host: u32,
@@ -22,6 +25,8 @@ pub enum Action {
         host: u32,
         memory_mb: u64,
         vcores: u32,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        gpus: u64,
     },
     AddApp {
         app: u32,
@@ -143,4 +148,8 @@ pub struct Case {
     pub actions: Vec<Action>,
     /// Heartbeat every node this many rounds after the actions, checking liveness.
     pub drain: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

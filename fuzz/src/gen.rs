@@ -122,7 +122,33 @@ fn capability(seed: u64, app: u32, priority: i32, arid: i64) -> Resource {
     let mut rng = Rng::new(mix(&[seed, app as u64, priority as u64, arid as u64]));
     let mem = *rng.pick(&[256u64, 512, 1024, 1024, 2048, 3072, 4096, 8192]);
     let mem = if rng.chance(3) { 64 * 1024 } else { mem };
-    Resource::new(mem, rng.range(1, 3) as u32)
+    with_gpus(
+        Resource::new(mem, rng.range(1, 3) as u32),
+        &[seed, app as u64, priority as u64, arid as u64],
+    )
+}
+
+/// `r` with GPUs (the core's first type beyond memory and vcores) on one key in ten, one in
+/// ten of those more than any node has; drawn apart from the other draws, so a seed's other
+/// figures stay what they were.
+fn with_gpus(mut r: Resource, key: &[u64]) -> Resource {
+    let mut parts = key.to_vec();
+    parts.push(0x6770);
+    let mut rng = Rng::new(mix(&parts));
+    if rng.chance(10) {
+        r.extra[0] = if rng.chance(10) { 8 } else { rng.range(1, 2) };
+    }
+    r
+}
+
+/// A node's GPUs: a quarter of the nodes have one to four. Drawn apart, as [`with_gpus`].
+fn node_gpus(seed: u64, host: u32, at: usize) -> u64 {
+    let mut rng = Rng::new(mix(&[seed, host as u64, at as u64, 0x6770]));
+    if rng.chance(25) {
+        rng.range(1, 4)
+    } else {
+        0
+    }
 }
 
 /// What one key of a case can be served by, the key's own like its size, so every snapshot
@@ -350,6 +376,7 @@ pub fn case_with(seed: u64, steps: usize, opts: &Options) -> Case {
             rack: shape.rack_of(host),
             memory_mb: m,
             vcores: v,
+            gpus: node_gpus(seed, host, actions.len()),
         });
     }
     // Which apps the case has added, so most actions name a live one (an action about an
@@ -458,6 +485,7 @@ pub fn case_with(seed: u64, steps: usize, opts: &Options) -> Case {
                     rack: shape.rack_of(host),
                     memory_mb: m,
                     vcores: v,
+                    gpus: node_gpus(seed, host, actions.len()),
                 }
             }
             90..=91 => Action::RemoveNode { host },
@@ -467,6 +495,7 @@ pub fn case_with(seed: u64, steps: usize, opts: &Options) -> Case {
                     host,
                     memory_mb: m,
                     vcores: v,
+                    gpus: node_gpus(seed, host, actions.len()),
                 }
             }
             95..=96 => Action::Reconfigure {
@@ -544,7 +573,10 @@ fn long_capability(seed: u64, app: u32, priority: i32, arid: i64) -> Resource {
         return Resource::new(1024, 1);
     }
     let mem = *rng.pick(&[512u64, 1024, 1024, 2048, 3072, 4096, 8192]);
-    Resource::new(mem, rng.range(1, 4) as u32)
+    with_gpus(
+        Resource::new(mem, rng.range(1, 4) as u32),
+        &[seed, app as u64, priority as u64, arid as u64, 0x10c6],
+    )
 }
 
 /// A long case's MapReduce snapshot in `phase`: maps at 20, 19 or 5 (half of the map keys
@@ -625,6 +657,7 @@ pub fn long_case(seed: u64, steps: usize, opts: &Options) -> Case {
             rack: shape.rack_of(host),
             memory_mb: m,
             vcores: v,
+            gpus: node_gpus(seed, host, actions.len()),
         });
     }
     let mut jobs: Vec<Job> = Vec::new();
@@ -776,6 +809,7 @@ pub fn long_case(seed: u64, steps: usize, opts: &Options) -> Case {
                         rack: shape.rack_of(host),
                         memory_mb: m,
                         vcores: v,
+                        gpus: node_gpus(seed, host, actions.len()),
                     });
                 } else if present.len() > 13 && rng.chance(50) {
                     present.retain(|h| *h != host);
@@ -786,6 +820,7 @@ pub fn long_case(seed: u64, steps: usize, opts: &Options) -> Case {
                         host,
                         memory_mb: m,
                         vcores: v,
+                        gpus: node_gpus(seed, host, actions.len()),
                     });
                 }
             }

@@ -173,6 +173,7 @@ fn huge_count_under(p: Props, deadline: bool) -> Result<(), Failure> {
                 rack: host % 2,
                 memory_mb: 16384,
                 vcores: 16,
+                gpus: 0,
             },
         )?;
     }
@@ -232,6 +233,7 @@ fn huge_sizes_under(mut p: Props) -> Result<(), Failure> {
             rack: 0,
             memory_mb: u64::MAX,
             vcores: u32::MAX,
+            gpus: 0,
         },
     )?;
     m.apply(
@@ -241,6 +243,7 @@ fn huge_sizes_under(mut p: Props) -> Result<(), Failure> {
             rack: 0,
             memory_mb: u64::MAX - 1,
             vcores: u32::MAX,
+            gpus: 0,
         },
     )?;
     m.apply(
@@ -250,6 +253,7 @@ fn huge_sizes_under(mut p: Props) -> Result<(), Failure> {
             rack: 1,
             memory_mb: i64::MAX as u64,
             vcores: i32::MAX as u32,
+            gpus: 0,
         },
     )?;
     mr_app(&mut m, 0, vec![])?;

@@ -189,11 +189,12 @@ impl Model {
                 rack,
                 memory_mb,
                 vcores,
+                gpus,
             } => {
                 if self.nodes.contains_key(host) {
                     return Ok(());
                 }
-                let capability = Resource::new(*memory_mb, *vcores);
+                let capability = Resource::with_extra(*memory_mb, *vcores, &[*gpus]);
                 self.send(
                     step,
                     Event::NodeAdded {
@@ -230,11 +231,12 @@ impl Model {
                 host,
                 memory_mb,
                 vcores,
+                gpus,
             } => {
                 if !self.nodes.contains_key(host) {
                     return Ok(());
                 }
-                let capability = Resource::new(*memory_mb, *vcores);
+                let capability = Resource::with_extra(*memory_mb, *vcores, &[*gpus]);
                 self.send(
                     step,
                     Event::NodeResourceUpdated {
@@ -933,10 +935,12 @@ impl Model {
             } else {
                 1.0 - share
             };
-            let cap = Resource::new(
+            let mut cap = Resource::new(
                 (capacity.memory_mb as f64 * s).floor() as u64,
                 (capacity.vcores as f64 * s).floor() as u32,
             );
+            // The pools split memory and vcores; the other types are not pooled.
+            cap.extra = [u64::MAX; locus_core::protocol::MAX_EXTRA_TYPES];
             let used = self.slot_used(pool);
             if !cap.fits(&used) {
                 return Err(Failure::new(
@@ -1029,12 +1033,16 @@ impl Model {
     ) -> Result<(), Failure> {
         let node = &self.nodes[&host];
         let (mut m, mut v) = (0u128, 0u128);
+        let mut extra = [0u128; locus_core::protocol::MAX_EXTRA_TYPES];
         let mut per_row: BTreeMap<(u32, i32, i64, String), u64> = BTreeMap::new();
         let mut off_switch = 0u64;
         for d in &resp.decisions {
             let shown = || format!("{d:?}");
             m += d.count as u128 * d.capability.memory_mb as u128;
             v += d.count as u128 * d.capability.vcores as u128;
+            for (sum, each) in extra.iter_mut().zip(&d.capability.extra) {
+                *sum += d.count as u128 * *each as u128;
+            }
             if d.node != node_id(host) {
                 return Err(Failure::new("decision_for_other_node", step, shown()));
             }
@@ -1137,12 +1145,18 @@ impl Model {
                 *per_row.entry((app, key.0, key.1, row)).or_default() += d.count as u64;
             }
         }
-        if m > mem(&unallocated) || v > unallocated.vcores as u128 {
+        if m > mem(&unallocated)
+            || v > unallocated.vcores as u128
+            || extra
+                .iter()
+                .zip(&unallocated.extra)
+                .any(|(want, free)| *want > *free as u128)
+        {
             return Err(Failure::new(
                 "decision_beyond_free_resource",
                 step,
                 format!(
-                    "node {} has {unallocated:?}, decisions want {m} MB {v} vcores: {:?}",
+                    "node {} has {unallocated:?}, decisions want {m} MB {v} vcores {extra:?} of the other types: {:?}",
                     node_id(host),
                     resp.decisions
                 ),

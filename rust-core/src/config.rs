@@ -31,8 +31,6 @@ pub const DATACENTER_MAPPING_FILE: &str = MAPPING_KEY;
 pub use crate::policy::capacity::CAPACITY_QUEUES;
 pub use crate::policy::capacity_tree::CAPACITY_TREE;
 pub const CAPACITY_IGNORE_FILE: &str = "locus.capacity.ignore-file";
-/// Read by the shim, which alone sees the RM's resource types; the core only checks the value.
-pub const RESOURCE_TYPES_IGNORE: &str = "locus.resource-types.ignore";
 pub const FRESH_K: &str = "locus.fresh.k";
 pub const FRESH_TAU1: &str = "locus.fresh.tau1";
 pub const FRESH_TAU2: &str = "locus.fresh.tau2";
@@ -153,14 +151,6 @@ pub const KEYS: &[Key] = &[
         "",
         "`true`, `false`",
         "`true`: run a policy other than `capacity` although capacity-scheduler.xml defines several leaf queues (every application then runs in Locus's one queue); `false`: such a start is refused (docs/operator/queues.md)",
-    ),
-    key(
-        RESOURCE_TYPES_IGNORE,
-        "boolean",
-        "false",
-        "",
-        "`true`, `false`",
-        "`true`: start although `yarn.resource-types` defines types beyond memory and vcores, which Locus does not schedule (a WARN names them); `false`: such a start is refused (docs/operator/limits.md)",
     ),
     Key {
         in_sample: InSample::Internal,
@@ -690,9 +680,6 @@ impl Config {
                 // Read after the loop: it depends on the policy and on the shortcut.
                 CAPACITY_TREE => tree = Some(value),
                 CAPACITY_IGNORE_FILE => ignore_file = parse_bool(key, value)?,
-                RESOURCE_TYPES_IGNORE => {
-                    parse_bool(key, value)?;
-                }
                 LOCALITY => {
                     cfg.locality = LocalityKind::parse(value)?;
                     locality_given = true;

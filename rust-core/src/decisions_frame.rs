@@ -11,12 +11,13 @@
 //!   0  u32  magic 0x3144_534C (the bytes "LSD1")
 //!   4  u32  D, decisions
 //!   8  u32  R, refused nodes
-//! then D decisions of 54 bytes plus two texts and K ancestors:
+//! then D decisions of 55 bytes plus two texts, K ancestors and E extra types:
 //!   u32 node index (< the offers frame's node count), u8 locality (0 node_local,
 //!   1 rack_local, 2 off_switch), i32 priority, i64 allocation_request_id, u32 count,
 //!   i64 memory_mb, i32 vcores, u16 A + A bytes application id, u16 L + L bytes resource name,
 //!   then the limits to re-check at commit (`CommitLimits`, -1 for none): i64 queue_max_mb,
-//!   i64 user_limit_mb, u8 K (at most MAX_ANCESTORS), K x i64 ancestor_max_mb (parent first)
+//!   i64 user_limit_mb, u8 K (at most MAX_ANCESTORS), K x i64 ancestor_max_mb (parent first),
+//!   u8 E (at most `MAX_EXTRA_TYPES`), E x i64: the capability's extra resource types
 //! then R refused nodes: u32 node index, u16 L + L bytes reason (UTF-8, at most
 //!   MAX_REASON_BYTES, cut at a character boundary)
 //! ```
@@ -32,8 +33,8 @@ use crate::protocol::{
 
 pub const MAGIC: u32 = 0x3144_534C;
 pub const HEADER_BYTES: usize = 12;
-/// A decision without its two texts' bytes and its ancestors' maxima.
-pub const DECISION_FIXED_BYTES: usize = 54;
+/// A decision without its two texts' bytes, its ancestors' maxima and its extra types.
+pub const DECISION_FIXED_BYTES: usize = 55;
 /// Ancestors' maxima one decision carries at most (a queue tree is at most
 /// `capacity_tree::MAX_TREE_DEPTH` deep).
 pub const MAX_ANCESTORS: usize = 255;
@@ -94,6 +95,7 @@ pub fn encode(offers: &[Heartbeat], response: &OffersResponse) -> Result<Vec<u8>
         text(&mut out, &d.app, "application id")?;
         text(&mut out, &d.resource_name, "resource name")?;
         limits(&mut out, d.limits.as_ref())?;
+        crate::frame::put_extra(&mut out, &d.capability);
     }
     let mut at = 0usize;
     for r in &response.refused {
@@ -225,6 +227,7 @@ pub fn decode(bytes: &[u8], offers: &[Heartbeat]) -> Result<OffersResponse, Fram
             }
             ancestor_max_mb.push(mb as u64);
         }
+        let extra = r.extra("capability's extra resource types")?;
         let ceiling = |mb: i64| (mb >= 0).then_some(mb as u64);
         let limits = CommitLimits {
             queue_max_mb: ceiling(queue_max_mb),
@@ -242,6 +245,7 @@ pub fn decode(bytes: &[u8], offers: &[Heartbeat]) -> Result<OffersResponse, Fram
             capability: Resource {
                 memory_mb: memory_mb as u64,
                 vcores: vcores as u32,
+                extra,
             },
             limits: (limits != CommitLimits::default()).then_some(limits),
         });
@@ -355,7 +359,7 @@ mod tests {
         assert_eq!(back.decisions[0].limits, None);
         assert_eq!(back.decisions[2].limits, response.decisions[2].limits);
         // The first decision, without limits: -1, -1, no ancestors after its texts.
-        let first = HEADER_BYTES + DECISION_FIXED_BYTES - 17 + 18 + 2;
+        let first = HEADER_BYTES + DECISION_FIXED_BYTES - 18 + 18 + 2;
         assert_eq!(&frame[first..first + 8], &(-1i64).to_le_bytes());
         assert_eq!(&frame[first + 8..first + 16], &(-1i64).to_le_bytes());
         assert_eq!(frame[first + 16], 0);

@@ -12,11 +12,14 @@
 //! header (8 bytes): u32 magic 0x3145_534C (the bytes "LSE1"), u32 E, records
 //! then E records, each a u8 kind and its fields; a text is u16 L + L bytes UTF-8:
 //!   1 container_allocated: app, container, node (texts), i32 priority,
-//!     i64 allocation_request_id, i64 memory_mb, i32 vcores, u8 locality, u8 recovered (0/1)
-//!   2 container_released: app, container, node (texts), i64 memory_mb, i32 vcores
+//!     i64 allocation_request_id, i64 memory_mb, i32 vcores, u8 locality, u8 recovered (0/1),
+//!     extra types
+//!   2 container_released: app, container, node (texts), i64 memory_mb, i32 vcores, extra types
 //!   3 decision_rejected: app, node, resource_name (texts), i32 priority,
 //!     i64 allocation_request_id, u8 locality, u32 count, i64 memory_mb, i32 vcores,
-//!     u32 executed, reason (text)
+//!     u32 executed, reason (text), extra types
+//!   (extra types: u8 K, at most `MAX_EXTRA_TYPES`, then K i64 >= 0, the resource's types
+//!   beyond memory and vcores, last in the record)
 //!   4 asks_digest: app (text), i64 digest
 //!   5 one event as JSON: u32 L + L bytes UTF-8
 //! ```
@@ -76,7 +79,7 @@ fn record(r: &mut Reader, i: usize) -> Result<Record, FrameError> {
             let (app, container, node) = (text(r, "app")?, text(r, "container")?, text(r, "node")?);
             let priority = r.i32("priority")?;
             let allocation_request_id = r.i64("allocation_request_id")?;
-            let resource = resource(r, i)?;
+            let mut resource = resource(r, i)?;
             let locality = locality(r, i)?;
             let recovered = match r.u8("recovered")? {
                 0 => false,
@@ -86,6 +89,7 @@ fn record(r: &mut Reader, i: usize) -> Result<Record, FrameError> {
                     return r.fail(format!("record {i}: recovered is {other}, not 0 or 1"));
                 }
             };
+            resource.extra = r.extra(EXTRA)?;
             Event::ContainerAllocated {
                 container: ContainerInfo {
                     container,
@@ -101,7 +105,8 @@ fn record(r: &mut Reader, i: usize) -> Result<Record, FrameError> {
         }
         KIND_CONTAINER_RELEASED => {
             let (app, container, node) = (text(r, "app")?, text(r, "container")?, text(r, "node")?);
-            let resource = resource(r, i)?;
+            let mut resource = resource(r, i)?;
+            resource.extra = r.extra(EXTRA)?;
             Event::ContainerReleased {
                 app,
                 container,
@@ -116,9 +121,10 @@ fn record(r: &mut Reader, i: usize) -> Result<Record, FrameError> {
             let allocation_request_id = r.i64("allocation_request_id")?;
             let locality = locality(r, i)?;
             let count = r.u32("count")?;
-            let capability = resource(r, i)?;
+            let mut capability = resource(r, i)?;
             let executed = r.u32("executed")?;
             let reason = text(r, "reason")?;
+            capability.extra = r.extra(EXTRA)?;
             Event::DecisionRejected {
                 decision: Decision {
                     app,
@@ -156,6 +162,9 @@ fn record(r: &mut Reader, i: usize) -> Result<Record, FrameError> {
     }))
 }
 
+/// What a record's extra resource types are called in a refusal.
+const EXTRA: &str = "extra resource types";
+
 fn text(r: &mut Reader, what: &str) -> Result<String, FrameError> {
     let len = r.u16(what)? as usize;
     Ok(r.text(len, what)?.to_string())
@@ -170,10 +179,7 @@ fn resource(r: &mut Reader, i: usize) -> Result<Resource, FrameError> {
             "record {i}: resource of {memory_mb} MB, {vcores} vcores must not be negative"
         ));
     }
-    Ok(Resource {
-        memory_mb: memory_mb as u64,
-        vcores: vcores as u32,
-    })
+    Ok(Resource::new(memory_mb as u64, vcores as u32))
 }
 
 fn locality(r: &mut Reader, i: usize) -> Result<Locality, FrameError> {
@@ -239,6 +245,7 @@ fn record_of(out: &mut Vec<u8>, e: &Event) -> bool {
             res(out, &c.resource);
             out.push(locality_code(*locality));
             out.push(u8::from(*recovered));
+            crate::frame::put_extra(out, &c.resource);
         }
         Event::ContainerReleased {
             app,
@@ -251,6 +258,7 @@ fn record_of(out: &mut Vec<u8>, e: &Event) -> bool {
                 return false;
             }
             res(out, resource);
+            crate::frame::put_extra(out, resource);
         }
         Event::DecisionRejected {
             decision: d,
@@ -270,6 +278,7 @@ fn record_of(out: &mut Vec<u8>, e: &Event) -> bool {
             if !put(out, reason) {
                 return false;
             }
+            crate::frame::put_extra(out, &d.capability);
         }
         Event::AsksDigest { app, digest } => {
             out.push(KIND_ASKS_DIGEST);
@@ -296,7 +305,7 @@ mod tests {
             node: "h1:8041".into(),
             locality: Locality::RackLocal,
             count: 2,
-            capability: Resource::new(1024, 1),
+            capability: Resource::with_extra(1024, 1, &[0, 2]),
             limits: None,
         };
         vec![
@@ -306,7 +315,7 @@ mod tests {
                     app: "application_1_0001".into(),
                     node: "h1:8041".into(),
                     priority: 20,
-                    resource: Resource::new(1024, 1),
+                    resource: Resource::with_extra(1024, 1, &[1]),
                 },
                 locality: Locality::NodeLocal,
                 allocation_request_id: -1,
@@ -402,7 +411,8 @@ mod tests {
     #[test]
     fn a_negative_resource_names_its_record() {
         let mut frame = encode(&every_kind()[1..2]);
-        let at = frame.len() - 12;
+        // Memory and vcores, then the extra types' count byte (none).
+        let at = frame.len() - 13;
         frame[at..at + 8].copy_from_slice(&(-5i64).to_le_bytes());
         let err = decode(&frame).unwrap_err();
         assert_eq!(err.offset, at);

@@ -15,12 +15,14 @@
 //!  12  i64  digest (see `digest`; 0 without flag bit 0)
 //!  20  A bytes: the application id, UTF-8
 //!  with flag bit 1: i64 names epoch, the core's (`Names::epoch`) whose ids the rows use
-//! then N rows of 31 bytes plus the name:
+//! then N rows of 32 bytes plus the name and the extra types:
 //!   i32 priority, i64 allocation_request_id, i64 memory_mb (>= 0), i32 vcores (>= 0),
 //!   i32 count (>= 0), u8 relax_locality (0 or 1), u16 L (1..=1024), L bytes resource name UTF-8
 //!   or, with flag bit 1 only, L = 0 and a u32 name id instead of the name: below 2^31 one the
 //!   core published (a live node's host or rack: `Names::published`), with bit 31 set one of
-//!   the application's waiting names (`waiting::WAITING_ID`, taught by `Core::learned_ids`)
+//!   the application's waiting names (`waiting::WAITING_ID`, taught by `Core::learned_ids`),
+//!   then u8 K (at most `MAX_EXTRA_TYPES`) and K i64 (>= 0): the extra resource types
+//!   (`yarn.io/gpu`, ...) in the order the shim announced them, trailing zeros left out
 //! ```
 //!
 //! Decoding is bounded by the frame's own length: the row count is checked against the bytes
@@ -29,7 +31,7 @@
 //! offset and what was wrong; nothing of it is applied.
 
 use crate::error::CoreError;
-use crate::protocol::{Ask, AskRef, Event, Resource};
+use crate::protocol::{Ask, AskRef, Event, Resource, MAX_EXTRA_TYPES};
 use crate::state::ask::{MAX_ASK_ROWS_KEY, MAX_NAME_BYTES};
 
 pub const MAGIC: u32 = 0x314B_534C;
@@ -39,8 +41,10 @@ pub const FLAG_DIGEST: u8 = 1;
 /// Rows may name a resource by the id the core published for it (see the layout).
 pub const FLAG_NAME_IDS: u8 = 2;
 pub const HEADER_BYTES: usize = 20;
-/// A row without its name.
-pub const ROW_FIXED_BYTES: usize = 31;
+/// A row without its name and with no extra resource types (the list's count byte counted).
+pub const ROW_FIXED_BYTES: usize = 32;
+/// What a row's extra types are called in a refusal.
+const ROW_EXTRA: &str = "row's extra resource types";
 /// Application ids are `application_<cluster timestamp>_<sequence>`: far below this.
 pub const MAX_APP_BYTES: usize = 255;
 
@@ -127,6 +131,29 @@ impl<'a> Reader<'a> {
         Ok(i64::from_le_bytes(self.array(what)?))
     }
 
+    /// A resource's extra types (`list8_i64`): at most [`MAX_EXTRA_TYPES`], none negative.
+    pub(crate) fn extra(&mut self, what: &str) -> Result<[u64; MAX_EXTRA_TYPES], FrameError> {
+        let n = self.u8(what)? as usize;
+        if n > MAX_EXTRA_TYPES {
+            self.at -= 1;
+            return self.fail(format!(
+                "{what}: {n} resource types beyond memory and vcores (at most {MAX_EXTRA_TYPES})"
+            ));
+        }
+        let mut out = [0u64; MAX_EXTRA_TYPES];
+        for (i, slot) in out.iter_mut().take(n).enumerate() {
+            let v = self.i64(what)?;
+            if v < 0 {
+                self.at -= 8;
+                return self.fail(format!(
+                    "{what}: resource type {i} is {v}, must not be negative"
+                ));
+            }
+            *slot = v as u64;
+        }
+        Ok(out)
+    }
+
     pub(crate) fn text(&mut self, n: usize, what: &str) -> Result<&'a str, FrameError> {
         let start = self.at;
         let raw = self.take(n, what)?;
@@ -137,6 +164,16 @@ impl<'a> Reader<'a> {
                 what: format!("{what} is not UTF-8: {e}"),
             }),
         }
+    }
+}
+
+/// Writes `r`'s extra types as a `list8_i64`: those up to the last one not zero (none for a
+/// resource of memory and vcores only, one byte).
+pub fn put_extra(out: &mut Vec<u8>, r: &Resource) {
+    let used = r.extra_used();
+    out.push(used.len() as u8);
+    for &v in used {
+        out.extend_from_slice(&(v.min(i64::MAX as u64) as i64).to_le_bytes());
     }
 }
 
@@ -223,7 +260,7 @@ pub enum FrameRefused {
 /// from its header, before a row is read or anything is reserved for them. The same bound
 /// serves both kinds: a snapshot's rows are the table, and a change naming more rows than the
 /// table may hold is refused by the core whatever its rows say (`ask::check_rows`), so the
-/// frame's bytes (at least 31 a row) are not the only bound on what is reserved.
+/// frame's bytes (at least 32 a row) are not the only bound on what is reserved.
 pub fn decode_view_within(bytes: &[u8], max_rows: usize) -> Result<AsksFrame<'_>, FrameRefused> {
     let mut r = Reader { bytes, at: 0 };
     r.magic(MAGIC, "an asks frame")?;
@@ -278,7 +315,8 @@ pub fn decode_view_within(bytes: &[u8], max_rows: usize) -> Result<AsksFrame<'_>
         // The fixed part of a row taken in one bounds check, its fields read at constant
         // offsets (a field at a time cost a check and a copy each, a third of the decode).
         let start = r.at;
-        let f = r.take(ROW_FIXED_BYTES, "row")?;
+        // The count byte of the extra types follows the name: read after it.
+        let f = r.take(ROW_FIXED_BYTES - 1, "row")?;
         let priority = i32::from_le_bytes([f[0], f[1], f[2], f[3]]);
         let allocation_request_id = i64_at(f, 4);
         let memory_mb = i64_at(f, 12);
@@ -315,11 +353,16 @@ pub fn decode_view_within(bytes: &[u8], max_rows: usize) -> Result<AsksFrame<'_>
                 r.at -= 4;
                 return r.fail(format!("row {i}: name id {id} is no id"));
             }
+            let extra = r.extra(ROW_EXTRA)?;
             asks.push(AskRef {
                 priority,
                 allocation_request_id,
                 resource_name: "",
-                capability: Resource { memory_mb, vcores },
+                capability: Resource {
+                    memory_mb,
+                    vcores,
+                    extra,
+                },
                 count,
                 relax_locality,
                 name_id: id,
@@ -333,11 +376,16 @@ pub fn decode_view_within(bytes: &[u8], max_rows: usize) -> Result<AsksFrame<'_>
             ));
         }
         let resource_name = r.text(name_len, "resource_name")?;
+        let extra = r.extra(ROW_EXTRA)?;
         asks.push(AskRef {
             priority,
             allocation_request_id,
             resource_name,
-            capability: Resource { memory_mb, vcores },
+            capability: Resource {
+                memory_mb,
+                vcores,
+                extra,
+            },
             count,
             relax_locality,
             name_id: AskRef::BY_NAME,
@@ -401,6 +449,7 @@ pub fn encode_numbered(
                 out.extend_from_slice(a.resource_name.as_bytes());
             }
         }
+        put_extra(&mut out, &a.capability);
     }
     out
 }
@@ -506,7 +555,7 @@ mod tests {
         );
         assert_eq!((v.rows[1].numbered(), v.rows[1].resource_name), (None, "*"));
         let mut reserved = f.clone();
-        let id_at = HEADER_BYTES + 1 + 8 + ROW_FIXED_BYTES;
+        let id_at = HEADER_BYTES + 1 + 8 + ROW_FIXED_BYTES - 1;
         reserved[id_at..id_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(decode_view(&reserved)
             .unwrap_err()
@@ -521,6 +570,33 @@ mod tests {
                 "prefix of {n} bytes: {err}"
             );
         }
+    }
+
+    /// A row's extra resource types cross after its name (or id), trailing zeros left out;
+    /// more types than the bound and a negative amount are refused, naming the row's types.
+    #[test]
+    fn extra_types_round_trip_and_bad_ones_are_named() {
+        let mut gpu = ask("*", 2);
+        gpu.capability = Resource::with_extra(2048, 1, &[0, 3]);
+        let rows = [ask("h1", 1), gpu.clone()];
+        let f = encode(KIND_SNAPSHOT, APP, &rows, None);
+        match &decode(&f).unwrap()[0] {
+            Event::AsksUpdated { asks, .. } => assert_eq!(asks, &rows.to_vec()),
+            other => panic!("{other:?}"),
+        }
+        let numbered = encode_numbered(KIND_CHANGED, APP, &[gpu], None, Some(1), |_| Some(4));
+        let v = decode_view(&numbered).unwrap();
+        assert_eq!(v.rows[0].capability.extra_used(), &[0, 3]);
+        // The last row's list: its count byte, then two i64.
+        let count_at = f.len() - 17;
+        let mut too_many = f.clone();
+        too_many[count_at] = (MAX_EXTRA_TYPES + 1) as u8;
+        let e = decode(&too_many).unwrap_err().to_string();
+        assert!(e.contains("at most 4"), "{e}");
+        let mut negative = f.clone();
+        negative[count_at + 9..].copy_from_slice(&(-1i64).to_le_bytes());
+        let e = decode(&negative).unwrap_err().to_string();
+        assert!(e.contains("resource type 1 is -1"), "{e}");
     }
 
     /// Every prefix of a good frame is refused as truncated (or, for the empty prefix, short of

@@ -10,11 +10,12 @@
 //!   0  u32  magic 0x324F_534C (the bytes "LSO2")
 //!   4  u32  N, nodes
 //!   8  i64  now_ms (>= 0), the RM clock of the pass
-//! then N nodes of 15 bytes plus the id:
+//! then N nodes of 16 bytes plus the id and the extra types:
 //!   i64 unallocated memory_mb (>= 0), i32 unallocated vcores (>= 0),
 //!   u8 offer kind (0 = the node's heartbeat, 1 = an async sweep's extra offer, 2 = a sweep's
 //!      offer for the keys with nothing to wait for, under `heartbeat` mode),
-//!   u16 L (1..=1024), L bytes node id (`host:port`) UTF-8
+//!   u16 L (1..=1024), L bytes node id (`host:port`) UTF-8,
+//!   u8 K (at most `MAX_EXTRA_TYPES`), K i64 (>= 0): the unallocated extra resource types
 //! ```
 //!
 //! The kind is what lets the locality layers count scheduling opportunities in heartbeats in
@@ -31,8 +32,8 @@ use crate::state::ask::MAX_NAME_BYTES;
 
 pub const MAGIC: u32 = 0x324F_534C;
 pub const HEADER_BYTES: usize = 16;
-/// A node without its id.
-pub const NODE_FIXED_BYTES: usize = 15;
+/// A node without its id and with no extra resource types.
+pub const NODE_FIXED_BYTES: usize = 16;
 /// The offer kinds of a node's kind byte.
 pub const KIND_HEARTBEAT: u8 = 0;
 pub const KIND_SWEEP: u8 = 1;
@@ -89,11 +90,13 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Heartbeat>, FrameError> {
             ));
         }
         let node = r.text(id_len, "node id")?.to_string();
+        let extra = r.extra("unallocated extra resource types")?;
         offers.push(Heartbeat {
             node,
             unallocated: Resource {
                 memory_mb: memory_mb as u64,
                 vcores: vcores as u32,
+                extra,
             },
             now_ms: now_ms as u64,
             sweep,
@@ -134,6 +137,7 @@ pub fn encode_kinds(now_ms: u64, offers: &[(&str, Resource, u8)]) -> Vec<u8> {
         out.push(*kind);
         out.extend_from_slice(&(node.len() as u16).to_le_bytes());
         out.extend_from_slice(node.as_bytes());
+        crate::frame::put_extra(&mut out, free);
     }
     out
 }
@@ -177,6 +181,9 @@ mod tests {
             "an eager offer is a sweep's: {got:?}"
         );
         assert!(!decode(&two()).unwrap().iter().any(|h| h.eager));
+        let gpus = Resource::with_extra(1, 1, &[2]);
+        let got = decode(&encode(5, &[("g:1", gpus)])).unwrap();
+        assert_eq!(got[0].unallocated, gpus);
     }
 
     #[test]

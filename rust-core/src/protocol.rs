@@ -10,48 +10,116 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Memory and CPU, as YARN's `Resource` (memory in MiB).
+/// How many resource types beyond memory and vcores a [`Resource`] carries: YARN's countable
+/// types from resource-types.xml (`yarn.io/gpu`, `yarn.io/fpga`, site-defined ones), indexed in
+/// the order the RM's `ResourceUtils` lists them after memory and vcores. A fixed array keeps
+/// `Resource` `Copy` and the same size whatever an application sends; the shim stops the RM at
+/// start naming `yarn.resource-types` when more types are defined, and the frames refuse a
+/// resource listing more.
+pub const MAX_EXTRA_TYPES: usize = 4;
+
+/// Memory, CPU and the extra resource types, as YARN's `Resource` (memory in MiB). A type a
+/// node or an ask does not name counts 0; placement checks every type, so a container needing
+/// a GPU goes only where one is free.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Resource {
     pub memory_mb: u64,
     pub vcores: u32,
+    /// The extra types' amounts, in the order the shim announced them; written in JSON as
+    /// `extra` without its trailing zeros, and left out when all are zero.
+    #[serde(
+        default,
+        skip_serializing_if = "extra_types::none",
+        with = "extra_types"
+    )]
+    pub extra: [u64; MAX_EXTRA_TYPES],
 }
 
 impl Resource {
     pub const ZERO: Resource = Resource {
         memory_mb: 0,
         vcores: 0,
+        extra: [0; MAX_EXTRA_TYPES],
     };
 
     pub fn new(memory_mb: u64, vcores: u32) -> Self {
-        Resource { memory_mb, vcores }
+        Resource {
+            memory_mb,
+            vcores,
+            extra: [0; MAX_EXTRA_TYPES],
+        }
     }
 
-    /// True when `other` fits inside `self` in both dimensions.
+    /// `new` with the extra types' amounts (at most [`MAX_EXTRA_TYPES`]; more are a caller's
+    /// bug, refused by the decoders before they get here).
+    pub fn with_extra(memory_mb: u64, vcores: u32, extra: &[u64]) -> Self {
+        let mut r = Resource::new(memory_mb, vcores);
+        for (slot, v) in r.extra.iter_mut().zip(extra) {
+            *slot = *v;
+        }
+        r
+    }
+
+    /// The extra types up to the last one not zero: what crosses the wire.
+    pub fn extra_used(&self) -> &[u64] {
+        let n = self
+            .extra
+            .iter()
+            .rposition(|&v| v != 0)
+            .map_or(0, |i| i + 1);
+        &self.extra[..n]
+    }
+
+    /// True when `other` fits inside `self` in every type.
     pub fn fits(&self, other: &Resource) -> bool {
-        other.memory_mb <= self.memory_mb && other.vcores <= self.vcores
+        other.memory_mb <= self.memory_mb
+            && other.vcores <= self.vcores
+            && self.extra.iter().zip(&other.extra).all(|(s, o)| o <= s)
     }
 
     pub fn saturating_sub(&self, other: &Resource) -> Resource {
+        let mut extra = self.extra;
+        for (e, o) in extra.iter_mut().zip(&other.extra) {
+            *e = e.saturating_sub(*o);
+        }
         Resource {
             memory_mb: self.memory_mb.saturating_sub(other.memory_mb),
             vcores: self.vcores.saturating_sub(other.vcores),
+            extra,
         }
     }
 
     /// Saturating: sizes come from applications and node reports, and a sum that panicked
     /// (debug) or wrapped to a small number (release) would take the RM down or overcommit it.
     pub fn add(&self, other: &Resource) -> Resource {
+        let mut extra = self.extra;
+        for (e, o) in extra.iter_mut().zip(&other.extra) {
+            *e = e.saturating_add(*o);
+        }
         Resource {
             memory_mb: self.memory_mb.saturating_add(other.memory_mb),
             vcores: self.vcores.saturating_add(other.vcores),
+            extra,
+        }
+    }
+
+    /// `self` times `n`, saturating (a decision's containers together).
+    pub fn times(&self, n: u64) -> Resource {
+        let mut extra = self.extra;
+        for e in extra.iter_mut() {
+            *e = e.saturating_mul(n);
+        }
+        Resource {
+            memory_mb: self.memory_mb.saturating_mul(n),
+            vcores: self.vcores.saturating_mul(n.min(u32::MAX as u64) as u32),
+            extra,
         }
     }
 
     /// How many containers of size `each` fit in `self` (0 for a zero-sized `each`, which YARN
     /// normalises away before it reaches a scheduler).
     pub fn count_fitting(&self, each: &Resource) -> u32 {
-        if each.memory_mb == 0 && each.vcores == 0 {
+        if each.memory_mb == 0 && each.vcores == 0 && each.extra_used().is_empty() {
             return 0;
         }
         // A zero dimension does not limit the count.
@@ -63,7 +131,48 @@ impl Resource {
             .vcores
             .checked_div(each.vcores)
             .map_or(u64::MAX, u64::from);
-        by_mem.min(by_cpu).min(u32::MAX as u64) as u32
+        let by_extra = self
+            .extra
+            .iter()
+            .zip(&each.extra)
+            .map(|(s, e)| s.checked_div(*e).unwrap_or(u64::MAX))
+            .min()
+            .unwrap_or(u64::MAX);
+        by_mem.min(by_cpu).min(by_extra).min(u32::MAX as u64) as u32
+    }
+}
+
+/// `Resource::extra` in JSON: an array without trailing zeros, at most [`MAX_EXTRA_TYPES`]
+/// long (a longer one is refused, naming the bound).
+mod extra_types {
+    use super::MAX_EXTRA_TYPES;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn none(extra: &[u64; MAX_EXTRA_TYPES]) -> bool {
+        extra.iter().all(|&v| v == 0)
+    }
+
+    pub fn serialize<S: Serializer>(
+        extra: &[u64; MAX_EXTRA_TYPES],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let n = extra.iter().rposition(|&v| v != 0).map_or(0, |i| i + 1);
+        s.collect_seq(&extra[..n])
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<[u64; MAX_EXTRA_TYPES], D::Error> {
+        let v = Vec::<u64>::deserialize(d)?;
+        if v.len() > MAX_EXTRA_TYPES {
+            return Err(serde::de::Error::custom(format!(
+                "extra lists {} resource types; at most {MAX_EXTRA_TYPES} beyond memory and vcores",
+                v.len()
+            )));
+        }
+        let mut out = [0; MAX_EXTRA_TYPES];
+        out[..v.len()].copy_from_slice(&v);
+        Ok(out)
     }
 }
 
@@ -434,5 +543,37 @@ mod tests {
             Resource::new(1, 2).add(&Resource::new(3, 4)),
             Resource::new(4, 6)
         );
+    }
+
+    /// A node without the type holds no container that needs it, and the count of containers
+    /// that fit is bounded by every type.
+    #[test]
+    fn extra_types_take_part_in_fit_and_count() {
+        let gpu_node = Resource::with_extra(8192, 8, &[2]);
+        let plain_node = Resource::new(8192, 8);
+        let gpu_ask = Resource::with_extra(1024, 1, &[1]);
+        assert!(gpu_node.fits(&gpu_ask));
+        assert!(!plain_node.fits(&gpu_ask));
+        assert_eq!(gpu_node.count_fitting(&gpu_ask), 2);
+        assert_eq!(plain_node.count_fitting(&gpu_ask), 0);
+        assert_eq!(gpu_node.saturating_sub(&gpu_ask).extra_used(), &[1]);
+        assert_eq!(gpu_ask.times(3).extra_used(), &[3]);
+    }
+
+    /// JSON without extra types is what it was; with them, `extra` lists them up to the last
+    /// one not zero, and a list longer than the bound is refused.
+    #[test]
+    fn extra_types_in_json() {
+        let plain = serde_json::to_string(&Resource::new(1, 2)).unwrap();
+        assert_eq!(plain, r#"{"memory_mb":1,"vcores":2}"#);
+        let gpu = Resource::with_extra(1, 2, &[0, 3]);
+        let text = serde_json::to_string(&gpu).unwrap();
+        assert_eq!(text, r#"{"memory_mb":1,"vcores":2,"extra":[0,3]}"#);
+        assert_eq!(serde_json::from_str::<Resource>(&text).unwrap(), gpu);
+        let err =
+            serde_json::from_str::<Resource>(r#"{"memory_mb":1,"vcores":2,"extra":[1,1,1,1,1]}"#)
+                .unwrap_err()
+                .to_string();
+        assert!(err.contains("at most 4"), "{err}");
     }
 }

@@ -132,10 +132,7 @@ fn plan_key(
             }
         }
         if n > 0 {
-            let total = Resource {
-                memory_mb: capability.memory_mb * n as u64,
-                vcores: capability.vcores * n,
-            };
+            let total = capability.times(n as u64);
             budget.room = budget.room.saturating_sub(&total);
             budget.containers -= n;
             if off_budget != u32::MAX {
@@ -245,13 +242,8 @@ pub fn assign(
         eager,
         sitting_out,
     );
-    let placed = decisions.iter().fold(Resource::ZERO, |sum, d| Resource {
-        memory_mb: sum
-            .memory_mb
-            .saturating_add(d.capability.memory_mb.saturating_mul(d.count as u64)),
-        vcores: sum
-            .vcores
-            .saturating_add(d.capability.vcores.saturating_mul(d.count)),
+    let placed = decisions.iter().fold(Resource::ZERO, |sum, d| {
+        sum.add(&d.capability.times(d.count as u64))
     });
     layers
         .locality
@@ -780,10 +772,7 @@ pub(crate) fn activate(state: &mut ClusterState, job: &mut dyn JobPolicy, now_ms
 /// Resource of `placements` together.
 fn placed_total(placements: &[Placement]) -> Resource {
     placements.iter().fold(Resource::ZERO, |sum, p| {
-        sum.add(&Resource {
-            memory_mb: p.capability.memory_mb.saturating_mul(p.count as u64),
-            vcores: p.capability.vcores.saturating_mul(p.count),
-        })
+        sum.add(&p.capability.times(p.count as u64))
     })
 }
 

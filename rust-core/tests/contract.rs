@@ -6,7 +6,7 @@
 
 use locus_core::protocol::{
     Ask, CommitLimits, ContainerInfo, Decision, Event, Heartbeat, Locality, OffersResponse,
-    RefusedOffer, Resource,
+    RefusedOffer, Resource, MAX_EXTRA_TYPES,
 };
 use locus_core::{decisions_frame, events_frame, frame, offers};
 use serde_json::{json, Value};
@@ -219,6 +219,7 @@ fn magics_codes_limits_and_fixed_sizes_are_the_specs() {
     assert_eq!(decisions_frame::MAX_REASON_BYTES, limit(&s, "reason_bytes"));
     assert_eq!(decisions_frame::MAX_ANCESTORS, limit(&s, "ancestors"));
     assert_eq!(u16::MAX as usize, limit(&s, "text_bytes"));
+    assert_eq!(MAX_EXTRA_TYPES, limit(&s, "extra_types"));
 }
 
 fn ask(name: &str, priority: i32, count: u32, relax: bool) -> Ask {
@@ -237,6 +238,7 @@ fn row_values(a: &Ask) -> Value {
         "priority": a.priority, "allocation_request_id": a.allocation_request_id,
         "memory_mb": a.capability.memory_mb, "vcores": a.capability.vcores, "count": a.count,
         "relax_locality": a.relax_locality as u8, "resource_name": a.resource_name,
+        "extra": a.capability.extra_used(),
     })
 }
 
@@ -245,7 +247,9 @@ fn asks_frames_are_written_and_read_as_specified() {
     let s = spec();
     let f = &s["frames"]["asks"];
     let app = "application_1700000000000_0042";
-    let rows = [ask("h1.example", 20, 2, false), ask("*", -1, 0, true)];
+    let mut gpu = ask("*", -1, 0, true);
+    gpu.capability = Resource::with_extra(3072, 2, &[0, 2]);
+    let rows = [ask("h1.example", 20, 2, false), gpu];
 
     // By name, with a digest.
     let got = frame::encode(frame::KIND_SNAPSHOT as u8, app, &rows, Some(-99));
@@ -307,7 +311,7 @@ fn offers_frames_are_written_and_read_as_specified() {
     let nodes = [
         ("h1:8041", Resource::new(8192, 8), "heartbeat"),
         ("h2.example:45454", Resource::new(0, 0), "sweep"),
-        ("h3:1", Resource::new(1 << 40, 96), "eager"),
+        ("h3:1", Resource::with_extra(1 << 40, 96, &[8]), "eager"),
     ];
     let kinds: Vec<(&str, Resource, u8)> = nodes
         .iter()
@@ -321,6 +325,7 @@ fn offers_frames_are_written_and_read_as_specified() {
         let values = json!({
             "memory_mb": r.memory_mb, "vcores": r.vcores,
             "offer_kind": code(&s, "offer_kind", kind), "node": node,
+            "extra": r.extra_used(),
         });
         write(&mut expected, &f["node"], &values);
     }
@@ -328,6 +333,7 @@ fn offers_frames_are_written_and_read_as_specified() {
     let back = offers::decode(&expected).unwrap();
     let read: Vec<(bool, bool)> = back.iter().map(|h| (h.sweep, h.eager)).collect();
     assert_eq!(read, [(false, false), (true, false), (true, true)]);
+    assert_eq!(back[2].unallocated, nodes[2].1);
 }
 
 fn offered(node: &str) -> Heartbeat {
@@ -353,7 +359,7 @@ fn decisions_frames_are_written_and_read_as_specified() {
         node: node.into(),
         locality,
         count: 3,
-        capability: Resource::new(2048, 1),
+        capability: Resource::with_extra(2048, 1, &[1]),
         limits,
     };
     let limits = CommitLimits {
@@ -386,6 +392,7 @@ fn decisions_frames_are_written_and_read_as_specified() {
             "queue_max_mb": l.queue_max_mb.map_or(-1, |m| m as i64),
             "user_limit_mb": l.user_limit_mb.map_or(-1, |m| m as i64),
             "ancestor_max_mb": l.ancestor_max_mb,
+            "extra": d.capability.extra_used(),
         });
         write(&mut expected, &f["decision"], &values);
     }
@@ -422,7 +429,7 @@ fn events_frames_are_written_and_read_as_specified() {
             app: "application_1_0001".into(),
             container: "container_1_0001_01_000003".into(),
             node: "h2:1".into(),
-            resource: Resource::new(512, 2),
+            resource: Resource::with_extra(512, 2, &[0, 0, 3]),
         },
         Event::DecisionRejected {
             decision: Decision {
@@ -457,7 +464,7 @@ fn events_frames_are_written_and_read_as_specified() {
                 "kind": kind("container_allocated"), "app": "application_1_0001",
                 "container": "container_1_0001_01_000002", "node": "h1:1", "priority": 20,
                 "allocation_request_id": 6, "memory_mb": 1024, "vcores": 1,
-                "locality": code(&s, "locality", "node_local"), "recovered": 1,
+                "locality": code(&s, "locality", "node_local"), "recovered": 1, "extra": [],
             }),
         ),
         (
@@ -465,7 +472,7 @@ fn events_frames_are_written_and_read_as_specified() {
             json!({
                 "kind": kind("container_released"), "app": "application_1_0001",
                 "container": "container_1_0001_01_000003", "node": "h2:1",
-                "memory_mb": 512, "vcores": 2,
+                "memory_mb": 512, "vcores": 2, "extra": [0, 0, 3],
             }),
         ),
         (
@@ -474,7 +481,7 @@ fn events_frames_are_written_and_read_as_specified() {
                 "kind": kind("decision_rejected"), "app": "application_1_0002", "node": "h3:1",
                 "resource_name": "*", "priority": 5, "allocation_request_id": -1,
                 "locality": code(&s, "locality", "off_switch"), "count": 4, "memory_mb": 4096,
-                "vcores": 3, "executed": 1, "reason": "queue full",
+                "vcores": 3, "executed": 1, "reason": "queue full", "extra": [],
             }),
         ),
         (
@@ -505,9 +512,17 @@ fn is_of(v: &Value, ty: &str) -> bool {
         "int" => v.is_i64() || v.is_u64(),
         "bool" => v.is_boolean(),
         "strs" => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
-        "resource" => v
-            .as_object()
-            .is_some_and(|o| o.len() == 2 && o["memory_mb"].is_u64() && o["vcores"].is_u64()),
+        "resource" => v.as_object().is_some_and(|o| {
+            let extra = o.get("extra").map_or(Some(true), |e| {
+                e.as_array().map(|a| {
+                    !a.is_empty() && a.len() <= MAX_EXTRA_TYPES && a.iter().all(Value::is_u64)
+                })
+            });
+            o.len() == 2 + usize::from(o.contains_key("extra"))
+                && o["memory_mb"].is_u64()
+                && o["vcores"].is_u64()
+                && extra == Some(true)
+        }),
         "locality" => v
             .as_str()
             .is_some_and(|l| serde_json::from_value::<Locality>(json!(l)).is_ok()),
@@ -523,12 +538,13 @@ fn json_events_are_the_specs() {
     let s = spec();
     let kinds = s["json_events"]["kinds"].as_object().unwrap();
     let resource = Resource::new(1024, 1);
+    let gpus = Resource::with_extra(1024, 1, &[2]);
     let samples = vec![
         Event::NodeAdded {
             node: "h1:1".into(),
             host: "h1".into(),
             rack: "/r".into(),
-            capability: resource,
+            capability: gpus,
         },
         Event::NodeRemoved {
             node: "h1:1".into(),

@@ -14,6 +14,7 @@ use locus_sim::workload::{JobSpec, MapSpec, Workload};
 const NODE: Resource = Resource {
     memory_mb: 4096,
     vcores: 8,
+    extra: [0; locus_core::protocol::MAX_EXTRA_TYPES],
 };
 
 fn core_for(nodes: usize, racks: usize) -> (Core, Cluster) {

@@ -15,6 +15,7 @@ use locus_sim::workload::{JobSpec, MapSpec, Workload};
 const NODE: Resource = Resource {
     memory_mb: 8192,
     vcores: 8,
+    extra: [0; locus_core::protocol::MAX_EXTRA_TYPES],
 };
 
 fn args(extra: &[&str]) -> Args {

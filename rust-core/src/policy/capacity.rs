@@ -759,8 +759,9 @@ impl JobPolicy for CapacityPolicy {
         }
         Some(Resource {
             memory_mb: mb,
-            // The default resource calculator ignores vcores.
+            // Queue limits compare memory, as the default resource calculator does.
             vcores: u32::MAX,
+            extra: [u64::MAX; crate::protocol::MAX_EXTRA_TYPES],
         })
     }
 

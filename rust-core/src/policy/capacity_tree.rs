@@ -710,6 +710,7 @@ impl AbsoluteCapacities {
                         vcores: rv.map_or(node.minimum.vcores, |r| {
                             (node.minimum.vcores as f32 * r) as u32
                         }),
+                        extra: node.minimum.extra,
                     };
                     let parent_max = self.nodes[p].maximum.unwrap_or(self.effective_maximum[p]);
                     let max = match node.maximum {
@@ -730,6 +731,7 @@ impl AbsoluteCapacities {
             let sum = self.kids[i].iter().fold(Resource::ZERO, |s, &c| Resource {
                 memory_mb: s.memory_mb + self.nodes[c].minimum.memory_mb,
                 vcores: s.vcores + self.nodes[c].minimum.vcores,
+                extra: s.add(&self.nodes[c].minimum).extra,
             });
             let own = self.effective_minimum[i];
             let short = if i == 0 {

@@ -434,10 +434,7 @@ impl LocalityTechnique for DelayScheduling {
                 .rack_room
                 .entry((node.rack_id, place))
                 .or_insert(Resource::ZERO);
-            *total = Resource {
-                memory_mb: total.memory_mb.saturating_add(room_left.memory_mb),
-                vcores: total.vcores.saturating_add(room_left.vcores),
-            };
+            *total = total.add(&room_left);
         }
     }
 

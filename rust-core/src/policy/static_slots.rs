@@ -22,6 +22,8 @@ pub fn share_of(total: Resource, share: f64) -> Resource {
     Resource {
         memory_mb: (total.memory_mb as f64 * share).floor() as u64,
         vcores: (total.vcores as f64 * share).floor() as u32,
+        // Slot pools split memory and vcores; the extra types (GPUs) are not pooled.
+        extra: [u64::MAX; crate::protocol::MAX_EXTRA_TYPES],
     }
 }
 
@@ -46,8 +48,12 @@ mod tests {
 
     #[test]
     fn shares_round_down() {
-        let total = Resource::new(10_000, 10);
-        assert_eq!(share_of(total, 0.25), Resource::new(2_500, 2));
-        assert_eq!(share_of(total, 0.75), Resource::new(7_500, 7));
+        let total = Resource::with_extra(10_000, 10, &[4]);
+        let quarter = share_of(total, 0.25);
+        assert_eq!((quarter.memory_mb, quarter.vcores), (2_500, 2));
+        let rest = share_of(total, 0.75);
+        assert_eq!((rest.memory_mb, rest.vcores), (7_500, 7));
+        // GPUs are not pooled: a pool's cap never holds a GPU container back.
+        assert!(quarter.fits(&Resource::with_extra(1, 1, &[4])));
     }
 }

@@ -167,7 +167,13 @@ impl AskTable {
 fn lower(floor: Option<Resource>, c: Resource) -> Resource {
     match floor {
         None => c,
-        Some(f) => Resource::new(f.memory_mb.min(c.memory_mb), f.vcores.min(c.vcores)),
+        Some(f) => {
+            let mut low = Resource::new(f.memory_mb.min(c.memory_mb), f.vcores.min(c.vcores));
+            for (l, (a, b)) in low.extra.iter_mut().zip(f.extra.iter().zip(&c.extra)) {
+                *l = (*a).min(*b);
+            }
+            low
+        }
     }
 }
 

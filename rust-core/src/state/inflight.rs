@@ -128,14 +128,7 @@ impl InFlight {
         self.entries.iter().filter(|e| e.unconfirmed > 0).map(|e| {
             let c = e.decision.capability;
             let n = e.unconfirmed;
-            (
-                e.decision.app.as_str(),
-                Resource {
-                    memory_mb: c.memory_mb.saturating_mul(n as u64),
-                    vcores: c.vcores.saturating_mul(n),
-                },
-                e.am,
-            )
+            (e.decision.app.as_str(), c.times(n as u64), e.am)
         })
     }
 
@@ -152,10 +145,7 @@ impl InFlight {
             };
             let c = e.decision.capability;
             let n = e.unconfirmed;
-            out[i] = out[i].add(&Resource {
-                memory_mb: c.memory_mb.saturating_mul(n as u64),
-                vcores: c.vcores.saturating_mul(n),
-            });
+            out[i] = out[i].add(&c.times(n as u64));
         }
         out
     }

@@ -31,10 +31,7 @@ use crate::state::topology::{locate, DatacenterMapping};
 /// Sums that saturate: a shim reporting absurd capabilities must get wrong totals in the
 /// log, not a panic inside the ResourceManager.
 pub(crate) fn plus(a: Resource, b: &Resource) -> Resource {
-    Resource {
-        memory_mb: a.memory_mb.saturating_add(b.memory_mb),
-        vcores: a.vcores.saturating_add(b.vcores),
-    }
+    a.add(b)
 }
 
 /// Everything `app_added` says about an application.
@@ -128,9 +125,9 @@ pub struct ClusterState {
     partition_sizes: BTreeMap<String, usize>,
     /// Bumped whenever `partition_places` may have changed.
     partitions_version: u64,
-    /// How many nodes have each capability (memory, vcores): whether a container fits some
-    /// node is a look at the few distinct shapes, not at every node.
-    node_shapes: BTreeMap<(u64, u32), u32>,
+    /// How many nodes have each capability (memory, vcores, extra types): whether a container
+    /// fits some node is a look at the few distinct shapes, not at every node.
+    node_shapes: BTreeMap<Shape, u32>,
     next_arrival: u64,
     /// Job profiles learned from container start/finish (see [`crate::profile`]).
     profiles: Profiles,
@@ -412,7 +409,7 @@ impl ClusterState {
             self.floor_vcores.keys().next(),
         ) {
             (Some(&memory_mb), Some(&vcores)) => {
-                room.fits(&Resource { memory_mb, vcores })
+                room.fits(&Resource::new(memory_mb, vcores))
                     && self.pending_apps.values().any(|floor| room.fits(floor))
             }
             _ => false,
@@ -504,9 +501,14 @@ impl ClusterState {
 
     /// Whether a container of `size` fits some node's capability.
     pub fn fits_some_node(&self, size: &Resource) -> bool {
-        self.node_shapes
-            .keys()
-            .any(|&(memory_mb, vcores)| Resource::new(memory_mb, vcores).fits(size))
+        self.node_shapes.keys().any(|&(memory_mb, vcores, extra)| {
+            Resource {
+                memory_mb,
+                vcores,
+                extra,
+            }
+            .fits(size)
+        })
     }
 
     /// Whether some node of today's cluster could hold a container of this key: one its size
@@ -1243,12 +1245,15 @@ impl ClusterState {
     }
 }
 
-fn shape_added(shapes: &mut BTreeMap<(u64, u32), u32>, c: Resource) {
-    *shapes.entry((c.memory_mb, c.vcores)).or_default() += 1;
+/// A node capability as a map key.
+type Shape = (u64, u32, [u64; crate::protocol::MAX_EXTRA_TYPES]);
+
+fn shape_added(shapes: &mut BTreeMap<Shape, u32>, c: Resource) {
+    *shapes.entry((c.memory_mb, c.vcores, c.extra)).or_default() += 1;
 }
 
-fn shape_removed(shapes: &mut BTreeMap<(u64, u32), u32>, c: Resource) {
-    let key = (c.memory_mb, c.vcores);
+fn shape_removed(shapes: &mut BTreeMap<Shape, u32>, c: Resource) {
+    let key = (c.memory_mb, c.vcores, c.extra);
     if let Some(n) = shapes.get_mut(&key) {
         *n -= 1;
         if *n == 0 {

@@ -362,9 +362,11 @@ impl<'w> Engine<'w> {
             }
         };
         let c: &Cluster = &w.cluster;
-        let biggest = c.nodes.iter().fold(Resource::ZERO, |a, n| Resource {
-            memory_mb: a.memory_mb.max(n.capability.memory_mb),
-            vcores: a.vcores.max(n.capability.vcores),
+        let biggest = c.nodes.iter().fold(Resource::ZERO, |a, n| {
+            Resource::new(
+                a.memory_mb.max(n.capability.memory_mb),
+                a.vcores.max(n.capability.vcores),
+            )
         });
         for j in &w.jobs {
             for (what, r) in [("AM", j.am), ("map", j.map), ("reduce", j.reduce)] {
@@ -477,10 +479,7 @@ impl<'w> Engine<'w> {
                 .jobs
                 .iter()
                 .flat_map(|j| [j.am, j.map, j.reduce])
-                .reduce(|a, b| Resource {
-                    memory_mb: a.memory_mb.min(b.memory_mb),
-                    vcores: a.vcores.min(b.vcores),
-                })
+                .reduce(|a, b| Resource::new(a.memory_mb.min(b.memory_mb), a.vcores.min(b.vcores)))
                 .unwrap_or(Resource::ZERO),
             links: network::Links::new(c, &cfg.bw),
         })

@@ -39,6 +39,7 @@ const MAX_SLOTS_PER_HEARTBEAT: u32 = 256;
 const DEFAULT_MAP: Resource = Resource {
     memory_mb: 1024,
     vcores: 1,
+    extra: [0; crate::protocol::MAX_EXTRA_TYPES],
 };
 
 /// cen_1..cen_k with their hosts, as `Topology::new` takes them.

@@ -34,6 +34,7 @@ const MAX_SLOTS_PER_HEARTBEAT: u32 = 256;
 const DEFAULT_MAP: Resource = Resource {
     memory_mb: 1024,
     vcores: 1,
+    extra: [0; crate::protocol::MAX_EXTRA_TYPES],
 };
 
 /// [`map_demand`]'s count and [`servable_map_size`] of an app as read at `version` of its

@@ -26,7 +26,13 @@ public final class AsksFrame {
   /** Rows may carry a host as the id the core published ({@link NameIds}). */
   static final byte FLAG_NAME_IDS = 2;
   static final int HEADER_BYTES = 20;
+  /**
+   * A row's bytes before its name (or id); the extra types' list follows the name (the spec's
+   * fixed part of a row is this and the list's count byte).
+   */
   static final int ROW_FIXED_BYTES = 31;
+  /** The most a row's extra types take: their count byte and the amounts. */
+  private static final int MAX_EXTRA_BYTES = 1 + 8 * ResourceTypes.MAX_EXTRA;
   private static final int INITIAL_BYTES = 64 * 1024;
   private static final int INITIAL_ROWS = 1024;
   /**
@@ -256,7 +262,7 @@ public final class AsksFrame {
       throw new RowRefused(app, priority, allocationRequestId, name);
     }
     // UTF-8 takes at most three bytes per UTF-16 char.
-    w.ensure(ROW_FIXED_BYTES + 3 * name.length(), app);
+    w.ensure(ROW_FIXED_BYTES + MAX_EXTRA_BYTES + 3 * name.length(), app);
     putFixed(w, priority, allocationRequestId, r);
     int lengthAt = w.pos;
     w.pos += 2;
@@ -265,6 +271,7 @@ public final class AsksFrame {
       throw new RowRefused(app, priority, allocationRequestId, name, length);
     }
     I16.set(w.buf, lengthAt, (short) length);
+    putExtra(w, r.getCapability());
     if (w.numbered) {
       // Rows by id advance the count without a record, so the record may be short by many.
       if (w.rows >= w.rowNames.length) {
@@ -292,10 +299,11 @@ public final class AsksFrame {
   /** As {@link #row}, the name being the id {@code id} of the table the frame started with. */
   static void numberedRow(Writer w, ApplicationId app, int priority, long allocationRequestId,
       ResourceRequest r, int id) {
-    w.ensure(ROW_FIXED_BYTES + 4, app);
+    w.ensure(ROW_FIXED_BYTES + MAX_EXTRA_BYTES + 4, app);
     putFixed(w, priority, allocationRequestId, r);
     w.i16(0);
     w.i32(id);
+    putExtra(w, r.getCapability());
     // No name recorded: the core teaches only rows sent by name.
     w.rows++;
   }
@@ -311,6 +319,20 @@ public final class AsksFrame {
     w.i32(Math.max(0, c.getVirtualCores()));
     w.i32(Math.max(0, r.getNumContainers()));
     w.i8(r.getRelaxLocality() ? 1 : 0);
+  }
+
+  /** A row's extra resource types, after its name or id ({@link ResourceTypes}). */
+  private static void putExtra(Writer w, Resource c) {
+    int n = ResourceTypes.extraCount(c);
+    w.i8(n);
+    for (int i = 0; i < n; i++) {
+      w.i64(ResourceTypes.extra(c, i));
+    }
+  }
+
+  /** The bytes of the extra types' list at {@code at} of {@code frame}: its count and amounts. */
+  static int extraBytes(ByteBuffer frame, int at) {
+    return 1 + 8 * (frame.get(at) & 0xff);
   }
 
   /** Whether {@code frame} (as {@link #finish} left it) may number names. */
@@ -334,6 +356,10 @@ public final class AsksFrame {
         return true;
       }
       at += ROW_FIXED_BYTES + length;
+      if (at >= frame.limit()) {
+        break;
+      }
+      at += extraBytes(frame, at);
     }
     return false;
   }

@@ -36,6 +36,13 @@ final class CoreMessages {
     // must never see them, and "nothing free" is the truth for scheduling.
     o.put("memory_mb", Math.max(0L, r.getMemorySize()));
     o.put("vcores", Math.max(0, r.getVirtualCores()));
+    int types = ResourceTypes.extraCount(r);
+    if (types > 0) {
+      ArrayNode extra = o.putArray("extra");
+      for (int i = 0; i < types; i++) {
+        extra.add(ResourceTypes.extra(r, i));
+      }
+    }
     return o;
   }
 

@@ -1,6 +1,7 @@
 package org.locus.yarn;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -184,12 +185,14 @@ final class DecisionExecutor {
       // The row the core decided from: the capability of a container at this locality.
       Resource capability = attempt.getPendingAsk(key, d.resourceName)
           .getPerAllocationResource();
-      if (capability.getMemorySize() != d.memoryMb || capability.getVirtualCores() != d.vcores) {
+      if (capability.getMemorySize() != d.memoryMb || capability.getVirtualCores() != d.vcores
+          || !ResourceTypes.sameExtras(capability, d.extra)) {
         // Re-asked while the decision was in flight: the core decides again from the new ask,
         // under its queue limits, rather than the commit sizing a container it never weighed.
         stopped = "the ask at priority " + d.priority + " allocation_request_id "
             + d.allocationRequestId + " for " + d.resourceName + " now asks for " + capability
-            + "; the core decided <memory:" + d.memoryMb + ", vCores:" + d.vcores + ">";
+            + "; the core decided <memory:" + d.memoryMb + ", vCores:" + d.vcores
+            + (d.extra.length == 0 ? "" : ", extra:" + Arrays.toString(d.extra)) + ">";
         break;
       }
       if (!Resources.fitsIn(capability, node.getUnallocatedResource())) {

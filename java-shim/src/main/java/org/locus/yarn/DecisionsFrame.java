@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import org.apache.hadoop.yarn.api.records.NodeId;
@@ -19,8 +20,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
 final class DecisionsFrame {
   static final int MAGIC = 0x3144534C;
   static final int HEADER_BYTES = 12;
-  static final int DECISION_FIXED_BYTES = 54;
+  static final int DECISION_FIXED_BYTES = 55;
   private static final long[] NO_ANCESTORS = new long[0];
+  private static final long[] NO_EXTRA = new long[0];
   static final int REFUSED_FIXED_BYTES = 6;
 
   private DecisionsFrame() {
@@ -45,17 +47,20 @@ final class DecisionsFrame {
     final long queueMaxMb;
     final long userLimitMb;
     final long[] ancestorMaxMb;
+    /** The capability's types beyond memory and vcores ({@link ResourceTypes}), trimmed. */
+    final long[] extra;
     private String nodeName;
 
     Decision(NodeId node, byte localityCode, int priority, long allocationRequestId, int count,
         long memoryMb, int vcores, String app, String resourceName) {
       this(node, localityCode, priority, allocationRequestId, count, memoryMb, vcores, app,
-          resourceName, -1, -1, NO_ANCESTORS);
+          resourceName, -1, -1, NO_ANCESTORS, NO_EXTRA);
     }
 
     Decision(NodeId node, byte localityCode, int priority, long allocationRequestId, int count,
         long memoryMb, int vcores, String app, String resourceName, long queueMaxMb,
-        long userLimitMb, long[] ancestorMaxMb) {
+        long userLimitMb, long[] ancestorMaxMb, long[] extra) {
+      this.extra = extra;
       this.queueMaxMb = queueMaxMb;
       this.userLimitMb = userLimitMb;
       this.ancestorMaxMb = ancestorMaxMb;
@@ -89,7 +94,7 @@ final class DecisionsFrame {
       return "{app " + app + ", priority " + priority + ", allocation_request_id "
           + allocationRequestId + ", " + localityName() + " at " + resourceName + " on node "
           + nodeName() + ", count " + count + ", <memory:" + memoryMb + ", vCores:" + vcores
-          + ">}";
+          + (extra.length == 0 ? "" : ", extra:" + Arrays.toString(extra)) + ">}";
     }
   }
 
@@ -168,9 +173,23 @@ final class DecisionsFrame {
                 + ancestorMaxMb[a]);
           }
         }
+        int types = Byte.toUnsignedInt(b.get());
+        if (types > ResourceTypes.MAX_EXTRA) {
+          throw malformed(b.position() - 1, "decision " + i + ": " + types
+              + " resource types beyond memory and vcores (at most " + ResourceTypes.MAX_EXTRA
+              + ")");
+        }
+        long[] extra = types == 0 ? NO_EXTRA : new long[types];
+        for (int t = 0; t < types; t++) {
+          extra[t] = b.getLong();
+          if (extra[t] < 0) {
+            throw malformed(b.position() - 8, "decision " + i + ": resource type " + t + " is "
+                + extra[t]);
+          }
+        }
         out.add(new Decision(node, code, priority, allocationRequestId,
             (int) Math.min(count, Integer.MAX_VALUE), memoryMb, vcores, app, resourceName,
-            queueMaxMb, userLimitMb, ancestorMaxMb));
+            queueMaxMb, userLimitMb, ancestorMaxMb, extra));
       }
       if (refused > b.remaining() / REFUSED_FIXED_BYTES) {
         throw malformed(8, refused + " refused nodes announced, " + b.remaining()

@@ -39,6 +39,8 @@ final class EventsFrame {
   static final int MAX_REASON_CHARS = 1024;
   /** Applications named in a failure's subject. */
   private static final int SUBJECT_APPS = 3;
+  /** The most a record's extra types take: their count byte and amounts. */
+  private static final int EXTRA_BYTES = 1 + 8 * ResourceTypes.MAX_EXTRA;
 
   private static final VarHandle I16 =
       MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
@@ -123,6 +125,10 @@ final class EventsFrame {
       if (kind == DECISION_REJECTED) {
         at += 2 + Short.toUnsignedInt((short) I16.get(buf, at));
       }
+      if (kind != ASKS_DIGEST && at < pos) {
+        // The record's extra resource types, last in it.
+        at += 1 + 8 * (buf[at] & 0xff);
+      }
     }
     return FailureLog.abbreviate(b.toString());
   }
@@ -134,12 +140,13 @@ final class EventsFrame {
     String nodeName = at.toString();
     int start = begin(CONTAINER_ALLOCATED, app, nodeName);
     if (text(app) && text(id) && text(nodeName)) {
-      ensure(34);
+      ensure(34 + EXTRA_BYTES);
       i32(priority);
       i64(allocationRequestId);
       resource(resource);
       buf[pos++] = localityCode(locality);
       buf[pos++] = (byte) (recovered ? 1 : 0);
+      extra(resource);
       end(true);
     } else {
       pos = start;
@@ -154,8 +161,9 @@ final class EventsFrame {
     String nodeName = at.toString();
     int start = begin(CONTAINER_RELEASED, app, nodeName);
     if (text(app) && text(id) && text(nodeName)) {
-      ensure(12);
+      ensure(12 + EXTRA_BYTES);
       resource(resource);
+      extra(resource);
       end(true);
     } else {
       pos = start;
@@ -194,6 +202,11 @@ final class EventsFrame {
     i32(Math.max(0, executed));
     // At most MAX_REASON_CHARS + 3 chars: at most 3,081 bytes, within a text.
     text(why);
+    ensure(1 + 8 * d.extra.length);
+    buf[pos++] = (byte) d.extra.length;
+    for (long v : d.extra) {
+      i64(Math.max(0L, v));
+    }
     end(true);
   }
 
@@ -292,6 +305,15 @@ final class EventsFrame {
     I16.set(buf, pos, (short) n);
     pos += 2 + n;
     return true;
+  }
+
+  /** A resource's types beyond memory and vcores, last in its record ({@link ResourceTypes}). */
+  private void extra(Resource r) {
+    int n = ResourceTypes.extraCount(r);
+    buf[pos++] = (byte) n;
+    for (int i = 0; i < n; i++) {
+      i64(ResourceTypes.extra(r, i));
+    }
   }
 
   private void resource(Resource r) {

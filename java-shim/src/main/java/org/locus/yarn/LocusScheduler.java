@@ -71,7 +71,14 @@ public class LocusScheduler
     implements Configurable {
   private static final Logger LOG = LoggerFactory.getLogger(LocusScheduler.class);
 
-  private final ResourceCalculator resourceCalculator = new DefaultResourceCalculator();
+  /**
+   * How the RM normalises and compares resources for this scheduler: capacity-scheduler.xml's
+   * {@code resource-calculator} outside {@code locus.policy=capacity} (with {@code
+   * DominantResourceCalculator} every ask keeps its GPUs and other types, and the core places
+   * it only where each fits); memory only under {@code capacity}, whose queue limits compare
+   * memory. Set once at start, as CapacityScheduler reads it once.
+   */
+  private volatile ResourceCalculator resourceCalculator = new DefaultResourceCalculator();
   private final CoreLink link = new CoreLink();
   private final DecisionExecutor executor = new DecisionExecutor(new ExecutorView(this, link));
   private final LocusMetrics metrics = new LocusMetrics(this::getCoreStatsJson,
@@ -121,7 +128,6 @@ public class LocusScheduler
   @Override
   public void serviceInit(Configuration conf) throws Exception {
     validateAllocationLimits(conf);
-    ResourceTypes.check(conf, LOG);
     MonitorPolicies.checkSizeBased(MonitorPolicies.forLocus(conf));
     // Ordered by ApplicationId, i.e. by submission: the order operators see in the UI.
     this.applications = new ConcurrentSkipListMap<>();
@@ -176,6 +182,14 @@ public class LocusScheduler
     // Opened here so a bad locus.* key stops the RM before it serves anyone; the exception's
     // message is the core's and names the key.
     this.queueFile = QueueFile.read(conf, rmContext.getConfigurationProvider());
+    boolean capacityPolicy = LocusSettings.policyFromQueueFile(conf, queueFile)
+        || "capacity".equals(conf.getTrimmed(LocusSettings.POLICY));
+    ResourceCalculator configured = queueFile.configuration().getResourceCalculator();
+    ResourceTypes.check(configured, capacityPolicy,
+        CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS);
+    if (!capacityPolicy) {
+      this.resourceCalculator = configured;
+    }
     priorities.readQueueSettings(queueFile, conf);
     link.open(LocusSettings.toJson(conf, queueFile), this, this::coreSettings,
         () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
 final class OffersFrame {
   static final int MAGIC = 0x324F534C;
   static final int HEADER_BYTES = 16;
-  static final int NODE_FIXED_BYTES = 15;
+  /** A node without its id and with no extra types (their count byte counted). */
+  static final int NODE_FIXED_BYTES = 16;
   static final byte KIND_HEARTBEAT = 0;
   static final byte KIND_SWEEP = 1;
   static final byte KIND_EAGER = 2;
@@ -109,7 +110,7 @@ final class OffersFrame {
       offered.add(nodes.get(i));
       free.add(unallocated.get(i));
       kinds.add(sweep.get(i));
-      size += NODE_FIXED_BYTES + id.length;
+      size += NODE_FIXED_BYTES + id.length + 8 * ResourceTypes.extraCount(unallocated.get(i));
     }
     ByteBuffer b = BUFFER.get();
     if (b.capacity() < size) {
@@ -129,6 +130,11 @@ final class OffersFrame {
       b.put(kinds.get(i) ? sweptKind : KIND_HEARTBEAT);
       b.putShort((short) ids.get(i).length);
       b.put(ids.get(i));
+      int types = ResourceTypes.extraCount(r);
+      b.put((byte) types);
+      for (int t = 0; t < types; t++) {
+        b.putLong(ResourceTypes.extra(r, t));
+      }
     }
     b.flip();
     return b;

@@ -1,57 +1,120 @@
 package org.locus.yarn;
 
-import java.util.Set;
-import java.util.TreeSet;
-import org.apache.hadoop.conf.Configuration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
-import org.slf4j.Logger;
 
 /**
- * Resource types beyond memory and vcores ({@code yarn.resource-types}, resource-types.xml).
- * The core places containers by memory and vcores only, so with such types an ask for a GPU
- * could land on a node with none free: the RM does not start unless the operator accepts that
- * with {@link #IGNORE}.
+ * Resource types beyond memory and vcores ({@code yarn.resource-types}, resource-types.xml):
+ * every resource the shim sends the core carries them as a list of amounts ({@code extra} in
+ * contract/wire.json), in the order {@link ResourceUtils} lists the types after memory and
+ * vcores, so the core places a container only where every type fits.
  */
 final class ResourceTypes {
-  static final String IGNORE = "locus.resource-types.ignore";
+  /**
+   * The types beyond memory and vcores a resource may carry: the core's {@code
+   * MAX_EXTRA_TYPES} (contract/wire.json {@code limits.extra_types}); more stop the RM at start.
+   */
+  static final int MAX_EXTRA = 4;
+  /** The type names in index order: memory and vcores first. */
+  private static final int FIRST_EXTRA = 2;
 
   private ResourceTypes() {}
 
-  /**
-   * The types the RM's resources carry (ResourceUtils, JVM-wide, read from resource-types.xml)
-   * together with those the RM's configuration names, so neither source is overlooked.
-   */
-  static Set<String> unscheduled(Configuration conf) {
-    Set<String> out = new TreeSet<>();
-    for (ResourceInformation type : ResourceUtils.getResourceTypesArray()) {
-      out.add(type.getName());
+  /** The types beyond memory and vcores the RM's resources carry, in their index order. */
+  static List<String> extraTypes() {
+    ResourceInformation[] types = ResourceUtils.getResourceTypesArray();
+    List<String> out = new ArrayList<>();
+    for (int i = FIRST_EXTRA; i < types.length; i++) {
+      out.add(types[i].getName());
     }
-    for (String name : conf.getTrimmedStrings(YarnConfiguration.RESOURCE_TYPES)) {
-      if (!name.isEmpty()) {
-        out.add(name);
-      }
-    }
-    out.remove(ResourceInformation.MEMORY_URI);
-    out.remove(ResourceInformation.VCORES_URI);
     return out;
   }
 
-  /** Refuses the start, naming the key and the types, unless {@link #IGNORE} is {@code true}. */
-  static void check(Configuration conf, Logger log) {
-    Set<String> types = unscheduled(conf);
+  /**
+   * Refuses a start Locus cannot honour, naming the key: more types than {@link #MAX_EXTRA};
+   * types beyond memory and vcores under a resource calculator other than {@link
+   * DominantResourceCalculator} (CapacityScheduler refuses that too: the default calculator
+   * drops the types from every ask); and types under {@code locus.policy=capacity}, whose
+   * queue shares and limits compare memory only.
+   */
+  static void check(ResourceCalculator calculator, boolean capacityPolicy, String calculatorKey) {
+    List<String> types = extraTypes();
     if (types.isEmpty()) {
       return;
     }
-    String what = YarnConfiguration.RESOURCE_TYPES + " defines " + String.join(", ", types)
-        + " beyond memory and vcores; Locus places containers by memory and vcores only and does"
-        + " not schedule these types, so an ask for them could land on a node without them free";
-    if ("true".equalsIgnoreCase(conf.getTrimmed(IGNORE, ""))) {
-      log.warn("{} ({}=true)", what, IGNORE);
-      return;
+    String named = YarnConfiguration.RESOURCE_TYPES + " defines " + String.join(", ", types)
+        + " beyond memory and vcores";
+    if (types.size() > MAX_EXTRA) {
+      throw new LocusConfigException(named + "; Locus schedules at most " + MAX_EXTRA
+          + " types beyond memory and vcores. Remove some from " + YarnConfiguration.RESOURCE_TYPES
+          + " (resource-types.xml)");
     }
-    throw new LocusConfigException(what + ". Remove them from " + YarnConfiguration.RESOURCE_TYPES
-        + " (resource-types.xml), or set " + IGNORE + "=true to start with them not scheduled");
+    if (!(calculator instanceof DominantResourceCalculator)) {
+      throw new LocusConfigException(named + ", but " + calculatorKey + " is "
+          + calculator.getClass().getName() + ", which compares memory only and drops the other"
+          + " types from every ask (CapacityScheduler refuses this too). Set " + calculatorKey
+          + " to " + DominantResourceCalculator.class.getName() + " in capacity-scheduler.xml");
+    }
+    if (capacityPolicy) {
+      throw new LocusConfigException(named + "; under locus.policy=capacity the queues' shares"
+          + " and limits compare memory only, not every type as " + calculatorKey + "="
+          + DominantResourceCalculator.class.getName() + " asks. Use another locus.policy (fsp,"
+          + " fair, fifo, ...), which places every container only where each type fits, or"
+          + " remove the types from " + YarnConfiguration.RESOURCE_TYPES);
+    }
+  }
+
+  /**
+   * How many of {@code r}'s types beyond memory and vcores cross the wire: up to the last one
+   * that is not zero (none for a resource of memory and vcores only), at most {@link #MAX_EXTRA}
+   * (the start refuses more types).
+   */
+  static int extraCount(Resource r) {
+    ResourceInformation[] all = r.getResources();
+    int n = Math.min(all.length, FIRST_EXTRA + MAX_EXTRA);
+    for (int i = n - 1; i >= FIRST_EXTRA; i--) {
+      if (all[i].getValue() > 0) {
+        return i - FIRST_EXTRA + 1;
+      }
+    }
+    return 0;
+  }
+
+  /**
+   * The amount of {@code r}'s {@code i}-th type beyond memory and vcores ({@code i} below
+   * {@link #extraCount}); a negative figure only comes from broken bookkeeping and means
+   * "nothing", as for memory.
+   */
+  static long extra(Resource r, int i) {
+    return Math.max(0L, r.getResources()[FIRST_EXTRA + i].getValue());
+  }
+
+  /** Whether {@code r} carries exactly {@code amounts} beyond memory and vcores (trimmed). */
+  static boolean sameExtras(Resource r, long[] amounts) {
+    int n = extraCount(r);
+    if (n != amounts.length) {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      if (extra(r, i) != amounts[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** {@code r}'s types beyond memory and vcores, trimmed as on the wire. */
+  static long[] extras(Resource r) {
+    long[] out = new long[extraCount(r)];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = extra(r, i);
+    }
+    return out;
   }
 }

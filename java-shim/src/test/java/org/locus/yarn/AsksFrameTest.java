@@ -73,6 +73,7 @@ public class AsksFrameTest {
       d.get(got);
       assertArrayEquals("row " + i, want, got);
       at += AsksFrame.ROW_FIXED_BYTES + len;
+      at += AsksFrame.extraBytes(f, at);
     }
     assertEquals(f.limit(), at);
   }
@@ -182,11 +183,11 @@ public class AsksFrameTest {
   private static ByteBuffer rawFrame(ApplicationId id, byte[] name) {
     byte[] app = id.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
     ByteBuffer b = ByteBuffer.allocateDirect(AsksFrame.HEADER_BYTES + app.length
-        + AsksFrame.ROW_FIXED_BYTES + name.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        + AsksFrame.ROW_FIXED_BYTES + name.length + 1).order(java.nio.ByteOrder.LITTLE_ENDIAN);
     b.put("LSK1".getBytes()).put((byte) 1).put((byte) 0).putShort((short) app.length)
         .putInt(1).putLong(0L).put(app)
         .putInt(20).putLong(3L).putLong(1024L).putInt(1).putInt(1).put((byte) 1)
-        .putShort((short) name.length).put(name);
+        .putShort((short) name.length).put(name).put((byte) 0);
     b.flip();
     return b;
   }

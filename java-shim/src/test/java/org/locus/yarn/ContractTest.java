@@ -21,6 +21,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -28,7 +29,9 @@ import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import org.junit.Test;
 
 /**
@@ -269,7 +272,8 @@ public class ContractTest {
     assertEquals(magic("events"), EventsFrame.MAGIC);
 
     assertEquals(fixedBytes(frame("asks").path("header")), AsksFrame.HEADER_BYTES);
-    assertEquals(fixedBytes(frame("asks").path("row")), AsksFrame.ROW_FIXED_BYTES);
+    // The row's fixed part before its name, and the extra types' count byte after it.
+    assertEquals(fixedBytes(frame("asks").path("row")), AsksFrame.ROW_FIXED_BYTES + 1);
     assertEquals(fixedBytes(frame("offers").path("header")), OffersFrame.HEADER_BYTES);
     assertEquals(fixedBytes(frame("offers").path("node")), OffersFrame.NODE_FIXED_BYTES);
     assertEquals(fixedBytes(frame("decisions").path("header")), DecisionsFrame.HEADER_BYTES);
@@ -301,6 +305,7 @@ public class ContractTest {
     assertEquals(limit("name_bytes"), AsksFrame.MAX_NAME_BYTES);
     assertEquals(limit("name_bytes"), OffersFrame.MAX_ID_BYTES);
     assertEquals(limit("text_bytes"), EventsFrame.MAX_TEXT_BYTES);
+    assertEquals(limit("extra_types"), ResourceTypes.MAX_EXTRA);
   }
 
   private static ResourceRequest request(String name, int priority, int count, boolean relax) {
@@ -315,7 +320,8 @@ public class ContractTest {
         "allocation_request_id", r.getAllocationRequestId(),
         "memory_mb", r.getCapability().getMemorySize(),
         "vcores", r.getCapability().getVirtualCores(), "count", r.getNumContainers(),
-        "relax_locality", r.getRelaxLocality() ? 1 : 0, "resource_name", r.getResourceName());
+        "relax_locality", r.getRelaxLocality() ? 1 : 0, "resource_name", r.getResourceName(),
+        "extra", ResourceTypes.extras(r.getCapability()));
   }
 
   @Test
@@ -372,7 +378,7 @@ public class ContractTest {
     for (int i = 0; i < 2; i++) {
       write(expected, f.path("node"), values("memory_mb", free.get(i).getMemorySize(),
           "vcores", free.get(i).getVirtualCores(), "offer_kind", code("offer_kind", kinds[i]),
-          "node", nodes.get(i).toString()));
+          "node", nodes.get(i).toString(), "extra", ResourceTypes.extras(free.get(i))));
     }
     assertBytes("offers frame", expected.toByteArray(), got);
   }
@@ -389,12 +395,13 @@ public class ContractTest {
         "locality", code("locality", "rack_local"), "priority", 10,
         "allocation_request_id", 4L, "count", 3, "memory_mb", 2048L, "vcores", 1,
         "app", "application_1_0001", "resource_name", "/rack-a", "queue_max_mb", 1L << 20,
-        "user_limit_mb", -1L, "ancestor_max_mb", new long[] {4096, 8192}));
+        "user_limit_mb", -1L, "ancestor_max_mb", new long[] {4096, 8192},
+        "extra", new long[] {0, 2}));
     write(in, f.path("decision"), values("node_index", 2,
         "locality", code("locality", "off_switch"), "priority", -1,
         "allocation_request_id", -5L, "count", 1, "memory_mb", 512L, "vcores", 2,
         "app", "application_1_0002", "resource_name", "*", "queue_max_mb", -1L,
-        "user_limit_mb", 700L, "ancestor_max_mb", new long[0]));
+        "user_limit_mb", 700L, "ancestor_max_mb", new long[0], "extra", new long[0]));
     write(in, f.path("refused"), values("node_index", 1, "reason", "node h2:1 is unknown"));
 
     DecisionsFrame.Answer a = DecisionsFrame.decode(in.toByteArray(), offered);
@@ -412,6 +419,7 @@ public class ContractTest {
     assertEquals(1L << 20, d.queueMaxMb);
     assertEquals(-1L, d.userLimitMb);
     assertArrayEquals(new long[] {4096, 8192}, d.ancestorMaxMb);
+    assertArrayEquals(new long[] {0, 2}, d.extra);
     DecisionsFrame.Decision e = a.decisions.get(1);
     assertEquals(offered.get(2), e.node);
     assertEquals(NodeType.OFF_SWITCH, e.locality);
@@ -421,6 +429,7 @@ public class ContractTest {
     assertEquals(-1L, e.queueMaxMb);
     assertEquals(700L, e.userLimitMb);
     assertEquals(0, e.ancestorMaxMb.length);
+    assertEquals(0, e.extra.length);
     assertEquals(1, a.refused.size());
     assertEquals(offered.get(1), a.refused.get(0).node);
     assertEquals("node h2:1 is unknown", a.refused.get(0).reason);
@@ -458,16 +467,16 @@ public class ContractTest {
         "kind", code("event_record", "container_allocated"), "app", app.toString(),
         "container", allocated.toString(), "node", h1.toString(), "priority", 20,
         "allocation_request_id", 6L, "memory_mb", 1024L, "vcores", 1,
-        "locality", code("locality", "node_local"), "recovered", 1));
+        "locality", code("locality", "node_local"), "recovered", 1, "extra", new long[0]));
     write(expected, f.path("container_released"), values(
         "kind", code("event_record", "container_released"), "app", app.toString(),
         "container", released.toString(), "node", h1.toString(), "memory_mb", 512L,
-        "vcores", 2));
+        "vcores", 2, "extra", new long[0]));
     write(expected, f.path("decision_rejected"), values(
         "kind", code("event_record", "decision_rejected"), "app", "application_1_0002",
         "node", "h3:1", "resource_name", "*", "priority", 5, "allocation_request_id", -1L,
         "locality", code("locality", "off_switch"), "count", 4, "memory_mb", 4096L,
-        "vcores", 3, "executed", 1, "reason", "queue full"));
+        "vcores", 3, "executed", 1, "reason", "queue full", "extra", new long[0]));
     write(expected, f.path("asks_digest"), values(
         "kind", code("event_record", "asks_digest"), "app", app.toString(),
         "digest", Long.MIN_VALUE));
@@ -475,6 +484,54 @@ public class ContractTest {
         "event", CoreMessages.write(CoreMessages.containerReleased(released, huge,
             Resource.newInstance(512, 2)))));
     assertBytes("events frame", expected.toByteArray(), got);
+  }
+
+  /**
+   * With a resource type beyond memory and vcores configured (JVM-wide, reset after), each
+   * writer puts a resource's amounts of it in the spec's {@code extra} list, and JSON carries
+   * them as the spec's {@code extra} field.
+   */
+  @Test
+  public void extraResourceTypesAreWrittenAsSpecified() {
+    Configuration types = new Configuration();
+    types.set(YarnConfiguration.RESOURCE_TYPES, "yarn.io/gpu");
+    ResourceUtils.resetResourceTypes(types);
+    try {
+      Resource gpus = Resource.newInstance(2048, 2);
+      gpus.setResourceValue("yarn.io/gpu", 3);
+      ApplicationId app = ApplicationId.newInstance(1, 1);
+      ResourceRequest r = ResourceRequest.newInstance(Priority.newInstance(1), "*", gpus, 1);
+      byte[] got = bytes(AsksFrame.encode(AsksFrame.KIND_SNAPSHOT, app,
+          Collections.singletonList(r), null));
+      ByteArrayOutputStream expected = new ByteArrayOutputStream();
+      JsonNode f = frame("asks");
+      write(expected, f.path("header"), values("magic", magic("asks"),
+          "kind", code("asks_kind", "asks_updated"), "flags", 0, "app_len",
+          app.toString().length(), "rows", 1, "digest", 0L));
+      write(expected, f.path("app"), values("app", app.toString()));
+      Map<String, Object> row = row(r);
+      assertArrayEquals(new long[] {3}, (long[]) row.get("extra"));
+      write(expected, f.path("row"), row);
+      assertBytes("asks frame with a GPU", expected.toByteArray(), got);
+
+      NodeId h1 = NodeId.newInstance("h1", 1);
+      got = bytes(OffersFrame.encode(Collections.singletonList(h1),
+          Collections.singletonList(gpus), Collections.singletonList(false), 5L,
+          new ArrayList<>()));
+      expected = new ByteArrayOutputStream();
+      write(expected, frame("offers").path("header"), values("magic", magic("offers"),
+          "nodes", 1, "now_ms", 5L));
+      write(expected, frame("offers").path("node"), values("memory_mb", 2048L, "vcores", 2,
+          "offer_kind", code("offer_kind", "heartbeat"), "node", h1.toString(),
+          "extra", new long[] {3}));
+      assertBytes("offers frame with a GPU", expected.toByteArray(), got);
+
+      JsonNode json = CoreMessages.resource(gpus);
+      assertTrue(json.toString(), isOf(json, "resource"));
+      assertEquals(3, json.path("extra").get(0).asLong());
+    } finally {
+      ResourceUtils.resetResourceTypes(new Configuration());
+    }
   }
 
   private static boolean isOf(JsonNode v, String type) {
@@ -492,9 +549,17 @@ public class ContractTest {
         }
         return all;
       }
-      case "resource":
-        return v.isObject() && v.size() == 2 && v.path("memory_mb").isIntegralNumber()
-            && v.path("vcores").isIntegralNumber();
+      case "resource": {
+        JsonNode extra = v.path("extra");
+        boolean extraOk = extra.isMissingNode() || extra.isArray() && extra.size() > 0
+            && extra.size() <= limit("extra_types");
+        for (JsonNode e : extra) {
+          extraOk &= e.isIntegralNumber() && e.asLong() >= 0;
+        }
+        return v.isObject() && v.size() == (extra.isMissingNode() ? 2 : 3)
+            && v.path("memory_mb").isIntegralNumber() && v.path("vcores").isIntegralNumber()
+            && extraOk;
+      }
       case "locality":
         return v.isTextual() && SPEC.path("codes").path("locality").has(v.asText());
       default:

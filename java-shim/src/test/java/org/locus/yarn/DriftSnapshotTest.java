@@ -294,6 +294,7 @@ public class DriftSnapshotTest {
         length = 4;
       }
       at += AsksFrame.ROW_FIXED_BYTES + length;
+      at += AsksFrame.extraBytes(frame, at);
     }
     return numbered;
   }

@@ -81,6 +81,7 @@ public class NotedRowsTest {
         // A numbered row: its name is the id that follows, shown as "#id".
         out.put("#" + frame.getInt(at + AsksFrame.ROW_FIXED_BYTES), count);
         at += AsksFrame.ROW_FIXED_BYTES + 4;
+        at += AsksFrame.extraBytes(frame, at);
         continue;
       }
       byte[] name = new byte[length];
@@ -89,6 +90,7 @@ public class NotedRowsTest {
       }
       out.put(new String(name, StandardCharsets.UTF_8), count);
       at += AsksFrame.ROW_FIXED_BYTES + length;
+      at += AsksFrame.extraBytes(frame, at);
     }
     return out;
   }

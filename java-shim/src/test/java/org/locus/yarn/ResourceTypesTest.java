@@ -5,27 +5,38 @@ import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.security.YarnAuthorizationProvider;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
+import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import org.junit.After;
 import org.junit.Test;
-import org.slf4j.LoggerFactory;
 
 /**
- * Resource types beyond memory and vcores ({@code yarn.resource-types}): CapacityScheduler
- * schedules them; Locus does not, so it must not start as if it did.
+ * Resource types beyond memory and vcores ({@code yarn.resource-types}, here {@code
+ * yarn.io/gpu}) under CapacityScheduler with {@code DominantResourceCalculator} and under
+ * Locus, in the same run: a GPU container lands only on the node with GPUs, an ask for more
+ * GPUs than any node has is refused naming the type, and the starts CapacityScheduler refuses
+ * (types under the default calculator) Locus refuses too.
  */
 public class ResourceTypesTest {
   private static final int GB = 1024;
+  private static final String GPU = "yarn.io/gpu";
 
   private final List<MockRM> rms = new ArrayList<>();
 
@@ -35,26 +46,42 @@ public class ResourceTypesTest {
     for (MockRM rm : rms) {
       rm.stop();
     }
+    YarnAuthorizationProvider.destroy();
     ResourceUtils.resetResourceTypes(new Configuration());
   }
 
-  private static YarnConfiguration withGpus(Class<? extends ResourceScheduler> scheduler) {
-    YarnConfiguration conf = new YarnConfiguration();
+  private static YarnConfiguration withGpus(Class<? extends ResourceScheduler> scheduler,
+      String types, Class<?> calculator) {
+    YarnConfiguration conf = scheduler == LocusScheduler.class ? LocusRmFixture.locusConf()
+        : LocusRmFixture.privateState(new YarnConfiguration());
     conf.setClass(YarnConfiguration.RM_SCHEDULER, scheduler, ResourceScheduler.class);
-    conf.set(YarnConfiguration.RESOURCE_TYPES, "yarn.io/gpu");
-    // CapacityScheduler refuses extra types under its default calculator, which compares memory.
-    conf.set(CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS,
-        DominantResourceCalculator.class.getName());
+    conf.set(YarnConfiguration.RESOURCE_TYPES, types);
+    conf.set(CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS, calculator.getName());
+    // The RM caps asks at the largest node's figures once this wait after its start is over
+    // (10 s by default); until then at the configured maximum, which for a GPU is unbounded.
+    conf.setLong(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS, 0);
     // What the RM does with resource-types.xml: the types every Resource of this JVM carries.
     ResourceUtils.resetResourceTypes(conf);
     return conf;
   }
 
+  private static YarnConfiguration withGpus(Class<? extends ResourceScheduler> scheduler) {
+    return withGpus(scheduler, GPU, DominantResourceCalculator.class);
+  }
+
   private MockRM start(YarnConfiguration conf) {
-    MockRM rm = new MockRM(LocusRmFixture.privateState(conf));
+    YarnAuthorizationProvider.destroy();
+    MockRM rm = new MockRM(conf);
+    LocusRmFixture.quietLogs();
     rms.add(rm);
     rm.start();
     return rm;
+  }
+
+  private static Resource resource(int mb, int vcores, long gpus) {
+    Resource r = Resource.newInstance(mb, vcores);
+    r.setResourceValue(GPU, gpus);
+    return r;
   }
 
   private static String messages(Throwable e) {
@@ -65,53 +92,119 @@ public class ResourceTypesTest {
     return out.toString();
   }
 
-  @Test
-  public void capacitySchedulerStartsWithGpus() throws Exception {
-    MockRM rm = start(withGpus(CapacityScheduler.class));
-    MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
-    nm.nodeHeartbeat(true);
-    rm.drainEvents();
-    assertEquals(3, rm.getResourceScheduler().getClusterResource().getResources().length);
+  /** Where a container asking for one GPU lands, the node without GPUs heartbeating first. */
+  private String gpuContainerHost(Class<? extends ResourceScheduler> scheduler)
+      throws Exception {
+    MockRM rm = start(withGpus(scheduler));
+    MockNM plain = rm.registerNode("h1:1234", resource(8 * GB, 8, 0));
+    MockNM gpus = rm.registerNode("h2:1234", resource(8 * GB, 8, 2));
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, plain);
+    am.allocate(ResourceRequest.ANY, resource(GB, 1, 1), 1, new ArrayList<>(), null);
+    List<Container> got = new ArrayList<>();
+    for (int i = 0; i < LocusRmFixture.ROUNDS && got.isEmpty(); i++) {
+      plain.nodeHeartbeat(true);
+      LocusRmFixture.settle(rm);
+      gpus.nodeHeartbeat(true);
+      LocusRmFixture.settle(rm);
+      got.addAll(am.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers());
+    }
+    assertEquals(scheduler.getSimpleName() + ": the GPU container", 1, got.size());
+    assertEquals(1, got.get(0).getResource().getResourceValue(GPU));
+    if (scheduler == LocusScheduler.class) {
+      // The core never decided it for the node without GPUs (the commit would have refused it).
+      assertEquals(0, LocusRmFixture.stats(rm).get("rejected").asInt());
+    }
+    return got.get(0).getNodeId().getHost();
   }
 
   @Test
-  public void locusRefusesToStartNamingTheKeyAndTheTypes() throws Exception {
+  public void aGpuContainerLandsOnlyOnTheGpuNodeAsUnderCapacityScheduler() throws Exception {
+    String cs = gpuContainerHost(CapacityScheduler.class);
+    resetResourceTypes();
+    rms.clear();
+    String locus = gpuContainerHost(LocusScheduler.class);
+    assertEquals("h2", cs);
+    assertEquals(cs, locus);
+  }
+
+  /** The RM's own check of an ask against the largest node, naming the type, under both. */
+  private String tooManyGpus(Class<? extends ResourceScheduler> scheduler) throws Exception {
+    MockRM rm = start(withGpus(scheduler));
+    MockNM plain = rm.registerNode("h1:1234", resource(8 * GB, 8, 0));
+    rm.registerNode("h2:1234", resource(8 * GB, 8, 2));
+    RMApp app = MockRMAppSubmitter.submitWithMemory(GB, rm);
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, plain);
     try {
-      start(withGpus(LocusScheduler.class));
-      fail("Locus started although it does not schedule yarn.io/gpu");
+      am.allocate(ResourceRequest.ANY, resource(GB, 1, 3), 1, new ArrayList<>(), null);
+      fail(scheduler.getSimpleName() + " took an ask for 3 GPUs; the largest node has 2");
+    } catch (Exception e) {
+      return messages(e);
+    }
+    return null;
+  }
+
+  @Test
+  public void anAskForMoreGpusThanAnyNodeIsRefusedNamingTheType() throws Exception {
+    String cs = tooManyGpus(CapacityScheduler.class);
+    resetResourceTypes();
+    rms.clear();
+    String locus = tooManyGpus(LocusScheduler.class);
+    for (String m : new String[] {cs, locus}) {
+      assertTrue(m, m.contains(GPU));
+      assertTrue(m, m.contains("maximum allowed allocation"));
+    }
+  }
+
+  /** CapacityScheduler refuses types beyond memory and vcores under its default calculator. */
+  @Test
+  public void theDefaultCalculatorWithGpusIsRefusedAsByCapacityScheduler() throws Exception {
+    List<Class<? extends ResourceScheduler>> schedulers =
+        Arrays.asList(CapacityScheduler.class, LocusScheduler.class);
+    for (Class<? extends ResourceScheduler> s : schedulers) {
+      try {
+        start(withGpus(s, GPU, DefaultResourceCalculator.class));
+        fail(s.getSimpleName() + " started with yarn.io/gpu under the default calculator");
+      } catch (Exception e) {
+        String m = messages(e);
+        assertTrue(m, m.contains(DefaultResourceCalculator.class.getName())
+            || m.contains("DefaultResourceCalculator"));
+        if (s == LocusScheduler.class) {
+          assertTrue(m, m.contains(GPU));
+          assertTrue(m, m.contains(CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS));
+        }
+      }
+      resetResourceTypes();
+      rms.clear();
+    }
+  }
+
+  /** The capacity policy's queue limits compare memory only: GPUs there stop the start. */
+  @Test
+  public void gpusUnderTheCapacityPolicyAreRefusedNamingTheKeys() throws Exception {
+    YarnConfiguration conf = withGpus(LocusScheduler.class);
+    conf.set("locus.policy", "capacity");
+    try {
+      start(conf);
+      fail("Locus started yarn.io/gpu under locus.policy=capacity");
+    } catch (Exception e) {
+      String m = messages(e);
+      assertTrue(m, m.contains("locus.policy=capacity"));
+      assertTrue(m, m.contains(GPU));
+      assertTrue(m, m.contains(CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS));
+    }
+  }
+
+  @Test
+  public void moreTypesThanTheBoundAreRefusedNamingTheKey() throws Exception {
+    try {
+      start(withGpus(LocusScheduler.class, "yarn.io/gpu,yarn.io/fpga,a,b,c",
+          DominantResourceCalculator.class));
+      fail("Locus started with five types beyond memory and vcores");
     } catch (Exception e) {
       String m = messages(e);
       assertTrue(m, m.contains(YarnConfiguration.RESOURCE_TYPES));
-      assertTrue(m, m.contains("yarn.io/gpu"));
-      assertTrue(m, m.contains("locus.resource-types.ignore"));
-    }
-  }
-
-  @Test
-  public void locusStartsWithTheOptInAndWarns() throws Exception {
-    YarnConfiguration conf = withGpus(LocusScheduler.class);
-    conf.set("locus.resource-types.ignore", "true");
-    LogCapturer logs = LogCapturer.captureLogs(LoggerFactory.getLogger(LocusScheduler.class));
-    try {
-      start(conf);
-    } finally {
-      logs.stopCapturing();
-    }
-    String out = logs.getOutput();
-    assertTrue(out, out.contains("WARN"));
-    assertTrue(out, out.contains("yarn.io/gpu"));
-    assertTrue(out, out.contains(YarnConfiguration.RESOURCE_TYPES));
-  }
-
-  @Test
-  public void anOptInThatIsNotTrueStillRefuses() throws Exception {
-    YarnConfiguration conf = withGpus(LocusScheduler.class);
-    conf.set("locus.resource-types.ignore", "false");
-    try {
-      start(conf);
-      fail("Locus started with locus.resource-types.ignore=false");
-    } catch (Exception e) {
-      assertTrue(messages(e), messages(e).contains("yarn.io/gpu"));
+      assertTrue(m, m.contains("at most " + ResourceTypes.MAX_EXTRA));
     }
   }
 }

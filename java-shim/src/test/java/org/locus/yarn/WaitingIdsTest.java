@@ -72,6 +72,7 @@ public class WaitingIdsTest {
         length = 4;
       }
       at += AsksFrame.ROW_FIXED_BYTES + length;
+      at += AsksFrame.extraBytes(frame, at);
     }
     return numbered;
   }
