@@ -813,14 +813,10 @@ impl AbsoluteCapacities {
                     };
                 }
             }
-            self.effective_minimum[i] = Resource {
-                memory_mb: min[i][0],
-                vcores: min[i][1].min(u32::MAX as u64) as u32,
-            };
-            self.effective_maximum[i] = Resource {
-                memory_mb: max[i][0],
-                vcores: max[i][1].min(u32::MAX as u64) as u32,
-            };
+            self.effective_minimum[i] =
+                Resource::new(min[i][0], min[i][1].min(u32::MAX as u64) as u32);
+            self.effective_maximum[i] =
+                Resource::new(max[i][0], max[i][1].min(u32::MAX as u64) as u32);
             if !self.kids[i].is_empty() {
                 self.resolve_children(i, &c, &mut min, &mut max);
             }
