@@ -98,32 +98,12 @@ public class IntraQueuePreemptionTest {
     }
   }
 
-  /**
-   * The priority case's settings: both applications are one user's, the second of a higher
-   * priority. The cluster's maximum application priority is raised from its default 0, under
-   * which every application's priority is capped to 0 and there is nothing to order by.
-   */
-  private static YarnConfiguration priorityConf(boolean capacityScheduler) {
-    YarnConfiguration conf = conf(capacityScheduler, true);
-    conf.setInt(YarnConfiguration.MAX_CLUSTER_LEVEL_APPLICATION_PRIORITY, 10);
-    conf.set(INTRA + "preemption-order-policy", "priority_first");
-    conf.unset(CS + "root.default.minimum-user-limit-percent");
-    return conf;
-  }
-
   private Outcome run(YarnConfiguration conf, int steps) throws Exception {
-    return run(conf, steps, "user2", 0, 0);
-  }
-
-  private Outcome run(YarnConfiguration conf, int steps, String secondUser, int firstPriority,
-      int secondPriority) throws Exception {
     MockRM rm = cluster.start(conf);
     MockNM nm1 = rm.registerNode("h1:1234", NODE_GB * GB, 8);
     MockNM nm2 = rm.registerNode("h2:1234", NODE_GB * GB, 8);
     RMApp first = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
-        .createWithMemory(GB, rm).withQueue("default").withUser("user1")
-        .withAppPriority(org.apache.hadoop.yarn.api.records.Priority.newInstance(firstPriority))
-        .build());
+        .createWithMemory(GB, rm).withQueue("default").withUser("user1").build());
     MockAM amFirst = LocusRmFixture.launchAndRegisterAM(first, rm, nm1);
     amFirst.allocate("*", GB, 2 * NODE_GB - 1, new ArrayList<>());
     List<Container> tasks = new ArrayList<>();
@@ -137,9 +117,7 @@ public class IntraQueuePreemptionTest {
     assertEquals("the first application fills the queue", 2 * NODE_GB - 1, tasks.size());
 
     RMApp second = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
-        .createWithMemory(GB, rm).withQueue("default").withUser(secondUser)
-        .withAppPriority(org.apache.hadoop.yarn.api.records.Priority.newInstance(secondPriority))
-        .build());
+        .createWithMemory(GB, rm).withQueue("default").withUser("user2").build());
     Outcome out = new Outcome();
     MockAM amSecond = null;
     int secondTasks = 0;
@@ -185,27 +163,6 @@ public class IntraQueuePreemptionTest {
     assertEquals("nor does Locus", 0, locus.secondPreempted.size());
     assertTrue("its AM and containers came from the first application: " + cs,
         cs.firstPreempted.size() >= TASKS + 1);
-    assertTrue("as many of the first application's containers preempted (CapacityScheduler "
-        + cs + "; Locus " + locus + ")",
-        Math.abs(cs.firstPreempted.size() - locus.firstPreempted.size()) <= 1);
-  }
-
-  /**
-   * Priority-based: one user's low-priority application fills the queue, then the same user's
-   * high-priority application asks; with {@code priority_first} both schedulers take its AM and
-   * containers from the first.
-   */
-  @Test
-  public void aHigherPriorityApplicationTakesFromALowerOneAsUnderCapacityScheduler()
-      throws Exception {
-    Outcome cs = run(priorityConf(true), GIVE_UP_STEPS, "user1", 1, 5);
-    Outcome locus = run(priorityConf(false), GIVE_UP_STEPS, "user1", 1, 5);
-    LOG.info("priority: CapacityScheduler {}; Locus {}", cs, locus);
-    assertTrue("under CapacityScheduler the second application is served: " + cs,
-        cs.steps > 0);
-    assertTrue("under Locus the second application is served: " + locus, locus.steps > 0);
-    assertEquals("nothing taken from the higher-priority application", 0,
-        cs.secondPreempted.size() + locus.secondPreempted.size());
     assertTrue("as many of the first application's containers preempted (CapacityScheduler "
         + cs + "; Locus " + locus + ")",
         Math.abs(cs.firstPreempted.size() - locus.firstPreempted.size()) <= 1);
