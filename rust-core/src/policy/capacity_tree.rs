@@ -377,7 +377,11 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             let cap = e.capacity_vector.unwrap_or_default();
             for r in 0..2 {
                 if max.get(r).is_none() {
-                    return Err(bad(&e.path, "maximum-capacity", "a resource type missing".into()));
+                    return Err(bad(
+                        &e.path,
+                        "maximum-capacity",
+                        "a resource type missing".into(),
+                    ));
                 }
                 if cap.get(r).is_some() && max.get(r).map(|m| m.kind) == Some(Kind::Weight) {
                     return Err(bad(
@@ -544,8 +548,8 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
         configured_maximum[i] =
             configured_maximum[parent[i].unwrap_or(0)] * (e.maximum_capacity as f32 / 100.0);
     }
-    let absolute = (tree.vector || entries.iter().any(|e| e.minimum_resource.is_some()))
-        .then(|| {
+    let absolute =
+        (tree.vector || entries.iter().any(|e| e.minimum_resource.is_some())).then(|| {
             let nodes = entries
                 .iter()
                 .enumerate()
@@ -824,13 +828,7 @@ impl AbsoluteCapacities {
     }
 
     /// `ResourceCalculationDriver#calculateResources` for the children of `p`.
-    fn resolve_children(
-        &self,
-        p: usize,
-        c: &[f64; 2],
-        min: &mut [[u64; 2]],
-        max: &mut [[u64; 2]],
-    ) {
+    fn resolve_children(&self, p: usize, c: &[f64; 2], min: &mut [[u64; 2]], max: &mut [[u64; 2]]) {
         let kids = &self.kids[p];
         let pmin = [min[p][0] as f64, min[p][1] as f64];
         let pmax = [max[p][0] as f64, max[p][1] as f64];
@@ -839,8 +837,8 @@ impl AbsoluteCapacities {
         // The scale-down ratio of the absolute children; `None`: 1 for every type.
         let mut normalized: Option<[f64; 2]> = None;
         for r in 0..2 {
-            let named = self.nodes[p].parent.is_none()
-                || self.nodes[p].capacity_vector.get(r).is_some();
+            let named =
+                self.nodes[p].parent.is_none() || self.nodes[p].capacity_vector.get(r).is_some();
             if !named {
                 continue;
             }
@@ -927,7 +925,11 @@ impl AbsoluteCapacities {
                     if r != 0 && min[k][0] == 0 {
                         lo = 0.0;
                     }
-                    hi = if hi == 0.0 { pmax[r] } else { java_min(hi, pmax[r]) };
+                    hi = if hi == 0.0 {
+                        pmax[r]
+                    } else {
+                        java_min(hi, pmax[r])
+                    };
                     if hi < lo {
                         lo = hi;
                     }
@@ -1255,7 +1257,7 @@ mod tests {
     }
 
     fn res(memory_mb: u64, vcores: u32) -> Resource {
-        Resource { memory_mb, vcores }
+        Resource::new(memory_mb, vcores)
     }
 
     /// CapacityScheduler's ResourceCalculationDriver worked by hand on one file: per type,
