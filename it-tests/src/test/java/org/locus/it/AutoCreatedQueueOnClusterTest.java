@@ -18,11 +18,13 @@ import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
- * Cloudera-style dynamic queues on the embedded cluster, no {@code locus.policy} set:
- * {@code root.users} creates its children ({@code auto-queue-creation-v2.enabled}, weights)
- * and {@code u:%user:root.users.%user} maps each user there. Hadoop's pi, submitted by a user
- * the file never names, runs in the queue created for that user under CapacityScheduler and
- * under Locus; the RM's report names it and the scheduler REST describes it the same way.
+ * Auto-created queues on the embedded cluster, no {@code locus.policy} set: {@code root.users}
+ * creates its children, either flexibly ({@code auto-queue-creation-v2.enabled}, weights;
+ * Cloudera's dynamic queues) or as a legacy managed parent ({@code auto-create-child-queue
+ * .enabled} with a {@code leaf-queue-template}), and {@code u:%user:root.users.%user} maps each
+ * user there. Hadoop's pi, submitted by a user the file never names, runs in the queue created
+ * for that user under CapacityScheduler and under Locus; the RM's report names it and the
+ * scheduler REST describes it the same way. One HDFS serves both files.
  */
 public class AutoCreatedQueueOnClusterTest {
   private static final String CS = "yarn.scheduler.capacity.";
@@ -47,7 +49,7 @@ public class AutoCreatedQueueOnClusterTest {
     }
   }
 
-  private static Map<String, String> dynamicQueues() {
+  private static Map<String, String> flexible() {
     Map<String, String> s = new LinkedHashMap<>();
     s.put(CS + "root.queues", "default,users");
     s.put(CS + "root.default.capacity", "1w");
@@ -57,11 +59,25 @@ public class AutoCreatedQueueOnClusterTest {
     return s;
   }
 
+  private static Map<String, String> legacy() {
+    Map<String, String> s = new LinkedHashMap<>();
+    s.put(CS + "root.queues", "default,users");
+    s.put(CS + "root.default.capacity", "25");
+    s.put(CS + "root.users.capacity", "75");
+    s.put(CS + "root.users.auto-create-child-queue.enabled", "true");
+    s.put(CS + "root.users.leaf-queue-template.capacity", "40");
+    s.put(CS + "root.users.leaf-queue-template.maximum-capacity", "100");
+    s.put(CS + "root.users.leaf-queue-template.maximum-am-resource-percent", "0.5");
+    s.put(CS + "queue-mappings", "u:%user:root.users.%user");
+    return s;
+  }
+
   /** Runs pi as the new user under {@code scheduler}; returns the queues as REST shows them. */
-  private static Map<String, JsonNode> piAsNewUser(String scheduler) throws Exception {
-    cluster.startYarn(scheduler, dynamicQueues());
+  private static Map<String, JsonNode> piAsNewUser(String scheduler, Map<String, String> file)
+      throws Exception {
+    cluster.startYarn(scheduler, file);
     try {
-      String name = scheduler.substring(scheduler.lastIndexOf('.') + 1);
+      String name = scheduler.substring(scheduler.lastIndexOf('.') + 1) + "-" + file.size();
       BigDecimal pi = UserGroupInformation.createRemoteUser(USER).doAs(
           (PrivilegedExceptionAction<BigDecimal>) () -> {
             Configuration conf = cluster.clientConf();
@@ -75,14 +91,15 @@ public class AutoCreatedQueueOnClusterTest {
     }
   }
 
-  @Test
-  public void piByANewUserRunsInTheQueueCreatedForIt() throws Exception {
-    Map<String, JsonNode> cs = piAsNewUser(CAPACITY_SCHEDULER);
-    Map<String, JsonNode> locus = piAsNewUser(EmbeddedCluster.LOCUS_SCHEDULER);
+  /** Runs the file under both schedulers and compares how REST describes every queue. */
+  private static void sameQueues(Map<String, String> file, String creationMethod)
+      throws Exception {
+    Map<String, JsonNode> cs = piAsNewUser(CAPACITY_SCHEDULER, file);
+    Map<String, JsonNode> locus = piAsNewUser(EmbeddedCluster.LOCUS_SCHEDULER, file);
     assertEquals(cs.keySet(), locus.keySet());
     String leaf = "root.users." + USER;
     assertTrue(cs.toString(), cs.containsKey(leaf));
-    assertEquals("dynamicFlexible", cs.get(leaf).path("creationMethod").asText());
+    assertEquals(creationMethod, cs.get(leaf).path("creationMethod").asText());
     for (String path : cs.keySet()) {
       JsonNode c = cs.get(path);
       JsonNode l = locus.get(path);
@@ -95,5 +112,15 @@ public class AutoCreatedQueueOnClusterTest {
         assertEquals(path + " " + f, c.path(f).asDouble(), l.path(f).asDouble(), 1e-3);
       }
     }
+  }
+
+  @Test
+  public void piByANewUserRunsInTheQueueCreatedForIt() throws Exception {
+    sameQueues(flexible(), "dynamicFlexible");
+  }
+
+  @Test
+  public void piByANewUserRunsInTheLeafItsManagedParentCreated() throws Exception {
+    sameQueues(legacy(), "dynamicLegacy");
   }
 }
