@@ -487,14 +487,7 @@ public class LocusScheduler
         YarnConfiguration.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS)) {
       return true;
     }
-    boolean disabled = false;
-    StringBuilder prefix = new StringBuilder();
-    for (String part : path.split("\\.")) {
-      prefix.append(prefix.length() == 0 ? "" : ".").append(part);
-      disabled = conf.getBoolean(CapacitySchedulerConfiguration.PREFIX + prefix
-          + ".disable_preemption", disabled);
-    }
-    return disabled;
+    return inherited(conf, path, ".disable_preemption");
   }
 
   /**
@@ -510,14 +503,19 @@ public class LocusScheduler
         CapacitySchedulerConfiguration.DEFAULT_INTRAQUEUE_PREEMPTION_ENABLED)) {
       return true;
     }
-    boolean disabled = false;
+    return inherited(conf, path, ".intra-queue-preemption.disable_preemption");
+  }
+
+  /** A per-queue flag as CapacityScheduler reads it: the queue's own, else its nearest
+   * ancestor's, else false. */
+  private static boolean inherited(Configuration conf, String path, String key) {
+    boolean set = false;
     StringBuilder prefix = new StringBuilder();
     for (String part : path.split("\\.")) {
       prefix.append(prefix.length() == 0 ? "" : ".").append(part);
-      disabled = conf.getBoolean(CapacitySchedulerConfiguration.PREFIX + prefix
-          + ".intra-queue-preemption.disable_preemption", disabled);
+      set = conf.getBoolean(CapacitySchedulerConfiguration.PREFIX + prefix + key, set);
     }
-    return disabled;
+    return set;
   }
 
   /**
