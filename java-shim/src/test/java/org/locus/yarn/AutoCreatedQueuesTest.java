@@ -95,11 +95,25 @@ public class AutoCreatedQueuesTest {
     }
   }
 
+  /**
+   * A created parent and its leaf stay across {@code -refreshQueues}; the next leaf joins the
+   * same parent.
+   */
+  @Test
+  public void aCreatedParentStaysAcrossARefresh() throws Exception {
+    AgainstCapacityScheduler.compare(cluster, usersParent(), run -> {
+      run.submit("alice", "root.users.alice.a1");
+      run.refresh(AgainstCapacityScheduler.CS + "root.default.maximum-capacity", "90");
+      run.submit("alice", "root.users.alice.a2");
+      run.submit("bob", "root.users.bob.b1");
+      run.running();
+    }, Under.LOCUS_CAPACITY);
+  }
+
   /** A mapping to a queue under a parent yet to be created creates both, as CS does. */
   @Test
   public void aMappingToAQueueUnderAParentYetToBeCreatedCreatesBoth() throws Exception {
-    Setup setup = usersParent().cs("queue-mappings",
-        "u:alice:root.users.team.alice,u:bob:root.users.team.bob");
+    Setup setup = usersParent().cs("queue-mappings", "u:%user:root.users.team.%user");
     List<String> cs = AgainstCapacityScheduler.compare(cluster, setup, run -> {
       run.submit("alice", "default");
       run.submit("bob", "default");
