@@ -20,11 +20,13 @@ import org.junit.Test;
 /**
  * Auto-created queues on the embedded cluster, no {@code locus.policy} set: {@code root.users}
  * creates its children, either flexibly ({@code auto-queue-creation-v2.enabled}, weights;
- * Cloudera's dynamic queues) or as a legacy managed parent ({@code auto-create-child-queue
- * .enabled} with a {@code leaf-queue-template}), and {@code u:%user:root.users.%user} maps each
- * user there. Hadoop's pi, submitted by a user the file never names, runs in the queue created
- * for that user under CapacityScheduler and under Locus; the RM's report names it and the
- * scheduler REST describes it the same way. One HDFS serves both files.
+ * Cloudera's dynamic queues), with {@code u:%user:root.users.team.%user} mapping each user to
+ * a leaf under a parent created on the way from {@code parent-template.*}, or as a legacy
+ * managed parent ({@code auto-create-child-queue.enabled} with a {@code leaf-queue-template}),
+ * with {@code u:%user:root.users.%user}. Hadoop's pi, submitted by a user the file never
+ * names, runs in the queue created for that user under CapacityScheduler and under Locus; the
+ * RM's report names it and the scheduler REST describes it the same way. One HDFS serves both
+ * files.
  */
 public class AutoCreatedQueueOnClusterTest {
   private static final String CS = "yarn.scheduler.capacity.";
@@ -55,7 +57,8 @@ public class AutoCreatedQueueOnClusterTest {
     s.put(CS + "root.default.capacity", "1w");
     s.put(CS + "root.users.capacity", "3w");
     s.put(CS + "root.users.auto-queue-creation-v2.enabled", "true");
-    s.put(CS + "queue-mappings", "u:%user:root.users.%user");
+    s.put(CS + "root.users.auto-queue-creation-v2.parent-template.maximum-capacity", "80");
+    s.put(CS + "queue-mappings", "u:%user:root.users.team.%user");
     return s;
   }
 
@@ -73,8 +76,8 @@ public class AutoCreatedQueueOnClusterTest {
   }
 
   /** Runs pi as the new user under {@code scheduler}; returns the queues as REST shows them. */
-  private static Map<String, JsonNode> piAsNewUser(String scheduler, Map<String, String> file)
-      throws Exception {
+  private static Map<String, JsonNode> piAsNewUser(String scheduler, Map<String, String> file,
+      String leaf) throws Exception {
     cluster.startYarn(scheduler, file);
     try {
       String name = scheduler.substring(scheduler.lastIndexOf('.') + 1) + "-" + file.size();
@@ -84,7 +87,7 @@ public class AutoCreatedQueueOnClusterTest {
             return QuasiMonteCarlo.estimatePi(1, 10, new Path("/tmp/pi-" + name), conf);
           });
       assertEquals(scheduler + ": pi", 3.0, pi.doubleValue(), 1.0);
-      ClusterRest.assertOneFinishedAppIn(cluster, scheduler, "root.users." + USER);
+      ClusterRest.assertOneFinishedAppIn(cluster, scheduler, leaf);
       return ClusterRest.schedulerQueues(cluster);
     } finally {
       cluster.stopYarn();
@@ -92,12 +95,11 @@ public class AutoCreatedQueueOnClusterTest {
   }
 
   /** Runs the file under both schedulers and compares how REST describes every queue. */
-  private static void sameQueues(Map<String, String> file, String creationMethod)
+  private static void sameQueues(Map<String, String> file, String leaf, String creationMethod)
       throws Exception {
-    Map<String, JsonNode> cs = piAsNewUser(CAPACITY_SCHEDULER, file);
-    Map<String, JsonNode> locus = piAsNewUser(EmbeddedCluster.LOCUS_SCHEDULER, file);
+    Map<String, JsonNode> cs = piAsNewUser(CAPACITY_SCHEDULER, file, leaf);
+    Map<String, JsonNode> locus = piAsNewUser(EmbeddedCluster.LOCUS_SCHEDULER, file, leaf);
     assertEquals(cs.keySet(), locus.keySet());
-    String leaf = "root.users." + USER;
     assertTrue(cs.toString(), cs.containsKey(leaf));
     assertEquals(creationMethod, cs.get(leaf).path("creationMethod").asText());
     for (String path : cs.keySet()) {
@@ -116,11 +118,11 @@ public class AutoCreatedQueueOnClusterTest {
 
   @Test
   public void piByANewUserRunsInTheQueueCreatedForIt() throws Exception {
-    sameQueues(flexible(), "dynamicFlexible");
+    sameQueues(flexible(), "root.users.team." + USER, "dynamicFlexible");
   }
 
   @Test
   public void piByANewUserRunsInTheLeafItsManagedParentCreated() throws Exception {
-    sameQueues(legacy(), "dynamicLegacy");
+    sameQueues(legacy(), "root.users." + USER, "dynamicLegacy");
   }
 }

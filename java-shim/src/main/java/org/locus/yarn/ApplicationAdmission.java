@@ -58,8 +58,11 @@ final class ApplicationAdmission {
     /** An application was accepted into the leaf at {@code path}. */
     void submittedTo(String path);
 
-    /** The lists the leaf at {@code path} would have once created. */
-    Map<AccessType, AccessControlList> aclsOf(String path);
+    /**
+     * The lists of the queues a submission to {@code path} would create (the leaf and the
+     * parents missing above it); any of them may admit it.
+     */
+    java.util.List<Map<AccessType, AccessControlList>> aclsOf(String path);
   }
 
   ApplicationAdmission(LocusRootQueue root,
@@ -201,11 +204,13 @@ final class ApplicationAdmission {
     if (user == null) {
       return false;
     }
-    Map<AccessType, AccessControlList> acls = creator.aclsOf(queue);
-    for (AccessType t : new AccessType[] {AccessType.SUBMIT_APP, AccessType.ADMINISTER_QUEUE}) {
-      AccessControlList list = acls.get(t);
-      if (list != null && list.isUserAllowed(user)) {
-        return true;
+    for (Map<AccessType, AccessControlList> acls : creator.aclsOf(queue)) {
+      for (AccessType t : new AccessType[] {AccessType.SUBMIT_APP,
+          AccessType.ADMINISTER_QUEUE}) {
+        AccessControlList list = acls.get(t);
+        if (list != null && list.isUserAllowed(user)) {
+          return true;
+        }
       }
     }
     return false;

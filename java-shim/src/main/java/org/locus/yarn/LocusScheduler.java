@@ -170,9 +170,9 @@ public class LocusScheduler
           }
 
           @Override
-          public java.util.Map<org.apache.hadoop.yarn.security.AccessType,
-              org.apache.hadoop.security.authorize.AccessControlList> aclsOf(String path) {
-            return queueFile.createdLeafAcls(path);
+          public java.util.List<java.util.Map<org.apache.hadoop.yarn.security.AccessType,
+              org.apache.hadoop.security.authorize.AccessControlList>> aclsOf(String path) {
+            return queueFile.createdQueueAcls(path);
           }
         });
     this.priorities = new ApplicationPriorities(applications, link, rmContext, this::queuePath);
@@ -331,6 +331,13 @@ public class LocusScheduler
     try {
       String queues = configureQueues(capacityQueues, conf);
       priorities.readQueueSettings(file, conf);
+      // A created parent's idle time starts again with each child added to it, as
+      // CapacityScheduler's ParentQueue#addDynamicChildQueue counts it.
+      for (String p = path; p.lastIndexOf('.') > 0; p = p.substring(0, p.lastIndexOf('.'))) {
+        if (!inForce.isCreated(p) && file.isCreated(p)) {
+          submittedTo(p.substring(0, p.lastIndexOf('.')));
+        }
+      }
       LOG.info("Created queue {} on submission; {}", path, queues);
     } catch (IOException | RuntimeException e) {
       queueFile = inForce;
@@ -352,7 +359,8 @@ public class LocusScheduler
   }
 
   /**
-   * The created leaves CapacityScheduler's deletion policy would mark: no applications, and
+   * The created queues CapacityScheduler's deletion policy would mark: leaves with no
+   * applications and parents with no children, with
    * {@code auto-queue-creation-v2.queue-auto-removal.enable} (default true) on.
    */
   synchronized java.util.Set<String> removableCreatedQueues() {
@@ -372,13 +380,21 @@ public class LocusScheduler
         out.add(path);
       }
     }
+    for (String parent : file.emptyCreatedParents()) {
+      if (file.configuration().isAutoExpiredDeletionEnabled(
+          new org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath(
+              parent))) {
+        out.add(parent);
+      }
+    }
     return out;
   }
 
   /**
-   * Removes the created leaf at {@code path} if it is still removable and no submission reached
-   * it for longer than {@code auto-queue-creation-v2.queue-expiration-time}, as
-   * CapacityScheduler removes an inactive dynamic queue.
+   * Removes the created queue at {@code path} if it is still removable and no submission
+   * reached it (no child was added to a parent) for longer than
+   * {@code auto-queue-creation-v2.queue-expiration-time}, as CapacityScheduler removes an
+   * inactive dynamic queue.
    */
   synchronized void removeIdleCreatedQueue(String path) {
     QueueFile inForce = queueFile;

@@ -35,6 +35,17 @@ public class AutoCreatedQueueDeletionTest {
   public final LocusRmFixture cluster = new LocusRmFixture();
 
   private List<String> run(boolean capacityScheduler) throws Exception {
+    return run(capacityScheduler, new String[] {"root.users.alice", "root.users.bob",
+        "root.users.carol"}, new int[] {0, 2}, 2);
+  }
+
+  /**
+   * Submits one application to each of {@code queues} (users alice, bob, ... in turn), kills
+   * those at {@code killed}, waits out the expiration time, then runs the policy
+   * {@code rounds} times.
+   */
+  private List<String> run(boolean capacityScheduler, String[] queues, int[] killed,
+      int rounds) throws Exception {
     YarnConfiguration conf = LocusRmFixture.locusConf();
     if (capacityScheduler) {
       conf.setClass(YarnConfiguration.RM_SCHEDULER, CapacityScheduler.class,
@@ -54,12 +65,13 @@ public class AutoCreatedQueueDeletionTest {
       MockNM nm = rm.registerNode("h1:1234", 8 * LocusRmFixture.GB, 8);
       nm.nodeHeartbeat(true);
       List<RMApp> apps = new ArrayList<>();
-      for (String user : new String[] {"alice", "bob", "carol"}) {
+      String[] users = {"alice", "bob", "carol", "dave"};
+      for (int i = 0; i < queues.length; i++) {
         apps.add(MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
-            .createWithMemory(LocusRmFixture.GB, rm).withUser(user)
-            .withQueue("root.users." + user).build()));
+            .createWithMemory(LocusRmFixture.GB, rm).withUser(users[i])
+            .withQueue(queues[i]).build()));
       }
-      for (int i : new int[] {0, 2}) {
+      for (int i : killed) {
         rm.killApp(apps.get(i).getApplicationId());
         rm.waitForState(apps.get(i).getApplicationId(), RMAppState.KILLED);
       }
@@ -71,7 +83,7 @@ public class AutoCreatedQueueDeletionTest {
       SchedulingEditPolicy policy = capacityScheduler ? new AutoCreatedQueueDeletionPolicy()
           : new LocusQueueDeletionPolicy();
       policy.init(conf, rm.getRMContext(), rm.getResourceScheduler());
-      for (int round = 0; round < 2; round++) {
+      for (int round = 0; round < rounds; round++) {
         policy.editSchedule();
         LocusRmFixture.settle(rm);
       }
@@ -82,12 +94,15 @@ public class AutoCreatedQueueDeletionTest {
     }
   }
 
-  /** The children of root.users, as the RM's queue records list them. */
+  /** The queues under root.users, as the RM's queue records list them, by path. */
   private static List<String> present(MockRM rm) throws IOException {
     List<String> out = new ArrayList<>();
-    for (QueueInfo child : rm.getResourceScheduler().getQueueInfo("root.users", true, false)
+    for (QueueInfo child : rm.getResourceScheduler().getQueueInfo("root.users", true, true)
         .getChildQueues()) {
       out.add(child.getQueueName());
+      for (QueueInfo grandchild : child.getChildQueues()) {
+        out.add(child.getQueueName() + "." + grandchild.getQueueName());
+      }
     }
     java.util.Collections.sort(out);
     return out;
@@ -98,5 +113,19 @@ public class AutoCreatedQueueDeletionTest {
     List<String> cs = run(true);
     assertEquals("[before: [alice, bob, carol], after: [bob, carol]]", cs.toString());
     assertEquals(cs, run(false));
+  }
+
+  /**
+   * A created parent left without children once its idle leaf is removed goes too, two rounds
+   * later (it is marked first, as any queue); one whose other leaf still runs an application
+   * stays with it.
+   */
+  @Test
+  public void aCreatedParentLeftEmptyIsRemovedAfterItsLeaf() throws Exception {
+    String[] queues = {"root.users.alice.a", "root.users.bob.b", "root.users.bob.c"};
+    List<String> cs = run(true, queues, new int[] {0, 1}, 4);
+    assertEquals("[before: [alice, alice.a, bob, bob.b, bob.c], after: [bob, bob.c]]",
+        cs.toString());
+    assertEquals(cs, run(false, queues, new int[] {0, 1}, 4));
   }
 }

@@ -43,9 +43,9 @@ public class AutoCreatedQueuesTest {
   }
 
   /**
-   * By full path: the first user's queue is created; past max-queues, under a leaf, under no
-   * queue or two levels down (a parent on the fly, which Locus does not create), both refuse
-   * the queue as unknown (Locus adds why; CapacityScheduler's diagnostics repeat their start).
+   * By full path: the first user's queue is created; past max-queues, under a leaf or under a
+   * parent that creates no queues, both refuse the queue as unknown (Locus adds why;
+   * CapacityScheduler's diagnostics repeat their start).
    */
   @Test
   public void aSubmissionByFullPathCreatesTheQueueWhereThePathAllowsIt() throws Exception {
@@ -66,6 +66,62 @@ public class AutoCreatedQueuesTest {
         + "priority 0"));
     assertEquals("submit app2 by bob to root.users.bob: FAILED unknown queue: root.users.bob",
         cs.get(1));
+  }
+
+  /**
+   * A path two levels below the static parent creates the parent on the way (itself creating
+   * its children) and the leaf under it; a second leaf joins that parent; a path deeper than
+   * {@code maximum-queue-depth} (2 by default, here 3 on one run) or under a leaf is refused,
+   * the same way under both.
+   */
+  @Test
+  public void aSubmissionTwoLevelsDownCreatesItsParentOnTheWay() throws Exception {
+    AgainstCapacityScheduler.Script script = run -> {
+      run.submit("alice", "root.users.alice.app1");
+      run.submit("alice", "root.users.alice.app2");
+      run.submit("bob", "root.users.bob.x.y");
+      run.submit("carol", "root.default.carol.x");
+      run.running();
+    };
+    for (Setup setup : new Setup[] {usersParent(), usersParent()
+        .cs("root.users.auto-queue-creation-v2.maximum-queue-depth", "3")}) {
+      List<String> cs = unknownQueues(AgainstCapacityScheduler.run(cluster,
+          Under.CAPACITY_SCHEDULER, setup, script));
+      List<String> locus = unknownQueues(AgainstCapacityScheduler.run(cluster,
+          Under.LOCUS_CAPACITY, setup, script));
+      assertEquals(String.join("\n", cs), String.join("\n", locus));
+      assertTrue(String.join("\n", cs), cs.get(1).endsWith("ACCEPTED in "
+          + "root.users.alice.app2 at priority 0"));
+    }
+  }
+
+  /**
+   * A created parent and its leaf stay across {@code -refreshQueues}; the next leaf joins the
+   * same parent.
+   */
+  @Test
+  public void aCreatedParentStaysAcrossARefresh() throws Exception {
+    AgainstCapacityScheduler.compare(cluster, usersParent(), run -> {
+      run.submit("alice", "root.users.alice.a1");
+      run.refresh(AgainstCapacityScheduler.CS + "root.default.maximum-capacity", "90");
+      run.submit("alice", "root.users.alice.a2");
+      run.submit("bob", "root.users.bob.b1");
+      run.running();
+    }, Under.LOCUS_CAPACITY);
+  }
+
+  /** A mapping to a queue under a parent yet to be created creates both, as CS does. */
+  @Test
+  public void aMappingToAQueueUnderAParentYetToBeCreatedCreatesBoth() throws Exception {
+    Setup setup = usersParent().cs("queue-mappings", "u:%user:root.users.team.%user");
+    List<String> cs = AgainstCapacityScheduler.compare(cluster, setup, run -> {
+      run.submit("alice", "default");
+      run.submit("bob", "default");
+      run.submit("alice", "default");
+      run.running();
+    }, Under.LOCUS_CAPACITY);
+    assertTrue(String.join("\n", cs), cs.get(0).endsWith("ACCEPTED in root.users.team.alice at "
+        + "priority 0"));
   }
 
   private static List<String> unknownQueues(List<String> transcript) {
@@ -91,6 +147,25 @@ public class AutoCreatedQueuesTest {
       run.submit("bob", "root.users.bob");
       run.submit("carol", "root.users.carol");
       run.submit("alice", "root.users.alice");
+      run.showAcls("alice");
+      run.running();
+    }, Under.LOCUS_CAPACITY);
+  }
+
+  /**
+   * With root closed, a parent yet to be created admits whom the static parent's
+   * {@code parent-template} lists name, on its first leaf and on the next ones; another user
+   * is refused its own parent, as the lists say.
+   */
+  @Test
+  public void theParentTemplatesAclsDecideWhoMayCreateAParent() throws Exception {
+    Setup setup = usersParent().aclsOn().rootClosed()
+        .cs("root.users.auto-queue-creation-v2.parent-template.acl_submit_applications",
+            "alice");
+    AgainstCapacityScheduler.compare(cluster, setup, run -> {
+      run.submit("alice", "root.users.alice.a1");
+      run.submit("bob", "root.users.bob.b1");
+      run.submit("alice", "root.users.alice.a2");
       run.showAcls("alice");
       run.running();
     }, Under.LOCUS_CAPACITY);

@@ -556,4 +556,29 @@ public class CapacityFileTest {
     assertFalse(listed, listed.contains(CS + "root.eng.etl.capacity"));
     assertFalse(listed, listed.contains("acl_submit_applications"));
   }
+
+  /**
+   * A flexible parent's parent-template keys are honoured where they name what a created parent
+   * honours (its own keys, its templates, its creation keys), and so is the depth bound; what
+   * they name beyond that is listed like any other key.
+   */
+  @Test
+  public void parentTemplateKeysAreHonouredWhereTheirKeyIs() throws Exception {
+    YarnConfiguration conf = new YarnConfiguration();
+    String v2 = "auto-queue-creation-v2.";
+    String users = CS + "root.users." + v2;
+    conf.set(CS + "root.queues", "default,users");
+    conf.set(CS + "root.default.capacity", "1w");
+    conf.set(CS + "root.users.capacity", "1w");
+    conf.set(users + "enabled", "true");
+    conf.set(users + "maximum-queue-depth", "3");
+    conf.set(users + "parent-template.maximum-capacity", "50");
+    conf.set(users + "parent-template." + v2 + "max-queues", "20");
+    conf.set(users + "parent-template." + v2 + "leaf-template.capacity", "2w");
+    conf.set(users + "parent-template." + v2 + "parent-template.maximum-capacity", "40");
+    conf.set(users + "parent-template.ordering-policy", "fair");
+    QueueFile file = QueueFile.parse(new CapacitySchedulerConfiguration(conf, false));
+    String listed = file.unhonoured().toString();
+    assertEquals(listed, "[" + users + "parent-template.ordering-policy=fair]", listed);
+  }
 }

@@ -54,8 +54,9 @@ import org.slf4j.LoggerFactory;
  * modes in ways CapacityScheduler refuses are refused with its words. The core checks and
  * enforces the figures, and refuses at start (naming the key, under every policy) what Locus
  * cannot honour at all: the legacy auto-created queues and vector entries of resource types
- * other than memory and vcores, which this class only finds and passes on. Leaves created on a submission under a parent with
- * {@code auto-queue-creation-v2.enabled} ({@link #withCreated}) join the tree as the file's. Every other {@code yarn.scheduler.capacity.*} key Locus does
+ * other than memory and vcores, which this class only finds and passes on. Queues created on a submission under a parent with
+ * {@code auto-queue-creation-v2.enabled} ({@link #withCreated}: the leaf, and the parents
+ * missing above it) join the tree as the file's. Every other {@code yarn.scheduler.capacity.*} key Locus does
  * not honour is listed for the log.
  *
  * <p>Immutable: a refresh reads a new one.
@@ -79,9 +80,11 @@ public final class QueueFile {
       "default-node-label-expression"));
   /** Per-queue keys of the queues created on the fly that Locus honours. */
   private static final Set<String> CREATION_KEYS = new HashSet<>(Arrays.asList(
-      "auto-queue-creation-v2.enabled", "auto-queue-creation-v2.max-queues"));
+      "auto-queue-creation-v2.enabled", "auto-queue-creation-v2.max-queues",
+      CapacitySchedulerConfiguration.MAXIMUM_QUEUE_DEPTH));
   private static final String TEMPLATE = "auto-queue-creation-v2.template.";
   private static final String LEAF_TEMPLATE = "auto-queue-creation-v2.leaf-template.";
+  private static final String PARENT_TEMPLATE = "auto-queue-creation-v2.parent-template.";
   /** Per-queue keys of a managed parent (the legacy auto-created queues) that Locus honours. */
   private static final Set<String> LEGACY_KEYS = new HashSet<>(Arrays.asList(
       CapacitySchedulerConfiguration.AUTO_CREATE_CHILD_QUEUE_ENABLED,
@@ -95,7 +98,8 @@ public final class QueueFile {
   /** Global keys Locus honours. */
   private static final Set<String> GLOBAL_KEYS = new HashSet<>(Arrays.asList(
       "maximum-applications", "maximum-am-resource-percent", "queue-mappings",
-      "queue-mappings-override.enable", "legacy-queue-mode.enabled"));
+      "queue-mappings-override.enable", "legacy-queue-mode.enabled",
+      CapacitySchedulerConfiguration.MAXIMUM_QUEUE_DEPTH));
 
   private final String treeJson;
   private final List<String> paths;
@@ -106,8 +110,10 @@ public final class QueueFile {
   private final CapacitySchedulerConfiguration cs;
   /** The file as read, before any created queue's template was applied. */
   private final CapacitySchedulerConfiguration source;
-  /** Leaves created on the fly, in creation order. */
+  /** Queues created on the fly, in creation order (a parent before its children). */
   private final List<String> created;
+  /** The queues of {@link #created} that were created as parents. */
+  private final Set<String> createdParents;
   /**
    * Leaves created under a managed parent that were given no guarantee (its guaranteed
    * capacity was handed out when they came).
@@ -123,8 +129,8 @@ public final class QueueFile {
 
   private QueueFile(String treeJson, List<String> paths, Map<String, Float> weights,
       AbsoluteCapacities absolute, CapacitySchedulerConfiguration cs,
-      CapacitySchedulerConfiguration source, List<String> created, Set<String> zeroed,
-      Map<String, Float> ofCluster, List<String> unhonoured) {
+      CapacitySchedulerConfiguration source, List<String> created, Set<String> createdParents,
+      Set<String> zeroed, Map<String, Float> ofCluster, List<String> unhonoured) {
     this.treeJson = treeJson;
     this.paths = paths;
     this.weights = weights;
@@ -132,6 +138,7 @@ public final class QueueFile {
     this.cs = cs;
     this.source = source;
     this.created = created;
+    this.createdParents = createdParents;
     this.zeroed = zeroed;
     this.ofCluster = ofCluster;
     this.unhonoured = unhonoured;
@@ -170,35 +177,53 @@ public final class QueueFile {
 
   /** Builds the tree from an already loaded configuration (tests, and {@link #read}). */
   public static QueueFile parse(CapacitySchedulerConfiguration cs) throws IOException {
-    return parse(cs, Collections.<String>emptyList(), Collections.<String>emptySet());
+    return parse(cs, Collections.<String>emptyList(), Collections.<String>emptySet(),
+        Collections.<String>emptySet());
   }
 
   /**
-   * The tree of {@code source} with the leaves created on the fly so far, each configured as
-   * CapacityScheduler configures a new leaf: its parent's templates
-   * ({@code auto-queue-creation-v2.template.*}, {@code leaf-template.*}) under what the file
-   * sets for the queue itself, a weight of 1 when neither sets a capacity, and an AM share of
-   * 100 % when neither sets {@code maximum-am-resource-percent}. A leaf under a managed parent
+   * The tree of {@code source} with the queues created on the fly so far, each configured as
+   * CapacityScheduler configures a new queue: its parent's templates
+   * ({@code auto-queue-creation-v2.template.*}, with {@code leaf-template.*} for a leaf and
+   * {@code parent-template.*} for a parent in {@code parents}) under what the file sets for
+   * the queue itself, and a weight of 1 when neither sets a capacity; a leaf's AM share is
+   * 100 % when neither sets {@code maximum-am-resource-percent}, a parent creates its own
+   * children. A leaf under a managed parent
    * (the legacy {@code auto-create-child-queue.enabled}) is configured as CapacityScheduler's
    * AutoCreatedLeafQueue: the parent's {@code leaf-queue-template.*} keys as its own, over
    * what the file sets for it, and the template's capacity, or 0 when it is in
    * {@code zeroed}.
    */
   private static QueueFile parse(CapacitySchedulerConfiguration source, List<String> created,
-      Set<String> zeroed) throws IOException {
+      Set<String> parents, Set<String> zeroed) throws IOException {
     CapacitySchedulerConfiguration cs = source;
     if (!created.isEmpty()) {
       cs = new CapacitySchedulerConfiguration(source, false);
+      // A created parent's templates as CapacityScheduler reads them: before its own parent's
+      // templates are applied to it (AbstractParentQueue#setupQueueConfigs), so what
+      // parent-template.* gives it reaches its keys but not its children.
+      Map<String, AutoCreatedQueueTemplate> templates = new HashMap<>();
       for (String leaf : created) {
         QueuePath qp = new QueuePath(leaf);
         if (managed(source, qp.getParent())) {
           legacyLeaf(source, cs, leaf, zeroed.contains(leaf));
           continue;
         }
-        new AutoCreatedQueueTemplate(cs, new QueuePath(qp.getParent()))
-            .setTemplateEntriesForChild(cs, qp, true);
+        boolean parent = parents.contains(leaf);
+        if (parent) {
+          templates.put(leaf, new AutoCreatedQueueTemplate(cs, qp));
+        }
+        AutoCreatedQueueTemplate above = templates.get(qp.getParent());
+        (above != null ? above : new AutoCreatedQueueTemplate(cs, new QueuePath(qp.getParent())))
+            .setTemplateEntriesForChild(cs, qp, !parent);
         if (cs.get(PREFIX + leaf + ".capacity") == null) {
           cs.set(PREFIX + leaf + ".capacity", "1w");
+        }
+        if (parent) {
+          // CapacityScheduler's created parent creates its children whatever its keys say.
+          cs.setBoolean(PREFIX + leaf + "."
+              + CapacitySchedulerConfiguration.AUTO_QUEUE_CREATION_V2_ENABLED, true);
+          continue;
         }
         if (cs.get(PREFIX + leaf + ".maximum-am-resource-percent") == null) {
           // CapacityScheduler's created leaf does not inherit the global percentage: its AMs
@@ -208,8 +233,7 @@ public final class QueueFile {
         }
       }
     }
-    QueueFile file = parse(cs, source, created, zeroed);
-    return file;
+    return parse(cs, source, created, parents, zeroed);
   }
 
   /**
@@ -246,8 +270,8 @@ public final class QueueFile {
   }
 
   private static QueueFile parse(CapacitySchedulerConfiguration cs,
-      CapacitySchedulerConfiguration source, List<String> created, Set<String> zeroed)
-      throws IOException {
+      CapacitySchedulerConfiguration source, List<String> created, Set<String> parents,
+      Set<String> zeroed) throws IOException {
     List<String> paths = new ArrayList<>();
     ArrayNode queues = JSON.createArrayNode();
     ObjectNode tree = JSON.createObjectNode();
@@ -282,6 +306,7 @@ public final class QueueFile {
     return new QueueFile(none ? null : JSON.writeValueAsString(tree),
         Collections.unmodifiableList(paths), Collections.unmodifiableMap(weights), absolute, cs,
         source, Collections.unmodifiableList(new ArrayList<>(created)),
+        Collections.unmodifiableSet(new HashSet<>(parents)),
         Collections.unmodifiableSet(new HashSet<>(zeroed)), ofCluster,
         unhonoured(cs, new HashSet<>(paths)));
   }
@@ -770,10 +795,11 @@ public final class QueueFile {
   }
 
   /**
-   * Whether a submission to {@code path} may create it: a path one level below a queue of
-   * the file that creates its children ({@code auto-queue-creation-v2.enabled} or
-   * {@code auto-create-child-queue.enabled}), not yet a queue. Locus creates leaves only there
-   * (no parents on the fly).
+   * Whether a submission to {@code path} may create it: a path that is not a queue yet, one
+   * level below a queue that creates its children ({@code auto-queue-creation-v2.enabled} or
+   * {@code auto-create-child-queue.enabled}), or further below one with
+   * {@code auto-queue-creation-v2.enabled}, its parents created on the way, within
+   * {@code auto-queue-creation-v2.maximum-queue-depth} ({@link #toCreate}).
    */
   public boolean mayCreate(String path) {
     path = fullPath(path);
@@ -785,7 +811,78 @@ public final class QueueFile {
       return false;
     }
     String parent = path.substring(0, dot);
-    return paths.contains(parent) && createsChildren(cs, parent);
+    if (paths.contains(parent) && createsChildren(cs, parent)) {
+      return true;
+    }
+    try {
+      toCreate(path);
+      return true;
+    } catch (CreationRefused e) {
+      return false;
+    }
+  }
+
+  private static String parentOf(String path) {
+    int dot = path.lastIndexOf('.');
+    return dot <= 0 ? null : path.substring(0, dot);
+  }
+
+  /** A queue of the file itself, not one created on the fly. */
+  private boolean isStatic(String path) {
+    return paths.contains(path) && !created.contains(path);
+  }
+
+  /**
+   * The queues a submission to {@code path} creates, outer ones first, the leaf last, as
+   * CapacitySchedulerQueueManager#determineMissingParents finds them: the parents missing
+   * between the leaf and the nearest queue above it; the leaf at most the first static
+   * ancestor's {@code auto-queue-creation-v2.maximum-queue-depth} levels below it (counting
+   * the created parents on the way); the nearest queue a parent that creates its children
+   * (a created parent always does).
+   *
+   * @throws CreationRefused with CapacityScheduler's message
+   */
+  private List<String> toCreate(String path) throws CreationRefused {
+    String parent = parentOf(path);
+    if (parent == null || path.endsWith(".")) {
+      throw new CreationRefused("Can not auto create queue " + path
+          + " due to missing ParentQueue path.");
+    }
+    java.util.LinkedList<String> out = new java.util.LinkedList<>();
+    out.add(path);
+    int distance = 1;
+    String existing = paths.contains(parent) ? parent : null;
+    String candidate = parent;
+    while (candidate != null && !isStatic(candidate)) {
+      distance++;
+      if (existing == null) {
+        out.addFirst(candidate);
+      }
+      candidate = parentOf(candidate);
+      if (existing == null && candidate != null && paths.contains(candidate)) {
+        existing = candidate;
+      }
+    }
+    if (existing == null || candidate == null) {
+      throw new CreationRefused("Could not auto-create queue " + path
+          + " parent queue does not exist.");
+    }
+    int depth = cs.getMaximumAutoCreatedQueueDepth(new QueuePath(candidate));
+    if (distance > depth) {
+      throw new CreationRefused("Could not auto create queue " + path + ". The distance of "
+          + "the LeafQueue from the first static ParentQueue is " + distance + ", which is "
+          + "above the limit.");
+    }
+    if (!ROOT.equals(existing) && children(existing).isEmpty()
+        && !createsChildren(cs, existing)) {
+      throw new CreationRefused("Could not auto create hierarchy of " + path + ". Queue "
+          + parent + " is not a ParentQueue.");
+    }
+    if (!createsChildren(cs, existing)) {
+      throw new CreationRefused("Auto creation of queue " + path
+          + " is not enabled under parent " + existing);
+    }
+    return out;
   }
 
   /**
@@ -793,7 +890,9 @@ public final class QueueFile {
    * fly (CapacitySchedulerQueueManager#createQueue, ParentQueue#addDynamicLeafQueue): under a
    * parent that allows it, within its {@code auto-queue-creation-v2.max-queues} (its static
    * and created children together), and, in the legacy queue mode, only among siblings that
-   * all use weights. Under a managed parent, as ManagedParentQueue#addChildQueue: within its
+   * all use weights; the parents missing on the way ({@link #toCreate}) are created first,
+   * each the same way (ParentQueue#addDynamicParentQueue). Under a managed parent, as
+   * ManagedParentQueue#addChildQueue: within its
    * {@code auto-create-child-queue.max-queues}, and with the template's guarantee while the
    * guarantees handed out leave room for it, else none (GuaranteedOrZeroCapacityOverTimePolicy)
    * or, with {@code fail-on-exceeding-parent-capacity}, no queue. The core checks the new tree
@@ -802,25 +901,22 @@ public final class QueueFile {
    * @throws CreationRefused with CapacityScheduler's message
    */
   public QueueFile withCreated(String path) throws CreationRefused, IOException {
-    int dot = path.lastIndexOf('.');
-    if (dot <= 0) {
-      throw new CreationRefused("Can not auto create queue " + path
-          + " due to missing ParentQueue path.");
+    String parent = parentOf(path);
+    if (parent != null && paths.contains(parent) && managed(cs, parent)) {
+      return withLegacyCreated(path, parent, children(parent));
     }
-    String parent = path.substring(0, dot);
-    if (!paths.contains(parent)) {
-      throw new CreationRefused("Could not auto-create queue " + path + ": its parent "
-          + parent + " is not a queue of " + YarnConfiguration.CS_CONFIGURATION_FILE
-          + "; Locus creates leaf queues only directly under a parent configured there");
+    QueueFile file = this;
+    for (String queue : toCreate(path)) {
+      file = file.withOneCreated(queue, !queue.equals(path));
     }
-    if (!createsChildren(cs, parent)) {
-      throw new CreationRefused("Auto creation of queue " + path
-          + " is not enabled under parent " + parent);
-    }
+    return file;
+  }
+
+  /** The file with one queue added under its parent, which exists and creates children. */
+  private QueueFile withOneCreated(String path, boolean asParent)
+      throws CreationRefused, IOException {
+    String parent = parentOf(path);
     List<String> siblings = children(parent);
-    if (managed(cs, parent)) {
-      return withLegacyCreated(path, parent, siblings);
-    }
     int max = cs.getAutoCreatedQueuesV2MaxChildQueuesLimit(new QueuePath(parent));
     if (siblings.size() >= max) {
       throw new CreationRefused("Cannot auto create queue " + path + ". Max Child "
@@ -836,7 +932,11 @@ public final class QueueFile {
     }
     List<String> next = new ArrayList<>(created);
     next.add(path);
-    return parse(source, next, zeroed);
+    Set<String> parents = new HashSet<>(createdParents);
+    if (asParent) {
+      parents.add(path);
+    }
+    return parse(source, next, parents, zeroed);
   }
 
   private QueueFile withLegacyCreated(String path, String parent, List<String> siblings)
@@ -869,7 +969,7 @@ public final class QueueFile {
     if (parentShare - handedOut + ROOM_EPSILON < template) {
       nextZeroed.add(path);
     }
-    return parse(source, next, nextZeroed);
+    return parse(source, next, createdParents, nextZeroed);
   }
 
   /**
@@ -887,12 +987,18 @@ public final class QueueFile {
       return this;
     }
     List<String> kept = new ArrayList<>();
+    Set<String> keptParents = new HashSet<>();
     Set<String> zero = new HashSet<>();
     for (String leaf : before.created) {
       String parent = leaf.substring(0, leaf.lastIndexOf('.'));
-      if (!paths.contains(leaf) && paths.contains(parent) && createsChildren(cs, parent)) {
+      // Created in order, so a created parent kept is already in keptParents.
+      boolean under = keptParents.contains(parent)
+          || paths.contains(parent) && createsChildren(cs, parent);
+      if (!paths.contains(leaf) && under) {
         kept.add(leaf);
-        if (managed(cs, parent)) {
+        if (before.createdParents.contains(leaf)) {
+          keptParents.add(leaf);
+        } else if (managed(cs, parent)) {
           zero.add(leaf);
         }
       }
@@ -920,14 +1026,33 @@ public final class QueueFile {
         }
       }
     }
-    return parse(source, kept, zero);
+    return parse(source, kept, keptParents, zero);
   }
 
-  /** The file without the created leaf at {@code path} (removed when idle). */
+  /**
+   * The file without the created queue at {@code path} (removed when idle), and whatever was
+   * created below it.
+   */
   public QueueFile withoutCreated(String path) throws IOException {
     List<String> next = new ArrayList<>(created);
-    next.remove(path);
-    return parse(source, next, zeroed);
+    next.removeIf(q -> q.equals(path) || q.startsWith(path + "."));
+    Set<String> parents = new HashSet<>(createdParents);
+    parents.retainAll(next);
+    return parse(source, next, parents, zeroed);
+  }
+
+  /**
+   * The parents created on the fly that have no children (left so when their last one was
+   * removed), which CapacityScheduler's deletion policy removes as it removes idle leaves.
+   */
+  public List<String> emptyCreatedParents() {
+    List<String> out = new ArrayList<>();
+    for (String p : created) {
+      if (createdParents.contains(p) && children(p).isEmpty()) {
+        out.add(p);
+      }
+    }
+    return out;
   }
 
   /**
@@ -1045,6 +1170,33 @@ public final class QueueFile {
         new AutoCreatedQueueTemplate(cs, new QueuePath(parent)));
   }
 
+  /**
+   * The lists of the queues a submission to {@code path} would create, as CapacityScheduler
+   * hands them to the RM's check of a submission to a queue it has yet to create
+   * (CapacitySchedulerQueueManager#getPermissionsForDynamicQueue): the leaf's
+   * ({@link #createdLeafAcls}) and each missing parent's, from its parent's templates
+   * ({@code parent-template.} over {@code template.}). Any of them may admit the submission.
+   */
+  public List<Map<AccessType, AccessControlList>> createdQueueAcls(String path) {
+    List<Map<AccessType, AccessControlList>> out = new ArrayList<>();
+    out.add(createdLeafAcls(path));
+    String parent = parentOf(path);
+    if (parent == null || paths.contains(parent)) {
+      return out;
+    }
+    try {
+      for (String missing : toCreate(path)) {
+        if (!missing.equals(path)) {
+          out.add(CapacitySchedulerConfiguration.getACLsForFlexibleAutoCreatedParentQueue(
+              new AutoCreatedQueueTemplate(cs, new QueuePath(parentOf(missing)))));
+        }
+      }
+    } catch (CreationRefused notCreatable) {
+      // Nothing would be created: the leaf's lists only.
+    }
+    return out;
+  }
+
   /** {@code <path>.accessible-node-labels.<label>.capacity} and {@code .maximum-capacity}. */
   private static final Pattern PARTITION_SHARE = Pattern.compile(Pattern.quote(PREFIX)
       + "(.+)\\.accessible-node-labels\\.([^.]+)\\.(capacity|maximum-capacity)");
@@ -1154,11 +1306,28 @@ public final class QueueFile {
             || CREATION_KEYS.contains(key) || LEGACY_KEYS.contains(key)
             || key.startsWith(LEGACY_TEMPLATE)
                 && QUEUE_KEYS.contains(key.substring(LEGACY_TEMPLATE.length()))
-            || key.startsWith(TEMPLATE) && QUEUE_KEYS.contains(key.substring(TEMPLATE.length()))
-            || key.startsWith(LEAF_TEMPLATE)
-                && QUEUE_KEYS.contains(key.substring(LEAF_TEMPLATE.length()));
+            || honouredTemplateKey(key);
       }
       dot = rest.lastIndexOf('.', dot - 1);
+    }
+    return false;
+  }
+
+  /**
+   * A flexible parent's template key Locus honours: a queue key under {@code template.} or
+   * {@code leaf-template.}, and under {@code parent-template.} also what a created parent
+   * honours itself (its creation keys and its own templates).
+   */
+  private static boolean honouredTemplateKey(String key) {
+    if (key.startsWith(TEMPLATE)) {
+      return QUEUE_KEYS.contains(key.substring(TEMPLATE.length()));
+    }
+    if (key.startsWith(LEAF_TEMPLATE)) {
+      return QUEUE_KEYS.contains(key.substring(LEAF_TEMPLATE.length()));
+    }
+    if (key.startsWith(PARENT_TEMPLATE)) {
+      String k = key.substring(PARENT_TEMPLATE.length());
+      return QUEUE_KEYS.contains(k) || CREATION_KEYS.contains(k) || honouredTemplateKey(k);
     }
     return false;
   }

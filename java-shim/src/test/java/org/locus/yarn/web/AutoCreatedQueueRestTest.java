@@ -59,19 +59,33 @@ public class AutoCreatedQueueRestTest {
   /** Alice's and then Bob's application, each in its own new queue; the REST tree after. */
   private Map<String, JsonNode> run(Class<? extends ResourceScheduler> scheduler,
       List<String> appQueues) throws Exception {
-    MockRM rm = rms.start(scheduler, file());
+    return run(scheduler, file(), "", appQueues);
+  }
+
+  /**
+   * Alice's and Bob's applications in {@code root.users.<user><below><user>}; the REST tree
+   * after.
+   */
+  private Map<String, JsonNode> run(Class<? extends ResourceScheduler> scheduler,
+      YarnConfiguration file, String below, List<String> appQueues) throws Exception {
+    MockRM rm = rms.start(scheduler, file);
     MockNM nm = rm.registerNode("h1:1234", 16 * GB, 16);
     nm.nodeHeartbeat(true);
     for (String user : new String[] {"alice", "bob"}) {
       RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
-          .createWithMemory(GB, rm).withUser(user).withQueue("root.users." + user).build());
+          .createWithMemory(GB, rm).withUser(user).withQueue(leafOf(user, below)).build());
       LocusRmFixture.launchAndRegisterAM(app, rm, nm);
       appQueues.add(app.getQueue());
-      List<ApplicationAttemptId> inLeaf = rm.getResourceScheduler().getAppsInQueue(user);
-      assertNotNull(scheduler.getSimpleName() + ": no queue " + user, inLeaf);
-      assertEquals(scheduler.getSimpleName() + ": applications in " + user, 1, inLeaf.size());
+      String leaf = leafOf(user, below);
+      List<ApplicationAttemptId> inLeaf = rm.getResourceScheduler().getAppsInQueue(leaf);
+      assertNotNull(scheduler.getSimpleName() + ": no queue " + leaf, inLeaf);
+      assertEquals(scheduler.getSimpleName() + ": applications in " + leaf, 1, inLeaf.size());
     }
     return RmRest.queues(rm);
+  }
+
+  private static String leafOf(String user, String below) {
+    return "root.users." + user + (below.isEmpty() ? "" : below + user);
   }
 
   @Test
@@ -81,14 +95,50 @@ public class AutoCreatedQueueRestTest {
     Map<String, JsonNode> cs = run(CapacityScheduler.class, csQueues);
     List<String> locusQueues = new ArrayList<>();
     Map<String, JsonNode> locus = run(LocusScheduler.class, locusQueues);
-
     assertEquals("the RM's report of the apps' queues", csQueues, locusQueues);
-    assertEquals(cs.keySet(), locus.keySet());
     // CapacityScheduler's own description, so the comparison below is about it.
     assertEquals("dynamicFlexible", cs.get("root.users.alice").path("creationMethod").asText());
     assertEquals("flexible", cs.get("root.users").path("autoCreationEligibility").asText());
     assertEquals(37.5, cs.get("root.users.bob").path("absoluteCapacity").asDouble(), 1e-3);
     assertEquals(40.0, cs.get("root.users.bob").path("maxCapacity").asDouble(), 1e-3);
+    sameQueues(cs, locus);
+  }
+
+  /**
+   * Submissions two levels below the static parent ({@code root.users.alice.jobs-alice}): each
+   * user's parent is created from the
+   * static parent's {@code parent-template.*} keys and the leaf under it from the created
+   * parent's templates, as CapacityScheduler creates them.
+   */
+  @Test
+  public void aUsersParentIsCreatedFromTheParentTemplate() throws Exception {
+    YarnConfiguration file = file();
+    String v2 = "auto-queue-creation-v2.";
+    file.set(CS + "root.users." + v2 + "parent-template.maximum-capacity", "50");
+    file.set(CS + "root.users." + v2 + "parent-template." + v2 + "template.maximum-capacity",
+        "60");
+    file.set(CS + "root.users." + v2 + "parent-template." + v2 + "leaf-template.capacity",
+        "2w");
+    List<String> csQueues = new ArrayList<>();
+    Map<String, JsonNode> cs = run(CapacityScheduler.class, file, ".jobs-", csQueues);
+    List<String> locusQueues = new ArrayList<>();
+    Map<String, JsonNode> locus = run(LocusScheduler.class, file, ".jobs-", locusQueues);
+    assertEquals("the RM's report of the apps' queues", csQueues, locusQueues);
+    assertEquals("dynamicFlexible", cs.get("root.users.alice").path("creationMethod").asText());
+    assertEquals("flexible", cs.get("root.users.alice").path("autoCreationEligibility")
+        .asText());
+    assertEquals("dynamicFlexible", cs.get("root.users.alice.jobs-alice").path("creationMethod")
+        .asText());
+    // The parent from parent-template. CapacityScheduler reads a created parent's templates
+    // before parent-template's keys reach it, so its first leaves do not take them.
+    assertEquals(50.0, cs.get("root.users.alice").path("maxCapacity").asDouble(), 1e-3);
+    assertEquals(100.0, cs.get("root.users.alice.jobs-alice").path("maxCapacity").asDouble(),
+        1e-3);
+    sameQueues(cs, locus);
+  }
+
+  private static void sameQueues(Map<String, JsonNode> cs, Map<String, JsonNode> locus) {
+    assertEquals(cs.keySet(), locus.keySet());
     for (String path : cs.keySet()) {
       JsonNode c = cs.get(path);
       JsonNode l = locus.get(path);
