@@ -152,3 +152,63 @@ fn a_node_resized_without_gpus_takes_no_gpu_container() {
     let d = beat(&mut c, "gpu", node(1), 10_000);
     assert_eq!(d.len(), 1, "{d:?}");
 }
+
+/// Five nodes without GPUs and `gpu` (8 GB, 8 vcores, 3 GPUs) on its own rack; thresholds 0.5.
+/// An app's key asks one container of `size` with its data on `h0`, a node without GPUs. Every
+/// node heartbeats each round, idle; returns the round the key got its container in.
+fn rounds_to_place_off_its_data(size: Resource, small: Resource) -> Option<u64> {
+    let mut c = Core::new(&common::props(&[
+        ("locus.policy", "fifo"),
+        ("locus.locality", "delay"),
+        ("locus.delay.node-locality-threshold", "0.5"),
+        ("locus.delay.rack-locality-threshold", "0.5"),
+    ]))
+    .expect("delay settings");
+    let hosts = ["h0", "h1", "h2", "h3", "h4", "gpu"];
+    for h in &hosts[..5] {
+        common::add_node_as(&mut c, &common::node_id(h), h, "/r0", small);
+    }
+    common::add_node_as(&mut c, &common::node_id("gpu"), "gpu", "/r1", node(3));
+    add_app(&mut c, "application_1_0001", 1);
+    let row = |name: &str| Ask {
+        priority: 1,
+        allocation_request_id: 0,
+        resource_name: name.into(),
+        capability: size,
+        count: 1,
+        relax_locality: true,
+    };
+    common::set_asks_vec(
+        &mut c,
+        "application_1_0001",
+        vec![row("*"), row("/r0"), row("h0")],
+    );
+    for round in 1..=20u64 {
+        for h in hosts {
+            let free = if h == "gpu" { node(3) } else { small };
+            let d = beat(&mut c, h, free, round * 1_000);
+            if !d.is_empty() {
+                assert_eq!(d[0].node, common::node_id("gpu"), "{d:?}");
+                return Some(round);
+            }
+        }
+    }
+    None
+}
+
+/// Delay scheduling's thresholds count the nodes a key may run on: one node of six fits a key
+/// asking 2 GPUs, so it misses one opportunity per round, and ceil(0.5 x 1) misses per level
+/// relax it (3 rounds), not ceil(0.5 x 6) (7 rounds while every node idles). Every resource
+/// type counts alike: a 6 GB key that only the same node fits (the others have 4 GB) waits as
+/// long.
+#[test]
+fn a_key_only_gpu_nodes_fit_waits_for_its_data_in_opportunities_it_is_offered() {
+    let gpu =
+        rounds_to_place_off_its_data(Resource::with_extra(GB, 1, &[2]), Resource::new(16 * GB, 8));
+    let memory = rounds_to_place_off_its_data(Resource::new(6 * GB, 1), Resource::new(4 * GB, 8));
+    assert_eq!(
+        (gpu, memory),
+        (Some(3), Some(3)),
+        "rounds until the key got its container on the only node it fits (GPUs, memory)"
+    );
+}

@@ -52,7 +52,11 @@
 //! With node partitions (YARN node labels) a key is offered only the nodes it may run on (its
 //! partition's; a default-partition key's, every node but an exclusive partition's), so its
 //! thresholds are fractions of those nodes, and `delay-room` below counts room only on them:
-//! room on a data node of another partition is room the key can never take.
+//! room on a data node of another partition is room the key can never take. Likewise a key is
+//! offered only nodes its container fits in every resource type (memory, vcores, GPUs and the
+//! other types): a key asking 2 GPUs on a cluster where one node of six has them misses one
+//! opportunity per round, and a threshold counted in all six nodes kept it waiting six rounds
+//! per level while every node idled. Its thresholds count the nodes it fits.
 //!
 //! Where a remote read costs more than an idle slot (a network-bound cluster), waiting with
 //! idle room can still pay: `locus.delay.idle-room=false` keeps FairScheduler's rule alone, and
@@ -139,10 +143,11 @@ pub struct DelayScheduling {
     node_threshold: f64,
     rack_threshold: f64,
     nodes: usize,
-    /// Nodes a default-partition key may run on, and nodes of the offered node's partition:
-    /// a key is offered only nodes of its partition, so its thresholds count those.
-    default_nodes: usize,
-    partition_nodes: usize,
+    /// Today's nodes by kind (partition and capability, [`ClusterState::node_kinds`]) and the
+    /// `nodes_version` they were read at: a key is offered only the nodes it may run on, those
+    /// of its partition that it fits in every resource type, so its thresholds count those.
+    kinds: Vec<(Partition, Resource, usize)>,
+    kinds_version: Option<u64>,
     waits: HashMap<Arrival, AppWaits>,
     /// `delay-room`: wait only while a node holding the data has room.
     room_aware: bool,
@@ -184,8 +189,8 @@ impl DelayScheduling {
             node_threshold,
             rack_threshold,
             nodes: 0,
-            default_nodes: 0,
-            partition_nodes: 0,
+            kinds: Vec::new(),
+            kinds_version: None,
             waits: HashMap::new(),
             room_aware: false,
             room: HashMap::new(),
@@ -310,10 +315,16 @@ impl LocalityTechnique for DelayScheduling {
         }
     }
 
-    fn heartbeat(&mut self, state: &ClusterState, node: &Node, _: &[Arrival], _: u64, sweep: bool) {
+    fn heartbeat(&mut self, state: &ClusterState, _: &Node, _: &[Arrival], _: u64, sweep: bool) {
         self.nodes = state.node_count();
-        self.default_nodes = state.partition_node_count("");
-        self.partition_nodes = state.partition_node_count(&node.partition);
+        if self.kinds_version != Some(state.nodes_version()) {
+            self.kinds = state
+                .node_kinds()
+                .into_iter()
+                .map(|(p, exclusive, capability, n)| ((p, exclusive), capability, n))
+                .collect();
+            self.kinds_version = Some(state.nodes_version());
+        }
         self.opportunity = !sweep;
         self.in_heartbeat = !sweep;
         self.held.clear();
@@ -328,11 +339,16 @@ impl LocalityTechnique for DelayScheduling {
         _: u64,
     ) -> Locality {
         let partition = app.partitions.of(&key);
-        let nodes = if partition.is_empty() {
-            self.default_nodes
-        } else {
-            self.partition_nodes
-        };
+        self.asked = table
+            .row(ANY_ID)
+            .or_else(|| table.rows().next().map(|(_, row)| row))
+            .map_or(Resource::ZERO, |row| row.capability);
+        let asked = self.asked;
+        let nodes = self
+            .kinds
+            .iter()
+            .filter(|(place, capability, _)| serves(place, partition) && capability.fits(&asked))
+            .fold(0usize, |sum, (_, _, n)| sum.saturating_add(*n));
         let node_limit = self.limit(self.node_threshold, nodes);
         let rack_limit = self.limit(self.rack_threshold, nodes);
         let waits = self.waits.entry(app.arrival).or_default();
@@ -356,10 +372,6 @@ impl LocalityTechnique for DelayScheduling {
             w.missed = 0;
             w.idle = 0;
         }
-        self.asked = table
-            .row(ANY_ID)
-            .or_else(|| table.rows().next().map(|(_, row)| row))
-            .map_or(Resource::ZERO, |row| row.capability);
         let mut level = w.level;
         self.non_local = u32::MAX;
         if self.room_aware && level < Locality::OffSwitch {

@@ -813,6 +813,42 @@ impl ClusterState {
         }
     }
 
+    /// Today's nodes by kind: each distinct (partition, exclusive, capability) with how many
+    /// nodes have it. Whether a key may run on a node depends on nothing else a node has (its
+    /// partition, and its size in every resource type), so a count of the nodes a key may run
+    /// on is a look at these few kinds. Without labelled nodes, one entry per capability;
+    /// otherwise a walk of the nodes (a caller keeps the list until [`Self::nodes_version`]
+    /// changes).
+    pub fn node_kinds(&self) -> Vec<(String, bool, Resource, usize)> {
+        let as_resource = |&(memory_mb, vcores, extra): &Shape| Resource {
+            memory_mb,
+            vcores,
+            extra,
+        };
+        if self.labelled_nodes == 0 {
+            return self
+                .node_shapes
+                .iter()
+                .map(|(shape, n)| (String::new(), false, as_resource(shape), *n as usize))
+                .collect();
+        }
+        let mut kinds: BTreeMap<(&str, bool, Shape), usize> = BTreeMap::new();
+        for n in self.nodes.values() {
+            let c = n.capability;
+            *kinds
+                .entry((
+                    n.partition.as_str(),
+                    n.exclusive,
+                    (c.memory_mb, c.vcores, c.extra),
+                ))
+                .or_default() += 1;
+        }
+        kinds
+            .into_iter()
+            .map(|((p, e, shape), n)| (p.to_string(), e, as_resource(&shape), n))
+            .collect()
+    }
+
     /// Changes whenever a node joins, leaves or changes partition while some node is
     /// labelled, or an application's keys change partition, so a policy can keep what it read
     /// of where keys may run until then.

@@ -42,6 +42,7 @@ import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.FileSystemRMStateStore;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 
 /**
  * An embedded HDFS + YARN + MapReduce cluster whose nodes are distinct hosts.
@@ -89,6 +90,8 @@ public final class EmbeddedCluster implements Closeable {
   private DistributedFileSystem clientFs;
   private MiniMRYarnCluster yarn;
   private final List<NodeManager> nodeManagers = new ArrayList<>();
+  /** Per host index, settings over the cluster's for that host's NodeManager (e.g. the resource types it declares). */
+  private final Map<Integer, Map<String, String>> nodeSettings = new LinkedHashMap<>();
   private final Map<String, InetSocketAddress> dataNodeByHost = new LinkedHashMap<>();
 
   /** Which scheduler class the cluster runs: the switch every test and the demo go through. */
@@ -217,6 +220,14 @@ public final class EmbeddedCluster implements Closeable {
       startNodeManager(i);
     }
     waitForRunningNodes(hosts.size(), 60_000);
+  }
+
+  /**
+   * Settings over the cluster's for the NodeManager on host {@code node} (0-based), from its next start on: e.g.
+   * {@code yarn.nodemanager.resource-type.yarn.io/gpu} for a node with GPUs while the others have none.
+   */
+  public void setNodeSettings(int node, Map<String, String> settings) {
+    nodeSettings.put(node, new LinkedHashMap<>(settings));
   }
 
   /** Stops the NodeManagers, the RM and the history server; HDFS and its blocks stay. */
@@ -356,6 +367,10 @@ public final class EmbeddedCluster implements Closeable {
     c.setInt(YarnConfiguration.NM_VCORES, NODE_VCORES);
     c.setBoolean(YarnConfiguration.NM_ENABLE_HARDWARE_CAPABILITY_DETECTION, false);
     c.setBoolean(YarnConfiguration.NM_CONTAINER_MONITOR_ENABLED, false);
+    nodeSettings.getOrDefault(i, Collections.emptyMap()).forEach(c::set);
+    // A NodeManager reads the resource types it declares once per JVM (ResourceUtils keeps them): each
+    // NodeManager of this JVM must read its own settings.
+    ResourceUtils.resetNodeResources();
     NodeManager nm = new NodeManager();
     nm.init(c);
     nm.start();
