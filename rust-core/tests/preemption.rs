@@ -311,18 +311,21 @@ fn preempt_and_place(c: &mut Core, cl: &mut Cluster, s: &PreemptionSettings) -> 
     r.kill
 }
 
+/// Two users, each owed the whole queue (`minimum-user-limit-percent` 100): user1's
+/// low-priority application fills it, then user2's high-priority one asks. user2 has room under
+/// its limit, so the leaf wants more, and `priority_first` takes from the lower priority.
 #[test]
 fn a_starved_higher_priority_application_takes_from_a_lower_priority_one() {
     let mut c = one_leaf_core(100, "");
     let mut cl = Cluster::new(&mut c);
-    app_of(&mut c, "low", "u", 0, 1, 100);
+    app_of(&mut c, "low", "user1", 0, 1, 100);
     cl.round(&mut c);
     assert_eq!(
         cl.held("low"),
         8,
         "the low-priority application fills the queue"
     );
-    app_of(&mut c, "high", "u", 5, 2, 2);
+    app_of(&mut c, "high", "user2", 5, 2, 2);
     let s = intra_settings(&[(
         "intra-queue-preemption.preemption-order-policy",
         "priority_first",
@@ -341,6 +344,42 @@ fn a_starved_higher_priority_application_takes_from_a_lower_priority_one() {
         c.preemption_round(cl.now_ms, &s).selected.is_empty(),
         "the high-priority application holds what it asked for"
     );
+}
+
+/// At equal priorities the older application keeps what it holds under `priority_first` too:
+/// what makes the high-priority application take from the other is its priority.
+#[test]
+fn at_equal_priorities_priority_first_takes_nothing() {
+    let mut c = one_leaf_core(100, "");
+    let mut cl = Cluster::new(&mut c);
+    app_of(&mut c, "low", "user1", 0, 1, 100);
+    cl.round(&mut c);
+    app_of(&mut c, "high", "user2", 0, 2, 2);
+    let s = intra_settings(&[(
+        "intra-queue-preemption.preemption-order-policy",
+        "priority_first",
+    )]);
+    assert!(c.preemption_round(cl.now_ms, &s).selected.is_empty());
+}
+
+/// One user holding its whole user limit: CapacityScheduler's round between queues counts
+/// none of the leaf's asks as pending (they are bounded by the user's headroom, none), so its
+/// intra-queue selector never looks within the leaf, and the user's higher-priority
+/// application waits even under `priority_first`.
+#[test]
+fn one_user_at_its_limit_is_not_preempted_for_its_own_higher_priority_application() {
+    let mut c = one_leaf_core(100, "");
+    let mut cl = Cluster::new(&mut c);
+    app_of(&mut c, "low", "u", 0, 1, 100);
+    cl.round(&mut c);
+    assert_eq!(cl.held("low"), 8);
+    app_of(&mut c, "high", "u", 5, 2, 2);
+    let s = intra_settings(&[(
+        "intra-queue-preemption.preemption-order-policy",
+        "priority_first",
+    )]);
+    let r = c.preemption_round(cl.now_ms, &s);
+    assert!(r.selected.is_empty(), "{r:?}");
 }
 
 /// Under `userlimit_first` (the default) one user within its user limit is not preempted for

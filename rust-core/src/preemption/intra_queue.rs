@@ -21,8 +21,11 @@
 //!    A container is taken while the leaf's need is not met and it fits in the round's budget.
 //!
 //! A leaf is left alone when fewer than two applications run in it, when it uses less than
-//! `minimum-threshold` of its guarantee, and when intra-queue preemption is disabled for it
-//! (`disable_preemption` or `intra-queue-preemption.disable_preemption`, each inherited).
+//! `minimum-threshold` of its guarantee, when intra-queue preemption is disabled for it
+//! (`disable_preemption` or `intra-queue-preemption.disable_preemption`, each inherited), and
+//! when CapacityScheduler's round between queues would not list it as wanting more: it holds
+//! no more than its guarantee and no application in it asks for memory its user's limit
+//! (counting only the users who ask) leaves room for.
 //!
 //! User limits are CapacityScheduler's for all the leaf's users: of the leaf's guarantee (or
 //! what it uses plus one minimum allocation, when more), the larger of an equal part per user
@@ -422,6 +425,9 @@ fn demand(
     for u in &mut users {
         u.limit = raw - u.am;
     }
+    if !underserved(view, leaf, &mine, &users, &user_of, s) {
+        return None;
+    }
     let am_q: i64 = mine.iter().map(|&j| signed(view.jobs[j].am_mb)).sum();
     let mut reassignable = signed(used_q) - inter - am_q;
     // Highest priority first, the oldest first among equals.
@@ -486,6 +492,49 @@ fn demand(
         users,
         user_of,
     })
+}
+
+/// Whether CapacityScheduler's round between queues leaves `leaf` wanting, the only leaves its
+/// intra-queue selector looks within: it holds more than its guarantee, or one of its
+/// applications asks for memory its user's limit leaves room for. A user's limit here counts
+/// only the users asking for anything, as CapacityScheduler bounds a leaf's pending memory by
+/// each user's headroom; a leaf whose every asking user is at its limit has no pending memory,
+/// so one user's higher-priority application does not take from that user's lower-priority
+/// one once the user holds its whole limit.
+fn underserved(
+    view: &View,
+    leaf: &Leaf,
+    mine: &[usize],
+    users: &[User],
+    user_of: &[usize],
+    s: &IntraQueueSettings,
+) -> bool {
+    let q = &view.tree[leaf.queue];
+    if q.used_mb > q.guaranteed_mb {
+        return true;
+    }
+    let mut asking = vec![false; users.len()];
+    for &j in mine {
+        if view.jobs[j].pending_mb > 0 {
+            asking[user_of[j]] = true;
+        }
+    }
+    let active = asking.iter().filter(|&&a| a).count();
+    if active == 0 {
+        return false;
+    }
+    let limit = signed(user_limit_mb(
+        q.guaranteed_mb,
+        q.maximum_mb,
+        q.used_mb,
+        active,
+        leaf.user_limit,
+        s.minimum_allocation_mb,
+    ));
+    users
+        .iter()
+        .zip(&asking)
+        .any(|(u, &asks)| asks && u.used < limit)
 }
 
 /// Step 3: each needy application, the highest priority first, against the givers, the
