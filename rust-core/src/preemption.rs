@@ -755,12 +755,18 @@ impl crate::core::Core {
         self.sync_in_flight();
         let mut within = Vec::new();
         let chosen = match self.preemption_view() {
-            Some((tree, candidates)) => {
+            Some((mut tree, candidates)) => {
                 let cluster = self.state().capacity().memory_mb;
                 let only: Vec<Candidate> = candidates.iter().map(|(_, c)| c.clone()).collect();
+                let (leaves, jobs) = self.intra_queue_view(&tree);
+                intra_queue::cap_pending_by_user_limits(
+                    &mut tree,
+                    &leaves,
+                    &jobs,
+                    s.intra_queue.minimum_allocation_mb,
+                );
                 let mut taken = select(&tree, &only, cluster, s);
                 if s.intra_queue.enabled {
-                    let (leaves, jobs) = self.intra_queue_view(&tree);
                     let spent: u64 = taken.iter().map(|&i| only[i].mb).sum();
                     let budget = round_budget(cluster, s).saturating_sub(spent);
                     let plan = plan(&tree, cluster, s);

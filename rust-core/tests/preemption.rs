@@ -491,3 +491,52 @@ fn bad_intra_queue_values_are_refused_naming_the_key() {
         assert!(e.contains(k) && e.contains(v), "{e}");
     }
 }
+
+/// Queues `a` and `b`, half the cluster each, either may grow to all of it; `b`'s one user may
+/// hold `b_user_limit_factor` of `b`'s guarantee, `a`'s may hold the whole cluster.
+fn two_queue_core_with_user_limit(b_user_limit_factor: f64) -> Core {
+    let queue = |path: &str, ulf: f64| {
+        format!(
+            r#"{{"path":"{path}","capacity":50,"maximum_capacity":100,"user_limit_factor":{ulf},"minimum_user_limit_percent":100,"maximum_am_resource_percent":1.0,"maximum_applications":-1}}"#
+        )
+    };
+    let tree = format!(
+        r#"{{"maximum_applications":10000,"queues":[{root},{a},{b}]}}"#,
+        root = r#"{"path":"root","capacity":100,"maximum_capacity":100,"user_limit_factor":1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":1.0,"maximum_applications":-1}"#,
+        a = queue("root.a", 2.0),
+        b = queue("root.b", b_user_limit_factor),
+    );
+    common::core_with(&[("locus.policy", "capacity"), ("locus.capacity.tree", &tree)])
+}
+
+/// CapacityScheduler counts a leaf's pending only up to each asking user's headroom under its
+/// user limit (`getTotalPendingResourcesConsideringUserLimit`): a queue below its guarantee
+/// whose only user is at its limit could not use what preemption would free, so another
+/// queue's containers are not taken for it. With the user's limit at the whole guarantee the
+/// same queue does take back what it is owed, so the case can fail.
+#[test]
+fn a_queue_whose_asking_user_is_at_its_user_limit_takes_nothing_back() {
+    for (factor, taken) in [(0.5, 0), (1.0, 2)] {
+        let mut c = two_queue_core_with_user_limit(factor);
+        let mut cl = Cluster::new(&mut c);
+        app(&mut c, "b1", "b", 1, 2);
+        cl.round(&mut c);
+        app(&mut c, "a1", "a", 2, 100);
+        cl.round(&mut c);
+        cl.round(&mut c);
+        assert_eq!(
+            (cl.held("b1"), cl.held("a1")),
+            (2, 6),
+            "a fills what b left"
+        );
+        // b's user now asks for more: with factor 0.5 it is at its limit (half of b's 4 GB).
+        common::set_small_asks(&mut c, "b1", &[(1, "*", 8)]);
+        let r = c.preemption_round(cl.now_ms, &settings());
+        assert_eq!(
+            r.selected.len(),
+            taken,
+            "user-limit-factor {factor}: containers taken from a for b: {:?}",
+            r.selected
+        );
+    }
+}

@@ -248,6 +248,55 @@ pub fn user_limit_mb(
     round_up(share.min(most).max(0), step) as u64
 }
 
+/// Caps each leaf's pending in `tree` as CapacityScheduler counts it for the round between
+/// queues (`getTotalPendingResourcesConsideringUserLimit`): a user's asks count only up to its
+/// headroom under the user limit of the users asking, so a queue whose asking users are at
+/// their limits wants nothing another queue could give it. Linear in `jobs` (one map entry per
+/// user of a leaf).
+pub fn cap_pending_by_user_limits(
+    tree: &mut [TreeQueue],
+    leaves: &[Leaf],
+    jobs: &[Job],
+    minimum_allocation_mb: u64,
+) {
+    // (leaf, user) -> (used, pending)
+    let mut per_user: BTreeMap<(usize, usize), (u64, u64)> = BTreeMap::new();
+    for j in jobs {
+        let e = per_user.entry((j.queue, j.user)).or_default();
+        e.0 = e.0.saturating_add(j.used_mb);
+        e.1 = e.1.saturating_add(j.pending_mb);
+    }
+    for leaf in leaves {
+        if leaf.user_limit.is_none() {
+            continue;
+        }
+        let users: Vec<(u64, u64)> = per_user
+            .range((leaf.queue, 0)..=(leaf.queue, usize::MAX))
+            .map(|(_, &v)| v)
+            .collect();
+        let active = users.iter().filter(|u| u.1 > 0).count();
+        let Some(q) = tree.get_mut(leaf.queue) else {
+            continue;
+        };
+        if active == 0 {
+            q.pending_mb = 0;
+            continue;
+        }
+        let limit = user_limit_mb(
+            q.guaranteed_mb,
+            q.maximum_mb,
+            q.used_mb,
+            active,
+            leaf.user_limit,
+            minimum_allocation_mb,
+        );
+        q.pending_mb = users
+            .iter()
+            .map(|&(used, pending)| pending.min(limit.saturating_sub(used)))
+            .fold(0u64, u64::saturating_add);
+    }
+}
+
 /// The containers intra-queue preemption takes this round, as indices into
 /// `view.containers`, in the order taken; `already` are those the round between queues took,
 /// and `budget_mb` what the round may still take.
