@@ -166,6 +166,69 @@ pub fn is_capacity(p: &Props) -> bool {
     p.get("locus.policy").map(String::as_str) == Some("capacity")
 }
 
+/// The capacity queues' shares of the labelled partitions X and Y
+/// ([`crate::model::PARTITIONS`]), drawn per case: per partition, per queue of
+/// [`QUEUE_MAXIMA`], (absolute capacity %, absolute maximum-capacity %) there.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PartitionShares(pub [[(u64, u64); 2]; 2]);
+
+impl PartitionShares {
+    /// From the case's seed alone, so a shrunk case keeps them.
+    pub fn draw(seed: u64) -> PartitionShares {
+        let mut r = crate::rng::Rng::new(crate::rng::mix(&[seed, 0x9a27]));
+        let mut out = [[(0, 0); 2]; 2];
+        for shares in &mut out {
+            let c = r.range(0, 10) * 10;
+            for (q, cap) in [c, 100 - c].into_iter().enumerate() {
+                shares[q] = (cap, r.range(1, 10) * 10);
+            }
+        }
+        PartitionShares(out)
+    }
+
+    /// `queue`'s maximum-capacity % in the partition of label `label` (1: X, 2: Y); `None`
+    /// for the default partition or another queue.
+    pub fn maximum(&self, queue: &str, label: u8) -> Option<u64> {
+        let q = QUEUE_MAXIMA.iter().position(|(n, _)| *n == queue)?;
+        let p = (label as usize).checked_sub(1).filter(|p| *p < 2)?;
+        Some(self.0[p][q].1)
+    }
+}
+
+/// `p` with `capacity`'s queues as a capacity-scheduler.xml's tree (`locus.capacity.tree`, as
+/// the shim hands it over) with the same default-partition shares, dividing X and Y by
+/// `shares`; any other combination as it is.
+pub fn with_partition_shares(mut p: Props, shares: &PartitionShares) -> Props {
+    if !is_capacity(&p) {
+        return p;
+    }
+    p.remove("locus.capacity.queues");
+    let entry = |path: &str, cap: u64, max: u64, x: (u64, u64), y: (u64, u64)| {
+        format!(
+            r#"{{"path":"{path}","capacity":{cap},"maximum_capacity":{max},"user_limit_factor":-1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":0.5,"maximum_applications":-1,"partitions":{{"X":[{},{}],"Y":[{},{}]}}}}"#,
+            x.0, x.1, y.0, y.1
+        )
+    };
+    let mut queues = vec![entry("root", 100, 100, (100, 100), (100, 100))];
+    for (q, ((name, max), (_, cap))) in QUEUE_MAXIMA.iter().zip(QUEUE_GUARANTEES).enumerate() {
+        queues.push(entry(
+            &format!("root.{name}"),
+            cap,
+            *max,
+            shares.0[0][q],
+            shares.0[1][q],
+        ));
+    }
+    p.insert(
+        "locus.capacity.tree".into(),
+        format!(
+            r#"{{"maximum_applications":10000,"partitions":["X","Y"],"queues":[{}]}}"#,
+            queues.join(",")
+        ),
+    );
+    p
+}
+
 /// Off-switch containers one heartbeat may hold for asks that name hosts or racks. TD and JoSS
 /// pick a job per slot, local or not, and lift the limit by design (policy/td.rs, joss.rs).
 pub fn off_switch_limit(p: &Props) -> u32 {

@@ -111,6 +111,9 @@ pub struct Model {
     pub allocated: u64,
     /// Containers allocated per app since the drain phase began (liveness).
     pub allocations_of: BTreeMap<u32, u64>,
+    /// The capacity queues' shares of partitions X and Y, when the case divides them (every
+    /// reconfiguration to a capacity combination divides them alike).
+    pub shares: Option<combos::PartitionShares>,
 }
 
 /// Runs a core call, turning a panic into a failure.
@@ -158,6 +161,7 @@ impl Model {
             round: 0,
             allocated: 0,
             allocations_of: BTreeMap::new(),
+            shares: None,
         })
     }
 
@@ -523,7 +527,10 @@ impl Model {
             )?,
             Action::Reconfigure { combo } => {
                 let all = combos::valid();
-                let props = all[combo % all.len()].clone();
+                let mut props = all[combo % all.len()].clone();
+                if let Some(s) = &self.shares {
+                    props = combos::with_partition_shares(props, s);
+                }
                 let r = guarded(step, "reconfigure", || self.core.reconfigure(&props))?;
                 r.map_err(|e| {
                     Failure::new(
@@ -883,9 +890,91 @@ impl Model {
                 .map(|d| d.count)
                 .sum::<u32>()
         });
+        let labelled = self.labelled_allocations(&resp);
         let queues = self.execute(step, host, resp)?;
         self.check_slot_caps(step, before, placed)?;
-        self.check_queue_maxima(step, &queues)
+        self.check_queue_maxima(step, &self.judged(queues, &labelled))?;
+        self.check_partition_maxima(step, &labelled)
+    }
+
+    /// The queues whose cluster-wide maximum an allocation is judged by: with divided
+    /// partitions, those given a container for a default-partition key (a labelled
+    /// partition's keys are held to the queue's maximum there instead, as CapacityScheduler
+    /// holds them, and may take the queue past its cluster-wide one).
+    fn judged(&self, queues: Vec<String>, labelled: &[(String, u8)]) -> Vec<String> {
+        if self.shares.is_none() {
+            return queues;
+        }
+        queues
+            .into_iter()
+            .filter(|q| !labelled.iter().any(|(l, _)| l == q))
+            .collect()
+    }
+
+    /// The (queue, partition label) pairs a response places keys of a labelled partition for.
+    fn labelled_allocations(&self, resp: &HeartbeatResponse) -> Vec<(String, u8)> {
+        let mut out = Vec::new();
+        for d in &resp.decisions {
+            let Some((_, a)) = self.apps.iter().find(|(i, _)| app_id(**i) == d.app) else {
+                continue;
+            };
+            let label = a
+                .partitions
+                .get(&(d.priority, d.allocation_request_id))
+                .copied()
+                .unwrap_or(0);
+            if label != 0 {
+                out.push((a.queue.clone(), label));
+            }
+        }
+        out
+    }
+
+    /// Memory of the partition of label `label`'s nodes.
+    fn partition_memory(&self, label: u8) -> u128 {
+        self.nodes
+            .values()
+            .filter(|n| n.label == label)
+            .map(|n| mem(&n.capability))
+            .sum()
+    }
+
+    /// Under capacity with divided partitions, a queue given a container for a key of a
+    /// labelled partition holds no more on that partition's nodes than its maximum there
+    /// (containers a default-partition key borrowed count too, as CapacityScheduler charges a
+    /// node's partition; only allocations are judged).
+    fn check_partition_maxima(
+        &self,
+        step: usize,
+        labelled: &[(String, u8)],
+    ) -> Result<(), Failure> {
+        let Some(shares) = self.shares.filter(|_| combos::is_capacity(&self.props)) else {
+            return Ok(());
+        };
+        for (q, label) in labelled {
+            let Some(max) = shares.maximum(q, *label) else {
+                continue;
+            };
+            let size = self.partition_memory(*label);
+            let used: u128 = self
+                .containers
+                .values()
+                .filter(|c| self.apps.get(&c.app).is_some_and(|a| &a.queue == q))
+                .filter(|c| self.nodes.get(&c.host).is_some_and(|n| n.label == *label))
+                .map(|c| mem(&c.resource))
+                .sum();
+            if used * 100 > max as u128 * size {
+                return Err(Failure::new(
+                    "partition_maximum_exceeded",
+                    step,
+                    format!(
+                        "queue {q} holds {used} MB of partition {:?}'s {size} MB, maximum {max}%",
+                        PARTITIONS[*label as usize].0
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The slot pool a container of `app` at `priority` counts against (MapReduce's map
@@ -999,6 +1088,7 @@ impl Model {
         let before = [SlotPool::Map, SlotPool::Reduce].map(|p| self.slot_used(p));
         let mut placed = [0u32; 2];
         let mut queues = Vec::new();
+        let mut labelled = Vec::new();
         for (host, hb) in &batch {
             let resp = HeartbeatResponse {
                 decisions: out
@@ -1017,10 +1107,12 @@ impl Model {
                     None => {}
                 }
             }
+            labelled.extend(self.labelled_allocations(&resp));
             queues.extend(self.execute(step, *host, resp)?);
         }
         self.check_slot_caps(step, before, placed)?;
-        self.check_queue_maxima(step, &queues)
+        self.check_queue_maxima(step, &self.judged(queues, &labelled))?;
+        self.check_partition_maxima(step, &labelled)
     }
 
     /// The decisions of one heartbeat against the model before any is executed.
@@ -1417,6 +1509,15 @@ impl Model {
                     return false;
                 }
                 let wants = a.partitions.get(&key).copied().unwrap_or(0);
+                if let Some(m) = self
+                    .shares
+                    .filter(|_| combos::is_capacity(&self.props))
+                    .and_then(|s| s.maximum(&a.queue, wants))
+                {
+                    if mem(&any.capability) * 100 > m as u128 * self.partition_memory(wants) {
+                        return false;
+                    }
+                }
                 // A borrowed room never takes an AM (priority 0 here, to be safe).
                 let lent = wants != n.label;
                 n.capability.fits(&any.capability)

@@ -41,11 +41,13 @@ pub struct Outcome {
 
 pub fn run(case: &Case) -> Result<Outcome, Failure> {
     let all = combos::valid();
-    let props = all[case.combo % all.len()].clone();
+    let shares = combos::PartitionShares::draw(case.seed);
+    let props = combos::with_partition_shares(all[case.combo % all.len()].clone(), &shares);
     let mut m = Model::new(props.clone()).map_err(|mut f| {
         f.layers = combos::describe(&props);
         f
     })?;
+    m.shares = Some(shares);
     let result = (|| {
         for (i, a) in case.actions.iter().enumerate() {
             m.apply(i, a)?;

@@ -1053,7 +1053,11 @@ impl Core {
         );
         for d in &mut decisions {
             if let Some(app) = self.state.app_by_id(&d.app) {
-                d.limits = self.layers.job.commit_limits(app);
+                let key = crate::state::ask::SchedulerKey {
+                    priority: d.priority,
+                    allocation_request_id: d.allocation_request_id,
+                };
+                d.limits = self.layers.job.commit_limits(app, app.partitions.of(&key));
             }
         }
         for d in &decisions {

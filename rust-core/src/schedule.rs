@@ -346,6 +346,7 @@ fn assign_node(
     // partition's keys borrow its idle room. A node of the default partition serves only
     // default-partition keys, an exclusive partition's node only its own.
     let mut partition = node.partition.as_str();
+    layers.job.partition_pass(partition);
     let node_count = u32::try_from(state.node_count()).unwrap_or(u32::MAX);
     let mut listed = order.iter().copied();
     // The walk changes asks (`record`) but not the pending index, which only `sync_pending`
@@ -368,6 +369,7 @@ fn assign_node(
         let Some(arrival) = next else {
             if !partition.is_empty() && node.lends() && decisions.is_empty() {
                 partition = "";
+                layers.job.partition_pass(partition);
                 listed = order.iter().copied();
                 cursor = None;
                 spare_maps = 0;

@@ -119,6 +119,10 @@ pub struct CapacityQueue {
     /// Created on a submission under a parent that allows it; removable once idle.
     #[serde(skip)]
     pub created: bool,
+    /// Per partition of [`CapacityQueues::partitions`]: the absolute capacity and maximum
+    /// capacity in it, in percent of the partition.
+    #[serde(skip)]
+    pub partition_shares: Vec<(f64, f64)>,
 }
 
 /// A parent queue below root, with its absolute capacity and maximum-capacity (percent of
@@ -130,6 +134,9 @@ pub struct ParentQueue {
     pub maximum_capacity: f64,
     #[serde(skip)]
     pub disable_preemption: bool,
+    /// As [`CapacityQueue::partition_shares`].
+    #[serde(skip)]
+    pub partition_shares: Vec<(f64, f64)>,
 }
 
 /// The leaves applications run in, in configured order, and the parents above them.
@@ -143,6 +150,11 @@ pub struct CapacityQueues {
     /// A file in absolute mode: the configured resources the percentages above are derived
     /// from, again whenever the cluster changes ([`CapacityQueues::set_cluster`]).
     pub(super) absolute: Option<super::capacity_tree::AbsoluteCapacities>,
+    /// The node partitions the file divides among its queues (at most
+    /// [`super::capacity_tree::MAX_TREE_PARTITIONS`]): on a node of one of them, a key of that
+    /// partition is placed under each queue's share of it instead of its cluster share. Other
+    /// partitions are shared whole by the queues that may use them.
+    pub(super) partitions: Vec<String>,
 }
 
 /// The shortcut's AM bound: half the queue's guarantee, as before the file was read.
@@ -161,6 +173,7 @@ fn shortcut_queue(name: &str, capacity: f64, maximum_capacity: f64) -> CapacityQ
         intra_queue_disable_preemption: false,
         ancestors: Vec::new(),
         created: false,
+        partition_shares: Vec::new(),
     }
 }
 
@@ -187,6 +200,7 @@ impl Default for CapacityQueues {
             parents: Vec::new(),
             from_file: false,
             absolute: None,
+            partitions: Vec::new(),
         }
     }
 }
@@ -262,6 +276,7 @@ impl CapacityQueues {
             parents: Vec::new(),
             from_file: false,
             absolute: None,
+            partitions: Vec::new(),
         })
     }
 
@@ -275,6 +290,7 @@ impl CapacityQueues {
             parents,
             from_file: true,
             absolute: None,
+            partitions: Vec::new(),
         })
     }
 
@@ -288,6 +304,15 @@ impl CapacityQueues {
 
     pub fn from_file(&self) -> bool {
         self.from_file
+    }
+
+    /// The index of `partition` among those the file divides; `None` for the default
+    /// partition and for one it does not divide.
+    pub fn partition_index(&self, partition: &str) -> Option<usize> {
+        if partition.is_empty() {
+            return None;
+        }
+        self.partitions.iter().position(|p| p == partition)
     }
 
     /// Leaf `i`'s ancestors below root, nearest first.
@@ -364,6 +389,25 @@ impl CapacityQueues {
     }
 }
 
+/// CapacityScheduler's user limit in a leaf guaranteed `guarantee` MB (of the cluster, or of a
+/// partition) holding `used` with at most `maximum`:
+/// `min(max(current / active, current · minimum-user-limit-percent / 100),
+/// guarantee · user-limit-factor)`, `current` the guarantee or what the leaf holds once past
+/// it, a factor of -1 meaning the maximum.
+fn user_limit_mb(guarantee: u64, used: u64, maximum: u64, active: u32, limit: UserLimit) -> u64 {
+    let current = guarantee.max(used);
+    let users = active.max(1) as u64;
+    let share = current
+        .div_ceil(users)
+        .max((current as f64 * limit.minimum_user_limit_percent / 100.0) as u64);
+    let most = if limit.user_limit_factor < 0.0 {
+        maximum
+    } else {
+        (guarantee as f64 * limit.user_limit_factor) as u64
+    };
+    share.min(most)
+}
+
 /// `percent` % of `mb`, rounded down.
 fn percent_of(mb: u64, percent: f64) -> u64 {
     (mb as f64 * percent / 100.0).floor() as u64
@@ -378,7 +422,19 @@ struct Candidate {
 }
 
 fn candidate(app: &App) -> Option<Candidate> {
-    let key = app.asks.next_pending_key(None)?;
+    candidate_in(app, None)
+}
+
+/// The app's place in line for keys of `partition` (`None`: any key): its first pending key
+/// there.
+fn candidate_in(app: &App, partition: Option<&str>) -> Option<Candidate> {
+    let mut key = app.asks.next_pending_key(None)?;
+    if let Some(p) = partition {
+        // Bounded by the app's scheduler keys (`locus.app.*`).
+        while app.partitions.of(&key) != p {
+            key = app.asks.next_pending_key(Some(key))?;
+        }
+    }
     let next = app
         .asks
         .table(&key)?
@@ -423,6 +479,30 @@ pub struct CapacityPolicy {
     /// Visits `order` predicted one container for, per app, not yet taken; the app's visits
     /// after those (the trailing pass) are unlimited.
     predicted: HashMap<Arrival, u32>,
+    /// Active users per leaf, and each user slot's leaf, as `measure` counted them.
+    active: Vec<u32>,
+    user_leaf: Vec<usize>,
+    /// The divided partition of the node on this heartbeat (an index into the file's
+    /// partitions), and whether the walk now places that partition's keys (`partition_pass`).
+    node_partition: Option<usize>,
+    in_partition: bool,
+    /// The figures of `node_partition`, as the fields above for the cluster.
+    part: PartitionFigures,
+}
+
+/// One partition's figures on a heartbeat of one of its nodes: CapacityScheduler limits a key
+/// of a partition by the queue's share of that partition's nodes and what the queue (and the
+/// user) hold there.
+#[derive(Default)]
+struct PartitionFigures {
+    capacity: Vec<f64>,
+    used_mb: Vec<u64>,
+    parent_used_mb: Vec<u64>,
+    maximum_mb: Vec<u64>,
+    parent_maximum_mb: Vec<u64>,
+    /// Per user slot (as `CapacityPolicy::users`): memory held in the partition, and limit.
+    user_used_mb: Vec<u64>,
+    user_limit_mb: Vec<u64>,
 }
 
 impl CapacityPolicy {
@@ -441,6 +521,11 @@ impl CapacityPolicy {
             am_used_mb: vec![0; n],
             alone: None,
             predicted: HashMap::new(),
+            active: vec![0; n],
+            user_leaf: Vec::new(),
+            node_partition: None,
+            in_partition: false,
+            part: PartitionFigures::default(),
         }
     }
 
@@ -449,14 +534,105 @@ impl CapacityPolicy {
     /// guaranteed nothing (capacity 0, allowed by CapacityScheduler) counts as served once it
     /// holds anything.
     fn before(&self, a: usize, b: usize, used: &[u64]) -> bool {
-        let (qa, qb) = (&self.queues.queues[a], &self.queues.queues[b]);
+        // In a divided partition, the shares of that partition (CapacityScheduler sorts the
+        // queues per partition).
+        let cap = |i: usize| match self.node_partition {
+            Some(_) => self.part.capacity[i],
+            None => self.queues.queues[i].capacity,
+        };
+        let (ca, cb) = (cap(a), cap(b));
         // used / (cluster · capacity / 100): the cluster's size is common to both sides.
-        let ra = used[a] as f64 / qa.capacity.max(1e-9);
-        let rb = used[b] as f64 / qb.capacity.max(1e-9);
+        let ra = used[a] as f64 / ca.max(1e-9);
+        let rb = used[b] as f64 / cb.max(1e-9);
         ra.total_cmp(&rb)
-            .then(qb.capacity.total_cmp(&qa.capacity))
+            .then(cb.total_cmp(&ca))
             .then(a.cmp(&b))
             .is_lt()
+    }
+
+    /// What leaf `i` may still take in the node's divided partition under its own and its
+    /// ancestors' maximum there.
+    fn partition_room(&self, i: usize, used: &[u64], parent_used: &[u64]) -> u64 {
+        let mut room = self.part.maximum_mb[i].saturating_sub(used[i]);
+        for &p in &self.queues.queues[i].ancestors {
+            room = room.min(self.part.parent_maximum_mb[p].saturating_sub(parent_used[p]));
+        }
+        room
+    }
+
+    /// The figures of divided partition `k` for a heartbeat of one of its nodes, as `measure`
+    /// takes the cluster's: each leaf's and parent's memory there (containers on its nodes,
+    /// decided ones included) and maximum, and each user's memory there and limit, with the
+    /// leaf's guarantee in the partition in place of its cluster guarantee.
+    fn measure_partition(&mut self, state: &ClusterState, k: usize) {
+        let n = self.queues.queues.len();
+        let name = self.queues.partitions[k].as_str();
+        let size_mb = state.partition_capacity(name).memory_mb;
+        let f = &mut self.part;
+        f.capacity = self
+            .queues
+            .queues
+            .iter()
+            .map(|q| q.partition_shares[k].0)
+            .collect();
+        f.used_mb = vec![0; n];
+        for (queue, q) in state.queues().iter() {
+            if let Some(i) = self.queues.index_of(queue) {
+                f.used_mb[i] = f.used_mb[i].saturating_add(q.by_partition.get(name).memory_mb);
+            }
+        }
+        let mut decided_mb: HashMap<Arrival, u64> = HashMap::new();
+        for u in state.in_flight().iter().filter(|u| u.partition == name) {
+            if let Some(i) = self.queues.index_of(&u.queue) {
+                f.used_mb[i] = f.used_mb[i].saturating_add(u.resource.memory_mb);
+            }
+            let mb = decided_mb.entry(u.app).or_insert(0);
+            *mb = mb.saturating_add(u.resource.memory_mb);
+        }
+        f.maximum_mb = self
+            .queues
+            .queues
+            .iter()
+            .map(|q| percent_of(size_mb, q.partition_shares[k].1))
+            .collect();
+        f.parent_maximum_mb = self
+            .queues
+            .parents
+            .iter()
+            .map(|p| percent_of(size_mb, p.partition_shares[k].1))
+            .collect();
+        f.parent_used_mb = vec![0; self.queues.parents.len()];
+        for (i, q) in self.queues.queues.iter().enumerate() {
+            for &p in &q.ancestors {
+                f.parent_used_mb[p] = f.parent_used_mb[p].saturating_add(f.used_mb[i]);
+            }
+        }
+        f.user_used_mb = vec![0; self.users.len()];
+        f.user_limit_mb = vec![0; self.users.len()];
+        if self.users.is_empty() {
+            return;
+        }
+        for app in state.apps() {
+            if let Some(&slot) = self.app_user.get(&app.arrival) {
+                let decided = decided_mb.get(&app.arrival).copied().unwrap_or(0);
+                f.user_used_mb[slot] = f.user_used_mb[slot]
+                    .saturating_add(app.used_by_partition.get(name).memory_mb)
+                    .saturating_add(decided);
+            }
+        }
+        for slot in 0..self.users.len() {
+            let i = self.user_leaf[slot];
+            let q = &self.queues.queues[i];
+            let Some(limit) = q.user_limit else { continue };
+            let guarantee = percent_of(size_mb, f.capacity[i]);
+            f.user_limit_mb[slot] = user_limit_mb(
+                guarantee,
+                f.used_mb[i],
+                f.maximum_mb[i],
+                self.active[i],
+                limit,
+            );
+        }
     }
 
     fn queue_of(&self, app: &App) -> Option<usize> {
@@ -521,6 +697,7 @@ impl CapacityPolicy {
         }
         self.app_user.clear();
         self.users.clear();
+        self.user_leaf.clear();
         if self.queues.queues.iter().all(|q| q.user_limit.is_none()) {
             return;
         }
@@ -557,6 +734,7 @@ impl CapacityPolicy {
                     am_used_mb: 0,
                     am_limit_mb: 0,
                 });
+                self.user_leaf.push(i);
                 self.users.len() - 1
             });
             let u = &mut self.users[slot];
@@ -590,17 +768,14 @@ impl CapacityPolicy {
             let q = &self.queues.queues[i];
             let Some(limit) = q.user_limit else { continue };
             let guarantee = percent_of(cluster_mb, q.capacity);
-            let current = guarantee.max(self.used_mb[i]);
             let users = active[i].max(1) as u64;
-            let share = current
-                .div_ceil(users)
-                .max((current as f64 * limit.minimum_user_limit_percent / 100.0) as u64);
-            let most = if limit.user_limit_factor < 0.0 {
-                self.maximum_mb[i]
-            } else {
-                (guarantee as f64 * limit.user_limit_factor) as u64
-            };
-            self.users[slot].limit_mb = share.min(most);
+            self.users[slot].limit_mb = user_limit_mb(
+                guarantee,
+                self.used_mb[i],
+                self.maximum_mb[i],
+                active[i],
+                limit,
+            );
             // The user AM limit, a part of the user limit as CapacityScheduler takes it: the
             // queue's AM share of its guarantee (not what it may use), times the user's share
             // max(minimum-user-limit-percent, 1 / active users) and the user-limit-factor (a
@@ -617,6 +792,7 @@ impl CapacityPolicy {
             };
             self.users[slot].am_limit_mb = (am_limit as u64).min(self.queue_am_cap_mb(state, i));
         }
+        self.active = active;
     }
 
     /// What leaf `i`'s AMs may hold: its maximum-am-resource-percent of the larger of its
@@ -645,6 +821,11 @@ impl JobPolicy for CapacityPolicy {
     fn order(&mut self, state: &ClusterState, node: &Node, _now_ms: u64) -> Vec<Arrival> {
         let n = self.queues.queues.len();
         self.measure(state);
+        self.node_partition = self.queues.partition_index(&node.partition);
+        self.in_partition = self.node_partition.is_some();
+        if let Some(k) = self.node_partition {
+            self.measure_partition(state, k);
+        }
         self.app_queue.clear();
         self.predicted.clear();
         self.alone = self.only_hungry_queue(state);
@@ -665,13 +846,23 @@ impl JobPolicy for CapacityPolicy {
                 continue;
             };
             self.app_queue.insert(app.arrival, i);
-            if let Some(c) = candidate(app) {
+            let partition = self.node_partition.map(|_| node.partition.as_str());
+            if let Some(c) = candidate_in(app, partition) {
                 lines[i].push(c);
+            } else if partition.is_some() {
+                // Listed for the default partition's pass that may borrow the node's room,
+                // with nothing predicted in the node's own.
+                if let Some(mut c) = candidate(app) {
+                    c.left = 0;
+                    lines[i].push(c);
+                }
             }
         }
 
-        let mut used = self.used_mb.clone();
-        let mut parent_used = self.parent_used_mb.clone();
+        let (mut used, mut parent_used) = match self.node_partition {
+            Some(_) => (self.part.used_mb.clone(), self.part.parent_used_mb.clone()),
+            None => (self.used_mb.clone(), self.parent_used_mb.clone()),
+        };
         let mut room = node.unallocated;
         let mut out = Vec::new();
 
@@ -690,7 +881,11 @@ impl JobPolicy for CapacityPolicy {
                     head[i] += 1;
                 }
                 let Some(c) = line.get(head[i]) else { continue };
-                if c.next.memory_mb > self.queue_room(i, &used, &parent_used) {
+                let room = match self.node_partition {
+                    Some(_) => self.partition_room(i, &used, &parent_used),
+                    None => self.queue_room(i, &used, &parent_used),
+                };
+                if c.next.memory_mb > room {
                     continue;
                 }
                 if best.is_none_or(|b| self.before(i, b, &used)) {
@@ -746,14 +941,24 @@ impl JobPolicy for CapacityPolicy {
     /// the app asks next, even past the limit.
     fn room(&mut self, _state: &ClusterState, app: &App) -> Option<Resource> {
         let i = self.queue_of(app)?;
-        let mut mb = self.queue_room(i, &self.used_mb, &self.parent_used_mb);
+        let partition = self.node_partition.filter(|_| self.in_partition);
+        let mut mb = match partition {
+            Some(_) => self.partition_room(i, &self.part.used_mb, &self.part.parent_used_mb),
+            None => self.queue_room(i, &self.used_mb, &self.parent_used_mb),
+        };
         if let Some(&slot) = self.app_user.get(&app.arrival) {
-            let u = &self.users[slot];
-            let user_room = if u.used_mb > u.limit_mb {
+            let (used, limit) = match partition {
+                Some(_) => (self.part.user_used_mb[slot], self.part.user_limit_mb[slot]),
+                None => (self.users[slot].used_mb, self.users[slot].limit_mb),
+            };
+            let user_room = if used > limit {
                 0
             } else {
-                let next = candidate(app).map_or(0, |c| c.next.memory_mb);
-                (u.limit_mb - u.used_mb).saturating_add(next)
+                // The container the user may take past the limit is the next one of the keys
+                // being placed: in a partition, its key's.
+                let keys = partition.map(|k| self.queues.partitions[k].as_str());
+                let next = candidate_in(app, keys).map_or(0, |c| c.next.memory_mb);
+                (limit - used).saturating_add(next)
             };
             mb = mb.min(user_room);
         }
@@ -769,7 +974,13 @@ impl JobPolicy for CapacityPolicy {
     /// them for this heartbeat.
     /// (Capped at what a Java `long` holds, as the frame carries them: a ceiling that high
     /// binds nothing a real cluster holds.)
-    fn commit_limits(&self, app: &App) -> Option<CommitLimits> {
+    ///
+    /// A key of a divided partition gets none: the shim re-checks against what a queue holds
+    /// in the whole cluster, and the partition's ceilings are the core's alone.
+    fn commit_limits(&self, app: &App, partition: &str) -> Option<CommitLimits> {
+        if self.queues.partition_index(partition).is_some() {
+            return None;
+        }
         let i = self.queue_of(app)?;
         let cap = |mb: u64| mb.min(i64::MAX as u64);
         Some(CommitLimits {
@@ -823,6 +1034,11 @@ impl JobPolicy for CapacityPolicy {
         self.measure(state);
     }
 
+    fn partition_pass(&mut self, partition: &str) {
+        self.in_partition =
+            self.node_partition.is_some() && self.queues.partition_index(partition).is_some();
+    }
+
     /// As measured by `prepare_activation` (or the last order).
     fn am_user_limit(&self, _state: &ClusterState, app: &App) -> Option<(usize, u64, u64)> {
         let &slot = self.app_user.get(&app.arrival)?;
@@ -857,6 +1073,20 @@ impl JobPolicy for CapacityPolicy {
             self.used_mb[i] = self.used_mb[i].saturating_add(mb);
             for &p in &self.queues.queues[i].ancestors {
                 self.parent_used_mb[p] = self.parent_used_mb[p].saturating_add(mb);
+            }
+        }
+        if self.node_partition.is_some() {
+            // The node's partition holds it, whichever partition's key it was (a lent one too,
+            // as CapacityScheduler charges the node's partition).
+            let f = &mut self.part;
+            if let Some(i) = queue {
+                f.used_mb[i] = f.used_mb[i].saturating_add(mb);
+                for &p in &self.queues.queues[i].ancestors {
+                    f.parent_used_mb[p] = f.parent_used_mb[p].saturating_add(mb);
+                }
+            }
+            if let Some(&slot) = self.app_user.get(&app) {
+                f.user_used_mb[slot] = f.user_used_mb[slot].saturating_add(mb);
             }
         }
         if let Some(&slot) = self.app_user.get(&app) {

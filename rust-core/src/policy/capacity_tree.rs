@@ -29,6 +29,9 @@ pub const MAX_TREE_QUEUES: usize = 4096;
 pub const MAX_TREE_DEPTH: usize = 32;
 /// Capacities are floats; their sum may be off by rounding (33.33 × 3).
 const SUM_TOLERANCE: f64 = 0.01;
+/// Node partitions a file may divide among its queues; each queue keeps a share of each, read
+/// on the heartbeats of that partition's nodes.
+pub const MAX_TREE_PARTITIONS: usize = 64;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -43,6 +46,10 @@ struct Tree {
     vector: bool,
     /// `yarn.scheduler.capacity.maximum-applications`.
     maximum_applications: i64,
+    /// The node partitions (labels) the file gives queues capacities in; a queue's share of
+    /// each is in its entry's `partitions`.
+    #[serde(default)]
+    partitions: Vec<String>,
     queues: Vec<Entry>,
 }
 
@@ -104,6 +111,13 @@ struct Entry {
     /// 100 (never above).
     #[serde(default)]
     managed: bool,
+    /// Per node partition of the tree's `partitions`: the queue's absolute capacity and
+    /// absolute maximum-capacity there, in percent of the partition (CapacityScheduler's
+    /// products down the path of `accessible-node-labels.<label>.capacity` and
+    /// `.maximum-capacity`). A partition not listed: 0 and 0, as CapacityScheduler gives a
+    /// queue in a partition it configures nothing for.
+    #[serde(default)]
+    partitions: std::collections::BTreeMap<String, [f64; 2]>,
 }
 
 /// How a capacity vector gives one resource type (CapacityScheduler's `ResourceUnitCapacityType`).
@@ -286,7 +300,42 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             ),
         });
     }
+    if tree.partitions.len() > MAX_TREE_PARTITIONS {
+        return Err(CoreError::Config {
+            key: format!("{CS_PREFIX}root.accessible-node-labels"),
+            message: format!(
+                "capacities in {} node partitions configured; Locus divides at most {MAX_TREE_PARTITIONS}",
+                tree.partitions.len()
+            ),
+        });
+    }
     let entries = &tree.queues;
+    for e in entries {
+        for (label, [cap, max]) in &e.partitions {
+            if !tree.partitions.contains(label) {
+                return Err(bad(
+                    &e.path,
+                    &format!("accessible-node-labels.{label}.capacity"),
+                    "names a partition the tree does not list".into(),
+                ));
+            }
+            for (v, what) in [(cap, "capacity"), (max, "maximum-capacity")] {
+                if !(0.0..=100.0).contains(v) {
+                    return Err(bad(
+                        &e.path,
+                        &format!("accessible-node-labels.{label}.{what}"),
+                        format!("{v} is not a percentage from 0 to 100"),
+                    ));
+                }
+            }
+        }
+    }
+    let shares_of = |e: &Entry| -> Vec<(f64, f64)> {
+        tree.partitions
+            .iter()
+            .map(|p| e.partitions.get(p).map_or((0.0, 0.0), |[c, m]| (*c, *m)))
+            .collect()
+    };
     if entries.first().map(|e| e.path.as_str()) != Some("root") {
         return Err(CoreError::Config {
             key: CAPACITY_TREE.to_string(),
@@ -499,6 +548,7 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
                     capacity: abs_cap[i],
                     maximum_capacity: abs_max[i],
                     disable_preemption: no_preemption[i],
+                    partition_shares: shares_of(e),
                 });
             }
             continue;
@@ -541,6 +591,7 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             intra_queue_disable_preemption: no_intra[i],
             ancestors,
             created: e.created,
+            partition_shares: shares_of(e),
         });
     }
     let mut configured_maximum = vec![1.0f32; entries.len()];
@@ -578,6 +629,7 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             AbsoluteCapacities::new(nodes, system_max_apps, tree.vector)
         });
     let mut queues = CapacityQueues::from_tree(leaves, parents)?;
+    queues.partitions = tree.partitions.clone();
     if let Some(a) = absolute {
         queues.set_absolute(a);
         // CapacityScheduler's figures before any node registered.

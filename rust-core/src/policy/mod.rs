@@ -156,11 +156,16 @@ pub trait JobPolicy: Send {
     }
 
     /// The ceilings [`Self::room`] held `app` to on this heartbeat, for the shim to re-check
-    /// when it commits the app's decisions (`None`: the policy keeps no queue limits). The
-    /// same figures `room` used, so the commit applies no second formula.
-    fn commit_limits(&self, _app: &App) -> Option<CommitLimits> {
+    /// when it commits the app's decisions for a key of `partition` (`None`: the policy keeps
+    /// no queue limits). The same figures `room` used, so the commit applies no second formula.
+    fn commit_limits(&self, _app: &App, _partition: &str) -> Option<CommitLimits> {
         None
     }
+
+    /// The heartbeat's walk now places keys of `partition` (the node's own first, then, on a
+    /// non-exclusive partition's node, the default partition's borrowing its idle room): what
+    /// [`Self::room`] answers from here on is that partition's.
+    fn partition_pass(&mut self, _partition: &str) {}
 
     /// `count` containers of `capability` were placed for `app` on this heartbeat.
     fn placed(&mut self, _app: Arrival, _kind: TaskKind, _count: u32, _capability: Resource) {}

@@ -582,6 +582,7 @@ mod tests {
             asks_version: 0,
             used: Resource::ZERO,
             am_used: Resource::ZERO,
+            used_by_partition: Default::default(),
             running: 0,
             blacklist: Default::default(),
             partitions: Default::default(),

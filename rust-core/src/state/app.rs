@@ -169,6 +169,8 @@ pub struct App {
     pub used: Resource,
     /// The part of `used` held by its ApplicationMaster containers.
     pub am_used: Resource,
+    /// The part of `used` on labelled nodes, per partition (user limits per partition).
+    pub used_by_partition: crate::state::queue::PartitionUse,
     pub running: u32,
     /// Nodes and racks the RM will not place the app on; the core decides none there.
     pub blacklist: Blacklist,

@@ -123,12 +123,18 @@ impl InFlight {
             .collect()
     }
 
-    /// The containers decided and not yet settled: (app, their resource, whether they are AMs).
-    pub fn unconfirmed(&self) -> impl Iterator<Item = (&str, Resource, bool)> + '_ {
+    /// The containers decided and not yet settled: (app, their resource, whether they are AMs,
+    /// the node).
+    pub fn unconfirmed(&self) -> impl Iterator<Item = (&str, Resource, bool, &str)> + '_ {
         self.entries.iter().filter(|e| e.unconfirmed > 0).map(|e| {
             let c = e.decision.capability;
             let n = e.unconfirmed;
-            (e.decision.app.as_str(), c.times(n as u64), e.am)
+            (
+                e.decision.app.as_str(),
+                c.times(n as u64),
+                e.am,
+                e.decision.node.as_str(),
+            )
         })
     }
 

@@ -71,6 +71,8 @@ pub struct InFlightUse {
     pub queue: String,
     pub resource: Resource,
     pub am: bool,
+    /// The partition of the node decided on (empty: the default one).
+    pub partition: String,
 }
 
 #[derive(Debug, Default)]
@@ -123,6 +125,8 @@ pub struct ClusterState {
     /// otherwise. Where a key's data is, seen from the partition it may run in.
     partition_places: FastMap<crate::state::names::NameId, Vec<(String, bool)>>,
     partition_sizes: BTreeMap<String, usize>,
+    /// Per labelled partition, its nodes' capabilities summed (rebuilt with the index).
+    partition_capacity: BTreeMap<String, Resource>,
     /// Bumped whenever `partition_places` may have changed.
     partitions_version: u64,
     /// How many nodes have each capability (memory, vcores, extra types): whether a container
@@ -480,21 +484,29 @@ impl ClusterState {
 
     /// Replaces the containers in flight: (app id, resource of the unsettled part, whether they
     /// are AMs) for each unconfirmed decision. Apps no longer known are skipped.
-    pub fn set_in_flight<'a>(&mut self, decided: impl Iterator<Item = (&'a str, Resource, bool)>) {
+    pub fn set_in_flight<'a>(
+        &mut self,
+        decided: impl Iterator<Item = (&'a str, Resource, bool, &'a str)>,
+    ) {
         self.in_flight.clear();
         self.am_in_flight_total = Resource::ZERO;
-        for (id, resource, am) in decided {
+        for (id, resource, am, node) in decided {
             let Some(app) = self.app_ids.get(id).and_then(|a| self.apps.get(a)) else {
                 continue;
             };
             if am {
                 self.am_in_flight_total = plus(self.am_in_flight_total, &resource);
             }
+            let partition = self
+                .nodes
+                .get(node)
+                .map_or(String::new(), |n| n.partition.clone());
             self.in_flight.push(InFlightUse {
                 app: app.arrival,
                 queue: app.queue.clone(),
                 resource,
                 am,
+                partition,
             });
         }
     }
@@ -739,7 +751,22 @@ impl ClusterState {
         };
         let lent = n.lends();
         let (was_labelled, was_exclusive) = (!n.partition.is_empty(), n.exclusive);
-        n.partition = partition.to_string();
+        let old = std::mem::replace(&mut n.partition, partition.to_string());
+        if old != partition && n.running > 0 {
+            // CapacityScheduler moves the running containers' usage to the node's new
+            // partition; a relabel is an operator's action, so one pass over the containers.
+            for c in self.containers.iter().filter(|c| c.node == id) {
+                if let Some(app) = self.app_ids.get(&c.app).and_then(|a| self.apps.get_mut(a)) {
+                    app.used_by_partition.sub(&old, &c.resource);
+                    app.used_by_partition.add(partition, &c.resource);
+                    self.queues
+                        .container_relabelled(&app.queue, &c.resource, &old, partition);
+                }
+            }
+        }
+        let Some(n) = self.nodes.get_mut(id) else {
+            return false;
+        };
         n.exclusive = exclusive && !partition.is_empty();
         match (lent, n.lends()) {
             (false, true) => self.lending_nodes += 1,
@@ -759,6 +786,7 @@ impl ClusterState {
         self.partitions_version += 1;
         self.partition_places.clear();
         self.partition_sizes.clear();
+        self.partition_capacity.clear();
         if self.labelled_nodes == 0 {
             return;
         }
@@ -773,7 +801,23 @@ impl ClusterState {
                 }
             }
             *self.partition_sizes.entry(n.partition.clone()).or_insert(0) += 1;
+            if !n.partition.is_empty() {
+                let c = self
+                    .partition_capacity
+                    .entry(n.partition.clone())
+                    .or_default();
+                *c = plus(*c, &n.capability);
+            }
         }
+    }
+
+    /// The capabilities of `partition`'s nodes summed (a labelled partition; zero when no node
+    /// is in it).
+    pub fn partition_capacity(&self, partition: &str) -> Resource {
+        self.partition_capacity
+            .get(partition)
+            .copied()
+            .unwrap_or(Resource::ZERO)
     }
 
     /// Whether a key asking for `partition` may run on some node at `name` (a host or a rack):
@@ -897,7 +941,7 @@ impl ClusterState {
         shape_removed(&mut self.node_shapes, node.capability);
         let lost = self.containers.drain_where(|c| c.node == id);
         for c in &lost {
-            self.account_finished(c, false);
+            self.account_finished(c, &node.partition, false);
         }
         Some((node, lost))
     }
@@ -918,6 +962,9 @@ impl ClusterState {
         n.capability = capability;
         if n.last_heartbeat_ms.is_none() {
             n.unallocated = capability.saturating_sub(&n.allocated);
+        }
+        if !n.partition.is_empty() {
+            self.index_partitions();
         }
         Ok(())
     }
@@ -976,8 +1023,14 @@ impl ClusterState {
         if let Some(&arrival) = self.app_ids.get(&spec.id) {
             if let Some(app) = self.apps.get_mut(&arrival) {
                 if app.queue != queue {
-                    self.queues
-                        .app_moved(&app.queue, &queue, &app.used, &app.am_used, app.running);
+                    self.queues.app_moved(
+                        &app.queue,
+                        &queue,
+                        &app.used,
+                        &app.am_used,
+                        app.running,
+                        &app.used_by_partition,
+                    );
                     app.queue = queue;
                 }
                 app.user = spec.user;
@@ -1012,6 +1065,7 @@ impl ClusterState {
                 asks_version: 0,
                 used: Resource::ZERO,
                 am_used: Resource::ZERO,
+                used_by_partition: Default::default(),
                 running: 0,
                 blacklist: Default::default(),
                 partitions: Default::default(),
@@ -1078,8 +1132,14 @@ impl ClusterState {
         if app.queue == queue {
             return Ok(app.queue.clone());
         }
-        self.queues
-            .app_moved(&app.queue, queue, &app.used, &app.am_used, app.running);
+        self.queues.app_moved(
+            &app.queue,
+            queue,
+            &app.used,
+            &app.am_used,
+            app.running,
+            &app.used_by_partition,
+        );
         let old = std::mem::replace(&mut app.queue, queue.to_string());
         // An app waiting for activation waits in its new queue, at its FIFO place there.
         self.asks_touched.push(arrival);
@@ -1103,10 +1163,11 @@ impl ClusterState {
         }
         self.profiles.app_removed(arrival, now);
         for c in &gone {
+            let partition = self.node_partition(&c.node);
             self.account_finished_on_node(c);
             self.account_slot(c, false);
             self.queues
-                .container_finished(&app.queue, &c.resource, c.is_am());
+                .container_finished(&app.queue, &c.resource, c.is_am(), &partition);
         }
         self.queues.app_left(&app.queue);
         Some(app)
@@ -1206,7 +1267,12 @@ impl ClusterState {
             started: self.containers_started,
         };
         self.containers_started += 1;
+        let partition = self
+            .nodes
+            .get(&c.node)
+            .map_or(String::new(), |n| n.partition.clone());
         app.used = plus(app.used, &c.resource);
+        app.used_by_partition.add(&partition, &c.resource);
         if c.is_am() {
             app.am_used = plus(app.am_used, &c.resource);
         }
@@ -1216,7 +1282,7 @@ impl ClusterState {
             self.asks_touched.push(arrival);
         }
         self.queues
-            .container_started(&app.queue, &c.resource, c.is_am());
+            .container_started(&app.queue, &c.resource, c.is_am(), &partition);
         if let Some(n) = self.nodes.get_mut(&c.node) {
             n.allocated = plus(n.allocated, &c.resource);
             n.running += 1;
@@ -1237,11 +1303,19 @@ impl ClusterState {
     pub fn container_released(&mut self, id: &str) -> Option<Container> {
         let c = self.containers.remove(id)?;
         self.profiles.container_released(&c.id, &c.node);
-        self.account_finished(&c, true);
+        let partition = self.node_partition(&c.node);
+        self.account_finished(&c, &partition, true);
         Some(c)
     }
 
-    fn account_finished(&mut self, c: &Container, on_node: bool) {
+    /// A node's partition (empty: the default one, or an unknown node).
+    fn node_partition(&self, node: &str) -> String {
+        self.nodes
+            .get(node)
+            .map_or(String::new(), |n| n.partition.clone())
+    }
+
+    fn account_finished(&mut self, c: &Container, partition: &str, on_node: bool) {
         let now = self.clock_ms;
         self.profiles.container_finished(&c.id, now);
         if on_node {
@@ -1254,8 +1328,9 @@ impl ClusterState {
                 app.am_used = app.am_used.saturating_sub(&c.resource);
             }
             app.running = app.running.saturating_sub(1);
+            app.used_by_partition.sub(partition, &c.resource);
             self.queues
-                .container_finished(&app.queue, &c.resource, c.is_am());
+                .container_finished(&app.queue, &c.resource, c.is_am(), partition);
         }
     }
 

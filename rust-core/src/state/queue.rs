@@ -14,6 +14,58 @@ pub struct Queue {
     pub running: u32,
     /// The part of `used` held by ApplicationMaster containers (a queue's AM bound).
     pub am_used: Resource,
+    /// The part of `used` on labelled nodes, per partition (the node's partition, as
+    /// CapacityScheduler charges a container, a lent one included): one entry per partition
+    /// the queue holds something in, so at most the cluster's partitions.
+    #[serde(skip)]
+    pub by_partition: PartitionUse,
+}
+
+/// Resource held per node partition (labelled ones only; the default partition's is the
+/// rest). A few entries: at most the partitions the cluster's nodes are in.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PartitionUse(Vec<(String, Resource)>);
+
+impl PartitionUse {
+    pub fn get(&self, partition: &str) -> Resource {
+        self.0
+            .iter()
+            .find(|(p, _)| p == partition)
+            .map_or(Resource::ZERO, |(_, r)| *r)
+    }
+
+    pub fn add(&mut self, partition: &str, r: &Resource) {
+        if partition.is_empty() {
+            return;
+        }
+        match self.0.iter_mut().find(|(p, _)| p == partition) {
+            Some((_, u)) => *u = crate::state::plus(*u, r),
+            None => self.0.push((partition.to_string(), *r)),
+        }
+    }
+
+    pub fn sub(&mut self, partition: &str, r: &Resource) {
+        if let Some(i) = self.0.iter().position(|(p, _)| p == partition) {
+            let left = self.0[i].1.saturating_sub(r);
+            if left == Resource::ZERO {
+                self.0.swap_remove(i);
+            } else {
+                self.0[i].1 = left;
+            }
+        }
+    }
+
+    pub fn add_all(&mut self, other: &PartitionUse) {
+        for (p, r) in &other.0 {
+            self.add(p, r);
+        }
+    }
+
+    pub fn sub_all(&mut self, other: &PartitionUse) {
+        for (p, r) in &other.0 {
+            self.sub(p, r);
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -50,13 +102,16 @@ impl Queues {
         used: &Resource,
         am_used: &Resource,
         running: u32,
+        by_partition: &PartitionUse,
     ) {
         let q = self.by_name.entry(to.to_string()).or_default();
         q.apps += 1;
+        q.by_partition.add_all(by_partition);
         q.used = crate::state::plus(q.used, used);
         q.am_used = crate::state::plus(q.am_used, am_used);
         q.running += running;
         if let Some(q) = self.by_name.get_mut(from) {
+            q.by_partition.sub_all(by_partition);
             q.used = q.used.saturating_sub(used);
             q.am_used = q.am_used.saturating_sub(am_used);
             q.running = q.running.saturating_sub(running);
@@ -64,8 +119,9 @@ impl Queues {
         self.app_left(from);
     }
 
-    pub fn container_started(&mut self, name: &str, r: &Resource, am: bool) {
+    pub fn container_started(&mut self, name: &str, r: &Resource, am: bool, partition: &str) {
         let q = self.by_name.entry(name.to_string()).or_default();
+        q.by_partition.add(partition, r);
         q.used = crate::state::plus(q.used, r);
         if am {
             q.am_used = crate::state::plus(q.am_used, r);
@@ -73,8 +129,9 @@ impl Queues {
         q.running += 1;
     }
 
-    pub fn container_finished(&mut self, name: &str, r: &Resource, am: bool) {
+    pub fn container_finished(&mut self, name: &str, r: &Resource, am: bool, partition: &str) {
         if let Some(q) = self.by_name.get_mut(name) {
+            q.by_partition.sub(partition, r);
             q.used = q.used.saturating_sub(r);
             if am {
                 q.am_used = q.am_used.saturating_sub(r);
@@ -83,6 +140,15 @@ impl Queues {
             if q.apps == 0 && q.running == 0 {
                 self.by_name.remove(name);
             }
+        }
+    }
+
+    /// A node holding `r` for the queue moved from partition `from` to `to`
+    /// (`rmadmin -replaceLabelsOnNode`): CapacityScheduler moves its containers' usage too.
+    pub fn container_relabelled(&mut self, name: &str, r: &Resource, from: &str, to: &str) {
+        if let Some(q) = self.by_name.get_mut(name) {
+            q.by_partition.sub(from, r);
+            q.by_partition.add(to, r);
         }
     }
 

@@ -190,6 +190,7 @@ public class LocusScheduler
     if (!capacityPolicy) {
       this.resourceCalculator = configured;
     }
+    MonitorPolicies.checkPartitions(MonitorPolicies.forLocus(conf), queueFile, capacityPolicy);
     priorities.readQueueSettings(queueFile, conf);
     link.open(LocusSettings.toJson(conf, queueFile), this, this::coreSettings,
         () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
@@ -271,6 +272,7 @@ public class LocusScheduler
       // inside the rollback, so such a file changes nothing either.
       Configuration monitors = MonitorPolicies.forLocus(newConf);
       MonitorPolicies.checkSizeBased(monitors);
+      MonitorPolicies.checkPartitions(monitors, file, root.isCapacity());
       if (MonitorPolicies.runsLocusPolicy(monitors)) {
         LocusPreemptionPolicy.check(this, file.configuration());
       }
@@ -568,6 +570,69 @@ public class LocusScheduler
   public String vectorMode(String path) {
     QueueFile file = queueFile;
     return file != null && root.isCapacity() ? file.vectorMode(path) : null;
+  }
+
+  /**
+   * The queue's shares of each node partition the file divides among its queues
+   * ({capacity, maximum-capacity, absolute capacity, absolute maximum-capacity}, fractions);
+   * empty outside {@code capacity} or when the file divides none.
+   */
+  public Map<String, float[]> partitionShares(String path) {
+    QueueFile file = queueFile;
+    return file != null && root.isCapacity() ? file.partitionShares(path)
+        : java.util.Collections.<String, float[]>emptyMap();
+  }
+
+  /**
+   * The memory of each partition the file divides among its queues: its nodes' totals (the
+   * RM's label manager holds no node resources under Locus).
+   */
+  public Map<String, Long> partitionMemoryMb() {
+    Map<String, Long> out = new java.util.HashMap<>();
+    QueueFile file = queueFile;
+    if (file == null || !root.isCapacity()) {
+      return out;
+    }
+    java.util.Set<String> divided = file.dividedPartitions();
+    for (FiCaSchedulerNode node : nodeTracker.getAllNodes()) {
+      if (divided.contains(node.getPartition())) {
+        out.merge(node.getPartition(), node.getTotalResource().getMemorySize(), Long::sum);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Memory each queue (leaves and parents, by path) holds on the nodes of each partition the
+   * file divides, as CapacityScheduler charges a container to its node's partition: one pass
+   * over the running containers of those nodes, for the web UI and REST.
+   */
+  public Map<String, Map<String, Long>> partitionUsedMb() {
+    Map<String, Map<String, Long>> out = new java.util.HashMap<>();
+    QueueFile file = queueFile;
+    if (file == null || !root.isCapacity() || file.dividedPartitions().isEmpty()) {
+      return out;
+    }
+    java.util.Set<String> divided = file.dividedPartitions();
+    for (FiCaSchedulerNode node : nodeTracker.getAllNodes()) {
+      String partition = node.getPartition();
+      if (!divided.contains(partition)) {
+        continue;
+      }
+      for (RMContainer c : node.getCopiedListOfRunningContainers()) {
+        FiCaSchedulerApp attempt = getApplicationAttempt(c.getApplicationAttemptId());
+        if (attempt == null || !(attempt.getQueue() instanceof LocusQueue)) {
+          continue;
+        }
+        long mb = c.getAllocatedResource().getMemorySize();
+        for (String p = ((LocusQueue) attempt.getQueue()).path(); p != null; ) {
+          out.computeIfAbsent(p, k -> new java.util.HashMap<>()).merge(partition, mb, Long::sum);
+          int dot = p.lastIndexOf('.');
+          p = dot < 0 ? null : p.substring(0, dot);
+        }
+      }
+    }
+    return out;
   }
 
   /** The core's counters as JSON (allocations by locality, heartbeats, decisions, ...). */

@@ -91,6 +91,23 @@ final class MonitorPolicies {
             .contains(LocusPreemptionPolicy.class.getName());
   }
 
+  /**
+   * Locus's preemption rounds weigh each queue's use of the whole cluster; CapacityScheduler's
+   * weigh it per node partition. With a partition divided between queues (or a queue held below
+   * all of it) the rounds would preempt for the wrong shares, so the combination stops the RM
+   * naming both keys.
+   */
+  static void checkPartitions(Configuration monitors, org.locus.yarn.queue.QueueFile file,
+      boolean capacity) {
+    String key = capacity ? file.partitionDividingKey() : null;
+    if (key != null && runsLocusPolicy(monitors)) {
+      throw new YarnRuntimeException(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES
+          + " names " + PROPORTIONAL + " while " + key + " divides a node partition between "
+          + "queues: Locus preempts for each queue's share of the whole cluster, not per node "
+          + "partition; turn the monitor off or give each partition whole to one leaf queue");
+    }
+  }
+
   /** Locus's key for preemption rounds under {@code fsp} and {@code fair}. */
   static final String SIZE_BASED = "locus.preemption.size-based";
 

@@ -10,9 +10,11 @@ import org.junit.Rule;
 import org.junit.Test;
 
 /**
- * Per-partition capacities Locus cannot honour stop the RM at start naming the key (the core
- * gives every queue that may use a partition all of it); the EMR layout, one leaf holding 100
- * of the partition, starts (NodeLabelsTest runs jobs on it).
+ * What Locus refuses of per-partition capacities, naming the key: weights per partition, and
+ * a partition divided between queues while the preemption monitor runs (Locus preempts for
+ * shares of the whole cluster). The EMR layout, one leaf holding all of the partition, starts
+ * with the monitor on. PartitionCapacitiesTest compares the honoured ones with
+ * CapacityScheduler.
  */
 public class PartitionSharesTest {
   private static final String CS = "yarn.scheduler.capacity.";
@@ -34,6 +36,12 @@ public class PartitionSharesTest {
     return conf;
   }
 
+  private static YarnConfiguration withPreemption(YarnConfiguration conf) {
+    conf.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
+    conf.set(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES, MonitorPolicies.PROPORTIONAL);
+    return conf;
+  }
+
   private static String messages(Throwable e) {
     StringBuilder out = new StringBuilder();
     for (Throwable t = e; t != null; t = t.getCause()) {
@@ -43,36 +51,49 @@ public class PartitionSharesTest {
   }
 
   @Test
-  public void aPartitionSharedBetweenQueuesStopsTheRmNamingTheKey() {
-    YarnConfiguration cs = twoLeavesSharingCore();
+  public void aPartitionDividedBetweenQueuesStarts() {
+    cluster.start(twoLeavesSharingCore());
+  }
+
+  @Test
+  public void aDividedPartitionWithThePreemptionMonitorStopsTheRmNamingTheKeys() {
+    YarnConfiguration cs = withPreemption(twoLeavesSharingCore());
     cs.setClass(YarnConfiguration.RM_SCHEDULER, CapacityScheduler.class,
         ResourceScheduler.class);
     cluster.start(cs);
     try {
-      cluster.start(twoLeavesSharingCore());
-      fail("started with CORE divided 70/30 between root.a and root.b");
+      cluster.start(withPreemption(twoLeavesSharingCore()));
+      fail("started preempting for whole-cluster shares with CORE divided 70/30");
     } catch (Exception e) {
       String m = messages(e);
-      assertTrue(m, m.contains(CS + "root.a.accessible-node-labels.CORE.capacity"));
-      assertTrue(m, m.contains("root.a, root.b"));
+      assertTrue(m, m.contains(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES));
+      assertTrue(m, m.contains(CS + "root.b.accessible-node-labels.CORE.capacity=30"));
     }
   }
 
   @Test
-  public void aMaximumCapacityBelowTheWholePartitionStopsTheRm() {
-    YarnConfiguration conf = LocusRmFixture.locusConf();
+  public void oneLeafHoldingAWholePartitionStartsWithThePreemptionMonitor() {
+    YarnConfiguration conf = withPreemption(LocusRmFixture.locusConf());
     conf.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
     conf.set(CS + "root.queues", "default");
     conf.set(CS + "root.default.accessible-node-labels", "CORE");
     conf.set(CS + "root.accessible-node-labels.CORE.capacity", "100");
     conf.set(CS + "root.default.accessible-node-labels.CORE.capacity", "100");
-    conf.set(CS + "root.default.accessible-node-labels.CORE.maximum-capacity", "40");
+    cluster.start(conf);
+  }
+
+  @Test
+  public void aWeightInAPartitionStopsTheRmNamingTheKey() {
+    YarnConfiguration conf = twoLeavesSharingCore();
+    conf.set(CS + "root.a.accessible-node-labels.CORE.capacity", "2w");
+    conf.set(CS + "root.b.accessible-node-labels.CORE.capacity", "1w");
     try {
       cluster.start(conf);
-      fail("started with a 40% ceiling inside CORE");
+      fail("started with weights inside CORE");
     } catch (Exception e) {
       String m = messages(e);
-      assertTrue(m, m.contains(CS + "root.default.accessible-node-labels.CORE.maximum-capacity"));
+      assertTrue(m, m.contains(CS + "root.a.accessible-node-labels.CORE.capacity"));
+      assertTrue(m, m.contains("weights per partition"));
     }
   }
 }

@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -122,6 +123,12 @@ public final class QueueFile {
   /** Every queue's guaranteed share of the cluster in percent, from the file's percentages. */
   private final Map<String, Float> ofCluster;
   private final List<String> unhonoured;
+  /**
+   * Per queue, per node partition the file divides: its capacity, maximum-capacity, absolute
+   * capacity and absolute maximum-capacity there, fractions as CapacityScheduler's
+   * QueueCapacities hold them.
+   */
+  private Map<String, Map<String, float[]>> partitionShares = Collections.emptyMap();
 
   /** The resource types an absolute capacity may name, as CapacityScheduler's queues read it. */
   private static final Set<String> RESOURCE_TYPES =
@@ -281,11 +288,13 @@ public final class QueueFile {
     AbsoluteCapacities.Vectors vectors =
         cs.isLegacyQueueMode() ? null : new AbsoluteCapacities.Vectors();
     Map<String, Float> ofCluster = new HashMap<>();
+    Map<String, Map<String, float[]>> partitionShares = Collections.emptyMap();
     try {
       refuseUnsupported(cs, ROOT);
       walk(cs, ROOT, 100f, created, paths, weights, minimum, maximum, vectors, ofCluster,
           queues);
-      refusePartitionShares(cs, paths);
+      partitionShares = partitionShares(cs, paths, weights, minimum);
+      putPartitionShares(partitionShares, paths, queues, tree);
     } catch (Unsupported e) {
       // The walk may have stopped inside an entry.
       queues.removeAll();
@@ -303,12 +312,14 @@ public final class QueueFile {
     AbsoluteCapacities absolute = tree.has("refused") ? null
         : vectors != null ? new AbsoluteCapacities(paths, vectors)
         : minimum.isEmpty() ? null : new AbsoluteCapacities(paths, minimum, maximum);
-    return new QueueFile(none ? null : JSON.writeValueAsString(tree),
+    QueueFile file = new QueueFile(none ? null : JSON.writeValueAsString(tree),
         Collections.unmodifiableList(paths), Collections.unmodifiableMap(weights), absolute, cs,
         source, Collections.unmodifiableList(new ArrayList<>(created)),
         Collections.unmodifiableSet(new HashSet<>(parents)),
         Collections.unmodifiableSet(new HashSet<>(zeroed)), ofCluster,
         unhonoured(cs, new HashSet<>(paths)));
+    file.partitionShares = tree.has("refused") ? Collections.emptyMap() : partitionShares;
+    return file;
   }
 
   /** What the file asks for that Locus cannot do, with the key that asks. */
@@ -1202,14 +1213,151 @@ public final class QueueFile {
       + "(.+)\\.accessible-node-labels\\.([^.]+)\\.(capacity|maximum-capacity)");
 
   /**
-   * Per-partition capacities Locus cannot honour. The core gives every queue that may use a
-   * partition all of it, with no guarantee and no ceiling inside it; that is CapacityScheduler's
-   * outcome only when one leaf queue may use the partition and it (and each ancestor) holds
-   * 100 of it, as Amazon EMR's files set it, or when no share is set at all. Any other value
-   * would be a guarantee or a ceiling left unenforced, so it stops the RM naming its key.
+   * Each queue's shares of the node partitions the file gives capacities in, as
+   * CapacityScheduler loads them (CSQueueUtils#loadCapacitiesByLabelsFromConf and
+   * #updateAbsoluteCapacitiesByNodeLabels): a queue's labels are those its own
+   * {@code accessible-node-labels.<label>.*} keys name (root: every such label); for one of its
+   * labels the capacity is the key's (0 unset) and the maximum the key's (100 unset), for
+   * another 0 and 0; the absolute figures are the products down the path (a zero share stays
+   * zero). The children's capacities in each label of their parent are checked as
+   * AbstractParentQueue#setChildQueues checks them, with its messages. Weights, absolute
+   * resources and vectors per partition are refused naming the key.
    */
-  private static void refusePartitionShares(CapacitySchedulerConfiguration cs,
-      List<String> paths) throws Unsupported {
+  private static Map<String, Map<String, float[]>> partitionShares(
+      CapacitySchedulerConfiguration cs, List<String> paths, Map<String, Float> weights,
+      Map<String, Resource> minimum) throws Unsupported {
+    Map<String, Set<String>> byQueue = cs.getConfiguredNodeLabelsByQueue();
+    Set<String> all = new TreeSet<>();
+    for (Set<String> labels : byQueue.values()) {
+      all.addAll(labels);
+    }
+    all.remove(RMNodeLabelsManager.NO_LABEL);
+    if (all.isEmpty()) {
+      return Collections.emptyMap();
+    }
+    for (Map.Entry<String, String> e : cs) {
+      Matcher m = PARTITION_SHARE.matcher(e.getKey());
+      if (!m.matches()) {
+        continue;
+      }
+      String value = e.getValue().trim();
+      String why = !cs.isLegacyQueueMode()
+          ? "per-partition capacities with legacy-queue-mode.enabled=false"
+          : value.contains("[") ? "absolute resources per partition"
+          : value.endsWith("w") ? "weights per partition"
+          : minimum.containsKey(m.group(1)) ? "per-partition percentages in absolute mode"
+          : weights.containsKey(m.group(1)) ? "per-partition percentages beside weights"
+          : null;
+      if (why != null) {
+        throw new Unsupported(e.getKey(), "is " + value + ": Locus divides a node partition "
+            + "among queues by percentages of the default queue mode only; " + why
+            + " are not supported");
+      }
+    }
+    Map<String, Map<String, float[]>> out = new HashMap<>();
+    for (String path : paths) {
+      QueuePath qp = new QueuePath(path);
+      boolean root = ROOT.equals(path);
+      Set<String> own = root ? all : byQueue.getOrDefault(path, Collections.emptySet());
+      Map<String, float[]> parent = root ? null : out.get(path.substring(0, path.lastIndexOf('.')));
+      Map<String, float[]> shares = new TreeMap<>();
+      for (String label : all) {
+        boolean configured = own.contains(label);
+        float cap = root ? 1f : configured ? cs.getLabeledQueueCapacity(qp, label) / 100 : 0f;
+        float max = configured ? cs.getLabeledQueueMaximumCapacity(qp, label) / 100 : 0f;
+        float parentCap = root ? 1f : parent.get(label)[2];
+        float parentMax = root ? 1f : parent.get(label)[3];
+        shares.put(label, new float[] {cap, max, cap > 0f ? cap * parentCap : 0f,
+            max > 0f ? max * parentMax : 0f});
+      }
+      out.put(path, shares);
+    }
+    for (String path : paths) {
+      List<String> children = new ArrayList<>();
+      for (String p : paths) {
+        if (p.startsWith(path + ".") && p.indexOf('.', path.length() + 1) < 0) {
+          children.add(p);
+        }
+      }
+      if (children.isEmpty() || children.stream().anyMatch(weights::containsKey)) {
+        continue;
+      }
+      QueuePath qp = new QueuePath(path);
+      boolean allowZero = cs.getAllowZeroCapacitySum(qp);
+      String name = qp.getLeafName();
+      Set<String> own = ROOT.equals(path) ? all : byQueue.getOrDefault(path,
+          Collections.emptySet());
+      for (String label : own) {
+        if (label.isEmpty()) {
+          continue;
+        }
+        float sum = 0;
+        for (String c : children) {
+          sum += out.get(c).get(label)[0];
+        }
+        float capacity = out.get(path).get(label)[0];
+        boolean percentParent = !weights.containsKey(path);
+        String key = PREFIX + path + ".accessible-node-labels." + label + ".capacity";
+        String head = "Illegal capacity sum of " + sum + " for children of queue " + name
+            + " for label=" + label;
+        if (Math.abs(1 - sum) > PARTITION_PRECISION) {
+          if (Math.abs(sum) > PARTITION_PRECISION) {
+            throw new Unsupported(key, head + ". It should be either 0 or 1.0");
+          }
+          if (percentParent && Math.abs(capacity) > PARTITION_PRECISION && !allowZero) {
+            throw new Unsupported(key, head + ". It is set to 0, but parent percent != 0, and "
+                + "doesn't allow children capacity to set to 0");
+          }
+        } else if (percentParent && Math.abs(capacity) <= 0f && !allowZero) {
+          throw new Unsupported(key, head + ". queue=" + name + " has zero capacity, but child"
+              + "queues have positive capacities");
+        }
+      }
+    }
+    return out;
+  }
+
+  /** CapacityScheduler's tolerance on a sum of children's capacities (AbstractCSQueue). */
+  private static final float PARTITION_PRECISION = 0.0005f;
+
+  /** The core's figures: the divided partitions, and each queue's absolute shares of them. */
+  private static void putPartitionShares(Map<String, Map<String, float[]>> shares,
+      List<String> paths, ArrayNode queues, ObjectNode tree) {
+    if (shares.isEmpty()) {
+      return;
+    }
+    ArrayNode labels = tree.putArray("partitions");
+    for (String label : shares.get(ROOT).keySet()) {
+      labels.add(label);
+    }
+    for (int i = 0; i < paths.size(); i++) {
+      ObjectNode of = ((ObjectNode) queues.get(i)).putObject("partitions");
+      for (Map.Entry<String, float[]> e : shares.get(paths.get(i)).entrySet()) {
+        float[] f = e.getValue();
+        if (f[2] > 0f || f[3] > 0f) {
+          of.putArray(e.getKey()).add(f[2] * 100.0).add(f[3] * 100.0);
+        }
+      }
+    }
+  }
+
+  /**
+   * The node partitions the file divides among its queues, with each queue's shares there
+   * ({capacity, maximum-capacity, absolute capacity, absolute maximum-capacity}, fractions);
+   * empty for a queue the file does not have.
+   */
+  public Map<String, float[]> partitionShares(String path) {
+    Map<String, float[]> m = partitionShares.get(path);
+    return m == null ? Collections.emptyMap() : Collections.unmodifiableMap(m);
+  }
+
+  /**
+   * A key that divides a node partition between leaf queues or holds one below all of it
+   * (more than one leaf with a share of it, or a leaf's absolute maximum there below 100), as
+   * {@code key=value}; null when every partition goes whole to at most one leaf (the Amazon
+   * EMR layout).
+   */
+  public String partitionDividingKey() {
     Set<String> parents = new HashSet<>();
     for (String p : paths) {
       int dot = p.lastIndexOf('.');
@@ -1217,56 +1365,27 @@ public final class QueueFile {
         parents.add(p.substring(0, dot));
       }
     }
-    Set<String> keys = new TreeSet<>();
-    for (Map.Entry<String, String> e : cs) {
-      if (PARTITION_SHARE.matcher(e.getKey()).matches()) {
-        keys.add(e.getKey());
-      }
-    }
-    for (String key : keys) {
-      Matcher m = PARTITION_SHARE.matcher(key);
-      m.matches();
-      String path = m.group(1);
-      String label = m.group(2);
-      String value = cs.get(key).trim();
-      float v;
-      try {
-        v = Float.parseFloat(value);
-      } catch (NumberFormatException notAPercentage) {
-        v = -1f;
-      }
-      if (v == 100f && key.endsWith(".maximum-capacity")) {
-        continue;
-      }
-      List<String> users = new ArrayList<>();
+    for (String label : dividedPartitions()) {
+      String holder = null;
       for (String p : paths) {
-        if (!parents.contains(p) && mayUse(cs, p, label)) {
-          users.add(p);
+        float[] f = partitionShares(p).get(label);
+        if (parents.contains(p) || f == null || f[3] <= 0f) {
+          continue;
         }
-      }
-      boolean whole = v == 100f && (ROOT.equals(path) || (users.size() == 1
-          && (users.get(0).equals(path) || users.get(0).startsWith(path + "."))));
-      if (!whole) {
-        throw new Unsupported(key, "is " + value + ": Locus does not divide node partition '"
-            + label + "' among queues (" + (users.isEmpty() ? "no leaf queue"
-                : users.size() + " leaf queues: " + String.join(", ", users)) + " may use it); "
-            + "every queue that may use a partition shares all of it, so its capacities are "
-            + "honoured only as 100 on the path of the one leaf queue that may use it, or unset");
+        String key = PREFIX + p + ".accessible-node-labels." + label + ".capacity";
+        if (holder != null || f[3] < 1f - PARTITION_PRECISION) {
+          return key + "=" + cs.get(key, "0");
+        }
+        holder = p;
       }
     }
+    return null;
   }
 
-  /** Whether the queue at {@code path} may use {@code label}, as CapacityScheduler inherits it. */
-  private static boolean mayUse(CapacitySchedulerConfiguration cs, String path, String label) {
-    for (String p = path; p != null && !ROOT.equals(p); ) {
-      Set<String> own = cs.getAccessibleNodeLabels(new QueuePath(p));
-      if (own != null) {
-        return own.contains(label) || own.contains(RMNodeLabelsManager.ANY);
-      }
-      int dot = p.lastIndexOf('.');
-      p = dot < 0 ? null : p.substring(0, dot);
-    }
-    return true;
+  /** The node partitions the file divides among its queues. */
+  public Set<String> dividedPartitions() {
+    Map<String, float[]> root = partitionShares.get(ROOT);
+    return root == null ? Collections.emptySet() : Collections.unmodifiableSet(root.keySet());
   }
 
   /**
@@ -1300,7 +1419,7 @@ public final class QueueFile {
       String path = rest.substring(0, dot);
       if (paths.contains(path)) {
         String key = rest.substring(dot + 1);
-        // Per-partition shares reaching here passed refusePartitionShares.
+        // Per-partition shares reaching here passed partitionShares.
         return QUEUE_KEYS.contains(key) || key.equals("queues")
             || key.matches("accessible-node-labels(\\.[^.]+\\.(capacity|maximum-capacity))?")
             || CREATION_KEYS.contains(key) || LEGACY_KEYS.contains(key)

@@ -82,6 +82,34 @@ public final class QueueView {
   public final int numApplications;
   public final List<AppView> apps;
   public final List<QueueView> children;
+  /** The queue's figures in each node partition the file divides among its queues. */
+  public final List<PartitionView> partitions;
+
+  /**
+   * One node partition's figures of a queue, as CapacityScheduler reports them: percentages
+   * of the parent's share of the partition and of the partition; used, over the queue's
+   * guarantee there (at least one minimum allocation) and over the partition's memory.
+   */
+  public static final class PartitionView {
+    public final String name;
+    public final float capacity;
+    public final float maxCapacity;
+    public final float absoluteCapacity;
+    public final float absoluteMaxCapacity;
+    public final float usedCapacity;
+    public final float absoluteUsedCapacity;
+
+    PartitionView(String name, float[] shares, long usedMb, long partitionMb, long minimumMb) {
+      this.name = name;
+      this.capacity = shares[0] * 100f;
+      this.maxCapacity = shares[1] * 100f;
+      this.absoluteCapacity = shares[2] * 100f;
+      this.absoluteMaxCapacity = shares[3] * 100f;
+      long guaranteed = Math.max((long) (partitionMb * shares[2]), minimumMb);
+      this.usedCapacity = partitionMb <= 0 ? 0f : (float) usedMb / guaranteed * 100f;
+      this.absoluteUsedCapacity = partitionMb <= 0 ? 0f : (float) usedMb / partitionMb * 100f;
+    }
+  }
 
   /** One application in a leaf, from the RM's own record of it. */
   public static final class AppView {
@@ -108,12 +136,20 @@ public final class QueueView {
       throws IOException {
     QueueInfo root = scheduler.getQueueInfo("root", true, true);
     long clusterMb = Math.max(0, scheduler.getClusterResource().getMemorySize());
-    return new QueueView(root, null, 1f, 1f, 0f, clusterMb, scheduler, rmContext);
+    boolean locus = scheduler instanceof LocusScheduler;
+    Map<String, Map<String, Long>> partitionUsed = locus
+        ? ((LocusScheduler) scheduler).partitionUsedMb()
+        : Collections.<String, Map<String, Long>>emptyMap();
+    Map<String, Long> partitionSizes = locus ? ((LocusScheduler) scheduler).partitionMemoryMb()
+        : Collections.<String, Long>emptyMap();
+    return new QueueView(root, null, 1f, 1f, 0f, clusterMb, scheduler, rmContext,
+        partitionUsed, partitionSizes);
   }
 
   private QueueView(QueueInfo info, String parentPath, float parentAbsolute,
       float parentAbsoluteMax, float siblingWeights, long clusterMb,
-      ResourceScheduler scheduler, RMContext rmContext) {
+      ResourceScheduler scheduler, RMContext rmContext,
+      Map<String, Map<String, Long>> partitionUsed, Map<String, Long> partitionSizes) {
     this.name = info.getQueueName();
     this.path = pathOf(info, parentPath);
     this.state = info.getQueueState() == null ? QueueState.RUNNING : info.getQueueState();
@@ -184,10 +220,23 @@ public final class QueueView {
       }
       for (QueueInfo child : childInfos) {
         kids.add(new QueueView(child, path, absolute, absoluteMax, weights, clusterMb,
-            scheduler, rmContext));
+            scheduler, rmContext, partitionUsed, partitionSizes));
       }
     }
     this.children = Collections.unmodifiableList(kids);
+    List<PartitionView> parts = new ArrayList<>();
+    if (scheduler instanceof LocusScheduler) {
+      Map<String, Long> used = partitionUsed.getOrDefault(path,
+          Collections.<String, Long>emptyMap());
+      long minimumMb = scheduler.getMinimumResourceCapability().getMemorySize();
+      for (Map.Entry<String, float[]> p
+          : ((LocusScheduler) scheduler).partitionShares(path).entrySet()) {
+        long partitionMb = partitionSizes.getOrDefault(p.getKey(), 0L);
+        parts.add(new PartitionView(p.getKey(), p.getValue(), used.getOrDefault(p.getKey(), 0L),
+            partitionMb, minimumMb));
+      }
+    }
+    this.partitions = Collections.unmodifiableList(parts);
     List<ApplicationAttemptId> attempts = kids.isEmpty() ? appsIn(scheduler, path, name)
         : Collections.<ApplicationAttemptId>emptyList();
     this.numApplications = attempts.size();

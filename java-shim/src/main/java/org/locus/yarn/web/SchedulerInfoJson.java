@@ -99,7 +99,7 @@ public final class SchedulerInfoJson {
     return n;
   }
 
-  /** CS's {@code capacities}: one entry, the default partition (Locus has no other). */
+  /** CS's {@code capacities}: the default partition, then each partition the file divides. */
   private static ObjectNode capacities(QueueView q) {
     ObjectNode p = JSON.createObjectNode();
     p.put("partitionName", "");
@@ -114,7 +114,19 @@ public final class SchedulerInfoJson {
     p.set("effectiveMinResource", resource(q.effectiveMinResource));
     p.set("effectiveMaxResource", resource(q.effectiveMaxResource));
     ObjectNode out = JSON.createObjectNode();
-    out.putArray("queueCapacitiesByPartition").add(p);
+    ArrayNode all = out.putArray("queueCapacitiesByPartition");
+    all.add(p);
+    for (QueueView.PartitionView v : q.partitions) {
+      ObjectNode e = JSON.createObjectNode();
+      e.put("partitionName", v.name);
+      e.put("capacity", pct(v.capacity));
+      e.put("usedCapacity", pct(v.usedCapacity));
+      e.put("maxCapacity", pct(v.maxCapacity));
+      e.put("absoluteCapacity", pct(v.absoluteCapacity));
+      e.put("absoluteUsedCapacity", pct(v.absoluteUsedCapacity));
+      e.put("absoluteMaxCapacity", pct(v.absoluteMaxCapacity));
+      all.add(e);
+    }
     return out;
   }
 
