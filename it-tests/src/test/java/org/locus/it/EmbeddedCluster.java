@@ -30,6 +30,7 @@ import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.MRConfig;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
@@ -71,6 +72,14 @@ public final class EmbeddedCluster implements Closeable {
   /** Container sizes, MB: MapReduce AMs, and maps and reduces. */
   public static final int AM_MEMORY_MB = 512;
   public static final int TASK_MEMORY_MB = 256;
+  /** How often a client waiting for a job asks whether it is done (mapreduce.client.completion.pollinterval). */
+  public static final int CLIENT_POLL_MS = 500;
+  /**
+   * JVM options added to every MapReduce AM and task JVM (system property; empty by default, so the demo's
+   * and the benches' tasks run as on a real cluster). The tests set it: their jobs' JVMs live seconds, and
+   * on 2 cores the compiler threads a fresh JVM starts cost more than the code they compile saves.
+   */
+  public static final String TASK_JVM_OPTIONS_PROPERTY = "locus.it.task.jvm.options";
   /** mapreduce.job.reduce.slowstart.completedmaps. */
   public static final float REDUCE_SLOWSTART = 0.8f;
 
@@ -230,14 +239,37 @@ public final class EmbeddedCluster implements Closeable {
     nodeSettings.put(node, new LinkedHashMap<>(settings));
   }
 
-  /** Stops the NodeManagers, the RM and the history server; HDFS and its blocks stay. */
+  /**
+   * Stops the NodeManagers, the RM and the history server; HDFS and its blocks stay. The NodeManagers stop
+   * side by side: each one that ran containers spends most of its stop waiting (for its applications,
+   * which it keeps until their logs' retention ends, then for the log handler's delayed deletions), and
+   * one after another those waits add up on every YARN start a test makes.
+   */
   public void stopYarn() {
+    List<Thread> stopping = new ArrayList<>();
     for (NodeManager nm : nodeManagers) {
-      try {
-        nm.stop();
-      } catch (RuntimeException e) {
-        System.err.println("stopping NodeManager: " + e);
+      Thread t = new Thread(() -> {
+        try {
+          nm.stop();
+        } catch (RuntimeException e) {
+          System.err.println("stopping NodeManager: " + e);
+        }
+      }, "stop-" + nm.getName());
+      t.start();
+      stopping.add(t);
+    }
+    boolean interrupted = false;
+    for (Thread t : stopping) {
+      while (t.isAlive()) {
+        try {
+          t.join();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
       }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
     nodeManagers.clear();
     if (yarn != null) {
@@ -313,17 +345,25 @@ public final class EmbeddedCluster implements Closeable {
     c.set(MRJobConfig.MAPREDUCE_APPLICATION_CLASSPATH, classpath);
     c.setBoolean("mapreduce.jvm.add-opens-as-default", true);
     c.setInt(MRJobConfig.MR_AM_VMEM_MB, AM_MEMORY_MB);
-    c.set(MRJobConfig.MR_AM_COMMAND_OPTS, "-Xmx384m");
+    String taskJvm = taskJvmOptions();
+    c.set(MRJobConfig.MR_AM_COMMAND_OPTS, "-Xmx384m" + taskJvm);
     c.setInt(MRJobConfig.MAP_MEMORY_MB, TASK_MEMORY_MB);
     c.setInt(MRJobConfig.REDUCE_MEMORY_MB, TASK_MEMORY_MB);
-    c.set(MRJobConfig.MAP_JAVA_OPTS, "-Xmx192m");
-    c.set(MRJobConfig.REDUCE_JAVA_OPTS, "-Xmx192m");
+    c.set(MRJobConfig.MAP_JAVA_OPTS, "-Xmx192m" + taskJvm);
+    c.set(MRJobConfig.REDUCE_JAVA_OPTS, "-Xmx192m" + taskJvm);
     c.setInt(MRJobConfig.IO_SORT_MB, 32);
     c.setBoolean(MRJobConfig.MAP_SPECULATIVE, false);
     c.setBoolean(MRJobConfig.REDUCE_SPECULATIVE, false);
     c.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, REDUCE_SLOWSTART);
     c.setInt(MRJobConfig.MR_AM_TO_RM_HEARTBEAT_INTERVAL_MS, AM_HEARTBEAT_MS);
+    // Job.waitForCompletion polls every 5 s by default: up to 5 s idle after every job a test waits for.
+    c.setInt(Job.COMPLETION_POLL_INTERVAL_KEY, CLIENT_POLL_MS);
     c.set(MRConfig.FRAMEWORK_NAME, MRConfig.YARN_FRAMEWORK_NAME);
+  }
+
+  private static String taskJvmOptions() {
+    String extra = System.getProperty(TASK_JVM_OPTIONS_PROPERTY, "").trim();
+    return extra.isEmpty() ? "" : " " + extra;
   }
 
   /**

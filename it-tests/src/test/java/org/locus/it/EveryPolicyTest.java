@@ -92,11 +92,6 @@ public class EveryPolicyTest {
     runUnder(settings("locus.policy", "fifo"), "fifo");
   }
 
-  @Test
-  public void fair() throws Exception {
-    runUnder(settings("locus.policy", "fair"), "fair");
-  }
-
   /** JoSS classifies a job from its profile; with none it only runs the FIFO queues (its Fig. 4, lines 4-6). */
   @Test
   public void jossT() throws Exception {
@@ -161,6 +156,7 @@ public class EveryPolicyTest {
     assertEquals("the RM filed the job under its queue", "root.b", queue);
   }
 
+  /** Also fair's run: the job after the refused refresh is scheduled by fair, and checked as every policy's is. */
   @Test
   public void aBadPolicyIsRefusedAndThePreviousOneKeepsScheduling() throws Exception {
     refreshTo(settings("locus.policy", "fair"));
