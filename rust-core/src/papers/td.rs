@@ -253,6 +253,11 @@ pub struct TdScheduler {
     /// D, d_max and O_sen kept as running totals: summing them over the status sets on every
     /// freed slot was a third of a 10,000-node simulation under TD.
     totals: Totals,
+    /// Whether a committed non-local task's read is left to the caller
+    /// ([`record_read`](Self::record_read)) instead of entering the hot queue at commit: in YARN
+    /// a pick becomes a container only if the node's other checks (blacklist, partition, slot
+    /// room) let it, and a read that never starts must not make its source hot.
+    defer_reads: bool,
 }
 
 impl TdScheduler {
@@ -278,7 +283,19 @@ impl TdScheduler {
             nodes: NodeIds::default(),
             by_amt: None,
             totals: Totals::default(),
+            defer_reads: false,
         })
+    }
+
+    /// Leaves committed non-local reads to [`record_read`](Self::record_read) (field docs).
+    pub fn defer_reads(&mut self) {
+        self.defer_reads = true;
+    }
+
+    /// A non-local read from `node` that started at `at_secs`, for the hot queue.
+    pub fn record_read(&mut self, node: &str, at_secs: f64) {
+        let id = self.nodes.intern(node);
+        self.hot.record_read(id, at_secs);
     }
 
     pub fn config(&self) -> &TdConfig {
@@ -823,7 +840,9 @@ impl TdScheduler {
             TaskSource::Local => node,
             TaskSource::Remote(src) => {
                 let src = self.nodes.intern(src);
-                self.hot.record_read(src, now_secs);
+                if !self.defer_reads {
+                    self.hot.record_read(src, now_secs);
+                }
                 Some(src)
             }
             TaskSource::Anywhere => None,

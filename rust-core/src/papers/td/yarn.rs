@@ -110,12 +110,19 @@ pub struct TdPolicy {
     freed: FastMap<String, Vec<Arrival>>,
     /// This heartbeat's map picks per app.
     picks: FastMap<Arrival, u32>,
+    /// Per node id, the non-local picks of its latest heartbeat not yet seen as containers: the
+    /// app, the node read from and when. A container of that app starting on that node confirms
+    /// one, and only then does the read enter TD's hot queue; the node's next heartbeat drops
+    /// the rest (picks no container followed). At most `MAX_SLOTS_PER_HEARTBEAT` per node.
+    reads_to_confirm: FastMap<String, Vec<(Arrival, String, f64)>>,
 }
 
 impl TdPolicy {
     pub fn new(cfg: &TdConfig, default_map_secs: f64) -> Result<Self, CoreError> {
+        let mut td = TdScheduler::new(cfg.clone())?;
+        td.defer_reads();
         Ok(TdPolicy {
-            td: TdScheduler::new(cfg.clone())?,
+            td,
             default_map_secs,
             jobs: FastMap::default(),
             ids: FastMap::default(),
@@ -127,6 +134,7 @@ impl TdPolicy {
             total_slots: None,
             freed: FastMap::default(),
             picks: FastMap::default(),
+            reads_to_confirm: FastMap::default(),
         })
     }
 
@@ -258,6 +266,26 @@ impl TdPolicy {
     }
 }
 
+impl TdPolicy {
+    /// A container started: if it follows one of its node's non-local picks for its app, that
+    /// read has begun.
+    fn confirm_read(&mut self, c: &crate::state::container::Container) {
+        if !c.kind.is_map() {
+            return;
+        }
+        let Some(&arrival) = self.ids.get(&c.app) else {
+            return;
+        };
+        let Some(pending) = self.reads_to_confirm.get_mut(&c.node) else {
+            return;
+        };
+        if let Some(i) = pending.iter().position(|r| r.0 == arrival) {
+            let (_, src, at) = pending.remove(i);
+            self.td.record_read(&src, at);
+        }
+    }
+}
+
 impl JobPolicy for TdPolicy {
     fn name(&self) -> &'static str {
         "td"
@@ -274,10 +302,14 @@ impl JobPolicy for TdPolicy {
             .min(MAX_SLOTS_PER_HEARTBEAT);
         let by_id = &self.ids;
         let mut picks: Vec<Arrival> = Vec::new();
+        let mut remote: Vec<(Arrival, String, f64)> = Vec::new();
         let mut pick = |td: &mut TdScheduler, last: Option<&str>| {
             if let Some(a) = td.slot_freed(now, &node.host, last) {
                 if let Some(&arrival) = by_id.get(&a.job) {
                     picks.push(arrival);
+                    if let crate::papers::td::TaskSource::Remote(src) = a.source {
+                        remote.push((arrival, src, now));
+                    }
                 }
             }
         };
@@ -308,6 +340,11 @@ impl JobPolicy for TdPolicy {
                 );
             }
         }
+        if remote.is_empty() {
+            self.reads_to_confirm.remove(&node.id);
+        } else {
+            self.reads_to_confirm.insert(node.id.clone(), remote);
+        }
         self.picks.clear();
         for &a in &picks {
             self.synced.remove(&a);
@@ -329,9 +366,11 @@ impl JobPolicy for TdPolicy {
 
     fn observe(&mut self, state: &ClusterState, what: &Observed<'_>) {
         match what {
-            Observed::ContainerStarted(c) | Observed::ContainerRecovered(c) => {
-                self.running.started(state, c)
+            Observed::ContainerStarted(c) => {
+                self.running.started(state, c);
+                self.confirm_read(c);
             }
+            Observed::ContainerRecovered(c) => self.running.started(state, c),
             Observed::ContainerFinished(c) => self.running.finished(c),
             _ => {}
         }
@@ -348,6 +387,9 @@ impl JobPolicy for TdPolicy {
         self.running.app_removed(app);
         for per_node in self.freed.values_mut() {
             per_node.retain(|a| *a != app);
+        }
+        for per_node in self.reads_to_confirm.values_mut() {
+            per_node.retain(|r| r.0 != app);
         }
     }
 }

@@ -252,6 +252,33 @@ public class PreemptionTest {
   }
 
   /**
+   * Queue b's one user may hold only 1 GB (user-limit-factor 0.125 of b's 8 GB): b gets its AM
+   * from a's containers, and then, its user at its limit, nothing more is taken for its two
+   * tasks, since CapacityScheduler counts a queue's pending only up to each asking user's
+   * headroom. The same count of a's containers is preempted under both schedulers.
+   */
+  @Test
+  public void aQueueWhoseUserIsAtItsLimitTakesNoMoreThanUnderCapacityScheduler()
+      throws Exception {
+    Outcome[] outs = new Outcome[2];
+    for (boolean capacityScheduler : new boolean[] {true, false}) {
+      YarnConfiguration conf = conf(capacityScheduler, true);
+      conf.set(CS + "root.b.user-limit-factor", "0.125");
+      outs[capacityScheduler ? 0 : 1] = run(conf, 120);
+    }
+    Outcome cs = outs[0];
+    Outcome locus = outs[1];
+    LOG.info("b's user at its limit: CapacityScheduler preempted {} (b holds {}), Locus {} ({})",
+        cs.preempted.size(), cs.bHolds, locus.preempted.size(), locus.bHolds);
+    assertTrue("CapacityScheduler took a's room for b's AM", cs.preempted.size() >= 1);
+    assertTrue("b's user stopped short of its two tasks under CapacityScheduler",
+        cs.bHolds < 3);
+    assertEquals("as many of a's containers preempted as under CapacityScheduler",
+        cs.preempted.size(), locus.preempted.size());
+    assertEquals("b holds as much as under CapacityScheduler", cs.bHolds, locus.bHolds);
+  }
+
+  /**
    * What the RM shows of the preempted containers: queue a's QueueMetrics (and root's, which adds
    * up its children), a's application report, and each container's exit status and diagnostics,
    * as under CapacityScheduler. MB-seconds depend on how long each container ran, so they are only
