@@ -238,6 +238,21 @@ final class AgainstCapacityScheduler {
       transcript.add("showacls by " + user + ": " + lines);
     }
 
+    /**
+     * {@code yarn queue -status}: the queue's maximum capacity as the scheduler reports it
+     * (percent of its parent), or that the queue is unknown.
+     */
+    void showMaximum(String queue) throws Exception {
+      org.apache.hadoop.yarn.api.records.QueueInfo info;
+      try {
+        info = rm.getResourceScheduler().getQueueInfo(queue, false, false);
+      } catch (java.io.IOException e) {
+        info = null;
+      }
+      transcript.add(info == null ? "queue " + queue + ": unknown"
+          : String.format("queue %s: maximum %.1f", queue, info.getMaximumCapacity() * 100));
+    }
+
     /** {@code -refreshQueues} with {@code keyValues} set over the settings in force. */
     void refresh(String... keyValues) throws Exception {
       YarnConfiguration next = new YarnConfiguration(conf);

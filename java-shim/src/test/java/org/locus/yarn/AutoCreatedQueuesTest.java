@@ -110,6 +110,22 @@ public class AutoCreatedQueuesTest {
     }, Under.LOCUS_CAPACITY);
   }
 
+  /**
+   * A template set on a wildcarded parent path ({@code root.*}) reaches a queue created under
+   * {@code root.users}, as CS's own template reader applies it.
+   */
+  @Test
+  public void aWildcardTemplateReachesTheCreatedQueue() throws Exception {
+    String v2 = ".auto-queue-creation-v2.template.";
+    Setup setup = usersParent().cs("root.*" + v2 + "maximum-capacity", "40");
+    List<String> cs = AgainstCapacityScheduler.compare(cluster, setup, run -> {
+      run.submit("alice", "root.users.alice");
+      run.showMaximum("root.users.alice");
+      run.running();
+    }, Under.LOCUS_CAPACITY);
+    assertTrue(String.join("\n", cs), cs.contains("queue root.users.alice: maximum 40.0"));
+  }
+
   /** A mapping to a queue under a parent yet to be created creates both, as CS does. */
   @Test
   public void aMappingToAQueueUnderAParentYetToBeCreatedCreatesBoth() throws Exception {

@@ -558,6 +558,27 @@ public class CapacityFileTest {
   }
 
   /**
+   * Template keys on a wildcarded parent path are applied by CapacityScheduler's own template
+   * reader to every created queue whose parent the wildcard matches, so they are honoured;
+   * other keys on a wildcarded path mean nothing to CapacityScheduler and are listed.
+   */
+  @Test
+  public void wildcardTemplateKeysAreHonoured() throws Exception {
+    YarnConfiguration conf = new YarnConfiguration();
+    String v2 = "auto-queue-creation-v2.";
+    conf.set(CS + "root.queues", "default,users");
+    conf.set(CS + "root.default.capacity", "1w");
+    conf.set(CS + "root.users.capacity", "1w");
+    conf.set(CS + "root.users." + v2 + "enabled", "true");
+    conf.set(CS + "root.*." + v2 + "template.maximum-capacity", "40");
+    conf.set(CS + "root.*.*." + v2 + "leaf-template.capacity", "2w");
+    conf.set(CS + "root.*.ordering-policy", "fair");
+    QueueFile file = QueueFile.parse(new CapacitySchedulerConfiguration(conf, false));
+    String listed = file.unhonoured().toString();
+    assertEquals(listed, "[" + CS + "root.*.ordering-policy=fair]", listed);
+  }
+
+  /**
    * A flexible parent's parent-template keys are honoured where they name what a created parent
    * honours (its own keys, its templates, its creation keys), and so is the depth bound; what
    * they name beyond that is listed like any other key.

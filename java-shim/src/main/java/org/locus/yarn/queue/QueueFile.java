@@ -1427,9 +1427,27 @@ public final class QueueFile {
                 && QUEUE_KEYS.contains(key.substring(LEGACY_TEMPLATE.length()))
             || honouredTemplateKey(key);
       }
+      // CapacityScheduler's template reader (AutoCreatedQueueTemplate, which QueueFile uses)
+      // applies a wildcarded parent's templates, and only those, to the queues it matches.
+      if (isWildcardPath(path) && honouredTemplateKey(rest.substring(dot + 1))) {
+        return true;
+      }
       dot = rest.lastIndexOf('.', dot - 1);
     }
     return false;
+  }
+
+  /** A parent path with wildcarded levels below root ({@code root.*}, {@code root.a.*}). */
+  private static boolean isWildcardPath(String path) {
+    String[] parts = path.split("\\.", -1);
+    boolean wild = false;
+    for (int i = 0; i < parts.length; i++) {
+      if (parts[i].isEmpty() || i == 0 && !parts[i].equals(ROOT)) {
+        return false;
+      }
+      wild |= parts[i].equals(AutoCreatedQueueTemplate.WILDCARD_QUEUE);
+    }
+    return wild;
   }
 
   /**
