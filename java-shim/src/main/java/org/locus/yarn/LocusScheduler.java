@@ -410,23 +410,48 @@ public class LocusScheduler
     if (idleSeconds <= expiry) {
       return;
     }
-    Configuration conf = confInForce();
     try {
-      QueueFile file = inForce.withoutCreated(path);
-      String capacityQueues = link.reconfigure(LocusSettings.toJson(conf, file));
-      queueFile = file;
-      try {
-        LOG.info("Removed idle auto-created queue {}; {}", path,
-            configureQueues(capacityQueues, conf));
-        priorities.readQueueSettings(file, conf);
-        lastSubmission.remove(path);
-      } catch (IOException | RuntimeException e) {
-        queueFile = inForce;
-        restoreSettingsInForce(e, rmContext);
-        throw e;
-      }
+      take(inForce.withoutCreated(path), "Removed idle auto-created queue " + path);
+      lastSubmission.remove(path);
     } catch (IOException | RuntimeException e) {
       LOG.warn("Could not remove idle auto-created queue {}: {}", path, e.getMessage());
+    }
+  }
+
+  /**
+   * One round of CapacityScheduler's QueueManagementDynamicEditPolicy: the managed parents'
+   * guarantees move from leaves without applications to leaves with some
+   * ({@link QueueFile#withGuaranteesMoved}); the core takes the tree as at
+   * {@code -refreshQueues}.
+   */
+  synchronized void moveManagedGuarantees() {
+    QueueFile inForce = queueFile;
+    try {
+      QueueFile file = inForce.withGuaranteesMoved(applicationLeaves());
+      if (file != inForce) {
+        take(file, "Moved guarantees between auto-created leaves");
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not move guarantees between auto-created leaves: {}", e.getMessage());
+    }
+  }
+
+  /**
+   * The core, then the RM's queues and priorities, on {@code file} under the settings in
+   * force; all of them back on the file in force if any refuses it.
+   */
+  private void take(QueueFile file, String what) throws IOException {
+    QueueFile inForce = queueFile;
+    Configuration conf = confInForce();
+    String capacityQueues = link.reconfigure(LocusSettings.toJson(conf, file));
+    queueFile = file;
+    try {
+      LOG.info("{}; {}", what, configureQueues(capacityQueues, conf));
+      priorities.readQueueSettings(file, conf);
+    } catch (IOException | RuntimeException e) {
+      queueFile = inForce;
+      restoreSettingsInForce(e, rmContext);
+      throw e;
     }
   }
 

@@ -23,11 +23,14 @@ final class MonitorPolicies {
       + "capacity.ProportionalCapacityPreemptionPolicy";
   static final String QUEUE_DELETION = "org.apache.hadoop.yarn.server.resourcemanager.scheduler."
       + "capacity.AutoCreatedQueueDeletionPolicy";
+  static final String QUEUE_MANAGEMENT = "org.apache.hadoop.yarn.server.resourcemanager."
+      + "scheduler.capacity.QueueManagementDynamicEditPolicy";
   private static final String CAPACITY_ONLY =
       "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.";
   /**
    * CapacityScheduler's own package, whose policies fail their init under any other scheduler
-   * (QueueConfigurationAutoRefreshPolicy; AutoCreatedQueueDeletionPolicy has Locus's stand-in).
+   * (QueueConfigurationAutoRefreshPolicy; AutoCreatedQueueDeletionPolicy and
+   * QueueManagementDynamicEditPolicy have Locus's stand-ins).
    */
   private static final String SCHEDULER_ONLY =
       "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.";
@@ -59,9 +62,14 @@ final class MonitorPolicies {
         replaced = true;
         continue;
       }
+      if (name.equals(QUEUE_MANAGEMENT)) {
+        out.add(LocusQueueManagementPolicy.class.getName());
+        replaced = true;
+        continue;
+      }
       if (name.startsWith(CAPACITY_ONLY) || name.startsWith(SCHEDULER_ONLY)) {
         throw refused(name, "is CapacityScheduler's own; Locus stands in only for "
-            + PROPORTIONAL + " and " + QUEUE_DELETION);
+            + PROPORTIONAL + ", " + QUEUE_DELETION + " and " + QUEUE_MANAGEMENT);
       }
       Class<?> c;
       try {

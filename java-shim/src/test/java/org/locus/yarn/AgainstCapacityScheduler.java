@@ -239,18 +239,62 @@ final class AgainstCapacityScheduler {
     }
 
     /**
-     * {@code yarn queue -status}: the queue's maximum capacity as the scheduler reports it
-     * (percent of its parent), or that the queue is unknown.
+     * {@code yarn queue -status}: the queue's capacity and maximum capacity as the scheduler
+     * reports them (percent of its parent), or that the queue is unknown.
      */
+    void showQueue(String queue) throws Exception {
+      transcript.add(queueStatus(queue, true));
+    }
+
+    /** As {@link #showQueue}, the maximum capacity only. */
     void showMaximum(String queue) throws Exception {
+      transcript.add(queueStatus(queue, false));
+    }
+
+    /**
+     * Polls the queue's status (heartbeating every node) until its capacity is {@code percent}
+     * or {@code seconds} pass, then writes it: for what a scheduling monitor changes in rounds.
+     */
+    void awaitCapacity(String queue, float percent, int seconds) throws Exception {
+      String want = String.format("queue %s: capacity %.1f", queue, percent);
+      String seen = queueStatus(queue, true);
+      for (int i = 0; i < seconds * 10 && !seen.startsWith(want + " "); i++) {
+        Thread.sleep(100);
+        for (MockNM nm : nms) {
+          nm.nodeHeartbeat(true);
+        }
+        seen = queueStatus(queue, true);
+      }
+      transcript.add(seen);
+    }
+
+    private String queueStatus(String queue, boolean withCapacity) {
       org.apache.hadoop.yarn.api.records.QueueInfo info;
       try {
         info = rm.getResourceScheduler().getQueueInfo(queue, false, false);
       } catch (java.io.IOException e) {
         info = null;
       }
-      transcript.add(info == null ? "queue " + queue + ": unknown"
-          : String.format("queue %s: maximum %.1f", queue, info.getMaximumCapacity() * 100));
+      if (info == null) {
+        return "queue " + queue + ": unknown";
+      }
+      return String.format("queue %s: ", queue)
+          + (withCapacity ? String.format("capacity %.1f ", info.getCapacity() * 100) : "")
+          + String.format("maximum %.1f", info.getMaximumCapacity() * 100);
+    }
+
+    /** {@code yarn application -kill}, waiting until the RM has removed the application. */
+    void kill(String app) throws Exception {
+      ApplicationId id = ids.get(app);
+      rm.killApp(id);
+      rm.waitForState(id, RMAppState.KILLED);
+      for (int i = 0; i < 100
+          && rm.getResourceScheduler().getSchedulerAppInfo(
+              rm.getRMContext().getRMApps().get(id).getCurrentAppAttempt().getAppAttemptId())
+              != null; i++) {
+        Thread.sleep(100);
+      }
+      transcript.add("kill " + app + ": KILLED");
     }
 
     /** {@code -refreshQueues} with {@code keyValues} set over the settings in force. */

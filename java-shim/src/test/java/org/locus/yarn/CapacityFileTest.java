@@ -602,4 +602,39 @@ public class CapacityFileTest {
     String listed = file.unhonoured().toString();
     assertEquals(listed, "[" + users + "parent-template.ordering-policy=fair]", listed);
   }
+
+  /**
+   * One round of the queue management policy on a managed parent with room for two of the
+   * template's guarantees: the idle leaf gives its guarantee back, the first of the waiting
+   * leaves by submission gets it, the other waits; a round with nothing to move keeps the file.
+   */
+  @Test
+  public void aManagementRoundMovesAnIdleLeafsGuaranteeToTheFirstWaitingLeaf() throws Exception {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.set(CS + "root.queues", "default,users");
+    conf.set(CS + "root.default.capacity", "50");
+    conf.set(CS + "root.users.capacity", "50");
+    conf.set(CS + "root.users.auto-create-child-queue.enabled", "true");
+    conf.set(CS + "root.users.leaf-queue-template.capacity", "40");
+    QueueFile file = QueueFile.parse(new CapacitySchedulerConfiguration(conf, false));
+    for (String user : new String[] {"alice", "bob", "carol", "dave"}) {
+      file = file.withCreated("root.users." + user);
+    }
+    assertEquals("[40.0, 40.0, 0.0, 0.0]", capacities(file, "alice", "bob", "carol", "dave"));
+    List<String> applications = Arrays.asList("root.users.bob", "root.users.dave",
+        "root.users.carol", "root.users.dave");
+    QueueFile moved = file.withGuaranteesMoved(applications);
+    assertEquals("[0.0, 40.0, 0.0, 40.0]", capacities(moved, "alice", "bob", "carol", "dave"));
+    assertTrue(moved.withGuaranteesMoved(applications) == moved);
+  }
+
+  private static String capacities(QueueFile file, String... users) {
+    List<Float> out = new ArrayList<>();
+    for (String user : users) {
+      out.add(file.configuration().getNonLabeledQueueCapacity(
+          new org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath(
+              "root.users." + user)));
+    }
+    return out.toString();
+  }
 }

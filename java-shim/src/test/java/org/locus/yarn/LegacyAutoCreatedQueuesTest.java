@@ -3,6 +3,8 @@ package org.locus.yarn;
 import static org.junit.Assert.assertTrue;
 
 import java.util.List;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.junit.Rule;
 import org.junit.Test;
 import org.locus.yarn.AgainstCapacityScheduler.Setup;
@@ -87,5 +89,32 @@ public class LegacyAutoCreatedQueuesTest {
       run.running();
     }, Under.LOCUS_CAPACITY);
     assertTrue(String.join("\n", cs), cs.get(2).contains("guaranteed capacity"));
+  }
+
+  /**
+   * With CapacityScheduler's queue management policy in the monitor, a leaf whose application
+   * ends gives its guarantee back and the leaf that was created without one gets it, as CS
+   * moves them; before Locus stood in for the policy the RM refused to start.
+   */
+  @Test
+  public void theManagementPolicyMovesAGuaranteeToAWaitingLeaf() throws Exception {
+    Setup setup = managedUsers()
+        .set(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, "true")
+        .set(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES, MonitorPolicies.QUEUE_MANAGEMENT)
+        .set(CapacitySchedulerConfiguration.QUEUE_MANAGEMENT_MONITORING_INTERVAL, "200");
+    List<String> cs = AgainstCapacityScheduler.compare(cluster, setup, run -> {
+      String first = run.submit("alice", "default");
+      run.submit("bob", "default");
+      run.submit("carol", "default");
+      run.showQueue("root.users.carol");
+      run.kill(first);
+      run.awaitCapacity("root.users.carol", 40f, 20);
+      run.awaitCapacity("root.users.alice", 0f, 20);
+      run.showQueue("root.users.bob");
+    }, Under.LOCUS_CAPACITY);
+    assertTrue(String.join("\n", cs), cs.contains(
+        "queue root.users.carol: capacity 0.0 maximum 60.0"));
+    assertTrue(String.join("\n", cs), cs.contains(
+        "queue root.users.carol: capacity 40.0 maximum 60.0"));
   }
 }

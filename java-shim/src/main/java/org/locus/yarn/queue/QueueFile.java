@@ -1041,6 +1041,65 @@ public final class QueueFile {
   }
 
   /**
+   * The file with each managed parent's guarantees moved as CapacityScheduler's
+   * QueueManagementDynamicEditPolicy moves them each round (GuaranteedOrZeroCapacityOverTimePolicy
+   * #computeQueueManagementChanges): a leaf holding the template's guarantee with no
+   * application loses it; then, while the parent's guarantee holds one more template's, the
+   * leaves without one that have applications get it, in the order of their applications'
+   * submission, at most one leaf per application of the parent, never one that lost its
+   * guarantee in the same round. This file itself when nothing moves.
+   *
+   * @param applications the leaf of every application not yet removed, in submission order
+   */
+  public QueueFile withGuaranteesMoved(List<String> applications) throws IOException {
+    Set<String> next = new HashSet<>(zeroed);
+    Set<String> withApplications = new HashSet<>(applications);
+    for (String parent : paths) {
+      if (!managed(cs, parent)) {
+        continue;
+      }
+      List<String> leaves = children(parent);
+      Set<String> lost = new HashSet<>();
+      for (String leaf : leaves) {
+        if (!zeroed.contains(leaf) && !withApplications.contains(leaf)) {
+          lost.add(leaf);
+        }
+      }
+      next.addAll(lost);
+      int holding = 0;
+      for (String leaf : leaves) {
+        if (!next.contains(leaf)) {
+          holding++;
+        }
+      }
+      float share = ofCluster.get(parent) / 100f;
+      float template = share * templateCapacity(cs, parent) / 100f;
+      float available = share - holding * template + ROOM_EPSILON;
+      if (template <= 0f || available < template) {
+        continue;
+      }
+      List<String> ofParent = new ArrayList<>();
+      for (String leaf : applications) {
+        if (leaves.contains(leaf)) {
+          ofParent.add(leaf);
+        }
+      }
+      int wanted = Math.min((int) Math.floor(available / template), ofParent.size());
+      int given = 0;
+      for (String leaf : ofParent) {
+        if (given >= wanted) {
+          break;
+        }
+        if (next.contains(leaf) && !lost.contains(leaf)) {
+          next.remove(leaf);
+          given++;
+        }
+      }
+    }
+    return next.equals(zeroed) ? this : parse(source, created, createdParents, next);
+  }
+
+  /**
    * The file without the created queue at {@code path} (removed when idle), and whatever was
    * created below it.
    */
