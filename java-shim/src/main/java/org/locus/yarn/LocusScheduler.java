@@ -808,6 +808,34 @@ public class LocusScheduler
     LOG.info("Removed node {}", rmNode.getNodeID());
   }
 
+  /**
+   * The lifetime the RM's lifetime monitor enforces for an application of {@code queueName}, as
+   * CapacityScheduler decides it: the queue's default when the application asks for none, its
+   * maximum when it asks for more.
+   */
+  @Override
+  public long checkAndGetApplicationLifetime(String queueName, long lifetime,
+      org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppImpl app) {
+    LocusQueue leaf = root.leafForSubmission(queueName);
+    QueueFile file = queueFile;
+    if (leaf == null || file == null) {
+      return lifetime;
+    }
+    long[] l = file.lifetimes(leaf.path());
+    if (lifetime <= 0 || l[0] > 0 && lifetime > l[0]) {
+      return lifetime <= 0 ? l[1] : l[0];
+    }
+    return lifetime;
+  }
+
+  /** The queue's maximum application lifetime in seconds; -1 for none or no such leaf. */
+  @Override
+  public long getMaximumApplicationLifetime(String queueName) {
+    LocusQueue leaf = root.leafForSubmission(queueName);
+    QueueFile file = queueFile;
+    return leaf == null || file == null ? -1 : file.lifetimes(leaf.path())[0];
+  }
+
   /** The path of the leaf a queue name the RM passes stands for (the name if none). */
   private String queuePath(String queue) {
     LocusQueue leaf = root.leafForSubmission(queue);

@@ -166,6 +166,16 @@ final class AgainstCapacityScheduler {
     }
 
     String submit(String user, String queue, Integer priority) throws Exception {
+      return submit(user, queue, priority, 0);
+    }
+
+    /** As {@link #submit(String, String)}, asking for a lifetime of {@code seconds}. */
+    String submitWithLifetime(String user, String queue, long seconds) throws Exception {
+      return submit(user, queue, null, seconds);
+    }
+
+    private String submit(String user, String queue, Integer priority, long lifetime)
+        throws Exception {
       ApplicationId id = rm.getClientRMService()
           .getNewApplication(GetNewApplicationRequest.newInstance()).getApplicationId();
       String label = "app" + (labels.size() + 1);
@@ -177,8 +187,13 @@ final class AgainstCapacityScheduler {
       if (priority != null) {
         b = b.withAppPriority(Priority.newInstance(priority));
       }
+      if (lifetime > 0) {
+        b = b.withApplicationTimeouts(Collections.singletonMap(
+            org.apache.hadoop.yarn.api.records.ApplicationTimeoutType.LIFETIME, lifetime));
+      }
       String head = "submit " + label + " by " + user + " to " + queue
-          + (priority == null ? "" : " at priority " + priority) + ": ";
+          + (priority == null ? "" : " at priority " + priority)
+          + (lifetime > 0 ? " with lifetime " + lifetime + " s" : "") + ": ";
       try {
         MockRMAppSubmitter.submit(rm, b.build());
       } catch (Exception e) {
@@ -281,6 +296,37 @@ final class AgainstCapacityScheduler {
       return String.format("queue %s: ", queue)
           + (withCapacity ? String.format("capacity %.1f ", info.getCapacity() * 100) : "")
           + String.format("maximum %.1f", info.getMaximumCapacity() * 100);
+    }
+
+    /**
+     * The lifetime the RM registered for the application with its lifetime monitor, in
+     * seconds from its submission, or none.
+     */
+    void showLifetime(String app) throws Exception {
+      RMApp rmApp = rm.getRMContext().getRMApps().get(ids.get(app));
+      Long expiry = rmApp.getApplicationTimeouts().get(
+          org.apache.hadoop.yarn.api.records.ApplicationTimeoutType.LIFETIME);
+      transcript.add("lifetime of " + app + ": "
+          + (expiry == null ? "none" : (expiry - rmApp.getSubmitTime()) / 1000 + " s"));
+    }
+
+    /**
+     * Waits up to {@code seconds} (heartbeating every node) for the application to end, then
+     * writes its state and, ended, its diagnostics' first line.
+     */
+    void awaitEnd(String app, int seconds) throws Exception {
+      RMApp rmApp = rm.getRMContext().getRMApps().get(ids.get(app));
+      EnumSet<RMAppState> ended =
+          EnumSet.of(RMAppState.KILLED, RMAppState.FAILED, RMAppState.FINISHED);
+      for (int i = 0; i < seconds * 10 && !ended.contains(rmApp.getState()); i++) {
+        Thread.sleep(100);
+        for (MockNM nm : nms) {
+          nm.nodeHeartbeat(true);
+        }
+      }
+      String diagnostics = rmApp.getDiagnostics().toString().split("\n")[0];
+      transcript.add(app + " " + rmApp.getState()
+          + (ended.contains(rmApp.getState()) ? ": " + diagnostics : ""));
     }
 
     /** {@code yarn application -kill}, waiting until the RM has removed the application. */

@@ -78,7 +78,10 @@ public final class QueueFile {
       // Honoured by Locus's preemption policy (org.locus.yarn.LocusPreemptionPolicy).
       "disable_preemption", "intra-queue-preemption.disable_preemption",
       // Honoured by org.locus.yarn.LabelPolicy, reported to the RM with each queue.
-      "default-node-label-expression"));
+      "default-node-label-expression",
+      // Honoured through the RM's lifetime monitor (LocusScheduler#checkAndGetApplicationLifetime).
+      CapacitySchedulerConfiguration.MAXIMUM_LIFETIME_SUFFIX,
+      CapacitySchedulerConfiguration.DEFAULT_LIFETIME_SUFFIX));
   /** Per-queue keys of the queues created on the fly that Locus honours. */
   private static final Set<String> CREATION_KEYS = new HashSet<>(Arrays.asList(
       "auto-queue-creation-v2.enabled", "auto-queue-creation-v2.max-queues",
@@ -129,6 +132,8 @@ public final class QueueFile {
    * QueueCapacities hold them.
    */
   private Map<String, Map<String, float[]>> partitionShares = Collections.emptyMap();
+  /** Per queue, its maximum and default application lifetime ({@link #lifetimes(String)}). */
+  private Map<String, long[]> lifetimes = Collections.emptyMap();
 
   /** The resource types an absolute capacity may name, as CapacityScheduler's queues read it. */
   private static final Set<String> RESOURCE_TYPES =
@@ -289,12 +294,14 @@ public final class QueueFile {
         cs.isLegacyQueueMode() ? null : new AbsoluteCapacities.Vectors();
     Map<String, Float> ofCluster = new HashMap<>();
     Map<String, Map<String, float[]>> partitionShares = Collections.emptyMap();
+    Map<String, long[]> lifetimes = Collections.emptyMap();
     try {
       refuseUnsupported(cs, ROOT);
       walk(cs, ROOT, 100f, created, paths, weights, minimum, maximum, vectors, ofCluster,
           queues);
       partitionShares = partitionShares(cs, paths, weights, minimum);
       putPartitionShares(partitionShares, paths, queues, tree);
+      lifetimes = lifetimes(cs, paths);
     } catch (Unsupported e) {
       // The walk may have stopped inside an entry.
       queues.removeAll();
@@ -319,7 +326,60 @@ public final class QueueFile {
         Collections.unmodifiableSet(new HashSet<>(zeroed)), ofCluster,
         unhonoured(cs, new HashSet<>(paths)));
     file.partitionShares = tree.has("refused") ? Collections.emptyMap() : partitionShares;
+    file.lifetimes = lifetimes;
     return file;
+  }
+
+  /**
+   * Each queue's maximum and default application lifetime in seconds (not positive: none), as
+   * CapacityScheduler's queues inherit them (QueueAppLifetimeAndLimitSettings): an unset
+   * maximum is the parent's (0 means none, overriding it); an unset default is the parent's
+   * when one was set above, capped by the queue's maximum, else the maximum.
+   *
+   * @throws Unsupported with CapacityScheduler's message for a default above the maximum
+   */
+  private static Map<String, long[]> lifetimes(CapacitySchedulerConfiguration cs,
+      List<String> paths) throws Unsupported {
+    Map<String, long[]> out = new HashMap<>();
+    Set<String> defaultSet = new HashSet<>();
+    // Parents come before their children in paths.
+    for (String path : paths) {
+      QueuePath qp = new QueuePath(path);
+      long[] parent = qp.isRoot() ? null : out.get(qp.getParent());
+      long max = cs.getMaximumLifetimePerQueue(qp);
+      if (parent != null && max < 0) {
+        max = parent[0];
+      }
+      long dflt = cs.getDefaultLifetimePerQueue(qp);
+      boolean setAbove = parent != null && defaultSet.contains(qp.getParent());
+      if (dflt >= 0 || setAbove) {
+        defaultSet.add(path);
+      }
+      if (parent == null) {
+        // Root's figures are kept as set: its children read them, no application runs in it.
+        out.put(path, new long[] {max, dflt});
+        continue;
+      }
+      if (dflt < 0) {
+        dflt = setAbove ? Math.min(parent[1], max) : max;
+      }
+      if (max > 0 && dflt > max) {
+        throw new Unsupported(PREFIX + path + "." + CapacitySchedulerConfiguration
+            .DEFAULT_LIFETIME_SUFFIX, "Default lifetime " + dflt
+            + " can't exceed maximum lifetime " + max);
+      }
+      out.put(path, new long[] {max, dflt <= 0 ? max : dflt});
+    }
+    return out;
+  }
+
+  /**
+   * The queue's maximum and default application lifetime in seconds, as CapacityScheduler
+   * reads them; not positive: none. {-1, -1} for a path the file does not have.
+   */
+  public long[] lifetimes(String path) {
+    long[] l = lifetimes.get(path);
+    return l == null ? new long[] {-1, -1} : l.clone();
   }
 
   /** What the file asks for that Locus cannot do, with the key that asks. */
