@@ -36,7 +36,7 @@ final class QueueFileSetup {
     QueueMappingRule rule = fileInForce
         ? QueueMappingRule.of(file.configuration(), conf,
             name -> root.leaf(file.fullPath(name)) != null || file.mayCreate(name),
-            file::fullPath)
+            file::isQueue, file::fullPath)
         : null;
     PlacementManager placement = rmContext == null ? null : rmContext.getQueuePlacementManager();
     if (placement != null) {

@@ -1186,6 +1186,27 @@ public final class QueueFile {
   }
 
   /**
+   * Whether {@code name} is a queue of the file, parent or leaf: by full path, by a path
+   * ending under a parent named by its short name ({@link #fullPath}), or by a short name no
+   * other queue has, as CapacityScheduler's queue manager finds a queue.
+   */
+  public boolean isQueue(String name) {
+    if (name == null || name.isEmpty()) {
+      return false;
+    }
+    if (paths.contains(fullPath(name))) {
+      return true;
+    }
+    int found = 0;
+    for (String p : paths) {
+      if (p.endsWith("." + name)) {
+        found++;
+      }
+    }
+    return found == 1;
+  }
+
+  /**
    * {@code queue} with its parent named by full path: a queue mapping may name the parent by
    * its short name or a path ending ({@code users.alice}), which CapacityScheduler resolves
    * when that name is one queue's. Any other name is returned as it is.

@@ -16,8 +16,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.placement.QueueMapping;
 import org.apache.hadoop.yarn.server.resourcemanager.placement.QueueMapping.MappingType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code yarn.scheduler.capacity.queue-mappings}, then the application-name mappings of
@@ -29,31 +27,33 @@ import org.slf4j.LoggerFactory;
  * and the UI is the mapped one): the first rule that matches wins, {@code u:} rules by user
  * ({@code %user} matches anyone), {@code g:} rules by the user's groups, application rules by
  * the submitted name ({@code %application} matches any); the target may be {@code %user},
- * {@code %primary_group} or {@code %application}, applied only when such a leaf exists. As in
- * CapacityScheduler, a mapping replaces a queue the submitter named only when
- * {@code queue-mappings-override.enable} is true; otherwise it applies to submissions to
- * {@code default}.
- *
- * <p>{@code %secondary_group} is not applied (logged at start).
+ * {@code %primary_group}, {@code %secondary_group} or {@code %application}, applied only when
+ * such a leaf exists. As in CapacityScheduler, a mapping replaces a queue the submitter named
+ * only when {@code queue-mappings-override.enable} is true; otherwise it applies to submissions
+ * to {@code default}.
  */
 public final class QueueMappingRule extends PlacementRule {
-  private static final Logger LOG = LoggerFactory.getLogger(QueueMappingRule.class);
   private static final String APP_NAME_RULE = "app-name";
+  /** Where a matching rule whose queue does not exist places the application. */
+  static final String DEFAULT_PATH = "root." + YarnConfiguration.DEFAULT_QUEUE_NAME;
 
   private final List<QueueMapping> mappings;
   private final boolean override;
   private final Groups groups;
   /** Whether a queue name (short or full path) is a leaf Locus runs. */
   private final Predicate<String> isLeaf;
+  /** Whether a queue name (short or full path) is any queue, parent or leaf. */
+  private final Predicate<String> isQueue;
   /** The queue a mapping names, as the application's queue (a parent's short name resolved). */
   private final UnaryOperator<String> fullPath;
 
   private QueueMappingRule(List<QueueMapping> mappings, boolean override, Groups groups,
-      Predicate<String> isLeaf, UnaryOperator<String> fullPath) {
+      Predicate<String> isLeaf, Predicate<String> isQueue, UnaryOperator<String> fullPath) {
     this.mappings = mappings;
     this.override = override;
     this.groups = groups;
     this.isLeaf = isLeaf;
+    this.isQueue = isQueue;
     this.fullPath = fullPath;
   }
 
@@ -64,36 +64,43 @@ public final class QueueMappingRule extends PlacementRule {
    *     when such a queue exists, as in CapacityScheduler)
    */
   public static QueueMappingRule of(CapacitySchedulerConfiguration cs, Configuration conf,
-      Predicate<String> isLeaf) {
-    return of(cs, conf, isLeaf, UnaryOperator.identity());
+      Predicate<String> isLeaf) throws IOException {
+    return of(cs, conf, isLeaf, isLeaf, UnaryOperator.identity());
   }
 
   /**
    * As {@link #of(CapacitySchedulerConfiguration, Configuration, Predicate)}; the application
    * is placed in {@code fullPath} of the queue a rule names, as CapacityScheduler's rules
    * normalise a parent named by its short name.
+   *
+   * @param isQueue tells any queue, parent or leaf, apart: a {@code %secondary_group} stands
+   *     for the first of the user's secondary groups naming a queue where it stands
+   * @throws IOException naming the mapping whose fixed queue is not a leaf (nor one that may
+   *     be created), which CapacityScheduler refuses at start too
    */
   public static QueueMappingRule of(CapacitySchedulerConfiguration cs, Configuration conf,
-      Predicate<String> isLeaf, UnaryOperator<String> fullPath) {
-    List<QueueMapping> usable = new ArrayList<>();
+      Predicate<String> isLeaf, Predicate<String> isQueue, UnaryOperator<String> fullPath)
+      throws IOException {
     List<QueueMapping> all = new ArrayList<>(cs.getQueueMappings());
     // The rule's name: getQueueMappingEntity prefixes yarn.scheduler.queue-placement-rules.
     // (CapacitySchedulerConfiguration.QUEUE_MAPPING_NAME is the full key it builds).
     all.addAll(cs.getQueueMappingEntity(APP_NAME_RULE));
-    for (QueueMapping m : all) {
-      if (m.getQueue().contains("%secondary_group")) {
-        LOG.warn("capacity-scheduler.xml: Locus does not apply the queue mapping {} (ignored)",
-            m);
-        continue;
-      }
-      usable.add(m);
-    }
-    if (usable.isEmpty()) {
+    if (all.isEmpty()) {
       return null;
     }
-    return new QueueMappingRule(Collections.unmodifiableList(usable),
+    for (QueueMapping m : all) {
+      String target = m.getFullPath();
+      if (!target.contains("%") && !isLeaf.test(target)) {
+        throw new IOException((m.getType() == MappingType.APPLICATION
+            ? CapacitySchedulerConfiguration.QUEUE_MAPPING_NAME
+            : CapacitySchedulerConfiguration.QUEUE_MAPPING) + ": the mapping " + m
+            + " places applications in " + target + ", which is not a leaf queue"
+            + " (CapacityScheduler refuses it at start too)");
+      }
+    }
+    return new QueueMappingRule(Collections.unmodifiableList(all),
         cs.getOverrideWithQueueMappings(), Groups.getUserToGroupsMappingService(conf), isLeaf,
-        fullPath);
+        isQueue, fullPath);
   }
 
   @Override
@@ -148,32 +155,41 @@ public final class QueueMappingRule extends PlacementRule {
       }
       String target = m.getFullPath();
       if (target.contains("%application")) {
-        // Only applications named like a leaf (%application:%application).
-        target = target.replace("%application", appName == null ? "" : appName);
-        if (appName == null || !isLeaf.test(target)) {
+        if (appName == null) {
           continue;
         }
+        target = target.replace("%application", appName);
       }
-      if (target.contains("%user")) {
-        // Only users who have such a queue (u:%user:%user sends each user to their own).
-        target = target.replace("%user", user);
-        if (!isLeaf.test(target)) {
-          continue;
-        }
-      }
-      if (target.contains("%primary_group")) {
+      target = target.replace("%user", user);
+      if (target.contains("%primary_group") || target.contains("%secondary_group")) {
         if (userGroups == null) {
           userGroups = groupsOf(user);
         }
         if (userGroups.isEmpty()) {
-          continue;
+          return DEFAULT_PATH;
         }
         target = target.replace("%primary_group", userGroups.get(0));
-        if (!isLeaf.test(target)) {
-          continue;
-        }
       }
-      return target;
+      if (target.contains("%secondary_group")) {
+        // As CapacityScheduler's SecondaryGroupVariable: the first group after the primary for
+        // which a queue of that name stands where the variable does (under the path before it).
+        String prefix = target.substring(0, target.indexOf("%secondary_group"));
+        String found = null;
+        for (String group : userGroups.subList(1, userGroups.size())) {
+          if (isQueue.test(prefix + group)) {
+            found = group;
+            break;
+          }
+        }
+        if (found == null) {
+          return DEFAULT_PATH;
+        }
+        target = target.replace("%secondary_group", found);
+      }
+      // CapacityScheduler turns each of these rules into one whose fallback, when the queue it
+      // names is neither a leaf nor one it may create, places the application in the default
+      // queue (LegacyMappingRuleToJson: placeDefault); later rules are not tried.
+      return isLeaf.test(target) ? target : DEFAULT_PATH;
     }
     return null;
   }

@@ -23,7 +23,8 @@ public class QueueMappingRuleTest {
   private static final Set<String> LEAVES =
       new HashSet<>(Arrays.asList("default", "etl", "adhoc", "ops", "wordcount"));
 
-  private static QueueMappingRule rule(String mappings, String appNames, boolean override) {
+  private static QueueMappingRule rule(String mappings, String appNames, boolean override)
+      throws Exception {
     CapacitySchedulerConfiguration cs = new CapacitySchedulerConfiguration(
         new Configuration(false), false);
     if (mappings != null) {
@@ -45,7 +46,7 @@ public class QueueMappingRuleTest {
   }
 
   @Test
-  public void applicationNameRulesPlaceByTheSubmittedName() {
+  public void applicationNameRulesPlaceByTheSubmittedName() throws Exception {
     QueueMappingRule r = rule("u:alice:adhoc", "nightly-etl:etl,%application:%application",
         false);
     assertEquals("nightly-etl:etl", "etl", place(r, "bob", "nightly-etl", "default"));
@@ -53,14 +54,14 @@ public class QueueMappingRuleTest {
     assertEquals("u:alice:adhoc", "adhoc", place(r, "alice", "nightly-etl", "default"));
     // a:%application:%application: an application named like a leaf goes there ...
     assertEquals("wordcount", place(r, "bob", "wordcount", "default"));
-    // ... and one named like no leaf keeps its queue.
-    assertNull(place(r, "bob", "no-such-queue", "default"));
+    // ... and one named like no leaf goes to the default queue, CapacityScheduler's fallback.
+    assertEquals(QueueMappingRule.DEFAULT_PATH, place(r, "bob", "no-such-queue", "default"));
     // Without override only submissions to default are mapped.
     assertNull(place(r, "bob", "nightly-etl", "ops"));
   }
 
   @Test
-  public void applicationNameRulesOverrideANamedQueueWhenAsked() {
+  public void applicationNameRulesOverrideANamedQueueWhenAsked() throws Exception {
     QueueMappingRule r = rule(null, "nightly-etl:etl", true);
     assertEquals("etl", place(r, "bob", "nightly-etl", "ops"));
     assertNull(place(r, "bob", "other", "ops"));
