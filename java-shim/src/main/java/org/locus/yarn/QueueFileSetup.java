@@ -34,9 +34,7 @@ final class QueueFileSetup {
     root.setWeights(fileInForce ? file.weights() : Collections.<String, Float>emptyMap());
     root.setAbsolute(fileInForce ? file.absolute() : null);
     QueueMappingRule rule = fileInForce
-        ? QueueMappingRule.of(file.configuration(), conf,
-            name -> root.leaf(file.fullPath(name)) != null || file.mayCreate(name),
-            file::isQueue, file::fullPath)
+        ? QueueMappingRule.of(file, conf)
         : null;
     PlacementManager placement = rmContext == null ? null : rmContext.getQueuePlacementManager();
     if (placement != null) {

@@ -549,8 +549,11 @@ public class CapacityFileTest {
     YarnConfiguration conf = conf();
     conf.set(CS + "node-locality-delay", "40");
     conf.set(CS + "root.eng.etl.ordering-policy", "fair");
+    conf.set(CS + "mapping-rule-format", "json");
+    conf.set(CS + "mapping-rule-json", "{\"rules\":[]}");
     QueueFile file = QueueFile.parse(new CapacitySchedulerConfiguration(conf, false));
     String listed = file.unhonoured().toString();
+    assertFalse(listed, listed.contains("mapping-rule"));
     assertTrue(listed, listed.contains(CS + "node-locality-delay=40"));
     assertTrue(listed, listed.contains(CS + "root.eng.etl.ordering-policy=fair"));
     assertFalse(listed, listed.contains(CS + "root.eng.etl.capacity"));

@@ -134,4 +134,40 @@ public class GroupMappingsTest {
       }
     }
   }
+
+  /**
+   * JSON mapping rules ({@code mapping-rule-format=json}): a custom placement; a rule whose
+   * queue does not exist ({@code root.guests} for carol's primary group) skipping to the next;
+   * a group rule that rejects; a user rule creating the user's queue under a flexible parent.
+   */
+  @Test
+  public void jsonRulesPlaceAsUnderCapacityScheduler() throws Exception {
+    Groups.getUserToGroupsMappingServiceWithLoadedConfiguration(
+        withFixedGroups(new Configuration()));
+    String json = "{\"rules\":["
+        + "{\"type\":\"user\",\"matches\":\"alice\",\"policy\":\"custom\","
+        + "\"customPlacement\":\"root.etl\",\"fallbackResult\":\"skip\"},"
+        + "{\"type\":\"user\",\"matches\":\"carol\",\"policy\":\"primaryGroup\","
+        + "\"parentQueue\":\"root\",\"fallbackResult\":\"skip\"},"
+        + "{\"type\":\"group\",\"matches\":\"ops\",\"policy\":\"reject\","
+        + "\"fallbackResult\":\"skip\"},"
+        + "{\"type\":\"user\",\"matches\":\"*\",\"policy\":\"user\","
+        + "\"parentQueue\":\"root.users\",\"create\":true,\"fallbackResult\":"
+        + "\"placeDefault\"}]}";
+    Setup setup = new Setup().queues("default", "30", "etl", "30", "users", "40")
+        .cs("root.users.auto-queue-creation-v2.enabled", "true")
+        .cs("mapping-rule-format", "json").cs("mapping-rule-json", json)
+        .set(CommonConfigurationKeys.HADOOP_SECURITY_GROUP_MAPPING, FixedGroups.class.getName());
+    List<String> cs = AgainstCapacityScheduler.compare(cluster, setup, run -> {
+      for (String user : new String[] {"alice", "bob", "carol", "dave"}) {
+        run.submit(user, "default");
+      }
+    }, Under.LOCUS_CAPACITY);
+    assertEquals(String.join("\n", cs), Arrays.asList(
+        "submit app1 by alice to default: ACCEPTED in root.etl at priority 0",
+        "submit app2 by bob to default: REJECTED Application submission have been rejected by a"
+            + " mapping rule. Please see the logs for details",
+        "submit app3 by carol to default: ACCEPTED in root.users.carol at priority 0",
+        "submit app4 by dave to default: ACCEPTED in root.users.dave at priority 0"), cs);
+  }
 }

@@ -103,7 +103,9 @@ public final class QueueFile {
   private static final Set<String> GLOBAL_KEYS = new HashSet<>(Arrays.asList(
       "maximum-applications", "maximum-am-resource-percent", "queue-mappings",
       "queue-mappings-override.enable", "legacy-queue-mode.enabled",
-      CapacitySchedulerConfiguration.MAXIMUM_QUEUE_DEPTH));
+      CapacitySchedulerConfiguration.MAXIMUM_QUEUE_DEPTH,
+      // Read and evaluated with CapacityScheduler's own classes (QueueMappingRule).
+      "mapping-rule-format", "mapping-rule-json", "mapping-rule-json-file"));
 
   private final String treeJson;
   private final List<String> paths;
@@ -1186,16 +1188,35 @@ public final class QueueFile {
   }
 
   /**
-   * Whether {@code name} is a queue of the file, parent or leaf: by full path, by a path
-   * ending under a parent named by its short name ({@link #fullPath}), or by a short name no
-   * other queue has, as CapacityScheduler's queue manager finds a queue.
+   * The full path of the queue {@code name} names, as CapacityScheduler's queue manager finds
+   * one: by its full path, or by a short name no other queue has; null for none.
    */
-  public boolean isQueue(String name) {
+  public String find(String name) {
     if (name == null || name.isEmpty()) {
-      return false;
+      return null;
     }
-    if (paths.contains(fullPath(name))) {
-      return true;
+    if (paths.contains(name)) {
+      return name;
+    }
+    if (name.indexOf('.') >= 0) {
+      return null;
+    }
+    String found = null;
+    for (String p : paths) {
+      if (p.endsWith("." + name)) {
+        if (found != null) {
+          return null;
+        }
+        found = p;
+      }
+    }
+    return found;
+  }
+
+  /** Whether {@code name} is a short name more than one queue has. */
+  public boolean ambiguous(String name) {
+    if (name == null || name.indexOf('.') >= 0 || paths.contains(name)) {
+      return false;
     }
     int found = 0;
     for (String p : paths) {
@@ -1203,7 +1224,16 @@ public final class QueueFile {
         found++;
       }
     }
-    return found == 1;
+    return found > 1;
+  }
+
+  /**
+   * Whether the queue at {@code path} is a leaf: one with no children that is not a parent
+   * waiting for its first (a parent that creates children, or one created as a parent).
+   */
+  public boolean isLeaf(String path) {
+    return paths.contains(path) && !ROOT.equals(path) && children(path).isEmpty()
+        && !createsChildren(cs, path) && !createdParents.contains(path);
   }
 
   /**
