@@ -44,12 +44,8 @@ public class LocusPreemptionPolicy implements SchedulingEditPolicy {
 
   @Override
   public void init(Configuration config, RMContext context, ResourceScheduler sched) {
-    if (!(sched instanceof LocusScheduler)) {
-      throw new YarnRuntimeException("Class " + sched.getClass().getCanonicalName()
-          + " not instance of " + LocusScheduler.class.getCanonicalName());
-    }
     this.rmContext = context;
-    this.scheduler = (LocusScheduler) sched;
+    this.scheduler = MonitorPolicies.locus(sched);
     // Refused here, naming the key, so a bad value stops the RM at start.
     JsonNode inForce = adopt(settings(scheduler.preemptionConfiguration()));
     LOG.info("Locus's preemption policy stands in for {} with {}",

@@ -3,7 +3,6 @@ package org.locus.yarn;
 import java.util.HashSet;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.monitor.SchedulingEditPolicy;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
@@ -25,11 +24,7 @@ public class LocusQueueDeletionPolicy implements SchedulingEditPolicy {
 
   @Override
   public void init(Configuration config, RMContext context, ResourceScheduler sched) {
-    if (!(sched instanceof LocusScheduler)) {
-      throw new YarnRuntimeException("Class " + sched.getClass().getCanonicalName()
-          + " not instance of " + LocusScheduler.class.getCanonicalName());
-    }
-    this.scheduler = (LocusScheduler) sched;
+    this.scheduler = MonitorPolicies.locus(sched);
     this.monitoringInterval = scheduler.preemptionConfiguration().getLong(
         CapacitySchedulerConfiguration.AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME,
         CapacitySchedulerConfiguration.DEFAULT_AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME) * 1000;

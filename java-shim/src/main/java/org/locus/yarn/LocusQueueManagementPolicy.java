@@ -1,7 +1,6 @@
 package org.locus.yarn;
 
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.monitor.SchedulingEditPolicy;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
@@ -22,11 +21,7 @@ public class LocusQueueManagementPolicy implements SchedulingEditPolicy {
 
   @Override
   public void init(Configuration config, RMContext context, ResourceScheduler sched) {
-    if (!(sched instanceof LocusScheduler)) {
-      throw new YarnRuntimeException("Class " + sched.getClass().getCanonicalName()
-          + " not instance of " + LocusScheduler.class.getCanonicalName());
-    }
-    this.scheduler = (LocusScheduler) sched;
+    this.scheduler = MonitorPolicies.locus(sched);
     this.monitoringInterval = scheduler.preemptionConfiguration().getLong(
         CapacitySchedulerConfiguration.QUEUE_MANAGEMENT_MONITORING_INTERVAL,
         CapacitySchedulerConfiguration.DEFAULT_QUEUE_MANAGEMENT_MONITORING_INTERVAL);

@@ -7,6 +7,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.resourcemanager.monitor.SchedulingEditPolicy;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 
 /**
  * The scheduling monitor policies ({@code yarn.resourcemanager.scheduler.monitor.policies})
@@ -89,6 +90,18 @@ final class MonitorPolicies {
     copy.setStrings(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES,
         out.toArray(new String[0]));
     return copy;
+  }
+
+  /**
+   * The scheduler a policy standing in for one of CapacityScheduler's runs under; any other
+   * fails the policy's init as CapacityScheduler's own policies fail theirs.
+   */
+  static LocusScheduler locus(ResourceScheduler sched) {
+    if (!(sched instanceof LocusScheduler)) {
+      throw new YarnRuntimeException("Class " + sched.getClass().getCanonicalName()
+          + " not instance of " + LocusScheduler.class.getCanonicalName());
+    }
+    return (LocusScheduler) sched;
   }
 
   /** Whether the monitor is on and {@code conf}'s list (after {@link #forLocus}) runs Locus's. */

@@ -81,11 +81,8 @@ public class ApplicationLifetimesTest {
         cluster.start(conf).stop();
         fail((capacityScheduler ? "CapacityScheduler" : "Locus") + " started");
       } catch (Exception e) {
-        StringBuilder messages = new StringBuilder();
-        for (Throwable t = e; t != null; t = t.getCause()) {
-          messages.append(t.getMessage()).append('\n');
-        }
-        assertTrue(messages.toString(), messages.toString()
+        String messages = LocusRmFixture.messages(e);
+        assertTrue(messages, messages
             .contains("Default lifetime 5 can't exceed maximum lifetime 2"));
       }
     }

@@ -137,11 +137,7 @@ public class CapacityFileTest {
   }
 
   private static String messages(Throwable e) {
-    StringBuilder out = new StringBuilder();
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      out.append(t.getMessage()).append('\n');
-    }
-    return out.toString();
+    return LocusRmFixture.messages(e);
   }
 
   /** How many of {@code apps} got their AM container after a few heartbeats of {@code nm}. */

@@ -125,12 +125,9 @@ public class GroupMappingsTest {
         cluster.start(conf).stop();
         org.junit.Assert.fail((capacityScheduler ? "CapacityScheduler" : "Locus") + " started");
       } catch (Exception e) {
-        StringBuilder messages = new StringBuilder();
-        for (Throwable t = e; t != null; t = t.getCause()) {
-          messages.append(t.getMessage()).append('\n');
-        }
-        org.junit.Assert.assertTrue(messages.toString(),
-            messages.toString().contains("nosuch"));
+        String messages = LocusRmFixture.messages(e);
+        org.junit.Assert.assertTrue(messages,
+            messages.contains("nosuch"));
       }
     }
   }

@@ -50,6 +50,15 @@ public final class LocusRmFixture extends ExternalResource {
 
   private final List<MockRM> rms = new ArrayList<>();
 
+  /** The messages of {@code e} and its causes, one per line: what a refused start says. */
+  static String messages(Throwable e) {
+    StringBuilder out = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      out.append(t.getMessage()).append('\n');
+    }
+    return out.toString();
+  }
+
   /** LocusScheduler with a 1 GB minimum allocation, everything else default. */
   static YarnConfiguration locusConf() {
     YarnConfiguration conf = new YarnConfiguration();
