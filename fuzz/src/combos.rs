@@ -168,9 +168,10 @@ pub fn is_capacity(p: &Props) -> bool {
 
 /// The capacity queues' shares of the labelled partitions X and Y
 /// ([`crate::model::PARTITIONS`]), drawn per case: per partition, per queue of
-/// [`QUEUE_MAXIMA`], (absolute capacity %, absolute maximum-capacity %) there.
+/// [`QUEUE_MAXIMA`], (absolute capacity %, absolute maximum-capacity %) there; and per queue
+/// its `ordering-policy` (0: fifo, 1: fair, 2: fair with size-based weight).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PartitionShares(pub [[(u64, u64); 2]; 2]);
+pub struct PartitionShares(pub [[(u64, u64); 2]; 2], pub [u64; 2]);
 
 impl PartitionShares {
     /// From the case's seed alone, so a shrunk case keeps them.
@@ -183,7 +184,8 @@ impl PartitionShares {
                 shares[q] = (cap, r.range(1, 10) * 10);
             }
         }
-        PartitionShares(out)
+        let ordering = [r.range(0, 3), r.range(0, 3)];
+        PartitionShares(out, ordering)
     }
 
     /// `queue`'s maximum-capacity % in the partition of label `label` (1: X, 2: Y); `None`
@@ -203,13 +205,18 @@ pub fn with_partition_shares(mut p: Props, shares: &PartitionShares) -> Props {
         return p;
     }
     p.remove("locus.capacity.queues");
-    let entry = |path: &str, cap: u64, max: u64, x: (u64, u64), y: (u64, u64)| {
+    let entry = |path: &str, cap: u64, max: u64, x: (u64, u64), y: (u64, u64), order: u64| {
+        let ordering = match order {
+            1 => r#","ordering":"fair""#,
+            2 => r#","ordering":"fair","size_based_weight":true"#,
+            _ => "",
+        };
         format!(
-            r#"{{"path":"{path}","capacity":{cap},"maximum_capacity":{max},"user_limit_factor":-1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":0.5,"maximum_applications":-1,"partitions":{{"X":[{},{}],"Y":[{},{}]}}}}"#,
+            r#"{{"path":"{path}","capacity":{cap},"maximum_capacity":{max},"user_limit_factor":-1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":0.5,"maximum_applications":-1,"partitions":{{"X":[{},{}],"Y":[{},{}]}}{ordering}}}"#,
             x.0, x.1, y.0, y.1
         )
     };
-    let mut queues = vec![entry("root", 100, 100, (100, 100), (100, 100))];
+    let mut queues = vec![entry("root", 100, 100, (100, 100), (100, 100), 0)];
     for (q, ((name, max), (_, cap))) in QUEUE_MAXIMA.iter().zip(QUEUE_GUARANTEES).enumerate() {
         queues.push(entry(
             &format!("root.{name}"),
@@ -217,6 +224,7 @@ pub fn with_partition_shares(mut p: Props, shares: &PartitionShares) -> Props {
             *max,
             shares.0[0][q],
             shares.0[1][q],
+            shares.1[q],
         ));
     }
     p.insert(

@@ -828,3 +828,53 @@ fn a_batch_of_offers_keeps_a_queue_and_a_user_within_their_limits() {
         "one batch of {NODES} offers decided {gb} GB for a user limited to 20 GB (one more container past it)"
     );
 }
+
+/// A tree of one leaf `root.q` holding the whole cluster, with `extra` in the leaf's entry.
+fn one_leaf_tree(extra: &str) -> String {
+    let q = |path: &str, more: &str| {
+        format!(
+            r#"{{"path":"{path}","capacity":100,"maximum_capacity":100,"user_limit_factor":-1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":1.0,"maximum_applications":-1{more}}}"#
+        )
+    };
+    format!(
+        r#"{{"maximum_applications":10000,"queues":[{},{}]}}"#,
+        q("root", ""),
+        q("root.q", extra)
+    )
+}
+
+/// `ordering-policy=fair`: the leaf's apps take turns by the memory they hold (the earlier
+/// app first among equals), where FIFO hands the earlier app all it asks for first; a later
+/// app holding less goes ahead of an earlier one holding more.
+#[test]
+fn a_fair_leaf_shares_a_heartbeat_between_its_apps_by_the_memory_they_hold() {
+    let split = |extra: &str| -> (u32, u32) {
+        let tree = one_leaf_tree(extra);
+        let mut c =
+            common::core_with(&[("locus.policy", "capacity"), ("locus.capacity.tree", &tree)]);
+        let mut cl = Cluster::new(&mut c);
+        app(&mut c, "early", "q", 1, 100);
+        app(&mut c, "late", "q", 2, 100);
+        let ds = common::heartbeat_free(&mut c, &host(0), NODE_GB, NODE_GB as u32, 1_000);
+        common::execute(&mut c, &ds, &mut cl.next_id);
+        let per_app =
+            |app: &str| -> u32 { ds.iter().filter(|d| d.app == app).map(|d| d.count).sum() };
+        (per_app("early"), per_app("late"))
+    };
+    assert_eq!(split(""), (10, 0), "FIFO: the earlier app first");
+    assert_eq!(split(r#","ordering":"fifo""#), (10, 0));
+    assert_eq!(split(r#","ordering":"fair""#), (5, 5), "fair: turns");
+
+    // The earlier app already holds 4 GB: the later one is served until it holds as much.
+    let tree = one_leaf_tree(r#","ordering":"fair""#);
+    let mut c = common::core_with(&[("locus.policy", "capacity"), ("locus.capacity.tree", &tree)]);
+    let mut cl = Cluster::new(&mut c);
+    app(&mut c, "early", "q", 1, 4);
+    let ds = common::heartbeat_free(&mut c, &host(0), 4, 4, 1_000);
+    common::execute(&mut c, &ds, &mut cl.next_id);
+    common::set_small_asks(&mut c, "early", &[(1, "*", 100)]);
+    app(&mut c, "late", "q", 2, 100);
+    let ds = common::heartbeat_free(&mut c, &host(1), 6, 6, 2_000);
+    let per_app = |app: &str| -> u32 { ds.iter().filter(|d| d.app == app).map(|d| d.count).sum() };
+    assert_eq!((per_app("early"), per_app("late")), (1, 5));
+}

@@ -10,7 +10,8 @@
 //!   between hungry queues;
 //! - a queue whose next container would take it past its maximum-capacity is skipped;
 //! - inside a queue, applications go in submission order (LeafQueue's FIFO ordering policy),
-//!   the first that can use the node getting it.
+//!   the first that can use the node getting it; under `ordering-policy=fair` by the memory
+//!   they hold, re-sorted after each container ([`FairOrdering`]).
 //!
 //! A queue alone (the default `default:100`, or any configuration in which only one queue has
 //! applications with outstanding asks on this heartbeat) has no one to share the node with:
@@ -123,6 +124,53 @@ pub struct CapacityQueue {
     /// capacity in it, in percent of the partition.
     #[serde(skip)]
     pub partition_shares: Vec<(f64, f64)>,
+    /// `ordering-policy=fair`: the queue's applications take turns by the memory they hold
+    /// (CapacityScheduler's FairOrderingPolicy); `None`: FIFO, by priority then submission.
+    #[serde(skip)]
+    pub fair: Option<FairOrdering>,
+}
+
+/// A leaf's `ordering-policy=fair`, as CapacityScheduler's FairOrderingPolicy orders its
+/// applications: least memory held first (divided by log2(1 + demand) with
+/// `ordering-policy.fair.enable-size-based-weight`, demand being what is held plus what is
+/// asked), then the earlier start, then one that still asks before one that does not, then
+/// submission order. Application priorities do not enter it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FairOrdering {
+    pub size_based_weight: bool,
+}
+
+impl FairOrdering {
+    /// The magnitude apps are ordered by.
+    fn magnitude(self, used_mb: u64, demand_mb: u64) -> f64 {
+        let used = used_mb as f64;
+        if self.size_based_weight && used != 0.0 {
+            let weight = (demand_mb as f64).ln_1p() / std::f64::consts::LN_2;
+            if weight != 0.0 {
+                return used / weight;
+            }
+        }
+        used
+    }
+
+    /// Whether `a` goes before `b`.
+    fn before(self, a: &Candidate, b: &Candidate) -> bool {
+        let (ma, mb) = (
+            self.magnitude(a.used_mb, a.demand_mb()),
+            self.magnitude(b.used_mb, b.demand_mb()),
+        );
+        if ma != mb {
+            return ma < mb;
+        }
+        if a.start_ms != b.start_ms {
+            return a.start_ms < b.start_ms;
+        }
+        let (ask_a, ask_b) = (a.pending_mb > 0, b.pending_mb > 0);
+        if ask_a != ask_b {
+            return ask_a;
+        }
+        a.arrival < b.arrival
+    }
 }
 
 /// A parent queue below root, with its absolute capacity and maximum-capacity (percent of
@@ -174,6 +222,7 @@ fn shortcut_queue(name: &str, capacity: f64, maximum_capacity: f64) -> CapacityQ
         ancestors: Vec::new(),
         created: false,
         partition_shares: Vec::new(),
+        fair: None,
     }
 }
 
@@ -419,6 +468,25 @@ struct Candidate {
     /// The container its first pending key asks for.
     next: Resource,
     left: u64,
+    /// Memory the app holds, with what this heartbeat's prediction gave it.
+    used_mb: u64,
+    /// Memory its asks still want, less what the prediction gave.
+    pending_mb: u64,
+    /// When it was submitted (its place among equals under fair ordering).
+    start_ms: u64,
+}
+
+impl Candidate {
+    fn demand_mb(&self) -> u64 {
+        self.used_mb.saturating_add(self.pending_mb)
+    }
+
+    /// The prediction gave it one more container.
+    fn took_one(&mut self) {
+        self.left -= 1;
+        self.used_mb = self.used_mb.saturating_add(self.next.memory_mb);
+        self.pending_mb = self.pending_mb.saturating_sub(self.next.memory_mb);
+    }
 }
 
 fn candidate(app: &App) -> Option<Candidate> {
@@ -444,7 +512,37 @@ fn candidate_in(app: &App, partition: Option<&str>) -> Option<Candidate> {
         arrival: app.arrival,
         next,
         left: app.asks.pending_containers(),
+        used_mb: app.used.memory_mb,
+        // Filled in only where a fair queue orders by it (`pending_mb`).
+        pending_mb: 0,
+        start_ms: app.submit_ms,
     })
+}
+
+/// `line` in fair order.
+fn sort_fair(line: &mut [Candidate], fair: FairOrdering) {
+    line.sort_by(|a, b| {
+        if fair.before(a, b) {
+            std::cmp::Ordering::Less
+        } else if fair.before(b, a) {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Equal
+        }
+    });
+}
+
+/// Memory the app's asks still want: each pending key's outstanding containers times its
+/// size. Bounded by the app's scheduler keys (`locus.app.*`).
+fn pending_mb(app: &App) -> u64 {
+    app.asks
+        .tables()
+        .filter(|(_, t)| t.outstanding() > 0)
+        .filter_map(|(_, t)| {
+            let size = t.row(crate::state::names::ANY_ID)?.capability.memory_mb;
+            Some((t.outstanding() as u64).saturating_mul(size))
+        })
+        .fold(0u64, u64::saturating_add)
 }
 
 /// One user's standing in one leaf on this heartbeat.
@@ -828,7 +926,10 @@ impl JobPolicy for CapacityPolicy {
         }
         self.app_queue.clear();
         self.predicted.clear();
-        self.alone = self.only_hungry_queue(state);
+        self.alone = self
+            .only_hungry_queue(state)
+            // A fair queue re-sorts its apps after every container: the general walk below.
+            .filter(|&i| self.queues.queues[i].fair.is_none());
         if self.alone.is_some() {
             // ParentQueue has no one to share the node with: the LeafQueue hands it to its apps
             // in submission order, and each keeps it while it can use it (assign-multiple
@@ -847,7 +948,11 @@ impl JobPolicy for CapacityPolicy {
             };
             self.app_queue.insert(app.arrival, i);
             let partition = self.node_partition.map(|_| node.partition.as_str());
-            if let Some(c) = candidate_in(app, partition) {
+            let fair = self.queues.queues[i].fair.is_some();
+            if let Some(mut c) = candidate_in(app, partition) {
+                if fair {
+                    c.pending_mb = pending_mb(app);
+                }
                 lines[i].push(c);
             } else if partition.is_some() {
                 // Listed for the default partition's pass that may borrow the node's room,
@@ -856,6 +961,11 @@ impl JobPolicy for CapacityPolicy {
                     c.left = 0;
                     lines[i].push(c);
                 }
+            }
+        }
+        for (i, line) in lines.iter_mut().enumerate() {
+            if let Some(f) = self.queues.queues[i].fair {
+                sort_fair(line, f);
             }
         }
 
@@ -899,8 +1009,18 @@ impl JobPolicy for CapacityPolicy {
             for &p in &self.queues.queues[i].ancestors {
                 parent_used[p] += c.next.memory_mb;
             }
-            c.left -= 1;
+            c.took_one();
             out.push(c.arrival);
+            if let Some(f) = self.queues.queues[i].fair {
+                // Its share grew: back to its place in fair order, among the apps that may
+                // still take one (those before the head never will this heartbeat).
+                let line = &mut lines[i];
+                let mut k = head[i];
+                while k + 1 < line.len() && f.before(&line[k + 1], &line[k]) {
+                    line.swap(k, k + 1);
+                    k += 1;
+                }
+            }
         }
 
         for a in &out {

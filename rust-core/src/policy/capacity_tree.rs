@@ -15,7 +15,9 @@
 
 use serde::Deserialize;
 
-use super::capacity::{CapacityQueue, CapacityQueues, ParentQueue, QueueState, UserLimit};
+use super::capacity::{
+    CapacityQueue, CapacityQueues, FairOrdering, ParentQueue, QueueState, UserLimit,
+};
 use crate::error::CoreError;
 use crate::protocol::Resource;
 
@@ -118,6 +120,20 @@ struct Entry {
     /// queue in a partition it configures nothing for.
     #[serde(default)]
     partitions: std::collections::BTreeMap<String, [f64; 2]>,
+    /// A leaf's `ordering-policy`: `fifo` (the default) or `fair`.
+    #[serde(default)]
+    ordering: Option<Ordering>,
+    /// `ordering-policy.fair.enable-size-based-weight` of a fair leaf.
+    #[serde(default)]
+    size_based_weight: bool,
+}
+
+/// How a leaf orders its applications (CapacityScheduler's `ordering-policy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Ordering {
+    Fifo,
+    Fair,
 }
 
 /// How a capacity vector gives one resource type (CapacityScheduler's `ResourceUnitCapacityType`).
@@ -592,6 +608,9 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             ancestors,
             created: e.created,
             partition_shares: shares_of(e),
+            fair: (e.ordering == Some(Ordering::Fair)).then_some(FairOrdering {
+                size_based_weight: e.size_based_weight,
+            }),
         });
     }
     let mut configured_maximum = vec![1.0f32; entries.len()];

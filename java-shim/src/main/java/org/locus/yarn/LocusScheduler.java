@@ -191,6 +191,7 @@ public class LocusScheduler
       this.resourceCalculator = configured;
     }
     MonitorPolicies.checkPartitions(MonitorPolicies.forLocus(conf), queueFile, capacityPolicy);
+    MonitorPolicies.checkFairOrdering(MonitorPolicies.forLocus(conf), queueFile, capacityPolicy);
     priorities.readQueueSettings(queueFile, conf);
     link.open(LocusSettings.toJson(conf, queueFile), this, this::coreSettings,
         () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
@@ -273,6 +274,7 @@ public class LocusScheduler
       Configuration monitors = MonitorPolicies.forLocus(newConf);
       MonitorPolicies.checkSizeBased(monitors);
       MonitorPolicies.checkPartitions(monitors, file, root.isCapacity());
+      MonitorPolicies.checkFairOrdering(monitors, file, root.isCapacity());
       if (MonitorPolicies.runsLocusPolicy(monitors)) {
         LocusPreemptionPolicy.check(this, file.configuration());
       }

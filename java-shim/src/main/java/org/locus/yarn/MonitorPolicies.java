@@ -8,6 +8,7 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.resourcemanager.monitor.SchedulingEditPolicy;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 
 /**
  * The scheduling monitor policies ({@code yarn.resourcemanager.scheduler.monitor.policies})
@@ -110,6 +111,32 @@ final class MonitorPolicies {
         YarnConfiguration.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS)
         && Arrays.asList(conf.getTrimmedStrings(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES))
             .contains(LocusPreemptionPolicy.class.getName());
+  }
+
+  /**
+   * CapacityScheduler's intra-queue preemption orders a fair leaf's applications by its fair
+   * comparator under the default {@code userlimit_first} order; Locus's intra-queue rounds order
+   * them by priority and submission. The combination stops the RM naming the keys and the leaf.
+   */
+  static void checkFairOrdering(Configuration monitors, org.locus.yarn.queue.QueueFile file,
+      boolean capacity) {
+    if (!capacity || !runsLocusPolicy(monitors)) {
+      return;
+    }
+    Configuration cs = file.configuration();
+    boolean intraQueue = cs.getBoolean(CapacitySchedulerConfiguration.INTRAQUEUE_PREEMPTION_ENABLED,
+        CapacitySchedulerConfiguration.DEFAULT_INTRAQUEUE_PREEMPTION_ENABLED);
+    String order = cs.getTrimmed(CapacitySchedulerConfiguration.INTRAQUEUE_PREEMPTION_ORDER_POLICY,
+        CapacitySchedulerConfiguration.DEFAULT_INTRAQUEUE_PREEMPTION_ORDER_POLICY);
+    List<String> fair = file.fairLeaves();
+    if (intraQueue && "userlimit_first".equals(order) && !fair.isEmpty()) {
+      throw new YarnRuntimeException(CapacitySchedulerConfiguration.INTRAQUEUE_PREEMPTION_ENABLED
+          + " is true with " + CapacitySchedulerConfiguration.INTRAQUEUE_PREEMPTION_ORDER_POLICY
+          + "=userlimit_first while " + CapacitySchedulerConfiguration.PREFIX + fair.get(0)
+          + ".ordering-policy is fair: CapacityScheduler then preempts inside that queue by its"
+          + " fair order, Locus by priority and submission; set the order policy to"
+          + " priority_first, turn intra-queue preemption off, or use fifo ordering");
+    }
   }
 
   /**

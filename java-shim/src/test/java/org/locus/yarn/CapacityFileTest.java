@@ -544,14 +544,16 @@ public class CapacityFileTest {
   public void keysLocusDoesNotHonourAreListed() throws Exception {
     YarnConfiguration conf = conf();
     conf.set(CS + "node-locality-delay", "40");
-    conf.set(CS + "root.eng.etl.ordering-policy", "fair");
+    conf.set(CS + "root.eng.etl.ordering-policy", "fifo-with-partitions");
+    conf.set(CS + "root.eng.adhoc.ordering-policy", "fair");
     conf.set(CS + "mapping-rule-format", "json");
     conf.set(CS + "mapping-rule-json", "{\"rules\":[]}");
     QueueFile file = QueueFile.parse(new CapacitySchedulerConfiguration(conf, false));
     String listed = file.unhonoured().toString();
     assertFalse(listed, listed.contains("mapping-rule"));
     assertTrue(listed, listed.contains(CS + "node-locality-delay=40"));
-    assertTrue(listed, listed.contains(CS + "root.eng.etl.ordering-policy=fair"));
+    assertTrue(listed, listed.contains(CS + "root.eng.etl.ordering-policy=fifo-with-partitions"));
+    assertFalse(listed, listed.contains("root.eng.adhoc.ordering-policy"));
     assertFalse(listed, listed.contains(CS + "root.eng.etl.capacity"));
     assertFalse(listed, listed.contains("acl_submit_applications"));
   }

@@ -27,6 +27,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsMana
 import org.apache.hadoop.security.authorize.AccessControlList;
 import org.apache.hadoop.yarn.security.AccessType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AutoCreatedQueueTemplate;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.FairOrderingPolicy;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.FifoOrderingPolicy;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.OrderingPolicy;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueueCapacityVector;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueueCapacityVector.ResourceUnitCapacityType;
@@ -395,6 +399,25 @@ public final class QueueFile {
     }
   }
 
+  /**
+   * A leaf's {@code ordering-policy}, read by CapacityScheduler's own getter: {@code fair}
+   * (FairOrderingPolicy, with its size-based weight) goes to the core; {@code fifo} is the
+   * core's default; any other policy is listed as not honoured ({@link #unhonoured}).
+   */
+  private static void fairOrdering(CapacitySchedulerConfiguration cs, QueuePath qp,
+      ObjectNode q) throws Unsupported {
+    OrderingPolicy<FiCaSchedulerApp> policy;
+    try {
+      policy = cs.getAppOrderingPolicy(qp);
+    } catch (RuntimeException e) {
+      throw new Unsupported(PREFIX + qp.getFullPath() + ".ordering-policy", e.getMessage());
+    }
+    if (policy.getClass() == FairOrderingPolicy.class) {
+      q.put("ordering", "fair");
+      q.put("size_based_weight", ((FairOrderingPolicy<?>) policy).getSizeBasedWeight());
+    }
+  }
+
   private static void walk(CapacitySchedulerConfiguration cs, String path, float capacity,
       List<String> created, List<String> paths, Map<String, Float> weights,
       Map<String, Resource> minimum, Map<String, Resource> maximum,
@@ -457,6 +480,8 @@ public final class QueueFile {
     if (children.isEmpty() && createsChildren(cs, path)) {
       // CapacityScheduler's parent even before its first child: no application runs in it.
       q.put("parent", true);
+    } else if (children.isEmpty() && cs.get(PREFIX + path + ".ordering-policy") != null) {
+      fairOrdering(cs, qp, q);
     }
     if (managed(cs, path)) {
       // GuaranteedOrZeroCapacityOverTimePolicy hands out at most the parent's guarantee; the
@@ -1573,6 +1598,9 @@ public final class QueueFile {
       if (GLOBAL_KEYS.contains(rest) || honouredQueueKey(rest, paths)) {
         continue;
       }
+      if (honouredOrdering(rest, e.getValue().trim(), paths)) {
+        continue;
+      }
       // Locus compares memory only, as CapacityScheduler's default calculator does.
       if (rest.equals("resource-calculator")
           && e.getValue().trim().equals(DefaultResourceCalculator.class.getName())) {
@@ -1581,6 +1609,38 @@ public final class QueueFile {
       out.add(key + "=" + e.getValue());
     }
     return new ArrayList<>(out);
+  }
+
+  /**
+   * A queue's {@code ordering-policy} Locus runs: {@code fifo} or {@code fair} (with its
+   * {@code fair.enable-size-based-weight}) on a leaf, {@code utilization} on a parent (Locus's
+   * order of a parent's children, CapacityScheduler's default).
+   */
+  private static boolean honouredOrdering(String rest, String value, Set<String> paths) {
+    String sizeBased = ".ordering-policy." + FairOrderingPolicy.ENABLE_SIZE_BASED_WEIGHT;
+    if (rest.endsWith(sizeBased)) {
+      return paths.contains(rest.substring(0, rest.length() - sizeBased.length()));
+    }
+    String key = ".ordering-policy";
+    if (!rest.endsWith(key)) {
+      return false;
+    }
+    String owner = rest.substring(0, rest.length() - key.length());
+    // A template's, for the leaves it creates, reaches them as their own key.
+    for (String template : new String[] {"." + TEMPLATE, "." + LEAF_TEMPLATE,
+        "." + LEGACY_TEMPLATE}) {
+      String bare = template.substring(0, template.length() - 1);
+      if (owner.endsWith(bare)) {
+        owner = owner.substring(0, owner.length() - bare.length());
+        break;
+      }
+    }
+    if (!paths.contains(owner)) {
+      return false;
+    }
+    return value.equals("fifo") || value.equals("fair") || value.equals("utilization")
+        || value.equals(FifoOrderingPolicy.class.getName())
+        || value.equals(FairOrderingPolicy.class.getName());
   }
 
   private static boolean honouredQueueKey(String rest, Set<String> paths) {
@@ -1637,6 +1697,19 @@ public final class QueueFile {
       return QUEUE_KEYS.contains(k) || CREATION_KEYS.contains(k) || honouredTemplateKey(k);
     }
     return false;
+  }
+
+  /** The leaves whose {@code ordering-policy} is fair, in the file's order. */
+  public List<String> fairLeaves() {
+    List<String> out = new ArrayList<>();
+    for (String path : paths) {
+      if (isLeaf(path) && cs.get(PREFIX + path + ".ordering-policy") != null
+          && cs.getAppOrderingPolicy(new QueuePath(path)).getClass()
+              == FairOrderingPolicy.class) {
+        out.add(path);
+      }
+    }
+    return out;
   }
 
   /** The tree as the core reads it ({@code locus.capacity.tree}); null when root has no queues. */
