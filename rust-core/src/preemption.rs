@@ -720,7 +720,10 @@ impl crate::core::Core {
                 disable_preemption: leaf.disable_preemption,
             });
         }
-        for app in state.apps() {
+        // As CapacityScheduler's leaf pending (`getTotalPendingResourcesConsideringUserLimit`
+        // walks the activated applications only): what an application the AM limits hold back
+        // asks for cannot run on room preemption frees, so it takes nothing back.
+        for app in state.apps().filter(|a| state.is_activated(a.arrival)) {
             if let Some(i) = queues.index_of(&app.queue) {
                 let q = &mut tree[first_leaf + i];
                 q.pending_mb = q.pending_mb.saturating_add(pending_mb(app));
@@ -753,6 +756,12 @@ impl crate::core::Core {
     pub fn preemption_round(&mut self, now_ms: u64, s: &PreemptionSettings) -> RoundOutcome {
         // A batch of offers ended with its decisions in flight; they may be containers now.
         self.sync_in_flight();
+        // Which applications are activated decides what counts as pending: activate those the
+        // AM limits admit now, as CapacityScheduler does when an attempt is added or a
+        // container ends, not only at a heartbeat with room.
+        if self.capacity_queues().is_some() {
+            self.sync_pending_and_activate(now_ms);
+        }
         let mut within = Vec::new();
         let chosen = match self.preemption_view() {
             Some((mut tree, candidates)) => {

@@ -347,7 +347,6 @@ fn assign_node(
     // default-partition keys, an exclusive partition's node only its own.
     let mut partition = node.partition.as_str();
     layers.job.partition_pass(partition);
-    let node_count = u32::try_from(state.node_count()).unwrap_or(u32::MAX);
     let mut listed = order.iter().copied();
     // The walk changes asks (`record`) but not the pending index, which only `sync_pending`
     // above brings up to date: the lazy walk sees the same apps `order` would have listed.
@@ -427,11 +426,12 @@ fn assign_node(
                 let kind = app.kind_of(key.priority);
                 if lending
                     && (kind == TaskKind::ApplicationMaster
-                        || app.lend_misses.get(&key).copied().unwrap_or(0) < node_count)
+                        || app.lend_misses.get(&key).copied().unwrap_or(0)
+                            < lend_threshold(state, table))
                 {
                     // As CapacityScheduler: no AM on borrowed room (taking it back would
-                    // kill a job), and a default-partition key borrows only after it missed
-                    // as many offers as the cluster has nodes, so it prefers its own nodes.
+                    // kill a job), and a default-partition key borrows only after a round of
+                    // the offers it gets, so it prefers its own nodes.
                     continue;
                 }
                 let held_for_locality = locality_applies(state, app, key, kind, table);
@@ -645,6 +645,25 @@ fn assign_node(
         }
     }
     decisions
+}
+
+/// The offers a default-partition key misses before it may borrow a non-exclusive partition's
+/// idle room: one round of the offers it is given, i.e. the nodes it may run on (the default
+/// partition's and the lending ones) that its container fits in every resource type.
+/// CapacityScheduler counts a key's offer on every node with room for the minimum allocation
+/// and waits for as many as the cluster has nodes, about one round of the cluster's
+/// heartbeats; here a node too small for the key passes its application over uncounted, so
+/// the cluster's node count would stretch that round to many: a key only lending nodes fit
+/// (two GPUs where only a labelled node has them) missed one offer per round per such node,
+/// and waited as many rounds as the cluster has nodes for room nothing else could give it.
+fn lend_threshold(state: &ClusterState, table: &AskTable) -> u32 {
+    let size = table
+        .row(ANY_ID)
+        .or_else(|| table.rows().next().map(|(_, row)| row))
+        .map_or(Resource::ZERO, |row| row.capability);
+    u32::try_from(state.nodes_fitting("", &size))
+        .unwrap_or(u32::MAX)
+        .max(1)
 }
 
 /// Memory of the AM `app` waits for (0: its first pending ask is not an AM).

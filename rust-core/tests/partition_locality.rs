@@ -93,14 +93,30 @@ fn first_round(
     nodes: &[NodeSpec],
     want: &mut dyn FnMut(&Decision) -> bool,
 ) -> Option<u32> {
+    let sized = |specs: &[NodeSpec]| -> Vec<(&'static str, Resource)> {
+        specs
+            .iter()
+            .map(|&(host, _, gb, vcores)| (host, Resource::new(gb * GB, vcores)))
+            .collect()
+    };
+    first_round_sized(c, &sized(first), &sized(nodes), want)
+}
+
+/// [`first_round`] for nodes given by host and capability (GPUs and other types too).
+fn first_round_sized(
+    c: &mut Core,
+    first: &[(&str, Resource)],
+    nodes: &[(&str, Resource)],
+    want: &mut dyn FnMut(&Decision) -> bool,
+) -> Option<u32> {
     let mut clock = 1_000_000;
     let mut next = 0u64;
-    let mut beat = |c: &mut Core, &(host, _, gb, vcores): &NodeSpec, ran: &mut Vec<_>| {
+    let mut beat = |c: &mut Core, &(host, capability): &(&str, Resource), ran: &mut Vec<_>| {
         clock += 100;
         let ds = c
             .heartbeat(&Heartbeat {
                 node: node_id(host),
-                unallocated: Resource::new(gb * GB, vcores),
+                unallocated: capability,
                 now_ms: clock,
                 sweep: false,
                 eager: false,
@@ -335,5 +351,107 @@ fn joss_reduces_of_a_partition_outside_their_datacenter_still_run() {
     assert!(
         failed.is_empty(),
         "the Y reduces got nothing in {ROUNDS} rounds: {failed:#?}"
+    );
+}
+
+/// (host, rack, capability) of a node that may have GPUs.
+type SizedNode = (&'static str, &'static str, Resource);
+
+/// A default-partition key that only labelled nodes fit (2 GPUs; 9 GB in memory alone): the
+/// nodes it may use are a non-exclusive partition's, lent to it, and its data is on a host
+/// that is not in the cluster and on /r0, a rack of default nodes too small for it. The other
+/// node that fits it is either exclusive (it must never take the key) or lends too. Nothing in
+/// the default partition can ever hold the key, so there is nothing to prefer over the loan:
+/// under every layer combination it runs on a lent node within a few rounds of the idle
+/// cluster.
+#[test]
+fn a_default_key_only_lent_nodes_fit_gets_one_of_them() {
+    let gpus = |gb: u64, vcores: u32, gpus: u64| Resource::with_extra(gb * GB, vcores, &[gpus]);
+    let nodes: [SizedNode; 10] = [
+        ("h0", "/r0", gpus(4, 16, 0)),
+        ("h1", "/r1", gpus(8, 8, 4)),
+        ("h4", "/r0", gpus(8, 16, 1)),
+        ("h5", "/r1", gpus(32, 16, 0)),
+        ("h6", "/r2", gpus(4, 8, 1)),
+        ("h7", "/r3", gpus(4, 8, 0)),
+        ("h8", "/r0", gpus(32, 32, 0)),
+        ("h9", "/r1", gpus(48, 16, 4)),
+        ("h10", "/r2", gpus(48, 16, 0)),
+        ("h11", "/r3", gpus(8, 16, 0)),
+    ];
+    // The memory shape: the lent node is the only default-usable one with 9 GB or more.
+    let mut by_memory = nodes;
+    for (host, _, capability) in by_memory.iter_mut() {
+        *capability = match *host {
+            "h1" => gpus(12, 8, 0),
+            "h9" => gpus(48, 16, 0),
+            _ => gpus(capability.memory_mb.min(8 * GB) / GB, capability.vcores, 0),
+        };
+    }
+    let shapes = [
+        ("2 GPUs", &nodes, gpus(8, 2, 2)),
+        ("9 GB", &by_memory, Resource::new(9 * GB, 2)),
+    ];
+    let mut failed = Vec::new();
+    for (shape, nodes, size) in shapes {
+        for (app_type, h9_exclusive) in [
+            ("SPARK", true),
+            ("MAPREDUCE", true),
+            ("SPARK", false),
+            ("MAPREDUCE", false),
+        ] {
+            // A MapReduce job's maps (priority 20) carry the data; a Spark executor key any.
+            let priority = if app_type == "MAPREDUCE" { 20 } else { 3 };
+            for (combo, mut c) in combinations() {
+                for &(host, rack, capability) in nodes.iter() {
+                    common::add_node_as(&mut c, &node_id(host), host, rack, capability);
+                }
+                if h9_exclusive {
+                    label(&mut c, "h9", "X", true);
+                } else {
+                    label(&mut c, "h9", "Y", false);
+                }
+                label(&mut c, "h1", "Y", false);
+                add_app_in(&mut c, "app", "etl", "u", "app", 1, app_type, &[]);
+                c.handle(Event::AttemptAdded {
+                    app: "app".into(),
+                    attempt: "appattempt_app_1".into(),
+                })
+                .unwrap();
+                let asks = ["h12", "/r0", "*"]
+                    .iter()
+                    .map(|name| locus_core::Ask {
+                        priority,
+                        allocation_request_id: 0,
+                        resource_name: (*name).into(),
+                        capability: size,
+                        count: 4,
+                        relax_locality: true,
+                    })
+                    .collect();
+                common::set_asks_vec(&mut c, "app", asks);
+                let beats: Vec<(&str, Resource)> = nodes.iter().map(|&(h, _, r)| (h, r)).collect();
+                let mut on_x = false;
+                let got = first_round_sized(&mut c, &[], &beats, &mut |d| {
+                    on_x |= d.node == node_id("h9");
+                    d.app == "app"
+                });
+                assert!(
+                    !(on_x && h9_exclusive),
+                    "{combo}: a default-partition key ran on exclusive h9"
+                );
+                if got.is_none() {
+                    let h9 = if h9_exclusive { "X" } else { "Y" };
+                    failed.push(format!("{shape} {app_type}, h9 in {h9}: {combo}"));
+                }
+            }
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "a default-partition key only lent nodes fit got nothing in {ROUNDS} rounds under {} \
+         combinations, e.g. {:#?}",
+        failed.len(),
+        &failed[..failed.len().min(6)]
     );
 }

@@ -1,8 +1,9 @@
 //! Node partitions (YARN node labels): a key asking for partition L is placed only on L's
 //! nodes; a default-partition key on default-partition nodes, and on a non-exclusive
 //! partition's nodes only when that partition's own keys leave the room idle and the key has
-//! missed as many offers as the cluster has nodes (CapacityScheduler's rule); an exclusive
-//! partition's nodes run only their own keys.
+//! missed a round of its offers, one per node it may run on and fits (CapacityScheduler's
+//! rule, counted in the offers the key gets); an exclusive partition's nodes run only their
+//! own keys.
 
 mod common;
 
@@ -91,7 +92,7 @@ fn a_non_exclusive_partition_lends_only_idle_room_after_missed_offers() {
     key_partition(&mut c, "labelled", 1, "CORE");
     // The partition's own key goes first, even behind an earlier default-partition app.
     assert_eq!(apps_on(&mut c, "core"), vec!["labelled".to_string()]);
-    // Idle now, but the default key has missed one offer, fewer than the cluster's 2 nodes.
+    // Idle now, but the default key has missed one offer, fewer than the 2 nodes it fits.
     assert!(
         apps_on(&mut c, "core").is_empty(),
         "borrowed after one missed offer"

@@ -540,3 +540,101 @@ fn a_queue_whose_asking_user_is_at_its_user_limit_takes_nothing_back() {
         );
     }
 }
+
+/// Queues `a` and `b`, half the cluster each; `a` may grow to all of it, `b` not beyond its
+/// half, so `b`'s AMs may hold `b_am_percent` of its guarantee whatever `a` holds.
+fn two_queue_core_with_am_limit(b_am_percent: f64) -> Core {
+    let queue = |path: &str, max: u32, am: f64| {
+        format!(
+            r#"{{"path":"{path}","capacity":50,"maximum_capacity":{max},"user_limit_factor":2,"minimum_user_limit_percent":100,"maximum_am_resource_percent":{am},"maximum_applications":-1}}"#
+        )
+    };
+    let tree = format!(
+        r#"{{"maximum_applications":10000,"queues":[{root},{a},{b}]}}"#,
+        root = r#"{"path":"root","capacity":100,"maximum_capacity":100,"user_limit_factor":1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":1.0,"maximum_applications":-1}"#,
+        a = queue("root.a", 100, 1.0),
+        b = queue("root.b", 50, b_am_percent),
+    );
+    common::core_with(&[("locus.policy", "capacity"), ("locus.capacity.tree", &tree)])
+}
+
+/// CapacityScheduler counts a leaf's pending over its activated applications only
+/// (`getTotalPendingResourcesConsideringUserLimit` walks `getApplications()`, not the pending
+/// ones): an application its queue's `maximum-am-resource-percent` holds back cannot run
+/// whatever preemption frees, so nothing is taken from another queue for it. `b`'s first
+/// application runs its 1 GB AM and asks nothing more; its second asks only for its AM, which
+/// b's AM limit (a quarter of b's 4 GB) does not admit. With the limit at all of b's guarantee
+/// the second is activated and b takes back a container, so the case can fail.
+#[test]
+fn an_application_its_queues_am_limit_holds_back_takes_nothing_back() {
+    for (am_percent, taken) in [(0.25, 0), (1.0, 1)] {
+        let mut c = two_queue_core_with_am_limit(am_percent);
+        let mut cl = Cluster::new(&mut c);
+        common::add_app_in(&mut c, "b1", "b", "u", "b1", 1, "SPARK", &[]);
+        common::set_small_asks(&mut c, "b1", &[(0, "*", 1)]);
+        cl.round(&mut c);
+        assert_eq!(cl.held("b1"), 1, "b1's AM runs");
+        common::set_small_asks(&mut c, "b1", &[]);
+        app(&mut c, "a1", "a", 2, 100);
+        for _ in 0..4 {
+            cl.round(&mut c);
+        }
+        assert_eq!(cl.held("a1"), 7, "a fills what b left");
+        common::add_app_in(&mut c, "b2", "b", "u", "b2", 3, "SPARK", &[]);
+        common::set_small_asks(&mut c, "b2", &[(0, "*", 1)]);
+        let r = c.preemption_round(cl.now_ms, &settings());
+        assert_eq!(
+            r.selected.len(),
+            taken,
+            "b's maximum-am-resource-percent {am_percent}: containers taken from a for b2's AM: \
+             {:?}",
+            r.selected
+        );
+    }
+}
+
+/// Within a queue too, a leaf wants more only for activated applications (CapacityScheduler
+/// looks within the queues its round between queues found underserved, by the same pending):
+/// one leaf of the whole cluster, full with a low-priority application of one user, and a
+/// high-priority application of another user asking only for its AM, which the leaf's
+/// `maximum-am-resource-percent` (one 1 GB AM) holds back: nothing is taken within the queue.
+/// With the limit at the whole leaf the AM is admitted and a container is taken for it.
+#[test]
+fn intra_queue_preemption_takes_nothing_for_an_application_its_am_limit_holds_back() {
+    for (am_percent, taken) in [(0.125, 0), (1.0, 1)] {
+        let leaf = |path: &str| {
+            format!(
+                r#"{{"path":"{path}","capacity":100,"maximum_capacity":100,"user_limit_factor":1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":{am_percent},"maximum_applications":-1}}"#
+            )
+        };
+        let tree = format!(
+            r#"{{"maximum_applications":10000,"queues":[{},{}]}}"#,
+            leaf("root"),
+            leaf("root.default")
+        );
+        let mut c =
+            common::core_with(&[("locus.policy", "capacity"), ("locus.capacity.tree", &tree)]);
+        let mut cl = Cluster::new(&mut c);
+        app_of(&mut c, "low", "user1", 0, 1, 0);
+        common::set_small_asks(&mut c, "low", &[(0, "*", 1)]);
+        cl.round(&mut c);
+        common::set_small_asks(&mut c, "low", &[(1, "*", 7)]);
+        for _ in 0..4 {
+            cl.round(&mut c);
+        }
+        assert_eq!(cl.held("low"), 8, "low fills the cluster");
+        app_of(&mut c, "high", "user2", 10, 2, 0);
+        common::set_small_asks(&mut c, "high", &[(0, "*", 1)]);
+        let s = intra_settings(&[(
+            "intra-queue-preemption.preemption-order-policy",
+            "priority_first",
+        )]);
+        let r = c.preemption_round(cl.now_ms, &s);
+        assert_eq!(
+            (r.selected.len(), r.intra_queue.len()),
+            (taken, taken),
+            "maximum-am-resource-percent {am_percent}: taken for high's AM: {:?}",
+            r.selected
+        );
+    }
+}

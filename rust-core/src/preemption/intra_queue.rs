@@ -24,8 +24,8 @@
 //! `minimum-threshold` of its guarantee, when intra-queue preemption is disabled for it
 //! (`disable_preemption` or `intra-queue-preemption.disable_preemption`, each inherited), and
 //! when CapacityScheduler's round between queues would not list it as wanting more: it holds
-//! no more than its guarantee and no application in it asks for memory its user's limit
-//! (counting only the users who ask) leaves room for.
+//! no more than its guarantee and no activated application in it asks for memory its user's
+//! limit (counting only the users who ask) leaves room for.
 //!
 //! User limits are CapacityScheduler's for all the leaf's users: of the leaf's guarantee (or
 //! what it uses plus one minimum allocation, when more), the larger of an equal part per user
@@ -152,6 +152,10 @@ pub struct Job {
     /// What its AM container holds (0 while it has none).
     pub am_mb: u64,
     pub pending_mb: u64,
+    /// Activated (past the AM limits): only such applications' asks make their leaf want
+    /// more, as CapacityScheduler counts a leaf's pending; every one with asks makes its user
+    /// an active user of the leaf.
+    pub activated: bool,
 }
 
 /// What a round sees.
@@ -251,30 +255,36 @@ pub fn user_limit_mb(
 /// Caps each leaf's pending in `tree` as CapacityScheduler counts it for the round between
 /// queues (`getTotalPendingResourcesConsideringUserLimit`): a user's asks count only up to its
 /// headroom under the user limit of the users asking, so a queue whose asking users are at
-/// their limits wants nothing another queue could give it. Linear in `jobs` (one map entry per
-/// user of a leaf).
+/// their limits wants nothing another queue could give it, and only activated applications'
+/// asks count (one its AM limits hold back could not run on what preemption frees). Linear in
+/// `jobs` (one map entry per user of a leaf).
 pub fn cap_pending_by_user_limits(
     tree: &mut [TreeQueue],
     leaves: &[Leaf],
     jobs: &[Job],
     minimum_allocation_mb: u64,
 ) {
-    // (leaf, user) -> (used, pending)
-    let mut per_user: BTreeMap<(usize, usize), (u64, u64)> = BTreeMap::new();
+    // (leaf, user) -> (used, pending of activated applications, asks at all)
+    let mut per_user: BTreeMap<(usize, usize), (u64, u64, bool)> = BTreeMap::new();
     for j in jobs {
         let e = per_user.entry((j.queue, j.user)).or_default();
         e.0 = e.0.saturating_add(j.used_mb);
-        e.1 = e.1.saturating_add(j.pending_mb);
+        if j.activated {
+            e.1 = e.1.saturating_add(j.pending_mb);
+        }
+        e.2 |= j.pending_mb > 0;
     }
     for leaf in leaves {
         if leaf.user_limit.is_none() {
             continue;
         }
-        let users: Vec<(u64, u64)> = per_user
+        let users: Vec<(u64, u64, bool)> = per_user
             .range((leaf.queue, 0)..=(leaf.queue, usize::MAX))
             .map(|(_, &v)| v)
             .collect();
-        let active = users.iter().filter(|u| u.1 > 0).count();
+        // The user limit divides among the users asking (CapacityScheduler's active users,
+        // whose applications need not be activated); only activated asks are pending.
+        let active = users.iter().filter(|u| u.2).count();
         let Some(q) = tree.get_mut(leaf.queue) else {
             continue;
         };
@@ -292,7 +302,7 @@ pub fn cap_pending_by_user_limits(
         );
         q.pending_mb = users
             .iter()
-            .map(|&(used, pending)| pending.min(limit.saturating_sub(used)))
+            .map(|&(used, pending, _)| pending.min(limit.saturating_sub(used)))
             .fold(0u64, u64::saturating_add);
     }
 }
@@ -562,10 +572,15 @@ fn underserved(
     if q.used_mb > q.guaranteed_mb {
         return true;
     }
+    // Users asking at all share the user limit; only activated asks make the leaf want more
+    // (as in `cap_pending_by_user_limits`).
     let mut asking = vec![false; users.len()];
+    let mut pending = vec![false; users.len()];
     for &j in mine {
-        if view.jobs[j].pending_mb > 0 {
+        let job = &view.jobs[j];
+        if job.pending_mb > 0 {
             asking[user_of[j]] = true;
+            pending[user_of[j]] |= job.activated;
         }
     }
     let active = asking.iter().filter(|&&a| a).count();
@@ -582,7 +597,7 @@ fn underserved(
     ));
     users
         .iter()
-        .zip(&asking)
+        .zip(&pending)
         .any(|(u, &asks)| asks && u.used < limit)
 }
 
@@ -674,6 +689,7 @@ impl crate::core::Core {
                 used_mb: app.used.memory_mb,
                 am_mb: app.am_used.memory_mb,
                 pending_mb: super::pending_mb(app),
+                activated: self.state().is_activated(app.arrival),
             });
         }
         (leaves, jobs)

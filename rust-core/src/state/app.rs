@@ -179,7 +179,8 @@ pub struct App {
     pub partitions: KeyPartitions,
     /// Offers each default-partition key has had since it last placed on a default-partition
     /// node (CapacityScheduler's missed non-partitioned opportunities): it borrows a
-    /// non-exclusive partition's room only after as many as the cluster has nodes. At most
+    /// non-exclusive partition's room only after a round of them (as many as the nodes it may
+    /// run on and fits, `schedule::lend_threshold`). At most
     /// [`MAX_KEY_PARTITIONS`] keys; when full it starts over, which only delays a loan.
     pub lend_misses: std::collections::HashMap<SchedulerKey, u32>,
 }

@@ -127,6 +127,9 @@ pub struct ClusterState {
     partition_sizes: BTreeMap<String, usize>,
     /// Per labelled partition, its nodes' capabilities summed (rebuilt with the index).
     partition_capacity: BTreeMap<String, Resource>,
+    /// While some node is labelled: how many nodes have each (partition, exclusive,
+    /// capability), rebuilt with the index ([`Self::node_kinds`]).
+    partition_shapes: BTreeMap<(String, bool, Shape), usize>,
     /// Bumped whenever `partition_places` may have changed.
     partitions_version: u64,
     /// How many nodes have each capability (memory, vcores, extra types): whether a container
@@ -787,10 +790,20 @@ impl ClusterState {
         self.partition_places.clear();
         self.partition_sizes.clear();
         self.partition_capacity.clear();
+        self.partition_shapes.clear();
         if self.labelled_nodes == 0 {
             return;
         }
         for n in self.nodes.values() {
+            let c = n.capability;
+            *self
+                .partition_shapes
+                .entry((
+                    n.partition.clone(),
+                    n.exclusive,
+                    (c.memory_mb, c.vcores, c.extra),
+                ))
+                .or_default() += 1;
             for name in [n.host_id, n.rack_id] {
                 let places = self.partition_places.entry(name).or_default();
                 if !places
@@ -860,9 +873,9 @@ impl ClusterState {
     /// Today's nodes by kind: each distinct (partition, exclusive, capability) with how many
     /// nodes have it. Whether a key may run on a node depends on nothing else a node has (its
     /// partition, and its size in every resource type), so a count of the nodes a key may run
-    /// on is a look at these few kinds. Without labelled nodes, one entry per capability;
-    /// otherwise a walk of the nodes (a caller keeps the list until [`Self::nodes_version`]
-    /// changes).
+    /// on is a look at these few kinds: one entry per capability without labelled nodes, per
+    /// partition and capability with them (kept as nodes join, leave, resize or change
+    /// partition).
     pub fn node_kinds(&self) -> Vec<(String, bool, Resource, usize)> {
         let as_resource = |&(memory_mb, vcores, extra): &Shape| Resource {
             memory_mb,
@@ -876,21 +889,40 @@ impl ClusterState {
                 .map(|(shape, n)| (String::new(), false, as_resource(shape), *n as usize))
                 .collect();
         }
-        let mut kinds: BTreeMap<(&str, bool, Shape), usize> = BTreeMap::new();
-        for n in self.nodes.values() {
-            let c = n.capability;
-            *kinds
-                .entry((
-                    n.partition.as_str(),
-                    n.exclusive,
-                    (c.memory_mb, c.vcores, c.extra),
-                ))
-                .or_default() += 1;
-        }
-        kinds
-            .into_iter()
-            .map(|((p, e, shape), n)| (p.to_string(), e, as_resource(&shape), n))
+        self.partition_shapes
+            .iter()
+            .map(|((p, e, shape), n)| (p.clone(), *e, as_resource(shape), *n))
             .collect()
+    }
+
+    /// How many nodes a key asking for `partition` may be offered a container of `size` on:
+    /// the nodes of its partition (a default-partition key's: every node but an exclusive
+    /// partition's) that `size` fits in every resource type. A look at the few node kinds.
+    pub fn nodes_fitting(&self, partition: &str, size: &Resource) -> usize {
+        let fits = |&(memory_mb, vcores, extra): &Shape| {
+            Resource {
+                memory_mb,
+                vcores,
+                extra,
+            }
+            .fits(size)
+        };
+        if self.labelled_nodes == 0 {
+            if !partition.is_empty() {
+                return 0;
+            }
+            return self
+                .node_shapes
+                .iter()
+                .filter(|(shape, _)| fits(shape))
+                .fold(0usize, |sum, (_, n)| sum.saturating_add(*n as usize));
+        }
+        self.partition_shapes
+            .iter()
+            .filter(|((p, exclusive, shape), _)| {
+                crate::state::node::partition_serves(p, *exclusive, partition) && fits(shape)
+            })
+            .fold(0usize, |sum, (_, n)| sum.saturating_add(*n))
     }
 
     /// Changes whenever a node joins, leaves or changes partition while some node is
@@ -963,7 +995,8 @@ impl ClusterState {
         if n.last_heartbeat_ms.is_none() {
             n.unallocated = capability.saturating_sub(&n.allocated);
         }
-        if !n.partition.is_empty() {
+        // Any node's size is in the partitions' index (its kinds), a default node's too.
+        if self.labelled_nodes > 0 {
             self.index_partitions();
         }
         Ok(())

@@ -278,6 +278,103 @@ public class PreemptionTest {
     assertEquals("b holds as much as under CapacityScheduler", cs.bHolds, locus.bHolds);
   }
 
+  /** What a run with b's second application asking for its AM saw. */
+  static final class HeldBack {
+    /** a's containers killed with a preempted status. */
+    int preempted;
+    /** Whether b's second application got its AM container, and after how many steps. */
+    boolean secondAmPlaced;
+    int steps;
+  }
+
+  /**
+   * Queue b (at most its 50 %) runs its first application's AM, which asks for nothing more;
+   * a fills the rest of the cluster; then b's second application asks for its AM. Heartbeats
+   * {@code steps} times, or until that AM is placed, counting a's containers preempted.
+   */
+  private HeldBack runSecondAm(YarnConfiguration conf, int steps) throws Exception {
+    MockRM rm = cluster.start(conf);
+    MockNM nm1 = rm.registerNode("h1:1234", NODE_GB * GB, 8);
+    MockNM nm2 = rm.registerNode("h2:1234", NODE_GB * GB, 8);
+    RMApp b1 = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+        .createWithMemory(GB, rm).withQueue("b").build());
+    LocusRmFixture.launchAndRegisterAM(b1, rm, nm1);
+    RMApp appA = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+        .createWithMemory(GB, rm).withQueue("a").build());
+    MockAM amA = LocusRmFixture.launchAndRegisterAM(appA, rm, nm1);
+    int free = 2 * NODE_GB - 2;
+    amA.allocate("*", GB, free, new ArrayList<>());
+    int tasks = 0;
+    for (int i = 0; i < LocusRmFixture.ROUNDS && tasks < free; i++) {
+      nm1.nodeHeartbeat(true);
+      nm2.nodeHeartbeat(true);
+      settle(rm);
+      tasks += amA.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers().size();
+    }
+    assertEquals("queue a fills what b's first AM left", free, tasks);
+    RMApp b2 = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+        .createWithMemory(GB, rm).withQueue("b").build());
+    HeldBack out = new HeldBack();
+    for (int step = 1; step <= steps && !out.secondAmPlaced; step++) {
+      Thread.sleep(STEP_MS);
+      nm1.nodeHeartbeat(true);
+      nm2.nodeHeartbeat(true);
+      settle(rm);
+      for (ContainerStatus s : amA.allocate(new ArrayList<>(), new ArrayList<>())
+          .getCompletedContainersStatuses()) {
+        if (s.getExitStatus() == ContainerExitStatus.PREEMPTED) {
+          out.preempted++;
+        }
+      }
+      RMAppAttempt attempt = b2.getCurrentAppAttempt();
+      out.secondAmPlaced = attempt != null && attempt.getMasterContainer() != null;
+      out.steps = step;
+    }
+    rm.stop();
+    return out;
+  }
+
+  /**
+   * CapacityScheduler counts a leaf's pending over its activated applications only
+   * ({@code getTotalPendingResourcesConsideringUserLimit} walks {@code getApplications()}): b's
+   * second application, whose AM b's {@code maximum-am-resource-percent} (10 % of b's 8 GB, one
+   * 1 GB AM) holds back, cannot run on room preemption frees, so nothing is taken from a for it,
+   * for longer than preemption took with the limit at all of b's guarantee, where the second
+   * application is activated and gets its AM from a's containers. Both under both schedulers.
+   */
+  @Test
+  public void anApplicationItsQueuesAmLimitHoldsBackTakesNothingAsUnderCapacityScheduler()
+      throws Exception {
+    HeldBack[] admitted = new HeldBack[2];
+    HeldBack[] held = new HeldBack[2];
+    for (boolean capacityScheduler : new boolean[] {true, false}) {
+      int i = capacityScheduler ? 0 : 1;
+      for (String percent : new String[] {"1.0", "0.1"}) {
+        YarnConfiguration conf = conf(capacityScheduler, true);
+        conf.set(CS + "root.b.maximum-capacity", "50");
+        conf.set(CS + "root.b.maximum-am-resource-percent", percent);
+        if (percent.equals("1.0")) {
+          admitted[i] = runSecondAm(conf, GIVE_UP_STEPS);
+        } else {
+          held[i] = runSecondAm(conf, 2 * admitted[i].steps);
+        }
+      }
+    }
+    LOG.info("b's second AM: admitted, CapacityScheduler preempted {} (placed {}), Locus {} ({});"
+        + " held back, CapacityScheduler {} ({}), Locus {} ({})", admitted[0].preempted,
+        admitted[0].secondAmPlaced, admitted[1].preempted, admitted[1].secondAmPlaced,
+        held[0].preempted, held[0].secondAmPlaced, held[1].preempted, held[1].secondAmPlaced);
+    assertTrue("admitted: CapacityScheduler placed b's second AM on a's room",
+        admitted[0].secondAmPlaced && admitted[0].preempted >= 1);
+    assertTrue("admitted: Locus placed b's second AM on a's room",
+        admitted[1].secondAmPlaced && admitted[1].preempted >= 1);
+    assertTrue("held back: CapacityScheduler took nothing and placed no AM",
+        held[0].preempted == 0 && !held[0].secondAmPlaced);
+    assertEquals("held back: a's containers preempted under Locus as under CapacityScheduler",
+        held[0].preempted, held[1].preempted);
+    assertTrue("held back: Locus placed no AM", !held[1].secondAmPlaced);
+  }
+
   /**
    * What the RM shows of the preempted containers: queue a's QueueMetrics (and root's, which adds
    * up its children), a's application report, and each container's exit status and diagnostics,
