@@ -56,6 +56,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::dominant::{self, Calculator};
 use super::{share_of, AmPool, JobPolicy, MAX_AM_SHARE};
 use crate::error::CoreError;
 use crate::protocol::{CommitLimits, Resource};
@@ -155,6 +156,9 @@ pub struct CapacityQueues {
     /// partition is placed under each queue's share of it instead of its cluster share. Other
     /// partitions are shared whole by the queues that may use them.
     pub(super) partitions: Vec<String>,
+    /// `resource-calculator`: with the dominant one, queue maxima, the queue order and user
+    /// limits compare every resource type, as CapacityScheduler's do.
+    pub(super) calculator: Calculator,
 }
 
 /// The shortcut's AM bound: half the queue's guarantee, as before the file was read.
@@ -201,6 +205,7 @@ impl Default for CapacityQueues {
             from_file: false,
             absolute: None,
             partitions: Vec::new(),
+            calculator: Calculator::Default,
         }
     }
 }
@@ -277,6 +282,7 @@ impl CapacityQueues {
             from_file: false,
             absolute: None,
             partitions: Vec::new(),
+            calculator: Calculator::Default,
         })
     }
 
@@ -291,6 +297,7 @@ impl CapacityQueues {
             from_file: true,
             absolute: None,
             partitions: Vec::new(),
+            calculator: Calculator::Default,
         })
     }
 
@@ -304,6 +311,10 @@ impl CapacityQueues {
 
     pub fn from_file(&self) -> bool {
         self.from_file
+    }
+
+    pub fn calculator(&self) -> Calculator {
+        self.calculator
     }
 
     /// The index of `partition` among those the file divides; `None` for the default
@@ -360,6 +371,19 @@ impl CapacityQueues {
         room
     }
 
+    /// Every type queue `i` may hold at most, of `cluster` (its maximum-capacity of each, as
+    /// CapacityScheduler's effective maximum resource in percentage and weight modes).
+    pub fn maximum(&self, i: usize, cluster: &Resource) -> Resource {
+        let max = self.queues[i].maximum_capacity;
+        dominant::map(cluster, |v| percent_of(v, max))
+    }
+
+    /// Every type parent `p` may hold at most, of `cluster`.
+    pub fn parent_maximum(&self, p: usize, cluster: &Resource) -> Resource {
+        let max = self.parents[p].maximum_capacity;
+        dominant::map(cluster, |v| percent_of(v, max))
+    }
+
     /// Memory held by the leaves under parent `p`.
     fn parent_used_mb(&self, p: usize, leaf_used: &[u64]) -> u64 {
         self.queues
@@ -387,6 +411,55 @@ impl CapacityQueues {
         }
         used
     }
+
+    /// Every type each configured queue holds in `state`, counted as [`Self::used_mb`].
+    pub fn used(&self, state: &ClusterState) -> Vec<Resource> {
+        let mut used = vec![Resource::ZERO; self.queues.len()];
+        for (name, q) in state.queues().iter() {
+            if let Some(i) = self.index_of(name) {
+                used[i] = used[i].add(&q.used);
+            }
+        }
+        for u in state.in_flight() {
+            if let Some(i) = self.index_of(&u.queue) {
+                used[i] = used[i].add(&u.resource);
+            }
+        }
+        used
+    }
+}
+
+/// CapacityScheduler's user limit under the dominant calculator, every type at once: the
+/// memory formula of [`user_limit_mb`] with its `max` and `min` taken by DRC's comparison,
+/// which keeps one whole side (UsersManager#computeUserLimit): `current` is the guarantee
+/// unless the leaf holds at least as much, `share` the larger of `current / active` (rounded
+/// up) and `current · minimum-user-limit-percent / 100`, the limit the smaller of `share` and
+/// `guarantee · user-limit-factor` (the maximum for a factor of -1).
+fn user_limit(
+    cluster: &Resource,
+    guarantee: Resource,
+    used: Resource,
+    maximum: Resource,
+    active: u32,
+    limit: UserLimit,
+) -> Resource {
+    let current = if dominant::compare(cluster, &used, &guarantee).is_lt() {
+        guarantee
+    } else {
+        used
+    };
+    let users = active.max(1) as u64;
+    let per_user = dominant::map(&current, |v| v.div_ceil(users));
+    let minimum = dominant::map(&current, |v| {
+        (v as f64 * limit.minimum_user_limit_percent / 100.0) as u64
+    });
+    let share = dominant::max(cluster, per_user, minimum);
+    let most = if limit.user_limit_factor < 0.0 {
+        maximum
+    } else {
+        dominant::map(&guarantee, |v| (v as f64 * limit.user_limit_factor) as u64)
+    };
+    dominant::min(cluster, share, most)
 }
 
 /// CapacityScheduler's user limit in a leaf guaranteed `guarantee` MB (of the cluster, or of a
@@ -488,6 +561,42 @@ pub struct CapacityPolicy {
     in_partition: bool,
     /// The figures of `node_partition`, as the fields above for the cluster.
     part: PartitionFigures,
+    /// Under the dominant calculator, the cluster's figures in every type, which then decide
+    /// the queue order, the maxima and the user limits (`None`: the default calculator, memory
+    /// only). The memory figures above are kept for the AM limits.
+    types: Option<TypeFigures>,
+}
+
+/// The cluster's figures in every resource type, for the dominant calculator.
+#[derive(Default)]
+struct TypeFigures {
+    cluster: Resource,
+    used: Vec<Resource>,
+    parent_used: Vec<Resource>,
+    maximum: Vec<Resource>,
+    parent_maximum: Vec<Resource>,
+    /// Per user slot (as `CapacityPolicy::users`): what the user holds in its leaf, and limit.
+    user_used: Vec<Resource>,
+    user_limit: Vec<Resource>,
+}
+
+impl TypeFigures {
+    /// What leaf `i` may still take in each type under its own and its ancestors' maxima, with
+    /// `used` per leaf and `parent_used` per parent.
+    fn room(
+        &self,
+        queues: &CapacityQueues,
+        i: usize,
+        used: &[Resource],
+        parent_used: &[Resource],
+    ) -> Resource {
+        let mut room = self.maximum[i].saturating_sub(&used[i]);
+        for &p in &queues.queues[i].ancestors {
+            let left = self.parent_maximum[p].saturating_sub(&parent_used[p]);
+            room = dominant::per_type_min(&room, &left);
+        }
+        room
+    }
 }
 
 /// One partition's figures on a heartbeat of one of its nodes: CapacityScheduler limits a key
@@ -526,14 +635,15 @@ impl CapacityPolicy {
             node_partition: None,
             in_partition: false,
             part: PartitionFigures::default(),
+            types: (queues.calculator == Calculator::Dominant).then(TypeFigures::default),
         }
     }
 
-    /// True when queue `a` is served less than queue `b` with `used` memory each: a smaller
-    /// share of its guarantee, then the larger guarantee, then the earlier configured. A queue
-    /// guaranteed nothing (capacity 0, allowed by CapacityScheduler) counts as served once it
-    /// holds anything.
-    fn before(&self, a: usize, b: usize, used: &[u64]) -> bool {
+    /// True when queue `a` is served less than queue `b` with `used` memory each (or, under
+    /// the dominant calculator, `used_types` of every type): a smaller share of its guarantee,
+    /// then the larger guarantee, then the earlier configured. A queue guaranteed nothing
+    /// (capacity 0, allowed by CapacityScheduler) counts as served once it holds anything.
+    fn before(&self, a: usize, b: usize, used: &[u64], used_types: Option<&[Resource]>) -> bool {
         // In a divided partition, the shares of that partition (CapacityScheduler sorts the
         // queues per partition).
         let cap = |i: usize| match self.node_partition {
@@ -541,9 +651,16 @@ impl CapacityPolicy {
             None => self.queues.queues[i].capacity,
         };
         let (ca, cb) = (cap(a), cap(b));
-        // used / (cluster · capacity / 100): the cluster's size is common to both sides.
-        let ra = used[a] as f64 / ca.max(1e-9);
-        let rb = used[b] as f64 / cb.max(1e-9);
+        // used / (cluster · capacity / 100): the cluster's size is common to both sides. Under
+        // the dominant calculator CapacityScheduler's used capacity is the dominant share of
+        // what the queue holds over that of its guarantee (`Resources.divide`), and a
+        // guarantee's largest share of the cluster is its capacity in every type.
+        let held = |i: usize| match (used_types, &self.types) {
+            (Some(u), Some(t)) => dominant::dominant_share(&t.cluster, &u[i]),
+            _ => used[i] as f64,
+        };
+        let ra = held(a) / ca.max(1e-9);
+        let rb = held(b) / cb.max(1e-9);
         ra.total_cmp(&rb)
             .then(cb.total_cmp(&ca))
             .then(a.cmp(&b))
@@ -695,6 +812,23 @@ impl CapacityPolicy {
         for (p, parent) in self.queues.parents.iter().enumerate() {
             self.parent_maximum_mb[p] = percent_of(cluster_mb, parent.maximum_capacity);
         }
+        if let Some(t) = self.types.as_mut() {
+            let cluster = state.capacity();
+            t.cluster = cluster;
+            t.used = self.queues.used(state);
+            t.maximum = (0..n).map(|i| self.queues.maximum(i, &cluster)).collect();
+            t.parent_maximum = (0..self.queues.parents.len())
+                .map(|p| self.queues.parent_maximum(p, &cluster))
+                .collect();
+            t.parent_used = vec![Resource::ZERO; self.queues.parents.len()];
+            for (i, q) in self.queues.queues.iter().enumerate() {
+                for &p in &q.ancestors {
+                    t.parent_used[p] = t.parent_used[p].add(&t.used[i]);
+                }
+            }
+            t.user_used.clear();
+            t.user_limit.clear();
+        }
         self.app_user.clear();
         self.users.clear();
         self.user_leaf.clear();
@@ -715,9 +849,14 @@ impl CapacityPolicy {
         // Containers decided for an app and not yet created count as its user's, as they count
         // for its queue (`CapacityQueues::used_mb`); one pass over the in-flight decisions.
         let mut decided_mb: HashMap<Arrival, u64> = HashMap::new();
+        let mut decided: HashMap<Arrival, Resource> = HashMap::new();
         for f in state.in_flight() {
             let mb = decided_mb.entry(f.app).or_insert(0);
             *mb = mb.saturating_add(f.resource.memory_mb);
+            if self.types.is_some() {
+                let r = decided.entry(f.app).or_insert(Resource::ZERO);
+                *r = r.add(&f.resource);
+            }
         }
         let mut active: Vec<u32> = vec![0; n];
         for app in state.apps() {
@@ -735,8 +874,16 @@ impl CapacityPolicy {
                     am_limit_mb: 0,
                 });
                 self.user_leaf.push(i);
+                if let Some(t) = self.types.as_mut() {
+                    t.user_used.push(Resource::ZERO);
+                    t.user_limit.push(Resource::ZERO);
+                }
                 self.users.len() - 1
             });
+            if let Some(t) = self.types.as_mut() {
+                let d = decided.get(&app.arrival).copied().unwrap_or(Resource::ZERO);
+                t.user_used[slot] = t.user_used[slot].add(&app.used).add(&d);
+            }
             let u = &mut self.users[slot];
             let decided = decided_mb.get(&app.arrival).copied().unwrap_or(0);
             u.used_mb = u
@@ -791,6 +938,18 @@ impl CapacityPolicy {
                 am_share * user_share * limit.user_limit_factor
             };
             self.users[slot].am_limit_mb = (am_limit as u64).min(self.queue_am_cap_mb(state, i));
+            if let Some(t) = self.types.as_mut() {
+                let c = q.capacity;
+                let guarantee = dominant::map(&t.cluster, |v| percent_of(v, c));
+                t.user_limit[slot] = user_limit(
+                    &t.cluster,
+                    guarantee,
+                    t.used[i],
+                    t.maximum[i],
+                    active[i],
+                    limit,
+                );
+            }
         }
         self.active = active;
     }
@@ -863,6 +1022,10 @@ impl JobPolicy for CapacityPolicy {
             Some(_) => (self.part.used_mb.clone(), self.part.parent_used_mb.clone()),
             None => (self.used_mb.clone(), self.parent_used_mb.clone()),
         };
+        let mut used_types = self
+            .types
+            .as_ref()
+            .map(|t| (t.used.clone(), t.parent_used.clone()));
         let mut room = node.unallocated;
         let mut out = Vec::new();
 
@@ -881,14 +1044,21 @@ impl JobPolicy for CapacityPolicy {
                     head[i] += 1;
                 }
                 let Some(c) = line.get(head[i]) else { continue };
-                let room = match self.node_partition {
-                    Some(_) => self.partition_room(i, &used, &parent_used),
-                    None => self.queue_room(i, &used, &parent_used),
+                let fits = match (&self.types, &used_types) {
+                    (Some(t), Some((u, pu))) => t.room(&self.queues, i, u, pu).fits(&c.next),
+                    _ => {
+                        let room = match self.node_partition {
+                            Some(_) => self.partition_room(i, &used, &parent_used),
+                            None => self.queue_room(i, &used, &parent_used),
+                        };
+                        c.next.memory_mb <= room
+                    }
                 };
-                if c.next.memory_mb > room {
+                if !fits {
                     continue;
                 }
-                if best.is_none_or(|b| self.before(i, b, &used)) {
+                let typed = used_types.as_ref().map(|(u, _)| u.as_slice());
+                if best.is_none_or(|b| self.before(i, b, &used, typed)) {
                     best = Some(i);
                 }
             }
@@ -899,6 +1069,12 @@ impl JobPolicy for CapacityPolicy {
             for &p in &self.queues.queues[i].ancestors {
                 parent_used[p] += c.next.memory_mb;
             }
+            if let Some((u, pu)) = used_types.as_mut() {
+                u[i] = u[i].add(&c.next);
+                for &p in &self.queues.queues[i].ancestors {
+                    pu[p] = pu[p].add(&c.next);
+                }
+            }
             c.left -= 1;
             out.push(c.arrival);
         }
@@ -907,10 +1083,11 @@ impl JobPolicy for CapacityPolicy {
             *self.predicted.entry(*a).or_default() += 1;
         }
         let mut by_service: Vec<usize> = (0..n).collect();
+        let typed = used_types.as_ref().map(|(u, _)| u.as_slice());
         by_service.sort_by(|&a, &b| {
-            if self.before(a, b, &used) {
+            if self.before(a, b, &used, typed) {
                 std::cmp::Ordering::Less
-            } else if self.before(b, a, &used) {
+            } else if self.before(b, a, &used, typed) {
                 std::cmp::Ordering::Greater
             } else {
                 std::cmp::Ordering::Equal
@@ -941,6 +1118,31 @@ impl JobPolicy for CapacityPolicy {
     /// the app asks next, even past the limit.
     fn room(&mut self, _state: &ClusterState, app: &App) -> Option<Resource> {
         let i = self.queue_of(app)?;
+        if let Some(t) = &self.types {
+            // Every type under the maxima, and the containers of the app's next size the user
+            // may still start: CapacityScheduler lets a user start one while what it holds is
+            // not greater than its limit by the dominant comparison.
+            let mut room = t.room(&self.queues, i, &t.used, &t.parent_used);
+            if let Some(&slot) = self.app_user.get(&app.arrival) {
+                let next = candidate(app).map_or(Resource::ZERO, |c| c.next);
+                let k = dominant::starts_under(
+                    &t.cluster,
+                    &t.user_used[slot],
+                    &t.user_limit[slot],
+                    &next,
+                );
+                // A type the next container does not use is not the user limit's to bound.
+                let user_room = dominant::map(&next, |v| {
+                    if v == 0 {
+                        u64::MAX
+                    } else {
+                        v.saturating_mul(k)
+                    }
+                });
+                room = dominant::per_type_min(&room, &user_room);
+            }
+            return Some(room);
+        }
         let partition = self.node_partition.filter(|_| self.in_partition);
         let mut mb = match partition {
             Some(_) => self.partition_room(i, &self.part.used_mb, &self.part.parent_used_mb),
@@ -1069,6 +1271,18 @@ impl JobPolicy for CapacityPolicy {
     fn placed(&mut self, app: Arrival, kind: TaskKind, count: u32, capability: Resource) {
         let mb = capability.memory_mb.saturating_mul(count as u64);
         let queue = self.app_queue.get(&app).copied().or(self.alone);
+        if let Some(t) = self.types.as_mut() {
+            let all = capability.times(count as u64);
+            if let Some(i) = queue {
+                t.used[i] = t.used[i].add(&all);
+                for &p in &self.queues.queues[i].ancestors {
+                    t.parent_used[p] = t.parent_used[p].add(&all);
+                }
+            }
+            if let Some(&slot) = self.app_user.get(&app) {
+                t.user_used[slot] = t.user_used[slot].add(&all);
+            }
+        }
         if let Some(i) = queue {
             self.used_mb[i] = self.used_mb[i].saturating_add(mb);
             for &p in &self.queues.queues[i].ancestors {

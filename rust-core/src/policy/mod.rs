@@ -15,6 +15,7 @@ pub(crate) mod am_share;
 pub mod capacity;
 pub mod capacity_tree;
 mod delay;
+pub mod dominant;
 mod fair;
 mod fifo;
 mod fsp;
