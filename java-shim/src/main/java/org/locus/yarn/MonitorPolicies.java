@@ -7,6 +7,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.resourcemanager.monitor.SchedulingEditPolicy;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 
 /**
  * The scheduling monitor policies ({@code yarn.resourcemanager.scheduler.monitor.policies})
@@ -105,6 +106,26 @@ final class MonitorPolicies {
           + " names " + PROPORTIONAL + " while " + key + " divides a node partition between "
           + "queues: Locus preempts for each queue's share of the whole cluster, not per node "
           + "partition; turn the monitor off or give each partition whole to one leaf queue");
+    }
+  }
+
+  /**
+   * Locus's preemption rounds weigh memory only; CapacityScheduler's, under {@code
+   * DominantResourceCalculator}, weigh every resource type. Under {@code capacity} with that
+   * calculator the rounds would preempt for the wrong shares, so the combination stops the RM
+   * naming both keys.
+   */
+  static void checkCalculator(Configuration monitors, org.locus.yarn.queue.QueueFile file,
+      boolean capacity) {
+    if (capacity && org.locus.yarn.queue.QueueFile.dominant(file.configuration())
+        && runsLocusPolicy(monitors)) {
+      throw new YarnRuntimeException(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES
+          + " names " + PROPORTIONAL + " (with " + YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS
+          + "=true) while " + CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS + " is "
+          + file.configuration().getResourceCalculator().getClass().getName()
+          + ": Locus preempts by memory only, not by every resource type as that calculator"
+          + " asks; turn the monitor off or use "
+          + "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator");
     }
   }
 

@@ -40,10 +40,10 @@ final class ResourceTypes {
    * Refuses a start Locus cannot honour, naming the key: more types than {@link #MAX_EXTRA};
    * types beyond memory and vcores under a resource calculator other than {@link
    * DominantResourceCalculator} (CapacityScheduler refuses that too: the default calculator
-   * drops the types from every ask); and types under {@code locus.policy=capacity}, whose
-   * queue shares and limits compare memory only.
+   * drops the types from every ask). Under {@code locus.policy=capacity} the dominant
+   * calculator has the queues' limits compare every type.
    */
-  static void check(ResourceCalculator calculator, boolean capacityPolicy, String calculatorKey) {
+  static void check(ResourceCalculator calculator, String calculatorKey) {
     List<String> types = extraTypes();
     if (types.isEmpty()) {
       return;
@@ -60,13 +60,6 @@ final class ResourceTypes {
           + calculator.getClass().getName() + ", which compares memory only and drops the other"
           + " types from every ask (CapacityScheduler refuses this too). Set " + calculatorKey
           + " to " + DominantResourceCalculator.class.getName() + " in capacity-scheduler.xml");
-    }
-    if (capacityPolicy) {
-      throw new LocusConfigException(named + "; under locus.policy=capacity the queues' shares"
-          + " and limits compare memory only, not every type as " + calculatorKey + "="
-          + DominantResourceCalculator.class.getName() + " asks. Use another locus.policy (fsp,"
-          + " fair, fifo, ...), which places every container only where each type fits, or"
-          + " remove the types from " + YarnConfiguration.RESOURCE_TYPES);
     }
   }
 
