@@ -25,14 +25,19 @@ fn tree(calculator: &str, queues: &[Q]) -> String {
     let entries: Vec<String> = queues
         .iter()
         .map(|(path, cap, max, extra)| {
-            // -1 unless the entry sets its own.
-            let factor = if extra.contains("user_limit_factor") {
-                ""
-            } else {
-                r#","user_limit_factor":-1"#
-            };
+            // Hadoop's defaults where the entry sets nothing else.
+            let defaults = [
+                r#","user_limit_factor":-1"#,
+                r#","minimum_user_limit_percent":100"#,
+                r#","maximum_am_resource_percent":1.0"#,
+            ];
+            let fields: String = defaults
+                .iter()
+                .filter(|d| !extra.contains(d.split(':').next().unwrap_or_default()))
+                .copied()
+                .collect();
             format!(
-                r#"{{"path":"{path}","capacity":{cap},"maximum_capacity":{max}{factor},"minimum_user_limit_percent":100,"maximum_am_resource_percent":1.0,"maximum_applications":-1{extra}}}"#
+                r#"{{"path":"{path}","capacity":{cap},"maximum_capacity":{max}{fields},"maximum_applications":-1{extra}}}"#
             )
         })
         .collect();
@@ -266,4 +271,61 @@ fn dominant_with_absolute_capacities_is_refused_naming_the_calculator() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// Ten MapReduce applications in queue a, each AM asking 1 GB and 4 vcores: how many start.
+fn ams_started(calculator: &str) -> usize {
+    let mut c = core(
+        calculator,
+        &[
+            ROOT,
+            (
+                "root.a",
+                50.0,
+                50.0,
+                r#","maximum_am_resource_percent":0.25"#,
+            ),
+            ("root.b", 50.0, 100.0, ""),
+        ],
+    );
+    let am = Resource::new(GB, 4);
+    for i in 0..10 {
+        let id = format!("m{i}");
+        c.handle(Event::AppAdded {
+            app: id.clone(),
+            queue: "a".into(),
+            user: "u".into(),
+            name: id.clone(),
+            app_type: "MAPREDUCE".into(),
+            tags: vec![],
+            submit_ms: i,
+            priority: 0,
+            recovered: false,
+        })
+        .unwrap();
+        common::set_asks_vec(
+            &mut c,
+            &id,
+            vec![Ask {
+                priority: 0,
+                allocation_request_id: 0,
+                resource_name: "*".into(),
+                capability: am,
+                count: 1,
+                relax_locality: true,
+            }],
+        );
+    }
+    run(&mut c, 3);
+    (0..10)
+        .filter(|i| containers(&c, &format!("m{i}"), am) > 0)
+        .count()
+}
+
+#[test]
+fn the_am_limit_compares_every_type_under_the_dominant_calculator() {
+    // a may use 32 GB and 32 vcores; a quarter of that is 8 GB and 8 vcores: two AMs of 4
+    // vcores, where memory alone allows eight.
+    assert_eq!(ams_started("dominant"), 2);
+    assert_eq!(ams_started("default"), 8);
 }

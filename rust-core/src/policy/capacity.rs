@@ -57,7 +57,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::dominant::{self, Calculator};
-use super::{share_of, AmPool, JobPolicy, MAX_AM_SHARE};
+use super::{share_of, AmPool, AmTypes, JobPolicy, MAX_AM_SHARE};
 use crate::error::CoreError;
 use crate::protocol::{CommitLimits, Resource};
 use crate::state::app::{App, Arrival, TaskKind};
@@ -384,6 +384,23 @@ impl CapacityQueues {
         dominant::map(cluster, |v| percent_of(v, max))
     }
 
+    /// What leaf `i` may still take in every type before it or one of its ancestors reaches its
+    /// maximum, with `leaf_used` held by each leaf.
+    pub fn room(&self, i: usize, cluster: &Resource, leaf_used: &[Resource]) -> Resource {
+        let mut room = self.maximum(i, cluster).saturating_sub(&leaf_used[i]);
+        for &p in &self.queues[i].ancestors {
+            let used = self
+                .queues
+                .iter()
+                .zip(leaf_used)
+                .filter(|(q, _)| q.ancestors.contains(&p))
+                .fold(Resource::ZERO, |sum, (_, u)| sum.add(u));
+            let left = self.parent_maximum(p, cluster).saturating_sub(&used);
+            room = dominant::per_type_min(&room, &left);
+        }
+        room
+    }
+
     /// Memory held by the leaves under parent `p`.
     fn parent_used_mb(&self, p: usize, leaf_used: &[u64]) -> u64 {
         self.queues
@@ -578,6 +595,9 @@ struct TypeFigures {
     /// Per user slot (as `CapacityPolicy::users`): what the user holds in its leaf, and limit.
     user_used: Vec<Resource>,
     user_limit: Vec<Resource>,
+    /// Per user slot: what the user's MapReduce AMs hold in the leaf, and may hold.
+    user_am_used: Vec<Resource>,
+    user_am_limit: Vec<Resource>,
 }
 
 impl TypeFigures {
@@ -828,6 +848,8 @@ impl CapacityPolicy {
             }
             t.user_used.clear();
             t.user_limit.clear();
+            t.user_am_used.clear();
+            t.user_am_limit.clear();
         }
         self.app_user.clear();
         self.users.clear();
@@ -850,12 +872,17 @@ impl CapacityPolicy {
         // for its queue (`CapacityQueues::used_mb`); one pass over the in-flight decisions.
         let mut decided_mb: HashMap<Arrival, u64> = HashMap::new();
         let mut decided: HashMap<Arrival, Resource> = HashMap::new();
+        let mut decided_am: HashMap<Arrival, Resource> = HashMap::new();
         for f in state.in_flight() {
             let mb = decided_mb.entry(f.app).or_insert(0);
             *mb = mb.saturating_add(f.resource.memory_mb);
             if self.types.is_some() {
                 let r = decided.entry(f.app).or_insert(Resource::ZERO);
                 *r = r.add(&f.resource);
+                if f.am {
+                    let r = decided_am.entry(f.app).or_insert(Resource::ZERO);
+                    *r = r.add(&f.resource);
+                }
             }
         }
         let mut active: Vec<u32> = vec![0; n];
@@ -877,12 +904,19 @@ impl CapacityPolicy {
                 if let Some(t) = self.types.as_mut() {
                     t.user_used.push(Resource::ZERO);
                     t.user_limit.push(Resource::ZERO);
+                    t.user_am_used.push(Resource::ZERO);
+                    t.user_am_limit.push(Resource::ZERO);
                 }
                 self.users.len() - 1
             });
             if let Some(t) = self.types.as_mut() {
                 let d = decided.get(&app.arrival).copied().unwrap_or(Resource::ZERO);
                 t.user_used[slot] = t.user_used[slot].add(&app.used).add(&d);
+                let d = decided_am
+                    .get(&app.arrival)
+                    .copied()
+                    .unwrap_or(Resource::ZERO);
+                t.user_am_used[slot] = t.user_am_used[slot].add(&app.am_used).add(&d);
             }
             let u = &mut self.users[slot];
             let decided = decided_mb.get(&app.arrival).copied().unwrap_or(0);
@@ -938,7 +972,11 @@ impl CapacityPolicy {
                 am_share * user_share * limit.user_limit_factor
             };
             self.users[slot].am_limit_mb = (am_limit as u64).min(self.queue_am_cap_mb(state, i));
-            if let Some(t) = self.types.as_mut() {
+            if self.types.is_some() {
+                let queue_am = self.queue_am_cap(state, i);
+                let Some(t) = self.types.as_mut() else {
+                    continue;
+                };
                 let c = q.capacity;
                 let guarantee = dominant::map(&t.cluster, |v| percent_of(v, c));
                 t.user_limit[slot] = user_limit(
@@ -949,6 +987,16 @@ impl CapacityPolicy {
                     active[i],
                     limit,
                 );
+                // The memory formula above in every type, the smaller of it and the queue's AM
+                // limit by the dominant comparison (AbstractLeafQueue#getUserAMResourceLimit).
+                let pct = q.maximum_am_resource_percent;
+                let factor = if limit.user_limit_factor < 0.0 {
+                    1.0
+                } else {
+                    user_share * limit.user_limit_factor
+                };
+                let user_am = dominant::map(&guarantee, |v| (v as f64 * pct * factor) as u64);
+                t.user_am_limit[slot] = dominant::min(&t.cluster, user_am, queue_am);
             }
         }
         self.active = active;
@@ -957,6 +1005,43 @@ impl CapacityPolicy {
     /// What leaf `i`'s AMs may hold: its maximum-am-resource-percent of the larger of its
     /// guarantee and what it may hold now under its and its ancestors' maxima. (The
     /// `locus.capacity.queues` shortcut keeps half the queue's guarantee.)
+    /// [`Self::queue_am_cap_mb`] in every type, under the dominant calculator: the usable
+    /// resource is what the queue may hold now when its guarantee fits in that, else the
+    /// guarantee (AbstractLeafQueue#calculateAndGetAMResourceLimitPerPartition).
+    fn queue_am_cap(&self, state: &ClusterState, i: usize) -> Resource {
+        let q = &self.queues.queues[i];
+        let cluster = state.capacity();
+        let c = q.capacity;
+        let guaranteed = dominant::map(&cluster, |v| percent_of(v, c));
+        let usable = if self.queues.from_file {
+            let used = self.queues.used(state);
+            let limit = used[i].add(&self.queues.room(i, &cluster, &used));
+            if limit.fits(&guaranteed) {
+                limit
+            } else {
+                guaranteed
+            }
+        } else {
+            guaranteed
+        };
+        let pct = q.maximum_am_resource_percent;
+        dominant::map(&usable, |v| share_of(v, pct))
+    }
+
+    /// What leaf `i`'s AMs hold in every type (decided ones included).
+    fn queue_am_used(&self, state: &ClusterState, i: usize) -> Resource {
+        let held = state
+            .queues()
+            .iter()
+            .filter(|(name, _)| self.queues.index_of(name) == Some(i))
+            .fold(Resource::ZERO, |sum, (_, q)| sum.add(&q.am_used));
+        state
+            .in_flight()
+            .iter()
+            .filter(|u| u.am && self.queues.index_of(&u.queue) == Some(i))
+            .fold(held, |sum, u| sum.add(&u.resource))
+    }
+
     fn queue_am_cap_mb(&self, state: &ClusterState, i: usize) -> u64 {
         let q = &self.queues.queues[i];
         let cluster_mb = state.capacity().memory_mb;
@@ -1213,6 +1298,7 @@ impl JobPolicy for CapacityPolicy {
                 used_mb: state.am_used().memory_mb,
                 queue_used_mb: Some(super::queue_am_mb(state, app)),
                 stretch_mb: 0,
+                types: None,
             });
         };
         let used_mb = state
@@ -1229,6 +1315,10 @@ impl JobPolicy for CapacityPolicy {
             used_mb,
             queue_used_mb: None,
             stretch_mb: 0,
+            types: self.types.as_ref().map(|_| AmTypes {
+                cap: self.queue_am_cap(state, i),
+                used: self.queue_am_used(state, i),
+            }),
         })
     }
 
@@ -1248,6 +1338,12 @@ impl JobPolicy for CapacityPolicy {
         Some((slot, u.am_limit_mb, u.am_used_mb))
     }
 
+    fn am_user_limit_types(&self, app: &App) -> Option<(Resource, Resource)> {
+        let t = self.types.as_ref()?;
+        let &slot = self.app_user.get(&app.arrival)?;
+        Some((t.user_am_limit[slot], t.user_am_used[slot]))
+    }
+
     /// MapReduce AMs of a user in a leaf with a user limit: as many as fit under the user AM
     /// limit ([`Self::measure`]); one in a queue whose AMs hold nothing, as CapacityScheduler
     /// starts one application in a queue whose AM limit is too small for it.
@@ -1260,7 +1356,12 @@ impl JobPolicy for CapacityPolicy {
         };
         let size = candidate(app).map_or(1, |c| c.next.memory_mb.max(1));
         let u = &self.users[slot];
-        let fit = (u.am_limit_mb.saturating_sub(u.am_used_mb) / size).min(u32::MAX as u64) as u32;
+        let mut fit =
+            (u.am_limit_mb.saturating_sub(u.am_used_mb) / size).min(u32::MAX as u64) as u32;
+        if let (Some(t), Some(c)) = (&self.types, candidate(app)) {
+            let left = t.user_am_limit[slot].saturating_sub(&t.user_am_used[slot]);
+            fit = fit.min(left.count_fitting(&c.next));
+        }
         if self.am_used_mb[i] == 0 {
             fit.max(1)
         } else {
@@ -1281,6 +1382,9 @@ impl JobPolicy for CapacityPolicy {
             }
             if let Some(&slot) = self.app_user.get(&app) {
                 t.user_used[slot] = t.user_used[slot].add(&all);
+                if kind == TaskKind::ApplicationMaster {
+                    t.user_am_used[slot] = t.user_am_used[slot].add(&all);
+                }
             }
         }
         if let Some(i) = queue {
