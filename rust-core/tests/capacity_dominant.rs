@@ -329,3 +329,61 @@ fn the_am_limit_compares_every_type_under_the_dominant_calculator() {
     assert_eq!(ams_started("dominant"), 2);
     assert_eq!(ams_started("default"), 8);
 }
+
+/// Queue a holds its 8 GPUs (half the cluster's 16); two GPU nodes it holds none on leave, so
+/// it is past its maximum in GPUs alone. Returns the containers without GPUs it then gets.
+fn after_the_cluster_shrank(calculator: &str) -> u64 {
+    let mut c = core(
+        calculator,
+        &[
+            ROOT,
+            ("root.a", 50.0, 50.0, ""),
+            ("root.b", 50.0, 100.0, ""),
+        ],
+    );
+    let gpu = Resource::with_extra(GB, 1, &[4]);
+    add(&mut c, "a1", "a", "alice", 1);
+    ask(&mut c, "a1", 2, gpu);
+    run(&mut c, 2);
+    assert_eq!(containers(&c, "a1", gpu), 2);
+    let held: Vec<usize> = (0..NODES)
+        .filter(|&i| {
+            c.state()
+                .node(&common::node_id(&host(i)))
+                .is_some_and(|n| n.allocated.memory_mb > 0)
+        })
+        .collect();
+    for i in (0..NODES).filter(|i| !held.contains(i)).take(2) {
+        c.handle(Event::NodeRemoved {
+            node: common::node_id(&host(i)),
+        })
+        .unwrap();
+    }
+    let plain = Resource::new(GB, 1);
+    // Another user, whose user limit holds nothing back.
+    add(&mut c, "a2", "a", "bob", 2);
+    ask(&mut c, "a2", 10, plain);
+    for r in 0..2 {
+        for &i in &held {
+            let free = c
+                .state()
+                .node(&common::node_id(&host(i)))
+                .map_or(node(), |n| node().saturating_sub(&n.allocated));
+            let ds = common::try_heartbeat(&mut c, &common::node_id(&host(i)), free, 10_000 + r)
+                .unwrap();
+            let n = ds.iter().fold(0u32, |sum, d| sum + d.count);
+            let mut next_id = NEXT_ID.fetch_add(n, Ordering::Relaxed);
+            common::execute(&mut c, &ds, &mut next_id);
+        }
+    }
+    containers(&c, "a2", plain)
+}
+
+#[test]
+fn a_queue_past_its_maximum_in_one_type_takes_nothing_under_the_dominant_calculator() {
+    // CapacityScheduler commits a container only while the queue's usage with it fits its
+    // maximum in every type: 8 GPUs held of a 4-GPU maximum fit nothing.
+    assert_eq!(after_the_cluster_shrank("dominant"), 0);
+    // Memory only: 2 GB held of a 16 GB maximum.
+    assert!(after_the_cluster_shrank("default") > 0);
+}

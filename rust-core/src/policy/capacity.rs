@@ -387,7 +387,7 @@ impl CapacityQueues {
     /// What leaf `i` may still take in every type before it or one of its ancestors reaches its
     /// maximum, with `leaf_used` held by each leaf.
     pub fn room(&self, i: usize, cluster: &Resource, leaf_used: &[Resource]) -> Resource {
-        let mut room = self.maximum(i, cluster).saturating_sub(&leaf_used[i]);
+        let mut room = dominant::left(&self.maximum(i, cluster), &leaf_used[i]);
         for &p in &self.queues[i].ancestors {
             let used = self
                 .queues
@@ -395,7 +395,7 @@ impl CapacityQueues {
                 .zip(leaf_used)
                 .filter(|(q, _)| q.ancestors.contains(&p))
                 .fold(Resource::ZERO, |sum, (_, u)| sum.add(u));
-            let left = self.parent_maximum(p, cluster).saturating_sub(&used);
+            let left = dominant::left(&self.parent_maximum(p, cluster), &used);
             room = dominant::per_type_min(&room, &left);
         }
         room
@@ -610,9 +610,9 @@ impl TypeFigures {
         used: &[Resource],
         parent_used: &[Resource],
     ) -> Resource {
-        let mut room = self.maximum[i].saturating_sub(&used[i]);
+        let mut room = dominant::left(&self.maximum[i], &used[i]);
         for &p in &queues.queues[i].ancestors {
-            let left = self.parent_maximum[p].saturating_sub(&parent_used[p]);
+            let left = dominant::left(&self.parent_maximum[p], &parent_used[p]);
             room = dominant::per_type_min(&room, &left);
         }
         room

@@ -142,6 +142,17 @@ pub fn zip(a: &Resource, b: &Resource, f: impl Fn(u64, u64) -> u64) -> Resource 
     from_amounts(&out)
 }
 
+/// What a holder of `used` may still take under `max` in every type, as `fitsIn(used + ask,
+/// max)` allows it: nothing at all once it holds more than `max` in any type (a cluster that
+/// shrank, a maximum lowered), since no ask then fits.
+pub fn left(max: &Resource, used: &Resource) -> Resource {
+    if max.fits(used) {
+        max.saturating_sub(used)
+    } else {
+        Resource::ZERO
+    }
+}
+
 /// Type by type, the smaller amount.
 pub fn per_type_min(a: &Resource, b: &Resource) -> Resource {
     zip(a, b, u64::min)
