@@ -387,3 +387,34 @@ fn a_queue_past_its_maximum_in_one_type_takes_nothing_under_the_dominant_calcula
     // Memory only: 2 GB held of a 16 GB maximum.
     assert!(after_the_cluster_shrank("default") > 0);
 }
+
+/// The ceilings a decision of queue a's app carries for the shim's re-check at commit.
+fn commit_limits(calculator: &str) -> locus_core::protocol::CommitLimits {
+    let mut c = core(
+        calculator,
+        &[
+            ROOT,
+            ("root.a", 50.0, 50.0, r#","user_limit_factor":1"#),
+            ("root.b", 50.0, 100.0, ""),
+        ],
+    );
+    add(&mut c, "a1", "a", "alice", 1);
+    ask(&mut c, "a1", 1, Resource::new(GB, 4));
+    let ds = common::try_heartbeat(&mut c, &common::node_id(&host(0)), node(), 1000).unwrap();
+    ds[0]
+        .limits
+        .clone()
+        .expect("capacity decisions carry their ceilings")
+}
+
+#[test]
+fn commit_ceilings_never_refuse_what_the_dominant_rules_allow() {
+    // Memory's part of a's maximum in both; the user limit, a dominant comparison, is not a
+    // memory ceiling and is left to the decision.
+    let dominant = commit_limits("dominant");
+    assert_eq!(dominant.queue_max_mb, Some(32 * GB));
+    assert_eq!(dominant.user_limit_mb, None);
+    let default = commit_limits("default");
+    assert_eq!(default.queue_max_mb, Some(32 * GB));
+    assert_eq!(default.user_limit_mb, Some(32 * GB));
+}

@@ -1264,6 +1264,12 @@ impl JobPolicy for CapacityPolicy {
     ///
     /// A key of a divided partition gets none: the shim re-checks against what a queue holds
     /// in the whole cluster, and the partition's ceilings are the core's alone.
+    ///
+    /// Under the dominant calculator the ceilings are memory's part of the maxima the decision
+    /// was held to in every type (which the memory ceiling never contradicts), and the user
+    /// limit is left out: it compares dominant shares, which no memory ceiling expresses, and
+    /// a memory one would refuse containers the rule allows. The other types are held by the
+    /// decision alone, which counts every container decided and not yet committed.
     fn commit_limits(&self, app: &App, partition: &str) -> Option<CommitLimits> {
         if self.queues.partition_index(partition).is_some() {
             return None;
@@ -1280,6 +1286,7 @@ impl JobPolicy for CapacityPolicy {
             user_limit_mb: self
                 .app_user
                 .get(&app.arrival)
+                .filter(|_| self.types.is_none())
                 .map(|&slot| cap(self.users[slot].limit_mb)),
         })
     }
