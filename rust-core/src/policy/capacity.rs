@@ -2,7 +2,8 @@
 //!
 //! Each queue is guaranteed a share of the cluster (`capacity`) and may grow into idle room up
 //! to a hard limit (`maximum-capacity`), both in percent of the cluster's memory, because the
-//! default resource calculator compares memory only. The rule, as CapacityScheduler's
+//! default resource calculator compares memory only (with `DominantResourceCalculator`, of
+//! every resource type: see below). The rule, as CapacityScheduler's
 //! ParentQueue and LeafQueue apply it:
 //! - each container of a heartbeat goes to the least served queue, the one whose used memory is
 //!   the smallest share of its guarantee (ties: the larger guarantee, then the order the queues
@@ -48,6 +49,14 @@
 //! and a leaf's maximum-am-resource-percent ([`JobPolicy::am_pool`]; the shortcut keeps half the
 //! queue's guarantee). Siblings are not compared level by level as ParentQueue does: every leaf
 //! is compared by its used memory over its absolute guarantee.
+//!
+//! Under `DominantResourceCalculator` ([`super::dominant`]) the same rules hold in every
+//! resource type, as CapacityScheduler applies them with it: a queue's usage with a container
+//! must fit its and its ancestors' maxima in each type (`room` is a resource of every type,
+//! nothing once the queue is past a maximum in any), queues are served by the dominant share of
+//! what they hold over their guarantee's, the user limit is a resource a user may start
+//! containers under while it holds no more by dominant shares, and the AM limits hold in every
+//! type. The memory figures are kept alongside for the AM pools' memory rule.
 //!
 //! Not modelled (an operator relying on them should know): the per-user AM limit, AM limits for
 //! non-MapReduce AMs, reservations and preemption.
