@@ -418,3 +418,33 @@ fn commit_ceilings_never_refuse_what_the_dominant_rules_allow() {
     assert_eq!(default.queue_max_mb, Some(32 * GB));
     assert_eq!(default.user_limit_mb, Some(32 * GB));
 }
+
+#[test]
+fn a_user_limits_room_is_not_shaped_by_a_key_no_node_can_hold() {
+    let mut c = core(
+        "dominant",
+        &[
+            ROOT,
+            ("root.a", 50.0, 90.0, ""),
+            ("root.b", 50.0, 100.0, ""),
+        ],
+    );
+    add(&mut c, "a1", "a", "alice", 1);
+    let each = Resource::new(8 * GB, 2);
+    let ask = |priority: i32, capability: Resource, count: u32| Ask {
+        priority,
+        allocation_request_id: 0,
+        resource_name: "*".into(),
+        capability,
+        count,
+        relax_locality: true,
+    };
+    // Its first key asks for more memory than the cluster has; the second fits.
+    common::set_asks_vec(
+        &mut c,
+        "a1",
+        vec![ask(1, Resource::new(1 << 30, 1), 1), ask(2, each, 3)],
+    );
+    run(&mut c, 2);
+    assert_eq!(containers(&c, "a1", each), 3);
+}

@@ -546,6 +546,28 @@ fn candidate_in(app: &App, partition: Option<&str>) -> Option<Candidate> {
     })
 }
 
+/// The capability of the app's first pending key that fits in `room` in every type (else its
+/// first pending key's): the size the user limit's room is counted in. Bounded by the app's
+/// scheduler keys (`locus.app.*`).
+fn next_fitting(app: &App, room: &Resource) -> Option<Resource> {
+    let first = candidate(app)?.next;
+    let mut key = app.asks.next_pending_key(None)?;
+    loop {
+        let capability = app
+            .asks
+            .table(&key)
+            .and_then(|t| t.row(crate::state::names::ANY_ID))
+            .map(|r| r.capability);
+        if let Some(c) = capability.filter(|c| room.fits(c)) {
+            return Some(c);
+        }
+        match app.asks.next_pending_key(Some(key)) {
+            Some(k) => key = k,
+            None => return Some(first),
+        }
+    }
+}
+
 /// One user's standing in one leaf on this heartbeat.
 struct UserSlot {
     used_mb: u64,
@@ -1213,26 +1235,24 @@ impl JobPolicy for CapacityPolicy {
     fn room(&mut self, _state: &ClusterState, app: &App) -> Option<Resource> {
         let i = self.queue_of(app)?;
         if let Some(t) = &self.types {
-            // Every type under the maxima, and the containers of the app's next size the user
-            // may still start: CapacityScheduler lets a user start one while what it holds is
-            // not greater than its limit by the dominant comparison.
+            // Every type under the maxima, and what the user may still start: CapacityScheduler
+            // lets a user start a container while what it holds is not greater than its limit
+            // by the dominant comparison. The room is one resource for every key of the app:
+            // exactly the containers of its next placeable size the rule allows, and in each
+            // type what is left under the limit plus one such container, which holds keys of
+            // other sizes to the limit type by type (a holding within the limit in every type
+            // is within it by the dominant comparison too).
             let mut room = t.room(&self.queues, i, &t.used, &t.parent_used);
             if let Some(&slot) = self.app_user.get(&app.arrival) {
-                let next = candidate(app).map_or(Resource::ZERO, |c| c.next);
-                let k = dominant::starts_under(
-                    &t.cluster,
-                    &t.user_used[slot],
-                    &t.user_limit[slot],
-                    &next,
-                );
-                // A type the next container does not use is not the user limit's to bound.
-                let user_room = dominant::map(&next, |v| {
-                    if v == 0 {
-                        u64::MAX
-                    } else {
-                        v.saturating_mul(k)
-                    }
-                });
+                let (used, limit) = (&t.user_used[slot], &t.user_limit[slot]);
+                let next = next_fitting(app, &room).unwrap_or(Resource::ZERO);
+                let k = dominant::starts_under(&t.cluster, used, limit, &next);
+                let user_room = if k == 0 {
+                    Resource::ZERO
+                } else {
+                    let each = limit.saturating_sub(used).add(&next);
+                    dominant::zip(&next.times(k), &each, u64::max)
+                };
                 room = dominant::per_type_min(&room, &user_room);
             }
             return Some(room);
