@@ -448,3 +448,43 @@ fn a_user_limits_room_is_not_shaped_by_a_key_no_node_can_hold() {
     run(&mut c, 2);
     assert_eq!(containers(&c, "a1", each), 3);
 }
+
+#[test]
+fn a_user_within_its_limit_may_start_a_container_of_any_of_its_sizes() {
+    // a's guarantee is a quarter and its user-limit-factor 1: alice's limit is 4 of the 16
+    // GPUs.
+    let mut c = core(
+        "dominant",
+        &[
+            ROOT,
+            ("root.a", 25.0, 100.0, r#","user_limit_factor":1"#),
+            ("root.b", 75.0, 100.0, ""),
+        ],
+    );
+    add(&mut c, "a1", "a", "alice", 1);
+    let ask = |priority: i32, name: &str, capability: Resource, relax: bool| Ask {
+        priority,
+        allocation_request_id: 0,
+        resource_name: name.into(),
+        capability,
+        count: if priority == 1 { 1 } else { 5 },
+        relax_locality: relax,
+    };
+    // Its first key wants a host the cluster does not have (and nowhere else): it stays
+    // pending, the first in line, and its size says nothing of the GPU key's.
+    let small = Resource::new(GB, 1);
+    common::set_asks_vec(
+        &mut c,
+        "a1",
+        vec![
+            ask(1, "*", small, false),
+            ask(1, "/r9", small, false),
+            ask(1, "h99", small, true),
+            ask(2, "*", Resource::with_extra(GB, 1, &[3]), true),
+        ],
+    );
+    run(&mut c, 3);
+    // Holding 3 GPUs she is within the limit and starts a second; holding 6 she is past it.
+    let gpus = c.state().app_by_id("a1").map_or(0, |a| a.used.extra[0]);
+    assert_eq!(gpus, 6);
+}

@@ -546,26 +546,29 @@ fn candidate_in(app: &App, partition: Option<&str>) -> Option<Candidate> {
     })
 }
 
-/// The capability of the app's first pending key that fits in `room` in every type (else its
-/// first pending key's): the size the user limit's room is counted in. Bounded by the app's
-/// scheduler keys (`locus.app.*`).
-fn next_fitting(app: &App, room: &Resource) -> Option<Resource> {
-    let first = candidate(app)?.next;
-    let mut key = app.asks.next_pending_key(None)?;
-    loop {
+/// The capabilities of the app's pending keys that fit in `room` in every type: the first's
+/// (else the first pending key's), and each type's largest amount among them. Bounded by the
+/// app's scheduler keys (`locus.app.*`).
+fn placeable(app: &App, room: &Resource) -> (Resource, Resource) {
+    let mut first = None;
+    let mut largest = Resource::ZERO;
+    let mut key = app.asks.next_pending_key(None);
+    while let Some(k) = key {
         let capability = app
             .asks
-            .table(&key)
+            .table(&k)
             .and_then(|t| t.row(crate::state::names::ANY_ID))
             .map(|r| r.capability);
         if let Some(c) = capability.filter(|c| room.fits(c)) {
-            return Some(c);
+            first.get_or_insert(c);
+            largest = dominant::zip(&largest, &c, u64::max);
         }
-        match app.asks.next_pending_key(Some(key)) {
-            Some(k) => key = k,
-            None => return Some(first),
-        }
+        key = app.asks.next_pending_key(Some(k));
     }
+    let first = first
+        .or_else(|| candidate(app).map(|c| c.next))
+        .unwrap_or(Resource::ZERO);
+    (first, largest)
 }
 
 /// One user's standing in one leaf on this heartbeat.
@@ -1237,20 +1240,22 @@ impl JobPolicy for CapacityPolicy {
         if let Some(t) = &self.types {
             // Every type under the maxima, and what the user may still start: CapacityScheduler
             // lets a user start a container while what it holds is not greater than its limit
-            // by the dominant comparison. The room is one resource for every key of the app:
-            // exactly the containers of its next placeable size the rule allows, and in each
-            // type what is left under the limit plus one such container, which holds keys of
-            // other sizes to the limit type by type (a holding within the limit in every type
-            // is within it by the dominant comparison too).
+            // by the dominant comparison, whatever the container's size. The room is one
+            // resource for every key of the app: exactly the containers of its first placeable
+            // size the rule allows, and in each type what is left under the limit plus the
+            // largest placeable container's amount, so any one of its keys may start while the
+            // user is within the limit and keys of other sizes are held to it type by type (a
+            // holding within the limit in every type is within it by the dominant comparison
+            // too).
             let mut room = t.room(&self.queues, i, &t.used, &t.parent_used);
             if let Some(&slot) = self.app_user.get(&app.arrival) {
                 let (used, limit) = (&t.user_used[slot], &t.user_limit[slot]);
-                let next = next_fitting(app, &room).unwrap_or(Resource::ZERO);
+                let (next, largest) = placeable(app, &room);
                 let k = dominant::starts_under(&t.cluster, used, limit, &next);
                 let user_room = if k == 0 {
                     Resource::ZERO
                 } else {
-                    let each = limit.saturating_sub(used).add(&next);
+                    let each = limit.saturating_sub(used).add(&largest);
                     dominant::zip(&next.times(k), &each, u64::max)
                 };
                 room = dominant::per_type_min(&room, &user_room);
