@@ -190,6 +190,8 @@ public class LocusScheduler
     this.resourceCalculator = configured;
     MonitorPolicies.checkPartitions(MonitorPolicies.forLocus(conf), queueFile, capacityPolicy);
     MonitorPolicies.checkCalculator(MonitorPolicies.forLocus(conf), queueFile, capacityPolicy);
+    ResourceTypes.checkCapacityShortcut(conf, queueFile, capacityPolicy,
+        CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS);
     priorities.readQueueSettings(queueFile, conf);
     link.open(LocusSettings.toJson(conf, queueFile), this, this::coreSettings,
         () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
@@ -283,6 +285,8 @@ public class LocusScheduler
       MonitorPolicies.checkSizeBased(monitors);
       MonitorPolicies.checkPartitions(monitors, file, root.isCapacity());
       MonitorPolicies.checkCalculator(monitors, file, root.isCapacity());
+      ResourceTypes.checkCapacityShortcut(newConf, file, root.isCapacity(),
+          CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS);
       if (MonitorPolicies.runsLocusPolicy(monitors)) {
         LocusPreemptionPolicy.check(this, file.configuration());
       }

@@ -64,6 +64,23 @@ final class ResourceTypes {
   }
 
   /**
+   * The {@code locus.capacity.queues} shortcut carries no calculator, so its queues would compare
+   * memory only while {@code resource-calculator} asks for every type: under {@code capacity}
+   * the two together stop the RM naming both keys.
+   */
+  static void checkCapacityShortcut(org.apache.hadoop.conf.Configuration conf,
+      org.locus.yarn.queue.QueueFile file, boolean capacity, String calculatorKey) {
+    if (capacity && conf.get(CAPACITY_QUEUES) != null
+        && org.locus.yarn.queue.QueueFile.dominant(file.configuration())) {
+      throw new LocusConfigException(CAPACITY_QUEUES + " is set while " + calculatorKey + " is "
+          + DominantResourceCalculator.class.getName() + ": the shortcut's queues compare memory"
+          + " only. Configure the queues in capacity-scheduler.xml, or remove " + CAPACITY_QUEUES);
+    }
+  }
+
+  private static final String CAPACITY_QUEUES = "locus.capacity.queues";
+
+  /**
    * How many of {@code r}'s types beyond memory and vcores cross the wire: up to the last one
    * that is not zero (none for a resource of memory and vcores only), at most {@link #MAX_EXTRA}
    * (the start refuses more types).

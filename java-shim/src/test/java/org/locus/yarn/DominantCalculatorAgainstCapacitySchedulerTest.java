@@ -174,4 +174,21 @@ public class DominantCalculatorAgainstCapacitySchedulerTest {
     assertTrue(LocusRmFixture.scheduler(rm).getResourceCalculator()
         instanceof DominantResourceCalculator);
   }
+
+  /** The shortcut's queues carry no calculator: with the dominant one, the start is refused. */
+  @Test
+  public void theQueuesShortcutUnderTheDominantCalculatorIsRefusedNamingBothKeys()
+      throws Exception {
+    YarnConfiguration conf = conf(LocusScheduler.class, false);
+    conf.set("locus.policy", "capacity");
+    conf.set("locus.capacity.queues", "a:50:50,b:50");
+    try {
+      cluster.start(conf);
+      fail("Locus started the shortcut's queues under the dominant calculator");
+    } catch (Exception e) {
+      String m = messages(e);
+      assertTrue(m, m.contains("locus.capacity.queues"));
+      assertTrue(m, m.contains(CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS));
+    }
+  }
 }
