@@ -110,8 +110,47 @@ pub fn valid() -> &'static [Props] {
             .filter(|p| Core::new(p).is_ok())
             .collect();
         out.extend(size_based);
+        // Every capacity combination under the dominant resource calculator, last again.
+        let dominant: Vec<Props> = out
+            .iter()
+            .filter(|p| is_capacity(p))
+            .map(|p| {
+                let mut q = p.clone();
+                q.remove("locus.capacity.queues");
+                q.insert("locus.capacity.tree".into(), dominant_tree());
+                q
+            })
+            .filter(|p| Core::new(p).is_ok())
+            .collect();
+        out.extend(dominant);
         out
     })
+}
+
+/// [`CAPACITY_QUEUES`] as a capacity-scheduler.xml's tree with
+/// `resource-calculator=DominantResourceCalculator`: the queues' maxima hold in every type.
+/// No partition is divided (the dominant calculator is refused with divided ones).
+fn dominant_tree() -> String {
+    let entry = |path: &str, cap: u64, max: u64| {
+        format!(
+            r#"{{"path":"{path}","capacity":{cap},"maximum_capacity":{max},"user_limit_factor":-1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":0.5,"maximum_applications":-1}}"#
+        )
+    };
+    let mut queues = vec![entry("root", 100, 100)];
+    for ((name, max), (_, cap)) in QUEUE_MAXIMA.iter().zip(QUEUE_GUARANTEES) {
+        queues.push(entry(&format!("root.{name}"), cap, *max));
+    }
+    format!(
+        r#"{{"maximum_applications":10000,"resource_calculator":"dominant","queues":[{}]}}"#,
+        queues.join(",")
+    )
+}
+
+/// Whether `p` runs `capacity` under the dominant resource calculator.
+pub fn is_dominant(p: &Props) -> bool {
+    is_capacity(p)
+        && p.get("locus.capacity.tree")
+            .is_some_and(|t| t.contains(r#""resource_calculator":"dominant""#))
 }
 
 /// `locus.preemption.size-based`; the combinations that set it come last in [`valid`].
@@ -159,6 +198,9 @@ pub fn describe(p: &Props) -> String {
     if let Some(v) = p.get(SIZE_BASED) {
         shown.push(format!("{}={v}", &SIZE_BASED[6..]));
     }
+    if is_dominant(p) {
+        shown.push("resource-calculator=dominant".into());
+    }
     shown.join(" ")
 }
 
@@ -201,7 +243,7 @@ impl PartitionShares {
 /// the shim hands it over) with the same default-partition shares, dividing X and Y by
 /// `shares`; any other combination as it is.
 pub fn with_partition_shares(mut p: Props, shares: &PartitionShares) -> Props {
-    if !is_capacity(&p) {
+    if !is_capacity(&p) || is_dominant(&p) {
         return p;
     }
     p.remove("locus.capacity.queues");
@@ -298,6 +340,13 @@ mod tests {
         assert!(all[first_shared..first_size_based]
             .iter()
             .all(|p| map_share(p) == Some(0.5)));
-        assert!(all[first_size_based..].iter().all(is_size_based));
+        let first_dominant = all
+            .iter()
+            .position(is_dominant)
+            .expect("some combination runs capacity under the dominant calculator");
+        assert!(all[first_size_based..first_dominant]
+            .iter()
+            .all(is_size_based));
+        assert!(all[first_dominant..].iter().all(is_dominant));
     }
 }

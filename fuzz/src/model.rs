@@ -132,6 +132,18 @@ fn mem(r: &Resource) -> u128 {
     r.memory_mb as u128
 }
 
+const TYPES: usize = 2 + locus_core::protocol::MAX_EXTRA_TYPES;
+
+fn amounts(r: &Resource) -> [u128; TYPES] {
+    let mut out = [0u128; TYPES];
+    out[0] = r.memory_mb as u128;
+    out[1] = r.vcores as u128;
+    for (o, e) in out[2..].iter_mut().zip(&r.extra) {
+        *o = *e as u128;
+    }
+    out
+}
+
 fn any_row(rows: &Rows, key: Key) -> Option<&Ask> {
     rows.get(&(key.0, key.1, "*".to_string()))
 }
@@ -183,6 +195,24 @@ impl Model {
 
     pub fn cluster_memory(&self) -> u128 {
         self.nodes.values().map(|n| mem(&n.capability)).sum()
+    }
+
+    /// Every type of the cluster: memory, vcores, then the extra types.
+    fn cluster_amounts(&self) -> [u128; TYPES] {
+        let mut out = [0u128; TYPES];
+        for n in self.nodes.values() {
+            for (o, a) in out.iter_mut().zip(amounts(&n.capability)) {
+                *o += a;
+            }
+        }
+        out
+    }
+
+    /// The case's divided partitions, when the combination in force divides them (the
+    /// dominant-calculator combinations divide none).
+    fn divided_shares(&self) -> Option<combos::PartitionShares> {
+        self.shares
+            .filter(|_| combos::is_capacity(&self.props) && !combos::is_dominant(&self.props))
     }
 
     /// Applies one action; an action about something absent is skipped.
@@ -902,7 +932,7 @@ impl Model {
     /// partition's keys are held to the queue's maximum there instead, as CapacityScheduler
     /// holds them, and may take the queue past its cluster-wide one).
     fn judged(&self, queues: Vec<String>, labelled: &[(String, u8)]) -> Vec<String> {
-        if self.shares.is_none() {
+        if self.divided_shares().is_none() {
             return queues;
         }
         queues
@@ -948,7 +978,7 @@ impl Model {
         step: usize,
         labelled: &[(String, u8)],
     ) -> Result<(), Failure> {
-        let Some(shares) = self.shares.filter(|_| combos::is_capacity(&self.props)) else {
+        let Some(shares) = self.divided_shares() else {
             return Ok(());
         };
         for (q, label) in labelled {
@@ -1441,6 +1471,32 @@ impl Model {
                     format!("queue {q} uses {used} MB of a {cluster} MB cluster, maximum {max}%"),
                 ));
             }
+            if !combos::is_dominant(&self.props) {
+                continue;
+            }
+            // DominantResourceCalculator: CapacityScheduler's commit fits the queue's usage in
+            // its maximum in every type.
+            let used = self
+                .containers
+                .values()
+                .filter(|c| self.apps.get(&c.app).is_some_and(|a| a.queue == q))
+                .fold([0u128; TYPES], |mut sum, c| {
+                    for (s, a) in sum.iter_mut().zip(amounts(&c.resource)) {
+                        *s += a;
+                    }
+                    sum
+                });
+            let total = self.cluster_amounts();
+            if let Some(t) = (0..TYPES).find(|&t| used[t] * 100 > max as u128 * total[t]) {
+                return Err(Failure::new(
+                    "queue_maximum_exceeded",
+                    step,
+                    format!(
+                        "queue {q} holds {:?} of a cluster of {total:?} (memory, vcores, extra types), maximum {max}% in every type under the dominant calculator; type {t} is past it",
+                        used
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -1508,10 +1564,18 @@ impl Model {
                 if combos::is_capacity(&self.props) && mem(&any.capability) * 100 > max * cluster {
                     return false;
                 }
+                // Under the dominant calculator every type of the ask must fit the maximum.
+                if combos::is_dominant(&self.props)
+                    && amounts(&any.capability)
+                        .iter()
+                        .zip(self.cluster_amounts())
+                        .any(|(a, c)| a * 100 > max * c)
+                {
+                    return false;
+                }
                 let wants = a.partitions.get(&key).copied().unwrap_or(0);
                 if let Some(m) = self
-                    .shares
-                    .filter(|_| combos::is_capacity(&self.props))
+                    .divided_shares()
                     .and_then(|s| s.maximum(&a.queue, wants))
                 {
                     if mem(&any.capability) * 100 > m as u128 * self.partition_memory(wants) {

@@ -338,6 +338,8 @@ fn assign_node(
     let mut spare_maps: u32 = 0;
     // AM memory placed on this heartbeat, per AM pool (few: the cluster, or one per queue).
     let mut am_placed: Vec<(u32, u64)> = Vec::new();
+    // The same in every type, for pools that compare them all (`AmPool::types`).
+    let mut am_placed_types: Vec<(u32, Resource)> = Vec::new();
     // Queues that started an AM on this heartbeat, for pools that span queues (one AM at most
     // goes past such a pool's cap per queue whose AMs hold nothing).
     let mut am_queues: Vec<String> = Vec::new();
@@ -461,7 +463,16 @@ fn assign_node(
                         .map_or(0, |(_, mb)| *mb);
                     let used = pool.used_mb.saturating_add(placed);
                     let size = row.capability.memory_mb.max(1);
-                    let fit = (pool.cap_mb.saturating_sub(used) / size).min(u32::MAX as u64) as u32;
+                    let mut fit =
+                        (pool.cap_mb.saturating_sub(used) / size).min(u32::MAX as u64) as u32;
+                    if let Some(t) = pool.types {
+                        let placed = am_placed_types
+                            .iter()
+                            .find(|(k, _)| *k == pool.key)
+                            .map_or(Resource::ZERO, |(_, r)| *r);
+                        let left = t.cap.saturating_sub(&t.used.add(&placed));
+                        fit = fit.min(left.count_fitting(&row.capability));
+                    }
                     let queue_idle =
                         pool.queue_used_mb == Some(0) && !am_queues.contains(&app.queue);
                     let beyond =
@@ -574,6 +585,13 @@ fn assign_node(
                         Some((_, placed)) => *placed = placed.saturating_add(mb),
                         None => am_placed.push((pool.key, mb)),
                     }
+                    if pool.types.is_some() {
+                        let all = placed_total(&placements);
+                        match am_placed_types.iter_mut().find(|(k, _)| *k == pool.key) {
+                            Some((_, placed)) => *placed = placed.add(&all),
+                            None => am_placed_types.push((pool.key, all)),
+                        }
+                    }
                     if mb > 0 && pool.queue_used_mb.is_some() && !am_queues.contains(&app.queue) {
                         am_queues.push(app.queue.clone());
                     }
@@ -668,12 +686,17 @@ fn lend_threshold(state: &ClusterState, table: &AskTable) -> u32 {
 
 /// Memory of the AM `app` waits for (0: its first pending ask is not an AM).
 fn am_ask_mb(app: &App) -> u64 {
+    am_ask(app).memory_mb
+}
+
+/// Every type of `app`'s AM ask (zero without one).
+fn am_ask(app: &App) -> Resource {
     app.asks
         .next_pending_key(None)
         .filter(|key| app.kind_of(key.priority) == TaskKind::ApplicationMaster)
         .and_then(|key| app.asks.table(&key))
         .and_then(|t| t.row(ANY_ID))
-        .map_or(0, |r| r.capability.memory_mb)
+        .map_or(Resource::ZERO, |r| r.capability)
 }
 
 /// Activates apps waiting for their AM, each queue's in FIFO order, while the job policy's AM
@@ -698,11 +721,25 @@ pub(crate) fn activate(state: &mut ClusterState, job: &mut dyn JobPolicy, now_ms
     let mut pools: Vec<(u32, u64)> = Vec::new();
     let mut queues: Vec<(String, u64)> = Vec::new();
     let mut users: Vec<(usize, u64)> = Vec::new();
+    // The same in every type, for the pools and users whose bounds compare them all.
+    let mut pools_types: Vec<(u32, Resource)> = Vec::new();
+    let mut users_types: Vec<(usize, Resource)> = Vec::new();
     fn add<K: PartialEq>(v: &mut Vec<(K, u64)>, k: K, mb: u64) {
         match v.iter_mut().find(|(q, _)| *q == k) {
             Some((_, sum)) => *sum = sum.saturating_add(mb),
             None => v.push((k, mb)),
         }
+    }
+    fn add_types<K: PartialEq>(v: &mut Vec<(K, Resource)>, k: K, r: Resource) {
+        match v.iter_mut().find(|(q, _)| *q == k) {
+            Some((_, sum)) => *sum = sum.add(&r),
+            None => v.push((k, r)),
+        }
+    }
+    fn get_types<K: PartialEq>(v: &[(K, Resource)], k: &K) -> Resource {
+        v.iter()
+            .find(|(q, _)| q == k)
+            .map_or(Resource::ZERO, |(_, r)| *r)
     }
     fn get<K: PartialEq>(v: &[(K, u64)], k: &K) -> Option<u64> {
         v.iter().find(|(q, _)| q == k).map(|(_, mb)| *mb)
@@ -726,11 +763,14 @@ pub(crate) fn activate(state: &mut ClusterState, job: &mut dyn JobPolicy, now_ms
         if mb > largest {
             continue;
         }
+        let ask = am_ask(app);
         if let Some(pool) = job.am_pool(state, app) {
             add(&mut pools, pool.key, mb);
+            add_types(&mut pools_types, pool.key, ask);
         }
         if let Some((user, _, _)) = job.am_user_limit(state, app) {
             add(&mut users, user, mb);
+            add_types(&mut users_types, user, ask);
         }
         add(&mut queues, app.queue.clone(), mb);
     }
@@ -748,6 +788,7 @@ pub(crate) fn activate(state: &mut ClusterState, job: &mut dyn JobPolicy, now_ms
             continue;
         };
         let size = am_ask_mb(app);
+        let ask = am_ask(app);
         let pool = job.am_pool(state, app);
         let mut pool_empty = true;
         if let Some(pool) = pool {
@@ -758,7 +799,11 @@ pub(crate) fn activate(state: &mut ClusterState, job: &mut dyn JobPolicy, now_ms
                 .queue_used_mb
                 .is_some_and(|q| q == 0 && get(&queues, &group.0).is_none());
             let after = used.saturating_add(size);
-            let fits = after <= pool.cap_mb
+            let fits_types = pool.types.is_none_or(|t| {
+                let reserved = get_types(&pools_types, &pool.key);
+                t.cap.fits(&t.used.add(&reserved).add(&ask))
+            });
+            let fits = (after <= pool.cap_mb && fits_types)
                 || used == 0
                 || queue_idle
                 || (reserved.is_none() && after <= pool.stretch_mb);
@@ -770,16 +815,21 @@ pub(crate) fn activate(state: &mut ClusterState, job: &mut dyn JobPolicy, now_ms
         }
         let user = job.am_user_limit(state, app);
         if let Some((u, limit, used)) = user {
+            let over_types = job.am_user_limit_types(app).is_some_and(|(limit, used)| {
+                !limit.fits(&used.add(&get_types(&users_types, &u)).add(&ask))
+            });
             let used = used.saturating_add(get(&users, &u).unwrap_or(0));
-            if used.saturating_add(size) > limit && !pool_empty {
+            if (used.saturating_add(size) > limit || over_types) && !pool_empty {
                 // Only this user's apps wait; the queue's others may go on (as CapacityScheduler
                 // skips a user over its AM limit).
                 continue;
             }
             add(&mut users, u, size);
+            add_types(&mut users_types, u, ask);
         }
         if let Some(pool) = pool {
             add(&mut pools, pool.key, size);
+            add_types(&mut pools_types, pool.key, ask);
         }
         add(&mut queues, group.0.clone(), size);
         let next = state.awaiting_next(&group, key);

@@ -2,7 +2,8 @@
 //!
 //! Each queue is guaranteed a share of the cluster (`capacity`) and may grow into idle room up
 //! to a hard limit (`maximum-capacity`), both in percent of the cluster's memory, because the
-//! default resource calculator compares memory only. The rule, as CapacityScheduler's
+//! default resource calculator compares memory only (with `DominantResourceCalculator`, of
+//! every resource type: see below). The rule, as CapacityScheduler's
 //! ParentQueue and LeafQueue apply it:
 //! - each container of a heartbeat goes to the least served queue, the one whose used memory is
 //!   the smallest share of its guarantee (ties: the larger guarantee, then the order the queues
@@ -50,6 +51,14 @@
 //! queue's guarantee). Siblings are not compared level by level as ParentQueue does: every leaf
 //! is compared by its used memory over its absolute guarantee.
 //!
+//! Under `DominantResourceCalculator` ([`super::dominant`]) the same rules hold in every
+//! resource type, as CapacityScheduler applies them with it: a queue's usage with a container
+//! must fit its and its ancestors' maxima in each type (`room` is a resource of every type,
+//! nothing once the queue is past a maximum in any), queues are served by the dominant share of
+//! what they hold over their guarantee's, the user limit is a resource a user may start
+//! containers under while it holds no more by dominant shares, and the AM limits hold in every
+//! type. The memory figures are kept alongside for the AM pools' memory rule.
+//!
 //! Not modelled (an operator relying on them should know): the per-user AM limit, AM limits for
 //! non-MapReduce AMs, reservations and preemption.
 
@@ -57,7 +66,8 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{share_of, AmPool, JobPolicy, MAX_AM_SHARE};
+use super::dominant::{self, Calculator};
+use super::{share_of, AmPool, AmTypes, JobPolicy, MAX_AM_SHARE};
 use crate::error::CoreError;
 use crate::protocol::{CommitLimits, Resource};
 use crate::state::app::{App, Arrival, TaskKind};
@@ -203,6 +213,9 @@ pub struct CapacityQueues {
     /// partition is placed under each queue's share of it instead of its cluster share. Other
     /// partitions are shared whole by the queues that may use them.
     pub(super) partitions: Vec<String>,
+    /// `resource-calculator`: with the dominant one, queue maxima, the queue order and user
+    /// limits compare every resource type, as CapacityScheduler's do.
+    pub(super) calculator: Calculator,
 }
 
 /// The shortcut's AM bound: half the queue's guarantee, as before the file was read.
@@ -250,6 +263,7 @@ impl Default for CapacityQueues {
             from_file: false,
             absolute: None,
             partitions: Vec::new(),
+            calculator: Calculator::Default,
         }
     }
 }
@@ -326,6 +340,7 @@ impl CapacityQueues {
             from_file: false,
             absolute: None,
             partitions: Vec::new(),
+            calculator: Calculator::Default,
         })
     }
 
@@ -340,6 +355,7 @@ impl CapacityQueues {
             from_file: true,
             absolute: None,
             partitions: Vec::new(),
+            calculator: Calculator::Default,
         })
     }
 
@@ -353,6 +369,10 @@ impl CapacityQueues {
 
     pub fn from_file(&self) -> bool {
         self.from_file
+    }
+
+    pub fn calculator(&self) -> Calculator {
+        self.calculator
     }
 
     /// The index of `partition` among those the file divides; `None` for the default
@@ -409,6 +429,36 @@ impl CapacityQueues {
         room
     }
 
+    /// Every type queue `i` may hold at most, of `cluster` (its maximum-capacity of each, as
+    /// CapacityScheduler's effective maximum resource in percentage and weight modes).
+    pub fn maximum(&self, i: usize, cluster: &Resource) -> Resource {
+        let max = self.queues[i].maximum_capacity;
+        dominant::map(cluster, |v| percent_of(v, max))
+    }
+
+    /// Every type parent `p` may hold at most, of `cluster`.
+    pub fn parent_maximum(&self, p: usize, cluster: &Resource) -> Resource {
+        let max = self.parents[p].maximum_capacity;
+        dominant::map(cluster, |v| percent_of(v, max))
+    }
+
+    /// What leaf `i` may still take in every type before it or one of its ancestors reaches its
+    /// maximum, with `leaf_used` held by each leaf.
+    pub fn room(&self, i: usize, cluster: &Resource, leaf_used: &[Resource]) -> Resource {
+        let mut room = dominant::left(&self.maximum(i, cluster), &leaf_used[i]);
+        for &p in &self.queues[i].ancestors {
+            let used = self
+                .queues
+                .iter()
+                .zip(leaf_used)
+                .filter(|(q, _)| q.ancestors.contains(&p))
+                .fold(Resource::ZERO, |sum, (_, u)| sum.add(u));
+            let left = dominant::left(&self.parent_maximum(p, cluster), &used);
+            room = dominant::per_type_min(&room, &left);
+        }
+        room
+    }
+
     /// Memory held by the leaves under parent `p`.
     fn parent_used_mb(&self, p: usize, leaf_used: &[u64]) -> u64 {
         self.queues
@@ -436,6 +486,55 @@ impl CapacityQueues {
         }
         used
     }
+
+    /// Every type each configured queue holds in `state`, counted as [`Self::used_mb`].
+    pub fn used(&self, state: &ClusterState) -> Vec<Resource> {
+        let mut used = vec![Resource::ZERO; self.queues.len()];
+        for (name, q) in state.queues().iter() {
+            if let Some(i) = self.index_of(name) {
+                used[i] = used[i].add(&q.used);
+            }
+        }
+        for u in state.in_flight() {
+            if let Some(i) = self.index_of(&u.queue) {
+                used[i] = used[i].add(&u.resource);
+            }
+        }
+        used
+    }
+}
+
+/// CapacityScheduler's user limit under the dominant calculator, every type at once: the
+/// memory formula of [`user_limit_mb`] with its `max` and `min` taken by DRC's comparison,
+/// which keeps one whole side (UsersManager#computeUserLimit): `current` is the guarantee
+/// unless the leaf holds at least as much, `share` the larger of `current / active` (rounded
+/// up) and `current · minimum-user-limit-percent / 100`, the limit the smaller of `share` and
+/// `guarantee · user-limit-factor` (the maximum for a factor of -1).
+fn user_limit(
+    cluster: &Resource,
+    guarantee: Resource,
+    used: Resource,
+    maximum: Resource,
+    active: u32,
+    limit: UserLimit,
+) -> Resource {
+    let current = if dominant::compare(cluster, &used, &guarantee).is_lt() {
+        guarantee
+    } else {
+        used
+    };
+    let users = active.max(1) as u64;
+    let per_user = dominant::map(&current, |v| v.div_ceil(users));
+    let minimum = dominant::map(&current, |v| {
+        (v as f64 * limit.minimum_user_limit_percent / 100.0) as u64
+    });
+    let share = dominant::max(cluster, per_user, minimum);
+    let most = if limit.user_limit_factor < 0.0 {
+        maximum
+    } else {
+        dominant::map(&guarantee, |v| (v as f64 * limit.user_limit_factor) as u64)
+    };
+    dominant::min(cluster, share, most)
 }
 
 /// CapacityScheduler's user limit in a leaf guaranteed `guarantee` MB (of the cluster, or of a
@@ -545,6 +644,31 @@ fn pending_mb(app: &App) -> u64 {
         .fold(0u64, u64::saturating_add)
 }
 
+/// The capabilities of the app's pending keys that fit in `room` in every type: the first's
+/// (else the first pending key's), and each type's largest amount among them. Bounded by the
+/// app's scheduler keys (`locus.app.*`).
+fn placeable(app: &App, room: &Resource) -> (Resource, Resource) {
+    let mut first = None;
+    let mut largest = Resource::ZERO;
+    let mut key = app.asks.next_pending_key(None);
+    while let Some(k) = key {
+        let capability = app
+            .asks
+            .table(&k)
+            .and_then(|t| t.row(crate::state::names::ANY_ID))
+            .map(|r| r.capability);
+        if let Some(c) = capability.filter(|c| room.fits(c)) {
+            first.get_or_insert(c);
+            largest = dominant::zip(&largest, &c, u64::max);
+        }
+        key = app.asks.next_pending_key(Some(k));
+    }
+    let first = first
+        .or_else(|| candidate(app).map(|c| c.next))
+        .unwrap_or(Resource::ZERO);
+    (first, largest)
+}
+
 /// One user's standing in one leaf on this heartbeat.
 struct UserSlot {
     used_mb: u64,
@@ -586,6 +710,45 @@ pub struct CapacityPolicy {
     in_partition: bool,
     /// The figures of `node_partition`, as the fields above for the cluster.
     part: PartitionFigures,
+    /// Under the dominant calculator, the cluster's figures in every type, which then decide
+    /// the queue order, the maxima and the user limits (`None`: the default calculator, memory
+    /// only). The memory figures above are kept for the AM limits.
+    types: Option<TypeFigures>,
+}
+
+/// The cluster's figures in every resource type, for the dominant calculator.
+#[derive(Default)]
+struct TypeFigures {
+    cluster: Resource,
+    used: Vec<Resource>,
+    parent_used: Vec<Resource>,
+    maximum: Vec<Resource>,
+    parent_maximum: Vec<Resource>,
+    /// Per user slot (as `CapacityPolicy::users`): what the user holds in its leaf, and limit.
+    user_used: Vec<Resource>,
+    user_limit: Vec<Resource>,
+    /// Per user slot: what the user's MapReduce AMs hold in the leaf, and may hold.
+    user_am_used: Vec<Resource>,
+    user_am_limit: Vec<Resource>,
+}
+
+impl TypeFigures {
+    /// What leaf `i` may still take in each type under its own and its ancestors' maxima, with
+    /// `used` per leaf and `parent_used` per parent.
+    fn room(
+        &self,
+        queues: &CapacityQueues,
+        i: usize,
+        used: &[Resource],
+        parent_used: &[Resource],
+    ) -> Resource {
+        let mut room = dominant::left(&self.maximum[i], &used[i]);
+        for &p in &queues.queues[i].ancestors {
+            let left = dominant::left(&self.parent_maximum[p], &parent_used[p]);
+            room = dominant::per_type_min(&room, &left);
+        }
+        room
+    }
 }
 
 /// One partition's figures on a heartbeat of one of its nodes: CapacityScheduler limits a key
@@ -624,14 +787,15 @@ impl CapacityPolicy {
             node_partition: None,
             in_partition: false,
             part: PartitionFigures::default(),
+            types: (queues.calculator == Calculator::Dominant).then(TypeFigures::default),
         }
     }
 
-    /// True when queue `a` is served less than queue `b` with `used` memory each: a smaller
-    /// share of its guarantee, then the larger guarantee, then the earlier configured. A queue
-    /// guaranteed nothing (capacity 0, allowed by CapacityScheduler) counts as served once it
-    /// holds anything.
-    fn before(&self, a: usize, b: usize, used: &[u64]) -> bool {
+    /// True when queue `a` is served less than queue `b` with `used` memory each (or, under
+    /// the dominant calculator, `used_types` of every type): a smaller share of its guarantee,
+    /// then the larger guarantee, then the earlier configured. A queue guaranteed nothing
+    /// (capacity 0, allowed by CapacityScheduler) counts as served once it holds anything.
+    fn before(&self, a: usize, b: usize, used: &[u64], used_types: Option<&[Resource]>) -> bool {
         // In a divided partition, the shares of that partition (CapacityScheduler sorts the
         // queues per partition).
         let cap = |i: usize| match self.node_partition {
@@ -639,9 +803,16 @@ impl CapacityPolicy {
             None => self.queues.queues[i].capacity,
         };
         let (ca, cb) = (cap(a), cap(b));
-        // used / (cluster · capacity / 100): the cluster's size is common to both sides.
-        let ra = used[a] as f64 / ca.max(1e-9);
-        let rb = used[b] as f64 / cb.max(1e-9);
+        // used / (cluster · capacity / 100): the cluster's size is common to both sides. Under
+        // the dominant calculator CapacityScheduler's used capacity is the dominant share of
+        // what the queue holds over that of its guarantee (`Resources.divide`), and a
+        // guarantee's largest share of the cluster is its capacity in every type.
+        let held = |i: usize| match (used_types, &self.types) {
+            (Some(u), Some(t)) => dominant::dominant_share(&t.cluster, &u[i]),
+            _ => used[i] as f64,
+        };
+        let ra = held(a) / ca.max(1e-9);
+        let rb = held(b) / cb.max(1e-9);
         ra.total_cmp(&rb)
             .then(cb.total_cmp(&ca))
             .then(a.cmp(&b))
@@ -793,6 +964,25 @@ impl CapacityPolicy {
         for (p, parent) in self.queues.parents.iter().enumerate() {
             self.parent_maximum_mb[p] = percent_of(cluster_mb, parent.maximum_capacity);
         }
+        if let Some(t) = self.types.as_mut() {
+            let cluster = state.capacity();
+            t.cluster = cluster;
+            t.used = self.queues.used(state);
+            t.maximum = (0..n).map(|i| self.queues.maximum(i, &cluster)).collect();
+            t.parent_maximum = (0..self.queues.parents.len())
+                .map(|p| self.queues.parent_maximum(p, &cluster))
+                .collect();
+            t.parent_used = vec![Resource::ZERO; self.queues.parents.len()];
+            for (i, q) in self.queues.queues.iter().enumerate() {
+                for &p in &q.ancestors {
+                    t.parent_used[p] = t.parent_used[p].add(&t.used[i]);
+                }
+            }
+            t.user_used.clear();
+            t.user_limit.clear();
+            t.user_am_used.clear();
+            t.user_am_limit.clear();
+        }
         self.app_user.clear();
         self.users.clear();
         self.user_leaf.clear();
@@ -813,9 +1003,19 @@ impl CapacityPolicy {
         // Containers decided for an app and not yet created count as its user's, as they count
         // for its queue (`CapacityQueues::used_mb`); one pass over the in-flight decisions.
         let mut decided_mb: HashMap<Arrival, u64> = HashMap::new();
+        let mut decided: HashMap<Arrival, Resource> = HashMap::new();
+        let mut decided_am: HashMap<Arrival, Resource> = HashMap::new();
         for f in state.in_flight() {
             let mb = decided_mb.entry(f.app).or_insert(0);
             *mb = mb.saturating_add(f.resource.memory_mb);
+            if self.types.is_some() {
+                let r = decided.entry(f.app).or_insert(Resource::ZERO);
+                *r = r.add(&f.resource);
+                if f.am {
+                    let r = decided_am.entry(f.app).or_insert(Resource::ZERO);
+                    *r = r.add(&f.resource);
+                }
+            }
         }
         let mut active: Vec<u32> = vec![0; n];
         for app in state.apps() {
@@ -833,8 +1033,23 @@ impl CapacityPolicy {
                     am_limit_mb: 0,
                 });
                 self.user_leaf.push(i);
+                if let Some(t) = self.types.as_mut() {
+                    t.user_used.push(Resource::ZERO);
+                    t.user_limit.push(Resource::ZERO);
+                    t.user_am_used.push(Resource::ZERO);
+                    t.user_am_limit.push(Resource::ZERO);
+                }
                 self.users.len() - 1
             });
+            if let Some(t) = self.types.as_mut() {
+                let d = decided.get(&app.arrival).copied().unwrap_or(Resource::ZERO);
+                t.user_used[slot] = t.user_used[slot].add(&app.used).add(&d);
+                let d = decided_am
+                    .get(&app.arrival)
+                    .copied()
+                    .unwrap_or(Resource::ZERO);
+                t.user_am_used[slot] = t.user_am_used[slot].add(&app.am_used).add(&d);
+            }
             let u = &mut self.users[slot];
             let decided = decided_mb.get(&app.arrival).copied().unwrap_or(0);
             u.used_mb = u
@@ -889,6 +1104,32 @@ impl CapacityPolicy {
                 am_share * user_share * limit.user_limit_factor
             };
             self.users[slot].am_limit_mb = (am_limit as u64).min(self.queue_am_cap_mb(state, i));
+            if self.types.is_some() {
+                let queue_am = self.queue_am_cap(state, i);
+                let Some(t) = self.types.as_mut() else {
+                    continue;
+                };
+                let c = q.capacity;
+                let guarantee = dominant::map(&t.cluster, |v| percent_of(v, c));
+                t.user_limit[slot] = user_limit(
+                    &t.cluster,
+                    guarantee,
+                    t.used[i],
+                    t.maximum[i],
+                    active[i],
+                    limit,
+                );
+                // The memory formula above in every type, the smaller of it and the queue's AM
+                // limit by the dominant comparison (AbstractLeafQueue#getUserAMResourceLimit).
+                let pct = q.maximum_am_resource_percent;
+                let factor = if limit.user_limit_factor < 0.0 {
+                    1.0
+                } else {
+                    user_share * limit.user_limit_factor
+                };
+                let user_am = dominant::map(&guarantee, |v| (v as f64 * pct * factor) as u64);
+                t.user_am_limit[slot] = dominant::min(&t.cluster, user_am, queue_am);
+            }
         }
         self.active = active;
     }
@@ -896,6 +1137,43 @@ impl CapacityPolicy {
     /// What leaf `i`'s AMs may hold: its maximum-am-resource-percent of the larger of its
     /// guarantee and what it may hold now under its and its ancestors' maxima. (The
     /// `locus.capacity.queues` shortcut keeps half the queue's guarantee.)
+    /// [`Self::queue_am_cap_mb`] in every type, under the dominant calculator: the usable
+    /// resource is what the queue may hold now when its guarantee fits in that, else the
+    /// guarantee (AbstractLeafQueue#calculateAndGetAMResourceLimitPerPartition).
+    fn queue_am_cap(&self, state: &ClusterState, i: usize) -> Resource {
+        let q = &self.queues.queues[i];
+        let cluster = state.capacity();
+        let c = q.capacity;
+        let guaranteed = dominant::map(&cluster, |v| percent_of(v, c));
+        let usable = if self.queues.from_file {
+            let used = self.queues.used(state);
+            let limit = used[i].add(&self.queues.room(i, &cluster, &used));
+            if limit.fits(&guaranteed) {
+                limit
+            } else {
+                guaranteed
+            }
+        } else {
+            guaranteed
+        };
+        let pct = q.maximum_am_resource_percent;
+        dominant::map(&usable, |v| share_of(v, pct))
+    }
+
+    /// What leaf `i`'s AMs hold in every type (decided ones included).
+    fn queue_am_used(&self, state: &ClusterState, i: usize) -> Resource {
+        let held = state
+            .queues()
+            .iter()
+            .filter(|(name, _)| self.queues.index_of(name) == Some(i))
+            .fold(Resource::ZERO, |sum, (_, q)| sum.add(&q.am_used));
+        state
+            .in_flight()
+            .iter()
+            .filter(|u| u.am && self.queues.index_of(&u.queue) == Some(i))
+            .fold(held, |sum, u| sum.add(&u.resource))
+    }
+
     fn queue_am_cap_mb(&self, state: &ClusterState, i: usize) -> u64 {
         let q = &self.queues.queues[i];
         let cluster_mb = state.capacity().memory_mb;
@@ -973,6 +1251,10 @@ impl JobPolicy for CapacityPolicy {
             Some(_) => (self.part.used_mb.clone(), self.part.parent_used_mb.clone()),
             None => (self.used_mb.clone(), self.parent_used_mb.clone()),
         };
+        let mut used_types = self
+            .types
+            .as_ref()
+            .map(|t| (t.used.clone(), t.parent_used.clone()));
         let mut room = node.unallocated;
         let mut out = Vec::new();
 
@@ -991,14 +1273,21 @@ impl JobPolicy for CapacityPolicy {
                     head[i] += 1;
                 }
                 let Some(c) = line.get(head[i]) else { continue };
-                let room = match self.node_partition {
-                    Some(_) => self.partition_room(i, &used, &parent_used),
-                    None => self.queue_room(i, &used, &parent_used),
+                let fits = match (&self.types, &used_types) {
+                    (Some(t), Some((u, pu))) => t.room(&self.queues, i, u, pu).fits(&c.next),
+                    _ => {
+                        let room = match self.node_partition {
+                            Some(_) => self.partition_room(i, &used, &parent_used),
+                            None => self.queue_room(i, &used, &parent_used),
+                        };
+                        c.next.memory_mb <= room
+                    }
                 };
-                if c.next.memory_mb > room {
+                if !fits {
                     continue;
                 }
-                if best.is_none_or(|b| self.before(i, b, &used)) {
+                let typed = used_types.as_ref().map(|(u, _)| u.as_slice());
+                if best.is_none_or(|b| self.before(i, b, &used, typed)) {
                     best = Some(i);
                 }
             }
@@ -1008,6 +1297,12 @@ impl JobPolicy for CapacityPolicy {
             used[i] += c.next.memory_mb;
             for &p in &self.queues.queues[i].ancestors {
                 parent_used[p] += c.next.memory_mb;
+            }
+            if let Some((u, pu)) = used_types.as_mut() {
+                u[i] = u[i].add(&c.next);
+                for &p in &self.queues.queues[i].ancestors {
+                    pu[p] = pu[p].add(&c.next);
+                }
             }
             c.took_one();
             out.push(c.arrival);
@@ -1027,10 +1322,11 @@ impl JobPolicy for CapacityPolicy {
             *self.predicted.entry(*a).or_default() += 1;
         }
         let mut by_service: Vec<usize> = (0..n).collect();
+        let typed = used_types.as_ref().map(|(u, _)| u.as_slice());
         by_service.sort_by(|&a, &b| {
-            if self.before(a, b, &used) {
+            if self.before(a, b, &used, typed) {
                 std::cmp::Ordering::Less
-            } else if self.before(b, a, &used) {
+            } else if self.before(b, a, &used, typed) {
                 std::cmp::Ordering::Greater
             } else {
                 std::cmp::Ordering::Equal
@@ -1061,6 +1357,31 @@ impl JobPolicy for CapacityPolicy {
     /// the app asks next, even past the limit.
     fn room(&mut self, _state: &ClusterState, app: &App) -> Option<Resource> {
         let i = self.queue_of(app)?;
+        if let Some(t) = &self.types {
+            // Every type under the maxima, and what the user may still start: CapacityScheduler
+            // lets a user start a container while what it holds is not greater than its limit
+            // by the dominant comparison, whatever the container's size. The room is one
+            // resource for every key of the app: exactly the containers of its first placeable
+            // size the rule allows, and in each type what is left under the limit plus the
+            // largest placeable container's amount, so any one of its keys may start while the
+            // user is within the limit and keys of other sizes are held to it type by type (a
+            // holding within the limit in every type is within it by the dominant comparison
+            // too).
+            let mut room = t.room(&self.queues, i, &t.used, &t.parent_used);
+            if let Some(&slot) = self.app_user.get(&app.arrival) {
+                let (used, limit) = (&t.user_used[slot], &t.user_limit[slot]);
+                let (next, largest) = placeable(app, &room);
+                let k = dominant::starts_under(&t.cluster, used, limit, &next);
+                let user_room = if k == 0 {
+                    Resource::ZERO
+                } else {
+                    let each = limit.saturating_sub(used).add(&largest);
+                    dominant::zip(&next.times(k), &each, u64::max)
+                };
+                room = dominant::per_type_min(&room, &user_room);
+            }
+            return Some(room);
+        }
         let partition = self.node_partition.filter(|_| self.in_partition);
         let mut mb = match partition {
             Some(_) => self.partition_room(i, &self.part.used_mb, &self.part.parent_used_mb),
@@ -1097,6 +1418,12 @@ impl JobPolicy for CapacityPolicy {
     ///
     /// A key of a divided partition gets none: the shim re-checks against what a queue holds
     /// in the whole cluster, and the partition's ceilings are the core's alone.
+    ///
+    /// Under the dominant calculator the ceilings are memory's part of the maxima the decision
+    /// was held to in every type (which the memory ceiling never contradicts), and the user
+    /// limit is left out: it compares dominant shares, which no memory ceiling expresses, and
+    /// a memory one would refuse containers the rule allows. The other types are held by the
+    /// decision alone, which counts every container decided and not yet committed.
     fn commit_limits(&self, app: &App, partition: &str) -> Option<CommitLimits> {
         if self.queues.partition_index(partition).is_some() {
             return None;
@@ -1113,6 +1440,7 @@ impl JobPolicy for CapacityPolicy {
             user_limit_mb: self
                 .app_user
                 .get(&app.arrival)
+                .filter(|_| self.types.is_none())
                 .map(|&slot| cap(self.users[slot].limit_mb)),
         })
     }
@@ -1131,6 +1459,7 @@ impl JobPolicy for CapacityPolicy {
                 used_mb: state.am_used().memory_mb,
                 queue_used_mb: Some(super::queue_am_mb(state, app)),
                 stretch_mb: 0,
+                types: None,
             });
         };
         let used_mb = state
@@ -1147,6 +1476,10 @@ impl JobPolicy for CapacityPolicy {
             used_mb,
             queue_used_mb: None,
             stretch_mb: 0,
+            types: self.types.as_ref().map(|_| AmTypes {
+                cap: self.queue_am_cap(state, i),
+                used: self.queue_am_used(state, i),
+            }),
         })
     }
 
@@ -1166,6 +1499,12 @@ impl JobPolicy for CapacityPolicy {
         Some((slot, u.am_limit_mb, u.am_used_mb))
     }
 
+    fn am_user_limit_types(&self, app: &App) -> Option<(Resource, Resource)> {
+        let t = self.types.as_ref()?;
+        let &slot = self.app_user.get(&app.arrival)?;
+        Some((t.user_am_limit[slot], t.user_am_used[slot]))
+    }
+
     /// MapReduce AMs of a user in a leaf with a user limit: as many as fit under the user AM
     /// limit ([`Self::measure`]); one in a queue whose AMs hold nothing, as CapacityScheduler
     /// starts one application in a queue whose AM limit is too small for it.
@@ -1178,7 +1517,12 @@ impl JobPolicy for CapacityPolicy {
         };
         let size = candidate(app).map_or(1, |c| c.next.memory_mb.max(1));
         let u = &self.users[slot];
-        let fit = (u.am_limit_mb.saturating_sub(u.am_used_mb) / size).min(u32::MAX as u64) as u32;
+        let mut fit =
+            (u.am_limit_mb.saturating_sub(u.am_used_mb) / size).min(u32::MAX as u64) as u32;
+        if let (Some(t), Some(c)) = (&self.types, candidate(app)) {
+            let left = t.user_am_limit[slot].saturating_sub(&t.user_am_used[slot]);
+            fit = fit.min(left.count_fitting(&c.next));
+        }
         if self.am_used_mb[i] == 0 {
             fit.max(1)
         } else {
@@ -1189,6 +1533,21 @@ impl JobPolicy for CapacityPolicy {
     fn placed(&mut self, app: Arrival, kind: TaskKind, count: u32, capability: Resource) {
         let mb = capability.memory_mb.saturating_mul(count as u64);
         let queue = self.app_queue.get(&app).copied().or(self.alone);
+        if let Some(t) = self.types.as_mut() {
+            let all = capability.times(count as u64);
+            if let Some(i) = queue {
+                t.used[i] = t.used[i].add(&all);
+                for &p in &self.queues.queues[i].ancestors {
+                    t.parent_used[p] = t.parent_used[p].add(&all);
+                }
+            }
+            if let Some(&slot) = self.app_user.get(&app) {
+                t.user_used[slot] = t.user_used[slot].add(&all);
+                if kind == TaskKind::ApplicationMaster {
+                    t.user_am_used[slot] = t.user_am_used[slot].add(&all);
+                }
+            }
+        }
         if let Some(i) = queue {
             self.used_mb[i] = self.used_mb[i].saturating_add(mb);
             for &p in &self.queues.queues[i].ancestors {

@@ -18,6 +18,7 @@ use serde::Deserialize;
 use super::capacity::{
     CapacityQueue, CapacityQueues, FairOrdering, ParentQueue, QueueState, UserLimit,
 };
+use super::dominant::Calculator;
 use crate::error::CoreError;
 use crate::protocol::Resource;
 
@@ -52,6 +53,9 @@ struct Tree {
     /// each is in its entry's `partitions`.
     #[serde(default)]
     partitions: Vec<String>,
+    /// `yarn.scheduler.capacity.resource-calculator`: `default` or `dominant`.
+    #[serde(default)]
+    resource_calculator: Calculator,
     queues: Vec<Entry>,
 }
 
@@ -647,8 +651,31 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
                 .collect();
             AbsoluteCapacities::new(nodes, system_max_apps, tree.vector)
         });
+    if tree.resource_calculator == Calculator::Dominant {
+        // The figures these derive (effective resources of absolute and vector modes, a
+        // queue's share of a partition) are memory's; under the dominant calculator
+        // CapacityScheduler derives them per type, which is not done here.
+        let what = if tree.vector {
+            Some("capacity vectors (legacy-queue-mode.enabled=false)")
+        } else if absolute.is_some() {
+            Some("absolute capacities ([memory=...,vcores=...])")
+        } else if !tree.partitions.is_empty() {
+            Some("node partitions with capacities (accessible-node-labels.<label>.capacity)")
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            return Err(CoreError::Config {
+                key: format!("{CS_PREFIX}resource-calculator"),
+                message: format!(
+                    "is org.apache.hadoop.yarn.util.resource.DominantResourceCalculator and the file uses {what}; Locus compares every resource type under that calculator only for percentage and weight capacities without divided partitions. Use percentage or weight capacities, or the DefaultResourceCalculator"
+                ),
+            });
+        }
+    }
     let mut queues = CapacityQueues::from_tree(leaves, parents)?;
     queues.partitions = tree.partitions.clone();
+    queues.calculator = tree.resource_calculator;
     if let Some(a) = absolute {
         queues.set_absolute(a);
         // CapacityScheduler's figures before any node registered.

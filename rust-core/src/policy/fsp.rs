@@ -303,6 +303,7 @@ impl JobPolicy for Fsp {
             } else {
                 0
             },
+            types: None,
         })
     }
 

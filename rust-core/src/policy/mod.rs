@@ -15,6 +15,7 @@ pub(crate) mod am_share;
 pub mod capacity;
 pub mod capacity_tree;
 mod delay;
+pub mod dominant;
 mod fair;
 mod fifo;
 mod fsp;
@@ -57,6 +58,17 @@ pub struct AmPool {
     /// that does not fit under `cap_mb` (0: nothing beyond). `fsp` lets one more start while no
     /// admitted AM is still starting.
     pub stretch_mb: u64,
+    /// Under CapacityScheduler's dominant resource calculator, the cap and what the pool's AMs
+    /// hold in every type: an AM starts only while the AMs with it fit the cap in each
+    /// (`fitsIn(amIfStarted, amLimit)`), besides the memory rule above. `None`: memory only.
+    pub types: Option<AmTypes>,
+}
+
+/// An AM pool's cap and usage in every resource type ([`AmPool::types`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AmTypes {
+    pub cap: Resource,
+    pub used: Resource,
 }
 
 /// AM memory `app`'s queue holds or has been decided for ([`AmPool::queue_used_mb`]).
@@ -119,6 +131,7 @@ pub trait JobPolicy: Send {
             used_mb: state.am_used().memory_mb,
             queue_used_mb: Some(queue_am_mb(state, app)),
             stretch_mb: 0,
+            types: None,
         })
     }
 
@@ -130,6 +143,13 @@ pub trait JobPolicy: Send {
     /// user AM limit): (a number telling users apart, the most the user's AMs may hold, what they
     /// hold). Read when apps are activated; `admit` enforces it at placement.
     fn am_user_limit(&self, _state: &ClusterState, _app: &App) -> Option<(usize, u64, u64)> {
+        None
+    }
+
+    /// The user AM bound of [`Self::am_user_limit`] in every resource type, for a policy that
+    /// compares them all (CapacityScheduler's dominant calculator): (the most, what the user's
+    /// AMs hold). `None`: memory only.
+    fn am_user_limit_types(&self, _app: &App) -> Option<(Resource, Resource)> {
         None
     }
 

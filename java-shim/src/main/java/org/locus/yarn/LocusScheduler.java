@@ -46,6 +46,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
 import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,10 +74,10 @@ public class LocusScheduler
 
   /**
    * How the RM normalises and compares resources for this scheduler: capacity-scheduler.xml's
-   * {@code resource-calculator} outside {@code locus.policy=capacity} (with {@code
-   * DominantResourceCalculator} every ask keeps its GPUs and other types, and the core places
-   * it only where each fits); memory only under {@code capacity}, whose queue limits compare
-   * memory. Set once at start, as CapacityScheduler reads it once.
+   * {@code resource-calculator} (with {@code DominantResourceCalculator} every ask keeps its
+   * GPUs and other types, the core places it only where each fits, and under {@code capacity}
+   * the queues' limits compare every type). Set once at start, as CapacityScheduler reads it
+   * once; a refresh naming the other calculator is refused.
    */
   private volatile ResourceCalculator resourceCalculator = new DefaultResourceCalculator();
   private final CoreLink link = new CoreLink();
@@ -185,13 +186,13 @@ public class LocusScheduler
     boolean capacityPolicy = LocusSettings.policyFromQueueFile(conf, queueFile)
         || "capacity".equals(conf.getTrimmed(LocusSettings.POLICY));
     ResourceCalculator configured = queueFile.configuration().getResourceCalculator();
-    ResourceTypes.check(configured, capacityPolicy,
-        CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS);
-    if (!capacityPolicy) {
-      this.resourceCalculator = configured;
-    }
+    ResourceTypes.check(configured, CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS);
+    this.resourceCalculator = configured;
     MonitorPolicies.checkPartitions(MonitorPolicies.forLocus(conf), queueFile, capacityPolicy);
     MonitorPolicies.checkFairOrdering(MonitorPolicies.forLocus(conf), queueFile, capacityPolicy);
+    MonitorPolicies.checkCalculator(MonitorPolicies.forLocus(conf), queueFile, capacityPolicy);
+    ResourceTypes.checkCapacityShortcut(conf, queueFile, capacityPolicy,
+        CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS);
     priorities.readQueueSettings(queueFile, conf);
     link.open(LocusSettings.toJson(conf, queueFile), this, this::coreSettings,
         () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
@@ -260,6 +261,16 @@ public class LocusScheduler
     // Queues created on the fly stay, as in CapacityScheduler, while the file allows them.
     QueueFile file = QueueFile.read(newConf, rmContext.getConfigurationProvider())
         .keeping(inForce, applicationLeaves());
+    if (QueueFile.dominant(file.configuration())
+        != (resourceCalculator instanceof DominantResourceCalculator)) {
+      // The RM normalised every ask in force with the calculator of the start.
+      throw new IOException("Locus refused the refreshed configuration: "
+          + CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS + " is now "
+          + file.configuration().getResourceCalculator().getClass().getName()
+          + ", but it is read once at start (as CapacityScheduler reads it) and "
+          + resourceCalculator.getClass().getName() + " is in force; restart the"
+          + " ResourceManager to change it. The settings in force are unchanged");
+    }
     // The scheduling thread follows the core's mode from here (CoreLink#reconfigure).
     String capacityQueues = link.reconfigure(LocusSettings.toJson(newConf, file));
     queueFile = file;
@@ -275,6 +286,9 @@ public class LocusScheduler
       MonitorPolicies.checkSizeBased(monitors);
       MonitorPolicies.checkPartitions(monitors, file, root.isCapacity());
       MonitorPolicies.checkFairOrdering(monitors, file, root.isCapacity());
+      MonitorPolicies.checkCalculator(monitors, file, root.isCapacity());
+      ResourceTypes.checkCapacityShortcut(newConf, file, root.isCapacity(),
+          CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS);
       if (MonitorPolicies.runsLocusPolicy(monitors)) {
         LocusPreemptionPolicy.check(this, file.configuration());
       }

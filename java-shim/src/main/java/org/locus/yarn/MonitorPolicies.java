@@ -156,6 +156,26 @@ final class MonitorPolicies {
     }
   }
 
+  /**
+   * Locus's preemption rounds weigh memory only; CapacityScheduler's, under {@code
+   * DominantResourceCalculator}, weigh every resource type. Under {@code capacity} with that
+   * calculator the rounds would preempt for the wrong shares, so the combination stops the RM
+   * naming both keys.
+   */
+  static void checkCalculator(Configuration monitors, org.locus.yarn.queue.QueueFile file,
+      boolean capacity) {
+    if (capacity && org.locus.yarn.queue.QueueFile.dominant(file.configuration())
+        && runsLocusPolicy(monitors)) {
+      throw new YarnRuntimeException(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES
+          + " names " + PROPORTIONAL + " (with " + YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS
+          + "=true) while " + CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS + " is "
+          + file.configuration().getResourceCalculator().getClass().getName()
+          + ": Locus preempts by memory only, not by every resource type as that calculator"
+          + " asks; turn the monitor off or use "
+          + "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator");
+    }
+  }
+
   /** Locus's key for preemption rounds under {@code fsp} and {@code fair}. */
   static final String SIZE_BASED = "locus.preemption.size-based";
 

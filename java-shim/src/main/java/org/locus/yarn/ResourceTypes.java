@@ -40,10 +40,10 @@ final class ResourceTypes {
    * Refuses a start Locus cannot honour, naming the key: more types than {@link #MAX_EXTRA};
    * types beyond memory and vcores under a resource calculator other than {@link
    * DominantResourceCalculator} (CapacityScheduler refuses that too: the default calculator
-   * drops the types from every ask); and types under {@code locus.policy=capacity}, whose
-   * queue shares and limits compare memory only.
+   * drops the types from every ask). Under {@code locus.policy=capacity} the dominant
+   * calculator has the queues' limits compare every type.
    */
-  static void check(ResourceCalculator calculator, boolean capacityPolicy, String calculatorKey) {
+  static void check(ResourceCalculator calculator, String calculatorKey) {
     List<String> types = extraTypes();
     if (types.isEmpty()) {
       return;
@@ -61,14 +61,24 @@ final class ResourceTypes {
           + " types from every ask (CapacityScheduler refuses this too). Set " + calculatorKey
           + " to " + DominantResourceCalculator.class.getName() + " in capacity-scheduler.xml");
     }
-    if (capacityPolicy) {
-      throw new LocusConfigException(named + "; under locus.policy=capacity the queues' shares"
-          + " and limits compare memory only, not every type as " + calculatorKey + "="
-          + DominantResourceCalculator.class.getName() + " asks. Use another locus.policy (fsp,"
-          + " fair, fifo, ...), which places every container only where each type fits, or"
-          + " remove the types from " + YarnConfiguration.RESOURCE_TYPES);
+  }
+
+  /**
+   * The {@code locus.capacity.queues} shortcut carries no calculator, so its queues would compare
+   * memory only while {@code resource-calculator} asks for every type: under {@code capacity}
+   * the two together stop the RM naming both keys.
+   */
+  static void checkCapacityShortcut(org.apache.hadoop.conf.Configuration conf,
+      org.locus.yarn.queue.QueueFile file, boolean capacity, String calculatorKey) {
+    if (capacity && conf.get(CAPACITY_QUEUES) != null
+        && org.locus.yarn.queue.QueueFile.dominant(file.configuration())) {
+      throw new LocusConfigException(CAPACITY_QUEUES + " is set while " + calculatorKey + " is "
+          + DominantResourceCalculator.class.getName() + ": the shortcut's queues compare memory"
+          + " only. Configure the queues in capacity-scheduler.xml, or remove " + CAPACITY_QUEUES);
     }
   }
+
+  private static final String CAPACITY_QUEUES = "locus.capacity.queues";
 
   /**
    * How many of {@code r}'s types beyond memory and vcores cross the wire: up to the last one

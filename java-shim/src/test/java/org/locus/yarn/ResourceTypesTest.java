@@ -179,22 +179,6 @@ public class ResourceTypesTest {
     }
   }
 
-  /** The capacity policy's queue limits compare memory only: GPUs there stop the start. */
-  @Test
-  public void gpusUnderTheCapacityPolicyAreRefusedNamingTheKeys() throws Exception {
-    YarnConfiguration conf = withGpus(LocusScheduler.class);
-    conf.set("locus.policy", "capacity");
-    try {
-      start(conf);
-      fail("Locus started yarn.io/gpu under locus.policy=capacity");
-    } catch (Exception e) {
-      String m = messages(e);
-      assertTrue(m, m.contains("locus.policy=capacity"));
-      assertTrue(m, m.contains(GPU));
-      assertTrue(m, m.contains(CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS));
-    }
-  }
-
   @Test
   public void moreTypesThanTheBoundAreRefusedNamingTheKey() throws Exception {
     try {

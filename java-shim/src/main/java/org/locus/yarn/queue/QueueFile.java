@@ -37,6 +37,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueueCap
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.conf.QueueCapacityConfigParser;
 import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.Resources;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -316,6 +317,10 @@ public final class QueueFile {
       refused.put("message", e.getMessage());
     }
     tree.put("maximum_applications", cs.getMaximumSystemApplications());
+    if (dominant(cs)) {
+      // Queue maxima, order and user and AM limits then compare every resource type.
+      tree.put("resource_calculator", "dominant");
+    }
     if (vectors != null && !tree.has("refused")) {
       tree.put("vector", true);
     }
@@ -386,6 +391,11 @@ public final class QueueFile {
   public long[] lifetimes(String path) {
     long[] l = lifetimes.get(path);
     return l == null ? new long[] {-1, -1} : l.clone();
+  }
+
+  /** Whether the file's {@code resource-calculator} compares every resource type. */
+  public static boolean dominant(CapacitySchedulerConfiguration cs) {
+    return cs.getResourceCalculator() instanceof DominantResourceCalculator;
   }
 
   /** What the file asks for that Locus cannot do, with the key that asks. */
@@ -1601,9 +1611,11 @@ public final class QueueFile {
       if (honouredOrdering(rest, e.getValue().trim(), paths)) {
         continue;
       }
-      // Locus compares memory only, as CapacityScheduler's default calculator does.
+      // Both of Hadoop's calculators are honoured: the core compares memory only, or every
+      // resource type (QueueFile#dominant).
       if (rest.equals("resource-calculator")
-          && e.getValue().trim().equals(DefaultResourceCalculator.class.getName())) {
+          && (e.getValue().trim().equals(DefaultResourceCalculator.class.getName())
+              || e.getValue().trim().equals(DominantResourceCalculator.class.getName()))) {
         continue;
       }
       out.add(key + "=" + e.getValue());
