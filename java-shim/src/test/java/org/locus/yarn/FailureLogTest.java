@@ -5,10 +5,12 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
 import org.junit.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 public class FailureLogTest {
   private final Logger logger = LoggerFactory.getLogger("org.locus.yarn.FailureLogTest");
@@ -26,6 +28,9 @@ public class FailureLogTest {
   @Test
   public void aRepeatedFailureIsOneLinePerIntervalAndSaysHowManyWereHeldBack() {
     LogCapturer logs = LogCapturer.captureLogs(logger);
+    // At the RM's level, whatever an earlier test in this JVM left the loggers at (MockRM
+    // turns the root logger to DEBUG).
+    GenericTestUtils.setLogLevel(logger, Level.INFO);
     try {
       LocusException refused = new LocusException("asks over the limit of 10000 rows");
       String json = "{\"asks\":[" + "{\"priority\":1},".repeat(1000) + "]}";

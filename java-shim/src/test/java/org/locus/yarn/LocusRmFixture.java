@@ -111,7 +111,7 @@ public final class LocusRmFixture extends ExternalResource {
    * MockRM turns the root logger to DEBUG; megabytes of RM debug output per test break
    * Gradle's XML test report, and INFO still shows every Locus decision.
    */
-  static void quietLogs() {
+  public static void quietLogs() {
     GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.INFO);
   }
 

@@ -31,6 +31,7 @@ final class WebRms extends ExternalResource {
     conf.set("locus.scheduling.eager", "false");
     conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + RmRest.freePort());
     MockRM rm = new MockRM(LocusRmFixture.privateState(conf));
+    LocusRmFixture.quietLogs();
     rms.add(rm);
     rm.start();
     return rm;
