@@ -484,7 +484,7 @@ fn assign_node(
                     };
                     job_allowance = job_allowance.min(fit);
                 }
-                let job_room = layers.job.room(state, app);
+                let job_room = layers.job.room(state, app, key);
                 let hotspot = &mut layers.hotspot;
                 let state_ref: &ClusterState = state;
                 // The non-local quota is spent by what is admitted, not what is placed: a key

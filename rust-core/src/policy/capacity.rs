@@ -71,6 +71,7 @@ use super::{share_of, AmPool, AmTypes, JobPolicy, MAX_AM_SHARE};
 use crate::error::CoreError;
 use crate::protocol::{CommitLimits, Resource};
 use crate::state::app::{App, Arrival, TaskKind};
+use crate::state::ask::SchedulerKey;
 use crate::state::node::Node;
 use crate::state::ClusterState;
 
@@ -1353,9 +1354,10 @@ impl JobPolicy for CapacityPolicy {
 
     /// The queue's room under its own and its ancestors' maximum-capacity and, in a leaf with a
     /// user limit, the user's: CapacityScheduler gives a user a container while what the user
-    /// holds is at most the limit, so a user below it may take one more container of the size
-    /// the app asks next, even past the limit.
-    fn room(&mut self, _state: &ClusterState, app: &App) -> Option<Resource> {
+    /// holds is at most the limit, so a user below it may take one more container of `key`'s
+    /// size, even past the limit. (The size of the app's first pending key instead held back a
+    /// bigger later key for good whenever the first could run nowhere.)
+    fn room(&mut self, _state: &ClusterState, app: &App, key: SchedulerKey) -> Option<Resource> {
         let i = self.queue_of(app)?;
         if let Some(t) = &self.types {
             // Every type under the maxima, and what the user may still start: CapacityScheduler
@@ -1395,10 +1397,11 @@ impl JobPolicy for CapacityPolicy {
             let user_room = if used > limit {
                 0
             } else {
-                // The container the user may take past the limit is the next one of the keys
-                // being placed: in a partition, its key's.
-                let keys = partition.map(|k| self.queues.partitions[k].as_str());
-                let next = candidate_in(app, keys).map_or(0, |c| c.next.memory_mb);
+                let next = app
+                    .asks
+                    .table(&key)
+                    .and_then(|t| t.row(crate::state::names::ANY_ID))
+                    .map_or(0, |r| r.capability.memory_mb);
                 (limit - used).saturating_add(next)
             };
             mb = mb.min(user_room);

@@ -169,9 +169,10 @@ pub trait JobPolicy: Send {
     }
 
     /// Resource `app` may still be given on this heartbeat over all its keys, spent by what is
-    /// placed (`None`: no limit). Capacity queues' maximum-capacity; like a slot cap it holds back
-    /// only keys that do not fit, not the app's smaller ones.
-    fn room(&mut self, _state: &ClusterState, _app: &App) -> Option<Resource> {
+    /// placed (`None`: no limit), asked as the procedure comes to `key`. Capacity queues'
+    /// maximum-capacity; like a slot cap it holds back only keys that do not fit, not the app's
+    /// smaller ones.
+    fn room(&mut self, _state: &ClusterState, _app: &App, _key: SchedulerKey) -> Option<Resource> {
         None
     }
 
