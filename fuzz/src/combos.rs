@@ -129,16 +129,23 @@ pub fn valid() -> &'static [Props] {
 
 /// [`CAPACITY_QUEUES`] as a capacity-scheduler.xml's tree with
 /// `resource-calculator=DominantResourceCalculator`: the queues' maxima hold in every type.
-/// No partition is divided (the dominant calculator is refused with divided ones).
+/// No partition is divided (the dominant calculator is refused with divided ones). The last
+/// queue orders its applications fairly (`ordering-policy=fair`).
 fn dominant_tree() -> String {
-    let entry = |path: &str, cap: u64, max: u64| {
+    let entry = |path: &str, cap: u64, max: u64, more: &str| {
         format!(
-            r#"{{"path":"{path}","capacity":{cap},"maximum_capacity":{max},"user_limit_factor":-1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":0.5,"maximum_applications":-1}}"#
+            r#"{{"path":"{path}","capacity":{cap},"maximum_capacity":{max},"user_limit_factor":-1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":0.5,"maximum_applications":-1{more}}}"#
         )
     };
-    let mut queues = vec![entry("root", 100, 100)];
-    for ((name, max), (_, cap)) in QUEUE_MAXIMA.iter().zip(QUEUE_GUARANTEES) {
-        queues.push(entry(&format!("root.{name}"), cap, *max));
+    let mut queues = vec![entry("root", 100, 100, "")];
+    let n = QUEUE_MAXIMA.len();
+    for (i, ((name, max), (_, cap))) in QUEUE_MAXIMA.iter().zip(QUEUE_GUARANTEES).enumerate() {
+        let more = if i + 1 == n {
+            r#","ordering":"fair""#
+        } else {
+            ""
+        };
+        queues.push(entry(&format!("root.{name}"), cap, *max, more));
     }
     format!(
         r#"{{"maximum_applications":10000,"resource_calculator":"dominant","queues":[{}]}}"#,
