@@ -7,10 +7,7 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-
-use common::{add_app_in, add_node, node_id, props, Row, GB};
-use locus_core::config::{HotspotKind, JobPolicyKind, LocalityKind, SlotsKind};
+use common::{add_app_in, add_node, node_id, Row, GB};
 use locus_core::{Core, Decision, Heartbeat};
 
 /// Rounds an idle cluster may take to start work that can run (the fuzzer's
@@ -44,42 +41,7 @@ fn tree() -> String {
 
 /// Every combination of layers the settings accept, under both of delay's idle-room rules.
 fn combinations() -> Vec<(String, Core)> {
-    let mut out = Vec::new();
-    for idle_room in ["true", "false"] {
-        for policy in JobPolicyKind::ALLOWED {
-            for locality in LocalityKind::ALLOWED {
-                for hotspot in HotspotKind::ALLOWED {
-                    for slots in SlotsKind::ALLOWED {
-                        let mut p: BTreeMap<String, String> = props(&[
-                            ("locus.policy", policy),
-                            ("locus.locality", locality),
-                            ("locus.hotspot", hotspot),
-                            ("locus.slots", slots),
-                            ("locus.td.split-bytes", "1000"),
-                            ("locus.td.bandwidth", "1000"),
-                            ("locus.delay.node-locality-threshold", "0.5"),
-                            ("locus.delay.rack-locality-threshold", "0.5"),
-                            ("locus.delay.idle-room", idle_room),
-                        ]);
-                        if *policy == "capacity" {
-                            p.insert("locus.capacity.tree".into(), tree());
-                        }
-                        if let Ok(c) = Core::new(&p) {
-                            out.push((
-                                format!(
-                                    "policy={policy} locality={locality} hotspot={hotspot} \
-                                     slots={slots} idle-room={idle_room}"
-                                ),
-                                c,
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    assert!(out.len() > 100, "only {} combinations accepted", out.len());
-    out
+    common::layer_combinations(("locus.capacity.tree", &tree()))
 }
 
 /// Heartbeats every node once per round with its whole capability free (containers end within

@@ -7,10 +7,7 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-
 use common::{add_app_in, add_node, node_id, props, set_asks_rows, Row, GB};
-use locus_core::config::{HotspotKind, JobPolicyKind, LocalityKind, SlotsKind};
 use locus_core::{Core, Decision, Event, Heartbeat, KeyPartition, Resource};
 
 /// Rounds an idle cluster may take to start work that can run: every layer's wait on a quiet
@@ -22,45 +19,7 @@ type NodeSpec = (&'static str, &'static str, u64, u32);
 
 /// Every combination of layers the settings accept, under both of delay's idle-room rules.
 fn combinations() -> Vec<(String, Core)> {
-    let mut out = Vec::new();
-    for idle_room in ["true", "false"] {
-        for policy in JobPolicyKind::ALLOWED {
-            for locality in LocalityKind::ALLOWED {
-                for hotspot in HotspotKind::ALLOWED {
-                    for slots in SlotsKind::ALLOWED {
-                        let mut p: BTreeMap<String, String> = props(&[
-                            ("locus.policy", policy),
-                            ("locus.locality", locality),
-                            ("locus.hotspot", hotspot),
-                            ("locus.slots", slots),
-                            ("locus.td.split-bytes", "1000"),
-                            ("locus.td.bandwidth", "1000"),
-                            ("locus.delay.node-locality-threshold", "0.5"),
-                            ("locus.delay.rack-locality-threshold", "0.5"),
-                            ("locus.delay.idle-room", idle_room),
-                        ]);
-                        if *policy == "capacity" {
-                            p.insert(
-                                "locus.capacity.queues".into(),
-                                "default:60:90,etl:40:70".into(),
-                            );
-                        }
-                        if let Ok(c) = Core::new(&p) {
-                            out.push((
-                                format!(
-                                    "policy={policy} locality={locality} hotspot={hotspot} \
-                                     slots={slots} idle-room={idle_room}"
-                                ),
-                                c,
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    assert!(out.len() > 100, "only {} combinations accepted", out.len());
-    out
+    common::layer_combinations(("locus.capacity.queues", "default:60:90,etl:40:70"))
 }
 
 fn label(c: &mut Core, host: &str, partition: &str, exclusive: bool) {

@@ -234,3 +234,46 @@ pub fn summary(ds: &[Decision]) -> Vec<(String, Locality, u32)> {
         .map(|d| (d.app.clone(), d.locality, d.count))
         .collect()
 }
+
+/// A core for every combination of layers the settings accept, under both of delay's
+/// idle-room rules, each named by its layers; `capacity` is the queue setting the `capacity`
+/// policy runs with (`locus.capacity.queues` or `locus.capacity.tree`).
+pub fn layer_combinations(capacity: (&str, &str)) -> Vec<(String, Core)> {
+    use locus_core::config::{HotspotKind, JobPolicyKind, LocalityKind, SlotsKind};
+    let mut out = Vec::new();
+    for idle_room in ["true", "false"] {
+        for policy in JobPolicyKind::ALLOWED {
+            for locality in LocalityKind::ALLOWED {
+                for hotspot in HotspotKind::ALLOWED {
+                    for slots in SlotsKind::ALLOWED {
+                        let mut p = props(&[
+                            ("locus.policy", policy),
+                            ("locus.locality", locality),
+                            ("locus.hotspot", hotspot),
+                            ("locus.slots", slots),
+                            ("locus.td.split-bytes", "1000"),
+                            ("locus.td.bandwidth", "1000"),
+                            ("locus.delay.node-locality-threshold", "0.5"),
+                            ("locus.delay.rack-locality-threshold", "0.5"),
+                            ("locus.delay.idle-room", idle_room),
+                        ]);
+                        if *policy == "capacity" {
+                            p.insert(capacity.0.into(), capacity.1.into());
+                        }
+                        if let Ok(c) = Core::new(&p) {
+                            out.push((
+                                format!(
+                                    "policy={policy} locality={locality} hotspot={hotspot} \
+                                     slots={slots} idle-room={idle_room}"
+                                ),
+                                c,
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(out.len() > 100, "only {} combinations accepted", out.len());
+    out
+}
