@@ -56,6 +56,18 @@ fn core(calculator: &str, queues: &[Q]) -> Core {
     c
 }
 
+/// a at most half the cluster, b all of it, each guaranteed half.
+fn half_and_half(calculator: &str) -> Core {
+    core(
+        calculator,
+        &[
+            ROOT,
+            ("root.a", 50.0, 50.0, ""),
+            ("root.b", 50.0, 100.0, ""),
+        ],
+    )
+}
+
 fn host(i: usize) -> String {
     format!("h{i}")
 }
@@ -81,18 +93,7 @@ fn run(c: &mut Core, rounds: usize) {
 }
 
 fn add(c: &mut Core, id: &str, queue: &str, user: &str, submit_ms: u64) {
-    c.handle(Event::AppAdded {
-        app: id.into(),
-        queue: queue.into(),
-        user: user.into(),
-        name: id.into(),
-        app_type: "SPARK".into(),
-        tags: vec![],
-        submit_ms,
-        priority: 0,
-        recovered: false,
-    })
-    .unwrap();
+    common::add_app_in(c, id, queue, user, id, submit_ms, "SPARK", &[]);
 }
 
 /// `count` containers of `capability`, anywhere.
@@ -120,14 +121,7 @@ const ROOT: Q = ("root", 100.0, 100.0, "");
 
 /// Queue a may hold half the cluster; its app asks 1 GB and 4 vcores per container.
 fn vcore_heavy(calculator: &str) -> u64 {
-    let mut c = core(
-        calculator,
-        &[
-            ROOT,
-            ("root.a", 50.0, 50.0, ""),
-            ("root.b", 50.0, 100.0, ""),
-        ],
-    );
+    let mut c = half_and_half(calculator);
     let each = Resource::new(GB, 4);
     add(&mut c, "a1", "a", "alice", 1);
     ask(&mut c, "a1", 100, each);
@@ -144,14 +138,7 @@ fn vcores_bind_a_queues_maximum_under_the_dominant_calculator_only() {
 }
 
 fn gpu_heavy(calculator: &str) -> u64 {
-    let mut c = core(
-        calculator,
-        &[
-            ROOT,
-            ("root.a", 50.0, 50.0, ""),
-            ("root.b", 50.0, 100.0, ""),
-        ],
-    );
+    let mut c = half_and_half(calculator);
     let each = Resource::with_extra(GB, 1, &[1]);
     add(&mut c, "a1", "a", "alice", 1);
     ask(&mut c, "a1", 100, each);
@@ -291,18 +278,7 @@ fn ams_started(calculator: &str) -> usize {
     let am = Resource::new(GB, 4);
     for i in 0..10 {
         let id = format!("m{i}");
-        c.handle(Event::AppAdded {
-            app: id.clone(),
-            queue: "a".into(),
-            user: "u".into(),
-            name: id.clone(),
-            app_type: "MAPREDUCE".into(),
-            tags: vec![],
-            submit_ms: i,
-            priority: 0,
-            recovered: false,
-        })
-        .unwrap();
+        common::add_app_in(&mut c, &id, "a", "u", &id, i, "MAPREDUCE", &[]);
         common::set_asks_vec(
             &mut c,
             &id,
@@ -333,14 +309,7 @@ fn the_am_limit_compares_every_type_under_the_dominant_calculator() {
 /// Queue a holds its 8 GPUs (half the cluster's 16); two GPU nodes it holds none on leave, so
 /// it is past its maximum in GPUs alone. Returns the containers without GPUs it then gets.
 fn after_the_cluster_shrank(calculator: &str) -> u64 {
-    let mut c = core(
-        calculator,
-        &[
-            ROOT,
-            ("root.a", 50.0, 50.0, ""),
-            ("root.b", 50.0, 100.0, ""),
-        ],
-    );
+    let mut c = half_and_half(calculator);
     let gpu = Resource::with_extra(GB, 1, &[4]);
     add(&mut c, "a1", "a", "alice", 1);
     ask(&mut c, "a1", 2, gpu);
