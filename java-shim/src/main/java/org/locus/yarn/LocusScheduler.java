@@ -129,7 +129,9 @@ public class LocusScheduler
   @Override
   public void serviceInit(Configuration conf) throws Exception {
     validateAllocationLimits(conf);
-    MonitorPolicies.checkSizeBased(MonitorPolicies.forLocus(conf));
+    // The monitors' list as Locus runs it; a class it cannot run stops the RM here.
+    Configuration monitors = MonitorPolicies.forLocus(conf);
+    MonitorPolicies.checkSizeBased(monitors);
     // Ordered by ApplicationId, i.e. by submission: the order operators see in the UI.
     this.applications = new ConcurrentSkipListMap<>();
     this.minimumAllocation = super.getMinimumAllocation();
@@ -188,9 +190,9 @@ public class LocusScheduler
     ResourceCalculator configured = queueFile.configuration().getResourceCalculator();
     ResourceTypes.check(configured, CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS);
     this.resourceCalculator = configured;
-    MonitorPolicies.checkPartitions(MonitorPolicies.forLocus(conf), queueFile, capacityPolicy);
-    MonitorPolicies.checkFairOrdering(MonitorPolicies.forLocus(conf), queueFile, capacityPolicy);
-    MonitorPolicies.checkCalculator(MonitorPolicies.forLocus(conf), queueFile, capacityPolicy);
+    MonitorPolicies.checkPartitions(monitors, queueFile, capacityPolicy);
+    MonitorPolicies.checkFairOrdering(monitors, queueFile, capacityPolicy);
+    MonitorPolicies.checkCalculator(monitors, queueFile, capacityPolicy);
     ResourceTypes.checkCapacityShortcut(conf, queueFile, capacityPolicy,
         CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS);
     priorities.readQueueSettings(queueFile, conf);
@@ -211,7 +213,7 @@ public class LocusScheduler
         LocusSettings.collect(conf), configureQueues(link.current().capacityQueues(), conf),
         loop.mode());
     super.serviceInit(conf);
-    schedulingMonitorManager.initialize(rmContext, MonitorPolicies.forLocus(conf));
+    schedulingMonitorManager.initialize(rmContext, monitors);
     WebDefaults.install(conf);
   }
 
