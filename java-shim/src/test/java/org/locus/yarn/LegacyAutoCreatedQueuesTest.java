@@ -106,14 +106,13 @@ public class LegacyAutoCreatedQueuesTest {
       String first = run.submit("alice", "default");
       run.submit("bob", "default");
       run.submit("carol", "default");
-      run.showQueue("root.users.carol");
+      // Not shown here: a round between a submission and its attempt reaching the queue may
+      // find a leaf idle (under CS too); once the first application is gone every round agrees.
       run.kill(first);
       run.awaitCapacity("root.users.carol", 40f, 20);
       run.awaitCapacity("root.users.alice", 0f, 20);
       run.showQueue("root.users.bob");
     }, Under.LOCUS_CAPACITY);
-    assertTrue(String.join("\n", cs), cs.contains(
-        "queue root.users.carol: capacity 0.0 maximum 60.0"));
     assertTrue(String.join("\n", cs), cs.contains(
         "queue root.users.carol: capacity 40.0 maximum 60.0"));
   }
