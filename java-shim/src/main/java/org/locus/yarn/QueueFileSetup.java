@@ -18,7 +18,9 @@ import org.locus.yarn.queue.QueueMappingRule;
  * (at start and on every {@code -refreshQueues}): the ACLs of the queues now in the tree,
  * handed to the RM's authorizer as CapacityScheduler hands them, the queue mappings
  * (installed in the RM's placement manager, which places every submission before the
- * scheduler sees it), and one warning per key Locus does not honour.
+ * scheduler sees it), and one warning per key Locus does not honour; a file asking for a
+ * limit or policy Locus does not implement is refused, naming the key ({@link
+ * QueueFile#refused}).
  */
 final class QueueFileSetup {
   private QueueFileSetup() {}
@@ -26,11 +28,17 @@ final class QueueFileSetup {
   /** Caller holds the scheduler lock; {@code root} already has the core's leaves. */
   static String apply(QueueFile file, LocusRootQueue root, Configuration conf,
       RMContext rmContext, YarnAuthorizationProvider authorizer) throws IOException {
+    boolean fileInForce = root.isCapacity() && file.treeJson() != null
+        && conf.getTrimmed(CAPACITY_QUEUES, "").isEmpty();
+    if (fileInForce && !file.refused().isEmpty()) {
+      throw new LocusConfigException("capacity-scheduler.xml sets "
+          + String.join("; and ", file.refused())
+          + ". Locus cannot honour this; remove the key or set it to CapacityScheduler's"
+          + " default (docs/operator/queues.md lists what Locus honours)");
+    }
     root.installAcls(conf, authorizer, file.configuration(), file::isCreated);
     // The file's labels hold whatever the policy, as the RM's checks of labelled asks do.
     root.setLabels(LabelPolicy.of(file.configuration()));
-    boolean fileInForce = root.isCapacity() && file.treeJson() != null
-        && conf.getTrimmed(CAPACITY_QUEUES, "").isEmpty();
     root.setWeights(fileInForce ? file.weights() : Collections.<String, Float>emptyMap());
     root.setAbsolute(fileInForce ? file.absolute() : null);
     QueueMappingRule rule = fileInForce

@@ -133,6 +133,8 @@ public final class QueueFile {
   /** Every queue's guaranteed share of the cluster in percent, from the file's percentages. */
   private final Map<String, Float> ofCluster;
   private final List<String> unhonoured;
+  /** What becomes of {@link #unhonoured}, worked out when first asked. */
+  private volatile KeyAudit audit;
   /**
    * Per queue, per node partition the file divides: its capacity, maximum-capacity, absolute
    * capacity and absolute maximum-capacity there, fractions as CapacityScheduler's
@@ -1809,10 +1811,34 @@ public final class QueueFile {
     return unhonoured;
   }
 
-  /** Logs each key Locus does not honour, once per reading of the file. */
+  /**
+   * The keys of {@link #unhonoured} that ask for a limit or policy Locus does not implement
+   * ({@link KeyAudit}), each as {@code key=value: why}: a file with any is not taken.
+   */
+  public List<String> refused() {
+    return audit().refused;
+  }
+
+  /**
+   * Logs each key of {@link #unhonoured} that is not refused, once per reading of the file:
+   * what Locus's own mechanisms replace, and what it ignores.
+   */
   public void logUnhonoured() {
-    for (String kv : unhonoured) {
-      LOG.warn("capacity-scheduler.xml: Locus does not honour {} (ignored)", kv);
+    for (String line : audit().logged) {
+      LOG.warn("capacity-scheduler.xml: Locus does not honour {}", line);
     }
+  }
+
+  private KeyAudit audit() {
+    KeyAudit a = audit;
+    if (a == null) {
+      List<String> keys = new ArrayList<>();
+      for (String kv : unhonoured) {
+        keys.add(kv.substring(0, kv.indexOf('=')));
+      }
+      a = KeyAudit.of(cs, new HashSet<>(paths), keys);
+      audit = a;
+    }
+    return a;
   }
 }
