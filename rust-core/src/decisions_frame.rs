@@ -11,13 +11,15 @@
 //!   0  u32  magic 0x3144_534C (the bytes "LSD1")
 //!   4  u32  D, decisions
 //!   8  u32  R, refused nodes
-//! then D decisions of 55 bytes plus two texts, K ancestors and E extra types:
+//! then D decisions of 56 bytes plus two texts, K ancestors, E extra types and T type maxima:
 //!   u32 node index (< the offers frame's node count), u8 locality (0 node_local,
 //!   1 rack_local, 2 off_switch), i32 priority, i64 allocation_request_id, u32 count,
 //!   i64 memory_mb, i32 vcores, u16 A + A bytes application id, u16 L + L bytes resource name,
 //!   then the limits to re-check at commit (`CommitLimits`, -1 for none): i64 queue_max_mb,
 //!   i64 user_limit_mb, u8 K (at most MAX_ANCESTORS), K x i64 ancestor_max_mb (parent first),
-//!   u8 E (at most `MAX_EXTRA_TYPES`), E x i64: the capability's extra resource types
+//!   u8 E (at most `MAX_EXTRA_TYPES`), E x i64: the capability's extra resource types,
+//!   u8 T (a multiple of `TYPE_STRIDE`, at most `MAX_TYPE_MAXIMA`), T x i64: the limits'
+//!   `type_maxima` (the leaf's then each ancestor's maxima in vcores and the extra types)
 //! then R refused nodes: u32 node index, u16 L + L bytes reason (UTF-8, at most
 //!   MAX_REASON_BYTES, cut at a character boundary)
 //! ```
@@ -29,12 +31,14 @@
 use crate::frame::{FrameError, Reader};
 use crate::protocol::{
     CommitLimits, Decision, Heartbeat, Locality, OffersResponse, RefusedOffer, Resource,
+    MAX_TYPE_MAXIMA, TYPE_STRIDE,
 };
 
 pub const MAGIC: u32 = 0x3144_534C;
 pub const HEADER_BYTES: usize = 12;
-/// A decision without its two texts' bytes, its ancestors' maxima and its extra types.
-pub const DECISION_FIXED_BYTES: usize = 55;
+/// A decision without its two texts' bytes, its ancestors' maxima, its extra types and its
+/// type maxima.
+pub const DECISION_FIXED_BYTES: usize = 56;
 /// Ancestors' maxima one decision carries at most (a queue tree is at most
 /// `capacity_tree::MAX_TREE_DEPTH` deep).
 pub const MAX_ANCESTORS: usize = 255;
@@ -96,6 +100,7 @@ pub fn encode(offers: &[Heartbeat], response: &OffersResponse) -> Result<Vec<u8>
         text(&mut out, &d.resource_name, "resource name")?;
         limits(&mut out, d.limits.as_ref())?;
         crate::frame::put_extra(&mut out, &d.capability);
+        type_maxima(&mut out, d.limits.as_ref())?;
     }
     let mut at = 0usize;
     for r in &response.refused {
@@ -124,6 +129,22 @@ fn limits(out: &mut Vec<u8>, l: Option<&CommitLimits>) -> Result<(), EncodeError
     out.push(l.ancestor_max_mb.len() as u8);
     for &mb in &l.ancestor_max_mb {
         out.extend_from_slice(&size(mb, "ancestor_max_mb")?.to_le_bytes());
+    }
+    Ok(())
+}
+
+fn type_maxima(out: &mut Vec<u8>, l: Option<&CommitLimits>) -> Result<(), EncodeError> {
+    let m = l.map_or(&[][..], |l| &l.type_maxima[..]);
+    if m.len() > MAX_TYPE_MAXIMA || m.len() % TYPE_STRIDE != 0 {
+        return Err(EncodeError(format!(
+            "{} type maxima do not fit a decision (whole queues of {TYPE_STRIDE}, at most \
+             {MAX_TYPE_MAXIMA})",
+            m.len()
+        )));
+    }
+    out.push(m.len() as u8);
+    for &v in m {
+        out.extend_from_slice(&size(v, "type maximum")?.to_le_bytes());
     }
     Ok(())
 }
@@ -228,11 +249,28 @@ pub fn decode(bytes: &[u8], offers: &[Heartbeat]) -> Result<OffersResponse, Fram
             ancestor_max_mb.push(mb as u64);
         }
         let extra = r.extra("capability's extra resource types")?;
+        let n = r.u8("type maxima count")? as usize;
+        if n > MAX_TYPE_MAXIMA || n % TYPE_STRIDE != 0 {
+            r.at -= 1;
+            return r.fail(format!(
+                "decision {i}: {n} type maxima (whole queues of {TYPE_STRIDE}, at most \
+                 {MAX_TYPE_MAXIMA})"
+            ));
+        }
+        let mut type_maxima = Vec::with_capacity(n);
+        for _ in 0..n {
+            let v = r.i64("type maximum")?;
+            if v < 0 {
+                return r.fail(format!("decision {i}: negative type maximum {v}"));
+            }
+            type_maxima.push(v as u64);
+        }
         let ceiling = |mb: i64| (mb >= 0).then_some(mb as u64);
         let limits = CommitLimits {
             queue_max_mb: ceiling(queue_max_mb),
             ancestor_max_mb,
             user_limit_mb: ceiling(user_limit_mb),
+            type_maxima,
         };
         out.decisions.push(Decision {
             app,
@@ -313,11 +351,13 @@ mod tests {
             queue_max_mb: Some(3276),
             ancestor_max_mb: vec![4096, 6553],
             user_limit_mb: Some(2048),
+            type_maxima: vec![4, 2, 0, 0, 0, 8, 2, 0, 0, 0, 12, 3, 0, 0, 1],
         });
         response.decisions[1].limits = Some(CommitLimits {
             queue_max_mb: Some(8192),
             ancestor_max_mb: Vec::new(),
             user_limit_mb: None,
+            type_maxima: Vec::new(),
         });
         (offers, response)
     }
@@ -359,7 +399,7 @@ mod tests {
         assert_eq!(back.decisions[0].limits, None);
         assert_eq!(back.decisions[2].limits, response.decisions[2].limits);
         // The first decision, without limits: -1, -1, no ancestors after its texts.
-        let first = HEADER_BYTES + DECISION_FIXED_BYTES - 18 + 18 + 2;
+        let first = HEADER_BYTES + DECISION_FIXED_BYTES - 19 + 18 + 2;
         assert_eq!(&frame[first..first + 8], &(-1i64).to_le_bytes());
         assert_eq!(&frame[first + 8..first + 16], &(-1i64).to_le_bytes());
         assert_eq!(frame[first + 16], 0);
@@ -368,8 +408,18 @@ mod tests {
             queue_max_mb: None,
             ancestor_max_mb: vec![1; MAX_ANCESTORS + 1],
             user_limit_mb: None,
+            type_maxima: Vec::new(),
         });
         assert!(encode(&offers, &deep).unwrap_err().0.contains("ancestors"));
+        // Type maxima come in whole queues.
+        deep.decisions[0].limits = Some(CommitLimits {
+            type_maxima: vec![1; TYPE_STRIDE + 1],
+            ..CommitLimits::default()
+        });
+        assert!(encode(&offers, &deep)
+            .unwrap_err()
+            .0
+            .contains("type maxima"));
     }
 
     #[test]

@@ -501,7 +501,19 @@ pub struct CommitLimits {
     #[serde(default)]
     pub ancestor_max_mb: Vec<u64>,
     pub user_limit_mb: Option<u64>,
+    /// Under `DominantResourceCalculator`, the maxima in the other types: [`TYPE_STRIDE`]
+    /// figures (vcores, then each extra type) for the leaf, then as many for each ancestor of
+    /// `ancestor_max_mb` in its order, at most [`MAX_TYPE_MAXIMA`] figures (the deepest
+    /// ancestors past that are re-checked in memory only). Empty: memory only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub type_maxima: Vec<u64>,
 }
+
+/// Figures per queue in [`CommitLimits::type_maxima`]: vcores and the extra types.
+pub const TYPE_STRIDE: usize = 1 + MAX_EXTRA_TYPES;
+/// The most figures [`CommitLimits::type_maxima`] holds (a `list8_i64` in the frame): whole
+/// queues only.
+pub const MAX_TYPE_MAXIMA: usize = 255 / TYPE_STRIDE * TYPE_STRIDE;
 
 /// What a heartbeat returns.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -378,14 +378,17 @@ fn commit_limits(calculator: &str) -> locus_core::protocol::CommitLimits {
 
 #[test]
 fn commit_ceilings_never_refuse_what_the_dominant_rules_allow() {
-    // Memory's part of a's maximum in both; the user limit, a dominant comparison, is not a
-    // memory ceiling and is left to the decision.
+    // a's maximum in both, and under the dominant calculator in every type (half of 64
+    // vcores and 16 GPUs); the user limit, a dominant comparison, is no per-type ceiling and
+    // is left to the decision.
     let dominant = commit_limits("dominant");
     assert_eq!(dominant.queue_max_mb, Some(32 * GB));
+    assert_eq!(dominant.type_maxima, vec![32, 8, 0, 0, 0]);
     assert_eq!(dominant.user_limit_mb, None);
     let default = commit_limits("default");
     assert_eq!(default.queue_max_mb, Some(32 * GB));
     assert_eq!(default.user_limit_mb, Some(32 * GB));
+    assert!(default.type_maxima.is_empty());
 }
 
 #[test]

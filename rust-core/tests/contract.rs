@@ -366,6 +366,7 @@ fn decisions_frames_are_written_and_read_as_specified() {
         queue_max_mb: Some(1 << 20),
         ancestor_max_mb: vec![4096, 8192],
         user_limit_mb: None,
+        type_maxima: vec![8, 1, 0, 0, 0, 16, 2, 0, 0, 0, 32, 4, 0, 0, 0],
     };
     let response = OffersResponse {
         decisions: vec![
@@ -393,6 +394,7 @@ fn decisions_frames_are_written_and_read_as_specified() {
             "user_limit_mb": l.user_limit_mb.map_or(-1, |m| m as i64),
             "ancestor_max_mb": l.ancestor_max_mb,
             "extra": d.capability.extra_used(),
+            "type_maxima": l.type_maxima,
         });
         write(&mut expected, &f["decision"], &values);
     }

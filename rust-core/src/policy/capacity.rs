@@ -69,7 +69,7 @@ use serde::{Deserialize, Serialize};
 use super::dominant::{self, Calculator};
 use super::{share_of, AmPool, AmTypes, JobPolicy, MAX_AM_SHARE};
 use crate::error::CoreError;
-use crate::protocol::{CommitLimits, Resource};
+use crate::protocol::{CommitLimits, Resource, MAX_TYPE_MAXIMA};
 use crate::state::app::{App, Arrival, TaskKind};
 use crate::state::ask::SchedulerKey;
 use crate::state::node::Node;
@@ -1422,17 +1422,27 @@ impl JobPolicy for CapacityPolicy {
     /// A key of a divided partition gets none: the shim re-checks against what a queue holds
     /// in the whole cluster, and the partition's ceilings are the core's alone.
     ///
-    /// Under the dominant calculator the ceilings are memory's part of the maxima the decision
-    /// was held to in every type (which the memory ceiling never contradicts), and the user
-    /// limit is left out: it compares dominant shares, which no memory ceiling expresses, and
-    /// a memory one would refuse containers the rule allows. The other types are held by the
-    /// decision alone, which counts every container decided and not yet committed.
+    /// Under the dominant calculator the maxima the decision was held to go in every type
+    /// (`type_maxima`), and the user limit is left out: it compares dominant shares, which no
+    /// per-type ceiling expresses, and one would refuse containers the rule allows.
     fn commit_limits(&self, app: &App, partition: &str) -> Option<CommitLimits> {
         if self.queues.partition_index(partition).is_some() {
             return None;
         }
         let i = self.queue_of(app)?;
         let cap = |mb: u64| mb.min(i64::MAX as u64);
+        let type_maxima = self.types.as_ref().map_or_else(Vec::new, |t| {
+            let ancestors = self.queues.queues[i]
+                .ancestors
+                .iter()
+                .map(|&p| &t.parent_maximum[p]);
+            std::iter::once(&t.maximum[i])
+                .chain(ancestors)
+                .flat_map(|r| std::iter::once(r.vcores as u64).chain(r.extra))
+                .map(cap)
+                .take(MAX_TYPE_MAXIMA)
+                .collect()
+        });
         Some(CommitLimits {
             queue_max_mb: Some(cap(self.maximum_mb[i])),
             ancestor_max_mb: self.queues.queues[i]
@@ -1445,6 +1455,7 @@ impl JobPolicy for CapacityPolicy {
                 .get(&app.arrival)
                 .filter(|_| self.types.is_none())
                 .map(|&slot| cap(self.users[slot].limit_mb)),
+            type_maxima,
         })
     }
 

@@ -176,7 +176,7 @@ final class DecisionExecutor {
     String stopped = null;
     LocusQueue queue = attempt.getQueue() instanceof LocusQueue
         ? (LocusQueue) attempt.getQueue() : null;
-    long[] ancestorsUsedMb = ancestorsUsedMb(queue, d);
+    Resource[] ancestorsUsed = ancestorsUsed(queue, d);
     while (executed < d.count) {
       stopped = whyNot(attempt, node, key, type, d);
       if (stopped != null) {
@@ -200,8 +200,7 @@ final class DecisionExecutor {
             + " unallocated, the ask at priority " + d.priority + " needs " + capability;
         break;
       }
-      stopped = overLimit(queue, attempt.getUser(), d, ancestorsUsedMb,
-          capability.getMemorySize());
+      stopped = overLimit(queue, attempt.getUser(), d, ancestorsUsed, capability);
       if (stopped != null) {
         break;
       }
@@ -220,8 +219,8 @@ final class DecisionExecutor {
       cluster.containerCreated(rmContainer);
       events.containerAllocated(id, node.getNodeID(), d.priority, key.getAllocationRequestId(),
           capability, type, false);
-      for (int i = 0; i < ancestorsUsedMb.length; i++) {
-        ancestorsUsedMb[i] += capability.getMemorySize();
+      for (Resource used : ancestorsUsed) {
+        Resources.addTo(used, capability);
       }
       executed++;
     }
@@ -233,33 +232,36 @@ final class DecisionExecutor {
   }
 
   private static boolean hasLimits(DecisionsFrame.Decision d) {
-    return d.queueMaxMb >= 0 || d.userLimitMb >= 0 || d.ancestorMaxMb.length > 0;
+    return d.queueMaxMb >= 0 || d.userLimitMb >= 0 || d.ancestorMaxMb.length > 0
+        || d.typeMaxima.length > 0;
   }
 
   /**
    * What the parent queues the decision names hold now, the leaf's parent first (the
    * decision's containers are added as they are created); empty when it names none.
    */
-  private static long[] ancestorsUsedMb(LocusQueue queue, DecisionsFrame.Decision d) {
-    long[] used = new long[d.ancestorMaxMb.length];
+  private static Resource[] ancestorsUsed(LocusQueue queue, DecisionsFrame.Decision d) {
+    Resource[] used = new Resource[d.ancestorMaxMb.length];
     LocusParentQueue p = queue == null ? null : queue.above();
-    for (int i = 0; i < used.length && p != null; i++, p = p.above()) {
-      used[i] = p.usedMb();
+    for (int i = 0; i < used.length; i++, p = p == null ? null : p.above()) {
+      used[i] = p == null ? Resources.createResource(0, 0) : p.used();
     }
     return used;
   }
 
   /**
-   * Null while one more container of {@code mb} keeps the leaf and every parent queue at or
-   * under the maximum the core decided under, and the user holds no more than the user limit
+   * Null while one more container of {@code capability} keeps the leaf and every parent queue
+   * at or under the maximum the core decided under (in memory, and under
+   * DominantResourceCalculator in every type), and the user holds no more than the user limit
    * before it (the core's own rule for a user's room, and {@code LeafQueue.accept}'s); else
    * why not. The figures are the core's: the commit applies no formula of its own.
    */
   private static String overLimit(LocusQueue queue, String user, DecisionsFrame.Decision d,
-      long[] ancestorsUsedMb, long mb) {
+      Resource[] ancestorsUsed, Resource capability) {
     if (queue == null || !hasLimits(d)) {
       return null;
     }
+    long mb = capability.getMemorySize();
     if (d.queueMaxMb >= 0) {
       long used = queue.getUsed().getMemorySize();
       if (used + mb > d.queueMaxMb) {
@@ -267,16 +269,26 @@ final class DecisionExecutor {
             + " MB would take it past its maximum-capacity of " + d.queueMaxMb + " MB";
       }
     }
+    String types = overTypeMaximum("queue " + queue.path(), queue.getUsed(), capability, d, 0);
+    if (types != null) {
+      return types;
+    }
     LocusParentQueue p = queue.above();
     for (int i = 0; i < d.ancestorMaxMb.length; i++, p = p.above()) {
       if (p == null) {
         return "queue " + queue.path() + " no longer has the " + d.ancestorMaxMb.length
             + " parent queues the core decided under";
       }
-      if (ancestorsUsedMb[i] + mb > d.ancestorMaxMb[i]) {
-        return "parent queue " + p.path() + " holds " + ancestorsUsedMb[i] + " MB; a container"
+      long usedMb = ancestorsUsed[i].getMemorySize();
+      if (usedMb + mb > d.ancestorMaxMb[i]) {
+        return "parent queue " + p.path() + " holds " + usedMb + " MB; a container"
             + " of " + mb + " MB would take it past its maximum-capacity of "
             + d.ancestorMaxMb[i] + " MB";
+      }
+      types = overTypeMaximum("parent queue " + p.path(), ancestorsUsed[i], capability, d,
+          i + 1);
+      if (types != null) {
+        return types;
       }
     }
     if (p != null) {
@@ -291,6 +303,45 @@ final class DecisionExecutor {
       }
     }
     return null;
+  }
+
+  /**
+   * Null while {@code used} with one more container of {@code capability} stays within the
+   * {@code q}-th queue's maxima of {@link DecisionsFrame.Decision#typeMaxima} (none sent for
+   * it: nothing to check); else why not.
+   */
+  private static String overTypeMaximum(String what, Resource used, Resource capability,
+      DecisionsFrame.Decision d, int q) {
+    int at = q * DecisionsFrame.TYPE_STRIDE;
+    if (at + DecisionsFrame.TYPE_STRIDE > d.typeMaxima.length) {
+      return null;
+    }
+    for (int t = 0; t < DecisionsFrame.TYPE_STRIDE; t++) {
+      long held = amount(used, t);
+      long more = amount(capability, t);
+      long max = d.typeMaxima[at + t];
+      // As CapacityScheduler's commit: a queue already past a maximum in one type (the cluster
+      // shrank) takes no container, whatever the container holds of that type.
+      if (held + more > max) {
+        String type = t == 0 ? "vcores" : typeName(t - 1);
+        return what + " holds " + held + " " + type + "; a container of " + more + " would take"
+            + " it past its maximum of " + max + " " + type;
+      }
+    }
+    return null;
+  }
+
+  /** {@code r}'s vcores ({@code t} 0) or its {@code t - 1}-th type beyond them. */
+  private static long amount(Resource r, int t) {
+    if (t == 0) {
+      return Math.max(0, r.getVirtualCores());
+    }
+    return t - 1 < ResourceTypes.extraCount(r) ? ResourceTypes.extra(r, t - 1) : 0L;
+  }
+
+  private static String typeName(int i) {
+    List<String> names = ResourceTypes.extraTypes();
+    return i < names.size() ? names.get(i) : "resource type " + (i + 2);
   }
 
   /** Checks that do not change while the decision executes; null when all pass. */

@@ -20,7 +20,11 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
 final class DecisionsFrame {
   static final int MAGIC = 0x3144534C;
   static final int HEADER_BYTES = 12;
-  static final int DECISION_FIXED_BYTES = 55;
+  static final int DECISION_FIXED_BYTES = 56;
+  /** Figures per queue in {@link Decision#typeMaxima}: vcores, then each extra type. */
+  static final int TYPE_STRIDE = 1 + ResourceTypes.MAX_EXTRA;
+  /** The most figures {@link Decision#typeMaxima} holds: whole queues in a list8. */
+  static final int MAX_TYPE_MAXIMA = 255 / TYPE_STRIDE * TYPE_STRIDE;
   private static final long[] NO_ANCESTORS = new long[0];
   private static final long[] NO_EXTRA = new long[0];
   static final int REFUSED_FIXED_BYTES = 6;
@@ -49,6 +53,13 @@ final class DecisionsFrame {
     final long[] ancestorMaxMb;
     /** The capability's types beyond memory and vcores ({@link ResourceTypes}), trimmed. */
     final long[] extra;
+    /**
+     * Under DominantResourceCalculator, the maxima in the other types re-checked at commit:
+     * {@link #TYPE_STRIDE} figures (vcores, then each extra type) for the leaf, then for each
+     * parent of {@link #ancestorMaxMb} in its order (the deepest past {@link #MAX_TYPE_MAXIMA}
+     * are left out); empty: memory only.
+     */
+    final long[] typeMaxima;
     private String nodeName;
 
     Decision(NodeId node, byte localityCode, int priority, long allocationRequestId, int count,
@@ -60,7 +71,15 @@ final class DecisionsFrame {
     Decision(NodeId node, byte localityCode, int priority, long allocationRequestId, int count,
         long memoryMb, int vcores, String app, String resourceName, long queueMaxMb,
         long userLimitMb, long[] ancestorMaxMb, long[] extra) {
+      this(node, localityCode, priority, allocationRequestId, count, memoryMb, vcores, app,
+          resourceName, queueMaxMb, userLimitMb, ancestorMaxMb, extra, NO_EXTRA);
+    }
+
+    Decision(NodeId node, byte localityCode, int priority, long allocationRequestId, int count,
+        long memoryMb, int vcores, String app, String resourceName, long queueMaxMb,
+        long userLimitMb, long[] ancestorMaxMb, long[] extra, long[] typeMaxima) {
       this.extra = extra;
+      this.typeMaxima = typeMaxima;
       this.queueMaxMb = queueMaxMb;
       this.userLimitMb = userLimitMb;
       this.ancestorMaxMb = ancestorMaxMb;
@@ -187,9 +206,23 @@ final class DecisionsFrame {
                 + extra[t]);
           }
         }
+        int maxima = Byte.toUnsignedInt(b.get());
+        if (maxima > MAX_TYPE_MAXIMA || maxima % TYPE_STRIDE != 0) {
+          throw malformed(b.position() - 1, "decision " + i + ": " + maxima
+              + " type maxima (whole queues of " + TYPE_STRIDE + ", at most " + MAX_TYPE_MAXIMA
+              + ")");
+        }
+        long[] typeMaxima = maxima == 0 ? NO_EXTRA : new long[maxima];
+        for (int t = 0; t < maxima; t++) {
+          typeMaxima[t] = b.getLong();
+          if (typeMaxima[t] < 0) {
+            throw malformed(b.position() - 8, "decision " + i + ": negative type maximum "
+                + typeMaxima[t]);
+          }
+        }
         out.add(new Decision(node, code, priority, allocationRequestId,
             (int) Math.min(count, Integer.MAX_VALUE), memoryMb, vcores, app, resourceName,
-            queueMaxMb, userLimitMb, ancestorMaxMb, extra));
+            queueMaxMb, userLimitMb, ancestorMaxMb, extra, typeMaxima));
       }
       if (refused > b.remaining() / REFUSED_FIXED_BYTES) {
         throw malformed(8, refused + " refused nodes announced, " + b.remaining()

@@ -14,6 +14,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManage
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.util.Records;
+import org.apache.hadoop.yarn.util.resource.Resources;
 import org.locus.yarn.queue.AbsoluteCapacities;
 import org.locus.yarn.queue.QueueAcls;
 
@@ -79,6 +80,17 @@ final class LocusParentQueue extends OpenQueue {
   /** True when {@code leafPath} lies below this queue. */
   boolean contains(String leafPath) {
     return leafPath.startsWith(path + ".");
+  }
+
+  /** What the leaves below hold now, in every type. */
+  Resource used() {
+    Resource used = Resources.createResource(0, 0);
+    for (LocusQueue leaf : root.leaves()) {
+      if (contains(leaf.path())) {
+        Resources.addTo(used, leaf.getUsed());
+      }
+    }
+    return used;
   }
 
   /** Memory the leaves below hold now. */

@@ -24,7 +24,7 @@ public final class NativeLoader {
    * so a stale copy on {@code java.library.path} stops the RM at start with its remedy instead
    * of linking the natives it shares with this jar and failing, or misreading, on the others.
    */
-  static final int ABI = 46641826;
+  static final int ABI = 409648604;
 
   private static boolean loaded;
 

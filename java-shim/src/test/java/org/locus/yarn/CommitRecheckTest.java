@@ -12,6 +12,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
@@ -82,6 +85,15 @@ public class CommitRecheckTest {
       MockAM am = ams.get(name);
       am.allocate("*", GB, n, new ArrayList<>());
       assertEquals(name + "'s containers", n, heartbeatUntil(rm, nm, am, n).size());
+    }
+
+    /** {@code name}'s AM asks for one container of 1 GB and {@code vcores} and gets it. */
+    void growWide(String name, int vcores) throws Exception {
+      MockAM am = ams.get(name);
+      am.allocate(java.util.Collections.singletonList(ResourceRequest.newInstance(
+          Priority.newInstance(1), ResourceRequest.ANY, Resource.newInstance(GB, vcores), 1)),
+          new ArrayList<>());
+      assertEquals(name + "'s container", 1, heartbeatUntil(rm, nm, am, 1).size());
     }
 
     /** Moves {@code name} to {@code queue}; no settling (a held pass must not be awaited). */
@@ -204,6 +216,40 @@ public class CommitRecheckTest {
     Step setup = r -> {
       r.submit("B", "bob", "b");
       r.grow("B", 2);
+      r.submit("A", "alice", "a");
+    };
+    Step move = r -> r.move("B", "c");
+    Map<String, Long> cs = run(CapacityScheduler.class, queues, setup, "A", move);
+    assertEquals("CapacityScheduler: alice keeps her AM only " + cs, GB, (long) cs.get("A"));
+    Map<String, Long> locus = run(LocusScheduler.class, queues, setup, "A", move);
+    assertEquals("alice's usage under Locus " + locus, cs.get("A"), locus.get("A"));
+    assertEquals(cs.get("B"), locus.get("B"));
+    assertTrue("the held decision was handed back: " + locus, locus.get("rejected") >= 1);
+  }
+
+  /**
+   * An ancestor's maximum in vcores under DominantResourceCalculator: as above, p (50 % of 8 GB
+   * and 8 vcores) holds leaves a and c; bob's application, holding 2 GB and 4 vcores, moves
+   * from b into c while alice's 1 GB, 1 vcore decision in a is in flight. p then holds 3 GB and
+   * 5 vcores: room in memory, none in vcores. CapacityScheduler gives nothing; a commit that
+   * re-checked memory alone would take the container.
+   */
+  @Test(timeout = 300_000)
+  public void anAncestorsMaximumInEveryTypeIsRecheckedAtCommitUnderDrc() throws Exception {
+    Map<String, String> queues = new LinkedHashMap<>();
+    queues.put("resource-calculator",
+        org.apache.hadoop.yarn.util.resource.DominantResourceCalculator.class.getName());
+    queues.put("root.queues", "p,b");
+    queues.put("root.p.capacity", "50");
+    queues.put("root.p.maximum-capacity", "50");
+    queues.put("root.p.queues", "a,c");
+    queues.put("root.p.a.capacity", "50");
+    queues.put("root.p.a.user-limit-factor", "10");
+    queues.put("root.p.c.capacity", "50");
+    queues.put("root.b.capacity", "50");
+    Step setup = r -> {
+      r.submit("B", "bob", "b");
+      r.growWide("B", 3);
       r.submit("A", "alice", "a");
     };
     Step move = r -> r.move("B", "c");

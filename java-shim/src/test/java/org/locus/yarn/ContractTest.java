@@ -388,6 +388,11 @@ public class ContractTest {
     JsonNode f = frame("decisions");
     List<NodeId> offered = Arrays.asList(NodeId.newInstance("h1", 1),
         NodeId.newInstance("h2", 1), NodeId.newInstance("h3", 1));
+    // The leaf's and its two parents' maxima in vcores and each extra type.
+    long[] typeMaxima = new long[3 * DecisionsFrame.TYPE_STRIDE];
+    for (int i = 0; i < typeMaxima.length; i++) {
+      typeMaxima[i] = 10 * i;
+    }
     ByteArrayOutputStream in = new ByteArrayOutputStream();
     write(in, f.path("header"), values("magic", magic("decisions"), "decisions", 2,
         "refused", 1));
@@ -396,12 +401,13 @@ public class ContractTest {
         "allocation_request_id", 4L, "count", 3, "memory_mb", 2048L, "vcores", 1,
         "app", "application_1_0001", "resource_name", "/rack-a", "queue_max_mb", 1L << 20,
         "user_limit_mb", -1L, "ancestor_max_mb", new long[] {4096, 8192},
-        "extra", new long[] {0, 2}));
+        "extra", new long[] {0, 2}, "type_maxima", typeMaxima));
     write(in, f.path("decision"), values("node_index", 2,
         "locality", code("locality", "off_switch"), "priority", -1,
         "allocation_request_id", -5L, "count", 1, "memory_mb", 512L, "vcores", 2,
         "app", "application_1_0002", "resource_name", "*", "queue_max_mb", -1L,
-        "user_limit_mb", 700L, "ancestor_max_mb", new long[0], "extra", new long[0]));
+        "user_limit_mb", 700L, "ancestor_max_mb", new long[0], "extra", new long[0],
+        "type_maxima", new long[0]));
     write(in, f.path("refused"), values("node_index", 1, "reason", "node h2:1 is unknown"));
 
     DecisionsFrame.Answer a = DecisionsFrame.decode(in.toByteArray(), offered);
@@ -420,6 +426,7 @@ public class ContractTest {
     assertEquals(-1L, d.userLimitMb);
     assertArrayEquals(new long[] {4096, 8192}, d.ancestorMaxMb);
     assertArrayEquals(new long[] {0, 2}, d.extra);
+    assertArrayEquals(typeMaxima, d.typeMaxima);
     DecisionsFrame.Decision e = a.decisions.get(1);
     assertEquals(offered.get(2), e.node);
     assertEquals(NodeType.OFF_SWITCH, e.locality);
@@ -430,6 +437,7 @@ public class ContractTest {
     assertEquals(700L, e.userLimitMb);
     assertEquals(0, e.ancestorMaxMb.length);
     assertEquals(0, e.extra.length);
+    assertEquals(0, e.typeMaxima.length);
     assertEquals(1, a.refused.size());
     assertEquals(offered.get(1), a.refused.get(0).node);
     assertEquals("node h2:1 is unknown", a.refused.get(0).reason);
