@@ -22,6 +22,7 @@ import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -48,6 +49,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEv
 import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
+import org.apache.hadoop.yarn.util.resource.Resources;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.locus.yarn.metrics.LocusMetrics;
@@ -263,6 +266,12 @@ public class LocusScheduler
     // Queues created on the fly stay, as in CapacityScheduler, while the file allows them.
     QueueFile file = QueueFile.read(newConf, rmContext.getConfigurationProvider())
         .keeping(inForce, applicationLeaves());
+    try {
+      file.checkMaximumAllocationsKept(inForce);
+    } catch (IOException e) {
+      throw new IOException("Locus refused the refreshed configuration: " + e.getMessage()
+          + "; the settings in force are unchanged", e);
+    }
     if (QueueFile.dominant(file.configuration())
         != (resourceCalculator instanceof DominantResourceCalculator)) {
       // The RM normalised every ask in force with the calculator of the start.
@@ -310,6 +319,9 @@ public class LocusScheduler
           + "; the settings in force are unchanged", e);
     }
     setConf(newConf);
+    // The cluster's largest container as CapacityScheduler refreshes it: from the file read,
+    // whose keys lie over the RM's.
+    refreshMaximumAllocation(ResourceUtils.fetchMaximumAllocationFromConfig(file.configuration()));
     // Created leaves a refresh dropped are gone from the tree; so is their idle clock.
     lastSubmission.keySet().removeIf(path -> !file.isCreated(path));
     LOG.info("Locus core reconfigured with {}; {}", LocusSettings.collect(newConf), queues);
@@ -852,6 +864,35 @@ public class LocusScheduler
     LocusQueue leaf = root.leafForSubmission(queueName);
     QueueFile file = queueFile;
     return leaf == null || file == null ? -1 : file.lifetimes(leaf.path())[0];
+  }
+
+  /**
+   * The largest container an application of {@code queueName} may ask for, as
+   * CapacityScheduler answers the RM, which refuses a larger AM at submission and a larger ask
+   * at allocate and normalizes every ask under it: the leaf's configured maximum
+   * ({@link #queueMaximumAllocation}) within what the registered nodes allow; the cluster's for
+   * a parent or an unknown queue.
+   */
+  @Override
+  public Resource getMaximumResourceCapability(String queueName) {
+    Resource cluster = getMaximumResourceCapability();
+    LocusRootQueue r = root;
+    LocusQueue leaf = r == null || queueName == null ? null : r.leaf(queueName);
+    Resource queue = leaf == null || leaf.path() == null ? null
+        : queueMaximumAllocation(leaf.path());
+    return queue == null ? cluster : Resources.componentwiseMin(queue, cluster);
+  }
+
+  /**
+   * The configured largest container of the queue at {@code path} (CapacityScheduler's queue
+   * {@code maximumAllocation}), the cluster's for a path the file does not have.
+   */
+  public Resource queueMaximumAllocation(String path) {
+    QueueFile file = queueFile;
+    Resource r = file == null ? null : file.maximumAllocation(path);
+    return r != null ? r
+        : ResourceUtils.fetchMaximumAllocationFromConfig(file != null ? file.configuration()
+            : confInForce());
   }
 
   /** The path of the leaf a queue name the RM passes stands for (the name if none). */

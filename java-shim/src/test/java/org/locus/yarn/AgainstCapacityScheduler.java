@@ -16,9 +16,14 @@ import org.apache.hadoop.yarn.api.protocolrecords.GetQueueUserAclsInfoRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.MoveApplicationAcrossQueuesRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.UpdateApplicationPriorityRequest;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
@@ -153,6 +158,8 @@ final class AgainstCapacityScheduler {
     /** Label ({@code app1}, ...) by application id, in submission order. */
     private final Map<ApplicationId, String> labels = new LinkedHashMap<>();
     private final Map<String, ApplicationId> ids = new LinkedHashMap<>();
+    /** The AMs {@link #askFromAm} launched, by application label. */
+    private final Map<String, MockAM> ams = new LinkedHashMap<>();
 
     Run(MockRM rm, YarnConfiguration conf, Under under) {
       this.rm = rm;
@@ -166,23 +173,30 @@ final class AgainstCapacityScheduler {
     }
 
     String submit(String user, String queue, Integer priority) throws Exception {
-      return submit(user, queue, priority, 0);
+      return submit(user, queue, priority, 0, null);
     }
 
     /** As {@link #submit(String, String)}, asking for a lifetime of {@code seconds}. */
     String submitWithLifetime(String user, String queue, long seconds) throws Exception {
-      return submit(user, queue, null, seconds);
+      return submit(user, queue, null, seconds, null);
     }
 
-    private String submit(String user, String queue, Integer priority, long lifetime)
-        throws Exception {
+    /** As {@link #submit(String, String)}, the AM's container of {@code mb} and vcores. */
+    String submitAsking(String user, String queue, int mb, int vcores) throws Exception {
+      return submit(user, queue, null, 0, Resource.newInstance(mb, vcores));
+    }
+
+    private String submit(String user, String queue, Integer priority, long lifetime,
+        Resource am) throws Exception {
       ApplicationId id = rm.getClientRMService()
           .getNewApplication(GetNewApplicationRequest.newInstance()).getApplicationId();
       String label = "app" + (labels.size() + 1);
       labels.put(id, label);
       ids.put(label, id);
-      MockRMAppSubmissionData.Builder b = MockRMAppSubmissionData.Builder
-          .createWithMemory(GB, rm).withApplicationId(id).withUser(user).withQueue(queue)
+      MockRMAppSubmissionData.Builder b = (am == null
+          ? MockRMAppSubmissionData.Builder.createWithMemory(GB, rm)
+          : MockRMAppSubmissionData.Builder.createWithResource(am, rm))
+          .withApplicationId(id).withUser(user).withQueue(queue)
           .withWaitForAppAcceptedState(false);
       if (priority != null) {
         b = b.withAppPriority(Priority.newInstance(priority));
@@ -193,7 +207,8 @@ final class AgainstCapacityScheduler {
       }
       String head = "submit " + label + " by " + user + " to " + queue
           + (priority == null ? "" : " at priority " + priority)
-          + (lifetime > 0 ? " with lifetime " + lifetime + " s" : "") + ": ";
+          + (lifetime > 0 ? " with lifetime " + lifetime + " s" : "")
+          + (am == null ? "" : " with an AM of " + am) + ": ";
       try {
         MockRMAppSubmitter.submit(rm, b.build());
       } catch (Exception e) {
@@ -208,6 +223,42 @@ final class AgainstCapacityScheduler {
         transcript.add(head + app.getState() + " " + reason(app.getDiagnostics().toString()));
       }
       return label;
+    }
+
+    /**
+     * The application's AM (launched and registered on the first node at its first ask) asks
+     * for one container of {@code mb} and {@code vcores}; writes the RM's refusal, or the
+     * container the AM got within a few heartbeats.
+     */
+    void askFromAm(String app, int mb, int vcores) throws Exception {
+      MockAM am = ams.get(app);
+      if (am == null) {
+        am = LocusRmFixture.launchAndRegisterAM(rm.getRMContext().getRMApps().get(ids.get(app)),
+            rm, nms.get(0));
+        ams.put(app, am);
+      }
+      Resource asked = Resource.newInstance(mb, vcores);
+      String head = "ask of " + app + " for " + asked + ": ";
+      try {
+        am.allocate(Collections.singletonList(ResourceRequest.newInstance(
+            Priority.newInstance(1), ResourceRequest.ANY, asked, 1)),
+            Collections.<ContainerId>emptyList());
+      } catch (Exception e) {
+        transcript.add(head + "REFUSED " + reason(e));
+        return;
+      }
+      List<String> got = new ArrayList<>();
+      for (Container c : LocusRmFixture.heartbeatUntil(rm, nms.get(0), am, 1)) {
+        got.add(c.getResource().toString());
+      }
+      transcript.add(head + "got " + got);
+    }
+
+    /** The size of the AM's container the RM asks the scheduler for. */
+    void showAmContainer(String app) {
+      RMApp rmApp = rm.getRMContext().getRMApps().get(ids.get(app));
+      transcript.add("AM of " + app + ": "
+          + rmApp.getAMResourceRequests().get(0).getCapability());
     }
 
     /** {@code yarn application -movetoqueue} as {@code caller}. */

@@ -559,6 +559,28 @@ public class CapacityFileTest {
   }
 
   /**
+   * A queue's largest container, in any of its three forms, on the queue or in a template, is
+   * honoured (QueueMaximumAllocationTest), so not listed.
+   */
+  @Test
+  public void maximumAllocationKeysAreHonoured() throws Exception {
+    YarnConfiguration conf = conf();
+    conf.set(CS + "root.eng.maximum-allocation-mb", "4096");
+    conf.set(CS + "root.eng.etl.maximum-allocation-vcores", "2");
+    conf.set(CS + "root.ops.maximum-allocation", "memory-mb=2048,vcores=1");
+    conf.set(CS + "root.ops.auto-queue-creation-v2.enabled", "true");
+    conf.set(CS + "root.ops.auto-queue-creation-v2.template.maximum-allocation-mb", "1024");
+    conf.set(CS + "root.ops.auto-queue-creation-v2.leaf-template.maximum-allocation",
+        "memory-mb=1024,vcores=1");
+    QueueFile file = QueueFile.parse(new CapacitySchedulerConfiguration(conf, false));
+    String listed = file.unhonoured().toString();
+    assertFalse(listed, listed.contains("maximum-allocation"));
+    assertEquals("<memory:4096, vCores:2>", file.maximumAllocation("root.eng.etl").toString());
+    assertEquals("<memory:4096, vCores:4>", file.maximumAllocation("root.eng.adhoc").toString());
+    assertEquals("<memory:8192, vCores:4>", file.maximumAllocation("root.default").toString());
+  }
+
+  /**
    * Template keys on a wildcarded parent path are applied by CapacityScheduler's own template
    * reader to every created queue whose parent the wildcard matches, so they are honoured;
    * other keys on a wildcarded path mean nothing to CapacityScheduler and are listed.

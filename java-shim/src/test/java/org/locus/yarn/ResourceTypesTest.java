@@ -156,6 +156,46 @@ public class ResourceTypesTest {
     }
   }
 
+  /**
+   * A running AM of queue a, whose resource-string maximum allows one GPU, asks for two, then
+   * for one: the RM's answer to each (its refusal's message, or taken).
+   */
+  private String overTheQueuesGpus(Class<? extends ResourceScheduler> scheduler)
+      throws Exception {
+    YarnConfiguration conf = withGpus(scheduler);
+    String cs = CapacitySchedulerConfiguration.PREFIX;
+    conf.set(cs + "root.queues", "a,b");
+    conf.set(cs + "root.a.capacity", "50");
+    conf.set(cs + "root.b.capacity", "50");
+    conf.set(cs + "root.a.maximum-allocation", "memory-mb=4096,vcores=2," + GPU + "=1");
+    MockRM rm = start(conf);
+    MockNM nm = rm.registerNode("h1:1234", resource(8 * GB, 8, 2));
+    RMApp app = MockRMAppSubmitter.submit(rm, org.apache.hadoop.yarn.server.resourcemanager
+        .MockRMAppSubmissionData.Builder.createWithMemory(GB, rm).withQueue("a").build());
+    MockAM am = LocusRmFixture.launchAndRegisterAM(app, rm, nm);
+    StringBuilder out = new StringBuilder();
+    for (long gpus : new long[] {2, 1}) {
+      try {
+        am.allocate(ResourceRequest.ANY, resource(GB, 1, gpus), 1, new ArrayList<>(), null);
+        out.append(gpus).append(" GPUs: taken\n");
+      } catch (Exception e) {
+        out.append(gpus).append(" GPUs: ").append(messages(e));
+      }
+    }
+    return out.toString();
+  }
+
+  @Test
+  public void aQueuesGpuMaximumBoundsItsAsksAsUnderCapacityScheduler() throws Exception {
+    String cs = overTheQueuesGpus(CapacityScheduler.class);
+    resetResourceTypes();
+    rms.clear();
+    String locus = overTheQueuesGpus(LocusScheduler.class);
+    assertTrue(cs, cs.startsWith("2 GPUs: ") && cs.contains("Requested resource type=[" + GPU));
+    assertTrue(cs, cs.endsWith("1 GPUs: taken\n"));
+    assertEquals(cs, locus);
+  }
+
   /** CapacityScheduler refuses types beyond memory and vcores under its default calculator. */
   @Test
   public void theDefaultCalculatorWithGpusIsRefusedAsByCapacityScheduler() throws Exception {

@@ -38,6 +38,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePat
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.conf.QueueCapacityConfigParser;
 import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import org.apache.hadoop.yarn.util.resource.Resources;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -86,7 +87,12 @@ public final class QueueFile {
       "default-node-label-expression",
       // Honoured through the RM's lifetime monitor (LocusScheduler#checkAndGetApplicationLifetime).
       CapacitySchedulerConfiguration.MAXIMUM_LIFETIME_SUFFIX,
-      CapacitySchedulerConfiguration.DEFAULT_LIFETIME_SUFFIX));
+      CapacitySchedulerConfiguration.DEFAULT_LIFETIME_SUFFIX,
+      // Honoured through the RM's validation of every ask
+      // (LocusScheduler#getMaximumResourceCapability).
+      CapacitySchedulerConfiguration.MAXIMUM_ALLOCATION,
+      CapacitySchedulerConfiguration.MAXIMUM_ALLOCATION_MB,
+      CapacitySchedulerConfiguration.MAXIMUM_ALLOCATION_VCORES));
   /** Per-queue keys of the queues created on the fly that Locus honours. */
   private static final Set<String> CREATION_KEYS = new HashSet<>(Arrays.asList(
       "auto-queue-creation-v2.enabled", "auto-queue-creation-v2.max-queues",
@@ -143,6 +149,8 @@ public final class QueueFile {
   private Map<String, Map<String, float[]>> partitionShares = Collections.emptyMap();
   /** Per queue, its maximum and default application lifetime ({@link #lifetimes(String)}). */
   private Map<String, long[]> lifetimes = Collections.emptyMap();
+  /** Per queue, its largest container ({@link #maximumAllocation(String)}). */
+  private Map<String, Resource> maximumAllocations = Collections.emptyMap();
 
   /** The resource types an absolute capacity may name, as CapacityScheduler's queues read it. */
   private static final Set<String> RESOURCE_TYPES =
@@ -304,6 +312,7 @@ public final class QueueFile {
     Map<String, Float> ofCluster = new HashMap<>();
     Map<String, Map<String, float[]>> partitionShares = Collections.emptyMap();
     Map<String, long[]> lifetimes = Collections.emptyMap();
+    Map<String, Resource> maximumAllocations = Collections.emptyMap();
     try {
       refuseUnsupported(cs, ROOT);
       walk(cs, ROOT, 100f, created, paths, weights, minimum, maximum, vectors, ofCluster,
@@ -311,6 +320,7 @@ public final class QueueFile {
       partitionShares = partitionShares(cs, paths, weights, minimum);
       putPartitionShares(partitionShares, paths, queues, tree);
       lifetimes = lifetimes(cs, paths);
+      maximumAllocations = maximumAllocations(cs, paths);
     } catch (Unsupported e) {
       // The walk may have stopped inside an entry.
       queues.removeAll();
@@ -340,7 +350,106 @@ public final class QueueFile {
         unhonoured(cs, new HashSet<>(paths)));
     file.partitionShares = tree.has("refused") ? Collections.emptyMap() : partitionShares;
     file.lifetimes = lifetimes;
+    file.maximumAllocations = tree.has("refused") ? Collections.emptyMap() : maximumAllocations;
     return file;
+  }
+
+  /**
+   * Each queue's largest container as CapacityScheduler's queues derive it: its parent's (the
+   * cluster's {@code yarn.scheduler.maximum-allocation-*} for root) with the queue's own setting
+   * over it, which is every type {@code maximum-allocation} names or, without that key,
+   * {@code maximum-allocation-mb} and {@code maximum-allocation-vcores}. Only the cluster's
+   * figures bound a queue's: a child may set more than its parent.
+   *
+   * @throws Unsupported with CapacityScheduler's message for a value above the cluster's, or
+   *     the parser's for one it cannot read
+   */
+  private static Map<String, Resource> maximumAllocations(CapacitySchedulerConfiguration cs,
+      List<String> paths) throws Unsupported {
+    Resource cluster = ResourceUtils.fetchMaximumAllocationFromConfig(cs);
+    Map<String, Resource> out = new HashMap<>();
+    // Parents come before their children in paths.
+    for (String path : paths) {
+      QueuePath qp = new QueuePath(path);
+      String prefix = PREFIX + path + ".";
+      Resource max = Resources.clone(qp.isRoot() ? cluster : out.get(qp.getParent()));
+      Resource set;
+      long mb;
+      int vcores;
+      String key = prefix + CapacitySchedulerConfiguration.MAXIMUM_ALLOCATION;
+      try {
+        set = cs.getQueueMaximumAllocation(qp);
+        key = prefix + CapacitySchedulerConfiguration.MAXIMUM_ALLOCATION_MB;
+        mb = cs.getQueueMaximumAllocationMb(qp);
+        key = prefix + CapacitySchedulerConfiguration.MAXIMUM_ALLOCATION_VCORES;
+        vcores = cs.getQueueMaximumAllocationVcores(qp);
+      } catch (RuntimeException e) {
+        throw new Unsupported(key, "= " + cs.get(key) + ": " + e.getMessage());
+      }
+      Resource shown = set;
+      String above = null;
+      // Hadoop's getter answers its own none() when the resource string is unset.
+      if (set == Resources.none()) {
+        if (mb != CapacitySchedulerConfiguration.UNDEFINED) {
+          max.setMemorySize(mb);
+        }
+        if (vcores != CapacitySchedulerConfiguration.UNDEFINED) {
+          max.setVirtualCores(vcores);
+        }
+        shown = max;
+        if (mb > cluster.getMemorySize()) {
+          above = CapacitySchedulerConfiguration.MAXIMUM_ALLOCATION_MB;
+        } else if (vcores > cluster.getVirtualCores()) {
+          above = CapacitySchedulerConfiguration.MAXIMUM_ALLOCATION_VCORES;
+        }
+      } else {
+        for (ResourceInformation ri : set.getResources()) {
+          if (ri.compareTo(cluster.getResourceInformation(ri.getName())) > 0) {
+            above = CapacitySchedulerConfiguration.MAXIMUM_ALLOCATION;
+          }
+          max.setResourceInformation(ri.getName(), ri);
+        }
+      }
+      if (above != null) {
+        throw new Unsupported(prefix + above, "Queue maximum allocation cannot be larger than"
+            + " the cluster setting for queue " + path + " max allocation per queue: " + shown
+            + " cluster setting: " + cluster);
+      }
+      out.put(path, max);
+    }
+    return out;
+  }
+
+  /**
+   * The largest container of the queue at {@code path} as configured (CapacityScheduler's
+   * queue {@code getMaximumAllocation}); null for a path the file does not have.
+   */
+  public Resource maximumAllocation(String path) {
+    Resource r = maximumAllocations.get(path);
+    return r == null ? null : Resources.clone(r);
+  }
+
+  /**
+   * Refuses, with CapacityScheduler's words, a refresh to this file from {@code inForce} that
+   * lowers any type of a leaf's largest container: its AMs were told the larger one at
+   * registration. The leaves created on the fly are not re-read, so not held to it.
+   *
+   * @throws IOException naming the leaf, its maximum in force and the one refused
+   */
+  public void checkMaximumAllocationsKept(QueueFile inForce) throws IOException {
+    for (String path : paths) {
+      Resource before = inForce.maximumAllocations.get(path);
+      Resource after = maximumAllocations.get(path);
+      // The cheap comparison first: the leaf checks walk the tree.
+      if (before == null || after == null || Resources.fitsIn(before, after)) {
+        continue;
+      }
+      if (inForce.isLeaf(path) && isLeaf(path) && !isCreated(path)) {
+        throw new IOException("Trying to reinitialize " + path + " the maximum allocation size"
+            + " can not be decreased! Current setting: " + before + ", trying to set it to: "
+            + after);
+      }
+    }
   }
 
   /**

@@ -68,6 +68,8 @@ public final class QueueView {
   public final boolean preemptionDisabled;
   /** CapacityScheduler's {@code intraQueuePreemptionDisabled}, for a leaf. */
   public final boolean intraQueuePreemptionDisabled;
+  /** CapacityScheduler's {@code maximumAllocation}: the queue's configured largest container. */
+  public final Resource maximumAllocation;
   /** CapacityScheduler's {@code creationMethod}: static, or dynamicFlexible when created. */
   public final String creationMethod;
   /** CapacityScheduler's {@code autoCreationEligibility}: flexible or off. */
@@ -197,6 +199,9 @@ public final class QueueView {
         || ((LocusScheduler) scheduler).isPreemptionDisabled(path);
     this.intraQueuePreemptionDisabled = !(scheduler instanceof LocusScheduler)
         || ((LocusScheduler) scheduler).isIntraQueuePreemptionDisabled(path);
+    this.maximumAllocation = scheduler instanceof LocusScheduler
+        ? ((LocusScheduler) scheduler).queueMaximumAllocation(path)
+        : scheduler.getMaximumResourceCapability();
     this.creationMethod = scheduler instanceof LocusScheduler
         ? ((LocusScheduler) scheduler).creationMethod(path) : "static";
     this.autoCreationEligibility = scheduler instanceof LocusScheduler

@@ -29,6 +29,7 @@ public final class SchedulerInfoJson {
     info.put("maxCapacity", pct(root.maxCapacity));
     info.put("queueName", root.name);
     info.put("queuePath", root.path);
+    putIfKnown(info, "maximumAllocation", root.maximumAllocation);
     info.set("queues", children(root));
     if (locus != null) {
       info.set("locus", locus(locus));
@@ -81,6 +82,7 @@ public final class SchedulerInfoJson {
     n.set("capacities", capacities(q));
     n.set("minEffectiveCapacity", resource(q.effectiveMinResource));
     n.set("maxEffectiveCapacity", resource(q.effectiveMaxResource));
+    putIfKnown(n, "maximumAllocation", q.maximumAllocation);
     // CapacityScheduler's queue records carry no preemption counts; Locus's own go aside, as
     // schedulerInfo.locus does for the scheduler's.
     ObjectNode own = JSON.createObjectNode();
@@ -128,6 +130,14 @@ public final class SchedulerInfoJson {
       all.add(e);
     }
     return out;
+  }
+
+  /** A figure the scheduler may not report (one that is not Locus) is left out. */
+  private static void putIfKnown(ObjectNode n, String field,
+      org.apache.hadoop.yarn.api.records.Resource r) {
+    if (r != null) {
+      n.set(field, resource(r));
+    }
   }
 
   private static ObjectNode resource(org.apache.hadoop.yarn.api.records.Resource r) {
