@@ -60,8 +60,6 @@ public class RefusedKeysTest {
     m.put(new String[] {CS + "root.ordering-policy", "priority-utilization",
         CS + "root.a.priority", "1"}, CS + "root.a.priority");
     m.put(new String[] {CS + "root.a.max-parallel-apps", "1"}, CS + "root.a.max-parallel-apps");
-    m.put(new String[] {CS + "root.a.maximum-allocation-mb", "2048"},
-        CS + "root.a.maximum-allocation-mb");
     return m;
   }
 

@@ -189,12 +189,6 @@ final class KeyAudit {
     if (key.equals(CapacitySchedulerConfiguration.MAX_PARALLEL_APPLICATIONS)) {
       return unlimited(value) ? "" : "Locus does not hold applications back by count";
     }
-    if (key.equals(CapacitySchedulerConfiguration.MAXIMUM_ALLOCATION)
-        || key.equals(CapacitySchedulerConfiguration.MAXIMUM_ALLOCATION_MB)
-        || key.equals(CapacitySchedulerConfiguration.MAXIMUM_ALLOCATION_VCORES)) {
-      return "Locus bounds every queue's containers by the cluster's"
-          + " yarn.scheduler.maximum-allocation-* only";
-    }
     return null;
   }
 
