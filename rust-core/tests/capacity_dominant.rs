@@ -242,9 +242,39 @@ fn the_user_limit_compares_dominant_shares_under_the_dominant_calculator() {
     assert_eq!(user_limited("default"), 16);
 }
 
+/// Queue a's absolute capacity and maximum are 32 GB and 8 vcores of the 64 GB, 64 vcores
+/// cluster (b has the rest); its app asks 1 GB and 4 vcores per container.
+fn absolute_vcore_heavy(calculator: &str) -> u64 {
+    let r = |mb: u64, vcores: u32| format!(r#"{{"memory_mb":{mb},"vcores":{vcores}}}"#);
+    let a = format!(
+        r#","minimum_resource":{},"maximum_resource":{}"#,
+        r(32 * GB, 8),
+        r(32 * GB, 8)
+    );
+    let b = format!(r#","minimum_resource":{}"#, r(32 * GB, 56));
+    let mut c = core(
+        calculator,
+        &[ROOT, ("root.a", 0.0, 100.0, &a), ("root.b", 0.0, 100.0, &b)],
+    );
+    let each = Resource::new(GB, 4);
+    add(&mut c, "a1", "a", "alice", 1);
+    ask(&mut c, "a1", 100, each);
+    run(&mut c, 3);
+    containers(&c, "a1", each)
+}
+
 #[test]
-fn dominant_with_absolute_capacities_is_refused_naming_the_calculator() {
-    let t = r#"{"maximum_applications":10000,"resource_calculator":"dominant","queues":[{"path":"root","capacity":100,"maximum_capacity":100,"user_limit_factor":-1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":1.0,"maximum_applications":-1},{"path":"root.a","capacity":0,"maximum_capacity":100,"user_limit_factor":-1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":1.0,"maximum_applications":-1,"minimum_resource":{"memory_mb":1024,"vcores":1}},{"path":"root.b","capacity":0,"maximum_capacity":100,"user_limit_factor":-1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":1.0,"maximum_applications":-1,"minimum_resource":{"memory_mb":1024,"vcores":1}}]}"#;
+fn absolute_capacities_bind_in_every_type_under_the_dominant_calculator() {
+    // CapacityScheduler's effective maximum in vcores is the configured 8: two containers of
+    // 4, though memory's share (half the cluster) would allow 32 vcores.
+    assert_eq!(absolute_vcore_heavy("dominant"), 2);
+    // Memory only: 32 GB would allow 32; the nodes' vcores stop it at 16.
+    assert_eq!(absolute_vcore_heavy("default"), 16);
+}
+
+#[test]
+fn dominant_with_divided_partitions_is_refused_naming_the_calculator() {
+    let t = r#"{"maximum_applications":10000,"resource_calculator":"dominant","partitions":["x"],"queues":[{"path":"root","capacity":100,"maximum_capacity":100,"user_limit_factor":-1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":1.0,"maximum_applications":-1,"partitions":{"x":[100,100]}},{"path":"root.a","capacity":50,"maximum_capacity":100,"user_limit_factor":-1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":1.0,"maximum_applications":-1,"partitions":{"x":[30,50]}},{"path":"root.b","capacity":50,"maximum_capacity":100,"user_limit_factor":-1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":1.0,"maximum_applications":-1,"partitions":{"x":[70,100]}}]}"#;
     let err = Core::new(&common::props(&[
         ("locus.policy", "capacity"),
         ("locus.capacity.tree", t),
@@ -254,7 +284,7 @@ fn dominant_with_absolute_capacities_is_refused_naming_the_calculator() {
     match err {
         CoreError::Config { key, message } => {
             assert_eq!(key, "yarn.scheduler.capacity.resource-calculator");
-            assert!(message.contains("absolute capacities"), "{message}");
+            assert!(message.contains("node partitions"), "{message}");
         }
         other => panic!("{other:?}"),
     }

@@ -430,17 +430,36 @@ impl CapacityQueues {
         room
     }
 
-    /// Every type queue `i` may hold at most, of `cluster` (its maximum-capacity of each, as
-    /// CapacityScheduler's effective maximum resource in percentage and weight modes).
+    /// Every type queue `i` may hold at most, of `cluster`: CapacityScheduler's effective
+    /// maximum resource, its maximum-capacity of each type in percentage and weight modes.
     pub fn maximum(&self, i: usize, cluster: &Resource) -> Resource {
         let max = self.queues[i].maximum_capacity;
-        dominant::map(cluster, |v| percent_of(v, max))
+        let by_share = dominant::map(cluster, |v| percent_of(v, max));
+        effective(
+            by_share,
+            self.absolute.as_ref().and_then(|a| a.leaf_maximum(i)),
+        )
     }
 
     /// Every type parent `p` may hold at most, of `cluster`.
     pub fn parent_maximum(&self, p: usize, cluster: &Resource) -> Resource {
         let max = self.parents[p].maximum_capacity;
-        dominant::map(cluster, |v| percent_of(v, max))
+        let by_share = dominant::map(cluster, |v| percent_of(v, max));
+        effective(
+            by_share,
+            self.absolute.as_ref().and_then(|a| a.parent_maximum(p)),
+        )
+    }
+
+    /// Queue `i`'s guarantee in every type, of `cluster`: CapacityScheduler's effective
+    /// minimum resource, its capacity of each type in percentage and weight modes.
+    pub fn guarantee(&self, i: usize, cluster: &Resource) -> Resource {
+        let c = self.queues[i].capacity;
+        let by_share = dominant::map(cluster, |v| percent_of(v, c));
+        effective(
+            by_share,
+            self.absolute.as_ref().and_then(|a| a.leaf_minimum(i)),
+        )
     }
 
     /// What leaf `i` may still take in every type before it or one of its ancestors reaches its
@@ -558,6 +577,20 @@ fn user_limit_mb(guarantee: u64, used: u64, maximum: u64, active: u32, limit: Us
 }
 
 /// `percent` % of `mb`, rounded down.
+/// In absolute and vector modes, the effective resource CapacityScheduler derives per type
+/// (memory and vcores, the types those modes name), the other types by the share; else the
+/// share's figures.
+fn effective(by_share: Resource, derived: Option<Resource>) -> Resource {
+    match derived {
+        Some(d) => Resource {
+            memory_mb: d.memory_mb,
+            vcores: d.vcores,
+            extra: by_share.extra,
+        },
+        None => by_share,
+    }
+}
+
 fn percent_of(mb: u64, percent: f64) -> u64 {
     (mb as f64 * percent / 100.0).floor() as u64
 }
@@ -724,6 +757,8 @@ struct TypeFigures {
     used: Vec<Resource>,
     parent_used: Vec<Resource>,
     maximum: Vec<Resource>,
+    /// Per leaf, its guarantee in every type ([`CapacityQueues::guarantee`]).
+    guarantee: Vec<Resource>,
     parent_maximum: Vec<Resource>,
     /// Per user slot (as `CapacityPolicy::users`): what the user holds in its leaf, and limit.
     user_used: Vec<Resource>,
@@ -806,14 +841,24 @@ impl CapacityPolicy {
         let (ca, cb) = (cap(a), cap(b));
         // used / (cluster · capacity / 100): the cluster's size is common to both sides. Under
         // the dominant calculator CapacityScheduler's used capacity is the dominant share of
-        // what the queue holds over that of its guarantee (`Resources.divide`), and a
-        // guarantee's largest share of the cluster is its capacity in every type.
-        let held = |i: usize| match (used_types, &self.types) {
-            (Some(u), Some(t)) => dominant::dominant_share(&t.cluster, &u[i]),
-            _ => used[i] as f64,
+        // what the queue holds over that of its guarantee (`Resources.divide`): in percentage
+        // and weight modes a guarantee's largest share of the cluster is its capacity in every
+        // type; in absolute and vector modes its own.
+        let share = |i: usize, capacity: f64| match (used_types, &self.types) {
+            (Some(u), Some(t)) => {
+                let held = dominant::dominant_share(&t.cluster, &u[i]);
+                let guaranteed = match (&self.queues.absolute, self.node_partition) {
+                    (Some(_), None) => {
+                        100.0 * dominant::dominant_share(&t.cluster, &t.guarantee[i])
+                    }
+                    _ => capacity,
+                };
+                held / guaranteed.max(1e-9)
+            }
+            _ => used[i] as f64 / capacity.max(1e-9),
         };
-        let ra = held(a) / ca.max(1e-9);
-        let rb = held(b) / cb.max(1e-9);
+        let ra = share(a, ca);
+        let rb = share(b, cb);
         ra.total_cmp(&rb)
             .then(cb.total_cmp(&ca))
             .then(a.cmp(&b))
@@ -970,6 +1015,7 @@ impl CapacityPolicy {
             t.cluster = cluster;
             t.used = self.queues.used(state);
             t.maximum = (0..n).map(|i| self.queues.maximum(i, &cluster)).collect();
+            t.guarantee = (0..n).map(|i| self.queues.guarantee(i, &cluster)).collect();
             t.parent_maximum = (0..self.queues.parents.len())
                 .map(|p| self.queues.parent_maximum(p, &cluster))
                 .collect();
@@ -1110,8 +1156,7 @@ impl CapacityPolicy {
                 let Some(t) = self.types.as_mut() else {
                     continue;
                 };
-                let c = q.capacity;
-                let guarantee = dominant::map(&t.cluster, |v| percent_of(v, c));
+                let guarantee = t.guarantee[i];
                 t.user_limit[slot] = user_limit(
                     &t.cluster,
                     guarantee,
@@ -1144,8 +1189,7 @@ impl CapacityPolicy {
     fn queue_am_cap(&self, state: &ClusterState, i: usize) -> Resource {
         let q = &self.queues.queues[i];
         let cluster = state.capacity();
-        let c = q.capacity;
-        let guaranteed = dominant::map(&cluster, |v| percent_of(v, c));
+        let guaranteed = self.queues.guarantee(i, &cluster);
         let usable = if self.queues.from_file {
             let used = self.queues.used(state);
             let limit = used[i].add(&self.queues.room(i, &cluster, &used));

@@ -652,23 +652,16 @@ pub fn parse(value: &str) -> Result<CapacityQueues, CoreError> {
             AbsoluteCapacities::new(nodes, system_max_apps, tree.vector)
         });
     if tree.resource_calculator == Calculator::Dominant {
-        // The figures these derive (effective resources of absolute and vector modes, a
-        // queue's share of a partition) are memory's; under the dominant calculator
-        // CapacityScheduler derives them per type, which is not done here.
-        let what = if tree.vector {
-            Some("capacity vectors (legacy-queue-mode.enabled=false)")
-        } else if absolute.is_some() {
-            Some("absolute capacities ([memory=...,vcores=...])")
-        } else if !tree.partitions.is_empty() {
-            Some("node partitions with capacities (accessible-node-labels.<label>.capacity)")
-        } else {
-            None
-        };
+        // A queue's share of a partition is memory's; under the dominant calculator
+        // CapacityScheduler derives it per type, which is not done here. (Absolute and vector
+        // modes' effective resources are per type: `CapacityQueues::guarantee`.)
+        let what = (!tree.partitions.is_empty())
+            .then_some("node partitions with capacities (accessible-node-labels.<label>.capacity)");
         if let Some(what) = what {
             return Err(CoreError::Config {
                 key: format!("{CS_PREFIX}resource-calculator"),
                 message: format!(
-                    "is org.apache.hadoop.yarn.util.resource.DominantResourceCalculator and the file uses {what}; Locus compares every resource type under that calculator only for percentage and weight capacities without divided partitions. Use percentage or weight capacities, or the DefaultResourceCalculator"
+                    "is org.apache.hadoop.yarn.util.resource.DominantResourceCalculator and the file uses {what}; Locus compares every resource type under that calculator only without divided partitions. Divide no partition among queues, or use the DefaultResourceCalculator"
                 ),
             });
         }
@@ -739,6 +732,9 @@ pub struct AbsoluteCapacities {
     effective_maximum: Vec<Resource>,
     absolute_capacity: Vec<f32>,
     absolute_maximum: Vec<f32>,
+    /// The node of each of the policy's leaves and parents (set with the tree).
+    leaf_node: Vec<usize>,
+    parent_node: Vec<usize>,
 }
 
 /// CapacityScheduler's `divideSafelyAsFloat` with an infinite result taken as 0.
@@ -778,6 +774,8 @@ impl AbsoluteCapacities {
             effective_maximum: vec![Resource::ZERO; n],
             absolute_capacity: vec![0.0; n],
             absolute_maximum: vec![0.0; n],
+            leaf_node: Vec::new(),
+            parent_node: Vec::new(),
         }
     }
 
@@ -1045,8 +1043,51 @@ impl AbsoluteCapacities {
     }
 }
 
+impl AbsoluteCapacities {
+    /// The node of the policy's leaf `l` or parent `p`.
+    fn node_of(&self, slot: Slot) -> Option<usize> {
+        match slot {
+            Slot::Leaf(l) => self.leaf_node.get(l).copied(),
+            Slot::Parent(p) => self.parent_node.get(p).copied(),
+            Slot::Root => Some(0),
+        }
+        .filter(|&n| n < self.nodes.len())
+    }
+
+    /// Leaf `l`'s effective minimum resource for the cluster last computed (`None` before
+    /// any).
+    pub fn leaf_minimum(&self, l: usize) -> Option<Resource> {
+        self.cluster?;
+        self.node_of(Slot::Leaf(l))
+            .map(|n| self.effective_minimum[n])
+    }
+
+    /// Leaf `l`'s effective maximum resource, as [`Self::leaf_minimum`].
+    pub fn leaf_maximum(&self, l: usize) -> Option<Resource> {
+        self.cluster?;
+        self.node_of(Slot::Leaf(l))
+            .map(|n| self.effective_maximum[n])
+    }
+
+    /// Parent `p`'s effective maximum resource, as [`Self::leaf_minimum`].
+    pub fn parent_maximum(&self, p: usize) -> Option<Resource> {
+        self.cluster?;
+        self.node_of(Slot::Parent(p))
+            .map(|n| self.effective_maximum[n])
+    }
+}
+
 impl CapacityQueues {
-    fn set_absolute(&mut self, a: AbsoluteCapacities) {
+    fn set_absolute(&mut self, mut a: AbsoluteCapacities) {
+        a.leaf_node = vec![usize::MAX; self.queues.len()];
+        a.parent_node = vec![usize::MAX; self.parents.len()];
+        for (n, node) in a.nodes.iter().enumerate() {
+            match node.slot {
+                Slot::Leaf(l) if l < a.leaf_node.len() => a.leaf_node[l] = n,
+                Slot::Parent(p) if p < a.parent_node.len() => a.parent_node[p] = n,
+                _ => {}
+            }
+        }
         self.absolute = Some(a);
     }
 

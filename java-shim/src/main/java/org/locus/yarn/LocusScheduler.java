@@ -198,6 +198,8 @@ public class LocusScheduler
     MonitorPolicies.checkCalculator(monitors, queueFile, capacityPolicy);
     ResourceTypes.checkCapacityShortcut(conf, queueFile, capacityPolicy,
         CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS);
+    ResourceTypes.checkAbsoluteTypes(queueFile, capacityPolicy,
+        CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS);
     priorities.readQueueSettings(queueFile, conf);
     link.open(LocusSettings.toJson(conf, queueFile), this, this::coreSettings,
         () -> CoreRebuild.replay(nodeTracker.getAllNodes(), applications, rmContext));
@@ -299,6 +301,8 @@ public class LocusScheduler
       MonitorPolicies.checkFairOrdering(monitors, file, root.isCapacity());
       MonitorPolicies.checkCalculator(monitors, file, root.isCapacity());
       ResourceTypes.checkCapacityShortcut(newConf, file, root.isCapacity(),
+          CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS);
+      ResourceTypes.checkAbsoluteTypes(file, root.isCapacity(),
           CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS);
       if (MonitorPolicies.runsLocusPolicy(monitors)) {
         LocusPreemptionPolicy.check(this, file.configuration());

@@ -81,6 +81,25 @@ final class ResourceTypes {
   private static final String CAPACITY_QUEUES = "locus.capacity.queues";
 
   /**
+   * Absolute capacities and capacity vectors name memory and vcores only; under {@code
+   * DominantResourceCalculator} a further type's guarantee and maximum would be a derivation
+   * of CapacityScheduler's Locus does not make, so with such types the start stops naming the
+   * keys.
+   */
+  static void checkAbsoluteTypes(org.locus.yarn.queue.QueueFile file, boolean capacity,
+      String calculatorKey) {
+    List<String> types = extraTypes();
+    if (capacity && file.absolute() != null && !types.isEmpty()
+        && org.locus.yarn.queue.QueueFile.dominant(file.configuration())) {
+      throw new LocusConfigException(calculatorKey + " is "
+          + DominantResourceCalculator.class.getName() + " and the queues' capacities are"
+          + " absolute resources or capacity vectors while " + YarnConfiguration.RESOURCE_TYPES
+          + " adds " + types + ": Locus derives those queues' guarantees and maxima in memory and"
+          + " vcores only. Use percentage or weight capacities with these resource types");
+    }
+  }
+
+  /**
    * How many of {@code r}'s types beyond memory and vcores cross the wire: up to the last one
    * that is not zero (none for a resource of memory and vcores only), at most {@link #MAX_EXTRA}
    * (the start refuses more types).

@@ -84,7 +84,12 @@ public class DominantCalculatorAgainstCapacitySchedulerTest {
    */
   private int containersInA(Class<? extends ResourceScheduler> scheduler, long[] nodeSize,
       long[] eachSize) throws Exception {
-    MockRM rm = cluster.start(conf(scheduler, nodeSize.length > 2));
+    return containersInA(conf(scheduler, nodeSize.length > 2), nodeSize, eachSize);
+  }
+
+  private int containersInA(YarnConfiguration conf, long[] nodeSize, long[] eachSize)
+      throws Exception {
+    MockRM rm = cluster.start(conf);
     Resource node = resource(nodeSize);
     Resource each = resource(eachSize);
     try {
@@ -118,6 +123,43 @@ public class DominantCalculatorAgainstCapacitySchedulerTest {
     int locus = containersInA(LocusScheduler.class, node, each);
     assertEquals("CapacityScheduler", 3, cs);
     assertEquals("Locus against CapacityScheduler", cs, locus);
+  }
+
+  /** a: 16 GB and 4 vcores of the two nodes' 32 GB and 32 vcores, as minimum and maximum. */
+  private static YarnConfiguration absolute(Class<? extends ResourceScheduler> scheduler) {
+    YarnConfiguration conf = conf(scheduler, false);
+    conf.set(CS + "root.a.capacity", "[memory=16384,vcores=4]");
+    conf.set(CS + "root.a.maximum-capacity", "[memory=16384,vcores=4]");
+    conf.set(CS + "root.b.capacity", "[memory=16384,vcores=28]");
+    return conf;
+  }
+
+  @Test
+  public void absoluteCapacitiesStopVcoreAsksWhereCapacitySchedulerDoes() throws Exception {
+    // a's AM holds 1 GB / 1 vcore: three containers of 1 GB / 1 vcore reach its 4 vcores,
+    // though its memory (16 GB, half the cluster) would hold fifteen.
+    long[] node = {16 * GB, 16};
+    long[] each = {GB, 1};
+    int cs = containersInA(absolute(CapacityScheduler.class), node, each);
+    int locus = containersInA(absolute(LocusScheduler.class), node, each);
+    assertEquals("CapacityScheduler", 3, cs);
+    assertEquals("Locus against CapacityScheduler", cs, locus);
+  }
+
+  /** Absolute capacities name memory and vcores: with GPUs too, Locus stops at start. */
+  @Test
+  public void absoluteCapacitiesWithGpusAreRefusedNamingTheKeys() throws Exception {
+    YarnConfiguration conf = absolute(LocusScheduler.class);
+    conf.set(YarnConfiguration.RESOURCE_TYPES, GPU);
+    ResourceUtils.resetResourceTypes(conf);
+    try {
+      cluster.start(conf);
+      fail("Locus started absolute capacities with GPUs under the dominant calculator");
+    } catch (Exception e) {
+      String m = messages(e);
+      assertTrue(m, m.contains(CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS));
+      assertTrue(m, m.contains(YarnConfiguration.RESOURCE_TYPES));
+    }
   }
 
   @Test
