@@ -197,10 +197,15 @@ impl Model {
         self.nodes.values().map(|n| mem(&n.capability)).sum()
     }
 
-    /// Every type of the cluster: memory, vcores, then the extra types.
-    fn cluster_amounts(&self) -> [u128; TYPES] {
+    /// Every type of the default partition (the nodes with no label): memory, vcores, then
+    /// the extra types; the capacity queues' figures are of it, as CapacityScheduler's.
+    fn default_amounts(&self) -> [u128; TYPES] {
+        self.amounts_of(|n| n.label == 0)
+    }
+
+    fn amounts_of(&self, which: impl Fn(&NodeM) -> bool) -> [u128; TYPES] {
         let mut out = [0u128; TYPES];
-        for n in self.nodes.values() {
+        for n in self.nodes.values().filter(|n| which(n)) {
             for (o, a) in out.iter_mut().zip(amounts(&n.capability)) {
                 *o += a;
             }
@@ -721,12 +726,25 @@ impl Model {
                 );
             }
         } else {
+            // The round weighs the default partition: its nodes' memory and containers.
+            let unlabelled = |c: &ContM| self.nodes.get(&c.host).is_some_and(|n| n.label == 0);
+            if let Some(id) = r
+                .selected
+                .iter()
+                .find(|id| !unlabelled(by_id[id.as_str()].1))
+            {
+                return fail(
+                    "preempted_outside_default_partition",
+                    format!("{id}, on a labelled node, chosen"),
+                );
+            }
+            let cluster = self.partition_memory(0);
             for (q, cap) in combos::QUEUE_GUARANTEES {
                 let in_q = |c: &ContM| self.apps.get(&c.app).is_some_and(|a| a.queue == q);
                 let used: u128 = self
                     .containers
                     .values()
-                    .filter(|c| in_q(c))
+                    .filter(|c| in_q(c) && unlabelled(c))
                     .map(|c| mem(&c.resource))
                     .sum();
                 // Only what goes to another queue: room taken within one stays in it.
@@ -781,7 +799,8 @@ impl Model {
                 format!("{id}, an AM container, chosen within its queue"),
             );
         }
-        let cluster = self.cluster_memory() as u64;
+        // The queues' figures are of the default partition, as the round weighs them.
+        let cluster = self.partition_memory(0) as u64;
         let user = |app: u32| format!("user{}", app % 3);
         for (q, cap) in combos::QUEUE_GUARANTEES {
             let in_q = |c: &&ContM| self.apps.get(&c.app).is_some_and(|a| a.queue == q);
@@ -806,7 +825,12 @@ impl Model {
             if s.intra_queue.order != IntraQueueOrder::UserlimitFirst {
                 continue;
             }
-            let held: Vec<&ContM> = self.containers.values().filter(in_q).collect();
+            let held: Vec<&ContM> = self
+                .containers
+                .values()
+                .filter(in_q)
+                .filter(|c| self.nodes.get(&c.host).is_some_and(|n| n.label == 0))
+                .collect();
             let users: BTreeSet<String> = self
                 .apps
                 .iter()
@@ -921,24 +945,46 @@ impl Model {
                 .sum::<u32>()
         });
         let labelled = self.labelled_allocations(&resp);
+        let borrowed = self.borrowed(&resp);
         let queues = self.execute(step, host, resp)?;
+        let queues = self.given_unlabelled(host, queues);
         self.check_slot_caps(step, before, placed)?;
-        self.check_queue_maxima(step, &self.judged(queues, &labelled))?;
-        self.check_partition_maxima(step, &labelled)
+        self.check_queue_maxima(step, &queues)?;
+        self.check_partition_maxima(step, &labelled, &borrowed)
     }
 
-    /// The queues whose cluster-wide maximum an allocation is judged by: with divided
-    /// partitions, those given a container for a default-partition key (a labelled
-    /// partition's keys are held to the queue's maximum there instead, as CapacityScheduler
-    /// holds them, and may take the queue past its cluster-wide one).
-    fn judged(&self, queues: Vec<String>, labelled: &[(String, u8)]) -> Vec<String> {
-        if self.divided_shares().is_none() {
-            return queues;
+    /// The queues whose default-partition maximum an allocation on `host` is judged by: all
+    /// given one when `host` has no label. On a labelled node a partition's keys are held to
+    /// the queue's maximum there ([`Self::check_partition_maxima`]), and a default-partition
+    /// key borrowing the room to none (CapacityScheduler holds it to the whole partition).
+    fn given_unlabelled(&self, host: u32, queues: Vec<String>) -> Vec<String> {
+        if self.nodes.get(&host).is_some_and(|n| n.label == 0) {
+            queues
+        } else {
+            Vec::new()
         }
-        queues
-            .into_iter()
-            .filter(|q| !labelled.iter().any(|(l, _)| l == q))
-            .collect()
+    }
+
+    /// The (queue, partition label, MB) of each decision of a response on a labelled node:
+    /// MB is what a default-partition key borrowed there (0 for the partition's own keys).
+    fn borrowed(&self, resp: &HeartbeatResponse) -> Vec<(String, u8, u128)> {
+        let mut out = Vec::new();
+        for d in &resp.decisions {
+            let Some((_, a)) = self.apps.iter().find(|(i, _)| app_id(**i) == d.app) else {
+                continue;
+            };
+            let key = (d.priority, d.allocation_request_id);
+            let node = self.nodes.iter().find(|(h, _)| node_id(**h) == d.node);
+            let Some((_, n)) = node else { continue };
+            if n.label != 0 && a.partitions.get(&key).copied().unwrap_or(0) == 0 {
+                out.push((
+                    a.queue.clone(),
+                    n.label,
+                    mem(&d.capability) * d.count as u128,
+                ));
+            }
+        }
+        out
     }
 
     /// The (queue, partition label) pairs a response places keys of a labelled partition for.
@@ -972,11 +1018,14 @@ impl Model {
     /// Under capacity with divided partitions, a queue given a container for a key of a
     /// labelled partition holds no more on that partition's nodes than its maximum there
     /// (containers a default-partition key borrowed count too, as CapacityScheduler charges a
-    /// node's partition; only allocations are judged).
+    /// node's partition; only allocations are judged). Room borrowed in the same response
+    /// (`borrowed`) is left out: a node places its partition's keys first, then lends what is
+    /// left, which CapacityScheduler holds to the whole partition, not to the queue's maximum.
     fn check_partition_maxima(
         &self,
         step: usize,
         labelled: &[(String, u8)],
+        borrowed: &[(String, u8, u128)],
     ) -> Result<(), Failure> {
         let Some(shares) = self.divided_shares() else {
             return Ok(());
@@ -993,6 +1042,12 @@ impl Model {
                 .filter(|c| self.nodes.get(&c.host).is_some_and(|n| n.label == *label))
                 .map(|c| mem(&c.resource))
                 .sum();
+            let lent: u128 = borrowed
+                .iter()
+                .filter(|(bq, bl, _)| bq == q && bl == label)
+                .map(|(_, _, mb)| mb)
+                .sum();
+            let used = used.saturating_sub(lent);
             if used * 100 > max as u128 * size {
                 return Err(Failure::new(
                     "partition_maximum_exceeded",
@@ -1119,6 +1174,7 @@ impl Model {
         let mut placed = [0u32; 2];
         let mut queues = Vec::new();
         let mut labelled = Vec::new();
+        let mut borrowed = Vec::new();
         for (host, hb) in &batch {
             let resp = HeartbeatResponse {
                 decisions: out
@@ -1138,11 +1194,13 @@ impl Model {
                 }
             }
             labelled.extend(self.labelled_allocations(&resp));
-            queues.extend(self.execute(step, *host, resp)?);
+            borrowed.extend(self.borrowed(&resp));
+            let given = self.execute(step, *host, resp)?;
+            queues.extend(self.given_unlabelled(*host, given));
         }
         self.check_slot_caps(step, before, placed)?;
-        self.check_queue_maxima(step, &self.judged(queues, &labelled))?;
-        self.check_partition_maxima(step, &labelled)
+        self.check_queue_maxima(step, &queues)?;
+        self.check_partition_maxima(step, &labelled, &borrowed)
     }
 
     /// The decisions of one heartbeat against the model before any is executed.
@@ -1447,13 +1505,16 @@ impl Model {
         .map_err(Some)
     }
 
-    /// Under capacity, a queue an allocation just went to stays within its maximum-capacity
-    /// (nodes leaving may shrink the cluster under a queue; only allocations are judged).
+    /// Under capacity, a queue an allocation on a node with no label just went to stays
+    /// within its maximum-capacity of the default partition: what it holds on the nodes with
+    /// no label, of their memory (nodes leaving or being labelled may shrink the partition
+    /// under a queue; only allocations are judged).
     fn check_queue_maxima(&self, step: usize, queues: &[String]) -> Result<(), Failure> {
         if !combos::is_capacity(&self.props) {
             return Ok(());
         }
-        let cluster = self.cluster_memory();
+        let cluster = self.partition_memory(0);
+        let here = |c: &&ContM| self.nodes.get(&c.host).is_some_and(|n| n.label == 0);
         for (q, max) in combos::QUEUE_MAXIMA {
             if !queues.iter().any(|x| x == q) {
                 continue;
@@ -1462,13 +1523,16 @@ impl Model {
                 .containers
                 .values()
                 .filter(|c| self.apps.get(&c.app).is_some_and(|a| a.queue == q))
+                .filter(here)
                 .map(|c| mem(&c.resource))
                 .sum();
             if used * 100 > max as u128 * cluster {
                 return Err(Failure::new(
                     "queue_maximum_exceeded",
                     step,
-                    format!("queue {q} uses {used} MB of a {cluster} MB cluster, maximum {max}%"),
+                    format!(
+                        "queue {q} uses {used} MB of a {cluster} MB default partition, maximum {max}%"
+                    ),
                 ));
             }
             if !combos::is_dominant(&self.props) {
@@ -1480,19 +1544,20 @@ impl Model {
                 .containers
                 .values()
                 .filter(|c| self.apps.get(&c.app).is_some_and(|a| a.queue == q))
+                .filter(here)
                 .fold([0u128; TYPES], |mut sum, c| {
                     for (s, a) in sum.iter_mut().zip(amounts(&c.resource)) {
                         *s += a;
                     }
                     sum
                 });
-            let total = self.cluster_amounts();
+            let total = self.default_amounts();
             if let Some(t) = (0..TYPES).find(|&t| used[t] * 100 > max as u128 * total[t]) {
                 return Err(Failure::new(
                     "queue_maximum_exceeded",
                     step,
                     format!(
-                        "queue {q} holds {:?} of a cluster of {total:?} (memory, vcores, extra types), maximum {max}% in every type under the dominant calculator; type {t} is past it",
+                        "queue {q} holds {:?} of a default partition of {total:?} (memory, vcores, extra types), maximum {max}% in every type under the dominant calculator; type {t} is past it",
                         used
                     ),
                 ));
@@ -1551,7 +1616,11 @@ impl Model {
         if !a.live_attempt || a.blacklists(host, n.rack) {
             return false;
         }
-        let cluster = self.cluster_memory();
+        // The queue's maximum of the default partition bounds the nodes with no label; on a
+        // labelled one its keys are held to the partition's figures below, and a borrowing
+        // default-partition key to none.
+        let cluster = self.partition_memory(0);
+        let unlabelled = n.label == 0;
         let max = combos::QUEUE_MAXIMA
             .iter()
             .find(|(q, _)| *q == a.queue)
@@ -1561,14 +1630,18 @@ impl Model {
             .filter(|((_, _, n), _)| n == "*")
             .any(|((p, r, _), any)| {
                 let key = (*p, *r);
-                if combos::is_capacity(&self.props) && mem(&any.capability) * 100 > max * cluster {
+                if combos::is_capacity(&self.props)
+                    && unlabelled
+                    && mem(&any.capability) * 100 > max * cluster
+                {
                     return false;
                 }
                 // Under the dominant calculator every type of the ask must fit the maximum.
                 if combos::is_dominant(&self.props)
+                    && unlabelled
                     && amounts(&any.capability)
                         .iter()
-                        .zip(self.cluster_amounts())
+                        .zip(self.default_amounts())
                         .any(|(a, c)| a * 100 > max * c)
                 {
                     return false;

@@ -362,10 +362,12 @@ impl Core {
         &self.config
     }
 
-    /// Queues configured in absolute resources take a new share of a cluster that grew or
-    /// shrank, as CapacityScheduler recomputes them when a node joins or leaves.
+    /// Queues configured in absolute resources take a new share of a default partition that
+    /// grew or shrank, as CapacityScheduler recomputes them when a node joins, leaves or
+    /// changes label (of the default partition's nodes, the label manager's resource of no
+    /// label).
     fn cluster_changed(&mut self) {
-        let cluster = self.state.capacity();
+        let cluster = self.state.partition_capacity("");
         self.config.capacity.set_cluster(cluster);
     }
 
@@ -376,15 +378,17 @@ impl Core {
         (self.config.policy == JobPolicyKind::Capacity).then(|| self.config.capacity.queues())
     }
 
-    /// Under `capacity`: memory `queue` may still take before it or one of its parents reaches
-    /// its maximum-capacity (what CapacityScheduler's headroom is capped by besides the
-    /// cluster's free memory). `None` under other policies or for a queue that is not configured.
+    /// Under `capacity`: memory `queue` may still take in the default partition before it or
+    /// one of its parents reaches its maximum-capacity there (what CapacityScheduler's
+    /// headroom is capped by besides the cluster's free memory). `None` under other policies
+    /// or for a queue that is not configured.
     pub fn queue_headroom_mb(&self, queue: &str) -> Option<u64> {
         self.capacity_queues()?;
         let queues = &self.config.capacity;
         let i = queues.index_of(queue)?;
-        let used = queues.used_mb(&self.state);
-        Some(queues.room_mb(i, self.state.capacity().memory_mb, &used))
+        let used = queues.default_used_mb(&self.state);
+        let size = self.state.partition_capacity("").memory_mb;
+        Some(queues.room_mb(i, size, &used))
     }
 
     /// The queue an app is filed in. Under `capacity`: the configured name it names, or
@@ -794,6 +798,7 @@ impl Core {
                 if !self.state.set_node_partition(&node, &partition, exclusive) {
                     return Err(CoreError::UnknownNode(node));
                 }
+                self.cluster_changed();
                 log::info!(
                     "node {node} in partition {partition:?} ({})",
                     if exclusive {

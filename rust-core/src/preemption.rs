@@ -257,7 +257,9 @@ pub fn plan(queues: &[TreeQueue], cluster_mb: u64, s: &PreemptionSettings) -> Pl
     let mut ideal = vec![0u64; n];
     let mut to_be_preempted = vec![0u64; n];
     if n > 0 {
-        ideal[0] = cluster_mb;
+        // The root's guarantee: its partition's memory (the budget above is of the cluster,
+        // as CapacityScheduler's).
+        ideal[0] = queues[0].guaranteed_mb;
     }
     for p in 0..n {
         if kids[p].is_empty() {
@@ -652,6 +654,7 @@ fn percent_of(mb: u64, percent: f64) -> u64 {
 fn pending_mb(app: &crate::state::app::App) -> u64 {
     app.asks
         .tables()
+        .filter(|(k, _)| app.partitions.of(k).is_empty())
         .filter_map(|(_, t)| t.row(crate::state::names::ANY_ID))
         .map(|r| r.capability.memory_mb.saturating_mul(r.count as u64))
         .fold(0u64, u64::saturating_add)
@@ -671,7 +674,10 @@ impl crate::core::Core {
         let cq = self.capacity_queues()?;
         let queues = &self.config().capacity;
         let state = self.state();
-        let cluster = state.capacity().memory_mb;
+        // The default partition, as the queues' figures are of it: its nodes' memory, what
+        // the queues hold and ask for there, and the containers on its nodes (a labelled
+        // partition is held whole by one leaf when the monitor runs).
+        let cluster = state.partition_capacity("").memory_mb;
         let parents = queues.parents();
         // Tree: root, the parents shallowest first, then the leaves.
         let mut by_depth: Vec<usize> = (0..parents.len()).collect();
@@ -709,7 +715,7 @@ impl crate::core::Core {
             });
         }
         let first_leaf = tree.len();
-        let used = queues.used_mb(state);
+        let used = queues.default_used_mb(state);
         for (i, leaf) in cq.iter().enumerate() {
             tree.push(TreeQueue {
                 parent: Some(leaf.ancestors.first().map_or(0, |&p| slot_of_parent[p])),
@@ -737,6 +743,9 @@ impl crate::core::Core {
             let Some(i) = queues.index_of(&app.queue) else {
                 continue;
             };
+            if state.node(&c.node).is_some_and(|n| !n.partition.is_empty()) {
+                continue;
+            }
             candidates.push((
                 c.id.clone(),
                 Candidate {

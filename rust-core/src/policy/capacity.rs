@@ -1,7 +1,9 @@
 //! `capacity`: YARN CapacityScheduler's queues, from the operator's capacity-scheduler.xml.
 //!
 //! Each queue is guaranteed a share of the cluster (`capacity`) and may grow into idle room up
-//! to a hard limit (`maximum-capacity`), both in percent of the cluster's memory, because the
+//! to a hard limit (`maximum-capacity`), both in percent of the cluster's memory (with labelled
+//! nodes, of the default partition's: the nodes with no label, as CapacityScheduler measures
+//! it; a labelled partition's keys follow its own figures), because the
 //! default resource calculator compares memory only (with `DominantResourceCalculator`, of
 //! every resource type: see below). The rule, as CapacityScheduler's
 //! ParentQueue and LeafQueue apply it:
@@ -101,7 +103,7 @@ pub struct UserLimit {
 }
 
 /// A leaf queue: the queues applications run in. `capacity` and `maximum_capacity` are in
-/// percent of the whole cluster (CapacityScheduler's absolute figures).
+/// percent of the default partition (CapacityScheduler's absolute figures).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CapacityQueue {
     /// The short name applications may name (unique among leaves).
@@ -507,6 +509,33 @@ impl CapacityQueues {
         used
     }
 
+    /// Every type each configured queue holds in the default partition: on the nodes with no
+    /// label, counting the containers decided there and not yet created, as [`Self::used_mb`]
+    /// counts the whole cluster. CapacityScheduler charges a container to its node's
+    /// partition, so one a default-partition key borrowed a labelled node for is not here.
+    pub fn default_used(&self, state: &ClusterState) -> Vec<Resource> {
+        let mut used = vec![Resource::ZERO; self.queues.len()];
+        for (name, q) in state.queues().iter() {
+            if let Some(i) = self.index_of(name) {
+                used[i] = used[i].add(&q.by_partition.of(&q.used, ""));
+            }
+        }
+        for u in state.in_flight().iter().filter(|u| u.partition.is_empty()) {
+            if let Some(i) = self.index_of(&u.queue) {
+                used[i] = used[i].add(&u.resource);
+            }
+        }
+        used
+    }
+
+    /// Memory each configured queue holds in the default partition ([`Self::default_used`]).
+    pub fn default_used_mb(&self, state: &ClusterState) -> Vec<u64> {
+        self.default_used(state)
+            .iter()
+            .map(|r| r.memory_mb)
+            .collect()
+    }
+
     /// Every type each configured queue holds in `state`, counted as [`Self::used_mb`].
     pub fn used(&self, state: &ClusterState) -> Vec<Resource> {
         let mut used = vec![Resource::ZERO; self.queues.len()];
@@ -705,8 +734,11 @@ fn placeable(app: &App, room: &Resource) -> (Resource, Resource) {
 
 /// One user's standing in one leaf on this heartbeat.
 struct UserSlot {
+    /// Memory held in the default partition, and the user limit there.
     used_mb: u64,
     limit_mb: u64,
+    /// Memory held on labelled nodes (the commit re-checks what the user holds everywhere).
+    outside_mb: u64,
     /// Memory the user's MapReduce AMs hold in the leaf, and may hold (the user AM limit).
     am_used_mb: u64,
     am_limit_mb: u64,
@@ -714,13 +746,24 @@ struct UserSlot {
 
 pub struct CapacityPolicy {
     queues: CapacityQueues,
-    /// Memory each leaf holds on this heartbeat: the state's count when `order` ran, plus what
-    /// was placed since (the RM confirms those only after the heartbeat).
+    /// Memory each leaf holds in the default partition on this heartbeat: the state's count
+    /// when `order` ran, plus what was placed since on nodes with no label (the RM confirms
+    /// those only after the heartbeat). The default partition's figures are those of its own
+    /// nodes, as CapacityScheduler's: its size, what queues hold there, their maxima.
     used_mb: Vec<u64>,
     /// The same for each parent queue below root (the sum of its leaves).
     parent_used_mb: Vec<u64>,
     maximum_mb: Vec<u64>,
     parent_maximum_mb: Vec<u64>,
+    /// Memory each leaf and each parent holds on labelled nodes when `order` ran: the commit
+    /// re-checks what a queue holds everywhere, so its ceilings carry this on top.
+    outside_mb: Vec<u64>,
+    parent_outside_mb: Vec<u64>,
+    /// Whether the heartbeat's node has a label: a key placed there is held to that
+    /// partition's figures (a divided one's), or to none (a default-partition key borrowing
+    /// the room, which CapacityScheduler bounds by the whole partition, and the keys of a
+    /// partition the file does not divide, shared whole).
+    node_labelled: bool,
     /// The queue of each app `order` listed.
     app_queue: HashMap<Arrival, usize>,
     /// Each listed app's user in its leaf (index into `users`), for leaves with a user limit.
@@ -759,6 +802,10 @@ struct TypeFigures {
     maximum: Vec<Resource>,
     /// Per leaf, its guarantee in every type ([`CapacityQueues::guarantee`]).
     guarantee: Vec<Resource>,
+    /// Per leaf and per parent, what it holds on labelled nodes (outside the default
+    /// partition these figures are of), for the shim's re-check of whole usage.
+    outside: Vec<Resource>,
+    parent_outside: Vec<Resource>,
     parent_maximum: Vec<Resource>,
     /// Per user slot (as `CapacityPolicy::users`): what the user holds in its leaf, and limit.
     user_used: Vec<Resource>,
@@ -812,6 +859,9 @@ impl CapacityPolicy {
             parent_used_mb: vec![0; p],
             maximum_mb: vec![0; n],
             parent_maximum_mb: vec![0; p],
+            outside_mb: vec![0; n],
+            parent_outside_mb: vec![0; p],
+            node_labelled: false,
             app_queue: HashMap::new(),
             app_user: HashMap::new(),
             users: Vec::new(),
@@ -995,34 +1045,56 @@ impl CapacityPolicy {
     /// factor of -1 means the queue's maximum instead.
     fn measure(&mut self, state: &ClusterState) {
         let n = self.queues.queues.len();
-        self.queues.set_cluster(state.capacity());
-        let cluster_mb = state.capacity().memory_mb;
-        self.used_mb = self.queues.used_mb(state);
+        // The default partition's own nodes, as CapacityScheduler's label manager measures
+        // it: labelled nodes are other partitions' (the whole cluster while none is).
+        let cluster = state.partition_capacity("");
+        self.queues.set_cluster(cluster);
+        let cluster_mb = cluster.memory_mb;
+        let used = self.queues.default_used(state);
+        self.used_mb = used.iter().map(|r| r.memory_mb).collect();
+        self.outside_mb = self
+            .queues
+            .used_mb(state)
+            .iter()
+            .zip(&self.used_mb)
+            .map(|(all, here)| all.saturating_sub(*here))
+            .collect();
         for i in 0..n {
             self.maximum_mb[i] = self.queues.maximum_mb(i, cluster_mb);
         }
         self.parent_used_mb.iter_mut().for_each(|u| *u = 0);
+        self.parent_outside_mb.iter_mut().for_each(|u| *u = 0);
         for (i, q) in self.queues.queues.iter().enumerate() {
             for &p in &q.ancestors {
                 self.parent_used_mb[p] = self.parent_used_mb[p].saturating_add(self.used_mb[i]);
+                self.parent_outside_mb[p] =
+                    self.parent_outside_mb[p].saturating_add(self.outside_mb[i]);
             }
         }
         for (p, parent) in self.queues.parents.iter().enumerate() {
             self.parent_maximum_mb[p] = percent_of(cluster_mb, parent.maximum_capacity);
         }
         if let Some(t) = self.types.as_mut() {
-            let cluster = state.capacity();
             t.cluster = cluster;
-            t.used = self.queues.used(state);
+            t.outside = self
+                .queues
+                .used(state)
+                .iter()
+                .zip(&used)
+                .map(|(all, here)| all.saturating_sub(here))
+                .collect();
+            t.used = used;
             t.maximum = (0..n).map(|i| self.queues.maximum(i, &cluster)).collect();
             t.guarantee = (0..n).map(|i| self.queues.guarantee(i, &cluster)).collect();
             t.parent_maximum = (0..self.queues.parents.len())
                 .map(|p| self.queues.parent_maximum(p, &cluster))
                 .collect();
             t.parent_used = vec![Resource::ZERO; self.queues.parents.len()];
+            t.parent_outside = vec![Resource::ZERO; self.queues.parents.len()];
             for (i, q) in self.queues.queues.iter().enumerate() {
                 for &p in &q.ancestors {
                     t.parent_used[p] = t.parent_used[p].add(&t.used[i]);
+                    t.parent_outside[p] = t.parent_outside[p].add(&t.outside[i]);
                 }
             }
             t.user_used.clear();
@@ -1049,15 +1121,25 @@ impl CapacityPolicy {
         let mut slot_of: HashMap<(usize, &str), usize> = HashMap::new();
         // Containers decided for an app and not yet created count as its user's, as they count
         // for its queue (`CapacityQueues::used_mb`); one pass over the in-flight decisions.
+        // Only those on nodes with no label count in the default partition (`outside`: the
+        // others).
         let mut decided_mb: HashMap<Arrival, u64> = HashMap::new();
+        let mut outside_mb: HashMap<Arrival, u64> = HashMap::new();
         let mut decided: HashMap<Arrival, Resource> = HashMap::new();
         let mut decided_am: HashMap<Arrival, Resource> = HashMap::new();
         for f in state.in_flight() {
-            let mb = decided_mb.entry(f.app).or_insert(0);
+            let here = f.partition.is_empty();
+            let mb = if here {
+                decided_mb.entry(f.app).or_insert(0)
+            } else {
+                outside_mb.entry(f.app).or_insert(0)
+            };
             *mb = mb.saturating_add(f.resource.memory_mb);
             if self.types.is_some() {
-                let r = decided.entry(f.app).or_insert(Resource::ZERO);
-                *r = r.add(&f.resource);
+                if here {
+                    let r = decided.entry(f.app).or_insert(Resource::ZERO);
+                    *r = r.add(&f.resource);
+                }
                 if f.am {
                     let r = decided_am.entry(f.app).or_insert(Resource::ZERO);
                     *r = r.add(&f.resource);
@@ -1076,6 +1158,7 @@ impl CapacityPolicy {
                 self.users.push(UserSlot {
                     used_mb: 0,
                     limit_mb: 0,
+                    outside_mb: 0,
                     am_used_mb: 0,
                     am_limit_mb: 0,
                 });
@@ -1088,9 +1171,10 @@ impl CapacityPolicy {
                 }
                 self.users.len() - 1
             });
+            let held = app.used_by_partition.of(&app.used, "");
             if let Some(t) = self.types.as_mut() {
                 let d = decided.get(&app.arrival).copied().unwrap_or(Resource::ZERO);
-                t.user_used[slot] = t.user_used[slot].add(&app.used).add(&d);
+                t.user_used[slot] = t.user_used[slot].add(&held).add(&d);
                 let d = decided_am
                     .get(&app.arrival)
                     .copied()
@@ -1101,8 +1185,13 @@ impl CapacityPolicy {
             let decided = decided_mb.get(&app.arrival).copied().unwrap_or(0);
             u.used_mb = u
                 .used_mb
-                .saturating_add(app.used.memory_mb)
+                .saturating_add(held.memory_mb)
                 .saturating_add(decided);
+            let elsewhere = app.used.memory_mb.saturating_sub(held.memory_mb);
+            u.outside_mb = u
+                .outside_mb
+                .saturating_add(elsewhere)
+                .saturating_add(outside_mb.get(&app.arrival).copied().unwrap_or(0));
             u.am_used_mb = u
                 .am_used_mb
                 .saturating_add(app.am_used.memory_mb)
@@ -1140,8 +1229,10 @@ impl CapacityPolicy {
             // queue's AM share of its guarantee (not what it may use), times the user's share
             // max(minimum-user-limit-percent, 1 / active users) and the user-limit-factor (a
             // factor of -1: the queue's AM share of its guarantee), never above the queue's AM
-            // limit.
-            let am_share = guarantee as f64 * q.maximum_am_resource_percent;
+            // limit. AM limits are not kept per partition: an AM may ask for a labelled one,
+            // so they are of the whole cluster.
+            let am_guarantee = percent_of(state.capacity().memory_mb, q.capacity);
+            let am_share = am_guarantee as f64 * q.maximum_am_resource_percent;
             let user_share = (limit.minimum_user_limit_percent / 100.0)
                 .max(1.0 / users as f64)
                 .min(1.0);
@@ -1173,7 +1264,8 @@ impl CapacityPolicy {
                 } else {
                     user_share * limit.user_limit_factor
                 };
-                let user_am = dominant::map(&guarantee, |v| (v as f64 * pct * factor) as u64);
+                let am_guarantee = self.queues.guarantee(i, &state.capacity());
+                let user_am = dominant::map(&am_guarantee, |v| (v as f64 * pct * factor) as u64);
                 t.user_am_limit[slot] = dominant::min(&t.cluster, user_am, queue_am);
             }
         }
@@ -1244,6 +1336,7 @@ impl JobPolicy for CapacityPolicy {
         self.measure(state);
         self.node_partition = self.queues.partition_index(&node.partition);
         self.in_partition = self.node_partition.is_some();
+        self.node_labelled = !node.partition.is_empty();
         if let Some(k) = self.node_partition {
             self.measure_partition(state, k);
         }
@@ -1319,6 +1412,8 @@ impl JobPolicy for CapacityPolicy {
                 }
                 let Some(c) = line.get(head[i]) else { continue };
                 let fits = match (&self.types, &used_types) {
+                    // A partition the file does not divide is shared whole.
+                    _ if self.node_labelled && self.node_partition.is_none() => true,
                     (Some(t), Some((u, pu))) => t.room(&self.queues, i, u, pu).fits(&c.next),
                     _ => {
                         let room = match self.node_partition {
@@ -1403,6 +1498,15 @@ impl JobPolicy for CapacityPolicy {
     /// bigger later key for good whenever the first could run nowhere.)
     fn room(&mut self, _state: &ClusterState, app: &App, key: SchedulerKey) -> Option<Resource> {
         let i = self.queue_of(app)?;
+        let partition = self.node_partition.filter(|_| self.in_partition);
+        if self.node_labelled && partition.is_none() {
+            // A default-partition key borrowing a labelled node: CapacityScheduler holds
+            // every queue to the whole partition there (what the node has free already
+            // bounds), and its user limit, capped by the partition, binds only with a
+            // minimum-user-limit-percent below 100. A partition the file does not divide is
+            // shared whole.
+            return None;
+        }
         if let Some(t) = &self.types {
             // Every type under the maxima, and what the user may still start: CapacityScheduler
             // lets a user start a container while what it holds is not greater than its limit
@@ -1428,7 +1532,6 @@ impl JobPolicy for CapacityPolicy {
             }
             return Some(room);
         }
-        let partition = self.node_partition.filter(|_| self.in_partition);
         let mut mb = match partition {
             Some(_) => self.partition_room(i, &self.part.used_mb, &self.part.parent_used_mb),
             None => self.queue_room(i, &self.used_mb, &self.parent_used_mb),
@@ -1470,35 +1573,37 @@ impl JobPolicy for CapacityPolicy {
     /// (`type_maxima`), and the user limit is left out: it compares dominant shares, which no
     /// per-type ceiling expresses, and one would refuse containers the rule allows.
     fn commit_limits(&self, app: &App, partition: &str) -> Option<CommitLimits> {
-        if self.queues.partition_index(partition).is_some() {
+        if self.node_labelled || self.queues.partition_index(partition).is_some() {
             return None;
         }
         let i = self.queue_of(app)?;
-        let cap = |mb: u64| mb.min(i64::MAX as u64);
+        // The shim counts what a queue holds everywhere: the default partition's ceiling
+        // plus what the queue held on labelled nodes when the decision was made.
+        let cap = |mb: u64, outside: u64| mb.saturating_add(outside).min(i64::MAX as u64);
         let type_maxima = self.types.as_ref().map_or_else(Vec::new, |t| {
             let ancestors = self.queues.queues[i]
                 .ancestors
                 .iter()
-                .map(|&p| &t.parent_maximum[p]);
-            std::iter::once(&t.maximum[i])
+                .map(|&p| t.parent_maximum[p].add(&t.parent_outside[p]));
+            std::iter::once(t.maximum[i].add(&t.outside[i]))
                 .chain(ancestors)
                 .flat_map(|r| std::iter::once(r.vcores as u64).chain(r.extra))
-                .map(cap)
+                .map(|v| cap(v, 0))
                 .take(MAX_TYPE_MAXIMA)
                 .collect()
         });
         Some(CommitLimits {
-            queue_max_mb: Some(cap(self.maximum_mb[i])),
+            queue_max_mb: Some(cap(self.maximum_mb[i], self.outside_mb[i])),
             ancestor_max_mb: self.queues.queues[i]
                 .ancestors
                 .iter()
-                .map(|&p| cap(self.parent_maximum_mb[p]))
+                .map(|&p| cap(self.parent_maximum_mb[p], self.parent_outside_mb[p]))
                 .collect(),
             user_limit_mb: self
                 .app_user
                 .get(&app.arrival)
                 .filter(|_| self.types.is_none())
-                .map(|&slot| cap(self.users[slot].limit_mb)),
+                .map(|&slot| cap(self.users[slot].limit_mb, self.users[slot].outside_mb)),
             type_maxima,
         })
     }
@@ -1591,22 +1696,26 @@ impl JobPolicy for CapacityPolicy {
     fn placed(&mut self, app: Arrival, kind: TaskKind, count: u32, capability: Resource) {
         let mb = capability.memory_mb.saturating_mul(count as u64);
         let queue = self.app_queue.get(&app).copied().or(self.alone);
+        // A labelled node's partition holds it, not the default one.
+        let here = !self.node_labelled;
         if let Some(t) = self.types.as_mut() {
             let all = capability.times(count as u64);
-            if let Some(i) = queue {
+            if let Some(i) = queue.filter(|_| here) {
                 t.used[i] = t.used[i].add(&all);
                 for &p in &self.queues.queues[i].ancestors {
                     t.parent_used[p] = t.parent_used[p].add(&all);
                 }
             }
             if let Some(&slot) = self.app_user.get(&app) {
-                t.user_used[slot] = t.user_used[slot].add(&all);
+                if here {
+                    t.user_used[slot] = t.user_used[slot].add(&all);
+                }
                 if kind == TaskKind::ApplicationMaster {
                     t.user_am_used[slot] = t.user_am_used[slot].add(&all);
                 }
             }
         }
-        if let Some(i) = queue {
+        if let Some(i) = queue.filter(|_| here) {
             self.used_mb[i] = self.used_mb[i].saturating_add(mb);
             for &p in &self.queues.queues[i].ancestors {
                 self.parent_used_mb[p] = self.parent_used_mb[p].saturating_add(mb);
@@ -1628,7 +1737,9 @@ impl JobPolicy for CapacityPolicy {
         }
         if let Some(&slot) = self.app_user.get(&app) {
             let u = &mut self.users[slot];
-            u.used_mb = u.used_mb.saturating_add(mb);
+            if here {
+                u.used_mb = u.used_mb.saturating_add(mb);
+            }
             if kind == TaskKind::ApplicationMaster {
                 u.am_used_mb = u.am_used_mb.saturating_add(mb);
                 if let Some(i) = queue {

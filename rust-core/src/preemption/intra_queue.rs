@@ -681,13 +681,16 @@ impl crate::core::Core {
             };
             let next = user_no.len();
             let user = *user_no.entry(app.user.as_str()).or_insert(next);
+            // In the default partition, as the tree: what the app holds on the nodes with no
+            // label (its AM counted there while that holds it).
+            let used_mb = app.used_by_partition.of(&app.used, "").memory_mb;
             jobs.push(Job {
                 queue: first_leaf + i,
                 app_order: app.arrival.0,
                 user,
                 priority: app.priority,
-                used_mb: app.used.memory_mb,
-                am_mb: app.am_used.memory_mb,
+                used_mb,
+                am_mb: app.am_used.memory_mb.min(used_mb),
                 pending_mb: super::pending_mb(app),
                 activated: self.state().is_activated(app.arrival),
             });

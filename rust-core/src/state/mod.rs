@@ -824,9 +824,17 @@ impl ClusterState {
         }
     }
 
-    /// The capabilities of `partition`'s nodes summed (a labelled partition; zero when no node
-    /// is in it).
+    /// The capabilities of `partition`'s nodes summed (zero when no node is in it); for the
+    /// default partition (""), those of the nodes with no label, as CapacityScheduler's label
+    /// manager measures it.
     pub fn partition_capacity(&self, partition: &str) -> Resource {
+        if partition.is_empty() {
+            // A few entries: the labelled partitions the cluster's nodes are in.
+            return self
+                .partition_capacity
+                .values()
+                .fold(self.capacity, |rest, c| rest.saturating_sub(c));
+        }
         self.partition_capacity
             .get(partition)
             .copied()

@@ -55,6 +55,23 @@ impl PartitionUse {
         }
     }
 
+    /// What is held on labelled nodes, every partition together.
+    pub fn total(&self) -> Resource {
+        self.0
+            .iter()
+            .fold(Resource::ZERO, |sum, (_, r)| crate::state::plus(sum, r))
+    }
+
+    /// The part of `used` (which this splits) held in `partition`: for the default partition
+    /// (""), what is not on a labelled node.
+    pub fn of(&self, used: &Resource, partition: &str) -> Resource {
+        if partition.is_empty() {
+            used.saturating_sub(&self.total())
+        } else {
+            self.get(partition)
+        }
+    }
+
     pub fn add_all(&mut self, other: &PartitionUse) {
         for (p, r) in &other.0 {
             self.add(p, r);

@@ -694,6 +694,54 @@ public class LocusScheduler
     return out;
   }
 
+  /**
+   * The default partition's resource, what its queue figures are of as CapacityScheduler's
+   * are (its label manager's resource of no label): the nodes with no label.
+   */
+  public org.apache.hadoop.yarn.api.records.Resource defaultPartitionResource() {
+    org.apache.hadoop.yarn.api.records.Resource out =
+        org.apache.hadoop.yarn.api.records.Resource.newInstance(0, 0);
+    for (FiCaSchedulerNode node : nodeTracker.getAllNodes()) {
+      String partition = node.getPartition();
+      if (partition == null || partition.isEmpty()) {
+        org.apache.hadoop.yarn.util.resource.Resources.addTo(out, node.getTotalResource());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Memory each queue (leaves and parents, by path) holds on labelled nodes, any partition:
+   * what is not the default partition's, as CapacityScheduler charges a container to its
+   * node's partition. One pass over the labelled nodes' running containers; empty outside
+   * {@code capacity} or while no node is labelled.
+   */
+  public Map<String, Long> labelledUsedMb() {
+    Map<String, Long> out = new java.util.HashMap<>();
+    if (!root.isCapacity()) {
+      return out;
+    }
+    for (FiCaSchedulerNode node : nodeTracker.getAllNodes()) {
+      String partition = node.getPartition();
+      if (partition == null || partition.isEmpty()) {
+        continue;
+      }
+      for (RMContainer c : node.getCopiedListOfRunningContainers()) {
+        FiCaSchedulerApp attempt = getApplicationAttempt(c.getApplicationAttemptId());
+        if (attempt == null || !(attempt.getQueue() instanceof LocusQueue)) {
+          continue;
+        }
+        long mb = c.getAllocatedResource().getMemorySize();
+        for (String p = ((LocusQueue) attempt.getQueue()).path(); p != null; ) {
+          out.merge(p, mb, Long::sum);
+          int dot = p.lastIndexOf('.');
+          p = dot < 0 ? null : p.substring(0, dot);
+        }
+      }
+    }
+    return out;
+  }
+
   /** The core's counters as JSON (allocations by locality, heartbeats, decisions, ...). */
   public String getCoreStatsJson() {
     return link.statsJson();

@@ -140,8 +140,8 @@ final class MonitorPolicies {
   }
 
   /**
-   * Locus's preemption rounds weigh each queue's use of the whole cluster; CapacityScheduler's
-   * weigh it per node partition. With a partition divided between queues (or a queue held below
+   * Locus's preemption rounds weigh each queue's use of the default partition only;
+   * CapacityScheduler's weigh it in every node partition. With a partition divided between queues (or a queue held below
    * all of it) the rounds would preempt for the wrong shares, so the combination stops the RM
    * naming both keys.
    */
@@ -151,8 +151,8 @@ final class MonitorPolicies {
     if (key != null && runsLocusPolicy(monitors)) {
       throw new YarnRuntimeException(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES
           + " names " + PROPORTIONAL + " while " + key + " divides a node partition between "
-          + "queues: Locus preempts for each queue's share of the whole cluster, not per node "
-          + "partition; turn the monitor off or give each partition whole to one leaf queue");
+          + "queues: Locus preempts for each queue's share of the default partition only, not per "
+          + "node partition; turn the monitor off or give each partition whole to one leaf queue");
     }
   }
 

@@ -12,7 +12,7 @@ import org.junit.Test;
 /**
  * What Locus refuses of per-partition capacities, naming the key: weights per partition, and
  * a partition divided between queues while the preemption monitor runs (Locus preempts for
- * shares of the whole cluster). The EMR layout, one leaf holding all of the partition, starts
+ * shares of the default partition only). The EMR layout, one leaf holding all of the partition, starts
  * with the monitor on. PartitionCapacitiesTest compares the honoured ones with
  * CapacityScheduler.
  */

@@ -137,21 +137,30 @@ public final class QueueView {
   public static QueueView root(ResourceScheduler scheduler, RMContext rmContext)
       throws IOException {
     QueueInfo root = scheduler.getQueueInfo("root", true, true);
-    long clusterMb = Math.max(0, scheduler.getClusterResource().getMemorySize());
     boolean locus = scheduler instanceof LocusScheduler;
+    // The default partition's figures are of its own nodes, as CapacityScheduler's.
+    Resource cluster = locus ? ((LocusScheduler) scheduler).defaultPartitionResource()
+        : scheduler.getClusterResource();
+    Map<String, Long> labelledUsed = locus ? ((LocusScheduler) scheduler).labelledUsedMb()
+        : Collections.<String, Long>emptyMap();
     Map<String, Map<String, Long>> partitionUsed = locus
         ? ((LocusScheduler) scheduler).partitionUsedMb()
         : Collections.<String, Map<String, Long>>emptyMap();
     Map<String, Long> partitionSizes = locus ? ((LocusScheduler) scheduler).partitionMemoryMb()
         : Collections.<String, Long>emptyMap();
-    return new QueueView(root, null, 1f, 1f, 0f, clusterMb, scheduler, rmContext,
+    return new QueueView(root, null, 1f, 1f, 0f, cluster, labelledUsed, scheduler, rmContext,
         partitionUsed, partitionSizes);
   }
 
+  /**
+   * {@code cluster} is the default partition's resource, {@code labelledUsed} the memory each
+   * queue holds outside it (by path).
+   */
   private QueueView(QueueInfo info, String parentPath, float parentAbsolute,
-      float parentAbsoluteMax, float siblingWeights, long clusterMb,
-      ResourceScheduler scheduler, RMContext rmContext,
+      float parentAbsoluteMax, float siblingWeights, Resource cluster,
+      Map<String, Long> labelledUsed, ResourceScheduler scheduler, RMContext rmContext,
       Map<String, Map<String, Long>> partitionUsed, Map<String, Long> partitionSizes) {
+    long clusterMb = Math.max(0, cluster.getMemorySize());
     this.name = info.getQueueName();
     this.path = pathOf(info, parentPath);
     this.state = info.getQueueState() == null ? QueueState.RUNNING : info.getQueueState();
@@ -181,7 +190,6 @@ public final class QueueView {
     // CapacityScheduler normalizes no weight with the legacy queue mode off.
     this.normalizedWeight = weight < 0f || siblingWeights <= 1e-6f || vectorMode != null
         ? (parentPath == null ? 1f : 0f) : weight / siblingWeights;
-    Resource cluster = scheduler.getClusterResource();
     this.effectiveMinResource = absoluteMode ? derived.getEffectiveMinCapacity()
         : Resources.multiply(cluster, absolute);
     this.effectiveMaxResource = absoluteMode ? derived.getEffectiveMaxCapacity()
@@ -212,7 +220,9 @@ public final class QueueView {
     this.appsCompleted = m == null ? 0 : m.getAppsCompleted();
     this.appsKilled = m == null ? 0 : m.getAppsKilled();
     this.appsFailed = m == null ? 0 : m.getAppsFailed();
-    float absUsed = clusterMb <= 0 ? 0f : (float) (usedMemoryMb * 100.0 / clusterMb);
+    long usedHereMb = Math.max(0L,
+        usedMemoryMb - labelledUsed.getOrDefault(path, 0L));
+    float absUsed = clusterMb <= 0 ? 0f : (float) (usedHereMb * 100.0 / clusterMb);
     this.absoluteUsedCapacity = absUsed;
     this.usedCapacity = absolute <= 0f ? 0f : absUsed / absolute;
 
@@ -224,8 +234,8 @@ public final class QueueView {
         weights += Math.max(0f, child.getWeight());
       }
       for (QueueInfo child : childInfos) {
-        kids.add(new QueueView(child, path, absolute, absoluteMax, weights, clusterMb,
-            scheduler, rmContext, partitionUsed, partitionSizes));
+        kids.add(new QueueView(child, path, absolute, absoluteMax, weights, cluster,
+            labelledUsed, scheduler, rmContext, partitionUsed, partitionSizes));
       }
     }
     this.children = Collections.unmodifiableList(kids);
