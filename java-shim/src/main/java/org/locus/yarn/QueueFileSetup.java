@@ -33,6 +33,7 @@ final class QueueFileSetup {
         && conf.getTrimmed(CAPACITY_QUEUES, "").isEmpty();
     root.setWeights(fileInForce ? file.weights() : Collections.<String, Float>emptyMap());
     root.setAbsolute(fileInForce ? file.absolute() : null);
+    root.setParallelLimits(fileInForce ? file::maxParallelApps : p -> Integer.MAX_VALUE);
     QueueMappingRule rule = fileInForce
         ? QueueMappingRule.of(file, conf)
         : null;

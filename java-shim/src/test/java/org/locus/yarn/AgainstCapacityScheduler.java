@@ -283,6 +283,13 @@ final class AgainstCapacityScheduler {
       transcript.add(seen);
     }
 
+    /** The queue's {@code max-parallel-apps} as its QueueInfo reports it. */
+    void showParallelLimit(String queue) throws Exception {
+      org.apache.hadoop.yarn.api.records.QueueInfo info =
+          rm.getResourceScheduler().getQueueInfo(queue, false, false);
+      transcript.add("queue " + queue + ": max-parallel-apps " + info.getMaxParallelApps());
+    }
+
     private String queueStatus(String queue, boolean withCapacity) {
       org.apache.hadoop.yarn.api.records.QueueInfo info;
       try {

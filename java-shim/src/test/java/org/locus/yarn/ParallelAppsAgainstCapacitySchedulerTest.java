@@ -74,6 +74,9 @@ public class ParallelAppsAgainstCapacitySchedulerTest {
       run.runningNow();
       run.kill(first);
       run.runningNow();
+      for (String q : new String[] {"root", "p", "x", "b"}) {
+        run.showParallelLimit(q);
+      }
     }, LOCUS_CAPACITY);
     assertEquals(List.of(
         "running now: [app1, app3]",
@@ -114,6 +117,9 @@ public class ParallelAppsAgainstCapacitySchedulerTest {
       run.submit("alice", "b");
       run.submit("alice", "b");
       run.runningNow();
+      for (String q : new String[] {"root", "a", "b"}) {
+        run.showParallelLimit(q);
+      }
     }, LOCUS_CAPACITY);
     assertEquals(List.of(
         "running now: [app1]"),

@@ -1814,6 +1814,19 @@ public final class QueueFile {
     return w == null ? -1f : w;
   }
 
+  /**
+   * The queue's {@code max-parallel-apps} as CapacityScheduler reads it (its own, else the
+   * file's default), {@code Integer.MAX_VALUE} when neither is set.
+   */
+  public int maxParallelApps(String path) {
+    try {
+      return cs.getMaxParallelAppsForQueue(new QueuePath(path));
+    } catch (NumberFormatException e) {
+      // Refused when the file was read (parallelLimit); nothing holds the queue meanwhile.
+      return Integer.MAX_VALUE;
+    }
+  }
+
   /** Queues whose capacity is a weight, with it. */
   public Map<String, Float> weights() {
     return weights;
