@@ -164,3 +164,58 @@ fn a_negative_limit_is_refused_naming_its_key() {
         "{err}"
     );
 }
+
+/// A move counts the application in its new queue: a held one moved where there is room runs,
+/// a running one moved into a full queue keeps running and holds the next submission there.
+#[test]
+fn a_moved_application_counts_in_its_new_queue() {
+    let mut c = cluster("capacity", &tree(&limit(1), "", ""));
+    let (mut now, mut next) = (0, 0);
+    submit(&mut c, "app_1", "a", "u", 1);
+    submit(&mut c, "app_2", "a", "u", 2);
+    submit(&mut c, "app_3", "c", "u", 3);
+    assert_eq!(started(&mut c, &mut now, &mut next), ["app_1", "app_3"]);
+    c.handle(Event::AppMoved {
+        app: "app_2".into(),
+        queue: "b".into(),
+    })
+    .unwrap();
+    assert_eq!(started(&mut c, &mut now, &mut next), ["app_2"]);
+    end(&mut c, "app_1");
+    c.handle(Event::AppMoved {
+        app: "app_3".into(),
+        queue: "a".into(),
+    })
+    .unwrap();
+    submit(&mut c, "app_4", "a", "u", 4);
+    assert!(started(&mut c, &mut now, &mut next).is_empty());
+    assert_eq!(c.state().parallel().running_in("root.p.a"), Some(1));
+}
+
+/// An application whose containers are recovered after a restart runs whatever the limit (it
+/// counts, above the limit if need be), as its work is already running.
+#[test]
+fn a_recovered_application_runs_above_the_limit() {
+    let mut c = cluster("capacity", &tree(&limit(1), "", ""));
+    let (mut now, mut next) = (0, 0);
+    submit(&mut c, "app_1", "a", "u", 1);
+    assert_eq!(started(&mut c, &mut now, &mut next), ["app_1"]);
+    add_app_in(&mut c, "app_2", "a", "u", "j", 2, "MAPREDUCE", &[]);
+    let arrival = c.state().app_by_id("app_2").unwrap().arrival;
+    assert!(c.state().parallel().is_held(arrival));
+    c.handle(Event::ContainerAllocated {
+        container: locus_core::ContainerInfo {
+            container: "container_recovered_am".into(),
+            app: "app_2".into(),
+            node: common::node_id("h0"),
+            priority: 0,
+            resource: locus_core::Resource::new(common::GB, 1),
+        },
+        locality: locus_core::Locality::OffSwitch,
+        allocation_request_id: 0,
+        recovered: true,
+    })
+    .unwrap();
+    assert!(!c.state().parallel().is_held(arrival));
+    assert_eq!(c.state().parallel().running_in("root.p.a"), Some(2));
+}
