@@ -218,9 +218,49 @@ pub fn is_capacity(p: &Props) -> bool {
 /// The capacity queues' shares of the labelled partitions X and Y
 /// ([`crate::model::PARTITIONS`]), drawn per case: per partition, per queue of
 /// [`QUEUE_MAXIMA`], (absolute capacity %, absolute maximum-capacity %) there; and per queue
-/// its `ordering-policy` (0: fifo, 1: fair, 2: fair with size-based weight).
+/// its `ordering-policy` (0: fifo, 1: fair, 2: fair with size-based weight); and the
+/// running-application limits the tree sets.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PartitionShares(pub [[(u64, u64); 2]; 2], pub [u64; 2]);
+pub struct PartitionShares(pub [[(u64, u64); 2]; 2], pub [u64; 2], pub ParallelLimits);
+
+/// `max-parallel-apps` of root, of each queue of [`QUEUE_MAXIMA`], of every user, and of
+/// `user0` (`None`: not set). Small, so that applications are held and released often.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ParallelLimits {
+    pub root: Option<u32>,
+    pub queues: [Option<u32>; 2],
+    pub user_default: Option<u32>,
+    pub user0: Option<u32>,
+}
+
+impl ParallelLimits {
+    /// From its own stream of the seed, so the shares drawn before keep their values.
+    fn draw(seed: u64) -> ParallelLimits {
+        let mut r = crate::rng::Rng::new(crate::rng::mix(&[seed, 0x9a28]));
+        let mut one = || (r.range(0, 1) == 0).then(|| r.range(1, 2) as u32);
+        ParallelLimits {
+            root: one(),
+            queues: [one(), one()],
+            user_default: one(),
+            user0: one(),
+        }
+    }
+
+    /// The limit of user `user` (`user0`'s own, else every user's).
+    pub fn user(&self, user: &str) -> Option<u32> {
+        if user == "user0" {
+            self.user0.or(self.user_default)
+        } else {
+            self.user_default
+        }
+    }
+
+    /// The limit of the queue named `queue` (`None`: none, or not one of [`QUEUE_MAXIMA`]).
+    pub fn queue(&self, queue: &str) -> Option<u32> {
+        let q = QUEUE_MAXIMA.iter().position(|(n, _)| *n == queue)?;
+        self.queues[q]
+    }
+}
 
 impl PartitionShares {
     /// From the case's seed alone, so a shrunk case keeps them.
@@ -234,7 +274,7 @@ impl PartitionShares {
             }
         }
         let ordering = [r.range(0, 3), r.range(0, 3)];
-        PartitionShares(out, ordering)
+        PartitionShares(out, ordering, ParallelLimits::draw(seed))
     }
 
     /// `queue`'s maximum-capacity % in the partition of label `label` (1: X, 2: Y); `None`
@@ -254,18 +294,40 @@ pub fn with_partition_shares(mut p: Props, shares: &PartitionShares) -> Props {
         return p;
     }
     p.remove("locus.capacity.queues");
-    let entry = |path: &str, cap: u64, max: u64, x: (u64, u64), y: (u64, u64), order: u64| {
+    let parallel = |limit: Option<u32>| {
+        limit.map_or(String::new(), |n| format!(r#","max_parallel_apps":{n}"#))
+    };
+    let entry = |path: &str,
+                 cap: u64,
+                 max: u64,
+                 x: (u64, u64),
+                 y: (u64, u64),
+                 order: u64,
+                 limit: Option<u32>| {
         let ordering = match order {
             1 => r#","ordering":"fair""#,
             2 => r#","ordering":"fair","size_based_weight":true"#,
             _ => "",
         };
         format!(
-            r#"{{"path":"{path}","capacity":{cap},"maximum_capacity":{max},"user_limit_factor":-1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":0.5,"maximum_applications":-1,"partitions":{{"X":[{},{}],"Y":[{},{}]}}{ordering}}}"#,
-            x.0, x.1, y.0, y.1
+            r#"{{"path":"{path}","capacity":{cap},"maximum_capacity":{max},"user_limit_factor":-1,"minimum_user_limit_percent":100,"maximum_am_resource_percent":0.5,"maximum_applications":-1,"partitions":{{"X":[{},{}],"Y":[{},{}]}}{ordering}{}}}"#,
+            x.0,
+            x.1,
+            y.0,
+            y.1,
+            parallel(limit)
         )
     };
-    let mut queues = vec![entry("root", 100, 100, (100, 100), (100, 100), 0)];
+    let limits = shares.2;
+    let mut queues = vec![entry(
+        "root",
+        100,
+        100,
+        (100, 100),
+        (100, 100),
+        0,
+        limits.root,
+    )];
     for (q, ((name, max), (_, cap))) in QUEUE_MAXIMA.iter().zip(QUEUE_GUARANTEES).enumerate() {
         queues.push(entry(
             &format!("root.{name}"),
@@ -274,12 +336,20 @@ pub fn with_partition_shares(mut p: Props, shares: &PartitionShares) -> Props {
             shares.0[0][q],
             shares.0[1][q],
             shares.1[q],
+            limits.queues[q],
         ));
+    }
+    let mut users = String::new();
+    if let Some(n) = limits.user_default {
+        users.push_str(&format!(r#","user_max_parallel_apps":{n}"#));
+    }
+    if let Some(n) = limits.user0 {
+        users.push_str(&format!(r#","users_max_parallel_apps":{{"user0":{n}}}"#));
     }
     p.insert(
         "locus.capacity.tree".into(),
         format!(
-            r#"{{"maximum_applications":10000,"partitions":["X","Y"],"queues":[{}]}}"#,
+            r#"{{"maximum_applications":10000,"partitions":["X","Y"]{users},"queues":[{}]}}"#,
             queues.join(",")
         ),
     );

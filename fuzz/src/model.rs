@@ -114,6 +114,9 @@ pub struct Model {
     /// The capacity queues' shares of partitions X and Y, when the case divides them (every
     /// reconfiguration to a capacity combination divides them alike).
     pub shares: Option<combos::PartitionShares>,
+    /// An application was moved or the settings reloaded: running applications may then
+    /// exceed a running-application limit (a move or a lowered limit stops nothing).
+    parallel_unsteady: bool,
 }
 
 /// Runs a core call, turning a panic into a failure.
@@ -174,6 +177,7 @@ impl Model {
             allocated: 0,
             allocations_of: BTreeMap::new(),
             shares: None,
+            parallel_unsteady: false,
         })
     }
 
@@ -445,6 +449,7 @@ impl Model {
                 if a.queue == *queue {
                     return Ok(());
                 }
+                self.parallel_unsteady = true;
                 let event = through_events_frame(
                     step,
                     Event::AppMoved {
@@ -566,6 +571,7 @@ impl Model {
                 if let Some(s) = &self.shares {
                     props = combos::with_partition_shares(props, s);
                 }
+                self.parallel_unsteady = true;
                 let r = guarded(step, "reconfigure", || self.core.reconfigure(&props))?;
                 r.map_err(|e| {
                     Failure::new(
@@ -1218,6 +1224,13 @@ impl Model {
         let mut off_switch = 0u64;
         for d in &resp.decisions {
             let shown = || format!("{d:?}");
+            let state = self.core.state();
+            if state
+                .app_by_id(&d.app)
+                .is_some_and(|a| state.parallel().is_held(a.arrival))
+            {
+                return Err(Failure::new("decision_for_held_app", step, shown()));
+            }
             m += d.count as u128 * d.capability.memory_mb as u128;
             v += d.count as u128 * d.capability.vcores as u128;
             for (sum, each) in extra.iter_mut().zip(&d.capability.extra) {
@@ -1598,13 +1611,110 @@ impl Model {
                 ));
             }
         }
+        self.check_parallel(step)
+    }
+
+    /// The running-application limits in force (those of the case's capacity tree).
+    fn parallel_limits(&self) -> Option<combos::ParallelLimits> {
+        self.divided_shares().map(|s| s.2)
+    }
+
+    /// Whether the core holds `app` back by a running-application limit.
+    pub fn held(&self, app: u32) -> bool {
+        let state = self.core.state();
+        state
+            .app_by_id(&app_id(app))
+            .is_some_and(|a| state.parallel().is_held(a.arrival))
+    }
+
+    /// An application is held only while a limit on its way is full (with nothing held, its
+    /// queue, root and its user have room); without a move or a reload since the start, no
+    /// limit is exceeded by the applications that run.
+    fn check_parallel(&self, step: usize) -> Result<(), Failure> {
+        let user = |app: u32| format!("user{}", app % 3);
+        let Some(limits) = self.parallel_limits() else {
+            return match self.apps.keys().find(|a| self.held(**a)) {
+                Some(a) => Err(Failure::new(
+                    "held_without_limits",
+                    step,
+                    format!(
+                        "{} is held with no running-application limit in force",
+                        app_id(*a)
+                    ),
+                )),
+                None => Ok(()),
+            };
+        };
+        let runs: Vec<u32> = self
+            .apps
+            .keys()
+            .copied()
+            .filter(|a| !self.held(*a))
+            .collect();
+        let in_queue = |q: &str| runs.iter().filter(|a| self.apps[a].queue == q).count() as u32;
+        let of_user = |u: &str| runs.iter().filter(|a| user(**a) == u).count() as u32;
+        let full = |count: u32, limit: Option<u32>| limit.is_some_and(|l| count >= l);
+        for (&app, a) in &self.apps {
+            let u = user(app);
+            let counts = [
+                (runs.len() as u32, limits.root, "root".to_string()),
+                (in_queue(&a.queue), limits.queue(&a.queue), a.queue.clone()),
+                (of_user(&u), limits.user(&u), u.clone()),
+            ];
+            if self.held(app) && !counts.iter().any(|(c, l, _)| full(*c, *l)) {
+                return Err(Failure::new(
+                    "held_with_room",
+                    step,
+                    format!(
+                        "{} is held though root, queue {} and {u} have room ({counts:?})",
+                        app_id(app),
+                        a.queue
+                    ),
+                ));
+            }
+            if !self.parallel_unsteady {
+                if let Some((c, l, who)) = counts.iter().find(|(c, l, _)| l.is_some_and(|l| *c > l))
+                {
+                    return Err(Failure::new(
+                        "parallel_limit_exceeded",
+                        step,
+                        format!("{c} applications run in {who}, whose limit is {l:?}"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends every application that is done (no container, nothing asked), as its AM would
+    /// unregister, while some application is held: what lets held ones run in the drain.
+    pub fn end_done_while_held(&mut self, step: usize) -> Result<(), Failure> {
+        if !self.apps.keys().any(|a| self.held(*a)) {
+            return Ok(());
+        }
+        let done: Vec<u32> = self
+            .apps
+            .iter()
+            .filter(|(app, a)| {
+                !self.held(**app)
+                    && !self.containers.values().any(|c| c.app == **app)
+                    && a.asks
+                        .iter()
+                        .all(|((_, _, n), r)| n != "*" || r.count == 0 || !a.live_attempt)
+            })
+            .map(|(app, _)| *app)
+            .collect();
+        for app in done {
+            self.apply(step, &Action::RemoveApp { app })?;
+        }
         Ok(())
     }
 
     /// True when some key of `app` has outstanding containers one of today's nodes could hold
     /// (capability, locality rules, and under capacity the queue's maximum).
     pub fn can_run(&self, app: u32) -> bool {
-        self.nodes.keys().any(|h| self.can_run_on(app, *h))
+        // A held application waits for running ones to end (`check_parallel` judges the wait).
+        !self.held(app) && self.nodes.keys().any(|h| self.can_run_on(app, *h))
     }
 
     /// True when some key of `app` has outstanding containers node `host` could hold.

@@ -40,6 +40,12 @@ pub struct Outcome {
 }
 
 pub fn run(case: &Case) -> Result<Outcome, Failure> {
+    run_observed(case, &mut |_| {})
+}
+
+/// As [`run`], showing `observe` the model after every action and every drain round (what a
+/// test measures of the cases it runs).
+pub fn run_observed(case: &Case, observe: &mut dyn FnMut(&Model)) -> Result<Outcome, Failure> {
     let all = combos::valid();
     let shares = combos::PartitionShares::draw(case.seed);
     let props = combos::with_partition_shares(all[case.combo % all.len()].clone(), &shares);
@@ -51,9 +57,10 @@ pub fn run(case: &Case) -> Result<Outcome, Failure> {
     let result = (|| {
         for (i, a) in case.actions.iter().enumerate() {
             m.apply(i, a)?;
+            observe(&m);
         }
         if case.drain {
-            drain(&mut m, case.actions.len())?;
+            drain(&mut m, case.actions.len(), observe)?;
         }
         Ok(())
     })();
@@ -67,7 +74,7 @@ pub fn run(case: &Case) -> Result<Outcome, Failure> {
     })
 }
 
-fn drain(m: &mut Model, step: usize) -> Result<(), Failure> {
+fn drain(m: &mut Model, step: usize, observe: &mut dyn FnMut(&Model)) -> Result<(), Failure> {
     let mut waiting: BTreeMap<u32, u64> = BTreeMap::new();
     let mut quiet: BTreeMap<u32, u64> = BTreeMap::new();
     let mut seen = m.allocations_of.clone();
@@ -97,6 +104,9 @@ fn drain(m: &mut Model, step: usize) -> Result<(), Failure> {
             // Liveness with the rounds running: what they take must not keep anyone waiting.
             m.preemption_round(step, 25, 100, 2, None)?;
         }
+        observe(m);
+        // Held applications run once others end: the done ones end here.
+        m.end_done_while_held(step)?;
         let apps: Vec<u32> = m.apps.keys().copied().collect();
         let mut anyone = false;
         for app in apps {

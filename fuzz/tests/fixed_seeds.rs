@@ -143,6 +143,57 @@ fn preemption_rounds_under_capacity_keep_guarantees_and_user_limits() {
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
+/// Cases under `capacity`, whose trees draw running-application limits (`max-parallel-apps`
+/// of root, the queues and the users): an application is held only while a limit on its way
+/// is full, a held one is given nothing, the running ones stay within the limits, and in the
+/// drain every held application runs once the others end. The seeds hold and release
+/// applications, so the checks are not vacuous.
+#[test]
+fn running_application_limits_hold_and_release() {
+    let opts = gen::Options {
+        combos: gen::select_combos(&["capacity".into()], &[]),
+        ..gen::Options::default()
+    };
+    let classes = [
+        "held_with_room",
+        "held_without_limits",
+        "parallel_limit_exceeded",
+        "decision_for_held_app",
+        "starvation",
+    ];
+    let (mut held_cases, mut released) = (0, 0u64);
+    let failed: Vec<String> = (1..=40u64)
+        .filter_map(|s| {
+            let mut was_held = std::collections::BTreeSet::new();
+            let mut ran = std::collections::BTreeSet::new();
+            let r = runner::run_observed(&gen::case_with(s, STEPS, &opts), &mut |m| {
+                for &app in m.apps.keys() {
+                    if m.held(app) {
+                        was_held.insert(app);
+                    } else if was_held.contains(&app) {
+                        ran.insert(app);
+                    }
+                }
+            });
+            held_cases += usize::from(!was_held.is_empty());
+            released += ran.len() as u64;
+            r.err()
+                .filter(|f| classes.contains(&f.class.as_str()))
+                .map(|f| {
+                    format!(
+                        "seed {s} (./locus fuzz --seed {s} --steps {STEPS} --policy capacity): {}",
+                        truncate(&f.to_string())
+                    )
+                })
+        })
+        .collect();
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    assert!(
+        held_cases >= 5 && released >= 3,
+        "{held_cases} cases held an application, {released} held applications ran later"
+    );
+}
+
 /// Large cases (up to 16 hosts of up to 48 GB, most jobs holding keys no node can serve)
 /// under the policies that pick map slots per node (TD, JoSS) with a capped slot pool: where an
 /// outside random run saw satisfiable asks starve on an idle cluster. Every check, not only
@@ -248,6 +299,10 @@ fn no_failure_class_the_checks_above_do_not_name() {
         "slot_cap_exceeded",
         "counter_mismatch",
         "starvation",
+        "held_with_room",
+        "held_without_limits",
+        "parallel_limit_exceeded",
+        "decision_for_held_app",
     ];
     let other: Vec<String> = random_failures()
         .iter()

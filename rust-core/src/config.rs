@@ -561,6 +561,9 @@ pub struct Config {
     /// The system-wide application maximum and the one queue's outside `capacity`, from
     /// capacity-scheduler.xml (`locus.capacity.tree`) whatever the policy.
     pub submission: crate::policy::capacity_tree::SubmissionLimits,
+    /// capacity-scheduler.xml's running-application limits (`max-parallel-apps`), whatever the
+    /// policy: the file's queues' under `capacity`, the one queue's otherwise.
+    pub parallel: crate::state::parallel::ParallelLimits,
 }
 
 impl Default for Config {
@@ -596,6 +599,7 @@ impl Default for Config {
             profile_defaults: Default::default(),
             hints_trusted: Default::default(),
             submission: Default::default(),
+            parallel: Default::default(),
             app_limits: Default::default(),
         }
     }
@@ -775,6 +779,10 @@ impl Config {
             }
         }
         cfg.submission = crate::policy::capacity_tree::submission_limits(tree)?;
+        cfg.parallel = crate::policy::capacity_tree::parallel_limits(
+            tree,
+            cfg.policy == JobPolicyKind::Capacity && !shortcut_given,
+        )?;
         if cfg.policy == JobPolicyKind::Capacity {
             cfg.capacity
                 .default_application_limits(cfg.submission.system);

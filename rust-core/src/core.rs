@@ -260,6 +260,7 @@ impl Core {
             .profiles_mut()
             .set_trusted(config.hints_trusted.clone());
         state.set_ask_limits(config.app_limits);
+        state.set_parallel_limits(config.parallel.clone());
         log::info!(
             "Locus core started: policy={} locality={} hotspot={} slots={} off-switch-per-heartbeat={} assign-multiple={}",
             layers.job.name(),
@@ -340,6 +341,7 @@ impl Core {
             self.state.set_mapping(new.datacenter_mapping.clone());
         }
         self.state.set_ask_limits(new.app_limits);
+        self.state.set_parallel_limits(new.parallel.clone());
         log::info!(
             "Locus settings reloaded: policy={} locality={} hotspot={} slots={} map-share={:?} off-switch-per-heartbeat={} assign-multiple={} datacenter mapping {:?} ({} hosts)",
             new.policy.as_str(),

@@ -56,6 +56,12 @@ struct Tree {
     /// `yarn.scheduler.capacity.resource-calculator`: `default` or `dominant`.
     #[serde(default)]
     resource_calculator: Calculator,
+    /// `yarn.scheduler.capacity.user.max-parallel-apps`; `None`: not set (no limit).
+    #[serde(default)]
+    user_max_parallel_apps: Option<i64>,
+    /// `yarn.scheduler.capacity.user.<name>.max-parallel-apps`, by user name.
+    #[serde(default)]
+    users_max_parallel_apps: std::collections::BTreeMap<String, i64>,
     queues: Vec<Entry>,
 }
 
@@ -130,6 +136,10 @@ struct Entry {
     /// `ordering-policy.fair.enable-size-based-weight` of a fair leaf.
     #[serde(default)]
     size_based_weight: bool,
+    /// `max-parallel-apps` as in force: the queue's own, else the file's
+    /// `yarn.scheduler.capacity.max-parallel-apps`; `None`: neither is set (no limit).
+    #[serde(default)]
+    max_parallel_apps: Option<i64>,
 }
 
 /// How a leaf orders its applications (CapacityScheduler's `ordering-policy`).
@@ -254,6 +264,73 @@ pub fn submission_limits(value: Option<&str>) -> Result<SubmissionLimits, CoreEr
         one_queue,
         one_queue_per_user,
     })
+}
+
+/// The running-application limits of the file ([`crate::state::parallel`]) whatever the
+/// policy: `queues_in_force` when the file's queues are the ones applications run in
+/// (`capacity`), else every application counts against the limits of `root` and, when the file
+/// has one leaf, of every queue (all on the path of the one queue applications run in). A
+/// negative limit is refused naming its key.
+pub fn parallel_limits(
+    value: Option<&str>,
+    queues_in_force: bool,
+) -> Result<crate::state::parallel::ParallelLimits, CoreError> {
+    use crate::state::parallel::{ParallelLimits, QueueLimit};
+    let Some(value) = value else {
+        return Ok(ParallelLimits::default());
+    };
+    let tree = read(value)?;
+    let limit = |key: String, v: i64| -> Result<u32, CoreError> {
+        if v < 0 {
+            return Err(CoreError::Config {
+                key,
+                message: format!("{v} is negative; give how many applications may run at once"),
+            });
+        }
+        Ok(v.min(u32::MAX as i64) as u32)
+    };
+    let parents: std::collections::HashSet<&str> = tree
+        .queues
+        .iter()
+        .filter_map(|e| parent_of(&e.path))
+        .collect();
+    let leaves = tree
+        .queues
+        .iter()
+        .filter(|e| !parents.contains(e.path.as_str()) && !e.parent)
+        .count();
+    let mut out = ParallelLimits {
+        one_queue: !queues_in_force,
+        ..Default::default()
+    };
+    for e in &tree.queues {
+        let Some(v) = e.max_parallel_apps else {
+            continue;
+        };
+        let l = limit(format!("{CS_PREFIX}{}.max-parallel-apps", e.path), v)?;
+        if queues_in_force || e.path == "root" || leaves == 1 {
+            out.queues.push(QueueLimit {
+                path: e.path.clone(),
+                limit: l,
+            });
+        }
+    }
+    if queues_in_force {
+        for e in &tree.queues {
+            if !parents.contains(e.path.as_str()) && !e.parent {
+                out.leaf_paths
+                    .insert(short_name(&e.path).to_string(), e.path.clone());
+            }
+        }
+    }
+    if let Some(v) = tree.user_max_parallel_apps {
+        out.user_default = Some(limit(format!("{CS_PREFIX}user.max-parallel-apps"), v)?);
+    }
+    for (user, v) in &tree.users_max_parallel_apps {
+        let l = limit(format!("{CS_PREFIX}user.{user}.max-parallel-apps"), *v)?;
+        out.users.insert(user.clone(), l);
+    }
+    Ok(out)
 }
 
 fn bad(path: &str, key: &str, message: String) -> CoreError {

@@ -9,6 +9,7 @@ pub mod container;
 pub mod inflight;
 pub mod names;
 pub mod node;
+pub mod parallel;
 pub mod queue;
 pub mod rejections;
 pub mod topology;
@@ -171,6 +172,9 @@ pub struct ClusterState {
     reserving: BTreeSet<Arrival>,
     /// Apps the job policy ordered on the last node offer.
     last_ordered: u64,
+    /// Which apps the running-application limits hold (`max-parallel-apps`): a held app is
+    /// neither pending nor waiting for activation.
+    parallel: parallel::Parallel,
 }
 
 impl ClusterState {
@@ -226,7 +230,7 @@ impl ClusterState {
             let now = self
                 .apps
                 .get(&arrival)
-                .filter(|a| a.asks.has_pending())
+                .filter(|a| a.asks.has_pending() && !self.parallel.is_held(arrival))
                 .map(|a| (a.fifo_key(), a.asks.floor(), self.needs_activation(a)));
             self.unlist(arrival);
             match now {
@@ -316,6 +320,21 @@ impl ClusterState {
             .values()
             .flatten()
             .filter_map(|k| self.apps.get(&k.arrival))
+    }
+
+    /// Sets the running-application limits (`max-parallel-apps`); held apps the new limits
+    /// admit become runnable.
+    pub fn set_parallel_limits(&mut self, limits: parallel::ParallelLimits) {
+        if *self.parallel.limits() == limits {
+            return;
+        }
+        let released = self.parallel.set_limits(limits);
+        self.asks_touched.extend(released);
+    }
+
+    /// Which apps the running-application limits hold.
+    pub fn parallel(&self) -> &parallel::Parallel {
+        &self.parallel
     }
 
     /// How many apps wait for activation.
@@ -1073,6 +1092,8 @@ impl ClusterState {
                         &app.used_by_partition,
                     );
                     app.queue = queue;
+                    let released = self.parallel.moved(arrival, &app.queue);
+                    self.asks_touched.extend(released);
                 }
                 app.user = spec.user;
                 app.name = spec.name;
@@ -1116,6 +1137,7 @@ impl ClusterState {
         if let Some(app) = self.apps.get(&arrival) {
             self.submission.insert(app.fifo_key());
             self.profiles.app_added(app);
+            self.parallel.admit(arrival, &app.queue, &app.user);
         }
         true
     }
@@ -1182,6 +1204,8 @@ impl ClusterState {
             &app.used_by_partition,
         );
         let old = std::mem::replace(&mut app.queue, queue.to_string());
+        let released = self.parallel.moved(arrival, queue);
+        self.asks_touched.extend(released);
         // An app waiting for activation waits in its new queue, at its FIFO place there.
         self.asks_touched.push(arrival);
         self.sync_pending();
@@ -1197,6 +1221,8 @@ impl ClusterState {
         self.unlist(arrival);
         self.activated.remove(&arrival);
         self.reserving.remove(&arrival);
+        let released = self.parallel.remove(arrival);
+        self.asks_touched.extend(released);
         let gone = self.containers.drain_app(id);
         let now = self.clock_ms;
         for c in &gone {
@@ -1318,8 +1344,10 @@ impl ClusterState {
             app.am_used = plus(app.am_used, &c.resource);
         }
         app.running += 1;
-        // An app whose AM (or any container) runs is activated, recovered ones included.
-        if self.activated.insert(arrival) {
+        // An app whose AM (or any container) runs is activated, recovered ones included, and
+        // runs whatever the running-application limits.
+        let was_held = self.parallel.force_run(arrival);
+        if self.activated.insert(arrival) || was_held {
             self.asks_touched.push(arrival);
         }
         self.queues

@@ -135,6 +135,7 @@ final class LocusParentQueue extends OpenQueue {
     info.setCapacity(ratio(absoluteCapacity, parentCapacity));
     info.setMaximumCapacity(ratio(absoluteMaximum, parentMaximum));
     info.setWeight(root.weightOf(path));
+    info.setMaxParallelApps(root.maxParallelAppsOf(path));
     AbsoluteCapacities.Figures f = root.absoluteFigures(path);
     if (f != null) {
       LocusRootQueue.describe(info, f);

@@ -233,6 +233,7 @@ final class LocusQueue extends OpenQueue {
         p != null ? p.absoluteMaximum() : 100.0));
     info.setCurrentCapacity(currentCapacity(l));
     info.setWeight(parent.weightOf(path()));
+    info.setMaxParallelApps(parent.maxParallelAppsOf(path()));
     AbsoluteCapacities.Figures f = parent.absoluteFigures(path());
     if (f != null) {
       LocusRootQueue.describe(info, f);

@@ -68,6 +68,8 @@ final class LocusRootQueue extends OpenQueue {
   private volatile Map<String, Float> weights = Collections.emptyMap();
   /** capacity-scheduler.xml's absolute resources, while its queues are in force; else null. */
   private volatile AbsoluteCapacities absolute;
+  /** Each queue's {@code max-parallel-apps} by path, as CapacityScheduler reports it. */
+  private volatile java.util.function.ToIntFunction<String> parallel = p -> Integer.MAX_VALUE;
 
   LocusRootQueue(Configuration conf, Supplier<Resource> clusterResource) {
     this.conf = conf;
@@ -431,6 +433,7 @@ final class LocusRootQueue extends OpenQueue {
     }
     info.setCapacity(1.0f);
     info.setMaximumCapacity(1.0f);
+    info.setMaxParallelApps(maxParallelAppsOf(NAME));
     long clusterMb = clusterResource.get().getMemorySize();
     info.setCurrentCapacity(clusterMb <= 0 ? 0f : (float) getUsed().getMemorySize() / clusterMb);
     List<QueueInfo> kids = new ArrayList<>();
@@ -510,6 +513,15 @@ final class LocusRootQueue extends OpenQueue {
     c.setConfiguredMinCapacity(f.configuredMinimum);
     c.setConfiguredMaxCapacity(f.configuredMaximum);
     info.setQueueConfigurations(Collections.singletonMap("", c));
+  }
+
+  void setParallelLimits(java.util.function.ToIntFunction<String> byPath) {
+    this.parallel = byPath;
+  }
+
+  /** The queue's {@code max-parallel-apps}, {@code Integer.MAX_VALUE} when none holds it. */
+  int maxParallelAppsOf(String path) {
+    return parallel.applyAsInt(path);
   }
 
   /** The queue's configured weight, -1 when its capacity is not one (CapacityScheduler's). */

@@ -41,6 +41,7 @@ final class QueueFileSetup {
     root.setLabels(LabelPolicy.of(file.configuration()));
     root.setWeights(fileInForce ? file.weights() : Collections.<String, Float>emptyMap());
     root.setAbsolute(fileInForce ? file.absolute() : null);
+    root.setParallelLimits(fileInForce ? file::maxParallelApps : p -> Integer.MAX_VALUE);
     QueueMappingRule rule = fileInForce
         ? QueueMappingRule.of(file, conf)
         : null;

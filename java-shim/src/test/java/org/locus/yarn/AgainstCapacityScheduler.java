@@ -334,6 +334,13 @@ final class AgainstCapacityScheduler {
       transcript.add(seen);
     }
 
+    /** The queue's {@code max-parallel-apps} as its QueueInfo reports it. */
+    void showParallelLimit(String queue) throws Exception {
+      org.apache.hadoop.yarn.api.records.QueueInfo info =
+          rm.getResourceScheduler().getQueueInfo(queue, false, false);
+      transcript.add("queue " + queue + ": max-parallel-apps " + info.getMaxParallelApps());
+    }
+
     private String queueStatus(String queue, boolean withCapacity) {
       org.apache.hadoop.yarn.api.records.QueueInfo info;
       try {
@@ -431,6 +438,30 @@ final class AgainstCapacityScheduler {
         }
       }
       transcript.add("running: " + out);
+    }
+
+    /**
+     * As {@link #running}, without the applications that ended (a killed one's AM container
+     * stays on its attempt): the applications that run now.
+     */
+    void runningNow() throws Exception {
+      for (int round = 0; round < 3; round++) {
+        for (MockNM nm : nms) {
+          nm.nodeHeartbeat(true);
+          LocusRmFixture.settle(rm);
+        }
+      }
+      List<String> out = new ArrayList<>();
+      for (Map.Entry<ApplicationId, String> e : labels.entrySet()) {
+        RMApp app = rm.getRMContext().getRMApps().get(e.getKey());
+        if (app != null && !EnumSet.of(RMAppState.KILLED, RMAppState.FINISHED,
+                RMAppState.FAILED).contains(app.getState())
+            && app.getCurrentAppAttempt() != null
+            && app.getCurrentAppAttempt().getMasterContainer() != null) {
+          out.add(e.getValue());
+        }
+      }
+      transcript.add("running now: " + out);
     }
 
     /** A line of the scenario's own (a figure read the same way under both). */

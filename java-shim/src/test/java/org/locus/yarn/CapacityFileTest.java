@@ -581,6 +581,40 @@ public class CapacityFileTest {
   }
 
   /**
+   * The running-application limits reach the core in the tree (a queue's own, else the file's
+   * default, root's included; the users' default and each user's own) and are not listed.
+   */
+  @Test
+  public void runningApplicationLimitsGoToTheCoreAndAreNotListed() throws Exception {
+    YarnConfiguration conf = conf();
+    conf.set(CS + "max-parallel-apps", "7");
+    conf.set(CS + "root.eng.max-parallel-apps", "3");
+    conf.set(CS + "user.max-parallel-apps", "4");
+    conf.set(CS + "user.alice.max-parallel-apps", "1");
+    QueueFile file = QueueFile.parse(new CapacitySchedulerConfiguration(conf, false));
+    String listed = file.unhonoured().toString();
+    assertFalse(listed, listed.contains("max-parallel-apps"));
+    String tree = file.treeJson();
+    assertTrue(tree, tree.contains("\"path\":\"root.eng\""));
+    assertTrue(tree, tree.matches(".*\"path\":\"root\"[^}]*\"max_parallel_apps\":7.*"));
+    assertTrue(tree, tree.matches(".*\"path\":\"root.eng\"[^}]*\"max_parallel_apps\":3.*"));
+    assertTrue(tree, tree.matches(
+        ".*\"path\":\"root.eng.etl\"[^}]*\"max_parallel_apps\":7.*"));
+    assertTrue(tree, tree.contains("\"user_max_parallel_apps\":4"));
+    assertTrue(tree, tree.contains("\"users_max_parallel_apps\":{\"alice\":1}"));
+  }
+
+  /** A limit that is no number stops the RM naming its key, as CapacityScheduler fails on it. */
+  @Test
+  public void aRunningApplicationLimitThatIsNoNumberIsRefused() throws Exception {
+    YarnConfiguration conf = conf();
+    conf.set(CS + "user.bob.max-parallel-apps", "many");
+    QueueFile file = QueueFile.parse(new CapacitySchedulerConfiguration(conf, false));
+    String tree = file.treeJson();
+    assertTrue(tree, tree.contains("\"key\":\"" + CS + "user.bob.max-parallel-apps\""));
+  }
+
+  /**
    * Template keys on a wildcarded parent path are applied by CapacityScheduler's own template
    * reader to every created queue whose parent the wildcard matches, so they are honoured;
    * other keys on a wildcarded path mean nothing to CapacityScheduler and are listed.

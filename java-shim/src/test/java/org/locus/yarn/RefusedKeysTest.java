@@ -59,7 +59,6 @@ public class RefusedKeysTest {
         CS + "ordering-policy.priority-utilization.underutilized-preemption.enabled");
     m.put(new String[] {CS + "root.ordering-policy", "priority-utilization",
         CS + "root.a.priority", "1"}, CS + "root.a.priority");
-    m.put(new String[] {CS + "root.a.max-parallel-apps", "1"}, CS + "root.a.max-parallel-apps");
     return m;
   }
 

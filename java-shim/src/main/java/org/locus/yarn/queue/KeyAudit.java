@@ -115,14 +115,7 @@ final class KeyAudit {
                 + " guarantee";
       case "workflow-priority-mappings":
         return value.isEmpty() ? "" : "Locus does not map workflows to priorities";
-      case CapacitySchedulerConfiguration.MAX_PARALLEL_APPLICATIONS:
-      case "user." + CapacitySchedulerConfiguration.MAX_PARALLEL_APPLICATIONS:
-        return unlimited(value) ? "" : "Locus does not hold applications back by count";
       default:
-        if (rest.startsWith("user.")
-            && rest.endsWith("." + CapacitySchedulerConfiguration.MAX_PARALLEL_APPLICATIONS)) {
-          return unlimited(value) ? "" : "Locus does not hold applications back by count";
-        }
         return null;
     }
   }
@@ -186,9 +179,6 @@ final class KeyAudit {
           : "Locus bounds a queue's AMs in every partition by the queue's own"
               + " maximum-am-resource-percent (" + queue + ")";
     }
-    if (key.equals(CapacitySchedulerConfiguration.MAX_PARALLEL_APPLICATIONS)) {
-      return unlimited(value) ? "" : "Locus does not hold applications back by count";
-    }
     return null;
   }
 
@@ -214,14 +204,6 @@ final class KeyAudit {
     return "under " + PREFIX + parent + ".ordering-policy=priority-utilization the children of "
         + parent + " have different priorities, and Locus orders a parent's children by"
         + " utilization alone (give them one priority, or use utilization)";
-  }
-
-  private static boolean unlimited(String value) {
-    try {
-      return Integer.parseInt(value) == Integer.MAX_VALUE;
-    } catch (NumberFormatException e) {
-      return false;
-    }
   }
 
   private static boolean floatIs(String value, float expected) {

@@ -81,6 +81,8 @@ public final class QueueFile {
       "state", "acl_submit_applications", "acl_administer_queue",
       // Honoured by org.locus.yarn.ApplicationPriorities with CS's rules.
       "default-application-priority", "acl_application_max_priority",
+      // Honoured by the core's running-application limits (a held application gets no AM).
+      CapacitySchedulerConfiguration.MAX_PARALLEL_APPLICATIONS,
       // Honoured by Locus's preemption policy (org.locus.yarn.LocusPreemptionPolicy).
       "disable_preemption", "intra-queue-preemption.disable_preemption",
       // Honoured by org.locus.yarn.LabelPolicy, reported to the RM with each queue.
@@ -114,6 +116,9 @@ public final class QueueFile {
   private static final Set<String> GLOBAL_KEYS = new HashSet<>(Arrays.asList(
       "maximum-applications", "maximum-am-resource-percent", "queue-mappings",
       "queue-mappings-override.enable", "legacy-queue-mode.enabled",
+      // The default of every queue's and every user's running-application limit.
+      CapacitySchedulerConfiguration.MAX_PARALLEL_APPLICATIONS,
+      "user." + CapacitySchedulerConfiguration.MAX_PARALLEL_APPLICATIONS,
       CapacitySchedulerConfiguration.MAXIMUM_QUEUE_DEPTH,
       // Read and evaluated with CapacityScheduler's own classes (QueueMappingRule).
       "mapping-rule-format", "mapping-rule-json", "mapping-rule-json-file"));
@@ -329,6 +334,14 @@ public final class QueueFile {
       refused.put("message", e.getMessage());
     }
     tree.put("maximum_applications", cs.getMaximumSystemApplications());
+    try {
+      userParallelLimits(cs, tree);
+    } catch (Unsupported e) {
+      queues.removeAll();
+      ObjectNode refused = tree.putObject("refused");
+      refused.put("key", e.key);
+      refused.put("message", e.getMessage());
+    }
     if (dominant(cs)) {
       // Queue maxima, order and user and AM limits then compare every resource type.
       tree.put("resource_calculator", "dominant");
@@ -352,6 +365,62 @@ public final class QueueFile {
     file.lifetimes = lifetimes;
     file.maximumAllocations = tree.has("refused") ? Collections.emptyMap() : maximumAllocations;
     return file;
+  }
+
+  /** What a queue or user key ends with for its running-application limit. */
+  private static final String PARALLEL = CapacitySchedulerConfiguration.MAX_PARALLEL_APPLICATIONS;
+  private static final String USER_PREFIX = PREFIX + "user.";
+
+  /** A running-application limit read by CapacityScheduler's getter, which fails on a non-number. */
+  private static int parallelLimit(String key, java.util.function.IntSupplier getter)
+      throws Unsupported {
+    try {
+      return getter.getAsInt();
+    } catch (NumberFormatException e) {
+      throw new Unsupported(key, "is not a whole number of applications: " + e.getMessage());
+    }
+  }
+
+  /**
+   * The users' running-application limits: the default of {@code user.max-parallel-apps} when
+   * set, and each {@code user.<name>.max-parallel-apps}.
+   */
+  private static void userParallelLimits(CapacitySchedulerConfiguration cs, ObjectNode tree)
+      throws Unsupported {
+    if (cs.get(USER_PREFIX + PARALLEL) != null) {
+      tree.put("user_max_parallel_apps", parallelLimit(USER_PREFIX + PARALLEL,
+          () -> cs.getDefaultMaxParallelAppsPerUser()));
+    }
+    ObjectNode users = null;
+    for (String user : parallelLimitedUsers(cs)) {
+      if (users == null) {
+        users = tree.putObject("users_max_parallel_apps");
+      }
+      users.put(user, parallelLimit(USER_PREFIX + user + "." + PARALLEL,
+          () -> cs.getMaxParallelAppsForUser(user)));
+    }
+  }
+
+  /** The users with a running-application limit of their own, sorted. */
+  private static Set<String> parallelLimitedUsers(CapacitySchedulerConfiguration cs) {
+    Set<String> out = new TreeSet<>();
+    for (Map.Entry<String, String> e : cs) {
+      String name = userOfParallelKey(e.getKey());
+      if (name != null) {
+        out.add(name);
+      }
+    }
+    return out;
+  }
+
+  /** The user a {@code user.<name>.max-parallel-apps} key names, else null. */
+  private static String userOfParallelKey(String key) {
+    String suffix = "." + PARALLEL;
+    if (!key.startsWith(USER_PREFIX) || !key.endsWith(suffix)
+        || key.length() <= USER_PREFIX.length() + suffix.length()) {
+      return null;
+    }
+    return key.substring(USER_PREFIX.length(), key.length() - suffix.length());
   }
 
   /**
@@ -570,6 +639,12 @@ public final class QueueFile {
     q.put("maximum_am_resource_percent",
         cs.getMaximumApplicationMasterResourcePerQueuePercent(qp));
     q.put("maximum_applications", cs.getMaximumApplicationsPerQueue(qp));
+    int parallel = parallelLimit(PREFIX + path + "." + PARALLEL,
+        () -> cs.getMaxParallelAppsForQueue(qp));
+    if (parallel != Integer.MAX_VALUE) {
+      // The queue's own, else the file's default for every queue, as CapacityScheduler reads it.
+      q.put("max_parallel_apps", parallel);
+    }
     String noPreemption = cs.getTrimmed(PREFIX + path + ".disable_preemption");
     if (noPreemption != null) {
       // Unset: the parent's, as CapacityScheduler inherits it (the core applies that).
@@ -1716,7 +1791,8 @@ public final class QueueFile {
         continue;
       }
       String rest = key.substring(PREFIX.length());
-      if (GLOBAL_KEYS.contains(rest) || honouredQueueKey(rest, paths)) {
+      if (GLOBAL_KEYS.contains(rest) || honouredQueueKey(rest, paths)
+          || userOfParallelKey(key) != null) {
         continue;
       }
       if (honouredOrdering(rest, e.getValue().trim(), paths)) {
@@ -1847,6 +1923,19 @@ public final class QueueFile {
   public float weight(String path) {
     Float w = weights.get(path);
     return w == null ? -1f : w;
+  }
+
+  /**
+   * The queue's {@code max-parallel-apps} as CapacityScheduler reads it (its own, else the
+   * file's default), {@code Integer.MAX_VALUE} when neither is set.
+   */
+  public int maxParallelApps(String path) {
+    try {
+      return cs.getMaxParallelAppsForQueue(new QueuePath(path));
+    } catch (NumberFormatException e) {
+      // Refused when the file was read (parallelLimit); nothing holds the queue meanwhile.
+      return Integer.MAX_VALUE;
+    }
   }
 
   /** Queues whose capacity is a weight, with it. */

@@ -77,6 +77,8 @@ public final class QueueView {
   public final int appsSubmitted;
   public final int appsPending;
   public final int appsRunning;
+  /** {@code max-parallel-apps} in force ({@code Integer.MAX_VALUE}: none), as CS reports it. */
+  public final int maxParallelApps;
   public final int appsCompleted;
   public final int appsKilled;
   public final int appsFailed;
@@ -217,6 +219,7 @@ public final class QueueView {
     this.appsSubmitted = m == null ? 0 : m.getAppsSubmitted();
     this.appsPending = m == null ? 0 : m.getAppsPending();
     this.appsRunning = m == null ? 0 : m.getAppsRunning();
+    this.maxParallelApps = info.getMaxParallelApps();
     this.appsCompleted = m == null ? 0 : m.getAppsCompleted();
     this.appsKilled = m == null ? 0 : m.getAppsKilled();
     this.appsFailed = m == null ? 0 : m.getAppsFailed();

@@ -70,6 +70,7 @@ public final class SchedulerInfoJson {
     n.put("creationMethod", q.creationMethod);
     n.put("autoCreationEligibility", q.autoCreationEligibility);
     n.put("numApplications", q.numApplications);
+    n.put("maxParallelApps", q.maxParallelApps);
     n.put("queueName", q.name);
     n.put("state", q.state.toString());
     ObjectNode used = JSON.createObjectNode();

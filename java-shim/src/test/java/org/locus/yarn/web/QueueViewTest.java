@@ -54,6 +54,7 @@ public class QueueViewTest {
             queue("batch", "root.eng.batch", 0.5f, 0.5f),
             queue("adhoc", "root.eng.adhoc", 0.5f, 1f)),
         queue("ops", "root.ops", 0.4f, 1f));
+    root.getChildQueues().get(0).getChildQueues().get(1).setMaxParallelApps(3);
     RMContext ctx = mock(RMContext.class);
     when(ctx.getRMApps()).thenReturn(new java.util.concurrent.ConcurrentHashMap<>());
     QueueView view = QueueView.root(schedulerDescribing(root), ctx);
@@ -77,6 +78,7 @@ public class QueueViewTest {
     assertEquals("capacitySchedulerLeafQueueInfo", adhoc.path("type").asText());
     assertEquals(30.0, adhoc.path("absoluteCapacity").asDouble(), 1e-3);
     assertEquals(80.0, adhoc.path("absoluteMaxCapacity").asDouble(), 1e-3);
+    assertEquals(3, adhoc.path("maxParallelApps").asInt());
     assertFalse("no Locus block for a scheduler that is not Locus", info.has("locus"));
   }
 
