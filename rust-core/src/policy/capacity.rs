@@ -511,7 +511,7 @@ impl CapacityQueues {
 /// unless the leaf holds at least as much, `share` the larger of `current / active` (rounded
 /// up) and `current · minimum-user-limit-percent / 100`, the limit the smaller of `share` and
 /// `guarantee · user-limit-factor` (the maximum for a factor of -1).
-fn user_limit(
+pub(crate) fn user_limit(
     cluster: &Resource,
     guarantee: Resource,
     used: Resource,
