@@ -3,7 +3,8 @@
 //! shim (it marks the chosen containers through the RM, so their AMs hear of it first, and
 //! kills them once `max_wait_before_kill` has passed).
 //!
-//! A round, memory only (CapacityScheduler's default calculator):
+//! A round, memory only (CapacityScheduler's default calculator; under
+//! `DominantResourceCalculator` every type, compared as that calculator does: [`dominant`]):
 //! 1. Top-down over the queue tree, each parent's ideal share is split among its children: a
 //!    child first keeps what it uses up to its guarantee (all it uses when its preemption is
 //!    disabled), then what is left goes to children that want more (used + pending) in

@@ -675,3 +675,95 @@ impl crate::core::Core {
         Some((typed, sizes))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GB: u64 = 1024;
+
+    fn q(parent: Option<usize>, cap: f64, cluster: Resource, used: Resource) -> TypedQueue {
+        TypedQueue {
+            parent,
+            absolute_capacity: cap,
+            guaranteed: dominant::map(&cluster, |v| (v as f64 * cap) as u64),
+            maximum: cluster,
+            used,
+            pending: Resource::ZERO,
+            disable_preemption: false,
+        }
+    }
+
+    fn r(mb: u64, vcores: u32) -> Resource {
+        Resource::new(mb, vcores)
+    }
+
+    fn amt(mb: i64, vcores: i64) -> Amounts {
+        let mut a = ZERO;
+        a[0] = mb;
+        a[1] = vcores;
+        a
+    }
+
+    #[test]
+    fn a_queue_over_in_vcores_only_is_asked_one_vcore_as_capacity_scheduler_asks() {
+        // CapacityScheduler's arithmetic by hand for 32 GB / 40 vcores: a holds 10 GB and
+        // every vcore, b asks for 1 GB / 1 vcore. a's ideal share keeps its memory and 39
+        // vcores; a fifth of one vcore, rounded up, is asked back.
+        let cluster = r(32 * GB, 40);
+        let mut b = q(Some(0), 0.5, cluster, Resource::ZERO);
+        b.pending = r(GB, 1);
+        let queues = vec![
+            q(None, 1.0, cluster, Resource::ZERO),
+            q(Some(0), 0.5, cluster, r(10 * GB, 40)),
+            b,
+        ];
+        let p = plan(&queues, &cluster, &PreemptionSettings::default());
+        assert_eq!(p.ideal[1], amt(10 * GB as i64, 39));
+        assert_eq!(p.ideal[2], amt(GB as i64, 1));
+        assert_eq!(p.to_obtain[1], Some(amt(0, 1)));
+        assert_eq!(p.to_obtain[2], None);
+    }
+
+    #[test]
+    fn a_parent_within_its_guarantee_keeps_its_leaves() {
+        // root → p (50 %) → x (25 %), y (25 %); c (50 %). x holds all of p's share in vcores.
+        let cluster = r(16 * GB, 16);
+        let mut c = q(Some(0), 0.5, cluster, Resource::ZERO);
+        c.pending = r(8 * GB, 8);
+        let queues = vec![
+            q(None, 1.0, cluster, Resource::ZERO),
+            q(Some(0), 0.5, cluster, Resource::ZERO),
+            q(Some(1), 0.25, cluster, r(2 * GB, 8)),
+            q(Some(1), 0.25, cluster, Resource::ZERO),
+            c,
+        ];
+        let each = Candidate {
+            queue: 2,
+            app_order: 1,
+            priority: 20,
+            started: 0,
+            am: false,
+            mb: GB,
+        };
+        let containers = vec![each.clone(), Candidate { started: 1, ..each }];
+        let sizes = vec![r(GB, 4), r(GB, 4)];
+        let s = PreemptionSettings {
+            total_preemption_per_round: 1.0,
+            natural_termination_factor: 1.0,
+            ..PreemptionSettings::default()
+        };
+        assert!(select(&queues, &containers, &sizes, &cluster, &s).is_empty());
+    }
+
+    #[test]
+    fn signed_comparison_sorts_shares_largest_first() {
+        let base = amt(100, 100);
+        assert_eq!(
+            compare(&base, &amt(-10, 50), &amt(40, 40)),
+            Ordering::Greater
+        );
+        assert_eq!(compare(&base, &amt(-1, -1), &ZERO), Ordering::Less);
+        assert_eq!(compare(&base, &amt(0, 0), &ZERO), Ordering::Equal);
+    }
+}
