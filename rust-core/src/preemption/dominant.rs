@@ -726,6 +726,30 @@ mod tests {
     }
 
     #[test]
+    fn the_queue_over_by_dominant_share_is_asked_not_the_one_over_in_memory() {
+        // 32 GB / 40 vcores. a (25 %) holds 11 GB, 6 vcores: over in memory. c (25 %) holds
+        // 7 GB, 28 vcores: over in vcores. b (50 %) holds 2 GB, 5 vcores, asks 2 GB, 8
+        // vcores. By CapacityScheduler's arithmetic, worked by hand: a's ideal share is what it
+        // holds; c's is past its memory, short of its vcores by 7, scaled to 4 by the round's
+        // tenth of the cluster, a fifth of it rounded up: c is asked one vcore, a nothing.
+        let cluster = r(32 * GB, 40);
+        let mut b = q(Some(0), 0.5, cluster, r(2 * GB, 5));
+        b.pending = r(2 * GB, 8);
+        let queues = vec![
+            q(None, 1.0, cluster, Resource::ZERO),
+            q(Some(0), 0.25, cluster, r(11 * GB, 6)),
+            b,
+            q(Some(0), 0.25, cluster, r(7 * GB, 28)),
+        ];
+        let p = plan(&queues, &cluster, &PreemptionSettings::default());
+        assert_eq!(p.ideal[1], amt(11 * GB as i64, 6));
+        assert_eq!(p.ideal[2], amt(4 * GB as i64, 13));
+        assert_eq!(p.ideal[3], amt(17 * GB as i64, 21));
+        assert_eq!(p.to_obtain[1], None);
+        assert_eq!(p.to_obtain[3], Some(amt(-1170, 1)));
+    }
+
+    #[test]
     fn a_parent_within_its_guarantee_keeps_its_leaves() {
         // root → p (50 %) → x (25 %), y (25 %); c (50 %). x holds all of p's share in vcores.
         let cluster = r(16 * GB, 16);

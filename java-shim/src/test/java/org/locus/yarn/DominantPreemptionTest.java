@@ -37,7 +37,9 @@ import org.junit.Test;
  * queues that may each grow to 100 %; queue a holds every vcore of the cluster with
  * vcore-heavy containers but less than half its memory; then queue b's application asks for
  * its AM and two vcore-heavy containers. By memory alone a is within its guarantee and b
- * would wait for ever; by dominant share a is over it, and b gets its containers from a's.
+ * would wait for ever; by dominant share a is over it, and b gets its containers from a's. With
+ * a third queue over its guarantee in memory only, the queue over in vcores is the one that
+ * gives back, as many containers as under CapacityScheduler.
  */
 public class DominantPreemptionTest {
   private static final org.slf4j.Logger LOG =
@@ -163,6 +165,113 @@ public class DominantPreemptionTest {
         cs.preempted.size());
     assertEquals("as many of a's containers preempted as under CapacityScheduler",
         cs.preempted.size(), locus.preempted.size());
+  }
+
+  /** Per queue, a's and c's containers killed with a preempted status, and what b holds. */
+  static final class ThreeQueues {
+    int steps = -1;
+    int preemptedA;
+    int preemptedC;
+    int bHolds;
+  }
+
+  private static int preempted(MockAM am) throws Exception {
+    int n = 0;
+    for (ContainerStatus s : am.allocate(new ArrayList<>(), new ArrayList<>())
+        .getCompletedContainersStatuses()) {
+      if (s.getExitStatus() == ContainerExitStatus.PREEMPTED) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Heartbeats {@code nm} until {@code am} holds {@code n} more containers. */
+  private static void fill(MockRM rm, MockNM nm, MockAM am, Resource each, int n)
+      throws Exception {
+    am.allocate(ResourceRequest.ANY, each, n, new ArrayList<>(), null);
+    int got = 0;
+    for (int i = 0; i < LocusRmFixture.ROUNDS && got < n; i++) {
+      nm.nodeHeartbeat(true);
+      settle(rm);
+      got += am.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers().size();
+    }
+    assertEquals(n, got);
+  }
+
+  /**
+   * One node of 32 GB and 40 vcores; a (25 %) holds 11 GB and 6 vcores in memory-heavy
+   * containers, c (25 %) 7 GB and 28 vcores in vcore-heavy ones, b (50 %) its AM and one of
+   * three 4-vcore tasks; one vcore is left.
+   */
+  private ThreeQueues runThree(boolean capacityScheduler, int steps) throws Exception {
+    YarnConfiguration conf = conf(capacityScheduler);
+    conf.set(CS + "root.queues", "a,b,c");
+    conf.set(CS + "root.a.capacity", "25");
+    conf.set(CS + "root.b.capacity", "50");
+    conf.set(CS + "root.c.capacity", "25");
+    conf.set(CS + "root.c.maximum-capacity", "100");
+    conf.set(CS + "root.a.user-limit-factor", "4");
+    conf.set(CS + "root.c.user-limit-factor", "4");
+    MockRM rm = cluster.start(conf);
+    try {
+      MockNM nm = rm.registerNode("h1:1234", Resource.newInstance(32 * GB, 40));
+      Resource heavy = Resource.newInstance(GB, HEAVY);
+      RMApp appA = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+          .createWithMemory(GB, rm).withQueue("a").build());
+      MockAM amA = LocusRmFixture.launchAndRegisterAM(appA, rm, nm);
+      fill(rm, nm, amA, Resource.newInstance(2 * GB, 1), 5);
+      RMApp appC = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+          .createWithResource(heavy, rm).withQueue("c").build());
+      MockAM amC = LocusRmFixture.launchAndRegisterAM(appC, rm, nm);
+      fill(rm, nm, amC, heavy, 6);
+      RMApp appB = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+          .createWithMemory(GB, rm).withQueue("b").build());
+      MockAM amB = LocusRmFixture.launchAndRegisterAM(appB, rm, nm);
+      amB.allocate(ResourceRequest.ANY, heavy, 3, new ArrayList<>(), null);
+      ThreeQueues out = new ThreeQueues();
+      int bTasks = 0;
+      for (int step = 1; step <= steps; step++) {
+        Thread.sleep(STEP_MS);
+        nm.nodeHeartbeat(true);
+        settle(rm);
+        out.preemptedA += preempted(amA);
+        out.preemptedC += preempted(amC);
+        bTasks += amB.allocate(new ArrayList<>(), new ArrayList<>()).getAllocatedContainers()
+            .size();
+        if (bTasks >= 3) {
+          out.steps = step;
+          break;
+        }
+      }
+      out.bHolds = 1 + bTasks;
+      return out;
+    } finally {
+      rm.stop();
+    }
+  }
+
+  /**
+   * a is over its guarantee in memory, c in vcores; b waits for vcores. By memory alone a
+   * would be the one asked (c holds less memory than its guarantee); by dominant share
+   * CapacityScheduler asks c, whose containers free the vcores b waits for.
+   */
+  @Test
+  public void theQueueOverItsGuaranteeByDominantShareGivesBackAsUnderCapacityScheduler()
+      throws Exception {
+    ThreeQueues cs = runThree(true, GIVE_UP_STEPS);
+    assertTrue("under CapacityScheduler b got its three tasks", cs.steps > 0);
+    ThreeQueues locus = runThree(false, GIVE_UP_STEPS);
+    LOG.info("three queues: CapacityScheduler took {} from a and {} from c in {} steps; Locus {}"
+        + " and {} in {}", cs.preemptedA, cs.preemptedC, cs.steps, locus.preemptedA,
+        locus.preemptedC, locus.steps);
+    assertTrue("CapacityScheduler took from c", cs.preemptedC > 0);
+    assertTrue("under Locus b got its three tasks (it holds " + locus.bHolds + ")",
+        locus.steps > 0);
+    assertEquals("as many of a's containers as under CapacityScheduler", cs.preemptedA,
+        locus.preemptedA);
+    assertEquals("as many of c's containers as under CapacityScheduler", cs.preemptedC,
+        locus.preemptedC);
   }
 
   private static String messages(Throwable e) {
