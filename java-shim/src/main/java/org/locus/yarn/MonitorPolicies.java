@@ -164,14 +164,13 @@ final class MonitorPolicies {
    */
   static void checkCalculator(Configuration monitors, org.locus.yarn.queue.QueueFile file,
       boolean capacity) {
-    Configuration cs = file.configuration();
-    if (capacity && org.locus.yarn.queue.QueueFile.dominant(file.configuration())
-        && runsLocusPolicy(monitors)
+    CapacitySchedulerConfiguration cs = file.configuration();
+    if (capacity && org.locus.yarn.queue.QueueFile.dominant(cs) && runsLocusPolicy(monitors)
         && cs.getBoolean(CapacitySchedulerConfiguration.INTRAQUEUE_PREEMPTION_ENABLED,
             CapacitySchedulerConfiguration.DEFAULT_INTRAQUEUE_PREEMPTION_ENABLED)) {
       throw new YarnRuntimeException(CapacitySchedulerConfiguration.INTRAQUEUE_PREEMPTION_ENABLED
           + " is true while " + CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS + " is "
-          + file.configuration().getResourceCalculator().getClass().getName()
+          + cs.getResourceCalculator().getClass().getName()
           + ": Locus preempts within a queue by memory only, not by every resource type as"
           + " that calculator asks; turn intra-queue preemption off or use "
           + "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator");
