@@ -71,7 +71,7 @@ impl Shape {
         rack_base: TWO_LEVEL_RACKS,
     };
 
-    fn rack_of(&self, host: u32) -> u32 {
+    pub(crate) fn rack_of(&self, host: u32) -> u32 {
         self.rack_base + host % self.racks
     }
 }
@@ -88,6 +88,10 @@ pub struct Options {
     pub long_percent: u64,
     /// Actions of a long case.
     pub long_steps: usize,
+    /// Percent of seeds whose case is a contention case
+    /// ([`crate::contention::contention_case`]): one queue fills the cluster, the other asks,
+    /// preemption rounds run.
+    pub contention_percent: u64,
 }
 
 /// Actions of a long case unless told otherwise: the length of the outside run's sequences
@@ -101,11 +105,19 @@ impl Default for Options {
             combos: Vec::new(),
             long_percent: 0,
             long_steps: LONG_STEPS,
+            contention_percent: 0,
         }
     }
 }
 
-fn row(priority: i32, arid: i64, name: String, cap: Resource, count: u32, relax: bool) -> Ask {
+pub(crate) fn row(
+    priority: i32,
+    arid: i64,
+    name: String,
+    cap: Resource,
+    count: u32,
+    relax: bool,
+) -> Ask {
     Ask {
         priority,
         allocation_request_id: arid,
@@ -353,6 +365,9 @@ pub fn case_with(seed: u64, steps: usize, opts: &Options) -> Case {
     // Its own draw, so the other cases of a seed stay what they were without long cases.
     if mix(&[seed, 0x10c6]) % 100 < opts.long_percent {
         return long_case(seed, opts.long_steps, opts);
+    }
+    if mix(&[seed, 0xc0e7]) % 100 < opts.contention_percent {
+        return crate::contention::contention_case(seed, opts);
     }
     let mut rng = Rng::new(seed);
     let all: Vec<usize> = if opts.combos.is_empty() {

@@ -4,6 +4,7 @@
 
 pub mod action;
 pub mod combos;
+pub mod contention;
 pub mod failure;
 pub mod gen;
 pub mod hostile;

@@ -16,6 +16,8 @@
 //!   --long N        percent of cases that are long (default 0): jobs through their whole
 //!                   life on 13-16 nodes with two-level racks, priority changes, moves,
 //!                   many keys no node can serve; --long-steps actions each (default 6000)
+//!   --contention N  percent of cases where one queue fills the cluster, the other asks and
+//!                   preemption rounds run (default 10)
 //! Exit status 1 when a failure was found (its reproducer path is printed), 2 on bad usage.
 
 use std::path::PathBuf;
@@ -23,6 +25,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use locus_fuzz::{combos, gen, hostile, quiet_panics, repro, runner, shrink};
+
+/// Contention cases in a random run unless told otherwise (the fixed seeds draw none).
+const CONTENTION_PERCENT: u64 = 10;
 
 struct Args {
     minutes: f64,
@@ -38,6 +43,7 @@ struct Args {
     large: u64,
     long: u64,
     long_steps: usize,
+    contention: u64,
 }
 
 fn list(v: String) -> Vec<String> {
@@ -63,6 +69,7 @@ fn parse() -> Result<Args, String> {
         large: gen::Options::default().large_percent,
         long: gen::Options::default().long_percent,
         long_steps: gen::LONG_STEPS,
+        contention: CONTENTION_PERCENT,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -90,6 +97,12 @@ fn parse() -> Result<Args, String> {
                     return Err("--long: a percentage, 0 to 100".into());
                 }
             }
+            "--contention" => {
+                a.contention = v()?.parse().map_err(|e| format!("--contention: {e}"))?;
+                if a.contention > 100 {
+                    return Err("--contention: a percentage, 0 to 100".into());
+                }
+            }
             "--long-steps" => {
                 a.long_steps = v()?.parse().map_err(|e| format!("--long-steps: {e}"))?
             }
@@ -101,7 +114,7 @@ fn parse() -> Result<Args, String> {
 }
 
 fn usage() {
-    eprintln!("usage: locus-fuzz [--minutes N] [--seed S] [--steps N] [--out DIR] [--replay FILE] [--keep-going] [--no-hostile] [--hostile NAME] [--policy P,Q] [--slots S,T] [--large PERCENT] [--long PERCENT] [--long-steps N]");
+    eprintln!("usage: locus-fuzz [--minutes N] [--seed S] [--steps N] [--out DIR] [--replay FILE] [--keep-going] [--no-hostile] [--hostile NAME] [--policy P,Q] [--slots S,T] [--large PERCENT] [--long PERCENT] [--long-steps N] [--contention PERCENT]");
 }
 
 fn main() -> ExitCode {
@@ -170,6 +183,7 @@ fn main() -> ExitCode {
         combos: gen::select_combos(&args.policies, &args.slots),
         long_percent: args.long,
         long_steps: args.long_steps,
+        contention_percent: args.contention,
     };
     if opts.combos.is_empty() {
         eprintln!(

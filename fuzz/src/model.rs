@@ -619,7 +619,9 @@ impl Model {
     /// One preemption round. Each container is chosen at most once and is one the RM runs;
     /// marks and kills are among the chosen and never both; the round takes no more than
     /// `total_preemption_per_round` of the cluster; under `capacity` no queue is left below
-    /// its guarantee by what is taken between queues, and what is taken within a queue is no AM
+    /// its guarantee by what is taken between queues (under the dominant calculator: no type
+    /// past its part of the cluster, the guarantee compared by dominant share, and nothing
+    /// taken within a queue, which the shim refuses there), and what is taken within a queue is no AM
     /// container, within `max-allowable-limit` of its guarantee (one container over at most)
     /// and, under `userlimit_first`, leaves no user at or below its user limit; under
     /// size-based preemption no AM container is taken, and under the other policies nothing
@@ -639,6 +641,8 @@ impl Model {
             natural_termination_factor: factor_percent.max(1) as f64 / 100.0,
             ..PreemptionSettings::default()
         };
+        // The shim refuses intra-queue preemption under the dominant calculator at start.
+        let intra = intra.filter(|_| !combos::is_dominant(&self.props));
         if let Some(d) = intra {
             s.intra_queue = IntraQueueSettings {
                 enabled: true,
@@ -731,6 +735,8 @@ impl Model {
                     format!("{} chosen outside capacity", r.selected.len()),
                 );
             }
+        } else if combos::is_dominant(&self.props) {
+            self.check_dominant_round(step, &r.selected, &within, s.total_preemption_per_round)?;
         } else {
             // The round weighs the default partition: its nodes' memory and containers.
             let unlabelled = |c: &ContM| self.nodes.get(&c.host).is_some_and(|n| n.label == 0);
@@ -776,6 +782,68 @@ impl Model {
         let kills: Vec<u64> = r.kill.iter().map(|id| by_id[id.as_str()].0).collect();
         for k in kills {
             self.release(step, k)?;
+        }
+        Ok(())
+    }
+
+    /// A round between queues under the dominant calculator (`chosen`, all running; `within`
+    /// those taken within a queue): no type past `total` of the cluster's, and no queue left
+    /// below its guarantee by CapacityScheduler's comparison under that calculator (shares of
+    /// each type sorted, largest first).
+    fn check_dominant_round(
+        &self,
+        step: usize,
+        chosen: &[String],
+        within: &BTreeSet<&str>,
+        total: f64,
+    ) -> Result<(), Failure> {
+        use locus_core::policy::dominant;
+        let cluster = self
+            .nodes
+            .values()
+            .fold(Resource::ZERO, |sum, n| sum.add(&n.capability));
+        let by_id: BTreeMap<&str, &ContM> = self
+            .containers
+            .values()
+            .map(|c| (c.id.as_str(), c))
+            .collect();
+        let taken_all = chosen
+            .iter()
+            .filter_map(|id| by_id.get(id.as_str()))
+            .fold(Resource::ZERO, |sum, c| sum.add(&c.resource));
+        let budget = dominant::map(&cluster, |v| (v as f64 * total).floor() as u64);
+        if !budget.fits(&taken_all) {
+            return Err(Failure::new(
+                "preempted_over_round_budget",
+                step,
+                format!("{taken_all:?} taken of {cluster:?} at {total}, past it in some type"),
+            ));
+        }
+        for (q, cap) in combos::QUEUE_GUARANTEES {
+            let in_q = |c: &ContM| self.apps.get(&c.app).is_some_and(|a| a.queue == q);
+            let used = self
+                .containers
+                .values()
+                .filter(|c| in_q(c))
+                .fold(Resource::ZERO, |sum, c| sum.add(&c.resource));
+            let taken = chosen
+                .iter()
+                .filter(|id| !within.contains(id.as_str()))
+                .filter_map(|id| by_id.get(id.as_str()))
+                .filter(|c| in_q(c))
+                .fold(Resource::ZERO, |sum, c| sum.add(&c.resource));
+            let guarantee =
+                dominant::map(&cluster, |v| (v as f64 * cap as f64 / 100.0).floor() as u64);
+            let left = used.saturating_sub(&taken);
+            if taken != Resource::ZERO && dominant::compare(&cluster, &left, &guarantee).is_lt() {
+                return Err(Failure::new(
+                    "preempted_below_guarantee",
+                    step,
+                    format!(
+                        "queue {q} holds {used:?}, {taken:?} taken, guarantee {guarantee:?} by dominant share"
+                    ),
+                ));
+            }
         }
         Ok(())
     }

@@ -194,6 +194,40 @@ fn running_application_limits_hold_and_release() {
     );
 }
 
+/// Preemption rounds under `capacity` with the dominant resource calculator (the rounds between
+/// queues weigh every type): the cases draw such rounds, and none takes a type past the
+/// round's part of the cluster or leaves a queue below its guarantee by dominant share.
+#[test]
+fn preemption_rounds_under_the_dominant_calculator_keep_guarantees_by_dominant_share() {
+    let all = locus_fuzz::combos::valid();
+    let opts = gen::Options {
+        combos: gen::select_combos(&["capacity".into()], &[])
+            .into_iter()
+            .filter(|&i| locus_fuzz::combos::is_dominant(&all[i]))
+            .collect(),
+        contention_percent: 100,
+        ..gen::Options::default()
+    };
+    assert!(!opts.combos.is_empty());
+    let mut rounds = 0;
+    let failed: Vec<String> = (1..=40u64)
+        .filter_map(|s| {
+            let case = gen::case_with(s, STEPS, &opts);
+            rounds += case
+                .actions
+                .iter()
+                .filter(|a| matches!(a, locus_fuzz::Action::PreemptionRound { .. }))
+                .count();
+            runner::run(&case)
+                .err()
+                .filter(|f| f.class.starts_with("preempted"))
+                .map(|f| format!("seed {s}: {}", truncate(&f.to_string())))
+        })
+        .collect();
+    assert!(rounds > 0, "no preemption round drawn");
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
 /// Large cases (up to 16 hosts of up to 48 GB, most jobs holding keys no node can serve)
 /// under the policies that pick map slots per node (TD, JoSS) with a capped slot pool: where an
 /// outside random run saw satisfiable asks starve on an idle cluster. Every check, not only
@@ -228,8 +262,7 @@ fn large_cases_with_blockers_under_picking_policies_and_capped_pools_pass() {
 #[test]
 fn long_cases_pass() {
     let opts = gen::Options {
-        long_percent: 100,
-        long_steps: 1000,
+        contention_percent: 100,
         ..gen::Options::default()
     };
     let failed: Vec<String> = (1..=2u64)

@@ -3,7 +3,8 @@
 //! shim (it marks the chosen containers through the RM, so their AMs hear of it first, and
 //! kills them once `max_wait_before_kill` has passed).
 //!
-//! A round, memory only (CapacityScheduler's default calculator):
+//! A round, memory only (CapacityScheduler's default calculator; under
+//! `DominantResourceCalculator` every type, compared as that calculator does: [`dominant`]):
 //! 1. Top-down over the queue tree, each parent's ideal share is split among its children: a
 //!    child first keeps what it uses up to its guarantee (all it uses when its preemption is
 //!    disabled), then what is left goes to children that want more (used + pending) in
@@ -56,6 +57,7 @@ use crate::error::CoreError;
 use crate::fast_hash::FastMap;
 pub use crate::policy::ShareRule;
 
+pub mod dominant;
 pub mod intra_queue;
 pub use intra_queue::{IntraQueueOrder, IntraQueueSettings};
 
@@ -761,6 +763,13 @@ impl crate::core::Core {
         Some((tree, candidates))
     }
 
+    /// Whether `capacity` runs under `DominantResourceCalculator`: its rounds between queues
+    /// then weigh every type ([`dominant`]).
+    fn dominant_calculator(&self) -> bool {
+        self.capacity_queues().is_some()
+            && self.config().capacity.calculator() == crate::policy::dominant::Calculator::Dominant
+    }
+
     /// One preemption round at `now_ms` (the RM's clock): what to mark and what to kill.
     pub fn preemption_round(&mut self, now_ms: u64, s: &PreemptionSettings) -> RoundOutcome {
         // A batch of offers ended with its decisions in flight; they may be containers now.
@@ -773,6 +782,17 @@ impl crate::core::Core {
         }
         let mut within = Vec::new();
         let chosen = match self.preemption_view() {
+            Some((tree, candidates)) if self.dominant_calculator() => {
+                // Between queues only: intra-queue preemption weighs memory alone, so the
+                // shim refuses it with this calculator at start.
+                let only: Vec<Candidate> = candidates.iter().map(|(_, c)| c.clone()).collect();
+                let cluster = self.state().capacity();
+                let (typed, sizes) = self.typed_preemption_view(&tree).unwrap_or_default();
+                dominant::select(&typed, &only, &sizes, &cluster, s)
+                    .into_iter()
+                    .map(|i| candidates[i].0.clone())
+                    .collect()
+            }
             Some((mut tree, candidates)) => {
                 let cluster = self.state().capacity().memory_mb;
                 let only: Vec<Candidate> = candidates.iter().map(|(_, c)| c.clone()).collect();

@@ -453,6 +453,16 @@ impl CapacityQueues {
         )
     }
 
+    /// Parent `p`'s guarantee in every type, of `cluster`, as [`Self::guarantee`].
+    pub fn parent_guarantee(&self, p: usize, cluster: &Resource) -> Resource {
+        let c = self.parents[p].capacity;
+        let by_share = dominant::map(cluster, |v| percent_of(v, c));
+        effective(
+            by_share,
+            self.absolute.as_ref().and_then(|a| a.parent_minimum(p)),
+        )
+    }
+
     /// Queue `i`'s guarantee in every type, of `cluster`: CapacityScheduler's effective
     /// minimum resource, its capacity of each type in percentage and weight modes.
     pub fn guarantee(&self, i: usize, cluster: &Resource) -> Resource {
@@ -559,7 +569,7 @@ impl CapacityQueues {
 /// unless the leaf holds at least as much, `share` the larger of `current / active` (rounded
 /// up) and `current · minimum-user-limit-percent / 100`, the limit the smaller of `share` and
 /// `guarantee · user-limit-factor` (the maximum for a factor of -1).
-fn user_limit(
+pub(crate) fn user_limit(
     cluster: &Resource,
     guarantee: Resource,
     used: Resource,

@@ -1146,6 +1146,13 @@ impl AbsoluteCapacities {
             .map(|n| self.effective_maximum[n])
     }
 
+    /// Parent `p`'s effective minimum resource, as [`Self::leaf_minimum`].
+    pub fn parent_minimum(&self, p: usize) -> Option<Resource> {
+        self.cluster?;
+        self.node_of(Slot::Parent(p))
+            .map(|n| self.effective_minimum[n])
+    }
+
     /// Parent `p`'s effective maximum resource, as [`Self::leaf_minimum`].
     pub fn parent_maximum(&self, p: usize) -> Option<Resource> {
         self.cluster?;

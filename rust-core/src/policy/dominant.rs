@@ -27,9 +27,11 @@ pub enum Calculator {
     Dominant,
 }
 
-const TYPES: usize = 2 + MAX_EXTRA_TYPES;
+/// Memory, vcores and the extra types, in that order.
+pub const TYPES: usize = 2 + MAX_EXTRA_TYPES;
 
-fn amounts(r: &Resource) -> [u64; TYPES] {
+/// `r`'s figures in the order of [`TYPES`].
+pub fn amounts(r: &Resource) -> [u64; TYPES] {
     let mut a = [0u64; TYPES];
     a[0] = r.memory_mb;
     a[1] = r.vcores as u64;

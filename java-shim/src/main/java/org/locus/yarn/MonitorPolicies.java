@@ -157,21 +157,22 @@ final class MonitorPolicies {
   }
 
   /**
-   * Locus's preemption rounds weigh memory only; CapacityScheduler's, under {@code
-   * DominantResourceCalculator}, weigh every resource type. Under {@code capacity} with that
-   * calculator the rounds would preempt for the wrong shares, so the combination stops the RM
-   * naming both keys.
+   * Under {@code capacity} with {@code DominantResourceCalculator}, Locus's rounds between
+   * queues weigh every resource type as CapacityScheduler's do; its rounds within a queue weigh
+   * memory only, so intra-queue preemption with that calculator would preempt for the wrong
+   * shares: the combination stops the RM naming both keys.
    */
   static void checkCalculator(Configuration monitors, org.locus.yarn.queue.QueueFile file,
       boolean capacity) {
-    if (capacity && org.locus.yarn.queue.QueueFile.dominant(file.configuration())
-        && runsLocusPolicy(monitors)) {
-      throw new YarnRuntimeException(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES
-          + " names " + PROPORTIONAL + " (with " + YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS
-          + "=true) while " + CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS + " is "
-          + file.configuration().getResourceCalculator().getClass().getName()
-          + ": Locus preempts by memory only, not by every resource type as that calculator"
-          + " asks; turn the monitor off or use "
+    CapacitySchedulerConfiguration cs = file.configuration();
+    if (capacity && org.locus.yarn.queue.QueueFile.dominant(cs) && runsLocusPolicy(monitors)
+        && cs.getBoolean(CapacitySchedulerConfiguration.INTRAQUEUE_PREEMPTION_ENABLED,
+            CapacitySchedulerConfiguration.DEFAULT_INTRAQUEUE_PREEMPTION_ENABLED)) {
+      throw new YarnRuntimeException(CapacitySchedulerConfiguration.INTRAQUEUE_PREEMPTION_ENABLED
+          + " is true while " + CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS + " is "
+          + cs.getResourceCalculator().getClass().getName()
+          + ": Locus preempts within a queue by memory only, not by every resource type as"
+          + " that calculator asks; turn intra-queue preemption off or use "
           + "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator");
     }
   }

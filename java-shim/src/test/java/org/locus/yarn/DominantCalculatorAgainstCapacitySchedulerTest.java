@@ -182,22 +182,6 @@ public class DominantCalculatorAgainstCapacitySchedulerTest {
     return out.toString();
   }
 
-  /** Locus's preemption rounds weigh memory only: with the monitor on, the start is refused. */
-  @Test
-  public void preemptionUnderTheDominantCalculatorIsRefusedNamingBothKeys() throws Exception {
-    YarnConfiguration conf = conf(LocusScheduler.class, false);
-    conf.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
-    try {
-      cluster.start(conf);
-      fail("Locus started preemption under the dominant calculator");
-    } catch (Exception e) {
-      String m = messages(e);
-      assertTrue(m, m.contains(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS));
-      assertTrue(m, m.contains(CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS));
-      assertTrue(m, m.contains(DominantResourceCalculator.class.getName()));
-    }
-  }
-
   /** The RM normalised the asks in force with the start's calculator: a refresh keeps it. */
   @Test
   public void aRefreshToTheOtherCalculatorIsRefusedNamingTheKey() throws Exception {
