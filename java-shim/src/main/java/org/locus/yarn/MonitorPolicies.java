@@ -175,6 +175,18 @@ final class MonitorPolicies {
           + " that calculator asks; turn intra-queue preemption off or use "
           + "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator");
     }
+    // Rounds over absolute resources or vectors have no one-run comparison with
+    // CapacityScheduler (in the scenarios built for one, CapacityScheduler did not serve the
+    // waiting queue), so the combination is refused rather than run unverified.
+    if (capacity && org.locus.yarn.queue.QueueFile.dominant(cs) && runsLocusPolicy(monitors)
+        && file.absolute() != null) {
+      throw new YarnRuntimeException(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS
+          + " runs the preemption policy while " + CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS
+          + " is " + cs.getResourceCalculator().getClass().getName() + " and the queues'"
+          + " capacities are absolute resources or capacity vectors: Locus preempts under that"
+          + " calculator for percentage and weight capacities only; use those, or"
+          + " org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator");
+    }
   }
 
   /** Locus's key for preemption rounds under {@code fsp} and {@code fair}. */

@@ -167,6 +167,23 @@ public class DominantPreemptionTest {
         cs.preempted.size(), locus.preempted.size());
   }
 
+  /** Absolute capacities under this calculator with the monitor on: refused at start. */
+  @Test
+  public void absoluteCapacitiesWithPreemptionAreRefusedNamingTheKeys() throws Exception {
+    YarnConfiguration conf = conf(false);
+    conf.set(CS + "root.a.capacity", "[memory=28672,vcores=8]");
+    conf.set(CS + "root.b.capacity", "[memory=4096,vcores=32]");
+    try {
+      cluster.start(conf);
+      fail("Locus started preemption over absolute capacities under the dominant calculator");
+    } catch (Exception e) {
+      String m = LocusRmFixture.messages(e);
+      assertTrue(m, m.contains(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS));
+      assertTrue(m, m.contains(CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS));
+      assertTrue(m, m.contains("absolute resources"));
+    }
+  }
+
   /** Per queue, a's and c's containers killed with a preempted status, and what b holds. */
   static final class ThreeQueues {
     int steps = -1;
