@@ -798,15 +798,28 @@ impl Model {
         total: f64,
     ) -> Result<(), Failure> {
         use locus_core::policy::dominant;
+        // The default partition, as the round weighs it: its nodes and their containers.
         let cluster = self
             .nodes
             .values()
+            .filter(|n| n.label == 0)
             .fold(Resource::ZERO, |sum, n| sum.add(&n.capability));
+        let unlabelled = |c: &ContM| self.nodes.get(&c.host).is_some_and(|n| n.label == 0);
         let by_id: BTreeMap<&str, &ContM> = self
             .containers
             .values()
             .map(|c| (c.id.as_str(), c))
             .collect();
+        if let Some(id) = chosen
+            .iter()
+            .find(|id| by_id.get(id.as_str()).is_some_and(|c| !unlabelled(c)))
+        {
+            return Err(Failure::new(
+                "preempted_outside_default_partition",
+                step,
+                format!("{id}, on a labelled node, chosen"),
+            ));
+        }
         let taken_all = chosen
             .iter()
             .filter_map(|id| by_id.get(id.as_str()))
@@ -824,7 +837,7 @@ impl Model {
             let used = self
                 .containers
                 .values()
-                .filter(|c| in_q(c))
+                .filter(|c| in_q(c) && unlabelled(c))
                 .fold(Resource::ZERO, |sum, c| sum.add(&c.resource));
             let taken = chosen
                 .iter()

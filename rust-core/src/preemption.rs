@@ -786,7 +786,9 @@ impl crate::core::Core {
                 // Between queues only: intra-queue preemption weighs memory alone, so the
                 // shim refuses it with this calculator at start.
                 let only: Vec<Candidate> = candidates.iter().map(|(_, c)| c.clone()).collect();
-                let cluster = self.state().capacity();
+                // The default partition the figures are of: shares compare within it, and the
+                // round's part is of it too (of the whole cluster without labelled nodes).
+                let cluster = self.state().partition_capacity("");
                 let (typed, sizes) = self.typed_preemption_view(&tree).unwrap_or_default();
                 dominant::select(&typed, &only, &sizes, &cluster, s)
                     .into_iter()
