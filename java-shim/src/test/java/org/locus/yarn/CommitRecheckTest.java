@@ -204,27 +204,7 @@ public class CommitRecheckTest {
    */
   @Test(timeout = 300_000)
   public void anAncestorsMaximumIsRecheckedAtCommit() throws Exception {
-    Map<String, String> queues = new LinkedHashMap<>();
-    queues.put("root.queues", "p,b");
-    queues.put("root.p.capacity", "50");
-    queues.put("root.p.maximum-capacity", "50");
-    queues.put("root.p.queues", "a,c");
-    queues.put("root.p.a.capacity", "50");
-    queues.put("root.p.a.user-limit-factor", "10");
-    queues.put("root.p.c.capacity", "50");
-    queues.put("root.b.capacity", "50");
-    Step setup = r -> {
-      r.submit("B", "bob", "b");
-      r.grow("B", 2);
-      r.submit("A", "alice", "a");
-    };
-    Step move = r -> r.move("B", "c");
-    Map<String, Long> cs = run(CapacityScheduler.class, queues, setup, "A", move);
-    assertEquals("CapacityScheduler: alice keeps her AM only " + cs, GB, (long) cs.get("A"));
-    Map<String, Long> locus = run(LocusScheduler.class, queues, setup, "A", move);
-    assertEquals("alice's usage under Locus " + locus, cs.get("A"), locus.get("A"));
-    assertEquals(cs.get("B"), locus.get("B"));
-    assertTrue("the held decision was handed back: " + locus, locus.get("rejected") >= 1);
+    ancestorsMaximumRechecked(parentAndLeaves(), r -> r.grow("B", 2));
   }
 
   /**
@@ -236,9 +216,15 @@ public class CommitRecheckTest {
    */
   @Test(timeout = 300_000)
   public void anAncestorsMaximumInEveryTypeIsRecheckedAtCommitUnderDrc() throws Exception {
-    Map<String, String> queues = new LinkedHashMap<>();
+    Map<String, String> queues = parentAndLeaves();
     queues.put("resource-calculator",
         org.apache.hadoop.yarn.util.resource.DominantResourceCalculator.class.getName());
+    ancestorsMaximumRechecked(queues, r -> r.growWide("B", 3));
+  }
+
+  /** p (50 %, maximum 50 %) with leaves a and c; b beside it. */
+  private static Map<String, String> parentAndLeaves() {
+    Map<String, String> queues = new LinkedHashMap<>();
     queues.put("root.queues", "p,b");
     queues.put("root.p.capacity", "50");
     queues.put("root.p.maximum-capacity", "50");
@@ -247,9 +233,18 @@ public class CommitRecheckTest {
     queues.put("root.p.a.user-limit-factor", "10");
     queues.put("root.p.c.capacity", "50");
     queues.put("root.b.capacity", "50");
+    return queues;
+  }
+
+  /**
+   * Bob's application in b grows ({@code grow}), alice's starts in a, and bob's moves into c
+   * while alice's decision is in flight: alice keeps her AM only, under both schedulers.
+   */
+  private void ancestorsMaximumRechecked(Map<String, String> queues, Step grow)
+      throws Exception {
     Step setup = r -> {
       r.submit("B", "bob", "b");
-      r.growWide("B", 3);
+      grow.run(r);
       r.submit("A", "alice", "a");
     };
     Step move = r -> r.move("B", "c");
