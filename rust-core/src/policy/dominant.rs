@@ -49,16 +49,33 @@ fn from_amounts(a: &[u64; TYPES]) -> Resource {
     }
 }
 
-/// `r`'s shares of `cluster`, one per type the cluster has, sorted ascending; `None` when it
-/// has none.
-fn sorted_shares(cluster: &Resource, r: &Resource) -> Option<Vec<f64>> {
-    let c = amounts(cluster);
-    let v = amounts(r);
-    let mut out: Vec<f64> = c
+/// A figure of one resource type: an amount here, a signed difference in a preemption round.
+pub trait Figure: Copy + PartialOrd {
+    const ZERO: Self;
+    fn to_f64(self) -> f64;
+}
+
+impl Figure for u64 {
+    const ZERO: u64 = 0;
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Figure for i64 {
+    const ZERO: i64 = 0;
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+/// `v`'s shares of `base`, one per type `base` has, sorted ascending; `None` when it has none.
+fn sorted_shares<T: Figure>(base: &[T; TYPES], v: &[T; TYPES]) -> Option<Vec<f64>> {
+    let mut out: Vec<f64> = base
         .iter()
-        .zip(&v)
-        .filter(|(c, _)| **c > 0)
-        .map(|(c, v)| *v as f64 / *c as f64)
+        .zip(v)
+        .filter(|(b, _)| **b > T::ZERO)
+        .map(|(b, v)| v.to_f64() / b.to_f64())
         .collect();
     if out.is_empty() {
         return None;
@@ -67,12 +84,12 @@ fn sorted_shares(cluster: &Resource, r: &Resource) -> Option<Vec<f64>> {
     Some(out)
 }
 
-/// DRC's `compare(cluster, a, b)`.
-pub fn compare(cluster: &Resource, a: &Resource, b: &Resource) -> Ordering {
+/// DRC's `compare(base, a, b)` over the figures of every type.
+pub fn compare_figures<T: Figure>(base: &[T; TYPES], a: &[T; TYPES], b: &[T; TYPES]) -> Ordering {
     if a == b {
         return Ordering::Equal;
     }
-    match (sorted_shares(cluster, a), sorted_shares(cluster, b)) {
+    match (sorted_shares(base, a), sorted_shares(base, b)) {
         (Some(sa), Some(sb)) => {
             for (x, y) in sa.iter().rev().zip(sb.iter().rev()) {
                 match x.total_cmp(y) {
@@ -83,9 +100,8 @@ pub fn compare(cluster: &Resource, a: &Resource, b: &Resource) -> Ordering {
             Ordering::Equal
         }
         _ => {
-            let (x, y) = (amounts(a), amounts(b));
-            let greater = x.iter().zip(&y).any(|(p, q)| p > q);
-            let smaller = x.iter().zip(&y).any(|(p, q)| p < q);
+            let greater = a.iter().zip(b).any(|(p, q)| p > q);
+            let smaller = a.iter().zip(b).any(|(p, q)| p < q);
             match (greater, smaller) {
                 (true, false) => Ordering::Greater,
                 (false, true) => Ordering::Less,
@@ -93,6 +109,11 @@ pub fn compare(cluster: &Resource, a: &Resource, b: &Resource) -> Ordering {
             }
         }
     }
+}
+
+/// DRC's `compare(cluster, a, b)`.
+pub fn compare(cluster: &Resource, a: &Resource, b: &Resource) -> Ordering {
+    compare_figures(&amounts(cluster), &amounts(a), &amounts(b))
 }
 
 /// `Resources.greaterThan` under DRC.
@@ -120,7 +141,12 @@ pub fn min(cluster: &Resource, a: Resource, b: Resource) -> Resource {
 
 /// `r`'s largest share of `cluster` (0 for an empty cluster).
 pub fn dominant_share(cluster: &Resource, r: &Resource) -> f64 {
-    sorted_shares(cluster, r)
+    largest_share(&amounts(cluster), &amounts(r))
+}
+
+/// `v`'s largest share of `base` (0 when `base` has no type).
+pub fn largest_share<T: Figure>(base: &[T; TYPES], v: &[T; TYPES]) -> f64 {
+    sorted_shares(base, v)
         .and_then(|s| s.last().copied())
         .unwrap_or(0.0)
 }

@@ -110,46 +110,9 @@ fn times_up(a: &Amounts, f: &[f64; TYPES]) -> Amounts {
     out
 }
 
-/// The shares of `a` of `base`, one per type `base` has, sorted ascending.
-fn shares(base: &Amounts, a: &Amounts) -> Option<Vec<f64>> {
-    let mut out: Vec<f64> = base
-        .iter()
-        .zip(a)
-        .filter(|(b, _)| **b > 0)
-        .map(|(b, v)| *v as f64 / *b as f64)
-        .collect();
-    if out.is_empty() {
-        return None;
-    }
-    out.sort_by(f64::total_cmp);
-    Some(out)
-}
-
 /// DRC's `compare(base, a, b)` on signed figures ([`dominant::compare`]).
 pub fn compare(base: &Amounts, a: &Amounts, b: &Amounts) -> Ordering {
-    if a == b {
-        return Ordering::Equal;
-    }
-    match (shares(base, a), shares(base, b)) {
-        (Some(sa), Some(sb)) => {
-            for (x, y) in sa.iter().rev().zip(sb.iter().rev()) {
-                match x.total_cmp(y) {
-                    Ordering::Equal => continue,
-                    o => return o,
-                }
-            }
-            Ordering::Equal
-        }
-        _ => {
-            let greater = a.iter().zip(b).any(|(p, q)| p > q);
-            let smaller = a.iter().zip(b).any(|(p, q)| p < q);
-            match (greater, smaller) {
-                (true, false) => Ordering::Greater,
-                (false, true) => Ordering::Less,
-                _ => Ordering::Equal,
-            }
-        }
-    }
+    dominant::compare_figures(base, a, b)
 }
 
 fn gt(base: &Amounts, a: &Amounts, b: &Amounts) -> bool {
@@ -178,9 +141,7 @@ fn dmax(base: &Amounts, a: Amounts, b: Amounts) -> Amounts {
 
 /// The largest share of `a` of `base` (0 when `base` has no type).
 fn dominant_share(base: &Amounts, a: &Amounts) -> f64 {
-    shares(base, a)
-        .and_then(|s| s.last().copied())
-        .unwrap_or(0.0)
+    dominant::largest_share(base, a)
 }
 
 /// DRC's `divide`: the ratio of the dominant shares.
