@@ -395,6 +395,17 @@ fn distribute(
     }
 }
 
+/// The order a round takes containers in: queue by queue, AM containers after every other,
+/// then the youngest application, its lowest priority, its most recently started container.
+pub(crate) fn taking_order(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
+    a.queue
+        .cmp(&b.queue)
+        .then(a.am.cmp(&b.am))
+        .then(b.app_order.cmp(&a.app_order))
+        .then(b.priority.cmp(&a.priority))
+        .then(b.started.cmp(&a.started))
+}
+
 /// The most memory one round takes: `total_preemption_per_round` of the cluster.
 pub fn round_budget(cluster_mb: u64, s: &PreemptionSettings) -> u64 {
     (cluster_mb as f64 * s.total_preemption_per_round).floor() as u64
@@ -430,15 +441,7 @@ pub fn select(
     let mut order: Vec<usize> = (0..containers.len())
         .filter(|&i| to_obtain.get(containers[i].queue).copied().unwrap_or(0) > 0)
         .collect();
-    order.sort_by(|&x, &y| {
-        let (a, b) = (&containers[x], &containers[y]);
-        a.queue
-            .cmp(&b.queue)
-            .then(a.am.cmp(&b.am))
-            .then(b.app_order.cmp(&a.app_order))
-            .then(b.priority.cmp(&a.priority))
-            .then(b.started.cmp(&a.started))
-    });
+    order.sort_by(|&x, &y| taking_order(&containers[x], &containers[y]));
     let mut taken = Vec::new();
     for i in order {
         let c = &containers[i];

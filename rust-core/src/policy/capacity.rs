@@ -1062,13 +1062,15 @@ impl CapacityPolicy {
         let cluster_mb = cluster.memory_mb;
         let used = self.queues.default_used(state);
         self.used_mb = used.iter().map(|r| r.memory_mb).collect();
-        self.outside_mb = self
+        // What each queue holds on labelled nodes: all it holds, less the default partition's.
+        let outside: Vec<Resource> = self
             .queues
-            .used_mb(state)
+            .used(state)
             .iter()
-            .zip(&self.used_mb)
-            .map(|(all, here)| all.saturating_sub(*here))
+            .zip(&used)
+            .map(|(all, here)| all.saturating_sub(here))
             .collect();
+        self.outside_mb = outside.iter().map(|r| r.memory_mb).collect();
         for i in 0..n {
             self.maximum_mb[i] = self.queues.maximum_mb(i, cluster_mb);
         }
@@ -1086,13 +1088,7 @@ impl CapacityPolicy {
         }
         if let Some(t) = self.types.as_mut() {
             t.cluster = cluster;
-            t.outside = self
-                .queues
-                .used(state)
-                .iter()
-                .zip(&used)
-                .map(|(all, here)| all.saturating_sub(here))
-                .collect();
+            t.outside = outside;
             t.used = used;
             t.maximum = (0..n).map(|i| self.queues.maximum(i, &cluster)).collect();
             t.guarantee = (0..n).map(|i| self.queues.guarantee(i, &cluster)).collect();

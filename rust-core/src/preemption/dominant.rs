@@ -467,15 +467,7 @@ pub fn select(
                 .is_some_and(Option::is_some)
         })
         .collect();
-    order.sort_by(|&x, &y| {
-        let (a, b) = (&containers[x], &containers[y]);
-        a.queue
-            .cmp(&b.queue)
-            .then(a.am.cmp(&b.am))
-            .then(b.app_order.cmp(&a.app_order))
-            .then(b.priority.cmp(&a.priority))
-            .then(b.started.cmp(&a.started))
-    });
+    order.sort_by(|&x, &y| super::taking_order(&containers[x], &containers[y]));
     let mut taken = Vec::new();
     for i in order {
         let c = &containers[i];
